@@ -1,0 +1,36 @@
+"""Exception types of pi-env. Every one is a ``ValueError`` so callers may catch broadly."""
+
+
+class PIError(ValueError):
+    """Base class of the errors pi-env raises for bad input."""
+
+
+class BoardError(PIError):
+    """A board description is malformed (RULES.md §2): the message names the defect."""
+
+
+class UnknownNameError(PIError):
+    """A name (suspect, evidence, location, district, agent) is not known; the message suggests close matches."""
+
+
+class InvalidActionError(PIError):
+    """An action is malformed (not an int in ``0..NUM_ACTIONS-1``)."""
+
+
+class IllegalActionError(PIError):
+    """An action is well formed but not legal in the current state (RULES.md §4)."""
+
+
+class RecordError(PIError):
+    """A game record is malformed or describes an impossible game; the message names the event and the reason."""
+
+    def __init__(self, message: str, *, round_index: int | None = None, event_index: int | None = None):
+        where = []
+        if round_index is not None:
+            where.append(f"round {round_index + 1}")
+        if event_index is not None:
+            where.append(f"event {event_index}")
+        prefix = ", ".join(where)
+        super().__init__(f"{prefix}: {message}" if prefix else message)
+        self.round_index = round_index
+        self.event_index = event_index
