@@ -1,0 +1,85 @@
+"""Action ids ↔ text (RULES.md §4): ``action_name(a)`` and ``parse_action(s)``.
+
+Layout (see :mod:`pi_env.constants`): ``0..35`` clue element, ``36..49`` investigate district,
+``50..1729`` solve case. Text forms: ``clue Pinky``, ``investigate Downtown``,
+``solve Doc Forgery Downtown`` (names matched as in RECORD.md; ``evidence card`` = clue).
+"""
+
+from __future__ import annotations
+
+from .board import DAYTIME, Board
+from .constants import (CASE_TRIPLES, INVESTIGATE_BASE, NUM_ACTIONS, SOLVE_BASE, TYPE_OFFSETS,
+                        case_index)
+from .errors import InvalidActionError
+from .names import element_name, parse_district, parse_element
+
+
+def action_name(action: int, board: Board | None = DAYTIME) -> str:
+    """Readable text of an action id, e.g. ``"clue Pinky"``.
+
+    Raises:
+        InvalidActionError: ``action`` outside ``0..1729``.
+    """
+    board = board or DAYTIME
+    a = int(action)
+    if not 0 <= a < NUM_ACTIONS:
+        raise InvalidActionError(f"action {action!r} is outside 0..{NUM_ACTIONS - 1}")
+    if a < INVESTIGATE_BASE:
+        return f"clue {element_name(a, board)}"
+    if a < SOLVE_BASE:
+        return f"investigate {board.districts[a - INVESTIGATE_BASE]}"
+    s, e, l = (int(v) for v in CASE_TRIPLES[a - SOLVE_BASE])
+    return (f"solve {element_name(s, board)} / {element_name(TYPE_OFFSETS[1] + e, board)} / "
+            f"{element_name(TYPE_OFFSETS[2] + l, board)}")
+
+
+def case_name(case: int, board: Board = DAYTIME) -> str:
+    """``"Doc / Forgery / Downtown"`` for a case id."""
+    return action_name(SOLVE_BASE + int(case), board)[len("solve "):]
+
+
+def parse_action(text: str, board: Board = DAYTIME) -> int:
+    """Action id of a text command.
+
+    Accepts ``clue NAME``, ``investigate DISTRICT`` and ``solve SUSPECT / EVIDENCE / LOCATION``
+    (parts separated by ``/`` or ``,``; plain spaces also work when unambiguous).
+
+    Raises:
+        InvalidActionError: unknown verb or wrong number of parts.
+        UnknownNameError: an unknown name (with suggestions).
+    """
+    words = text.strip().split(None, 1)
+    if not words:
+        raise InvalidActionError("empty action")
+    verb = words[0].lower()
+    rest = words[1].strip() if len(words) > 1 else ""
+    if verb in ("clue", "card", "evidencecard") and rest:
+        return parse_element(rest, board)
+    if verb in ("investigate", "investigator", "inv") and rest:
+        return INVESTIGATE_BASE + parse_district(rest, board)
+    if verb == "solve" and rest:
+        parts = [p.strip() for p in rest.replace(",", "/").split("/") if p.strip()]
+        if len(parts) != 3:
+            parts = _split_three(rest, board)
+        s = parse_element(parts[0], board, 0)
+        e = parse_element(parts[1], board, 1) - TYPE_OFFSETS[1]
+        l = parse_element(parts[2], board, 2) - TYPE_OFFSETS[2]
+        return SOLVE_BASE + case_index(s, e, l)
+    raise InvalidActionError(
+        f"cannot read action {text!r}: expected 'clue NAME', 'investigate DISTRICT' or "
+        "'solve SUSPECT / EVIDENCE / LOCATION'")
+
+
+def _split_three(rest: str, board: Board) -> list[str]:
+    """Split ``"Doc Mob Killing Rick's Café"`` into three names by trying every cut."""
+    words = rest.split()
+    for i in range(1, len(words)):
+        for j in range(i + 1, len(words)):
+            parts = [" ".join(words[:i]), " ".join(words[i:j]), " ".join(words[j:])]
+            try:
+                for t, p in enumerate(parts):
+                    parse_element(p, board, t)
+                return parts
+            except ValueError:
+                continue
+    raise InvalidActionError(f"cannot split {rest!r} into suspect, evidence and location")

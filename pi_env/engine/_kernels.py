@@ -1,0 +1,410 @@
+"""Numba kernels of the engine (private). They trust their input, never raise, fill arrays in place.
+
+Argument order of the state arrays is :meth:`State.arrays`. With ``NUMBA_DISABLE_JIT=1`` the same
+code runs as plain Python over numpy arrays (the reference path of the parity tests).
+
+Chance (RULES.md §3, §4.1) comes from the per-game xorshift64 state ``rng[b]``; the draw order is
+part of the engine's contract (same seed, same game):
+
+* new game: first player = ``below(P)``, then round setup;
+* round setup: shuffle the 14 suspect tiles (suspects 0..11, then 2 blanks) and place tile ``k``
+  of the shuffled list in district ``k``; the same for the 14 evidence tiles (0..9 + 4 blanks);
+  shuffle suspects 0..11 and deal ``case[i, 0] = perm[i]``; the same for evidence 0..9 and
+  locations 0..13; shuffle the clue cards 0..35 into the deck; draw 9 cards from the top;
+* reshuffle: the discard pile in ascending element order, shuffled, becomes the deck.
+
+A shuffle is Fisher–Yates from the end: ``for i = n-1 .. 1: swap(a[i], a[below(i + 1)])``, and
+``below(n) = xorshift64() % n``.
+"""
+
+import numpy as np
+from numba import prange
+
+from .._config import batch_kernel, kernel
+from ..constants import (IN_DECK, IN_DISCARD, IN_FRONT, NOTHING, NUM_CASES, NUM_ELEMENTS, ON_DISPLAY,
+                         SCORE_CAP, SCORE_FLOOR, SOLVE_BASE, SPOT, TRACE, WRONG_SOLVE_PENALTY)
+
+_OFFSETS = np.array([0, 12, 22], dtype=np.int64)
+_TIER_POINTS = np.array([7, 5, 3, 1], dtype=np.int64)
+
+
+@kernel
+def _next_u64(rng, b):
+    x = rng[b]
+    x ^= x << np.uint64(13)
+    x ^= x >> np.uint64(7)
+    x ^= x << np.uint64(17)
+    rng[b] = x
+    return x
+
+
+@kernel
+def _below(rng, b, n):
+    return np.int64(_next_u64(rng, b) % np.uint64(n))
+
+
+@kernel
+def _shuffle(rng, b, a, n):
+    for i in range(n - 1, 0, -1):
+        j = _below(rng, b, i + 1)
+        t = a[i]
+        a[i] = a[j]
+        a[j] = t
+
+
+@kernel
+def _element_type(x):
+    if x < 12:
+        return 0
+    if x < 22:
+        return 1
+    return 2
+
+
+@kernel
+def _draw_card(b, card_place, deck, deck_size, rng):
+    """Refill one display slot from the deck; reshuffle the discard pile if the deck is empty."""
+    if deck_size[b] == 0:
+        n = 0
+        for x in range(NUM_ELEMENTS):
+            if card_place[b, x] == IN_DISCARD:
+                deck[b, n] = x
+                n += 1
+        if n == 0:
+            return  # deck and discard both empty: the display stays short
+        _shuffle(rng, b, deck[b], n)
+        for k in range(n):
+            card_place[b, deck[b, k]] = IN_DECK
+        deck_size[b] = n
+    deck_size[b] -= 1
+    card_place[b, deck[b, deck_size[b]]] = ON_DISPLAY
+
+
+@kernel
+def _setup_round(b, num_players, rng, round_, first_player, current_player, rotation, tier,
+                 solved_this_rotation, tile_district, district_tile, case, card_place, deck,
+                 deck_size, front, spot, trace, inv_count, inv_district, inv_answer, inv_markers,
+                 inv_suppressed, attempted, solved, solved_case, failed):
+    """RULES.md §3: new layout, deal, deck and display; clear every per-round field of game b."""
+    tiles = np.empty(14, dtype=np.int64)
+    # suspect tiles: 12 suspects + 2 blanks
+    for k in range(14):
+        tiles[k] = k if k < 12 else -1
+    _shuffle(rng, b, tiles, 14)
+    for d in range(14):
+        district_tile[b, d, 0] = tiles[d]
+        if tiles[d] >= 0:
+            tile_district[b, tiles[d]] = d
+    # evidence tiles: 10 evidence + 4 blanks
+    for k in range(14):
+        tiles[k] = 12 + k if k < 10 else -1
+    _shuffle(rng, b, tiles, 14)
+    for d in range(14):
+        district_tile[b, d, 1] = tiles[d]
+        if tiles[d] >= 0:
+            tile_district[b, tiles[d]] = d
+    for d in range(14):
+        district_tile[b, d, 2] = 22 + d
+        tile_district[b, 22 + d] = d
+    # deal disjoint cases
+    for t in range(3):
+        n = 12 if t == 0 else (10 if t == 1 else 14)
+        for k in range(n):
+            tiles[k] = k
+        _shuffle(rng, b, tiles, n)
+        for i in range(num_players):
+            case[b, i, t] = tiles[i]
+    # clue cards
+    for x in range(NUM_ELEMENTS):
+        deck[b, x] = x
+        card_place[b, x] = IN_DECK
+    _shuffle(rng, b, deck[b], NUM_ELEMENTS)
+    deck_size[b] = NUM_ELEMENTS
+    for k in range(9):
+        _draw_card(b, card_place, deck, deck_size, rng)
+    # per-round bookkeeping
+    for i in range(num_players):
+        for x in range(NUM_ELEMENTS):
+            front[b, i, x] = False
+            spot[b, i, x] = False
+            trace[b, i, x] = False
+        inv_count[b, i] = 0
+        for k in range(inv_district.shape[2]):
+            inv_district[b, i, k] = -1
+            inv_answer[b, i, k, 0] = 0
+            inv_answer[b, i, k, 1] = 0
+            inv_markers[b, i, k, 0] = 0
+            inv_markers[b, i, k, 1] = 0
+            for t in range(3):
+                inv_suppressed[b, i, k, t] = False
+        attempted[b, i] = False
+        solved[b, i] = False
+        solved_case[b, i] = -1
+        for c in range(NUM_CASES):
+            failed[b, i, c] = False
+    rotation[b] = 0
+    tier[b] = 0
+    solved_this_rotation[b] = False
+    current_player[b] = first_player[b]
+
+
+@batch_kernel
+def init_kernel(num_players, investigators, rng, round_, first_player, current_player, rotation,
+                tier, solved_this_rotation, done, truncated, turn, tile_district, district_tile,
+                case, card_place, deck, deck_size, front, spot, trace, inv_count, inv_district,
+                inv_answer, inv_markers, inv_suppressed, inv_left, attempted, solved, solved_case,
+                failed, score, solve_points, penalty, rewards, last_action, last_answer,
+                last_player):
+    """Set up game b from its seeded ``rng[b]`` (RULES.md §3)."""
+    for b in prange(rng.shape[0]):
+        round_[b] = 0
+        done[b] = False
+        truncated[b] = False
+        turn[b] = 0
+        first_player[b] = _below(rng, b, num_players)
+        for i in range(num_players):
+            inv_left[b, i] = investigators[i]
+            score[b, i] = 0
+            solve_points[b, i] = 0
+            penalty[b, i] = 0
+            rewards[b, i] = 0
+        last_action[b] = -1
+        last_answer[b, 0] = -1
+        last_answer[b, 1] = -1
+        last_player[b] = -1
+        _setup_round(b, num_players, rng, round_, first_player, current_player, rotation, tier,
+                     solved_this_rotation, tile_district, district_tile, case, card_place, deck,
+                     deck_size, front, spot, trace, inv_count, inv_district, inv_answer,
+                     inv_markers, inv_suppressed, attempted, solved, solved_case, failed)
+
+
+@kernel
+def _is_legal(b, p, a, card_place, inv_count, inv_district, inv_left):
+    if a < 0:
+        return False
+    if a < 36:
+        return card_place[b, a] == ON_DISPLAY
+    if a < SOLVE_BASE:
+        if inv_left[b, p] <= 0:
+            return False
+        d = a - 36
+        for k in range(inv_count[b, p]):
+            if inv_district[b, p, k] == d:
+                return False
+        return True
+    return a < SOLVE_BASE + NUM_CASES
+
+
+@batch_kernel
+def legal_kernel(actions, out, current_player, done, card_place, inv_count, inv_district, inv_left):
+    """out[b] = whether actions[b] is legal for the player to move (always True for a done game)."""
+    for b in prange(actions.shape[0]):
+        out[b] = done[b] or _is_legal(b, current_player[b], actions[b], card_place, inv_count,
+                                      inv_district, inv_left)
+
+
+@batch_kernel
+def mask_kernel(out, current_player, done, card_place, inv_count, inv_district, inv_left):
+    """Fill ``out[B, 1730]`` (int8) with the legal-action mask of the player to move."""
+    for b in prange(out.shape[0]):
+        if done[b]:
+            out[b, :] = 1
+            continue
+        p = current_player[b]
+        for x in range(36):
+            out[b, x] = 1 if card_place[b, x] == ON_DISPLAY else 0
+        ok = inv_left[b, p] > 0
+        for d in range(14):
+            out[b, 36 + d] = 1 if ok else 0
+        if ok:
+            for k in range(inv_count[b, p]):
+                out[b, 36 + inv_district[b, p, k]] = 0
+        out[b, SOLVE_BASE:] = 1
+
+
+@batch_kernel
+def sample_kernel(u, out, current_player, done, card_place, inv_count, inv_district, inv_left):
+    """out[b] = a legal action chosen uniformly by the uniform variate ``u[b]`` in [0, 1)."""
+    for b in prange(out.shape[0]):
+        p = current_player[b]
+        n_clue = 0
+        for x in range(36):
+            if card_place[b, x] == ON_DISPLAY:
+                n_clue += 1
+        n_inv = 0
+        if inv_left[b, p] > 0 and not done[b]:
+            n_inv = 14 - inv_count[b, p]
+        total = n_clue + n_inv + NUM_CASES
+        k = int(u[b] * total)
+        if k >= total:
+            k = total - 1
+        if k < n_clue:
+            for x in range(36):
+                if card_place[b, x] == ON_DISPLAY:
+                    if k == 0:
+                        out[b] = x
+                        break
+                    k -= 1
+        elif k < n_clue + n_inv:
+            k -= n_clue
+            for d in range(14):
+                used = False
+                for j in range(inv_count[b, p]):
+                    if inv_district[b, p, j] == d:
+                        used = True
+                if not used:
+                    if k == 0:
+                        out[b] = 36 + d
+                        break
+                    k -= 1
+        else:
+            out[b] = SOLVE_BASE + (k - n_clue - n_inv)
+
+
+@kernel
+def _tier_points(tier, num_players):
+    if tier > num_players - 2 or tier > 3:
+        return 0
+    return _TIER_POINTS[tier]
+
+
+@batch_kernel
+def step_kernel(actions, num_players, edition, num_rounds, max_rotations, adjacency,
+                rng, round_, first_player, current_player, rotation, tier, solved_this_rotation,
+                done, truncated, turn, tile_district, district_tile, case, card_place, deck,
+                deck_size, front, spot, trace, inv_count, inv_district, inv_answer, inv_markers,
+                inv_suppressed, inv_left, attempted, solved, solved_case, failed, score,
+                solve_points, penalty, rewards, last_action, last_answer, last_player):
+    """Apply ``actions[b]`` (legal, checked by the caller) to every game b in place (RULES.md §4, §5)."""
+    for b in prange(actions.shape[0]):
+        for i in range(num_players):
+            rewards[b, i] = 0
+        if done[b]:
+            continue
+        a = actions[b]
+        p = current_player[b]
+        last_action[b] = a
+        last_player[b] = p
+        last_answer[b, 1] = -1
+        for i in range(num_players):
+            rewards[b, i] = -score[b, i]  # becomes the score change below
+        if a < 36:
+            # §4.1 select a clue card
+            x = a
+            t = _element_type(x)
+            y = _OFFSETS[t] + case[b, p, t]
+            dx = tile_district[b, x]
+            dy = tile_district[b, y]
+            if x == y:
+                ans = SPOT
+            elif adjacency[dx, dy]:
+                ans = TRACE
+            else:
+                ans = NOTHING
+            if ans == NOTHING:
+                card_place[b, x] = IN_FRONT
+                front[b, p, x] = True
+            else:
+                if ans == SPOT:
+                    spot[b, p, x] = True
+                    kind = 0
+                else:
+                    trace[b, p, x] = True
+                    kind = 1
+                for k in range(inv_count[b, p]):
+                    if inv_district[b, p, k] == dx and inv_markers[b, p, k, kind] > 0:
+                        inv_markers[b, p, k, kind] -= 1
+                        break
+                card_place[b, x] = IN_DISCARD
+            _draw_card(b, card_place, deck, deck_size, rng)
+            last_answer[b, 0] = ans
+        elif a < SOLVE_BASE:
+            # §4.2 place an investigator
+            d = a - 36
+            k = inv_count[b, p]
+            inv_district[b, p, k] = d
+            ns = 0
+            nt = 0
+            for t in range(3):
+                e = district_tile[b, d, t]
+                sup = e >= 0 and (spot[b, p, e] or trace[b, p, e])
+                inv_suppressed[b, p, k, t] = sup
+                if not sup:
+                    dy = tile_district[b, _OFFSETS[t] + case[b, p, t]]
+                    if dy == d:
+                        ns += 1
+                    elif adjacency[dy, d]:
+                        nt += 1
+            inv_answer[b, p, k, 0] = ns
+            inv_answer[b, p, k, 1] = nt
+            inv_markers[b, p, k, 0] = ns
+            inv_markers[b, p, k, 1] = nt
+            inv_count[b, p] = k + 1
+            inv_left[b, p] -= 1
+            last_answer[b, 0] = ns
+            last_answer[b, 1] = nt
+        else:
+            # §4.3 solve
+            c = a - SOLVE_BASE
+            attempted[b, p] = True
+            if (c // 140 == case[b, p, 0] and (c // 14) % 10 == case[b, p, 1]
+                    and c % 14 == case[b, p, 2]):
+                solved[b, p] = True
+                solved_case[b, p] = c
+                solved_this_rotation[b] = True
+                pts = _tier_points(tier[b], num_players)
+                solve_points[b, p] += pts
+                if edition == 0:
+                    pts += round_[b]
+                    score[b, p] = min(SCORE_CAP, score[b, p] + pts)
+                else:
+                    score[b, p] = solve_points[b, p] - penalty[b, p]
+                last_answer[b, 0] = 1
+            else:
+                failed[b, p, c] = True
+                penalty[b, p] += WRONG_SOLVE_PENALTY
+                if edition == 0:
+                    score[b, p] = max(SCORE_FLOOR, score[b, p] - WRONG_SOLVE_PENALTY)
+                else:
+                    score[b, p] = solve_points[b, p] - penalty[b, p]
+                last_answer[b, 0] = 0
+        turn[b] += 1
+        # advance to the next unsolved seat; every pass of the last seat ends a rotation (§4)
+        q = p
+        while True:
+            last_seat = (first_player[b] + num_players - 1) % num_players
+            if q == last_seat:
+                if solved_this_rotation[b]:
+                    tier[b] += 1
+                    solved_this_rotation[b] = False
+                rotation[b] += 1
+                open_ = 0
+                for i in range(num_players):
+                    if edition == 0:
+                        if not attempted[b, i]:
+                            open_ += 1
+                    elif not solved[b, i]:
+                        open_ += 1
+                end = open_ <= 1
+                if not end and rotation[b] >= max_rotations:
+                    end = True
+                    truncated[b] = True
+                if end:
+                    round_[b] += 1
+                    if round_[b] >= num_rounds:
+                        done[b] = True
+                    else:
+                        first_player[b] = (first_player[b] + 1) % num_players
+                        _setup_round(b, num_players, rng, round_, first_player, current_player,
+                                     rotation, tier, solved_this_rotation, tile_district,
+                                     district_tile, case, card_place, deck, deck_size, front,
+                                     spot, trace, inv_count, inv_district, inv_answer,
+                                     inv_markers, inv_suppressed, attempted, solved, solved_case,
+                                     failed)
+                    break
+            q = (q + 1) % num_players
+            if not solved[b, q]:
+                current_player[b] = q
+                break
+        for i in range(num_players):
+            rewards[b, i] += score[b, i]

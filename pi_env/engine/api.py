@@ -1,0 +1,176 @@
+"""The engine's public functions (STYLE.md §3): ``init``, ``step``, ``step_inplace``,
+``legal_action_mask``, ``is_legal``, ``sample_actions`` and ``outcome``.
+
+All take and return batched arrays (leading axis ``B``); see :class:`~pi_env.engine.state.State`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..constants import NUM_ACTIONS
+from ..errors import IllegalActionError, InvalidActionError, PIError
+from . import _kernels as K
+from .state import GameConfig, State, empty_state
+
+
+def _seeds(seed: "int | np.ndarray | None", batch_size: int) -> np.ndarray:
+    """Per-game nonzero xorshift64 states from one seed (SeedSequence) or an explicit uint64[B]."""
+    if isinstance(seed, np.ndarray) and seed.dtype == np.uint64:
+        if seed.shape != (batch_size,):
+            raise PIError(f"explicit rng states must have shape ({batch_size},), got {seed.shape}")
+        return seed | np.uint64(1)
+    if seed is not None and (not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0):
+        raise PIError(f"seed must be a non-negative integer, got {seed!r}")
+    words = np.random.SeedSequence(seed).generate_state(batch_size, dtype=np.uint64)
+    return words | np.uint64(1)
+
+
+def init(config: GameConfig, batch_size: int = 1, seed: "int | np.ndarray | None" = None) -> State:
+    """Set up ``batch_size`` independent games (RULES.md §3).
+
+    Args:
+        config: rules options.
+        batch_size: ``B >= 1``.
+        seed: an int (the games get independent streams from ``numpy.random.SeedSequence(seed)``),
+            ``uint64[B]`` explicit per-game generator states, or ``None`` for fresh entropy.
+
+    Returns:
+        A new :class:`State`. The same config and seed always give the same games.
+
+    Raises:
+        PIError: ``batch_size < 1`` or a bad seed.
+    """
+    if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+        raise PIError(f"batch_size must be a positive integer, got {batch_size!r}")
+    state = empty_state(int(batch_size), config.num_players)
+    state.rng[:] = _seeds(seed, int(batch_size))
+    K.init_kernel(config.num_players, np.array(config.investigators, dtype=np.int8), *state.arrays())
+    return state
+
+
+def _check_actions(state: State, actions: np.ndarray) -> np.ndarray:
+    a = np.asarray(actions)
+    if a.shape != (state.batch_size,) or not np.issubdtype(a.dtype, np.integer):
+        raise InvalidActionError(
+            f"actions must be an integer array of shape ({state.batch_size},), got {a.dtype} {a.shape}")
+    bad = np.nonzero((a < 0) | (a >= NUM_ACTIONS))[0]
+    if bad.size:
+        b = int(bad[0])
+        raise InvalidActionError(f"game {b}: action {int(a[b])!r} is outside 0..{NUM_ACTIONS - 1}")
+    a = np.ascontiguousarray(a, dtype=np.int64)
+    ok = is_legal(state, a)
+    if not ok.all():
+        b = int(np.nonzero(~ok)[0][0])
+        from ..actions import action_name
+        raise IllegalActionError(
+            f"game {b}: action {int(a[b])} ({action_name(int(a[b]), None)}) is not legal for player "
+            f"{int(state.current_player[b])} (round {int(state.round[b]) + 1}, turn {int(state.turn[b])})")
+    return a
+
+
+def step_inplace(state: State, actions: np.ndarray, config: GameConfig, check: bool = True) -> State:
+    """Apply one action per game, mutating ``state`` (the fast path of :func:`step`).
+
+    Args:
+        state: the batch to advance.
+        actions: ``int[B]``, the action of the player to move in each game (RULES.md §4);
+            ignored for finished games.
+        config: the batch's rules options.
+        check: verify legality first (default); ``False`` trusts the caller (kernels never raise).
+
+    Returns:
+        ``state`` itself. ``state.rewards`` holds each player's score change.
+
+    Raises:
+        InvalidActionError: wrong shape/dtype or an id outside ``0..1729``.
+        IllegalActionError: a card not on the display, a district already used this round or no
+            investigator left; the message names the game.
+    """
+    a = _check_actions(state, actions) if check else np.ascontiguousarray(actions, dtype=np.int64)
+    K.step_kernel(a, config.num_players, config.edition_code, config.num_rounds, config.max_rotations,
+                  config.board.adjacency, *state.arrays())
+    return state
+
+
+def step(state: State, actions: np.ndarray, config: GameConfig, check: bool = True) -> State:
+    """Pure form of :func:`step_inplace`: returns a new state and leaves ``state`` unchanged."""
+    return step_inplace(state.copy(), actions, config, check)
+
+
+def is_legal(state: State, actions: np.ndarray) -> np.ndarray:
+    """``bool[B]``: whether ``actions[b]`` is legal for the player to move (True for finished games)."""
+    out = np.empty(state.batch_size, dtype=bool)
+    K.legal_kernel(np.ascontiguousarray(actions, dtype=np.int64), out, state.current_player,
+                   state.done, state.card_place, state.inv_count, state.inv_district, state.inv_left)
+    return out
+
+
+def legal_action_mask(state: State, out: np.ndarray | None = None) -> np.ndarray:
+    """``int8[B, 1730]`` legal-action mask of the player to move (all ones once a game is done).
+
+    Clue ``x`` is legal while its card is on the display; an investigator in district ``d`` while the
+    player has tiles left and none in ``d`` this round; every solve triple always (RULES.md §4).
+    """
+    if out is None:
+        out = np.empty((state.batch_size, NUM_ACTIONS), dtype=np.int8)
+    K.mask_kernel(out, state.current_player, state.done, state.card_place, state.inv_count,
+                  state.inv_district, state.inv_left)
+    return out
+
+
+def sample_actions(state: State, rng: np.random.Generator, out: np.ndarray | None = None) -> np.ndarray:
+    """``int64[B]``: a uniformly random legal action per game, without building the mask.
+
+    Args:
+        rng: the caller's generator (one uniform variate per game is drawn from it).
+    """
+    if out is None:
+        out = np.empty(state.batch_size, dtype=np.int64)
+    u = rng.random(state.batch_size)
+    K.sample_kernel(u, out, state.current_player, state.done, state.card_place, state.inv_count,
+                    state.inv_district, state.inv_left)
+    return out
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Result of a finished game (RULES.md §5).
+
+    Attributes:
+        scores: final score per player.
+        ranks: 1-based rank per player after tiebreaks; tied players share a rank.
+        winners: the players ranked 1.
+        truncated: some round was ended by the safeguard.
+    """
+
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    winners: tuple[int, ...]
+    truncated: bool
+
+
+def outcome(state: State, config: GameConfig, game: int = 0) -> Outcome:
+    """Final standings of game ``game`` with the tiebreaks of the edition (RULES.md §5).
+
+    Second edition: score, then most unused investigators, then shared. First edition: score, then
+    most unused investigators, then fewest penalty points, then shared.
+
+    Raises:
+        PIError: the game is not finished.
+    """
+    if not state.done[game]:
+        raise PIError(f"game {game} is not finished")
+    P = state.num_players
+    keys = []
+    for i in range(P):
+        k = (int(state.score[game, i]), int(state.inv_left[game, i]))
+        if config.edition == "first":
+            k += (-int(state.penalty[game, i]),)
+        keys.append(k)
+    ranks = tuple(1 + sum(keys[j] > keys[i] for j in range(P)) for i in range(P))
+    return Outcome(scores=tuple(int(s) for s in state.score[game]), ranks=ranks,
+                   winners=tuple(i for i in range(P) if ranks[i] == 1),
+                   truncated=bool(state.truncated[game]))

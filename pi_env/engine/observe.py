@@ -1,0 +1,181 @@
+"""Observation of one player (RULES.md §9): everything public plus the case it holds, never its own.
+
+The observation of player ``p`` is a flat ``int16`` vector. Per-player blocks are in *relative seat*
+order: seat ``j`` is player ``(p + j) % P`` (seat 0 is the observer, seat 1 the player whose case it
+holds). Components, in order (see :func:`observation_layout` for the offsets):
+
+=================  ==============  ===========================================================
+name               shape           meaning
+=================  ==============  ===========================================================
+tiles              [36, 14]        one-hot district of each element's tile (locations fixed)
+display            [36]            1 if the element's clue card is face up on the display
+discard            [36]            1 if the card is in the discard pile
+front              [P, 36]         cards answered *nothing*, face up in front of each seat
+spot               [P, 36]         each seat's spot markers on tiles
+trace              [P, 36]         each seat's trace markers on tiles
+inv_placed         [P, 14]         1 where the seat placed an investigator this round
+inv_spots          [P, 14]         spots answered by that investigator (0..3)
+inv_traces         [P, 14]         traces answered by that investigator (0..3)
+inv_suppressed     [P, 14, 3]      types (suspect, evidence, location) the suppression rule skipped
+held_case          [36]            the 3 elements of the case the observer holds (seat 1's case)
+solved_case        [P, 36]         the 3 elements each seat named in its correct solve, this round
+failed             [P, 1680]       failed solve triples each seat named this round (case ids)
+score              [P]             scores
+attempted          [P]             seat attempted a solve this round
+solved             [P]             seat solved this round
+inv_left           [P]             unused investigator tiles
+round              [1]             round, 0-based
+tier               [1]             current tier (RULES.md §5)
+rotation           [1]             rotations completed this round
+first_seat         [1]             relative seat of the round's first player
+deck_size          [1]             cards left in the deck
+to_move            [1]             relative seat of the player to move
+=================  ==============  ===========================================================
+
+Size: ``618 + 1912 * P`` (4 players: 8266).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+from numba import prange
+
+from .._config import batch_kernel
+from ..constants import IN_DISCARD, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS, ON_DISPLAY
+from .state import State
+
+_COMPONENTS = (
+    ("tiles", (NUM_ELEMENTS, NUM_DISTRICTS), False), ("display", (NUM_ELEMENTS,), False),
+    ("discard", (NUM_ELEMENTS,), False), ("front", (NUM_ELEMENTS,), True),
+    ("spot", (NUM_ELEMENTS,), True), ("trace", (NUM_ELEMENTS,), True),
+    ("inv_placed", (NUM_DISTRICTS,), True), ("inv_spots", (NUM_DISTRICTS,), True),
+    ("inv_traces", (NUM_DISTRICTS,), True), ("inv_suppressed", (NUM_DISTRICTS, 3), True),
+    ("held_case", (NUM_ELEMENTS,), False), ("solved_case", (NUM_ELEMENTS,), True),
+    ("failed", (NUM_CASES,), True), ("score", (), True), ("attempted", (), True),
+    ("solved", (), True), ("inv_left", (), True), ("round", (1,), False), ("tier", (1,), False),
+    ("rotation", (1,), False), ("first_seat", (1,), False), ("deck_size", (1,), False),
+    ("to_move", (1,), False),
+)
+
+
+def observation_layout(num_players: int) -> dict[str, tuple[int, tuple[int, ...]]]:
+    """Offsets and shapes of the observation components: ``name -> (start, shape)``."""
+    out: dict[str, tuple[int, tuple[int, ...]]] = {}
+    pos = 0
+    for name, shape, per_seat in _COMPONENTS:
+        full = ((num_players,) + shape) if per_seat else shape
+        out[name] = (pos, full)
+        pos += int(np.prod(full)) if full else 1
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def observation_size(num_players: int) -> int:
+    """Length of the flat observation vector: ``618 + 1912 * num_players``."""
+    start, shape = observation_layout(num_players)["to_move"]
+    return start + 1
+
+
+def decode_observation(obs: np.ndarray, num_players: int) -> dict[str, np.ndarray]:
+    """Split a flat observation ``int16[size]`` into named views with the documented shapes."""
+    out = {}
+    for name, (start, shape) in observation_layout(num_players).items():
+        n = int(np.prod(shape)) if shape else 1
+        out[name] = obs[start:start + n].reshape(shape) if shape else obs[start:start + n]
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def _offsets(num_players: int) -> np.ndarray:
+    return np.array([start for start, _ in observation_layout(num_players).values()], dtype=np.int64)
+
+
+@batch_kernel
+def _observe_kernel(players, off, out, round_, first_player, current_player, rotation, tier,
+                    tile_district, case, card_place, deck_size, front, spot, trace, inv_count,
+                    inv_district, inv_answer, inv_suppressed, inv_left, attempted, solved,
+                    solved_case, failed, score):
+    P = case.shape[1]
+    for b in prange(out.shape[0]):
+        o = out[b]
+        o[:] = 0
+        p = players[b]
+        for x in range(36):
+            o[off[0] + x * 14 + tile_district[b, x]] = 1
+            if card_place[b, x] == ON_DISPLAY:
+                o[off[1] + x] = 1
+            elif card_place[b, x] == IN_DISCARD:
+                o[off[2] + x] = 1
+        for j in range(P):
+            q = (p + j) % P
+            for x in range(36):
+                o[off[3] + j * 36 + x] = front[b, q, x]
+                o[off[4] + j * 36 + x] = spot[b, q, x]
+                o[off[5] + j * 36 + x] = trace[b, q, x]
+            for k in range(inv_count[b, q]):
+                d = inv_district[b, q, k]
+                o[off[6] + j * 14 + d] = 1
+                o[off[7] + j * 14 + d] = inv_answer[b, q, k, 0]
+                o[off[8] + j * 14 + d] = inv_answer[b, q, k, 1]
+                for t in range(3):
+                    o[off[9] + (j * 14 + d) * 3 + t] = inv_suppressed[b, q, k, t]
+            c = solved_case[b, q]
+            if c >= 0:
+                o[off[11] + j * 36 + c // 140] = 1
+                o[off[11] + j * 36 + 12 + (c // 14) % 10] = 1
+                o[off[11] + j * 36 + 22 + c % 14] = 1
+            for cc in range(NUM_CASES):
+                if failed[b, q, cc]:
+                    o[off[12] + j * NUM_CASES + cc] = 1
+            o[off[13] + j] = score[b, q]
+            o[off[14] + j] = attempted[b, q]
+            o[off[15] + j] = solved[b, q]
+            o[off[16] + j] = inv_left[b, q]
+        h = (p + 1) % P  # the observer holds the case of the next player (RULES.md §3)
+        o[off[10] + case[b, h, 0]] = 1
+        o[off[10] + 12 + case[b, h, 1]] = 1
+        o[off[10] + 22 + case[b, h, 2]] = 1
+        o[off[17]] = round_[b]
+        o[off[18]] = tier[b]
+        o[off[19]] = rotation[b]
+        o[off[20]] = (first_player[b] - p + P) % P
+        o[off[21]] = deck_size[b]
+        o[off[22]] = (current_player[b] - p + P) % P
+
+
+def observe(state: State, player: "int | np.ndarray", out: np.ndarray | None = None) -> np.ndarray:
+    """Observation of ``player`` in every game (RULES.md §9).
+
+    Args:
+        state: a batch of ``B`` games.
+        player: one player for all games, or ``int[B]`` a player per game.
+        out: optional ``int16[B, size]`` buffer to fill (avoids an allocation per call).
+
+    Returns:
+        ``int16[B, observation_size(P)]`` (``out`` if given).
+
+    Raises:
+        PIError: a player out of range.
+    """
+    from ..errors import PIError
+
+    B, P = state.batch_size, state.num_players
+    if isinstance(player, (int, np.integer)):
+        if not 0 <= player < P:
+            raise PIError(f"player must be 0..{P - 1}, got {player!r}")
+        players = np.full(B, player, dtype=np.int64)
+    else:
+        players = np.ascontiguousarray(np.broadcast_to(np.asarray(player, dtype=np.int64), (B,)))
+        if players.size and (players.min() < 0 or players.max() >= P):
+            raise PIError(f"player must be 0..{P - 1}, got {player!r}")
+    if out is None:
+        out = np.empty((B, observation_size(P)), dtype=np.int16)
+    _observe_kernel(players, _offsets(P), out, state.round, state.first_player,
+                    state.current_player, state.rotation, state.tier, state.tile_district, state.case,
+                    state.card_place, state.deck_size, state.front, state.spot, state.trace,
+                    state.inv_count, state.inv_district, state.inv_answer, state.inv_suppressed,
+                    state.inv_left, state.attempted, state.solved, state.solved_case, state.failed,
+                    state.score)
+    return out

@@ -1,0 +1,215 @@
+"""Game configuration and the batched game state (RULES.md §1–§5).
+
+Every array of :class:`State` has a leading batch axis ``B``; a single game is ``B == 1``.
+``P`` is the number of players, fixed for a batch by :class:`GameConfig`. Player ``i`` must solve
+``case[:, i]``; it *holds* (and answers for) player ``i+1``'s case (RULES.md §3).
+
+Terminal behaviour (STYLE.md §3): once ``done[b]`` is set, stepping game ``b`` changes nothing and
+gives zero rewards; its legal-action mask is all ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+
+import numpy as np
+
+from ..board import DAYTIME, Board
+from ..constants import (DEFAULT_MAX_ROTATIONS, DEFAULT_ROUNDS, EDITION_NAMES, MAX_INVESTIGATORS,
+                         MAX_PLAYERS, MIN_PLAYERS, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS)
+from ..errors import PIError
+
+VARIANTS = ("fast",)
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """Rules options of a batch of games (RULES.md §5, §6).
+
+    Attributes:
+        num_players: 2..5.
+        edition: ``"second"`` (default) or ``"first"`` (first edition / Board Game Arena scoring).
+        variants: any of ``"fast"`` (2 rounds instead of 3).
+        investigators: starting investigator tiles per player (default 5 each).
+        max_rotations: safeguard of RULES.md §5: a round ends after this many rotations.
+        board: the board graph (default the published daytime board).
+
+    Raises:
+        PIError: bad player count, unknown edition or variant, wrong-length or out-of-range
+            investigator counts, non-positive ``max_rotations``.
+    """
+
+    num_players: int = 4
+    edition: str = "second"
+    variants: tuple[str, ...] = ()
+    investigators: tuple[int, ...] | None = None
+    max_rotations: int = DEFAULT_MAX_ROTATIONS
+    board: Board = field(default=DAYTIME, repr=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.num_players, (int, np.integer)) or not MIN_PLAYERS <= self.num_players <= MAX_PLAYERS:
+            raise PIError(f"num_players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {self.num_players!r}")
+        if self.edition not in EDITION_NAMES:
+            raise PIError(f"edition must be one of {EDITION_NAMES}, got {self.edition!r}")
+        object.__setattr__(self, "variants", tuple(self.variants))
+        for v in self.variants:
+            if v not in VARIANTS:
+                raise PIError(f"unknown variant {v!r}; known: {', '.join(VARIANTS)}")
+        inv = self.investigators
+        if inv is None:
+            inv = (MAX_INVESTIGATORS,) * self.num_players
+        inv = tuple(int(i) for i in inv)
+        if len(inv) != self.num_players:
+            raise PIError(f"investigators gives {len(inv)} counts for {self.num_players} players")
+        if any(not 0 <= i <= MAX_INVESTIGATORS for i in inv):
+            raise PIError(f"investigator counts must be 0..{MAX_INVESTIGATORS}, got {inv}")
+        object.__setattr__(self, "investigators", inv)
+        if int(self.max_rotations) < 1:
+            raise PIError(f"max_rotations must be >= 1, got {self.max_rotations!r}")
+
+    @property
+    def num_rounds(self) -> int:
+        """3, or 2 with the fast-game variant (RULES.md §6)."""
+        return 2 if "fast" in self.variants else DEFAULT_ROUNDS
+
+    @property
+    def edition_code(self) -> int:
+        """0 for the second edition, 1 for the first."""
+        return EDITION_NAMES.index(self.edition)
+
+
+@dataclass
+class State:
+    """Batched state of ``B`` games. Index layouts are those of :mod:`pi_env.constants`.
+
+    Public information (RULES.md §9) is everything except ``case`` (hidden: each player sees only
+    the case it holds), ``deck``/``deck_size`` order and ``rng``.
+
+    Fields (shape, dtype):
+        rng: ``[B] uint64`` per-game xorshift64 state; all chance (layout, deal, deck, reshuffle)
+            is drawn from it, so a game is a pure function of its seed and actions.
+        round: ``[B] int8`` current round, 0-based.
+        first_player: ``[B] int8`` the round's first player.
+        current_player: ``[B] int8`` the player to act.
+        rotation: ``[B] int16`` rotations completed in this round.
+        tier: ``[B] int8`` current tier (RULES.md §5): rotations of this round with a solve.
+        solved_this_rotation: ``[B] bool``.
+        done: ``[B] bool`` the game is over.
+        truncated: ``[B] bool`` some round was ended by the rotation-limit safeguard.
+        turn: ``[B] int32`` turns taken in the game.
+        tile_district: ``[B, 36] int8`` district of each element's tile (locations: their own).
+        district_tile: ``[B, 14, 3] int8`` element id of the suspect / evidence / location tile in
+            each district, ``-1`` for a blank.
+        case: ``[B, P, 3] int8`` type-local (suspect, evidence, location) of each player's case. HIDDEN.
+        card_place: ``[B, 36] int8`` IN_DECK / ON_DISPLAY / IN_DISCARD / IN_FRONT per clue card.
+        deck: ``[B, 36] int8`` deck order; the top card is ``deck[b, deck_size[b] - 1]``. HIDDEN.
+        deck_size: ``[B] int8``.
+        front: ``[B, P, 36] bool`` clue cards answered *nothing*, face up in front of each player.
+        spot, trace: ``[B, P, 36] bool`` each player's spot / trace marker on each element's tile.
+        inv_count: ``[B, P] int8`` investigators placed this round (slots ``0..inv_count-1`` used).
+        inv_district: ``[B, P, 5] int8`` district of each placed investigator, ``-1`` unused.
+        inv_answer: ``[B, P, 5, 2] int8`` (spots, traces) answered when placed.
+        inv_markers: ``[B, P, 5, 2] int8`` (spots, traces) still on the tile after marker moves (§4.1).
+        inv_suppressed: ``[B, P, 5, 3] bool`` types skipped by the suppression rule (§4.2).
+        inv_left: ``[B, P] int8`` unused investigator tiles for the rest of the game.
+        attempted, solved: ``[B, P] bool`` this round (RULES.md §4.3).
+        solved_case: ``[B, P] int16`` the correct triple named this round, ``-1`` if none.
+        failed: ``[B, P, 1680] bool`` failed solve triples named this round (public).
+        score: ``[B, P] int16`` the score (second edition: capped 21, floored −5; first edition:
+            solve points minus penalty points).
+        solve_points, penalty: ``[B, P] int16`` points from solves and penalty points (2 per wrong
+            attempt) over the game.
+        rewards: ``[B, P] int16`` score change of each player caused by the last step.
+        last_action: ``[B] int16`` the last action taken, ``-1`` before any.
+        last_answer: ``[B, 2] int8`` its answer: clue (code, -1); investigator (spots, traces);
+            solve (1 correct / 0 wrong, -1).
+        last_player: ``[B] int8`` who took it.
+    """
+
+    rng: np.ndarray
+    round: np.ndarray
+    first_player: np.ndarray
+    current_player: np.ndarray
+    rotation: np.ndarray
+    tier: np.ndarray
+    solved_this_rotation: np.ndarray
+    done: np.ndarray
+    truncated: np.ndarray
+    turn: np.ndarray
+    tile_district: np.ndarray
+    district_tile: np.ndarray
+    case: np.ndarray
+    card_place: np.ndarray
+    deck: np.ndarray
+    deck_size: np.ndarray
+    front: np.ndarray
+    spot: np.ndarray
+    trace: np.ndarray
+    inv_count: np.ndarray
+    inv_district: np.ndarray
+    inv_answer: np.ndarray
+    inv_markers: np.ndarray
+    inv_suppressed: np.ndarray
+    inv_left: np.ndarray
+    attempted: np.ndarray
+    solved: np.ndarray
+    solved_case: np.ndarray
+    failed: np.ndarray
+    score: np.ndarray
+    solve_points: np.ndarray
+    penalty: np.ndarray
+    rewards: np.ndarray
+    last_action: np.ndarray
+    last_answer: np.ndarray
+    last_player: np.ndarray
+
+    @property
+    def batch_size(self) -> int:
+        return int(self.rng.shape[0])
+
+    @property
+    def num_players(self) -> int:
+        return int(self.case.shape[1])
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """All fields in declaration order (the kernels' argument order)."""
+        return tuple(getattr(self, f.name) for f in fields(self))
+
+    def copy(self) -> "State":
+        """A deep copy (all arrays copied)."""
+        return State(*(a.copy() for a in self.arrays()))
+
+    def take(self, index: "int | slice | np.ndarray") -> "State":
+        """The sub-batch ``index`` (copies), e.g. ``state.take([3])`` for game 3 as ``B == 1``."""
+        if isinstance(index, (int, np.integer)):
+            index = [int(index)]
+        return State(*(np.ascontiguousarray(a[index]) for a in self.arrays()))
+
+    def equals(self, other: "State") -> bool:
+        """Exact equality of every field."""
+        return all(np.array_equal(a, b) for a, b in zip(self.arrays(), other.arrays()))
+
+
+def empty_state(batch_size: int, num_players: int) -> State:
+    """Zeroed state arrays with the documented shapes and dtypes (setup fills them)."""
+    B, P, E, D, K = batch_size, num_players, NUM_ELEMENTS, NUM_DISTRICTS, MAX_INVESTIGATORS
+    z = np.zeros
+    return State(
+        rng=z(B, np.uint64), round=z(B, np.int8), first_player=z(B, np.int8),
+        current_player=z(B, np.int8), rotation=z(B, np.int16), tier=z(B, np.int8),
+        solved_this_rotation=z(B, bool), done=z(B, bool), truncated=z(B, bool), turn=z(B, np.int32),
+        tile_district=z((B, E), np.int8), district_tile=z((B, D, 3), np.int8),
+        case=z((B, P, 3), np.int8), card_place=z((B, E), np.int8), deck=z((B, E), np.int8),
+        deck_size=z(B, np.int8), front=z((B, P, E), bool), spot=z((B, P, E), bool),
+        trace=z((B, P, E), bool), inv_count=z((B, P), np.int8),
+        inv_district=np.full((B, P, K), -1, np.int8), inv_answer=z((B, P, K, 2), np.int8),
+        inv_markers=z((B, P, K, 2), np.int8), inv_suppressed=z((B, P, K, 3), bool),
+        inv_left=z((B, P), np.int8), attempted=z((B, P), bool), solved=z((B, P), bool),
+        solved_case=np.full((B, P), -1, np.int16), failed=z((B, P, NUM_CASES), bool),
+        score=z((B, P), np.int16), solve_points=z((B, P), np.int16), penalty=z((B, P), np.int16),
+        rewards=z((B, P), np.int16), last_action=np.full(B, -1, np.int16),
+        last_answer=np.full((B, 2), -1, np.int8), last_player=np.full(B, -1, np.int8),
+    )
+
+
+__all__ = ["GameConfig", "State", "empty_state", "replace"]

@@ -1,0 +1,694 @@
+"""Reading, validating and writing game records in the ``pi-record/1`` format (RECORD.md).
+
+:func:`load_record` turns a record file (or its parsed JSON) into the typed objects of
+:mod:`pi_env.records_types`, with every name resolved to an id, and rejects anything that could not
+have happened at the table with a :class:`~pi_env.errors.RecordError` naming the round, the event
+index and the reason. :func:`record_to_dict` and :func:`write_record` go the other way.
+
+Checks made while reading the events of a round (RULES.md §4, §5):
+
+* the acting player exists; a player who solved correctly this round takes no more turns;
+* at most one investigator per player and district per round, and no more investigators over the
+  game than the player started with (``rules.investigators``; duel: +2 per later round, at most 5);
+* when the round lists its ``display`` (the record models the clue cards), a card answered
+  ``nothing`` is out of circulation for the rest of the round and cannot be selected again;
+* every answer is one the rules allow (e.g. an investigation cannot show more markers than the
+  types it was not suppressed for), and, when the record holds the case of the acting player,
+  exactly the answer that case gives (:func:`clue_answer`, :func:`investigate_answer`).
+
+Turn order itself is not enforced: records typed in by people may skip turns.
+
+The pure functions :func:`clue_answer`, :func:`investigate_answer` and :func:`suppression` state the
+answer rules of RULES.md §4.1/§4.2 once; the engine and the solver reuse them for checks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Union
+
+import numpy as np
+
+from .board import DAYTIME, Board, load_board
+from .constants import (ANSWER_NAMES, CASE_TRIPLES, DEFAULT_ROUNDS, DISPLAY_SIZE, ELEMENT_TYPE,
+                        EVIDENCE, EVIDENCE_NAMES, LOCATION, MAX_INVESTIGATORS, MAX_PLAYERS,
+                        MIN_PLAYERS, NOTHING, NUM_DISTRICTS, NUM_ELEMENTS, SPOT, SUSPECT,
+                        SUSPECT_NAMES, TRACE, TYPE_NAMES, TYPE_OFFSETS, TYPE_SIZES, case_index,
+                        element_id)
+from .errors import BoardError, RecordError, UnknownNameError
+from .names import element_names, parse_answer, parse_district, parse_element
+from .records_types import CLUE, INVESTIGATE, SOLVE, Event, GameRecord, RoundRecord, Rules
+from .text import normalize
+
+FORMAT = "pi-record/1"
+EDITIONS = ("second", "first")
+MODES = ("standard", "duel", "solo")
+VARIANTS = ("fast", "nick-of-time")
+DUEL_START_INVESTIGATORS = 2  # RULES.md §7
+DUEL_INVESTIGATORS_PER_ROUND = 2  # RULES.md §7 (the round winner gives one back: not tracked)
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+_TOP_KEYS = ("format", "rules", "board", "players", "rounds")
+_RULES_KEYS = ("edition", "mode", "players", "rounds", "variants", "investigators")
+_ROUND_KEYS = ("first_player", "tiles", "cases", "display", "events")
+_ACTION_KEYS = (CLUE, INVESTIGATE, SOLVE)
+_EVENT_KEYS = {CLUE: ("player", CLUE, "answer"),
+               INVESTIGATE: ("player", INVESTIGATE, "spots", "traces"),
+               SOLVE: ("player", SOLVE, "correct")}
+_ARTICLE = ("a suspect", "evidence", "a location")
+
+
+# --------------------------------------------------------------------------------------------
+# Answer rules (RULES.md §4.1, §4.2): pure functions shared with the engine and the solver.
+
+
+def clue_answer(tile_district: Sequence[int] | np.ndarray, case: int, element: int,
+                adjacency: np.ndarray) -> int:
+    """The answer to a clue card (RULES.md §4.1).
+
+    Let *x* = ``element`` of type *t* and *y* the case's element of type *t*: **spot** if *x = y*,
+    else **trace** if the district of *y*'s tile is adjacent to the district of *x*'s tile, else
+    **nothing**.
+
+    Args:
+        tile_district: ``int[36]``, the district (0..13) of each element's tile (locations: their
+            own district), as :attr:`RoundRecord.tile_district`.
+        case: the case of the player who selected the card, a case id 0..1679.
+        element: the clue card's element id 0..35.
+        adjacency: ``bool[14, 14]`` (:attr:`Board.adjacency`).
+
+    Returns:
+        ``NOTHING`` (0), ``TRACE`` (1) or ``SPOT`` (2).
+
+    >>> from pi_env.board import DAYTIME
+    >>> tiles = list(range(12)) + list(range(10)) + list(range(14))  # suspect/evidence i in district i
+    >>> clue_answer(tiles, case_index(0, 0, 3), 22 + 0, DAYTIME.adjacency)  # Lakeside vs Trocadero
+    1
+    """
+    type_ = int(ELEMENT_TYPE[element])
+    target = element_id(type_, int(CASE_TRIPLES[case][type_]))
+    if target == element:
+        return SPOT
+    if adjacency[tile_district[target], tile_district[element]]:
+        return TRACE
+    return NOTHING
+
+
+def investigate_answer(tile_district: Sequence[int] | np.ndarray, case: int, district: int,
+                       suppressed: Sequence[bool], adjacency: np.ndarray) -> tuple[int, int]:
+    """The markers an investigator in ``district`` receives (RULES.md §4.2).
+
+    For each type *t* not suppressed, with *y* the case's element of type *t*: one spot if *y*'s tile
+    is in ``district``, else one trace if it is in a district adjacent to ``district``.
+
+    Args:
+        tile_district: ``int[36]``, the district of each element's tile (see :func:`clue_answer`).
+        case: the investigating player's case, a case id 0..1679.
+        district: the investigated district 0..13.
+        suppressed: three bools (suspect, evidence, location), see :func:`suppression`.
+        adjacency: ``bool[14, 14]``.
+
+    Returns:
+        ``(spots, traces)``, with ``spots + traces <= 3``.
+
+    >>> from pi_env.board import DAYTIME
+    >>> tiles = list(range(12)) + list(range(10)) + list(range(14))
+    >>> investigate_answer(tiles, case_index(0, 1, 2), 0, (False,) * 3, DAYTIME.adjacency)
+    (1, 2)
+    """
+    spots = traces = 0
+    triple = CASE_TRIPLES[case]
+    for type_ in range(3):
+        if suppressed[type_]:
+            continue
+        where = tile_district[element_id(type_, int(triple[type_]))]
+        if where == district:
+            spots += 1
+        elif adjacency[where, district]:
+            traces += 1
+    return spots, traces
+
+
+def tile_element(tile_district: Sequence[int] | np.ndarray, district: int, type_: int) -> int:
+    """The element whose type-``type_`` tile lies in ``district``, or -1 for a blank (RULES.md §1).
+
+    Args:
+        tile_district: ``int[36]`` (see :func:`clue_answer`).
+        district: 0..13.
+        type_: 0 suspect, 1 evidence, 2 location (a location's tile is its own district).
+    """
+    if type_ == LOCATION:
+        return element_id(LOCATION, district)
+    start = TYPE_OFFSETS[type_]
+    for element in range(start, start + TYPE_SIZES[type_]):
+        if tile_district[element] == district:
+            return element
+    return -1
+
+
+def suppression(tile_district: Sequence[int] | np.ndarray, marked: "set[int] | frozenset[int]",
+                district: int) -> tuple[bool, bool, bool]:
+    """Which types an investigation of ``district`` is suppressed for (RULES.md §4.2).
+
+    Type *t* is suppressed when the type-*t* tile in ``district`` carries a marker of the
+    investigating player; a blank has no tile and is never suppressed.
+
+    Args:
+        tile_district: ``int[36]`` (see :func:`clue_answer`).
+        marked: element ids whose tiles carry the player's marker this round (its clue cards answered
+            trace or spot, RULES.md §4.1).
+        district: the investigated district 0..13.
+
+    Returns:
+        ``(suspect, evidence, location)`` bools.
+    """
+    s, e, l = (tile_element(tile_district, district, t) in marked for t in range(3))
+    return (s, e, l)
+
+
+# --------------------------------------------------------------------------------------------
+# Reading.
+
+
+def load_record(source: PathLike | dict[str, Any]) -> GameRecord:
+    """Read and validate a ``pi-record/1`` game record (RECORD.md).
+
+    Args:
+        source: the path of a record file (``str`` or ``os.PathLike``), or the already parsed JSON
+            object (``dict``). JSON text is not accepted: parse it with :func:`json.loads` first.
+
+    Returns:
+        The :class:`GameRecord`, names resolved to ids (layouts in :mod:`pi_env.constants`), each
+        investigation's :attr:`Event.suppressed` derived from the earlier events of its round.
+
+    Raises:
+        RecordError: invalid JSON, a malformed or unknown key or value, an unknown name (with
+            suggestions), a bad board, a tile layout that does not place every suspect and evidence
+            exactly once, cases that are not pairwise disjoint, or an event that could not have
+            happened (RULES.md §4: a player out of range or already solved, a second investigator in
+            a district, more investigators than the player has, a card answered nothing selected
+            again, an impossible answer, or an answer contradicting a known case). The message starts
+            with ``round R, event E:`` where that applies.
+        OSError: the file cannot be read (e.g. :class:`FileNotFoundError`).
+        TypeError: ``source`` is neither a path nor a dict.
+    """
+    doc = _read_source(source)
+    if not isinstance(doc, dict):
+        raise RecordError(f"a record must be a JSON object, got {type(doc).__name__}")
+    _check_keys(doc, _TOP_KEYS, ("format", "rounds"), "record")
+    if doc["format"] != FORMAT:
+        raise RecordError(f"format must be {FORMAT!r}, got {doc['format']!r}")
+    rules = _parse_rules(doc.get("rules", {}))
+    board = _parse_board(doc.get("board", "daytime"))
+    names = _parse_player_names(doc.get("players"), rules.players)
+    rounds_doc = doc["rounds"]
+    if not isinstance(rounds_doc, list) or not rounds_doc:
+        raise RecordError("'rounds' must be a non-empty list of rounds")
+    if rules.mode != "duel" and len(rounds_doc) > rules.rounds:
+        raise RecordError(f"{len(rounds_doc)} rounds recorded but rules.rounds is {rules.rounds}")
+    investigators_left = list(rules.investigators)
+    rounds = []
+    for r, round_doc in enumerate(rounds_doc):
+        if r > 0 and rules.mode == "duel":
+            investigators_left = [min(MAX_INVESTIGATORS, k + DUEL_INVESTIGATORS_PER_ROUND)
+                                  for k in investigators_left]
+        rounds.append(_parse_round(round_doc, r, rules, board, investigators_left))
+    return GameRecord(rules=rules, board=board, rounds=tuple(rounds), player_names=names)
+
+
+def _read_source(source: object) -> object:
+    if isinstance(source, dict):
+        return source
+    if isinstance(source, str) and source.lstrip().startswith(("{", "[")):
+        raise TypeError("load_record takes a path or a parsed dict, not JSON text; use json.loads first")
+    if not isinstance(source, (str, os.PathLike)):
+        raise TypeError(f"load_record takes a path or a dict, got {type(source).__name__}")
+    path = Path(source)
+    text = path.read_text(encoding="utf-8")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"{path}: not valid JSON: {exc}") from None
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def _check_keys(obj: object, allowed: Sequence[str], required: Sequence[str], where: str,
+                r: int | None = None, e: int | None = None) -> None:
+    if not isinstance(obj, dict):
+        raise RecordError(f"{where} must be an object, got {obj!r}", round_index=r, event_index=e)
+    unknown = [k for k in obj if k not in allowed]
+    if unknown:
+        raise RecordError(f"{where}: unknown key {unknown[0]!r} (allowed: {', '.join(allowed)})",
+                          round_index=r, event_index=e)
+    missing = [k for k in required if k not in obj]
+    if missing:
+        raise RecordError(f"{where}: missing key {missing[0]!r}", round_index=r, event_index=e)
+
+
+def _choice(value: object, choices: Sequence[str], where: str) -> str:
+    if isinstance(value, str):
+        for c in choices:
+            if normalize(c) == normalize(value):
+                return c
+    raise RecordError(f"{where} must be one of {', '.join(map(repr, choices))}, got {value!r}")
+
+
+def _parse_rules(doc: object) -> Rules:
+    _check_keys(doc, _RULES_KEYS, (), "rules")
+    assert isinstance(doc, dict)
+    edition = _choice(doc.get("edition", "second"), EDITIONS, "rules.edition")
+    mode = _choice(doc.get("mode", "standard"), MODES, "rules.mode")
+    variants_doc = doc.get("variants", [])
+    if not isinstance(variants_doc, list):
+        raise RecordError(f"rules.variants must be a list, got {variants_doc!r}")
+    variants = tuple(_choice(v, VARIANTS, "rules.variants entry") for v in variants_doc)
+    if len(set(variants)) != len(variants):
+        raise RecordError(f"rules.variants lists a variant twice: {variants_doc!r}")
+    default_players = {"standard": 4, "duel": 2, "solo": 1}[mode]
+    players = doc.get("players", default_players)
+    allowed = {"standard": range(MIN_PLAYERS, MAX_PLAYERS + 1), "duel": range(2, 3), "solo": range(1, 2)}[mode]
+    if not _is_int(players) or players not in allowed:
+        raise RecordError(f"rules.players must be {allowed.start}..{allowed.stop - 1} in mode {mode!r}, "
+                          f"got {players!r}")
+    players = int(players)
+    fast = "fast" in variants
+    default_rounds = 1 if mode == "solo" else 2 if fast else DEFAULT_ROUNDS
+    rounds = doc.get("rounds", default_rounds)
+    if not _is_int(rounds) or rounds < 1:
+        raise RecordError(f"rules.rounds must be a positive integer, got {rounds!r}")
+    if fast and rounds != 2:
+        raise RecordError(f"variant 'fast' plays 2 rounds (RULES.md §6), but rules.rounds is {rounds}")
+    start = DUEL_START_INVESTIGATORS if mode == "duel" else MAX_INVESTIGATORS
+    investigators = doc.get("investigators", [start] * players)
+    if (not isinstance(investigators, list) or len(investigators) != players
+            or not all(_is_int(k) and 0 <= k <= MAX_INVESTIGATORS for k in investigators)):
+        raise RecordError(f"rules.investigators must list {players} integers 0..{MAX_INVESTIGATORS}, "
+                          f"got {investigators!r}")
+    return Rules(edition=edition, mode=mode, players=players, rounds=int(rounds), variants=variants,
+                 investigators=tuple(int(k) for k in investigators))
+
+
+def _parse_board(doc: object) -> Board:
+    if not isinstance(doc, (str, dict)):
+        raise RecordError(f"board must be a bundled board's name or an object, got {doc!r}")
+    try:
+        return load_board(doc)
+    except BoardError as exc:
+        raise RecordError(f"board: {exc}") from None
+
+
+def _parse_player_names(doc: object, n: int) -> tuple[str, ...] | None:
+    if doc is None:
+        return None
+    if (not isinstance(doc, list) or len(doc) != n
+            or not all(isinstance(p, str) and p.strip() for p in doc)):
+        raise RecordError(f"'players' must list {n} non-empty names (rules.players), got {doc!r}")
+    return tuple(doc)
+
+
+def _name(value: object, board: Board, type_: int | None, where: str,
+          r: int | None = None, e: int | None = None) -> int:
+    """Element id of a name, restricted to ``type_``; a name of another type says which it is."""
+    try:
+        return parse_element(value, board, type_)  # type: ignore[arg-type]
+    except UnknownNameError as exc:
+        reason = f"{where}: {exc}"
+        if type_ is not None and isinstance(value, str):
+            try:
+                other = parse_element(value, board)
+            except UnknownNameError:
+                pass
+            else:
+                reason = (f"{where}: {value!r} is {_ARTICLE[int(ELEMENT_TYPE[other])]}, "
+                          f"expected {_ARTICLE[type_]}")
+        raise RecordError(reason, round_index=r, event_index=e) from None
+
+
+def _parse_round(doc: object, r: int, rules: Rules, board: Board,
+                 investigators_left: list[int]) -> RoundRecord:
+    _check_keys(doc, _ROUND_KEYS, ("first_player", "tiles"), "round", r)
+    assert isinstance(doc, dict)
+    n = rules.players
+    first = doc["first_player"]
+    if not _is_int(first) or not 0 <= first < n:
+        raise RecordError(f"first_player must be a player 0..{n - 1}, got {first!r}", round_index=r)
+    tile_district = _parse_tiles(doc["tiles"], r, board)
+    cases = _parse_cases(doc.get("cases", {}), r, n, board)
+    display = _parse_display(doc.get("display"), r, board)
+    events_doc = doc.get("events", [])
+    if not isinstance(events_doc, list):
+        raise RecordError(f"'events' must be a list, got {events_doc!r}", round_index=r)
+    events = _RoundReplay(r, rules, board, tile_district, cases, display, investigators_left)
+    for e, event_doc in enumerate(events_doc):
+        events.add(_parse_event(event_doc, r, e, n, board))
+    return RoundRecord(first_player=int(first), tile_district=tile_district, cases=cases,
+                       display=display, events=tuple(events.events))
+
+
+def _parse_tiles(doc: object, r: int, board: Board) -> tuple[int, ...]:
+    _check_keys(doc, ("suspect", "evidence"), ("suspect", "evidence"), "tiles", r)
+    assert isinstance(doc, dict)
+    tile_district = [-1] * NUM_ELEMENTS
+    for type_ in (SUSPECT, EVIDENCE):
+        where = f"tiles.{TYPE_NAMES[type_]}"
+        layout = doc[TYPE_NAMES[type_]]
+        if not isinstance(layout, dict):
+            raise RecordError(f"{where} must map each district to a {TYPE_NAMES[type_]} or null",
+                              round_index=r)
+        seen: dict[int, str] = {}
+        for key, value in layout.items():
+            try:
+                district = parse_district(key, board)
+            except UnknownNameError as exc:
+                raise RecordError(f"{where}: {exc}", round_index=r) from None
+            if district in seen:
+                raise RecordError(f"{where}: district {board.districts[district]!r} given twice "
+                                  f"({seen[district]!r} and {key!r})", round_index=r)
+            seen[district] = key
+            if value is None:
+                continue
+            element = _name(value, board, type_, f"{where}[{key!r}]", r)
+            if tile_district[element] >= 0:
+                raise RecordError(f"{where}: {element_names(board)[element]!r} is on two tiles "
+                                  f"({board.districts[tile_district[element]]!r} and "
+                                  f"{board.districts[district]!r})", round_index=r)
+            tile_district[element] = district
+        missing = [board.districts[d] for d in range(NUM_DISTRICTS) if d not in seen]
+        if missing:
+            raise RecordError(f"{where}: missing district {missing[0]!r} (every district needs its "
+                              f"tile, null for a blank)", round_index=r)
+        start = TYPE_OFFSETS[type_]
+        absent = [element_names(board)[x] for x in range(start, start + TYPE_SIZES[type_])
+                  if tile_district[x] < 0]
+        if absent:
+            raise RecordError(f"{where}: {absent[0]!r} has no tile (each {TYPE_NAMES[type_]} is on "
+                              f"exactly one tile)", round_index=r)
+    for d in range(NUM_DISTRICTS):
+        tile_district[element_id(LOCATION, d)] = d
+    return tuple(tile_district)
+
+
+def _parse_cases(doc: object, r: int, n: int, board: Board) -> dict[int, int]:
+    if not isinstance(doc, dict):
+        raise RecordError(f"'cases' must map player numbers to cases, got {doc!r}", round_index=r)
+    cases: dict[int, int] = {}
+    owner: dict[int, int] = {}  # element -> player whose case holds it
+    for key, value in doc.items():
+        if isinstance(key, str) and key.isdigit():
+            player = int(key)
+        elif _is_int(key):
+            player = int(key)
+        else:
+            player = -1
+        if not 0 <= player < n or player in cases:
+            raise RecordError(f"cases: key {key!r} is not a player number 0..{n - 1} given once",
+                              round_index=r)
+        where = f"cases[{key!r}]"
+        _check_keys(value, TYPE_NAMES, TYPE_NAMES, where, r)
+        triple = [_name(value[TYPE_NAMES[t]], board, t, f"{where}.{TYPE_NAMES[t]}", r) for t in range(3)]
+        for element in triple:
+            if element in owner:
+                raise RecordError(
+                    f"cases: players {owner[element]} and {player} both have "
+                    f"{TYPE_NAMES[int(ELEMENT_TYPE[element])]} {element_names(board)[element]!r}; the "
+                    f"players' cases are pairwise disjoint (RULES.md §3)", round_index=r)
+            owner[element] = player
+        cases[player] = case_index(*(x - TYPE_OFFSETS[t] for t, x in enumerate(triple)))
+    return dict(sorted(cases.items()))
+
+
+def _parse_display(doc: object, r: int, board: Board) -> tuple[int, ...] | None:
+    if doc is None:
+        return None
+    if not isinstance(doc, list) or len(doc) > DISPLAY_SIZE:
+        raise RecordError(f"'display' must list at most {DISPLAY_SIZE} clue cards, got {doc!r}",
+                          round_index=r)
+    display = tuple(_name(x, board, None, f"display[{i}]", r) for i, x in enumerate(doc))
+    if len(set(display)) != len(display):
+        dup = next(x for x in display if display.count(x) > 1)
+        raise RecordError(f"display: {element_names(board)[dup]!r} appears twice", round_index=r)
+    return display
+
+
+def _parse_event(doc: object, r: int, e: int, n: int, board: Board) -> Event:
+    """Syntax of one event; the rule checks are :class:`_RoundReplay`'s."""
+    if not isinstance(doc, dict):
+        raise RecordError(f"an event must be an object, got {doc!r}", round_index=r, event_index=e)
+    kinds = [k for k in _ACTION_KEYS if k in doc]
+    if len(kinds) != 1:
+        raise RecordError(f"an event needs exactly one of 'clue', 'investigate', 'solve', got "
+                          f"{sorted(doc)}", round_index=r, event_index=e)
+    kind = kinds[0]
+    _check_keys(doc, _EVENT_KEYS[kind], _EVENT_KEYS[kind], kind, r, e)
+    player = doc["player"]
+    if not _is_int(player) or not 0 <= player < n:
+        raise RecordError(f"player must be 0..{n - 1}, got {player!r}", round_index=r, event_index=e)
+    player = int(player)
+    if kind == CLUE:
+        element = _name(doc[CLUE], board, None, "clue", r, e)
+        try:
+            answer = parse_answer(doc["answer"])
+        except UnknownNameError as exc:
+            raise RecordError(f"clue: {exc}", round_index=r, event_index=e) from None
+        return Event(index=e, player=player, kind=CLUE, element=element, answer=answer)
+    if kind == INVESTIGATE:
+        try:
+            district = parse_district(doc[INVESTIGATE], board)
+        except UnknownNameError as exc:
+            raise RecordError(f"investigate: {exc}", round_index=r, event_index=e) from None
+        spots, traces = doc["spots"], doc["traces"]
+        if not all(_is_int(x) and 0 <= x <= 3 for x in (spots, traces)):
+            raise RecordError(f"investigate: spots and traces must be integers 0..3, got "
+                              f"{spots!r} and {traces!r}", round_index=r, event_index=e)
+        if spots + traces > 3:
+            raise RecordError(f"investigate: spots+traces is {spots + traces}, at most 3 (one marker "
+                              f"per type, RULES.md §4.2)", round_index=r, event_index=e)
+        return Event(index=e, player=player, kind=INVESTIGATE, district=district, spots=int(spots),
+                     traces=int(traces))
+    triple_doc, correct = doc[SOLVE], doc["correct"]
+    if not isinstance(triple_doc, list) or len(triple_doc) != 3:
+        raise RecordError(f"solve must list a suspect, an evidence and a location, got {triple_doc!r}",
+                          round_index=r, event_index=e)
+    triple = [_name(x, board, t, f"solve[{t}]", r, e) for t, x in enumerate(triple_doc)]
+    if not isinstance(correct, bool):
+        raise RecordError(f"solve: 'correct' must be true or false, got {correct!r}",
+                          round_index=r, event_index=e)
+    return Event(index=e, player=player, kind=SOLVE,
+                 case=case_index(*(x - TYPE_OFFSETS[t] for t, x in enumerate(triple))), correct=correct)
+
+
+def _counts(spots: int, traces: int) -> str:
+    return f"{spots} spot{'s' * (spots != 1)} and {traces} trace{'s' * (traces != 1)}"
+
+
+class _RoundReplay:
+    """Replays the events of one round, checking them against RULES.md §4 and the known cases.
+
+    Game-level state (investigators left per player) is the caller's list, updated in place.
+    """
+
+    def __init__(self, r: int, rules: Rules, board: Board, tile_district: tuple[int, ...],
+                 cases: dict[int, int], display: tuple[int, ...] | None,
+                 investigators_left: list[int]):
+        self.r, self.board, self.tiles, self.cases = r, board, tile_district, cases
+        self.cards_in_play = display is not None
+        self.investigators_left = investigators_left
+        self.investigators_start = list(investigators_left)
+        n = rules.players
+        self.marked: list[set[int]] = [set() for _ in range(n)]  # elements with the player's marker
+        self.investigated: list[dict[int, int]] = [{} for _ in range(n)]  # district -> event index
+        self.solved_at: dict[int, int] = {}  # player -> event index of its correct solve
+        self.out_of_play: dict[int, int] = {}  # clue element answered nothing -> event index
+        self.events: list[Event] = []
+
+    def _fail(self, event: Event, reason: str) -> None:
+        raise RecordError(reason, round_index=self.r, event_index=event.index)
+
+    def add(self, event: Event) -> None:
+        p = event.player
+        if p in self.solved_at:
+            self._fail(event, f"{event.kind} by a player who already solved: player {p} solved its "
+                              f"case at event {self.solved_at[p]} and takes no more turns this round")
+        if event.kind == CLUE:
+            self._clue(event)
+        elif event.kind == INVESTIGATE:
+            event = self._investigate(event)
+        else:
+            self._solve(event)
+        self.events.append(event)
+
+    def _contradiction(self, event: Event, observed: str, expected: str) -> None:
+        self._fail(event, f"answer {observed} contradicts player {event.player}'s case "
+                          f"(expected {expected})")
+
+    def _clue(self, event: Event) -> None:
+        name = element_names(self.board)[event.element]
+        if self.cards_in_play and event.element in self.out_of_play:
+            self._fail(event, f"clue card {name!r} was answered 'nothing' at event "
+                              f"{self.out_of_play[event.element]} and is out of circulation for the "
+                              f"round (RULES.md §4.1)")
+        case = self.cases.get(event.player)
+        if case is not None:
+            expected = clue_answer(self.tiles, case, event.element, self.board.adjacency)
+            if expected != event.answer:
+                self._contradiction(event, repr(ANSWER_NAMES[event.answer]), repr(ANSWER_NAMES[expected]))
+        if event.answer == NOTHING:
+            self.out_of_play.setdefault(event.element, event.index)
+        else:
+            self.marked[event.player].add(event.element)
+
+    def _investigate(self, event: Event) -> Event:
+        p, d = event.player, event.district
+        district = self.board.districts[d]
+        if d in self.investigated[p]:
+            self._fail(event, f"second investigator of player {p} in {district!r} this round (first "
+                              f"at event {self.investigated[p][d]}; RULES.md §4.2)")
+        if self.investigators_left[p] <= 0:
+            self._fail(event, f"too many investigators: player {p} has none left (started the round "
+                              f"with {self.investigators_start[p]}; RULES.md §4.2)")
+        suppressed = suppression(self.tiles, self.marked[p], d)
+        open_types = [t for t in range(3) if not suppressed[t]]
+        with_tile = [t for t in open_types if tile_element(self.tiles, d, t) >= 0]
+        if event.spots + event.traces > len(open_types) or event.spots > len(with_tile):
+            self._fail(event, f"answer {_counts(event.spots, event.traces)} is impossible in "
+                              f"{district!r}: at most {len(open_types)} markers ({len(with_tile)} "
+                              f"spots) for the types not suppressed or blank (RULES.md §4.2)")
+        case = self.cases.get(p)
+        if case is not None:
+            expected = investigate_answer(self.tiles, case, d, suppressed, self.board.adjacency)
+            if expected != (event.spots, event.traces):
+                self._contradiction(event, _counts(event.spots, event.traces), _counts(*expected))
+        self.investigated[p][d] = event.index
+        self.investigators_left[p] -= 1
+        return Event(index=event.index, player=p, kind=INVESTIGATE, district=d, spots=event.spots,
+                     traces=event.traces, suppressed=suppressed)
+
+    def _solve(self, event: Event) -> None:
+        case = self.cases.get(event.player)
+        if case is not None and (case == event.case) != event.correct:
+            word = {True: "correct", False: "incorrect"}
+            self._fail(event, f"solve marked {word[bool(event.correct)]} contradicts player "
+                              f"{event.player}'s case (expected {word[case == event.case]})")
+        if event.correct:
+            self.solved_at[event.player] = event.index
+
+
+# --------------------------------------------------------------------------------------------
+# Writing.
+
+
+def _is_daytime(board: Board) -> bool:
+    return board == DAYTIME and bool(np.array_equal(board.positions, DAYTIME.positions))
+
+
+def record_to_dict(record: GameRecord) -> dict[str, Any]:
+    """The canonical ``pi-record/1`` JSON object of a record (RECORD.md).
+
+    Names, not ids; every ``rules`` key explicit; ``board`` is ``"daytime"`` when the board is the
+    bundled daytime board (same districts, adjacency and positions), otherwise the inline object of
+    :meth:`Board.to_dict`; ``players`` only when the record has names, ``display`` only when known.
+    Derived data (``Event.suppressed``, scores) is not written. ``load_record(record_to_dict(r)) == r``.
+
+    Args:
+        record: a :class:`GameRecord` (not re-validated here; :func:`write_record` validates).
+
+    Returns:
+        A dict ready for :func:`json.dump`.
+    """
+    board = record.board
+    names = element_names(board)
+    rules = record.rules
+    out: dict[str, Any] = {
+        "format": FORMAT,
+        "rules": {"edition": rules.edition, "mode": rules.mode, "players": rules.players,
+                  "rounds": rules.rounds, "variants": list(rules.variants),
+                  "investigators": list(rules.investigators)},
+        "board": "daytime" if _is_daytime(board) else board.to_dict(),
+    }
+    if record.player_names is not None:
+        out["players"] = list(record.player_names)
+    out["rounds"] = [_round_to_dict(rnd, board, names) for rnd in record.rounds]
+    return out
+
+
+def _triple_names(case: int, names: tuple[str, ...]) -> list[str]:
+    return [names[element_id(t, int(CASE_TRIPLES[case][t]))] for t in range(3)]
+
+
+def _round_to_dict(rnd: RoundRecord, board: Board, names: tuple[str, ...]) -> dict[str, Any]:
+    tiles: dict[str, dict[str, str | None]] = {}
+    for type_ in (SUSPECT, EVIDENCE):
+        tiles[TYPE_NAMES[type_]] = {
+            board.districts[d]: (None if (x := tile_element(rnd.tile_district, d, type_)) < 0 else names[x])
+            for d in range(NUM_DISTRICTS)}
+    out: dict[str, Any] = {"first_player": rnd.first_player, "tiles": tiles}
+    if rnd.cases:
+        out["cases"] = {str(p): dict(zip(TYPE_NAMES, _triple_names(c, names)))
+                        for p, c in sorted(rnd.cases.items())}
+    if rnd.display is not None:
+        out["display"] = [names[x] for x in rnd.display]
+    events: list[dict[str, Any]] = []
+    for ev in rnd.events:
+        if ev.kind == CLUE:
+            events.append({"player": ev.player, "clue": names[ev.element], "answer": ANSWER_NAMES[ev.answer]})
+        elif ev.kind == INVESTIGATE:
+            events.append({"player": ev.player, "investigate": board.districts[ev.district],
+                           "spots": ev.spots, "traces": ev.traces})
+        else:
+            events.append({"player": ev.player, "solve": _triple_names(ev.case, names),
+                           "correct": bool(ev.correct)})
+    out["events"] = events
+    return out
+
+
+def write_record(record_or_dict: GameRecord | dict[str, Any], path: PathLike, force: bool = False) -> Path:
+    """Validate a record and write its canonical JSON (RECORD.md) to ``path``.
+
+    The record is checked first (a dict through :func:`load_record`, a :class:`GameRecord` by
+    reloading :func:`record_to_dict` of it), so nothing invalid is written; the file is written to a
+    temporary file in the same directory and moved into place with :func:`os.replace`, so an existing
+    file is never left half-written.
+
+    Args:
+        record_or_dict: a :class:`GameRecord` or a record's JSON object.
+        path: destination file.
+        force: replace an existing file (otherwise refuse).
+
+    Returns:
+        The path written, as a :class:`~pathlib.Path`.
+
+    Raises:
+        FileExistsError: ``path`` exists and ``force`` is false.
+        RecordError: the record is invalid (see :func:`load_record`).
+        TypeError: ``record_or_dict`` is neither a GameRecord nor a dict.
+        OSError: the file cannot be written.
+    """
+    path = Path(path)
+    if isinstance(record_or_dict, GameRecord):
+        doc = record_to_dict(record_or_dict)
+        load_record(doc)
+    elif isinstance(record_or_dict, dict):
+        doc = record_to_dict(load_record(record_or_dict))
+    else:
+        raise TypeError(f"write_record takes a GameRecord or a dict, got {type(record_or_dict).__name__}")
+    if path.exists() and not force:
+        raise FileExistsError(f"refusing to overwrite existing record {str(path)!r}; "
+                              f"pass force=True to replace it")
+    text = json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
