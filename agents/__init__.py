@@ -1,0 +1,28 @@
+"""Built-in agents. ``make_agent(name)`` builds one by name; ``AGENTS`` lists the names."""
+
+from __future__ import annotations
+
+from pi_env.errors import UnknownNameError
+
+from .base import Agent, RandomAgent
+from .deducer import DeducerAgent
+
+AGENTS: dict[str, type[Agent]] = {"random": RandomAgent, "deducer": DeducerAgent}
+
+
+def make_agent(name: str) -> Agent:
+    """A new agent by name.
+
+    Raises:
+        UnknownNameError: the name is not in :data:`AGENTS` (the message lists the known ones).
+    """
+    key = name.strip().lower()
+    if key not in AGENTS:
+        import difflib
+        close = difflib.get_close_matches(key, list(AGENTS), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise UnknownNameError(f"unknown agent {name!r}{hint} (known: {', '.join(AGENTS)})")
+    return AGENTS[key]()
+
+
+__all__ = ["Agent", "RandomAgent", "DeducerAgent", "AGENTS", "make_agent"]

@@ -34,11 +34,10 @@ from typing import Any, Union
 import numpy as np
 
 from .board import DAYTIME, Board, load_board
-from .constants import (ANSWER_NAMES, CASE_TRIPLES, DEFAULT_ROUNDS, DISPLAY_SIZE, ELEMENT_TYPE,
-                        EVIDENCE, EVIDENCE_NAMES, LOCATION, MAX_INVESTIGATORS, MAX_PLAYERS,
-                        MIN_PLAYERS, NOTHING, NUM_DISTRICTS, NUM_ELEMENTS, SPOT, SUSPECT,
-                        SUSPECT_NAMES, TRACE, TYPE_NAMES, TYPE_OFFSETS, TYPE_SIZES, case_index,
-                        element_id)
+from .constants import (ANSWER_NAMES, CASE_TRIPLES, DEFAULT_MAX_ROTATIONS, DEFAULT_ROUNDS, DISPLAY_SIZE, ELEMENT_TYPE,
+                        EVIDENCE, LOCATION, MAX_INVESTIGATORS, MAX_PLAYERS, MIN_PLAYERS, NOTHING,
+                        NUM_DISTRICTS, NUM_ELEMENTS, SPOT, SUSPECT, TRACE, TYPE_NAMES, TYPE_OFFSETS,
+                        TYPE_SIZES, case_index, element_id)
 from .errors import BoardError, RecordError, UnknownNameError
 from .names import element_names, parse_answer, parse_district, parse_element
 from .records_types import CLUE, INVESTIGATE, SOLVE, Event, GameRecord, RoundRecord, Rules
@@ -53,7 +52,7 @@ DUEL_INVESTIGATORS_PER_ROUND = 2  # RULES.md §7 (the round winner gives one bac
 
 PathLike = Union[str, "os.PathLike[str]"]
 
-_TOP_KEYS = ("format", "rules", "board", "players", "rounds")
+_TOP_KEYS = ("format", "rules", "board", "players", "rounds", "engine")
 _RULES_KEYS = ("edition", "mode", "players", "rounds", "variants", "investigators")
 _ROUND_KEYS = ("first_player", "tiles", "cases", "display", "events")
 _ACTION_KEYS = (CLUE, INVESTIGATE, SOLVE)
@@ -218,7 +217,23 @@ def load_record(source: PathLike | dict[str, Any]) -> GameRecord:
             investigators_left = [min(MAX_INVESTIGATORS, k + DUEL_INVESTIGATORS_PER_ROUND)
                                   for k in investigators_left]
         rounds.append(_parse_round(round_doc, r, rules, board, investigators_left))
-    return GameRecord(rules=rules, board=board, rounds=tuple(rounds), player_names=names)
+    seed, max_rotations = _parse_engine(doc.get("engine"))
+    return GameRecord(rules=rules, board=board, rounds=tuple(rounds), player_names=names,
+                      seed=seed, max_rotations=max_rotations)
+
+
+def _parse_engine(doc: object) -> tuple[int | None, int | None]:
+    """The optional pi-env extension ``engine: {"seed": int >= 0, "max_rotations": int >= 1}``."""
+    if doc is None:
+        return None, None
+    _check_keys(doc, ("seed", "max_rotations"), ("seed",), "engine")
+    assert isinstance(doc, dict)
+    seed, rot = doc["seed"], doc.get("max_rotations", DEFAULT_MAX_ROTATIONS)
+    if not _is_int(seed) or seed < 0:
+        raise RecordError(f"engine.seed must be a non-negative integer, got {seed!r}")
+    if not _is_int(rot) or rot < 1:
+        raise RecordError(f"engine.max_rotations must be a positive integer, got {rot!r}")
+    return int(seed), int(rot)
 
 
 def _read_source(source: object) -> object:
@@ -615,6 +630,9 @@ def record_to_dict(record: GameRecord) -> dict[str, Any]:
     }
     if record.player_names is not None:
         out["players"] = list(record.player_names)
+    if record.seed is not None:
+        out["engine"] = {"seed": record.seed,
+                         "max_rotations": record.max_rotations or DEFAULT_MAX_ROTATIONS}
     out["rounds"] = [_round_to_dict(rnd, board, names) for rnd in record.rounds]
     return out
 
@@ -687,6 +705,9 @@ def write_record(record_or_dict: GameRecord | dict[str, Any], path: PathLike, fo
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the file normal permissions
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -82,9 +82,16 @@ class RoundRecord:
 
 @dataclass(frozen=True)
 class GameRecord:
-    """A whole record: rules, board, optional player names and rounds."""
+    """A whole record: rules, board, optional player names and rounds.
+
+    ``seed`` and ``max_rotations`` come from the optional ``engine`` object that pi-env writes
+    (``{"seed": int, "max_rotations": int}``, a pi-env extension of RECORD.md): with them a replay
+    re-runs the engine and reproduces every state exactly (deck order and reshuffles included).
+    """
 
     rules: Rules
     board: Board
     rounds: tuple[RoundRecord, ...]
     player_names: tuple[str, ...] | None = None
+    seed: int | None = None
+    max_rotations: int | None = None

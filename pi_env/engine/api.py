@@ -163,14 +163,10 @@ def outcome(state: State, config: GameConfig, game: int = 0) -> Outcome:
     """
     if not state.done[game]:
         raise PIError(f"game {game} is not finished")
+    from ..scoring import rank_players
+
     P = state.num_players
-    keys = []
-    for i in range(P):
-        k = (int(state.score[game, i]), int(state.inv_left[game, i]))
-        if config.edition == "first":
-            k += (-int(state.penalty[game, i]),)
-        keys.append(k)
-    ranks = tuple(1 + sum(keys[j] > keys[i] for j in range(P)) for i in range(P))
+    ranks = rank_players(state.score[game], state.inv_left[game], state.penalty[game], config.edition)
     return Outcome(scores=tuple(int(s) for s in state.score[game]), ranks=ranks,
                    winners=tuple(i for i in range(P) if ranks[i] == 1),
                    truncated=bool(state.truncated[game]))

@@ -1,0 +1,53 @@
+"""The agent interface shared by the CLI, tournaments and PettingZoo loops.
+
+An agent sees exactly what one player may see (RULES.md §9): the flat observation of
+:func:`pi_env.engine.observe` and the legal-action mask — never the engine state.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import numpy as np
+
+from pi_env.board import DAYTIME, Board
+
+
+class Agent(ABC):
+    """Base class of built-in agents.
+
+    Usage in a PettingZoo AEC loop::
+
+        agent.reset(num_players=4, board=board, seed=0)
+        action = agent.act(obs["observation"], obs["action_mask"])
+    """
+
+    name: str = "agent"
+
+    def reset(self, num_players: int, board: Board = DAYTIME, seed: int | None = None) -> None:
+        """Start a new game. ``seed`` seeds the agent's own randomness (ties, random moves)."""
+        self.num_players = num_players
+        self.board = board
+        self.rng = np.random.default_rng(seed)
+
+    @abstractmethod
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """Choose an action.
+
+        Args:
+            observation: ``int16[618 + 1912 * P]`` flat observation of the acting player.
+            action_mask: ``int8[1730]`` legal actions (1 = legal).
+
+        Returns:
+            A legal action id (``0..1729``).
+        """
+
+
+class RandomAgent(Agent):
+    """Uniform over legal actions (RULES.md §4)."""
+
+    name = "random"
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask)
+        return int(legal[self.rng.integers(legal.size)])

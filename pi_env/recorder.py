@@ -1,0 +1,164 @@
+"""Build a ``pi-record/1`` game record while the engine plays (RECORD.md), and replay one.
+
+:class:`Recorder` watches one game of a batch: call :meth:`Recorder.after_step` after every
+``step_inplace``. :func:`replay_with_engine` re-runs a record that carries the engine seed and checks
+every answer and layout against the engine (RECORD.md: "An engine-written record, replayed, must
+reproduce the same game state").
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterator
+
+import numpy as np
+
+from .constants import INVESTIGATE_BASE, NUM_ELEMENTS, ON_DISPLAY, SOLVE_BASE, case_index
+from .engine import GameConfig, State, init, step_inplace
+from .engine.api import is_legal
+from .errors import RecordError
+from .records_types import CLUE, INVESTIGATE, SOLVE, Event, GameRecord, RoundRecord, Rules
+
+
+def _round_from_state(state: State, game: int) -> dict:
+    P = state.num_players
+    return {
+        "first_player": int(state.first_player[game]),
+        "tile_district": tuple(int(d) for d in state.tile_district[game]),
+        "cases": {i: case_index(*(int(v) for v in state.case[game, i])) for i in range(P)},
+        "display": tuple(int(x) for x in np.flatnonzero(state.card_place[game] == ON_DISPLAY)),
+        "events": [],
+    }
+
+
+def event_from_state(state: State, game: int, index: int) -> Event:
+    """The :class:`Event` of the last step of ``game`` (its action, player and answer)."""
+    a, p = int(state.last_action[game]), int(state.last_player[game])
+    ans = state.last_answer[game]
+    if a < INVESTIGATE_BASE:
+        return Event(index=index, player=p, kind=CLUE, element=a, answer=int(ans[0]))
+    if a < SOLVE_BASE:
+        return Event(index=index, player=p, kind=INVESTIGATE, district=a - INVESTIGATE_BASE,
+                     spots=int(ans[0]), traces=int(ans[1]))
+    return Event(index=index, player=p, kind=SOLVE, case=a - SOLVE_BASE, correct=bool(ans[0]))
+
+
+class Recorder:
+    """Records game ``game`` of a batch as it is played.
+
+    Args:
+        config: the batch's rules.
+        state: the state right after :func:`pi_env.engine.init`.
+        seed: the int seed given to ``init`` (stored so a replay reproduces the deck order).
+        player_names: optional display names.
+    """
+
+    def __init__(self, config: GameConfig, state: State, seed: int | None, game: int = 0,
+                 player_names: tuple[str, ...] | None = None):
+        self.config, self.game, self.seed, self.player_names = config, game, seed, player_names
+        self._rounds: list[dict] = [_round_from_state(state, game)]
+        self._round_index = int(state.round[game])
+
+    def after_step(self, state: State) -> None:
+        """Append the event of the step just taken; start a new round record if one began."""
+        g = self.game
+        if state.last_action[g] < 0:
+            return
+        events = self._rounds[-1]["events"]
+        events.append(event_from_state(state, g, len(events)))
+        if not state.done[g] and int(state.round[g]) != self._round_index:
+            self._round_index = int(state.round[g])
+            self._rounds.append(_round_from_state(state, g))
+
+    def record(self) -> GameRecord:
+        """The game so far as a :class:`GameRecord` (every case included)."""
+        cfg = self.config
+        rules = Rules(edition=cfg.edition, mode="standard", players=cfg.num_players,
+                      rounds=cfg.num_rounds, variants=tuple(cfg.variants),
+                      investigators=tuple(cfg.investigators))
+        rounds = tuple(RoundRecord(first_player=r["first_player"], tile_district=r["tile_district"],
+                                   cases=dict(r["cases"]), display=r["display"],
+                                   events=tuple(r["events"])) for r in self._rounds)
+        return GameRecord(rules=rules, board=cfg.board, rounds=rounds, player_names=self.player_names,
+                          seed=self.seed, max_rotations=cfg.max_rotations)
+
+
+def config_of(record: GameRecord) -> GameConfig:
+    """The engine :class:`GameConfig` of a record's rules.
+
+    Raises:
+        RecordError: a mode or variant this engine version does not play.
+    """
+    rules = record.rules
+    if rules.mode != "standard":
+        raise RecordError(f"mode {rules.mode!r} cannot be replayed by the engine yet (standard only)")
+    unsupported = [v for v in rules.variants if v != "fast"]
+    if unsupported:
+        raise RecordError(f"variant {unsupported[0]!r} cannot be replayed by the engine yet")
+    return GameConfig(num_players=rules.players, edition=rules.edition, variants=rules.variants,
+                      investigators=rules.investigators,
+                      max_rotations=record.max_rotations or 60, board=record.board)
+
+
+def action_of(event: Event) -> int:
+    """The engine action id of a recorded event."""
+    if event.kind == CLUE:
+        return event.element
+    if event.kind == INVESTIGATE:
+        return INVESTIGATE_BASE + event.district
+    return SOLVE_BASE + event.case
+
+
+def replay_with_engine(record: GameRecord, on_step: Callable[[State], None] | None = None) -> State:
+    """Re-run an engine-written record (one with ``engine.seed``) and check it step by step.
+
+    Every round's first player, tiles, cases and display, and every event's player, legality and
+    answer must equal what the engine produces from the seed.
+
+    Args:
+        on_step: called with the state after every step (e.g. to compare with the original game).
+
+    Returns:
+        The final engine state (``B == 1``).
+
+    Raises:
+        RecordError: no seed, or a mismatch; the message names the round, event and reason.
+    """
+    if record.seed is None:
+        raise RecordError("the record has no engine seed: it can be checked, not re-run")
+    cfg = config_of(record)
+    state = init(cfg, 1, seed=record.seed)
+    for r, rnd in enumerate(record.rounds):
+        here = _round_from_state(state, 0)
+        if int(state.round[0]) != r or state.done[0]:
+            raise RecordError("the engine's game has no such round (the previous round "
+                              "did not end where the record says)", round_index=r)
+        if rnd.first_player != here["first_player"]:
+            raise RecordError("first player differs from the engine's for this seed", round_index=r)
+        if rnd.tile_district != here["tile_district"]:
+            raise RecordError("tiles differ from the engine's for this seed", round_index=r)
+        if rnd.display is not None and sorted(rnd.display) != sorted(here["display"]):
+            raise RecordError("display differs from the engine's for this seed", round_index=r)
+        for p, c in rnd.cases.items():
+            if here["cases"][p] != c:
+                raise RecordError(f"player {p}'s case differs from the engine's for this seed", round_index=r)
+        for ev in rnd.events:
+            if int(state.round[0]) != r or state.done[0]:
+                raise RecordError("the round had already ended", round_index=r, event_index=ev.index)
+            if ev.player != int(state.current_player[0]):
+                raise RecordError(f"player {ev.player} acts but it is player "
+                                  f"{int(state.current_player[0])}'s turn", round_index=r,
+                                  event_index=ev.index)
+            a = np.array([action_of(ev)])
+            if not is_legal(state, a)[0]:
+                raise RecordError("the action is not legal here", round_index=r, event_index=ev.index)
+            step_inplace(state, a, cfg, check=False)
+            got = event_from_state(state, 0, ev.index)
+            if (got.answer, got.spots, got.traces, got.correct) != (ev.answer, ev.spots, ev.traces, ev.correct):
+                raise RecordError(f"the recorded answer differs from the engine's ({got})",
+                                  round_index=r, event_index=ev.index)
+            if on_step is not None:
+                on_step(state)
+    return state
+
+
+__all__ = ["Recorder", "replay_with_engine", "config_of", "action_of", "event_from_state"]

@@ -1,0 +1,212 @@
+"""Text rendering of a game (RULES.md §2, §9): ``render_text(state, config, game, viewer)``.
+
+The board is drawn district by district in its printed rows (``board.positions``): each district's
+suspect and evidence tile (``-`` for a blank), every player's markers on its tiles and the
+investigators placed there; then the display, the cards in front of each player, scores and flags,
+the last action and whose turn it is.
+
+Players are lettered ``A B C D E`` (``player_0`` = ``A``). A marker is written ``A:S`` (a spot of
+player A) or ``B:T`` (a trace of player B); an investigator is written ``C 1S0T`` (player C's
+investigator answered one spot and no trace).
+
+Information (RULES.md §9): with ``viewer=None`` (a spectator) no case is shown at all; with
+``viewer=p`` the rendering adds the case ``p`` holds (player ``p+1``'s) and nothing else hidden, so
+it never shows ``p``'s own case.
+"""
+
+from __future__ import annotations
+
+from .actions import action_name
+from .constants import (ANSWER_NAMES, CASE_TRIPLES, IN_DISCARD, IN_FRONT, INVESTIGATE_BASE,
+                        NUM_CASES, NUM_DISTRICTS, ON_DISPLAY, SOLVE_BASE, TYPE_NAMES, TYPE_OFFSETS)
+from .engine.state import GameConfig, State
+from .errors import PIError
+from .names import element_names
+
+PLAYER_LETTERS = "ABCDE"
+
+
+def _letter(p: int) -> str:
+    return f"{PLAYER_LETTERS[p]}"
+
+
+def _case_text(case: int, names: tuple[str, ...]) -> str:
+    s, e, l = (int(v) for v in CASE_TRIPLES[case])
+    return f"{names[s]} / {names[TYPE_OFFSETS[1] + e]} / {names[TYPE_OFFSETS[2] + l]}"
+
+
+def answer_text(action: int, answer: "tuple[int, int]") -> str:
+    """Readable answer to ``action``: ``"spot"``/``"trace"``/``"nothing"`` for a clue,
+    ``"1 spot, 2 traces"`` for an investigator, ``"correct"``/``"wrong"`` for a solve."""
+    a = int(action)
+    if a < INVESTIGATE_BASE:
+        return ANSWER_NAMES[int(answer[0])]
+    if a < SOLVE_BASE:
+        s, t = int(answer[0]), int(answer[1])
+        return f"{s} spot{'' if s == 1 else 's'}, {t} trace{'' if t == 1 else 's'}"
+    return "correct" if int(answer[0]) == 1 else "wrong"
+
+
+def _table(rows: list[list[str]], indent: str) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return [(indent + "  ".join(c.ljust(w) for c, w in zip(r, widths))).rstrip() for r in rows]
+
+
+def render_text(state: State, config: GameConfig, game: int = 0, viewer: int | None = None) -> str:
+    """A readable text picture of game ``game`` of ``state``.
+
+    Args:
+        state: a batch of games.
+        config: the batch's rules options (gives the board and edition).
+        game: which game of the batch.
+        viewer: ``None`` for a spectator (no case shown), or the player whose view to draw (adds
+            the case it holds, player ``viewer+1``'s, and never its own).
+
+    Returns:
+        A multi-line string (no trailing newline).
+
+    Raises:
+        PIError: ``game`` or ``viewer`` out of range.
+
+    Example:
+        >>> from pi_env.engine import GameConfig, init
+        >>> cfg = GameConfig(num_players=3)
+        >>> print(render_text(init(cfg, 1, seed=0), cfg).splitlines()[0])
+        P.I. (second edition, 3 players): round 1/3, rotation 0, tier 0, turn 0
+    """
+    b = int(game)
+    if not 0 <= b < state.batch_size:
+        raise PIError(f"game must be 0..{state.batch_size - 1}, got {game!r}")
+    P = state.num_players
+    if viewer is not None and not 0 <= int(viewer) < P:
+        raise PIError(f"viewer must be None or 0..{P - 1}, got {viewer!r}")
+    board = config.board
+    names = element_names(board)
+    rounds = config.num_rounds
+    done = bool(state.done[b])
+    lines: list[str] = []
+    shown_round = min(int(state.round[b]) + 1, rounds)
+    lines.append(f"P.I. ({config.edition} edition, {P} players): round {shown_round}/{rounds}, "
+                 f"rotation {int(state.rotation[b])}, tier {int(state.tier[b])}, turn {int(state.turn[b])}")
+    fp = int(state.first_player[b])
+    if done:
+        lines.append("Game over.")
+    else:
+        cp = int(state.current_player[b])
+        lines.append(f"To move: {_letter(cp)} (player_{cp}); first player this round: "
+                     f"{_letter(fp)} (player_{fp})")
+    lines.append("Markers: " + ", ".join(f"{_letter(i)} = player_{i}" for i in range(P))
+                 + "; S = spot, T = trace; investigators show spots/traces answered.")
+
+    # Board, row by row.
+    lines.append("")
+    lines.append("Board")
+    spot, trace = state.spot[b], state.trace[b]
+
+    def markers(x: int) -> str:
+        out = []
+        for i in range(P):
+            if spot[i, x]:
+                out.append(f"{_letter(i)}:S")
+            if trace[i, x]:
+                out.append(f"{_letter(i)}:T")
+        return " ".join(out)
+
+    def tile(e: int) -> str:
+        if e < 0:
+            return "-"
+        m = markers(e)
+        return f"{names[e]} {m}" if m else names[e]
+
+    invs: list[list[str]] = [[] for _ in range(NUM_DISTRICTS)]
+    for i in range(P):
+        for k in range(int(state.inv_count[b, i])):
+            d = int(state.inv_district[b, i, k])
+            s, t = int(state.inv_answer[b, i, k, 0]), int(state.inv_answer[b, i, k, 1])
+            text = f"{_letter(i)} {s}S{t}T"
+            skipped = [TYPE_NAMES[ty] for ty in range(3) if state.inv_suppressed[b, i, k, ty]]
+            if skipped:
+                text += f" ({', '.join(skipped)} not counted)"
+            invs[d].append(text)
+    pos = board.positions
+    row_of = [int(round(float(pos[d, 1]))) for d in range(NUM_DISTRICTS)]
+    order = sorted(range(NUM_DISTRICTS), key=lambda d: (row_of[d], float(pos[d, 0]), d))
+    table = [["district", "suspect", "evidence", "location", "investigators"]]
+    row_breaks = []
+    prev = None
+    for d in order:
+        if row_of[d] != prev:
+            row_breaks.append(len(table))
+            prev = row_of[d]
+        loc = TYPE_OFFSETS[2] + d
+        table.append([board.districts[d], tile(int(state.district_tile[b, d, 0])),
+                      tile(int(state.district_tile[b, d, 1])), markers(loc) or ".",
+                      ", ".join(invs[d])])
+    rendered = _table(table, "  ")
+    lines.append(rendered[0])
+    for n, text in enumerate(rendered[1:], start=1):
+        if n in row_breaks:
+            lines.append(f"  row {row_of[order[n - 1]]}")
+        lines.append(text)
+
+    # Cards.
+    place = state.card_place[b]
+    display = [names[x] for x in range(len(names)) if place[x] == ON_DISPLAY]
+    lines.append("")
+    lines.append(f"Display ({len(display)}): " + (", ".join(display) if display else "(empty)"))
+    lines.append(f"Deck: {int(state.deck_size[b])} cards; discard pile: "
+                 f"{int((place == IN_DISCARD).sum())} cards; in front of players: "
+                 f"{int((place == IN_FRONT).sum())} cards")
+
+    # Players.
+    lines.append("")
+    lines.append("Players")
+    for i in range(P):
+        flags = []
+        if state.attempted[b, i]:
+            flags.append("attempted")
+        if state.solved[b, i]:
+            flags.append("solved")
+        tag = ""
+        if not done and i == int(state.current_player[b]):
+            tag = "  <- to move"
+        lines.append(f"  {_letter(i)} player_{i}: score {int(state.score[b, i])}, investigators left "
+                     f"{int(state.inv_left[b, i])}" + (f", {', '.join(flags)}" if flags else "") + tag)
+        front = [names[x] for x in range(len(names)) if state.front[b, i, x]]
+        if front:
+            lines.append(f"      in front: {', '.join(front)}")
+        sc = int(state.solved_case[b, i])
+        if sc >= 0:
+            lines.append(f"      solved: {_case_text(sc, names)}")
+        failed = [c for c in range(NUM_CASES) if state.failed[b, i, c]] if state.attempted[b, i] else []
+        if failed:
+            lines.append(f"      failed: {'; '.join(_case_text(c, names) for c in failed)}")
+
+    la = int(state.last_action[b])
+    if la >= 0:
+        lp = int(state.last_player[b])
+        ans = answer_text(la, (int(state.last_answer[b, 0]), int(state.last_answer[b, 1])))
+        lines.append("")
+        lines.append(f"Last action: {_letter(lp)} (player_{lp}) {action_name(la, board)} -> {ans}")
+
+    if viewer is not None:
+        v = int(viewer)
+        h = (v + 1) % P
+        c = state.case[b, h]
+        held = (f"{names[int(c[0])]} / {names[TYPE_OFFSETS[1] + int(c[1])]} / "
+                f"{names[TYPE_OFFSETS[2] + int(c[2])]}")
+        lines.append("")
+        lines.append(f"Held case (player_{v} holds player_{h}'s case): {held}")
+
+    if done:
+        from .engine.api import outcome
+        res = outcome(state, config, b)
+        lines.append("")
+        lines.append("Final scores: " + ", ".join(f"player_{i} {s}" for i, s in enumerate(res.scores))
+                     + "; winner" + ("s" if len(res.winners) > 1 else "") + ": "
+                     + ", ".join(f"player_{i}" for i in res.winners)
+                     + ("; a round was ended by the rotation limit" if res.truncated else ""))
+    return "\n".join(lines)
+
+
+__all__ = ["render_text", "answer_text", "PLAYER_LETTERS"]

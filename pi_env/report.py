@@ -1,0 +1,76 @@
+"""Human-readable turn logs, round results and standings of a record (used by ``pi-env play`` and
+``pi-env replay``, so both print exactly the same thing), and their JSON form."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .actions import case_name
+from .constants import ANSWER_NAMES
+from .names import element_name
+from .records_types import CLUE, INVESTIGATE, Event, GameRecord
+from .scoring import RecordScores
+
+
+def player_label(record: GameRecord, p: int, agents: tuple[str, ...] | None = None) -> str:
+    """``"Ann"`` / ``"P2 (deducer)"`` / ``"P2"``."""
+    if record.player_names:
+        return record.player_names[p]
+    return f"P{p} ({agents[p]})" if agents else f"P{p}"
+
+
+def event_text(ev: Event, record: GameRecord) -> tuple[str, str]:
+    """(action, answer) texts of an event, e.g. ``("clue Pinky", "trace")``."""
+    board = record.board
+    if ev.kind == CLUE:
+        return f"clue {element_name(ev.element, board)}", ANSWER_NAMES[ev.answer]
+    if ev.kind == INVESTIGATE:
+        return (f"investigate {board.districts[ev.district]}",
+                f"{ev.spots} spot{'s' * (ev.spots != 1)}, {ev.traces} trace{'s' * (ev.traces != 1)}")
+    return f"solve {case_name(ev.case, board)}", "correct" if ev.correct else "wrong"
+
+
+def report_lines(record: GameRecord, scores: RecordScores, agents: tuple[str, ...] | None = None,
+                 turns: bool = True) -> list[str]:
+    """The turn log (if ``turns``), each round's result and the final standings with tiebreaks."""
+    n = record.rules.players
+    lines = []
+    label = [player_label(record, p, agents) for p in range(n)]
+    width = max(len(s) for s in label)
+    for r, rnd in enumerate(record.rounds):
+        lines.append(f"Round {r + 1} (first player {label[rnd.first_player]})")
+        if turns:
+            for ev, info in zip(rnd.events, scores.events[r]):
+                action, answer = event_text(ev, record)
+                delta = f"  ({info.delta:+d})" if info.delta else ""
+                lines.append(f"  rot {info.rotation + 1:>2}  {label[ev.player]:<{width}}  {action:<48} -> {answer}{delta}")
+        pts = ", ".join(f"{label[p]} {scores.round_points[r][p]:+d}" for p in range(n))
+        lines.append(f"Round {r + 1} result: {pts}")
+    lines.append("Final standings:")
+    order = sorted(range(n), key=lambda p: (scores.ranks[p], p))
+    for p in order:
+        tied = [q for q in range(n) if q != p and scores.scores[q] == scores.scores[p]]
+        note = ""
+        if tied:
+            note = f"  (tiebreak: {scores.investigators_left[p]} investigators left"
+            if record.rules.edition == "first":
+                note += f", {scores.penalty[p]} penalty points"
+            note += ")"
+        lines.append(f"  {scores.ranks[p]}. {label[p]:<{width}}  {scores.scores[p]:>4} points{note}")
+    return lines
+
+
+def report_json(record: GameRecord, scores: RecordScores) -> dict[str, Any]:
+    """The same report for machines: rounds with events (player, action, answer, rotation, tier,
+    delta) and points, and the final scores, penalty points, investigators left and ranks."""
+    rounds = []
+    for r, rnd in enumerate(record.rounds):
+        events = []
+        for ev, info in zip(rnd.events, scores.events[r]):
+            action, answer = event_text(ev, record)
+            events.append({"index": ev.index, "player": ev.player, "action": action, "answer": answer,
+                           "rotation": info.rotation + 1, "tier": info.tier, "delta": info.delta})
+        rounds.append({"round": r + 1, "first_player": rnd.first_player, "events": events,
+                       "points": list(scores.round_points[r])})
+    return {"rounds": rounds, "scores": list(scores.scores), "penalty": list(scores.penalty),
+            "investigators_left": list(scores.investigators_left), "ranks": list(scores.ranks)}

@@ -1,0 +1,503 @@
+"""Tests of pi_env.records: reading, validating and writing pi-record/1 (RECORD.md).
+
+Hand-worked answers use the daytime board (RULES.md §2) and the layout of ``_doc()`` below:
+
+    suspect tiles:  Shorty Lakeside, Doc Forest Park, Rusty Little Italy, Bubbles Trocadero,
+                    Frenchy Ocean Drive, Maurice China Town, Pop Central Station, Dutch Main Street,
+                    Knuckles Road House, Pinky Union Square, Queenie Downtown, Earl Rick's Café;
+                    Waterfront and Skid Row blank.
+    evidence tiles: Murder Ocean Drive, Mob Killing China Town, Bank Job Central Station,
+                    Blackmail Main Street, Police Corruption Road House, Forgery Union Square,
+                    Kidnapping Downtown, Jewellery Heist Rick's Café, Smuggling Waterfront,
+                    Protection Racket Skid Row; Lakeside .. Trocadero blank.
+    cases:          player 0 (Doc, Forgery, Waterfront), player 1 (Pinky, Murder, Lakeside),
+                    player 2 (Shorty, Smuggling, Downtown).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from pi_env.board import DAYTIME
+from pi_env.constants import (EVIDENCE_NAMES, NOTHING, SPOT, SUSPECT_NAMES, TRACE, case_index)
+from pi_env.errors import RecordError
+from pi_env.records import (clue_answer, investigate_answer, load_record, record_to_dict,
+                            suppression, tile_element, write_record)
+from pi_env.records_types import Event, Rules
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+FIXTURES = sorted((SHARED / "fixtures" / "solver").glob("*.record.json"))
+
+D = {name: i for i, name in enumerate(DAYTIME.districts)}  # district ids
+S = {name: i for i, name in enumerate(SUSPECT_NAMES)}  # suspect element ids 0..11
+E = {name: 12 + i for i, name in enumerate(EVIDENCE_NAMES)}  # evidence element ids 12..21
+L = {name: 22 + i for i, name in enumerate(DAYTIME.districts)}  # location element ids 22..35
+
+
+def _doc(events=(), players=3, **round_extra):
+    """A 3-player record on the daytime board with the layout of the module docstring."""
+    districts = list(DAYTIME.districts)
+    suspects = {d: (SUSPECT_NAMES[i] if i < 12 else None) for i, d in enumerate(districts)}
+    evidence = {d: (EVIDENCE_NAMES[i - 4] if i >= 4 else None) for i, d in enumerate(districts)}
+    rnd = {
+        "first_player": 0,
+        "tiles": {"suspect": suspects, "evidence": evidence},
+        "cases": {"0": {"suspect": "Doc", "evidence": "Forgery", "location": "Waterfront"},
+                  "1": {"suspect": "Pinky", "evidence": "Murder", "location": "Lakeside"},
+                  "2": {"suspect": "Shorty", "evidence": "Smuggling", "location": "Downtown"}},
+        "events": list(events),
+    }
+    rnd.update(round_extra)
+    return {"format": "pi-record/1", "rules": {"players": players}, "board": "daytime", "rounds": [rnd]}
+
+
+TILES = load_record(_doc()).rounds[0].tile_district
+ADJ = DAYTIME.adjacency
+CASE0 = case_index(S["Doc"], E["Forgery"] - 12, D["Waterfront"])
+CASE1 = case_index(S["Pinky"], E["Murder"] - 12, D["Lakeside"])
+CASE2 = case_index(S["Shorty"], E["Smuggling"] - 12, D["Downtown"])
+
+
+def _reject(doc) -> str:
+    with pytest.raises(RecordError) as info:
+        load_record(doc)
+    return str(info.value)
+
+
+# ---------------------------------------------------------------------------- fixtures
+
+
+@pytest.mark.skipif(not FIXTURES, reason="shared fixtures not found")
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
+def test_fixture_loads_and_round_trips(path):
+    record = load_record(path)
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    assert load_record(doc) == record
+    assert record.rules.players == doc["rules"]["players"]
+    assert len(record.rounds[0].events) == len(doc["rounds"][0]["events"])
+    canonical = record_to_dict(record)
+    assert canonical["board"] == "daytime"
+    assert load_record(canonical) == record
+    assert record_to_dict(load_record(canonical)) == canonical
+
+
+@pytest.mark.skipif(not FIXTURES, reason="shared fixtures not found")
+def test_fixture_3p_seed100_values():
+    path = SHARED / "fixtures" / "solver" / "3p_seed100.record.json"
+    record = load_record(path)
+    assert record.rules == Rules(players=3, investigators=(5, 5, 5))
+    rnd = record.rounds[0]
+    assert rnd.cases[2] == case_index(S["Pop"], E["Jewellery Heist"] - 12, D["Central Station"])
+    assert rnd.tile_district[S["Queenie"]] == D["Lakeside"]
+    assert rnd.tile_district[E["Murder"]] == D["Waterfront"]
+    assert rnd.tile_district[L["Skid Row"]] == D["Skid Row"]
+    assert rnd.events[0] == Event(index=0, player=0, kind="investigate", district=D["Downtown"],
+                                  spots=0, traces=1)
+    assert rnd.events[2] == Event(index=2, player=2, kind="solve", correct=False,
+                                  case=case_index(S["Pop"], E["Bank Job"] - 12, D["Waterfront"]))
+    assert rnd.events[14] == Event(index=14, player=2, kind="clue", element=S["Pop"], answer=SPOT)
+
+
+@pytest.mark.skipif(not FIXTURES, reason="shared fixtures not found")
+def test_fixture_suppression_derived():
+    # 4p_seed202: player 3 got a spot on the Lakeside clue (event 7), then investigates Lakeside
+    # (event 27); the fixture's (0, 0) is consistent with its case only with the location suppressed.
+    record = load_record(SHARED / "fixtures" / "solver" / "4p_seed202.record.json")
+    ev = record.rounds[0].events[27]
+    assert (ev.kind, ev.suppressed, ev.spots, ev.traces) == ("investigate", (False, False, True), 0, 0)
+
+
+# ---------------------------------------------------------------------------- answer rules
+
+
+def test_tile_element():
+    assert tile_element(TILES, D["Lakeside"], 0) == S["Shorty"]
+    assert tile_element(TILES, D["Lakeside"], 1) == -1
+    assert tile_element(TILES, D["Waterfront"], 0) == -1
+    assert tile_element(TILES, D["Waterfront"], 1) == E["Smuggling"]
+    assert tile_element(TILES, D["Waterfront"], 2) == L["Waterfront"]
+
+
+def test_clue_answer_by_hand():
+    # Player 1's case: Pinky (Union Square), Murder (Ocean Drive), Lakeside.
+    # Lakeside's neighbours: Forest Park, Trocadero, Little Italy.
+    assert clue_answer(TILES, CASE1, L["Lakeside"], ADJ) == SPOT
+    assert clue_answer(TILES, CASE1, L["Trocadero"], ADJ) == TRACE
+    assert clue_answer(TILES, CASE1, L["Forest Park"], ADJ) == TRACE
+    assert clue_answer(TILES, CASE1, L["Little Italy"], ADJ) == TRACE
+    assert clue_answer(TILES, CASE1, L["Skid Row"], ADJ) == NOTHING
+    assert clue_answer(TILES, CASE1, L["Ocean Drive"], ADJ) == NOTHING
+    assert clue_answer(TILES, CASE1, S["Pinky"], ADJ) == SPOT
+    assert clue_answer(TILES, CASE1, S["Queenie"], ADJ) == TRACE  # Downtown – Union Square
+    assert clue_answer(TILES, CASE1, S["Earl"], ADJ) == NOTHING  # Rick's Café, not next to Union Square
+    assert clue_answer(TILES, CASE1, E["Blackmail"], ADJ) == TRACE  # Main Street – Ocean Drive
+    assert clue_answer(TILES, CASE1, E["Bank Job"], ADJ) == NOTHING  # Central Station
+    assert clue_answer(TILES, CASE1, E["Murder"], ADJ) == SPOT
+
+
+def test_investigate_answer_by_hand():
+    none = (False, False, False)
+    # Player 1: Pinky in Union Square, Murder in Ocean Drive, location Lakeside.
+    assert investigate_answer(TILES, CASE1, D["Lakeside"], none, ADJ) == (1, 0)
+    assert investigate_answer(TILES, CASE1, D["Trocadero"], none, ADJ) == (0, 2)
+    assert investigate_answer(TILES, CASE1, D["Forest Park"], none, ADJ) == (0, 2)
+    assert investigate_answer(TILES, CASE1, D["Downtown"], none, ADJ) == (0, 1)
+    assert investigate_answer(TILES, CASE1, D["Skid Row"], none, ADJ) == (0, 0)
+    # Player 0: Doc in Forest Park, Forgery in Union Square, location Waterfront.
+    assert investigate_answer(TILES, CASE0, D["Union Square"], none, ADJ) == (1, 1)
+    assert investigate_answer(TILES, CASE0, D["Downtown"], none, ADJ) == (0, 2)
+    assert investigate_answer(TILES, CASE0, D["Trocadero"], none, ADJ) == (0, 1)
+    # Player 2: Shorty in Lakeside, Smuggling in Waterfront, location Downtown.
+    assert investigate_answer(TILES, CASE2, D["Waterfront"], none, ADJ) == (1, 1)
+    assert investigate_answer(TILES, CASE2, D["Waterfront"], (False, True, False), ADJ) == (0, 1)
+    assert investigate_answer(TILES, CASE2, D["Waterfront"], (False, True, True), ADJ) == (0, 0)
+    assert investigate_answer(TILES, CASE2, D["Downtown"], none, ADJ) == (1, 1)
+    assert investigate_answer(TILES, CASE2, D["Forest Park"], none, ADJ) == (0, 1)
+    assert investigate_answer(TILES, CASE2, D["Forest Park"], (True, False, False), ADJ) == (0, 0)
+
+
+def test_suppression_function():
+    marked = {E["Smuggling"], S["Doc"]}
+    assert suppression(TILES, marked, D["Waterfront"]) == (False, True, False)
+    assert suppression(TILES, marked, D["Forest Park"]) == (True, False, False)
+    assert suppression(TILES, marked, D["Lakeside"]) == (False, False, False)
+    assert suppression(TILES, {L["Skid Row"]}, D["Skid Row"]) == (False, False, True)
+
+
+# ---------------------------------------------------------------------------- suppression in records
+
+SUPPRESSION_EVENTS = [
+    {"player": 2, "clue": "Smuggling", "answer": "spot"},          # 0: p2 marker on Smuggling (Waterfront)
+    {"player": 0, "clue": "Waterfront", "answer": "spot"},         # 1: p0 marker on Waterfront location
+    {"player": 2, "investigate": "Waterfront", "spots": 0, "traces": 1},   # 2: evidence suppressed
+    {"player": 0, "investigate": "Waterfront", "spots": 0, "traces": 1},   # 3: location suppressed
+    {"player": 1, "investigate": "Waterfront", "spots": 0, "traces": 1},   # 4: nothing suppressed
+    {"player": 1, "clue": "Kidnapping", "answer": "nothing"},     # 5: nothing -> no marker
+    {"player": 1, "investigate": "Downtown", "spots": 0, "traces": 1},     # 6: nothing suppressed
+    {"player": 2, "clue": "Doc", "answer": "trace"},               # 7: p2 marker on Doc (Forest Park)
+    {"player": 2, "investigate": "Forest Park", "spots": 0, "traces": 0},  # 8: suspect suppressed
+]
+
+
+@pytest.mark.parametrize("with_cases", [True, False])
+def test_suppression_derived(with_cases):
+    doc = _doc(SUPPRESSION_EVENTS)
+    if not with_cases:
+        del doc["rounds"][0]["cases"]
+    events = load_record(doc).rounds[0].events
+    assert [e.suppressed for e in events] == [
+        (False, False, False), (False, False, False),
+        (False, True, False), (False, False, True), (False, False, False),
+        (False, False, False), (False, False, False),
+        (False, False, False), (True, False, False)]
+    assert events[8] == Event(index=8, player=2, kind="investigate", district=D["Forest Park"],
+                              spots=0, traces=0, suppressed=(True, False, False))
+
+
+def test_suppression_changes_expected_answer():
+    # Without the suppression, p2 in Forest Park would get a trace (Shorty in next-door Lakeside).
+    events = copy.deepcopy(SUPPRESSION_EVENTS)
+    events[8]["traces"] = 1
+    assert _reject(_doc(events)) == (
+        "round 1, event 8: answer 0 spots and 1 trace contradicts player 2's case "
+        "(expected 0 spots and 0 traces)")
+
+
+def test_markers_do_not_carry_over_rounds():
+    doc = _doc([{"player": 2, "clue": "Smuggling", "answer": "spot"}])
+    second = copy.deepcopy(doc["rounds"][0])
+    second["first_player"] = 1
+    second["events"] = [{"player": 2, "investigate": "Waterfront", "spots": 1, "traces": 1}]
+    doc["rounds"].append(second)
+    record = load_record(doc)
+    assert record.rounds[1].events[0].suppressed == (False, False, False)
+
+
+# ---------------------------------------------------------------------------- accepted input
+
+
+def test_defaults_and_aliases():
+    doc = _doc([{"player": 1, "clue": "trocadero", "answer": "cube"},
+                {"player": 2, "clue": "SMUGGLING", "answer": "disc"},
+                {"player": 0, "clue": "ricks cafe", "answer": "none"},
+                {"player": 0, "solve": ["doc", "forgery", "waterfront"], "correct": True}])
+    record = load_record(doc)
+    assert record.rules == Rules(edition="second", mode="standard", players=3, rounds=3, variants=(),
+                                 investigators=(5, 5, 5))
+    assert record.player_names is None
+    assert [(e.element, e.answer) for e in record.rounds[0].events[:3]] == [
+        (L["Trocadero"], TRACE), (E["Smuggling"], SPOT), (L["Rick's Café"], NOTHING)]
+    assert record.rounds[0].events[3].case == CASE0
+    assert record.rounds[0].events[3].correct is True
+
+
+def test_rules_defaults_by_mode():
+    duel = _doc(players=2)
+    duel["rules"] = {"mode": "duel"}
+    del duel["rounds"][0]["cases"]["2"]
+    assert load_record(duel).rules == Rules(mode="duel", players=2, rounds=3, investigators=(2, 2))
+    fast = _doc()
+    fast["rules"] = {"players": 3, "variants": ["Fast", "nick of time"]}
+    assert load_record(fast).rules == Rules(players=3, rounds=2, variants=("fast", "nick-of-time"),
+                                            investigators=(5, 5, 5))
+
+
+def test_round_trip_with_names_display_and_custom_board(tmp_path):
+    ring = [f"D{i}" for i in range(14)]
+    board = {"districts": ring, "adjacency": [[ring[i], ring[(i + 1) % 14]] for i in range(14)]}
+    doc = _doc([{"player": 1, "clue": "D1", "answer": "trace"},
+                {"player": 0, "investigate": "D12", "spots": 1, "traces": 0}],
+               display=["Pinky", "Murder", "D3"])
+    doc["board"] = board
+    doc["players"] = ["Ann", "Ben", "Cleo"]
+    rnd = doc["rounds"][0]
+    for layer in ("suspect", "evidence"):
+        rnd["tiles"][layer] = {ring[i]: v for i, v in enumerate(rnd["tiles"][layer].values())}
+    rnd["cases"] = {"0": {"suspect": "Doc", "evidence": "Forgery", "location": "D12"},
+                    "1": {"suspect": "Pinky", "evidence": "Murder", "location": "D0"}}
+    record = load_record(doc)
+    assert record.board.districts == tuple(ring)
+    assert record.player_names == ("Ann", "Ben", "Cleo")
+    assert record.rounds[0].display == (S["Pinky"], E["Murder"], 22 + 3)
+    out = record_to_dict(record)
+    assert out["board"]["districts"] == ring
+    assert load_record(out) == record
+    path = write_record(record, tmp_path / "game.json")
+    assert load_record(path) == record
+    assert json.loads(path.read_text(encoding="utf-8")) == out
+
+
+def test_record_to_dict_canonical_form():
+    record = load_record(_doc([{"player": 1, "clue": "Trocadero", "answer": "cube"}]))
+    out = record_to_dict(record)
+    assert out["format"] == "pi-record/1"
+    assert out["rules"] == {"edition": "second", "mode": "standard", "players": 3, "rounds": 3,
+                            "variants": [], "investigators": [5, 5, 5]}
+    assert out["board"] == "daytime"
+    assert "players" not in out and "display" not in out["rounds"][0]
+    assert out["rounds"][0]["tiles"]["suspect"]["Skid Row"] is None
+    assert out["rounds"][0]["tiles"]["evidence"]["Rick's Café"] == "Jewellery Heist"
+    assert out["rounds"][0]["cases"]["1"] == {"suspect": "Pinky", "evidence": "Murder", "location": "Lakeside"}
+    assert out["rounds"][0]["events"] == [{"player": 1, "clue": "Trocadero", "answer": "trace"}]
+
+
+def test_nothing_card_reselect_allowed_without_display():
+    # Without a display the record does not model the clue cards (decision documented in records.py).
+    events = [{"player": 1, "clue": "Ocean Drive", "answer": "nothing"},
+              {"player": 2, "clue": "Ocean Drive", "answer": "nothing"}]
+    assert len(load_record(_doc(events)).rounds[0].events) == 2
+
+
+# ---------------------------------------------------------------------------- rejections
+
+
+def test_reject_bad_format():
+    doc = _doc()
+    doc["format"] = "pi-record/2"
+    assert _reject(doc) == "format must be 'pi-record/1', got 'pi-record/2'"
+
+
+def test_reject_unknown_name_with_suggestion():
+    doc = _doc([{"player": 1, "clue": "Pinkey", "answer": "trace"}])
+    assert _reject(doc) == ("round 1, event 0: clue: unknown suspect, evidence or location 'Pinkey'; "
+                            "did you mean 'Pinky'?")
+
+
+def test_reject_unknown_answer_word():
+    doc = _doc([{"player": 1, "clue": "Pinky", "answer": "maybe"}])
+    assert _reject(doc).startswith("round 1, event 0: clue: unknown answer 'maybe'")
+
+
+def test_reject_wrong_type_name_in_tiles():
+    doc = _doc()
+    doc["rounds"][0]["tiles"]["suspect"]["Waterfront"] = "Murder"
+    assert _reject(doc) == "round 1: tiles.suspect['Waterfront']: 'Murder' is evidence, expected a suspect"
+
+
+def test_reject_wrong_type_in_solve():
+    doc = _doc([{"player": 0, "solve": ["Forgery", "Doc", "Waterfront"], "correct": False}])
+    assert _reject(doc) == "round 1, event 0: solve[0]: 'Forgery' is evidence, expected a suspect"
+
+
+def test_reject_duplicate_tile():
+    doc = _doc()
+    doc["rounds"][0]["tiles"]["suspect"]["Waterfront"] = "Pinky"
+    assert _reject(doc) == "round 1: tiles.suspect: 'Pinky' is on two tiles ('Union Square' and 'Waterfront')"
+
+
+def test_reject_missing_district():
+    doc = _doc()
+    del doc["rounds"][0]["tiles"]["evidence"]["Skid Row"]
+    assert _reject(doc) == ("round 1: tiles.evidence: missing district 'Skid Row' "
+                            "(every district needs its tile, null for a blank)")
+
+
+def test_reject_element_without_tile():
+    doc = _doc()
+    doc["rounds"][0]["tiles"]["suspect"]["Rick's Café"] = None
+    assert _reject(doc) == "round 1: tiles.suspect: 'Earl' has no tile (each suspect is on exactly one tile)"
+
+
+def test_reject_district_given_twice():
+    doc = _doc()
+    doc["rounds"][0]["tiles"]["suspect"]["lakeside"] = None
+    assert _reject(doc) == "round 1: tiles.suspect: district 'Lakeside' given twice ('Lakeside' and 'lakeside')"
+
+
+def test_reject_non_disjoint_cases():
+    doc = _doc()
+    doc["rounds"][0]["cases"]["2"]["suspect"] = "Doc"
+    assert _reject(doc) == ("round 1: cases: players 0 and 2 both have suspect 'Doc'; the players' cases "
+                            "are pairwise disjoint (RULES.md §3)")
+
+
+def test_reject_answer_contradicting_case():
+    doc = _doc([{"player": 1, "clue": "Trocadero", "answer": "trace"},
+                {"player": 1, "clue": "Skid Row", "answer": "trace"}])
+    assert _reject(doc) == "round 1, event 1: answer 'trace' contradicts player 1's case (expected 'nothing')"
+
+
+def test_reject_investigation_contradicting_case():
+    doc = _doc([{"player": 0, "investigate": "Union Square", "spots": 0, "traces": 2}])
+    assert _reject(doc) == ("round 1, event 0: answer 0 spots and 2 traces contradicts player 0's case "
+                            "(expected 1 spot and 1 trace)")
+
+
+def test_reject_solve_contradicting_case():
+    doc = _doc([{"player": 2, "solve": ["Shorty", "Smuggling", "Waterfront"], "correct": True}])
+    assert _reject(doc) == ("round 1, event 0: solve marked correct contradicts player 2's case "
+                            "(expected incorrect)")
+
+
+def test_reject_solve_after_correct_solve():
+    doc = _doc([{"player": 0, "solve": ["Doc", "Forgery", "Waterfront"], "correct": True},
+                {"player": 1, "clue": "Lakeside", "answer": "spot"},
+                {"player": 0, "solve": ["Doc", "Forgery", "Waterfront"], "correct": True}])
+    assert _reject(doc) == ("round 1, event 2: solve by a player who already solved: player 0 solved its "
+                            "case at event 0 and takes no more turns this round")
+
+
+def test_reject_clue_after_correct_solve_even_without_cases():
+    doc = _doc([{"player": 0, "solve": ["Doc", "Forgery", "Waterfront"], "correct": True},
+                {"player": 0, "clue": "Lakeside", "answer": "nothing"}])
+    del doc["rounds"][0]["cases"]
+    assert _reject(doc).startswith("round 1, event 1: clue by a player who already solved")
+
+
+def test_reject_second_investigator_in_district():
+    doc = _doc([{"player": 1, "investigate": "Lakeside", "spots": 1, "traces": 0},
+                {"player": 2, "investigate": "Lakeside", "spots": 1, "traces": 0},
+                {"player": 1, "investigate": "lakeside", "spots": 1, "traces": 0}])
+    assert _reject(doc) == ("round 1, event 2: second investigator of player 1 in 'Lakeside' this round "
+                            "(first at event 0; RULES.md §4.2)")
+
+
+def test_reject_too_many_investigators():
+    doc = _doc([{"player": 1, "investigate": "Lakeside", "spots": 1, "traces": 0},
+                {"player": 1, "investigate": "Trocadero", "spots": 0, "traces": 2}])
+    doc["rules"]["investigators"] = [5, 1, 5]
+    assert _reject(doc) == ("round 1, event 1: too many investigators: player 1 has none left "
+                            "(started the round with 1; RULES.md §4.2)")
+
+
+def test_investigators_are_spent_for_the_game():
+    doc = _doc([{"player": 1, "investigate": "Lakeside", "spots": 1, "traces": 0}])
+    doc["rules"]["investigators"] = [5, 2, 5]
+    second = copy.deepcopy(doc["rounds"][0])
+    second["first_player"] = 1
+    doc["rounds"].append(second)
+    assert len(load_record(doc).rounds) == 2  # 1 + 1 of 2
+    third = copy.deepcopy(second)
+    third["first_player"] = 2
+    doc["rounds"].append(third)
+    assert _reject(doc) == ("round 3, event 0: too many investigators: player 1 has none left "
+                            "(started the round with 0; RULES.md §4.2)")
+
+
+def test_reject_reselecting_card_answered_nothing():
+    events = [{"player": 1, "clue": "Skid Row", "answer": "nothing"},
+              {"player": 2, "clue": "Pinky", "answer": "nothing"},
+              {"player": 2, "clue": "skid row", "answer": "nothing"}]
+    doc = _doc(events, display=["Skid Row", "Pinky", "Murder", "Doc", "Lakeside", "Forgery", "Pop",
+                                "Earl", "Downtown"])
+    assert _reject(doc) == ("round 1, event 2: clue card 'Skid Row' was answered 'nothing' at event 0 and "
+                            "is out of circulation for the round (RULES.md §4.1)")
+
+
+def test_reject_spots_plus_traces_over_three():
+    doc = _doc([{"player": 1, "investigate": "Lakeside", "spots": 2, "traces": 2}])
+    assert _reject(doc) == ("round 1, event 0: investigate: spots+traces is 4, at most 3 "
+                            "(one marker per type, RULES.md §4.2)")
+
+
+def test_reject_impossible_investigation_without_case():
+    # Lakeside has no evidence tile, so at most 2 spots there, whatever the case.
+    doc = _doc([{"player": 1, "investigate": "Lakeside", "spots": 3, "traces": 0}])
+    del doc["rounds"][0]["cases"]
+    assert _reject(doc) == ("round 1, event 0: answer 3 spots and 0 traces is impossible in 'Lakeside': "
+                            "at most 3 markers (2 spots) for the types not suppressed or blank "
+                            "(RULES.md §4.2)")
+
+
+def test_reject_player_out_of_range_and_bad_event_shape():
+    assert _reject(_doc([{"player": 3, "clue": "Pinky", "answer": "spot"}])) == (
+        "round 1, event 0: player must be 0..2, got 3")
+    assert _reject(_doc([{"player": 1, "clue": "Pinky", "investigate": "Lakeside", "answer": "spot"}])) == (
+        "round 1, event 0: an event needs exactly one of 'clue', 'investigate', 'solve', got "
+        "['answer', 'clue', 'investigate', 'player']")
+    assert _reject(_doc([{"player": 1, "clue": "Pinky"}])) == "round 1, event 0: clue: missing key 'answer'"
+
+
+def test_reject_bad_rules_and_board():
+    doc = _doc()
+    doc["rules"]["players"] = 6
+    assert _reject(doc) == "rules.players must be 2..5 in mode 'standard', got 6"
+    doc = _doc()
+    doc["board"] = "nighttime"
+    assert _reject(doc) == "board: unknown board 'nighttime'; bundled boards: daytime"
+    doc = _doc()
+    doc["rounds"][0]["first_player"] = 3
+    assert _reject(doc) == "round 1: first_player must be a player 0..2, got 3"
+    doc = _doc()
+    doc["players"] = ["Ann", "Ben"]
+    assert _reject(doc) == "'players' must list 3 non-empty names (rules.players), got ['Ann', 'Ben']"
+
+
+def test_reject_bad_display():
+    doc = _doc(display=["Pinky", "pinky"])
+    assert _reject(doc) == "round 1: display: 'Pinky' appears twice"
+
+
+def test_json_text_is_not_a_source():
+    with pytest.raises(TypeError, match="not JSON text"):
+        load_record(json.dumps(_doc()))
+
+
+def test_invalid_json_file(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text("{", encoding="utf-8")
+    with pytest.raises(RecordError, match="not valid JSON"):
+        load_record(path)
+
+
+# ---------------------------------------------------------------------------- writing
+
+
+def test_write_record_refuses_overwrite_and_is_atomic(tmp_path):
+    path = tmp_path / "game.json"
+    path.write_text("precious", encoding="utf-8")
+    good = _doc([{"player": 1, "clue": "Trocadero", "answer": "trace"}])
+    with pytest.raises(FileExistsError, match="refusing to overwrite existing record"):
+        write_record(good, path)
+    assert path.read_text(encoding="utf-8") == "precious"
+    bad = _doc([{"player": 1, "clue": "Skid Row", "answer": "trace"}])
+    with pytest.raises(RecordError, match="contradicts player 1's case"):
+        write_record(bad, path, force=True)
+    assert path.read_text(encoding="utf-8") == "precious"
+    assert write_record(good, path, force=True) == path
+    assert load_record(path) == load_record(good)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["game.json"]  # no temp file left behind
