@@ -149,14 +149,16 @@ def _setup_round(b, num_players, rng, round_, first_player, current_player, rota
 
 
 @batch_kernel
-def init_kernel(num_players, investigators, rng, round_, first_player, current_player, rotation,
-                tier, solved_this_rotation, done, truncated, turn, tile_district, district_tile,
-                case, card_place, deck, deck_size, front, spot, trace, inv_count, inv_district,
-                inv_answer, inv_markers, inv_suppressed, inv_left, attempted, solved, solved_case,
-                failed, score, solve_points, penalty, rewards, last_action, last_answer,
-                last_player):
-    """Set up game b from its seeded ``rng[b]`` (RULES.md §3)."""
+def init_kernel(only_done, num_players, investigators, rng, round_, first_player, current_player,
+                rotation, tier, solved_this_rotation, done, truncated, turn, tile_district,
+                district_tile, case, card_place, deck, deck_size, front, spot, trace, inv_count,
+                inv_district, inv_answer, inv_markers, inv_suppressed, inv_left, attempted, solved,
+                solved_case, failed, score, solve_points, penalty, rewards, last_action,
+                last_answer, last_player):
+    """Set up every game b (or, with ``only_done``, every finished one) from ``rng[b]`` (RULES.md §3)."""
     for b in prange(rng.shape[0]):
+        if only_done and not done[b]:
+            continue
         round_[b] = 0
         done[b] = False
         truncated[b] = False
@@ -233,7 +235,7 @@ def sample_kernel(u, out, current_player, done, card_place, inv_count, inv_distr
                 n_clue += 1
         n_inv = 0
         if inv_left[b, p] > 0 and not done[b]:
-            n_inv = 14 - inv_count[b, p]
+            n_inv = 14 - np.int64(inv_count[b, p])  # int8 arithmetic would overflow without the JIT
         total = n_clue + n_inv + NUM_CASES
         k = int(u[b] * total)
         if k >= total:
@@ -306,15 +308,19 @@ def step_kernel(actions, num_players, edition, num_rounds, max_rotations, adjace
                 front[b, p, x] = True
             else:
                 if ans == SPOT:
+                    fresh = not spot[b, p, x]
                     spot[b, p, x] = True
                     kind = 0
                 else:
+                    fresh = not trace[b, p, x]
                     trace[b, p, x] = True
                     kind = 1
-                for k in range(inv_count[b, p]):
-                    if inv_district[b, p, k] == dx and inv_markers[b, p, k, kind] > 0:
-                        inv_markers[b, p, k, kind] -= 1
-                        break
+                # a marker moves from the investigator only when a new one goes on the tile
+                if fresh:
+                    for k in range(inv_count[b, p]):
+                        if inv_district[b, p, k] == dx and inv_markers[b, p, k, kind] > 0:
+                            inv_markers[b, p, k, kind] -= 1
+                            break
                 card_place[b, x] = IN_DISCARD
             _draw_card(b, card_place, deck, deck_size, rng)
             last_answer[b, 0] = ans
@@ -353,9 +359,10 @@ def step_kernel(actions, num_players, edition, num_rounds, max_rotations, adjace
                 solved_case[b, p] = c
                 solved_this_rotation[b] = True
                 pts = _tier_points(tier[b], num_players)
-                solve_points[b, p] += pts
                 if edition == 0:
                     pts += round_[b]
+                solve_points[b, p] += pts
+                if edition == 0:
                     score[b, p] = min(SCORE_CAP, score[b, p] + pts)
                 else:
                     score[b, p] = solve_points[b, p] - penalty[b, p]

@@ -47,8 +47,24 @@ def init(config: GameConfig, batch_size: int = 1, seed: "int | np.ndarray | None
         raise PIError(f"batch_size must be a positive integer, got {batch_size!r}")
     state = empty_state(int(batch_size), config.num_players)
     state.rng[:] = _seeds(seed, int(batch_size))
-    K.init_kernel(config.num_players, np.array(config.investigators, dtype=np.int8), *state.arrays())
+    K.init_kernel.for_batch(state.batch_size)(False, config.num_players, np.array(config.investigators, dtype=np.int8), *state.arrays())
     return state
+
+
+def reset_done(state: State, config: GameConfig) -> np.ndarray:
+    """Start a new game in place of every finished game of the batch (autoreset).
+
+    Each new game continues its slot's generator stream, so a batch stays a pure function of its
+    seed and actions.
+
+    Returns:
+        ``bool[B]``: which games were reset.
+    """
+    was_done = state.done.copy()
+    if was_done.any():
+        K.init_kernel.for_batch(state.batch_size)(True, config.num_players, np.array(config.investigators, dtype=np.int8),
+                      *state.arrays())
+    return was_done
 
 
 def _check_actions(state: State, actions: np.ndarray) -> np.ndarray:
@@ -90,7 +106,7 @@ def step_inplace(state: State, actions: np.ndarray, config: GameConfig, check: b
             investigator left; the message names the game.
     """
     a = _check_actions(state, actions) if check else np.ascontiguousarray(actions, dtype=np.int64)
-    K.step_kernel(a, config.num_players, config.edition_code, config.num_rounds, config.max_rotations,
+    K.step_kernel.for_batch(state.batch_size)(a, config.num_players, config.edition_code, config.num_rounds, config.max_rotations,
                   config.board.adjacency, *state.arrays())
     return state
 
@@ -103,7 +119,7 @@ def step(state: State, actions: np.ndarray, config: GameConfig, check: bool = Tr
 def is_legal(state: State, actions: np.ndarray) -> np.ndarray:
     """``bool[B]``: whether ``actions[b]`` is legal for the player to move (True for finished games)."""
     out = np.empty(state.batch_size, dtype=bool)
-    K.legal_kernel(np.ascontiguousarray(actions, dtype=np.int64), out, state.current_player,
+    K.legal_kernel.for_batch(state.batch_size)(np.ascontiguousarray(actions, dtype=np.int64), out, state.current_player,
                    state.done, state.card_place, state.inv_count, state.inv_district, state.inv_left)
     return out
 
@@ -116,7 +132,7 @@ def legal_action_mask(state: State, out: np.ndarray | None = None) -> np.ndarray
     """
     if out is None:
         out = np.empty((state.batch_size, NUM_ACTIONS), dtype=np.int8)
-    K.mask_kernel(out, state.current_player, state.done, state.card_place, state.inv_count,
+    K.mask_kernel.for_batch(state.batch_size)(out, state.current_player, state.done, state.card_place, state.inv_count,
                   state.inv_district, state.inv_left)
     return out
 
@@ -130,7 +146,7 @@ def sample_actions(state: State, rng: np.random.Generator, out: np.ndarray | Non
     if out is None:
         out = np.empty(state.batch_size, dtype=np.int64)
     u = rng.random(state.batch_size)
-    K.sample_kernel(u, out, state.current_player, state.done, state.card_place, state.inv_count,
+    K.sample_kernel.for_batch(state.batch_size)(u, out, state.current_player, state.done, state.card_place, state.inv_count,
                     state.inv_district, state.inv_left)
     return out
 

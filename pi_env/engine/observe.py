@@ -172,7 +172,7 @@ def observe(state: State, player: "int | np.ndarray", out: np.ndarray | None = N
             raise PIError(f"player must be 0..{P - 1}, got {player!r}")
     if out is None:
         out = np.empty((B, observation_size(P)), dtype=np.int16)
-    _observe_kernel(players, _offsets(P), out, state.round, state.first_player,
+    _observe_kernel.for_batch(B)(players, _offsets(P), out, state.round, state.first_player,
                     state.current_player, state.rotation, state.tier, state.tile_district, state.case,
                     state.card_place, state.deck_size, state.front, state.spot, state.trace,
                     state.inv_count, state.inv_district, state.inv_answer, state.inv_suppressed,

@@ -1,0 +1,407 @@
+# noqa: D212, D415
+"""
+# P.I.
+
+A PettingZoo AEC environment for Martin Wallace's deduction board game *P.I.* (RULES.md). It only
+translates: the rules live in the batched engine :mod:`pi_env.engine`, run here with one game
+(``B == 1``).
+
+| Import             | `from pi_env import env` (wrapped) or `raw_env`                  |
+|--------------------|------------------------------------------------------------------|
+| Actions            | Discrete                                                         |
+| Parallel API       | No                                                               |
+| Manual Control     | No                                                               |
+| Agents             | `agents = ['player_0', ..., 'player_{n-1}']`                     |
+| Agents             | 2 to 5 (`num_players`, default 4)                                |
+| Action Shape       | Discrete(1730)                                                   |
+| Action Values      | 0 .. 1729                                                        |
+| Observation Shape  | dict: `observation` (618 + 1912·n,) int16; `action_mask` (1730,) int8 |
+| Observation Values | `observation`: small non-negative counts and flags, scores may be negative (bounds below); `action_mask`: 0 / 1 |
+
+Each agent must find its own *case* (a suspect, an evidence and a location) by asking the player to its
+right, who holds it: it selects clue cards from the display (answered *spot*, *trace* or *nothing* on
+the board), places investigator tiles (answered with counts of spots and traces) and names a case
+when it thinks it knows it. Three rounds, scored by how early each player solves (RULES.md §4, §5).
+
+### Observation Space
+
+`observe(agent)` returns `{"observation": obs, "action_mask": mask}`; both are fresh arrays the caller
+may keep. `obs` is the engine observation of that player (:func:`pi_env.engine.observe`, documented
+in :mod:`pi_env.engine.observe`): a flat `int16` vector holding everything public plus the case the
+agent holds, never its own case (RULES.md §9). Per-player blocks are in *relative seat* order: seat
+`j` is player `(p + j) % n`, so seat 0 is the agent itself and seat 1 the player whose case it holds.
+Components in order (offsets: :func:`pi_env.engine.observation_layout`; named views:
+:func:`pi_env.engine.decode_observation`):
+
+| name           | shape      | values   | meaning                                                        |
+|----------------|------------|----------|----------------------------------------------------------------|
+| tiles          | [36, 14]   | 0/1      | one-hot district of each element's tile (locations fixed)      |
+| display        | [36]       | 0/1      | the element's clue card is face up on the display              |
+| discard        | [36]       | 0/1      | the card is in the discard pile                                |
+| front          | [n, 36]    | 0/1      | cards answered *nothing*, face up in front of each seat        |
+| spot           | [n, 36]    | 0/1      | each seat's spot markers on tiles                              |
+| trace          | [n, 36]    | 0/1      | each seat's trace markers on tiles                             |
+| inv_placed     | [n, 14]    | 0/1      | the seat placed an investigator in the district this round     |
+| inv_spots      | [n, 14]    | 0..3     | spots answered by that investigator                            |
+| inv_traces     | [n, 14]    | 0..3     | traces answered by that investigator                           |
+| inv_suppressed | [n, 14, 3] | 0/1      | types (suspect, evidence, location) the suppression rule skipped |
+| held_case      | [36]       | 0/1      | the 3 elements of the case the agent holds (seat 1's case)     |
+| solved_case    | [n, 36]    | 0/1      | the 3 elements each seat named in its correct solve this round |
+| failed         | [n, 1680]  | 0/1      | failed solve triples each seat named this round (case ids)     |
+| score          | [n]        | see below| scores                                                         |
+| attempted      | [n]        | 0/1      | the seat attempted a solve this round                          |
+| solved         | [n]        | 0/1      | the seat solved this round                                     |
+| inv_left       | [n]        | 0..5     | unused investigator tiles                                      |
+| round          | [1]        | 0..R     | round, 0-based (R = number of rounds once the game is over)    |
+| tier           | [1]        | 0..n     | current tier (RULES.md §5)                                     |
+| rotation       | [1]        | 0..max_rotations | rotations completed this round                        |
+| first_seat     | [1]        | 0..n-1   | relative seat of the round's first player                      |
+| deck_size      | [1]        | 0..36    | cards left in the deck                                         |
+| to_move        | [1]        | 0..n-1   | relative seat of the player to move                            |
+
+Element ids: suspects 0..11, evidence 12..21, locations (= districts) 22..35; case id
+`s * 140 + e * 14 + l` with type-local indices (:mod:`pi_env.constants`). Score bounds: second
+edition −5..21; first edition `−2 · max_rotations · R` .. `7 · R` (R rounds; clipped to int16).
+`observation_space(agent)` is a `Dict` of two `Box`es with exactly these per-entry bounds; the space
+objects are built once per env and returned as the same objects on every call.
+
+### Legal Actions Mask
+
+`action_mask[a]` is 1 when action `a` is legal for the agent now. It is all zeros for every agent
+except the one to move, and all zeros once the game is over. For the agent to move: a clue `x`
+while its card is on the display; an investigator in district `d` while the agent has tiles left
+and none in `d` this round; every solve triple always (so the mask is never empty).
+
+### Action Space
+
+`Discrete(1730)`, laid out as in :mod:`pi_env.constants`:
+
+* `0 .. 35`: select the clue card of element `x` — action `x`;
+* `36 .. 49`: place an investigator in district `d` — action `36 + d`;
+* `50 .. 1729`: solve naming suspect `s` (0..11), evidence `e` (0..9), location `l` (0..13) —
+  action `50 + s * 140 + e * 14 + l`.
+
+`pi_env.actions.action_name(a)` / `parse_action(text)` convert to and from text
+(`"clue Pinky"`, `"investigate Downtown"`, `"solve Doc / Forgery / Downtown"`).
+
+### Rewards
+
+After every step, `rewards[agent]` is the change of that agent's score caused by the step, for
+**all** agents (a correct solve gives the tier points; a wrong one −2, floored at −5 in the second
+edition); summed over the game they equal the final scores. `last()` returns the reward accumulated
+since the agent last acted (PettingZoo convention). With the `env()` wrappers an illegal action ends
+the game at once with reward −1 for the offender and 0 for everyone else (`TerminateIllegalWrapper`);
+`raw_env` raises `IllegalActionError` instead.
+
+| event                | reward of the acting agent                           |
+|----------------------|------------------------------------------------------|
+| clue / investigator  | 0                                                    |
+| correct solve        | tier points `[7, 5, 3, 1][tier]` (+ round − 1 in the second edition) |
+| wrong solve          | −2 (second edition: not below a score of −5)         |
+| illegal move (`env`) | −1, game over                                        |
+
+### Infos
+
+`infos[agent]` is a dict. After an agent acts, its info describes that action, all public
+(RULES.md §9): `{"action": a, "last_action": "clue Pinky", "answer": "trace"}` (answers: `spot`,
+`trace`, `nothing`; `"1 spot, 2 traces"`; `correct`, `wrong`). When the game ends every agent's info
+also gets `"rank"` (1-based, ties shared) and `"scores"` (final scores of all players). Nothing in
+an info is derived from the agent's own case beyond these public answers.
+
+### Episode End
+
+The game ends after the last round (3, or 2 with the `fast` variant). Then every agent is
+*terminated*. The rotation-limit safeguard (RULES.md §5, `max_rotations`, not a rule of the game)
+ends a round as if time ran out and the game goes on; if it fired in any round, the end of the game
+is reported as *truncation* for every agent instead of termination. Players who solved are skipped
+for the rest of their round but remain agents until the game ends.
+
+### Arguments
+
+``` python
+pi_env.env(num_players=4, edition="second", render_mode=None, max_rotations=60,
+           board="daytime", variants=())
+```
+
+`num_players`: 2 to 5.
+
+`edition`: `"second"` (default) or `"first"` (first edition / Board Game Arena scoring).
+
+`render_mode`: `None`, `"ansi"` (`render()` returns the text) or `"human"` (prints it, also after
+every reset and step). The rendering is the spectator's view (:func:`pi_env.render.render_text`
+with `viewer=None`): no case is shown.
+
+`max_rotations`: the safeguard: a round ends after this many rotations.
+
+`board`: a bundled board name, a board JSON object or a :class:`pi_env.board.Board`.
+
+`variants`: any of `"fast"` (2 rounds).
+
+Seeding: `reset(seed=s)` plays the engine game `pi_env.engine.init(config, 1, s)`, so the same seed
+gives the same game; `reset()` without a seed draws the game seed from the env's generator, which
+is seeded at construction (fresh entropy) and reseeded by every `reset(seed=s)`.
+
+### Version History
+
+* v0: Initial version.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .actions import action_name
+from .board import Board, load_board
+from .constants import (ANSWER_NAMES, DEFAULT_MAX_ROTATIONS, INVESTIGATE_BASE, MAX_INVESTIGATORS,
+                        NUM_ACTIONS, NUM_ELEMENTS, ON_DISPLAY, SCORE_CAP, SCORE_FLOOR, SOLVE_BASE,
+                        TIER_POINTS, WRONG_SOLVE_PENALTY)
+from .engine import _kernels as K
+from .engine.api import init, outcome
+from .engine.observe import _observe_kernel, _offsets, observation_layout, observation_size
+from .engine.state import GameConfig, State
+from .errors import IllegalActionError, InvalidActionError, PIError
+from .render import render_text
+
+__all__ = ["env", "raw_env", "observation_bounds"]
+
+
+def _serial(kernel: Any) -> Any:
+    """The plain compiled build of an engine batch kernel (``B == 1`` never needs threads)."""
+    return getattr(kernel, "serial", kernel)
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The P.I. AEC environment with PettingZoo's classic-game wrappers.
+
+    ``TerminateIllegalWrapper(illegal_reward=-1)``, ``AssertOutOfBoundsWrapper`` and
+    ``OrderEnforcingWrapper`` around :class:`raw_env` (keyword arguments go to it).
+
+    Example:
+        >>> e = env(num_players=3)
+        >>> e.reset(seed=0)
+        >>> e.agent_selection in e.possible_agents
+        True
+    """
+    e: AECEnv = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+def observation_bounds(config: GameConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Per-entry ``(low, high)`` ``int16`` bounds of the observation of a game with ``config``.
+
+    See the Observation Space table of this module.
+    """
+    P = config.num_players
+    R = config.num_rounds
+    size = observation_size(P)
+    low = np.zeros(size, dtype=np.int64)
+    high = np.ones(size, dtype=np.int64)
+    if config.edition == "second":
+        s_low, s_high = SCORE_FLOOR, SCORE_CAP
+    else:
+        s_low, s_high = -WRONG_SOLVE_PENALTY * int(config.max_rotations) * R, TIER_POINTS[0] * R
+    special = {"inv_spots": (0, 3), "inv_traces": (0, 3), "score": (s_low, s_high),
+               "inv_left": (0, MAX_INVESTIGATORS), "round": (0, R), "tier": (0, P),
+               "rotation": (0, int(config.max_rotations)), "first_seat": (0, P - 1),
+               "deck_size": (0, NUM_ELEMENTS), "to_move": (0, P - 1)}
+    for name, (start, shape) in observation_layout(P).items():
+        if name in special:
+            n = int(np.prod(shape)) if shape else 1
+            low[start:start + n], high[start:start + n] = special[name]
+    info = np.iinfo(np.int16)
+    return (np.clip(low, info.min, info.max).astype(np.int16),
+            np.clip(high, info.min, info.max).astype(np.int16))
+
+
+class raw_env(AECEnv, EzPickle):
+    """The unwrapped P.I. environment; see the module docstring for the full specification.
+
+    Args:
+        num_players: 2 to 5.
+        edition: ``"second"`` or ``"first"``.
+        render_mode: ``None``, ``"ansi"`` or ``"human"``.
+        max_rotations: the rotation-limit safeguard (RULES.md §5).
+        board: bundled board name, board JSON object or :class:`~pi_env.board.Board`.
+        variants: rule variants, e.g. ``("fast",)``.
+
+    Attributes:
+        config: the :class:`~pi_env.engine.GameConfig` of the game.
+        game_state: the engine :class:`~pi_env.engine.State` (``B == 1``) after ``reset``; the env
+            keeps references to its arrays, so tools may edit them only in place.
+
+    Raises:
+        PIError: an invalid option (bad player count, edition, variant, board or render mode).
+    """
+
+    metadata = {"name": "pi_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False,
+                "render_fps": 1}
+
+    def __init__(self, num_players: int = 4, edition: str = "second", render_mode: str | None = None,
+                 max_rotations: int = DEFAULT_MAX_ROTATIONS, board: "str | dict[str, Any] | Board" = "daytime",
+                 variants: "tuple[str, ...]" = ()):
+        EzPickle.__init__(self, num_players, edition, render_mode, max_rotations, board, variants)
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise PIError(f"render_mode must be None or one of {self.metadata['render_modes']}, "
+                          f"got {render_mode!r}")
+        self.config = GameConfig(num_players=num_players, edition=edition, variants=tuple(variants),
+                                 max_rotations=max_rotations, board=load_board(board))
+        self.render_mode = render_mode
+        P = self.config.num_players
+        self.possible_agents = [f"player_{i}" for i in range(P)]
+        self.agents = self.possible_agents[:]
+        self._index = {a: i for i, a in enumerate(self.possible_agents)}
+        self._obs_size = observation_size(P)
+        low, high = observation_bounds(self.config)
+        self.observation_spaces = {
+            a: spaces.Dict({
+                "observation": spaces.Box(low=low, high=high, shape=(self._obs_size,), dtype=np.int16),
+                "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
+            }) for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self._np_random = np.random.default_rng()
+        # Per-board tables and preallocated buffers.
+        board_ = self.config.board
+        self._action_names = tuple(action_name(a, board_) for a in range(NUM_ACTIONS))
+        self._inv_answers = tuple(tuple(
+            f"{s} spot{'' if s == 1 else 's'}, {t} trace{'' if t == 1 else 's'}" for t in range(4))
+            for s in range(4))
+        self._players = tuple(np.full(1, i, dtype=np.int64) for i in range(P))
+        self._offsets = _offsets(P)
+        self._action = np.zeros(1, dtype=np.int64)
+        self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        self._step_kernel = _serial(K.step_kernel)
+        self._mask_kernel = _serial(K.mask_kernel)
+        self._observe_kernel = _serial(_observe_kernel)
+        self.game_state: State | None = None
+
+    # --- spaces ---------------------------------------------------------------------------
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # --- episode --------------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None:
+            self._np_random = np.random.default_rng(seed)
+            game_seed = seed
+        else:
+            game_seed = int(self._np_random.integers(0, 2**63 - 1))
+        st = init(self.config, 1, game_seed)
+        self.game_state = st
+        cfg = self.config
+        self._step_args = (cfg.num_players, cfg.edition_code, cfg.num_rounds, cfg.max_rotations,
+                           cfg.board.adjacency, *st.arrays())
+        self._obs_args = (st.round, st.first_player, st.current_player, st.rotation, st.tier,
+                          st.tile_district, st.case, st.card_place, st.deck_size, st.front, st.spot,
+                          st.trace, st.inv_count, st.inv_district, st.inv_answer, st.inv_suppressed,
+                          st.inv_left, st.attempted, st.solved, st.solved_case, st.failed, st.score)
+        self._mask_args = (st.current_player, st.done, st.card_place, st.inv_count,
+                           st.inv_district, st.inv_left)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[int(st.current_player[0])]
+        self._skip_agent_selection = None
+        if self.render_mode == "human":
+            self.render()
+
+    def _check_action(self, action: Any) -> int:
+        try:
+            a = operator.index(action)
+        except TypeError:
+            raise InvalidActionError(f"action must be an integer, got {action!r}") from None
+        if not 0 <= a < NUM_ACTIONS:
+            raise InvalidActionError(f"action {action!r} is outside 0..{NUM_ACTIONS - 1}")
+        st = self.game_state
+        if a < INVESTIGATE_BASE:
+            ok = st.card_place[0, a] == ON_DISPLAY
+        elif a < SOLVE_BASE:
+            p = st.current_player[0]
+            ok = st.inv_left[0, p] > 0 and (a - INVESTIGATE_BASE) not in st.inv_district[0, p, :st.inv_count[0, p]]
+        else:
+            ok = True
+        if not ok:
+            raise IllegalActionError(
+                f"action {a} ({self._action_names[a]}) is not legal for {self.agent_selection} "
+                f"(round {int(st.round[0]) + 1}, turn {int(st.turn[0])})")
+        return a
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        a = self._check_action(action)
+        self._action[0] = a
+        self._step_kernel(self._action, *self._step_args)
+        st = self.game_state
+        self._cumulative_rewards[agent] = 0
+        self.rewards = rewards = dict(zip(self.possible_agents, st.rewards[0].tolist()))
+        cum = self._cumulative_rewards
+        for name, r in rewards.items():
+            cum[name] += r
+        ans = st.last_answer[0]
+        if a < INVESTIGATE_BASE:
+            text = ANSWER_NAMES[ans[0]]
+        elif a < SOLVE_BASE:
+            text = self._inv_answers[ans[0]][ans[1]]
+        else:
+            text = "correct" if ans[0] == 1 else "wrong"
+        self.infos[agent] = {"action": a, "last_action": self._action_names[a], "answer": text}
+        if st.done[0]:
+            self._finish()
+        self.agent_selection = self.possible_agents[st.current_player[0]]
+        if self.render_mode == "human":
+            self.render()
+
+    def _finish(self) -> None:
+        st = self.game_state
+        res = outcome(st, self.config)
+        ended = self.truncations if st.truncated[0] else self.terminations
+        for i, name in enumerate(self.possible_agents):
+            ended[name] = True
+            self.infos[name] = {**self.infos[name], "rank": res.ranks[i], "scores": res.scores}
+
+    # --- observation ----------------------------------------------------------------------
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        p = self._index[agent]
+        out = np.empty((1, self._obs_size), dtype=np.int16)
+        self._observe_kernel(self._players[p], self._offsets, out, *self._obs_args)
+        if agent == self.agent_selection and not self.game_state.done[0]:
+            mask = np.empty((1, NUM_ACTIONS), dtype=np.int8)
+            self._mask_kernel(mask, *self._mask_args)
+            return {"observation": out[0], "action_mask": mask[0]}
+        return {"observation": out[0], "action_mask": self._zero_mask.copy()}
+
+    # --- rendering ------------------------------------------------------------------------
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        if self.game_state is None:
+            raise PIError("call reset() before render()")
+        text = render_text(self.game_state, self.config)
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,211 @@
+"""The solver's front door: exact case probabilities for one player (RULES.md §9).
+
+>>> from solvers import analyze
+>>> a = analyze("game.record.json", player=2)            # doctest: +SKIP
+>>> a.count, a.cases, a.probabilities, a.certain          # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Union
+
+import numpy as np
+
+from pi_env.board import DAYTIME
+from pi_env.constants import CASE_TRIPLES, NUM_CASES, TYPE_SIZES
+from pi_env.errors import PIError
+from pi_env.records_types import GameRecord, RoundRecord
+
+from .case_sets import case_bits
+from .joint import count_joint
+from .knowledge import Knowledge, knowledge_from_round
+from .tables import CASE_ELEMENTS, from_bitset
+
+
+class ContradictionError(PIError):
+    """No joint deal is consistent with what the player knows.
+
+    Attributes:
+        player: the asking player.
+        events: sorted event indices of a smallest set of events that cannot all hold together
+            with the case the player holds (see :func:`solvers.sat_model.minimal_conflict`).
+    """
+
+    def __init__(self, player: int, events: tuple[int, ...]):
+        self.player = player
+        self.events = events
+        what = ", ".join(map(str, events)) if events else "(none: the held case alone)"
+        super().__init__(f"player {player}: no deal is consistent with the events; these cannot all "
+                         f"hold: {what}")
+
+
+@dataclass(frozen=True, eq=False)
+class Analysis:
+    """What player ``player`` can deduce (RULES.md §9).
+
+    Attributes:
+        player: the asking player p.
+        own_count: number of cases consistent with p's own information (own answers, held case,
+            other players' spot markers and correct solves, own failed solves).
+        own_cases: ``int64[own_count]`` those cases, ascending.
+        count: number of cases p can have in some joint deal consistent with all public answers.
+        cases: ``int64[count]`` those case ids, ascending.
+        joint_counts: ``int64[count]`` number of joint deals (of the players whose cases p does not
+            know) giving p each case.
+        total: total number of consistent joint deals (Python int; 0 on a contradiction).
+        probabilities: ``float64[count]`` ``joint_counts / total`` (uniform deal prior).
+        suspect, evidence, location: ``float64[12]``, ``float64[10]``, ``float64[14]`` marginal
+            probabilities of p's case element of each type (type-local indices).
+        certain: element ids (0..35) in every consistent case, ascending.
+        conflict: ``None``, or on a contradiction (only with ``strict=False``) the event indices of
+            a smallest conflicting set.
+    """
+
+    player: int
+    own_count: int
+    own_cases: np.ndarray = field(repr=False)
+    count: int
+    cases: np.ndarray = field(repr=False)
+    joint_counts: np.ndarray = field(repr=False)
+    total: int
+    probabilities: np.ndarray = field(repr=False)
+    suspect: np.ndarray = field(repr=False)
+    evidence: np.ndarray = field(repr=False)
+    location: np.ndarray = field(repr=False)
+    certain: tuple[int, ...]
+    conflict: tuple[int, ...] | None = None
+
+    @property
+    def marginals(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(suspect, evidence, location)``."""
+        return self.suspect, self.evidence, self.location
+
+    def probability_of(self, case: int) -> float:
+        """P(p's case is ``case``); 0.0 for an inconsistent case."""
+        i = int(np.searchsorted(self.cases, case))
+        return float(self.probabilities[i]) if i < self.count and self.cases[i] == case else 0.0
+
+    def ranked(self) -> list[tuple[int, float]]:
+        """``(case, probability)`` pairs, most probable first, ties by case id."""
+        order = np.lexsort((self.cases, -self.probabilities))
+        return [(int(self.cases[i]), float(self.probabilities[i])) for i in order]
+
+    def as_dict(self) -> dict[str, float]:
+        """``{case id: probability}``."""
+        return {int(c): float(p) for c, p in zip(self.cases, self.probabilities)}
+
+
+def analyze_knowledge(knowledge: Knowledge, strict: bool = True) -> Analysis:
+    """Exact analysis of a :class:`~solvers.knowledge.Knowledge`.
+
+    Args:
+        knowledge: what the player knows.
+        strict: on a contradiction raise :class:`ContradictionError` (``True``) or return an
+            :class:`Analysis` with ``count == 0`` and ``conflict`` set.
+
+    Raises:
+        ContradictionError: no joint deal is consistent (only with ``strict=True``).
+    """
+    p, n = knowledge.player, knowledge.n_players
+    sets = [from_bitset(b) for b in case_bits(knowledge)]
+    own = sets[p]
+    known = {p}
+    if knowledge.held_case >= 0:
+        known.add(knowledge.held_player)
+    unknown = [q for q in range(n) if q not in known]
+    held_ok = knowledge.held_case < 0 or bool(sets[knowledge.held_player].any())
+    counts = count_joint(own, [sets[q] for q in unknown]) if held_ok else np.zeros(NUM_CASES, np.int64)
+    return _analysis(knowledge, own, counts, strict)
+
+
+def _analysis(knowledge: Knowledge, own: np.ndarray, counts: np.ndarray, strict: bool) -> Analysis:
+    p = knowledge.player
+    cases = np.flatnonzero(counts)
+    joint = counts[cases]
+    total = int(joint.sum(dtype=object)) if cases.size else 0
+    conflict = None
+    if total == 0:
+        from .sat_model import minimal_conflict
+        conflict = minimal_conflict(knowledge) or ()
+        if strict:
+            raise ContradictionError(p, conflict)
+        probs = np.zeros(0)
+    else:
+        probs = joint / float(total)
+    margs = []
+    for t in range(3):
+        m = np.zeros(TYPE_SIZES[t])
+        np.add.at(m, CASE_TRIPLES[cases, t].astype(np.int64), probs)
+        margs.append(m)
+    certain: tuple[int, ...] = ()
+    if cases.size:
+        common = set(CASE_ELEMENTS[cases[0]].tolist())
+        for t in range(3):
+            if not (CASE_ELEMENTS[cases, t] == CASE_ELEMENTS[cases[0], t]).all():
+                common.discard(int(CASE_ELEMENTS[cases[0], t]))
+        certain = tuple(sorted(common))
+    own_cases = np.flatnonzero(own)
+    return Analysis(player=p, own_count=int(own_cases.size), own_cases=own_cases, count=int(cases.size),
+                    cases=cases, joint_counts=joint, total=total, probabilities=probs, suspect=margs[0],
+                    evidence=margs[1], location=margs[2], certain=certain, conflict=conflict)
+
+
+RecordLike = Union[GameRecord, RoundRecord, Knowledge, dict, str, "os.PathLike[str]"]
+
+
+def knowledge_of(record_or_round: RecordLike, player: int, round_index: int = 0,
+                 after_event: int | None = None, *, n_players: int | None = None,
+                 adjacency: np.ndarray | None = None) -> Knowledge:
+    """What ``player`` knows in a round of a record (see :func:`analyze` for the arguments)."""
+    if isinstance(record_or_round, Knowledge):
+        k = record_or_round
+        if player != k.player:
+            raise ValueError(f"the Knowledge is player {k.player}'s, not player {player}'s")
+        if after_event is not None:
+            k = k.prefix(int((k.events[:, 0] <= after_event).sum()))
+        return k
+    if isinstance(record_or_round, RoundRecord):
+        if n_players is None:
+            raise ValueError("n_players is required with a RoundRecord")
+        adj = DAYTIME.adjacency if adjacency is None else adjacency
+        return knowledge_from_round(record_or_round, player, n_players, adj, after_event)
+    record = record_or_round
+    if not isinstance(record, GameRecord):
+        from pi_env.records import load_record
+        record = load_record(record)
+    if not 0 <= round_index < len(record.rounds):
+        raise ValueError(f"round_index must be in 0..{len(record.rounds) - 1}, got {round_index}")
+    return knowledge_from_round(record.rounds[round_index], player, record.rules.players,
+                                record.board.adjacency, after_event)
+
+
+def analyze(record_or_round: RecordLike, player: int, round_index: int = 0, after_event: int | None = None,
+            *, n_players: int | None = None, adjacency: np.ndarray | None = None,
+            strict: bool = True) -> Analysis:
+    """Exact probabilities of ``player``'s case in one round (RULES.md §9).
+
+    Uses only what ``player`` knows: the public answers and the case it holds (``player + 1``'s);
+    any other case in the record is never read.
+
+    Args:
+        record_or_round: a :class:`GameRecord`, a record path or parsed dict (read with
+            :func:`pi_env.records.load_record`), a :class:`RoundRecord` (then ``n_players`` is
+            required and ``adjacency`` defaults to the daytime board), or a :class:`Knowledge`.
+        player: the asking player 0..n-1.
+        round_index: which round of a record (0-based).
+        after_event: use the events with index ``<= after_event`` (``-1``: before any event;
+            ``None``: all).
+        n_players, adjacency: for a bare :class:`RoundRecord`.
+        strict: see :func:`analyze_knowledge`.
+
+    Raises:
+        ContradictionError: the events contradict each other or the held case (``strict=True``);
+            ``.events`` names a smallest conflicting set.
+        ValueError: bad player / round / arguments; :class:`~pi_env.errors.RecordError` for an
+            invalid record file.
+    """
+    k = knowledge_of(record_or_round, player, round_index, after_event, n_players=n_players,
+                     adjacency=adjacency)
+    return analyze_knowledge(k, strict=strict)

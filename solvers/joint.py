@@ -1,0 +1,267 @@
+"""Exact counting of joint deals (RULES.md §3, §9).
+
+Given the case set of the asking player p and the case sets of the *unknown* players (everyone but
+p and, when p holds its case, p+1), :func:`count_joint` returns for every case c of p the number of
+ways to give the unknown players pairwise-disjoint cases from their sets, all disjoint from c.
+Under the uniform deal prior the posterior is uniform over these joint assignments, so
+``P(c) = counts[c] / counts.sum()``.
+
+Method (fixed cost, independent of how large the sets are). Split the players into a left group L
+that contains p and a right group R of one or two unknown players:
+
+1. enumerate the valid (pairwise-disjoint) tuples of R and histogram them by the *element sets
+   they use per type* — a tensor over (suspect subset, evidence subset, location subset) with
+   subsets of size |R| (``12 x 10 x 14`` for one player, ``66 x 45 x 91`` unordered pairs for two);
+2. turn that histogram, one type axis at a time, into "number of R tuples disjoint from this
+   subset" for subsets of size |L| (a linear map per axis: disjointness is per type);
+3. enumerate the valid tuples of L (p alone, or p and one unknown player) and look their used
+   subsets up.
+
+For 5 players (3 unknown players besides p) this costs at most about 2 x 1680^2 simple steps plus
+three small matrix products. Every count is an integer below 2^53, so the float64 matrix products
+are exact; results are int64. Only with 4 unknown players (5 players and p's held case unknown)
+does it fall back to looping over one player's cases.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+from numba import njit
+
+from pi_env.constants import NUM_CASES, TYPE_SIZES
+
+from .tables import CASE_ELEMENT_MASKS
+
+_S, _E, _L = TYPE_SIZES  # 12, 10, 14
+
+
+def _pair_index(n: int) -> np.ndarray:
+    out = -np.ones((n, n), dtype=np.int64)
+    for k, (a, b) in enumerate(combinations(range(n), 2)):
+        out[a, b] = out[b, a] = k
+    return out
+
+
+PAIR_INDEX = tuple(_pair_index(n) for n in TYPE_SIZES)
+"""Per type, ``int64[n, n]``: index of the unordered pair {a, b} (``-1`` on the diagonal)."""
+_PAIRS = tuple(list(combinations(range(n), 2)) for n in TYPE_SIZES)
+
+_CASE_S = np.arange(NUM_CASES, dtype=np.int64) // 140
+_CASE_E = (np.arange(NUM_CASES, dtype=np.int64) // 14) % 10
+_CASE_L = np.arange(NUM_CASES, dtype=np.int64) % 14
+
+
+@njit(cache=True)
+def _n_subsets(size, n):
+    return n if size == 1 else n * (n - 1) // 2
+
+
+@njit(cache=True)
+def _transform_rows(f, left, right, pairs, n):
+    """Disjointness transform along axis 0 of ``f`` (``int64[#right-subsets, M]``) for a type with
+    ``n`` elements. Returns ``int64[#left-subsets, M]`` with ``out[V] = sum of f[P] over
+    right-subsets P disjoint from the left-subset V`` — by inclusion-exclusion: the total, minus the
+    subsets meeting each element of V, plus those containing both (``pairs[k]`` = k-th pair)."""
+    rows, m = f.shape
+    total = np.zeros(m, dtype=np.int64)
+    for i in range(rows):
+        for j in range(m):
+            total[j] += f[i, j]
+    out = np.empty((_n_subsets(left, n), m), dtype=np.int64)
+    if right == 1:  # then left == 1
+        for x in range(n):
+            for j in range(m):
+                out[x, j] = total[j] - f[x, j]
+        return out
+    degree = np.zeros((n, m), dtype=np.int64)
+    for k in range(rows):
+        a = pairs[k, 0]
+        b = pairs[k, 1]
+        for j in range(m):
+            degree[a, j] += f[k, j]
+            degree[b, j] += f[k, j]
+    if left == 1:
+        for x in range(n):
+            for j in range(m):
+                out[x, j] = total[j] - degree[x, j]
+        return out
+    for k in range(rows):
+        a = pairs[k, 0]
+        b = pairs[k, 1]
+        for j in range(m):
+            out[k, j] = total[j] - degree[a, j] - degree[b, j] + f[k, j]
+    return out
+
+
+@njit(cache=True)
+def _transform3(hist, left, right, pairs_s, pairs_e, pairs_l):
+    """Apply :func:`_transform_rows` along the three type axes of ``hist``."""
+    a, b, c = hist.shape
+    a2 = _n_subsets(left, 12)
+    b2 = _n_subsets(left, 10)
+    c2 = _n_subsets(left, 14)
+    t0 = _transform_rows(hist.reshape(a, b * c), left, right, pairs_s, 12).reshape(a2, b, c)
+    t1 = np.empty((a2, b2, c), dtype=np.int64)
+    for i in range(a2):
+        t1[i] = _transform_rows(np.ascontiguousarray(t0[i]), left, right, pairs_e, 10)
+    t2 = _transform_rows(np.ascontiguousarray(t1.reshape(a2 * b2, c).T), left, right, pairs_l, 14)
+    return np.ascontiguousarray(t2.T).reshape(a2, b2, c2)
+
+
+_PAIR_ARRAYS = tuple(np.array(p, dtype=np.int64) for p in _PAIRS)
+
+
+def _transform(hist: np.ndarray, left: int, right: int) -> np.ndarray:
+    """Per-type disjointness transform of a histogram over right-subsets (size ``right`` per type)
+    into counts of right tuples disjoint from each left-subset (size ``left`` per type); int64."""
+    return _transform3(np.ascontiguousarray(hist, dtype=np.int64), left, right, *_PAIR_ARRAYS)
+
+
+@njit(cache=True)
+def _pair_histogram(xs, ys, masks, cs, ce, cl, ps, pe, pl):
+    """Histogram (``int64[66, 45, 91]``) of disjoint pairs (x in xs, y in ys) over their per-type
+    unordered element pairs."""
+    hist = np.zeros(66 * 45 * 91, dtype=np.int64)
+    ny = ys.shape[0]
+    ym = np.empty(ny, dtype=np.int64)
+    y_s = np.empty(ny, dtype=np.int64)
+    y_e = np.empty(ny, dtype=np.int64)
+    y_l = np.empty(ny, dtype=np.int64)
+    for j in range(ny):
+        ym[j] = masks[ys[j]]
+        y_s[j] = cs[ys[j]]
+        y_e[j] = ce[ys[j]]
+        y_l[j] = cl[ys[j]]
+    for i in range(xs.shape[0]):
+        x = xs[i]
+        mx = masks[x]
+        row_s = ps[cs[x]]
+        row_e = pe[ce[x]]
+        row_l = pl[cl[x]]
+        for j in range(ny):
+            if mx & ym[j]:
+                continue
+            hist[(row_s[y_s[j]] * 45 + row_e[y_e[j]]) * 91 + row_l[y_l[j]]] += 1
+    return hist.reshape((66, 45, 91))
+
+
+@njit(cache=True)
+def _lookup_singles(ps_cases, table, cs, ce, cl):
+    out = np.empty(ps_cases.shape[0], dtype=np.int64)
+    for i in range(ps_cases.shape[0]):
+        c = ps_cases[i]
+        out[i] = table[cs[c], ce[c], cl[c]]
+    return out
+
+
+@njit(cache=True)
+def _lookup_pairs(p_cases, xs, table, masks, cs, ce, cl, ps, pe, pl):
+    """For each c in p_cases: sum over x in xs disjoint from c of table[pair(c, x)]."""
+    flat = table.reshape(-1)
+    nx = xs.shape[0]
+    xm = np.empty(nx, dtype=np.int64)
+    x_s = np.empty(nx, dtype=np.int64)
+    x_e = np.empty(nx, dtype=np.int64)
+    x_l = np.empty(nx, dtype=np.int64)
+    for j in range(nx):
+        xm[j] = masks[xs[j]]
+        x_s[j] = cs[xs[j]]
+        x_e[j] = ce[xs[j]]
+        x_l[j] = cl[xs[j]]
+    out = np.zeros(p_cases.shape[0], dtype=np.int64)
+    for i in range(p_cases.shape[0]):
+        c = p_cases[i]
+        mc = masks[c]
+        row_s = ps[cs[c]]
+        row_e = pe[ce[c]]
+        row_l = pl[cl[c]]
+        acc = 0
+        for j in range(nx):
+            if mc & xm[j]:
+                continue
+            acc += flat[(row_s[x_s[j]] * 45 + row_e[x_e[j]]) * 91 + row_l[x_l[j]]]
+        out[i] = acc
+    return out
+
+
+@njit(cache=True)
+def _restrict(cases, masks, used):
+    keep = np.zeros(cases.shape[0], dtype=np.bool_)
+    for i in range(cases.shape[0]):
+        keep[i] = (masks[cases[i]] & used) == 0
+    return cases[keep]
+
+
+def _single_histogram(xs: np.ndarray) -> np.ndarray:
+    hist = np.zeros((_S, _E, _L), dtype=np.int64)
+    hist[_CASE_S[xs], _CASE_E[xs], _CASE_L[xs]] = 1
+    return hist
+
+
+def _counts(p_cases: np.ndarray, others: list[np.ndarray]) -> np.ndarray:
+    m = len(others)
+    if p_cases.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    if any(o.size == 0 for o in others):
+        return np.zeros(p_cases.size, dtype=np.int64)
+    args = (CASE_ELEMENT_MASKS, _CASE_S, _CASE_E, _CASE_L) + PAIR_INDEX
+    if m == 0:
+        return np.ones(p_cases.size, dtype=np.int64)
+    if m == 1:
+        table = _transform(_single_histogram(others[0]), 1, 1)
+        return _lookup_singles(p_cases, table, _CASE_S, _CASE_E, _CASE_L)
+    if m == 2:
+        table = _transform(_pair_histogram(others[0], others[1], *args), 1, 2)
+        return _lookup_singles(p_cases, table, _CASE_S, _CASE_E, _CASE_L)
+    if m == 3:
+        # the unknown player that joins p: the one making the two enumerations cheapest
+        sizes = [o.size for o in others]
+        best = min(range(3), key=lambda i: p_cases.size * sizes[i] + np.prod([sizes[j] for j in range(3) if j != i]))
+        y, z = (others[j] for j in range(3) if j != best)
+        table = _transform(_pair_histogram(y, z, *args), 2, 2)
+        return _lookup_pairs(p_cases, others[best], table, *args)
+    # m >= 4: loop over the cases of the smallest set
+    k = min(range(m), key=lambda i: others[i].size)
+    rest = [o for i, o in enumerate(others) if i != k]
+    out = np.zeros(p_cases.size, dtype=np.int64)
+    for c in others[k]:
+        used = CASE_ELEMENT_MASKS[c]
+        out += _counts_aligned(p_cases, [_restrict(o, CASE_ELEMENT_MASKS, used) for o in rest], used)
+    return out
+
+
+def _counts_aligned(p_cases: np.ndarray, others: list[np.ndarray], used: np.int64) -> np.ndarray:
+    """Counts for all of p_cases, where p's cases meeting ``used`` get 0."""
+    keep = (CASE_ELEMENT_MASKS[p_cases] & used) == 0
+    out = np.zeros(p_cases.size, dtype=np.int64)
+    out[keep] = _counts(p_cases[keep], others)
+    return out
+
+
+def count_joint(own: np.ndarray, others: "list[np.ndarray]") -> np.ndarray:
+    """Number of joint assignments per case of the asking player.
+
+    Args:
+        own: ``bool[1680]``, the asking player's case set.
+        others: one ``bool[1680]`` per unknown player (at most 4), its case set.
+
+    Returns:
+        ``int64[1680]``: ``counts[c]`` = number of ways to give each unknown player a case from its
+        set such that all these cases and ``c`` are pairwise disjoint per type; 0 outside ``own``.
+        The callers' sets must already exclude the elements of known cases.
+
+    Raises:
+        ValueError: wrong shapes or more than 4 unknown players.
+    """
+    own = np.asarray(own, dtype=bool)
+    if own.shape != (NUM_CASES,) or any(np.shape(o) != (NUM_CASES,) for o in others):
+        raise ValueError("case sets must be bool[1680]")
+    if len(others) > 4:
+        raise ValueError(f"at most 4 unknown players, got {len(others)}")
+    p_cases = np.flatnonzero(own).astype(np.int64)
+    lists = [np.flatnonzero(np.asarray(o, dtype=bool)).astype(np.int64) for o in others]
+    out = np.zeros(NUM_CASES, dtype=np.int64)
+    out[p_cases] = _counts(p_cases, lists)
+    return out

@@ -1,0 +1,142 @@
+"""The pi-env command line (issue #2 item 7): exact outputs and one-line errors."""
+
+import json
+
+import pytest
+
+from pi_env.cli import main
+from pi_env.records import load_record
+from pi_env.report import report_lines
+from pi_env.scoring import score_record
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_play_is_deterministic_and_replay_prints_the_same_log(capsys, tmp_path):
+    path = tmp_path / "game.json"
+    code, out1, _ = run(capsys, "play", "--players", "4", "--seed", "7", "--agents",
+                        "random,deducer,deducer,random", "--record", str(path))
+    assert code == 0
+    code, out2, _ = run(capsys, "play", "--players", "4", "--seed", "7", "--agents",
+                        "random,deducer,deducer,random")
+    assert out1.splitlines()[:-1] == out2.splitlines()  # same game; only the "record written" line differs
+    record = load_record(path)
+    scores = score_record(record)
+    standings = out1.splitlines()[out1.splitlines().index("Final standings:") + 1:-1]
+    assert len(standings) == 4
+    for line in standings:
+        rank, label = line.split()[0], line.split()[1]
+        p = int(label[1:])
+        assert rank == f"{scores.ranks[p]}."
+        assert f"{scores.scores[p]} points" in line
+    code, out3, _ = run(capsys, "replay", str(path))
+    assert code == 0
+    turn_lines = [l for l in out1.splitlines() if l.startswith("  rot")]
+    replay_turns = [l for l in out3.splitlines() if l.startswith("  rot")]
+    assert len(turn_lines) == sum(len(r.events) for r in record.rounds) == len(replay_turns)
+    # same actions and answers (replay labels players without agent names)
+    assert [l.split("  ", 3)[-1].split(None, 0) for l in turn_lines] != []
+    assert [l[l.index("->"):] for l in turn_lines] == [l[l.index("->"):] for l in replay_turns]
+    assert out3.splitlines()[-1].startswith("record checked: re-run by the engine")
+
+
+def test_replay_json(capsys, tmp_path):
+    path = tmp_path / "g.json"
+    run(capsys, "play", "--players", "3", "--seed", "3", "--edition", "first", "--record", str(path), "--quiet")
+    code, out, _ = run(capsys, "replay", str(path), "--json")
+    doc = json.loads(out)
+    record = load_record(path)
+    scores = score_record(record)
+    assert doc["scores"] == list(scores.scores)
+    assert doc["ranks"] == list(scores.ranks)
+    assert doc["engine_checked"] is True
+    assert [len(r["events"]) for r in doc["rounds"]] == [len(r.events) for r in record.rounds]
+
+
+def test_record_is_not_overwritten_without_force(capsys, tmp_path):
+    path = tmp_path / "g.json"
+    path.write_text("precious")
+    code, out, err = run(capsys, "play", "--seed", "1", "--record", str(path))
+    assert code == 2
+    assert err == f"pi-env: error: {path} exists; use --force to overwrite it\n"
+    assert path.read_text() == "precious"
+    code, _, _ = run(capsys, "play", "--seed", "1", "--record", str(path), "--force", "--quiet")
+    assert code == 0 and load_record(path).seed == 1
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["play", "--agents", "random,sherlock,random,random"],
+     "pi-env: error: unknown agent 'sherlock' (known: random, deducer)\n"),
+    (["play", "--agents", "random,deducr,random,random"],
+     "pi-env: error: unknown agent 'deducr'; did you mean 'deducer'? (known: random, deducer)\n"),
+    (["play", "--players", "3", "--agents", "random,random"],
+     "pi-env: error: --agents lists 2 agents for 3 players\n"),
+])
+def test_play_errors(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and err == message and out == ""
+
+
+@pytest.mark.parametrize("argv,fragment", [
+    (["play", "--players", "6"], "argument --players: players must be 2..5, got '6'"),
+    (["play", "--seed", "-3"], "argument --seed: seed must be a non-negative integer, got '-3'"),
+    (["play", "--seed", "abc"], "argument --seed: seed must be a non-negative integer, got 'abc'"),
+])
+def test_argument_errors_are_one_line(capsys, argv, fragment):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    out, err = capsys.readouterr()
+    assert exc.value.code == 2
+    assert err.count("\n") == 1 and fragment in err
+
+
+def test_replay_bad_records(capsys, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    code, _, err = run(capsys, "replay", str(bad))
+    assert code == 2 and err.startswith("pi-env: error: ") and err.count("\n") == 1
+    code, _, err = run(capsys, "replay", str(tmp_path / "missing.json"))
+    assert code == 2 and "missing.json" in err and err.count("\n") == 1
+    path = tmp_path / "g.json"
+    run(capsys, "play", "--players", "3", "--seed", "5", "--record", str(path), "--quiet")
+    doc = json.loads(path.read_text())
+    doc["rounds"][0]["events"][0]["player"] = 9
+    bad.write_text(json.dumps(doc))
+    code, _, err = run(capsys, "replay", str(bad))
+    assert code == 2 and err.startswith("pi-env: error: round 1, event 0: ") and err.count("\n") == 1
+
+
+def test_report_lines_exact_small_record():
+    doc = {"format": "pi-record/1", "rules": {"players": 3}, "players": ["Ann", "Ben", "Cleo"],
+           "rounds": [{"first_player": 0,
+                       "tiles": load_record_tiles(),
+                       "events": [{"player": 0, "clue": "Pinky", "answer": "trace"},
+                                  {"player": 1, "solve": ["Doc", "Forgery", "Downtown"], "correct": True},
+                                  {"player": 2, "investigate": "Skid Row", "spots": 0, "traces": 1},
+                                  {"player": 0, "solve": ["Rusty", "Murder", "Lakeside"], "correct": False}]}]}
+    rec = load_record(doc)
+    lines = report_lines(rec, score_record(rec))
+    assert lines == [
+        "Round 1 (first player Ann)",
+        "  rot  1  Ann   clue Pinky                                       -> trace",
+        "  rot  1  Ben   solve Doc / Forgery / Downtown                   -> correct  (+7)",
+        "  rot  1  Cleo  investigate Skid Row                             -> 0 spots, 1 trace",
+        "  rot  2  Ann   solve Rusty / Murder / Lakeside                  -> wrong  (-2)",
+        "Round 1 result: Ann -2, Ben +7, Cleo +0",
+        "Final standings:",
+        "  1. Ben      7 points",
+        "  2. Cleo     0 points",
+        "  3. Ann     -2 points",
+    ]
+
+
+def load_record_tiles():
+    from pi_env.board import DAYTIME
+    from pi_env.constants import EVIDENCE_NAMES, SUSPECT_NAMES
+    sus = list(SUSPECT_NAMES) + [None, None]
+    ev = list(EVIDENCE_NAMES) + [None] * 4
+    return {"suspect": dict(zip(DAYTIME.districts, sus)), "evidence": dict(zip(DAYTIME.districts, ev))}
