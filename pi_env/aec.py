@@ -164,7 +164,7 @@ from .constants import (ANSWER_NAMES, DEFAULT_MAX_ROTATIONS, INVESTIGATE_BASE, M
                         NUM_ACTIONS, NUM_ELEMENTS, ON_DISPLAY, SCORE_CAP, SCORE_FLOOR, SOLVE_BASE,
                         TIER_POINTS, WRONG_SOLVE_PENALTY)
 from .engine import _kernels as K
-from .engine.api import init, outcome
+from .engine.api import _seeds, init, outcome
 from .engine.observe import _observe_kernel, _offsets, observation_layout, observation_size
 from .engine.state import GameConfig, State
 from .errors import IllegalActionError, InvalidActionError, PIError
@@ -237,8 +237,11 @@ class raw_env(AECEnv, EzPickle):
 
     Attributes:
         config: the :class:`~pi_env.engine.GameConfig` of the game.
-        game_state: the engine :class:`~pi_env.engine.State` (``B == 1``) after ``reset``; the env
-            keeps references to its arrays, so tools may edit them only in place.
+        game_state: the engine :class:`~pi_env.engine.State` (``B == 1``), ``None`` before the
+            first ``reset``. It holds hidden information (every case): use it for tools and
+            tests, never as an agent's input. The same object is reused by later resets (the new
+            game is set up in its arrays) and the env keeps references to its arrays, so edit them
+            only in place.
 
     Raises:
         PIError: an invalid option (bad player count, edition, variant, board or render mode).
@@ -270,7 +273,8 @@ class raw_env(AECEnv, EzPickle):
                 "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
             }) for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
-        self._np_random = np.random.default_rng()
+        self._np_random: np.random.Generator | None = np.random.default_rng()
+        self._last_seed: int | None = None
         # Per-board tables and preallocated buffers.
         board_ = self.config.board
         self._action_names = tuple(action_name(a, board_) for a in range(NUM_ACTIONS))
@@ -281,6 +285,7 @@ class raw_env(AECEnv, EzPickle):
         self._offsets = _offsets(P)
         self._action = np.zeros(1, dtype=np.int64)
         self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        self._init_kernel = _serial(K.init_kernel)
         self._step_kernel = _serial(K.step_kernel)
         self._mask_kernel = _serial(K.mask_kernel)
         self._observe_kernel = _serial(_observe_kernel)
@@ -296,28 +301,40 @@ class raw_env(AECEnv, EzPickle):
     # --- episode --------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None:
-            self._np_random = np.random.default_rng(seed)
-            game_seed = seed
+            rng_words = _seeds(seed, 1)  # validates the seed; the engine's derivation (= init)
+            self._np_random = None  # reseeded from ``seed`` when an unseeded reset needs it
+            self._last_seed = seed
         else:
-            game_seed = int(self._np_random.integers(0, 2**63 - 1))
-        st = init(self.config, 1, game_seed)
-        self.game_state = st
-        cfg = self.config
-        self._step_args = (cfg.num_players, cfg.edition_code, cfg.num_rounds, cfg.max_rotations,
-                           cfg.board.adjacency, *st.arrays())
-        self._obs_args = (st.round, st.first_player, st.current_player, st.rotation, st.tier,
-                          st.tile_district, st.case, st.card_place, st.deck_size, st.front, st.spot,
-                          st.trace, st.inv_count, st.inv_district, st.inv_answer, st.inv_suppressed,
-                          st.inv_left, st.attempted, st.solved, st.solved_case, st.failed, st.score)
-        self._mask_args = (st.current_player, st.done, st.card_place, st.inv_count,
-                           st.inv_district, st.inv_left)
+            if self._np_random is None:
+                self._np_random = np.random.default_rng(self._last_seed)
+            rng_words = _seeds(int(self._np_random.integers(0, 2**63 - 1)), 1)
+        st = self.game_state
+        if st is None:
+            st = self.game_state = init(self.config, 1, rng_words)
+            cfg = self.config
+            arrays = st.arrays()
+            self._init_args = (False, cfg.num_players, np.array(cfg.investigators, dtype=np.int8),
+                               *arrays)
+            self._step_args = (cfg.num_players, cfg.edition_code, cfg.num_rounds, cfg.max_rotations,
+                               cfg.board.adjacency, *arrays)
+            self._obs_args = (st.round, st.first_player, st.current_player, st.rotation, st.tier,
+                              st.tile_district, st.case, st.card_place, st.deck_size, st.front,
+                              st.spot, st.trace, st.inv_count, st.inv_district, st.inv_answer,
+                              st.inv_suppressed, st.inv_left, st.attempted, st.solved,
+                              st.solved_case, st.failed, st.score)
+            self._mask_args = (st.current_player, st.done, st.card_place, st.inv_count,
+                               st.inv_district, st.inv_left)
+        else:
+            # reuse the arrays: set up a new game in place, exactly as ``init`` does
+            st.rng[:] = rng_words
+            self._init_kernel(*self._init_args)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[int(st.current_player[0])]
+        self.agent_selection = self.possible_agents[st.current_player[0]]
         self._skip_agent_selection = None
         if self.render_mode == "human":
             self.render()
@@ -357,13 +374,13 @@ class raw_env(AECEnv, EzPickle):
         cum = self._cumulative_rewards
         for name, r in rewards.items():
             cum[name] += r
-        ans = st.last_answer[0]
+        a0, a1 = st.last_answer[0].tolist()
         if a < INVESTIGATE_BASE:
-            text = ANSWER_NAMES[ans[0]]
+            text = ANSWER_NAMES[a0]
         elif a < SOLVE_BASE:
-            text = self._inv_answers[ans[0]][ans[1]]
+            text = self._inv_answers[a0][a1]
         else:
-            text = "correct" if ans[0] == 1 else "wrong"
+            text = "correct" if a0 == 1 else "wrong"
         self.infos[agent] = {"action": a, "last_action": self._action_names[a], "answer": text}
         if st.done[0]:
             self._finish()

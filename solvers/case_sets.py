@@ -19,6 +19,7 @@ numpy reference from the answer tables (:func:`case_mask_reference`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from numba import njit
@@ -27,9 +28,8 @@ from pi_env.constants import NUM_CASES, NUM_ELEMENTS
 
 from .knowledge import (COL_A, COL_B, COL_C, COL_KIND, COL_PLAYER, COL_SUP, CLUE_KIND, INVESTIGATE_KIND,
                         SOLVE_CORRECT, SOLVE_FAILED, Knowledge)
-from .tables import BITSET_WORDS, CASE_ELEMENTS, AnswerTables, from_bitset
+from .tables import BITSET_WORDS, CASE_ELEMENTS, AnswerTables, cached_answer_tables, from_bitset
 
-_POPCOUNT3 = np.array([0, 1, 1, 2, 1, 2, 2, 3], dtype=np.uint8)
 MAX_COUNT = 3  # investigation counts above 3 are impossible
 
 
@@ -64,22 +64,45 @@ class LayoutBits:
     investigation: np.ndarray
 
 
+@njit(cache=True)
+def _build_layout_bits(clue_answers, inv_spots, inv_traces):
+    clue = np.zeros((36, 3, 27), dtype=np.uint64)
+    inv = np.zeros((14, 8, MAX_COUNT + 1, MAX_COUNT + 1, 27), dtype=np.uint64)
+    for c in range(1680):
+        w = c >> 6
+        bit = np.uint64(1) << np.uint64(c & 63)
+        for x in range(36):
+            clue[x, clue_answers[x, c], w] |= bit
+        for d in range(14):
+            sm = inv_spots[d, c]
+            tm = inv_traces[d, c]
+            for sup in range(8):
+                keep = 7 & ~sup
+                ns = 0
+                nt = 0
+                for t in range(3):
+                    if (keep >> t) & 1:
+                        ns += (sm >> t) & 1
+                        nt += (tm >> t) & 1
+                inv[d, sup, ns, nt, w] |= bit
+    return clue, inv
+
+
 def layout_bits(tables: AnswerTables) -> LayoutBits:
-    """Precompute the answer bitsets of a layout (about a millisecond)."""
-    clue = _pack(tables.clue_answers[:, None, :] == np.arange(3, dtype=np.int8)[None, :, None])
-    not_sup = (~np.arange(8, dtype=np.uint8)) & 7  # [8]
-    spots = _POPCOUNT3[tables.investigation_spots[:, None, :] & not_sup[None, :, None]]  # [14, 8, 1680]
-    traces = _POPCOUNT3[tables.investigation_traces[:, None, :] & not_sup[None, :, None]]
-    k = np.arange(MAX_COUNT + 1, dtype=np.uint8)
-    inv = (spots[:, :, None, None, :] == k[None, None, :, None, None]) & \
-          (traces[:, :, None, None, :] == k[None, None, None, :, None])
-    return LayoutBits(clue, _pack(inv))
+    """Precompute the answer bitsets of a layout (well under a millisecond)."""
+    clue, inv = _build_layout_bits(tables.clue_answers, tables.investigation_spots, tables.investigation_traces)
+    return LayoutBits(clue, inv)
+
+
+@lru_cache(maxsize=64)
+def _cached_layout_bits(td_bytes: bytes, adj_bytes: bytes) -> LayoutBits:
+    return layout_bits(cached_answer_tables(td_bytes, adj_bytes))
 
 
 def _layout_bits_of(knowledge: Knowledge) -> LayoutBits:
     cached = knowledge.__dict__.get("_layout_bits")
     if cached is None:
-        cached = layout_bits(knowledge.tables)
+        cached = _cached_layout_bits(knowledge.tile_district.tobytes(), knowledge.adjacency.tobytes())
         knowledge.__dict__["_layout_bits"] = cached
     return cached
 

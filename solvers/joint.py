@@ -11,46 +11,44 @@ that contains p and a right group R of one or two unknown players:
 
 1. enumerate the valid (pairwise-disjoint) tuples of R and histogram them by the *element sets
    they use per type* — a tensor over (suspect subset, evidence subset, location subset) with
-   subsets of size |R| (``12 x 10 x 14`` for one player, ``66 x 45 x 91`` unordered pairs for two);
+   subsets of size |R| (at most ``12 x 10 x 14`` for one player, ``66 x 45 x 91`` unordered pairs
+   for two; only elements that occur in some set are indexed, so late in a round it is tiny);
 2. turn that histogram, one type axis at a time, into "number of R tuples disjoint from this
    subset" for subsets of size |L| (a linear map per axis: disjointness is per type);
 3. enumerate the valid tuples of L (p alone, or p and one unknown player) and look their used
    subsets up.
 
 For 5 players (3 unknown players besides p) this costs at most about 2 x 1680^2 simple steps plus
-three small matrix products. Every count is an integer below 2^53, so the float64 matrix products
-are exact; results are int64. Only with 4 unknown players (5 players and p's held case unknown)
+a few linear passes over the histogram. Counts are exact integers (int64; intermediate tables hold
+at most 1680^2 and fit int32). Only with 4 unknown players (5 players and p's held case unknown)
 does it fall back to looping over one player's cases.
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
 from itertools import combinations
 
 import numpy as np
 from numba import njit
 
-from pi_env.constants import NUM_CASES, TYPE_SIZES
+from pi_env.constants import NUM_CASES
 
 from .tables import CASE_ELEMENT_MASKS
 
-_S, _E, _L = TYPE_SIZES  # 12, 10, 14
+_CASE_TYPE_INDEX = np.stack([np.arange(NUM_CASES) // 140, (np.arange(NUM_CASES) // 14) % 10,
+                             np.arange(NUM_CASES) % 14]).astype(np.int64)  # [3, 1680]
 
 
-def _pair_index(n: int) -> np.ndarray:
-    out = -np.ones((n, n), dtype=np.int64)
-    for k, (a, b) in enumerate(combinations(range(n), 2)):
-        out[a, b] = out[b, a] = k
-    return out
-
-
-PAIR_INDEX = tuple(_pair_index(n) for n in TYPE_SIZES)
-"""Per type, ``int64[n, n]``: index of the unordered pair {a, b} (``-1`` on the diagonal)."""
-_PAIRS = tuple(list(combinations(range(n), 2)) for n in TYPE_SIZES)
-
-_CASE_S = np.arange(NUM_CASES, dtype=np.int64) // 140
-_CASE_E = (np.arange(NUM_CASES, dtype=np.int64) // 14) % 10
-_CASE_L = np.arange(NUM_CASES, dtype=np.int64) % 14
+@lru_cache(maxsize=None)
+def _pair_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """For ``n`` elements: ``int64[n, n]`` index of each unordered pair (``-1`` on the diagonal) and
+    ``int64[n(n-1)/2, 2]`` the pairs in that order."""
+    index = -np.ones((n, n), dtype=np.int64)
+    pairs = np.array(list(combinations(range(n), 2)), dtype=np.int64).reshape(-1, 2)
+    for k, (a, b) in enumerate(pairs):
+        index[a, b] = index[b, a] = k
+    return index, pairs
 
 
 @njit(cache=True)
@@ -96,34 +94,29 @@ def _transform_rows(f, left, right, pairs, n):
 
 
 @njit(cache=True)
-def _transform3(hist, left, right, pairs_s, pairs_e, pairs_l):
+def _transform3(hist, left, right, pairs_s, pairs_e, pairs_l, ns, ne, nl):
     """Apply :func:`_transform_rows` along the three type axes of ``hist``."""
     a, b, c = hist.shape
-    a2 = _n_subsets(left, 12)
-    b2 = _n_subsets(left, 10)
-    c2 = _n_subsets(left, 14)
-    t0 = _transform_rows(hist.reshape(a, b * c), left, right, pairs_s, 12).reshape(a2, b, c)
+    a2 = _n_subsets(left, ns)
+    b2 = _n_subsets(left, ne)
+    c2 = _n_subsets(left, nl)
+    t0 = _transform_rows(hist.reshape(a, b * c), left, right, pairs_s, ns).reshape(a2, b, c)
     t1 = np.empty((a2, b2, c), dtype=np.int64)
     for i in range(a2):
-        t1[i] = _transform_rows(np.ascontiguousarray(t0[i]), left, right, pairs_e, 10)
-    t2 = _transform_rows(np.ascontiguousarray(t1.reshape(a2 * b2, c).T), left, right, pairs_l, 14)
+        t1[i] = _transform_rows(np.ascontiguousarray(t0[i]), left, right, pairs_e, ne)
+    t2 = _transform_rows(np.ascontiguousarray(t1.reshape(a2 * b2, c).T), left, right, pairs_l, nl)
     return np.ascontiguousarray(t2.T).reshape(a2, b2, c2)
-
-
-_PAIR_ARRAYS = tuple(np.array(p, dtype=np.int64) for p in _PAIRS)
-
-
-def _transform(hist: np.ndarray, left: int, right: int) -> np.ndarray:
-    """Per-type disjointness transform of a histogram over right-subsets (size ``right`` per type)
-    into counts of right tuples disjoint from each left-subset (size ``left`` per type); int64."""
-    return _transform3(np.ascontiguousarray(hist, dtype=np.int64), left, right, *_PAIR_ARRAYS)
 
 
 @njit(cache=True)
 def _pair_histogram(xs, ys, masks, cs, ce, cl, ps, pe, pl):
-    """Histogram (``int64[66, 45, 91]``) of disjoint pairs (x in xs, y in ys) over their per-type
-    unordered element pairs."""
-    hist = np.zeros(66 * 45 * 91, dtype=np.int64)
+    """Histogram (``uint8[#s-pairs, #e-pairs, #l-pairs]``) of the disjoint pairs (x in xs, y in ys)
+    over their per-type unordered element pairs (compact indices ``cs/ce/cl``, pair tables
+    ``ps/pe/pl``)."""
+    ds = ps.shape[0] * (ps.shape[0] - 1) // 2
+    de = pe.shape[0] * (pe.shape[0] - 1) // 2
+    dl = pl.shape[0] * (pl.shape[0] - 1) // 2
+    hist = np.zeros(ds * de * dl, dtype=np.uint8)  # at most 2^3 ordered pairs per bin; fits in cache
     ny = ys.shape[0]
     ym = np.empty(ny, dtype=np.int64)
     y_s = np.empty(ny, dtype=np.int64)
@@ -143,15 +136,15 @@ def _pair_histogram(xs, ys, masks, cs, ce, cl, ps, pe, pl):
         for j in range(ny):
             if mx & ym[j]:
                 continue
-            hist[(row_s[y_s[j]] * 45 + row_e[y_e[j]]) * 91 + row_l[y_l[j]]] += 1
-    return hist.reshape((66, 45, 91))
+            hist[(row_s[y_s[j]] * de + row_e[y_e[j]]) * dl + row_l[y_l[j]]] += 1
+    return hist.reshape((ds, de, dl))
 
 
 @njit(cache=True)
-def _lookup_singles(ps_cases, table, cs, ce, cl):
-    out = np.empty(ps_cases.shape[0], dtype=np.int64)
-    for i in range(ps_cases.shape[0]):
-        c = ps_cases[i]
+def _lookup_singles(p_cases, table, cs, ce, cl):
+    out = np.empty(p_cases.shape[0], dtype=np.int64)
+    for i in range(p_cases.shape[0]):
+        c = p_cases[i]
         out[i] = table[cs[c], ce[c], cl[c]]
     return out
 
@@ -159,6 +152,8 @@ def _lookup_singles(ps_cases, table, cs, ce, cl):
 @njit(cache=True)
 def _lookup_pairs(p_cases, xs, table, masks, cs, ce, cl, ps, pe, pl):
     """For each c in p_cases: sum over x in xs disjoint from c of table[pair(c, x)]."""
+    de = table.shape[1]
+    dl = table.shape[2]
     flat = table.reshape(-1)
     nx = xs.shape[0]
     xm = np.empty(nx, dtype=np.int64)
@@ -181,7 +176,7 @@ def _lookup_pairs(p_cases, xs, table, masks, cs, ce, cl, ps, pe, pl):
         for j in range(nx):
             if mc & xm[j]:
                 continue
-            acc += flat[(row_s[x_s[j]] * 45 + row_e[x_e[j]]) * 91 + row_l[x_l[j]]]
+            acc += flat[(row_s[x_s[j]] * de + row_e[x_e[j]]) * dl + row_l[x_l[j]]]
         out[i] = acc
     return out
 
@@ -194,10 +189,40 @@ def _restrict(cases, masks, used):
     return cases[keep]
 
 
-def _single_histogram(xs: np.ndarray) -> np.ndarray:
-    hist = np.zeros((_S, _E, _L), dtype=np.int64)
-    hist[_CASE_S[xs], _CASE_E[xs], _CASE_L[xs]] = 1
-    return hist
+class _Compact:
+    """Per-type compact indices of the elements that occur in some case of the given lists
+    (at least 3 per type, padding with unused indices, so pair subsets always exist)."""
+
+    def __init__(self, lists: list[np.ndarray]):
+        every = np.unique(np.concatenate(lists))
+        self.sizes = []
+        self.index = []  # per type, int64[1680]: compact index of each case's element
+        self.pair_index = []
+        self.pairs = []
+        for t in range(3):
+            active = np.unique(_CASE_TYPE_INDEX[t, every])
+            full = np.zeros(14, dtype=np.int64)
+            full[active] = np.arange(active.size)
+            n = max(int(active.size), 3)
+            self.sizes.append(n)
+            self.index.append(full[_CASE_TYPE_INDEX[t]])
+            index, pairs = _pair_tables(n)
+            self.pair_index.append(index)
+            self.pairs.append(pairs)
+
+    def transform(self, hist: np.ndarray, left: int, right: int) -> np.ndarray:
+        """Per-type disjointness transform of a histogram over right-subsets (size ``right`` per
+        type) into counts of right tuples disjoint from each left-subset (size ``left``)."""
+        return _transform3(np.ascontiguousarray(hist), left, right, *self.pairs, *self.sizes)
+
+    def single_histogram(self, xs: np.ndarray) -> np.ndarray:
+        hist = np.zeros(tuple(self.sizes), dtype=np.int64)
+        hist[self.index[0][xs], self.index[1][xs], self.index[2][xs]] = 1
+        return hist
+
+    @property
+    def args(self) -> tuple:
+        return (CASE_ELEMENT_MASKS, *self.index, *self.pair_index)
 
 
 def _counts(p_cases: np.ndarray, others: list[np.ndarray]) -> np.ndarray:
@@ -206,38 +231,31 @@ def _counts(p_cases: np.ndarray, others: list[np.ndarray]) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     if any(o.size == 0 for o in others):
         return np.zeros(p_cases.size, dtype=np.int64)
-    args = (CASE_ELEMENT_MASKS, _CASE_S, _CASE_E, _CASE_L) + PAIR_INDEX
     if m == 0:
         return np.ones(p_cases.size, dtype=np.int64)
+    if m >= 4:  # loop over the cases of the smallest set
+        k = min(range(m), key=lambda i: others[i].size)
+        rest = [o for i, o in enumerate(others) if i != k]
+        out = np.zeros(p_cases.size, dtype=np.int64)
+        for c in others[k]:
+            used = CASE_ELEMENT_MASKS[c]
+            keep = (CASE_ELEMENT_MASKS[p_cases] & used) == 0
+            out[keep] += _counts(p_cases[keep], [_restrict(o, CASE_ELEMENT_MASKS, used) for o in rest])
+        return out
+    comp = _Compact([p_cases] + others)
     if m == 1:
-        table = _transform(_single_histogram(others[0]), 1, 1)
-        return _lookup_singles(p_cases, table, _CASE_S, _CASE_E, _CASE_L)
+        table = comp.transform(comp.single_histogram(others[0]), 1, 1)
+        return _lookup_singles(p_cases, table, *comp.index)
     if m == 2:
-        table = _transform(_pair_histogram(others[0], others[1], *args), 1, 2)
-        return _lookup_singles(p_cases, table, _CASE_S, _CASE_E, _CASE_L)
-    if m == 3:
-        # the unknown player that joins p: the one making the two enumerations cheapest
-        sizes = [o.size for o in others]
-        best = min(range(3), key=lambda i: p_cases.size * sizes[i] + np.prod([sizes[j] for j in range(3) if j != i]))
-        y, z = (others[j] for j in range(3) if j != best)
-        table = _transform(_pair_histogram(y, z, *args), 2, 2)
-        return _lookup_pairs(p_cases, others[best], table, *args)
-    # m >= 4: loop over the cases of the smallest set
-    k = min(range(m), key=lambda i: others[i].size)
-    rest = [o for i, o in enumerate(others) if i != k]
-    out = np.zeros(p_cases.size, dtype=np.int64)
-    for c in others[k]:
-        used = CASE_ELEMENT_MASKS[c]
-        out += _counts_aligned(p_cases, [_restrict(o, CASE_ELEMENT_MASKS, used) for o in rest], used)
-    return out
-
-
-def _counts_aligned(p_cases: np.ndarray, others: list[np.ndarray], used: np.int64) -> np.ndarray:
-    """Counts for all of p_cases, where p's cases meeting ``used`` get 0."""
-    keep = (CASE_ELEMENT_MASKS[p_cases] & used) == 0
-    out = np.zeros(p_cases.size, dtype=np.int64)
-    out[keep] = _counts(p_cases[keep], others)
-    return out
+        table = comp.transform(_pair_histogram(others[0], others[1], *comp.args), 1, 2)
+        return _lookup_singles(p_cases, table, *comp.index)
+    # m == 3: the unknown player joining p is the one making the two enumerations cheapest
+    sizes = [o.size for o in others]
+    best = min(range(3), key=lambda i: p_cases.size * sizes[i] + np.prod([sizes[j] for j in range(3) if j != i]))
+    y, z = (others[j] for j in range(3) if j != best)
+    table = comp.transform(_pair_histogram(y, z, *comp.args), 2, 2)
+    # entries count pairs, at most 1680^2 < 2^31: int32 halves the memory traffic of the lookups
+    return _lookup_pairs(p_cases, others[best], table.astype(np.int32), *comp.args)
 
 
 def count_joint(own: np.ndarray, others: "list[np.ndarray]") -> np.ndarray:

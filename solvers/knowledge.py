@@ -29,7 +29,7 @@ import numpy as np
 from pi_env.constants import MAX_PLAYERS, MIN_PLAYERS, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS
 from pi_env.records_types import CLUE, INVESTIGATE, SOLVE, Event, RoundRecord
 
-from .tables import AnswerTables, answer_tables
+from .tables import AnswerTables, cached_answer_tables
 
 COL_INDEX, COL_PLAYER, COL_KIND, COL_A, COL_B, COL_C, COL_SUP = range(7)
 NUM_COLS = 7
@@ -87,34 +87,34 @@ class Knowledge:
     @cached_property
     def tables(self) -> AnswerTables:
         """Answer tables of the layout (:func:`solvers.tables.answer_tables`)."""
-        return answer_tables(self.tile_district, self.adjacency)
+        return cached_answer_tables(self.tile_district.tobytes(), self.adjacency.tobytes())
 
     def events_of(self, q: int) -> np.ndarray:
         """Rows of ``events`` acted by player ``q``."""
         return self.events[self.events[:, COL_PLAYER] == q]
 
     def with_events(self, rows: np.ndarray) -> "Knowledge":
-        """A copy with ``rows`` (``int[k, 7]``) appended; shares the cached tables."""
-        new = Knowledge(self.player, self.n_players, self.tile_district, self.adjacency, self.held_case,
-                        np.concatenate([self.events, np.asarray(rows, dtype=np.int32).reshape(-1, NUM_COLS)]))
-        if "tables" in self.__dict__:
-            new.__dict__["tables"] = self.__dict__["tables"]
-        return new
+        """A copy with ``rows`` (``int[k, 7]``) appended; shares the cached layout tables."""
+        rows = np.asarray(rows, dtype=np.int32).reshape(-1, NUM_COLS)
+        return self._derived(self.player, self.held_case, np.concatenate([self.events, rows]))
 
     def prefix(self, n_events: int) -> "Knowledge":
-        """A copy with only the first ``n_events`` rows; shares the cached tables."""
-        new = Knowledge(self.player, self.n_players, self.tile_district, self.adjacency, self.held_case,
-                        self.events[:n_events])
-        if "tables" in self.__dict__:
-            new.__dict__["tables"] = self.__dict__["tables"]
-        return new
+        """A copy with only the first ``n_events`` rows; shares the cached layout tables."""
+        return self._derived(self.player, self.held_case, self.events[:n_events])
 
     def for_player(self, player: int, held_case: int) -> "Knowledge":
         """The same public information seen by another player holding ``held_case``."""
-        new = Knowledge(player, self.n_players, self.tile_district, self.adjacency, held_case, self.events)
-        if "tables" in self.__dict__:
-            new.__dict__["tables"] = self.__dict__["tables"]
+        return self._derived(player, held_case, self.events)
+
+    def _derived(self, player: int, held_case: int, events: np.ndarray) -> "Knowledge":
+        new = Knowledge(player, self.n_players, self.tile_district, self.adjacency, held_case, events)
+        for key in _LAYOUT_CACHES:
+            if key in self.__dict__:
+                new.__dict__[key] = self.__dict__[key]
         return new
+
+
+_LAYOUT_CACHES = ("tables", "_layout_bits")  # per-layout caches stored in a Knowledge's __dict__
 
 
 def _check_events(ev: np.ndarray, n: int) -> None:

@@ -18,6 +18,7 @@ word ``c // 64``; bits 1680..1727 are always 0).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -76,6 +77,14 @@ def answer_tables(tile_district: np.ndarray, adjacency: np.ndarray) -> AnswerTab
     for arr in (clue, spots, traces):
         arr.flags.writeable = False
     return AnswerTables(clue, spots, traces)
+
+
+@lru_cache(maxsize=64)
+def cached_answer_tables(tile_district_bytes: bytes, adjacency_bytes: bytes) -> AnswerTables:
+    """:func:`answer_tables` memoised on the layout (``int8[36]`` and ``bool[14, 14]`` bytes)."""
+    td = np.frombuffer(tile_district_bytes, dtype=np.int8)
+    adj = np.frombuffer(adjacency_bytes, dtype=bool).reshape(14, 14)
+    return answer_tables(td, adj)
 
 
 def to_bitset(mask: np.ndarray) -> np.ndarray:

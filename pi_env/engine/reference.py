@@ -47,7 +47,7 @@ stepping a finished game changes nothing and gives zero rewards.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..constants import (DISPLAY_SIZE, IN_DECK, IN_DISCARD, IN_FRONT, INVESTIGATE_BASE,
                          MAX_INVESTIGATORS, NOTHING, NUM_ACTIONS, NUM_CASES, NUM_DISTRICTS,
@@ -103,18 +103,6 @@ class Investigator:
     answer: tuple[int, int]
     markers: list[int]
     suppressed: tuple[bool, bool, bool]
-
-
-@dataclass
-class _Round:
-    """Everything that is reset between rounds (RULES.md §3, §5 'between rounds')."""
-
-    tile_district: list[int]
-    district_tile: list[list[int]]
-    case: list[list[int]]
-    deck: list[int]
-    display: set[int] = field(default_factory=set)
-    discard: set[int] = field(default_factory=set)
 
 
 class ReferenceGame:

@@ -1,0 +1,421 @@
+"""Tests of the PettingZoo AEC environment ``pi_env.aec`` (STYLE.md §11, §12; RULES.md §4, §5).
+
+PettingZoo's own conformance checks (``api_test``, ``seed_test``, ``render_test``) plus exact checks
+of rewards, terminations/truncations, infos, observations and seeding against the engine.
+"""
+
+from __future__ import annotations
+
+import pickle
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, render_test, seed_test
+
+from pi_env.actions import action_name
+from pi_env.aec import env, observation_bounds, raw_env
+from pi_env.board import DAYTIME
+from pi_env.constants import (INVESTIGATE_BASE, NUM_ACTIONS, SOLVE_BASE, TYPE_OFFSETS, case_index)
+from pi_env.engine import (GameConfig, decode_observation, init, legal_action_mask, observation_size,
+                           observe, outcome, step_inplace)
+from pi_env.errors import IllegalActionError, InvalidActionError
+
+# api_test warns about these for every dict-observation env that is not one of PettingZoo's own
+# classic games (it whitelists those by name); anything else is a real finding.
+KNOWN_API_WARNINGS = {
+    "Observation is not a NumPy array",
+    "Observation space for each agent probably should be gymnasium.spaces.box or gymnasium.spaces.discrete",
+}
+
+
+def policy_action(state, rng: np.random.Generator, mask: np.ndarray, solve_true: float = 0.3) -> int:
+    """A test policy that plays all three kinds of action: mostly clues and investigators, and
+    solves that are right (it peeks at the engine state) with probability ``solve_true``."""
+    p = int(state.current_player[0])
+    u = rng.random()
+    clues = np.flatnonzero(mask[:INVESTIGATE_BASE])
+    invs = np.flatnonzero(mask[INVESTIGATE_BASE:SOLVE_BASE]) + INVESTIGATE_BASE
+    if u < 0.55 and clues.size:
+        return int(rng.choice(clues))
+    if u < 0.8 and invs.size:
+        return int(rng.choice(invs))
+    if rng.random() < solve_true:
+        s, e, l = (int(v) for v in state.case[0, p])
+        return SOLVE_BASE + case_index(s, e, l)
+    return SOLVE_BASE + int(rng.integers(1680))
+
+
+def run_api_test(e) -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api_test(e, num_cycles=1000)
+    unexpected = {str(w.message) for w in caught} - KNOWN_API_WARNINGS
+    assert not unexpected
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4, 5])
+def test_api_second_edition(num_players):
+    run_api_test(env(num_players=num_players))
+
+
+@pytest.mark.parametrize("num_players", [2, 4, 5])
+def test_api_first_edition(num_players):
+    run_api_test(env(num_players=num_players, edition="first"))
+
+
+def test_api_fast_variant_and_small_safeguard():
+    run_api_test(env(num_players=3, variants=("fast",), max_rotations=2))
+
+
+@pytest.mark.parametrize("kwargs", [dict(num_players=2), dict(num_players=4),
+                                    dict(num_players=5, edition="first")])
+def test_seed_test(kwargs):
+    seed_test(lambda: env(**kwargs), num_cycles=300)
+
+
+def test_render_test_and_text():
+    def ansi_ok(text):
+        lines = text.splitlines()
+        return (lines[0].startswith("P.I. (second edition, 4 players): round ")
+                and "Board" in lines and not any(l.startswith("Held case") for l in lines))
+
+    render_test(lambda render_mode=None: env(render_mode=render_mode), custom_tests={"ansi": ansi_ok})
+
+
+def test_render_ansi_first_frame_and_none_mode():
+    e = env(num_players=3, render_mode="ansi")
+    e.reset(seed=5)
+    text = e.render()
+    assert text.splitlines()[0] == "P.I. (second edition, 3 players): round 1/3, rotation 0, tier 0, turn 0"
+    first = int(e.unwrapped.game_state.first_player[0])
+    assert text.splitlines()[1] == (f"To move: {'ABC'[first]} (player_{first}); first player this round: "
+                                    f"{'ABC'[first]} (player_{first})")
+    quiet = env(num_players=3)
+    quiet.reset(seed=5)
+    with pytest.warns(UserWarning, match="without specifying any render mode"):
+        assert quiet.render() is None
+
+
+def test_human_render_prints(capsys):
+    e = raw_env(num_players=2, render_mode="human")
+    e.reset(seed=1)
+    out = capsys.readouterr().out
+    assert out.startswith("P.I. (second edition, 2 players): round 1/3, rotation 0, tier 0, turn 0\n")
+    assert e.render() is None
+    assert capsys.readouterr().out == out
+
+
+def test_metadata_agents_and_spaces():
+    e = raw_env(num_players=5)
+    assert e.metadata == {"name": "pi_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False,
+                          "render_fps": 1}
+    assert e.possible_agents == [f"player_{i}" for i in range(5)]
+    for a in e.possible_agents:
+        assert e.observation_space(a) is e.observation_space(a)
+        assert e.action_space(a) is e.action_space(a)
+        assert e.action_space(a).n == NUM_ACTIONS == 1730
+        box = e.observation_space(a)["observation"]
+        assert box.shape == (618 + 1912 * 5,) == (observation_size(5),)
+        assert box.dtype == np.int16
+        mbox = e.observation_space(a)["action_mask"]
+        assert mbox.shape == (1730,) and mbox.dtype == np.int8
+
+
+def test_observation_bounds_exact():
+    low, high = observation_bounds(GameConfig(num_players=4))
+    lo = decode_observation(low, 4)
+    hi = decode_observation(high, 4)
+    assert lo["score"].tolist() == [-5] * 4 and hi["score"].tolist() == [21] * 4
+    assert hi["inv_spots"].max() == 3 and hi["inv_left"].tolist() == [5] * 4
+    assert (hi["round"][0], hi["tier"][0], hi["rotation"][0], hi["deck_size"][0]) == (3, 4, 60, 36)
+    assert (hi["first_seat"][0], hi["to_move"][0]) == (3, 3)
+    assert hi["failed"].max() == 1 and lo["failed"].min() == 0
+    low1, high1 = observation_bounds(GameConfig(num_players=2, edition="first", max_rotations=10,
+                                                variants=("fast",)))
+    s1 = decode_observation(low1, 2)["score"].tolist(), decode_observation(high1, 2)["score"].tolist()
+    assert s1 == ([-40, -40], [14, 14])
+
+
+def play(e, seed, policy_seed, max_steps=100_000, record=None):
+    """Play ``e`` (wrapped or raw) to the end with :func:`policy_action`.
+
+    Returns (actions taken in order, total reward summed from ``last()`` per agent).
+    """
+    rng = np.random.default_rng(policy_seed)
+    e.reset(seed=seed)
+    total = dict.fromkeys(e.possible_agents, 0)
+    actions = []
+    for n, agent in enumerate(e.agent_iter(max_steps)):
+        obs, reward, term, trunc, info = e.last()
+        total[agent] += reward
+        if record is not None:
+            record.append((agent, obs, reward, term, trunc, info))
+        if term or trunc:
+            e.step(None)
+            continue
+        a = policy_action(e.unwrapped.game_state, rng, obs["action_mask"])
+        actions.append(a)
+        e.step(a)
+    return actions, total
+
+
+def replay(config, seed, actions):
+    state = init(config, 1, seed)
+    buf = np.zeros(1, dtype=np.int64)
+    for a in actions:
+        buf[0] = a
+        step_inplace(state, buf, config)
+    return state
+
+
+def test_cumulative_rewards_equal_engine_scores():
+    e = env(num_players=4)
+    actions, total = play(e, seed=2024, policy_seed=7)
+    config = GameConfig(num_players=4)
+    final = replay(config, 2024, actions)
+    assert bool(final.done[0])
+    res = outcome(final, config)
+    assert tuple(total[f"player_{i}"] for i in range(4)) == res.scores
+    # golden values for this seed and policy (second edition: tier points + round bonus, -2 per
+    # miss, floored at -5: player_1 missed five times, player_2 three times)
+    assert len(actions) == 51
+    assert res.scores == (13, -5, -5, -2)
+    assert final.solve_points[0].tolist() == [15, 0, 0, 0]
+    assert final.penalty[0].tolist() == [2, 10, 6, 2]
+
+
+def test_rewards_of_every_step_match_engine_and_infos_are_exact():
+    e = raw_env(num_players=3, edition="first")
+    config = e.config
+    rng = np.random.default_rng(3)
+    e.reset(seed=11)
+    state = init(config, 1, 11)
+    buf = np.zeros(1, dtype=np.int64)
+    kinds = set()
+    while not state.done[0]:
+        agent = e.agent_selection
+        p = int(state.current_player[0])
+        assert agent == f"player_{p}"
+        mask = e.observe(agent)["action_mask"]
+        a = policy_action(state, rng, mask)
+        # the answer by the rules (RULES.md §4), computed here independently of the engine
+        if a < INVESTIGATE_BASE:
+            t = 0 if a < 12 else (1 if a < 22 else 2)
+            y = TYPE_OFFSETS[t] + int(state.case[0, p, t])
+            dx, dy = int(state.tile_district[0, a]), int(state.tile_district[0, y])
+            expected = "spot" if a == y else ("trace" if DAYTIME.adjacency[dx, dy] else "nothing")
+        elif a < SOLVE_BASE:
+            d = a - INVESTIGATE_BASE
+            ns = nt = 0
+            for t in range(3):
+                tile = int(state.district_tile[0, d, t])
+                if tile >= 0 and (state.spot[0, p, tile] or state.trace[0, p, tile]):
+                    continue
+                dy = int(state.tile_district[0, TYPE_OFFSETS[t] + int(state.case[0, p, t])])
+                ns += dy == d
+                nt += bool(dy != d and DAYTIME.adjacency[dy, d])
+            expected = f"{ns} spot{'' if ns == 1 else 's'}, {nt} trace{'' if nt == 1 else 's'}"
+        else:
+            s, ev, l = (int(v) for v in state.case[0, p])
+            expected = "correct" if a - SOLVE_BASE == case_index(s, ev, l) else "wrong"
+        kinds.add(expected.split()[-1])
+        e.step(a)
+        buf[0] = a
+        step_inplace(state, buf, config)
+        assert e.rewards == {f"player_{i}": int(state.rewards[0, i]) for i in range(3)}
+        info = e.infos[agent]
+        assert info["action"] == a
+        assert info["last_action"] == action_name(a)
+        assert info["answer"] == expected
+    assert kinds >= {"spot", "trace", "nothing", "traces", "correct", "wrong"}
+    assert all(e.terminations.values()) and not any(e.truncations.values())
+    res = outcome(state, config)
+    for i in range(3):
+        assert e.infos[f"player_{i}"]["rank"] == res.ranks[i]
+        assert e.infos[f"player_{i}"]["scores"] == res.scores
+
+
+def test_illegal_action_terminates_with_minus_one():
+    e = env(num_players=4)
+    e.reset(seed=3)
+    offender = e.agent_selection
+    mask = e.last()[0]["action_mask"]
+    illegal = int(np.flatnonzero(mask[:INVESTIGATE_BASE] == 0)[0])
+    e.step(illegal)
+    assert all(e.terminations.values()) and all(e.truncations.values())
+    assert e.rewards == {a: (-1 if a == offender else 0) for a in e.possible_agents}
+    seen = {}
+    for agent in e.agent_iter():
+        _, reward, term, trunc, _ = e.last()
+        assert term and trunc
+        seen[agent] = reward
+        e.step(None)
+    assert seen == {a: (-1 if a == offender else 0) for a in e.possible_agents}
+    assert e.agents == []
+
+
+def test_raw_env_checks_actions():
+    e = raw_env(num_players=2)
+    e.reset(seed=3)
+    mask = e.observe(e.agent_selection)["action_mask"]
+    illegal = int(np.flatnonzero(mask[:INVESTIGATE_BASE] == 0)[0])
+    with pytest.raises(IllegalActionError, match=f"action {illegal} \\(clue "):
+        e.step(illegal)
+    with pytest.raises(InvalidActionError):
+        e.step(NUM_ACTIONS)
+    with pytest.raises(InvalidActionError):
+        e.step(1.5)
+    with pytest.raises(AssertionError):
+        wrapped = env(num_players=2)
+        wrapped.reset(seed=3)
+        wrapped.step(NUM_ACTIONS)
+    e.step(np.int32(SOLVE_BASE))  # numpy integers are accepted
+    assert e.infos[f"player_{int(e.game_state.last_player[0])}"]["action"] == SOLVE_BASE
+
+
+def test_observe_matches_engine_and_mask_only_for_agent_to_move():
+    e = raw_env(num_players=5)
+    e.reset(seed=9)
+    state = e.game_state
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        for i, agent in enumerate(e.possible_agents):
+            o = e.observe(agent)
+            assert np.array_equal(o["observation"], observe(state, i)[0])
+            if agent == e.agent_selection:
+                assert np.array_equal(o["action_mask"], legal_action_mask(state)[0])
+            else:
+                assert not o["action_mask"].any()
+        e.step(policy_action(state, rng, e.observe(e.agent_selection)["action_mask"], solve_true=0.0))
+        if state.done[0]:
+            break
+    # fresh arrays: keeping an observation is safe
+    a = e.agent_selection
+    kept = e.observe(a)
+    kept["observation"][:] = -7
+    assert not np.array_equal(e.observe(a)["observation"], kept["observation"])
+
+
+@pytest.mark.parametrize("num_players,edition", [(2, "second"), (3, "first"), (4, "second"), (5, "first")])
+def test_observation_spaces_contain_observations(num_players, edition):
+    e = raw_env(num_players=num_players, edition=edition)
+    rng = np.random.default_rng(num_players)
+    e.reset(seed=100 + num_players)
+    spaces_ = {a: e.observation_space(a) for a in e.possible_agents}
+    steps = 0
+    while not e.game_state.done[0]:
+        for a in e.possible_agents:
+            assert spaces_[a].contains(e.observe(a))
+        e.step(policy_action(e.game_state, rng, e.observe(e.agent_selection)["action_mask"]))
+        steps += 1
+    for a in e.possible_agents:
+        assert spaces_[a].contains(e.observe(a))
+    assert steps > 20
+
+
+def _always_wrong(e):
+    """Every agent names a wrong case on every turn; returns the final observation of player_0."""
+    for agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        p = int(agent.split("_")[1])
+        s, ev, l = (int(v) for v in e.unwrapped.game_state.case[0, p])
+        e.step(SOLVE_BASE + case_index(s, ev, (l + 1) % 14))
+    return obs
+
+
+def test_safeguard_is_reported_as_truncation_and_bounds_are_reached():
+    # first edition: nobody solves, so every round runs into the safeguard (max_rotations = 3)
+    e = env(num_players=3, edition="first", max_rotations=3)
+    e.reset(seed=0)
+    space = e.observation_space("player_0")
+    final = {}
+    for agent in e.agent_iter():
+        obs, reward, term, trunc, _ = e.last()
+        if term or trunc:
+            assert (term, trunc) == (False, True)
+            assert space.contains(obs)
+            final[agent] = decode_observation(obs["observation"], 3)
+            e.step(None)
+            continue
+        p = int(agent.split("_")[1])
+        s, ev, l = (int(v) for v in e.unwrapped.game_state.case[0, p])
+        e.step(SOLVE_BASE + case_index(s, ev, (l + 1) % 14))
+    assert set(final) == {"player_0", "player_1", "player_2"}
+    low = decode_observation(observation_bounds(e.unwrapped.config)[0], 3)
+    for view in final.values():
+        assert view["score"].tolist() == [-18, -18, -18] == low["score"].tolist()
+        assert (int(view["rotation"][0]), int(view["round"][0])) == (3, 3)
+
+
+def test_normal_end_is_termination_and_score_floor():
+    e = env(num_players=4)
+    e.reset(seed=1)
+    ended = []
+    for agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            ended.append((agent, term, trunc, decode_observation(obs["observation"], 4)["score"].tolist()))
+            e.step(None)
+            continue
+        p = int(agent.split("_")[1])
+        s, ev, l = (int(v) for v in e.unwrapped.game_state.case[0, p])
+        e.step(SOLVE_BASE + case_index(s, ev, (l + 1) % 14))
+    assert sorted(a for a, *_ in ended) == [f"player_{i}" for i in range(4)]
+    # three wrong attempts each: -6, floored at -5 (second edition)
+    assert all(t and not tr and sc == [-5, -5, -5, -5] for _, t, tr, sc in ended)
+
+
+def test_same_seed_identical_trajectories_and_engine_seed():
+    rec1, rec2 = [], []
+    a1, t1 = play(env(num_players=4), seed=42, policy_seed=1, record=rec1)
+    a2, t2 = play(env(num_players=4), seed=42, policy_seed=1, record=rec2)
+    assert a1 == a2 and t1 == t2 and len(rec1) == len(rec2) > 50
+    for (ag1, o1, r1, te1, tr1, i1), (ag2, o2, r2, te2, tr2, i2) in zip(rec1, rec2):
+        assert ag1 == ag2 and r1 == r2 and te1 == te2 and tr1 == tr2 and i1 == i2
+        assert np.array_equal(o1["observation"], o2["observation"])
+        assert np.array_equal(o1["action_mask"], o2["action_mask"])
+    # reset(seed=s) is the engine game init(config, 1, s)
+    e = raw_env(num_players=4)
+    e.reset(seed=42)
+    ref = init(GameConfig(num_players=4), 1, 42)
+    assert e.game_state.equals(ref)
+    e.reset(seed=43)
+    assert not e.game_state.equals(ref)
+    # later resets set the game up again in the same arrays, exactly as init does, even after play
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        e.step(policy_action(e.game_state, rng, e.observe(e.agent_selection)["action_mask"]))
+    e.reset(seed=42)
+    assert e.game_state.equals(ref)
+
+
+def test_unseeded_reset_follows_the_last_seed():
+    e1, e2 = raw_env(num_players=3), raw_env(num_players=3)
+    e1.reset(seed=5)
+    e2.reset(seed=5)
+    e1.reset()
+    e2.reset()
+    assert e1.game_state.equals(e2.game_state)
+    seeded = init(e1.config, 1, 5)
+    assert not e1.game_state.equals(seeded)
+    e1.reset()
+    assert not e1.game_state.equals(e2.game_state)
+
+
+def test_pickle_and_lazy_exports():
+    e = pickle.loads(pickle.dumps(raw_env(num_players=3, edition="first")))
+    e.reset(seed=0)
+    assert e.possible_agents == ["player_0", "player_1", "player_2"] and e.config.edition == "first"
+    import pi_env
+    assert pi_env.env is env and pi_env.raw_env is raw_env
+    code = ("import sys, pi_env.engine, pi_env.render; "
+            "bad = [m for m in ('pettingzoo', 'gymnasium') if m in sys.modules]; "
+            "assert not bad, bad; print('ok')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "ok"

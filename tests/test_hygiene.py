@@ -1,0 +1,142 @@
+"""Information hygiene of the environment and the renderer (RULES.md §9).
+
+A player never sees its own case: two games identical except for player ``p``'s own case must look
+the same to ``p`` (observation, info, reward, rendering) until an answer to ``p`` differs, while the
+player holding ``p``'s case does see the difference. Renderings for ``viewer=p`` show only the case
+``p`` holds; the spectator rendering shows no case.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pi_env.aec import raw_env
+from pi_env.constants import (EVIDENCE_NAMES, INVESTIGATE_BASE, SOLVE_BASE, SUSPECT_NAMES,
+                              TYPE_SIZES, case_index)
+from pi_env.engine import (GameConfig, decode_observation, init, legal_action_mask, observe,
+                           step_inplace)
+from pi_env.render import render_text
+
+
+def other_case(state, p: int, rng: np.random.Generator) -> np.ndarray:
+    """A case for player ``p`` that differs in every type and is disjoint from all other cases."""
+    used = state.case[0]
+    new = np.empty(3, dtype=np.int8)
+    for t in range(3):
+        free = sorted(set(range(TYPE_SIZES[t])) - {int(v) for v in used[:, t]})
+        new[t] = rng.choice(free)
+    return new
+
+
+def assert_disjoint(cases: np.ndarray) -> None:
+    for t in range(3):
+        assert len(set(cases[:, t].tolist())) == cases.shape[0]
+
+
+def case_names(case, board) -> list[str]:
+    s, e, l = (int(v) for v in case)
+    return [SUSPECT_NAMES[s], EVIDENCE_NAMES[e], board.districts[l]]
+
+
+def pick(state_a, rng: np.random.Generator, mask: np.ndarray, p: int) -> int:
+    """Clues, investigators and solves; solves name game A's true case half the time (for ``p``
+    that is right in game A and wrong in game B, so the answers to ``p`` diverge)."""
+    me = int(state_a.current_player[0])
+    u = rng.random()
+    clues = np.flatnonzero(mask[:INVESTIGATE_BASE])
+    invs = np.flatnonzero(mask[INVESTIGATE_BASE:SOLVE_BASE]) + INVESTIGATE_BASE
+    if u < 0.55 and clues.size:
+        return int(rng.choice(clues))
+    if u < 0.8 and invs.size:
+        return int(rng.choice(invs))
+    if rng.random() < (0.6 if me == p else 0.3):
+        s, e, l = (int(v) for v in state_a.case[0, me])
+        return SOLVE_BASE + case_index(s, e, l)
+    return SOLVE_BASE + int(rng.integers(1680))
+
+
+def view(e, agent: str, p: int) -> tuple:
+    o = e.observe(agent)
+    return (o["observation"].tobytes(), o["action_mask"].tobytes(), e.infos[agent], e.rewards[agent],
+            e._cumulative_rewards[agent], e.terminations[agent], e.truncations[agent],
+            render_text(e.game_state, e.config, viewer=p), e.render())
+
+
+def run_pair(num_players: int, edition: str, seed: int, p: int) -> str:
+    """Play games A and B (B = A with ``p``'s own case replaced) with the same actions; check
+    ``p``'s view is identical until an answer to ``p`` differs. Returns why the comparison ended."""
+    a = raw_env(num_players=num_players, edition=edition, render_mode="ansi")
+    b = raw_env(num_players=num_players, edition=edition, render_mode="ansi")
+    a.reset(seed=seed)
+    b.reset(seed=seed)
+    rng = np.random.default_rng(seed * 31 + p)
+    b.game_state.case[0, p] = other_case(a.game_state, p, rng)
+    assert_disjoint(b.game_state.case[0])
+    assert (b.game_state.case[0, p] != a.game_state.case[0, p]).all()
+    me, holder = f"player_{p}", f"player_{(p - 1) % num_players}"
+    P = num_players
+    steps = 0
+    while True:
+        assert view(a, me, p) == view(b, me, p)
+        assert a.agent_selection == b.agent_selection
+        # positive control: the holder of p's case does see it
+        ha = decode_observation(a.observe(holder)["observation"], P)["held_case"]
+        hb = decode_observation(b.observe(holder)["observation"], P)["held_case"]
+        assert not np.array_equal(ha, hb) or int(a.game_state.round[0]) > 0
+        if a.game_state.done[0]:
+            return "game over"
+        agent = a.agent_selection
+        action = pick(a.game_state, rng, a.observe(agent)["action_mask"], p)
+        a.step(action)
+        b.step(action)
+        steps += 1
+        sa, sb = a.game_state, b.game_state
+        if int(sa.last_player[0]) == p and sa.last_answer[0].tolist() != sb.last_answer[0].tolist():
+            # the first differing answer to p: now p's view must differ
+            assert view(a, me, p) != view(b, me, p)
+            assert a.infos[me]["answer"] != b.infos[me]["answer"]
+            return "answer differs"
+
+
+@pytest.mark.parametrize("num_players,edition", [(2, "second"), (3, "second"), (4, "second"),
+                                                 (5, "second"), (3, "first"), (5, "first")])
+def test_own_case_never_visible_until_an_answer_differs(num_players, edition):
+    reasons = [run_pair(num_players, edition, seed, p) for seed in (1, 2) for p in range(num_players)]
+    # with these seeds every pair reaches a differing answer inside round 1
+    assert reasons == ["answer differs"] * len(reasons)
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4, 5])
+def test_render_shows_only_the_held_case(num_players):
+    config = GameConfig(num_players=num_players)
+    board = config.board
+    state = init(config, 1, seed=77)
+    rng = np.random.default_rng(num_players)
+    buf = np.zeros(1, dtype=np.int64)
+    checked = 0
+    while not state.done[0] and checked < 60:
+        spectator = render_text(state, config)
+        assert not any(line.startswith("Held case") for line in spectator.splitlines())
+        assert "case):" not in spectator
+        for p in range(num_players):
+            h = (p + 1) % num_players
+            text = render_text(state, config, viewer=p)
+            held = [line for line in text.splitlines() if line.startswith("Held case")]
+            assert len(held) == 1
+            part = held[0].split(": ", 1)[1]
+            assert part == " / ".join(case_names(state.case[0, h], board))
+            assert held[0].startswith(f"Held case (player_{p} holds player_{h}'s case): ")
+            for name in case_names(state.case[0, p], board):
+                assert name not in part
+            # the observation's held_case is exactly player p+1's case
+            obs = decode_observation(observe(state, p)[0], num_players)
+            s, e, l = (int(v) for v in state.case[0, h])
+            assert np.flatnonzero(obs["held_case"]).tolist() == [s, 12 + e, 22 + l]
+            # ... and the rendering is otherwise the spectator's
+            assert text.splitlines()[:-2] == spectator.splitlines()
+        queries = np.flatnonzero(legal_action_mask(state)[0, :SOLVE_BASE])
+        buf[0] = int(rng.choice(queries)) if rng.random() < 0.85 else SOLVE_BASE + int(rng.integers(1680))
+        step_inplace(state, buf, config)
+        checked += 1
+    assert checked >= 10
