@@ -23,7 +23,7 @@ from pysat.solvers import Solver
 from pi_env.constants import NUM_CASES, TYPE_OFFSETS, TYPE_SIZES
 
 from .knowledge import (COL_A, COL_B, COL_C, COL_INDEX, COL_KIND, COL_PLAYER, COL_SUP, CLUE_KIND,
-                        INVESTIGATE_KIND, SOLVE_CORRECT, SOLVE_FAILED, Knowledge)
+                        INVESTIGATE_KIND, SOLVE_FAILED, Knowledge)
 
 
 def _type_of(element: int) -> int:
