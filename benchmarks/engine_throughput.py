@@ -42,11 +42,15 @@ def bench_batched(config: GameConfig, batch: int, seconds: float, seed: int = 0)
     return steps / elapsed, peak / 2**20
 
 
-def bench_aec(num_players: int, seconds: float, seed: int = 0) -> float:
-    """Agent-steps/s of the PettingZoo AEC env (random legal actions, the classic-games loop)."""
+def bench_aec(num_players: int, seconds: float, seed: int = 0, wrapped: bool = True) -> float:
+    """Agent-steps/s of the PettingZoo AEC env (random legal actions, the classic-games loop).
+
+    ``wrapped`` measures ``pi_env.env()`` (PettingZoo's illegal-move, bounds and order wrappers, as
+    in the classic games); otherwise ``pi_env.raw_env()``.
+    """
     import pi_env
 
-    env = pi_env.env(num_players=num_players)
+    env = pi_env.env(num_players=num_players) if wrapped else pi_env.raw_env(num_players=num_players)
     rng = np.random.default_rng(seed)
     steps = 0
     t0 = time.perf_counter()
@@ -77,11 +81,14 @@ def main() -> None:
     bench_batched(config, 2, 0.05)
     bench_aec(args.players, 0.05)
     aec = bench_aec(args.players, args.seconds)
-    rows = [("PettingZoo AEC env (1 game)", aec, float("nan"))]
+    raw = bench_aec(args.players, args.seconds, wrapped=False)
+    rows = [("(a) PettingZoo env() (wrapped)", aec, float("nan")),
+            ("    PettingZoo raw_env()", raw, float("nan"))]
     for b in args.batch:
         sps, mib = bench_batched(config, b, args.seconds)
-        rows.append((f"batched engine B={b}", sps, mib))
-    print(f"{'configuration':<32} {'agent-steps/s':>15} {'peak MiB':>10} {'ratio vs AEC':>13}")
+        rows.append((f"(b) batched engine B={b}", sps, mib))
+    print(f"{args.players} players, random legal actions, {args.seconds:g} s per row")
+    print(f"{'configuration':<32} {'agent-steps/s':>15} {'peak MiB':>10} {'ratio vs (a)':>13}")
     for name, sps, mib in rows:
         print(f"{name:<32} {sps:>15,.0f} {mib:>10.1f} {sps / aec:>13.1f}")
 

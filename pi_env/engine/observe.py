@@ -115,7 +115,7 @@ def _observe_kernel(players, off, out, round_, first_player, current_player, rot
                 o[off[4] + j * 36 + x] = spot[b, q, x]
                 o[off[5] + j * 36 + x] = trace[b, q, x]
             for k in range(inv_count[b, q]):
-                d = inv_district[b, q, k]
+                d = np.int64(inv_district[b, q, k])
                 o[off[6] + j * 14 + d] = 1
                 o[off[7] + j * 14 + d] = inv_answer[b, q, k, 0]
                 o[off[8] + j * 14 + d] = inv_answer[b, q, k, 1]

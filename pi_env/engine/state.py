@@ -1,4 +1,4 @@
-"""Game configuration and the batched game state (RULES.md §1–§5).
+"""Game configuration and the batched game state (RULES.md §1–§7).
 
 Every array of :class:`State` has a leading batch axis ``B``; a single game is ``B == 1``.
 ``P`` is the number of players, fixed for a batch by :class:`GameConfig`. Player ``i`` must solve
@@ -19,63 +19,144 @@ from ..constants import (DEFAULT_MAX_ROTATIONS, DEFAULT_ROUNDS, EDITION_NAMES, M
                          MAX_PLAYERS, MIN_PLAYERS, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS)
 from ..errors import PIError
 
-VARIANTS = ("fast",)
+VARIANTS = ("fast", "nick-of-time")
+"""Rule variants of RULES.md §6 (beginner friendly is ``GameConfig.investigators``)."""
+MODES = ("standard", "duel")
+"""Game modes the engine plays: ``"standard"`` (RULES.md §3–§5) and ``"duel"`` (§7)."""
+DEFAULT_MAX_ROUNDS = 9
+"""Duel safeguard: a duel still tied after this many rounds ends drawn (and truncated)."""
+MAX_ROUNDS_LIMIT = 100
+DUEL_START_INVESTIGATORS = 2  # RULES.md §7
+DUEL_INVESTIGATORS_PER_ROUND = 2  # RULES.md §7: the round winner gives one of them back
+
+# bits of GameConfig.rules_code, the rules word the step kernel takes
+RULES_FIRST_EDITION = 1
+RULES_NICK_OF_TIME = 2
+RULES_DUEL = 4
+RULES_MAX_ROUNDS_SHIFT = 8
 
 
 @dataclass(frozen=True)
 class GameConfig:
-    """Rules options of a batch of games (RULES.md §5, §6).
+    """Rules options of a batch of games (RULES.md §5, §6, §7).
 
     Attributes:
-        num_players: 2..5.
+        num_players: 2..5; default 4 (2 in duel mode, which needs exactly 2).
         edition: ``"second"`` (default) or ``"first"`` (first edition / Board Game Arena scoring).
-        variants: any of ``"fast"`` (2 rounds instead of 3).
-        investigators: starting investigator tiles per player (default 5 each).
-        max_rotations: safeguard of RULES.md §5: a round ends after this many rotations.
+            It changes nothing in a duel (no points; rounds end by the duel rule).
+        variants: any of ``"fast"`` (2 rounds instead of 3; a fast duel has 2 regular rounds) and
+            ``"nick-of-time"`` (RULES.md §6: after the first solve of a round the tier advances at
+            the end of every rotation; the rotation played at the last tier, ``min(3, P - 2)``,
+            ends the round). Nick of time does not combine with a duel.
+        investigators: starting investigator tiles per player (default 5 each; duel: 2 each).
+            Different counts per player are the *beginner friendly* variant (RULES.md §6).
+        max_rotations: safeguard of RULES.md §5: a round ends after this many rotations (in a duel
+            that round is a draw).
         board: the board graph (default the published daytime board).
+        mode: ``"standard"`` (default) or ``"duel"`` (RULES.md §7).
+        max_rounds: duel safeguard: a duel still tied after this many rounds ends drawn, with
+            ``State.truncated`` set (default 9; at least ``num_rounds``). Unused in standard games.
 
     Raises:
-        PIError: bad player count, unknown edition or variant, wrong-length or out-of-range
-            investigator counts, non-positive ``max_rotations``.
+        PIError: bad player count (a duel needs exactly 2), unknown edition, mode or variant, a
+            variant given twice, nick of time in a duel, wrong-length or out-of-range investigator
+            counts, non-positive ``max_rotations``, ``max_rounds`` out of range.
     """
 
-    num_players: int = 4
+    num_players: int | None = None
     edition: str = "second"
     variants: tuple[str, ...] = ()
     investigators: tuple[int, ...] | None = None
     max_rotations: int = DEFAULT_MAX_ROTATIONS
     board: Board = field(default=DAYTIME, repr=False)
+    mode: str = "standard"
+    max_rounds: int = DEFAULT_MAX_ROUNDS
 
     def __post_init__(self) -> None:
-        if not isinstance(self.num_players, (int, np.integer)) or not MIN_PLAYERS <= self.num_players <= MAX_PLAYERS:
+        if self.mode not in MODES:
+            extra = " (solo time attack is not played by the batched engine)" if self.mode == "solo" else ""
+            raise PIError(f"mode must be one of {MODES}, got {self.mode!r}{extra}")
+        duel = self.mode == "duel"
+        if self.num_players is None:
+            object.__setattr__(self, "num_players", 2 if duel else 4)
+        if (not isinstance(self.num_players, (int, np.integer)) or isinstance(self.num_players, bool)
+                or not MIN_PLAYERS <= self.num_players <= MAX_PLAYERS):
             raise PIError(f"num_players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {self.num_players!r}")
+        object.__setattr__(self, "num_players", int(self.num_players))
+        if duel and self.num_players != 2:
+            raise PIError(f"a duel is played by exactly 2 players (RULES.md §7), got num_players={self.num_players}")
         if self.edition not in EDITION_NAMES:
             raise PIError(f"edition must be one of {EDITION_NAMES}, got {self.edition!r}")
+        if isinstance(self.variants, str):
+            raise PIError(f"variants must be a sequence of variant names, got the string {self.variants!r}")
         object.__setattr__(self, "variants", tuple(self.variants))
         for v in self.variants:
             if v not in VARIANTS:
                 raise PIError(f"unknown variant {v!r}; known: {', '.join(VARIANTS)}")
+        if len(set(self.variants)) != len(self.variants):
+            raise PIError(f"variants lists a variant twice: {self.variants}")
+        if duel and "nick-of-time" in self.variants:
+            raise PIError("variant 'nick-of-time' does not apply to a duel (the first solve attempt "
+                          "decides a duel round, RULES.md §7)")
         inv = self.investigators
         if inv is None:
-            inv = (MAX_INVESTIGATORS,) * self.num_players
-        inv = tuple(int(i) for i in inv)
+            inv = ((DUEL_START_INVESTIGATORS if duel else MAX_INVESTIGATORS),) * self.num_players
+        try:
+            inv = tuple(inv)
+        except TypeError:
+            raise PIError(f"investigators must list one count per player, got {inv!r}") from None
         if len(inv) != self.num_players:
             raise PIError(f"investigators gives {len(inv)} counts for {self.num_players} players")
-        if any(not 0 <= i <= MAX_INVESTIGATORS for i in inv):
-            raise PIError(f"investigator counts must be 0..{MAX_INVESTIGATORS}, got {inv}")
-        object.__setattr__(self, "investigators", inv)
-        if int(self.max_rotations) < 1:
-            raise PIError(f"max_rotations must be >= 1, got {self.max_rotations!r}")
+        if any(not isinstance(i, (int, np.integer)) or isinstance(i, bool) or not 0 <= i <= MAX_INVESTIGATORS
+               for i in inv):
+            raise PIError(f"investigator counts must be integers 0..{MAX_INVESTIGATORS}, got {inv}")
+        object.__setattr__(self, "investigators", tuple(int(i) for i in inv))
+        if (not isinstance(self.max_rotations, (int, np.integer)) or isinstance(self.max_rotations, bool)
+                or self.max_rotations < 1):
+            raise PIError(f"max_rotations must be an integer >= 1, got {self.max_rotations!r}")
+        mr = self.max_rounds
+        if (not isinstance(mr, (int, np.integer)) or isinstance(mr, bool)
+                or not self.num_rounds <= mr <= MAX_ROUNDS_LIMIT):
+            raise PIError(f"max_rounds must be an integer {self.num_rounds}..{MAX_ROUNDS_LIMIT} "
+                          f"(at least the {self.num_rounds} regular rounds), got {mr!r}")
+        object.__setattr__(self, "max_rounds", int(mr))
 
     @property
     def num_rounds(self) -> int:
-        """3, or 2 with the fast-game variant (RULES.md §6)."""
+        """3, or 2 with the fast-game variant (RULES.md §6). In a duel: the regular rounds, after
+        which tied duels go on (see :attr:`round_limit`)."""
         return 2 if "fast" in self.variants else DEFAULT_ROUNDS
 
     @property
-    def edition_code(self) -> int:
+    def round_limit(self) -> int:
+        """The most rounds a game can last: ``num_rounds``, or ``max_rounds`` in a duel."""
+        return self.max_rounds if self.is_duel else self.num_rounds
+
+    @property
+    def is_duel(self) -> bool:
+        return self.mode == "duel"
+
+    @property
+    def nick_of_time(self) -> bool:
+        return "nick-of-time" in self.variants
+
+    @property
+    def rules_code(self) -> int:
+        """The rules word the step kernel takes: bit 0 first edition, bit 1 nick of time,
+        bit 2 duel, bits 8.. ``max_rounds``."""
+        return (self.edition_index | RULES_NICK_OF_TIME * self.nick_of_time | RULES_DUEL * self.is_duel
+                | (self.max_rounds << RULES_MAX_ROUNDS_SHIFT))
+
+    @property
+    def edition_index(self) -> int:
         """0 for the second edition, 1 for the first."""
         return EDITION_NAMES.index(self.edition)
+
+    @property
+    def edition_code(self) -> int:
+        """Same as :attr:`rules_code` (kept under this name for callers that pass it to the step
+        kernel as its third argument); its bit 0 is the edition, see :attr:`edition_index`."""
+        return self.rules_code
 
 
 @dataclass
