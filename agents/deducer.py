@@ -1,108 +1,79 @@
-"""The ``deducer`` agent: own-information deduction with the most even split (issue #2).
+"""The ``deducer`` agent: exact deduction with the most even split (issues #2 and #3).
 
-It keeps the cases consistent with its own answers, the case it holds, other players' spot markers
-and correct solves, and its own failed solves (RULES.md §9); picks the clue or investigator whose
-answer splits that set most evenly (smallest expected remaining set); solves when one case is left
-(or, if no query can still split the set, names the first remaining case).
+It keeps the set of cases it can still have with their probabilities — by default the exact joint
+posterior of the solver (:func:`solvers.analyze_knowledge`: its own answers, the case it holds and
+every other player's public answers, jointly through disjointness; RULES.md §9), or with
+``joint=False`` its own-information set with uniform weights. It picks the legal clue or
+investigator whose answer splits that set most evenly — the highest expected information gain, i.e.
+the highest entropy of the answer distribution (:func:`solvers.hints.information_gains`) — and
+solves when one case is left. If no legal query can split the set any more it names the most likely
+case. Ties are broken by the agent's seeded rng.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from pi_env.constants import (CASE_TRIPLES, INVESTIGATE_BASE, NUM_ELEMENTS, SOLVE_BASE,
-                              TYPE_OFFSETS)
-from pi_env.engine.observe import decode_observation
+from pi_env.board import Board
+from pi_env.constants import SOLVE_BASE
+from solvers.analysis import analyze_knowledge
+from solvers.case_sets import case_bits
+from solvers.hints import GAIN_TOLERANCE, answer_matrix, candidate_actions, information_gains
+from solvers.observation import knowledge_from_observation
+from solvers.tables import from_bitset
 
 from .base import Agent
 
-_ELEMS = CASE_TRIPLES.astype(np.int64) + np.array(TYPE_OFFSETS)  # [1680, 3] element ids of each case
 
-
-def consistent_cases(observation: np.ndarray, num_players: int, adjacency: np.ndarray) -> np.ndarray:
-    """``bool[1680]``: cases still possible for the observer from its own information (RULES.md §9).
+def consistent_cases(observation: np.ndarray, num_players: int, adjacency: "np.ndarray | Board") -> np.ndarray:
+    """``bool[1680]``: cases still possible for the observer from its own information (RULES.md §9):
+    its own answers and failed solves, the case it holds, and other players' spot markers and
+    correct solves (the solver's own-information filter).
 
     Args:
         observation: flat ``int16`` observation (see :mod:`pi_env.engine.observe`).
         num_players: ``P``.
-        adjacency: ``bool[14, 14]`` board adjacency.
+        adjacency: ``bool[14, 14]`` board adjacency (or the :class:`~pi_env.board.Board`).
     """
-    o = decode_observation(observation, num_players)
-    td = np.argmax(o["tiles"], axis=1)  # [36] district of each tile
-    dist = td[_ELEMS]  # [1680, 3] tile district of each case element
-    ok = np.ones(len(_ELEMS), dtype=bool)
-    for x in np.flatnonzero(o["spot"][0]):
-        t = int(np.searchsorted(TYPE_OFFSETS, x, side="right") - 1)
-        ok &= _ELEMS[:, t] == x
-    for x in np.flatnonzero(o["trace"][0]):
-        t = int(np.searchsorted(TYPE_OFFSETS, x, side="right") - 1)
-        ok &= (_ELEMS[:, t] != x) & adjacency[dist[:, t], td[x]]
-    for x in np.flatnonzero(o["front"][0]):
-        t = int(np.searchsorted(TYPE_OFFSETS, x, side="right") - 1)
-        ok &= (_ELEMS[:, t] != x) & ~adjacency[dist[:, t], td[x]]
-    for d in np.flatnonzero(o["inv_placed"][0]):
-        live = ~o["inv_suppressed"][0, d].astype(bool)
-        spots = ((dist == d) & live).sum(axis=1)
-        traces = (adjacency[dist, d] & live).sum(axis=1)
-        ok &= (spots == o["inv_spots"][0, d]) & (traces == o["inv_traces"][0, d])
-    excluded = o["held_case"].astype(bool).copy()
-    excluded |= o["spot"][1:].any(axis=0).astype(bool)
-    excluded |= o["solved_case"][1:].any(axis=0).astype(bool)
-    ok &= ~excluded[_ELEMS].any(axis=1)
-    ok &= ~o["failed"][0].astype(bool)
-    return ok
-
-
-def split_scores(observation: np.ndarray, num_players: int, adjacency: np.ndarray,
-                 cases: np.ndarray, action_mask: np.ndarray) -> dict[int, float]:
-    """Expected size of the remaining case set after each legal clue / investigator action.
-
-    Args:
-        cases: ``int[N]`` ids of the consistent cases (uniform weight).
-
-    Returns:
-        ``{action: sum_i n_i**2 / N}`` over the answer classes ``n_i`` (lower is better).
-    """
-    o = decode_observation(observation, num_players)
-    td = np.argmax(o["tiles"], axis=1)
-    elems = _ELEMS[cases]
-    dist = td[elems]
-    n = len(cases)
-    out: dict[int, float] = {}
-    for x in np.flatnonzero(action_mask[:NUM_ELEMENTS]):
-        t = int(np.searchsorted(TYPE_OFFSETS, x, side="right") - 1)
-        ans = np.where(elems[:, t] == x, 2, adjacency[dist[:, t], td[x]].astype(np.int64))
-        out[int(x)] = float((np.bincount(ans, minlength=3) ** 2).sum() / n)
-    own_markers = (o["spot"][0] | o["trace"][0]).astype(bool)
-    for d in np.flatnonzero(action_mask[INVESTIGATE_BASE:SOLVE_BASE]):
-        # suppression (RULES.md §4.2): a type whose tile in d already carries my marker adds nothing
-        live = np.ones(3, dtype=bool)
-        for t in range(3):
-            tile = np.flatnonzero((td == d) & (np.arange(NUM_ELEMENTS) >= TYPE_OFFSETS[t])
-                                  & (np.arange(NUM_ELEMENTS) < (TYPE_OFFSETS + (NUM_ELEMENTS,))[t + 1]))
-            live[t] = not (tile.size and own_markers[tile[0]])
-        spots = ((dist == d) & live).sum(axis=1)
-        traces = (adjacency[dist, d] & live).sum(axis=1)
-        ans = spots * 4 + traces
-        out[INVESTIGATE_BASE + int(d)] = float((np.bincount(ans, minlength=16) ** 2).sum() / n)
-    return out
+    k = knowledge_from_observation(observation, num_players, adjacency)
+    return from_bitset(case_bits(k)[k.player])
 
 
 class DeducerAgent(Agent):
-    """Own-information deducer (see module docstring). Ties are broken by the agent's seeded rng."""
+    """Deducer (see the module docstring).
+
+    Args:
+        joint: use the joint posterior over all players' answers (default) or only its own
+            information with uniform weights.
+    """
 
     name = "deducer"
 
+    def __init__(self, joint: bool = True):
+        self.joint = joint
+
+    def distribution(self, observation: np.ndarray) -> "tuple[np.ndarray, np.ndarray, object]":
+        """``(cases, probabilities, knowledge)`` of the observer's case as this agent sees it."""
+        k = knowledge_from_observation(observation, self.num_players, self.board)
+        if self.joint:
+            a = analyze_knowledge(k, strict=False)
+            return a.cases, a.probabilities, k
+        cases = np.flatnonzero(from_bitset(case_bits(k)[k.player]))
+        return cases, np.full(cases.size, 1.0 / max(cases.size, 1)), k
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        ok = consistent_cases(observation, self.num_players, self.board.adjacency)
-        cases = np.flatnonzero(ok)
+        cases, probs, k = self.distribution(observation)
         if cases.size == 0:  # cannot happen with correct answers; fall back to any legal action
             return int(np.flatnonzero(action_mask)[-1])
         if cases.size == 1:
             return SOLVE_BASE + int(cases[0])
-        scores = split_scores(observation, self.num_players, self.board.adjacency, cases, action_mask)
-        best = min(scores.values(), default=float(cases.size))
-        if best >= cases.size:  # nothing can split the set any more: guess
-            return SOLVE_BASE + int(cases[self.rng.integers(cases.size)])
-        choices = [a for a, v in scores.items() if v == best]
-        return int(choices[self.rng.integers(len(choices))])
+        actions = candidate_actions(k, action_mask)
+        gains = information_gains(answer_matrix(k, actions, cases), probs) if actions.size else np.zeros(0)
+        if gains.size == 0 or gains.max() <= GAIN_TOLERANCE:  # nothing can split the set: guess
+            top = np.flatnonzero(probs >= probs.max() - 1e-15)
+            return SOLVE_BASE + int(cases[top[self.rng.integers(top.size)]])
+        choices = actions[gains >= gains.max() - GAIN_TOLERANCE]
+        return int(choices[self.rng.integers(choices.size)])
+
+
+__all__ = ["DeducerAgent", "consistent_cases"]

@@ -15,19 +15,26 @@ Modules (lowest level first):
 * :mod:`solvers.joint` — exact counts of joint deals (:func:`count_joint`);
 * :mod:`solvers.sat_model` — python-sat model: consistency cross-check, smallest conflicting event
   sets;
-* :mod:`solvers.analysis` — :func:`analyze`, :class:`Analysis`, :class:`ContradictionError`.
+* :mod:`solvers.analysis` — :func:`analyze`, :class:`Analysis`, :class:`ContradictionError`;
+* :mod:`solvers.observation` — :func:`knowledge_from_observation`: a :class:`Knowledge` from one
+  player's engine observation;
+* :mod:`solvers.hints` — :func:`hint`, :class:`Hint`: certain elements, P(correct) and expected
+  points of solving now, the most informative query, expected remaining actions.
 
 This package does not import pettingzoo or gymnasium.
 """
 
 from .analysis import Analysis, ContradictionError, analyze, analyze_knowledge, knowledge_of
 from .case_sets import CaseFilter, case_bits, case_mask_reference
+from .hints import Hint, hint
 from .joint import count_joint
 from .knowledge import Knowledge, event_row, event_rows, knowledge_from_round
+from .observation import knowledge_from_observation
 from .sat_model import is_consistent, minimal_conflict, sat_consistent_cases
 
 __all__ = [
     "Analysis", "CaseFilter", "ContradictionError", "Knowledge", "analyze", "analyze_knowledge",
     "case_bits", "case_mask_reference", "count_joint", "event_row", "event_rows", "is_consistent",
     "knowledge_from_round", "knowledge_of", "minimal_conflict", "sat_consistent_cases",
+    "Hint", "hint", "knowledge_from_observation",
 ]

@@ -1,0 +1,206 @@
+"""``pi-env solve`` (issue #3 item 6): exact answers on the solver fixtures, top-k, JSON keys, the
+position facts of the hint (tier, investigators, display) and one-line errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pi_env.cli import main
+from pi_env.constants import INVESTIGATE_BASE, SOLVE_BASE
+from pi_env.engine import GameConfig, init, legal_action_mask, observe, step_inplace
+from pi_env.records import load_record
+from pi_env.recorder import Recorder
+from solvers.solve_report import display_at, investigators_left_at, next_turn_tier
+
+FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "solver"
+RECORDS = sorted(FIXTURES.glob("*.record.json")) if FIXTURES.is_dir() else []
+needs_fixtures = pytest.mark.skipif(not RECORDS, reason=f"no solver fixtures in {FIXTURES}")
+RECORD = FIXTURES / "5p_seed300.record.json"
+
+
+def run(capsys, *argv):
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as exc:  # argparse usage errors
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def solve_json(capsys, *argv) -> dict:
+    code, out, err = run(capsys, "solve", *argv, "--json")
+    assert code == 0 and err == ""
+    return json.loads(out)
+
+
+def _players(paths):
+    for path in paths:
+        n = json.loads(path.read_text())["rules"]["players"]
+        for p in range(n):
+            yield pytest.param(path, p, id=f"{path.name.split('.')[0]}-p{p}")
+
+
+@needs_fixtures
+@pytest.mark.parametrize("path,player", list(_players(RECORDS)))
+def test_fixture_answers_exactly(capsys, path: Path, player: int) -> None:
+    want = json.loads(path.with_name(path.name.replace(".record.json", ".expected.json")).read_text())[str(player)]
+    doc = solve_json(capsys, path, "--player", player, "--top", 0)
+    assert doc["count"] == want["count"] and doc["own_count"] == want["own_count"]
+    assert len(doc["cases"]) == len(want["cases"])
+    for got, exp in zip(doc["cases"], want["cases"]):  # same order: probability, then names
+        assert (got["suspect"], got["evidence"], got["location"]) == (exp["suspect"], exp["evidence"], exp["location"])
+        assert got["probability"] == pytest.approx(exp["probability"], abs=1e-12, rel=0)
+    for t in ("suspect", "evidence", "location"):
+        assert sum(doc["marginals"][t].values()) == pytest.approx(1.0)
+    h = doc["hint"]
+    assert h["p_correct"] == pytest.approx(want["cases"][0]["probability"], abs=1e-12, rel=0)
+    assert h["best_case"]["suspect"] == want["cases"][0]["suspect"]
+
+
+@needs_fixtures
+def test_json_keys_and_top_k(capsys) -> None:
+    doc = solve_json(capsys, RECORD, "--player", 2, "--after-event", 10)
+    for key in ("count", "own_count", "cases", "marginals", "certain", "hint"):
+        assert key in doc
+    assert doc["count"] > 10 and len(doc["cases"]) == 10  # default --top 10
+    assert set(doc["cases"][0]) == {"suspect", "evidence", "location", "probability"}
+    probs = [c["probability"] for c in doc["cases"]]
+    assert probs == sorted(probs, reverse=True)
+    assert set(doc["certain"]) == {"suspect", "evidence", "location"}
+    for key in ("p_correct", "expected_points", "solve_now", "best_action", "best_gain_bits", "gains",
+                "expected_remaining_actions", "tier", "points"):
+        assert key in doc["hint"]
+    h = doc["hint"]
+    assert h["expected_points"] == pytest.approx(h["p_correct"] * h["points"] - (1 - h["p_correct"]) * 2)
+    assert h["best_gain_bits"] == max(g["bits"] for g in h["gains"])
+    assert len(solve_json(capsys, RECORD, "--player", 2, "--after-event", 10, "--top", 3)["cases"]) == 3
+    everything = solve_json(capsys, RECORD, "--player", 2, "--after-event", 10, "--top", 0)
+    assert len(everything["cases"]) == everything["count"]
+    assert everything["cases"][:10] == doc["cases"]
+    # human-readable form lists the same number of cases
+    code, out, _ = run(capsys, "solve", RECORD, "--player", 2, "--after-event", 10, "--top", 3)
+    assert code == 0
+    assert sum(1 for line in out.splitlines() if line[:6].strip().rstrip(".").isdigit()) == 3
+    assert f"Consistent cases: {doc['count']} jointly" in out
+    assert "best query:" in out and "expected points" in out
+    # before any event: everything is possible except the held case's elements
+    start = solve_json(capsys, RECORD, "--player", 0, "--after-event", -1)
+    assert start["count"] == start["own_count"] == 11 * 9 * 13
+
+
+@needs_fixtures
+def test_only_what_the_player_knows(capsys, tmp_path) -> None:
+    doc = json.loads(RECORD.read_text())
+    n = doc["rules"]["players"]
+    for p in range(n):
+        held = str((p + 1) % n)
+        stripped = json.loads(RECORD.read_text())
+        for rnd in stripped["rounds"]:
+            rnd["cases"] = {held: rnd["cases"][held]}
+        path = tmp_path / f"only{p}.json"
+        path.write_text(json.dumps(stripped))
+        assert solve_json(capsys, RECORD, "--player", p) == solve_json(capsys, path, "--player", p)
+
+
+def _bad(capsys, *argv) -> str:
+    code, out, err = run(capsys, "solve", *argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("pi-env")
+    return err
+
+
+@needs_fixtures
+def test_errors_are_one_line(capsys, tmp_path) -> None:
+    assert _bad(capsys, RECORD, "--player", 5) == "pi-env: error: player must be 0..4 in this 5-player record, got 5\n"
+    assert "player must be 0..4" in _bad(capsys, RECORD, "--player", -1)
+    assert "expected an integer" in _bad(capsys, RECORD, "--player", "two")
+    assert "--player" in _bad(capsys, RECORD)
+    assert _bad(capsys, RECORD, "--player", 1, "--after-event", 40) == (
+        "pi-env: error: after-event must be -1..39 (round 1 has 40 events), got 40\n")
+    assert "after-event must be" in _bad(capsys, RECORD, "--player", 1, "--after-event", -2)
+    assert "round must be 1..1" in _bad(capsys, RECORD, "--player", 1, "--round", 2)
+    assert "top must be >= 0" in _bad(capsys, RECORD, "--player", 1, "--top", -1)
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"format": "pi-record/1", "rounds": [')
+    assert "not valid JSON" in _bad(capsys, broken, "--player", 0)
+    wrong = tmp_path / "wrong.json"
+    wrong.write_text(json.dumps({"format": "pi-record/1", "rounds": [{"first_player": 0}]}))
+    assert _bad(capsys, wrong, "--player", 0).startswith("pi-env: error: round 1")
+    assert "No such file" in _bad(capsys, tmp_path / "missing.json", "--player", 0)
+
+
+@needs_fixtures
+def test_contradiction_is_reported_not_raised(capsys, tmp_path) -> None:
+    doc = json.loads(RECORD.read_text())
+    rnd = doc["rounds"][0]
+    rnd.pop("cases")
+    rnd.pop("display", None)
+    suspect = rnd["tiles"]["suspect"]["Lakeside"] or "Doc"
+    rnd["events"] = [{"player": 0, "clue": suspect, "answer": "spot"},
+                     {"player": 1, "clue": suspect, "answer": "spot"}]
+    path = tmp_path / "contradiction.json"
+    path.write_text(json.dumps(doc))
+    out = solve_json(capsys, path, "--player", 3)
+    assert out["count"] == 0 and out["cases"] == [] and out["conflict"] == [0, 1]
+    code, text, err = run(capsys, "solve", path, "--player", 3)
+    assert code == 0 and err == "" and "these cannot all hold: events 0, 1" in text
+
+
+@pytest.mark.parametrize("players,seed", [(3, 21), (4, 22), (5, 23)])
+def test_position_facts_match_the_engine(players: int, seed: int) -> None:
+    """Tier, investigators left and display computed from a record equal the engine's state
+    whenever the player is about to act; the legal clue and investigator actions then equal the
+    hint's candidates."""
+    from agents import make_agent
+    from solvers import hint, knowledge_of
+    config = GameConfig(num_players=players)
+    state = init(config, 1, seed=seed)
+    bots = [make_agent("deducer" if i % 2 else "random") for i in range(players)]
+    for i, b in enumerate(bots):
+        b.reset(players, config.board, seed=seed + i)
+    rec = Recorder(config, state, seed)
+    positions = []
+    while not state.done[0]:
+        p = int(state.current_player[0])
+        r = int(state.round[0])
+        obs, mask = observe(state, p)[0], legal_action_mask(state)[0]
+        positions.append((p, r, len(rec.record().rounds[r].events) - 1, int(state.tier[0]),
+                          int(state.inv_left[0, p]), mask.copy()))
+        step_inplace(state, np.array([bots[p].act(obs, mask)]), config)
+        rec.after_step(state)
+    record = rec.record()
+    for i, (p, r, after, tier, inv_left, mask) in enumerate(positions):
+        assert next_turn_tier(record, p, r, after) == tier
+        assert investigators_left_at(record, p, r, after) == inv_left
+        if i % 5 == 0:
+            display = display_at(record, r, after)
+            legal_clues = set(np.flatnonzero(mask[:INVESTIGATE_BASE]).tolist())
+            assert set(display) == legal_clues
+            from solvers.solve_report import solve_report
+            doc = solve_report(record, p, r, after)
+            got = {g["id"] for g in doc["hint"]["gains"]}
+            assert got == set(np.flatnonzero(mask[:SOLVE_BASE]).tolist())
+            assert doc["hint"]["candidates"] == "display"
+            h = hint(knowledge_of(record, p, r, after), mask, tier=tier, round_index=r,
+                     investigators_left=inv_left)
+            assert h.expected_remaining_actions == pytest.approx(doc["hint"]["expected_remaining_actions"])
+
+
+def test_solve_on_a_played_record(capsys, tmp_path) -> None:
+    path = tmp_path / "game.json"
+    code, _, _ = run(capsys, "play", "--players", "4", "--seed", "5", "--record", path, "--quiet")
+    assert code == 0
+    record = load_record(path)
+    last = len(record.rounds) - 1
+    doc = solve_json(capsys, path, "--player", 1, "--round", last + 1, "--after-event", 3)
+    assert doc["round"] == last + 1 and doc["events_used"] == 4
+    assert doc["hint"]["candidates"] == "display"
+    truth = record.rounds[last].cases[1]
+    names = [(c["suspect"], c["evidence"], c["location"]) for c in
+             solve_json(capsys, path, "--player", 1, "--round", last + 1, "--top", 0)["cases"]]
+    from pi_env.actions import case_name
+    assert tuple(case_name(truth, record.board).split(" / ")) in names
