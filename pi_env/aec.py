@@ -315,7 +315,7 @@ class raw_env(AECEnv, EzPickle):
             arrays = st.arrays()
             self._init_args = (False, cfg.num_players, np.array(cfg.investigators, dtype=np.int8),
                                *arrays)
-            self._step_args = (cfg.num_players, cfg.edition_code, cfg.num_rounds, cfg.max_rotations,
+            self._step_args = (cfg.num_players, cfg.rules_code, cfg.num_rounds, cfg.max_rotations,
                                cfg.board.adjacency, *arrays)
             self._obs_args = (st.round, st.first_player, st.current_player, st.rotation, st.tier,
                               st.tile_district, st.case, st.card_place, st.deck_size, st.front,

@@ -12,10 +12,11 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from .constants import INVESTIGATE_BASE, NUM_ELEMENTS, ON_DISPLAY, SOLVE_BASE, case_index
+from .constants import DEFAULT_MAX_ROTATIONS, INVESTIGATE_BASE, ON_DISPLAY, SOLVE_BASE, case_index
 from .engine import GameConfig, State, init, step_inplace
 from .engine.api import is_legal
-from .errors import RecordError
+from .engine.state import DEFAULT_MAX_ROUNDS, MODES
+from .errors import PIError, RecordError
 from .records_types import CLUE, INVESTIGATE, SOLVE, Event, GameRecord, RoundRecord, Rules
 
 
@@ -72,7 +73,7 @@ class Recorder:
     def record(self) -> GameRecord:
         """The game so far as a :class:`GameRecord` (every case included)."""
         cfg = self.config
-        rules = Rules(edition=cfg.edition, mode="standard", players=cfg.num_players,
+        rules = Rules(edition=cfg.edition, mode=cfg.mode, players=cfg.num_players,
                       rounds=cfg.num_rounds, variants=tuple(cfg.variants),
                       investigators=tuple(cfg.investigators))
         rounds = tuple(RoundRecord(first_player=r["first_player"], tile_district=r["tile_district"],
@@ -83,20 +84,27 @@ class Recorder:
 
 
 def config_of(record: GameRecord) -> GameConfig:
-    """The engine :class:`GameConfig` of a record's rules.
+    """The engine :class:`GameConfig` of a record's rules (standard or duel, any variants).
+
+    Records do not store the duel's ``max_rounds`` safeguard; a duel record gets the default, or
+    its number of rounds when it has more.
 
     Raises:
-        RecordError: a mode or variant this engine version does not play.
+        RecordError: a mode the engine does not play (solo), or rules the engine rejects.
     """
     rules = record.rules
-    if rules.mode != "standard":
-        raise RecordError(f"mode {rules.mode!r} cannot be replayed by the engine yet (standard only)")
-    unsupported = [v for v in rules.variants if v != "fast"]
-    if unsupported:
-        raise RecordError(f"variant {unsupported[0]!r} cannot be replayed by the engine yet")
-    return GameConfig(num_players=rules.players, edition=rules.edition, variants=rules.variants,
-                      investigators=rules.investigators,
-                      max_rotations=record.max_rotations or 60, board=record.board)
+    if rules.mode not in MODES:
+        raise RecordError(f"mode {rules.mode!r} cannot be replayed by the engine "
+                          f"(it plays {' and '.join(MODES)})")
+    try:
+        return GameConfig(num_players=rules.players, edition=rules.edition, variants=rules.variants,
+                          investigators=rules.investigators, mode=rules.mode,
+                          max_rotations=record.max_rotations or DEFAULT_MAX_ROTATIONS,
+                          max_rounds=max(DEFAULT_MAX_ROUNDS, len(record.rounds)), board=record.board)
+    except RecordError:
+        raise
+    except PIError as exc:
+        raise RecordError(f"rules: {exc}") from None
 
 
 def action_of(event: Event) -> int:

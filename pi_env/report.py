@@ -32,7 +32,11 @@ def event_text(ev: Event, record: GameRecord) -> tuple[str, str]:
 
 def report_lines(record: GameRecord, scores: RecordScores, agents: tuple[str, ...] | None = None,
                  turns: bool = True) -> list[str]:
-    """The turn log (if ``turns``), each round's result and the final standings with tiebreaks."""
+    """The turn log (if ``turns``), each round's result and the final standings with tiebreaks.
+
+    A duel (RULES.md §7) prints each round as ``Round 1: P0 wins`` or ``Round 1: draw``, the
+    standings in round wins and ``Duel won by P0`` (or ``Duel drawn``).
+    """
     n = record.rules.players
     lines = []
     label = [player_label(record, p, agents) for p in range(n)]
@@ -44,10 +48,23 @@ def report_lines(record: GameRecord, scores: RecordScores, agents: tuple[str, ..
                 action, answer = event_text(ev, record)
                 delta = f"  ({info.delta:+d})" if info.delta else ""
                 lines.append(f"  rot {info.rotation + 1:>2}  {label[ev.player]:<{width}}  {action:<48} -> {answer}{delta}")
+        if scores.mode == "duel":
+            w = scores.round_winners[r]
+            lines.append(f"Round {r + 1}: {label[w]} wins" if w >= 0 else f"Round {r + 1}: draw")
+            continue
         pts = ", ".join(f"{label[p]} {scores.round_points[r][p]:+d}" for p in range(n))
         lines.append(f"Round {r + 1} result: {pts}")
     lines.append("Final standings:")
     order = sorted(range(n), key=lambda p: (scores.ranks[p], p))
+    if scores.mode == "duel":
+        for p in order:
+            wins = scores.scores[p]
+            lines.append(f"  {scores.ranks[p]}. {label[p]:<{width}}  {wins:>4} round win{'s' * (wins != 1)}")
+        if scores.scores[0] == scores.scores[1]:
+            lines.append("Duel drawn")
+        else:
+            lines.append(f"Duel won by {label[order[0]]}")
+        return lines
     for p in order:
         tied = [q for q in range(n) if q != p and scores.scores[q] == scores.scores[p]]
         note = ""
@@ -61,8 +78,9 @@ def report_lines(record: GameRecord, scores: RecordScores, agents: tuple[str, ..
 
 
 def report_json(record: GameRecord, scores: RecordScores) -> dict[str, Any]:
-    """The same report for machines: rounds with events (player, action, answer, rotation, tier,
-    delta) and points, and the final scores, penalty points, investigators left and ranks."""
+    """The same report for machines: the mode, rounds with events (player, action, answer,
+    rotation, tier, delta), points and (duel) the round's ``winner`` (``null`` for a draw), and the
+    final scores (duel: round wins), penalty points, investigators left and ranks."""
     rounds = []
     for r, rnd in enumerate(record.rounds):
         events = []
@@ -70,7 +88,12 @@ def report_json(record: GameRecord, scores: RecordScores) -> dict[str, Any]:
             action, answer = event_text(ev, record)
             events.append({"index": ev.index, "player": ev.player, "action": action, "answer": answer,
                            "rotation": info.rotation + 1, "tier": info.tier, "delta": info.delta})
-        rounds.append({"round": r + 1, "first_player": rnd.first_player, "events": events,
-                       "points": list(scores.round_points[r])})
-    return {"rounds": rounds, "scores": list(scores.scores), "penalty": list(scores.penalty),
-            "investigators_left": list(scores.investigators_left), "ranks": list(scores.ranks)}
+        entry = {"round": r + 1, "first_player": rnd.first_player, "events": events,
+                 "points": list(scores.round_points[r])}
+        if scores.mode == "duel":
+            w = scores.round_winners[r]
+            entry["winner"] = w if w >= 0 else None
+        rounds.append(entry)
+    return {"mode": scores.mode, "rounds": rounds, "scores": list(scores.scores),
+            "penalty": list(scores.penalty), "investigators_left": list(scores.investigators_left),
+            "ranks": list(scores.ranks)}

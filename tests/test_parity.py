@@ -52,6 +52,24 @@ CASES = [
     ("3p-second-uniform", dict(num_players=3), 8, (0.0, 0.0, 0.0, 0.0)),
     ("4p-first-uniform-fast", dict(num_players=4, edition="first", variants=("fast",)), 4,
      (0.0, 0.0, 0.0, 0.0)),
+    # duel (RULES.md §7): correct solves by either seat, extra turns, sudden death, safeguards
+    ("duel", dict(mode="duel"), 12, (0.80, 0.05, 0.08, 0.06)),
+    ("duel-solvers", dict(mode="duel"), 12, (0.30, 0.02, 0.08, 0.45)),
+    ("duel-fast-rot3-maxr4", dict(mode="duel", variants=("fast",), max_rotations=3, max_rounds=4),
+     12, (0.85, 0.03, 0.05, 0.04)),
+    ("duel-first-inv", dict(mode="duel", edition="first", investigators=(5, 0)), 8,
+     (0.80, 0.05, 0.10, 0.05)),
+    ("duel-uniform", dict(mode="duel", max_rounds=3), 8, (0.0, 0.0, 0.0, 0.0)),
+    # nick of time (RULES.md §6)
+    ("2p-nick", dict(num_players=2, variants=("nick-of-time",)), 8, (0.85, 0.05, 0.05, 0.04)),
+    ("3p-nick", dict(num_players=3, variants=("nick-of-time",)), 8, (0.85, 0.05, 0.05, 0.04)),
+    ("3p-first-nick-fast", dict(num_players=3, edition="first", variants=("fast", "nick-of-time")),
+     6, (0.85, 0.05, 0.05, 0.04)),
+    ("5p-nick", dict(num_players=5, variants=("nick-of-time",)), 6, (0.88, 0.04, 0.04, 0.03)),
+    ("5p-first-nick-inv", dict(num_players=5, edition="first", variants=("nick-of-time",),
+                               investigators=(5, 5, 3, 3, 4)), 6, (0.88, 0.04, 0.04, 0.03)),
+    ("4p-nick-rot4", dict(num_players=4, variants=("nick-of-time",), max_rotations=4), 6,
+     (0.85, 0.05, 0.05, 0.03)),
 ]
 
 
@@ -128,6 +146,7 @@ def engine_view(state, b: int) -> dict:
         last_action=int(state.last_action[b]),
         last_answer=(int(state.last_answer[b, 0]), int(state.last_answer[b, 1])),
         last_player=int(state.last_player[b]),
+        extra_turn=bool(state.extra_turn[b]), round_winner=int(state.round_winner[b]),
     )
 
 
@@ -146,7 +165,7 @@ def reference_view(g: ReferenceGame) -> dict:
         solved_case=list(g.solved_case), failed=[sorted(f) for f in g.failed],
         score=list(g.score), solve_points=list(g.solve_points), penalty=list(g.penalty),
         rewards=list(g.rewards), last_action=g.last_action, last_answer=tuple(g.last_answer),
-        last_player=g.last_player,
+        last_player=g.last_player, extra_turn=g.extra_turn, round_winner=g.round_winner,
     )
 
 
@@ -177,7 +196,7 @@ def lockstep(config: GameConfig, seeds: np.ndarray, mix, policy_seed: int,
         assert_same(state, b, refs[b], f"game {b} after init")
     gen = np.random.default_rng(policy_seed)
     stats = dict(steps=0, reshuffles=0, truncated=0, short_display=0, repeats=0, solves=0,
-                 marker_moves=0)
+                 marker_moves=0, extra_turns=0, duel_draws=0, sudden_death=0, nick_ends=0)
     steps = 0
     while not state.done.all():
         steps += 1
@@ -192,6 +211,8 @@ def lockstep(config: GameConfig, seeds: np.ndarray, mix, policy_seed: int,
         prev_deck = state.deck_size.copy()
         prev_marks = [(state.spot[b] | state.trace[b]).copy() for b in range(B)]
         prev_markers = state.inv_markers.sum()
+        prev_round = state.round.copy()
+        prev_tier = state.tier.copy()
         step_inplace(state, actions, config)
         for b in range(B):
             was_done = refs[b].done
@@ -213,6 +234,13 @@ def lockstep(config: GameConfig, seeds: np.ndarray, mix, policy_seed: int,
                 stats["solves"] += 1
             if (state.card_place[b] == ON_DISPLAY).sum() < 9 and not state.done[b]:
                 stats["short_display"] += 1
+            stats["extra_turns"] += int(state.extra_turn[b])
+            if config.mode == "duel" and refs[b].round != prev_round[b]:
+                stats["duel_draws"] += int(state.round_winner[b] == -1)
+                stats["sudden_death"] += int(refs[b].round > config.num_rounds)
+            if (config.nick_of_time and refs[b].round != prev_round[b] and not refs[b].truncated
+                    and 0 < int(prev_tier[b]) == min(3, config.num_players - 2)):
+                stats["nick_ends"] += 1
         stats["marker_moves"] += int(prev_markers - state.inv_markers.sum() > 0)
     stats["truncated"] = int(state.truncated.sum())
     # the finished games: stepping again changes nothing
@@ -245,7 +273,8 @@ def test_rollouts_exercise_the_rules():
     if not TOTALS.get("steps"):  # run alone: collect the counters here
         for name, kwargs, batch, mix in CASES:
             test_lockstep(name, kwargs, batch, mix)
-    for k in ("reshuffles", "repeats", "truncated", "solves", "marker_moves", "short_display"):
+    for k in ("reshuffles", "repeats", "truncated", "solves", "marker_moves", "short_display",
+              "extra_turns", "duel_draws", "sudden_death", "nick_ends"):
         assert TOTALS[k] > 0, (k, TOTALS)
 
 

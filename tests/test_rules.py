@@ -68,7 +68,8 @@ class Table:
     """A ``from_layout`` game stepped through the engine and the reference in lockstep."""
 
     def __init__(self, players: int = 3, tile_district=LAYOUT_S, cases=None, **kwargs):
-        config_keys = {"edition", "variants", "investigators", "max_rotations", "board"}
+        config_keys = {"edition", "variants", "investigators", "max_rotations", "board", "mode",
+                       "max_rounds"}
         self.config = GameConfig(num_players=players,
                                  **{k: v for k, v in kwargs.items() if k in config_keys})
         layout_kwargs = {k: v for k, v in kwargs.items() if k not in config_keys}

@@ -3,6 +3,10 @@
 Argument order of the state arrays is :meth:`State.arrays`. With ``NUMBA_DISABLE_JIT=1`` the same
 code runs as plain Python over numpy arrays (the reference path of the parity tests).
 
+The rules options reach ``step_kernel`` as ``GameConfig.rules_code`` (edition, nick of time, duel
+and the duel's ``max_rounds`` in one int) and ``num_rounds``; the rules of the duel (RULES.md §7)
+and of nick of time (§6) are spelled out in :mod:`pi_env.engine.reference`.
+
 Chance (RULES.md §3, §4.1) comes from the per-game xorshift64 state ``rng[b]``; the draw order is
 part of the engine's contract (same seed, same game):
 
@@ -21,8 +25,9 @@ import numpy as np
 from numba import prange
 
 from .._config import batch_kernel, kernel
-from ..constants import (IN_DECK, IN_DISCARD, IN_FRONT, NOTHING, NUM_CASES, NUM_ELEMENTS, ON_DISPLAY,
-                         SCORE_CAP, SCORE_FLOOR, SOLVE_BASE, SPOT, TRACE, WRONG_SOLVE_PENALTY)
+from ..constants import (IN_DECK, IN_DISCARD, IN_FRONT, MAX_INVESTIGATORS, NOTHING, NUM_CASES,
+                         NUM_ELEMENTS, ON_DISPLAY, SCORE_CAP, SCORE_FLOOR, SOLVE_BASE, SPOT, TRACE,
+                         WRONG_SOLVE_PENALTY)
 
 _OFFSETS = np.array([0, 12, 22], dtype=np.int64)
 _TIER_POINTS = np.array([7, 5, 3, 1], dtype=np.int64)
@@ -84,7 +89,7 @@ def _draw_card(b, card_place, deck, deck_size, rng):
 def _setup_round(b, num_players, rng, round_, first_player, current_player, rotation, tier,
                  solved_this_rotation, tile_district, district_tile, case, card_place, deck,
                  deck_size, front, spot, trace, inv_count, inv_district, inv_answer, inv_markers,
-                 inv_suppressed, attempted, solved, solved_case, failed):
+                 inv_suppressed, attempted, solved, solved_case, failed, extra_turn):
     """RULES.md §3: new layout, deal, deck and display; clear every per-round field of game b."""
     tiles = np.empty(14, dtype=np.int64)
     # suspect tiles: 12 suspects + 2 blanks
@@ -145,6 +150,7 @@ def _setup_round(b, num_players, rng, round_, first_player, current_player, rota
     rotation[b] = 0
     tier[b] = 0
     solved_this_rotation[b] = False
+    extra_turn[b] = False
     current_player[b] = first_player[b]
 
 
@@ -154,7 +160,7 @@ def init_kernel(only_done, num_players, investigators, rng, round_, first_player
                 district_tile, case, card_place, deck, deck_size, front, spot, trace, inv_count,
                 inv_district, inv_answer, inv_markers, inv_suppressed, inv_left, attempted, solved,
                 solved_case, failed, score, solve_points, penalty, rewards, last_action,
-                last_answer, last_player):
+                last_answer, last_player, extra_turn, round_winner):
     """Set up every game b (or, with ``only_done``, every finished one) from ``rng[b]`` (RULES.md §3)."""
     for b in prange(rng.shape[0]):
         if only_done and not done[b]:
@@ -174,10 +180,12 @@ def init_kernel(only_done, num_players, investigators, rng, round_, first_player
         last_answer[b, 0] = -1
         last_answer[b, 1] = -1
         last_player[b] = -1
+        round_winner[b] = -2
         _setup_round(b, num_players, rng, round_, first_player, current_player, rotation, tier,
                      solved_this_rotation, tile_district, district_tile, case, card_place, deck,
                      deck_size, front, spot, trace, inv_count, inv_district, inv_answer,
-                     inv_markers, inv_suppressed, attempted, solved, solved_case, failed)
+                     inv_markers, inv_suppressed, attempted, solved, solved_case, failed,
+                     extra_turn)
 
 
 @kernel
@@ -271,13 +279,23 @@ def _tier_points(tier, num_players):
 
 
 @batch_kernel
-def step_kernel(actions, num_players, edition, num_rounds, max_rotations, adjacency,
+def step_kernel(actions, num_players, rules, num_rounds, max_rotations, adjacency,
                 rng, round_, first_player, current_player, rotation, tier, solved_this_rotation,
                 done, truncated, turn, tile_district, district_tile, case, card_place, deck,
                 deck_size, front, spot, trace, inv_count, inv_district, inv_answer, inv_markers,
                 inv_suppressed, inv_left, attempted, solved, solved_case, failed, score,
-                solve_points, penalty, rewards, last_action, last_answer, last_player):
-    """Apply ``actions[b]`` (legal, checked by the caller) to every game b in place (RULES.md §4, §5)."""
+                solve_points, penalty, rewards, last_action, last_answer, last_player, extra_turn,
+                round_winner):
+    """Apply ``actions[b]`` (legal, checked by the caller) to every game b in place (RULES.md §4–§7).
+
+    ``rules`` is ``GameConfig.rules_code``: bit 0 first edition, bit 1 nick of time, bit 2 duel,
+    bits 8.. the duel's ``max_rounds``; ``num_rounds`` the regular rounds.
+    """
+    edition = rules & 1
+    nick = (rules >> 1) & 1
+    duel = (rules >> 2) & 1
+    max_rounds = rules >> 8
+    last_tier = min(3, num_players - 2)
     for b in prange(actions.shape[0]):
         for i in range(num_players):
             rewards[b, i] = 0
@@ -288,8 +306,10 @@ def step_kernel(actions, num_players, edition, num_rounds, max_rotations, adjace
         last_action[b] = a
         last_player[b] = p
         last_answer[b, 1] = -1
-        for i in range(num_players):
-            rewards[b, i] = -score[b, i]  # becomes the score change below
+        if not duel:
+            for i in range(num_players):
+                rewards[b, i] = -score[b, i]  # becomes the score change below
+        correct = False
         if a < 36:
             # §4.1 select a clue card
             x = a
@@ -350,68 +370,133 @@ def step_kernel(actions, num_players, edition, num_rounds, max_rotations, adjace
             last_answer[b, 0] = ns
             last_answer[b, 1] = nt
         else:
-            # §4.3 solve
+            # §4.3 solve (a duel has no points: §7)
             c = a - SOLVE_BASE
             attempted[b, p] = True
             if (c // 140 == case[b, p, 0] and (c // 14) % 10 == case[b, p, 1]
                     and c % 14 == case[b, p, 2]):
+                correct = True
                 solved[b, p] = True
                 solved_case[b, p] = c
                 solved_this_rotation[b] = True
-                pts = _tier_points(tier[b], num_players)
-                if edition == 0:
-                    pts += round_[b]
-                solve_points[b, p] += pts
-                if edition == 0:
-                    score[b, p] = min(SCORE_CAP, score[b, p] + pts)
-                else:
-                    score[b, p] = solve_points[b, p] - penalty[b, p]
+                if not duel:
+                    pts = _tier_points(tier[b], num_players)
+                    if edition == 0:
+                        pts += round_[b]
+                    solve_points[b, p] += pts
+                    if edition == 0:
+                        score[b, p] = min(SCORE_CAP, score[b, p] + pts)
+                    else:
+                        score[b, p] = solve_points[b, p] - penalty[b, p]
                 last_answer[b, 0] = 1
             else:
                 failed[b, p, c] = True
-                penalty[b, p] += WRONG_SOLVE_PENALTY
-                if edition == 0:
-                    score[b, p] = max(SCORE_FLOOR, score[b, p] - WRONG_SOLVE_PENALTY)
-                else:
-                    score[b, p] = solve_points[b, p] - penalty[b, p]
+                if not duel:
+                    penalty[b, p] += WRONG_SOLVE_PENALTY
+                    if edition == 0:
+                        score[b, p] = max(SCORE_FLOOR, score[b, p] - WRONG_SOLVE_PENALTY)
+                    else:
+                        score[b, p] = solve_points[b, p] - penalty[b, p]
                 last_answer[b, 0] = 0
         turn[b] += 1
-        # advance to the next unsolved seat; every pass of the last seat ends a rotation (§4)
-        q = p
-        while True:
-            last_seat = (first_player[b] + num_players - 1) % num_players
-            if q == last_seat:
-                if solved_this_rotation[b]:
-                    tier[b] += 1
-                    solved_this_rotation[b] = False
-                rotation[b] += 1
-                open_ = 0
-                for i in range(num_players):
-                    if edition == 0:
-                        if not attempted[b, i]:
-                            open_ += 1
-                    elif not solved[b, i]:
-                        open_ += 1
-                end = open_ <= 1
-                if not end and rotation[b] >= max_rotations:
-                    end = True
-                    truncated[b] = True
-                if end:
-                    round_[b] += 1
-                    if round_[b] >= num_rounds:
-                        done[b] = True
-                    else:
-                        first_player[b] = (first_player[b] + 1) % num_players
-                        _setup_round(b, num_players, rng, round_, first_player, current_player,
-                                     rotation, tier, solved_this_rotation, tile_district,
-                                     district_tile, case, card_place, deck, deck_size, front,
-                                     spot, trace, inv_count, inv_district, inv_answer,
-                                     inv_markers, inv_suppressed, attempted, solved, solved_case,
-                                     failed)
+        # §7: the first solve attempt of a duel round decides it (-1 draw, else the winner)
+        decided = -3
+        if duel:
+            if extra_turn[b]:
+                extra_turn[b] = False
+                if a >= SOLVE_BASE and correct:
+                    decided = -1
+                else:
+                    decided = first_player[b]
+            elif a >= SOLVE_BASE:
+                if not correct:
+                    decided = 1 - p
+                elif p == first_player[b]:
+                    extra_turn[b] = True
+                else:
+                    decided = p
+        round_over = decided != -3
+        if not round_over:
+            # advance to the next unsolved seat; every pass of the last seat ends a rotation (§4)
+            q = p
+            while True:
+                last_seat = (first_player[b] + num_players - 1) % num_players
+                if q == last_seat:
+                    nick_end = False
+                    any_solved = False
+                    for i in range(num_players):
+                        if solved[b, i]:
+                            any_solved = True
+                    if nick and any_solved:
+                        # §6 nick of time: the tier advances every rotation after the first solve;
+                        # the rotation played at the last tier ends the round
+                        if tier[b] >= last_tier:
+                            nick_end = True
+                        else:
+                            tier[b] += 1
+                        solved_this_rotation[b] = False
+                    elif solved_this_rotation[b]:
+                        tier[b] += 1
+                        solved_this_rotation[b] = False
+                    rotation[b] += 1
+                    end = nick_end
+                    if not duel:
+                        open_ = 0
+                        for i in range(num_players):
+                            if edition == 0:
+                                if not attempted[b, i]:
+                                    open_ += 1
+                            elif not solved[b, i]:
+                                open_ += 1
+                        if open_ <= 1:
+                            end = True
+                    if not end and rotation[b] >= max_rotations:
+                        end = True
+                        truncated[b] = True
+                        decided = -1  # a duel round ended by the safeguard is a draw
+                    if end:
+                        round_over = True
+                        break
+                q = (q + 1) % num_players
+                if not solved[b, q]:
+                    current_player[b] = q
                     break
-            q = (q + 1) % num_players
-            if not solved[b, q]:
-                current_player[b] = q
-                break
-        for i in range(num_players):
-            rewards[b, i] += score[b, i]
+        if round_over:
+            finished = False
+            if duel:
+                round_winner[b] = decided
+                extra_turn[b] = False
+                if decided >= 0:
+                    score[b, decided] += 1
+                    rewards[b, decided] += 1
+                    rewards[b, 1 - decided] -= 1
+            round_[b] += 1
+            if duel:
+                if round_[b] >= num_rounds and score[b, 0] != score[b, 1]:
+                    finished = True
+                    w = 0 if score[b, 0] > score[b, 1] else 1
+                    rewards[b, w] += 1
+                    rewards[b, 1 - w] -= 1
+                elif round_[b] >= max_rounds:
+                    finished = True
+                    truncated[b] = True
+            elif round_[b] >= num_rounds:
+                finished = True
+            if finished:
+                done[b] = True
+            else:
+                if duel:
+                    # §7: 2 more tiles after every round, at most 5; the winner gives one back
+                    for i in range(num_players):
+                        gain = 1 if i == decided else 2
+                        inv_left[b, i] = min(MAX_INVESTIGATORS, inv_left[b, i] + gain)
+                first_player[b] = (first_player[b] + 1) % num_players
+                _setup_round(b, num_players, rng, round_, first_player, current_player,
+                             rotation, tier, solved_this_rotation, tile_district,
+                             district_tile, case, card_place, deck, deck_size, front,
+                             spot, trace, inv_count, inv_district, inv_answer,
+                             inv_markers, inv_suppressed, attempted, solved, solved_case,
+                             failed, extra_turn)
+        if not duel:
+            for i in range(num_players):
+                rewards[b, i] += score[b, i]

@@ -98,7 +98,8 @@ def step_inplace(state: State, actions: np.ndarray, config: GameConfig, check: b
         check: verify legality first (default); ``False`` trusts the caller (kernels never raise).
 
     Returns:
-        ``state`` itself. ``state.rewards`` holds each player's score change.
+        ``state`` itself. ``state.rewards`` holds each player's score change (duel: +1/−1 for a
+        round won/lost and for the game won/lost, see :class:`State`).
 
     Raises:
         InvalidActionError: wrong shape/dtype or an id outside ``0..1729``.
@@ -106,8 +107,8 @@ def step_inplace(state: State, actions: np.ndarray, config: GameConfig, check: b
             investigator left; the message names the game.
     """
     a = _check_actions(state, actions) if check else np.ascontiguousarray(actions, dtype=np.int64)
-    K.step_kernel.for_batch(state.batch_size)(a, config.num_players, config.edition_code, config.num_rounds, config.max_rotations,
-                  config.board.adjacency, *state.arrays())
+    K.step_kernel.for_batch(state.batch_size)(a, config.num_players, config.rules_code, config.num_rounds,
+                                              config.max_rotations, config.board.adjacency, *state.arrays())
     return state
 
 
@@ -153,13 +154,13 @@ def sample_actions(state: State, rng: np.random.Generator, out: np.ndarray | Non
 
 @dataclass(frozen=True)
 class Outcome:
-    """Result of a finished game (RULES.md §5).
+    """Result of a finished game (RULES.md §5, §7).
 
     Attributes:
-        scores: final score per player.
+        scores: final score per player (duel: rounds won).
         ranks: 1-based rank per player after tiebreaks; tied players share a rank.
-        winners: the players ranked 1.
-        truncated: some round was ended by the safeguard.
+        winners: the players ranked 1 (both players of a duel that ended tied at the safeguard).
+        truncated: some round was ended by the safeguard (duel: or the duel reached ``max_rounds``).
     """
 
     scores: tuple[int, ...]
@@ -169,10 +170,11 @@ class Outcome:
 
 
 def outcome(state: State, config: GameConfig, game: int = 0) -> Outcome:
-    """Final standings of game ``game`` with the tiebreaks of the edition (RULES.md §5).
+    """Final standings of game ``game`` with the tiebreaks of the edition (RULES.md §5, §7).
 
     Second edition: score, then most unused investigators, then shared. First edition: score, then
-    most unused investigators, then fewest penalty points, then shared.
+    most unused investigators, then fewest penalty points, then shared. Duel: more rounds won, no
+    tiebreak (a duel ends tied only at the ``max_rounds`` safeguard; then both rank 1).
 
     Raises:
         PIError: the game is not finished.
@@ -182,7 +184,8 @@ def outcome(state: State, config: GameConfig, game: int = 0) -> Outcome:
     from ..scoring import rank_players
 
     P = state.num_players
-    ranks = rank_players(state.score[game], state.inv_left[game], state.penalty[game], config.edition)
+    ranks = rank_players(state.score[game], state.inv_left[game], state.penalty[game], config.edition,
+                         mode=config.mode)
     return Outcome(scores=tuple(int(s) for s in state.score[game]), ranks=ranks,
                    winners=tuple(i for i in range(P) if ranks[i] == 1),
                    truncated=bool(state.truncated[game]))

@@ -37,12 +37,27 @@ Rules implemented (section numbers of RULES.md):
   The round ends at the end of a rotation when at most one player has not attempted (second) / is
   unsolved (first), or when the safeguard of ``max_rotations`` rotations is reached (truncation).
   Between rounds the first player passes left; the game ends after ``num_rounds`` rounds.
+* §6 fast game: 2 rounds. Beginner friendly: per-player investigator counts. Nick of time: once a
+  player has solved this round, every end of rotation advances the tier; an end of rotation at the
+  last tier ``min(3, P − 2)`` (the rotation at that tier has been played out) ends the round, and
+  the tier stays there.
+* §7 duel (2 players): no points; ``score`` counts rounds won. The first solve attempt of a round
+  decides it: wrong → the opponent wins; right by the round's second player → it wins; right by
+  the round's first player → the opponent takes one more turn (``extra_turn``), a correct solve in
+  it draws, anything else loses. The round ends right after the deciding step (no end-of-rotation
+  bookkeeping for it). A round ended by the safeguard is a draw. Rewards: ±1 to the round's winner
+  and loser at the deciding step, and ±1 to the game's winner and loser at the last step. After
+  ``num_rounds`` rounds the duel ends as soon as one player has more wins; a duel still tied after
+  ``max_rounds`` rounds ends (truncated). Before each later round each player gets 2 investigator
+  tiles (the last round's winner 1: it gives one back), holding at most 5.
 
 Bookkeeping conventions shared with the engine (they are not rules, but the parity test compares
 them): ``solve_points`` adds the points of each correct solve as scored (with the round bonus in the
 second edition, before the cap); ``penalty`` adds 2 per wrong attempt (also in the second edition,
 whatever the floor); when the game ends ``current_player`` stays the last player who moved;
-stepping a finished game changes nothing and gives zero rewards.
+stepping a finished game changes nothing and gives zero rewards. In a duel ``solve_points`` and
+``penalty`` stay 0, and ``round_winner`` is the result of the last finished round (winner, ``-1``
+draw, ``-2`` none yet; always ``-2`` in standard games).
 """
 
 from __future__ import annotations
@@ -123,7 +138,7 @@ class ReferenceGame:
     ``front``, ``spot``, ``trace`` (per player sets of element ids), ``investigators`` (per player
     list of :class:`Investigator`), ``inv_left``, ``attempted``, ``solved``, ``solved_case``,
     ``failed`` (per player set of case ids), ``score``, ``solve_points``, ``penalty``, ``rewards``,
-    ``last_action``, ``last_answer``, ``last_player``; plus the derived array-shaped views
+    ``last_action``, ``last_answer``, ``last_player``, ``extra_turn``, ``round_winner``; plus the derived array-shaped views
     ``card_place``, ``deck_size``, ``inv_count``, ``inv_district``, ``inv_answer``, ``inv_markers``,
     ``inv_suppressed``.
     """
@@ -131,6 +146,8 @@ class ReferenceGame:
     def __init__(self, config: GameConfig, seed_state: int | None = None) -> None:
         self.config = config
         self.num_players = config.num_players
+        self.duel = config.mode == "duel"
+        self.nick_of_time = "nick-of-time" in config.variants
         adj = config.board.adjacency
         self.neighbours: list[set[int]] = [
             {e for e in range(NUM_DISTRICTS) if adj[d][e]} for d in range(NUM_DISTRICTS)]
@@ -157,6 +174,7 @@ class ReferenceGame:
         self.last_action = -1
         self.last_answer = (-1, -1)
         self.last_player = -1
+        self.round_winner = -2
         self._setup_round()
 
     def _setup_round(self) -> None:
@@ -200,6 +218,7 @@ class ReferenceGame:
         self.rotation = 0
         self.tier = 0
         self.solved_this_rotation = False
+        self.extra_turn = False
         self.current_player = self.first_player
 
     def _draw(self) -> None:
@@ -285,19 +304,44 @@ class ReferenceGame:
                 f"(round {self.round + 1}, turn {self.turn})")
         before = list(self.score)
         p = self.current_player
+        correct = False
         if action < INVESTIGATE_BASE:
             answer = (self._select_clue(p, action), -1)
         elif action < SOLVE_BASE:
             answer = self._place_investigator(p, action - INVESTIGATE_BASE)
         else:
-            answer = (1 if self._solve(p, action - SOLVE_BASE) else 0, -1)
+            correct = self._solve(p, action - SOLVE_BASE)
+            answer = (1 if correct else 0, -1)
         self.last_action = action
         self.last_player = p
         self.last_answer = answer
         self.turn += 1
-        self._pass_turn(p)
-        self.rewards = [self.score[i] - before[i] for i in range(P)]
+        if self.duel:
+            self.rewards = [0] * P
+            result = self._duel_decision(p, action >= SOLVE_BASE, correct)
+            if result is None:
+                self._pass_turn(p)
+            else:
+                self._end_round(result)
+        else:
+            self._pass_turn(p)
+            self.rewards = [self.score[i] - before[i] for i in range(P)]
         return answer
+
+    def _duel_decision(self, p: int, is_solve: bool, correct: bool) -> int | None:
+        """§7: the result of the round decided by this turn (winner, or -1 draw), else None."""
+        if self.extra_turn:  # the opponent's one more turn after the first player's correct solve
+            self.extra_turn = False
+            return -1 if (is_solve and correct) else self.first_player
+        if not is_solve:
+            return None
+        opponent = 1 - p
+        if not correct:
+            return opponent
+        if p == self.first_player:
+            self.extra_turn = True
+            return None
+        return p
 
     def _select_clue(self, p: int, x: int) -> int:
         """§4.1."""
@@ -345,7 +389,7 @@ class ReferenceGame:
         return spots, traces
 
     def _solve(self, p: int, c: int) -> bool:
-        """§4.3 and the scoring of §5."""
+        """§4.3 and the scoring of §5 (a duel has no points, §7)."""
         named = [c // 140, (c // 14) % 10, c % 14]
         self.attempted[p] = True
         second = self.config.edition == "second"
@@ -353,6 +397,8 @@ class ReferenceGame:
             self.solved[p] = True
             self.solved_case[p] = c
             self.solved_this_rotation = True
+            if self.duel:
+                return True
             k = self.tier
             points = 0
             if k <= min(self.num_players - 2, len(TIER_POINTS) - 1):
@@ -364,6 +410,8 @@ class ReferenceGame:
                 self.score[p] = self.solve_points[p] - self.penalty[p]
             return True
         self.failed[p].add(c)
+        if self.duel:
+            return False
         self.penalty[p] += WRONG_SOLVE_PENALTY
         if second:
             self.score[p] = max(SCORE_FLOOR, self.score[p] - WRONG_SOLVE_PENALTY)
@@ -383,26 +431,62 @@ class ReferenceGame:
                 return
 
     def _end_rotation(self) -> bool:
-        """End-of-rotation checks (§5); True when the round ended."""
-        if self.solved_this_rotation:
+        """End-of-rotation checks (§5, §6); True when the round ended."""
+        last_tier = min(len(TIER_POINTS) - 1, self.num_players - 2)
+        ends = False
+        if self.nick_of_time and any(self.solved):
+            if self.tier == last_tier:
+                ends = True  # the rotation at the last tier has been played out
+            else:
+                self.tier += 1
+        elif self.solved_this_rotation:
             self.tier += 1
-            self.solved_this_rotation = False
+        self.solved_this_rotation = False
         self.rotation += 1
-        if self.config.edition == "second":
-            still_open = sum(not a for a in self.attempted)
-        else:
-            still_open = sum(not s for s in self.solved)
-        if still_open > 1:
+        if not self.duel:  # a duel round ends only by a solve attempt (§7) or the safeguard
+            if self.config.edition == "second":
+                still_open = sum(not a for a in self.attempted)
+            else:
+                still_open = sum(not s for s in self.solved)
+            ends = ends or still_open <= 1
+        if not ends:
             if self.rotation < self.config.max_rotations:
                 return False
-            self.truncated = True  # the safeguard of §5
-        self.round += 1
-        if self.round >= self.config.num_rounds:
-            self.done = True
-        else:
-            self.first_player = (self.first_player + 1) % self.num_players
-            self._setup_round()
+            self.truncated = True  # the safeguard of §5; in a duel the round is a draw
+        self._end_round(-1)
         return True
+
+    def _end_round(self, result: int) -> None:
+        """Close the round; ``result`` is the duel round's winner or -1 (ignored in standard games)."""
+        if self.duel:
+            self.round_winner = result
+            self.extra_turn = False
+            if result >= 0:
+                self.score[result] += 1
+                self.rewards[result] += 1
+                self.rewards[1 - result] -= 1
+        self.round += 1
+        if self.duel:
+            over = False
+            if self.round >= self.config.num_rounds and self.score[0] != self.score[1]:
+                over = True
+                winner = 0 if self.score[0] > self.score[1] else 1
+                self.rewards[winner] += 1
+                self.rewards[1 - winner] -= 1
+            elif self.round >= self.config.max_rounds:
+                over = True
+                self.truncated = True  # still tied at the duel safeguard
+        else:
+            over = self.round >= self.config.num_rounds
+        if over:
+            self.done = True
+            return
+        if self.duel:
+            for i in range(self.num_players):
+                new_tiles = 2 - (1 if i == result else 0)
+                self.inv_left[i] = min(MAX_INVESTIGATORS, self.inv_left[i] + new_tiles)
+        self.first_player = (self.first_player + 1) % self.num_players
+        self._setup_round()
 
     # ------------------------------------------------------------------ engine-shaped views
 
@@ -465,9 +549,10 @@ class ReferenceGame:
         for name in ("round", "first_player", "current_player", "rotation", "tier", "turn",
                      "last_action", "last_player"):
             setattr(g, name, int(getattr(state, name)[b]))
-        for name in ("solved_this_rotation", "done", "truncated"):
+        for name in ("solved_this_rotation", "done", "truncated", "extra_turn"):
             setattr(g, name, bool(getattr(state, name)[b]))
         g.last_answer = (int(state.last_answer[b, 0]), int(state.last_answer[b, 1]))
+        g.round_winner = int(state.round_winner[b])
         g.tile_district = [int(v) for v in state.tile_district[b]]
         g.district_tile = [[int(v) for v in row] for row in state.district_tile[b]]
         g.case = [[int(v) for v in row] for row in state.case[b]]

@@ -93,9 +93,11 @@ def from_layout(config: GameConfig, tile_district: Sequence[int] | np.ndarray,
             any non-zero 64-bit value.
         discard: cards already in the discard pile (keyword only; default none).
         front: ``{player: cards}`` already face up in front of players (keyword only).
-        round_index: the 0-based round this layout starts (for replaying a later round).
+        round_index: the 0-based round this layout starts (for replaying a later round); below
+            ``config.round_limit`` (a duel's sudden-death rounds go up to ``max_rounds - 1``).
         score, solve_points, penalty, inv_left: ``int[P]`` game totals carried into this round
-            (defaults: zeros, and ``config.investigators`` for ``inv_left``).
+            (defaults: zeros, and ``config.investigators`` for ``inv_left``). In a duel ``score``
+            is the rounds won so far.
 
     Returns:
         A new :class:`State` with ``B == 1``: rotation 0, tier 0, no markers, no investigators,
@@ -146,8 +148,8 @@ def from_layout(config: GameConfig, tile_district: Sequence[int] | np.ndarray,
                                   f"{_TYPE_NAMES[t]} {int(col[i])}")
     if not isinstance(first_player, (int, np.integer)) or not 0 <= first_player < P:
         raise PIError(f"first_player must be 0..{P - 1}, got {first_player!r}")
-    if not isinstance(round_index, (int, np.integer)) or not 0 <= round_index < config.num_rounds:
-        raise PIError(f"round_index must be 0..{config.num_rounds - 1}, got {round_index!r}")
+    if not isinstance(round_index, (int, np.integer)) or not 0 <= round_index < config.round_limit:
+        raise PIError(f"round_index must be 0..{config.round_limit - 1}, got {round_index!r}")
     if not isinstance(rng_state, (int, np.integer)) or int(rng_state) & _MASK64 == 0:
         raise PIError(f"rng_state must be a non-zero 64-bit integer, got {rng_state!r}")
     # ---- clue cards

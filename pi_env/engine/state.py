@@ -6,6 +6,12 @@ Every array of :class:`State` has a leading batch axis ``B``; a single game is `
 
 Terminal behaviour (STYLE.md §3): once ``done[b]`` is set, stepping game ``b`` changes nothing and
 gives zero rewards; its legal-action mask is all ones.
+
+Duel (RULES.md §7, ``GameConfig.mode == "duel"``): ``score`` counts the rounds each player has
+won; there are no points, so ``solve_points`` and ``penalty`` stay 0. ``rewards`` are +1 / −1 to the
+round's winner / loser at the step that decides the round (0 to both for a draw), plus, at the step
+that ends the game, +1 / −1 to the game's winner / loser (so a step can give ±2); a duel still tied
+after ``GameConfig.max_rounds`` rounds ends with ``truncated`` set and no game reward.
 """
 
 from __future__ import annotations
@@ -106,7 +112,7 @@ class GameConfig:
         except TypeError:
             raise PIError(f"investigators must list one count per player, got {inv!r}") from None
         if len(inv) != self.num_players:
-            raise PIError(f"investigators gives {len(inv)} counts for {self.num_players} players")
+            raise PIError(f"investigators gives {len(inv)} counts for {self.num_players} players (one per player)")
         if any(not isinstance(i, (int, np.integer)) or isinstance(i, bool) or not 0 <= i <= MAX_INVESTIGATORS
                for i in inv):
             raise PIError(f"investigator counts must be integers 0..{MAX_INVESTIGATORS}, got {inv}")
@@ -152,12 +158,6 @@ class GameConfig:
         """0 for the second edition, 1 for the first."""
         return EDITION_NAMES.index(self.edition)
 
-    @property
-    def edition_code(self) -> int:
-        """Same as :attr:`rules_code` (kept under this name for callers that pass it to the step
-        kernel as its third argument); its bit 0 is the edition, see :attr:`edition_index`."""
-        return self.rules_code
-
 
 @dataclass
 class State:
@@ -173,10 +173,12 @@ class State:
         first_player: ``[B] int8`` the round's first player.
         current_player: ``[B] int8`` the player to act.
         rotation: ``[B] int16`` rotations completed in this round.
-        tier: ``[B] int8`` current tier (RULES.md §5): rotations of this round with a solve.
+        tier: ``[B] int8`` current tier (RULES.md §5): rotations of this round with a solve (nick of
+            time, §6: after the first solve, every rotation; at most ``min(3, P - 2)``).
         solved_this_rotation: ``[B] bool``.
         done: ``[B] bool`` the game is over.
-        truncated: ``[B] bool`` some round was ended by the rotation-limit safeguard.
+        truncated: ``[B] bool`` some round was ended by the rotation-limit safeguard (in a duel
+            also: the duel was still tied after ``max_rounds`` rounds).
         turn: ``[B] int32`` turns taken in the game.
         tile_district: ``[B, 36] int8`` district of each element's tile (locations: their own).
         district_tile: ``[B, 14, 3] int8`` element id of the suspect / evidence / location tile in
@@ -197,14 +199,19 @@ class State:
         solved_case: ``[B, P] int16`` the correct triple named this round, ``-1`` if none.
         failed: ``[B, P, 1680] bool`` failed solve triples named this round (public).
         score: ``[B, P] int16`` the score (second edition: capped 21, floored −5; first edition:
-            solve points minus penalty points).
+            solve points minus penalty points; duel: rounds won).
         solve_points, penalty: ``[B, P] int16`` points from solves and penalty points (2 per wrong
             attempt) over the game.
-        rewards: ``[B, P] int16`` score change of each player caused by the last step.
+        rewards: ``[B, P] int16`` score change of each player caused by the last step (duel: see
+            the module docstring).
         last_action: ``[B] int16`` the last action taken, ``-1`` before any.
         last_answer: ``[B, 2] int8`` its answer: clue (code, -1); investigator (spots, traces);
             solve (1 correct / 0 wrong, -1).
         last_player: ``[B] int8`` who took it.
+        extra_turn: ``[B] bool`` duel: the round's first player solved correctly with the round's
+            first attempt and its opponent (now to move) is taking its one more turn (§7).
+        round_winner: ``[B] int8`` duel: result of the last finished round, the winning player or
+            ``-1`` for a draw; ``-2`` before any round has finished (always ``-2`` in standard games).
     """
 
     rng: np.ndarray
@@ -243,6 +250,8 @@ class State:
     last_action: np.ndarray
     last_answer: np.ndarray
     last_player: np.ndarray
+    extra_turn: np.ndarray
+    round_winner: np.ndarray
 
     @property
     def batch_size(self) -> int:
@@ -290,7 +299,8 @@ def empty_state(batch_size: int, num_players: int) -> State:
         score=z((B, P), np.int16), solve_points=z((B, P), np.int16), penalty=z((B, P), np.int16),
         rewards=z((B, P), np.int16), last_action=np.full(B, -1, np.int16),
         last_answer=np.full((B, 2), -1, np.int8), last_player=np.full(B, -1, np.int8),
+        extra_turn=z(B, bool), round_winner=np.full(B, -2, np.int8),
     )
 
 
-__all__ = ["GameConfig", "State", "empty_state", "replace"]
+__all__ = ["GameConfig", "State", "empty_state", "replace", "VARIANTS", "MODES", "DEFAULT_MAX_ROUNDS"]
