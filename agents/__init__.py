@@ -6,8 +6,9 @@ from pi_env.errors import UnknownNameError
 
 from .base import Agent, RandomAgent
 from .deducer import DeducerAgent
+from .heuristic import HeuristicAgent
 
-AGENTS: dict[str, type[Agent]] = {"random": RandomAgent, "deducer": DeducerAgent}
+AGENTS: dict[str, type[Agent]] = {"random": RandomAgent, "deducer": DeducerAgent, "heuristic": HeuristicAgent}
 
 
 def make_agent(name: str) -> Agent:
@@ -25,4 +26,4 @@ def make_agent(name: str) -> Agent:
     return AGENTS[key]()
 
 
-__all__ = ["Agent", "RandomAgent", "DeducerAgent", "AGENTS", "make_agent"]
+__all__ = ["Agent", "RandomAgent", "DeducerAgent", "HeuristicAgent", "AGENTS", "make_agent"]

@@ -4,10 +4,13 @@ import json
 
 import pytest
 
+from agents import AGENTS
 from pi_env.cli import main
 from pi_env.records import load_record
 from pi_env.report import report_lines
 from pi_env.scoring import score_record
+
+KNOWN = ", ".join(AGENTS)  # the agents registered (others may be added)
 
 
 def run(capsys, *argv):
@@ -70,9 +73,9 @@ def test_record_is_not_overwritten_without_force(capsys, tmp_path):
 
 @pytest.mark.parametrize("argv,message", [
     (["play", "--agents", "random,sherlock,random,random"],
-     "pi-env: error: unknown agent 'sherlock' (known: random, deducer)\n"),
+     f"pi-env: error: unknown agent 'sherlock' (known: {KNOWN})\n"),
     (["play", "--agents", "random,deducr,random,random"],
-     "pi-env: error: unknown agent 'deducr'; did you mean 'deducer'? (known: random, deducer)\n"),
+     f"pi-env: error: unknown agent 'deducr'; did you mean 'deducer'? (known: {KNOWN})\n"),
     (["play", "--players", "3", "--agents", "random,random"],
      "pi-env: error: --agents lists 2 agents for 3 players\n"),
 ])

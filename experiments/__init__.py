@@ -1,0 +1,1 @@
+"""Experiments on top of the engine and the agents: tournaments (issue #4)."""

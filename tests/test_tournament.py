@@ -1,0 +1,357 @@
+"""Tournaments (issue #4 items 2 and 6): determinism, seat rotation, statistics, resume, errors."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from helpers import play_game as play_reference
+from scipy import stats
+
+import experiments.tournament as T
+from experiments.tournament import (SUMMARY_COLUMNS, TournamentInterrupted, TournamentSettings,
+                                    columns, run_tournament, seat_agents, summarize, win_interval)
+from pi_env.cli import main
+from pi_env.engine import GameConfig, outcome
+from pi_env.errors import PIError, UnknownNameError
+
+MIXED = TournamentSettings(agents=("deducer", "random", "deducer"), games=6, players=3, seed=5)
+
+
+def read_csv(path: Path) -> list[dict[str, str]]:
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> tuple[Path, dict]:
+    """The MIXED tournament played in this process (workers=1), uninterrupted."""
+    out = tmp_path_factory.mktemp("reference")
+    summary = run_tournament(MIXED, out, workers=1)
+    return out, summary
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# --- determinism ------------------------------------------------------------------------------
+
+def test_rows_do_not_depend_on_worker_count(reference, tmp_path):
+    ref_dir, ref_summary = reference
+    summary = run_tournament(MIXED, tmp_path, workers=2)
+    assert (tmp_path / "games.csv").read_bytes() == (ref_dir / "games.csv").read_bytes()
+    assert summary == ref_summary
+    assert json.loads((tmp_path / "summary.json").read_text()) == ref_summary
+
+
+def test_every_row_replays_with_the_engine_and_pi_env_play_seeding(reference):
+    rows = read_csv(reference[0] / "games.csv")
+    assert [r["game"] for r in rows] == [str(g) for g in range(6) for _ in range(3)]
+    config = GameConfig(num_players=3)
+    for g in range(6):
+        mine = rows[3 * g:3 * g + 3]
+        assert int(mine[0]["seed"]) == T.game_seed(5, g)
+        names = [r["agent"] for r in mine]
+        assert names == list(seat_agents(MIXED.agents, g))
+        state, _ = play_reference(config, names, int(mine[0]["seed"]))  # agent seeds seed*10+seat
+        res = outcome(state, config)
+        assert [int(r["score"]) for r in mine] == list(res.scores)
+        assert [int(r["rank"]) for r in mine] == list(res.ranks)
+        assert [int(r["winner"]) for r in mine] == [int(s in res.winners) for s in range(3)]
+        assert {int(r["turns"]) for r in mine} == {int(state.turn[0])}
+        assert [int(r["investigators_used"]) for r in mine] == [5 - int(v) for v in state.inv_left[0]]
+        # wrong solves cost 2 points each (second edition: penalty counts them all)
+        assert [2 * int(r["wrong_solves"]) for r in mine] == [int(v) for v in state.penalty[0]]
+
+
+def test_game_seeds_and_seat_rotation():
+    assert seat_agents(("a", "b", "c"), 0) == ("a", "b", "c")
+    assert seat_agents(("a", "b", "c"), 4) == ("b", "c", "a")
+    assert seat_agents(("a", "b", "c"), 5) == ("c", "a", "b")
+    seeds = [T.game_seed(1, g) for g in range(200)]
+    assert len(set(seeds)) == 200 and all(0 <= s < 2**53 for s in seeds)
+    assert T.game_seed(1, 7) == T.game_seed(1, 7) != T.game_seed(2, 7)
+
+
+def test_every_agent_sits_in_every_seat_equally(reference):
+    rows = read_csv(reference[0] / "games.csv")
+    seats = Counter((r["agent"], int(r["seat"])) for r in rows)
+    # 6 games of 3 seats, rotated: deducer is listed twice, random once
+    assert seats == {("deducer", 0): 4, ("deducer", 1): 4, ("deducer", 2): 4,
+                     ("random", 0): 2, ("random", 1): 2, ("random", 2): 2}
+
+
+# --- statistics -------------------------------------------------------------------------------
+
+def hand_rows(game, names, scores, ranks, rotations, wrong):
+    k = sum(1 for r in ranks if r == 1)
+    return [{"game": game, "seed": T.game_seed(0, game), "seat": s, "agent": names[s],
+             "score": scores[s], "rank": ranks[s], "winner": int(ranks[s] == 1),
+             "win_share": 1.0 / k if ranks[s] == 1 else 0.0, "wrong_solves": wrong[s],
+             "investigators_used": 2, "solve_rotation_1": rotations[s][0],
+             "solve_rotation_2": rotations[s][1], "solve_rotation_3": rotations[s][2],
+             "turns": 40, "truncated": 0} for s in range(len(names))]
+
+
+def test_shared_wins_are_split_and_agents_aggregated_by_name():
+    settings = TournamentSettings(agents=("deducer", "random", "random"), games=3, players=3)
+    games = {
+        # game 0: seats deducer, random, random; deducer alone first
+        0: hand_rows(0, ("deducer", "random", "random"), (15, 3, -5), (1, 2, 3),
+                     ((4, 6, 5), (None, 7, None), (None, None, None)), (0, 1, 3)),
+        # game 1: seats random, random, deducer; seats 0 and 2 share first
+        1: hand_rows(1, ("random", "random", "deducer"), (9, 2, 9), (1, 3, 1),
+                     ((3, None, None), (None, None, None), (None, 8, 2)), (2, 0, 1)),
+        # game 2: seats random, deducer, random; all three share first
+        2: hand_rows(2, ("random", "deducer", "random"), (0, 0, 0), (1, 1, 1),
+                     ((None, None, None), (None, None, None), (None, None, None)), (0, 0, 0)),
+    }
+    s = summarize(games, settings)
+    d, r = s["agents"]
+    assert (d["agent"], d["seat_games"], r["agent"], r["seat_games"]) == ("deducer", 3, "random", 6)
+    assert d["wins"] == pytest.approx(1 + 1 / 2 + 1 / 3, abs=1e-15)
+    assert r["wins"] == pytest.approx(1 / 2 + 2 / 3, abs=1e-15)
+    assert d["wins"] + r["wins"] == pytest.approx(3)  # one win per game in all
+    assert d["win_rate"] == pytest.approx(11 / 18) and r["win_rate"] == pytest.approx(7 / 36)
+    assert (d["win_ci_low"], d["win_ci_high"]) == win_interval(11 / 6, 3)
+    assert d["mean_score"] == pytest.approx(24 / 3) and r["mean_score"] == pytest.approx(9 / 6)
+    assert d["mean_rank"] == pytest.approx(1.0) and r["mean_rank"] == pytest.approx(11 / 6)
+    assert d["solve_rate"] == pytest.approx(5 / 9) and r["solve_rate"] == pytest.approx(2 / 18)
+    assert d["mean_rotations_to_solve"] == pytest.approx((4 + 6 + 5 + 8 + 2) / 5)
+    assert r["mean_rotations_to_solve"] == pytest.approx((7 + 3) / 2)
+    assert (d["wrong_solves"], r["wrong_solves"]) == (1, 6)
+    assert d["wrong_solves_per_game"] == pytest.approx(1 / 3) and r["wrong_solves_per_game"] == 1.0
+    assert [x["seat_games"] for x in d["by_seat"]] == [1, 1, 1]
+    assert [x["win_rate"] for x in d["by_seat"]] == pytest.approx([1.0, 1 / 3, 0.5])
+    assert s["games_finished"] == 3 and s["complete"] is True and s["truncated_games"] == 0
+
+
+def test_summary_of_a_real_tournament_matches_its_rows(reference):
+    rows = read_csv(reference[0] / "games.csv")
+    by_game: dict[str, list] = {}
+    for r in rows:
+        by_game.setdefault(r["game"], []).append(r)
+    wins, seats, wrong, scores = Counter(), Counter(), Counter(), {}
+    for g in by_game.values():
+        first = [r for r in g if r["rank"] == "1"]
+        for r in g:
+            seats[r["agent"]] += 1
+            wrong[r["agent"]] += int(r["wrong_solves"])
+            scores.setdefault(r["agent"], []).append(int(r["score"]))
+        for r in first:
+            wins[r["agent"]] += 1 / len(first)
+    summary = reference[1]
+    assert [a["agent"] for a in summary["agents"]] == ["deducer", "random"]
+    for a in summary["agents"]:
+        name = a["agent"]
+        assert a["seat_games"] == seats[name]
+        assert a["wins"] == pytest.approx(wins[name])
+        assert a["win_rate"] == pytest.approx(wins[name] / seats[name])
+        assert a["wrong_solves"] == wrong[name]
+        assert a["mean_score"] == pytest.approx(sum(scores[name]) / len(scores[name]))
+    assert sum(a["wins"] for a in summary["agents"]) == pytest.approx(6)
+
+
+def test_wilson_interval_is_scipys_for_whole_counts():
+    ci = stats.binomtest(7, 20).proportion_ci(confidence_level=0.95, method="wilson")
+    assert win_interval(7, 20) == (float(ci.low), float(ci.high))
+    assert win_interval(7.0, 20) == pytest.approx((0.1811918241010821, 0.5671457233147637), abs=1e-12)
+    assert win_interval(0, 10) == pytest.approx((0.0, 0.27753279986288926), abs=1e-12)
+    assert win_interval(10, 10)[1] == 1.0
+
+
+def test_wilson_interval_at_a_fractional_count():
+    z = 1.959963984540054
+    n, w = 20, 7.5
+    p = w / n
+    center = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    assert win_interval(w, n) == pytest.approx((center - half, center + half), abs=1e-12)
+    lo7, hi7 = win_interval(7, n)
+    lo8, hi8 = win_interval(8, n)
+    assert lo7 < win_interval(w, n)[0] < lo8 and hi7 < win_interval(w, n)[1] < hi8
+    with pytest.raises(PIError):
+        win_interval(3, 0)
+    with pytest.raises(PIError):
+        win_interval(5, 4)
+
+
+# --- files ------------------------------------------------------------------------------------
+
+def test_files_written(reference):
+    out, summary = reference
+    assert (out / "scores.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (out / "games.csv").read_text().splitlines()[0] == ",".join(columns(3))
+    assert len(read_csv(out / "games.csv")) == 6 * 3
+    lines = read_csv(out / "summary.csv")
+    assert list(lines[0]) == SUMMARY_COLUMNS
+    assert [l["agent"] for l in lines] == ["deducer", "random"]
+    for line, a in zip(lines, summary["agents"]):
+        assert int(line["seat_games"]) == a["seat_games"]
+        assert float(line["win_rate"]) == a["win_rate"]
+    doc = json.loads((out / "summary.json").read_text())
+    assert doc["settings"] == {"format": "pi-tournament/1", "agents": ["deducer", "random", "deducer"],
+                               "games": 6, "players": 3, "seed": 5, "edition": "second",
+                               "variants": [], "max_rotations": 60}
+    assert doc["complete"] is True and doc["games_finished"] == 6
+    assert json.loads((out / "tournament.json").read_text()) == doc["settings"]
+
+
+# --- resume -----------------------------------------------------------------------------------
+
+def test_resume_after_an_interruption_gives_the_uninterrupted_rows(reference, tmp_path, monkeypatch):
+    real = T.play_game
+
+    def interrupt_at_game_3(settings, game):
+        if game == 3:
+            raise KeyboardInterrupt
+        return real(settings, game)
+
+    monkeypatch.setattr(T, "play_game", interrupt_at_game_3)
+    with pytest.raises(TournamentInterrupted) as exc:
+        run_tournament(MIXED, tmp_path, workers=1)
+    assert (exc.value.finished, exc.value.total) == (3, 6)
+    rows = read_csv(tmp_path / "games.csv")
+    assert [r["game"] for r in rows] == [str(g) for g in range(3) for _ in range(3)]
+    partial = json.loads((tmp_path / "summary.json").read_text())
+    assert (partial["games_finished"], partial["complete"]) == (3, False)
+    monkeypatch.setattr(T, "play_game", real)
+    # a crash in the middle of writing game 3: one whole line and half of the next
+    text = T.format_rows(real(MIXED, 3), columns(3))
+    with open(tmp_path / "games.csv", "a") as f:
+        f.write(text[:text.index("\n") + 12])
+    assert len(T.read_games(tmp_path / "games.csv", MIXED)) == 3  # game 3 is not finished
+    summary = run_tournament(MIXED, tmp_path, workers=2, resume=True)
+    assert (tmp_path / "games.csv").read_bytes() == (reference[0] / "games.csv").read_bytes()
+    assert summary == reference[1]
+
+
+def test_resume_of_a_finished_tournament_plays_nothing(reference, tmp_path, monkeypatch):
+    import shutil
+
+    for f in ("tournament.json", "games.csv"):
+        shutil.copy(reference[0] / f, tmp_path / f)
+    monkeypatch.setattr(T, "play_game", lambda *a: pytest.fail("no game should be played"))
+    assert run_tournament(MIXED, tmp_path, workers=1, resume=True) == reference[1]
+
+
+def test_resume_refuses_other_settings(reference, tmp_path, capsys):
+    import shutil
+
+    for f in ("tournament.json", "games.csv"):
+        shutil.copy(reference[0] / f, tmp_path / f)
+    other = TournamentSettings(agents=MIXED.agents, games=6, players=3, seed=6)
+    with pytest.raises(PIError, match=r"other settings \(seed 5 != 6\)"):
+        run_tournament(other, tmp_path, workers=1, resume=True)
+    code, out, err = run(capsys, "tournament", "--out", str(tmp_path), "--resume", "--games", "7")
+    assert code == 2 and out == ""
+    assert err == (f"pi-env: error: {tmp_path} holds a tournament with other settings (games 6 != 7); "
+                   "use another --out or --force to start over\n")
+    # a new tournament does not overwrite it without --force
+    code, out, err = run(capsys, "tournament", "--agents", "random,random", "--out", str(tmp_path))
+    assert code == 2 and out == "" and "already holds a tournament; use --resume" in err
+    assert (tmp_path / "games.csv").read_bytes() == (reference[0] / "games.csv").read_bytes()
+
+
+def test_resume_on_the_command_line_uses_the_stored_settings(reference, tmp_path, capsys):
+    import shutil
+
+    shutil.copy(reference[0] / "tournament.json", tmp_path / "tournament.json")
+    code, out, err = run(capsys, "tournament", "--out", str(tmp_path), "--resume", "--quiet",
+                         "--workers", "1")
+    assert code == 0, err
+    assert out.splitlines()[0] == ("P.I. tournament: 6 games, 3 players, second edition, seed 5, "
+                                   "agents deducer,random,deducer (seats rotate); 1 worker (process); "
+                                   "resuming after 0 finished games")
+    assert (tmp_path / "games.csv").read_bytes() == (reference[0] / "games.csv").read_bytes()
+
+
+# --- command line -----------------------------------------------------------------------------
+
+def test_cli_prints_the_table_of_the_summary(reference, tmp_path, capsys):
+    code, out, err = run(capsys, "tournament", "--agents", "deducer,random,deducer", "--games", "6",
+                         "--players", "3", "--seed", "5", "--workers", "1", "--out", str(tmp_path))
+    assert code == 0, err
+    assert err == ""  # stderr is not a TTY here: no progress bar
+    lines = out.splitlines()
+    assert lines[0].startswith("P.I. tournament: 6 games, 3 players, second edition, seed 5")
+    assert lines[1].split() == ["agent", "seats", "win", "rate", "95%", "CI", "mean", "score", "rot.",
+                                "to", "solve", "solve", "rate", "wrong", "solves"]
+    for line, a in zip(lines[2:4], reference[1]["agents"]):
+        cells = line.split()
+        assert cells[:3] == [a["agent"], str(a["seat_games"]), f"{100 * a['win_rate']:.1f}%"]
+        assert cells[3] == f"{100 * a['win_ci_low']:.1f}%..{100 * a['win_ci_high']:.1f}%"
+        assert cells[4] == f"{a['mean_score']:.2f}"
+    assert lines[-1].startswith("written: ")
+    assert (tmp_path / "games.csv").read_bytes() == (reference[0] / "games.csv").read_bytes()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--agents", "deducer,randm"], "pi-env: error: unknown agent 'randm'; did you mean 'random'?"),
+    (["--agents", "deducer,random,random", "--players", "4"],
+     "pi-env: error: 3 agents given for 4 players"),
+    (["--agents", "deducer,random", "--games", "0"],
+     "pi-env tournament: error: argument --games: expected a positive integer, got '0'"),
+    (["--agents", "deducer,random", "--workers", "0"],
+     "pi-env tournament: error: argument --workers: expected a positive integer, got '0'"),
+    (["--agents", "deducer,random", "--backend", "dask"],
+     "pi-env tournament: error: argument --backend: invalid choice: 'dask'"),
+    (["--agents", "deducer,random", "--players", "6"],
+     "pi-env tournament: error: argument --players: players must be 2..5, got '6'"),
+    (["--games", "5"], "pi-env: error: --agents is required"),
+])
+def test_one_line_errors(capsys, tmp_path, argv, message):
+    try:
+        code = main(["tournament", "--out", str(tmp_path / "r"), *argv])
+    except SystemExit as exc:  # argparse errors
+        code = exc.code
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    assert err.startswith(message) and err.count("\n") == 1
+    assert not (tmp_path / "r").exists()
+
+
+def test_resume_without_a_tournament(capsys, tmp_path):
+    code, out, err = run(capsys, "tournament", "--out", str(tmp_path / "none"), "--resume")
+    assert (code, out) == (2, "")
+    assert err == f"pi-env: error: {tmp_path / 'none'}: no tournament to resume (tournament.json is missing)\n"
+
+
+def test_ray_backend_without_ray_says_how_to_install_it(capsys, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` raises ImportError
+    code, out, err = run(capsys, "tournament", "--agents", "deducer,random", "--games", "2",
+                         "--backend", "ray", "--out", str(tmp_path))
+    assert (code, out) == (2, "")
+    assert err == 'pi-env: error: the ray backend needs Ray: pip install "pi-env[ray]"\n'
+    assert not (tmp_path / "games.csv").exists()
+
+
+def test_library_errors():
+    with pytest.raises(UnknownNameError):
+        TournamentSettings(agents=("deducer", "nobody"), games=2, players=2)
+    with pytest.raises(PIError, match="games must be at least 1"):
+        TournamentSettings(agents=("deducer", "random"), games=0, players=2)
+    with pytest.raises(PIError, match="2 agents given for 3 players"):
+        TournamentSettings(agents=("deducer", "random"), games=2, players=3)
+    with pytest.raises(PIError, match="num_players"):
+        TournamentSettings(agents=("random",) * 6, games=2, players=6)
+    settings = TournamentSettings(agents=("deducer", "random"), games=2, players=2)
+    with pytest.raises(PIError, match="workers must be a positive integer"):
+        run_tournament(settings, "unused", workers=0)
+    with pytest.raises(PIError, match="backend must be one of"):
+        run_tournament(settings, "unused", backend="dask")
+
+
+def test_ray_backend_gives_the_same_rows(reference, tmp_path):
+    pytest.importorskip("ray")
+    summary = run_tournament(MIXED, tmp_path, workers=2, backend="ray")
+    assert (tmp_path / "games.csv").read_bytes() == (reference[0] / "games.csv").read_bytes()
+    assert summary == reference[1]
