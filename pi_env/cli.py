@@ -1,6 +1,7 @@
 """The ``pi-env`` command line: ``play`` and ``replay`` (issue #2), ``solve`` (issue #3).
 
-Every user mistake (unknown agent, bad player count or seed, bad record, existing output file)
+Every user mistake (unknown agent, bad player count or seed, invalid rules such as a duel for 3
+players or investigator counts for the wrong number of players, bad record, existing output file)
 ends with one line ``pi-env: error: ...`` and exit status 2, never a traceback.
 """
 
@@ -13,6 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .constants import MAX_INVESTIGATORS
 from .errors import PIError
 
 DEFAULT_AGENTS = "deducer,deducer,random,random"
@@ -38,6 +40,22 @@ def _players(text: str) -> int:
     return value
 
 
+def _investigators(text: str) -> tuple[int, ...]:
+    """``5,5,3,3`` -> (5, 5, 3, 3): one count 0..5 per player (RULES.md §6 beginner friendly)."""
+    counts = []
+    for part in text.split(","):
+        try:
+            value = int(part.strip())
+        except ValueError:
+            value = -1
+        if not 0 <= value <= MAX_INVESTIGATORS:
+            raise argparse.ArgumentTypeError(
+                f"investigator counts must be integers 0..{MAX_INVESTIGATORS}, one per player "
+                f"(e.g. 5,5,3,3), got {text!r}")
+        counts.append(value)
+    return tuple(counts)
+
+
 def _positive(text: str) -> int:
     try:
         value = int(text)
@@ -60,15 +78,23 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     play = sub.add_parser("play", help="play a whole game with built-in agents and print it")
-    play.add_argument("--players", type=_players, default=4, help="2..5 (default 4)")
+    play.add_argument("--players", type=_players, default=None,
+                      help="2..5 (default 4; a duel is for exactly 2)")
+    play.add_argument("--mode", choices=("standard", "duel"), default="standard",
+                      help="standard game or duel (RULES.md §7; 2 players)")
     play.add_argument("--seed", type=_seed, default=None, help="game seed (default: random, printed)")
     play.add_argument("--agents", default=None,
                       help=f"comma-separated agent per seat (default for 4: {DEFAULT_AGENTS})")
     play.add_argument("--edition", choices=("second", "first"), default="second")
-    play.add_argument("--variant", action="append", choices=("fast",), default=[],
-                      help="rules variant (repeatable)")
+    play.add_argument("--variant", action="append", choices=("fast", "nick-of-time"), default=[],
+                      help="rules variant (repeatable): fast = 2 rounds, nick-of-time (RULES.md §6)")
+    play.add_argument("--investigators", type=_investigators, default=None, metavar="N,N,...",
+                      help="starting investigator tiles per player, e.g. 5,5,3,3 "
+                           "(default 5 each; duel 2 each)")
     play.add_argument("--max-rotations", type=_positive, default=60,
                       help="safeguard: rotations after which a round ends (default 60)")
+    play.add_argument("--max-rounds", type=_positive, default=None,
+                      help="duel safeguard: a duel still tied after this many rounds is drawn (default 9)")
     play.add_argument("--record", metavar="FILE", help="write the game record (pi-record/1) here")
     play.add_argument("--force", action="store_true", help="overwrite an existing --record file")
     play.add_argument("--quiet", action="store_true", help="print only the results, not every turn")
@@ -77,6 +103,42 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("record", help="a pi-record/1 JSON file")
     replay.add_argument("--json", action="store_true", help="print the report as JSON")
     replay.add_argument("--quiet", action="store_true", help="print only the results")
+
+    tour = sub.add_parser("tournament", help="play many seat-rotated games between agents and "
+                                             "report win rates, scores and solve statistics")
+    tour.add_argument("--agents", default=None,
+                      help="comma-separated agent per seat, e.g. deducer,random,random "
+                           "(seats rotate every game; required unless --resume)")
+    tour.add_argument("--games", type=_positive, default=None, help="games to play (default 100)")
+    tour.add_argument("--players", type=_players, default=None,
+                      help="2..5 (default: the number of agents; must match it)")
+    tour.add_argument("--seed", type=_seed, default=None,
+                      help="tournament seed (default 0); game i is seeded from (seed, i)")
+    tour.add_argument("--edition", choices=("second", "first"), default=None)
+    tour.add_argument("--variant", action="append", choices=("fast", "nick-of-time"), default=None,
+                      help="rules variant (repeatable)")
+    tour.add_argument("--max-rotations", type=_positive, default=None,
+                      help="safeguard: rotations after which a round ends (default 60)")
+    tour.add_argument("--workers", type=_positive, default=None,
+                      help="worker processes / Ray CPUs (default: all CPUs; 1 = in this process)")
+    tour.add_argument("--backend", choices=("process", "ray"), default="process",
+                      help='local processes (default) or a Ray cluster (pip install "pi-env[ray]")')
+    tour.add_argument("--ray-address", default=None,
+                      help="Ray cluster to join (default: RAY_ADDRESS, else a new local instance)")
+    tour.add_argument("--out", default="results",
+                      help="folder for games.csv, summary.json/.csv, scores.png (default results/)")
+    tour.add_argument("--resume", action="store_true",
+                      help="continue the interrupted tournament in --out (same settings)")
+    tour.add_argument("--force", action="store_true", help="start over, replacing the tournament in --out")
+    tour.add_argument("--quiet", action="store_true", help="no progress bar")
+    solve = sub.add_parser("solve", help="what a player can deduce at a point of a record, and a hint")
+    solve.add_argument("record", help="a pi-record/1 JSON file")
+    solve.add_argument("--player", type=_integer, required=True, help="the asking player, 0-based")
+    solve.add_argument("--round", type=_integer, default=1, help="round, 1-based (default 1)")
+    solve.add_argument("--after-event", type=_integer, default=None, metavar="E",
+                       help="use the round's events 0..E (-1: none; default: all)")
+    solve.add_argument("--top", type=_integer, default=10, help="cases to list (default 10, 0 = all)")
+    solve.add_argument("--json", action="store_true", help="print the report as JSON")
     return parser
 
 
@@ -91,16 +153,22 @@ def cmd_play(args: argparse.Namespace) -> int:
     from .report import report_lines
     from .scoring import score_record
 
+    duel = args.mode == "duel"
+    players = args.players if args.players is not None else (2 if duel else 4)
+    if args.max_rounds is not None and not duel:
+        raise PIError("--max-rounds is the duel's safeguard; use it with --mode duel")
+    extra = {} if args.max_rounds is None else {"max_rounds": args.max_rounds}
+    config = GameConfig(num_players=players, edition=args.edition, variants=tuple(args.variant),
+                        investigators=args.investigators, max_rotations=args.max_rotations,
+                        mode=args.mode, **extra)
     names = [a.strip() for a in (args.agents or ",".join(
-        (DEFAULT_AGENTS.split(",") * 2)[:args.players])).split(",")]
-    if len(names) != args.players:
-        raise PIError(f"--agents lists {len(names)} agents for {args.players} players")
+        (DEFAULT_AGENTS.split(",") * 2)[:players])).split(",")]
+    if len(names) != players:
+        raise PIError(f"--agents lists {len(names)} agents for {players} players")
     agents = [make_agent(n) for n in names]
     if args.record and Path(args.record).exists() and not args.force:
         raise PIError(f"{args.record} exists; use --force to overwrite it")
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % (2**31))
-    config = GameConfig(num_players=args.players, edition=args.edition, variants=tuple(args.variant),
-                        max_rotations=args.max_rotations)
     state = init(config, 1, seed=seed)
     for i, agent in enumerate(agents):
         agent.reset(config.num_players, config.board, seed=seed * 10 + i)
@@ -115,12 +183,19 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.record:  # written before printing, so a closed pipe cannot lose it
         path = write_record(record, args.record, force=args.force)
     labels = tuple(a.name for a in agents)
-    print(f"P.I. — {config.num_players} players, {config.edition} edition, seed {seed}, "
-          f"agents {', '.join(labels)}")
+    rules = "duel" if duel else f"{config.edition} edition"
+    if config.variants:
+        rules += ", " + ", ".join(config.variants)
+    if args.investigators is not None:
+        rules += f", investigators {','.join(map(str, config.investigators))}"
+    print(f"P.I. — {config.num_players} players, {rules}, seed {seed}, agents {', '.join(labels)}")
     for line in report_lines(record, score_record(record), labels, turns=not args.quiet):
         print(line)
     if state.truncated[0]:
-        print(f"(a round was ended by the {config.max_rotations}-rotation safeguard)")
+        if duel and state.score[0, 0] == state.score[0, 1]:
+            print(f"(the duel was still tied after the {config.max_rounds}-round safeguard)")
+        else:
+            print(f"(a round was ended by the {config.max_rotations}-rotation safeguard)")
     if args.record:
         print(f"record written to {path}")
     return 0
@@ -150,7 +225,33 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"play": cmd_play, "replay": cmd_replay}
+def cmd_tournament(args: argparse.Namespace) -> int:
+    from experiments.tournament import command
+
+    return command(args)
+
+
+def _integer(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    """``pi-env solve``: only what ``--player`` knows (RULES.md §9); a contradiction is reported,
+    not an error (see :func:`solvers.solve_report.solve_report`)."""
+    from solvers.solve_report import solve_report, solve_report_lines
+
+    doc = solve_report(args.record, args.player, args.round - 1, args.after_event, args.top)
+    if args.json:
+        print(json.dumps(doc, indent=1, ensure_ascii=False))
+    else:
+        print("\n".join(solve_report_lines(doc)))
+    return 0
+
+
+COMMANDS = {"play": cmd_play, "replay": cmd_replay, "tournament": cmd_tournament, "solve": cmd_solve}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
