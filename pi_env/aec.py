@@ -12,7 +12,7 @@ translates: the rules live in the batched engine :mod:`pi_env.engine`, run here 
 | Parallel API       | No                                                               |
 | Manual Control     | No                                                               |
 | Agents             | `agents = ['player_0', ..., 'player_{n-1}']`                     |
-| Agents             | 2 to 5 (`num_players`, default 4)                                |
+| Agents             | 2 to 5 (`num_players`, default 4; a duel has exactly 2)          |
 | Action Shape       | Discrete(1730)                                                   |
 | Action Values      | 0 .. 1729                                                        |
 | Observation Shape  | dict: `observation` (618 + 1912·n,) int16; `action_mask` (1730,) int8 |
@@ -21,7 +21,8 @@ translates: the rules live in the batched engine :mod:`pi_env.engine`, run here 
 Each agent must find its own *case* (a suspect, an evidence and a location) by asking the player to its
 right, who holds it: it selects clue cards from the display (answered *spot*, *trace* or *nothing* on
 the board), places investigator tiles (answered with counts of spots and traces) and names a case
-when it thinks it knows it. Three rounds, scored by how early each player solves (RULES.md §4, §5).
+when it thinks it knows it. Three rounds, scored by how early each player solves (RULES.md §4, §5),
+or, with `mode="duel"`, a two-player duel of won rounds (RULES.md §7).
 
 ### Observation Space
 
@@ -48,11 +49,11 @@ Components in order (offsets: :func:`pi_env.engine.observation_layout`; named vi
 | held_case      | [36]       | 0/1      | the 3 elements of the case the agent holds (seat 1's case)     |
 | solved_case    | [n, 36]    | 0/1      | the 3 elements each seat named in its correct solve this round |
 | failed         | [n, 1680]  | 0/1      | failed solve triples each seat named this round (case ids)     |
-| score          | [n]        | see below| scores                                                         |
+| score          | [n]        | see below| scores (duel: rounds won)                                      |
 | attempted      | [n]        | 0/1      | the seat attempted a solve this round                          |
 | solved         | [n]        | 0/1      | the seat solved this round                                     |
 | inv_left       | [n]        | 0..5     | unused investigator tiles                                      |
-| round          | [1]        | 0..R     | round, 0-based (R = number of rounds once the game is over)    |
+| round          | [1]        | 0..R     | round, 0-based (equals the rounds played once the game is over) |
 | tier           | [1]        | 0..n     | current tier (RULES.md §5)                                     |
 | rotation       | [1]        | 0..max_rotations | rotations completed this round                        |
 | first_seat     | [1]        | 0..n-1   | relative seat of the round's first player                      |
@@ -60,8 +61,11 @@ Components in order (offsets: :func:`pi_env.engine.observation_layout`; named vi
 | to_move        | [1]        | 0..n-1   | relative seat of the player to move                            |
 
 Element ids: suspects 0..11, evidence 12..21, locations (= districts) 22..35; case id
-`s * 140 + e * 14 + l` with type-local indices (:mod:`pi_env.constants`). Score bounds: second
-edition −5..21; first edition `−2 · max_rotations · R` .. `7 · R` (R rounds; clipped to int16).
+`s * 140 + e * 14 + l` with type-local indices (:mod:`pi_env.constants`). R is the most rounds a
+game can last (`GameConfig.round_limit`): 3, 2 with the `fast` variant, `max_rounds` in a duel.
+Score bounds: second edition −5..21; first edition `−2 · max_rotations · R` .. `7 · R` (clipped to
+int16); duel 0..`max_rounds` (rounds won; the edition does not matter). The variants change no bound
+(nick of time keeps the tier within 0..n; per-player investigator counts stay within 0..5).
 `observation_space(agent)` is a `Dict` of two `Box`es with exactly these per-entry bounds; the space
 objects are built once per env and returned as the same objects on every call.
 
@@ -86,10 +90,11 @@ and none in `d` this round; every solve triple always (so the mask is never empt
 
 ### Rewards
 
-After every step, `rewards[agent]` is the change of that agent's score caused by the step, for
-**all** agents (a correct solve gives the tier points; a wrong one −2, floored at −5 in the second
-edition); summed over the game they equal the final scores. `last()` returns the reward accumulated
-since the agent last acted (PettingZoo convention). With the `env()` wrappers an illegal action ends
+After every step, `rewards` holds a reward for **all** agents. In a standard game it is the change
+of each agent's score caused by the step (a correct solve gives the tier points; a wrong one −2,
+floored at −5 in the second edition); summed over the game they equal the final scores. A duel's
+rewards are results, below. `last()` returns the reward accumulated since the agent last acted
+(PettingZoo convention). With the `env()` wrappers an illegal action ends
 the game at once with reward −1 for the offender and 0 for everyone else (`TerminateIllegalWrapper`);
 `raw_env` raises `IllegalActionError` instead.
 
@@ -100,32 +105,56 @@ the game at once with reward −1 for the offender and 0 for everyone else (`Ter
 | wrong solve          | −2 (second edition: not below a score of −5)         |
 | illegal move (`env`) | −1, game over                                        |
 
+**Duel** (`mode="duel"`, RULES.md §7). There are no points: `score` counts the rounds each player
+has won, and the rewards are results. The step that decides a round (the first solve attempt of the
+round, or the opponent's one more turn after the round's first player solved correctly) gives
++1 to the round's winner and −1 to its loser, 0 to both for a draw (also a round ended by the
+rotation-limit safeguard, at the step that reached it). The step that ends the game adds +1 to the
+game's winner and −1 to its loser, so the last step can give ±2. Summed over a game, an agent's
+rewards are its rounds won − rounds lost ± 1 for the game. A duel still tied after `max_rounds`
+rounds ends *truncated* with no game reward. The one-more-turn situation is public and visible in the
+observation: the round's first player (`first_seat`) has `solved` set while the round goes on.
+
+| event (duel)                                   | rewards                                      |
+|------------------------------------------------|----------------------------------------------|
+| clue / investigator / correct first solve of the round's first player | 0 (the opponent now takes its one more turn) |
+| wrong first solve attempt of the round         | −1 to the solver, +1 to the opponent          |
+| correct first solve by the round's second player | +1 to the solver, −1 to the opponent        |
+| the one more turn: correct solve / anything else | 0 to both (draw) / +1 first player, −1 opponent |
+| the step that ends the duel                    | additionally +1 winner, −1 loser (none if tied at `max_rounds`) |
+
 ### Infos
 
 `infos[agent]` is a dict. After an agent acts, its info describes that action, all public
 (RULES.md §9): `{"action": a, "last_action": "clue Pinky", "answer": "trace"}` (answers: `spot`,
 `trace`, `nothing`; `"1 spot, 2 traces"`; `correct`, `wrong`). When the game ends every agent's info
-also gets `"rank"` (1-based, ties shared) and `"scores"` (final scores of all players). Nothing in
-an info is derived from the agent's own case beyond these public answers.
+also gets `"rank"` (1-based, ties shared) and `"scores"` (final scores of all players; duel: rounds
+won). Nothing in an info is derived from the agent's own case beyond these public answers.
 
 ### Episode End
 
-The game ends after the last round (3, or 2 with the `fast` variant). Then every agent is
+A standard game ends after the last round (3, or 2 with the `fast` variant). Then every agent is
 *terminated*. The rotation-limit safeguard (RULES.md §5, `max_rotations`, not a rule of the game)
 ends a round as if time ran out and the game goes on; if it fired in any round, the end of the game
 is reported as *truncation* for every agent instead of termination. Players who solved are skipped
 for the rest of their round but remain agents until the game ends.
 
+A duel ends as soon as one player has more round wins after the regular rounds (3, or 2 with
+`fast`); while tied it goes on, and a duel still tied after `max_rounds` rounds is truncated. A duel
+round ends at the step that decides it (no end-of-rotation check); the safeguard ends a duel round
+as a draw and, as above, makes the end of the game a truncation.
+
 ### Arguments
 
 ``` python
-pi_env.env(num_players=4, edition="second", render_mode=None, max_rotations=60,
-           board="daytime", variants=())
+pi_env.env(num_players=None, edition="second", render_mode=None, max_rotations=60,
+           board="daytime", variants=(), mode="standard", investigators=None, max_rounds=9)
 ```
 
-`num_players`: 2 to 5.
+`num_players`: 2 to 5; `None` (default) means 4, or 2 in a duel.
 
-`edition`: `"second"` (default) or `"first"` (first edition / Board Game Arena scoring).
+`edition`: `"second"` (default) or `"first"` (first edition / Board Game Arena scoring). It
+changes nothing in a duel.
 
 `render_mode`: `None`, `"ansi"` (`render()` returns the text) or `"human"` (prints it, also after
 every reset and step). The rendering is the spectator's view (:func:`pi_env.render.render_text`
@@ -135,7 +164,22 @@ with `viewer=None`): no case is shown.
 
 `board`: a bundled board name, a board JSON object or a :class:`pi_env.board.Board`.
 
-`variants`: any of `"fast"` (2 rounds).
+`variants`: any combination of `"fast"` (2 rounds) and `"nick-of-time"` (RULES.md §6: after the
+first solve of a round the tier advances at the end of every rotation, and the rotation played at the
+last tier ends the round; not in a duel).
+
+`mode`: `"standard"` (default) or `"duel"` (RULES.md §7: exactly 2 players, rounds won instead of
+points; see Rewards and Episode End).
+
+`investigators`: starting investigator tiles per player, one count 0..5 each (the *beginner
+friendly* variant, RULES.md §6), e.g. `[5, 5, 3, 3]`; `None` means 5 each (duel: 2 each; before
+every later round each player gets 2 more, the last round's winner 1, holding at most 5).
+
+`max_rounds`: the duel's safeguard: a duel still tied after this many rounds ends truncated
+(default 9; at least the regular rounds; unused in standard games).
+
+An invalid option or combination (a duel with other than 2 players, nick of time in a duel, an
+unknown variant, a wrong number of investigator counts, ...) raises the engine's `PIError`.
 
 Seeding: `reset(seed=s)` plays the engine game `pi_env.engine.init(config, 1, s)`, so the same seed
 gives the same game; `reset()` without a seed draws the game seed from the env's generator, which
@@ -144,6 +188,9 @@ is seeded at construction (fresh entropy) and reseeded by every `reset(seed=s)`.
 ### Version History
 
 * v0: Initial version.
+* v0, additive: `mode="duel"`, the `"nick-of-time"` variant, per-player `investigators` and
+  `max_rounds`; `num_players` defaults to `None` (4, or 2 in a duel). Games with the old arguments
+  play, observe and reward exactly as before.
 """
 
 from __future__ import annotations
@@ -166,7 +213,7 @@ from .constants import (ANSWER_NAMES, DEFAULT_MAX_ROTATIONS, INVESTIGATE_BASE, M
 from .engine import _kernels as K
 from .engine.api import _seeds, init, outcome
 from .engine.observe import _observe_kernel, _offsets, observation_layout, observation_size
-from .engine.state import GameConfig, State
+from .engine.state import DEFAULT_MAX_ROUNDS, GameConfig, State
 from .errors import IllegalActionError, InvalidActionError, PIError
 from .render import render_text
 
@@ -203,11 +250,13 @@ def observation_bounds(config: GameConfig) -> tuple[np.ndarray, np.ndarray]:
     See the Observation Space table of this module.
     """
     P = config.num_players
-    R = config.num_rounds
+    R = config.round_limit
     size = observation_size(P)
     low = np.zeros(size, dtype=np.int64)
     high = np.ones(size, dtype=np.int64)
-    if config.edition == "second":
+    if config.is_duel:
+        s_low, s_high = 0, R  # rounds won
+    elif config.edition == "second":
         s_low, s_high = SCORE_FLOOR, SCORE_CAP
     else:
         s_low, s_high = -WRONG_SOLVE_PENALTY * int(config.max_rotations) * R, TIER_POINTS[0] * R
@@ -228,12 +277,15 @@ class raw_env(AECEnv, EzPickle):
     """The unwrapped P.I. environment; see the module docstring for the full specification.
 
     Args:
-        num_players: 2 to 5.
+        num_players: 2 to 5, or ``None`` for 4 (2 in a duel).
         edition: ``"second"`` or ``"first"``.
         render_mode: ``None``, ``"ansi"`` or ``"human"``.
         max_rotations: the rotation-limit safeguard (RULES.md §5).
         board: bundled board name, board JSON object or :class:`~pi_env.board.Board`.
-        variants: rule variants, e.g. ``("fast",)``.
+        variants: rule variants, any of ``"fast"`` and ``"nick-of-time"``.
+        mode: ``"standard"`` or ``"duel"``.
+        investigators: starting investigator tiles per player, or ``None`` for the default.
+        max_rounds: the duel's safeguard (most rounds a tied duel lasts).
 
     Attributes:
         config: the :class:`~pi_env.engine.GameConfig` of the game.
@@ -244,22 +296,28 @@ class raw_env(AECEnv, EzPickle):
             only in place.
 
     Raises:
-        PIError: an invalid option (bad player count, edition, variant, board or render mode).
+        PIError: an invalid option or combination (bad player count, edition, mode, variant,
+            investigator counts, ``max_rounds``, board or render mode; a duel with other than 2
+            players; nick of time in a duel).
     """
 
     metadata = {"name": "pi_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False,
                 "render_fps": 1}
 
-    def __init__(self, num_players: int = 4, edition: str = "second", render_mode: str | None = None,
-                 max_rotations: int = DEFAULT_MAX_ROTATIONS, board: "str | dict[str, Any] | Board" = "daytime",
-                 variants: "tuple[str, ...]" = ()):
-        EzPickle.__init__(self, num_players, edition, render_mode, max_rotations, board, variants)
+    def __init__(self, num_players: int | None = None, edition: str = "second",
+                 render_mode: str | None = None, max_rotations: int = DEFAULT_MAX_ROTATIONS,
+                 board: "str | dict[str, Any] | Board" = "daytime", variants: "tuple[str, ...]" = (),
+                 mode: str = "standard", investigators: "tuple[int, ...] | None" = None,
+                 max_rounds: int = DEFAULT_MAX_ROUNDS):
+        EzPickle.__init__(self, num_players, edition, render_mode, max_rotations, board, variants, mode,
+                          investigators, max_rounds)
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise PIError(f"render_mode must be None or one of {self.metadata['render_modes']}, "
                           f"got {render_mode!r}")
-        self.config = GameConfig(num_players=num_players, edition=edition, variants=tuple(variants),
-                                 max_rotations=max_rotations, board=load_board(board))
+        self.config = GameConfig(num_players=num_players, edition=edition, variants=variants,
+                                 investigators=investigators, max_rotations=max_rotations,
+                                 board=load_board(board), mode=mode, max_rounds=max_rounds)
         self.render_mode = render_mode
         P = self.config.num_players
         self.possible_agents = [f"player_{i}" for i in range(P)]

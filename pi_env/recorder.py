@@ -80,14 +80,15 @@ class Recorder:
                                    cases=dict(r["cases"]), display=r["display"],
                                    events=tuple(r["events"])) for r in self._rounds)
         return GameRecord(rules=rules, board=cfg.board, rounds=rounds, player_names=self.player_names,
-                          seed=self.seed, max_rotations=cfg.max_rotations)
+                          seed=self.seed, max_rotations=cfg.max_rotations,
+                          max_rounds=cfg.max_rounds if cfg.is_duel else None)
 
 
 def config_of(record: GameRecord) -> GameConfig:
     """The engine :class:`GameConfig` of a record's rules (standard or duel, any variants).
 
-    Records do not store the duel's ``max_rounds`` safeguard; a duel record gets the default, or
-    its number of rounds when it has more.
+    The duel's ``max_rounds`` safeguard is the record's (``engine.max_rounds``) when it has one;
+    otherwise a duel record gets the default, or its number of rounds when it has more.
 
     Raises:
         RecordError: a mode the engine does not play (solo), or rules the engine rejects.
@@ -100,7 +101,9 @@ def config_of(record: GameRecord) -> GameConfig:
         return GameConfig(num_players=rules.players, edition=rules.edition, variants=rules.variants,
                           investigators=rules.investigators, mode=rules.mode,
                           max_rotations=record.max_rotations or DEFAULT_MAX_ROTATIONS,
-                          max_rounds=max(DEFAULT_MAX_ROUNDS, len(record.rounds)), board=record.board)
+                          max_rounds=(record.max_rounds if record.max_rounds is not None
+                                      else max(DEFAULT_MAX_ROUNDS, len(record.rounds))),
+                          board=record.board)
     except RecordError:
         raise
     except PIError as exc:

@@ -18,6 +18,12 @@ Checks made while reading the events of a round (RULES.md §4, §5):
 
 Turn order itself is not enforced: records typed in by people may skip turns.
 
+The optional top-level ``engine`` object is a pi-env extension of RECORD.md written by
+:class:`pi_env.recorder.Recorder`: ``{"seed": int, "max_rotations": int}`` and, in duel records,
+``"max_rounds": int`` (the duel's safeguard, RULES.md §7; optional, at least ``rules.rounds`` and the
+rounds recorded, rejected outside a duel). With it :func:`pi_env.recorder.replay_with_engine` re-runs
+the game exactly.
+
 The pure functions :func:`clue_answer`, :func:`investigate_answer` and :func:`suppression` state the
 answer rules of RULES.md §4.1/§4.2 once; the engine and the solver reuse them for checks.
 """
@@ -49,6 +55,7 @@ MODES = ("standard", "duel", "solo")
 VARIANTS = ("fast", "nick-of-time")
 DUEL_START_INVESTIGATORS = 2  # RULES.md §7
 DUEL_INVESTIGATORS_PER_ROUND = 2  # RULES.md §7 (the round winner gives one back: not tracked)
+MAX_ROUNDS_LIMIT = 100  # = pi_env.engine.state.MAX_ROUNDS_LIMIT (not imported: records stay engine-free)
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -217,23 +224,35 @@ def load_record(source: PathLike | dict[str, Any]) -> GameRecord:
             investigators_left = [min(MAX_INVESTIGATORS, k + DUEL_INVESTIGATORS_PER_ROUND)
                                   for k in investigators_left]
         rounds.append(_parse_round(round_doc, r, rules, board, investigators_left))
-    seed, max_rotations = _parse_engine(doc.get("engine"))
+    seed, max_rotations, max_rounds = _parse_engine(doc.get("engine"), rules, len(rounds))
     return GameRecord(rules=rules, board=board, rounds=tuple(rounds), player_names=names,
-                      seed=seed, max_rotations=max_rotations)
+                      seed=seed, max_rotations=max_rotations, max_rounds=max_rounds)
 
 
-def _parse_engine(doc: object) -> tuple[int | None, int | None]:
-    """The optional pi-env extension ``engine: {"seed": int >= 0, "max_rotations": int >= 1}``."""
+def _parse_engine(doc: object, rules: Rules, num_rounds: int) -> tuple[int | None, int | None, int | None]:
+    """The optional pi-env extension ``engine: {"seed": int >= 0, "max_rotations": int >= 1,
+    "max_rounds": int}``; ``max_rounds`` (the duel's safeguard, RULES.md §7) only in a duel record,
+    at least ``rules.rounds`` and the rounds recorded, at most 100."""
     if doc is None:
-        return None, None
-    _check_keys(doc, ("seed", "max_rotations"), ("seed",), "engine")
+        return None, None, None
+    _check_keys(doc, ("seed", "max_rotations", "max_rounds"), ("seed",), "engine")
     assert isinstance(doc, dict)
     seed, rot = doc["seed"], doc.get("max_rotations", DEFAULT_MAX_ROTATIONS)
     if not _is_int(seed) or seed < 0:
         raise RecordError(f"engine.seed must be a non-negative integer, got {seed!r}")
     if not _is_int(rot) or rot < 1:
         raise RecordError(f"engine.max_rotations must be a positive integer, got {rot!r}")
-    return int(seed), int(rot)
+    max_rounds = doc.get("max_rounds")
+    if max_rounds is not None:
+        if rules.mode != "duel":
+            raise RecordError(f"engine.max_rounds is the duel's safeguard (RULES.md §7); this record's "
+                              f"mode is {rules.mode!r}")
+        low = max(rules.rounds, num_rounds)
+        if not _is_int(max_rounds) or not low <= max_rounds <= MAX_ROUNDS_LIMIT:
+            raise RecordError(f"engine.max_rounds must be an integer {low}..{MAX_ROUNDS_LIMIT} (at least "
+                              f"rules.rounds and the number of rounds recorded), got {max_rounds!r}")
+        max_rounds = int(max_rounds)
+    return int(seed), int(rot), max_rounds
 
 
 def _read_source(source: object) -> object:
@@ -633,6 +652,8 @@ def record_to_dict(record: GameRecord) -> dict[str, Any]:
     if record.seed is not None:
         out["engine"] = {"seed": record.seed,
                          "max_rotations": record.max_rotations or DEFAULT_MAX_ROTATIONS}
+        if record.max_rounds is not None:
+            out["engine"]["max_rounds"] = record.max_rounds
     out["rounds"] = [_round_to_dict(rnd, board, names) for rnd in record.rounds]
     return out
 

@@ -84,9 +84,11 @@ class RoundRecord:
 class GameRecord:
     """A whole record: rules, board, optional player names and rounds.
 
-    ``seed`` and ``max_rotations`` come from the optional ``engine`` object that pi-env writes
-    (``{"seed": int, "max_rotations": int}``, a pi-env extension of RECORD.md): with them a replay
-    re-runs the engine and reproduces every state exactly (deck order and reshuffles included).
+    ``seed``, ``max_rotations`` and ``max_rounds`` come from the optional ``engine`` object that
+    pi-env writes (``{"seed": int, "max_rotations": int, "max_rounds": int}``, a pi-env extension of
+    RECORD.md): with them a replay re-runs the engine and reproduces every state exactly (deck order
+    and reshuffles included). ``max_rounds`` is the duel's safeguard (``GameConfig.max_rounds``),
+    present only in duel records (``None`` otherwise, and in duel records that do not give it).
     """
 
     rules: Rules
@@ -95,3 +97,4 @@ class GameRecord:
     player_names: tuple[str, ...] | None = None
     seed: int | None = None
     max_rotations: int | None = None
+    max_rounds: int | None = None

@@ -9,6 +9,12 @@ Players are lettered ``A B C D E`` (``player_0`` = ``A``). A marker is written `
 player A) or ``B:T`` (a trace of player B); an investigator is written ``C 1S0T`` (player C's
 investigator answered one spot and no trace).
 
+The header names the rules: edition (standard games) or ``duel``, the player count, the variants
+and per-player investigator counts when they are not the default. In a duel (RULES.md §7) the
+players' lines show rounds won instead of a score, the header has no tier (a duel has no points), a
+line tells the result of the last finished round, and while the round's first player has solved and
+its opponent takes its one more turn a line says so.
+
 Information (RULES.md §9): with ``viewer=None`` (a spectator) no case is shown at all; with
 ``viewer=p`` the rendering adds the case ``p`` holds (player ``p+1``'s) and nothing else hidden, so
 it never shows ``p``'s own case.
@@ -18,8 +24,8 @@ from __future__ import annotations
 
 from .actions import action_name
 from .constants import (ANSWER_NAMES, CASE_TRIPLES, IN_DISCARD, IN_FRONT, INVESTIGATE_BASE,
-                        NUM_CASES, NUM_DISTRICTS, ON_DISPLAY, SOLVE_BASE, TYPE_NAMES, TYPE_OFFSETS)
-from .engine.state import GameConfig, State
+                        MAX_INVESTIGATORS, NUM_CASES, NUM_DISTRICTS, ON_DISPLAY, SOLVE_BASE, TYPE_NAMES, TYPE_OFFSETS)
+from .engine.state import DUEL_START_INVESTIGATORS, GameConfig, State
 from .errors import PIError
 from .names import element_names
 
@@ -47,6 +53,17 @@ def answer_text(action: int, answer: "tuple[int, int]") -> str:
     return "correct" if int(answer[0]) == 1 else "wrong"
 
 
+def rules_text(config: GameConfig) -> str:
+    """The rules part of the header: ``"second edition, 4 players"``, ``"duel, 2 players, fast"``,
+    ``"first edition, 4 players, nick-of-time, investigators 5,5,3,3"``."""
+    parts = ["duel" if config.is_duel else f"{config.edition} edition", f"{config.num_players} players",
+             *config.variants]
+    default = DUEL_START_INVESTIGATORS if config.is_duel else MAX_INVESTIGATORS
+    if any(k != default for k in config.investigators):
+        parts.append("investigators " + ",".join(map(str, config.investigators)))
+    return ", ".join(parts)
+
+
 def _table(rows: list[list[str]], indent: str) -> list[str]:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return [(indent + "  ".join(c.ljust(w) for c, w in zip(r, widths))).rstrip() for r in rows]
@@ -57,7 +74,7 @@ def render_text(state: State, config: GameConfig, game: int = 0, viewer: int | N
 
     Args:
         state: a batch of games.
-        config: the batch's rules options (gives the board and edition).
+        config: the batch's rules options (board, edition, mode, variants).
         game: which game of the batch.
         viewer: ``None`` for a spectator (no case shown), or the player whose view to draw (adds
             the case it holds, player ``viewer+1``'s, and never its own).
@@ -83,11 +100,17 @@ def render_text(state: State, config: GameConfig, game: int = 0, viewer: int | N
     board = config.board
     names = element_names(board)
     rounds = config.num_rounds
+    duel = config.is_duel
     done = bool(state.done[b])
     lines: list[str] = []
-    shown_round = min(int(state.round[b]) + 1, rounds)
-    lines.append(f"P.I. ({config.edition} edition, {P} players): round {shown_round}/{rounds}, "
-                 f"rotation {int(state.rotation[b])}, tier {int(state.tier[b])}, turn {int(state.turn[b])}")
+    played = int(state.round[b])  # rounds finished
+    shown_round = played if done else played + 1
+    round_text = f"round {shown_round}/{rounds}"
+    if shown_round > rounds:  # a tied duel goes on (RULES.md §7)
+        round_text = f"round {shown_round} (tie-break, at most {config.max_rounds})"
+    tier_text = "" if duel else f", tier {int(state.tier[b])}"
+    lines.append(f"P.I. ({rules_text(config)}): {round_text}, rotation {int(state.rotation[b])}"
+                 f"{tier_text}, turn {int(state.turn[b])}")
     fp = int(state.first_player[b])
     if done:
         lines.append("Game over.")
@@ -95,6 +118,14 @@ def render_text(state: State, config: GameConfig, game: int = 0, viewer: int | N
         cp = int(state.current_player[b])
         lines.append(f"To move: {_letter(cp)} (player_{cp}); first player this round: "
                      f"{_letter(fp)} (player_{fp})")
+        if duel and state.extra_turn[b]:
+            lines.append(f"One more turn for {_letter(cp)} (player_{cp}): {_letter(fp)} (player_{fp}) "
+                         f"solved as the round's first player; a correct solve now draws the round, "
+                         f"anything else loses it.")
+    if duel and played > 0 and int(state.round_winner[b]) >= -1:
+        w = int(state.round_winner[b])
+        lines.append(f"Round {played} was won by {_letter(w)} (player_{w})." if w >= 0
+                     else f"Round {played} was a draw.")
     lines.append("Markers: " + ", ".join(f"{_letter(i)} = player_{i}" for i in range(P))
                  + "; S = spot, T = trace; investigators show spots/traces answered.")
 
@@ -170,7 +201,8 @@ def render_text(state: State, config: GameConfig, game: int = 0, viewer: int | N
         tag = ""
         if not done and i == int(state.current_player[b]):
             tag = "  <- to move"
-        lines.append(f"  {_letter(i)} player_{i}: score {int(state.score[b, i])}, investigators left "
+        score = (f"rounds won {int(state.score[b, i])}" if duel else f"score {int(state.score[b, i])}")
+        lines.append(f"  {_letter(i)} player_{i}: {score}, investigators left "
                      f"{int(state.inv_left[b, i])}" + (f", {', '.join(flags)}" if flags else "") + tag)
         front = [names[x] for x in range(len(names)) if state.front[b, i, x]]
         if front:
@@ -202,11 +234,19 @@ def render_text(state: State, config: GameConfig, game: int = 0, viewer: int | N
         from .engine.api import outcome
         res = outcome(state, config, b)
         lines.append("")
-        lines.append("Final scores: " + ", ".join(f"player_{i} {s}" for i, s in enumerate(res.scores))
-                     + "; winner" + ("s" if len(res.winners) > 1 else "") + ": "
-                     + ", ".join(f"player_{i}" for i in res.winners)
-                     + ("; a round was ended by the rotation limit" if res.truncated else ""))
+        scores = ", ".join(f"player_{i} {s}" for i, s in enumerate(res.scores))
+        limit = "; a round was ended by the rotation limit"
+        if duel and len(res.winners) > 1:
+            lines.append(f"Final round wins: {scores}; no winner: the duel was still tied after "
+                         f"{config.max_rounds} rounds (the safeguard)")
+        elif duel:
+            lines.append(f"Final round wins: {scores}; duel won by player_{res.winners[0]}"
+                         + (limit if res.truncated else ""))
+        else:
+            lines.append("Final scores: " + scores + "; winner" + ("s" if len(res.winners) > 1 else "")
+                         + ": " + ", ".join(f"player_{i}" for i in res.winners)
+                         + (limit if res.truncated else ""))
     return "\n".join(lines)
 
 
-__all__ = ["render_text", "answer_text", "PLAYER_LETTERS"]
+__all__ = ["render_text", "rules_text", "answer_text", "PLAYER_LETTERS"]

@@ -21,7 +21,8 @@ from pi_env.board import DAYTIME
 from pi_env.constants import (INVESTIGATE_BASE, NUM_ACTIONS, SOLVE_BASE, TYPE_OFFSETS, case_index)
 from pi_env.engine import (GameConfig, decode_observation, init, legal_action_mask, observation_size,
                            observe, outcome, step_inplace)
-from pi_env.errors import IllegalActionError, InvalidActionError
+from pi_env.errors import IllegalActionError, InvalidActionError, PIError
+from pi_env.render import render_text
 
 # api_test warns about these for every dict-observation env that is not one of PettingZoo's own
 # classic games (it whitelists those by name); anything else is a real finding.
@@ -70,8 +71,20 @@ def test_api_fast_variant_and_small_safeguard():
     run_api_test(env(num_players=3, variants=("fast",), max_rotations=2))
 
 
+@pytest.mark.parametrize("kwargs", [
+    dict(mode="duel"), dict(mode="duel", edition="first", variants=("fast",), max_rounds=4),
+    dict(num_players=4, variants=("fast",)), dict(num_players=4, variants=("nick-of-time",)),
+    dict(num_players=3, variants=("nick-of-time",), edition="first"),
+    dict(num_players=4, investigators=[5, 5, 3, 3]), dict(num_players=3, investigators=(0, 1, 5))],
+    ids=["duel", "duel-first-fast-maxr4", "fast", "nick-of-time", "nick-of-time-first", "inv5533",
+         "inv015"])
+def test_api_modes_and_variants(kwargs):
+    run_api_test(env(**kwargs))
+
+
 @pytest.mark.parametrize("kwargs", [dict(num_players=2), dict(num_players=4),
-                                    dict(num_players=5, edition="first")])
+                                    dict(num_players=5, edition="first"), dict(mode="duel"),
+                                    dict(mode="duel", max_rounds=3, max_rotations=2)])
 def test_seed_test(kwargs):
     seed_test(lambda: env(**kwargs), num_cycles=300)
 
@@ -419,3 +432,367 @@ def test_pickle_and_lazy_exports():
             "assert not bad, bad; print('ok')")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "ok"
+
+
+# --------------------------------------------------------------------------- duel, variants, options
+
+
+def test_options_reach_the_engine_config():
+    e = raw_env(mode="duel")
+    assert e.config == GameConfig(mode="duel")
+    assert e.possible_agents == ["player_0", "player_1"]
+    assert (e.config.investigators, e.config.max_rounds) == ((2, 2), 9)
+    e.reset(seed=4)
+    assert e.game_state.equals(init(GameConfig(mode="duel"), 1, 4))
+    e = raw_env(edition="first", variants=["nick-of-time", "fast"], investigators=[5, 5, 3, 3])
+    assert e.config == GameConfig(num_players=4, edition="first", variants=("nick-of-time", "fast"),
+                                  investigators=(5, 5, 3, 3))
+    e.reset(seed=4)
+    assert e.game_state.equals(init(e.config, 1, 4))
+    assert e.game_state.inv_left[0].tolist() == [5, 5, 3, 3]
+    d = pickle.loads(pickle.dumps(raw_env(mode="duel", max_rounds=5, variants=("fast",))))
+    assert d.config == GameConfig(mode="duel", max_rounds=5, variants=("fast",))
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    (dict(mode="duel", num_players=3),
+     "a duel is played by exactly 2 players (RULES.md §7), got num_players=3"),
+    (dict(mode="duel", variants=("nick-of-time",)),
+     "variant 'nick-of-time' does not apply to a duel (the first solve attempt decides a duel round, "
+     "RULES.md §7)"),
+    (dict(mode="solo"), "mode must be one of ('standard', 'duel'), got 'solo' (solo time attack is "
+                        "not played by the batched engine)"),
+    (dict(variants=("slow",)), "unknown variant 'slow'; known: fast, nick-of-time"),
+    (dict(variants="fast"), "variants must be a sequence of variant names, got the string 'fast'"),
+    (dict(variants=("fast", "fast")), "variants lists a variant twice: ('fast', 'fast')"),
+    (dict(investigators=[5, 5, 3]), "investigators gives 3 counts for 4 players (one per player)"),
+    (dict(investigators=[5, 5, 3, 6]), "investigator counts must be integers 0..5, got (5, 5, 3, 6)"),
+    (dict(mode="duel", max_rounds=2),
+     "max_rounds must be an integer 3..100 (at least the 3 regular rounds), got 2"),
+    (dict(num_players=3, max_rounds=1),
+     "max_rounds must be an integer 3..100 (at least the 3 regular rounds), got 1"),
+])
+def test_invalid_options_raise_the_engine_error(kwargs, message):
+    for make in (raw_env, env):
+        with pytest.raises(PIError) as info:
+            make(**kwargs)
+        assert str(info.value) == message
+
+
+def test_observation_bounds_duel_and_variants():
+    lo, hi = (decode_observation(b, 2) for b in observation_bounds(GameConfig(mode="duel")))
+    assert lo["score"].tolist() == [0, 0] and hi["score"].tolist() == [9, 9]
+    assert (hi["round"][0], hi["tier"][0], hi["rotation"][0], hi["to_move"][0]) == (9, 2, 60, 1)
+    assert hi["inv_left"].tolist() == [5, 5] and lo["round"][0] == 0
+    cfg = GameConfig(mode="duel", edition="first", variants=("fast",), max_rounds=4, max_rotations=7)
+    lo, hi = (decode_observation(b, 2) for b in observation_bounds(cfg))
+    assert (lo["score"].tolist(), hi["score"].tolist()) == ([0, 0], [4, 4])
+    assert (hi["round"][0], hi["rotation"][0]) == (4, 7)
+    # nick of time and per-player investigator counts change no bound
+    for base, kwargs in [(dict(num_players=4), dict(variants=("nick-of-time",))),
+                         (dict(num_players=4), dict(investigators=(5, 5, 3, 3))),
+                         (dict(num_players=3, edition="first", variants=("fast",), max_rotations=5),
+                          dict(variants=("fast", "nick-of-time")))]:
+        ref = observation_bounds(GameConfig(**base))
+        got = observation_bounds(GameConfig(**{**base, **kwargs}))
+        assert np.array_equal(ref[0], got[0]) and np.array_equal(ref[1], got[1])
+    lo, hi = (decode_observation(b, 3) for b in observation_bounds(
+        GameConfig(num_players=3, edition="first", variants=("fast", "nick-of-time"), max_rotations=5)))
+    assert (lo["score"].tolist(), hi["score"].tolist(), hi["round"][0]) == ([-20] * 3, [14] * 3, 2)
+
+
+@pytest.mark.parametrize("kwargs", [dict(mode="duel"), dict(mode="duel", max_rotations=1, max_rounds=4),
+                                    dict(num_players=4, variants=("nick-of-time",)),
+                                    dict(num_players=5, edition="first", variants=("nick-of-time", "fast")),
+                                    dict(num_players=4, investigators=(5, 5, 3, 3))])
+def test_observation_spaces_contain_observations_in_every_mode(kwargs):
+    e = raw_env(**kwargs)
+    rng = np.random.default_rng(11)
+    for seed in (1, 2, 3):
+        e.reset(seed=seed)
+        while True:
+            for a in e.possible_agents:
+                assert e.observation_space(a).contains(e.observe(a))
+            if e.game_state.done[0]:
+                break
+            e.step(policy_action(e.game_state, rng, e.observe(e.agent_selection)["action_mask"]))
+
+
+def duel_results(config, seed, actions):
+    """The round results of a duel (winner, or -1 for a draw) by RULES.md §7, worked out here from
+    the actions: the engine is only stepped to know the dealt cases, the players and where a round
+    ends. Returns (results, which rounds the safeguard ended, final engine state)."""
+    state = init(config, 1, seed)
+    buf = np.zeros(1, dtype=np.int64)
+    results, safeguard = [], []
+    pending = False  # the round's first player solved correctly: the opponent's one more turn
+    for a in actions:
+        assert not state.done[0]
+        p, fp, r = int(state.current_player[0]), int(state.first_player[0]), int(state.round[0])
+        correct = a >= SOLVE_BASE and a - SOLVE_BASE == case_index(*(int(v) for v in state.case[0, p]))
+        decided = None
+        if pending:
+            assert p == 1 - fp
+            decided = -1 if correct else fp
+        elif a >= SOLVE_BASE:
+            if not correct:
+                decided = 1 - p
+            elif p == fp:
+                pending = True
+            else:
+                decided = p
+        buf[0] = a
+        step_inplace(state, buf, config)
+        if decided is not None:
+            assert int(state.round[0]) == r + 1  # the deciding step ends the round
+            results.append(decided)
+            pending = False
+        elif int(state.round[0]) != r:  # no decision: the rotation-limit safeguard, a draw
+            assert not pending
+            results.append(-1)
+            safeguard.append(r)
+    assert state.done[0]
+    return results, safeguard, state
+
+
+DUEL_SETS = [
+    (dict(), range(6)),
+    (dict(max_rotations=1, max_rounds=3), range(4)),  # safeguard draws; tied duels at max_rounds
+    (dict(variants=("fast",), max_rounds=3), range(6)),
+]
+
+
+def check_duel_rewards(kwargs, seeds) -> set:
+    """Play duels through ``env`` and check every agent's summed rewards against the round results
+    of :func:`duel_results`; returns the kinds of ending seen."""
+    config = GameConfig(mode="duel", **kwargs)
+    outcomes = set()
+    for seed in seeds:
+        steps = []
+        actions, total = play(env(mode="duel", **kwargs), seed=seed, policy_seed=seed + 50, record=steps)
+        results, safeguard, final = duel_results(config, seed, actions)
+        wins = [results.count(0), results.count(1)]
+        # the duel ends after the regular rounds as soon as the wins differ, else at max_rounds
+        n = next((k for k in range(config.num_rounds, config.max_rounds + 1)
+                  if results[:k].count(0) != results[:k].count(1)), config.max_rounds)
+        assert len(results) == n
+        game = [0, 0]
+        if wins[0] != wins[1]:
+            w = 0 if wins[0] > wins[1] else 1
+            game[w], game[1 - w] = 1, -1
+        expected = [wins[i] - wins[1 - i] + game[i] for i in range(2)]
+        assert [total["player_0"], total["player_1"]] == expected
+        assert final.score[0].tolist() == wins
+        res = outcome(final, config)
+        assert res.scores == tuple(wins)
+        truncated = bool(safeguard) or wins[0] == wins[1]
+        assert res.truncated == truncated
+        ends = {agent: (term, trunc, info) for agent, _, _, term, trunc, info in steps if term or trunc}
+        assert set(ends) == {"player_0", "player_1"}
+        for i, (term, trunc, info) in enumerate(ends[f"player_{i}"] for i in range(2)):
+            assert (term, trunc) == (not truncated, truncated)
+            assert info["scores"] == tuple(wins) and info["rank"] == res.ranks[i]
+        outcomes.add(("tied" if wins[0] == wins[1] else "won", bool(safeguard),
+                      len(results) > config.num_rounds))
+    return outcomes
+
+
+@pytest.mark.parametrize("kwargs,seeds", DUEL_SETS, ids=["default", "rot1-maxr3", "fast-maxr3"])
+def test_duel_cumulative_rewards_are_round_results_and_game_result(kwargs, seeds):
+    assert check_duel_rewards(kwargs, seeds)
+
+
+def test_duel_reward_checks_reach_every_kind_of_ending():
+    seen = set().union(*(check_duel_rewards(kwargs, seeds) for kwargs, seeds in DUEL_SETS))
+    assert {s[0] for s in seen} == {"tied", "won"}  # tied: only at max_rounds (truncated)
+    assert {s[1] for s in seen} == {True, False}  # a round ended by the rotation-limit safeguard
+    assert {s[2] for s in seen} == {True, False}  # tie-break rounds were played
+
+
+def test_duel_tied_at_max_rounds_is_truncated_without_game_reward():
+    """Every round drawn (first player solves, the opponent solves in its one more turn)."""
+    e = env(mode="duel", max_rounds=4)
+    e.reset(seed=8)
+    rewards = {a: [] for a in e.possible_agents}
+    ends = {}
+    for agent in e.agent_iter():
+        _, reward, term, trunc, info = e.last()
+        rewards[agent].append(reward)
+        if term or trunc:
+            ends[agent] = (term, trunc, info["scores"], info["rank"])
+            e.step(None)
+            continue
+        st = e.unwrapped.game_state
+        e.step(SOLVE_BASE + case_index(*(int(v) for v in st.case[0, int(st.current_player[0])])))
+    assert ends == {a: (False, True, (0, 0), 1) for a in e.possible_agents}
+    assert all(r == 0 for rs in rewards.values() for r in rs)
+    st = e.unwrapped.game_state
+    assert (int(st.round[0]), int(st.round_winner[0]), int(st.turn[0])) == (4, -1, 8)
+
+
+def test_duel_step_rewards_by_hand():
+    """Round 1: the second player solves wrong (+1/-1); round 2: the first player solves right and
+    the opponent clues (+1/-1); round 3: the second player solves right: 2-1, the last step gives
+    +2/-2 (round and game)."""
+    e = raw_env(mode="duel")
+    e.reset(seed=3)
+    st = e.game_state
+
+    def solve(right):
+        p = int(st.current_player[0])
+        s, ev, l = (int(v) for v in st.case[0, p])
+        e.step(SOLVE_BASE + case_index(s, ev, l if right else (l + 1) % 14))
+        return p
+
+    def clue():
+        e.step(int(np.flatnonzero(legal_action_mask(st)[0, :INVESTIGATE_BASE])[0]))
+
+    fp = int(st.first_player[0])
+    clue()  # the first player
+    p = solve(False)  # the second player
+    assert p == 1 - fp and e.rewards == {f"player_{p}": -1, f"player_{fp}": 1}
+    fp = int(st.first_player[0])
+    assert solve(True) == fp and e.rewards == {"player_0": 0, "player_1": 0} and bool(st.extra_turn[0])
+    clue()
+    assert e.rewards == {f"player_{fp}": 1, f"player_{1 - fp}": -1}
+    assert st.score[0].tolist() == [1, 1] and not any(e.terminations.values())
+    fp = int(st.first_player[0])
+    clue()
+    p = solve(True)
+    assert p == 1 - fp and e.rewards == {f"player_{p}": 2, f"player_{fp}": -2}
+    assert all(e.terminations.values()) and not any(e.truncations.values())
+    assert e._cumulative_rewards == {f"player_{p}": 2, f"player_{fp}": -2}
+
+
+def test_duel_render_test():
+    def ansi_ok(text):
+        lines = text.splitlines()
+        return lines[0].startswith("P.I. (duel, 2 players): round ") and "tier" not in lines[0]
+
+    render_test(lambda render_mode=None: env(mode="duel", render_mode=render_mode),
+                custom_tests={"ansi": ansi_ok})
+
+
+# --------------------------------------------------------------------------- rendering of duels and variants
+
+
+def _first_display_card(state) -> int:
+    return int(np.flatnonzero(legal_action_mask(state)[0, :INVESTIGATE_BASE])[0])
+
+
+def _solve_action(state, right: bool) -> int:
+    s, e, l = (int(v) for v in state.case[0, int(state.current_player[0])])
+    return SOLVE_BASE + case_index(s, e, l if right else (l + 1) % 14)
+
+
+def _lines(state, config):
+    lines = render_text(state, config).splitlines()
+    return lines, [l for l in lines if l.startswith("  A player_") or l.startswith("  B player_")]
+
+
+def test_render_duel_text_exact():
+    config = GameConfig(mode="duel")
+    st = init(config, 1, seed=3)
+    buf = np.zeros(1, dtype=np.int64)
+
+    def do(a):
+        buf[0] = a
+        step_inplace(st, buf, config)
+
+    lines, players = _lines(st, config)
+    assert lines[:3] == ["P.I. (duel, 2 players): round 1/3, rotation 0, turn 0",
+                         "To move: B (player_1); first player this round: B (player_1)",
+                         "Markers: A = player_0, B = player_1; S = spot, T = trace; investigators show "
+                         "spots/traces answered."]
+    assert players == ["  A player_0: rounds won 0, investigators left 2",
+                       "  B player_1: rounds won 0, investigators left 2  <- to move"]
+    do(_solve_action(st, True))  # B, the round's first player, solves: A's one more turn
+    lines, players = _lines(st, config)
+    assert lines[:3] == ["P.I. (duel, 2 players): round 1/3, rotation 0, turn 1",
+                         "To move: A (player_0); first player this round: B (player_1)",
+                         "One more turn for A (player_0): B (player_1) solved as the round's first player; "
+                         "a correct solve now draws the round, anything else loses it."]
+    assert players == ["  A player_0: rounds won 0, investigators left 2  <- to move",
+                       "  B player_1: rounds won 0, investigators left 2, attempted, solved"]
+    do(_first_display_card(st))  # A does not solve: B wins round 1
+    lines, players = _lines(st, config)
+    assert lines[:4] == ["P.I. (duel, 2 players): round 2/3, rotation 0, turn 2",
+                         "To move: A (player_0); first player this round: A (player_0)",
+                         "Round 1 was won by B (player_1).",
+                         "Markers: A = player_0, B = player_1; S = spot, T = trace; investigators show "
+                         "spots/traces answered."]
+    assert players == ["  A player_0: rounds won 0, investigators left 4  <- to move",
+                       "  B player_1: rounds won 1, investigators left 3"]
+    do(_solve_action(st, False))  # A fails: B wins round 2
+    do(_solve_action(st, False))  # round 3: B fails: A wins; 1-2, the duel is over
+    lines, players = _lines(st, config)
+    assert lines[:3] == ["P.I. (duel, 2 players): round 3/3, rotation 0, turn 4",
+                         "Game over.",
+                         "Round 3 was won by A (player_0)."]
+    assert players == ["  A player_0: rounds won 1, investigators left 5",
+                       "  B player_1: rounds won 2, investigators left 4, attempted"]
+    assert lines[-1] == "Final round wins: player_0 1, player_1 2; duel won by player_1"
+    assert lines[-3] == "Last action: B (player_1) " + action_name(int(st.last_action[0])) + " -> wrong"
+
+
+def test_render_duel_draws_tie_break_and_safeguards():
+    config = GameConfig(mode="duel", max_rounds=4)
+    st = init(config, 1, seed=3)
+    buf = np.zeros(1, dtype=np.int64)
+    for _ in range(3):  # three drawn rounds: each player solves in turn
+        for _ in range(2):
+            buf[0] = _solve_action(st, True)
+            step_inplace(st, buf, config)
+    lines, players = _lines(st, config)
+    assert lines[:3] == ["P.I. (duel, 2 players): round 4 (tie-break, at most 4), rotation 0, turn 6",
+                         "To move: A (player_0); first player this round: A (player_0)",
+                         "Round 3 was a draw."]
+    assert players == ["  A player_0: rounds won 0, investigators left 5  <- to move",
+                       "  B player_1: rounds won 0, investigators left 5"]
+    for _ in range(2):
+        buf[0] = _solve_action(st, True)
+        step_inplace(st, buf, config)
+    lines, _ = _lines(st, config)
+    assert lines[:3] == ["P.I. (duel, 2 players): round 4 (tie-break, at most 4), rotation 0, turn 8",
+                         "Game over.", "Round 4 was a draw."]
+    assert lines[-1] == ("Final round wins: player_0 0, player_1 0; no winner: the duel was still tied "
+                         "after 4 rounds (the safeguard)")
+    # fast duel: the rotation-limit safeguard draws round 1 (B and A take a clue each), then A fails
+    # in round 2: B wins 1-0 after the two regular rounds
+    config = GameConfig(mode="duel", max_rotations=1, variants=("fast",), investigators=(3, 2))
+    st = init(config, 1, seed=3)
+    header = "P.I. (duel, 2 players, fast, investigators 3,2): "
+    assert render_text(st, config).splitlines()[0] == header + "round 1/2, rotation 0, turn 0"
+    for _ in range(2):
+        buf[0] = _first_display_card(st)
+        step_inplace(st, buf, config)
+    lines, players = _lines(st, config)
+    assert lines[:3] == [header + "round 2/2, rotation 0, turn 2",
+                         "To move: A (player_0); first player this round: A (player_0)",
+                         "Round 1 was a draw."]
+    assert players == ["  A player_0: rounds won 0, investigators left 5  <- to move",
+                       "  B player_1: rounds won 0, investigators left 4"]
+    buf[0] = _solve_action(st, False)
+    step_inplace(st, buf, config)
+    lines, players = _lines(st, config)
+    assert lines[:3] == [header + "round 2/2, rotation 0, turn 3", "Game over.",
+                         "Round 2 was won by B (player_1)."]
+    assert lines[-1] == ("Final round wins: player_0 0, player_1 1; duel won by player_1; a round was "
+                         "ended by the rotation limit")
+
+
+def test_render_header_names_variants_and_investigators():
+    cases = [
+        (GameConfig(num_players=4, variants=("fast", "nick-of-time"), investigators=(5, 5, 3, 3)),
+         "P.I. (second edition, 4 players, fast, nick-of-time, investigators 5,5,3,3): round 1/2, "
+         "rotation 0, tier 0, turn 0"),
+        (GameConfig(num_players=3, edition="first", variants=("nick-of-time",)),
+         "P.I. (first edition, 3 players, nick-of-time): round 1/3, rotation 0, tier 0, turn 0"),
+        (GameConfig(num_players=3), "P.I. (second edition, 3 players): round 1/3, rotation 0, tier 0, turn 0"),
+        (GameConfig(mode="duel", edition="first"), "P.I. (duel, 2 players): round 1/3, rotation 0, turn 0"),
+    ]
+    for config, header in cases:
+        assert render_text(init(config, 1, seed=1), config).splitlines()[0] == header
+    e = raw_env(mode="duel", render_mode="ansi")
+    e.reset(seed=3)
+    assert e.render().splitlines()[0] == "P.I. (duel, 2 players): round 1/3, rotation 0, turn 0"

@@ -2,7 +2,8 @@
 
 A player never sees its own case: two games identical except for player ``p``'s own case must look
 the same to ``p`` (observation, info, reward, rendering) until an answer to ``p`` differs, while the
-player holding ``p``'s case does see the difference. Renderings for ``viewer=p`` show only the case
+player holding ``p``'s case does see the difference. Checked for both editions, the nick-of-time
+variant (also with fast and per-player investigator counts) and the duel (RULES.md §6, §7). Renderings for ``viewer=p`` show only the case
 ``p`` holds; the spectator rendering shows no case.
 """
 
@@ -63,11 +64,12 @@ def view(e, agent: str, p: int) -> tuple:
             render_text(e.game_state, e.config, viewer=p), e.render())
 
 
-def run_pair(num_players: int, edition: str, seed: int, p: int) -> str:
+def run_pair(num_players: int, edition: str, seed: int, p: int, **options) -> str:
     """Play games A and B (B = A with ``p``'s own case replaced) with the same actions; check
-    ``p``'s view is identical until an answer to ``p`` differs. Returns why the comparison ended."""
-    a = raw_env(num_players=num_players, edition=edition, render_mode="ansi")
-    b = raw_env(num_players=num_players, edition=edition, render_mode="ansi")
+    ``p``'s view is identical until an answer to ``p`` differs. Returns why the comparison ended.
+    ``options`` go to the env (``mode``, ``variants``, ...)."""
+    a = raw_env(num_players=num_players, edition=edition, render_mode="ansi", **options)
+    b = raw_env(num_players=num_players, edition=edition, render_mode="ansi", **options)
     a.reset(seed=seed)
     b.reset(seed=seed)
     rng = np.random.default_rng(seed * 31 + p)
@@ -107,9 +109,34 @@ def test_own_case_never_visible_until_an_answer_differs(num_players, edition):
     assert reasons == ["answer differs"] * len(reasons)
 
 
-@pytest.mark.parametrize("num_players", [2, 3, 4, 5])
-def test_render_shows_only_the_held_case(num_players):
-    config = GameConfig(num_players=num_players)
+@pytest.mark.parametrize("num_players,options", [
+    (3, dict(variants=("nick-of-time",))), (4, dict(variants=("nick-of-time",))),
+    (5, dict(variants=("nick-of-time", "fast"))),
+    (4, dict(variants=("nick-of-time",), investigators=(5, 5, 3, 3)))])
+@pytest.mark.parametrize("edition", ["second", "first"])
+def test_own_case_never_visible_nick_of_time(num_players, options, edition):
+    reasons = [run_pair(num_players, edition, seed, p, **options)
+               for seed in (1, 2) for p in range(num_players)]
+    assert reasons == ["answer differs"] * len(reasons)
+
+
+@pytest.mark.parametrize("options,differ", [(dict(), 10), (dict(variants=("fast",)), 10),
+                                            (dict(max_rotations=1, max_rounds=3), 3)])
+def test_own_case_never_visible_duel(options, differ):
+    """Duel (RULES.md §7): the first solve attempt decides a round. When the opponent decides round
+    1 before any answer to ``p`` differs (or the rotation-limit safeguard draws it), later rounds
+    are dealt alike in both games and ``p``'s view stays identical to the end of the duel."""
+    reasons = [run_pair(2, "second", seed, p, mode="duel", **options)
+               for seed in range(1, 7) for p in range(2)]
+    assert set(reasons) <= {"answer differs", "game over"}
+    assert reasons.count("answer differs") == differ  # with these seeds
+
+
+@pytest.mark.parametrize("num_players,options", [(2, {}), (3, {}), (4, {}), (5, {}),
+                                                 (2, dict(mode="duel")),
+                                                 (4, dict(variants=("nick-of-time",)))])
+def test_render_shows_only_the_held_case(num_players, options):
+    config = GameConfig(num_players=num_players, **options)
     board = config.board
     state = init(config, 1, seed=77)
     rng = np.random.default_rng(num_players)

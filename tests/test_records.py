@@ -25,8 +25,8 @@ import pytest
 from pi_env.board import DAYTIME
 from pi_env.constants import (EVIDENCE_NAMES, NOTHING, SPOT, SUSPECT_NAMES, TRACE, case_index)
 from pi_env.errors import RecordError
-from pi_env.records import (clue_answer, investigate_answer, load_record, record_to_dict,
-                            suppression, tile_element, write_record)
+from pi_env.records import (MAX_ROUNDS_LIMIT, clue_answer, investigate_answer, load_record,
+                            record_to_dict, suppression, tile_element, write_record)
 from pi_env.records_types import Event, Rules
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -501,3 +501,129 @@ def test_write_record_refuses_overwrite_and_is_atomic(tmp_path):
     assert write_record(good, path, force=True) == path
     assert load_record(path) == load_record(good)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["game.json"]  # no temp file left behind
+
+
+# ---------------------------------------------------------------------------- the engine extension
+
+
+def _duel_doc(rounds=1, engine=None):
+    """A 2-player duel record (layout of ``_doc``, players 0 and 1) with ``rounds`` event-less rounds."""
+    doc = _doc(players=2)
+    doc["rules"] = {"mode": "duel"}
+    del doc["rounds"][0]["cases"]["2"]
+    doc["rounds"] = [dict(copy.deepcopy(doc["rounds"][0]), first_player=r % 2) for r in range(rounds)]
+    if engine is not None:
+        doc["engine"] = engine
+    return doc
+
+
+def test_engine_max_rounds_round_trip(tmp_path):
+    doc = _duel_doc(rounds=4, engine={"seed": 7, "max_rotations": 30, "max_rounds": 5})
+    record = load_record(doc)
+    assert (record.seed, record.max_rotations, record.max_rounds) == (7, 30, 5)
+    out = record_to_dict(record)
+    assert out["engine"] == {"seed": 7, "max_rotations": 30, "max_rounds": 5}
+    assert load_record(out) == record
+    assert load_record(json.loads(json.dumps(out))) == record
+    path = write_record(record, tmp_path / "duel.json")
+    assert load_record(path) == record
+    assert json.loads(path.read_text(encoding="utf-8"))["engine"] == out["engine"]
+
+
+def test_engine_max_rounds_is_optional():
+    record = load_record(_duel_doc(engine={"seed": 7}))
+    assert (record.seed, record.max_rotations, record.max_rounds) == (7, 60, None)
+    assert record_to_dict(record)["engine"] == {"seed": 7, "max_rotations": 60}
+    standard = _doc()
+    standard["engine"] = {"seed": 3, "max_rotations": 12}
+    record = load_record(standard)
+    assert (record.seed, record.max_rotations, record.max_rounds) == (3, 12, None)
+    assert record_to_dict(record)["engine"] == {"seed": 3, "max_rotations": 12}
+    assert load_record(_doc()).max_rounds is None
+
+
+@pytest.mark.parametrize("rounds,max_rounds,message", [
+    (1, 2, "engine.max_rounds must be an integer 3..100 (at least rules.rounds and the number of "
+           "rounds recorded), got 2"),
+    (4, 3, "engine.max_rounds must be an integer 4..100 (at least rules.rounds and the number of "
+           "rounds recorded), got 3"),
+    (1, 101, "engine.max_rounds must be an integer 3..100 (at least rules.rounds and the number of "
+             "rounds recorded), got 101"),
+    (1, "5", "engine.max_rounds must be an integer 3..100 (at least rules.rounds and the number of "
+             "rounds recorded), got '5'"),
+    (1, True, "engine.max_rounds must be an integer 3..100 (at least rules.rounds and the number of "
+              "rounds recorded), got True"),
+    (1, 5.0, "engine.max_rounds must be an integer 3..100 (at least rules.rounds and the number of "
+             "rounds recorded), got 5.0"),
+])
+def test_reject_bad_engine_max_rounds(rounds, max_rounds, message):
+    assert _reject(_duel_doc(rounds, engine={"seed": 1, "max_rounds": max_rounds})) == message
+
+
+def test_reject_engine_max_rounds_outside_a_duel_and_unknown_engine_keys():
+    doc = _doc()
+    doc["engine"] = {"seed": 1, "max_rounds": 5}
+    assert _reject(doc) == ("engine.max_rounds is the duel's safeguard (RULES.md §7); this record's mode "
+                            "is 'standard'")
+    doc["engine"] = {"seed": 1, "max_round": 5}
+    assert _reject(doc) == "engine: unknown key 'max_round' (allowed: seed, max_rotations, max_rounds)"
+    assert _reject(_duel_doc(engine={"max_rounds": 5})) == "engine: missing key 'seed'"
+
+
+def test_max_rounds_limit_is_the_engines():
+    from pi_env.engine import state
+    assert MAX_ROUNDS_LIMIT == state.MAX_ROUNDS_LIMIT
+
+
+def _play_recorded(config, seed, policy_seed):
+    """Play one game with a random policy (80 % clues and investigators), recording it."""
+    import numpy as np
+    from pi_env.constants import SOLVE_BASE
+    from pi_env.engine import init, legal_action_mask, step_inplace
+    from pi_env.recorder import Recorder
+
+    state = init(config, 1, seed=seed)
+    rec = Recorder(config, state, seed)
+    rng = np.random.default_rng(policy_seed)
+    while not state.done[0]:
+        mask = legal_action_mask(state)[0]
+        a = (int(rng.choice(np.flatnonzero(mask[:SOLVE_BASE]))) if rng.random() < 0.8
+             else SOLVE_BASE + int(rng.integers(1680)))
+        step_inplace(state, np.array([a]), config)
+        rec.after_step(state)
+    return state, rec.record()
+
+
+def test_duel_recorder_stores_max_rounds_and_replay_uses_it():
+    from pi_env.engine import GameConfig
+    from pi_env.recorder import config_of, replay_with_engine
+
+    config = GameConfig(mode="duel", max_rounds=4, max_rotations=3)
+    final, record = _play_recorded(config, 8, 8)
+    # with this seed the duel is still tied 1-1 after 4 rounds: it ends at the safeguard
+    assert final.score[0].tolist() == [1, 1] and bool(final.truncated[0]) and len(record.rounds) == 4
+    assert record.max_rounds == 4
+    doc = record_to_dict(record)
+    assert doc["engine"] == {"seed": 8, "max_rotations": 3, "max_rounds": 4}
+    loaded = load_record(json.loads(json.dumps(doc)))
+    assert record_to_dict(loaded) == doc and loaded.max_rounds == 4
+    assert config_of(loaded) == config
+    replayed = replay_with_engine(loaded)
+    assert replayed.equals(final) and bool(replayed.done[0])
+    # without it the default safeguard applies: the engine's duel would go on to a fifth round
+    del doc["engine"]["max_rounds"]
+    older = load_record(doc)
+    assert older.max_rounds is None and config_of(older).max_rounds == 9
+    assert not replay_with_engine(older).done[0]
+
+
+def test_standard_recorder_has_no_max_rounds():
+    from pi_env.engine import GameConfig
+    from pi_env.recorder import config_of
+
+    config = GameConfig(num_players=3, variants=("nick-of-time",), max_rotations=6)
+    final, record = _play_recorded(config, 2, 2)
+    assert record.max_rounds is None
+    doc = record_to_dict(record)
+    assert doc["engine"] == {"seed": 2, "max_rotations": 6}
+    assert record_to_dict(load_record(doc)) == doc and config_of(load_record(doc)) == config
