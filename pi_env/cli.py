@@ -1,4 +1,5 @@
-"""The ``pi-env`` command line: ``play`` and ``replay`` (issue #2), ``solve`` (issue #3).
+"""The ``pi-env`` command line: ``play`` and ``replay`` (issue #2), ``solve`` (issue #3),
+``solo generate`` (issue #5).
 
 Every user mistake (unknown agent, bad player count or seed, invalid rules such as a duel for 3
 players or investigator counts for the wrong number of players, bad record, existing output file)
@@ -139,6 +140,22 @@ def build_parser() -> argparse.ArgumentParser:
                        help="use the round's events 0..E (-1: none; default: all)")
     solve.add_argument("--top", type=_integer, default=10, help="cases to list (default 10, 0 = all)")
     solve.add_argument("--json", action="store_true", help="print the report as JSON")
+    solo = sub.add_parser("solo", help="Solo Time Attack (RULES.md §8): generate cases")
+    solo_sub = solo.add_subparsers(dest="solo_command", required=True, parser_class=_Parser)
+    gen = solo_sub.add_parser("generate", help="a solo case (layout + hidden case) from a seed or a "
+                                                "date: record and printable setup sheet")
+    which = gen.add_mutually_exclusive_group()
+    which.add_argument("--seed", type=_seed, default=None, help="case seed (default 0)")
+    which.add_argument("--daily", type=_date, default=None, metavar="YYYY-MM-DD",
+                       help="the daily case of this date (seed YYYYMMDD)")
+    gen.add_argument("--difficulty", choices=("easy", "medium", "hard"), default=None,
+                     help="the first case of this difficulty from the seed upwards (actions the "
+                          "reference greedy solver needs: easy <= 5, medium 6-7, hard >= 8)")
+    gen.add_argument("--investigators", type=_solo_investigators, default=5,
+                     help="investigator tiles, 0..14 (default 5)")
+    gen.add_argument("--out", default="case.json",
+                     help="record file (default case.json); the setup sheet goes beside it as .txt")
+    gen.add_argument("--force", action="store_true", help="overwrite existing output files")
     return parser
 
 
@@ -252,6 +269,57 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {"play": cmd_play, "replay": cmd_replay, "tournament": cmd_tournament, "solve": cmd_solve}
+
+
+def _date(text: str) -> str:
+    from .solo_cases import date_seed
+
+    try:
+        date_seed(text)
+    except PIError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def _solo_investigators(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 14:
+        raise argparse.ArgumentTypeError(f"investigators must be 0..14, got {text!r}")
+    return value
+
+
+def cmd_solo(args: argparse.Namespace) -> int:
+    """``pi-env solo generate``: write a solo case record and its setup sheet (RULES.md §8)."""
+    from pathlib import Path
+
+    from .solo_cases import generate, write_case
+
+    out = Path(args.out)
+    if out.suffix.lower() == ".txt":
+        raise PIError(f"--out {args.out}: the record must not be a .txt file (the setup sheet gets "
+                      f"that name)")
+    for path in (out, out.with_suffix(".txt")):
+        if path.exists() and not args.force:
+            raise PIError(f"{path} exists; use --force to overwrite it")
+    case = generate(args.seed, date=args.daily, difficulty=args.difficulty,
+                    investigators=args.investigators)
+    record_path, sheet_path = write_case(case, out, force=args.force)
+    origin = f"daily case {case.date}" if case.date else "case"
+    searched = (f" (first {case.difficulty} case from seed {case.base_seed})"
+                if args.difficulty and case.base_seed != case.seed else "")
+    g = case.greedy
+    print(f"P.I. Solo Time Attack: {origin}, seed {case.seed}{searched}")
+    print(f"difficulty {case.difficulty}: the reference greedy solver needs {g.actions} actions, "
+          f"{g.investigators} investigator tiles")
+    print(f"record written to {record_path} (it holds the case)")
+    print(f"setup sheet written to {sheet_path}")
+    return 0
+
+
+COMMANDS["solo"] = cmd_solo
 
 
 def main(argv: Sequence[str] | None = None) -> int:

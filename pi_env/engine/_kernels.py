@@ -19,6 +19,11 @@ part of the engine's contract (same seed, same game):
 
 A shuffle is Fisher–Yates from the end: ``for i = n-1 .. 1: swap(a[i], a[below(i + 1)])``, and
 ``below(n) = xorshift64() % n``.
+
+The per-game rule helpers — the deal (``_deal_layout``, ``_deal_cases``, ``_deal_clue_cards``), the
+answers (``_clue_answer`` §4.1, ``_investigate_answer`` §4.2 with suppression, ``_is_case`` §4.3)
+and the card flow (``_play_clue_card``) — are shared with the Solo Time Attack kernels of
+:mod:`pi_env.engine.solo`, so both modes answer by the same code.
 """
 
 import numpy as np
@@ -86,11 +91,11 @@ def _draw_card(b, card_place, deck, deck_size, rng):
 
 
 @kernel
-def _setup_round(b, num_players, rng, round_, first_player, current_player, rotation, tier,
-                 solved_this_rotation, tile_district, district_tile, case, card_place, deck,
-                 deck_size, front, spot, trace, inv_count, inv_district, inv_answer, inv_markers,
-                 inv_suppressed, attempted, solved, solved_case, failed, extra_turn):
-    """RULES.md §3: new layout, deal, deck and display; clear every per-round field of game b."""
+def _deal_layout(rng, b, tile_district, district_tile):
+    """RULES.md §3 step 1 for game b: shuffle the 14 suspect tiles (suspects 0..11, then 2 blanks)
+    and place tile ``k`` of the shuffled list in district ``k``; the same for the 14 evidence tiles
+    (0..9 + 4 blanks); locations are printed (``22 + d`` in district ``d``).
+    ``district_tile[b, d, t]`` is the element of type ``t`` in district ``d`` (``-1`` blank)."""
     tiles = np.empty(14, dtype=np.int64)
     # suspect tiles: 12 suspects + 2 blanks
     for k in range(14):
@@ -111,15 +116,26 @@ def _setup_round(b, num_players, rng, round_, first_player, current_player, rota
     for d in range(14):
         district_tile[b, d, 2] = 22 + d
         tile_district[b, 22 + d] = d
-    # deal disjoint cases
+
+
+@kernel
+def _deal_cases(rng, b, cases, num_players):
+    """RULES.md §3 step 2 for game b: per type, shuffle the type-local ids and deal
+    ``cases[i, t] = perm[i]`` to players ``0..num_players-1`` (pairwise disjoint).
+    ``cases`` is game b's ``[P, 3]`` block (a solo game passes a ``[1, 3]`` view)."""
+    tiles = np.empty(14, dtype=np.int64)
     for t in range(3):
         n = 12 if t == 0 else (10 if t == 1 else 14)
         for k in range(n):
             tiles[k] = k
         _shuffle(rng, b, tiles, n)
         for i in range(num_players):
-            case[b, i, t] = tiles[i]
-    # clue cards
+            cases[i, t] = tiles[i]
+
+
+@kernel
+def _deal_clue_cards(rng, b, card_place, deck, deck_size):
+    """RULES.md §3 step 3 for game b: shuffle the 36 clue cards into the deck, turn 9 face up."""
     for x in range(NUM_ELEMENTS):
         deck[b, x] = x
         card_place[b, x] = IN_DECK
@@ -127,6 +143,77 @@ def _setup_round(b, num_players, rng, round_, first_player, current_player, rota
     deck_size[b] = NUM_ELEMENTS
     for k in range(9):
         _draw_card(b, card_place, deck, deck_size, rng)
+
+
+@kernel
+def _case_element(case_row, t):
+    """Element id of the type-``t`` part of a case given as type-local ``case_row[3]``."""
+    return _OFFSETS[t] + np.int64(case_row[t])
+
+
+@kernel
+def _clue_answer(td, adjacency, case_row, x):
+    """RULES.md §4.1: the answer to the clue on element ``x`` for a player whose case is
+    ``case_row`` (type-local ``[3]``); ``td`` is the game's ``tile_district[36]``.
+    SPOT if x is the case's element y of x's type, else TRACE if y's tile lies in a district
+    adjacent to x's tile, else NOTHING."""
+    y = _case_element(case_row, _element_type(x))
+    if x == y:
+        return SPOT
+    if adjacency[td[x], td[y]]:
+        return TRACE
+    return NOTHING
+
+
+@kernel
+def _play_clue_card(b, x, ans, card_place, deck, deck_size, rng):
+    """RULES.md §4.1 card flow: a card answered nothing goes face up in front of the player (out
+    of circulation for the round), otherwise to the discard pile; then refill the display."""
+    card_place[b, x] = IN_FRONT if ans == NOTHING else IN_DISCARD
+    _draw_card(b, card_place, deck, deck_size, rng)
+
+
+@kernel
+def _investigate_answer(td, dtile, adjacency, case_row, spot_row, trace_row, d, sup_out):
+    """RULES.md §4.2: ``(spots, traces)`` an investigator in district ``d`` receives.
+
+    ``td``: the game's ``tile_district[36]``; ``dtile``: its ``district_tile[14, 3]``;
+    ``case_row``: the investigating player's case (type-local ``[3]``); ``spot_row`` /
+    ``trace_row``: ``bool[36]``, that player's markers. Type ``t`` is suppressed (nothing added)
+    when the type-``t`` tile in ``d`` carries the player's marker; ``sup_out[3]`` receives the
+    suppression flags. Otherwise one spot if the case's type-``t`` tile is in ``d``, else one
+    trace if it is in a district adjacent to ``d``.
+    """
+    ns = 0
+    nt = 0
+    for t in range(3):
+        e = dtile[d, t]
+        sup = e >= 0 and (spot_row[e] or trace_row[e])
+        sup_out[t] = sup
+        if not sup:
+            dy = td[_case_element(case_row, t)]
+            if dy == d:
+                ns += 1
+            elif adjacency[dy, d]:
+                nt += 1
+    return ns, nt
+
+
+@kernel
+def _is_case(case_row, c):
+    """Whether case id ``c`` (``s * 140 + e * 14 + l``) is the case ``case_row`` (RULES.md §4.3)."""
+    return c // 140 == case_row[0] and (c // 14) % 10 == case_row[1] and c % 14 == case_row[2]
+
+
+@kernel
+def _setup_round(b, num_players, rng, round_, first_player, current_player, rotation, tier,
+                 solved_this_rotation, tile_district, district_tile, case, card_place, deck,
+                 deck_size, front, spot, trace, inv_count, inv_district, inv_answer, inv_markers,
+                 inv_suppressed, attempted, solved, solved_case, failed, extra_turn):
+    """RULES.md §3: new layout, deal, deck and display; clear every per-round field of game b."""
+    _deal_layout(rng, b, tile_district, district_tile)
+    _deal_cases(rng, b, case[b], num_players)
+    _deal_clue_cards(rng, b, card_place, deck, deck_size)
     # per-round bookkeeping
     for i in range(num_players):
         for x in range(NUM_ELEMENTS):
@@ -313,18 +400,9 @@ def step_kernel(actions, num_players, rules, num_rounds, max_rotations, adjacenc
         if a < 36:
             # §4.1 select a clue card
             x = a
-            t = _element_type(x)
-            y = _OFFSETS[t] + case[b, p, t]
+            ans = _clue_answer(tile_district[b], adjacency, case[b, p], x)
             dx = tile_district[b, x]
-            dy = tile_district[b, y]
-            if x == y:
-                ans = SPOT
-            elif adjacency[dx, dy]:
-                ans = TRACE
-            else:
-                ans = NOTHING
             if ans == NOTHING:
-                card_place[b, x] = IN_FRONT
                 front[b, p, x] = True
             else:
                 if ans == SPOT:
@@ -341,26 +419,15 @@ def step_kernel(actions, num_players, rules, num_rounds, max_rotations, adjacenc
                         if inv_district[b, p, k] == dx and inv_markers[b, p, k, kind] > 0:
                             inv_markers[b, p, k, kind] -= 1
                             break
-                card_place[b, x] = IN_DISCARD
-            _draw_card(b, card_place, deck, deck_size, rng)
+            _play_clue_card(b, x, ans, card_place, deck, deck_size, rng)
             last_answer[b, 0] = ans
         elif a < SOLVE_BASE:
             # §4.2 place an investigator
             d = a - 36
             k = inv_count[b, p]
             inv_district[b, p, k] = d
-            ns = 0
-            nt = 0
-            for t in range(3):
-                e = district_tile[b, d, t]
-                sup = e >= 0 and (spot[b, p, e] or trace[b, p, e])
-                inv_suppressed[b, p, k, t] = sup
-                if not sup:
-                    dy = tile_district[b, _OFFSETS[t] + case[b, p, t]]
-                    if dy == d:
-                        ns += 1
-                    elif adjacency[dy, d]:
-                        nt += 1
+            ns, nt = _investigate_answer(tile_district[b], district_tile[b], adjacency, case[b, p],
+                                         spot[b, p], trace[b, p], d, inv_suppressed[b, p, k])
             inv_answer[b, p, k, 0] = ns
             inv_answer[b, p, k, 1] = nt
             inv_markers[b, p, k, 0] = ns
@@ -373,8 +440,7 @@ def step_kernel(actions, num_players, rules, num_rounds, max_rotations, adjacenc
             # §4.3 solve (a duel has no points: §7)
             c = a - SOLVE_BASE
             attempted[b, p] = True
-            if (c // 140 == case[b, p, 0] and (c // 14) % 10 == case[b, p, 1]
-                    and c % 14 == case[b, p, 2]):
+            if _is_case(case[b, p], c):
                 correct = True
                 solved[b, p] = True
                 solved_case[b, p] = c

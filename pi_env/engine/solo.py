@@ -1,0 +1,696 @@
+"""The batched engine of Solo Time Attack (RULES.md §8): one player, a hidden case, the program answers.
+
+Same design as the standard engine (:mod:`pi_env.engine.api`): a :class:`SoloState` of arrays with
+a leading batch axis ``B`` (one game is ``B == 1``), pure functions :func:`init`, :func:`step`,
+:func:`observe`, :func:`legal_action_mask` (and the in-place :func:`step_inplace`,
+:func:`reset_games`), and numba batch kernels that trust their input and fill arrays. The answer
+rules are **the same code** as the standard engine's: the per-game helpers ``_clue_answer``,
+``_investigate_answer``, ``_is_case``, the layout and case deal ``_deal_layout`` /
+``_deal_cases`` and the clue-card flow ``_deal_clue_cards`` / ``_play_clue_card`` of
+:mod:`pi_env.engine._kernels`.
+
+Actions are the standard layout (:mod:`pi_env.constants`, ``NUM_ACTIONS = 1730``):
+
+* ``0 .. 35`` clue query on element ``x``. **Open mode** (default, RULES.md §8): any of the 36
+  elements, always legal; repeating a query is legal and gets the same answer again (it costs an
+  action and tells nothing new). **Display mode** (``SoloConfig.use_display``): only the 9 face-up
+  clue cards, with the card flow of RULES.md §4.1 (a card answered *nothing* leaves circulation,
+  others go to the discard pile, the display is refilled, the discard pile reshuffled when the deck
+  runs out);
+* ``36 .. 49`` place an investigator in district ``d = a − 36``: legal while tiles are left
+  (``SoloConfig.investigators``, default 5) and none was placed in ``d`` (RULES.md §4.2, with the
+  suppression rule);
+* ``50 .. 1729`` name case ``c = a − 50``: always legal (as in the standard engine; naming a
+  triple already failed again is legal and fails again).
+
+Terminal behaviour: a game is ``done`` once it is **solved** (a correct solve), **truncated**
+(``actions`` reached ``SoloConfig.max_actions`` without a correct solve; a correct solve with the
+last allowed action counts as solved) or **forfeited** (:func:`step_inplace` with ``check=False``
+was given an illegal action: the game ends at once, the action is not counted). Stepping a done
+game changes nothing; its legal-action mask is all ones.
+
+Chance: each game draws from its own xorshift64 state ``rng[b]`` in the standard engine's order
+(:mod:`pi_env.engine._kernels`): the layout (suspect tiles, then evidence tiles), the case (one
+player's share of the standard deal), then, in display mode only, the clue deck. So the layout
+and the case do not depend on ``use_display``. With an int ``seed``, game ``b`` of
+``init(config, B, seed)`` is the game of ``init(config, 1, seed + b)`` (per-game state
+:func:`seed_states`); :func:`reset_games` continues each game's own stream.
+
+Observation (:func:`observe`): a flat ``int16`` vector, everything the player knows and nothing
+about the case beyond the answers (RULES.md §9):
+
+==============  ========  =====  ======================================================
+name            shape     range  meaning
+==============  ========  =====  ======================================================
+tiles           [36, 14]  0/1    one-hot district of each element's tile (locations fixed)
+display         [36]      0/1    clue on the element can be queried now (open mode: all 1)
+discard         [36]      0/1    display mode: the card is in the discard pile
+spot            [36]      0/1    clue answered *spot* (the player's spot marker on the tile)
+trace           [36]      0/1    clue answered *trace*
+nothing         [36]      0/1    clue answered *nothing*
+inv_placed      [14]      0/1    an investigator was placed in the district
+inv_spots       [14]      0..3   spots it received
+inv_traces      [14]      0..3   traces it received
+inv_suppressed  [14, 3]   0/1    types (suspect, evidence, location) the suppression rule skipped
+failed          [1680]    0/1    case ids named in a wrong solve
+inv_left        [1]       0..I   investigator tiles left (I = ``SoloConfig.investigators``)
+actions         [1]       0..M   actions taken (M = ``SoloConfig.max_actions``)
+wrong_solves    [1]       0..M   wrong solve attempts
+deck_size       [1]       0..36  display mode: cards left in the deck (open mode: 0)
+==============  ========  =====  ======================================================
+
+Size :data:`OBSERVATION_SIZE` = 2452; offsets :func:`observation_layout`, named views
+:func:`decode_observation`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Sequence
+
+import numpy as np
+from numba import prange
+
+from .._config import batch_kernel
+from ..board import DAYTIME, Board, load_board
+from ..constants import (CASE_TRIPLES, DISPLAY_SIZE, IN_DECK, IN_DISCARD, NUM_ACTIONS, NUM_CASES,
+                         NUM_DISTRICTS, NUM_ELEMENTS, ON_DISPLAY, SPOT, TRACE, TYPE_OFFSETS, TYPE_SIZES,
+                         case_index)
+from ..errors import IllegalActionError, InvalidActionError, PIError
+from ._kernels import (_clue_answer, _deal_cases, _deal_clue_cards, _deal_layout, _investigate_answer,
+                       _is_case, _play_clue_card)
+
+__all__ = ["SoloConfig", "SoloState", "init", "reset_games", "reset_done", "step", "step_inplace",
+           "is_legal", "legal_action_mask", "observe", "observation_layout", "decode_observation",
+           "observation_bounds", "OBSERVATION_SIZE", "from_layout", "seed_states", "case_of",
+           "MAX_SOLO_ACTIONS"]
+
+MAX_SOLO_ACTIONS = 32767
+"""Largest ``max_actions`` (the action counter is an ``int16`` observation entry)."""
+
+
+@dataclass(frozen=True)
+class SoloConfig:
+    """Options of a batch of solo games (RULES.md §8).
+
+    Attributes:
+        investigators: investigator tiles, 0..14 (default 5; at most one per district).
+        use_display: clue queries only from a 9-card display with the card flow of RULES.md §4.1
+            (default ``False``: any of the 36 elements).
+        max_actions: a game still unsolved after this many actions is truncated (default 200).
+        board: the board graph (a bundled name, a board object or JSON; default daytime).
+
+    Raises:
+        PIError: an option out of range.
+    """
+
+    investigators: int = 5
+    use_display: bool = False
+    max_actions: int = 200
+    board: Board = field(default=DAYTIME, repr=False)
+
+    def __post_init__(self) -> None:
+        inv = self.investigators
+        if not isinstance(inv, (int, np.integer)) or isinstance(inv, bool) or not 0 <= inv <= NUM_DISTRICTS:
+            raise PIError(f"investigators must be an integer 0..{NUM_DISTRICTS}, got {inv!r}")
+        m = self.max_actions
+        if not isinstance(m, (int, np.integer)) or isinstance(m, bool) or not 1 <= m <= MAX_SOLO_ACTIONS:
+            raise PIError(f"max_actions must be an integer 1..{MAX_SOLO_ACTIONS}, got {m!r}")
+        if not isinstance(self.use_display, (bool, np.bool_)):
+            raise PIError(f"use_display must be True or False, got {self.use_display!r}")
+        object.__setattr__(self, "investigators", int(inv))
+        object.__setattr__(self, "max_actions", int(m))
+        object.__setattr__(self, "use_display", bool(self.use_display))
+        if not isinstance(self.board, Board):
+            object.__setattr__(self, "board", load_board(self.board))
+
+
+@dataclass(frozen=True, eq=False)
+class SoloState:
+    """A batch of ``B`` solo games. Every field has the leading batch axis ``B``.
+
+    The dataclass is frozen (fields are not rebound); :func:`step_inplace` and
+    :func:`reset_games` write into the arrays, :func:`step` works on a copy.
+
+    Attributes:
+        rng: ``[B] uint64`` xorshift64 state of each game (never 0).
+        tile_district: ``[B, 36] int8`` district of each element's tile (locations ``22 + d`` in
+            ``d``).
+        district_tile: ``[B, 14, 3] int8`` element of each type's tile in each district, ``-1``
+            blank.
+        case: ``[B, 3] int8`` **hidden**: the case as type-local (suspect, evidence, location).
+        card_place: ``[B, 36] int8`` ``IN_DECK`` / ``ON_DISPLAY`` / ``IN_DISCARD`` / ``IN_FRONT``
+            (out of circulation) per clue card; open mode: always ``ON_DISPLAY``.
+        deck: ``[B, 36] int8`` the deck, top card at ``deck[deck_size - 1]`` (display mode).
+        deck_size: ``[B] int8`` cards in the deck (open mode: 0).
+        spot, trace, nothing: ``[B, 36] bool`` clue answers received per element.
+        inv_placed: ``[B, 14] bool`` an investigator is in the district.
+        inv_answer: ``[B, 14, 2] int8`` its (spots, traces).
+        inv_suppressed: ``[B, 14, 3] bool`` its suppressed types (RULES.md §4.2).
+        inv_left: ``[B] int8`` investigator tiles left.
+        failed: ``[B, 1680] bool`` case ids named in wrong solves.
+        actions: ``[B] int16`` actions taken (RULES.md §8 result).
+        investigators_used: ``[B] int8`` investigator tiles used.
+        wrong_solves: ``[B] int16`` wrong solve attempts.
+        done: ``[B] bool`` solved, truncated or forfeited.
+        solved: ``[B] bool`` the case was named correctly.
+        truncated: ``[B] bool`` ``max_actions`` reached unsolved.
+        forfeited: ``[B] bool`` ended by an unchecked illegal action.
+        last_action: ``[B] int16`` the last action, ``-1`` before any.
+        last_answer: ``[B, 2] int8`` its answer: clue (0 nothing / 1 trace / 2 spot, -1);
+            investigator (spots, traces); solve (1 correct / 0 wrong, -1); forfeit (-1, -1).
+    """
+
+    rng: np.ndarray
+    tile_district: np.ndarray
+    district_tile: np.ndarray
+    case: np.ndarray
+    card_place: np.ndarray
+    deck: np.ndarray
+    deck_size: np.ndarray
+    spot: np.ndarray
+    trace: np.ndarray
+    nothing: np.ndarray
+    inv_placed: np.ndarray
+    inv_answer: np.ndarray
+    inv_suppressed: np.ndarray
+    inv_left: np.ndarray
+    failed: np.ndarray
+    actions: np.ndarray
+    investigators_used: np.ndarray
+    wrong_solves: np.ndarray
+    done: np.ndarray
+    solved: np.ndarray
+    truncated: np.ndarray
+    forfeited: np.ndarray
+    last_action: np.ndarray
+    last_answer: np.ndarray
+
+    @property
+    def batch_size(self) -> int:
+        return int(self.rng.shape[0])
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """All fields in declaration order (the kernels' argument order)."""
+        return tuple(getattr(self, f.name) for f in fields(self))
+
+    def copy(self) -> "SoloState":
+        """A deep copy."""
+        return SoloState(*(a.copy() for a in self.arrays()))
+
+    def take(self, index: "int | slice | Sequence[int] | np.ndarray") -> "SoloState":
+        """The sub-batch ``index`` (copies); an int gives that game as ``B == 1``."""
+        if isinstance(index, (int, np.integer)):
+            index = [int(index)]
+        return SoloState(*(np.ascontiguousarray(a[index]) for a in self.arrays()))
+
+    def equals(self, other: "SoloState") -> bool:
+        """Exact equality of every field."""
+        return all(np.array_equal(a, b) for a, b in zip(self.arrays(), other.arrays()))
+
+
+def empty_solo_state(batch_size: int) -> SoloState:
+    """Zeroed arrays with the documented shapes and dtypes (:func:`init` fills them)."""
+    B, E, D = batch_size, NUM_ELEMENTS, NUM_DISTRICTS
+    z = np.zeros
+    return SoloState(
+        rng=z(B, np.uint64), tile_district=z((B, E), np.int8), district_tile=z((B, D, 3), np.int8),
+        case=z((B, 3), np.int8), card_place=z((B, E), np.int8), deck=z((B, E), np.int8),
+        deck_size=z(B, np.int8), spot=z((B, E), bool), trace=z((B, E), bool),
+        nothing=z((B, E), bool), inv_placed=z((B, D), bool), inv_answer=z((B, D, 2), np.int8),
+        inv_suppressed=z((B, D, 3), bool), inv_left=z(B, np.int8), failed=z((B, NUM_CASES), bool),
+        actions=z(B, np.int16), investigators_used=z(B, np.int8), wrong_solves=z(B, np.int16),
+        done=z(B, bool), solved=z(B, bool), truncated=z(B, bool), forfeited=z(B, bool),
+        last_action=np.full(B, -1, np.int16), last_answer=np.full((B, 2), -1, np.int8))
+
+
+# ---------------------------------------------------------------------------------------------
+# kernels (private): trust their input, never raise, fill arrays in place
+
+
+@batch_kernel
+def _init_kernel(which, investigators, use_display, rng, tile_district, district_tile, case,
+                 card_place, deck, deck_size, spot, trace, nothing, inv_placed, inv_answer,
+                 inv_suppressed, inv_left, failed, actions, investigators_used, wrong_solves, done,
+                 solved, truncated, forfeited, last_action, last_answer):
+    """Set up game b from ``rng[b]`` for every ``which[b]`` (RULES.md §3 steps 1–3, §8)."""
+    for b in prange(rng.shape[0]):
+        if not which[b]:
+            continue
+        _deal_layout(rng, b, tile_district, district_tile)
+        _deal_cases(rng, b, case[b:b + 1], 1)
+        if use_display:
+            _deal_clue_cards(rng, b, card_place, deck, deck_size)
+        else:
+            for x in range(36):
+                card_place[b, x] = ON_DISPLAY
+                deck[b, x] = 0
+            deck_size[b] = 0
+        for x in range(36):
+            spot[b, x] = False
+            trace[b, x] = False
+            nothing[b, x] = False
+        for d in range(14):
+            inv_placed[b, d] = False
+            inv_answer[b, d, 0] = 0
+            inv_answer[b, d, 1] = 0
+            for t in range(3):
+                inv_suppressed[b, d, t] = False
+        for c in range(failed.shape[1]):
+            failed[b, c] = False
+        inv_left[b] = investigators
+        actions[b] = 0
+        investigators_used[b] = 0
+        wrong_solves[b] = 0
+        done[b] = False
+        solved[b] = False
+        truncated[b] = False
+        forfeited[b] = False
+        last_action[b] = -1
+        last_answer[b, 0] = -1
+        last_answer[b, 1] = -1
+
+
+@batch_kernel
+def _legal_kernel(acts, out, done, card_place, inv_placed, inv_left):
+    """out[b] = whether ``acts[b]`` is legal (always True for a done game)."""
+    for b in prange(acts.shape[0]):
+        a = acts[b]
+        if done[b]:
+            ok = True
+        elif a < 0:
+            ok = False
+        elif a < 36:
+            ok = card_place[b, a] == ON_DISPLAY
+        elif a < 50:
+            ok = inv_left[b] > 0 and not inv_placed[b, a - 36]
+        else:
+            ok = a < 1730
+        out[b] = ok
+
+
+@batch_kernel
+def _mask_kernel(out, done, card_place, inv_placed, inv_left):
+    """Fill ``out[B, 1730]`` (int8) with the legal-action mask (all ones for a done game)."""
+    for b in prange(out.shape[0]):
+        if done[b]:
+            out[b, :] = 1
+            continue
+        for x in range(36):
+            out[b, x] = 1 if card_place[b, x] == ON_DISPLAY else 0
+        for d in range(14):
+            out[b, 36 + d] = 1 if (inv_left[b] > 0 and not inv_placed[b, d]) else 0
+        out[b, 50:] = 1
+
+
+@batch_kernel
+def _step_kernel(acts, use_display, max_actions, adjacency, rng, tile_district, district_tile, case,
+                 card_place, deck, deck_size, spot, trace, nothing, inv_placed, inv_answer,
+                 inv_suppressed, inv_left, failed, actions, investigators_used, wrong_solves, done,
+                 solved, truncated, forfeited, last_action, last_answer):
+    """Apply ``acts[b]`` to every game b not done (RULES.md §4.1–§4.3, §8); an illegal action
+    forfeits the game."""
+    for b in prange(acts.shape[0]):
+        if done[b]:
+            continue
+        a = acts[b]
+        last_action[b] = a
+        last_answer[b, 0] = -1
+        last_answer[b, 1] = -1
+        if a < 36:
+            legal = a >= 0 and card_place[b, a] == ON_DISPLAY
+        elif a < 50:
+            legal = inv_left[b] > 0 and not inv_placed[b, a - 36]
+        else:
+            legal = a < 1730
+        if not legal:
+            forfeited[b] = True
+            done[b] = True
+            continue
+        actions[b] += 1
+        if a < 36:
+            # §4.1 clue query: same answer rule as the standard engine
+            ans = _clue_answer(tile_district[b], adjacency, case[b], a)
+            if ans == SPOT:
+                spot[b, a] = True
+            elif ans == TRACE:
+                trace[b, a] = True
+            else:
+                nothing[b, a] = True
+            if use_display:
+                _play_clue_card(b, a, ans, card_place, deck, deck_size, rng)
+            last_answer[b, 0] = ans
+        elif a < 50:
+            # §4.2 investigator, with suppression by the player's markers
+            d = a - 36
+            ns, nt = _investigate_answer(tile_district[b], district_tile[b], adjacency, case[b],
+                                         spot[b], trace[b], d, inv_suppressed[b, d])
+            inv_placed[b, d] = True
+            inv_answer[b, d, 0] = ns
+            inv_answer[b, d, 1] = nt
+            inv_left[b] -= 1
+            investigators_used[b] += 1
+            last_answer[b, 0] = ns
+            last_answer[b, 1] = nt
+        else:
+            # §4.3 solve
+            c = a - 50
+            if _is_case(case[b], c):
+                solved[b] = True
+                done[b] = True
+                last_answer[b, 0] = 1
+            else:
+                failed[b, c] = True
+                wrong_solves[b] += 1
+                last_answer[b, 0] = 0
+        if not done[b] and actions[b] >= max_actions:
+            truncated[b] = True
+            done[b] = True
+
+
+_COMPONENTS = (
+    ("tiles", (NUM_ELEMENTS, NUM_DISTRICTS)), ("display", (NUM_ELEMENTS,)),
+    ("discard", (NUM_ELEMENTS,)), ("spot", (NUM_ELEMENTS,)), ("trace", (NUM_ELEMENTS,)),
+    ("nothing", (NUM_ELEMENTS,)), ("inv_placed", (NUM_DISTRICTS,)), ("inv_spots", (NUM_DISTRICTS,)),
+    ("inv_traces", (NUM_DISTRICTS,)), ("inv_suppressed", (NUM_DISTRICTS, 3)),
+    ("failed", (NUM_CASES,)), ("inv_left", (1,)), ("actions", (1,)), ("wrong_solves", (1,)),
+    ("deck_size", (1,)),
+)
+
+
+def observation_layout() -> dict[str, tuple[int, tuple[int, ...]]]:
+    """Offsets and shapes of the observation components: ``name -> (start, shape)``."""
+    out: dict[str, tuple[int, tuple[int, ...]]] = {}
+    pos = 0
+    for name, shape in _COMPONENTS:
+        out[name] = (pos, shape)
+        pos += int(np.prod(shape))
+    return out
+
+
+_LAYOUT = observation_layout()
+OBSERVATION_SIZE: int = _LAYOUT["deck_size"][0] + 1
+"""Length of the flat solo observation (2452)."""
+_OFF = np.array([start for start, _ in _LAYOUT.values()], dtype=np.int64)
+
+
+def decode_observation(obs: np.ndarray) -> dict[str, np.ndarray]:
+    """Split a flat observation ``int16[2452]`` into named views with the documented shapes."""
+    return {name: obs[start:start + int(np.prod(shape))].reshape(shape)
+            for name, (start, shape) in _LAYOUT.items()}
+
+
+def observation_bounds(config: SoloConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Per-entry ``(low, high)`` ``int16[2452]`` bounds of the observation under ``config``."""
+    low = np.zeros(OBSERVATION_SIZE, dtype=np.int16)
+    high = np.ones(OBSERVATION_SIZE, dtype=np.int16)
+    for name, hi in (("inv_spots", 3), ("inv_traces", 3), ("inv_left", config.investigators),
+                     ("actions", config.max_actions), ("wrong_solves", config.max_actions),
+                     ("deck_size", NUM_ELEMENTS)):
+        start, shape = _LAYOUT[name]
+        high[start:start + int(np.prod(shape))] = hi
+    return low, high
+
+
+@batch_kernel
+def _observe_kernel(off, out, tile_district, card_place, deck_size, spot, trace, nothing, inv_placed,
+                    inv_answer, inv_suppressed, inv_left, failed, actions, wrong_solves):
+    for b in prange(out.shape[0]):
+        o = out[b]
+        o[:] = 0
+        for x in range(36):
+            o[off[0] + x * 14 + tile_district[b, x]] = 1
+            if card_place[b, x] == ON_DISPLAY:
+                o[off[1] + x] = 1
+            elif card_place[b, x] == IN_DISCARD:
+                o[off[2] + x] = 1
+            o[off[3] + x] = spot[b, x]
+            o[off[4] + x] = trace[b, x]
+            o[off[5] + x] = nothing[b, x]
+        for d in range(14):
+            if inv_placed[b, d]:
+                o[off[6] + d] = 1
+                o[off[7] + d] = inv_answer[b, d, 0]
+                o[off[8] + d] = inv_answer[b, d, 1]
+                for t in range(3):
+                    o[off[9] + d * 3 + t] = inv_suppressed[b, d, t]
+        for c in range(failed.shape[1]):
+            if failed[b, c]:
+                o[off[10] + c] = 1
+        o[off[11]] = inv_left[b]
+        o[off[12]] = actions[b]
+        o[off[13]] = wrong_solves[b]
+        o[off[14]] = deck_size[b]
+
+
+# ---------------------------------------------------------------------------------------------
+# public functions
+
+
+def seed_states(seeds: "int | Sequence[int] | np.ndarray") -> np.ndarray:
+    """Per-game xorshift64 states (``uint64``, never 0) from non-negative integer seeds (splitmix64).
+
+    >>> seed_states([0, 1]).dtype
+    dtype('uint64')
+
+    Raises:
+        PIError: a negative or non-integer seed.
+    """
+    arr = np.asarray(seeds)
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0):
+        raise PIError(f"seeds must be non-negative integers, got {seeds!r}")
+    if arr.size and np.issubdtype(arr.dtype, np.signedinteger) and arr.min() < 0:
+        raise PIError(f"seeds must be non-negative integers, got {seeds!r}")
+    z = arr.astype(np.uint64) + np.uint64(0x9E3779B97F4A7C15)
+    with np.errstate(over="ignore"):
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return z | np.uint64(1)
+
+
+def _rng_states(seed: "int | np.ndarray | None", batch_size: int) -> np.ndarray:
+    if isinstance(seed, np.ndarray) and seed.dtype == np.uint64:
+        if seed.shape != (batch_size,):
+            raise PIError(f"explicit rng states must have shape ({batch_size},), got {seed.shape}")
+        return seed | np.uint64(1)
+    if seed is None:
+        return np.random.SeedSequence().generate_state(batch_size, dtype=np.uint64) | np.uint64(1)
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
+        raise PIError(f"seed must be a non-negative integer, got {seed!r}")
+    return seed_states(np.arange(batch_size, dtype=np.uint64) + np.uint64(int(seed)))
+
+
+def init(config: SoloConfig, batch_size: int = 1, seed: "int | np.ndarray | None" = None) -> SoloState:
+    """Set up ``batch_size`` independent solo games (layout and case drawn from the seed).
+
+    Args:
+        config: the solo options.
+        batch_size: ``B >= 1``.
+        seed: an int (game ``b`` gets the state ``seed_states(seed + b)``, so game ``b`` equals
+            ``init(config, 1, seed + b)``), ``uint64[B]`` explicit generator states, or ``None``
+            for fresh entropy.
+
+    Raises:
+        PIError: ``batch_size < 1`` or a bad seed.
+
+    >>> s = init(SoloConfig(), 2, seed=7)
+    >>> s.case.shape, bool(s.done.any())
+    ((2, 3), False)
+    """
+    if not isinstance(batch_size, (int, np.integer)) or isinstance(batch_size, bool) or batch_size < 1:
+        raise PIError(f"batch_size must be a positive integer, got {batch_size!r}")
+    state = empty_solo_state(int(batch_size))
+    state.rng[:] = _rng_states(seed, int(batch_size))
+    return reset_games(state, config, np.ones(int(batch_size), dtype=bool))
+
+
+def reset_games(state: SoloState, config: SoloConfig, which: np.ndarray) -> SoloState:
+    """Start a new game in place of every game ``b`` with ``which[b]``, continuing ``rng[b]``.
+
+    Returns:
+        ``state`` itself (mutated).
+    """
+    which = np.ascontiguousarray(which, dtype=np.bool_)
+    if which.shape != (state.batch_size,):
+        raise PIError(f"which must be bool[{state.batch_size}], got shape {which.shape}")
+    if which.any():
+        _init_kernel.for_batch(state.batch_size)(which, config.investigators, config.use_display,
+                                                 *state.arrays())
+    return state
+
+
+def reset_done(state: SoloState, config: SoloConfig) -> np.ndarray:
+    """Start a new game in place of every finished game (autoreset); returns which were reset."""
+    was_done = state.done.copy()
+    reset_games(state, config, was_done)
+    return was_done
+
+
+def is_legal(state: SoloState, actions: np.ndarray) -> np.ndarray:
+    """``bool[B]``: whether ``actions[b]`` is legal in game ``b`` (True for finished games)."""
+    out = np.empty(state.batch_size, dtype=bool)
+    _legal_kernel.for_batch(state.batch_size)(np.ascontiguousarray(actions, dtype=np.int64), out,
+                                              state.done, state.card_place, state.inv_placed,
+                                              state.inv_left)
+    return out
+
+
+def legal_action_mask(state: SoloState, out: np.ndarray | None = None) -> np.ndarray:
+    """``int8[B, 1730]`` legal-action mask (see the module docstring; all ones once done)."""
+    if out is None:
+        out = np.empty((state.batch_size, NUM_ACTIONS), dtype=np.int8)
+    _mask_kernel.for_batch(state.batch_size)(out, state.done, state.card_place, state.inv_placed,
+                                             state.inv_left)
+    return out
+
+
+def _check_actions(state: SoloState, actions: np.ndarray, check: bool) -> np.ndarray:
+    a = np.asarray(actions)
+    if a.shape != (state.batch_size,) or not np.issubdtype(a.dtype, np.integer):
+        raise InvalidActionError(
+            f"actions must be an integer array of shape ({state.batch_size},), got {a.dtype} {a.shape}")
+    a = np.ascontiguousarray(a, dtype=np.int64)
+    if not check:
+        return a
+    bad = np.flatnonzero((a < 0) | (a >= NUM_ACTIONS))
+    if bad.size:
+        b = int(bad[0])
+        raise InvalidActionError(f"game {b}: action {int(a[b])!r} is outside 0..{NUM_ACTIONS - 1}")
+    ok = is_legal(state, a)
+    if not ok.all():
+        from ..actions import action_name
+        b = int(np.flatnonzero(~ok)[0])
+        raise IllegalActionError(
+            f"game {b}: action {int(a[b])} ({action_name(int(a[b]), None)}) is not legal "
+            f"(investigators left {int(state.inv_left[b])}, actions taken {int(state.actions[b])})")
+    return a
+
+
+def step_inplace(state: SoloState, actions: np.ndarray, config: SoloConfig, check: bool = True) -> SoloState:
+    """Apply one action per game, mutating ``state`` (finished games are left unchanged).
+
+    Args:
+        state: the batch.
+        actions: ``int[B]`` action ids (``0..1729``).
+        config: its options.
+        check: raise on an invalid or illegal action (default); ``False``: an illegal or
+            out-of-range action forfeits that game (``done`` and ``forfeited`` set).
+
+    Returns:
+        ``state`` itself.
+
+    Raises:
+        InvalidActionError: wrong shape or dtype, or (checked) an id outside ``0..1729``.
+        IllegalActionError: (checked) a clue card not on the display, an investigator with none
+            left or in a district already used.
+    """
+    a = _check_actions(state, actions, check)
+    _step_kernel.for_batch(state.batch_size)(a, config.use_display, config.max_actions,
+                                             config.board.adjacency, *state.arrays())
+    return state
+
+
+def step(state: SoloState, actions: np.ndarray, config: SoloConfig, check: bool = True) -> SoloState:
+    """Pure form of :func:`step_inplace`: a new state, ``state`` unchanged."""
+    return step_inplace(state.copy(), actions, config, check)
+
+
+def observe(state: SoloState, out: np.ndarray | None = None) -> np.ndarray:
+    """``int16[B, 2452]`` observations (layout in the module docstring); ``out`` is filled if given."""
+    if out is None:
+        out = np.empty((state.batch_size, OBSERVATION_SIZE), dtype=np.int16)
+    _observe_kernel.for_batch(state.batch_size)(
+        _OFF, out, state.tile_district, state.card_place, state.deck_size, state.spot, state.trace,
+        state.nothing, state.inv_placed, state.inv_answer, state.inv_suppressed, state.inv_left,
+        state.failed, state.actions, state.wrong_solves)
+    return out
+
+
+def case_of(state: SoloState, game: int = 0) -> int:
+    """The hidden case of game ``game`` as a case id (for generators, records and tests)."""
+    s, e, l = (int(v) for v in state.case[game])
+    return case_index(s, e, l)
+
+
+def _layout_arrays(tile_district: "Sequence[int] | np.ndarray") -> tuple[np.ndarray, np.ndarray]:
+    """Validate ``int[36]`` tile districts; return them as int8 and the ``[14, 3]`` district tiles."""
+    td = np.asarray(tile_district)
+    if td.shape != (NUM_ELEMENTS,) or not np.issubdtype(td.dtype, np.integer):
+        raise PIError(f"tile_district must be {NUM_ELEMENTS} integers (one per element), got shape {td.shape}")
+    if (td < 0).any() or (td >= NUM_DISTRICTS).any():
+        x = int(np.flatnonzero((td < 0) | (td >= NUM_DISTRICTS))[0])
+        raise PIError(f"tile_district[{x}] = {int(td[x])} is not a district 0..{NUM_DISTRICTS - 1}")
+    dtile = np.full((NUM_DISTRICTS, 3), -1, dtype=np.int8)
+    for t, name in enumerate(("suspect", "evidence", "location")):
+        for x in range(TYPE_OFFSETS[t], TYPE_OFFSETS[t] + TYPE_SIZES[t]):
+            d = int(td[x])
+            if t == 2 and d != x - TYPE_OFFSETS[2]:
+                raise PIError(f"location {x - TYPE_OFFSETS[2]} is printed in its own district; "
+                              f"tile_district[{x}] must be {x - TYPE_OFFSETS[2]}, got {d}")
+            if dtile[d, t] >= 0:
+                raise PIError(f"district {d} would hold two {name} tiles (elements {int(dtile[d, t])} "
+                              f"and {x})")
+            dtile[d, t] = x
+    return td.astype(np.int8), dtile
+
+
+def from_layout(config: SoloConfig, tile_district: "Sequence[int] | np.ndarray",
+                case: "int | Sequence[int]", *, display: Sequence[int] | None = None,
+                deck: Sequence[int] | None = None, rng_state: int = 1) -> SoloState:
+    """A ``B == 1`` solo game with a given layout and case (scenario tests, generated cases).
+
+    Args:
+        config: the solo options.
+        tile_district: ``int[36]`` district of each element's tile (as in
+            :func:`pi_env.engine.setup.from_layout`).
+        case: a case id ``0..1679`` or type-local ``(suspect, evidence, location)``.
+        display: display mode only: the face-up cards (default
+            :data:`pi_env.engine.setup.DEFAULT_DISPLAY`).
+        deck: display mode only: the deck, top card first (default: the other cards ascending).
+        rng_state: non-zero xorshift64 state for later chance (reshuffles, :func:`reset_games`).
+
+    Raises:
+        PIError: a bad layout, case, display or deck, or ``display``/``deck`` in open mode.
+    """
+    from .setup import DEFAULT_DISPLAY, _int_list
+
+    td, dtile = _layout_arrays(tile_district)
+    if isinstance(case, (int, np.integer)) and not isinstance(case, bool):
+        if not 0 <= case < NUM_CASES:
+            raise PIError(f"case must be a case id 0..{NUM_CASES - 1}, got {case!r}")
+        triple = [int(v) for v in CASE_TRIPLES[int(case)]]
+    else:
+        try:
+            triple = [int(v) for v in case]  # type: ignore[union-attr]
+        except (TypeError, ValueError):
+            raise PIError(f"case must be a case id or (suspect, evidence, location), got {case!r}") from None
+        if len(triple) != 3 or any(not 0 <= v < n for v, n in zip(triple, TYPE_SIZES)):
+            raise PIError(f"case must be (suspect 0..11, evidence 0..9, location 0..13), got {case!r}")
+    if not isinstance(rng_state, (int, np.integer)) or int(rng_state) & 0xFFFFFFFFFFFFFFFF == 0:
+        raise PIError(f"rng_state must be a non-zero 64-bit integer, got {rng_state!r}")
+    s = empty_solo_state(1)
+    s.rng[0] = np.uint64(int(rng_state) & 0xFFFFFFFFFFFFFFFF)
+    s.inv_left[0] = config.investigators
+    s.card_place[0] = ON_DISPLAY  # open mode: every element can be queried
+    s.tile_district[0] = td
+    s.district_tile[0] = dtile
+    s.case[0] = triple
+    if not config.use_display:
+        if display is not None or deck is not None:
+            raise PIError("display and deck apply only with use_display=True")
+        return s
+    shown = _int_list("display", DEFAULT_DISPLAY if display is None else display)
+    if len(shown) != DISPLAY_SIZE:
+        raise PIError(f"display must hold {DISPLAY_SIZE} cards, got {len(shown)}")
+    rest = [x for x in range(NUM_ELEMENTS) if x not in shown]
+    stack = rest if deck is None else _int_list("deck", deck)
+    if sorted(stack) != rest:
+        raise PIError(f"deck must hold exactly the {len(rest)} cards not on the display")
+    s.card_place[0] = IN_DECK
+    s.card_place[0, shown] = ON_DISPLAY
+    s.deck[0] = 0
+    s.deck[0, :len(stack)] = stack[::-1]  # top of the deck at deck[deck_size - 1]
+    s.deck_size[0] = len(stack)
+    return s
+

@@ -1,0 +1,314 @@
+"""Solo Time Attack cases (RULES.md §8): a layout and a hidden case from a seed or a date, rated by
+how many actions the solver's greedy policy needs, written as a record and a printable setup sheet.
+
+* **Case from a seed.** ``generate(seed)`` is game 0 of ``pi_env.engine.solo.init(config, 1, seed)``
+  (the same draw as ``SoloTimeAttack-v0``'s ``reset(seed=seed)``): the suspect and evidence tiles
+  and the case. The same seed always gives the same case.
+* **Daily case.** ``date_seed("2024-05-01") == 20240501``: the date's digits as an integer.
+* **Difficulty.** :func:`greedy_play` plays the case with the greedy policy of
+  :mod:`solvers.hints` (the policy of :func:`solvers.hints.greedy_expected_actions`), in open mode
+  (any of the 36 elements) with the given investigator tiles: with one consistent case left, name
+  it; otherwise take the query (clue or investigator) with the highest information gain over the
+  cases still consistent with the answers so far (uniform weights; ties within
+  :data:`solvers.hints.GAIN_TOLERANCE` to the lowest action id); if no query has a positive gain,
+  name the consistent cases in ascending id order until one is right. The engine answers every
+  action. The count includes the final solve. Its knowledge is the solver's own-information filter
+  (:class:`solvers.CaseFilter`) of a :class:`solvers.Knowledge` with no held case and no other
+  player's events — exactly the solo player's information (``Knowledge`` needs ``n_players >= 2``,
+  so a second player that never acts stands in).
+* **Buckets** (:data:`THRESHOLDS`), on the greedy's number of actions ``n``: ``easy`` ``n <= 5``,
+  ``medium`` ``6 <= n <= 7``, ``hard`` ``n >= 8``. Measured on seeds 0..4999 (5 investigators,
+  daytime board, open mode), ``n`` is 2–9: ``n <= 4`` 2.9 %, 5 14.8 %, 6 34.8 %, 7 35.6 %,
+  8 11.3 %, 9 0.6 %, so easy / medium / hard ≈ 18 / 70 / 12 % (a bell: *hard* is the rare tail;
+  a target bucket is found within about 8 seeds on average). The greedy never needed a wrong
+  solve there. It used 1–5 investigator tiles (3: 48 %, 4: 40 %); a case that needs more actions
+  tends to need more tiles too (easy mostly 3, hard mostly 4–5), so the tiles are reported beside
+  the bucket, not used to split it.
+* **Target difficulty.** ``generate(seed, difficulty="hard")`` tries the seeds ``seed, seed + 1,
+  ...`` and returns the first whose case lands in the bucket (deterministic; the returned
+  :attr:`SoloCase.seed` reproduces it directly).
+* **Output.** :func:`write_case` writes ``case.json`` (a ``pi-record/1`` record, ``rules.mode``
+  ``"solo"``, one player, the case as ``cases["0"]``, no events, ``engine.seed`` the seed) and
+  ``case.txt`` beside it: the setup sheet (which suspect and evidence tile goes in which district),
+  for playing with the physical components while the program answers. The sheet never shows the
+  case; the record does.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .board import DAYTIME, Board, load_board
+from .constants import EVIDENCE_NAMES, INVESTIGATE_BASE, NUM_DISTRICTS, SOLVE_BASE, SUSPECT_NAMES
+from .engine import solo as S
+from .errors import PIError
+
+__all__ = ["DIFFICULTIES", "THRESHOLDS", "SoloCase", "GreedyResult", "greedy_play", "difficulty_of",
+           "date_seed", "generate", "case_record", "setup_sheet", "write_case", "MAX_SEARCH"]
+
+DIFFICULTIES = ("easy", "medium", "hard")
+THRESHOLDS = (5, 7)
+"""Greedy actions ``n``: easy ``n <= 5``, medium ``5 < n <= 7``, hard ``n > 7``."""
+MAX_SEARCH = 100_000
+"""Seeds tried for a target difficulty before giving up (far more than ever needed)."""
+
+
+@dataclass(frozen=True)
+class GreedyResult:
+    """How the greedy policy played a case.
+
+    Attributes:
+        actions: actions taken, the final (correct) solve included.
+        investigators: investigator tiles used.
+        wrong_solves: wrong solve attempts.
+        trace: the actions in order (engine action ids).
+    """
+
+    actions: int
+    investigators: int
+    wrong_solves: int
+    trace: tuple[int, ...]
+
+
+def _event_row(index: int, state: S.SoloState, action: int) -> np.ndarray:
+    """The solver's event row (:mod:`solvers.knowledge`) of the action just stepped in ``state``."""
+    from solvers.knowledge import CLUE_KIND, INVESTIGATE_KIND, SOLVE_CORRECT, SOLVE_FAILED
+
+    ans = state.last_answer[0]
+    if action < INVESTIGATE_BASE:
+        vals = (CLUE_KIND, action, int(ans[0]), 0, 0)
+    elif action < SOLVE_BASE:
+        d = action - INVESTIGATE_BASE
+        sup = sum(1 << t for t in range(3) if state.inv_suppressed[0, d, t])
+        vals = (INVESTIGATE_KIND, d, int(ans[0]), int(ans[1]), sup)
+    else:
+        vals = (SOLVE_CORRECT if ans[0] == 1 else SOLVE_FAILED, action - SOLVE_BASE, 0, 0, 0)
+    return np.array((index, 0) + vals, dtype=np.int32)
+
+
+def greedy_play(tile_district: "np.ndarray | tuple[int, ...]", case: int, board: Board = DAYTIME,
+                investigators: int = 5) -> GreedyResult:
+    """Play a solo case with the solver's greedy policy (see the module docstring).
+
+    Args:
+        tile_district: ``int[36]`` layout.
+        case: the hidden case id (only the engine reads it, to answer).
+        board: the board.
+        investigators: investigator tiles available.
+
+    Returns:
+        A :class:`GreedyResult`.
+    """
+    from solvers import CaseFilter, Knowledge
+    from solvers.hints import GAIN_TOLERANCE, answer_matrix, candidate_actions, information_gains
+
+    config = S.SoloConfig(investigators=investigators, max_actions=S.MAX_SOLO_ACTIONS, board=board)
+    state = S.from_layout(config, tile_district, case)
+    knowledge = Knowledge(0, 2, np.asarray(tile_district, dtype=np.int8), board.adjacency)
+    own = CaseFilter(knowledge)
+    trace: list[int] = []
+    buf = np.zeros(1, dtype=np.int64)
+    while not state.done[0]:
+        cases = own.cases
+        action = SOLVE_BASE + int(cases[0])
+        if cases.size > 1:
+            queries = candidate_actions(knowledge, S.legal_action_mask(state)[0])
+            answers = answer_matrix(knowledge, queries, cases)
+            gains = information_gains(answers, np.ones(cases.size))
+            if gains.size and gains.max() > GAIN_TOLERANCE:
+                action = int(queries[np.flatnonzero(gains >= gains.max() - GAIN_TOLERANCE)[0]])
+        buf[0] = action
+        S.step_inplace(state, buf, config)
+        row = _event_row(len(trace), state, action)
+        knowledge = knowledge.with_events(row)
+        own.update(row)
+        trace.append(action)
+    return GreedyResult(actions=int(state.actions[0]), investigators=int(state.investigators_used[0]),
+                        wrong_solves=int(state.wrong_solves[0]), trace=tuple(trace))
+
+
+def difficulty_of(actions: int) -> str:
+    """The bucket of a greedy action count (:data:`THRESHOLDS`)."""
+    if actions <= THRESHOLDS[0]:
+        return "easy"
+    if actions <= THRESHOLDS[1]:
+        return "medium"
+    return "hard"
+
+
+def date_seed(date: "str | _dt.date") -> int:
+    """The seed of a daily case: ``YYYYMMDD`` as an integer (``"2024-05-01"`` → ``20240501``).
+
+    Raises:
+        PIError: not a valid ``YYYY-MM-DD`` date.
+    """
+    if isinstance(date, _dt.date):
+        day = date
+    else:
+        text = str(date).strip()
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+            raise PIError(f"date must be YYYY-MM-DD, got {date!r}")
+        try:
+            day = _dt.date.fromisoformat(text)
+        except ValueError:
+            raise PIError(f"date must be a valid YYYY-MM-DD date, got {date!r}") from None
+    return day.year * 10000 + day.month * 100 + day.day
+
+
+@dataclass(frozen=True)
+class SoloCase:
+    """A generated solo case.
+
+    Attributes:
+        seed: the seed it was drawn from (``pi_env.engine.solo.init(config, 1, seed)``).
+        tile_district: ``int[36]`` layout (as in :class:`~pi_env.records_types.RoundRecord`).
+        case: the hidden case id.
+        greedy: how the greedy policy solved it.
+        investigators: investigator tiles of the game.
+        board: the board.
+        date: the date of a daily case (``YYYY-MM-DD``), else ``None``.
+        base_seed: the seed the search started from (``seed`` unless a difficulty was targeted).
+    """
+
+    seed: int
+    tile_district: tuple[int, ...]
+    case: int
+    greedy: GreedyResult
+    investigators: int = 5
+    board: Board = field(default=DAYTIME, repr=False)
+    date: str | None = None
+    base_seed: int | None = None
+
+    @property
+    def difficulty(self) -> str:
+        """``"easy"``, ``"medium"`` or ``"hard"`` by the greedy's actions."""
+        return difficulty_of(self.greedy.actions)
+
+
+def _draw(seed: int, config: S.SoloConfig) -> tuple[tuple[int, ...], int]:
+    state = S.init(config, 1, seed=seed)
+    return tuple(int(v) for v in state.tile_district[0]), S.case_of(state)
+
+
+def generate(seed: int | None = None, *, date: "str | _dt.date | None" = None,
+             difficulty: str | None = None, investigators: int = 5,
+             board: "str | Board | dict[str, Any]" = "daytime") -> SoloCase:
+    """A solo case from a seed or a date, optionally of a target difficulty.
+
+    Args:
+        seed: non-negative integer (exclusive with ``date``; default 0 when neither is given).
+        date: ``YYYY-MM-DD``: the daily case (seed :func:`date_seed`).
+        difficulty: ``"easy"``, ``"medium"`` or ``"hard"``: try ``seed, seed + 1, ...`` until the
+            greedy rating lands in that bucket.
+        investigators: investigator tiles (0..14; also used by the greedy rating).
+        board: the board.
+
+    Raises:
+        PIError: both or a bad seed/date, an unknown difficulty, bad options.
+
+    >>> generate(7).seed, generate(7) == generate(7)
+    (7, True)
+    """
+    if seed is not None and date is not None:
+        raise PIError("give a seed or a date, not both")
+    if difficulty is not None and difficulty not in DIFFICULTIES:
+        raise PIError(f"difficulty must be one of {', '.join(DIFFICULTIES)}, got {difficulty!r}")
+    day = None
+    if date is not None:
+        seed = date_seed(date)
+        day = f"{seed // 10000:04d}-{seed // 100 % 100:02d}-{seed % 100:02d}"
+    if seed is None:
+        seed = 0
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
+        raise PIError(f"seed must be a non-negative integer, got {seed!r}")
+    board_obj = board if isinstance(board, Board) else load_board(board)
+    config = S.SoloConfig(investigators=investigators, board=board_obj)
+    for s in range(int(seed), int(seed) + MAX_SEARCH):
+        td, case = _draw(s, config)
+        greedy = greedy_play(td, case, board_obj, investigators)
+        if difficulty is None or difficulty_of(greedy.actions) == difficulty:
+            return SoloCase(seed=s, tile_district=td, case=case, greedy=greedy,
+                            investigators=investigators, board=board_obj, date=day,
+                            base_seed=int(seed))
+    raise PIError(f"no {difficulty} case among seeds {seed}..{int(seed) + MAX_SEARCH - 1}")
+
+
+def case_record(case: SoloCase):
+    """The ``pi-record/1`` :class:`~pi_env.records_types.GameRecord` of a solo case (no events)."""
+    from .records_types import GameRecord, RoundRecord, Rules
+
+    rules = Rules(edition="second", mode="solo", players=1, rounds=1, variants=(),
+                  investigators=(case.investigators,))
+    rnd = RoundRecord(first_player=0, tile_district=tuple(case.tile_district), cases={0: case.case},
+                      display=None, events=())
+    return GameRecord(rules=rules, board=case.board, rounds=(rnd,), seed=case.seed)
+
+
+def setup_sheet(case: SoloCase) -> str:
+    """The printable setup sheet: district → suspect tile, evidence tile (no case)."""
+    board = case.board
+    suspect = ["(blank)"] * NUM_DISTRICTS
+    evidence = ["(blank)"] * NUM_DISTRICTS
+    for x in range(12):
+        suspect[case.tile_district[x]] = SUSPECT_NAMES[x]
+    for x in range(10):
+        evidence[case.tile_district[12 + x]] = EVIDENCE_NAMES[x]
+    origin = f"daily case {case.date}" if case.date else "case"
+    g = case.greedy
+    w = max(len(d) for d in board.districts) + 2
+    sw = max(len(n) for n in suspect) + 2
+    lines = [
+        f"P.I. Solo Time Attack: {origin}, seed {case.seed}",
+        f"Difficulty: {case.difficulty} (reference greedy solver: {g.actions} actions, "
+        f"{g.investigators} investigator tile{'s' * (g.investigators != 1)}"
+        + (f", {g.wrong_solves} wrong solve{'s' * (g.wrong_solves != 1)}" if g.wrong_solves else "")
+        + ")",
+        f"Board: {board.name}; investigator tiles: {case.investigators}; clue queries: any of the "
+        f"36 suspects, evidence and locations.",
+        "",
+        "Place one suspect tile and one evidence tile in each district:",
+        "",
+        f"{'District':<{w}}{'Suspect':<{sw}}Evidence",
+        f"{'-' * (w - 2):<{w}}{'-' * (sw - 2):<{sw}}{'-' * 8}",
+    ]
+    for d in range(NUM_DISTRICTS):
+        lines.append(f"{board.districts[d]:<{w}}{suspect[d]:<{sw}}{evidence[d]}".rstrip())
+    lines += [
+        "",
+        "Locations are printed on the board. The case (one suspect, one evidence, one location) is",
+        "hidden: the program answers each query. Keep the record file closed: it holds the case.",
+        "Result: number of actions, then investigator tiles used, then wrong solves (RULES.md §8).",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write_case(case: SoloCase, out: "str | Path", force: bool = False) -> tuple[Path, Path]:
+    """Write the record (``out``) and the setup sheet (``out`` with suffix ``.txt``).
+
+    Raises:
+        PIError: ``out`` ends in ``.txt`` (it would be the sheet), or a file exists and not
+            ``force``.
+        OSError: a file cannot be written.
+    """
+    from .errors import RecordError
+    from .records import write_record
+
+    record_path = Path(out)
+    sheet_path = record_path.with_suffix(".txt")
+    if sheet_path == record_path:
+        raise PIError(f"{record_path}: the record cannot be a .txt file (that name is the setup sheet's)")
+    for p in (record_path, sheet_path):
+        if p.exists() and not force:
+            raise PIError(f"{p} exists; use --force to overwrite it")
+    try:
+        write_record(case_record(case), record_path, force=force)
+    except RecordError as exc:  # pragma: no cover - a generated case is always a valid record
+        raise PIError(f"internal error: generated case is not a valid record: {exc}") from None
+    sheet_path.write_text(setup_sheet(case), encoding="utf-8")
+    return record_path, sheet_path
