@@ -1,76 +1,370 @@
-"""Speed of the solver (issue 3 targets: own-information update <= 5 us per event, full joint
-probabilities <= 20 ms for 5 players). Numba compile time is excluded (one warm-up call first).
+"""Speed of the solver against a plain numpy brute force (issue 3 items 7 and 8).
 
-    python benchmarks/solver_speed.py [fixture_dir]
+    python benchmarks/solver_speed.py [--positions N] [--seed S] [--baseline-positions M]
+                                      [--baseline-cap SECONDS]
 
-Positions: every prefix (after 0, 1, ..., all events) of every 5-player fixture record, for every
-player — from the opening (largest case sets) to the end of the round.
+Positions: random mid-game positions of 4- and 5-player games played by the engine (each seat a
+``deducer`` with probability 3/4, else ``random``), recorded with :class:`pi_env.recorder.Recorder`.
+From every round that lasts long enough, up to two positions are taken: a random player p and a
+random prefix ending at event 8..30 (the middle of a round). ``--positions`` is the number of
+positions per player count. Medians and 90th percentiles are over positions.
+
+Measured, numba compile time excluded (every kernel is called once before timing):
+
+1. own-information update per event: :meth:`solvers.CaseFilter.update` (and the bare numba kernel
+   it calls) applying the position's last event, averaged over 200 repeated calls (the update is
+   idempotent). Baseline: recompute p's whole 1680-case mask from scratch with plain numpy
+   (:func:`solvers.case_mask_reference` over every event of the prefix), as one would without an
+   incremental filter.
+2. the full joint consistent set with exact probabilities: :func:`solvers.analyze_knowledge` on the
+   position (median of 3 calls per position); also the front door :func:`solvers.analyze` on the
+   record, which builds the :class:`~solvers.Knowledge` from the record first. Baseline: a
+   straightforward numpy brute force that enumerates the joint assignments of the unknown players
+   (:func:`brute_force_joint`). It is slow, so it runs on ``--baseline-positions`` evenly spaced
+   positions of each player count only, each capped at ``--baseline-cap`` seconds: p's cases are processed in
+   random order and, when the cap is hit, the full time is extrapolated from the cases done (marked
+   ``est.``). Every count it completes is checked against the solver's exact count.
+3. the best-action hint :func:`solvers.hint` (if the installed ``solvers`` has it; else ``n/a``),
+   default arguments (candidate queries derived from the record, ``expected_remaining_actions``
+   included), median of 3 calls per position. No baseline.
+
+Targets (issue 3): own-information update <= 5 us per event; joint set with exact probabilities
+<= 20 ms per query with 5 players; hint <= 50 ms.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
-from pathlib import Path
+from dataclasses import dataclass
 
 import numpy as np
 
-from pi_env.records import load_record
-from solvers import CaseFilter, analyze_knowledge, knowledge_of
+from pi_env.engine import GameConfig, init, legal_action_mask, observe, step_inplace
+from pi_env.recorder import Recorder
+from pi_env.records import load_record, record_to_dict
+from pi_env.records_types import GameRecord
+import solvers
+from solvers import CaseFilter, Knowledge, analyze, analyze_knowledge, case_mask_reference, knowledge_of
 from solvers.case_sets import ELEMENT_BITS, _layout_bits_of, apply_event_bits
+from solvers.tables import CASE_ELEMENT_MASKS
 
-DEFAULT_DIR = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "solver"
+try:  # optional progress bars
+    from tqdm import tqdm as _tqdm
+except ImportError:  # pragma: no cover
+    _tqdm = None
+
+FIRST_EVENT, LAST_EVENT = 8, 30  # prefixes end at one of these events (middle of a round)
+UPDATE_REPS = 200
+CALL_REPS = 3
 
 
-def _stats(name: str, seconds: list[float], unit: float, label: str) -> None:
-    a = np.array(seconds) / unit
-    print(f"{name:<44} n={a.size:<5} median {np.median(a):8.2f} {label}  p90 {np.percentile(a, 90):8.2f}  "
-          f"max {a.max():8.2f}")
+def progress(iterable, desc: str, total: int | None = None):
+    if _tqdm is None:
+        return iterable
+    return _tqdm(iterable, desc=desc, total=total, leave=False, file=sys.stderr)
 
 
-def main(fixture_dir: Path = DEFAULT_DIR) -> None:
-    paths = sorted(fixture_dir.glob("5p_*.record.json"))
-    if not paths:
-        sys.exit(f"no 5-player fixtures in {fixture_dir}")
-    records = [load_record(p) for p in paths]
-    knowledges = [knowledge_of(r, p) for r in records for p in range(r.rules.players)]
-    # warm-up (numba compile / cache load)
-    f = CaseFilter(knowledges[0])
-    analyze_knowledge(knowledges[0])
+# ---------------------------------------------------------------------------------------------
+# positions
 
-    # 1. own-information update, per event
-    kernel, wrapper = [], []
-    for k in knowledges:
-        lb = _layout_bits_of(k)
-        f = CaseFilter(k.prefix(0))
-        bits = f.bits.copy()
-        reps = 200
-        for row in k.events:
-            t = time.perf_counter()
-            for _ in range(reps):
-                apply_event_bits(bits, k.player, row, lb.clue, lb.investigation, ELEMENT_BITS)
-            kernel.append((time.perf_counter() - t) / reps)
-            t = time.perf_counter()
-            f.update(row)
-            wrapper.append(time.perf_counter() - t)
-    _stats("own update: apply_event_bits (numba call)", kernel, 1e-6, "us")
-    _stats("own update: CaseFilter.update", wrapper, 1e-6, "us")
 
-    # 2. full joint analysis at every prefix
-    full: list[float] = []
-    by_events: dict[int, list[float]] = {}
-    for k in knowledges:
-        for i in range(len(k.events) + 1):
-            ki = k.prefix(i)
-            t = time.perf_counter()
-            analyze_knowledge(ki)
-            dt = time.perf_counter() - t
-            full.append(dt)
-            by_events.setdefault(i // 10 * 10, []).append(dt)
-    _stats("analyze (own + joint + probabilities)", full, 1e-3, "ms")
-    for start in sorted(by_events):
-        _stats(f"  after {start}..{start + 9} events", by_events[start], 1e-3, "ms")
+@dataclass
+class Position:
+    record: GameRecord
+    round_index: int
+    player: int
+    after_event: int
+    knowledge: Knowledge
+
+    @property
+    def n_players(self) -> int:
+        return self.knowledge.n_players
+
+
+def play_record(n_players: int, seed: int, rng: np.random.Generator) -> GameRecord:
+    """One engine self-play game (deducer / random seats), recorded."""
+    from agents import make_agent
+
+    config = GameConfig(num_players=n_players)
+    state = init(config, 1, seed=seed)
+    agents = [make_agent("random" if rng.random() < 0.25 else "deducer") for _ in range(n_players)]
+    for i, a in enumerate(agents):
+        a.reset(n_players, config.board, seed=seed * 10 + i)
+    rec = Recorder(config, state, seed)
+    action = np.zeros(1, dtype=np.int64)
+    while not state.done[0]:
+        p = int(state.current_player[0])
+        action[0] = agents[p].act(observe(state, p)[0], legal_action_mask(state)[0])
+        step_inplace(state, action, config)
+        rec.after_step(state)
+    # write and re-read: the loader derives each investigation's suppressed types (RULES.md §4.2)
+    return load_record(record_to_dict(rec.record()))
+
+
+def make_positions(n_players: int, count: int, rng: np.random.Generator) -> list[Position]:
+    out: list[Position] = []
+    bar = _tqdm(total=count, desc=f"self-play {n_players}p", leave=False, file=sys.stderr) if _tqdm else None
+    while len(out) < count:
+        record = play_record(n_players, int(rng.integers(2**31)), rng)
+        for r, rnd in enumerate(record.rounds):
+            if len(rnd.events) <= FIRST_EVENT:
+                continue
+            players = rng.permutation(n_players)[:2]
+            for p in players:
+                if len(out) == count:
+                    break
+                e = int(rng.integers(FIRST_EVENT, min(LAST_EVENT, len(rnd.events) - 1) + 1))
+                out.append(Position(record, r, int(p), e, knowledge_of(record, int(p), r, e)))
+                if bar is not None:
+                    bar.update(1)
+    if bar is not None:
+        bar.close()
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# the brute-force baseline of the joint set
+
+
+def brute_force_joint(knowledge: Knowledge, cap_seconds: float, rng: np.random.Generator
+                      ) -> tuple[float, bool, dict[int, int]]:
+    """Straightforward joint enumeration with numpy.
+
+    Per-player case lists from the plain numpy reference (:func:`case_mask_reference`); then for
+    each case c of p: extend the partial assignments one unknown player at a time (all pairs
+    partial x candidate, keep the disjoint ones), and count the last player's candidates disjoint
+    from each partial assignment. Unknown players are taken smallest list first.
+
+    Returns:
+        ``(seconds, finished, counts)``: if the cap is hit, ``seconds`` is extrapolated from the
+        cases done (p's cases are processed in random order) and ``finished`` is False; ``counts``
+        maps each processed case to its number of joint assignments.
+    """
+    t0 = time.perf_counter()
+    n, p = knowledge.n_players, knowledge.player
+    known = {p} if knowledge.held_case < 0 else {p, knowledge.held_player}
+    own = np.flatnonzero(case_mask_reference(knowledge))
+    lists = sorted((CASE_ELEMENT_MASKS[case_mask_reference(knowledge, q)]
+                    for q in range(n) if q not in known), key=len)
+    order = rng.permutation(own)
+    counts: dict[int, int] = {}
+    done = 0
+    for c in order:
+        partial = CASE_ELEMENT_MASKS[c:c + 1]
+        for masks in lists[:-1]:
+            ok = (partial[:, None] & masks[None, :]) == 0
+            i, j = np.nonzero(ok)
+            partial = partial[i] | masks[j]
+        last = lists[-1] if lists else None
+        if last is None:
+            total = int(partial.size)
+        else:
+            total = 0
+            step = max(1, 2_000_000 // max(last.size, 1))
+            for s in range(0, partial.size, step):
+                total += int(((partial[s:s + step, None] & last[None, :]) == 0).sum())
+        counts[int(c)] = total
+        done += 1
+        elapsed = time.perf_counter() - t0
+        if elapsed > cap_seconds and done < order.size:
+            return elapsed * order.size / done, False, counts
+    return time.perf_counter() - t0, True, counts
+
+
+# ---------------------------------------------------------------------------------------------
+# measurements
+
+
+def _median_time(fn, reps: int = CALL_REPS) -> float:
+    times = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return float(np.median(times))
+
+
+def time_own_update(pos: Position) -> tuple[float, float, float]:
+    """(CaseFilter.update, numba kernel, numpy from-scratch baseline) seconds for the last event."""
+    k = pos.knowledge
+    row = k.events[-1]
+    f = CaseFilter(k.prefix(len(k.events) - 1))
+    t = time.perf_counter()
+    for _ in range(UPDATE_REPS):
+        f.update(row)
+    wrapper = (time.perf_counter() - t) / UPDATE_REPS
+    lb = _layout_bits_of(k)
+    bits = f.bits.copy()
+    t = time.perf_counter()
+    for _ in range(UPDATE_REPS):
+        apply_event_bits(bits, k.player, row, lb.clue, lb.investigation, ELEMENT_BITS)
+    kernel = (time.perf_counter() - t) / UPDATE_REPS
+    baseline = _median_time(lambda: case_mask_reference(k))
+    return wrapper, kernel, baseline
+
+
+def find_hint():
+    """``solvers.hint`` if this version of the solver has it (else ``None``)."""
+    fn = getattr(solvers, "hint", None)
+    if fn is None:
+        try:
+            from solvers.hints import hint as fn  # type: ignore[no-redef]
+        except ImportError:
+            return None
+    return fn
+
+
+def warm_up(positions: list[Position], hint_fn) -> None:
+    for pos in positions[:3]:
+        time_own_update(pos)
+        analyze_knowledge(pos.knowledge)
+        analyze(pos.record, pos.player, pos.round_index, pos.after_event)
+        if hint_fn is not None:
+            hint_fn(pos.knowledge, round_index=pos.round_index)
+    brute_force_joint(positions[0].knowledge, 0.05, np.random.default_rng(0))
+
+
+# ---------------------------------------------------------------------------------------------
+# report
+
+
+@dataclass
+class Row:
+    name: str
+    ours: list[float]
+    unit: str
+    target: float | None = None
+    baseline: list[float] | None = None
+    ours_on_baseline: list[float] | None = None
+    note: str = ""
+
+
+_SCALE = {"us": 1e6, "ms": 1e3, "s": 1.0}
+
+
+def _fmt(x: float | None, unit: str) -> str:
+    if x is None:
+        return "n/a"
+    v = x * _SCALE[unit]
+    return f"{v:.3g} {unit}" if v < 1000 else f"{v:,.0f} {unit}"
+
+
+def print_table(rows: list[Row]) -> None:
+    header = ("measure", "n", "median", "p90", "target", "met", "baseline n", "baseline median",
+              "baseline p90", "baseline/ours")
+    lines = []
+    for r in rows:
+        if not r.ours:
+            lines.append((r.name, "0", "n/a", "n/a", "<= " + _fmt(r.target, r.unit) if r.target else "-",
+                          "n/a", "-", "-", "-", "-"))
+            continue
+        a = np.array(r.ours)
+        med, p90 = float(np.median(a)), float(np.percentile(a, 90))
+        met = "-" if r.target is None else ("yes" if med <= r.target else "NO")
+        if r.baseline:
+            b = np.array(r.baseline)
+            ref = np.median(r.ours_on_baseline if r.ours_on_baseline else a)
+            bmed, b90 = float(np.median(b)), float(np.percentile(b, 90))
+            base = (str(b.size), _fmt(bmed, "s" if bmed > 1 else r.unit), _fmt(b90, "s" if b90 > 1 else r.unit),
+                    f"{bmed / ref:,.0f}x" if bmed / ref >= 10 else f"{bmed / ref:.1f}x")
+        else:
+            base = ("-", "-", "-", "-")
+        lines.append((r.name, str(a.size), _fmt(med, r.unit), _fmt(p90, r.unit),
+                      "<= " + _fmt(r.target, r.unit) if r.target else "-", met) + base)
+    widths = [max(len(h), *(len(l[i]) for l in lines)) for i, h in enumerate(header)]
+    print("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |")
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for l in lines:
+        print("| " + " | ".join(v.ljust(w) for v, w in zip(l, widths)) + " |")
+    for r in rows:
+        if r.note:
+            print(f"* {r.name}: {r.note}")
+    for r in rows:
+        if r.target is not None and r.ours:
+            a = np.array(r.ours)
+            print(f"* {r.name}: max {_fmt(float(a.max()), r.unit)}, {int((a > r.target).sum())} of {a.size} "
+                  f"positions over the target")
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--positions", type=int, default=300, help="positions per player count (4 and 5)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--baseline-positions", type=int, default=100,
+                    help="positions per player count for the joint brute force")
+    ap.add_argument("--baseline-cap", type=float, default=3.0,
+                    help="seconds per position for the joint brute force (then extrapolated)")
+    args = ap.parse_args(argv)
+    rng = np.random.default_rng(args.seed)
+    hint_fn = find_hint()
+
+    t_gen = time.perf_counter()
+    positions = {n: make_positions(n, args.positions, rng) for n in (4, 5)}
+    t_gen = time.perf_counter() - t_gen
+    warm_up(positions[4] + positions[5], hint_fn)
+
+    own_w, own_k, own_b = [], [], []
+    joint: dict[int, list[float]] = {4: [], 5: []}
+    front: dict[int, list[float]] = {4: [], 5: []}
+    hints: dict[int, list[float]] = {4: [], 5: []}
+    for n in (4, 5):
+        for pos in progress(positions[n], f"solver {n}p"):
+            w, k, b = time_own_update(pos)
+            own_w.append(w)
+            own_k.append(k)
+            own_b.append(b)
+            joint[n].append(_median_time(lambda: analyze_knowledge(pos.knowledge)))
+            front[n].append(_median_time(lambda: analyze(pos.record, pos.player, pos.round_index,
+                                                         pos.after_event)))
+            if hint_fn is not None:
+                hints[n].append(_median_time(lambda: hint_fn(pos.knowledge, round_index=pos.round_index)))
+
+    brute: dict[int, list[float]] = {4: [], 5: []}
+    brute_est = {4: 0, 5: 0}
+    baseline_index: dict[int, list[int]] = {}
+    brute_checked = mismatches = 0
+    brng = np.random.default_rng(args.seed + 1)
+    for n in (4, 5):
+        step = max(1, len(positions[n]) // max(args.baseline_positions, 1))
+        baseline_index[n] = list(range(0, len(positions[n]), step))[:args.baseline_positions]
+        for pos in progress([positions[n][i] for i in baseline_index[n]], f"brute force {n}p"):
+            secs, finished, counts = brute_force_joint(pos.knowledge, args.baseline_cap, brng)
+            brute[n].append(secs)
+            brute_est[n] += not finished
+            a = analyze_knowledge(pos.knowledge)
+            exact = dict(zip(a.cases.tolist(), a.joint_counts.tolist()))
+            for c, v in counts.items():
+                brute_checked += 1
+                mismatches += v != exact.get(c, 0)
+
+    nb = {n: len(brute[n]) for n in (4, 5)}
+    rows = [
+        Row("own-info update / event: CaseFilter.update", own_w, "us", 5e-6, own_b, None,
+            "baseline = numpy case_mask_reference from scratch over the prefix's events"),
+        Row("own-info update / event: numba kernel", own_k, "us", 5e-6, own_b),
+        Row("joint set + exact P, 4p: analyze_knowledge", joint[4], "ms", None, brute[4],
+            [joint[4][i] for i in baseline_index[4]],
+            f"baseline = numpy brute-force joint enumeration on {nb[4]} evenly spaced positions, "
+            f"cap {args.baseline_cap:g} s each, {brute_est[4]} of them extrapolated; ratio vs ours on the "
+            "same positions"),
+        Row("joint set + exact P, 5p: analyze_knowledge", joint[5], "ms", 20e-3, brute[5],
+            [joint[5][i] for i in baseline_index[5]],
+            f"baseline on {nb[5]} evenly spaced positions, cap {args.baseline_cap:g} s each, "
+            f"{brute_est[5]} of them extrapolated"),
+        Row("joint set + exact P, 4p: analyze(record)", front[4], "ms"),
+        Row("joint set + exact P, 5p: analyze(record)", front[5], "ms", 20e-3, None, None,
+            "front door: builds the Knowledge from the GameRecord first"),
+        Row("best-action hint, 4p: hint", hints[4], "ms", 50e-3),
+        Row("best-action hint, 5p: hint", hints[5], "ms", 50e-3, None, None,
+            "" if hint_fn is not None else "solvers has no hint() in this version"),
+    ]
+    print(f"solver speed: {args.positions} positions per player count (4p, 5p), seed {args.seed}, "
+          f"prefixes ending at events {FIRST_EVENT}..{LAST_EVENT}; self-play took {t_gen:.0f} s")
+    print_table(rows)
+    print(f"brute force vs solver: {brute_checked} per-case joint counts compared, {mismatches} mismatches")
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_DIR)
+    main()

@@ -8,15 +8,18 @@ reproduce the same game state").
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable, Iterator
 
 import numpy as np
 
-from .constants import DEFAULT_MAX_ROTATIONS, INVESTIGATE_BASE, ON_DISPLAY, SOLVE_BASE, case_index
+from .constants import (DEFAULT_MAX_ROTATIONS, INVESTIGATE_BASE, NOTHING, ON_DISPLAY, SOLVE_BASE,
+                        case_index)
 from .engine import GameConfig, State, init, step_inplace
 from .engine.api import is_legal
 from .engine.state import DEFAULT_MAX_ROUNDS, MODES
 from .errors import PIError, RecordError
+from .records import suppression
 from .records_types import CLUE, INVESTIGATE, SOLVE, Event, GameRecord, RoundRecord, Rules
 
 
@@ -64,8 +67,15 @@ class Recorder:
         g = self.game
         if state.last_action[g] < 0:
             return
-        events = self._rounds[-1]["events"]
-        events.append(event_from_state(state, g, len(events)))
+        rnd = self._rounds[-1]
+        events = rnd["events"]
+        ev = event_from_state(state, g, len(events))
+        marked = rnd.setdefault("marked", {}).setdefault(ev.player, set())
+        if ev.kind == CLUE and ev.answer != NOTHING:
+            marked.add(ev.element)  # the player's marker is now on that tile (RULES.md §4.1)
+        elif ev.kind == INVESTIGATE:  # derived like load_record does (RULES.md §4.2)
+            ev = replace(ev, suppressed=suppression(rnd["tile_district"], marked, ev.district))
+        events.append(ev)
         if not state.done[g] and int(state.round[g]) != self._round_index:
             self._round_index = int(state.round[g])
             self._rounds.append(_round_from_state(state, g))

@@ -73,3 +73,13 @@ def test_event_after_round_end_is_rejected():
     events.append(extra)
     with pytest.raises(RecordError, match=r"round 1, event \d+: the round ended at the end of rotation"):
         score_record(load_record(doc))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_in_memory_record_equals_loaded_record(seed):
+    """Recorder.record() derives the suppression flags exactly as load_record does (RULES §4.2),
+    so the solver may read an in-memory record directly."""
+    config = GameConfig(num_players=4)
+    _, rec = play_game(config, ["random", "deducer", "random", "deducer"], seed)
+    record = rec.record()
+    assert record == load_record(record_to_dict(record))
