@@ -41,8 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pi_env.engine import GameConfig, init, legal_action_mask, observe, step_inplace
-from pi_env.recorder import Recorder
+from pi_env.engine import GameConfig
 from pi_env.records import load_record, record_to_dict
 from pi_env.records_types import GameRecord
 import solvers
@@ -85,20 +84,11 @@ class Position:
 
 def play_record(n_players: int, seed: int, rng: np.random.Generator) -> GameRecord:
     """One engine self-play game (deducer / random seats), recorded."""
-    from agents import make_agent
+    from agents.runner import play_game
 
     config = GameConfig(num_players=n_players)
-    state = init(config, 1, seed=seed)
-    agents = [make_agent("random" if rng.random() < 0.25 else "deducer") for _ in range(n_players)]
-    for i, a in enumerate(agents):
-        a.reset(n_players, config.board, seed=seed * 10 + i)
-    rec = Recorder(config, state, seed)
-    action = np.zeros(1, dtype=np.int64)
-    while not state.done[0]:
-        p = int(state.current_player[0])
-        action[0] = agents[p].act(observe(state, p)[0], legal_action_mask(state)[0])
-        step_inplace(state, action, config)
-        rec.after_step(state)
+    seats = ["random" if rng.random() < 0.25 else "deducer" for _ in range(n_players)]
+    _, rec = play_game(config, seats, seed)
     # write and re-read: the loader derives each investigation's suppressed types (RULES.md §4.2)
     return load_record(record_to_dict(rec.record()))
 

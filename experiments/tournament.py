@@ -189,30 +189,29 @@ def columns(num_rounds: int = 3) -> list[str]:
 
 def play_game(settings: TournamentSettings, game: int) -> list[Row]:
     """Play game ``game`` of the tournament; returns its rows (one per seat, see :func:`columns`)."""
-    from agents import make_agent
-    from pi_env.engine import init, legal_action_mask, observe, outcome, step_inplace
+    from agents.runner import play_game as run_game
+    from pi_env.engine import outcome
 
     config = settings.config()
     P, R = settings.players, settings.num_rounds
     seed = game_seed(settings.seed, game)
     names = seat_agents(settings.agents, game)
-    agents = [make_agent(n) for n in names]
-    for s, agent in enumerate(agents):
-        agent.reset(P, config.board, seed=seed * 10 + s)
-    state = init(config, 1, seed=seed)
     solve_rotation: list[list[int | None]] = [[None] * R for _ in range(P)]
     wrong = [0] * P
-    action = np.zeros(1, dtype=np.int64)
-    while not state.done[0]:
-        p = int(state.current_player[0])
-        rnd, rotation = int(state.round[0]), int(state.rotation[0])
-        action[0] = agents[p].act(observe(state, p)[0], legal_action_mask(state)[0])
-        step_inplace(state, action, config)
-        if action[0] >= SOLVE_BASE:
+    before: list[int] = [0, 0]
+
+    def note_position(state, p, obs, agent) -> None:
+        before[:] = [int(state.round[0]), int(state.rotation[0])]
+
+    def note_solve(state) -> None:
+        p, a = int(state.last_player[0]), int(state.last_action[0])
+        if a >= SOLVE_BASE:
             if int(state.last_answer[0, 0]) == 1:
-                solve_rotation[p][rnd] = rotation + 1
+                solve_rotation[p][before[0]] = before[1] + 1
             else:
                 wrong[p] += 1
+
+    state, _ = run_game(config, list(names), seed, before_step=note_position, after_step=note_solve)
     result = outcome(state, config)
     k = len(result.winners)
     rows = []

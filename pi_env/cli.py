@@ -1,5 +1,5 @@
 """The ``pi-env`` command line: ``play`` and ``replay`` (issue #2), ``solve`` (issue #3),
-``solo generate`` (issue #5).
+``solo generate`` (issue #5), ``render`` (issue #7).
 
 Every user mistake (unknown agent, bad player count or seed, invalid rules such as a duel for 3
 players or investigator counts for the wrong number of players, bad record, existing output file)
@@ -156,6 +156,16 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--out", default="case.json",
                      help="record file (default case.json); the setup sheet goes beside it as .txt")
     gen.add_argument("--force", action="store_true", help="overwrite existing output files")
+    render = sub.add_parser("render", help="draw the board at a point of an engine-written record as a PNG")
+    render.add_argument("record", help="a pi-record/1 JSON file written by the engine (with its seed)")
+    render.add_argument("--round", type=_integer, default=None, help="round, 1-based (default: the last)")
+    render.add_argument("--event", type=_integer, default=None, metavar="E",
+                        help="the position after the round's event E (0-based; -1: the round's start; "
+                             "default: after its last event)")
+    render.add_argument("--viewer", type=_integer, default=None, metavar="P",
+                        help="add the case player P holds (default: a spectator's picture, no case)")
+    render.add_argument("--out", required=True, help="the PNG file to write")
+    render.add_argument("--force", action="store_true", help="overwrite an existing --out file")
     return parser
 
 
@@ -163,9 +173,9 @@ def cmd_play(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from agents import make_agent
+    from agents.runner import play_game
 
-    from .engine import GameConfig, init, legal_action_mask, observe, step_inplace
-    from .recorder import Recorder
+    from .engine import GameConfig
     from .records import write_record
     from .report import report_lines
     from .scoring import score_record
@@ -186,16 +196,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.record and Path(args.record).exists() and not args.force:
         raise PIError(f"{args.record} exists; use --force to overwrite it")
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % (2**31))
-    state = init(config, 1, seed=seed)
-    for i, agent in enumerate(agents):
-        agent.reset(config.num_players, config.board, seed=seed * 10 + i)
-    recorder = Recorder(config, state, seed)
-    action = np.zeros(1, dtype=np.int64)
-    while not state.done[0]:
-        p = int(state.current_player[0])
-        action[0] = agents[p].act(observe(state, p)[0], legal_action_mask(state)[0])
-        step_inplace(state, action, config)
-        recorder.after_step(state)
+    state, recorder = play_game(config, agents, seed)
     record = recorder.record()
     if args.record:  # written before printing, so a closed pipe cannot lose it
         path = write_record(record, args.record, force=args.force)
@@ -320,6 +321,30 @@ def cmd_solo(args: argparse.Namespace) -> int:
 
 
 COMMANDS["solo"] = cmd_solo
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    """``pi-env render``: a picture of the board (:func:`pi_env.board_image.board_image`) at a point
+    of an engine-written record, re-run by the engine from its seed."""
+    from pathlib import Path
+
+    from .board_image import board_image, record_position, write_png
+
+    out = Path(args.out)
+    if out.suffix.lower() != ".png":
+        raise PIError(f"--out {args.out}: the picture is written as PNG; give a .png file name")
+    if out.exists() and not args.force:
+        raise PIError(f"{out} exists; use --force to overwrite it")
+    state, config = record_position(args.record, None if args.round is None else args.round - 1,
+                                    args.event)
+    if args.viewer is not None and not 0 <= args.viewer < config.num_players:
+        raise PIError(f"--viewer must be 0..{config.num_players - 1}, got {args.viewer}")
+    write_png(board_image(state, config, viewer=args.viewer), str(out))
+    print(f"picture written to {out}")
+    return 0
+
+
+COMMANDS["render"] = cmd_render
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -32,8 +32,8 @@ import pytest
 from agents import make_agent
 from agents.base import Agent
 from pi_env.constants import SOLVE_BASE
-from pi_env.engine import GameConfig, init, legal_action_mask, observe, step_inplace
-from pi_env.recorder import Recorder
+from agents.runner import play_game
+from pi_env.engine import GameConfig
 from pi_env.records import load_record, record_to_dict
 from pi_env.records_types import GameRecord
 from solvers import analyze
@@ -69,17 +69,7 @@ def _agent(name: str) -> Agent:
 def play_record(n_players: int, seat_names: list[str], seed: int) -> GameRecord:
     """Play one engine game and return its record, re-read so suppression is derived."""
     config = GameConfig(num_players=n_players)
-    state = init(config, 1, seed=seed)
-    agents = [_agent(name) for name in seat_names]
-    for i, a in enumerate(agents):
-        a.reset(n_players, config.board, seed=seed * 10 + i)
-    rec = Recorder(config, state, seed)
-    action = np.zeros(1, dtype=np.int64)
-    while not state.done[0]:
-        p = int(state.current_player[0])
-        action[0] = agents[p].act(observe(state, p)[0], legal_action_mask(state)[0])
-        step_inplace(state, action, config)
-        rec.after_step(state)
+    _, rec = play_game(config, [_agent(name) for name in seat_names], seed)
     return load_record(record_to_dict(rec.record()))
 
 
