@@ -11,8 +11,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..constants import NUM_ACTIONS
-from ..errors import IllegalActionError, InvalidActionError, PIError
+from ..errors import IllegalActionError, PIError
 from . import _kernels as K
+from .arrays import action_array
 from .state import GameConfig, State, empty_state
 
 
@@ -68,15 +69,7 @@ def reset_done(state: State, config: GameConfig) -> np.ndarray:
 
 
 def _check_actions(state: State, actions: np.ndarray) -> np.ndarray:
-    a = np.asarray(actions)
-    if a.shape != (state.batch_size,) or not np.issubdtype(a.dtype, np.integer):
-        raise InvalidActionError(
-            f"actions must be an integer array of shape ({state.batch_size},), got {a.dtype} {a.shape}")
-    bad = np.nonzero((a < 0) | (a >= NUM_ACTIONS))[0]
-    if bad.size:
-        b = int(bad[0])
-        raise InvalidActionError(f"game {b}: action {int(a[b])!r} is outside 0..{NUM_ACTIONS - 1}")
-    a = np.ascontiguousarray(a, dtype=np.int64)
+    a = action_array(actions, state.batch_size)
     ok = is_legal(state, a)
     if not ok.all():
         b = int(np.nonzero(~ok)[0][0])

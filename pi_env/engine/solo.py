@@ -65,7 +65,7 @@ Size :data:`OBSERVATION_SIZE` = 2452; offsets :func:`observation_layout`, named 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
@@ -76,7 +76,8 @@ from ..board import DAYTIME, Board, load_board
 from ..constants import (CASE_TRIPLES, DISPLAY_SIZE, IN_DECK, IN_DISCARD, NUM_ACTIONS, NUM_CASES,
                          NUM_DISTRICTS, NUM_ELEMENTS, ON_DISPLAY, SPOT, TRACE, TYPE_OFFSETS, TYPE_SIZES,
                          case_index)
-from ..errors import IllegalActionError, InvalidActionError, PIError
+from ..errors import IllegalActionError, PIError
+from .arrays import BatchArrays, action_array
 from ._kernels import (_clue_answer, _deal_cases, _deal_clue_cards, _deal_layout, _investigate_answer,
                        _is_case, _play_clue_card)
 
@@ -126,7 +127,7 @@ class SoloConfig:
 
 
 @dataclass(frozen=True, eq=False)
-class SoloState:
+class SoloState(BatchArrays):
     """A batch of ``B`` solo games. Every field has the leading batch axis ``B``.
 
     The dataclass is frozen (fields are not rebound); :func:`step_inplace` and
@@ -185,28 +186,6 @@ class SoloState:
     forfeited: np.ndarray
     last_action: np.ndarray
     last_answer: np.ndarray
-
-    @property
-    def batch_size(self) -> int:
-        return int(self.rng.shape[0])
-
-    def arrays(self) -> tuple[np.ndarray, ...]:
-        """All fields in declaration order (the kernels' argument order)."""
-        return tuple(getattr(self, f.name) for f in fields(self))
-
-    def copy(self) -> "SoloState":
-        """A deep copy."""
-        return SoloState(*(a.copy() for a in self.arrays()))
-
-    def take(self, index: "int | slice | Sequence[int] | np.ndarray") -> "SoloState":
-        """The sub-batch ``index`` (copies); an int gives that game as ``B == 1``."""
-        if isinstance(index, (int, np.integer)):
-            index = [int(index)]
-        return SoloState(*(np.ascontiguousarray(a[index]) for a in self.arrays()))
-
-    def equals(self, other: "SoloState") -> bool:
-        """Exact equality of every field."""
-        return all(np.array_equal(a, b) for a, b in zip(self.arrays(), other.arrays()))
 
 
 def empty_solo_state(batch_size: int) -> SoloState:
@@ -546,17 +525,9 @@ def legal_action_mask(state: SoloState, out: np.ndarray | None = None) -> np.nda
 
 
 def _check_actions(state: SoloState, actions: np.ndarray, check: bool) -> np.ndarray:
-    a = np.asarray(actions)
-    if a.shape != (state.batch_size,) or not np.issubdtype(a.dtype, np.integer):
-        raise InvalidActionError(
-            f"actions must be an integer array of shape ({state.batch_size},), got {a.dtype} {a.shape}")
-    a = np.ascontiguousarray(a, dtype=np.int64)
+    a = action_array(actions, state.batch_size, check_range=check)
     if not check:
         return a
-    bad = np.flatnonzero((a < 0) | (a >= NUM_ACTIONS))
-    if bad.size:
-        b = int(bad[0])
-        raise InvalidActionError(f"game {b}: action {int(a[b])!r} is outside 0..{NUM_ACTIONS - 1}")
     ok = is_legal(state, a)
     if not ok.all():
         from ..actions import action_name

@@ -16,7 +16,7 @@ after ``GameConfig.max_rounds`` rounds ends with ``truncated`` set and no game r
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -24,6 +24,7 @@ from ..board import DAYTIME, Board
 from ..constants import (DEFAULT_MAX_ROTATIONS, DEFAULT_ROUNDS, EDITION_NAMES, MAX_INVESTIGATORS,
                          MAX_PLAYERS, MIN_PLAYERS, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS)
 from ..errors import PIError
+from .arrays import BatchArrays
 
 VARIANTS = ("fast", "nick-of-time")
 """Rule variants of RULES.md §6 (beginner friendly is ``GameConfig.investigators``)."""
@@ -160,7 +161,7 @@ class GameConfig:
 
 
 @dataclass
-class State:
+class State(BatchArrays):
     """Batched state of ``B`` games. Index layouts are those of :mod:`pi_env.constants`.
 
     Public information (RULES.md §9) is everything except ``case`` (hidden: each player sees only
@@ -254,30 +255,8 @@ class State:
     round_winner: np.ndarray
 
     @property
-    def batch_size(self) -> int:
-        return int(self.rng.shape[0])
-
-    @property
     def num_players(self) -> int:
         return int(self.case.shape[1])
-
-    def arrays(self) -> tuple[np.ndarray, ...]:
-        """All fields in declaration order (the kernels' argument order)."""
-        return tuple(getattr(self, f.name) for f in fields(self))
-
-    def copy(self) -> "State":
-        """A deep copy (all arrays copied)."""
-        return State(*(a.copy() for a in self.arrays()))
-
-    def take(self, index: "int | slice | np.ndarray") -> "State":
-        """The sub-batch ``index`` (copies), e.g. ``state.take([3])`` for game 3 as ``B == 1``."""
-        if isinstance(index, (int, np.integer)):
-            index = [int(index)]
-        return State(*(np.ascontiguousarray(a[index]) for a in self.arrays()))
-
-    def equals(self, other: "State") -> bool:
-        """Exact equality of every field."""
-        return all(np.array_equal(a, b) for a, b in zip(self.arrays(), other.arrays()))
 
 
 def empty_state(batch_size: int, num_players: int) -> State:
