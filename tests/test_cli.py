@@ -143,3 +143,32 @@ def load_record_tiles():
     sus = list(SUSPECT_NAMES) + [None, None]
     ev = list(EVIDENCE_NAMES) + [None] * 4
     return {"suspect": dict(zip(DAYTIME.districts, sus)), "evidence": dict(zip(DAYTIME.districts, ev))}
+
+
+def test_replay_rejects_answers_no_deal_fits(capsys, tmp_path):
+    """RECORD.md: a record whose answers could not have happened is rejected, also when it holds no
+    case (the solver finds a smallest set of events that cannot all hold)."""
+    from solvers import ContradictionError, analyze
+
+    path = tmp_path / "g.json"
+    run(capsys, "play", "--players", "3", "--seed", "3", "--agents", "deducer,deducer,deducer",
+        "--record", str(path), "--quiet")
+    doc = json.loads(path.read_text())
+    doc.pop("engine")
+    for rnd in doc["rounds"]:
+        rnd.pop("cases")
+        rnd.pop("display")
+    events = doc["rounds"][0]["events"]
+    # two players cannot both have a spot on the same element: cases are disjoint (RULES.md §3)
+    i = next(i for i, ev in enumerate(events) if ev.get("answer") == "spot")
+    j = next(j for j, ev in enumerate(events) if "clue" in ev and ev["player"] != events[i]["player"])
+    events[j] = {"player": events[j]["player"], "clue": events[i]["clue"], "answer": "spot"}
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    code, out, err = run(capsys, "replay", str(bad))
+    assert code == 2 and out == ""
+    assert err.startswith("pi-env: error: round 1: the answers cannot all be true") and err.count("\n") == 1
+    with pytest.raises(ContradictionError) as exc:
+        analyze(str(bad), 0, round_index=0)
+    assert len(exc.value.events) == 2  # a smallest conflict: two spots on one element (or an equivalent pair)
+    assert err.rstrip().endswith(f"events {', '.join(map(str, exc.value.events))}")
