@@ -265,6 +265,8 @@ def solve_report_lines(doc: dict[str, Any], gains_shown: int = 5) -> list[str]:
         lines.append(f"  {t:<9} " + ", ".join(f"{k} {_pct(v)}" for v, k in items))
     certain = [f"{t} {doc['certain'][t]}" for t in TYPE_NAMES if doc["certain"][t] is not None]
     lines.append("Certain: " + (", ".join(certain) if certain else "nothing yet"))
+    if doc["solved"]:  # it takes no more turns this round (RULES.md §4.3): no hint to give
+        return lines
     h = doc["hint"]
     lines.append(f"Hint (tier {h['tier']}: a correct solve now scores {h['points']}):")
     bc = h["best_case"]

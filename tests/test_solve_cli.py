@@ -204,3 +204,20 @@ def test_solve_on_a_played_record(capsys, tmp_path) -> None:
              solve_json(capsys, path, "--player", 1, "--round", last + 1, "--top", 0)["cases"]]
     from pi_env.actions import case_name
     assert tuple(case_name(truth, record.board).split(" / ")) in names
+
+
+def test_solved_player_gets_no_hint(tmp_path, capsys):
+    """A player who solved takes no more turns this round (RULES.md §4.3): no hint is printed."""
+    from pi_env.cli import main
+    from pi_env.records import load_record
+
+    path = tmp_path / "g.json"
+    assert main(["play", "--players", "3", "--seed", "3", "--agents", "deducer,deducer,deducer",
+                 "--record", str(path), "--quiet"]) == 0
+    capsys.readouterr()
+    rnd = load_record(path).rounds[0]
+    solver = next(ev.player for ev in rnd.events if ev.kind == "solve" and ev.correct)
+    assert main(["solve", str(path), "--player", str(solver)]) == 0
+    out = capsys.readouterr().out
+    assert f"Player {solver} has already solved its case this round." in out
+    assert "Hint" not in out and "recommendation" not in out
