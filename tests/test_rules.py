@@ -672,3 +672,17 @@ def test_from_layout_validation(kwargs, fragment):
 def re_escape(s: str) -> str:
     import re
     return re.escape(s)
+
+
+def test_legal_action_mask_rejects_a_bad_out_buffer():
+    """A wrong second argument (e.g. the config) is a clear PIError, not a numba typing error."""
+    import pytest as _pytest
+
+    from pi_env.engine import GameConfig, init, legal_action_mask
+    from pi_env.errors import PIError
+
+    config = GameConfig(num_players=3)
+    state = init(config, 2, seed=0)
+    with _pytest.raises(PIError, match=r"out must be an int8 array of shape \(2, 1730\), got GameConfig"):
+        legal_action_mask(state, config)
+    assert legal_action_mask(state).sum(axis=1).tolist() == [9 + 14 + 1680] * 2

@@ -126,6 +126,10 @@ def legal_action_mask(state: State, out: np.ndarray | None = None) -> np.ndarray
     """
     if out is None:
         out = np.empty((state.batch_size, NUM_ACTIONS), dtype=np.int8)
+    elif (not isinstance(out, np.ndarray) or out.shape != (state.batch_size, NUM_ACTIONS)
+          or out.dtype != np.int8):
+        raise PIError(f"out must be an int8 array of shape ({state.batch_size}, {NUM_ACTIONS}), "
+                      f"got {type(out).__name__} (the signature is legal_action_mask(state, out=None))")
     K.mask_kernel.for_batch(state.batch_size)(out, state.current_player, state.done, state.card_place, state.inv_count,
                   state.inv_district, state.inv_left)
     return out
