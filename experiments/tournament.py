@@ -580,6 +580,10 @@ def run_tournament(settings: TournamentSettings, out: "str | Path" = "results", 
         if any((out / f).exists() for f in (META_FILE, GAMES_FILE)) and not force:
             raise PIError(f"{out} already holds a tournament; use --resume to continue it "
                           "or --force to start over")
+        present = [f for f in OUTPUT_FILES if (out / f).exists()]
+        if present and not force:  # never replace a file the user put there
+            raise PIError(f"{out} already has {', '.join(present)}; use another --out or --force "
+                          "to replace them")
         out.mkdir(parents=True, exist_ok=True)
         for f in OUTPUT_FILES:
             (out / f).unlink(missing_ok=True)

@@ -206,7 +206,7 @@ def test_cli_generate_files_and_same_case_for_same_seed_or_date(capsys, tmp_path
 
 @pytest.mark.parametrize("argv,message", [
     (["--daily", "2024-02-30"], "pi-env solo generate: error: argument --daily: date must be a valid YYYY-MM-DD date"),
-    (["--seed", "-3"], "pi-env solo generate: error: argument --seed: seed must be a non-negative integer"),
+    (["--seed", "-3"], "pi-env solo generate: error: argument --seed: seed must be an integer 0..2**63-1"),
     (["--seed", "1", "--daily", "2024-01-01"], "not allowed with argument"),
     (["--difficulty", "insane"], "argument --difficulty: invalid choice: 'insane'"),
     (["--investigators", "15"], "investigators must be 0..14"),

@@ -221,3 +221,4 @@ def test_solved_player_gets_no_hint(tmp_path, capsys):
     out = capsys.readouterr().out
     assert f"Player {solver} has already solved its case this round." in out
     assert "Hint" not in out and "recommendation" not in out
+

@@ -355,3 +355,18 @@ def test_ray_backend_gives_the_same_rows(reference, tmp_path):
     summary = run_tournament(MIXED, tmp_path, workers=2, backend="ray")
     assert (tmp_path / "games.csv").read_bytes() == (reference[0] / "games.csv").read_bytes()
     assert summary == reference[1]
+
+
+def test_tournament_never_replaces_a_users_file(tmp_path, capsys):
+    """An --out folder holding a file the tournament would write is refused without --force."""
+    from pi_env.cli import main
+
+    out = tmp_path / "r"
+    out.mkdir()
+    (out / "scores.png").write_text("mine")
+    code = main(["tournament", "--agents", "random,random", "--games", "2", "--workers", "1",
+                 "--quiet", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and err == (f"pi-env: error: {out} already has scores.png; use another --out or "
+                                 "--force to replace them\n")
+    assert (out / "scores.png").read_text() == "mine"

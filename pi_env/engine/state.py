@@ -43,6 +43,11 @@ RULES_DUEL = 4
 RULES_MAX_ROUNDS_SHIFT = 8
 
 
+MAX_ROTATIONS_LIMIT = 1000
+"""Largest safeguard accepted: keeps ``rotation`` and first-edition scores (at most 2 penalty points
+per rotation and round) well inside their ``int16`` range."""
+
+
 @dataclass(frozen=True)
 class GameConfig:
     """Rules options of a batch of games (RULES.md §5, §6, §7).
@@ -119,8 +124,9 @@ class GameConfig:
             raise PIError(f"investigator counts must be integers 0..{MAX_INVESTIGATORS}, got {inv}")
         object.__setattr__(self, "investigators", tuple(int(i) for i in inv))
         if (not isinstance(self.max_rotations, (int, np.integer)) or isinstance(self.max_rotations, bool)
-                or self.max_rotations < 1):
-            raise PIError(f"max_rotations must be an integer >= 1, got {self.max_rotations!r}")
+                or not 1 <= self.max_rotations <= MAX_ROTATIONS_LIMIT):
+            raise PIError(f"max_rotations must be an integer 1..{MAX_ROTATIONS_LIMIT}, "
+                          f"got {self.max_rotations!r}")
         mr = self.max_rounds
         if (not isinstance(mr, (int, np.integer)) or isinstance(mr, bool)
                 or not self.num_rounds <= mr <= MAX_ROUNDS_LIMIT):
