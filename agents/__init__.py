@@ -6,9 +6,12 @@ from pi_env.errors import UnknownNameError
 
 from .base import Agent, RandomAgent
 from .deducer import DeducerAgent
+from .greedy import GreedyAgent
 from .heuristic import HeuristicAgent
+from .search import SearchAgent
 
-AGENTS: dict[str, type[Agent]] = {"random": RandomAgent, "deducer": DeducerAgent, "heuristic": HeuristicAgent}
+AGENTS: dict[str, type[Agent]] = {"random": RandomAgent, "deducer": DeducerAgent, "heuristic": HeuristicAgent,
+                               "greedy": GreedyAgent, "search": SearchAgent}
 
 
 def make_agent(name: str) -> Agent:
@@ -26,4 +29,5 @@ def make_agent(name: str) -> Agent:
     return AGENTS[key]()
 
 
-__all__ = ["Agent", "RandomAgent", "DeducerAgent", "HeuristicAgent", "AGENTS", "make_agent"]
+__all__ = ["Agent", "RandomAgent", "DeducerAgent", "HeuristicAgent", "GreedyAgent", "SearchAgent", "AGENTS",
+           "make_agent"]

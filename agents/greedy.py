@@ -1,0 +1,402 @@
+"""The ``greedy`` agent: joint inference, the most informative query, and a one-step solve rule
+(issue #4).
+
+It knows only its observation (RULES.md §9). On its turn it
+
+1. takes its case distribution from the solver's exact joint posterior
+   (:func:`solvers.analyze_knowledge` of :func:`solvers.knowledge_from_observation`: its own
+   answers, the case it holds and every other player's public answers, jointly through
+   disjointness);
+2. **solves when certain**: one case left, it names it;
+3. otherwise compares **solving now** with **waiting** — one more query, the most informative one,
+   then solving on its next turn (:meth:`Outlook.solve_value`, :meth:`Outlook.wait_value`):
+
+   * ``E_now = p · points_now − (1 − p) · 2`` with ``p`` the probability of the most likely case;
+   * ``E_wait = E[ 1{round still on} · max(0, q · points_next − (1 − q) · 2) ]`` with ``q`` the
+     expected probability of the most likely case after the query's answer
+     (``Σ_k max_{c answering k} P(c)``, as :func:`solvers.hints.solve_now_rule`), where the round
+     ending and ``points_next`` (the tier at the next turn) depend on what the other players do
+     before that turn, estimated by the :ref:`opponent model <opponent-model>` below;
+
+   it names the most likely case when ``E_now > 0`` and ``E_now ≥ E_wait``;
+4. otherwise takes the candidate query with the **highest expected information gain** — the
+   entropy of its answer distribution under the joint posterior
+   (:func:`solvers.hints.information_gains`); ties go to the lowest action id, so the query is
+   :attr:`solvers.Hint.best_action` of the same candidates;
+5. when no candidate query can split its cases it names the most likely case if that beats
+   waiting for others' solves (``E_now ≥ E[1{round on} · max(0, p · points_next − (1 − p) · 2)]``,
+   ``p`` unchanged), else it waits with the lowest legal clue.
+
+**Candidate queries**: the legal clues and investigators of the action mask. Investigator tiles
+are spent for the game (5 for 3 rounds), so with ``ration_investigators`` (default) an investigator
+is a candidate only while this round's share is not used up: ``ceil(tiles at the round's start /
+rounds left)``, assuming 3 rounds (as :mod:`agents.heuristic`).
+
+**Scores** (second edition by default; the observation does not say the edition): ``points =
+[7, 5, 3, 1][tier] + round`` (:func:`pi_env.scoring.tier_points`, 0 for a tier the player count does
+not have), a correct solve adds at most up to the cap 21 and a wrong one costs at most down to the
+floor −5 (RULES.md §5).
+
+.. _opponent-model:
+
+**Opponent model** (:class:`Outlook`; a fitted model, not a rule). Every other seat that has not
+solved gets a distribution of the number of its own turns until it solves, from how narrowed its
+public information is: ``n``, the number of cases consistent with that seat's public answers, the
+other players' spot markers and correct solves (:func:`solvers.case_bits` of the observation's
+public events, without the case the observer holds). With ``L = log2 n``, ``T = 1`` if ``n = 1``,
+else ``T`` is a normal ``N(μ, σ)`` rounded to ``1, 2, ...`` with
+
+    ``μ = 1.15 + 0.56 · L``, ``σ = 0.45 + 0.07 · L``
+
+(:func:`turns_to_solve_pmf`), fitted to 40 four-player games of ``search``, ``greedy``,
+``heuristic`` and ``deducer`` (seats rotated, engine seeds 2000..2039), every turn of every seat:
+mean own turns until the seat's correct solve per ``L`` bin (``L ≈ 0..10``) 1.00, 1.64, 2.19,
+2.93, 3.63, 4.15, 4.68, 5.45, 5.93, 6.09, 7.17 (model 1.00, 1.72, 2.27, 2.83, 3.39, 3.95, 4.51, 5.07,
+5.63, 6.19, 6.75), and an attempt on the next turn at ``L ≈ 1`` in 39% of turns (a correct solve
+30%), ``L ≈ 2`` 14% (8%), ``L ≈ 3`` 4% (2%), ``L ≥ 4`` under 0.3% (model: 34%, 10%, 2%, 0.5%).
+The fit favours small ``L``, where the hazard matters. The model treats an attempt as a solve
+and the seats as independent.
+
+A seat that has had a turn this round but shows no public action at all is **idle**: in a
+standard game every action leaves a public trace, so such a seat is not playing (e.g. the empty
+seat of a solo adapter) and never solves or attempts.
+
+The tier at the agent's next turn is the current tier plus 1 if anyone solves in the current
+rotation: a seat that solved *earlier in this rotation* (the agent remembers the solved flags of its
+previous turn; in the first rotation every solve is in it) or a seat acting *after* the agent in
+this rotation solving on its turn. Seats acting before the agent in the next rotation do not change
+the tier the agent scores at then (they share it). The round ends at this rotation's end (RULES.md
+§5, second edition) when at most one player has not attempted; the model gives the probability of
+that from the same per-seat solve probabilities.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from itertools import product
+
+import numpy as np
+from scipy.special import ndtr
+
+from pi_env.board import DAYTIME, Board
+from pi_env.constants import (DEFAULT_MAX_ROTATIONS, INVESTIGATE_BASE, SCORE_CAP, SCORE_FLOOR, SOLVE_BASE,
+                              WRONG_SOLVE_PENALTY)
+from pi_env.engine.observe import decode_observation
+from pi_env.scoring import tier_points
+from solvers.analysis import analyze_knowledge
+from solvers.case_sets import case_bits
+from solvers.hints import GAIN_TOLERANCE, answer_matrix, candidate_actions, information_gains
+from solvers.knowledge import Knowledge
+from solvers.observation import knowledge_from_observation
+
+from .base import Agent
+
+__all__ = ["GreedyAgent", "Outlook", "Situation", "assess", "greedy_decision", "turns_to_solve_pmf",
+           "q_after", "ROUNDS", "HORIZON", "TURNS_MEAN", "TURNS_SD"]
+
+ROUNDS = 3
+"""Rounds assumed when rationing investigator tiles."""
+HORIZON = DEFAULT_MAX_ROTATIONS
+"""Turns modelled ahead (the rotation safeguard of RULES.md §5)."""
+TURNS_MEAN = (1.15, 0.56)
+"""``μ = a + b · log2 n``: mean own turns until an opponent with ``n`` public cases solves."""
+TURNS_SD = (0.45, 0.07)
+"""``σ = a + b · log2 n``: their spread."""
+
+
+def turns_to_solve_pmf(count: int, horizon: int = HORIZON) -> np.ndarray:
+    """``float64[horizon]``: ``P(T = t + 1)`` of the opponent model (module docstring) for a seat
+    whose public information leaves ``count`` cases; the mass beyond the horizon is on the last
+    entry.
+
+    >>> turns_to_solve_pmf(1, 4).tolist()
+    [1.0, 0.0, 0.0, 0.0]
+    """
+    out = np.zeros(horizon)
+    if count <= 1:
+        out[0] = 1.0
+        return out
+    L = math.log2(count)
+    mu, sd = TURNS_MEAN[0] + TURNS_MEAN[1] * L, TURNS_SD[0] + TURNS_SD[1] * L
+    edges = ndtr((np.arange(1, horizon) + 0.5 - mu) / sd)  # P(T <= t) for t = 1..horizon-1
+    cdf = np.concatenate([edges, [1.0]])
+    out[0] = cdf[0]
+    out[1:] = np.diff(cdf)
+    return np.maximum(out, 0.0)
+
+
+@dataclass(frozen=True, eq=False)
+class Outlook:
+    """What the agent expects of the rest of the round (see the module docstring).
+
+    Seats are relative (0 = the agent). Attributes:
+        num_players, round_index, tier, rotation: from the observation.
+        edition: ``"second"`` or ``"first"``.
+        score: the agent's score.
+        attempted: the agent has attempted a solve this round.
+        pending: a seat solved earlier in this rotation (the tier advances at its end).
+        order: relative seats in this rotation's turn order.
+        solved, seat_attempted: ``bool[P]`` flags of every seat.
+        idle: ``bool[P]`` seats that never act (module docstring).
+        counts: ``int[P]`` cases consistent with each seat's public information.
+        pmf: ``float64[P, HORIZON]`` each seat's turns-to-solve distribution (zeros for the
+            agent, solved and idle seats).
+    """
+
+    num_players: int
+    round_index: int
+    tier: int
+    rotation: int
+    edition: str
+    score: int
+    attempted: bool
+    pending: bool
+    order: tuple[int, ...]
+    solved: np.ndarray = field(repr=False)
+    seat_attempted: np.ndarray = field(repr=False)
+    idle: np.ndarray = field(repr=False)
+    counts: np.ndarray = field(repr=False)
+    pmf: np.ndarray = field(repr=False)
+
+    # -- scores -----------------------------------------------------------------------------
+
+    def points(self, tier: int, score: int | None = None) -> int:
+        """Score gain of a correct solve at ``tier`` (capped at 21 in the second edition)."""
+        pts = tier_points(tier, self.round_index, self.num_players, self.edition)
+        s = self.score if score is None else score
+        return max(0, min(pts, SCORE_CAP - s)) if self.edition == "second" else pts
+
+    def penalty(self, score: int | None = None) -> int:
+        """Score loss of a wrong solve (floored at −5 in the second edition)."""
+        s = self.score if score is None else score
+        if self.edition != "second":
+            return WRONG_SOLVE_PENALTY
+        return max(0, min(WRONG_SOLVE_PENALTY, s - SCORE_FLOOR))
+
+    def solve_value(self, p: float) -> float:
+        """``E_now``: expected score change of naming a case of probability ``p`` now."""
+        return p * self.points(self.tier) - (1.0 - p) * self.penalty()
+
+    # -- the next turn ------------------------------------------------------------------------
+
+    @property
+    def after_me(self) -> tuple[int, ...]:
+        """Seats acting after the agent in this rotation."""
+        return self.order[self.order.index(0) + 1:]
+
+    def next_turn(self, hazard: "np.ndarray | None" = None) -> list[tuple[float, bool, int]]:
+        """Outcomes before the agent's next turn if it does not attempt now:
+        ``[(probability, round_on, tier_then)]``.
+
+        Args:
+            hazard: ``float[P]`` probability that each seat solves on its coming turn (default:
+                ``pmf[:, 0]``).
+        """
+        h = self.pmf[:, 0] if hazard is None else hazard
+        return next_turn_outcomes(self.after_me, h, self.solved, self.seat_attempted, self.idle,
+                                  self.attempted, self.tier, self.pending, self.edition)
+
+    def wait_value(self, q: float, hazard: "np.ndarray | None" = None) -> float:
+        """``E_wait``: expected score change of solving on the next turn with P(correct) = ``q``
+        (or not solving if that is worth less than 0)."""
+        pen = self.penalty()
+        total = 0.0
+        for prob, on, tier in self.next_turn(hazard):
+            if on and prob > 0:
+                total += prob * max(0.0, q * self.points(tier) - (1.0 - q) * pen)
+        return total
+
+
+def next_turn_outcomes(after_me, hazard, solved, attempted, idle, me_attempted: bool, tier: int,
+                       pending: bool, edition: str) -> list[tuple[float, bool, int]]:
+    """Enumerate which seats acting after the agent in this rotation solve (each independently with
+    ``hazard[j]``); per outcome: its probability, whether the round goes on after this rotation
+    (more than one player left who has not attempted — not solved in the first edition — the agent
+    included), and the tier of the next rotation."""
+    live = [j for j in after_me if not solved[j] and not idle[j] and hazard[j] > 0]
+    flag = solved if edition == "first" else attempted
+    me_open = 0 if (edition == "second" and me_attempted) else 1
+    open_others = [j for j in range(len(solved)) if j != 0 and not flag[j]]
+    out = []
+    for bits in product((False, True), repeat=len(live)):
+        prob = 1.0
+        for j, b in zip(live, bits):
+            prob *= hazard[j] if b else 1.0 - hazard[j]
+        now = {j for j, b in zip(live, bits) if b}
+        still_open = me_open + sum(1 for j in open_others if j not in now)
+        out.append((prob, still_open > 1, tier + int(pending or bool(now))))
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class Situation:
+    """Everything the solver-driven agents read from one observation.
+
+    Attributes:
+        knowledge: :func:`solvers.knowledge_from_observation` of the observation.
+        cases: ``int64[N]`` the agent's possible cases (joint posterior), ascending.
+        probs: ``float64[N]`` their probabilities.
+        best: index into ``cases`` of the most likely case (ties: lowest case id).
+        actions: ``int64[A]`` candidate queries (legal, investigators rationed).
+        answers: ``int16[A, N]`` their answer codes per case (:func:`solvers.hints.answer_matrix`).
+        gains: ``float64[A]`` expected information gains (bits).
+        inv_allowed: investigators the agent may still place this round (rationing).
+        outlook: the :class:`Outlook`.
+        legal_clues: ``int64[C]`` legal clue actions (for waiting).
+    """
+
+    knowledge: Knowledge
+    cases: np.ndarray
+    probs: np.ndarray
+    best: int
+    actions: np.ndarray
+    answers: np.ndarray
+    gains: np.ndarray
+    inv_allowed: int
+    outlook: Outlook
+    legal_clues: np.ndarray
+
+    @property
+    def p_best(self) -> float:
+        return float(self.probs[self.best]) if self.cases.size else 0.0
+
+    @property
+    def best_case(self) -> int:
+        return int(self.cases[self.best])
+
+
+def q_after(codes: np.ndarray, probs: np.ndarray) -> float:
+    """Expected probability of the most likely case after a query with answers ``codes[N]``:
+    ``Σ_k max_{c: codes[c] = k} probs[c]``."""
+    best = np.zeros(16)
+    np.maximum.at(best, codes.astype(np.int64), probs)
+    return float(best.sum())
+
+
+def assess(observation: np.ndarray, action_mask: np.ndarray, num_players: int, board: "Board | np.ndarray",
+           *, edition: str = "second", ration_investigators: bool = True,
+           previous: "tuple[int, int, tuple[bool, ...]] | None" = None) -> Situation:
+    """Read a :class:`Situation` from one player's observation and legal-action mask.
+
+    Args:
+        previous: ``(round, rotation, solved flags)`` seen at the agent's previous turn, to tell
+            whether someone solved earlier in this rotation (else only known in rotation 0).
+    """
+    P = num_players
+    k = knowledge_from_observation(observation, P, board)
+    o = decode_observation(np.asarray(observation), P)
+    a = analyze_knowledge(k, strict=False)
+    if a.count:
+        cases, probs = a.cases, np.asarray(a.probabilities, dtype=np.float64)
+    else:  # contradiction (cannot happen with correct answers): own information, uniform
+        cases = a.own_cases
+        probs = np.full(cases.size, 1.0 / max(cases.size, 1))
+    probs = probs / probs.sum() if probs.size else probs
+    best = int(np.lexsort((cases, -probs))[0]) if cases.size else -1
+
+    # candidate queries, investigators rationed per round
+    actions = candidate_actions(k, action_mask)
+    placed = int(o["inv_placed"][0].sum())
+    left = int(o["inv_left"][0])
+    rnd = int(o["round"][0])
+    if ration_investigators:
+        share = math.ceil((left + placed) / max(1, ROUNDS - rnd))
+        inv_allowed = max(0, min(left, share - placed))
+    else:
+        inv_allowed = left
+    if inv_allowed <= 0:
+        actions = actions[actions < INVESTIGATE_BASE]
+    answers = answer_matrix(k, actions, cases)
+    gains = information_gains(answers, probs) if actions.size and cases.size else np.zeros(actions.size)
+    legal_clues = np.flatnonzero(np.asarray(action_mask)[:INVESTIGATE_BASE]).astype(np.int64)
+    return Situation(k, cases, probs, best, actions, answers, gains, inv_allowed,
+                     read_outlook(o, k, P, edition, previous), legal_clues)
+
+
+def read_outlook(o: dict, k: Knowledge, P: int, edition: str,
+                 previous: "tuple[int, int, tuple[bool, ...]] | None") -> Outlook:
+    """The :class:`Outlook` of a decoded observation (see the module docstring)."""
+    rnd, tier, rotation = int(o["round"][0]), int(o["tier"][0]), int(o["rotation"][0])
+    first = int(o["first_seat"][0])
+    order = tuple((first + i) % P for i in range(P))
+    mine = order.index(0)
+    before = np.zeros(P, dtype=bool)
+    before[list(order[:mine])] = True
+    solved = o["solved"].astype(bool).copy()
+    attempted = o["attempted"].astype(bool).copy()
+    acted = (o["front"].any(axis=1) | o["spot"].any(axis=1) | o["trace"].any(axis=1)
+             | o["inv_placed"].any(axis=1) | o["failed"].any(axis=1) | solved | attempted)
+    had_turn = before | (rotation >= 1)
+    idle = ~solved & had_turn & ~acted
+    idle[0] = False
+    if rotation == 0:
+        pending = bool(solved[before].any())
+    elif previous is not None and previous[0] == rnd and previous[1] == rotation - 1:
+        was = np.asarray(previous[2], dtype=bool)
+        pending = bool((solved & ~was & before).any())
+    else:
+        pending = False
+    public = Knowledge(0, P, k.tile_district, k.adjacency, -1, k.events)
+    bits = np.ascontiguousarray(case_bits(public), dtype=np.uint64)
+    counts = np.unpackbits(bits.view(np.uint8), axis=1).sum(axis=1).astype(np.int64)  # popcount
+    pmf = np.zeros((P, HORIZON))
+    for j in range(1, P):
+        if not solved[j] and not idle[j]:
+            pmf[j] = turns_to_solve_pmf(int(counts[j]))
+    return Outlook(P, rnd, tier, rotation, edition, int(o["score"][0]), bool(attempted[0]), pending,
+                   order, solved, attempted, idle, counts, pmf)
+
+
+def greedy_decision(s: Situation) -> int:
+    """The greedy rule (steps 2–5 of the module docstring) on a :class:`Situation`."""
+    if s.cases.size == 0:
+        return int(s.legal_clues[0]) if s.legal_clues.size else SOLVE_BASE
+    solve = SOLVE_BASE + s.best_case
+    if s.cases.size == 1:
+        return solve
+    p = s.p_best
+    e_now = s.outlook.solve_value(p)
+    if s.gains.size and s.gains.max() > GAIN_TOLERANCE:
+        b = int(np.flatnonzero(s.gains >= s.gains.max() - GAIN_TOLERANCE)[0])
+        e_wait = s.outlook.wait_value(q_after(s.answers[b], s.probs))
+        if e_now > 0 and e_now >= e_wait:
+            return solve
+        return int(s.actions[b])
+    if s.legal_clues.size and e_now < s.outlook.wait_value(p):
+        return int(s.legal_clues[0])
+    return solve
+
+
+class GreedyAgent(Agent):
+    """Greedy solver-driven player (see the module docstring).
+
+    Args:
+        edition: rules edition assumed for scores and the end of a round.
+        ration_investigators: spread investigator tiles over the rounds (default) or use them
+            whenever they are the most informative query.
+    """
+
+    name = "greedy"
+
+    def __init__(self, edition: str = "second", ration_investigators: bool = True):
+        self.edition = edition
+        self.ration_investigators = ration_investigators
+        self._previous: tuple[int, int, tuple[bool, ...]] | None = None
+
+    def reset(self, num_players: int, board: Board = DAYTIME, seed: int | None = None) -> None:
+        super().reset(num_players, board, seed)
+        self._previous = None
+
+    def situation(self, observation: np.ndarray, action_mask: np.ndarray) -> Situation:
+        """The :class:`Situation` this agent reads (and remembers the solved flags for the next
+        turn)."""
+        s = assess(observation, action_mask, self.num_players, self.board, edition=self.edition,
+                   ration_investigators=self.ration_investigators,
+                   previous=getattr(self, "_previous", None))
+        o = s.outlook
+        self._previous = (o.round_index, o.rotation, tuple(bool(v) for v in o.solved))
+        return s
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return greedy_decision(self.situation(observation, action_mask))

@@ -1,0 +1,113 @@
+"""Decision time of the built-in agents (issue #4, item 5).
+
+    python benchmarks/agent_speed.py [--positions N] [--players P] [--seed S] [--agents a,b,..]
+
+Positions: every turn of standard self-play games (``--players`` seats, each seat ``greedy`` or
+``heuristic`` with equal probability, engine seeds drawn from ``--seed``) until ``--positions``
+observations with their legal-action masks are collected (a random sample of the turns, so early,
+middle and late positions of a round all occur). Every agent decides on the same positions: a fresh
+``make_agent(name)`` (default settings, e.g. the ``search`` agent's default time budget), reset with
+seed ``i`` before position ``i``, is timed around one :meth:`~agents.base.Agent.act` call with
+:func:`time.perf_counter`. Numba compile time is excluded: each agent first decides once on a
+position that is not measured.
+
+Printed: per agent the median, 90th percentile and maximum decision time in milliseconds and the
+ratio of its median to the ``random`` agent's (the cost of the interface alone). Targets (issue #4):
+``greedy`` median <= 50 ms; ``search`` within its time budget.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import numpy as np
+
+from pi_env.engine import GameConfig, init, legal_action_mask, observe, step_inplace
+
+TARGET_GREEDY_MS = 50.0
+
+
+def collect_positions(players: int, count: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``count`` (observation, mask) pairs sampled from self-play turns (module docstring)."""
+    from agents import make_agent
+
+    rng = np.random.default_rng(seed)
+    config = GameConfig(num_players=players)
+    pool: list[tuple[np.ndarray, np.ndarray]] = []
+    game = 0
+    while len(pool) < 4 * count:
+        game_seed = int(rng.integers(2**31))
+        state = init(config, 1, seed=game_seed)
+        agents = [make_agent("greedy" if rng.random() < 0.5 else "heuristic") for _ in range(players)]
+        for i, a in enumerate(agents):
+            a.reset(players, config.board, seed=game_seed * 10 + i)
+        action = np.zeros(1, dtype=np.int64)
+        while not state.done[0]:
+            p = int(state.current_player[0])
+            obs, mask = observe(state, p)[0], legal_action_mask(state)[0]
+            pool.append((obs, mask))
+            action[0] = agents[p].act(obs, mask)
+            step_inplace(state, action, config)
+        game += 1
+    pick = rng.choice(len(pool), size=count, replace=False)
+    return [pool[i] for i in sorted(pick)]
+
+
+def time_agent(name: str, positions: list[tuple[np.ndarray, np.ndarray]], players: int) -> np.ndarray:
+    """Decision times (seconds) of a fresh agent ``name`` on each position."""
+    from agents import make_agent
+
+    config = GameConfig(num_players=players)
+    warm = make_agent(name)
+    warm.reset(players, config.board, seed=0)
+    warm.act(*positions[0])  # compile numba kernels outside the measurement
+    times = np.empty(len(positions))
+    for i, (obs, mask) in enumerate(positions):
+        agent = make_agent(name)
+        agent.reset(players, config.board, seed=i)
+        t = time.perf_counter()
+        agent.act(obs, mask)
+        times[i] = time.perf_counter() - t
+    return times
+
+
+def main(argv: list[str] | None = None) -> int:
+    from agents import AGENTS
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--positions", type=int, default=200, help="positions (default 200)")
+    ap.add_argument("--players", type=int, default=4, help="players per game (default 4)")
+    ap.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    ap.add_argument("--agents", default=",".join(AGENTS), help="comma-separated (default: all)")
+    args = ap.parse_args(argv)
+    names = [a.strip().lower() for a in args.agents.split(",") if a.strip()]
+    if "random" not in names:
+        names.insert(0, "random")  # the baseline
+    positions = collect_positions(args.players, args.positions, args.seed)
+    print(f"P.I. agent decision time: {len(positions)} self-play positions, {args.players} players, "
+          f"seed {args.seed}")
+    rows = []
+    for n in names:
+        t = 1000 * time_agent(n, positions, args.players)
+        rows.append((n, float(np.median(t)), float(np.percentile(t, 90)), float(t.max())))
+    base = next(r[1] for r in rows if r[0] == "random")
+    head = ("agent", "median ms", "p90 ms", "max ms", "median / random")
+    body = [(n, f"{m:.3f}", f"{p:.3f}", f"{x:.3f}", f"{m / base:.0f}x") for n, m, p, x in rows]
+    widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
+    for r in [head, *body]:
+        print("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
+    for n, m, p, x in rows:
+        if n == "greedy":
+            print(f"greedy median {m:.1f} ms: {'meets' if m <= TARGET_GREEDY_MS else 'MISSES'} the "
+                  f"{TARGET_GREEDY_MS:.0f} ms target")
+        if n == "search":
+            from agents.search import DEFAULT_BUDGET_MS
+            print(f"search max {x:.1f} ms against its default budget of {DEFAULT_BUDGET_MS:.0f} ms: "
+                  f"{'within' if x <= DEFAULT_BUDGET_MS else 'OVER'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,307 @@
+"""The ``greedy`` agent (issue #4): solver-driven, most informative query, one-step solve rule; it
+sees only its observation."""
+
+from __future__ import annotations
+
+import copy
+import math
+
+import numpy as np
+import pytest
+from helpers import play_game
+
+from agents import AGENTS, GreedyAgent, make_agent
+from agents.greedy import (HORIZON, TURNS_MEAN, Outlook, assess, greedy_decision, q_after, read_outlook,
+                           turns_to_solve_pmf)
+from pi_env.constants import INVESTIGATE_BASE, NUM_ACTIONS, SOLVE_BASE, TYPE_SIZES, case_index
+from pi_env.engine import GameConfig, init, legal_action_mask, observe, outcome
+from pi_env.engine.observe import decode_observation, observation_layout, observation_size
+from solvers import analyze_knowledge, hint, knowledge_from_observation
+
+
+def test_registered():
+    assert AGENTS["greedy"] is GreedyAgent
+    assert isinstance(make_agent("Greedy"), GreedyAgent)
+
+
+# ---------------------------------------------------------------------------------------------
+# a hand-made position: the agent (seat 0 of 2) has exactly two cases left
+
+
+def _put(obs, layout, name, value, seat=None):
+    start, shape = layout[name]
+    if seat is not None:
+        size = int(np.prod(shape[1:])) if len(shape) > 1 else 1
+        start += seat * size
+    else:
+        size = int(np.prod(shape)) if shape else 1
+    obs[start:start + size] = np.asarray(value).reshape(-1)
+
+
+def _elements(case):
+    s, e, loc = case
+    return [s, TYPE_SIZES[0] + e, TYPE_SIZES[0] + TYPE_SIZES[1] + loc]
+
+
+def two_case_position(opponent_certain: bool, players: int = 2, seed: int = 7):
+    """Seat 0 holds H = (0, 0, 0) (its opponent's case) and has answered every clue card whose
+    answer is the same for M = (1, 1, 1) and X = (1, 1, 2): its cases are exactly {M, X}, 1/2 each.
+    With ``opponent_certain`` seat 1 has spot markers on H's three elements (its public
+    information leaves one case), else no answers. Round 1, tier 0, rotation 0, the agent moves
+    first, score 0, 5 investigators. Returns ``(observation, mask, board, M, X)``."""
+    config = GameConfig(num_players=players)
+    td = init(config, 1, seed=seed).tile_district[0].astype(np.int64)
+    adj = config.board.adjacency
+    M, X, H = (1, 1, 1), (1, 1, 2), (0, 0, 0)
+
+    def answer(x, case):
+        y = _elements(case)[0 if x < 12 else (1 if x < 22 else 2)]
+        return 2 if x == y else int(adj[td[y], td[x]])
+
+    layout = observation_layout(players)
+    obs = np.zeros(observation_size(players), dtype=np.int16)
+    tiles = np.zeros((36, 14), dtype=np.int16)
+    tiles[np.arange(36), td] = 1
+    _put(obs, layout, "tiles", tiles)
+    held = np.zeros(36, dtype=np.int16)
+    held[_elements(H)] = 1
+    _put(obs, layout, "held_case", held)
+    marks = np.zeros((3, 36), dtype=np.int16)  # nothing / trace / spot
+    for x in range(36):
+        if answer(x, M) == answer(x, X):
+            marks[answer(x, M), x] = 1
+    _put(obs, layout, "front", marks[0], seat=0)
+    _put(obs, layout, "trace", marks[1], seat=0)
+    _put(obs, layout, "spot", marks[2], seat=0)
+    if opponent_certain:
+        theirs = np.zeros(36, dtype=np.int16)
+        theirs[_elements(H)] = 1
+        _put(obs, layout, "spot", theirs, seat=1)
+    _put(obs, layout, "inv_left", 5, seat=0)
+    _put(obs, layout, "inv_left", 5, seat=1)
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    mask[:36] = 1 - marks[0]  # cards answered nothing are out of circulation
+    mask[INVESTIGATE_BASE:] = 1
+    return obs, mask, config.board, case_index(*M), case_index(*X)
+
+
+def test_hand_made_position_has_two_cases():
+    obs, mask, board, m, x = two_case_position(False)
+    a = analyze_knowledge(knowledge_from_observation(obs, 2, board))
+    assert a.cases.tolist() == [m, x]
+    assert a.probabilities.tolist() == [0.5, 0.5]
+
+
+def test_gambles_when_solving_beats_waiting():
+    """Opponent certain and after the agent in this rotation: it solves on its turn (model
+    probability 1), which ends the round (2 players, everyone but the agent attempted), so waiting is
+    worth 0 and solving now 1/2 · 7 − 1/2 · 2 = 2.5 > 0: greedy names the likelier case (tie: the
+    lower id)."""
+    obs, mask, board, m, x = two_case_position(True)
+    agent = GreedyAgent()
+    agent.reset(2, board, seed=0)
+    s = assess(obs, mask, 2, board)
+    assert s.outlook.counts[1] == 1 and s.outlook.pmf[1, 0] == 1.0
+    assert s.outlook.solve_value(0.5) == 2.5
+    b = int(np.argmax(s.gains))
+    assert q_after(s.answers[b], s.probs) == 1.0  # the best query tells M from X
+    assert s.outlook.wait_value(1.0) == 0.0
+    assert agent.act(obs, mask) == SOLVE_BASE + m
+
+
+def test_queries_when_waiting_beats_solving():
+    """Opponent without answers: its chance to solve on its coming turn is the model's
+    ``pmf[0]`` for its public count; waiting (then certain) is worth 7 · (1 − pmf[0]) > 2.5, so greedy
+    takes the best query — the solver hint's best action over the same candidates."""
+    obs, mask, board, m, x = two_case_position(False)
+    s = assess(obs, mask, 2, board)
+    n = int(s.outlook.counts[1])
+    h = turns_to_solve_pmf(n)[0]
+    assert n > 100 and h < 1e-4
+    assert s.outlook.wait_value(1.0) == pytest.approx(7 * (1 - h), abs=1e-12)
+    agent = GreedyAgent()
+    agent.reset(2, board, seed=0)
+    action = agent.act(obs, mask)
+    k = knowledge_from_observation(obs, 2, board)
+    expected = hint(k, s.actions, tier=0, round_index=0, remaining=False).best_action
+    assert action == expected
+    assert action < INVESTIGATE_BASE and mask[action] == 1
+    assert s.gains[list(s.actions).index(action)] == pytest.approx(1.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# the outlook, exact values
+
+
+def _outlook(P=4, tier=0, hazard=(0.0, 0.0, 0.5, 0.2), order=(0, 1, 2, 3), score=0, pending=False,
+             attempted=None, edition="second"):
+    pmf = np.zeros((P, HORIZON))
+    pmf[:, 0] = hazard
+    pmf[:, 1] = 1 - np.asarray(hazard)
+    pmf[0] = 0
+    att = np.zeros(P, dtype=bool) if attempted is None else np.asarray(attempted, dtype=bool)
+    return Outlook(P, 0, tier, 0, edition, score, bool(att[0]), pending, tuple(order),
+                   np.zeros(P, dtype=bool), att, np.zeros(P, dtype=bool), np.full(P, 100), pmf)
+
+
+def test_next_turn_outcomes_exact():
+    o = _outlook(order=(1, 0, 2, 3))  # seats 2 and 3 act after the agent, seat 1 before
+    got = sorted((round(p, 12), on, t) for p, on, t in o.next_turn())
+    assert got == [(0.1, True, 1), (0.1, True, 1), (0.4, True, 0), (0.4, True, 1)]
+    # a correct solve next turn: 0.4 · 7 (tier 0) + 0.6 · 5 (tier 1)
+    assert o.wait_value(1.0) == pytest.approx(0.4 * 7 + 0.6 * 5)
+    # q = 1/2: each outcome max(0, q · points − (1 − q) · 2)
+    assert o.wait_value(0.5) == pytest.approx(0.4 * 2.5 + 0.6 * 1.5)
+    # someone solved earlier in this rotation: the tier advances whatever happens
+    assert o.__class__(**{**o.__dict__, "pending": True}).wait_value(1.0) == pytest.approx(5.0)
+
+
+def test_round_end_in_the_outlook():
+    # everyone else attempted: the round ends at this rotation's end, waiting is worth nothing
+    o = _outlook(attempted=(False, True, True, True))
+    assert all(not on for _, on, _ in o.next_turn())
+    assert o.wait_value(1.0) == 0.0
+    # only seat 3 (after the agent) has not attempted: the round ends iff it attempts (p = 0.2)
+    o = _outlook(attempted=(False, True, True, False))
+    assert sum(p for p, on, _ in o.next_turn() if on) == pytest.approx(0.8)
+    assert o.wait_value(1.0) == pytest.approx(0.8 * (0.5 * 7 + 0.5 * 5))  # seat 2 solves: tier 1
+    # the agent already attempted (second edition): it no longer counts as open
+    o = _outlook(attempted=(True, False, False, False), order=(0, 1, 2, 3), hazard=(0, 0.5, 0.5, 0.5))
+    assert sum(p for p, on, _ in o.next_turn() if on) == pytest.approx(4 * 0.5 ** 3)  # <= 1 attempts
+
+
+def test_points_cap_and_floor():
+    assert _outlook(score=0).points(0) == 7
+    assert _outlook(score=19).points(0) == 2  # capped at 21
+    assert _outlook(score=-4).penalty() == 1  # floored at -5
+    assert _outlook(score=-5).penalty() == 0
+    assert _outlook(score=0).solve_value(0.5) == 2.5
+    assert _outlook(score=0, edition="first").points(3) == 0  # no tier 3 with 4 players
+
+
+def test_turns_to_solve_pmf():
+    assert turns_to_solve_pmf(1).tolist() == [1.0] + [0.0] * (HORIZON - 1)
+    means = []
+    for n in (2, 16, 256, 1680):
+        p = turns_to_solve_pmf(n)
+        assert p.sum() == pytest.approx(1.0) and (p >= 0).all()
+        means.append(float((np.arange(1, HORIZON + 1) * p).sum()))
+        mu = TURNS_MEAN[0] + TURNS_MEAN[1] * math.log2(n)
+        assert means[-1] == pytest.approx(mu, abs=0.1)
+    assert means == sorted(means)
+
+
+def test_pending_solve_read_from_memory():
+    """Seats in order 2, 3, 0, 1 (the agent third): a seat before the agent that became solved since
+    its previous turn solved in this rotation; a seat after it solved in the previous one."""
+    P = 4
+    layout = observation_layout(P)
+    obs = np.zeros(observation_size(P), dtype=np.int16)
+    tiles = np.zeros((36, 14), dtype=np.int16)
+    tiles[np.arange(36), init(GameConfig(num_players=P), 1, seed=1).tile_district[0]] = 1
+    _put(obs, layout, "tiles", tiles)
+    _put(obs, layout, "first_seat", 2)
+    _put(obs, layout, "rotation", 3)
+    before = (0, 2, (False, False, False, False))
+    board = GameConfig(num_players=P).board
+    for seat, pending in ((3, True), (1, False)):
+        o = obs.copy()
+        _put(o, layout, "solved", 1, seat=seat)
+        _put(o, layout, "attempted", 1, seat=seat)
+        d = decode_observation(o, P)
+        k = knowledge_from_observation(o, P, board)
+        assert read_outlook(d, k, P, "second", before).pending is pending
+        assert read_outlook(d, k, P, "second", None).pending is False  # no memory: not known
+    o = obs.copy()
+    _put(o, layout, "rotation", 0)
+    _put(o, layout, "solved", 1, seat=3)
+    assert read_outlook(decode_observation(o, P), knowledge_from_observation(o, P, board), P,
+                        "second", None).pending is True  # first rotation: every solve is in it
+
+
+# ---------------------------------------------------------------------------------------------
+# self-play: certainty, the query, hidden state
+
+
+@pytest.mark.parametrize("players, seed", [(3, 21), (4, 22)])
+def test_solves_when_certain_and_queries_the_best_gain(players, seed):
+    config = GameConfig(num_players=players)
+    certain, queries = [], 0
+
+    def check(state, p, obs, agent):
+        nonlocal queries
+        if not isinstance(agent, GreedyAgent):
+            return
+        mask = legal_action_mask(state)[0]
+        probe = copy.deepcopy(agent)
+        s = probe.situation(obs, mask)
+        action = greedy_decision(s)
+        assert copy.deepcopy(agent).act(obs, mask) == action
+        true = case_index(*(int(v) for v in state.case[0, p]))
+        assert true in s.cases  # the joint posterior never loses the real case
+        if s.cases.size == 1:  # p_correct = 1: it solves, and is right
+            assert action == SOLVE_BASE + true
+            certain.append(p)
+        elif action < SOLVE_BASE:
+            k = knowledge_from_observation(obs, players, config.board)
+            h = hint(k, s.actions, tier=int(s.outlook.tier), round_index=int(s.outlook.round_index),
+                     remaining=False)
+            if h.best_action is not None:
+                assert action == h.best_action  # the max-gain candidate, lowest id on ties
+                assert mask[action] == 1
+                queries += 1
+
+    names = ["greedy", "heuristic", "greedy", "deducer"][:players]
+    state, _ = play_game(config, names, seed, on_step=check)
+    assert len(certain) >= 2 and queries >= 10
+    assert outcome(state, config).truncated is False
+
+
+def _replace_hidden(state, q, rng):
+    """A copy of ``state`` with everything hidden from player ``q`` replaced: every case except
+    the one q holds (player q+1's), the deck order and the engine's generator."""
+    other = state.copy()
+    P = state.case.shape[1]
+    held = (q + 1) % P
+    used = [{int(state.case[0, held, t])} for t in range(3)]
+    for j in range(P):
+        if j == held:
+            continue
+        for t in range(3):
+            free = sorted(set(range(TYPE_SIZES[t])) - used[t] - {int(state.case[0, j, t])})
+            v = int(rng.choice(free))
+            other.case[0, j, t] = v
+            used[t].add(v)
+    n = int(other.deck_size[0])
+    other.deck[0, :n] = rng.permutation(other.deck[0, :n])
+    other.rng[0] = np.uint64(rng.integers(1, 2**63))
+    return other
+
+
+def check_hidden_state_invariance(names, players, seed, agent_type, min_decisions):
+    """At every turn of ``agent_type``, the hidden parts of the state are replaced in a copy; the
+    mover's observation stays the same, and so does the action of the agent (same memory and rng)."""
+    config = GameConfig(num_players=players)
+    rng = np.random.default_rng(seed)
+    decisions = 0
+
+    def check(state, q, obs, agent):
+        nonlocal decisions
+        if not isinstance(agent, agent_type):
+            return
+        other = _replace_hidden(state, q, rng)
+        assert not np.array_equal(other.case, state.case)
+        obs_other = observe(other, q)[0]
+        assert np.array_equal(obs_other, obs)
+        obs_other.setflags(write=False)
+        expected = copy.deepcopy(agent).act(obs.copy(), legal_action_mask(state)[0])
+        assert copy.deepcopy(agent).act(obs_other, legal_action_mask(other)[0]) == expected
+        decisions += 1
+
+    play_game(config, names, seed, on_step=check)
+    assert decisions >= min_decisions
+
+
+@pytest.mark.parametrize("players, seed", [(3, 5), (4, 6)])
+def test_never_reads_hidden_state(players, seed):
+    check_hidden_state_invariance(["greedy"] * players, players, seed, GreedyAgent, 20)
