@@ -156,9 +156,10 @@ pi_env.env(num_players=None, edition="second", render_mode=None, max_rotations=6
 `edition`: `"second"` (default) or `"first"` (first edition / Board Game Arena scoring). It
 changes nothing in a duel.
 
-`render_mode`: `None`, `"ansi"` (`render()` returns the text) or `"human"` (prints it, also after
-every reset and step). The rendering is the spectator's view (:func:`pi_env.render.render_text`
-with `viewer=None`): no case is shown.
+`render_mode`: `None`, `"ansi"` (`render()` returns the text), `"human"` (prints it, also after
+every reset and step) or `"rgb_array"` (`render()` returns a picture of the board, `uint8[H, W, 3]`,
+:func:`pi_env.board_image.board_image`). Every rendering is the spectator's view
+(:func:`pi_env.render.render_text` with `viewer=None`): no case is shown.
 
 `max_rotations`: the safeguard: a round ends after this many rotations.
 
@@ -191,6 +192,7 @@ is seeded at construction (fresh entropy) and reseeded by every `reset(seed=s)`.
 * v0, additive: `mode="duel"`, the `"nick-of-time"` variant, per-player `investigators` and
   `max_rounds`; `num_players` defaults to `None` (4, or 2 in a duel). Games with the old arguments
   play, observe and reward exactly as before.
+* v0, additive: `render_mode="rgb_array"` (a picture of the board).
 """
 
 from __future__ import annotations
@@ -279,7 +281,7 @@ class raw_env(AECEnv, EzPickle):
     Args:
         num_players: 2 to 5, or ``None`` for 4 (2 in a duel).
         edition: ``"second"`` or ``"first"``.
-        render_mode: ``None``, ``"ansi"`` or ``"human"``.
+        render_mode: ``None``, ``"ansi"``, ``"human"`` or ``"rgb_array"``.
         max_rotations: the rotation-limit safeguard (RULES.md §5).
         board: bundled board name, board JSON object or :class:`~pi_env.board.Board`.
         variants: rule variants, any of ``"fast"`` and ``"nick-of-time"``.
@@ -301,8 +303,8 @@ class raw_env(AECEnv, EzPickle):
             players; nick of time in a duel).
     """
 
-    metadata = {"name": "pi_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False,
-                "render_fps": 1}
+    metadata = {"name": "pi_v0", "render_modes": ["ansi", "human", "rgb_array"],
+                "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, num_players: int | None = None, edition: str = "second",
                  render_mode: str | None = None, max_rotations: int = DEFAULT_MAX_ROTATIONS,
@@ -466,12 +468,16 @@ class raw_env(AECEnv, EzPickle):
         return {"observation": out[0], "action_mask": self._zero_mask.copy()}
 
     # --- rendering ------------------------------------------------------------------------
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
         if self.game_state is None:
             raise PIError("call reset() before render()")
+        if self.render_mode == "rgb_array":
+            from .board_image import board_image
+
+            return board_image(self.game_state, self.config)
         text = render_text(self.game_state, self.config)
         if self.render_mode == "ansi":
             return text

@@ -123,8 +123,8 @@ def test_human_render_prints(capsys):
 
 def test_metadata_agents_and_spaces():
     e = raw_env(num_players=5)
-    assert e.metadata == {"name": "pi_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False,
-                          "render_fps": 1}
+    assert e.metadata == {"name": "pi_v0", "render_modes": ["ansi", "human", "rgb_array"],
+                          "is_parallelizable": False, "render_fps": 1}
     assert e.possible_agents == [f"player_{i}" for i in range(5)]
     for a in e.possible_agents:
         assert e.observation_space(a) is e.observation_space(a)

@@ -1,0 +1,341 @@
+"""Board pictures (RULES.md §2, §9): ``board_image(state, config, game) -> uint8[H, W, 3]``.
+
+The board is drawn from the board data (:class:`pi_env.board.Board`): every district as a box at its
+rendering position (``board.positions``: rows top to bottom), joined by a line to each adjacent
+district. A box shows the district's name, its suspect and evidence tile (names abbreviated,
+:func:`abbreviate`; ``-`` for a blank) and
+
+* every player's markers on the district's three tiles (suspect, evidence and the printed location
+  on the name line): a dot in the player's colour with ``S`` (spot) or ``T`` (trace);
+* the investigators placed there this round: a square in the player's colour with the counts it was
+  answered (``1S0T`` = one spot, no trace).
+
+A panel beside the board gives the rules header (as :func:`pi_env.render.render_text`), whose turn it
+is, each player's colour, letter, score, investigators left and flags, the display, the deck and
+discard pile, the last action and its answer, and the final scores once the game is over.
+
+Information (RULES.md §9): like the text rendering, ``viewer=None`` is a spectator's picture with no
+case at all; ``viewer=p`` adds the case ``p`` holds (player ``p+1``'s), never ``p``'s own.
+
+Drawn with matplotlib's Agg canvas (no display needed), about 0.2 s per picture.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .actions import action_name
+from .constants import IN_DISCARD, IN_FRONT, NUM_DISTRICTS, ON_DISPLAY, TYPE_OFFSETS
+from .engine.state import GameConfig, State
+from .errors import PIError
+from .names import element_names
+from .render import PLAYER_LETTERS, _case_text, answer_text, rules_text
+
+__all__ = ["board_image", "abbreviate", "PLAYER_COLOURS", "write_png", "record_position"]
+
+PLAYER_COLOURS: tuple[str, ...] = ("#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd")
+"""Colour of players A..E (``player_0`` .. ``player_4``)."""
+
+_SHORT = {"Mob Killing": "Mob Kill.", "Police Corruption": "Pol. Corr.", "Kidnapping": "Kidnap.",
+          "Jewellery Heist": "Jewel H.", "Protection Racket": "Prot. Rack.", "Blackmail": "Blackm.",
+          "Smuggling": "Smuggl.", "Knuckles": "Knuckl."}
+_MAX_LEN = 8
+
+
+def abbreviate(name: str) -> str:
+    """A short label for a tile: the name if at most 8 characters, a fixed abbreviation for the
+    long suspect and evidence names (``"Police Corruption"`` -> ``"Pol. Corr."``), else the first
+    7 characters and a full stop."""
+    if len(name) <= _MAX_LEN:
+        return name
+    return _SHORT.get(name, name[:_MAX_LEN - 1].rstrip(" .'") + ".")
+
+
+def board_image(state: State, config: GameConfig, game: int = 0, viewer: int | None = None,
+                size: tuple[int, int] = (1400, 1000)) -> np.ndarray:
+    """A picture of game ``game`` of ``state`` (module docstring).
+
+    Args:
+        state: a batch of games.
+        config: the batch's rules (board, edition, mode).
+        game: which game of the batch.
+        viewer: ``None`` for a spectator (no case shown), or the player whose held case to add.
+        size: ``(width, height)`` in pixels.
+
+    Returns:
+        ``uint8[height, width, 3]`` RGB.
+
+    Raises:
+        PIError: ``game`` or ``viewer`` out of range.
+
+    Example:
+        >>> from pi_env.engine import GameConfig, init
+        >>> cfg = GameConfig(num_players=3)
+        >>> img = board_image(init(cfg, 1, seed=0), cfg)
+        >>> img.shape, img.dtype
+        ((1000, 1400, 3), dtype('uint8'))
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Circle, FancyBboxPatch, Rectangle
+
+    b = int(game)
+    if not 0 <= b < state.batch_size:
+        raise PIError(f"game must be 0..{state.batch_size - 1}, got {game!r}")
+    P = state.num_players
+    if viewer is not None and not 0 <= int(viewer) < P:
+        raise PIError(f"viewer must be None or 0..{P - 1}, got {viewer!r}")
+    width, height = size
+    dpi = 100
+    fig = Figure(figsize=(width / dpi, height / dpi), dpi=dpi, facecolor="white")
+    canvas = FigureCanvasAgg(fig)
+    board = config.board
+    names = element_names(board)
+    split = 0.7  # the board's share of the width; the text panel has the rest
+    ax = fig.add_axes((0.0, 0.0, split, 1.0))
+    ax.set_axis_off()
+    pos = np.asarray(board.positions, dtype=float)
+    xs, ys = pos[:, 0], -pos[:, 1]
+    bw, bh = 0.92, 0.84  # district box, in board units
+    x_range = (xs.min() - bw / 2 - 0.05, xs.max() + bw / 2 + 0.05)
+    y_range = (ys.min() - bh / 2 - 0.05, ys.max() + bh / 2 + 0.05)
+    ax.set_xlim(*x_range)
+    ax.set_ylim(*y_range)
+    ax.set_aspect("equal")
+    ppu = min(split * width / (x_range[1] - x_range[0]), height / (y_range[1] - y_range[0]))  # px per unit
+    fs = 0.06 * ppu * 72 / dpi  # text size in points, about 6% of a board unit
+    for a_, c_ in board.edges:
+        ax.plot([xs[a_], xs[c_]], [ys[a_], ys[c_]], color="#bbbbbb", lw=2, zorder=0)
+    spot, trace = state.spot[b], state.trace[b]
+    dot = 0.04
+
+    def marks(x: int) -> list[tuple[int, str]]:
+        out = []
+        for i in range(P):
+            if spot[i, x]:
+                out.append((i, "S"))
+            if trace[i, x]:
+                out.append((i, "T"))
+        return out
+
+    def draw_marks(x0: float, y0: float, items: list[tuple[int, str]]) -> None:
+        for k, (i, letter) in enumerate(items):
+            cx = x0 + k * (2.1 * dot)
+            ax.add_patch(Circle((cx, y0), dot, color=PLAYER_COLOURS[i], zorder=3))
+            ax.text(cx, y0, letter, color="white", fontsize=fs * 0.8, ha="center", va="center",
+                    fontweight="bold", zorder=4)
+
+    invs: list[list[tuple[int, int, int]]] = [[] for _ in range(NUM_DISTRICTS)]
+    for i in range(P):
+        for k in range(int(state.inv_count[b, i])):
+            d = int(state.inv_district[b, i, k])
+            invs[d].append((i, int(state.inv_answer[b, i, k, 0]), int(state.inv_answer[b, i, k, 1])))
+    for d in range(NUM_DISTRICTS):
+        x, y = xs[d], ys[d]
+        left, top = x - bw / 2, y + bh / 2
+        ax.add_patch(FancyBboxPatch((left, y - bh / 2), bw, bh, boxstyle="round,pad=0,rounding_size=0.06",
+                                    facecolor="#fbf6e9", edgecolor="#6b5b3e", lw=1.2, zorder=1))
+        loc = TYPE_OFFSETS[2] + d
+        ax.text(left + 0.04, top - 0.09, board.districts[d], fontsize=fs, fontweight="bold",
+                va="center", ha="left", zorder=2)
+        draw_marks(left + 0.06, top - 0.21, marks(loc))
+        for row, t in ((1, 0), (2, 1)):
+            e = int(state.district_tile[b, d, t])
+            label = "-" if e < 0 else abbreviate(names[e])
+            yy = top - 0.21 - row * 0.15
+            ax.text(left + 0.04, yy, ("S: " if t == 0 else "E: ") + label, fontsize=fs, va="center",
+                    ha="left", zorder=2, color="#222222" if e >= 0 else "#999999")
+            if e >= 0:
+                draw_marks(left + 0.52, yy, marks(e))
+        for k, (i, s, t) in enumerate(invs[d]):
+            cx = left + 0.04 + (k % 4) * 0.215
+            cy = y - bh / 2 + 0.07 + (k // 4) * 0.12
+            ax.add_patch(Rectangle((cx, cy - 0.045), 0.2, 0.09, color=PLAYER_COLOURS[i], zorder=3))
+            ax.text(cx + 0.1, cy, f"{s}S{t}T", fontsize=fs * 0.85, color="white", ha="center",
+                    va="center", fontweight="bold", zorder=4)
+    _panel(fig, state, config, b, viewer, split, 0.012 * height * 72 / dpi)
+    canvas.draw()
+    image = np.asarray(canvas.buffer_rgba())[:, :, :3].copy()
+    return image
+
+
+def _panel(fig, state: State, config: GameConfig, b: int, viewer: int | None, split: float,
+           fs: float) -> None:
+    """The text panel right of the board."""
+    from matplotlib.patches import Rectangle
+
+    P = state.num_players
+    board = config.board
+    names = element_names(board)
+    ax = fig.add_axes((split, 0.0, 1.0 - split, 1.0))
+    ax.set_axis_off()
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    done = bool(state.done[b])
+    played = int(state.round[b])
+    shown = played if done else played + 1
+    y = 0.97
+    step = 0.028
+
+    def line(text: str, **kw) -> None:
+        nonlocal y
+        if y < 0.05:  # out of room (many players with many cards): the rest is left out
+            if y > 0.0:
+                ax.text(0.02, y, "...", fontsize=fs, va="top", ha="left")
+                y = -1.0
+            return
+        ax.text(0.02, y, text, fontsize=kw.pop("size", fs), va="top", ha="left", **kw)
+        y -= step
+
+    line("P.I.", size=fs * 1.6, fontweight="bold")
+    y -= 0.01
+    line(rules_text(config))
+    tier = "" if config.is_duel else f", tier {int(state.tier[b])}"
+    line(f"round {shown}/{config.num_rounds}, rotation {int(state.rotation[b])}{tier}, "
+         f"turn {int(state.turn[b])}")
+    if done:
+        line("Game over", fontweight="bold")
+    else:
+        cp = int(state.current_player[b])
+        fp = int(state.first_player[b])
+        line(f"To move: {PLAYER_LETTERS[cp]} (player_{cp}); first player {PLAYER_LETTERS[fp]}",
+             fontweight="bold", color=PLAYER_COLOURS[cp])
+    y -= 0.01
+    for i in range(P):
+        if y < 0.05:
+            break
+        ax.add_patch(Rectangle((0.02, y - 0.024), 0.04, 0.024, color=PLAYER_COLOURS[i]))
+        flags = [f for f, on in (("attempted", state.attempted[b, i]), ("solved", state.solved[b, i])) if on]
+        what = "rounds won" if config.is_duel else "score"
+        ax.text(0.08, y, f"{PLAYER_LETTERS[i]} player_{i}: {what} {int(state.score[b, i])}, "
+                f"inv. left {int(state.inv_left[b, i])}" + (f", {', '.join(flags)}" if flags else ""),
+                fontsize=fs, va="top", ha="left")
+        y -= step
+        front = [abbreviate(names[x]) if x < TYPE_OFFSETS[2] else names[x]  # districts in full
+                 for x in np.flatnonzero(state.front[b, i])]
+        for k in range(0, len(front), 4):
+            line(("    in front: " if k == 0 else "        ") + ", ".join(front[k:k + 4]), size=fs * 0.85)
+        sc = int(state.solved_case[b, i])
+        if sc >= 0:
+            line(f"    solved: {_case_text(sc, names)}", size=fs * 0.85)
+        nf = int(state.failed[b, i].sum())
+        if nf:
+            line(f"    failed solves this round: {nf}", size=fs * 0.85)
+    y -= 0.01
+    place = state.card_place[b]
+    display = [names[x] for x in np.flatnonzero(place == ON_DISPLAY)]
+    line(f"Display ({len(display)}):", fontweight="bold")
+    for k in range(0, len(display), 3):
+        line("    " + ", ".join(display[k:k + 3]))
+    line(f"Deck {int(state.deck_size[b])}, discard {int((place == IN_DISCARD).sum())}, "
+         f"in front {int((place == IN_FRONT).sum())}")
+    la = int(state.last_action[b])
+    if la >= 0:
+        y -= 0.01
+        lp = int(state.last_player[b])
+        ans = answer_text(la, (int(state.last_answer[b, 0]), int(state.last_answer[b, 1])))
+        line("Last action:", fontweight="bold")
+        line(f"    {PLAYER_LETTERS[lp]}: {action_name(la, board)}", color=PLAYER_COLOURS[lp])
+        line(f"    -> {ans}")
+    if viewer is not None:
+        v = int(viewer)
+        h = (v + 1) % P
+        c = state.case[b, h]
+        y -= 0.01
+        line(f"Held case ({PLAYER_LETTERS[v]} holds {PLAYER_LETTERS[h]}'s):", fontweight="bold")
+        line(f"    {names[int(c[0])]} / {names[TYPE_OFFSETS[1] + int(c[1])]} / "
+             f"{names[TYPE_OFFSETS[2] + int(c[2])]}")
+    if done:
+        from .engine.api import outcome
+
+        res = outcome(state, config, b)
+        y -= 0.01
+        line("Final: " + ", ".join(f"{PLAYER_LETTERS[i]} {s}" for i, s in enumerate(res.scores)),
+             fontweight="bold")
+        line("Winner" + ("s" if len(res.winners) > 1 else "") + ": "
+             + ", ".join(PLAYER_LETTERS[i] for i in res.winners))
+    ax.text(0.02, 0.015, "dots: S spot, T trace markers; squares: investigators (spots S, traces T)",
+            fontsize=fs * 0.75, va="bottom", ha="left", color="#555555")
+
+
+def write_png(image: np.ndarray, path: str) -> None:
+    """Write an ``uint8[H, W, 3]`` image as PNG (matplotlib's writer)."""
+    import matplotlib.image
+
+    matplotlib.image.imsave(path, image, format="png")
+
+
+
+def record_position(record: Any, round_index: int | None = None,
+                    after_event: int | None = None) -> tuple[State, GameConfig]:
+    """The engine position of an engine-written record after an event (for pictures).
+
+    The record is re-run by the engine from its seed (:func:`pi_env.recorder.replay_with_engine`,
+    which also checks it).
+
+    Args:
+        record: a :class:`~pi_env.records_types.GameRecord`, a path or a parsed document.
+        round_index: 0-based round; ``None``: the last round of the record.
+        after_event: the position after this event of the round (0-based); ``-1``: the round's
+            start, before any event; ``None``: after the round's last event. When that event ended
+            the round and a new one began, the picture is still of this round: its board as the
+            event left it (markers, investigators, solves), with the game totals (scores,
+            investigators left) and the player to move (the next round's first player) of the
+            engine's state after the event.
+
+    Returns:
+        ``(state, config)``: a ``B == 1`` state (a copy) and the record's rules.
+
+    Raises:
+        PIError: the record has no engine seed (only engine-written records can be pictured:
+            a record without one lacks the deck order, so the display cannot be known), or a round
+            or event out of range; :class:`~pi_env.errors.RecordError` if the replay fails.
+    """
+    from .engine.api import init, step_inplace
+    from .recorder import action_of, config_of, replay_with_engine
+    from .records import load_record
+    from .records_types import GameRecord
+
+    if not isinstance(record, GameRecord):
+        record = load_record(record)
+    if record.seed is None:
+        raise PIError("only an engine-written record (one with engine.seed, as 'pi-env play --record' "
+                      "writes) can be pictured: without the seed the deck order, and so the display, "
+                      "is unknown")
+    n = len(record.rounds)
+    k = n - 1 if round_index is None else int(round_index)
+    if not 0 <= k < n:
+        raise PIError(f"round must be 1..{n} (the record has {n} round{'s' * (n != 1)}), got {k + 1}")
+    events = record.rounds[k].events
+    e = len(events) - 1 if after_event is None else int(after_event)
+    if not -1 <= e < len(events):
+        raise PIError(f"event must be -1..{len(events) - 1} (round {k + 1} has {len(events)} events), "
+                      f"got {e}")
+    config = config_of(record)
+    target = sum(len(r.events) for r in record.rounds[:k]) + e + 1  # engine steps to apply
+    seen = {0: init(config, 1, seed=record.seed)} if target <= 1 else {}
+    count = 0
+
+    def on_step(st: State) -> None:
+        nonlocal count
+        count += 1
+        if count in (target - 1, target):
+            seen[count] = st.copy()
+
+    replay_with_engine(record, on_step=on_step)
+    post = seen[target]
+    if e < 0 or int(post.round[0]) == k or post.done[0]:
+        return post, config
+    # the event ended round k and the engine set up the next round: replay the event on a copy
+    # of the position before it in which this is the last round, so its board stays as it was left
+    fake = seen[target - 1].copy()
+    fake.round[0] = config.round_limit - 1
+    step_inplace(fake, np.array([action_of(events[e])]), config, check=False)
+    fake.round[0] = k
+    fake.done[0] = False
+    for name in ("score", "solve_points", "penalty", "inv_left", "truncated", "current_player",
+                 "round_winner", "rng"):
+        getattr(fake, name)[:] = getattr(post, name)
+    return fake, config

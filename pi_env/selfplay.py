@@ -1,0 +1,558 @@
+"""
+# P.I. self-play vector env
+
+``num_envs`` P.I. games stepped together by the batched engine (:mod:`pi_env.engine`, not a loop
+of single envs), turn-based: each call takes the action of the agent to move in every game and
+returns, per game, one *row* for the next learner seat that must act.
+
+| Import             | `from pi_env.selfplay import SelfPlayVecEnv`                              |
+|--------------------|---------------------------------------------------------------------------|
+| Games              | `num_envs` (B), each with 2 to 5 players (`num_players`, default 2)       |
+| Learner seats      | every seat (`opponents=None`), or one rotating seat plus `"self"` seats   |
+| Action Shape       | `int[B]`, values 0 .. 1729 (`single_action_space = Discrete(1730)`)      |
+| Observation Shape  | `float32[B, 618 + 1912·P]` (2 players: 4442), the flat encoding           |
+| Observation Values | about 0 .. 1 (`pi_env.encoders`; bounds in `single_observation_space`)     |
+| Rewards            | `float32[B]`: the row's seat's score change since its previous row        |
+| Episode end        | `bool[B]` terminated / truncated, one terminal row per learner seat       |
+| Autoreset          | `NEXT_STEP` (`metadata["autoreset_mode"]`)                                |
+
+### Rows
+
+After `reset` and after every `step`, row `b` belongs to one learner seat `s = info["to_move"][b]`
+of game `b` (absolute player number). It is either
+
+* a **turn**: `s` is the player to move; `step` applies `actions[b]` for it; or
+* a **terminal row** (`terminated[b]` or `truncated[b]` set): game `b` is over and this row tells
+  seat `s` its last reward; the next `step` **ignores** `actions[b]` (any integer will do).
+
+Games are independent: in one call some rows may be turns and others terminal rows.
+
+### Observation Space
+
+`obs[b]` is the flat encoding (:func:`pi_env.encoders.encode_flat`, documented there) of seat `s`'s
+view: the engine observation of `s` (RULES.md §9: everything public plus the case `s` holds, never
+its own case), scaled to about `[0, 1]`, relative seats (seat 0 = `s`). For a terminal row it is the
+view of the final position. :class:`pi_env.encoders.SolverFeaturesVecEnv` wraps this env to append
+`s`'s exact case marginals.
+
+By default (`copy=False`) `obs`, `info["action_mask"]` and `info["to_move"]` are **read-only views
+of buffers the next call overwrites** (no copy of ``B x 4442`` floats per call): copy what you
+keep, or pass `copy=True`. `rewards`, `terminated` and `truncated` are new arrays every call.
+
+### Legal Actions Mask
+
+`info["action_mask"]`: `int8[B, 1730]`. For a turn, 1 where the action is legal for `s`: clue `x`
+while its card is on the display, investigator in `d` while `s` has tiles left and none in `d` this
+round, every solve triple always (never empty). For a terminal row all ones (the action is ignored;
+a masked sampler needs no special case), as the engine's mask of a finished game.
+
+### Action Space
+
+`Discrete(1730)` per game (:mod:`pi_env.constants`): `0..35` clue on element `x`; `36..49`
+investigator in district `d` (`36 + d`); `50..1729` solve case `s * 140 + e * 14 + l`
+(`50 + case`). An illegal action in a turn row raises :class:`~pi_env.errors.IllegalActionError`
+(a malformed one :class:`~pi_env.errors.InvalidActionError`) naming the game, before any game is
+stepped; learners should sample from the mask.
+
+### Rewards
+
+The engine gives every player a reward at every step (`State.rewards`: the change of its score;
+duel: +1/−1 round and game results, see :class:`pi_env.engine.State`). The env sums them per game
+and seat and pays a seat its sum at the seat's next row: `rewards[b]` is everything seat `s`
+received since its previous row in this game (from its own last action and from everything the
+other players did since), 0 at its first row unless something already happened. A seat's rewards
+over its rows of a game sum to its final score (duel: its results). Nothing is lost at the end: the
+final reward reaches every learner seat through its terminal row, also a seat that was not the
+last to act.
+
+### Episode End and Autoreset
+
+When a step ends game `b` (its last round is over, RULES.md §5, §7), the rows of game `b` become
+terminal rows, one per learner seat, in turn order starting after the player who took the last
+action (that player's comes last): the first in the same call, the others in the following calls.
+`terminated[b]` is set on them, or `truncated[b]` instead if the rotation-limit safeguard ended any
+round of the game (RULES.md §5; the duel's `max_rounds` safeguard likewise). Autoreset is
+`NEXT_STEP`: the call after a game's last terminal row ignores its action, starts a new game in that
+slot (the slot's engine generator stream continues, :func:`pi_env.engine.reset_done`) and returns
+its first learner row (reward 0, not terminal).
+
+So with every seat a learner a finished P-player game costs its slot P calls with no action applied;
+with one learner seat, one.
+
+### Opponents and Seats
+
+`opponents=None` (or `"self"`): every seat is played by the learner (self-play); each call steps
+every game once, all in numba kernels. Otherwise `opponents` lists `P − 1` policies for the
+*relative* seats 1..P−1 after the game's *primary learner seat* `L`: an entry is a built-in agent
+name (`"random"`, `"deducer"`, `"heuristic"`: :func:`agents.make_agent`), an
+:class:`agents.Agent` (deep-copied per game slot), a zero-argument factory returning an Agent, or
+`"self"` (that seat is a learner seat too). Fixed agents act inside `step`: after the learner's
+actions the env steps the engine again for every game whose player to move is an agent, until each
+game reaches a learner row or its end, so only learner rows are returned. Each agent sees exactly
+its engine observation and mask (`Agent.act(observation, action_mask)`), and is `reset` with a seed
+from the env's generator at the start of every game. **Cost**: one engine step per round of agent
+moves, plus one Python `act` call per game needing a move (a Python loop over those games: about
+10 µs for `random`, milliseconds for `deducer`); the learner-only mode has no Python loop per game.
+
+`learner_seats` chooses `L` for each game: `"rotate"` (default): slot `b` starts at a seat drawn
+from the seed and moves one seat on with every new game, so the learner plays every seat equally
+often; `"random"`: drawn per game; an int: always that seat. The engine draws the first player of
+each game from its own generator, independently.
+
+### Speed
+
+`benchmarks/selfplay_throughput.py` (2 players, B = 4096, random legal actions from
+`sample_actions`, on the shared 2-core machine): on one thread (`parallel=False`) about 0.5–0.6
+million agent-steps (rows) per second when a core is free, 0.4 million of them turns (measured
+0.51–0.61 M rows/s at load average ≈ 2; about 0.52 M per CPU-second, 0.34 M wall, at load 4–5),
+some 25 times a Python loop of single `raw_env` games. The flat encoding costs under a
+microsecond per row (see :mod:`pi_env.encoders`); the rest is mostly the engine. Threads help only
+when both cores are free: on a loaded machine every threaded kernel waits for its slowest thread.
+
+### Arguments
+
+``` python
+SelfPlayVecEnv(num_envs, num_players=2, *, edition="second", variants=(), investigators=None,
+               max_rotations=60, board="daytime", mode="standard", max_rounds=9,
+               opponents=None, learner_seats="rotate", seed=None, copy=False, check=True,
+               parallel=None)
+```
+
+The rules arguments are those of :class:`pi_env.engine.GameConfig` (and of `pi_env.env`).
+`seed`: seeds the first `reset()` (as `reset(seed=...)`); `reset(seed=s)` plays the engine games
+`pi_env.engine.init(config, B, s)` (the same seed gives the same games, seats and agent seeds).
+`check=False` skips the legality check of the learner's actions (the kernels trust them).
+`parallel`: run the engine's step and setup and the encoder on all cores (`True`), on one
+(`False`), or as `pi_env._config` decides (`None`: threads from 256 games on, unless
+`PI_ENV_NUMBA_PARALLEL=0`). On a machine busy with other work one thread can be faster: every
+threaded kernel waits for its slowest thread.
+
+### Version History
+
+* v0: Initial version.
+"""
+
+from __future__ import annotations
+
+import copy as _copy
+from typing import Any, Sequence
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+from numba import prange
+
+from ._config import batch_kernel
+from .board import Board, load_board
+from .constants import INVESTIGATE_BASE, NUM_ACTIONS, ON_DISPLAY, SOLVE_BASE
+from .encoders import FailedSolves, FlatEncoder, flat_bounds
+from .engine import _kernels as K
+from .engine.api import init, legal_action_mask
+from .engine.observe import observe
+from .engine.state import DEFAULT_MAX_ROUNDS, GameConfig, State
+from .errors import IllegalActionError, InvalidActionError, PIError
+
+__all__ = ["SelfPlayVecEnv"]
+
+
+@batch_kernel
+def _advance_kernel(active, learner, notified, acc, row_seat, row_terminal, pending_reset, need_opp,
+                    out_reward, out_term, out_trunc, done, truncated, current_player, last_player,
+                    rewards):
+    """For every active game: add the last step's rewards to ``acc`` and pick the game's next row
+    (a terminal row for the next learner seat not yet told, a turn of the learner to move, or
+    ``need_opp`` when an opponent agent is to move)."""
+    P = acc.shape[1]
+    for b in prange(active.shape[0]):
+        if not active[b]:
+            continue
+        for i in range(P):
+            acc[b, i] += rewards[b, i]
+        need_opp[b] = False
+        if done[b]:
+            s = -1
+            left = 0
+            for k in range(P):
+                q = (np.int64(last_player[b]) + 1 + k) % P
+                if learner[b, q] and not notified[b, q]:
+                    if s < 0:
+                        s = q
+                    else:
+                        left += 1
+            notified[b, s] = True
+            row_seat[b] = s
+            row_terminal[b] = True
+            out_reward[b] = acc[b, s]
+            acc[b, s] = 0
+            out_term[b] = not truncated[b]
+            out_trunc[b] = truncated[b]
+            pending_reset[b] = left == 0
+        else:
+            cp = np.int64(current_player[b])
+            if learner[b, cp]:
+                row_seat[b] = cp
+                row_terminal[b] = False
+                out_reward[b] = acc[b, cp]
+                acc[b, cp] = 0
+                out_term[b] = False
+                out_trunc[b] = False
+            else:
+                need_opp[b] = True
+
+
+@batch_kernel
+def _mask_head_kernel(out, current_player, done, card_place, inv_count, inv_district, inv_left):
+    """Fill ``out[b, :50]`` (clues, investigators) with the legal-action mask of the player to move
+    (all ones for a finished game), as the engine's ``mask_kernel``; the solve part ``out[b, 50:]``
+    is always ones and is not touched (the buffer starts as ones)."""
+    for b in prange(out.shape[0]):
+        if done[b]:
+            for a in range(SOLVE_BASE):
+                out[b, a] = 1
+            continue
+        p = current_player[b]
+        for x in range(INVESTIGATE_BASE):
+            out[b, x] = 1 if card_place[b, x] == ON_DISPLAY else 0
+        ok = inv_left[b, p] > 0
+        for d in range(SOLVE_BASE - INVESTIGATE_BASE):
+            out[b, INVESTIGATE_BASE + d] = 1 if ok else 0
+        if ok:
+            for k in range(inv_count[b, p]):
+                out[b, INVESTIGATE_BASE + inv_district[b, p, k]] = 0
+
+
+def _make_opponent(spec: Any, seat: int):
+    """A per-slot factory for one opponent entry (``None`` for ``"self"``)."""
+    from agents import Agent, make_agent
+
+    if isinstance(spec, str):
+        if spec.strip().lower() == "self":
+            return None
+        make_agent(spec)  # fail early on an unknown name
+        return lambda: make_agent(spec)
+    if isinstance(spec, Agent):
+        return lambda: _copy.deepcopy(spec)
+    if callable(spec):
+        return spec
+    raise PIError(f"opponents[{seat - 1}] (relative seat {seat}) must be an agent name, an Agent, a "
+                  f"factory or 'self', got {spec!r}")
+
+
+class SelfPlayVecEnv(VectorEnv):
+    """Batched turn-based P.I. for self-play; see the module docstring for the full specification.
+
+    Attributes:
+        config: the :class:`~pi_env.engine.GameConfig`.
+        state: the engine :class:`~pi_env.engine.State` (``B`` games). It holds every case: for
+            tools and tests, never as a learner's input.
+
+    Example:
+        >>> env = SelfPlayVecEnv(4, num_players=2, seed=0)
+        >>> obs, info = env.reset(seed=0)
+        >>> obs.shape, info["action_mask"].shape
+        ((4, 4442), (4, 1730))
+        >>> obs, rewards, terminated, truncated, info = env.step(env.sample_actions())
+        >>> rewards.dtype, terminated.shape
+        (dtype('float32'), (4,))
+    """
+
+    metadata = {"name": "pi_selfplay_v0", "autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+
+    def __init__(self, num_envs: int = 64, num_players: int | None = 2, *, edition: str = "second",
+                 variants: Sequence[str] = (), investigators: "Sequence[int] | None" = None,
+                 max_rotations: int = 60, board: "str | dict[str, Any] | Board" = "daytime",
+                 mode: str = "standard", max_rounds: int = DEFAULT_MAX_ROUNDS,
+                 opponents: "None | str | Sequence[Any]" = None, learner_seats: "str | int" = "rotate",
+                 seed: int | None = None, copy: bool = False, check: bool = True,
+                 parallel: bool | None = None):
+        if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
+            raise PIError(f"num_envs must be a positive integer, got {num_envs!r}")
+        self.config = GameConfig(num_players=num_players, edition=edition, variants=tuple(variants),
+                                 investigators=None if investigators is None else tuple(investigators),
+                                 max_rotations=max_rotations, board=load_board(board), mode=mode,
+                                 max_rounds=max_rounds)
+        B, P = int(num_envs), self.config.num_players
+        self.num_envs, self.num_players = B, P
+        self.render_mode = None
+        self.copy, self.check = bool(copy), bool(check)
+        # opponents: factories per relative seat 1..P-1 (None = learner)
+        if opponents is None or (isinstance(opponents, str) and opponents.strip().lower() == "self"):
+            specs: list[Any] = ["self"] * (P - 1)
+        elif isinstance(opponents, str):
+            raise PIError(f"opponents must be None, 'self' or a list of {P - 1} entries, got {opponents!r}")
+        else:
+            specs = list(opponents)
+            if len(specs) != P - 1:
+                raise PIError(f"opponents lists {len(specs)} entries; a {P}-player game needs {P - 1} "
+                              f"(one per seat after the learner's)")
+        self._factories = [_make_opponent(s, j + 1) for j, s in enumerate(specs)]
+        self.self_play = all(f is None for f in self._factories)
+        if isinstance(learner_seats, (int, np.integer)) and not isinstance(learner_seats, bool):
+            if not 0 <= learner_seats < P:
+                raise PIError(f"learner_seats must be 'rotate', 'random' or a seat 0..{P - 1}, "
+                              f"got {learner_seats!r}")
+        elif learner_seats not in ("rotate", "random"):
+            raise PIError(f"learner_seats must be 'rotate', 'random' or a seat 0..{P - 1}, "
+                          f"got {learner_seats!r}")
+        self.learner_seats = learner_seats
+        self._rel_learner = np.array([True] + [f is None for f in self._factories])  # [P] relative seats
+        self._agents: list[list[Any]] = [[None] * P for _ in range(B)]  # [slot][relative seat]
+        if not self.self_play:
+            for b in range(B):
+                self._agents[b] = [None] + [None if f is None else f() for f in self._factories]
+        # spaces
+        self._encoder = FlatEncoder(self.config, B, parallel=parallel)
+        self._failed = FailedSolves(B, P)
+        low, high = flat_bounds(self.config)
+        self.single_observation_space = spaces.Box(low, high, dtype=np.float32)
+        self.observation_space = batch_space(self.single_observation_space, B)
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.action_space = batch_space(self.single_action_space, B)
+        # bookkeeping
+        self._acc = np.zeros((B, P), dtype=np.int32)
+        self._learner = np.ones((B, P), dtype=bool)
+        self._notified = np.zeros((B, P), dtype=bool)
+        self._primary = np.zeros(B, dtype=np.int64)
+        self._games = np.zeros(B, dtype=np.int64)
+        self._row_seat = np.zeros(B, dtype=np.int64)
+        self._row_terminal = np.zeros(B, dtype=bool)
+        self._pending = np.zeros(B, dtype=bool)
+        self._need_opp = np.zeros(B, dtype=bool)
+        self._active = np.ones(B, dtype=bool)
+        self._all = np.ones(B, dtype=bool)
+        self._rewards = np.zeros(B, dtype=np.float32)
+        self._term = np.zeros(B, dtype=bool)
+        self._trunc = np.zeros(B, dtype=bool)
+        self._mask = np.ones((B, NUM_ACTIONS), dtype=np.int8)  # the solve part stays ones
+        self._seat8 = np.zeros(B, dtype=np.int8)
+        self._legal = np.zeros(B, dtype=bool)
+        self._mask_view = self._mask.view()
+        self._mask_view.flags.writeable = False
+        self._seat_view = self._seat8.view()
+        self._seat_view.flags.writeable = False
+        self._investigators = np.array(self.config.investigators, dtype=np.int8)
+        # the engine's step and setup and the encoder run threaded (for_batch); the cheap kernels
+        # run serially: a parallel region costs more than they do, and much more on a busy machine
+        def build(k: Any) -> Any:
+            return k.for_batch(B) if parallel is None else k.parallel if parallel else k.serial
+
+        self._step_kernel = build(K.step_kernel)
+        self._init_kernel = build(K.init_kernel)
+        self._advance = _advance_kernel.serial
+        self._mask_kernel = _mask_head_kernel.serial
+        self._legal_kernel = K.legal_kernel.serial
+        self._sample_kernel = K.sample_kernel.serial
+        self._np_random, self._np_random_seed = _generator(seed)
+        self._seed = seed
+        self.state: State | None = None
+
+    # --- episode --------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        """Start ``num_envs`` new games.
+
+        Args:
+            seed: engine games ``init(config, B, seed)``, learner seats and agent seeds all follow
+                from it; ``None``: the constructor's seed on the first reset, later a seed drawn
+                from the env's generator.
+            options: not used (must be empty).
+
+        Returns:
+            ``(obs, info)``: the first learner row of every game (see the module docstring).
+        """
+        if options:
+            raise PIError(f"unknown reset option {sorted(options)[0]!r} (this env takes none)")
+        if seed is None and self.state is None:
+            seed = self._seed
+        if seed is not None:
+            if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
+                raise PIError(f"seed must be a non-negative integer, got {seed!r}")
+            self._np_random, self._np_random_seed = _generator(int(seed))
+            engine_seed = int(seed)
+        else:
+            engine_seed = int(self._np_random.integers(2**63 - 1))
+        B, P = self.num_envs, self.num_players
+        self.state = st = init(self.config, B, seed=engine_seed)
+        arrays = st.arrays()
+        self._step_args = (P, self.config.rules_code, self.config.num_rounds, self.config.max_rotations,
+                           self.config.board.adjacency, *arrays)
+        self._mask_args = (self._mask, st.current_player, st.done, st.card_place, st.inv_count,
+                           st.inv_district, st.inv_left)
+        self._adv_args = (self._learner, self._notified, self._acc, self._row_seat, self._row_terminal,
+                          self._pending, self._need_opp, self._rewards, self._term, self._trunc, st.done,
+                          st.truncated, st.current_player, st.last_player, st.rewards)
+        self._games[:] = 0
+        if self.learner_seats == "rotate":
+            self._start = self._np_random.integers(P, size=B)
+        self._pending[:] = False
+        self._new_games(np.ones(B, dtype=bool))
+        self._active[:] = True
+        self._advance(self._active, *self._adv_args)
+        self._play_opponents()
+        return self._outputs()[0::4]
+
+    def _new_games(self, which: np.ndarray) -> None:
+        """Bookkeeping for the new games in the slots ``which`` (the engine already set them up)."""
+        P = self.num_players
+        self._acc[which] = 0
+        self._notified[which] = False
+        self._failed.reset(which, self.state)
+        if self.self_play:
+            self._learner[which] = True
+        else:
+            idx = np.flatnonzero(which)
+            if self.learner_seats == "rotate":
+                self._primary[idx] = (self._start[idx] + self._games[idx]) % P
+            elif self.learner_seats == "random":
+                self._primary[idx] = self._np_random.integers(P, size=idx.size)
+            else:
+                self._primary[idx] = int(self.learner_seats)
+            rel = (np.arange(P)[None, :] - self._primary[idx, None]) % P  # relative seat of each seat
+            self._learner[idx] = self._rel_learner[rel]
+            seeds = self._np_random.integers(2**63 - 1, size=(idx.size, P))
+            for n, b in enumerate(idx):
+                for j, agent in enumerate(self._agents[b]):
+                    if agent is not None:
+                        agent.reset(P, self.config.board, seed=int(seeds[n, j]))
+        self._games[which] += 1
+
+    def _reset_slots(self, which: np.ndarray) -> None:
+        """Autoreset: a new engine game in every slot of ``which`` (continuing its rng stream)."""
+        st = self.state
+        saved = st.done.copy()
+        st.done[:] = which  # init_kernel(only_done) resets exactly the slots marked done
+        self._init_kernel(True, self.num_players, self._investigators, *st.arrays())
+        st.done[:] = saved & ~which
+        self._new_games(which)
+
+    def step(self, actions: Any):
+        """Apply ``actions[b]`` for every turn row (ignored for terminal rows); return the next rows.
+
+        Returns:
+            ``(obs, rewards, terminated, truncated, info)`` as in the module docstring.
+
+        Raises:
+            InvalidActionError: ``actions`` is not an integer array of shape ``(B,)``, or a turn
+                row's action is outside ``0..1729``.
+            IllegalActionError: a turn row's action is not legal; no game was stepped.
+        """
+        if self.state is None:
+            raise PIError("call reset() before step()")
+        a = np.asarray(actions)
+        B = self.num_envs
+        if a.shape != (B,) or not np.issubdtype(a.dtype, np.integer):
+            raise InvalidActionError(f"actions must be an integer array of shape ({B},), "
+                                     f"got {a.dtype} {a.shape}")
+        a = np.ascontiguousarray(a, dtype=np.int64)
+        if self.check:
+            self._check(a)
+        self._step_kernel(a, *self._step_args)  # finished games (terminal rows) are not stepped
+        self._failed.after_step(self._all, self.state)
+        if self._pending.any():
+            which = self._pending.copy()
+            self._pending[:] = False
+            self._reset_slots(which)
+        self._active[:] = True
+        self._advance(self._active, *self._adv_args)
+        if not self.self_play:
+            self._play_opponents()
+        return self._outputs()
+
+    def _check(self, a: np.ndarray) -> None:
+        turn = ~self._row_terminal
+        bad = np.flatnonzero(turn & ((a < 0) | (a >= NUM_ACTIONS)))
+        if bad.size:
+            b = int(bad[0])
+            raise InvalidActionError(f"game {b}: action {int(a[b])!r} is outside 0..{NUM_ACTIONS - 1}")
+        st = self.state
+        self._legal_kernel(a, self._legal, st.current_player, st.done, st.card_place, st.inv_count,
+                           st.inv_district, st.inv_left)
+        if not self._legal.all():
+            from .actions import action_name
+
+            b = int(np.flatnonzero(~self._legal)[0])
+            raise IllegalActionError(
+                f"game {b}: action {int(a[b])} ({action_name(int(a[b]), self.config.board)}) is not "
+                f"legal for player {int(st.current_player[b])} (round {int(st.round[b]) + 1}, turn "
+                f"{int(st.turn[b])})")
+
+    def _play_opponents(self) -> None:
+        """Step the engine for every game whose player to move is a fixed agent, until each game
+        has a learner row (see Opponents in the module docstring)."""
+        st = self.state
+        P = self.num_players
+        acts = np.zeros(self.num_envs, dtype=np.int64)
+        legal = np.zeros(self.num_envs, dtype=bool)
+        while self._need_opp.any():
+            idx = np.flatnonzero(self._need_opp)
+            movers = st.current_player.astype(np.int64)
+            obs = observe(st, movers)
+            mask = legal_action_mask(st)
+            acts[:] = 0
+            for b in idx:  # the Python loop over games needing an agent's move
+                agent = self._agents[b][(movers[b] - self._primary[b]) % P]
+                acts[b] = agent.act(obs[b], mask[b])
+            self._legal_kernel(acts, legal, st.current_player, st.done, st.card_place, st.inv_count,
+                               st.inv_district, st.inv_left)
+            wrong = idx[~legal[idx]]
+            if wrong.size:
+                b = int(wrong[0])
+                agent = self._agents[b][(movers[b] - self._primary[b]) % P]
+                raise IllegalActionError(f"game {b}: opponent agent {type(agent).__name__} (player "
+                                         f"{int(movers[b])}) chose the illegal action {int(acts[b])}")
+            frozen = ~self._need_opp
+            saved = st.done.copy()
+            st.done |= frozen  # the engine skips finished games: only the agents' games move
+            self._step_kernel(acts, *self._step_args)
+            st.done[frozen] = saved[frozen]
+            self._failed.after_step(self._need_opp, st)
+            self._active[:] = self._need_opp
+            self._advance(self._active, *self._adv_args)
+
+    def _outputs(self):
+        st = self.state
+        self._seat8[:] = self._row_seat
+        obs = self._encoder.encode(st, self._row_seat, check=False, failed=self._failed)
+        self._mask_kernel(*self._mask_args)
+        if self.copy:
+            info = {"action_mask": self._mask.copy(), "to_move": self._seat8.copy()}
+            return obs.copy(), self._rewards.copy(), self._term.copy(), self._trunc.copy(), info
+        info = {"action_mask": self._mask_view, "to_move": self._seat_view}
+        return obs, self._rewards.copy(), self._term.copy(), self._trunc.copy(), info
+
+    # --- helpers --------------------------------------------------------------------------
+    def sample_actions(self, rng: np.random.Generator | None = None,
+                       out: np.ndarray | None = None) -> np.ndarray:
+        """``int64[B]``: a uniformly random legal action for every row (the engine's sample
+        kernel, no mask needed; any value for terminal rows). Draws from ``rng`` or the env's
+        generator."""
+        if self.state is None:
+            raise PIError("call reset() before sample_actions()")
+        g = self._np_random if rng is None else rng
+        if out is None:
+            out = np.empty(self.num_envs, dtype=np.int64)
+        st = self.state
+        self._sample_kernel(g.random(self.num_envs), out, st.current_player, st.done, st.card_place,
+                            st.inv_count, st.inv_district, st.inv_left)
+        return out
+
+    def engine_observations(self) -> np.ndarray:
+        """``int16[B, 618 + 1912·P]``: the engine observation of each row's seat (the input of the
+        built-in :mod:`agents`)."""
+        if self.state is None:
+            raise PIError("call reset() before engine_observations()")
+        return observe(self.state, self._row_seat)
+
+    @property
+    def learner_mask(self) -> np.ndarray:
+        """``bool[B, P]``: the learner seats of each slot's current game (a copy)."""
+        return self._learner.copy()
+
+    def close_extras(self, **kwargs: Any) -> None:
+        self._agents = []
+
+
+def _generator(seed: int | None) -> tuple[np.random.Generator, int | None]:
+    """The env's own generator: independent of the engine's per-game streams for the same seed."""
+    ss = np.random.SeedSequence(seed, spawn_key=(1,))
+    return np.random.Generator(np.random.PCG64(ss)), seed

@@ -1,0 +1,173 @@
+"""Board pictures (issue #7 item 5): ``board_image``, the AEC env's ``rgb_array`` render mode
+(PettingZoo's ``render_test``) and ``pi-env render``."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from pettingzoo.test import render_test
+
+from pi_env.aec import env as make_env
+from pi_env.board_image import abbreviate, board_image, record_position
+from pi_env.cli import main
+from pi_env.engine import GameConfig, init, step_inplace
+from pi_env.errors import PIError
+from pi_env.recorder import replay_with_engine
+from pi_env.records import load_record
+from test_encoders import mixed_policy
+from test_hygiene import other_case
+
+SIZE = (640, 480)
+
+
+def test_image_shape_dtype_and_that_states_differ():
+    cfg = GameConfig(num_players=3)
+    st = init(cfg, 2, seed=1)
+    a = board_image(st, cfg, 0, size=SIZE)
+    assert a.shape == (480, 640, 3) and a.dtype == np.uint8
+    assert np.array_equal(a, board_image(st, cfg, 0, size=SIZE))  # deterministic
+    assert not np.array_equal(a, board_image(st, cfg, 1, size=SIZE))  # another layout
+    before = a
+    rng = np.random.default_rng(0)
+    step_inplace(st, np.array([mixed_policy(st, rng, 0, 0), mixed_policy(st, rng, 1, 0)]), cfg)
+    assert not np.array_equal(before, board_image(st, cfg, 0, size=SIZE))  # one action later
+    assert (a.reshape(-1, 3) != 255).any(axis=1).mean() > 0.05  # something is drawn
+    big = board_image(st, cfg)
+    assert big.shape == (1000, 1400, 3)
+
+
+def test_spectator_picture_shows_no_case_and_viewer_adds_the_held_one():
+    cfg = GameConfig(num_players=2)
+    a = init(cfg, 1, seed=5)
+    b = a.copy()
+    b.case[0, 0] = other_case(a, 0, np.random.default_rng(0))
+    assert np.array_equal(board_image(a, cfg, size=SIZE), board_image(b, cfg, size=SIZE))
+    # player 1 holds player 0's case: its picture differs; player 0's own view does not
+    def views(viewer):
+        return board_image(a, cfg, viewer=viewer, size=SIZE), board_image(b, cfg, viewer=viewer, size=SIZE)
+
+    assert not np.array_equal(*views(1))
+    assert np.array_equal(*views(0))
+    with pytest.raises(PIError, match="viewer"):
+        board_image(a, cfg, viewer=2)
+    with pytest.raises(PIError, match="game must be"):
+        board_image(a, cfg, game=1)
+
+
+def test_abbreviate():
+    assert abbreviate("Pinky") == "Pinky"
+    assert abbreviate("Police Corruption") == "Pol. Corr."
+    assert abbreviate("Protection Racket") == "Prot. Rack."
+    assert abbreviate("Some Long Name") == "Some Lo."
+    assert all(len(abbreviate(n)) <= 11 for n in ("Jewellery Heist", "Mob Killing", "Knuckles"))
+
+
+def test_aec_render_test_with_rgb_array():
+    assert "rgb_array" in make_env().metadata["render_modes"]
+    render_test(lambda render_mode=None: make_env(num_players=2, render_mode=render_mode),
+                custom_tests={"rgb_array": lambda img: img.shape == (1000, 1400, 3)})
+
+
+def test_aec_rgb_array_is_the_board_image():
+    e = make_env(num_players=3, render_mode="rgb_array")
+    e.reset(seed=2)
+    img = e.render()
+    u = e.unwrapped
+    assert np.array_equal(img, board_image(u.game_state, u.config))
+
+
+@pytest.fixture(scope="module")
+def record_path(tmp_path_factory):
+    path = tmp_path_factory.mktemp("render") / "game.json"
+    assert main(["play", "--players", "3", "--seed", "4", "--agents", "deducer,heuristic,random",
+                 "--record", str(path), "--quiet"]) == 0
+    return path
+
+
+def test_record_position(record_path):
+    record = load_record(record_path)
+    states = []
+    replay_with_engine(record, on_step=lambda s: states.append(s.copy()))
+    sizes = [len(r.events) for r in record.rounds]
+    # mid-round: the engine's state after that event
+    st, cfg = record_position(record, 0, 3)
+    assert st.equals(states[3])
+    # a round's start (-1): after the previous round's last event
+    st, _ = record_position(record, 1, -1)
+    assert st.equals(states[sizes[0] - 1]) and int(st.round[0]) == 1 and int(st.turn[0]) == sizes[0]
+    st, _ = record_position(record, 0, -1)
+    assert st.equals(init(cfg, 1, seed=record.seed))
+    # the round's last event: still round 1's board, the event applied; totals from the engine
+    st, _ = record_position(record, 0)
+    pre, post = states[sizes[0] - 2], states[sizes[0] - 1]
+    assert int(st.round[0]) == 0 and not st.done[0] and int(st.turn[0]) == sizes[0]
+    assert int(st.last_action[0]) == int(post.last_action[0])
+    assert np.array_equal(st.tile_district, pre.tile_district)
+    assert (st.spot | st.trace).sum() >= (pre.spot | pre.trace).sum()
+    assert np.array_equal(st.score, post.score) and np.array_equal(st.inv_left, post.inv_left)
+    # the last round of a finished game: the engine's final state
+    st, _ = record_position(record)
+    assert st.equals(states[-1]) and st.done[0]
+    with pytest.raises(PIError, match="round must be 1..3"):
+        record_position(record, 3)
+    with pytest.raises(PIError, match=r"event must be -1\.\."):
+        record_position(record, 0, sizes[0])
+
+
+def run(capsys, *argv):
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as exc:  # argparse's own errors
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_render_writes_png(capsys, tmp_path, record_path):
+    out = tmp_path / "board.png"
+    code, text, err = run(capsys, "render", record_path, "--round", 2, "--event", 5, "--out", out)
+    assert code == 0 and err == "" and text == f"picture written to {out}\n"
+    data = out.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    import matplotlib.image
+
+    img = matplotlib.image.imread(out)
+    assert img.shape[:2] == (1000, 1400)
+    st, cfg = record_position(record_path, 1, 5)
+    expect = board_image(st, cfg)
+    assert np.array_equal((img[:, :, :3] * 255).round().astype(np.uint8), expect)
+    # refuses to overwrite, unless --force
+    code, text, err = run(capsys, "render", record_path, "--out", out)
+    assert code == 2 and err == f"pi-env: error: {out} exists; use --force to overwrite it\n"
+    code, text, err = run(capsys, "render", record_path, "--out", out, "--force", "--viewer", 1)
+    assert code == 0 and out.read_bytes() != data
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--round", "4"], "round must be 1..3 (the record has 3 rounds), got 4"),
+    (["--round", "1", "--event", "999"], "event must be -1.."),
+    (["--viewer", "3"], "--viewer must be 0..2, got 3"),
+    (["--round", "x"], "argument --round: expected an integer, got 'x'"),
+])
+def test_cli_render_errors(capsys, tmp_path, record_path, args, message):
+    code, text, err = run(capsys, "render", record_path, "--out", tmp_path / "x.png", *args)
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_cli_render_needs_an_engine_record(capsys, tmp_path, record_path):
+    doc = json.loads(record_path.read_text(encoding="utf-8"))
+    doc.pop("engine")
+    plain = tmp_path / "plain.json"
+    plain.write_text(json.dumps(doc), encoding="utf-8")
+    code, text, err = run(capsys, "render", plain, "--out", tmp_path / "x.png")
+    assert code == 2 and err.startswith("pi-env: error: only an engine-written record")
+    assert len(err.strip().splitlines()) == 1
+    code, text, err = run(capsys, "render", tmp_path / "missing.json", "--out", tmp_path / "x.png")
+    assert code == 2 and "missing.json" in err and len(err.strip().splitlines()) == 1
+    code, text, err = run(capsys, "render", record_path, "--out", tmp_path / "x.jpg")
+    assert code == 2 and "give a .png file name" in err
+    code, text, err = run(capsys, "render", record_path)
+    assert code == 2 and "--out" in err
