@@ -1,5 +1,5 @@
 """The ``pi-env`` command line: ``play`` and ``replay`` (issue #2), ``solve`` (issue #3),
-``solo generate`` (issue #5), ``render`` (issue #7).
+``solo generate`` and ``solo play`` (issue #5), ``render`` (issue #7).
 
 Every user mistake (unknown agent, bad player count or seed, invalid rules such as a duel for 3
 players or investigator counts for the wrong number of players, bad record, existing output file)
@@ -25,9 +25,9 @@ def _seed(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"seed must be a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"seed must be a non-negative integer, got {text!r}")
+        raise argparse.ArgumentTypeError(f"seed must be an integer 0..2**63-1, got {text!r}") from None
+    if not 0 <= value < 2**63:
+        raise argparse.ArgumentTypeError(f"seed must be an integer 0..2**63-1, got {text!r}")
     return value
 
 
@@ -140,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="use the round's events 0..E (-1: none; default: all)")
     solve.add_argument("--top", type=_integer, default=10, help="cases to list (default 10, 0 = all)")
     solve.add_argument("--json", action="store_true", help="print the report as JSON")
-    solo = sub.add_parser("solo", help="Solo Time Attack (RULES.md §8): generate cases")
+    solo = sub.add_parser("solo", help="Solo Time Attack (RULES.md §8): generate cases, play")
     solo_sub = solo.add_subparsers(dest="solo_command", required=True, parser_class=_Parser)
     gen = solo_sub.add_parser("generate", help="a solo case (layout + hidden case) from a seed or a "
                                                 "date: record and printable setup sheet")
@@ -156,6 +156,26 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--out", default="case.json",
                      help="record file (default case.json); the setup sheet goes beside it as .txt")
     gen.add_argument("--force", action="store_true", help="overwrite existing output files")
+    splay = solo_sub.add_parser("play", help="play a solo case in the terminal: type queries, get "
+                                             "answers, rank in a local leaderboard")
+    pwhich = splay.add_mutually_exclusive_group()
+    pwhich.add_argument("--seed", type=_seed, default=None, help="case seed (default: a random one)")
+    pwhich.add_argument("--daily", type=_date_or_today, nargs="?", const="today", default=None,
+                        metavar="YYYY-MM-DD", help="the daily case (default date: today)")
+    pwhich.add_argument("--case", default=None, metavar="FILE",
+                        help="play the case of a solo record (from pi-env solo generate)")
+    pwhich.add_argument("--resume", action="store_true", help="continue the saved game in progress")
+    splay.add_argument("--difficulty", choices=("easy", "medium", "hard"), default=None,
+                       help="the first case of this difficulty from the seed (or date) upwards")
+    splay.add_argument("--investigators", type=_solo_investigators, default=5,
+                       help="investigator tiles, 0..14 (default 5)")
+    splay.add_argument("--name", default=None, help="your name for the leaderboard (default: asked)")
+    splay.add_argument("--db", default=None, metavar="PATH",
+                       help="leaderboard SQLite file (default: $PI_ENV_LEADERBOARD, else "
+                            "leaderboard.sqlite3 in the data directory)")
+    splay.add_argument("--save-file", default=None, metavar="PATH",
+                       help="where the game in progress is saved (default: solo-game.json in the data "
+                            "directory: $PI_ENV_DATA_DIR, else the user data directory)")
     render = sub.add_parser("render", help="draw the board at a point of an engine-written record as a PNG")
     render.add_argument("record", help="a pi-record/1 JSON file written by the engine (with its seed)")
     render.add_argument("--round", type=_integer, default=None, help="round, 1-based (default: the last)")
@@ -226,7 +246,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from .scoring import score_record
 
     record = load_record(args.record)
+    if record.rules.mode == "solo":
+        return _replay_solo(args, record)
     scores = score_record(record)
+    _check_jointly_consistent(record)
     if record.seed is not None:
         state = replay_with_engine(record)
         if tuple(int(s) for s in state.score[0]) != scores.scores:
@@ -239,6 +262,47 @@ def cmd_replay(args: argparse.Namespace) -> int:
         for line in report_lines(record, scores, turns=not args.quiet):
             print(line)
         print("record checked: " + ("re-run by the engine from its seed, every answer identical"
+                                    if record.seed is not None else "rules and answers consistent"))
+    return 0
+
+
+def _check_jointly_consistent(record) -> None:
+    """RECORD.md: a record whose answers could not have happened is rejected. Answers are checked
+    against the cases the record holds when it is read; here the solver checks that some deal of the
+    unknown cases (pairwise disjoint, RULES.md §3) fits every public answer of each round.
+
+    Raises:
+        RecordError: naming a smallest set of events that cannot all hold.
+    """
+    from solvers import ContradictionError, analyze
+
+    from .errors import RecordError
+
+    for r in range(len(record.rounds)):
+        try:
+            analyze(record, 0, round_index=r)
+        except ContradictionError as exc:
+            what = (f"events {', '.join(str(e) for e in exc.events)}" if exc.events
+                    else "the case recorded for player 1")
+            raise RecordError(f"the answers cannot all be true (no deal of the cases fits them): "
+                              f"{what}", round_index=r) from None
+
+
+def _replay_solo(args: argparse.Namespace, record) -> int:
+    """``pi-env replay`` of a solo record (re-run by the solo engine when it has a seed)."""
+    from .recorder import replay_with_engine
+    from .solo_app import solo_report_json, solo_report_lines
+
+    if record.seed is not None:
+        replay_with_engine(record)
+    if args.json:
+        doc = solo_report_json(record)
+        doc["engine_checked"] = record.seed is not None
+        print(json.dumps(doc, indent=1, ensure_ascii=False))
+    else:
+        for line in solo_report_lines(record, turns=not args.quiet):
+            print(line)
+        print("record checked: " + ("re-run by the solo engine from its seed, every answer identical"
                                     if record.seed is not None else "rules and answers consistent"))
     return 0
 
@@ -292,9 +356,29 @@ def _solo_investigators(text: str) -> int:
     return value
 
 
+def _date_or_today(text: str) -> str:
+    if text == "today":
+        import datetime
+
+        return datetime.date.today().isoformat()
+    return _date(text)
+
+
+def cmd_solo_play(args: argparse.Namespace) -> int:
+    """``pi-env solo play``: the terminal game (:class:`pi_env.solo_app.SoloApp`)."""
+    from .solo_app import SoloApp
+
+    app = SoloApp(db_path=args.db, save_path=args.save_file, name=args.name)
+    return app.run(seed=args.seed, date=args.daily, difficulty=args.difficulty,
+                   investigators=args.investigators, case_file=args.case, resume=args.resume)
+
+
 def cmd_solo(args: argparse.Namespace) -> int:
     """``pi-env solo generate``: write a solo case record and its setup sheet (RULES.md §8)."""
     from pathlib import Path
+
+    if args.solo_command == "play":
+        return cmd_solo_play(args)
 
     from .solo_cases import generate, write_case
 

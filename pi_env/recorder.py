@@ -3,7 +3,8 @@
 :class:`Recorder` watches one game of a batch: call :meth:`Recorder.after_step` after every
 ``step_inplace``. :func:`replay_with_engine` re-runs a record that carries the engine seed and checks
 every answer and layout against the engine (RECORD.md: "An engine-written record, replayed, must
-reproduce the same game state").
+reproduce the same game state"). Solo records (``rules.mode == "solo"``) are re-run by the solo
+engine (:mod:`pi_env.engine.solo`, open queries) and give a :class:`~pi_env.engine.solo.SoloState`.
 """
 
 from __future__ import annotations
@@ -129,11 +130,57 @@ def action_of(event: Event) -> int:
     return SOLVE_BASE + event.case
 
 
+def solo_event(state, game: int, index: int) -> Event:
+    """The :class:`Event` of the last step of solo game ``game`` (a
+    :class:`~pi_env.engine.solo.SoloState`), as player 0."""
+    a = int(state.last_action[game])
+    ans = state.last_answer[game]
+    if a < INVESTIGATE_BASE:
+        return Event(index=index, player=0, kind=CLUE, element=a, answer=int(ans[0]))
+    if a < SOLVE_BASE:
+        d = a - INVESTIGATE_BASE
+        return Event(index=index, player=0, kind=INVESTIGATE, district=d, spots=int(ans[0]),
+                     traces=int(ans[1]), suppressed=tuple(bool(v) for v in state.inv_suppressed[game, d]))
+    return Event(index=index, player=0, kind=SOLVE, case=a - SOLVE_BASE, correct=bool(ans[0]))
+
+
+def _replay_solo(record: GameRecord, on_step: Callable | None):
+    """:func:`replay_with_engine` for a solo record (RULES.md §8, open queries)."""
+    from .engine import solo as S
+
+    rnd = record.rounds[0]
+    try:
+        config = S.SoloConfig(investigators=record.rules.investigators[0], board=record.board,
+                              max_actions=S.MAX_SOLO_ACTIONS)
+    except PIError as exc:
+        raise RecordError(f"rules: {exc}") from None
+    state = S.init(config, 1, seed=record.seed)
+    if rnd.tile_district != tuple(int(d) for d in state.tile_district[0]):
+        raise RecordError("tiles differ from the solo engine's for this seed", round_index=0)
+    if rnd.cases.get(0, S.case_of(state)) != S.case_of(state):
+        raise RecordError("the case differs from the solo engine's for this seed", round_index=0)
+    for ev in rnd.events:
+        if state.done[0]:
+            raise RecordError("the game was already solved", round_index=0, event_index=ev.index)
+        a = np.array([action_of(ev)])
+        if not S.is_legal(state, a)[0]:
+            raise RecordError("the action is not legal here", round_index=0, event_index=ev.index)
+        S.step_inplace(state, a, config, check=False)
+        got = solo_event(state, 0, ev.index)
+        if (got.answer, got.spots, got.traces, got.correct) != (ev.answer, ev.spots, ev.traces, ev.correct):
+            raise RecordError(f"the recorded answer differs from the engine's ({got})", round_index=0,
+                              event_index=ev.index)
+        if on_step is not None:
+            on_step(state)
+    return state
+
+
 def replay_with_engine(record: GameRecord, on_step: Callable[[State], None] | None = None) -> State:
     """Re-run an engine-written record (one with ``engine.seed``) and check it step by step.
 
     Every round's first player, tiles, cases and display, and every event's player, legality and
-    answer must equal what the engine produces from the seed.
+    answer must equal what the engine produces from the seed. A solo record is re-run by the solo
+    engine and the final :class:`~pi_env.engine.solo.SoloState` is returned.
 
     Args:
         on_step: called with the state after every step (e.g. to compare with the original game).
@@ -146,6 +193,8 @@ def replay_with_engine(record: GameRecord, on_step: Callable[[State], None] | No
     """
     if record.seed is None:
         raise RecordError("the record has no engine seed: it can be checked, not re-run")
+    if record.rules.mode == "solo":
+        return _replay_solo(record, on_step)
     cfg = config_of(record)
     state = init(cfg, 1, seed=record.seed)
     for r, rnd in enumerate(record.rounds):
@@ -182,4 +231,4 @@ def replay_with_engine(record: GameRecord, on_step: Callable[[State], None] | No
     return state
 
 
-__all__ = ["Recorder", "replay_with_engine", "config_of", "action_of", "event_from_state"]
+__all__ = ["Recorder", "replay_with_engine", "config_of", "action_of", "event_from_state", "solo_event"]

@@ -21,8 +21,9 @@ Turn order itself is not enforced: records typed in by people may skip turns.
 The optional top-level ``engine`` object is a pi-env extension of RECORD.md written by
 :class:`pi_env.recorder.Recorder`: ``{"seed": int, "max_rotations": int}`` and, in duel records,
 ``"max_rounds": int`` (the duel's safeguard, RULES.md §7; optional, at least ``rules.rounds`` and the
-rounds recorded, rejected outside a duel). With it :func:`pi_env.recorder.replay_with_engine` re-runs
-the game exactly.
+rounds recorded, rejected outside a duel). A solo record's ``engine`` has only ``"seed"`` (solo has no
+rotations; a ``max_rotations`` in an older file is read and ignored). With it
+:func:`pi_env.recorder.replay_with_engine` re-runs the game exactly.
 
 The pure functions :func:`clue_answer`, :func:`investigate_answer` and :func:`suppression` state the
 answer rules of RULES.md §4.1/§4.2 once; the engine and the solver reuse them for checks.
@@ -252,6 +253,8 @@ def _parse_engine(doc: object, rules: Rules, num_rounds: int) -> tuple[int | Non
             raise RecordError(f"engine.max_rounds must be an integer {low}..{MAX_ROUNDS_LIMIT} (at least "
                               f"rules.rounds and the number of rounds recorded), got {max_rounds!r}")
         max_rounds = int(max_rounds)
+    if rules.mode == "solo":  # solo has no rotations: an old file's max_rotations is ignored
+        return int(seed), None, max_rounds
     return int(seed), int(rot), max_rounds
 
 
@@ -263,11 +266,16 @@ def _read_source(source: object) -> object:
     if not isinstance(source, (str, os.PathLike)):
         raise TypeError(f"load_record takes a path or a dict, got {type(source).__name__}")
     path = Path(source)
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise RecordError(f"{path}: not UTF-8 text (byte {exc.start}): save the record as UTF-8") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise RecordError(f"{path}: not valid JSON: {exc}") from None
+    except (ValueError, RecursionError) as exc:  # e.g. an integer of thousands of digits, deep nesting
+        raise RecordError(f"{path}: not a usable JSON record: {type(exc).__name__}: {exc}") from None
 
 
 def _is_int(value: object) -> bool:
@@ -436,7 +444,7 @@ def _parse_cases(doc: object, r: int, n: int, board: Board) -> dict[int, int]:
     cases: dict[int, int] = {}
     owner: dict[int, int] = {}  # element -> player whose case holds it
     for key, value in doc.items():
-        if isinstance(key, str) and key.isdigit():
+        if isinstance(key, str) and key.isascii() and key.isdigit():
             player = int(key)
         elif _is_int(key):
             player = int(key)
@@ -649,7 +657,9 @@ def record_to_dict(record: GameRecord) -> dict[str, Any]:
     }
     if record.player_names is not None:
         out["players"] = list(record.player_names)
-    if record.seed is not None:
+    if record.seed is not None and rules.mode == "solo":
+        out["engine"] = {"seed": record.seed}  # no rotations in solo (RULES.md §8)
+    elif record.seed is not None:
         out["engine"] = {"seed": record.seed,
                          "max_rotations": record.max_rotations or DEFAULT_MAX_ROTATIONS}
         if record.max_rounds is not None:

@@ -86,8 +86,9 @@ def test_play_errors(capsys, argv, message):
 
 @pytest.mark.parametrize("argv,fragment", [
     (["play", "--players", "6"], "argument --players: players must be 2..5, got '6'"),
-    (["play", "--seed", "-3"], "argument --seed: seed must be a non-negative integer, got '-3'"),
-    (["play", "--seed", "abc"], "argument --seed: seed must be a non-negative integer, got 'abc'"),
+    (["play", "--seed", "-3"], "argument --seed: seed must be an integer 0..2**63-1, got '-3'"),
+    (["play", "--seed", "abc"], "argument --seed: seed must be an integer 0..2**63-1, got 'abc'"),
+    (["play", "--seed", str(2**64)], f"argument --seed: seed must be an integer 0..2**63-1, got '{2**64}'"),
 ])
 def test_argument_errors_are_one_line(capsys, argv, fragment):
     with pytest.raises(SystemExit) as exc:
@@ -95,6 +96,25 @@ def test_argument_errors_are_one_line(capsys, argv, fragment):
     out, err = capsys.readouterr()
     assert exc.value.code == 2
     assert err.count("\n") == 1 and fragment in err
+
+
+def test_safeguard_bound_is_a_one_line_error(capsys):
+    code, out, err = run(capsys, "play", "--max-rotations", "99999999999999999999")
+    assert code == 2 and err == ("pi-env: error: max_rotations must be an integer 1..1000, "
+                                 "got 99999999999999999999\n")
+
+
+@pytest.mark.parametrize("content,fragment", [
+    ("{}".encode("utf-8").replace(b"{}", '{"format": "pi-record/1", "players": ["Zoë"]}'.encode("latin-1")),
+     "not UTF-8 text"),
+    (b'{"format": "pi-record/1", "rounds": [' + b"9" * 5001 + b"]}", "not a usable JSON record"),
+    (b"[" * 100000 + b"]" * 100000, "not a usable JSON record"),
+])
+def test_undecodable_records_are_one_line_errors(capsys, tmp_path, content, fragment):
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(content)
+    code, out, err = run(capsys, "replay", str(bad))
+    assert code == 2 and err.startswith("pi-env: error: ") and fragment in err and err.count("\n") == 1
 
 
 def test_replay_bad_records(capsys, tmp_path):

@@ -1,0 +1,836 @@
+"""The terminal game of Solo Time Attack (RULES.md §8): ``pi-env solo play``.
+
+A plain line-by-line loop over an input and an output function, so that a person plays it in any
+terminal and a test drives it with scripted lines and a fake clock::
+
+    app = SoloApp(input_fn=input, output_fn=print, clock=time.monotonic)
+    app.run(seed=7)
+
+**Commands** (one per line; names are matched as in RECORD.md: case, spaces, apostrophes and
+accents do not matter, first-edition words are accepted, a misspelt name gets suggestions):
+
+==============================================  ============================================
+``clue NAME``                                   ask about a suspect, evidence or location
+                                                (``evidence card NAME`` also works)
+``investigate DISTRICT``                        place an investigator tile there
+``solve SUSPECT / EVIDENCE / LOCATION``         name the case (``/`` or ``,`` optional)
+``hint``                                        ask the solver (not an action; counted apart)
+``board``                                       show the board again
+``help``                                        the commands
+``quit``                                        save the game and leave (``--resume`` later)
+==============================================  ============================================
+
+Each query or solve is one action. Asking a clue again, or naming a case already found wrong,
+would cost an action and tell nothing: the app says so and does not count it. An illegal query
+(a second investigator in a district, none left) or a line it cannot read gets a one-line message;
+the game goes on.
+
+**Answers.** A clue on element ``x`` answers *spot* (``x`` is the case's element of that type),
+*trace* (the case's element of that type has its tile in a district next to ``x``'s tile) or
+*nothing* (RULES.md §4.1). An investigator in district ``d`` answers how many of the case's three
+elements have their tile in ``d`` (spots) or next to it (traces), not which; a type whose tile in
+``d`` already carries your marker is not counted again (§4.2).
+
+**Clock.** The time is the wall-clock time spent in the app with the game open (from the first
+prompt to the correct solve), summed over sessions when the game is resumed.
+
+**Saving.** After every action the game in progress is written atomically (temporary file, then
+``os.replace``) to :func:`default_save_path` (``solo-game.json`` in the data directory, see
+:mod:`pi_env.leaderboard`): the case's seed (or, for a case file without one, its layout and
+case), the actions taken, the time and the hints. ``quit``, end of input and Ctrl-C save too, so
+nothing is lost; ``pi-env solo play --resume`` continues, and a plain ``pi-env solo play`` offers
+to. A saved game that cannot be read is reported and moved aside (``.unreadable``), never
+silently dropped or overwritten.
+
+**The end.** A correct solve shows the result (actions, investigator tiles used, wrong solves,
+time), stores it in the leaderboard (:class:`~pi_env.leaderboard.Leaderboard`) and shows the rank
+among the results of the same case (seed and number of tiles), ranked by RULES.md §8. If the
+leaderboard file cannot be used, the message says why, the file is left alone, and the result is
+appended to ``pending-results.jsonl`` beside the saved game instead. The finished game is also
+written as a ``pi-record/1`` record (``games/`` in the data directory), which ``pi-env replay``
+re-runs with the engine.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from .actions import action_name, case_name, parse_action
+from .board import DAYTIME, Board
+from .constants import INVESTIGATE_BASE, NUM_DISTRICTS, SOLVE_BASE, SPOT, TRACE, TYPE_NAMES, TYPE_OFFSETS
+from .engine import solo as S
+from .errors import InvalidActionError, PIError, RecordError, UnknownNameError
+from .leaderboard import Entry, Leaderboard, LeaderboardError, data_dir
+from .names import element_name, element_names
+from .text import normalize
+
+__all__ = ["SoloApp", "SoloGame", "SaveError", "default_save_path", "SAVE_FORMAT", "format_time",
+           "solo_report_lines", "solo_report_json", "HELP"]
+
+SAVE_FORMAT = "pi-solo-save/1"
+HELP = """Commands (one per line):
+  clue NAME                        ask about a suspect, evidence or location (1 action)
+  investigate DISTRICT             place an investigator tile in a district (1 action)
+  solve SUSPECT / EVIDENCE / LOCATION   name the case (1 action; right ends the game)
+  hint                             ask the solver what it would do (not an action)
+  board                            show the board again
+  help                             this list
+  quit                             save the game and leave (continue with: pi-env solo play --resume)
+Answers: spot = that is the case's; trace = the case's tile is in a district next to it; nothing.
+An investigator counts the case's tiles in its district (spots) and next to it (traces)."""
+
+
+class SaveError(PIError):
+    """A saved game or a case file cannot be used (the message says why)."""
+
+
+def default_save_path() -> Path:
+    """``solo-game.json`` in the data directory (:func:`pi_env.leaderboard.data_dir`)."""
+    return data_dir() / "solo-game.json"
+
+
+def format_time(seconds: float) -> str:
+    """``"0:07"``, ``"12:34"``, ``"1:02:03"`` (whole seconds, rounded down)."""
+    s = max(0, int(seconds))
+    h, rem = divmod(s, 3600)
+    m, s = divmod(rem, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _sentence(text: str) -> str:
+    """Capitalised, ending in a full stop (or the question mark it has)."""
+    text = text.strip()
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "?", "!")) else text + "."
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+@dataclass
+class SoloGame:
+    """One solo game: the case, the engine state and what the player did.
+
+    Attributes:
+        seed: the case seed (``None`` for a case file without one).
+        date: ``YYYY-MM-DD`` of a daily case.
+        tile_district, case: the layout and the hidden case.
+        config: the engine options (open queries).
+        state: the engine state (``B == 1``).
+        actions: the actions taken, in order.
+        elapsed: seconds played before this session.
+        hints: hints asked.
+        greedy_actions: the reference greedy solver's actions on this case (``None`` if unknown).
+        difficulty: its bucket (``None`` if unknown).
+        source: where the case came from, for messages (``"seed 7"``, ``"daily case 2024-05-01"``,
+            ``"case file case.json"``).
+    """
+
+    seed: int | None
+    date: str | None
+    tile_district: tuple[int, ...]
+    case: int
+    config: S.SoloConfig
+    state: S.SoloState
+    actions: list[int]
+    elapsed: float = 0.0
+    hints: int = 0
+    greedy_actions: int | None = None
+    difficulty: str | None = None
+    source: str = ""
+
+    @classmethod
+    def new(cls, tile_district, case: int, *, seed: int | None, date: str | None = None,
+            investigators: int = 5, board: Board = DAYTIME, greedy_actions: int | None = None,
+            difficulty: str | None = None, source: str = "") -> "SoloGame":
+        config = S.SoloConfig(investigators=investigators, max_actions=S.MAX_SOLO_ACTIONS, board=board)
+        state = S.from_layout(config, tile_district, case)
+        return cls(seed=seed, date=date, tile_district=tuple(int(d) for d in tile_district), case=int(case),
+                   config=config, state=state, actions=[], greedy_actions=greedy_actions,
+                   difficulty=difficulty, source=source)
+
+    @property
+    def board(self) -> Board:
+        return self.config.board
+
+    @property
+    def done(self) -> bool:
+        return bool(self.state.done[0])
+
+    def step(self, action: int) -> None:
+        """Apply a legal action (the caller checked it)."""
+        S.step_inplace(self.state, np.array([action], dtype=np.int64), self.config)
+        self.actions.append(int(action))
+
+    # -- saving ---------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        doc: dict[str, Any] = {"format": SAVE_FORMAT, "seed": self.seed, "date": self.date,
+                               "investigators": self.config.investigators,
+                               "actions": [action_name(a, self.board) for a in self.actions],
+                               "elapsed": round(float(self.elapsed), 3), "hints": self.hints,
+                               "source": self.source}
+        if self.seed is None or self.board != DAYTIME:
+            doc["tile_district"] = list(self.tile_district)
+            doc["case"] = self.case
+            doc["board"] = "daytime" if self.board == DAYTIME else self.board.to_dict()
+        return doc
+
+    @classmethod
+    def from_json(cls, doc: Any) -> "SoloGame":
+        """Rebuild a saved game (re-running its actions through the engine).
+
+        Raises:
+            SaveError: not a saved game, or one that does not replay.
+        """
+        if not isinstance(doc, dict) or doc.get("format") != SAVE_FORMAT:
+            raise SaveError(f"not a saved solo game (format must be {SAVE_FORMAT!r})")
+        try:
+            inv = doc.get("investigators", 5)
+            seed, date = doc.get("seed"), doc.get("date")
+            if "tile_district" in doc:
+                from .board import load_board
+
+                board = load_board(doc.get("board", "daytime"))
+                td, case = doc["tile_district"], doc["case"]
+                if not isinstance(case, int) or not isinstance(td, list):
+                    raise SaveError("tile_district must be a list and case an integer")
+                game = cls.new(td, case, seed=seed, date=date, investigators=inv, board=board,
+                               source=str(doc.get("source", "")))
+            else:
+                if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+                    raise SaveError(f"seed must be a non-negative integer, got {seed!r}")
+                game = game_from_seed(seed, date=date, investigators=inv)
+            elapsed, hints = doc.get("elapsed", 0.0), doc.get("hints", 0)
+            if not isinstance(elapsed, (int, float)) or elapsed < 0 or not isinstance(hints, int) or hints < 0:
+                raise SaveError("elapsed and hints must be non-negative numbers")
+            game.elapsed, game.hints = float(elapsed), int(hints)
+            acts = doc.get("actions", [])
+            if not isinstance(acts, list):
+                raise SaveError("actions must be a list")
+            for i, text in enumerate(acts):
+                if not isinstance(text, str):
+                    raise SaveError(f"action {i + 1} is not text: {text!r}")
+                a = parse_action(text, game.board)
+                if game.done or not S.is_legal(game.state, np.array([a]))[0]:
+                    raise SaveError(f"action {i + 1} ({text!r}) is not legal at that point")
+                game.step(a)
+            if game.done:
+                raise SaveError("the saved game is already finished")
+        except SaveError:
+            raise
+        except PIError as exc:
+            raise SaveError(str(exc)) from None
+        return game
+
+    # -- the record -----------------------------------------------------------------------
+    def record(self):
+        """The game as a ``pi-record/1`` :class:`~pi_env.records_types.GameRecord`."""
+        from .recorder import solo_event
+        from .records_types import GameRecord, RoundRecord, Rules
+
+        replay = S.from_layout(self.config, self.tile_district, self.case)
+        events = []
+        for i, a in enumerate(self.actions):
+            S.step_inplace(replay, np.array([a], dtype=np.int64), self.config)
+            events.append(solo_event(replay, 0, i))
+        rules = Rules(edition="second", mode="solo", players=1, rounds=1, variants=(),
+                      investigators=(self.config.investigators,))
+        rnd = RoundRecord(first_player=0, tile_district=self.tile_district, cases={0: self.case},
+                          display=None, events=tuple(events))
+        return GameRecord(rules=rules, board=self.board, rounds=(rnd,), seed=self.seed)
+
+
+def game_from_seed(seed: int, *, date: str | None = None, difficulty: str | None = None,
+                   investigators: int = 5) -> SoloGame:
+    """A new game of the case :func:`pi_env.solo_cases.generate` draws (from ``seed`` or ``date``)."""
+    from .solo_cases import generate
+
+    c = generate(None if date else seed, date=date, difficulty=difficulty, investigators=investigators)
+    source = f"daily case {c.date}" if c.date else f"seed {c.seed}"
+    return SoloGame.new(c.tile_district, c.case, seed=c.seed, date=c.date, investigators=investigators,
+                        greedy_actions=c.greedy.actions, difficulty=c.difficulty, source=source)
+
+
+def game_from_case_file(path: "str | os.PathLike[str]") -> SoloGame:
+    """A new game of the case in a solo record (``pi-env solo generate`` writes one).
+
+    Raises:
+        SaveError: the file cannot be read, is not a valid record, or not a solo case.
+    """
+    from .records import load_record
+
+    try:
+        record = load_record(path)
+    except (RecordError, OSError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        if why.startswith(f"{path}: "):
+            why = why[len(f"{path}: "):]
+        raise SaveError(f"case file {path}: {why}") from None
+    if record.rules.mode != "solo":
+        raise SaveError(f"case file {path}: not a solo case (rules.mode is {record.rules.mode!r}; "
+                        "make one with: pi-env solo generate)")
+    rnd = record.rounds[0]
+    if 0 not in rnd.cases:
+        raise SaveError(f"case file {path}: it does not hold the case (cases[\"0\"] is missing)")
+    inv = record.rules.investigators[0]
+    seed = record.seed
+    if seed is not None:  # use the seed only if it gives this very case
+        try:
+            probe = S.init(S.SoloConfig(investigators=inv, board=record.board), 1, seed=seed)
+            if tuple(int(d) for d in probe.tile_district[0]) != rnd.tile_district or S.case_of(probe) != rnd.cases[0]:
+                seed = None
+        except PIError:
+            seed = None
+    try:
+        game = SoloGame.new(rnd.tile_district, rnd.cases[0], seed=seed, investigators=inv, board=record.board,
+                            source=f"case file {Path(path).name}")
+    except PIError as exc:
+        raise SaveError(f"case file {path}: {exc}") from None
+    if seed is not None and record.board == DAYTIME:
+        from .solo_cases import greedy_play, difficulty_of
+
+        g = greedy_play(rnd.tile_district, rnd.cases[0], record.board, inv)
+        game.greedy_actions, game.difficulty = g.actions, difficulty_of(g.actions)
+    return game
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+# ---------------------------------------------------------------------------------------------
+# rendering
+
+
+def _answer_phrase(game: SoloGame, action: int) -> str:
+    """What the last answer means, in words."""
+    st = game.state
+    board = game.board
+    ans = st.last_answer[0]
+    if action < INVESTIGATE_BASE:
+        x = action
+        t = 0 if x < TYPE_OFFSETS[1] else 1 if x < TYPE_OFFSETS[2] else 2
+        name = element_name(x, board)
+        where = board.districts[int(st.tile_district[0, x])]
+        kind = TYPE_NAMES[t]
+        code = int(ans[0])
+        if code == SPOT:
+            return f"{name}: spot. {name} is the case's {kind}."
+        near = where if t == 2 else f"{where} ({name}'s district)"
+        if code == TRACE:
+            return f"{name}: trace. The case's {kind} has its tile in a district next to {near}."
+        return f"{name}: nothing. The case's {kind} is not {name} and not next to {near}."
+    if action < SOLVE_BASE:
+        d = action - INVESTIGATE_BASE
+        s, t = int(ans[0]), int(ans[1])
+        text = f"Investigator in {board.districts[d]}: {_plural(s, 'spot')}, {_plural(t, 'trace')}."
+        skipped = [TYPE_NAMES[ty] for ty in range(3) if st.inv_suppressed[0, d, ty]]
+        if skipped:
+            text += (f" ({' and '.join(skipped)} not counted: your marker is already on "
+                     f"{'that tile' if len(skipped) == 1 else 'those tiles'} there.)")
+        return text
+    name = case_name(action - SOLVE_BASE, board)
+    if int(ans[0]) == 1:
+        return f"{name}: correct!"
+    return f"{name}: wrong. At least one of the three is not the case's."
+
+
+def board_lines(game: SoloGame) -> list[str]:
+    """The board with the player's markers and investigators, row by row as printed."""
+    st = game.state
+    board = game.board
+    names = element_names(board)
+
+    def tile(x: int) -> str:
+        if x < 0:
+            return "-"
+        mark = "[spot]" if st.spot[0, x] else "[trace]" if st.trace[0, x] else "[nothing]" if st.nothing[0, x] else ""
+        return f"{names[x]} {mark}" if mark else names[x]
+
+    pos = board.positions
+    row_of = [int(round(float(pos[d, 1]))) for d in range(NUM_DISTRICTS)]
+    order = sorted(range(NUM_DISTRICTS), key=lambda d: (row_of[d], float(pos[d, 0]), d))
+    rows = [["District", "Suspect", "Evidence", "Location", "Investigator"]]
+    for d in order:
+        loc = TYPE_OFFSETS[2] + d
+        inv = ""
+        if st.inv_placed[0, d]:
+            s, t = int(st.inv_answer[0, d, 0]), int(st.inv_answer[0, d, 1])
+            inv = f"{s}S {t}T"
+            skipped = [TYPE_NAMES[ty][0] for ty in range(3) if st.inv_suppressed[0, d, ty]]
+            if skipped:
+                inv += f" (not counted: {','.join(skipped)})"
+        loc_text = tile(loc)[len(names[loc]):].strip() or "."
+        rows.append([board.districts[d], tile(int(st.district_tile[0, d, 0])),
+                     tile(int(st.district_tile[0, d, 1])), loc_text, inv])
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    out = []
+    prev = None
+    for i, r in enumerate(rows):
+        if i and row_of[order[i - 1]] != prev and prev is not None:
+            out.append("")
+        if i:
+            prev = row_of[order[i - 1]]
+        out.append(("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths))).rstrip())
+    failed = [case_name(int(c), board) for c in np.flatnonzero(st.failed[0])]
+    if failed:
+        out.append("Wrong solves: " + "; ".join(failed))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# the app
+
+
+class _Quit(Exception):
+    """The player leaves (quit, end of input, Ctrl-C)."""
+
+
+class SoloApp:
+    """The terminal game (module docstring).
+
+    Args:
+        input_fn: reads one line; given the prompt; raises ``EOFError`` at end of input.
+        output_fn: writes one line (no trailing newline).
+        clock: seconds, monotonic (``time.monotonic``); only differences are used.
+        db_path: the leaderboard file (``None``: :func:`pi_env.leaderboard.default_db_path`).
+        save_path: the saved game file (``None``: :func:`default_save_path`).
+        games_dir: where finished games are written as records (``None``: ``games/`` beside the
+            saved game; ``False``: not written).
+        name: the player's name for the leaderboard (``None``: asked at the end, default
+            ``$USER``).
+        now: the current local time (for timestamps; default ``datetime.now().astimezone()``).
+    """
+
+    def __init__(self, input_fn: Callable[[str], str] = input, output_fn: Callable[[str], None] = print,
+                 clock: Callable[[], float] = time.monotonic, db_path: "str | os.PathLike[str] | None" = None,
+                 save_path: "str | os.PathLike[str] | None" = None, *, games_dir: "str | Path | bool | None" = None,
+                 name: str | None = None, now: Callable[[], _dt.datetime] | None = None):
+        self.input_fn, self.output_fn, self.clock = input_fn, output_fn, clock
+        self.leaderboard = Leaderboard(db_path)
+        self.save_path = Path(save_path).expanduser() if save_path is not None else default_save_path()
+        if games_dir is None:
+            self.games_dir: Path | None = self.save_path.parent / "games"
+        elif games_dir is False:
+            self.games_dir = None
+        else:
+            self.games_dir = Path(games_dir)  # type: ignore[arg-type]
+        self.name = name
+        self.now = now or (lambda: _dt.datetime.now().astimezone())
+        self.game: SoloGame | None = None
+        self._session_start = 0.0
+        self._knowledge = None
+
+    # -- small helpers --------------------------------------------------------------------
+    def say(self, text: str = "") -> None:
+        for line in text.split("\n"):
+            self.output_fn(line)
+
+    def ask(self, prompt: str) -> str:
+        try:
+            return self.input_fn(prompt)
+        except (EOFError, KeyboardInterrupt):
+            raise _Quit from None
+
+    def elapsed(self) -> float:
+        assert self.game is not None
+        return self.game.elapsed + max(0.0, self.clock() - self._session_start)
+
+    def status(self) -> str:
+        g = self.game
+        assert g is not None
+        st = g.state
+        return (f"Actions {int(st.actions[0])} | investigators left {int(st.inv_left[0])} of "
+                f"{g.config.investigators} | wrong solves {int(st.wrong_solves[0])} | "
+                f"time {format_time(self.elapsed())}")
+
+    def save(self) -> None:
+        """Write the game in progress (atomically)."""
+        g = self.game
+        if g is None or g.done:
+            return
+        doc = g.to_json()
+        doc["elapsed"] = round(self.elapsed(), 3)
+        _atomic_write(self.save_path, json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+
+    def _discard_save(self) -> None:
+        try:
+            self.save_path.unlink()
+        except FileNotFoundError:
+            pass
+
+    def _load_save(self) -> SoloGame | None:
+        """The saved game, ``None`` if there is none; an unreadable one is reported and moved aside."""
+        if not self.save_path.exists():
+            return None
+        try:
+            doc = json.loads(self.save_path.read_text(encoding="utf-8"))
+            return SoloGame.from_json(doc)
+        except (ValueError, OSError) as exc:  # JSONDecodeError and SaveError are ValueErrors
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            aside = self.save_path.with_name(self.save_path.name + ".unreadable")
+            n = 1
+            while aside.exists():
+                n += 1
+                aside = self.save_path.with_name(f"{self.save_path.name}.unreadable{n}")
+            try:
+                os.replace(self.save_path, aside)
+                where = f"it was kept as {aside}"
+            except OSError:
+                where = "it was left where it is"
+            self.say(f"The saved game {self.save_path} cannot be read ({why}); {where}. Starting a new game.")
+            return None
+
+    # -- the game -------------------------------------------------------------------------
+    def run(self, *, seed: int | None = None, date: str | None = None, difficulty: str | None = None,
+            investigators: int = 5, case_file: "str | os.PathLike[str] | None" = None,
+            resume: bool = False) -> int:
+        """Play one game (resuming a saved one when asked or accepted). Returns 0.
+
+        Raises:
+            PIError: bad options (an unknown difficulty, a bad case file, ...) before the game starts.
+            LeaderboardError: never; a bad leaderboard is reported and the result kept elsewhere.
+        """
+        try:
+            try:
+                self.leaderboard.check()
+            except LeaderboardError as exc:
+                self.say(f"Warning: {exc}. Your results will be kept in {self._pending_path()}.")
+            saved = self._load_save()
+            game = None
+            if saved is not None:
+                acted = len(saved.actions)
+                if resume:
+                    game = saved
+                else:
+                    answer = self.ask(f"You have a game in progress ({saved.source}, {_plural(acted, 'action')}, "
+                                      f"{format_time(saved.elapsed)}). Resume it? [Y/n] ")
+                    if normalize(answer) in ("", "y", "yes"):
+                        game = saved
+                    else:
+                        self.say(f"The game in progress ({saved.source}) was discarded.")
+                        self._discard_save()
+            elif resume:
+                self.say("There is no game in progress to resume; starting a new game.")
+            if game is None:
+                game = self._new_game(seed, date, difficulty, investigators, case_file)
+                resumed = False
+            else:
+                resumed = True
+            self.game = game
+            self._session_start = self.clock()
+            self._knowledge = None
+            self._intro(resumed)
+            self.save()
+            self._loop()
+        except (_Quit, KeyboardInterrupt):
+            if self.game is not None and not self.game.done:
+                self.save()
+                self.say("")
+                self.say(f"Game saved ({self.status()}). Continue with: pi-env solo play --resume")
+            return 0
+        return 0
+
+    def _new_game(self, seed, date, difficulty, investigators, case_file) -> SoloGame:
+        if case_file is not None:
+            return game_from_case_file(case_file)
+        if seed is None and date is None:
+            seed = int(np.random.SeedSequence().entropy % 1_000_000)
+        return game_from_seed(seed if seed is not None else 0, date=date, difficulty=difficulty,
+                              investigators=investigators)
+
+    def _intro(self, resumed: bool) -> None:
+        g = self.game
+        assert g is not None
+        rating = ""
+        if g.difficulty:
+            rating = f", {g.difficulty} (the reference solver needs {g.greedy_actions} actions)"
+        self.say(f"P.I. Solo Time Attack: {g.source}{rating}")
+        if resumed:
+            self.say(f"Resuming after {_plural(len(g.actions), 'action')}.")
+        else:
+            self.say("Find the case: one suspect, one evidence, one location. Every query and every solve "
+                     "is one action;")
+            self.say("fewer actions win, then fewer investigator tiles, then fewer wrong solves, then less "
+                     "time. Type 'help' for the commands.")
+        self.say("")
+        for line in board_lines(g):
+            self.say(line)
+        self.say(self.status())
+
+    def _loop(self) -> None:
+        g = self.game
+        assert g is not None
+        while not g.done:
+            line = self.ask("> ").strip()
+            if not line:
+                continue
+            word = normalize(line.split()[0])
+            rest = line.split(None, 1)[1].strip() if len(line.split()) > 1 else ""
+            if word in ("help", "?", "h") and not rest:
+                self.say(HELP)
+            elif word == "board" and not rest:
+                for b in board_lines(g):
+                    self.say(b)
+                self.say(self.status())
+            elif word == "hint" and not rest:
+                self._hint()
+            elif word in ("quit", "exit", "save", "q") and not rest:
+                raise _Quit
+            else:
+                self._act(line)
+        self._finish()
+
+    def _parse(self, line: str) -> int | None:
+        g = self.game
+        assert g is not None
+        text = line.strip()
+        words = text.split()
+        if len(words) >= 2 and normalize(words[0]) == "evidence" and normalize(words[1]) == "card":
+            text = "clue " + " ".join(words[2:])
+        verb = normalize(words[0]) if words else ""
+        try:
+            return parse_action(text, g.board)
+        except UnknownNameError as exc:
+            self.say(_sentence(str(exc)) + " Nothing was played.")
+        except InvalidActionError as exc:
+            if verb in ("clue", "card", "evidence", "investigate", "investigator", "inv", "solve"):
+                self.say(_sentence(str(exc)) + " Nothing was played.")
+            else:
+                self.say(f"I cannot read {line.strip()!r}. Type 'help' for the commands.")
+        return None
+
+    def _act(self, line: str) -> None:
+        g = self.game
+        assert g is not None
+        a = self._parse(line)
+        if a is None:
+            return
+        st = g.state
+        board = g.board
+        if a < INVESTIGATE_BASE:
+            for arr, word in ((st.spot, "spot"), (st.trace, "trace"), (st.nothing, "nothing")):
+                if arr[0, a]:
+                    self.say(f"You already asked about {element_name(a, board)}: {word}. Asking again would "
+                             f"cost an action and tell nothing; not played.")
+                    return
+        elif a < SOLVE_BASE:
+            d = a - INVESTIGATE_BASE
+            if st.inv_left[0] <= 0:
+                self.say(f"You have no investigator tiles left (you started with {g.config.investigators}). "
+                         f"Nothing was played.")
+                return
+            if st.inv_placed[0, d]:
+                self.say(f"You already have an investigator in {board.districts[d]}: one per district "
+                         f"(RULES.md §4.2). Nothing was played.")
+                return
+        elif st.failed[0, a - SOLVE_BASE]:
+            self.say(f"You already named {case_name(a - SOLVE_BASE, board)}: it is wrong. Not played.")
+            return
+        g.step(a)
+        self._knowledge = None
+        self.save()
+        self.say("")
+        for b in board_lines(g):
+            self.say(b)
+        self.say(_answer_phrase(g, a))
+        if not g.done:
+            self.say(self.status())
+
+    # -- hints ----------------------------------------------------------------------------
+    def _hint(self) -> None:
+        """The solver's advice: the cases that fit, what is certain, its next query."""
+        from solvers import CaseFilter, Knowledge
+        from solvers.hints import hint
+        from .solo_cases import _event_row
+
+        g = self.game
+        assert g is not None
+        replay = S.from_layout(g.config, g.tile_district, g.case)
+        knowledge = Knowledge(0, 2, np.asarray(g.tile_district, dtype=np.int8), g.board.adjacency)
+        for i, a in enumerate(g.actions):
+            S.step_inplace(replay, np.array([a], dtype=np.int64), g.config)
+            knowledge = knowledge.with_events(_event_row(i, replay, a))
+        cases = CaseFilter(knowledge).cases
+        k = int(g.state.inv_left[0])
+        h = hint(knowledge, S.legal_action_mask(g.state)[0], joint=False, investigators_left=k)
+        g.hints += 1
+        self.save()
+        board = g.board
+        n = int(cases.size)
+        certain = [element_name(int(x), board) for x in h.certain]
+        self.say(f"Hint: {_plural(n, 'case')} {'fits' if n == 1 else 'fit'} what you know."
+                 + (f" Certain: {', '.join(certain)}." if certain and n > 1 else ""))
+        if n <= 4:
+            self.say("  " + "; ".join(case_name(int(c), board) for c in cases))
+        if n == 1:
+            self.say(f"Solve it: solve {case_name(int(cases[0]), board)}")
+        elif n == 2 or h.best_action is None:
+            self.say(f"Name one of them: right with probability 1/{n}, and a wrong one is ruled out "
+                     f"(solve {case_name(int(cases[0]), board)}).")
+        else:
+            self.say(f"Best next query: {action_name(h.best_action, board)} "
+                     f"({h.best_gain:.2f} bits of information).")
+            if h.expected_remaining_actions is not None:
+                self.say(f"The reference solver expects {h.expected_remaining_actions:.1f} more actions "
+                         f"from here.")
+
+    # -- the end --------------------------------------------------------------------------
+    def _pending_path(self) -> Path:
+        return self.save_path.parent / "pending-results.jsonl"
+
+    def _finish(self) -> None:
+        g = self.game
+        assert g is not None
+        st = g.state
+        seconds = self.elapsed()
+        actions, used, wrong = int(st.actions[0]), int(st.investigators_used[0]), int(st.wrong_solves[0])
+        self._discard_save()
+        hints = f", {_plural(g.hints, 'hint')}" if g.hints else ""
+        self.say(f"Solved in {_plural(actions, 'action')}: {_plural(used, 'investigator tile')}, "
+                 f"{_plural(wrong, 'wrong solve')}, {format_time(seconds)}{hints}.")
+        if g.greedy_actions is not None:
+            self.say(f"The reference greedy solver needs {g.greedy_actions} actions on this case.")
+        record_path = self._write_record()
+        if g.seed is None or g.board != DAYTIME:
+            self.say("This case has no seed, so it is not ranked.")
+        else:
+            name = self.name
+            if name is None:
+                default = os.environ.get("USER") or os.environ.get("USERNAME") or "player"
+                try:
+                    typed = self.input_fn(f"Name for the leaderboard [{default}]: ").strip()
+                except (EOFError, KeyboardInterrupt):
+                    typed = ""
+                name = typed or default
+            entry = Entry(seed=g.seed, investigators=g.config.investigators, name=name[:40], actions=actions,
+                          used=used, wrong=wrong, seconds=round(seconds, 3), hints=g.hints, daily=g.date,
+                          finished_at=self.now().isoformat(timespec="seconds"))
+            self._rank(entry)
+        if record_path is not None:
+            self.say(f"Game record: {record_path} (replay it with: pi-env replay {record_path})")
+
+    def _write_record(self) -> Path | None:
+        g = self.game
+        assert g is not None
+        if self.games_dir is None:
+            return None
+        from .records import write_record
+
+        stamp = self.now().strftime("%Y%m%d-%H%M%S")
+        label = f"seed{g.seed}" if g.seed is not None else "case"
+        path = self.games_dir / f"solo-{label}-{stamp}.json"
+        n = 1
+        while path.exists():
+            n += 1
+            path = self.games_dir / f"solo-{label}-{stamp}-{n}.json"
+        try:
+            self.games_dir.mkdir(parents=True, exist_ok=True)
+            return write_record(g.record(), path)
+        except (OSError, PIError) as exc:
+            self.say(f"The game record could not be written ({exc}).")
+            return None
+
+    def _rank(self, entry: Entry) -> None:
+        try:
+            self.leaderboard.add(entry)
+            rank, total = self.leaderboard.rank(entry)
+            results = self.leaderboard.results(entry.seed, entry.investigators)
+        except (LeaderboardError, OSError) as exc:
+            pending = self._pending_path()
+            try:
+                pending.parent.mkdir(parents=True, exist_ok=True)
+                with pending.open("a", encoding="utf-8") as f:
+                    f.write(json.dumps({k: v for k, v in entry.__dict__.items() if k != "id"}) + "\n")
+                kept = f"your result was kept in {pending}"
+            except OSError as exc2:
+                kept = f"and your result could not be kept either ({exc2.strerror or exc2})"
+            self.say(f"Leaderboard unavailable: {exc}; {kept}.")
+            return
+        case = f"daily case {entry.daily}" if entry.daily else f"seed {entry.seed}"
+        self.say(f"Leaderboard for {case} ({_plural(entry.investigators, 'investigator')}): you are "
+                 f"{_ordinal(rank)} of {total}.")
+        rows = [["#", "name", "actions", "investigators", "wrong", "time", "hints", "finished"]]
+        prev_key, prev_rank = None, 0
+        for i, e in enumerate(results[:10]):
+            r = prev_rank if e.key() == prev_key else i + 1
+            prev_key, prev_rank = e.key(), r
+            rows.append([str(r), e.name, str(e.actions), str(e.used), str(e.wrong), format_time(e.seconds),
+                         str(e.hints), e.finished_at[:16].replace("T", " ")])
+        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+        for row in rows:
+            self.say(("  " + "  ".join(c.ljust(w) for c, w in zip(row, widths))).rstrip())
+
+
+# ---------------------------------------------------------------------------------------------
+# replay reports of solo records (pi-env replay)
+
+
+def _solo_result(record) -> dict[str, Any]:
+    events = record.rounds[0].events
+    solved = any(ev.kind == "solve" and ev.correct for ev in events)
+    return {"actions": len(events), "investigators": sum(ev.kind == "investigate" for ev in events),
+            "wrong_solves": sum(ev.kind == "solve" and not ev.correct for ev in events), "solved": solved}
+
+
+def solo_report_lines(record, turns: bool = True) -> list[str]:
+    """``pi-env replay`` text of a solo record: the actions with their answers and the result."""
+    from .report import event_text
+
+    rnd = record.rounds[0]
+    inv = record.rules.investigators[0]
+    origin = f", seed {record.seed}" if record.seed is not None else ""
+    lines = [f"Solo Time Attack{origin} ({_plural(inv, 'investigator tile')}, any clue)"]
+    if turns:
+        for i, ev in enumerate(rnd.events):
+            action, answer = event_text(ev, record)
+            lines.append(f"  {i + 1:>3}  {action:<48} -> {answer}")
+    r = _solo_result(record)
+    if not rnd.events:
+        lines.append("Result: not played yet (no actions)")
+    elif r["solved"]:
+        lines.append(f"Result: solved in {_plural(r['actions'], 'action')}, "
+                     f"{_plural(r['investigators'], 'investigator tile')}, {_plural(r['wrong_solves'], 'wrong solve')}")
+    else:
+        lines.append(f"Result: not solved after {_plural(r['actions'], 'action')}")
+    return lines
+
+
+def solo_report_json(record) -> dict[str, Any]:
+    """The same for machines: ``{"mode": "solo", "events": [...], "result": {...}}``."""
+    from .report import event_text
+
+    events = []
+    for i, ev in enumerate(record.rounds[0].events):
+        action, answer = event_text(ev, record)
+        events.append({"index": i, "action": action, "answer": answer})
+    return {"mode": "solo", "seed": record.seed, "investigators": record.rules.investigators[0],
+            "events": events, "result": _solo_result(record)}

@@ -1,0 +1,111 @@
+"""Optimal solo play (issue 5 item 4): the branch-and-bound search against plain exhaustive
+recursion on tiny instances, its bounds, and the experiment's plumbing."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from experiments.solo_optimal import (GUESS, INF, OptimalSearch, answer_codes, brute_force_value,
+                                      counting_bound, format_table, layout_of, solve_layout)
+
+IS_INV = np.arange(50) >= 36
+
+
+@pytest.fixture(scope="module")
+def codes():
+    return answer_codes(layout_of(3))
+
+
+def restricted_sets(codes, rng, count, size):
+    """Realistic small sets: the cases answering a few random queries alike, cut to ``size``."""
+    out = []
+    while len(out) < count:
+        cases = np.arange(1680)
+        for _ in range(int(rng.integers(1, 3))):
+            row = codes[int(rng.integers(0, 50)), cases]
+            cases = cases[row == rng.choice(np.unique(row))]
+        if cases.size >= 4:
+            out.append(np.sort(rng.choice(cases, min(size, cases.size), replace=False)))
+    return out
+
+
+def test_exact_search_equals_brute_force_on_the_real_tables(codes):
+    rng = np.random.default_rng(5)
+    for i, cases in enumerate(restricted_sets(codes, rng, 6, 12)):
+        k = i % 3
+        opt = OptimalSearch(codes, IS_INV, investigators=2)
+        assert opt.value(cases, k) == brute_force_value(codes, IS_INV, cases, k), (cases, k)
+
+
+def test_exact_search_equals_brute_force_on_synthetic_tables():
+    rng = np.random.default_rng(11)
+    for _ in range(60):
+        n, a = int(rng.integers(3, 13)), int(rng.integers(1, 7))
+        inv = rng.random(a) < 0.4
+        codes = np.where(inv[:, None], rng.integers(0, 5, (a, n)), rng.integers(0, 3, (a, n))).astype(np.int8)
+        k = int(rng.integers(0, 3))
+        opt = OptimalSearch(codes, inv, investigators=2)
+        assert opt.value(np.arange(n), k) == brute_force_value(codes, inv, range(n), k)
+
+
+def test_wrong_solves_are_part_of_the_optimum():
+    # 4 cases, one clue splitting {0,1} | {2,3}: querying costs 4 + 3 + 3 = 10 = guessing's 4 + 6;
+    # with 2 cases left a guess (1.5 actions on average) beats any query (2)
+    codes = np.array([[0, 0, 1, 1]], dtype=np.int8)
+    opt = OptimalSearch(codes, np.array([False]), investigators=0)
+    assert opt.value(np.arange(2), 0) == 3 and opt.value(np.arange(4), 0) == 10
+    assert opt.best_action(np.arange(2), 0) == GUESS + 0
+    # nothing splits: name them one by one, 1 + 2 + 3 + 4
+    flat = OptimalSearch(np.zeros((1, 4), dtype=np.int8), np.array([False]), investigators=0)
+    assert flat.value(np.arange(4), 0) == 10
+
+
+def test_investigators_are_limited():
+    # only an investigator splits 4 ways; with none left the cases must be guessed
+    codes = np.array([[0, 1, 2, 3]], dtype=np.int8)
+    opt = OptimalSearch(codes, np.array([True]), investigators=1)
+    assert opt.value(np.arange(4), 1) == 8 and opt.value(np.arange(4), 0) == 10
+
+
+def test_counting_bound_is_a_lower_bound(codes):
+    F = counting_bound(12, 2)
+    rng = np.random.default_rng(3)
+    for i, cases in enumerate(restricted_sets(codes, rng, 4, 12)):
+        k = 2 * (i % 2)
+        assert F[cases.size, k] <= brute_force_value(codes, IS_INV, cases, k)
+    assert counting_bound(1680, 5)[1680, 5] / 1680 == pytest.approx(4.405, abs=1e-3)
+
+
+def test_anytime_search_only_claims_proven_bounds(codes):
+    rng = np.random.default_rng(8)
+    for cases in restricted_sets(codes, rng, 6, 12):
+        exact = brute_force_value(codes, IS_INV, cases, 1)
+        opt = OptimalSearch(codes, IS_INV, investigators=1)
+        for limit, beta in [(1, int(INF)), (2, exact), (3, exact + 1), (2, exact - 2), (0, exact)]:
+            v, is_exact = opt.search(cases, 1, beta=beta, node_limit=limit)
+            assert v <= exact and (not is_exact or v == exact)
+        assert opt.value(cases, 1) == exact  # the memo filled by stopped searches stays sound
+
+
+def test_root_search_and_policies_on_a_subproblem(codes):
+    # the cases answering "investigate Lakeside: 1 spot, 1 trace" (a few dozen cases)
+    cases = np.flatnonzero(codes[36] == 5)
+    opt = OptimalSearch(codes, IS_INV, investigators=4)
+    exact = opt.value(cases, 4)
+    rollout = opt.rollout_value(cases, 4, exact_below=3)
+    assert exact <= rollout
+    res = OptimalSearch(codes, IS_INV, investigators=4).solve_root(cases, 4, rollout)
+    assert res.exact and res.upper == res.lower == exact
+    stopped = OptimalSearch(codes, IS_INV, investigators=4).solve_root(cases, 4, rollout,
+                                                                       deadline=time.monotonic() - 1)
+    assert stopped.lower <= exact <= stopped.upper == rollout
+
+
+@pytest.mark.slow
+def test_experiment_row_and_table():
+    r = solve_layout(0, 0, time_limit=5.0, exact_below=40)
+    assert r.lower_bound <= r.best_policy <= r.rollout <= r.greedy
+    assert format_table([r])[2].split()[:2] == ["0", "0"]
