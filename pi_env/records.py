@@ -278,6 +278,16 @@ def _read_source(source: object) -> object:
         raise RecordError(f"{path}: not a usable JSON record: {type(exc).__name__}: {exc}") from None
 
 
+_KEY_ALIASES = {"crime": "evidence", "evidencecard": "clue", "card": "clue"}
+
+
+def _canonical_keys(obj: object) -> object:
+    """First-edition words as keys (RECORD.md: ``crime`` = evidence, ``evidence card`` = clue)."""
+    if not isinstance(obj, dict):
+        return obj
+    return {(_KEY_ALIASES.get(normalize(k), k) if isinstance(k, str) else k): v for k, v in obj.items()}
+
+
 def _is_int(value: object) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
@@ -396,6 +406,7 @@ def _parse_round(doc: object, r: int, rules: Rules, board: Board,
 
 
 def _parse_tiles(doc: object, r: int, board: Board) -> tuple[int, ...]:
+    doc = _canonical_keys(doc)
     _check_keys(doc, ("suspect", "evidence"), ("suspect", "evidence"), "tiles", r)
     assert isinstance(doc, dict)
     tile_district = [-1] * NUM_ELEMENTS
@@ -454,6 +465,7 @@ def _parse_cases(doc: object, r: int, n: int, board: Board) -> dict[int, int]:
             raise RecordError(f"cases: key {key!r} is not a player number 0..{n - 1} given once",
                               round_index=r)
         where = f"cases[{key!r}]"
+        value = _canonical_keys(value)
         _check_keys(value, TYPE_NAMES, TYPE_NAMES, where, r)
         triple = [_name(value[TYPE_NAMES[t]], board, t, f"{where}.{TYPE_NAMES[t]}", r) for t in range(3)]
         for element in triple:
@@ -482,6 +494,7 @@ def _parse_display(doc: object, r: int, board: Board) -> tuple[int, ...] | None:
 
 def _parse_event(doc: object, r: int, e: int, n: int, board: Board) -> Event:
     """Syntax of one event; the rule checks are :class:`_RoundReplay`'s."""
+    doc = _canonical_keys(doc)
     if not isinstance(doc, dict):
         raise RecordError(f"an event must be an object, got {doc!r}", round_index=r, event_index=e)
     kinds = [k for k in _ACTION_KEYS if k in doc]

@@ -627,3 +627,21 @@ def test_standard_recorder_has_no_max_rounds():
     doc = record_to_dict(record)
     assert doc["engine"] == {"seed": 2, "max_rotations": 6}
     assert record_to_dict(load_record(doc)) == doc and config_of(load_record(doc)) == config
+
+
+def test_first_edition_words_are_accepted_as_keys():
+    """RECORD.md: ``crime`` = evidence and ``evidence card`` = clue, also as JSON keys."""
+    from pi_env.board import DAYTIME
+    from pi_env.constants import EVIDENCE_NAMES, SUSPECT_NAMES
+
+    tiles = {"suspect": dict(zip(DAYTIME.districts, list(SUSPECT_NAMES) + [None, None])),
+             "crime": dict(zip(DAYTIME.districts, list(EVIDENCE_NAMES) + [None] * 4))}
+    doc = {"format": "pi-record/1", "rules": {"players": 3},
+           "rounds": [{"first_player": 0, "tiles": tiles,
+                       "cases": {"1": {"suspect": "Doc", "crime": "Forgery", "location": "Downtown"}},
+                       "events": [{"player": 0, "evidence card": "Pinky", "answer": "cube"}]}]}
+    rec = load_record(doc)
+    plain = json.loads(json.dumps(doc).replace('"crime"', '"evidence"').replace('"evidence card"', '"clue"')
+                       .replace('"cube"', '"trace"'))
+    assert rec == load_record(plain)
+    assert rec.rounds[0].events[0].kind == "clue" and rec.rounds[0].events[0].answer == 1
