@@ -81,7 +81,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import math
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -93,7 +92,7 @@ import numpy as np
 
 from pi_env._config import kernel
 from pi_env.board import DAYTIME, Board
-from pi_env.constants import INVESTIGATE_BASE, NUM_CASES, NUM_ELEMENTS
+from pi_env.constants import INVESTIGATE_BASE, NUM_CASES
 
 __all__ = ["answer_codes", "counting_bound", "OptimalSearch", "LayoutResult", "layout_of",
            "solve_layout", "brute_force_value", "main", "INF"]
@@ -648,6 +647,7 @@ class OptimalSearch:
         self.stats = np.zeros(9, dtype=np.int64)
         self.stats[5] = dominance_from
         self.nodes = 0
+        self.bound_nodes = 0
         self._rollout_cache: dict[tuple[bytes, int, int], int] = {}
 
     # -- the kernel ------------------------------------------------------------------------
@@ -690,6 +690,7 @@ class OptimalSearch:
                        self.tk2, self.tlb, self.tub, self.tact, self.tn, stats, cases, h1, h2, int(k),
                        int(depth), int(exact_upto)))
         self.nodes += int(stats[0] + stats[6])
+        self.bound_nodes += int(stats[6])
         return v, bool(stats[8] == 0)
 
     def best_action(self, cases: np.ndarray, k: int) -> int:
@@ -803,7 +804,6 @@ class OptimalSearch:
         """
         cases = np.sort(np.asarray(cases)).astype(np.int16)
         n = cases.size
-        F = self.F
         best, best_action = int(upper), None
         proven: dict[int, int] = {}
         cands = []
@@ -974,15 +974,17 @@ def greedy_expected(codes: np.ndarray, investigators: int) -> float:
                                    np.arange(A) >= INVESTIGATE_BASE, investigators)
 
 
-def solve_layout(layout: int, seed: int, investigators: int = 5, time_limit: float = 600.0,
+def solve_layout(layout: int, seed: int, investigators: int = 5, time_limit: float = 1800.0,
                  exact_below: int = 150, exact_upto: int = 40, board: Board = DAYTIME, progress=None,
                  table_bits: int = 25) -> LayoutResult:
     """Greedy value, best policy found, proven lower bound and exactness for one layout.
 
-    Steps (shares of ``time_limit``): the rollout and the lookahead policy (up to 20 %); the
-    depth-limited lower bound, one look-ahead level more each time (up to 60 % in all); then the
-    exact branch and bound at the top (:meth:`OptimalSearch.solve_root`) with the bounds found so
-    far, until the time is up. ``exact`` when the bound meets the best policy.
+    Steps (shares of ``time_limit``): the rollout and the lookahead policy (up to 10 %); the
+    depth-limited lower bound, one look-ahead level more each time, until it meets the policy
+    (up to 80 % in all); then the exact branch and bound at the top
+    (:meth:`OptimalSearch.solve_root`) with the bounds found so far, which finds a better policy
+    if there is one and proves it, until the time is up. ``exact`` when the bound meets the best
+    policy.
     """
     from pi_env.actions import action_name
 
@@ -995,20 +997,24 @@ def solve_layout(layout: int, seed: int, investigators: int = 5, time_limit: flo
     n = NUM_CASES
     greedy = greedy_expected(codes, investigators)
     rollout = opt.rollout_value(root, investigators, exact_below)
-    best, first = opt.lookahead_value(root, investigators, exact_below, deadline=t0 + 0.2 * time_limit)
+    best, first = opt.lookahead_value(root, investigators, exact_below, deadline=t0 + 0.1 * time_limit)
+    if progress is not None:
+        progress(f"greedy {greedy:.4f}, rollout {rollout / n:.4f}, lookahead policy {best / n:.4f} "
+                 f"({time.monotonic() - t0:.0f} s)")
     lower, depth = int(opt.F[n, investigators]), 0
     rate = 20_000.0
     d = 0
     while lower < best:
         d += 1
-        left = t0 + 0.6 * time_limit - time.monotonic()
+        left = t0 + 0.8 * time_limit - time.monotonic()  # the rest is for the search at the top
         if left <= 0:
             break
-        t1, n1 = time.monotonic(), opt.nodes
+        t1, n1 = time.monotonic(), opt.bound_nodes
         v, complete = opt.lower_bound(root, investigators, d, exact_upto, node_limit=max(1, int(rate * left)))
         dt = time.monotonic() - t1
         if dt > 1:
-            rate = max(1000.0, (opt.nodes - n1) / dt)
+            rate = max(100.0, (opt.bound_nodes - n1) / dt)
+        improved = v > lower
         lower = max(lower, v)
         if progress is not None:
             progress(f"lower bound, {d} actions ahead{'' if complete else ' (stopped)'}: {v / n:.4f} "
@@ -1016,6 +1022,8 @@ def solve_layout(layout: int, seed: int, investigators: int = 5, time_limit: flo
         if not complete:
             break
         depth = d
+        if not improved and d > 3:  # converged: the search at the top settles the rest
+            break
     if lower < best and time.monotonic() < deadline:
         res = opt.solve_root(root, investigators, best, deadline,
                              progress=None if progress is None else
@@ -1063,7 +1071,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--layouts", type=int, default=10, help="layouts (default 10)")
     parser.add_argument("--seed", type=int, default=0, help="layout i uses seed + i (default 0)")
     parser.add_argument("--investigators", type=int, default=5, help="investigator tiles (default 5)")
-    parser.add_argument("--time-limit", type=float, default=600.0, help="seconds per layout (default 600)")
+    parser.add_argument("--time-limit", type=float, default=1800.0, help="seconds per layout (default 1800)")
     parser.add_argument("--exact-below", type=int, default=150,
                         help="the policies play optimally on sets of at most this many cases (default 150)")
     parser.add_argument("--exact-upto", type=int, default=40,
