@@ -235,6 +235,8 @@ class SoloGame:
             raise
         except PIError as exc:
             raise SaveError(str(exc)) from None
+        except (KeyError, TypeError, IndexError, AttributeError) as exc:
+            raise SaveError(f"malformed saved game ({type(exc).__name__}: {exc})") from None
         return game
 
     # -- the record -----------------------------------------------------------------------
@@ -344,7 +346,7 @@ def _answer_phrase(game: SoloGame, action: int) -> str:
         code = int(ans[0])
         if code == SPOT:
             return f"{name}: spot. {name} is the case's {kind}."
-        near = where if t == 2 else f"{where} ({name}'s district)"
+        near = where if t == 2 else f"{where} (where {name} is)"
         if code == TRACE:
             return f"{name}: trace. The case's {kind} has its tile in a district next to {near}."
         return f"{name}: nothing. The case's {kind} is not {name} and not next to {near}."
@@ -447,7 +449,6 @@ class SoloApp:
         self.now = now or (lambda: _dt.datetime.now().astimezone())
         self.game: SoloGame | None = None
         self._session_start = 0.0
-        self._knowledge = None
 
     # -- small helpers --------------------------------------------------------------------
     def say(self, text: str = "") -> None:
@@ -525,7 +526,7 @@ class SoloApp:
             except LeaderboardError as exc:
                 self.say(f"Warning: {exc}. Your results will be kept in {self._pending_path()}.")
             saved = self._load_save()
-            game = None
+            game, discard = None, False
             if saved is not None:
                 acted = len(saved.actions)
                 if resume:
@@ -536,18 +537,17 @@ class SoloApp:
                     if normalize(answer) in ("", "y", "yes"):
                         game = saved
                     else:
-                        self.say(f"The game in progress ({saved.source}) was discarded.")
-                        self._discard_save()
+                        discard = True
             elif resume:
                 self.say("There is no game in progress to resume; starting a new game.")
+            resumed = game is not None
             if game is None:
                 game = self._new_game(seed, date, difficulty, investigators, case_file)
-                resumed = False
-            else:
-                resumed = True
+            if discard and saved is not None:  # only once the new game exists
+                self.say(f"The game in progress ({saved.source}) was discarded.")
+                self._discard_save()
             self.game = game
             self._session_start = self.clock()
-            self._knowledge = None
             self._intro(resumed)
             self.save()
             self._loop()
@@ -656,7 +656,6 @@ class SoloApp:
             self.say(f"You already named {case_name(a - SOLVE_BASE, board)}: it is wrong. Not played.")
             return
         g.step(a)
-        self._knowledge = None
         self.save()
         self.say("")
         for b in board_lines(g):

@@ -110,8 +110,8 @@ def test_answers_in_words_and_markers_on_the_board(tmp_path):
     in_order(out, [
         "  Lakeside         Shorty [spot]  -                  .",
         "Shorty: spot. Shorty is the case's suspect.",
-        "Pinky: nothing. The case's suspect is not Pinky and not next to Downtown (Pinky's district).",
-        "Forgery: nothing. The case's evidence is not Forgery and not next to Skid Row (Forgery's district).",
+        "Pinky: nothing. The case's suspect is not Pinky and not next to Downtown (where Pinky is).",
+        "Forgery: nothing. The case's evidence is not Forgery and not next to Skid Row (where Forgery is).",
         "Rick's Café: nothing. The case's location is not Rick's Café and not next to Rick's Café.",
         "You already asked about Shorty: spot. Asking again would cost an action and tell nothing; not played.",
     ])
@@ -184,6 +184,15 @@ def test_declining_to_resume_starts_the_new_game(tmp_path):
     assert json.loads((tmp_path / "save" / "solo-game.json").read_text())["seed"] == 8
 
 
+def test_declining_with_a_bad_case_file_keeps_the_saved_game(tmp_path):
+    play(tmp_path, ["clue Pinky"], seed=7)
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    with pytest.raises(SaveError):
+        play(tmp_path, ["n"], case_file=bad)
+    assert json.loads((tmp_path / "save" / "solo-game.json").read_text())["actions"] == ["clue Pinky"]
+
+
 def test_resume_without_a_saved_game(tmp_path):
     out, _ = play(tmp_path, [], resume=True, seed=7)
     assert out[0] == "There is no game in progress to resume; starting a new game."
@@ -191,7 +200,9 @@ def test_resume_without_a_saved_game(tmp_path):
 
 @pytest.mark.parametrize("content", ["{not json", '{"format": "pi-solo-save/1", "seed": -3}',
                                      '{"format": "pi-solo-save/1", "seed": 7, "actions": ["clue Pinky", "clue Atlantis"]}',
-                                     '{"format": "something else"}', "[1, 2]"])
+                                     '{"format": "something else"}', "[1, 2]",
+                                     '{"format": "pi-solo-save/1", "seed": null, "tile_district": [1, 2]}',
+                                     '{"format": "pi-solo-save/1", "seed": 7, "elapsed": "soon"}'])
 def test_unreadable_saved_game_is_reported_and_kept(tmp_path, content):
     save = tmp_path / "save" / "solo-game.json"
     save.parent.mkdir(parents=True)
