@@ -7,11 +7,28 @@ Layout (see :mod:`pi_env.constants`): ``0..35`` clue element, ``36..49`` investi
 
 from __future__ import annotations
 
+import operator
+
 from .board import DAYTIME, Board
 from .constants import (CASE_TRIPLES, INVESTIGATE_BASE, NUM_ACTIONS, SOLVE_BASE, TYPE_OFFSETS,
                         case_index)
 from .errors import InvalidActionError
 from .names import element_name, parse_district, parse_element
+
+
+def action_id(action: object) -> int:
+    """The action id of ``action`` (an ``int`` or anything with ``__index__``, e.g. ``np.int64``).
+
+    Raises:
+        InvalidActionError: not an integer, or outside ``0..1729``.
+    """
+    try:
+        a = operator.index(action)
+    except TypeError:
+        raise InvalidActionError(f"action must be an integer, got {action!r}") from None
+    if not 0 <= a < NUM_ACTIONS:
+        raise InvalidActionError(f"action {action!r} is outside 0..{NUM_ACTIONS - 1}")
+    return a
 
 
 def action_name(action: int, board: Board | None = DAYTIME) -> str:

@@ -197,7 +197,6 @@ is seeded at construction (fresh entropy) and reseeded by every `reset(seed=s)`.
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 import gymnasium
@@ -207,7 +206,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .actions import action_name
+from .actions import action_id, action_name
 from .board import Board, load_board
 from .constants import (ANSWER_NAMES, DEFAULT_MAX_ROTATIONS, INVESTIGATE_BASE, MAX_INVESTIGATORS,
                         NUM_ACTIONS, NUM_ELEMENTS, ON_DISPLAY, SCORE_CAP, SCORE_FLOOR, SOLVE_BASE,
@@ -216,7 +215,7 @@ from .engine import _kernels as K
 from .engine.api import _seeds, init, outcome
 from .engine.observe import _observe_kernel, _offsets, observation_layout, observation_size
 from .engine.state import DEFAULT_MAX_ROUNDS, GameConfig, State
-from .errors import IllegalActionError, InvalidActionError, PIError
+from .errors import IllegalActionError, PIError
 from .render import render_text
 
 __all__ = ["env", "raw_env", "observation_bounds"]
@@ -400,12 +399,7 @@ class raw_env(AECEnv, EzPickle):
             self.render()
 
     def _check_action(self, action: Any) -> int:
-        try:
-            a = operator.index(action)
-        except TypeError:
-            raise InvalidActionError(f"action must be an integer, got {action!r}") from None
-        if not 0 <= a < NUM_ACTIONS:
-            raise InvalidActionError(f"action {action!r} is outside 0..{NUM_ACTIONS - 1}")
+        a = action_id(action)
         st = self.game_state
         if a < INVESTIGATE_BASE:
             ok = st.card_place[0, a] == ON_DISPLAY

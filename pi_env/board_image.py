@@ -31,7 +31,7 @@ from .constants import IN_DISCARD, IN_FRONT, NUM_DISTRICTS, ON_DISPLAY, TYPE_OFF
 from .engine.state import GameConfig, State
 from .errors import PIError
 from .names import element_names
-from .render import PLAYER_LETTERS, _case_text, answer_text, rules_text
+from .render import PLAYER_LETTERS, check_game_and_viewer, _case_text, answer_text, rules_text
 
 __all__ = ["board_image", "abbreviate", "PLAYER_COLOURS", "write_png", "record_position"]
 
@@ -81,12 +81,7 @@ def board_image(state: State, config: GameConfig, game: int = 0, viewer: int | N
     from matplotlib.figure import Figure
     from matplotlib.patches import Circle, FancyBboxPatch, Rectangle
 
-    b = int(game)
-    if not 0 <= b < state.batch_size:
-        raise PIError(f"game must be 0..{state.batch_size - 1}, got {game!r}")
-    P = state.num_players
-    if viewer is not None and not 0 <= int(viewer) < P:
-        raise PIError(f"viewer must be None or 0..{P - 1}, got {viewer!r}")
+    b, P = check_game_and_viewer(state, game, viewer)
     width, height = size
     dpi = 100
     fig = Figure(figsize=(width / dpi, height / dpi), dpi=dpi, facecolor="white")

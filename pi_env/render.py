@@ -69,6 +69,21 @@ def _table(rows: list[list[str]], indent: str) -> list[str]:
     return [(indent + "  ".join(c.ljust(w) for c, w in zip(r, widths))).rstrip() for r in rows]
 
 
+def check_game_and_viewer(state: State, game: int, viewer: int | None) -> tuple[int, int]:
+    """``(game, num_players)`` after checking ``game`` and ``viewer`` against ``state``.
+
+    Raises:
+        PIError: ``game`` outside ``0..B-1`` or ``viewer`` not ``None`` nor ``0..P-1``.
+    """
+    b = int(game)
+    if not 0 <= b < state.batch_size:
+        raise PIError(f"game must be 0..{state.batch_size - 1}, got {game!r}")
+    P = state.num_players
+    if viewer is not None and not 0 <= int(viewer) < P:
+        raise PIError(f"viewer must be None or 0..{P - 1}, got {viewer!r}")
+    return b, P
+
+
 def render_text(state: State, config: GameConfig, game: int = 0, viewer: int | None = None) -> str:
     """A readable text picture of game ``game`` of ``state``.
 
@@ -91,12 +106,7 @@ def render_text(state: State, config: GameConfig, game: int = 0, viewer: int | N
         >>> print(render_text(init(cfg, 1, seed=0), cfg).splitlines()[0])
         P.I. (second edition, 3 players): round 1/3, rotation 0, tier 0, turn 0
     """
-    b = int(game)
-    if not 0 <= b < state.batch_size:
-        raise PIError(f"game must be 0..{state.batch_size - 1}, got {game!r}")
-    P = state.num_players
-    if viewer is not None and not 0 <= int(viewer) < P:
-        raise PIError(f"viewer must be None or 0..{P - 1}, got {viewer!r}")
+    b, P = check_game_and_viewer(state, game, viewer)
     board = config.board
     names = element_names(board)
     rounds = config.num_rounds

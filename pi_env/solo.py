@@ -135,7 +135,6 @@ single env's `reset()`) and returns reward 0, not terminated, not truncated.
 from __future__ import annotations
 
 import math
-import operator
 from typing import Any, Sequence
 
 import gymnasium
@@ -145,6 +144,7 @@ from gymnasium.utils import EzPickle, seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from .actions import action_id
 from .board import Board, load_board
 from .constants import (ANSWER_NAMES, CASE_TRIPLES, EVIDENCE_NAMES, INVESTIGATE_BASE, NUM_ACTIONS,
                         NUM_DISTRICTS, NUM_ELEMENTS, SOLVE_BASE, SUSPECT_NAMES, TYPE_NAMES)
@@ -371,12 +371,7 @@ class SoloTimeAttackEnv(gymnasium.Env, EzPickle):
         return self._obs(), self._info()
 
     def step(self, action: Any):
-        try:
-            a = operator.index(action)
-        except TypeError:
-            raise InvalidActionError(f"action must be an integer, got {action!r}") from None
-        if not 0 <= a < NUM_ACTIONS:
-            raise InvalidActionError(f"action {action!r} is outside 0..{NUM_ACTIONS - 1}")
+        a = action_id(action)
         if not self._started:
             raise PIError("call reset() before step()")
         st = self._core.state
