@@ -431,8 +431,21 @@ def cmd_render(args: argparse.Namespace) -> int:
 COMMANDS["render"] = cmd_render
 
 
+def _tolerate_narrow_consoles() -> None:
+    """Let a console whose encoding lacks a character (e.g. cp1252 and '−') show ``?`` instead of
+    failing: the text is the same everywhere, only its rendering degrades."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and (getattr(stream, "encoding", "") or "").lower().replace("-", "") != "utf8":
+            try:
+                reconfigure(errors="replace")
+            except (ValueError, OSError):  # a detached or closed stream: leave it as it is
+                pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``pi-env`` console script."""
+    _tolerate_narrow_consoles()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -222,3 +222,20 @@ def test_solved_player_gets_no_hint(tmp_path, capsys):
     assert f"Player {solver} has already solved its case this round." in out
     assert "Hint" not in out and "recommendation" not in out
 
+
+
+@needs_fixtures
+def test_narrow_console_encoding_degrades_instead_of_failing(tmp_path):
+    # a cp1252 console cannot show '−' (U+2212): the report prints '?' there and exits 0
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONIOENCODING="cp1252")
+    proc = subprocess.run([sys.executable, "-m", "pi_env.cli", "solve", str(RECORD), "--player", "0"],
+                          capture_output=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr.decode("cp1252", "replace")
+    utf8 = subprocess.run([sys.executable, "-m", "pi_env.cli", "solve", str(RECORD), "--player", "0"],
+                          capture_output=True, timeout=300).stdout.decode("utf-8")
+    assert "\u2212" in utf8
+    assert proc.stdout.decode("cp1252") == utf8.encode("cp1252", "replace").decode("cp1252")
