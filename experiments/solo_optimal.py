@@ -27,6 +27,14 @@ the value is the recursion, in *total* actions over the cases of ``S`` (``T = |S
 A solve naming a case outside ``S`` is never useful; naming ``c ∈ S`` ends the game for that one
 case and otherwise removes ``c`` — the optimum considers it everywhere.
 
+**Exchange argument** (why a solve rarely needs searching). If naming ``c`` is followed by a query
+``a`` (which then splits ``S − c``, so ``S`` too), asking ``a`` first and naming ``c`` first only in
+the part ``P`` of ``c`` costs ``|P| − (|S| − 1) ≤ 0`` actions more in total (one more for ``c``, one
+less for each of the ``|S| − |P| ≥ 1`` cases outside ``P``). So a solve can beat every query only
+when a second solve follows it, and ``T(S, k) ≥ min(Q, |S| + (|S| − 1) + F(|S| − 2, k))`` with
+``Q`` the best query's total: once that pair bound reaches the best value found, no solve needs
+searching. (``|S| + T(S − c)`` itself can be far below the pair bound; it is bounded separately.)
+
 **Exact search** (:class:`OptimalSearch`, numba kernels): depth-first branch and bound on
 ``(S, k)`` with a transposition table keyed by a 128-bit Zobrist hash of ``S`` and ``k`` (fixed
 size, 4-way buckets; a full bucket gives up its smallest set, the cheapest to find again, so memory
@@ -35,8 +43,8 @@ not split ``S``, queries with the same partition as an earlier one, and queries 
 refinement (a query whose partition refines another's and costs no more investigators is at least
 as good: ``T`` is monotone and superadditive under splitting); order the rest by a lower bound;
 evaluate children largest first, each with the budget left (alpha cut-off); stop at the first
-action whose bound reaches the best value found; then the solves, if their bound is below it.
-Lower bounds:
+action whose bound reaches the best value found; then the solves, if the pair bound of the exchange
+argument is below it. Lower bounds:
 
 * the *counting bound* ``F(n, k)`` (:func:`counting_bound`): the least total cost of any tree
   over ``n`` leaves in which a solve ends one case and continues with the rest, a clue splits into
@@ -183,6 +191,7 @@ def _mix(x):
 
 
 _WAYS = 4  # slots per bucket of the transposition table
+_CHUNK_SECONDS = 5.0  # a timed search re-measures its speed (and checks the clock) this often
 
 
 @kernel
@@ -308,6 +317,37 @@ def _partitions(codes, is_inv, z1, z2, cases, k, dominance_from):
 
 
 @kernel
+def _query_bounds(is_inv, F, kz1, kz2, tk1, tk2, tlb, tub, tact, cnt, c1, c2, keep, n, k):
+    """The kept queries ``cand[:ncand]`` with their one-step lower bounds ``clb`` (``n + Σ_v`` of the
+    children's bounds ``kid_lb[a, v]``: the counting bound, or a stored bound when larger)."""
+    A = cnt.shape[0]
+    cand = np.empty(A, dtype=np.int64)
+    clb = np.empty(A, dtype=np.int64)
+    kid_lb = np.zeros((A, 16), dtype=np.int64)
+    ncand = 0
+    for a in range(A):
+        if not keep[a]:
+            continue
+        kk = k - 1 if is_inv[a] else k
+        tot = n
+        for v in range(16):
+            m = cnt[a, v]
+            if m == 0:
+                continue
+            b = F[m, kk]
+            if m > 3:
+                e = _tt_get(tk1, tk2, tlb, tub, tact, c1[a, v], c2[a, v], kk, kz1, kz2)
+                if e[0] > b:
+                    b = e[0]
+            kid_lb[a, v] = b
+            tot += b
+        cand[ncand] = a
+        clb[ncand] = tot
+        ncand += 1
+    return cand, clb, kid_lb, ncand
+
+
+@kernel
 def _search(codes, is_inv, F, z1, z2, kz1, kz2, tk1, tk2, tlb, tub, tact, tn, stats, cases, h1, h2, k, beta):
     """Branch and bound on ``(cases, k)`` (module docstring). Returns ``v``: the exact ``T`` if
     ``v < beta`` and the search was not aborted (``stats[2] == 0``), else a proven lower bound.
@@ -337,29 +377,8 @@ def _search(codes, is_inv, F, z1, z2, kz1, kz2, tk1, tk2, tlb, tub, tact, tn, st
     stats[0] += 1
     A = codes.shape[0]
     cnt, c1, c2, keep, usable = _partitions(codes, is_inv, z1, z2, cases, k, stats[5])
-    cand = np.empty(A, dtype=np.int64)
-    clb = np.empty(A, dtype=np.int64)
-    kid_lb = np.zeros((A, 16), dtype=np.int64)
-    ncand = 0
-    for a in range(A):
-        if not keep[a]:
-            continue
-        kk = k - 1 if is_inv[a] else k
-        tot = n
-        for v in range(16):
-            m = cnt[a, v]
-            if m == 0:
-                continue
-            b = F[m, kk]
-            if m > 3:
-                e = _tt_get(tk1, tk2, tlb, tub, tact, c1[a, v], c2[a, v], kk, kz1, kz2)
-                if e[0] > b:
-                    b = e[0]
-            kid_lb[a, v] = b
-            tot += b
-        cand[ncand] = a
-        clb[ncand] = tot
-        ncand += 1
+    cand, clb, kid_lb, ncand = _query_bounds(is_inv, F, kz1, kz2, tk1, tk2, tlb, tub, tact, cnt, c1, c2, keep,
+                                             n, k)
     order = np.argsort(clb[:ncand], kind="mergesort")
     best = ub if ub < beta else beta
     found = ub  # value of the best policy known (big: none)
@@ -405,7 +424,9 @@ def _search(codes, is_inv, F, z1, z2, kz1, kz2, tk1, tk2, tlb, tub, tact, tn, st
             best = total
             found = total
             best_action = a
-    # naming a case c first: n + T(S - c) >= n + (n - 1) + F[n - 2] (cheap), then one step deeper
+    # naming a case c first: by the exchange argument (module docstring) T >= min(queries,
+    # n + (n - 1) + F[n - 2]), so solves need searching only below that; then each one's own bound
+    # n + T(S - c) >= n + (n - 1) + min(F[n - 2], one step deeper) orders and cuts them
     if stats[2] == 0 and n + (n - 1) + F[n - 2, k] < best:
         fsum = np.zeros(A, dtype=np.int64)
         for a in range(A):
@@ -501,57 +522,12 @@ def _bound(codes, is_inv, F, z1, z2, kz1, kz2, tk1, tk2, tlb, tub, tact, tn, sta
             stats[8] = 1
         return lb
     stats[6] += 1
-    A = codes.shape[0]
-    cnt, c1, c2, keep, usable = _partitions(codes, is_inv, z1, z2, cases, k, stats[5])
-    cand = np.empty(A, dtype=np.int64)
-    clb = np.empty(A, dtype=np.int64)
-    kid_lb = np.zeros((A, 16), dtype=np.int64)
-    ncand = 0
-    for a in range(A):
-        if not keep[a]:
-            continue
-        kk = k - 1 if is_inv[a] else k
-        tot = n
-        for v in range(16):
-            m = cnt[a, v]
-            if m == 0:
-                continue
-            b = F[m, kk]
-            if m > 3:
-                ee = _tt_get(tk1, tk2, tlb, tub, tact, c1[a, v], c2[a, v], kk, kz1, kz2)
-                if ee[0] > b:
-                    b = ee[0]
-            kid_lb[a, v] = b
-            tot += b
-        cand[ncand] = a
-        clb[ncand] = tot
-        ncand += 1
-    # naming a case first: n + T(S - c) >= n + (n - 1) + min(F[n - 2], one step deeper)
+    cnt, c1, c2, keep, _ = _partitions(codes, is_inv, z1, z2, cases, k, stats[5])
+    cand, clb, kid_lb, ncand = _query_bounds(is_inv, F, kz1, kz2, tk1, tk2, tlb, tub, tact, cnt, c1, c2, keep,
+                                             n, k)
+    # naming a case first: by the exchange argument (module docstring) the solves only matter
+    # through the pair bound n + (n - 1) + F[n - 2] (each solve's own bound is never above it)
     cur = n + (n - 1) + F[n - 2, k]
-    fsum = np.zeros(A, dtype=np.int64)
-    for a in range(A):
-        if usable[a]:
-            kk = k - 1 if is_inv[a] else k
-            for v in range(16):
-                if cnt[a, v] > 0:
-                    fsum[a] += F[cnt[a, v], kk]
-    gmin = big
-    for i in range(n):
-        c = cases[i]
-        b1 = F[n - 2, k]
-        for a in range(A):
-            if not usable[a]:
-                continue
-            kk = k - 1 if is_inv[a] else k
-            m = cnt[a, codes[a, c]]
-            alt = fsum[a] - F[m, kk] + F[m - 1, kk]
-            if alt < b1:
-                b1 = alt
-        g = n + (n - 1) + b1
-        if g < gmin:
-            gmin = g
-    if gmin > cur:
-        cur = gmin
     if e[1] < cur:
         cur = e[1]  # T <= a known policy's value
     order = np.argsort(clb[:ncand], kind="mergesort")
@@ -649,6 +625,7 @@ class OptimalSearch:
         self.nodes = 0
         self.bound_nodes = 0
         self._rollout_cache: dict[tuple[bytes, int, int], int] = {}
+        self._rate = 2000.0  # search nodes per second, re-measured by _timed_search
 
     # -- the kernel ------------------------------------------------------------------------
     def search(self, cases: np.ndarray, k: int, beta: int = int(INF),
@@ -813,7 +790,6 @@ class OptimalSearch:
             lbs = [self._lb(c, kk) for c in kids]
             cands.append((n + sum(lbs), a, kk, kids, lbs))
         cands.sort(key=lambda t: (t[0], t[1]))
-        rate = 40_000.0  # nodes per second, re-measured as we go
         stopped = False
         for la, a, kk, kids, lbs in cands:
             if la >= best:
@@ -821,19 +797,7 @@ class OptimalSearch:
             total = la
             ok = True
             for c, lb in zip(kids, lbs):
-                limit = 0
-                if deadline is not None:
-                    left = deadline - time.monotonic()
-                    if left <= 0:
-                        stopped = True
-                        ok = False
-                        break
-                    limit = max(1000, int(rate * left))
-                t0, n0 = time.monotonic(), self.nodes
-                v, exact = self.search(c, kk, beta=best - (total - lb), node_limit=limit)
-                dt = time.monotonic() - t0
-                if dt > 0.5:
-                    rate = max(1000.0, (self.nodes - n0) / dt)
+                v, exact, stopped = self._timed_search(c, kk, best - (total - lb), deadline)
                 total += max(v - lb, 0)
                 if not exact:
                     ok = False
@@ -845,31 +809,59 @@ class OptimalSearch:
                 progress(a, la, total, ok, best)
             if stopped:
                 break
-        # naming a case c (wrong unless it is the one): n + T(S - c), bounded one step deeper
-        glbs = self._guess_bounds(cases, k)
-        guess_proven = []
-        for i in np.argsort(glbs, kind="stable"):
-            g = int(glbs[i])
-            if g >= best or stopped or (deadline is not None and time.monotonic() >= deadline):
-                guess_proven.append(g)
-                break
-            rest = np.delete(cases, i)
-            v, exact = self.search(rest, k, beta=best - n)
-            if exact and n + v < best:
-                best, best_action = n + v, GUESS + int(cases[i])
-            else:
-                guess_proven.append(n + v)
+        # naming a case c first (wrong unless it is the one) costs n + T(S - c); by the exchange
+        # argument (module docstring) it can only beat every query when a second solve follows,
+        # which costs at least n + (n - 1) + F(n - 2): once that reaches `best`, no solve is searched
+        pair = n + (n - 1) + int(self.F[max(n - 2, 0), k])
+        guess_proven = [pair]
+        if pair < best:
+            guess_proven = []
+            glbs = self._guess_bounds(cases, k)
+            for i in np.argsort(glbs, kind="stable"):
+                g = int(glbs[i])
+                if g >= best or stopped or (deadline is not None and time.monotonic() >= deadline):
+                    guess_proven.append(g)
+                    break
+                v, exact, stopped = self._timed_search(np.delete(cases, i), k, best - n, deadline)
+                if exact and n + v < best:
+                    best, best_action = n + v, GUESS + int(cases[i])
+                else:
+                    guess_proven.append(n + v)
         lower = min([best] + guess_proven + [p for p in proven.values()]
                     + [la for la, a, *_ in cands if a not in proven])
         return RootResult(upper=best, lower=lower, exact=lower >= best, best_action=best_action,
                           refuted=sum(1 for a in proven if proven[a] >= best and a != best_action),
                           queries=len(cands))
 
+    def _timed_search(self, cases: np.ndarray, k: int, beta: int,
+                      deadline: float | None) -> tuple[int, bool, bool]:
+        """:meth:`search` until it is exact or reaches ``beta``, or until ``deadline``:
+        ``(value, exact, stopped by the deadline)``. Runs in node-limited chunks of about
+        ``_CHUNK_SECONDS`` at the measured speed; a stopped chunk's bounds stay in the table, so
+        the next chunk builds on them."""
+        if deadline is None:
+            return (*self.search(cases, k, beta=beta), False)
+        v = self._lb(np.sort(np.asarray(cases)).astype(np.int16), k)
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return v, False, True
+            t0, n0 = time.monotonic(), self.nodes
+            v, exact = self.search(cases, k, beta=beta,
+                                   node_limit=max(200, int(self._rate * min(left, _CHUNK_SECONDS))))
+            dt = time.monotonic() - t0
+            if dt > 0.2:
+                self._rate = max(200.0, (self.nodes - n0) / dt)
+            if exact or v >= beta or self.stats[2] == 0:
+                return v, exact, False
+
     def _guess_bounds(self, cases: np.ndarray, k: int) -> np.ndarray:
         """``int64[n]``: the kernel's lower bound on naming each case first (module docstring)."""
         F = self.F
         n = cases.size
         rows = np.flatnonzero(~self.is_inv | (k > 0))
+        if rows.size == 0:  # no query is allowed: only solves follow
+            return np.full(n, n + (n - 1) + F[max(n - 2, 0), k], dtype=np.int64)
         kk = np.where(self.is_inv[rows], k - 1, k)
         labels = self.codes[np.ix_(rows, cases)].astype(np.int64)
         cnt = np.stack([np.bincount(r, minlength=16) for r in labels])
@@ -1028,7 +1020,8 @@ def solve_layout(layout: int, seed: int, investigators: int = 5, time_limit: flo
         res = opt.solve_root(root, investigators, best, deadline,
                              progress=None if progress is None else
                              (lambda a, la, total, ok, b: progress(
-                                 f"top: {action_name(a, board)}: {'best so far' if ok else 'refuted'} "
+                                 f"top: {action_name(a, board)}: "
+                                 f"{'best so far' if ok else 'refuted' if total >= b else 'stopped at'} "
                                  f"{total / n:.4f} (bound {la / n:.4f}), best {b / n:.4f}")))
         if res.best_action is not None:
             first = res.best_action

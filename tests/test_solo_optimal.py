@@ -102,6 +102,69 @@ def test_root_search_and_policies_on_a_subproblem(codes):
     stopped = OptimalSearch(codes, IS_INV, investigators=4).solve_root(cases, 4, rollout,
                                                                        deadline=time.monotonic() - 1)
     assert stopped.lower <= exact <= stopped.upper == rollout
+    # with a deadline the children are searched in node-limited chunks (200 nodes each here), each
+    # building on the bounds the previous one stored: still exact
+    chunked = OptimalSearch(codes, IS_INV, investigators=4)
+    chunked._rate = 1.0
+    res = chunked.solve_root(cases, 4, rollout, deadline=time.monotonic() + 300)
+    assert res.exact and res.upper == res.lower == exact
+
+
+def test_rollout_without_endgame_is_the_solvers_greedy(codes):
+    # exact_below=1: the rollout is the greedy of solvers.hints, whose expectation it must match
+    from solvers.hints import greedy_expected_actions
+
+    cases = np.flatnonzero(codes[40] == 4)
+    opt = OptimalSearch(codes, IS_INV, investigators=4)
+    greedy = greedy_expected_actions(codes[:, cases].astype(np.int16), np.ones(cases.size), IS_INV, 4)
+    assert opt.rollout_value(cases, 4, exact_below=1) / cases.size == pytest.approx(greedy, abs=1e-9)
+    assert opt.value(cases, 4) <= opt.rollout_value(cases, 4, exact_below=3) <= greedy * cases.size
+
+
+def _random_table(rng, n, a):
+    inv = rng.random(a) < 0.4
+    codes = np.where(inv[:, None], rng.integers(0, 5, (a, n)), rng.integers(0, 3, (a, n))).astype(np.int8)
+    return codes, inv
+
+
+def test_exchange_argument_behind_the_pair_bound():
+    # the searches skip every solve once n + (n - 1) + F[n - 2] reaches the best value found; that is
+    # sound because T >= min(best query, that pair bound), not because a solve's own value n + T(S - c)
+    # is above it (it often is not): check both against brute force
+    rng = np.random.default_rng(21)
+    below = 0
+    for _ in range(80):
+        n, a = int(rng.integers(4, 10)), int(rng.integers(1, 6))
+        codes, inv = _random_table(rng, n, a)
+        k = int(rng.integers(0, 3))
+        F = counting_bound(n, 2, 3, 5)
+        total = brute_force_value(codes, inv, range(n), k)
+        queries = [n + sum(brute_force_value(codes, inv, np.flatnonzero(codes[q] == v), k - int(inv[q]))
+                           for v in np.unique(codes[q]))
+                   for q in range(a) if np.unique(codes[q]).size > 1 and (k > 0 or not inv[q])]
+        pair = n + (n - 1) + int(F[n - 2, k])
+        assert total >= min(queries + [pair])
+        solves = [n + brute_force_value(codes, inv, np.delete(np.arange(n), c), k) for c in range(n)]
+        below += min(solves) < pair
+    assert below > 0  # the naive bound "a solve costs at least the pair bound" is false
+
+
+def test_root_search_equals_brute_force_where_solves_matter():
+    # few, coarse queries: solving (wrong) first is often part of the optimum, so solve_root has to
+    # search the solves (pair bound below the policy) and still end exact
+    rng = np.random.default_rng(4)
+    searched = 0
+    for _ in range(40):
+        n, a = int(rng.integers(4, 11)), int(rng.integers(1, 3))
+        codes, inv = _random_table(rng, n, a)
+        k = int(rng.integers(0, 2))
+        exact = brute_force_value(codes, inv, range(n), k)
+        opt = OptimalSearch(codes, inv, investigators=1)
+        upper = n * (n + 1) // 2  # naming the cases one by one
+        res = opt.solve_root(np.arange(n), k, upper)
+        assert res.exact and res.upper == res.lower == exact
+        searched += n + (n - 1) + int(opt.F[n - 2, k]) < upper
+    assert searched > 0
 
 
 @pytest.mark.slow
