@@ -15,12 +15,18 @@ AGENTS: dict[str, type[Agent]] = {"random": RandomAgent, "deducer": DeducerAgent
 
 
 def make_agent(name: str) -> Agent:
-    """A new agent by name.
+    """A new agent by name: one of :data:`AGENTS`, or ``sb3:PATH`` / ``sb3-sample:PATH`` for a
+    policy trained by ``experiments/train_sb3.py`` (:class:`agents.sb3_policy.SB3PolicyAgent`).
 
     Raises:
         UnknownNameError: the name is not in :data:`AGENTS` (the message lists the known ones).
     """
     key = name.strip().lower()
+    for prefix in ("sb3:", "sb3-sample:"):  # a trained policy file (agents.sb3_policy, needs torch)
+        if key.startswith(prefix):
+            from .sb3_policy import SB3PolicyAgent
+
+            return SB3PolicyAgent(name.strip()[len(prefix):], deterministic=prefix == "sb3:")
     if key not in AGENTS:
         import difflib
         close = difflib.get_close_matches(key, list(AGENTS), n=1)

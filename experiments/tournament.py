@@ -112,7 +112,7 @@ class TournamentSettings:
 
         if isinstance(self.agents, str):
             raise PIError(f"agents must be a sequence of agent names, got the string {self.agents!r}")
-        names = tuple(str(a).strip().lower() for a in self.agents)
+        names = tuple(_agent_key(a) for a in self.agents)
         if any(not n for n in names):
             raise PIError(f"an agent name is empty in {','.join(self.agents)!r}")
         for n in names:
@@ -159,6 +159,13 @@ class TournamentSettings:
                           for k, v in d.items() if k in known})
         except TypeError as exc:
             raise PIError(f"bad {FORMAT} settings: {exc}") from None
+
+
+def _agent_key(name: Any) -> str:
+    """An agent name as stored: lower case, except the file path of ``sb3:PATH``."""
+    n = str(name).strip()
+    head, sep, tail = n.partition(":")
+    return f"{head.lower()}{sep}{tail}" if sep else n.lower()
 
 
 def game_seed(base_seed: int, game: int) -> int:

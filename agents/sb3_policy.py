@@ -1,0 +1,221 @@
+"""A MaskablePPO policy trained by :mod:`experiments.train_sb3`, as an :class:`~agents.base.Agent`.
+
+Select it by name as ``sb3:PATH`` (``pi-env tournament --agents sb3:docs/models/pi_2p.zip,random
+--players 2``; also ``pi-env play`` and :func:`agents.make_agent`). ``PATH`` is a file written by
+``experiments/train_sb3.py``: a full MaskablePPO model (``model.zip``) or the policy alone
+(``policy.zip``, ``MaskableActorCriticPolicy.save``). It needs the ``rl`` extra (torch,
+stable-baselines3, sb3-contrib); without it, or for a missing file, :func:`load_policy` raises a
+one-line :class:`~pi_env.errors.PIError` saying what to do.
+
+The agent sees only its own observation (RULES.md §9): the engine observation ``int16[618 + 1912·P]``
+it is given is scaled to the flat encoding the policy was trained on
+(:func:`pi_env.encoders.encode_flat_reference`, bit for bit what :class:`pi_env.selfplay.SelfPlayVecEnv`
+returns), and the legal-action mask is narrowed by :func:`refine_mask` (no solve with a triple the
+player already failed with this round, as in training). It plays the masked argmax
+(``deterministic=True``, default) or samples from the masked distribution (``sb3-sample:PATH``,
+seeded by :meth:`~agents.base.Agent.reset`).
+
+Models are loaded once per process and path (an ``lru_cache``), so a tournament that builds a new
+agent for every game does not reload the file.
+"""
+
+from __future__ import annotations
+
+import functools
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pi_env.board import DAYTIME, Board
+from pi_env.constants import NUM_ACTIONS, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS, SOLVE_BASE
+from pi_env.errors import PIError
+
+from .base import Agent
+
+__all__ = ["SB3PolicyAgent", "load_policy", "refine_mask", "solo_consistent_cases", "require_rl", "RL_INSTALL_HINT", "PREFIXES"]
+
+RL_INSTALL_HINT = ("install the RL extra: pip install torch --index-url "
+                   "https://download.pytorch.org/whl/cpu && pip install '.[rl]'")
+"""How to get the ``rl`` extra with the CPU build of torch (README, Reinforcement learning)."""
+PREFIXES = ("sb3:", "sb3-sample:")
+"""Agent-name prefixes handled by this module: ``sb3:PATH`` (argmax) and ``sb3-sample:PATH``."""
+
+
+def require_rl() -> None:
+    """Raise a one-line :class:`PIError` with :data:`RL_INSTALL_HINT` unless torch,
+    stable-baselines3 and sb3-contrib import."""
+    try:
+        import sb3_contrib  # noqa: F401
+        import stable_baselines3  # noqa: F401
+        import torch  # noqa: F401
+    except ImportError as exc:
+        raise PIError(f"the MaskablePPO tools need the 'rl' extra ({exc.name} is missing); "
+                      f"{RL_INSTALL_HINT}") from None
+
+
+def refine_mask(mask: np.ndarray, failed: np.ndarray) -> np.ndarray:
+    """The legal-action mask without solves already known to be wrong.
+
+    Args:
+        mask: ``int8[..., 1730]`` legal actions.
+        failed: ``[..., 1680]`` nonzero where the player already named that case and was wrong
+            (its own failed block of the observation: the flat encoding's seat-0 ``failed`` rows,
+            the solo observation's ``failed``).
+
+    Returns:
+        ``bool[..., 1730]``: ``mask`` with those solve actions off. A solve that was wrong stays
+        wrong (the case does not change within a round, RULES.md §7), so nothing useful is lost;
+        the queries are untouched, and at most 1679 of the 1680 cases can have failed, so the result
+        is never empty when ``mask`` allows a solve.
+    """
+    out = np.asarray(mask).astype(bool)
+    out[..., SOLVE_BASE:] &= ~np.asarray(failed).astype(bool)
+    return out
+
+
+_POPCOUNT3 = np.array([0, 1, 1, 2, 1, 2, 2, 3], dtype=np.int16)
+
+
+@functools.lru_cache(maxsize=512)
+def _tables(tile_district: bytes, adjacency: bytes) -> Any:
+    from solvers.tables import answer_tables
+
+    return answer_tables(np.frombuffer(tile_district, dtype=np.int8),
+                         np.frombuffer(adjacency, dtype=bool).reshape(NUM_DISTRICTS, NUM_DISTRICTS))
+
+
+def solo_consistent_cases(observation: np.ndarray, board: Board = DAYTIME) -> np.ndarray:
+    """The cases a Solo Time Attack player's answers still allow (its own-information filter,
+    RULES.md §4.1, §4.2, §9), from its solo observation alone.
+
+    Args:
+        observation: ``int16[2452]`` or ``int16[B, 2452]`` (:func:`pi_env.engine.solo.observe`).
+        board: the board (its adjacency).
+
+    Returns:
+        ``bool[B, 1680]`` (``bool[1680]`` for one observation): case ``c`` is ``True`` when every
+        clue answer (spot / trace / nothing) and every investigator's spot and trace counts (after
+        its suppressed types) are what case ``c`` would have given, with the answer tables of
+        :func:`solvers.tables.answer_tables` for the observed layout. Wrong solves are not applied
+        (see :func:`refine_mask`). The hidden case is always allowed.
+    """
+    from pi_env.engine.solo import observation_layout
+
+    obs = np.asarray(observation)
+    single = obs.ndim == 1
+    obs = np.atleast_2d(obs)
+    adj = np.ascontiguousarray(board.adjacency, dtype=bool).tobytes()
+    B = obs.shape[0]
+    o = {name: obs[:, start:start + int(np.prod(shape))].reshape(B, *shape)
+         for name, (start, shape) in observation_layout().items()}
+    district = o["tiles"].argmax(axis=2).astype(np.int8)  # [B, 36]
+    answer = np.full((B, NUM_ELEMENTS), -1, dtype=np.int8)
+    answer[o["nothing"] > 0] = 0
+    answer[o["trace"] > 0] = 1
+    answer[o["spot"] > 0] = 2
+    keep = (7 & ~(o["inv_suppressed"].astype(np.int64) @ np.array([1, 2, 4]))).astype(np.uint8)  # [B, 14]
+    out = np.ones((B, NUM_CASES), dtype=bool)
+    for b in range(B):
+        tables = _tables(district[b].tobytes(), adj)
+        asked = np.flatnonzero(answer[b] >= 0)
+        if asked.size:
+            out[b] &= (tables.clue_answers[asked] == answer[b, asked, None]).all(axis=0)
+        for d in np.flatnonzero(o["inv_placed"][b]):
+            out[b] &= _POPCOUNT3[tables.investigation_spots[d] & keep[b, d]] == o["inv_spots"][b, d]
+            out[b] &= _POPCOUNT3[tables.investigation_traces[d] & keep[b, d]] == o["inv_traces"][b, d]
+    return out[0] if single else out
+
+
+@functools.lru_cache(maxsize=8)
+def load_policy(path: str) -> Any:
+    """The ``MaskableActorCriticPolicy`` in ``path`` (a MaskablePPO ``.zip`` or a saved policy), on
+    the CPU, in evaluation mode; cached per path.
+
+    Raises:
+        PIError: the ``rl`` extra is missing, the file does not exist or is not such a file.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise PIError(f"sb3 model {path!r} not found (train one with python -m experiments.train_sb3)")
+    require_rl()
+    import torch
+
+    torch.set_num_threads(1)
+    torch.distributions.Distribution.set_default_validate_args(False)
+    try:
+        with zipfile.ZipFile(p) as z:
+            full_model = "data" in z.namelist()  # MaskablePPO.save; torch.save has archive/data.pkl
+    except zipfile.BadZipFile:
+        raise PIError(f"sb3 model {path!r} is not a MaskablePPO model or policy file") from None
+    try:
+        if full_model:
+            from sb3_contrib import MaskablePPO
+
+            policy = MaskablePPO.load(p, device="cpu").policy
+        else:  # policy.save(): {"state_dict", "data": constructor arguments}
+            saved = torch.load(p, map_location="cpu", weights_only=False)
+            keys = saved["state_dict"]
+            if any(k.startswith("action_net.hidden.") for k in keys):
+                from ._sb3_nets import NormalizedSolvePolicy as cls
+            elif any(k.startswith("action_net.linear.") for k in keys):
+                from ._sb3_nets import FactorizedMaskablePolicy as cls
+            else:
+                from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy as cls
+            policy = cls(**saved["data"])
+            policy.load_state_dict(saved["state_dict"])
+    except Exception as exc:  # a corrupt or foreign file: one line, not a traceback
+        raise PIError(f"sb3 model {path!r} could not be loaded: {type(exc).__name__}: {exc}") from None
+    policy.set_training_mode(False)
+    return policy
+
+
+class SB3PolicyAgent(Agent):
+    """Plays a trained MaskablePPO policy on its own observation (see the module docstring).
+
+    Args:
+        path: the model file.
+        deterministic: masked argmax (default) or a sample from the masked distribution.
+
+    Raises:
+        PIError: as :func:`load_policy`; at :meth:`reset`, a player count the policy was not
+            trained for (its observation length differs).
+    """
+
+    name = "sb3"
+
+    def __init__(self, path: str, deterministic: bool = True):
+        self.path = str(path)
+        self.deterministic = bool(deterministic)
+        self.policy = load_policy(self.path)
+        self.name = f"{'sb3' if deterministic else 'sb3-sample'}:{Path(self.path).name}"
+        self._scales: np.ndarray | None = None
+
+    def reset(self, num_players: int, board: Board = DAYTIME, seed: int | None = None) -> None:
+        from pi_env.encoders import flat_layout, flat_scales, flat_size
+        from pi_env.engine import GameConfig
+
+        super().reset(num_players, board, seed)
+        want = int(np.prod(self.policy.observation_space.shape))
+        if want != flat_size(num_players):
+            raise PIError(f"sb3 model {self.path!r} takes observations of length {want}, not those of a "
+                          f"{num_players}-player game ({flat_size(num_players)})")
+        self._scales = flat_scales(GameConfig(num_players=num_players, board=board))
+        start = flat_layout(num_players)["failed"][0]
+        self._failed = slice(start, start + NUM_CASES)  # seat 0 = this player
+        if not self.deterministic:
+            import torch
+
+            torch.manual_seed(int(self.rng.integers(2**63 - 1)))
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        if self._scales is None:
+            raise PIError("call reset() before act()")
+        obs = observation.astype(np.float32) * self._scales
+        mask = refine_mask(action_mask, obs[self._failed])
+        action, _ = self.policy.predict(obs[None], deterministic=self.deterministic, action_masks=mask[None])
+        a = int(np.asarray(action).reshape(-1)[0])
+        if not 0 <= a < NUM_ACTIONS or not action_mask[a]:  # cannot happen with a masked policy
+            raise PIError(f"sb3 policy {self.path!r} chose the illegal action {a}")
+        return a
