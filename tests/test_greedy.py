@@ -4,6 +4,7 @@ sees only its observation."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 
 import numpy as np
@@ -11,8 +12,8 @@ import pytest
 from helpers import play_game
 
 from agents import AGENTS, GreedyAgent, make_agent
-from agents.greedy import (HORIZON, TURNS_MEAN, Outlook, assess, greedy_decision, q_after, read_outlook,
-                           turns_to_solve_pmf)
+from agents.greedy import (HORIZON, TURNS_MEAN, Outlook, assess, best_query, greedy_decision,
+                           next_player_gains, q_after, read_outlook, turns_to_solve_pmf, waiting_clue)
 from pi_env.constants import INVESTIGATE_BASE, NUM_ACTIONS, SOLVE_BASE, TYPE_SIZES, case_index
 from pi_env.engine import GameConfig, init, legal_action_mask, observe, outcome
 from pi_env.engine.observe import decode_observation, observation_layout, observation_size
@@ -43,8 +44,8 @@ def _elements(case):
     return [s, TYPE_SIZES[0] + e, TYPE_SIZES[0] + TYPE_SIZES[1] + loc]
 
 
-def two_case_position(opponent_certain: bool, players: int = 2, seed: int = 7):
-    """Seat 0 holds H = (0, 0, 0) (its opponent's case) and has answered every clue card whose
+def two_case_position(opponent_certain: bool, players: int = 2, seed: int = 7, held=(0, 0, 0)):
+    """Seat 0 holds H = ``held`` (its opponent's case) and has answered every clue card whose
     answer is the same for M = (1, 1, 1) and X = (1, 1, 2): its cases are exactly {M, X}, 1/2 each.
     With ``opponent_certain`` seat 1 has spot markers on H's three elements (its public
     information leaves one case), else no answers. Round 1, tier 0, rotation 0, the agent moves
@@ -52,7 +53,7 @@ def two_case_position(opponent_certain: bool, players: int = 2, seed: int = 7):
     config = GameConfig(num_players=players)
     td = init(config, 1, seed=seed).tile_district[0].astype(np.int64)
     adj = config.board.adjacency
-    M, X, H = (1, 1, 1), (1, 1, 2), (0, 0, 0)
+    M, X, H = (1, 1, 1), (1, 1, 2), tuple(held)
 
     def answer(x, case):
         y = _elements(case)[0 if x < 12 else (1 if x < 22 else 2)]
@@ -119,7 +120,7 @@ def test_queries_when_waiting_beats_solving():
     h = turns_to_solve_pmf(n)[0]
     assert n > 100 and h < 1e-4
     assert s.outlook.wait_value(1.0) == pytest.approx(7 * (1 - h), abs=1e-12)
-    agent = GreedyAgent()
+    agent = GreedyAgent(denial_weight=0.0)  # the query by own gain alone
     agent.reset(2, board, seed=0)
     action = agent.act(obs, mask)
     k = knowledge_from_observation(obs, 2, board)
@@ -127,6 +128,79 @@ def test_queries_when_waiting_beats_solving():
     assert action == expected
     assert action < INVESTIGATE_BASE and mask[action] == 1
     assert s.gains[list(s.actions).index(action)] == pytest.approx(1.0)
+    agent = GreedyAgent()  # with denial: still a query, the highest gain + denial
+    agent.reset(2, board, seed=0)
+    action = agent.act(obs, mask)
+    value = np.where(s.gains > 1e-9, s.gains + s.denial, -np.inf)
+    assert action == int(s.actions[int(np.argmax(value))]) and action < INVESTIGATE_BASE
+
+
+# ---------------------------------------------------------------------------------------------
+# denial: the cards the next player needs
+
+
+def _brute_denial(x: int, held, excluded, td, adj) -> float:
+    """Bits the next player (case ``held``, public set: every case avoiding the ``excluded``
+    (suspect, evidence) pair) learns from the clue on element ``x``, by enumeration."""
+    def answer(case):
+        s_, e_, l_ = case
+        y = [s_, 12 + e_, 22 + l_][0 if x < 12 else (1 if x < 22 else 2)]
+        return 2 if x == y else int(adj[td[y], td[x]])
+    cases = [(a, b, c) for a in range(12) for b in range(10) for c in range(14)
+             if a != excluded[0] and b != excluded[1]]
+    same = sum(1 for c in cases if answer(c) == answer(held))
+    return math.log2(len(cases) / same)
+
+
+def test_denial_bits_exact():
+    """H = (0, 0, Ocean Drive): the agent's own spots prove suspect 1 and evidence 1 are its, so the
+    next player's public set is 11 · 9 · 14 = 1386 cases; the card of H's location (element 26) is
+    a spot for it, leaving 11 · 9 · 1: log2 14 bits. Forest Park's card (23) is a trace for it
+    (Ocean Drive is next to Forest Park), as for the 3 locations next to Forest Park:
+    log2(14 / 3). Every candidate agrees with enumeration; investigators deny nothing."""
+    obs, mask, board, m, x = two_case_position(False, held=(0, 0, 4))
+    assert analyze_knowledge(knowledge_from_observation(obs, 2, board)).cases.tolist() == [m, x]
+    s = assess(obs, mask, 2, board)
+    assert s.outlook.counts[1] == 1386
+    denial = dict(zip(s.actions.tolist(), s.denial.tolist()))
+    assert denial[26] == pytest.approx(math.log2(14), abs=1e-12)
+    assert denial[23] == pytest.approx(math.log2(14 / 3), abs=1e-12)
+    td = init(GameConfig(num_players=2), 1, seed=7).tile_district[0].astype(np.int64)
+    adj = board.adjacency
+    for a, d in denial.items():
+        if a >= INVESTIGATE_BASE:
+            assert d == 0.0
+        else:
+            assert d == pytest.approx(_brute_denial(a, (0, 0, 4), (1, 1), td, adj), abs=1e-12)
+    k = knowledge_from_observation(obs, 2, board)
+    assert np.array_equal(next_player_gains(k, s.actions), s.denial)
+    no_held = type(k)(k.player, k.n_players, k.tile_district, k.adjacency, -1, k.events)
+    assert not next_player_gains(no_held, s.actions).any()  # no held case: nothing to deny
+
+
+def test_query_and_wait_deny_the_next_player():
+    """Every legal card splits M from X (1 bit each). By own gain alone the agent takes the lowest
+    id, Forest Park's card 23 (value 1 + log2(14/3)); with denial the card of H's location, 26
+    (1 + log2 14). With no informative query and ``p = 0.1`` (a hand-built posterior: solving is
+    worth 0.1 · 7 − 0.9 · 2 < 0, waiting 0) it waits with card 26 too — above H's suspect card 0
+    (log2 11) — else with the lowest legal clue, 0 (cards the agent answered with a marker stay
+    legal in this position)."""
+    obs, mask, board, m, x = two_case_position(False, held=(0, 0, 4))
+    s = assess(obs, mask, 2, board)
+    assert s.legal_clues[0] == 0
+    assert int(s.actions[best_query(s, 0.0)]) == 23
+    assert int(s.actions[best_query(s)]) == 26
+    assert greedy_decision(s, 0.0) == 23 and greedy_decision(s) == 26
+    for weight, action in ((0.0, 23), (1.0, 26)):
+        agent = GreedyAgent(denial_weight=weight)
+        agent.reset(2, board, seed=0)
+        assert agent.act(obs, mask) == action
+    w = dataclasses.replace(s, gains=np.zeros_like(s.gains), probs=np.array([0.1, 0.1]))
+    assert w.outlook.solve_value(0.1) == pytest.approx(-1.1) and w.outlook.wait_value(0.1) == 0.0
+    denial = dict(zip(s.actions.tolist(), s.denial.tolist()))
+    assert denial[0] == pytest.approx(math.log2(11), abs=1e-12)
+    assert waiting_clue(w) == 26
+    assert greedy_decision(w) == 26 and greedy_decision(w, 0.0) == 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -247,7 +321,9 @@ def test_solves_when_certain_and_queries_the_best_gain(players, seed):
             h = hint(k, s.actions, tier=int(s.outlook.tier), round_index=int(s.outlook.round_index),
                      remaining=False)
             if h.best_action is not None:
-                assert action == h.best_action  # the max-gain candidate, lowest id on ties
+                # the max of gain + denial; by own gain alone the hint's best action
+                assert action == int(s.actions[best_query(s)])
+                assert int(s.actions[best_query(s, 0.0)]) == h.best_action
                 assert mask[action] == 1
                 queries += 1
 
