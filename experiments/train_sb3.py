@@ -188,7 +188,6 @@ def plot_curve(rows: Sequence[dict[str, Any]], task: str, path: "str | Path") ->
     if task == "solo":
         ax.plot(x, [r["length_mean"] for r in pts], color="C0")
         ax.set_ylabel("actions per finished episode (mean)", color="C0")
-        ax.set_yscale("log")
         key, label = "solved_rate", "solved within 200 actions"
         ax.set_title("MaskablePPO, Solo Time Attack")
     else:

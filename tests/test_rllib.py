@@ -1,0 +1,67 @@
+"""RLlib example (issue #7 item 4): the environment as RLlib sees it, and a short PPO run with Ray
+on this machine (slow; needs ``pip install '.[ray]'``, skipped without it)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pi_env.errors import PIError
+
+
+def test_without_ray_the_example_says_how_to_install(monkeypatch, capsys):
+    import builtins
+
+    from experiments import train_rllib
+
+    real_import = builtins.__import__
+
+    def fake_import(name, *args, **kwargs):
+        if name.split(".")[0] == "ray":
+            raise ImportError(f"No module named {name!r}", name="ray")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", fake_import)
+    with pytest.raises(PIError, match=r"^the RLlib example needs ray\[rllib\] and torch \(ray is missing\); .*"
+                                      r"pip install '\.\[ray\]'$"):
+        train_rllib.require_ray()
+    with pytest.raises(SystemExit) as exc:
+        train_rllib.main(["--iterations", "1"])
+    assert exc.value.code == 2
+    assert "pip install '.[ray]'" in capsys.readouterr().err.strip().splitlines()[-1]
+
+
+def test_rllib_env_is_the_pettingzoo_env_with_renamed_observations():
+    pytest.importorskip("ray.rllib")
+    pytest.importorskip("torch")
+    import pi_env
+    from experiments.train_rllib import PiPettingZooEnv
+    from pi_env.encoders import flat_scales
+
+    env = PiPettingZooEnv({"num_players": 2})
+    ref = pi_env.env(num_players=2)
+    obs, _ = env.reset(seed=4)
+    ref.reset(seed=4)
+    scales = flat_scales(ref.unwrapped.config)
+    for _ in range(6):
+        (aid, o), = obs.items()
+        assert aid == ref.agent_selection
+        r = ref.observe(aid)
+        assert np.array_equal(o["observations"], r["observation"].astype(np.float32) * scales)
+        assert np.array_equal(o["action_mask"], r["action_mask"].astype(np.float32))
+        assert env.observation_space[aid].contains(o)
+        a = int(np.flatnonzero(r["action_mask"][:50])[0])  # a query: the game goes on
+        obs, rewards, term, trunc, _ = env.step({aid: a})
+        ref.step(a)
+        assert term["__all__"] is False
+
+
+@pytest.mark.slow
+def test_ppo_trains_two_iterations_with_ray_locally():
+    pytest.importorskip("ray.rllib")
+    pytest.importorskip("torch")
+    from experiments.train_rllib import train
+
+    rows = train(2, players=2, policies="per-seat", env_runners=0, batch=400, seed=0)
+    assert [r["iteration"] for r in rows] == [1, 2]
+    assert rows[0]["env_steps"] >= 400 and rows[1]["env_steps"] >= rows[0]["env_steps"] + 400
