@@ -6,15 +6,17 @@ from __future__ import annotations
 import copy
 import math
 
+import numpy as np
 import pytest
 from helpers import play_game
 from test_greedy import check_hidden_state_invariance, two_case_position
 
 from agents import AGENTS, SearchAgent, make_agent
 from agents.greedy import assess, greedy_decision
-from agents.search import DEFAULT_BUDGET_MS, DEFAULT_SAMPLES
+from agents.greedy import turns_to_solve_pmf
+from agents.search import DEFAULT_BUDGET_MS, DEFAULT_SAMPLES, next_player_picks, next_player_turns
 from pi_env.constants import SOLVE_BASE, case_index
-from pi_env.engine import GameConfig, legal_action_mask
+from pi_env.engine import GameConfig, init, legal_action_mask
 from solvers import analyze_knowledge, knowledge_from_observation
 
 
@@ -158,3 +160,47 @@ def test_never_reads_hidden_state(monkeypatch):
 
     monkeypatch.setitem(agents.AGENTS, "search", SmallSearch)
     check_hidden_state_invariance(["search", "greedy", "search", "heuristic"], 4, 8, SearchAgent, 20)
+
+
+def test_next_player_model_exact():
+    """Two-case position with H = (0, 0, Ocean Drive): the next player's public set is every case
+    avoiding suspect 1 and evidence 1 (1386). By enumeration: the card it takes is the display card
+    whose answer splits those cases most evenly (lowest id on ties), and the count left is the
+    cases answering it as H does; a candidate taking that card leaves it the runner-up. Its turns:
+    1 when ``u < pmf(1386)[0]``, else 1 + the opponent model's quantile for the count left."""
+    obs, mask, board, m, x = two_case_position(False, held=(0, 0, 4))
+    s = assess(obs, mask, 2, board)
+    td = init(GameConfig(num_players=2), 1, seed=7).tile_district[0].astype(np.int64)
+    adj = board.adjacency
+
+    def answer(xe, case):
+        y = [case[0], 12 + case[1], 22 + case[2]][0 if xe < 12 else (1 if xe < 22 else 2)]
+        return 2 if xe == y else int(adj[td[y], td[xe]])
+
+    cases = [(a, b, c) for a in range(12) for b in range(10) for c in range(14) if a != 1 and b != 1]
+    assert len(cases) == 1386
+
+    def ranked(excluded):
+        rows = []
+        for xe in s.legal_clues.tolist():
+            if xe == excluded:
+                continue
+            counts = np.bincount([answer(xe, c) for c in cases], minlength=3) / len(cases)
+            gain = -sum(q * math.log2(q) for q in counts if q > 0)
+            left = sum(1 for c in cases if answer(xe, c) == answer(xe, (0, 0, 4)))
+            rows.append((-round(gain, 9), xe, left))
+        best = min(rows)
+        return best[1], best[2]
+
+    first = ranked(None)
+    second = ranked(first[0])
+    solve = SOLVE_BASE + m
+    assert next_player_picks(s, [solve, first[0]]) == [first, second]
+    h = float(turns_to_solve_pmf(1386)[0])
+    assert 0 < h < 1e-4
+    u = np.array([0.0, 0.5, 0.9])
+    got = next_player_turns(s, [solve, first[0]], u)
+    for c, (_, left) in enumerate([first, second]):
+        cdf = np.cumsum(turns_to_solve_pmf(left))
+        expect = [1] + [1 + 1 + int(np.flatnonzero(cdf >= (v - h) / (1 - h) * cdf[-1])[0]) for v in u[1:]]
+        assert got[c].tolist() == expect
