@@ -11,7 +11,9 @@ The agent sees only its own observation (RULES.md §9): the engine observation `
 it is given is scaled to the flat encoding the policy was trained on
 (:func:`pi_env.encoders.encode_flat_reference`, bit for bit what :class:`pi_env.selfplay.SelfPlayVecEnv`
 returns), and the legal-action mask is narrowed by :func:`refine_mask` (no solve with a triple the
-player already failed with this round, as in training). It plays the masked argmax
+player already failed with this round, as in training). A policy trained with ``--consistent``
+(its input is longer by :data:`SOLVER_EXTRA`) gets :func:`standard_policy_input` instead: solver
+features, and only the solves its own information allows (:func:`own_consistent_cases`). It plays the masked argmax
 (``deterministic=True``, default) or samples from the masked distribution (``sb3-sample:PATH``,
 seeded by :meth:`~agents.base.Agent.reset`).
 
@@ -34,7 +36,8 @@ from pi_env.errors import PIError
 
 from .base import Agent
 
-__all__ = ["SB3PolicyAgent", "load_policy", "refine_mask", "solo_consistent_cases", "require_rl", "RL_INSTALL_HINT", "PREFIXES"]
+__all__ = ["SB3PolicyAgent", "load_policy", "refine_mask", "solo_consistent_cases", "own_consistent_cases",
+           "with_solver_features", "standard_policy_input", "SOLVER_EXTRA", "require_rl", "RL_INSTALL_HINT", "PREFIXES"]
 
 RL_INSTALL_HINT = ("install the RL extra: pip install torch --index-url "
                    "https://download.pytorch.org/whl/cpu && pip install '.[rl]'")
@@ -106,26 +109,115 @@ def solo_consistent_cases(observation: np.ndarray, board: Board = DAYTIME) -> np
     obs = np.asarray(observation)
     single = obs.ndim == 1
     obs = np.atleast_2d(obs)
-    adj = np.ascontiguousarray(board.adjacency, dtype=bool).tobytes()
     B = obs.shape[0]
     o = {name: obs[:, start:start + int(np.prod(shape))].reshape(B, *shape)
          for name, (start, shape) in observation_layout().items()}
-    district = o["tiles"].argmax(axis=2).astype(np.int8)  # [B, 36]
-    answer = np.full((B, NUM_ELEMENTS), -1, dtype=np.int8)
-    answer[o["nothing"] > 0] = 0
-    answer[o["trace"] > 0] = 1
-    answer[o["spot"] > 0] = 2
-    keep = (7 & ~(o["inv_suppressed"].astype(np.int64) @ np.array([1, 2, 4]))).astype(np.uint8)  # [B, 14]
     out = np.ones((B, NUM_CASES), dtype=bool)
+    _answers_filter(out, o["tiles"], o["spot"], o["trace"], o["nothing"], o["inv_placed"], o["inv_spots"],
+                    o["inv_traces"], o["inv_suppressed"], board)
+    return out[0] if single else out
+
+
+def own_consistent_cases(observation: np.ndarray, num_players: int, board: Board = DAYTIME) -> np.ndarray:
+    """The cases the observing player of a standard game can still have from its own information
+    (the own-information filter of :mod:`solvers.case_sets`, row of the observer; RULES.md §9),
+    from its engine observation alone.
+
+    Args:
+        observation: ``int16[618 + 1912·P]`` or ``int16[B, 618 + 1912·P]``
+            (:func:`pi_env.engine.observe`; seat 0 = the observer).
+        num_players: ``P``.
+        board: the board (its adjacency).
+
+    Returns:
+        ``bool[B, 1680]`` (``bool[1680]`` for one observation): the cases sharing no element with
+        the held case, another seat's spot markers or another seat's correct solve (cases are
+        disjoint), consistent with every answer to the observer's own clues and investigators,
+        not among its failed solves (its correct solve, once made, alone).
+    """
+    from pi_env.engine.observe import observation_layout
+    from solvers.tables import CASE_ELEMENTS
+
+    P = int(num_players)
+    obs = np.asarray(observation)
+    single = obs.ndim == 1
+    obs = np.atleast_2d(obs)
+    B = obs.shape[0]
+    o = {name: obs[:, start:start + int(np.prod(shape))].reshape(B, *shape)
+         for name, (start, shape) in observation_layout(P).items()}
+    taken = (o["held_case"] > 0) | (o["spot"][:, 1:] > 0).any(axis=1) | (o["solved_case"][:, 1:] > 0).any(axis=1)
+    out = ~taken[:, CASE_ELEMENTS].any(axis=2)  # [B, 1680]
+    out &= o["failed"][:, 0] == 0
+    own_solved = o["solved_case"][:, 0] > 0
+    for b in np.flatnonzero(own_solved.any(axis=1)):
+        out[b] &= own_solved[b, CASE_ELEMENTS].all(axis=1)
+    _answers_filter(out, o["tiles"], o["spot"][:, 0], o["trace"][:, 0], o["front"][:, 0], o["inv_placed"][:, 0],
+                    o["inv_spots"][:, 0], o["inv_traces"][:, 0], o["inv_suppressed"][:, 0], board)
+    return out[0] if single else out
+
+
+def _answers_filter(out, tiles, spot, trace, nothing, inv_placed, inv_spots, inv_traces, inv_suppressed,
+                    board: Board) -> None:
+    """``out[b] &=`` the cases consistent with one player's clue and investigator answers."""
+    B = out.shape[0]
+    adj = np.ascontiguousarray(board.adjacency, dtype=bool).tobytes()
+    district = tiles.argmax(axis=2).astype(np.int8)  # [B, 36]
+    answer = np.full((B, NUM_ELEMENTS), -1, dtype=np.int8)
+    answer[nothing > 0] = 0
+    answer[trace > 0] = 1
+    answer[spot > 0] = 2
+    keep = (7 & ~(inv_suppressed.astype(np.int64) @ np.array([1, 2, 4]))).astype(np.uint8)  # [B, 14]
     for b in range(B):
         tables = _tables(district[b].tobytes(), adj)
         asked = np.flatnonzero(answer[b] >= 0)
         if asked.size:
             out[b] &= (tables.clue_answers[asked] == answer[b, asked, None]).all(axis=0)
-        for d in np.flatnonzero(o["inv_placed"][b]):
-            out[b] &= _POPCOUNT3[tables.investigation_spots[d] & keep[b, d]] == o["inv_spots"][b, d]
-            out[b] &= _POPCOUNT3[tables.investigation_traces[d] & keep[b, d]] == o["inv_traces"][b, d]
-    return out[0] if single else out
+        for d in np.flatnonzero(inv_placed[b]):
+            out[b] &= _POPCOUNT3[tables.investigation_spots[d] & keep[b, d]] == inv_spots[b, d]
+            out[b] &= _POPCOUNT3[tables.investigation_traces[d] & keep[b, d]] == inv_traces[b, d]
+
+
+def with_solver_features(x: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+    """``float32[B, n + 37 + 1680]``: ``x`` followed by the 37 solver features of
+    :mod:`pi_env.encoders` (``SOLVER_LAYOUT``) computed from the allowed cases ``allowed``
+    (``bool[B, 1680]``, uniform over them: the marginals of suspect, evidence and location and
+    ``log2(n) / log2(1680)``) and the allowed flags as 0/1 (what
+    :class:`agents._sb3_nets.NormalizedSolveHead` reads)."""
+    B = allowed.shape[0]
+    counts = allowed.reshape(B, 12, 10, 14).astype(np.float32)
+    n = np.maximum(counts.sum(axis=(1, 2, 3)), 1.0)[:, None]
+    return np.concatenate([x, counts.sum(axis=(2, 3)) / n, counts.sum(axis=(1, 3)) / n,
+                           counts.sum(axis=(1, 2)) / n, (np.log2(n) / np.log2(NUM_CASES)).astype(np.float32),
+                           allowed.astype(np.float32)], axis=1).astype(np.float32)
+
+
+SOLVER_EXTRA = 37 + NUM_CASES
+"""Entries :func:`with_solver_features` appends."""
+
+
+def standard_policy_input(observation: np.ndarray, legal: np.ndarray, config: Any,
+                          scales: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Input and mask of a solver-masked standard-game policy (``train_sb3 2p --consistent``).
+
+    Args:
+        observation: ``int16[B, 618 + 1912·P]`` engine observations (seat 0 = the acting player).
+        legal: ``int8[B, 1730]`` legal-action masks.
+        config: the :class:`~pi_env.engine.GameConfig`.
+        scales: :func:`pi_env.encoders.flat_scales` of ``config`` (computed when ``None``).
+
+    Returns:
+        ``(x, mask)``: ``x`` = :func:`with_solver_features` of the flat encoding and the allowed
+        solves; ``mask`` = ``legal`` with only the solves of :func:`own_consistent_cases` (which
+        already leaves out failed ones).
+    """
+    from pi_env.encoders import flat_scales
+
+    obs = np.atleast_2d(observation)
+    s = flat_scales(config) if scales is None else scales
+    allowed = own_consistent_cases(obs, config.num_players, config.board)
+    mask = np.asarray(legal).astype(bool)
+    mask[:, SOLVE_BASE:] &= allowed
+    return with_solver_features(obs.astype(np.float32) * s, mask[:, SOLVE_BASE:]), mask
 
 
 @functools.lru_cache(maxsize=8)
@@ -198,10 +290,12 @@ class SB3PolicyAgent(Agent):
 
         super().reset(num_players, board, seed)
         want = int(np.prod(self.policy.observation_space.shape))
-        if want != flat_size(num_players):
+        self._solver_input = want == flat_size(num_players) + SOLVER_EXTRA
+        if want != flat_size(num_players) and not self._solver_input:
             raise PIError(f"sb3 model {self.path!r} takes observations of length {want}, not those of a "
                           f"{num_players}-player game ({flat_size(num_players)})")
-        self._scales = flat_scales(GameConfig(num_players=num_players, board=board))
+        self._config = GameConfig(num_players=num_players, board=board)
+        self._scales = flat_scales(self._config)
         start = flat_layout(num_players)["failed"][0]
         self._failed = slice(start, start + NUM_CASES)  # seat 0 = this player
         if not self.deterministic:
@@ -212,9 +306,12 @@ class SB3PolicyAgent(Agent):
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         if self._scales is None:
             raise PIError("call reset() before act()")
-        obs = observation.astype(np.float32) * self._scales
-        mask = refine_mask(action_mask, obs[self._failed])
-        action, _ = self.policy.predict(obs[None], deterministic=self.deterministic, action_masks=mask[None])
+        if self._solver_input:
+            x, mask = standard_policy_input(observation[None], action_mask[None], self._config, self._scales)
+        else:
+            obs = observation.astype(np.float32) * self._scales
+            x, mask = obs[None], refine_mask(action_mask, obs[self._failed])[None]
+        action, _ = self.policy.predict(x, deterministic=self.deterministic, action_masks=mask)
         a = int(np.asarray(action).reshape(-1)[0])
         if not 0 <= a < NUM_ACTIONS or not action_mask[a]:  # cannot happen with a masked policy
             raise PIError(f"sb3 policy {self.path!r} chose the illegal action {a}")

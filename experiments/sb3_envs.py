@@ -48,7 +48,7 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
-from agents.sb3_policy import refine_mask, solo_consistent_cases
+from agents.sb3_policy import SOLVER_EXTRA, refine_mask, solo_consistent_cases, standard_policy_input
 from pi_env.constants import NUM_ACTIONS, NUM_CASES, NUM_ELEMENTS, SOLVE_BASE
 from pi_env.errors import PIError
 
@@ -270,28 +270,42 @@ class SelfPlaySB3VecEnv(_NextStepAdapter):
         num_players: 2..5.
         opponents: ``num_players − 1`` agent names (:func:`agents.make_agent`), e.g. ``["random"]``.
         seed: seed of the first ``reset`` (as :class:`pi_env.selfplay.SelfPlayVecEnv`).
+        consistent: observation and mask of :func:`agents.sb3_policy.standard_policy_input` (the
+            flat encoding plus solver features and allowed-solve flags; only the solves the
+            learner's own information allows) instead of the flat encoding and
+            :func:`~agents.sb3_policy.refine_mask`.
         **kwargs: further options of :class:`~pi_env.selfplay.SelfPlayVecEnv` (``edition``, ...).
     """
 
     bootstrap_truncated = False  # a game ended by the rotation safeguard is over: its score is final
 
     def __init__(self, num_envs: int = 64, num_players: int = 2, opponents: Sequence[str] = ("random",),
-                 seed: int | None = None, **kwargs: Any):
-        from pi_env.encoders import flat_layout
+                 seed: int | None = None, consistent: bool = False, **kwargs: Any):
+        from pi_env.encoders import flat_layout, flat_scales
         from pi_env.selfplay import SelfPlayVecEnv
 
         venv = SelfPlayVecEnv(num_envs, num_players, opponents=list(opponents), copy=True, parallel=False,
                               seed=seed, **kwargs)
+        self.consistent = bool(consistent)
         start = flat_layout(num_players)["failed"][0]
         self._failed = slice(start, start + NUM_CASES)  # seat 0: the learner
+        self._scales = flat_scales(venv.config)
         space = venv.single_observation_space
+        if self.consistent:
+            extra = np.zeros(SOLVER_EXTRA, dtype=np.float32)
+            space = spaces.Box(np.concatenate([space.low, extra]), np.concatenate([space.high, extra + 1]),
+                               dtype=np.float32)
         super().__init__(venv, spaces.Box(space.low, space.high, dtype=np.float32))
         if seed is not None:
             self.seed(seed)
 
     def _convert(self, obs: Any, info: dict[str, Any]) -> np.ndarray:
-        self._mask[:] = refine_mask(info["action_mask"], obs[:, self._failed])
         self._to_move = np.asarray(info["to_move"]).astype(np.int64)
+        if self.consistent:
+            x, self._mask[:] = standard_policy_input(self.venv.engine_observations(), info["action_mask"],
+                                                     self.venv.config, self._scales)
+            return x
+        self._mask[:] = refine_mask(info["action_mask"], obs[:, self._failed])
         return obs
 
     def _episode_extra(self, b: int, terminated: bool, info: dict[str, Any]) -> dict[str, Any]:

@@ -63,7 +63,7 @@ def _make_env(task: str, num_envs: int, seed: int, opponent: str, max_actions: i
 
     if task == "solo":
         return SoloSB3VecEnv(num_envs, seed=seed, max_actions=max_actions, consistent=consistent)
-    return SelfPlaySB3VecEnv(num_envs, 2, opponents=[opponent], seed=seed)
+    return SelfPlaySB3VecEnv(num_envs, 2, opponents=[opponent], seed=seed, consistent=consistent)
 
 
 def _curve_callback(rows: list[dict[str, Any]], task: str, verbose: bool):
@@ -103,10 +103,11 @@ def _curve_callback(rows: list[dict[str, Any]], task: str, verbose: bool):
 
 
 def train(task: str, timesteps: int, out: "str | Path", *, num_envs: int = 64, seed: int = 0,
-          opponent: str = "random", max_actions: int = 200, consistent: bool = True, verbose: bool = True,
-          **ppo: Any) -> dict[str, Any]:
+          opponent: str = "random", max_actions: int = 200, consistent: bool | None = None,
+          verbose: bool = True, **ppo: Any) -> dict[str, Any]:
     """Train MaskablePPO on ``task`` (``"solo"`` or ``"2p"``) for ``timesteps`` environment steps
-    and write the files of the module docstring to ``out``.
+    and write the files of the module docstring to ``out``. ``consistent`` (default: solo yes,
+    2p no): the own-information solve mask, solver features and the normalized head.
 
     Returns:
         The ``train.json`` dict: settings, ``sps`` (environment steps per second over the whole
@@ -127,13 +128,14 @@ def train(task: str, timesteps: int, out: "str | Path", *, num_envs: int = 64, s
     from agents._sb3_nets import (FactorizedMaskablePolicy, NormalizedSolvePolicy, PassMaskExtractor,
                                   SharedInputExtractor)
 
+    consistent = task == "solo" if consistent is None else bool(consistent)
     torch.set_num_threads(1)
     torch.distributions.Distribution.set_default_validate_args(False)  # masked logits are checked by sb3
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     settings = {**PPO_DEFAULTS, **ppo}
     env = _make_env(task, num_envs, seed, opponent, max_actions, consistent)
-    if task == "solo":
+    if consistent:
         policy_class: Any = NormalizedSolvePolicy
         policy_kwargs = {"features_extractor_class": PassMaskExtractor,
                          "features_extractor_kwargs": {"hidden": HIDDEN},
@@ -152,12 +154,12 @@ def train(task: str, timesteps: int, out: "str | Path", *, num_envs: int = 64, s
     model.save(out / "model.zip")
     model.policy.save(str(out / "policy.zip"))
     _write_curve(rows, out / "curve.csv")
-    plot_curve(rows, task, out / "curve.png")
+    plot_curve(rows, task, out / "curve.png", opponent)
     steps = int(model.num_timesteps)
     collect = rows[-1]["collect_seconds"] if rows else float("nan")
     info = {"task": task, "timesteps": steps, "num_envs": num_envs, "seed": seed,
             "opponent": opponent if task == "2p" else None, "max_actions": max_actions,
-            "consistent_mask": consistent if task == "solo" else None, "ppo": settings,
+            "consistent_mask": consistent, "ppo": settings,
             "hidden": HIDDEN, "seconds": round(seconds, 1), "sps": round(steps / seconds, 1),
             "collect_sps": round(steps / collect, 1) if rows else None,
             "torch": torch.__version__}
@@ -174,7 +176,7 @@ def _write_curve(rows: Sequence[dict[str, Any]], path: Path) -> None:
         w.writerows(rows)
 
 
-def plot_curve(rows: Sequence[dict[str, Any]], task: str, path: "str | Path") -> None:
+def plot_curve(rows: Sequence[dict[str, Any]], task: str, path: "str | Path", opponent: str = "random") -> None:
     """The learning curve as a PNG: solo, mean actions per finished episode (and the solve rate);
     2p, the mean final score (and the win rate), against environment steps."""
     import matplotlib
@@ -194,7 +196,7 @@ def plot_curve(rows: Sequence[dict[str, Any]], task: str, path: "str | Path") ->
         ax.plot(x, [r["return_mean"] for r in pts], color="C0")
         ax.set_ylabel("learner's final score (mean)", color="C0")
         key, label = "win_rate", "win rate"
-        ax.set_title("MaskablePPO, 2 players vs random")
+        ax.set_title(f"MaskablePPO, 2 players vs {opponent}")
     ax2 = ax.twinx()
     ax2.plot(x, [r[key] for r in pts], color="C1")
     ax2.set_ylabel(label, color="C1")
@@ -271,6 +273,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--max-actions", type=int, default=200, help="solo: cut-off (default 200)")
     p.add_argument("--legal-mask", action="store_true",
                    help="solo: mask only illegal and failed solves, not those the answers rule out")
+    p.add_argument("--consistent", action="store_true",
+                   help="2p: solver features and only the solves the learner's own information allows")
     p.add_argument("--eval-positions", type=int, default=200, help="solo: positions evaluated after training")
     p.add_argument("--eval-seed", type=int, default=1_000_000, help="solo: seed of the first evaluated position")
     p.add_argument("--n-steps", type=int, default=PPO_DEFAULTS["n_steps"], help="rollout steps per env")
@@ -299,7 +303,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     out = Path(args.out or f"results/rl/{args.task}")
     try:
         info = train(args.task, timesteps, out, num_envs=args.num_envs, seed=args.seed, opponent=args.opponent,
-                     max_actions=args.max_actions, consistent=not args.legal_mask, verbose=not args.quiet,
+                     max_actions=args.max_actions,
+                     consistent=not args.legal_mask if args.task == "solo" else args.consistent,
+                     verbose=not args.quiet,
                      n_steps=args.n_steps,
                      ent_coef=args.ent_coef, learning_rate=args.learning_rate)
         print(f"trained {info['timesteps']} steps in {info['seconds']} s: {info['sps']} env steps/s "

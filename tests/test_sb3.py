@@ -131,6 +131,37 @@ def test_solo_consistent_cases_equal_the_solvers_own_filter():
     assert solo_consistent_cases(S.observe(S.init(config, 1, seed=0))).all()  # nothing asked yet
 
 
+@pytest.mark.parametrize("players", [2, 3])
+def test_own_consistent_cases_equal_the_solvers_own_filter(players):
+    from agents.sb3_policy import own_consistent_cases, standard_policy_input
+    from pi_env.engine import GameConfig, init, legal_action_mask, observe, step_inplace
+    from solvers.case_sets import case_bits
+    from solvers.observation import knowledge_from_observation
+    from solvers.tables import from_bitset
+
+    config = GameConfig(num_players=players)
+    state = init(config, 8, seed=players)
+    rng = np.random.default_rng(players)
+    checked = 0
+    for _ in range(30):  # mostly queries, a solve now and then (failed and correct solves)
+        legal = legal_action_mask(state)
+        acts = [int(rng.choice(np.flatnonzero(m[:SOLVE_BASE]))) if rng.random() < 0.9
+                else SOLVE_BASE + int(rng.integers(NUM_CASES)) for m in legal]
+        step_inplace(state, np.array(acts), config)
+        for p in range(players):
+            obs = observe(state, p)
+            mine = own_consistent_cases(obs, players, config.board)
+            for b in np.flatnonzero(~state.done):
+                ref = from_bitset(case_bits(knowledge_from_observation(obs[b], players, config.board))[0])
+                assert np.array_equal(mine[b], ref)
+                checked += 1
+    assert checked > 100
+    x, mask = standard_policy_input(obs, legal_action_mask(state), config)
+    assert x.shape == (8, 618 + 1912 * players + 37 + NUM_CASES)
+    assert np.array_equal(mask[:, SOLVE_BASE:], mine & legal_action_mask(state)[:, SOLVE_BASE:].astype(bool))
+    assert np.array_equal(x[:, -NUM_CASES:], mask[:, SOLVE_BASE:].astype(np.float32))
+
+
 def test_solo_adapter_same_step_episode_end_and_restart_mask():
     _rl()
     from experiments.sb3_envs import SOLO_EXTRA, SoloSB3VecEnv
@@ -256,3 +287,40 @@ def test_tournament_plays_a_saved_policy(tmp_path):
         rows = list(csv.DictReader(f))
     assert len(rows) == 4 and {r["agent"] for r in rows} == {f"sb3:{path}", "random"}
     assert sys.modules.get("agents.sb3_policy") is not None
+
+
+def test_agent_with_solver_input_plays_only_allowed_solves(tmp_path):
+    _rl()
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from agents._sb3_nets import NormalizedSolvePolicy, PassMaskExtractor
+    from agents.sb3_policy import standard_policy_input
+    from experiments.sb3_envs import SelfPlaySB3VecEnv
+    from pi_env.engine import GameConfig, init, legal_action_mask, observe, step_inplace
+
+    env = SelfPlaySB3VecEnv(2, 2, opponents=["random"], seed=0, consistent=True)
+    assert env.observation_space.shape == (4442 + 37 + NUM_CASES,)
+    model = MaskablePPO(NormalizedSolvePolicy, env, n_steps=8, batch_size=16, n_epochs=1, seed=0, device="cpu",
+                        policy_kwargs={"features_extractor_class": PassMaskExtractor,
+                                       "features_extractor_kwargs": {"hidden": 8}, "net_arch": {"pi": [], "vf": [8]}})
+    model.learn(16)
+    path = tmp_path / "policy.zip"
+    model.policy.save(str(path))
+    agent = make_agent(f"sb3:{path}")
+    assert type(agent.policy).__name__ == "NormalizedSolvePolicy"
+    config = GameConfig(num_players=2)
+    state = init(config, 1, seed=8)
+    agent.reset(2, config.board, seed=0)
+    for _ in range(12):
+        if state.done[0]:
+            break
+        p = int(state.current_player[0])
+        o, m = observe(state, p)[0], legal_action_mask(state)[0]
+        x, mask = standard_policy_input(o[None], m[None], config)
+        with torch.no_grad():
+            logits = agent.policy.get_distribution(torch.as_tensor(x)).distribution.logits[0].numpy()
+        logits[~mask[0]] = -np.inf
+        a = agent.act(o, m)
+        assert a == int(np.argmax(logits)) and mask[0, a]
+        step_inplace(state, np.array([a]), config)
