@@ -1,9 +1,9 @@
 """Train sb3-contrib's MaskablePPO on P.I. (issue #7, item 3).
 
     python -m experiments.train_sb3 solo [--timesteps N] [--num-envs B] [--seed S] [--out DIR]
-                                         [--eval-positions N] [--eval-seed S]
+                                         [--eval-positions N] [--eval-seed S] [--legal-mask]
     python -m experiments.train_sb3 2p   [--timesteps N] [--num-envs B] [--seed S] [--out DIR]
-                                         [--opponent random]
+                                         [--opponent random] [--consistent]
 
 Needs the ``rl`` extra (torch, stable-baselines3, sb3-contrib; README "Reinforcement learning"
 for the CPU build of torch); without it the script says how to install it and exits with status 2.
@@ -17,7 +17,9 @@ for the CPU build of torch); without it the script says how to install it and ex
   printed and written to ``solo_eval.csv``.
 * ``2p``: 2-player standard games (second edition) against a fixed ``--opponent`` on
   :class:`experiments.sb3_envs.SelfPlaySB3VecEnv` (the learner's seat rotates every game; reward:
-  its score change). Measure the result with a tournament:
+  its score change). ``--consistent``: the solo-style input and mask
+  (:func:`agents.sb3_policy.standard_policy_input`: solver features, only the solves the learner's
+  own information allows). Measure the result with a tournament:
   ``pi-env tournament --agents sb3:DIR/policy.zip,random --players 2 --games 1000``.
 
 The networks (:mod:`agents._sb3_nets`), one torch thread (``torch.set_num_threads(1)``): a shared
