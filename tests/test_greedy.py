@@ -381,3 +381,31 @@ def check_hidden_state_invariance(names, players, seed, agent_type, min_decision
 @pytest.mark.parametrize("players, seed", [(3, 5), (4, 6)])
 def test_never_reads_hidden_state(players, seed):
     check_hidden_state_invariance(["greedy"] * players, players, seed, GreedyAgent, 20)
+
+
+def test_denial_scaled_by_the_next_players_activity():
+    """The next player took one clue card (a spot on H's suspect) and named three wrong cases:
+    activity 1 / 4, so each card's denial is a quarter of its bits; with only named cases it is 0
+    (a guesser is denied nothing); with no public action yet, 1."""
+    from agents.greedy import next_player_activity
+    obs, mask, board, m, x = two_case_position(False, held=(0, 0, 4))
+    layout = observation_layout(2)
+    k = knowledge_from_observation(obs, 2, board)
+    assert next_player_activity(k) == 1.0
+    spot = np.zeros(36, dtype=np.int16)
+    spot[0] = 1  # H's suspect
+    failed = np.zeros(1680, dtype=np.int16)
+    failed[[case_index(2, 2, 2), case_index(3, 3, 3), case_index(5, 5, 5)]] = 1
+    only_guesses = obs.copy()
+    _put(only_guesses, layout, "failed", failed, seat=1)
+    _put(only_guesses, layout, "attempted", 1, seat=1)
+    k = knowledge_from_observation(only_guesses, 2, board)
+    assert next_player_activity(k) == 0.0
+    assert not assess(only_guesses, mask, 2, board).denial.any()
+    mixed = only_guesses.copy()
+    _put(mixed, layout, "spot", spot, seat=1)
+    k = knowledge_from_observation(mixed, 2, board)
+    assert next_player_activity(k) == 0.25
+    s = assess(mixed, mask, 2, board)
+    raw = next_player_gains(k, s.actions)
+    assert raw.max() > 0 and np.array_equal(s.denial, 0.25 * raw)
