@@ -971,8 +971,8 @@ def solve_layout(layout: int, seed: int, investigators: int = 5, time_limit: flo
                  table_bits: int = 25) -> LayoutResult:
     """Greedy value, best policy found, proven lower bound and exactness for one layout.
 
-    Steps (shares of ``time_limit``): the rollout and the lookahead policy (up to 10 %); the
-    depth-limited lower bound, one look-ahead level more each time, until it meets the policy
+    Steps (shares of ``time_limit``): the rollout (not time-limited) and the lookahead policy
+    (until 10 % of the limit has passed); the depth-limited lower bound, one look-ahead level more each time, until it meets the policy
     (up to 80 % in all); then the exact branch and bound at the top
     (:meth:`OptimalSearch.solve_root`) with the bounds found so far, which finds a better policy
     if there is one and proves it, until the time is up. ``exact`` when the bound meets the best
