@@ -51,6 +51,21 @@ def test_exact_search_equals_brute_force_on_synthetic_tables():
         assert opt.value(np.arange(n), k) == brute_force_value(codes, inv, range(n), k)
 
 
+def test_refinement_dominance_equals_brute_force():
+    # dominance is checked from dominance_from cases on (12 by default, so the tests above barely
+    # reach it): check it at every node, on tables with planted refinements (row 1 refines row 0,
+    # and row 2 when that is a clue; row 3 repeats row 0's partition with other labels)
+    rng = np.random.default_rng(99)
+    for _ in range(120):
+        n, a = int(rng.integers(4, 12)), int(rng.integers(4, 8))
+        codes, inv = _random_table(rng, n, a)
+        codes[1] = codes[0] * 3 + codes[2] % 3
+        codes[3] = 15 - codes[0]
+        k = int(rng.integers(0, 3))
+        opt = OptimalSearch(codes, inv, investigators=2, dominance_from=2)
+        assert opt.value(np.arange(n), k) == brute_force_value(codes, inv, range(n), k)
+
+
 def test_wrong_solves_are_part_of_the_optimum():
     # 4 cases, one clue splitting {0,1} | {2,3}: querying costs 4 + 3 + 3 = 10 = guessing's 4 + 6;
     # with 2 cases left a guess (1.5 actions on average) beats any query (2)
