@@ -5,8 +5,10 @@ the settings and ``i`` — never of the worker count, the backend or the order g
 
 * its engine seed is :func:`game_seed` ``(seed, i)``: 53 bits drawn from
   ``numpy.random.SeedSequence([seed, i])``;
-* its seats are the agent list rotated left by ``i mod players`` (:func:`seat_agents`), so over a
-  multiple of ``players`` games every agent sits in every seat equally often;
+* its seats (:func:`seat_agents`): the agent list's distinct cyclic orders in turn, each rotated
+  through all seats, so over ``players`` consecutive games every agent sits in every seat equally
+  often, and over ``players × orders`` games every agent also sits right after every other agent
+  equally often (who holds whose case, RULES.md §3);
 * the agent in seat ``s`` is reset with seed ``game_seed * 10 + s``, as ``pi-env play`` does, so
   ``pi-env play --seed SEED --agents A0,A1,.. --players P`` replays any game of ``games.csv``.
 
@@ -44,7 +46,9 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import functools
 import io
+import itertools
 import json
 import math
 import os
@@ -174,10 +178,42 @@ def game_seed(base_seed: int, game: int) -> int:
     return int(word >> np.uint64(11))
 
 
+@functools.lru_cache(maxsize=64)
+def seating_orders(agents: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """The distinct cyclic orders of ``agents`` around the table, the listed order first.
+
+    Two seatings are the same cyclic order when one is a rotation of the other. In P.I. the order
+    matters beyond the seat number: each player holds the case of the next player in turn order
+    (RULES.md §3) and takes clue cards before the player after it, so who sits after whom changes
+    the game. Orders are enumerated as the permutations that keep ``agents[0]`` first, in
+    lexicographic order of positions, dropping repeats (an agent listed twice). ``P`` distinct
+    agents have ``(P − 1)!`` orders; ``greedy,heuristic,random,random`` has 3.
+    """
+    first, rest = agents[0], agents[1:]
+    seen: set[tuple[str, ...]] = set()
+    orders: list[tuple[str, ...]] = []
+    for perm in itertools.permutations(range(len(rest))):
+        order = (first,) + tuple(rest[i] for i in perm)
+        if order in seen:
+            continue
+        orders.append(order)
+        seen.update(order[k:] + order[:k] for k in range(len(order)))
+    return tuple(orders)
+
+
 def seat_agents(agents: Sequence[str], game: int) -> tuple[str, ...]:
-    """Agent per seat in game ``game``: the list rotated left by ``game mod len(agents)``."""
-    k = game % len(agents)
-    return tuple(agents[k:]) + tuple(agents[:k])
+    """Agent per seat in game ``game``.
+
+    Game ``g`` of ``P`` seats uses the cyclic order ``(g // P) mod C`` of :func:`seating_orders`
+    (``C`` orders) rotated left by ``g mod P``: every ``P`` consecutive games put every agent in
+    every seat equally often, and every ``P·C`` games also every agent after every other one
+    equally often. The first ``P`` games are the listed order rotated.
+    """
+    orders = seating_orders(tuple(agents))
+    P = len(agents)
+    order = orders[(game // P) % len(orders)]
+    k = game % P
+    return order[k:] + order[:k]
 
 
 def columns(num_rounds: int = 3) -> list[str]:

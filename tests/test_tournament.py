@@ -74,11 +74,33 @@ def test_every_row_replays_with_the_engine_and_pi_env_play_seeding(reference):
 
 def test_game_seeds_and_seat_rotation():
     assert seat_agents(("a", "b", "c"), 0) == ("a", "b", "c")
-    assert seat_agents(("a", "b", "c"), 4) == ("b", "c", "a")
-    assert seat_agents(("a", "b", "c"), 5) == ("c", "a", "b")
+    assert seat_agents(("a", "b", "c"), 1) == ("b", "c", "a")
+    assert seat_agents(("a", "b", "c"), 2) == ("c", "a", "b")
+    # games 3..5: the other cyclic order a, c, b, rotated
+    assert [seat_agents(("a", "b", "c"), g) for g in (3, 4, 5, 6)] == [
+        ("a", "c", "b"), ("c", "b", "a"), ("b", "a", "c"), ("a", "b", "c")]
     seeds = [T.game_seed(1, g) for g in range(200)]
     assert len(set(seeds)) == 200 and all(0 <= s < 2**53 for s in seeds)
     assert T.game_seed(1, 7) == T.game_seed(1, 7) != T.game_seed(2, 7)
+
+
+def test_seating_orders_balance_who_sits_after_whom():
+    agents = ("greedy", "heuristic", "random", "random")
+    # 4!/2! = 12 seatings, 4 rotations each: 3 cyclic orders
+    assert T.seating_orders(agents) == (("greedy", "heuristic", "random", "random"),
+                                        ("greedy", "random", "heuristic", "random"),
+                                        ("greedy", "random", "random", "heuristic"))
+    assert len(T.seating_orders(tuple("abcde"))) == 24  # (5 - 1)!
+    assert T.seating_orders(("g", "r", "g", "r")) == (("g", "r", "g", "r"), ("g", "r", "r", "g"))
+    games = [seat_agents(agents, g) for g in range(12)]
+    seats = Counter((names[s], s) for names in games for s in range(4))
+    assert seats == {**{("greedy", s): 3 for s in range(4)}, **{("heuristic", s): 3 for s in range(4)},
+                     **{("random", s): 6 for s in range(4)}}
+    # who holds whose case (RULES.md §3: seat i holds seat i+1's): greedy holds heuristic's case
+    # in 4 of 12 games and heuristic holds greedy's in 4, each holds a random player's in 8
+    held = Counter((names[s], names[(s + 1) % 4]) for names in games for s in range(4))
+    assert held[("greedy", "heuristic")] == held[("heuristic", "greedy")] == 4
+    assert held[("greedy", "random")] == held[("heuristic", "random")] == 8
 
 
 def test_every_agent_sits_in_every_seat_equally(reference):
