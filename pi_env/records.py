@@ -340,9 +340,11 @@ def _parse_rules(doc: object) -> Rules:
         raise RecordError(f"variant 'fast' plays 2 rounds (RULES.md §6), but rules.rounds is {rounds}")
     start = DUEL_START_INVESTIGATORS if mode == "duel" else MAX_INVESTIGATORS
     investigators = doc.get("investigators", [start] * players)
+    # solo: 0..14 tiles, at most one per district in its single round (RULES.md §8, SoloConfig)
+    most = NUM_DISTRICTS if mode == "solo" else MAX_INVESTIGATORS
     if (not isinstance(investigators, list) or len(investigators) != players
-            or not all(_is_int(k) and 0 <= k <= MAX_INVESTIGATORS for k in investigators)):
-        raise RecordError(f"rules.investigators must list {players} integers 0..{MAX_INVESTIGATORS}, "
+            or not all(_is_int(k) and 0 <= k <= most for k in investigators)):
+        raise RecordError(f"rules.investigators must list {players} integer{'s' * (players != 1)} 0..{most}, "
                           f"got {investigators!r}")
     return Rules(edition=edition, mode=mode, players=players, rounds=int(rounds), variants=variants,
                  investigators=tuple(int(k) for k in investigators))

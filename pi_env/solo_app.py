@@ -39,7 +39,8 @@ prompt to the correct solve), summed over sessions when the game is resumed.
 :mod:`pi_env.leaderboard`): the case's seed (or, for a case file without one, its layout and
 case), the actions taken, the time and the hints. ``quit``, end of input and Ctrl-C save too, so
 nothing is lost; ``pi-env solo play --resume`` continues, and a plain ``pi-env solo play`` offers
-to. A saved game that cannot be read is reported and moved aside (``.unreadable``), never
+to (empty, ``y`` or ``yes`` resumes, only ``n`` or ``no`` discards it, anything else is asked
+again, and end of input leaves the saved game untouched). A saved game that cannot be read is reported and moved aside (``.unreadable``), never
 silently dropped or overwritten.
 
 **The end.** A correct solve shows the result (actions, investigator tiles used, wrong solves,
@@ -532,12 +533,23 @@ class SoloApp:
                 if resume:
                     game = saved
                 else:
-                    answer = self.ask(f"You have a game in progress ({saved.source}, {_plural(acted, 'action')}, "
-                                      f"{format_time(saved.elapsed)}). Resume it? [Y/n] ")
-                    if normalize(answer) in ("", "y", "yes"):
-                        game = saved
-                    else:
-                        discard = True
+                    prompt = (f"You have a game in progress ({saved.source}, {_plural(acted, 'action')}, "
+                              f"{format_time(saved.elapsed)}). Resume it? [Y/n] ")
+                    while True:  # only an explicit no discards it; end of input keeps it
+                        try:
+                            answer = normalize(self.input_fn(prompt))
+                        except (EOFError, KeyboardInterrupt):
+                            self.say("")
+                            self.say(f"The game in progress ({saved.source}) was kept. Continue with: "
+                                     f"pi-env solo play --resume")
+                            return 0
+                        if answer in ("", "y", "yes"):
+                            game = saved
+                            break
+                        if answer in ("n", "no"):
+                            discard = True
+                            break
+                        self.say("Please answer y (resume it) or n (discard it and start a new game).")
             elif resume:
                 self.say("There is no game in progress to resume; starting a new game.")
             resumed = game is not None

@@ -645,3 +645,20 @@ def test_first_edition_words_are_accepted_as_keys():
                        .replace('"cube"', '"trace"'))
     assert rec == load_record(plain)
     assert rec.rounds[0].events[0].kind == "clue" and rec.rounds[0].events[0].answer == 1
+
+
+def _solo_doc(investigators):
+    doc = _doc(players=1)
+    doc["rules"] = {"mode": "solo", "investigators": investigators}
+    doc["rounds"][0]["cases"] = {"0": doc["rounds"][0]["cases"]["0"]}
+    return doc
+
+
+def test_solo_records_take_up_to_14_investigators():
+    """RULES.md §8 / SoloConfig: a solo player may start with 0..14 tiles (one per district)."""
+    assert load_record(_solo_doc([14])).rules == Rules(mode="solo", players=1, rounds=1, investigators=(14,))
+    assert load_record(_solo_doc([6])).rules.investigators == (6,)
+    assert _reject(_solo_doc([15])) == "rules.investigators must list 1 integer 0..14, got [15]"
+    standard = _doc()
+    standard["rules"]["investigators"] = [5, 6, 5]
+    assert _reject(standard) == "rules.investigators must list 3 integers 0..5, got [5, 6, 5]"

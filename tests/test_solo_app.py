@@ -354,3 +354,34 @@ def test_saved_game_round_trip():
 
 def test_format_time():
     assert [format_time(s) for s in (0, 7.9, 65, 3600 + 62)] == ["0:00", "0:07", "1:05", "1:01:02"]
+
+
+def test_only_an_explicit_no_discards_the_saved_game(tmp_path):
+    save = tmp_path / "save" / "solo-game.json"
+    play(tmp_path, ["clue Pinky"], seed=4)
+    kept = save.read_text()
+    # "quit" is not an answer: asked again; end of input keeps the save untouched
+    out, person = play(tmp_path, ["quit"], seed=8)
+    assert person.prompts == ["You have a game in progress (seed 4, 1 action, 0:10). Resume it? [Y/n] "] * 2
+    assert out == ["Please answer y (resume it) or n (discard it and start a new game).", "",
+                   "The game in progress (seed 4) was kept. Continue with: pi-env solo play --resume"]
+    assert save.read_text() == kept
+    # "maybe" asks again, "YES" resumes
+    out, person = play(tmp_path, ["maybe", "YES", "quit"], seed=8)
+    assert len(person.prompts) == 3 and person.prompts[2] == "> "
+    in_order(out, ["Please answer y (resume it) or n (discard it and start a new game).",
+                   "P.I. Solo Time Attack: seed 4, hard (the reference solver needs 8 actions)",
+                   "Resuming after 1 action."])
+    out, _ = play(tmp_path, ["No", "quit"], seed=8)
+    in_order(out, ["The game in progress (seed 4) was discarded."])
+    assert json.loads(save.read_text())["seed"] == 8
+
+
+def test_14_investigators_game_record_is_written(tmp_path):
+    c = generate(2, investigators=14)
+    out, _ = play(tmp_path, [f"solve {case_name(c.case)}"], seed=2, investigators=14, name="Al", games=True)
+    assert not any("could not be written" in line for line in out)
+    (record_path,) = (tmp_path / "games").glob("solo-seed2-*.json")
+    record = load_record(record_path)
+    assert record.rules.investigators == (14,) and record.seed == 2
+    in_order(out, ["Leaderboard for seed 2 (14 investigators): you are 1st of 1."])

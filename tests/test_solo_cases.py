@@ -227,3 +227,14 @@ def test_cli_refuses_to_overwrite(capsys, tmp_path, monkeypatch):
     assert not (tmp_path / "case.json").exists() and (tmp_path / "case.txt").read_text() == "mine"
     code, out, err = run(capsys, "solo")
     assert code == 2 and err.count("\n") == 1
+
+
+def test_cli_generate_with_6_to_14_investigators_writes_a_valid_record(capsys, tmp_path):
+    for k in (6, 14):
+        out = tmp_path / f"i{k}.json"
+        code, text, err = run(capsys, "solo", "generate", "--investigators", str(k), "--seed", "2",
+                              "--out", str(out))
+        assert code == 0 and err == ""
+        record = load_record(out)
+        assert record.rules.investigators == (k,) and record.seed == 2
+        assert record.rounds[0].cases == {0: generate(2, investigators=k).case}
