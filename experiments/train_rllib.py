@@ -206,6 +206,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
     try:
         require_ray()
+    except PIError as exc:  # one line, no usage block: the command line itself was fine
+        p.exit(2, f"{p.prog}: error: {exc}\n")
+    try:
         if args.iterations < 1 or args.batch < 1 or args.env_runners < 0:
             raise PIError("--iterations and --batch must be at least 1, --env-runners at least 0")
         for row in train(args.iterations, address=args.address, players=args.players, policies=args.policies,

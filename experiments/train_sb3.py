@@ -295,8 +295,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         require_rl()
-    except PIError as exc:
-        parser.error(str(exc))
+    except PIError as exc:  # one line, no usage block: the command line itself was fine
+        parser.exit(2, f"{parser.prog}: error: {exc}\n")
     for name in ("timesteps", "num_envs", "eval_positions", "n_steps"):
         value = getattr(args, name)
         if value is not None and value < 1:

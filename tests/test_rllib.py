@@ -28,7 +28,9 @@ def test_without_ray_the_example_says_how_to_install(monkeypatch, capsys):
     with pytest.raises(SystemExit) as exc:
         train_rllib.main(["--iterations", "1"])
     assert exc.value.code == 2
-    assert "pip install '.[ray]'" in capsys.readouterr().err.strip().splitlines()[-1]
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("python -m experiments.train_rllib: error: the RLlib example")
+    assert "pip install '.[ray]'" in err[0]
 
 
 def test_rllib_env_is_the_pettingzoo_env_with_renamed_observations():

@@ -37,6 +37,7 @@ def test_train_script_without_the_extra_says_how_to_install(monkeypatch, capsys)
         train_sb3.main(["solo", "--timesteps", "10"])
     assert exc.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1  # no usage block: the command line was fine
     assert err[-1].startswith("python -m experiments.train_sb3: error: the MaskablePPO tools need the 'rl' extra")
     assert "pip install '.[rl]'" in err[-1] and "download.pytorch.org/whl/cpu" in err[-1]
 
