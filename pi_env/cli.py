@@ -375,6 +375,7 @@ def cmd_solo_play(args: argparse.Namespace) -> int:
 
 def cmd_solo(args: argparse.Namespace) -> int:
     """``pi-env solo generate``: write a solo case record and its setup sheet (RULES.md §8)."""
+    import os
     from pathlib import Path
 
     if args.solo_command == "play":
@@ -383,6 +384,9 @@ def cmd_solo(args: argparse.Namespace) -> int:
     from .solo_cases import generate, write_case
 
     out = Path(args.out)
+    if not out.name or args.out.endswith(("/", os.sep)) or out.is_dir():
+        raise PIError(f"--out {args.out!r}: give a file name for the record (e.g. case.json), not a "
+                      f"directory")
     if out.suffix.lower() == ".txt":
         raise PIError(f"--out {args.out}: the record must not be a .txt file (the setup sheet gets "
                       f"that name)")

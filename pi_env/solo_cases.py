@@ -292,14 +292,16 @@ def write_case(case: SoloCase, out: "str | Path", force: bool = False) -> tuple[
     """Write the record (``out``) and the setup sheet (``out`` with suffix ``.txt``).
 
     Raises:
-        PIError: ``out`` ends in ``.txt`` (it would be the sheet), or a file exists and not
-            ``force``.
+        PIError: ``out`` is not a file name (``""``, ``"."``, ``"/"``, a directory), ends in ``.txt``
+            (it would be the sheet), or a file exists and not ``force``.
         OSError: a file cannot be written.
     """
     from .errors import RecordError
     from .records import write_record
 
     record_path = Path(out)
+    if not record_path.name or record_path.is_dir():
+        raise PIError(f"{str(out)!r}: give a file name for the record (e.g. case.json), not a directory")
     sheet_path = record_path.with_suffix(".txt")
     if sheet_path == record_path:
         raise PIError(f"{record_path}: the record cannot be a .txt file (that name is the setup sheet's)")

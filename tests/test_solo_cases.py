@@ -211,12 +211,19 @@ def test_cli_generate_files_and_same_case_for_same_seed_or_date(capsys, tmp_path
     (["--difficulty", "insane"], "argument --difficulty: invalid choice: 'insane'"),
     (["--investigators", "15"], "investigators must be 0..14"),
     (["--out", "case.txt"], "pi-env: error: --out case.txt: the record must not be a .txt file"),
+    (["--out", ""], "pi-env: error: --out '': give a file name for the record (e.g. case.json), not a directory"),
+    (["--out", "."], "pi-env: error: --out '.': give a file name for the record (e.g. case.json), not a directory"),
+    (["--out", "/", "--force"], "pi-env: error: --out '/': give a file name for the record"),
+    (["--out", "sub/"], "pi-env: error: --out 'sub/': give a file name for the record"),
+    (["--out", "adir", "--force"], "pi-env: error: --out 'adir': give a file name for the record"),
 ])
 def test_cli_errors_are_one_line(capsys, tmp_path, monkeypatch, argv, message):
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "adir").mkdir()
     code, out, err = run(capsys, "solo", "generate", *argv)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and message in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["adir"] and not any((tmp_path / "adir").iterdir())
 
 
 def test_cli_refuses_to_overwrite(capsys, tmp_path, monkeypatch):
