@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import operator
 
+import numpy as np
+
 from .board import DAYTIME, Board
 from .constants import (CASE_TRIPLES, INVESTIGATE_BASE, NUM_ACTIONS, SOLVE_BASE, TYPE_OFFSETS,
                         case_index)
@@ -20,8 +22,10 @@ def action_id(action: object) -> int:
     """The action id of ``action`` (an ``int`` or anything with ``__index__``, e.g. ``np.int64``).
 
     Raises:
-        InvalidActionError: not an integer, or outside ``0..1729``.
+        InvalidActionError: not an integer (a ``bool`` is not one here), or outside ``0..1729``.
     """
+    if isinstance(action, (bool, np.bool_)):  # True is an int to Python, never an action
+        raise InvalidActionError(f"action must be an integer, got {action!r}")
     try:
         a = operator.index(action)
     except TypeError:

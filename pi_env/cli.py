@@ -15,6 +15,7 @@ from typing import Sequence
 
 import numpy as np
 
+from . import __version__
 from .constants import MAX_INVESTIGATORS
 from .errors import PIError
 
@@ -76,6 +77,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="pi-env", description="P.I.: rules engine, agents and solver.")
+    parser.add_argument("--version", action="version", version=f"pi-env {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     play = sub.add_parser("play", help="play a whole game with built-in agents and print it")
@@ -149,8 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
     which.add_argument("--daily", type=_date, default=None, metavar="YYYY-MM-DD",
                        help="the daily case of this date (seed YYYYMMDD)")
     gen.add_argument("--difficulty", choices=("easy", "medium", "hard"), default=None,
-                     help="the first case of this difficulty from the seed upwards (actions the "
-                          "reference greedy solver needs: easy <= 5, medium 6-7, hard >= 8)")
+                     help="the first case of this difficulty from the seed upwards (a daily case: "
+                          "from seed YYYYMMDD*1000; actions the reference greedy solver needs: "
+                          "easy <= 5, medium 6-7, hard >= 8)")
     gen.add_argument("--investigators", type=_solo_investigators, default=5,
                      help="investigator tiles, 0..14 (default 5)")
     gen.add_argument("--out", default="case.json",
@@ -166,7 +169,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="play the case of a solo record (from pi-env solo generate)")
     pwhich.add_argument("--resume", action="store_true", help="continue the saved game in progress")
     splay.add_argument("--difficulty", choices=("easy", "medium", "hard"), default=None,
-                       help="the first case of this difficulty from the seed (or date) upwards")
+                       help="the first case of this difficulty from the seed upwards (a daily case: "
+                            "from seed YYYYMMDD*1000)")
     splay.add_argument("--investigators", type=_solo_investigators, default=5,
                        help="investigator tiles, 0..14 (default 5)")
     splay.add_argument("--name", default=None, help="your name for the leaderboard (default: asked)")
@@ -190,12 +194,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from pathlib import Path
 
     from agents import make_agent
     from agents.runner import play_game
 
     from .engine import GameConfig
+    from .files import check_output_path
     from .records import write_record
     from .report import report_lines
     from .scoring import score_record
@@ -213,12 +217,12 @@ def cmd_play(args: argparse.Namespace) -> int:
     if len(names) != players:
         raise PIError(f"--agents lists {len(names)} agents for {players} players")
     agents = [make_agent(n) for n in names]
-    if args.record and Path(args.record).exists() and not args.force:
-        raise PIError(f"{args.record} exists; use --force to overwrite it")
+    if args.record is not None:  # checked before the game is played
+        check_output_path(args.record, force=args.force)
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % (2**31))
     state, recorder = play_game(config, agents, seed)
     record = recorder.record()
-    if args.record:  # written before printing, so a closed pipe cannot lose it
+    if args.record is not None:  # written before printing, so a closed pipe cannot lose it
         path = write_record(record, args.record, force=args.force)
     labels = tuple(a.name for a in agents)
     rules = "duel" if duel else f"{config.edition} edition"
@@ -381,7 +385,7 @@ def cmd_solo(args: argparse.Namespace) -> int:
     if args.solo_command == "play":
         return cmd_solo_play(args)
 
-    from .solo_cases import generate, write_case
+    from .solo_cases import case_label, generate, write_case
 
     out = Path(args.out)
     if not out.name or args.out.endswith(("/", os.sep)) or out.is_dir():
@@ -396,7 +400,7 @@ def cmd_solo(args: argparse.Namespace) -> int:
     case = generate(args.seed, date=args.daily, difficulty=args.difficulty,
                     investigators=args.investigators)
     record_path, sheet_path = write_case(case, out, force=args.force)
-    origin = f"daily case {case.date}" if case.date else "case"
+    origin = case_label(case.date, case.target, case.seed) if case.date else "case"
     searched = (f" (first {case.difficulty} case from seed {case.base_seed})"
                 if args.difficulty and case.base_seed != case.seed else "")
     g = case.greedy

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Union
@@ -46,6 +45,7 @@ from .constants import (ANSWER_NAMES, CASE_TRIPLES, DEFAULT_MAX_ROTATIONS, DEFAU
                         NUM_DISTRICTS, NUM_ELEMENTS, SPOT, SUSPECT, TRACE, TYPE_NAMES, TYPE_OFFSETS,
                         TYPE_SIZES, case_index, element_id)
 from .errors import BoardError, RecordError, UnknownNameError
+from .files import write_text_atomic
 from .names import element_names, parse_answer, parse_district, parse_element
 from .records_types import CLUE, INVESTIGATE, SOLVE, Event, GameRecord, RoundRecord, Rules
 from .text import normalize
@@ -733,6 +733,7 @@ def write_record(record_or_dict: GameRecord | dict[str, Any], path: PathLike, fo
         FileExistsError: ``path`` exists and ``force`` is false.
         RecordError: the record is invalid (see :func:`load_record`).
         TypeError: ``record_or_dict`` is neither a GameRecord nor a dict.
+        PIError: ``path`` is not a writable file name (empty, a directory, no such folder).
         OSError: the file cannot be written.
     """
     path = Path(path)
@@ -743,19 +744,8 @@ def write_record(record_or_dict: GameRecord | dict[str, Any], path: PathLike, fo
         doc = record_to_dict(load_record(record_or_dict))
     else:
         raise TypeError(f"write_record takes a GameRecord or a dict, got {type(record_or_dict).__name__}")
-    if path.exists() and not force:
+    if (path.exists() or path.is_symlink()) and not force:
         raise FileExistsError(f"refusing to overwrite existing record {str(path)!r}; "
                               f"pass force=True to replace it")
     text = json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the file normal permissions
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return write_text_atomic(path, text, force=True)

@@ -1,0 +1,90 @@
+"""Output files (pi_env.files): atomic writes and clear errors that name the user's path."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from pi_env.actions import action_id
+from pi_env.cli import main
+from pi_env.errors import InvalidActionError, PIError
+from pi_env.files import check_output_path, write_text_atomic
+
+
+def test_write_replaces_whole_and_leaves_no_temporary_file(tmp_path):
+    target = tmp_path / "out.json"
+    assert write_text_atomic(target, "first\n") == target
+    write_text_atomic(target, "second\n")
+    assert target.read_text(encoding="utf-8") == "second\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
+    assert oct(target.stat().st_mode & 0o777) == oct(0o666 & ~_umask())
+
+
+def _umask() -> int:
+    old = os.umask(0)
+    os.umask(old)
+    return old
+
+
+@pytest.mark.parametrize("name, message", [
+    ("", "'' is not a file name"),
+    (".", "'.' is not a file name"),
+])
+def test_not_a_file_name(name, message):
+    with pytest.raises(PIError, match=f"^{message}$"):
+        check_output_path(name)
+
+
+def test_errors_name_the_users_path_not_a_temporary_one(tmp_path):
+    with pytest.raises(PIError, match=rf"^{tmp_path}/missing/x.json: the folder '{tmp_path}/missing' does not exist$"):
+        write_text_atomic(tmp_path / "missing" / "x.json", "x")
+    with pytest.raises(PIError, match=rf"^{tmp_path}: is a directory, not a file$"):
+        write_text_atomic(tmp_path, "x")
+    (tmp_path / "old.json").write_text("keep")
+    with pytest.raises(PIError, match=r"old.json exists; use --force to overwrite it$"):
+        write_text_atomic(tmp_path / "old.json", "x", force=False)
+    assert (tmp_path / "old.json").read_text() == "keep"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.json"]
+
+
+def test_a_dangling_link_counts_as_existing(tmp_path):
+    link = tmp_path / "link.json"
+    link.symlink_to(tmp_path / "nowhere.json")
+    with pytest.raises(PIError, match="exists"):
+        check_output_path(link)
+    write_text_atomic(link, "data", force=True)  # replaces the link itself, never follows it
+    assert not link.is_symlink() and link.read_text() == "data"
+    assert not (tmp_path / "nowhere.json").exists()
+
+
+def test_play_checks_the_record_path_before_playing(tmp_path, capsys):
+    assert main(["play", "--players", "2", "--seed", "1", "--agents", "random,random", "--quiet",
+                 "--record", ""]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == "pi-env: error: '' is not a file name\n"
+    assert main(["play", "--players", "2", "--seed", "1", "--agents", "random,random", "--quiet",
+                 "--record", str(tmp_path / "no" / "g.json")]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "the folder" in err and ".tmp" not in err
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    import pi_env
+
+    assert exc.value.code == 0 and capsys.readouterr().out == f"pi-env {pi_env.__version__}\n"
+
+
+@pytest.mark.parametrize("bad", [True, False, np.bool_(True), 1.0, "3", None])
+def test_action_id_rejects_non_integers(bad):
+    with pytest.raises(InvalidActionError, match="action must be an integer"):
+        action_id(bad)
+
+
+def test_action_id_accepts_numpy_integers():
+    assert action_id(np.int64(49)) == 49 and action_id(np.uint16(0)) == 0
+    with pytest.raises(InvalidActionError, match=r"outside 0\.\.1729"):
+        action_id(1730)
