@@ -1,8 +1,9 @@
 """The local Solo Time Attack leaderboard (RULES.md §8): one SQLite file in the user's data directory.
 
 Every finished solo game is one row of the table ``results``; rows are grouped by *case* — the
-seed that generated it (a daily case's seed is its date, ``YYYYMMDD``) and the number of
-investigator tiles. Within a case, results are ranked as RULES.md §8 says: fewer actions, then
+seed that generated it (a daily case's seed is its date, ``YYYYMMDD``; a daily case of a target
+difficulty has its own seed from ``YYYYMMDD * 1000`` upwards, see :mod:`pi_env.solo_cases`) and the
+number of investigator tiles. Within a case, results are ranked as RULES.md §8 says: fewer actions, then
 fewer investigator tiles, then fewer wrong solve attempts, then less time. Results equal in all
 four share a rank (competition ranking: 1, 2, 2, 4).
 
@@ -18,7 +19,7 @@ Schema (``PRAGMA user_version = 1``)::
 
     CREATE TABLE results (
         id            INTEGER PRIMARY KEY,
-        seed          INTEGER NOT NULL,   -- case seed (daily case: YYYYMMDD)
+        seed          INTEGER NOT NULL,   -- case seed (daily case: YYYYMMDD, or YYYYMMDD*1000+k)
         investigators INTEGER NOT NULL,   -- tiles the game started with
         daily         TEXT,               -- YYYY-MM-DD for a daily case, else NULL
         name          TEXT NOT NULL,

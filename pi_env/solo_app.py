@@ -72,6 +72,7 @@ from .engine import solo as S
 from .errors import InvalidActionError, PIError, RecordError, UnknownNameError
 from .leaderboard import Entry, Leaderboard, LeaderboardError, data_dir
 from .names import element_name, element_names
+from .solo_cases import DIFFICULTIES
 from .text import normalize
 
 __all__ = ["SoloApp", "SoloGame", "SaveError", "default_save_path", "SAVE_FORMAT", "format_time",
@@ -139,7 +140,8 @@ class SoloGame:
         greedy_actions: the reference greedy solver's actions on this case (``None`` if unknown).
         difficulty: its bucket (``None`` if unknown).
         source: where the case came from, for messages (``"seed 7"``, ``"daily case 2024-05-01"``,
-            ``"case file case.json"``).
+            ``"daily case 2024-05-01, hard"``, ``"case file case.json"``).
+        target: the difficulty asked for when the case was generated (``None``: none).
     """
 
     seed: int | None
@@ -154,16 +156,17 @@ class SoloGame:
     greedy_actions: int | None = None
     difficulty: str | None = None
     source: str = ""
+    target: str | None = None
 
     @classmethod
     def new(cls, tile_district, case: int, *, seed: int | None, date: str | None = None,
             investigators: int = 5, board: Board = DAYTIME, greedy_actions: int | None = None,
-            difficulty: str | None = None, source: str = "") -> "SoloGame":
+            difficulty: str | None = None, source: str = "", target: str | None = None) -> "SoloGame":
         config = S.SoloConfig(investigators=investigators, max_actions=S.MAX_SOLO_ACTIONS, board=board)
         state = S.from_layout(config, tile_district, case)
         return cls(seed=seed, date=date, tile_district=tuple(int(d) for d in tile_district), case=int(case),
                    config=config, state=state, actions=[], greedy_actions=greedy_actions,
-                   difficulty=difficulty, source=source)
+                   difficulty=difficulty, source=source, target=target)
 
     @property
     def board(self) -> Board:
@@ -185,6 +188,8 @@ class SoloGame:
                                "actions": [action_name(a, self.board) for a in self.actions],
                                "elapsed": round(float(self.elapsed), 3), "hints": self.hints,
                                "source": self.source}
+        if self.target is not None:
+            doc["difficulty"] = self.target
         if self.seed is None or self.board != DAYTIME:
             doc["tile_district"] = list(self.tile_district)
             doc["case"] = self.case
@@ -215,7 +220,13 @@ class SoloGame:
             else:
                 if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
                     raise SaveError(f"seed must be a non-negative integer, got {seed!r}")
-                game = game_from_seed(seed, date=date, investigators=inv)
+                target = doc.get("difficulty")
+                if date is not None and not isinstance(date, str) or target not in (None, *DIFFICULTIES):
+                    raise SaveError("date must be text and difficulty one of easy, medium, hard")
+                from .solo_cases import generate
+
+                # the saved seed is the case's own (a daily of a difficulty is not its date's seed)
+                game = _game_of_case(generate(seed, investigators=inv), date, target)
             elapsed, hints = doc.get("elapsed", 0.0), doc.get("hints", 0)
             if not isinstance(elapsed, (int, float)) or elapsed < 0 or not isinstance(hints, int) or hints < 0:
                 raise SaveError("elapsed and hints must be non-negative numbers")
@@ -264,9 +275,16 @@ def game_from_seed(seed: int, *, date: str | None = None, difficulty: str | None
     from .solo_cases import generate
 
     c = generate(None if date else seed, date=date, difficulty=difficulty, investigators=investigators)
-    source = f"daily case {c.date}" if c.date else f"seed {c.seed}"
-    return SoloGame.new(c.tile_district, c.case, seed=c.seed, date=c.date, investigators=investigators,
-                        greedy_actions=c.greedy.actions, difficulty=c.difficulty, source=source)
+    return _game_of_case(c, c.date, difficulty)
+
+
+def _game_of_case(c, date: str | None, target: str | None) -> SoloGame:
+    """A new game of a generated :class:`~pi_env.solo_cases.SoloCase` (labelled by date and target)."""
+    from .solo_cases import case_label
+
+    return SoloGame.new(c.tile_district, c.case, seed=c.seed, date=date, investigators=c.investigators,
+                        greedy_actions=c.greedy.actions, difficulty=c.difficulty,
+                        source=case_label(date, target, c.seed), target=target)
 
 
 def game_from_case_file(path: "str | os.PathLike[str]") -> SoloGame:
@@ -584,7 +602,8 @@ class SoloApp:
         assert g is not None
         rating = ""
         if g.difficulty:
-            rating = f", {g.difficulty} (the reference solver needs {g.greedy_actions} actions)"
+            bucket = "" if g.date and g.target else f", {g.difficulty}"  # else the label names it
+            rating = f"{bucket} (the reference solver needs {g.greedy_actions} actions)"
         self.say(f"P.I. Solo Time Attack: {g.source}{rating}")
         if resumed:
             self.say(f"Resuming after {_plural(len(g.actions), 'action')}.")
@@ -745,7 +764,7 @@ class SoloApp:
             entry = Entry(seed=g.seed, investigators=g.config.investigators, name=name[:40], actions=actions,
                           used=used, wrong=wrong, seconds=round(seconds, 3), hints=g.hints, daily=g.date,
                           finished_at=self.now().isoformat(timespec="seconds"))
-            self._rank(entry)
+            self._rank(entry, g.source if g.date else f"seed {g.seed}")
         if record_path is not None:
             self.say(f"Game record: {record_path} (replay it with: pi-env replay {record_path})")
 
@@ -770,7 +789,7 @@ class SoloApp:
             self.say(f"The game record could not be written ({exc}).")
             return None
 
-    def _rank(self, entry: Entry) -> None:
+    def _rank(self, entry: Entry, case: str) -> None:
         try:
             self.leaderboard.add(entry)
             rank, total = self.leaderboard.rank(entry)
@@ -786,7 +805,6 @@ class SoloApp:
                 kept = f"and your result could not be kept either ({exc2.strerror or exc2})"
             self.say(f"Leaderboard unavailable: {exc}; {kept}.")
             return
-        case = f"daily case {entry.daily}" if entry.daily else f"seed {entry.seed}"
         self.say(f"Leaderboard for {case} ({_plural(entry.investigators, 'investigator')}): you are "
                  f"{_ordinal(rank)} of {total}.")
         rows = [["#", "name", "actions", "investigators", "wrong", "time", "hints", "finished"]]

@@ -4,7 +4,11 @@ how many actions the solver's greedy policy needs, written as a record and a pri
 * **Case from a seed.** ``generate(seed)`` is game 0 of ``pi_env.engine.solo.init(config, 1, seed)``
   (the same draw as ``SoloTimeAttack-v0``'s ``reset(seed=seed)``): the suspect and evidence tiles
   and the case. The same seed always gives the same case.
-* **Daily case.** ``date_seed("2024-05-01") == 20240501``: the date's digits as an integer.
+* **Daily case.** ``date_seed("2024-05-01") == 20240501``: the date's digits as an integer. A
+  daily case *of a difficulty* searches its own block of :data:`DAILY_BLOCK` seeds,
+  ``YYYYMMDD * 1000 .. YYYYMMDD * 1000 + 999`` (:func:`daily_search_start`), so each date and
+  difficulty has its own case, and no two dates (nor a plain daily, whose seed is below 10**8)
+  share a seed.
 * **Difficulty.** :func:`greedy_play` plays the case with the greedy policy of
   :mod:`solvers.hints` (the policy of :func:`solvers.hints.greedy_expected_actions`), in open mode
   (any of the 36 elements) with the given investigator tiles: with one consistent case left, name
@@ -25,8 +29,8 @@ how many actions the solver's greedy policy needs, written as a record and a pri
   tends to need more tiles too (easy mostly 3, hard mostly 4–5), so the tiles are reported beside
   the bucket, not used to split it.
 * **Target difficulty.** ``generate(seed, difficulty="hard")`` tries the seeds ``seed, seed + 1,
-  ...`` and returns the first whose case lands in the bucket (deterministic; the returned
-  :attr:`SoloCase.seed` reproduces it directly).
+  ...`` (at most :data:`MAX_SEARCH`, never past :data:`MAX_SEED`) and returns the first whose case
+  lands in the bucket (deterministic; the returned :attr:`SoloCase.seed` reproduces it directly).
 * **Output.** :func:`write_case` writes ``case.json`` (a ``pi-record/1`` record, ``rules.mode``
   ``"solo"``, one player, the case as ``cases["0"]``, no events, ``engine.seed`` the seed) and
   ``case.txt`` beside it: the setup sheet (which suspect and evidence tile goes in which district),
@@ -50,13 +54,18 @@ from .engine import solo as S
 from .errors import PIError
 
 __all__ = ["DIFFICULTIES", "THRESHOLDS", "SoloCase", "GreedyResult", "greedy_play", "difficulty_of",
-           "date_seed", "generate", "case_record", "setup_sheet", "write_case", "MAX_SEARCH"]
+           "date_seed", "daily_search_start", "case_label", "generate", "case_record", "setup_sheet",
+           "write_case", "MAX_SEARCH", "MAX_SEED", "DAILY_BLOCK"]
 
 DIFFICULTIES = ("easy", "medium", "hard")
 THRESHOLDS = (5, 7)
 """Greedy actions ``n``: easy ``n <= 5``, medium ``5 < n <= 7``, hard ``n > 7``."""
 MAX_SEARCH = 100_000
 """Seeds tried for a target difficulty before giving up (far more than ever needed)."""
+MAX_SEED = 2**63 - 1
+"""The largest seed (``pi-env solo play --seed`` takes 0..2**63-1); a search never goes past it."""
+DAILY_BLOCK = 1000
+"""Seeds a daily case of a difficulty searches: ``YYYYMMDD * 1000`` upwards, this many."""
 
 
 @dataclass(frozen=True)
@@ -161,6 +170,24 @@ def date_seed(date: "str | _dt.date") -> int:
     return day.year * 10000 + day.month * 100 + day.day
 
 
+def daily_search_start(date: "str | _dt.date") -> int:
+    """First seed a daily case of a target difficulty tries: ``date_seed(date) * 1000``
+    (``"2026-12-01"`` → ``20261201000``); the search stays within :data:`DAILY_BLOCK` seeds.
+
+    Raises:
+        PIError: not a valid ``YYYY-MM-DD`` date.
+    """
+    return date_seed(date) * DAILY_BLOCK
+
+
+def case_label(date: str | None, target: str | None, seed: int) -> str:
+    """How messages name a case: ``"daily case 2026-12-01"``, ``"daily case 2026-12-01, hard"``
+    (a daily case of a target difficulty), else ``"seed 7"``."""
+    if date is None:
+        return f"seed {seed}"
+    return f"daily case {date}" + (f", {target}" if target else "")
+
+
 @dataclass(frozen=True)
 class SoloCase:
     """A generated solo case.
@@ -174,6 +201,7 @@ class SoloCase:
         board: the board.
         date: the date of a daily case (``YYYY-MM-DD``), else ``None``.
         base_seed: the seed the search started from (``seed`` unless a difficulty was targeted).
+        target: the difficulty asked for (``None``: none).
     """
 
     seed: int
@@ -184,6 +212,7 @@ class SoloCase:
     board: Board = field(default=DAYTIME, repr=False)
     date: str | None = None
     base_seed: int | None = None
+    target: str | None = None
 
     @property
     def difficulty(self) -> str:
@@ -203,14 +232,17 @@ def generate(seed: int | None = None, *, date: "str | _dt.date | None" = None,
 
     Args:
         seed: non-negative integer (exclusive with ``date``; default 0 when neither is given).
-        date: ``YYYY-MM-DD``: the daily case (seed :func:`date_seed`).
+        date: ``YYYY-MM-DD``: the daily case (seed :func:`date_seed`; with a difficulty, the
+            search starts at :func:`daily_search_start` and tries :data:`DAILY_BLOCK` seeds).
         difficulty: ``"easy"``, ``"medium"`` or ``"hard"``: try ``seed, seed + 1, ...`` until the
-            greedy rating lands in that bucket.
+            greedy rating lands in that bucket (at most :data:`MAX_SEARCH` seeds, none above
+            :data:`MAX_SEED`).
         investigators: investigator tiles (0..14; also used by the greedy rating).
         board: the board.
 
     Raises:
-        PIError: both or a bad seed/date, an unknown difficulty, bad options.
+        PIError: both or a bad seed/date (negative, above :data:`MAX_SEED`), an unknown
+            difficulty, bad options, or no case of the difficulty among the seeds searched.
 
     >>> generate(7).seed, generate(7) == generate(7)
     (7, True)
@@ -223,20 +255,26 @@ def generate(seed: int | None = None, *, date: "str | _dt.date | None" = None,
     if date is not None:
         seed = date_seed(date)
         day = f"{seed // 10000:04d}-{seed // 100 % 100:02d}-{seed % 100:02d}"
+        if difficulty is not None:
+            seed = seed * DAILY_BLOCK
     if seed is None:
         seed = 0
-    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
-        raise PIError(f"seed must be a non-negative integer, got {seed!r}")
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
+        raise PIError(f"seed must be an integer 0..2**63-1, got {seed!r}")
+    seed = int(seed)
     board_obj = board if isinstance(board, Board) else load_board(board)
     config = S.SoloConfig(investigators=investigators, board=board_obj)
-    for s in range(int(seed), int(seed) + MAX_SEARCH):
+    stop = min(seed + (DAILY_BLOCK if day is not None else MAX_SEARCH), MAX_SEED + 1)
+    for s in range(seed, stop):
         td, case = _draw(s, config)
         greedy = greedy_play(td, case, board_obj, investigators)
         if difficulty is None or difficulty_of(greedy.actions) == difficulty:
             return SoloCase(seed=s, tile_district=td, case=case, greedy=greedy,
                             investigators=investigators, board=board_obj, date=day,
-                            base_seed=int(seed))
-    raise PIError(f"no {difficulty} case among seeds {seed}..{int(seed) + MAX_SEARCH - 1}")
+                            base_seed=seed, target=difficulty)
+    where = f"for {day} " if day is not None else ""
+    why = " (seeds end at 2**63-1; try a lower seed)" if stop == MAX_SEED + 1 else ""
+    raise PIError(f"no {difficulty} case {where}among seeds {seed}..{stop - 1}{why}")
 
 
 def case_record(case: SoloCase):
@@ -259,7 +297,7 @@ def setup_sheet(case: SoloCase) -> str:
         suspect[case.tile_district[x]] = SUSPECT_NAMES[x]
     for x in range(10):
         evidence[case.tile_district[12 + x]] = EVIDENCE_NAMES[x]
-    origin = f"daily case {case.date}" if case.date else "case"
+    origin = case_label(case.date, case.target, case.seed) if case.date else "case"
     g = case.greedy
     w = max(len(d) for d in board.districts) + 2
     sw = max(len(n) for n in suspect) + 2

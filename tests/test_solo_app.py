@@ -385,3 +385,20 @@ def test_14_investigators_game_record_is_written(tmp_path):
     record = load_record(record_path)
     assert record.rules.investigators == (14,) and record.seed == 2
     in_order(out, ["Leaderboard for seed 2 (14 investigators): you are 1st of 1."])
+
+
+def test_daily_case_of_a_difficulty_is_labelled_and_resumes_the_same_case(tmp_path):
+    c = generate(date="2024-05-01", difficulty="hard")
+    assert (c.seed, c.greedy.actions, case_name(c.case)) == (20240501002, 8, "Pop / Bank Job / Road House")
+    out, _ = play(tmp_path, ["clue Pinky"], date="2024-05-01", difficulty="hard")
+    assert out[0] == "P.I. Solo Time Attack: daily case 2024-05-01, hard (the reference solver needs 8 actions)"
+    doc = json.loads((tmp_path / "save" / "solo-game.json").read_text())
+    assert (doc["seed"], doc["date"], doc["difficulty"], doc["source"]) == (
+        20240501002, "2024-05-01", "hard", "daily case 2024-05-01, hard")
+    out, person = play(tmp_path, ["y", "solve Pop / Bank Job / Road House"], name="Bo")
+    assert person.prompts[0] == ("You have a game in progress (daily case 2024-05-01, hard, 1 action, 0:10). "
+                                 "Resume it? [Y/n] ")
+    in_order(out, ["P.I. Solo Time Attack: daily case 2024-05-01, hard (the reference solver needs 8 actions)",
+                   "Pop / Bank Job / Road House: correct!",
+                   "Leaderboard for daily case 2024-05-01, hard (5 investigators): you are 1st of 1."])
+    assert Leaderboard(tmp_path / "lb.sqlite3").results(20240501002, 5)[0].daily == "2024-05-01"

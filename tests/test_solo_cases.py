@@ -245,3 +245,44 @@ def test_cli_generate_with_6_to_14_investigators_writes_a_valid_record(capsys, t
         record = load_record(out)
         assert record.rules.investigators == (k,) and record.seed == 2
         assert record.rounds[0].cases == {0: generate(2, investigators=k).case}
+
+
+def test_daily_cases_of_a_difficulty_have_their_own_seed_blocks():
+    """Each date + difficulty searches YYYYMMDD*1000 upwards: consecutive dates no longer collide."""
+    from pi_env.solo_cases import DAILY_BLOCK, daily_search_start
+
+    assert DAILY_BLOCK == 1000 and daily_search_start("2026-12-01") == 20261201000
+    easy = [generate(date=f"2026-12-0{i}", difficulty="easy") for i in range(1, 7)]
+    assert [c.seed for c in easy] == [20261201000, 20261202002, 20261203003, 20261204005, 20261205001,
+                                      20261206008]
+    for i, c in enumerate(easy, 1):  # the first easy seed of its block (brute force over the block)
+        assert c.date == f"2026-12-0{i}" and c.base_seed == 20261200000 + i * 1000 and c.target == "easy"
+        assert all(generate(s).difficulty != "easy" for s in range(c.base_seed, c.seed))
+        assert generate(c.seed).case == c.case and c.difficulty == "easy"
+    assert [generate(date="2026-12-01", difficulty=d).seed for d in ("medium", "hard")] == [20261201003,
+                                                                                            20261201002]
+    # the plain daily keeps its documented seed YYYYMMDD (below 10**8: never in a block)
+    assert generate(date="2026-12-15").seed == 20261215 and generate(date="2026-12-15").target is None
+    assert "daily case 2026-12-01, hard, seed 20261201002" in setup_sheet(generate(date="2026-12-01",
+                                                                                   difficulty="hard"))
+
+
+def test_difficulty_search_stops_at_the_largest_seed(capsys, tmp_path):
+    from pi_env.solo_cases import MAX_SEED
+
+    assert MAX_SEED == 9223372036854775807
+    # seeds MAX_SEED-28 .. MAX_SEED are easy or medium, MAX_SEED-29 is hard (brute force)
+    assert generate(MAX_SEED - 29, difficulty="hard").seed == MAX_SEED - 29
+    with pytest.raises(PIError) as err:
+        generate(MAX_SEED - 28, difficulty="hard")
+    assert str(err.value) == ("no hard case among seeds 9223372036854775779..9223372036854775807 "
+                              "(seeds end at 2**63-1; try a lower seed)")
+    with pytest.raises(PIError, match=r"seed must be an integer 0..2\*\*63-1, got 9223372036854775808"):
+        generate(MAX_SEED + 1)
+    out = tmp_path / "x.json"
+    code, text, err = run(capsys, "solo", "generate", "--difficulty", "hard", "--seed", str(MAX_SEED),
+                          "--out", str(out))
+    assert (code, text) == (2, "") and err == ("pi-env: error: no hard case among seeds "
+                                               "9223372036854775807..9223372036854775807 (seeds end at "
+                                               "2**63-1; try a lower seed)\n")
+    assert not out.exists() and not (tmp_path / "x.txt").exists()
