@@ -143,7 +143,8 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--top", type=_integer, default=10, help="cases to list (default 10, 0 = all)")
     solve.add_argument("--json", action="store_true", help="print the report as JSON")
     solo = sub.add_parser("solo", help="Solo Time Attack (RULES.md §8): generate cases, play")
-    solo_sub = solo.add_subparsers(dest="solo_command", required=True, parser_class=_Parser)
+    solo_sub = solo.add_subparsers(dest="solo_command", required=True, metavar="{generate,play}",
+                                   parser_class=_Parser)
     gen = solo_sub.add_parser("generate", help="a solo case (layout + hidden case) from a seed or a "
                                                 "date: record and printable setup sheet")
     which = gen.add_mutually_exclusive_group()
@@ -171,8 +172,8 @@ def build_parser() -> argparse.ArgumentParser:
     splay.add_argument("--difficulty", choices=("easy", "medium", "hard"), default=None,
                        help="the first case of this difficulty from the seed upwards (a daily case: "
                             "from seed YYYYMMDD*1000)")
-    splay.add_argument("--investigators", type=_solo_investigators, default=5,
-                       help="investigator tiles, 0..14 (default 5)")
+    splay.add_argument("--investigators", type=_solo_investigators, default=None,
+                       help="investigator tiles, 0..14 (default 5; a --case file has its own)")
     splay.add_argument("--name", default=None, help="your name for the leaderboard (default: asked)")
     splay.add_argument("--db", default=None, metavar="PATH",
                        help="leaderboard SQLite file (default: $PI_ENV_LEADERBOARD, else "
@@ -372,9 +373,15 @@ def cmd_solo_play(args: argparse.Namespace) -> int:
     """``pi-env solo play``: the terminal game (:class:`pi_env.solo_app.SoloApp`)."""
     from .solo_app import SoloApp
 
+    if args.case is not None:  # the case file fixes the case and its tiles
+        for option, value in (("--difficulty", args.difficulty), ("--investigators", args.investigators)):
+            if value is not None:
+                raise PIError(f"argument {option}: not allowed with argument --case (the case file "
+                              f"fixes the case and its investigator tiles)")
     app = SoloApp(db_path=args.db, save_path=args.save_file, name=args.name)
     return app.run(seed=args.seed, date=args.daily, difficulty=args.difficulty,
-                   investigators=args.investigators, case_file=args.case, resume=args.resume)
+                   investigators=5 if args.investigators is None else args.investigators,
+                   case_file=args.case, resume=args.resume)
 
 
 def cmd_solo(args: argparse.Namespace) -> int:

@@ -142,6 +142,7 @@ class SoloGame:
         source: where the case came from, for messages (``"seed 7"``, ``"daily case 2024-05-01"``,
             ``"daily case 2024-05-01, hard"``, ``"case file case.json"``).
         target: the difficulty asked for when the case was generated (``None``: none).
+        unranked: why the game is not ranked (``None``: it is ranked, or the default reason).
     """
 
     seed: int | None
@@ -157,6 +158,7 @@ class SoloGame:
     difficulty: str | None = None
     source: str = ""
     target: str | None = None
+    unranked: str | None = None
 
     @classmethod
     def new(cls, tile_district, case: int, *, seed: int | None, date: str | None = None,
@@ -190,6 +192,8 @@ class SoloGame:
                                "source": self.source}
         if self.target is not None:
             doc["difficulty"] = self.target
+        if self.unranked is not None:
+            doc["unranked"] = self.unranked
         if self.seed is None or self.board != DAYTIME:
             doc["tile_district"] = list(self.tile_district)
             doc["case"] = self.case
@@ -217,6 +221,8 @@ class SoloGame:
                     raise SaveError("tile_district must be a list and case an integer")
                 game = cls.new(td, case, seed=seed, date=date, investigators=inv, board=board,
                                source=str(doc.get("source", "")))
+                unranked = doc.get("unranked")
+                game.unranked = unranked if isinstance(unranked, str) else None
             else:
                 if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
                     raise SaveError(f"seed must be a non-negative integer, got {seed!r}")
@@ -310,18 +316,27 @@ def game_from_case_file(path: "str | os.PathLike[str]") -> SoloGame:
         raise SaveError(f"case file {path}: it does not hold the case (cases[\"0\"] is missing)")
     inv = record.rules.investigators[0]
     seed = record.seed
+    name = Path(path).name
+    unranked = None if seed is not None else f"The case file {name} has no seed, so the game is not ranked."
     if seed is not None:  # use the seed only if it gives this very case
         try:
             probe = S.init(S.SoloConfig(investigators=inv, board=record.board), 1, seed=seed)
             if tuple(int(d) for d in probe.tile_district[0]) != rnd.tile_district or S.case_of(probe) != rnd.cases[0]:
+                unranked = (f"The case file {name} does not hold the case of its seed {seed} (its layout or "
+                            f"case was changed), so the game is not ranked.")
                 seed = None
         except PIError:
+            unranked = f"The seed {seed} of the case file {name} cannot be used, so the game is not ranked."
             seed = None
+    if seed is not None and record.board != DAYTIME:
+        unranked = (f"The case file {name} is on the {record.board.name} board; only daytime-board cases "
+                    f"are ranked.")
     try:
         game = SoloGame.new(rnd.tile_district, rnd.cases[0], seed=seed, investigators=inv, board=record.board,
-                            source=f"case file {Path(path).name}")
+                            source=f"case file {name}")
     except PIError as exc:
         raise SaveError(f"case file {path}: {exc}") from None
+    game.unranked = unranked
     if seed is not None and record.board == DAYTIME:
         from .solo_cases import greedy_play, difficulty_of
 
@@ -751,7 +766,8 @@ class SoloApp:
             self.say(f"The reference greedy solver needs {g.greedy_actions} actions on this case.")
         record_path = self._write_record()
         if g.seed is None or g.board != DAYTIME:
-            self.say("This case has no seed, so it is not ranked.")
+            self.say(g.unranked or ("This case has no seed, so it is not ranked." if g.seed is None else
+                                    "Only cases on the daytime board are ranked."))
         else:
             name = self.name
             if name is None:

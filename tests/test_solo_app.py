@@ -402,3 +402,40 @@ def test_daily_case_of_a_difficulty_is_labelled_and_resumes_the_same_case(tmp_pa
                    "Pop / Bank Job / Road House: correct!",
                    "Leaderboard for daily case 2024-05-01, hard (5 investigators): you are 1st of 1."])
     assert Leaderboard(tmp_path / "lb.sqlite3").results(20240501002, 5)[0].daily == "2024-05-01"
+
+
+@pytest.mark.parametrize("edit, message", [
+    ("case", "The case file edited.json does not hold the case of its seed 7 (its layout or case was "
+             "changed), so the game is not ranked."),
+    ("seed", "The case file edited.json has no seed, so the game is not ranked."),
+])
+def test_unranked_case_files_say_why(tmp_path, edit, message):
+    doc = record_to_dict(load_record(write_case(generate(7), tmp_path / "case.json")[0]))
+    if edit == "case":
+        doc["rounds"][0]["cases"]["0"] = {"suspect": "Doc", "evidence": "Murder", "location": "China Town"}
+    else:
+        del doc["engine"]
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(doc))
+    solve = "solve Doc Murder China Town" if edit == "case" else "solve Shorty Murder China Town"
+    out, _ = play(tmp_path, ["clue Pinky", "quit"], case_file=path)  # the reason survives a resume
+    out, _ = play(tmp_path, [solve], resume=True)
+    assert out[-1] == message and not any(line.startswith("Leaderboard") for line in out)
+
+
+def test_cli_solo_play_case_file_excludes_difficulty_and_investigators(tmp_path, capsys):
+    for option in (["--difficulty", "hard"], ["--investigators", "3"]):
+        code = main(["solo", "play", "--case", str(tmp_path / "case.json"), *option,
+                         "--save-file", str(tmp_path / "s.json"), "--db", str(tmp_path / "lb.sqlite3")])
+        err = capsys.readouterr().err
+        assert code == 2 and err == (f"pi-env: error: argument {option[0]}: not allowed with argument --case "
+                                     f"(the case file fixes the case and its investigator tiles)\n")
+    assert not (tmp_path / "s.json").exists()
+
+
+def test_cli_solo_without_a_subcommand_names_them(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["solo"])
+    assert exc.value.code == 2
+    assert capsys.readouterr().err == ("pi-env solo: error: the following arguments are required: "
+                                       "{generate,play} (see 'pi-env solo --help')\n")
