@@ -16,6 +16,8 @@ accents do not matter, first-edition words are accepted, a misspelt name gets su
 ``solve SUSPECT / EVIDENCE / LOCATION``         name the case (``/`` or ``,`` optional)
 ``hint``                                        ask the solver (not an action; counted apart)
 ``board``                                       show the board again
+``map``                                         each district and the districts next to it
+                                                (a trace means "next to"; RULES.md §2)
 ``help``                                        the commands
 ``quit``                                        save the game and leave (``--resume`` later)
 ==============================================  ============================================
@@ -76,7 +78,7 @@ from .solo_cases import DIFFICULTIES
 from .text import normalize
 
 __all__ = ["SoloApp", "SoloGame", "SaveError", "default_save_path", "SAVE_FORMAT", "format_time",
-           "solo_report_lines", "solo_report_json", "HELP"]
+           "solo_report_lines", "solo_report_json", "HELP", "map_lines"]
 
 SAVE_FORMAT = "pi-solo-save/1"
 HELP = """Commands (one per line):
@@ -85,6 +87,7 @@ HELP = """Commands (one per line):
   solve SUSPECT / EVIDENCE / LOCATION   name the case (1 action; right ends the game)
   hint                             ask the solver what it would do (not an action)
   board                            show the board again
+  map                              which districts are next to which (traces depend on it)
   help                             this list
   quit                             save the game and leave (continue with: pi-env solo play --resume)
 Answers: spot = that is the case's; trace = the case's tile is in a district next to it; nothing.
@@ -442,6 +445,19 @@ def board_lines(game: SoloGame) -> list[str]:
     return out
 
 
+def map_lines(board: Board) -> list[str]:
+    """Each district and its neighbours (``board.adjacency``, RULES.md §2), in district-id order::
+
+        Lakeside          next to: Forest Park, Little Italy, Trocadero
+    """
+    w = max(len(d) for d in board.districts) + 2
+    lines = ["Districts next to each other (a trace answer means: in a district next to it):"]
+    for d in range(NUM_DISTRICTS):
+        near = ", ".join(board.districts[int(j)] for j in np.flatnonzero(board.adjacency[d]))
+        lines.append(f"  {board.districts[d]:<{w}}next to: {near}")
+    return lines
+
+
 # ---------------------------------------------------------------------------------------------
 # the app
 
@@ -626,7 +642,8 @@ class SoloApp:
             self.say("Find the case: one suspect, one evidence, one location. Every query and every solve "
                      "is one action;")
             self.say("fewer actions win, then fewer investigator tiles, then fewer wrong solves, then less "
-                     "time. Type 'help' for the commands.")
+                     "time. Type 'help' for the commands,")
+            self.say("'map' for which districts are next to which.")
         self.say("")
         for line in board_lines(g):
             self.say(line)
@@ -647,6 +664,9 @@ class SoloApp:
                 for b in board_lines(g):
                     self.say(b)
                 self.say(self.status())
+            elif word == "map" and not rest:
+                for b in map_lines(g.board):
+                    self.say(b)
             elif word == "hint" and not rest:
                 self._hint()
             elif word in ("quit", "exit", "save", "q") and not rest:

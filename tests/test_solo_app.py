@@ -19,7 +19,7 @@ from pi_env.errors import RecordError
 from pi_env.leaderboard import Leaderboard
 from pi_env.recorder import replay_with_engine
 from pi_env.records import load_record, record_to_dict, write_record
-from pi_env.solo_app import (SAVE_FORMAT, SaveError, SoloApp, SoloGame, format_time, game_from_case_file,
+from pi_env.solo_app import (HELP, SAVE_FORMAT, SaveError, SoloApp, SoloGame, format_time, game_from_case_file,
                              game_from_seed)
 from pi_env.solo_cases import generate, write_case
 
@@ -439,3 +439,31 @@ def test_cli_solo_without_a_subcommand_names_them(capsys):
     assert exc.value.code == 2
     assert capsys.readouterr().err == ("pi-env solo: error: the following arguments are required: "
                                        "{generate,play} (see 'pi-env solo --help')\n")
+
+
+def test_map_lists_each_districts_neighbours(tmp_path):
+    out, _ = play(tmp_path, ["map", "quit"], seed=7)
+    i = out.index("Districts next to each other (a trace answer means: in a district next to it):")
+    # the daytime adjacency of RULES.md §2, typed in by hand
+    assert out[i + 1:i + 15] == [
+        "  Lakeside         next to: Forest Park, Little Italy, Trocadero",
+        "  Forest Park      next to: Lakeside, Trocadero, Ocean Drive",
+        "  Little Italy     next to: Lakeside, Trocadero, China Town, Central Station",
+        "  Trocadero        next to: Lakeside, Forest Park, Little Italy, Ocean Drive, Central Station, "
+        "Main Street",
+        "  Ocean Drive      next to: Forest Park, Trocadero, Main Street, Road House",
+        "  China Town       next to: Little Italy, Central Station, Union Square",
+        "  Central Station  next to: Little Italy, Trocadero, China Town, Main Street, Union Square, Downtown",
+        "  Main Street      next to: Trocadero, Ocean Drive, Central Station, Road House, Downtown, "
+        "Rick's Café",
+        "  Road House       next to: Ocean Drive, Main Street, Rick's Café",
+        "  Union Square     next to: China Town, Central Station, Downtown, Waterfront",
+        "  Downtown         next to: Central Station, Main Street, Union Square, Rick's Café, Waterfront, "
+        "Skid Row",
+        "  Rick's Café      next to: Main Street, Road House, Downtown, Skid Row",
+        "  Waterfront       next to: Union Square, Downtown, Skid Row",
+        "  Skid Row         next to: Downtown, Rick's Café, Waterfront",
+    ]
+    assert "'map' for which districts are next to which." in out
+    assert "  map                              which districts are next to which (traces depend on it)" in HELP
+    assert json.loads((tmp_path / "save" / "solo-game.json").read_text())["actions"] == []  # not an action
