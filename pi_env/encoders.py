@@ -441,13 +441,22 @@ def _state_args(s: State) -> tuple[np.ndarray, ...]:
             s.failed, s.failed.view(np.uint64), s.score)
 
 
+def _check_config(state: State, config: GameConfig) -> None:
+    if state.num_players != config.num_players:
+        raise PIError(f"config is for {config.num_players} players but the state has {state.num_players}")
+
+
 def _players_array(state: State, player: "int | np.ndarray") -> np.ndarray:
     B, P = state.batch_size, state.num_players
     if isinstance(player, (int, np.integer)):
         if not 0 <= player < P:
             raise PIError(f"player must be 0..{P - 1}, got {player!r}")
         return np.full(B, player, dtype=np.int64)
-    players = np.ascontiguousarray(np.broadcast_to(np.asarray(player, dtype=np.int64), (B,)))
+    arr = np.asarray(player)
+    if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] != B) or not np.issubdtype(arr.dtype, np.integer):
+        raise PIError(f"player must be an integer or int[{B}] (one per game), got "
+                      f"{arr.dtype}[{', '.join(map(str, arr.shape))}]")
+    players = np.ascontiguousarray(np.broadcast_to(arr.astype(np.int64), (B,)))
     if players.size and (players.min() < 0 or players.max() >= P):
         raise PIError(f"player must be 0..{P - 1}, got {player!r}")
     return players
@@ -530,7 +539,8 @@ def encode_flat(state: State, config: GameConfig, player: "int | np.ndarray",
         ``float32[B, flat_size(P)]`` (``out`` if given).
 
     Raises:
-        PIError: a player out of range or a wrong ``out``.
+        PIError: a player out of range or of the wrong shape, a ``config`` for another player
+            count, or a wrong ``out``.
 
     Example:
         >>> from pi_env.engine import GameConfig, init, observe
@@ -540,6 +550,7 @@ def encode_flat(state: State, config: GameConfig, player: "int | np.ndarray",
         True
     """
     B, P = state.batch_size, state.num_players
+    _check_config(state, config)
     players = _players_array(state, player)
     D = flat_size(P)
     if out is None:
@@ -586,6 +597,7 @@ def solver_features(state: State, config: GameConfig, player: "int | np.ndarray"
     from solvers.observation import knowledge_from_observation
 
     B, P = state.batch_size, state.num_players
+    _check_config(state, config)
     players = _players_array(state, player)
     if out is None:
         out = np.zeros((B, SOLVER_FEATURES), dtype=np.float32)

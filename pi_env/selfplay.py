@@ -360,6 +360,8 @@ class SelfPlayVecEnv(VectorEnv):
         Returns:
             ``(obs, info)``: the first learner row of every game (see the module docstring).
         """
+        if self.closed:
+            raise PIError("the env is closed (its opponents are gone); make a new one")
         if options:
             raise PIError(f"unknown reset option {sorted(options)[0]!r} (this env takes none)")
         if seed is None and self.state is None:
@@ -436,6 +438,8 @@ class SelfPlayVecEnv(VectorEnv):
                 row's action is outside ``0..1729``.
             IllegalActionError: a turn row's action is not legal; no game was stepped.
         """
+        if self.closed:
+            raise PIError("the env is closed (its opponents are gone); make a new one")
         if self.state is None:
             raise PIError("call reset() before step()")
         a = np.asarray(actions)

@@ -273,3 +273,20 @@ def test_solver_features_wrapper():
         acts = np.array([mixed_policy(env.state, rng, b) if not env.state.done[b] else 0 for b in range(3)])
         obs, rewards, term, trunc, info = env.step(acts)
     assert decode_observation(observe(env.state, 0)[0], 2)["held_case"].sum() == 3
+
+
+def test_encoders_reject_a_config_for_another_player_count_and_bad_player_arrays():
+    from pi_env.encoders import encode_flat, solver_features
+    from pi_env.engine import GameConfig, init
+    from pi_env.errors import PIError
+
+    st = init(GameConfig(num_players=3), 4, seed=0)
+    with pytest.raises(PIError, match="^config is for 4 players but the state has 3$"):
+        encode_flat(st, GameConfig(num_players=4), 0)
+    with pytest.raises(PIError, match="^config is for 4 players but the state has 3$"):
+        solver_features(st, GameConfig(num_players=4), 0)
+    with pytest.raises(PIError, match=r"^player must be an integer or int\[4\] \(one per game\), got int64\[2\]$"):
+        encode_flat(st, GameConfig(num_players=3), np.array([0, 1]))
+    with pytest.raises(PIError, match=r"got float64\[4\]"):
+        encode_flat(st, GameConfig(num_players=3), np.zeros(4))
+    assert encode_flat(st, GameConfig(num_players=3), np.array([0, 1, 2, 0])).shape[0] == 4

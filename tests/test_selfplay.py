@@ -286,3 +286,13 @@ def test_many_failed_solves_in_one_round():
         obs, rewards, term, trunc, info = env.step(a)
         assert np.array_equal(obs, encode_flat(st, env.config, info["to_move"].astype(np.int64)))
     assert (env._failed.count[st.round != rounds] <= 1).all()
+
+
+def test_a_closed_env_says_so():
+    env = SelfPlayVecEnv(num_envs=2, num_players=2, opponents=["random"], seed=0)
+    env.reset()
+    env.close()
+    with pytest.raises(PIError, match=r"^the env is closed \(its opponents are gone\); make a new one$"):
+        env.step(np.zeros(2, dtype=np.int64))
+    with pytest.raises(PIError, match="the env is closed"):
+        env.reset()
