@@ -59,7 +59,6 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,6 +71,7 @@ from .board import DAYTIME, Board
 from .constants import INVESTIGATE_BASE, NUM_DISTRICTS, SOLVE_BASE, SPOT, TRACE, TYPE_NAMES, TYPE_OFFSETS
 from .engine import solo as S
 from .errors import InvalidActionError, PIError, RecordError, UnknownNameError
+from .files import write_text_atomic
 from .leaderboard import Entry, Leaderboard, LeaderboardError, data_dir
 from .names import element_name, element_names
 from .solo_cases import DIFFICULTIES
@@ -349,20 +349,9 @@ def game_from_case_file(path: "str | os.PathLike[str]") -> SoloGame:
 
 
 def _atomic_write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically, creating its folder; flushed to disk (a save)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    write_text_atomic(path, text, force=True, fsync=True)
 
 
 # ---------------------------------------------------------------------------------------------
