@@ -68,7 +68,7 @@ FORMAT = "pi-tournament/1"
 SUMMARY_FORMAT = "pi-tournament-summary/1"
 CONFIDENCE = 0.95
 BACKENDS = ("process", "ray")
-RAY_MISSING = 'the ray backend needs Ray: pip install "pi-env[ray]"'
+RAY_MISSING = "the ray backend needs Ray: pip install '.[ray]' (from a checkout of pi-env)"
 
 META_FILE = "tournament.json"
 GAMES_FILE = "games.csv"
@@ -514,6 +514,42 @@ def _ignore_sigint() -> None:  # worker processes: Ctrl-C is handled by the pare
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def _raise_interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM (``kill``, ``timeout``, a job scheduler) stops the tournament like Ctrl-C: finished
+    games kept, summary written, workers shut down. Only in the main thread (signals go there)."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Ignore SIGINT and SIGTERM for the duration (main thread only): used while shutting down."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def _chunks(todo: list[int], workers: int) -> list[list[int]]:
     """Tasks of up to 4 games (1 when playing in this process, so each game is saved at once)."""
     size = 1 if workers == 1 else max(1, min(4, math.ceil(len(todo) / (4 * workers))))
@@ -539,7 +575,8 @@ def _local_results(settings: TournamentSettings, chunks: list[list[int]],
         for fut in as_completed(futures):
             yield fut.result()
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        with _signals_held():  # a second Ctrl-C must not break the shutdown (it would hang)
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _ray_results(settings: TournamentSettings, chunks: list[list[int]], workers: int,
@@ -648,7 +685,8 @@ def run_tournament(settings: TournamentSettings, out: "str | Path" = "results", 
     bar = tqdm(total=settings.games, initial=len(finished), unit="game", file=sys.stderr,
                disable=not progress, dynamic_ncols=True, desc="tournament")
     try:
-        with open(log_path, "a", encoding="utf-8", newline="") as log, contextlib.closing(results):
+        with (_terminate_as_interrupt(), open(log_path, "a", encoding="utf-8", newline="") as log,
+              contextlib.closing(results)):
             for chunk in results:
                 for rows in chunk:
                     log.write(format_rows(rows, cols))  # one write per game, then flush
@@ -657,7 +695,8 @@ def run_tournament(settings: TournamentSettings, out: "str | Path" = "results", 
                     bar.update(1)
     except KeyboardInterrupt:
         bar.close()
-        _finish(finished, settings, out, sort=False)
+        with _signals_held():
+            _finish(finished, settings, out, sort=False)
         raise TournamentInterrupted(len(finished), settings.games, out) from None
     bar.close()
     return _finish(finished, settings, out, sort=True)

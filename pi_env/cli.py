@@ -125,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--workers", type=_positive, default=None,
                       help="worker processes / Ray CPUs (default: all CPUs; 1 = in this process)")
     tour.add_argument("--backend", choices=("process", "ray"), default="process",
-                      help='local processes (default) or a Ray cluster (pip install "pi-env[ray]")')
+                      help="local processes (default) or a Ray cluster (pip install '.[ray]')")
     tour.add_argument("--ray-address", default=None,
                       help="Ray cluster to join (default: RAY_ADDRESS, else a new local instance)")
     tour.add_argument("--out", default="results",

@@ -352,7 +352,7 @@ def test_ray_backend_without_ray_says_how_to_install_it(capsys, tmp_path, monkey
     code, out, err = run(capsys, "tournament", "--agents", "deducer,random", "--games", "2",
                          "--backend", "ray", "--out", str(tmp_path))
     assert (code, out) == (2, "")
-    assert err == 'pi-env: error: the ray backend needs Ray: pip install "pi-env[ray]"\n'
+    assert err == "pi-env: error: the ray backend needs Ray: pip install '.[ray]' (from a checkout of pi-env)\n"
     assert not (tmp_path / "games.csv").exists()
 
 
@@ -392,3 +392,55 @@ def test_tournament_never_replaces_a_users_file(tmp_path, capsys):
     assert code == 2 and err == (f"pi-env: error: {out} already has scores.png; use another --out or "
                                  "--force to replace them\n")
     assert (out / "scores.png").read_text() == "mine"
+
+
+def test_sigterm_stops_like_ctrl_c_and_restores_the_handler(tmp_path, monkeypatch):
+    import os
+    import signal
+
+    real = T.play_game
+    before = signal.getsignal(signal.SIGTERM)
+
+    def terminate_at_game_3(settings, game):
+        if game == 3:
+            os.kill(os.getpid(), signal.SIGTERM)
+        return real(settings, game)
+
+    monkeypatch.setattr(T, "play_game", terminate_at_game_3)
+    with pytest.raises(TournamentInterrupted) as exc:
+        run_tournament(MIXED, tmp_path, workers=1)
+    assert (exc.value.finished, exc.value.total) == (3, 6)
+    assert json.loads((tmp_path / "summary.json").read_text())["games_finished"] == 3
+    assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_a_second_ctrl_c_during_shutdown_does_not_hang(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "t"
+    proc = subprocess.Popen([sys.executable, "-m", "pi_env.cli", "tournament", "--agents",
+                             "greedy,heuristic,random,random", "--players", "4", "--games", "400",
+                             "--workers", "2", "--seed", "5", "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:  # wait for the first finished games
+            log = out / "games.csv"
+            if log.exists() and log.read_text().count("\n") > 8:
+                break
+            time.sleep(0.2)
+        os.killpg(proc.pid, signal.SIGINT)
+        time.sleep(0.3)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, err.decode()
+    assert "interrupted after" in err.decode()
+    games = T.read_games(out / "games.csv", T.load_settings(out))
+    assert 0 < len(games) < 400
