@@ -14,9 +14,12 @@ AGENTS: dict[str, type[Agent]] = {"random": RandomAgent, "deducer": DeducerAgent
                                "greedy": GreedyAgent, "search": SearchAgent}
 
 
-def make_agent(name: str) -> Agent:
+def make_agent(name: str, *, edition: str = "second") -> Agent:
     """A new agent by name: one of :data:`AGENTS`, or ``sb3:PATH`` / ``sb3-sample:PATH`` for a
     policy trained by ``experiments/train_sb3.py`` (:class:`agents.sb3_policy.SB3PolicyAgent`).
+
+    ``edition`` (RULES.md §5: ``"second"`` or ``"first"``) goes to the agents that score positions
+    by the rules (``greedy``, ``search``): the observation does not carry it.
 
     Raises:
         UnknownNameError: the name is not in :data:`AGENTS` (the message lists the known ones).
@@ -32,7 +35,12 @@ def make_agent(name: str) -> Agent:
         close = difflib.get_close_matches(key, list(AGENTS), n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise UnknownNameError(f"unknown agent {name!r}{hint} (known: {', '.join(AGENTS)})")
-    return AGENTS[key]()
+    cls = AGENTS[key]
+    import inspect
+
+    if "edition" in inspect.signature(cls).parameters:
+        return cls(edition=edition)
+    return cls()
 
 
 __all__ = ["Agent", "RandomAgent", "DeducerAgent", "HeuristicAgent", "GreedyAgent", "SearchAgent", "AGENTS",

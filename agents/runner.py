@@ -44,7 +44,7 @@ def play_game(config: GameConfig, agents: Sequence["Agent | str"], seed: int, *,
 
     if len(agents) != config.num_players:
         raise PIError(f"{len(agents)} agents for {config.num_players} players")
-    agents = [make_agent(a) if isinstance(a, str) else a for a in agents]
+    agents = [make_agent(a, edition=config.edition) if isinstance(a, str) else a for a in agents]
     state = init(config, 1, seed=seed)
     for i, agent in enumerate(agents):
         agent.reset(config.num_players, config.board, seed=seed * 10 + i)

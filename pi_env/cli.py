@@ -217,7 +217,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         (DEFAULT_AGENTS.split(",") * 2)[:players])).split(",")]
     if len(names) != players:
         raise PIError(f"--agents lists {len(names)} agents for {players} players")
-    agents = [make_agent(n) for n in names]
+    agents = [make_agent(n, edition=config.edition) for n in names]
     if args.record is not None:  # checked before the game is played
         check_output_path(args.record, force=args.force)
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % (2**31))

@@ -409,3 +409,18 @@ def test_denial_scaled_by_the_next_players_activity():
     s = assess(mixed, mask, 2, board)
     raw = next_player_gains(k, s.actions)
     assert raw.max() > 0 and np.array_equal(s.denial, 0.25 * raw)
+
+
+def test_make_agent_passes_the_edition_to_rule_based_agents():
+    from agents import make_agent
+    from agents.runner import play_game
+    from pi_env.engine import GameConfig
+
+    assert make_agent("greedy", edition="first").edition == "first"
+    assert make_agent("search", edition="first").edition == "first"
+    assert make_agent("greedy").edition == "second"
+    assert make_agent("heuristic", edition="first").name == "heuristic"  # takes no edition
+    seen = []
+    play_game(GameConfig(num_players=2, edition="first"), ["greedy", "random"], 3,
+              before_step=lambda state, p, obs, agent: seen.append(getattr(agent, "edition", None)))
+    assert "first" in seen and "second" not in seen
