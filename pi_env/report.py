@@ -10,6 +10,7 @@ from .constants import ANSWER_NAMES
 from .names import element_name
 from .records_types import CLUE, INVESTIGATE, Event, GameRecord
 from .scoring import RecordScores
+from .text import plural
 
 
 def player_label(record: GameRecord, p: int, agents: tuple[str, ...] | None = None) -> str:
@@ -69,9 +70,9 @@ def report_lines(record: GameRecord, scores: RecordScores, agents: tuple[str, ..
         tied = [q for q in range(n) if q != p and scores.scores[q] == scores.scores[p]]
         note = ""
         if tied:
-            note = f"  (tiebreak: {scores.investigators_left[p]} investigators left"
+            note = f"  (tiebreak: {plural(int(scores.investigators_left[p]), 'investigator')} left"
             if record.rules.edition == "first":
-                note += f", {scores.penalty[p]} penalty points"
+                note += f", {plural(int(scores.penalty[p]), 'penalty point')}"
             note += ")"
         lines.append(f"  {scores.ranks[p]}. {label[p]:<{width}}  {scores.scores[p]:>4} points{note}")
     return lines

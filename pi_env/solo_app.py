@@ -75,7 +75,7 @@ from .files import write_text_atomic
 from .leaderboard import Entry, Leaderboard, LeaderboardError, data_dir
 from .names import element_name, element_names
 from .solo_cases import DIFFICULTIES
-from .text import normalize
+from .text import normalize, plural
 
 __all__ = ["SoloApp", "SoloGame", "SaveError", "default_save_path", "SAVE_FORMAT", "format_time",
            "solo_report_lines", "solo_report_json", "HELP", "map_lines"]
@@ -123,8 +123,7 @@ def _sentence(text: str) -> str:
     return text if text.endswith((".", "?", "!")) else text + "."
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
+_plural = plural
 
 
 @dataclass

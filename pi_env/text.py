@@ -16,3 +16,12 @@ def normalize(name: str) -> str:
     for ch in " '\u2019`-_.\t":
         text = text.replace(ch, "")
     return text
+
+
+def plural(n: int, word: str) -> str:
+    """``"1 trace"``, ``"2 traces"``: a count with its noun (regular English plural).
+
+    >>> plural(1, "investigator"), plural(3, "point")
+    ('1 investigator', '3 points')
+    """
+    return f"{n} {word}{'' if n == 1 else 's'}"
