@@ -42,6 +42,7 @@ excluded), "t": seconds}`` (the ``Monitor`` format SB3 logs), plus ``"solved"`` 
 from __future__ import annotations
 
 import time
+from abc import abstractmethod
 from typing import Any, Sequence
 
 import numpy as np
@@ -77,9 +78,9 @@ class _NextStepAdapter(VecEnv):
         self._t0 = time.perf_counter()
 
     # --- subclass hooks -------------------------------------------------------------------
+    @abstractmethod
     def _convert(self, obs: Any, info: dict[str, Any]) -> np.ndarray:
         """Set ``self._mask`` and return the ``float32[B, n]`` observation."""
-        raise NotImplementedError
 
     def _episode_extra(self, b: int, terminated: bool, info: dict[str, Any]) -> dict[str, Any]:
         return {}

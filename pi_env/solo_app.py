@@ -123,9 +123,6 @@ def _sentence(text: str) -> str:
     return text if text.endswith((".", "?", "!")) else text + "."
 
 
-_plural = plural
-
-
 @dataclass
 class SoloGame:
     """One solo game: the case, the engine state and what the player did.
@@ -378,7 +375,7 @@ def _answer_phrase(game: SoloGame, action: int) -> str:
     if action < SOLVE_BASE:
         d = action - INVESTIGATE_BASE
         s, t = int(ans[0]), int(ans[1])
-        text = f"Investigator in {board.districts[d]}: {_plural(s, 'spot')}, {_plural(t, 'trace')}."
+        text = f"Investigator in {board.districts[d]}: {plural(s, 'spot')}, {plural(t, 'trace')}."
         skipped = [TYPE_NAMES[ty] for ty in range(3) if st.inv_suppressed[0, d, ty]]
         if skipped:
             text += (f" ({' and '.join(skipped)} not counted: your marker is already on "
@@ -570,7 +567,7 @@ class SoloApp:
                 if resume:
                     game = saved
                 else:
-                    prompt = (f"You have a game in progress ({saved.source}, {_plural(acted, 'action')}, "
+                    prompt = (f"You have a game in progress ({saved.source}, {plural(acted, 'action')}, "
                               f"{format_time(saved.elapsed)}). Resume it? [Y/n] ")
                     while True:  # only an explicit no discards it; end of input keeps it
                         try:
@@ -625,7 +622,7 @@ class SoloApp:
             rating = f"{bucket} (the reference solver needs {g.greedy_actions} actions)"
         self.say(f"P.I. Solo Time Attack: {g.source}{rating}")
         if resumed:
-            self.say(f"Resuming after {_plural(len(g.actions), 'action')}.")
+            self.say(f"Resuming after {plural(len(g.actions), 'action')}.")
         else:
             self.say("Find the case: one suspect, one evidence, one location. Every query and every solve "
                      "is one action;")
@@ -740,7 +737,7 @@ class SoloApp:
         board = g.board
         n = int(cases.size)
         certain = [element_name(int(x), board) for x in h.certain]
-        self.say(f"Hint: {_plural(n, 'case')} {'fits' if n == 1 else 'fit'} what you know."
+        self.say(f"Hint: {plural(n, 'case')} {'fits' if n == 1 else 'fit'} what you know."
                  + (f" Certain: {', '.join(certain)}." if certain and n > 1 else ""))
         if n <= 4:
             self.say("  " + "; ".join(case_name(int(c), board) for c in cases))
@@ -767,9 +764,9 @@ class SoloApp:
         seconds = self.elapsed()
         actions, used, wrong = int(st.actions[0]), int(st.investigators_used[0]), int(st.wrong_solves[0])
         self._discard_save()
-        hints = f", {_plural(g.hints, 'hint')}" if g.hints else ""
-        self.say(f"Solved in {_plural(actions, 'action')}: {_plural(used, 'investigator tile')}, "
-                 f"{_plural(wrong, 'wrong solve')}, {format_time(seconds)}{hints}.")
+        hints = f", {plural(g.hints, 'hint')}" if g.hints else ""
+        self.say(f"Solved in {plural(actions, 'action')}: {plural(used, 'investigator tile')}, "
+                 f"{plural(wrong, 'wrong solve')}, {format_time(seconds)}{hints}.")
         if g.greedy_actions is not None:
             self.say(f"The reference greedy solver needs {g.greedy_actions} actions on this case.")
         record_path = self._write_record()
@@ -829,7 +826,7 @@ class SoloApp:
                 kept = f"and your result could not be kept either ({exc2.strerror or exc2})"
             self.say(f"Leaderboard unavailable: {exc}; {kept}.")
             return
-        self.say(f"Leaderboard for {case} ({_plural(entry.investigators, 'investigator')}): you are "
+        self.say(f"Leaderboard for {case} ({plural(entry.investigators, 'investigator')}): you are "
                  f"{_ordinal(rank)} of {total}.")
         rows = [["#", "name", "actions", "investigators", "wrong", "time", "hints", "finished"]]
         prev_key, prev_rank = None, 0
@@ -861,7 +858,7 @@ def solo_report_lines(record, turns: bool = True) -> list[str]:
     rnd = record.rounds[0]
     inv = record.rules.investigators[0]
     origin = f", seed {record.seed}" if record.seed is not None else ""
-    lines = [f"Solo Time Attack{origin} ({_plural(inv, 'investigator tile')}, any clue)"]
+    lines = [f"Solo Time Attack{origin} ({plural(inv, 'investigator tile')}, any clue)"]
     if turns:
         for i, ev in enumerate(rnd.events):
             action, answer = event_text(ev, record)
@@ -870,10 +867,10 @@ def solo_report_lines(record, turns: bool = True) -> list[str]:
     if not rnd.events:
         lines.append("Result: not played yet (no actions)")
     elif r["solved"]:
-        lines.append(f"Result: solved in {_plural(r['actions'], 'action')}, "
-                     f"{_plural(r['investigators'], 'investigator tile')}, {_plural(r['wrong_solves'], 'wrong solve')}")
+        lines.append(f"Result: solved in {plural(r['actions'], 'action')}, "
+                     f"{plural(r['investigators'], 'investigator tile')}, {plural(r['wrong_solves'], 'wrong solve')}")
     else:
-        lines.append(f"Result: not solved after {_plural(r['actions'], 'action')}")
+        lines.append(f"Result: not solved after {plural(r['actions'], 'action')}")
     return lines
 
 
