@@ -91,7 +91,7 @@ import argparse
 import csv
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
@@ -103,7 +103,7 @@ from pi_env.board import DAYTIME, Board
 from pi_env.constants import INVESTIGATE_BASE, NUM_CASES
 
 __all__ = ["answer_codes", "counting_bound", "OptimalSearch", "LayoutResult", "layout_of",
-           "solve_layout", "brute_force_value", "main", "INF"]
+           "gap_target", "solve_layout", "brute_force_value", "main", "INF"]
 
 INF = np.int64(1) << np.int64(60)
 """Stands for "no bound" in the kernels (far above any total cost)."""
@@ -495,11 +495,16 @@ def _search(codes, is_inv, F, z1, z2, kz1, kz2, tk1, tk2, tlb, tub, tact, tn, st
 
 @kernel
 def _bound(codes, is_inv, F, z1, z2, kz1, kz2, tk1, tk2, tlb, tub, tact, tn, stats, cases, h1, h2, k, depth,
-           exact_upto):
+           exact_upto, beta):
     """A proven lower bound on ``T(cases, k)`` looking ``depth`` actions ahead: the exact value on
     sets of at most ``exact_upto`` cases (:func:`_search`), the counting bound (or a stored bound)
     at depth 0, else ``n + min(solve bound, min over queries of the children's bounds)``.
-    Improves the stored lower bound. ``stats``: [6] nodes, [7] node limit (0 = none), [8] stopped."""
+
+    ``beta`` is the target: once an action's bound reaches it the action is not refined further,
+    and each child is refined only up to what its action needs to reach the node's current
+    minimum (alpha-beta style budgets). The result is then ``min(B_depth, beta)`` or more, still a
+    proven bound. Improves the stored lower bound. ``stats``: [6] nodes, [7] node limit (0 = none),
+    [8] stopped."""
     n = cases.size
     big = np.int64(1) << np.int64(30)
     if n <= 1:
@@ -512,11 +517,11 @@ def _bound(codes, is_inv, F, z1, z2, kz1, kz2, tk1, tk2, tlb, tub, tact, tn, sta
     lb = F[n, k]
     if e[0] > lb:
         lb = e[0]
-    if lb >= e[1]:
+    if lb >= e[1] or lb >= beta:
         return lb
     if n <= exact_upto:
         return _search(codes, is_inv, F, z1, z2, kz1, kz2, tk1, tk2, tlb, tub, tact, tn, stats, cases, h1, h2,
-                       k, big)
+                       k, beta)
     if depth == 0 or stats[8] != 0 or (stats[7] > 0 and stats[6] >= stats[7]):
         if depth > 0:
             stats[8] = 1
@@ -530,6 +535,8 @@ def _bound(codes, is_inv, F, z1, z2, kz1, kz2, tk1, tk2, tlb, tub, tact, tn, sta
     cur = n + (n - 1) + F[n - 2, k]
     if e[1] < cur:
         cur = e[1]  # T <= a known policy's value
+    if beta < cur:
+        cur = beta  # nothing above the target is needed
     order = np.argsort(clb[:ncand], kind="mergesort")
     for oi in range(ncand):
         j = order[oi]
@@ -556,7 +563,7 @@ def _bound(codes, is_inv, F, z1, z2, kz1, kz2, tk1, tk2, tlb, tub, tact, tn, sta
                     kid[p] = cases[i]
                     p += 1
             val = _bound(codes, is_inv, F, z1, z2, kz1, kz2, tk1, tk2, tlb, tub, tact, tn, stats, kid,
-                         c1[a, v], c2[a, v], kk, depth - 1, exact_upto)
+                         c1[a, v], c2[a, v], kk, depth - 1, exact_upto, cur - (total - kid_lb[a, v]))
             if val > kid_lb[a, v]:
                 total += val - kid_lb[a, v]
             if total >= cur:
@@ -654,10 +661,11 @@ class OptimalSearch:
         return v
 
     def lower_bound(self, cases: np.ndarray, k: int, depth: int, exact_upto: int = 40,
-                    node_limit: int = 0) -> tuple[int, bool]:
+                    node_limit: int = 0, target: int = int(INF)) -> tuple[int, bool]:
         """``(bound, complete)``: a proven lower bound on ``T`` looking ``depth`` actions ahead, exact
         on sets of at most ``exact_upto`` cases (:func:`_bound`); ``complete`` is false when the node
-        limit stopped it (the bound is still proven)."""
+        limit stopped it (the bound is still proven). With a ``target`` (a total) nothing is refined
+        beyond it: the bound is at least ``min(B_depth, target)``, found with far fewer nodes."""
         cases = np.ascontiguousarray(np.sort(np.asarray(cases)), dtype=np.int16)
         stats = self.stats
         stats[0] = stats[1] = stats[2] = 0
@@ -665,7 +673,7 @@ class OptimalSearch:
         h1, h2 = _hashes(self.z1, self.z2, cases)
         v = int(_bound(self.codes, self.is_inv, self.F, self.z1, self.z2, self.kz1, self.kz2, self.tk1,
                        self.tk2, self.tlb, self.tub, self.tact, self.tn, stats, cases, h1, h2, int(k),
-                       int(depth), int(exact_upto)))
+                       int(depth), int(exact_upto), np.int64(min(int(target), int(INF)))))
         self.nodes += int(stats[0] + stats[6])
         self.bound_nodes += int(stats[6])
         return v, bool(stats[8] == 0)
@@ -966,16 +974,35 @@ def greedy_expected(codes: np.ndarray, investigators: int) -> float:
                                    np.arange(A) >= INVESTIGATE_BASE, investigators)
 
 
+def gap_target(best: int, gap: float) -> int:
+    """The least total ``t`` with ``(best − t) / t ≤ gap / 100``: a bound of ``t`` proves the policy
+    of total ``best`` within ``gap`` percent of the optimum (``gap`` ≥ 0; 0 gives ``best``).
+
+    >>> gap_target(1000, 1.0), gap_target(1010, 1.0), gap_target(1000, 0.0)
+    (991, 1000, 1000)
+    """
+    if gap < 0:
+        raise ValueError(f"gap must be >= 0 (percent), got {gap}")
+    t = int(np.floor(best * 100.0 / (100.0 + gap)))
+    while t * (100.0 + gap) < best * 100.0:
+        t += 1
+    return min(t, int(best))
+
+
 def solve_layout(layout: int, seed: int, investigators: int = 5, time_limit: float = 1800.0,
                  exact_below: int = 150, exact_upto: int = 40, board: Board = DAYTIME, progress=None,
-                 table_bits: int = 25) -> LayoutResult:
+                 table_bits: int = 25, gap: float = 1.0) -> LayoutResult:
     """Greedy value, best policy found, proven lower bound and exactness for one layout.
 
-    Steps (shares of ``time_limit``): the rollout (not time-limited) and the lookahead policy
-    (until 10 % of the limit has passed); the depth-limited lower bound, one look-ahead level more each time, until it meets the policy
-    (up to 80 % in all); then the exact branch and bound at the top
-    (:meth:`OptimalSearch.solve_root`) with the bounds found so far, which finds a better policy
-    if there is one and proves it, until the time is up. ``exact`` when the bound meets the best
+    Steps (shares of ``time_limit``, in seconds): the rollout (not time-limited) and the lookahead
+    policy (until 10 % of the limit has passed); the depth-limited lower bound, one look-ahead level
+    more each time, aiming at the *target* ``best / (1 + gap / 100)`` (``gap`` in percent; 0 aims at
+    the policy itself): nothing is refined beyond the target, which prunes most of the tree; it
+    stops when the target is met (the gap is then at most ``gap`` %) or at 80 % of the limit. Then,
+    unless the bound already meets the policy, the exact branch and bound at the top
+    (:meth:`OptimalSearch.solve_root`) with the bounds found so far uses the rest of the time: it
+    refutes the first actions one by one against the best policy (proving it optimal when all are
+    refuted), or finds a better policy and proves it. ``exact`` when the bound meets the best
     policy.
     """
     from pi_env.actions import action_name
@@ -993,30 +1020,29 @@ def solve_layout(layout: int, seed: int, investigators: int = 5, time_limit: flo
     if progress is not None:
         progress(f"greedy {greedy:.4f}, rollout {rollout / n:.4f}, lookahead policy {best / n:.4f} "
                  f"({time.monotonic() - t0:.0f} s)")
+    target = gap_target(best, gap)
     lower, depth = int(opt.F[n, investigators]), 0
     rate = 20_000.0
     d = 0
-    while lower < best:
+    while lower < target:
         d += 1
         left = t0 + 0.8 * time_limit - time.monotonic()  # the rest is for the search at the top
         if left <= 0:
             break
         t1, n1 = time.monotonic(), opt.bound_nodes
-        v, complete = opt.lower_bound(root, investigators, d, exact_upto, node_limit=max(1, int(rate * left)))
+        v, complete = opt.lower_bound(root, investigators, d, exact_upto, node_limit=max(1, int(rate * left)),
+                                      target=target)
         dt = time.monotonic() - t1
         if dt > 1:
             rate = max(100.0, (opt.bound_nodes - n1) / dt)
-        improved = v > lower
         lower = max(lower, v)
         if progress is not None:
             progress(f"lower bound, {d} actions ahead{'' if complete else ' (stopped)'}: {v / n:.4f} "
-                     f"({dt:.0f} s)")
+                     f"(target {target / n:.4f}, {dt:.0f} s)")
         if not complete:
             break
         depth = d
-        if not improved and d > 3:  # converged: the search at the top settles the rest
-            break
-    if lower < best and time.monotonic() < deadline:
+    if lower < best and time.monotonic() < deadline:  # towards the exact optimum with the time left
         res = opt.solve_root(root, investigators, best, deadline,
                              progress=None if progress is None else
                              (lambda a, la, total, ok, b: progress(
@@ -1049,13 +1075,13 @@ def format_table(rows: Sequence[LayoutResult]) -> list[str]:
 
 
 def _run_one(job: tuple) -> LayoutResult:
-    i, seed, investigators, time_limit, exact_below, exact_upto, table_bits, verbose = job
+    i, seed, investigators, time_limit, exact_below, exact_upto, table_bits, gap, verbose = job
 
     def progress(text: str) -> None:
         print(f"  [layout {i}] {text}", file=sys.stderr, flush=True)
 
     return solve_layout(i, seed, investigators, time_limit, exact_below, exact_upto,
-                        progress=progress if verbose else None, table_bits=table_bits)
+                        progress=progress if verbose else None, table_bits=table_bits, gap=gap)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -1071,16 +1097,38 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the lower bound is exact on sets of at most this many cases (default 40)")
     parser.add_argument("--table-bits", type=int, default=25,
                         help="transposition table of 2**bits entries, 26 bytes each (default 25)")
+    parser.add_argument("--gap", type=float, default=1.0,
+                        help="stop a layout once the best policy is proven within this many percent of the "
+                             "optimum (default 1; 0 aims at the exact optimum)")
     parser.add_argument("--workers", type=int, default=1, help="layouts solved in parallel (default 1)")
     parser.add_argument("--out", default="solo_optimal.csv", help="CSV file (default solo_optimal.csv)")
+    again = parser.add_mutually_exclusive_group()
+    again.add_argument("--resume", action="store_true",
+                       help="keep the layouts already in --out (same seed) and solve only the others")
+    again.add_argument("--force", action="store_true", help="replace an existing --out")
     parser.add_argument("--verbose", action="store_true", help="report progress on stderr")
     args = parser.parse_args(argv)
+    if args.gap < 0:
+        parser.error(f"--gap must be >= 0 (percent), got {args.gap}")
+    if args.time_limit <= 0:
+        parser.error(f"--time-limit must be positive, got {args.time_limit}")
     out = Path(args.out)
+    rows: list[LayoutResult] = []
+    if out.exists() and not (args.resume or args.force):
+        parser.error(f"{out} exists: --resume to add the missing layouts to it, --force to replace it")
+    if args.resume and out.exists():
+        try:
+            rows = read_results(out)
+        except ValueError as exc:
+            parser.error(str(exc))
+        rows = [r for r in rows if r.layout < args.layouts and r.seed == args.seed + r.layout]
+    done = {r.layout for r in rows}
     out.parent.mkdir(parents=True, exist_ok=True)
     jobs = [(i, args.seed + i, args.investigators, args.time_limit, args.exact_below, args.exact_upto,
-             args.table_bits, args.verbose) for i in range(args.layouts)]
-    rows: list[LayoutResult] = []
-    print("\n".join(format_table([])), flush=True)
+             args.table_bits, args.gap, args.verbose) for i in range(args.layouts) if i not in done]
+    print("\n".join(format_table(sorted(rows, key=lambda r: r.layout))), flush=True)
+    if done:
+        print(f"(layouts {', '.join(map(str, sorted(done)))} kept from {out})", flush=True)
     if args.workers > 1:
         import multiprocessing as mp
 
@@ -1093,6 +1141,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for job in jobs:
             rows.append(_run_one(job))
             _report(rows, out)
+    if not rows:
+        return 0
     g = float(np.mean([r.greedy for r in rows]))
     b = float(np.mean([r.best_policy for r in rows]))
     lo = float(np.mean([r.lower_bound for r in rows]))
@@ -1103,13 +1153,46 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def read_results(path: Path) -> list[LayoutResult]:
+    """The rows of a CSV written by :func:`main`.
+
+    Raises:
+        ValueError: the file is not such a CSV (names the file, the line and the column).
+    """
+    def boolean(text: str) -> bool:
+        if text not in ("True", "False"):
+            raise ValueError(f"{text!r} is not True or False")
+        return text == "True"
+
+    convert = {"int": int, "float": float, "bool": boolean, "str": str}
+    columns = {f.name: convert[str(f.type)] for f in fields(LayoutResult)}
+    out = []
+    with Path(path).open(newline="", encoding="utf-8") as f:
+        reader = csv.DictReader(f)
+        if reader.fieldnames is None or set(columns) - set(reader.fieldnames):
+            raise ValueError(f"{path}: not a solo_optimal CSV (expected the columns {', '.join(columns)})")
+        for line, row in enumerate(reader, start=2):
+            kw = {}
+            for name, conv in columns.items():
+                try:
+                    kw[name] = conv(row[name])
+                except (TypeError, ValueError) as exc:
+                    raise ValueError(f"{path}, line {line}, column {name}: {exc}") from None
+            out.append(LayoutResult(**kw))
+    return out
+
+
 def _report(rows: list[LayoutResult], out: Path) -> None:
     print(format_table(rows[-1:])[-1], flush=True)
-    with out.open("w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=list(asdict(rows[0])))
-        w.writeheader()
-        for row in rows:
-            w.writerow(asdict(row))
+    from pi_env.files import write_text_atomic
+    import io
+
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=list(asdict(rows[0])), lineterminator="\n")
+    w.writeheader()
+    for row in sorted(rows, key=lambda r: r.layout):
+        w.writerow(asdict(row))
+    write_text_atomic(out, buf.getvalue())
 
 
 if __name__ == "__main__":

@@ -8,8 +8,9 @@ import time
 import numpy as np
 import pytest
 
-from experiments.solo_optimal import (GUESS, INF, OptimalSearch, answer_codes, brute_force_value,
-                                      counting_bound, format_table, layout_of, solve_layout)
+from experiments.solo_optimal import (GUESS, INF, LayoutResult, OptimalSearch, answer_codes,
+                                      brute_force_value, counting_bound, format_table, gap_target,
+                                      layout_of, main, read_results, solve_layout)
 
 IS_INV = np.arange(50) >= 36
 
@@ -187,3 +188,80 @@ def test_experiment_row_and_table():
     r = solve_layout(0, 0, time_limit=5.0, exact_below=40)
     assert r.lower_bound <= r.best_policy <= r.rollout <= r.greedy
     assert format_table([r])[2].split()[:2] == ["0", "0"]
+
+
+def test_targeted_depth_bound_is_proven_and_reaches_its_target():
+    # lower_bound(target=t) refines nothing beyond t: it must stay below the exact value and be at
+    # least min(the untargeted bound of the same depth, t); exact_upto=3 makes it use the depth
+    # recursion on every set of the random tables (the exact search only below 4 cases)
+    rng = np.random.default_rng(17)
+    capped = 0
+    for _ in range(80):
+        n, a = int(rng.integers(5, 12)), int(rng.integers(2, 7))
+        codes, inv = _random_table(rng, n, a)
+        k = int(rng.integers(0, 3))
+        exact = brute_force_value(codes, inv, range(n), k)
+        for depth in (1, 2, 3):
+            free, _ = OptimalSearch(codes, inv, investigators=2).lower_bound(np.arange(n), k, depth, exact_upto=3)
+            assert free <= exact
+            for t in (exact - 3, exact - 1, exact, exact + 2):
+                v, complete = OptimalSearch(codes, inv, investigators=2).lower_bound(
+                    np.arange(n), k, depth, exact_upto=3, target=t)
+                assert complete and min(free, t) <= v <= exact, (n, k, depth, t, v, free, exact)
+                capped += free > t
+    assert capped > 0  # some targets were below the untargeted bound, so the cut-off was exercised
+
+
+def test_targeted_bound_on_a_real_subproblem_never_passes_the_optimum(codes):
+    cases = np.flatnonzero(codes[36] == 5)
+    exact = OptimalSearch(codes, IS_INV, investigators=4).value(cases, 4)
+    for t in (exact - 5, exact, int(INF)):
+        v, _ = OptimalSearch(codes, IS_INV, investigators=4).lower_bound(cases, 4, 3, exact_upto=8, target=t)
+        assert v <= exact
+    v, _ = OptimalSearch(codes, IS_INV, investigators=4).lower_bound(cases, 4, 6, exact_upto=8, target=exact - 5)
+    assert v >= exact - 5  # deep enough, the target is reached
+
+
+def test_gap_target():
+    # the least t with (best - t) / t <= gap %: 1000 / 1.01 = 990.1 -> 991
+    assert gap_target(1000, 1.0) == 991 and (1000 - 991) / 991 <= 0.01 < (1000 - 990) / 990
+    assert gap_target(1010, 1.0) == 1000 and gap_target(1000, 0.0) == 1000
+    assert gap_target(9971, 1.0) == 9873  # layout 0: 9971 / 1.01 = 9872.3
+    with pytest.raises(ValueError, match="gap"):
+        gap_target(1000, -1.0)
+
+
+def _row(layout, seed):
+    return LayoutResult(layout=layout, seed=seed, greedy=6.5, rollout=6.0, best_policy=5.9, lower_bound=5.85,
+                        gap_percent=0.85, exact=False, seconds=1.5, nodes=10, lookahead_depth=4,
+                        first_action="investigate Trocadero")
+
+
+def test_results_round_trip_and_resume_keeps_them(tmp_path, capsys):
+    from experiments.solo_optimal import _report
+
+    out = tmp_path / "opt.csv"
+    _report([_row(1, 1), _row(0, 0)], out)
+    assert read_results(out) == [_row(0, 0), _row(1, 1)]  # written in layout order
+    before = out.read_bytes()
+    with pytest.raises(SystemExit):  # an existing file is never replaced without --force
+        main(["--layouts", "2", "--out", str(out)])
+    assert "--resume" in capsys.readouterr().err and out.read_bytes() == before
+    assert main(["--layouts", "2", "--out", str(out), "--resume"]) == 0  # both kept: nothing to solve
+    assert out.read_bytes() == before and "layouts 0, 1 kept" in capsys.readouterr().out
+
+
+def test_malformed_results_file_is_named(tmp_path, capsys):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("layout,seed\n0,0\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="not a solo_optimal CSV"):
+        read_results(bad)
+    from experiments.solo_optimal import _report
+
+    _report([_row(0, 0)], bad)
+    bad.write_text(bad.read_text(encoding="utf-8").replace("False", "maybe"), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"line 2, column exact: 'maybe' is not True or False"):
+        read_results(bad)
+    with pytest.raises(SystemExit):
+        main(["--layouts", "1", "--out", str(bad), "--resume"])
+    assert "column exact" in capsys.readouterr().err
