@@ -998,7 +998,8 @@ def solve_layout(layout: int, seed: int, investigators: int = 5, time_limit: flo
     policy (until 10 % of the limit has passed); the depth-limited lower bound, one look-ahead level
     more each time, aiming at the *target* ``best / (1 + gap / 100)`` (``gap`` in percent; 0 aims at
     the policy itself): nothing is refined beyond the target, which prunes most of the tree; it
-    stops when the target is met (the gap is then at most ``gap`` %) or at 80 % of the limit. Then,
+    stops when the target is met (the gap is then at most ``gap`` %), when a depth does not finish,
+    or when 70 % of the time left after the policies has passed. Then,
     unless the bound already meets the policy, the exact branch and bound at the top
     (:meth:`OptimalSearch.solve_root`) with the bounds found so far uses the rest of the time: it
     refutes the first actions one by one against the best policy (proving it optimal when all are
@@ -1024,9 +1025,11 @@ def solve_layout(layout: int, seed: int, investigators: int = 5, time_limit: flo
     lower, depth = int(opt.F[n, investigators]), 0
     rate = 20_000.0
     d = 0
+    t_policy = time.monotonic()  # the rollout has no time limit: share out what is left after it
+    bound_until = t_policy + 0.7 * max(0.0, deadline - t_policy)
     while lower < target:
         d += 1
-        left = t0 + 0.8 * time_limit - time.monotonic()  # the rest is for the search at the top
+        left = bound_until - time.monotonic()  # the rest is for the search at the top
         if left <= 0:
             break
         t1, n1 = time.monotonic(), opt.bound_nodes
