@@ -249,6 +249,26 @@ def test_results_round_trip_and_resume_keeps_them(tmp_path, capsys):
     assert "--resume" in capsys.readouterr().err and out.read_bytes() == before
     assert main(["--layouts", "2", "--out", str(out), "--resume"]) == 0  # both kept: nothing to solve
     assert out.read_bytes() == before and "layouts 0, 1 kept" in capsys.readouterr().out
+    assert main(["--layouts", "1", "--out", str(out), "--resume"]) == 0  # layout 1 is kept too
+    assert out.read_bytes() == before
+    with pytest.raises(SystemExit):  # layout 0 of seed 5 is not the row of seed 0
+        main(["--layouts", "1", "--seed", "5", "--out", str(out), "--resume"])
+    assert "resume with --seed 0" in capsys.readouterr().err and out.read_bytes() == before
+
+
+@pytest.mark.parametrize("flags, message", [(["--gap", "nan"], "--gap must be"), (["--gap", "-1"], "--gap must be"),
+                                            (["--time-limit", "0"], "--time-limit must be"),
+                                            (["--time-limit", "inf"], "--time-limit must be")])
+def test_bad_flags_are_refused_before_any_work(tmp_path, capsys, flags, message):
+    with pytest.raises(SystemExit):
+        main(["--layouts", "1", "--out", str(tmp_path / "x.csv"), *flags])
+    assert message in capsys.readouterr().err and not (tmp_path / "x.csv").exists()
+
+
+def test_out_directory_is_refused_before_any_work(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main(["--layouts", "1", "--out", str(tmp_path), "--force"])
+    assert "is a directory" in capsys.readouterr().err
 
 
 def test_malformed_results_file_is_named(tmp_path, capsys):
