@@ -110,6 +110,7 @@ from typing import Sequence
 
 import numpy as np
 
+from experiments.interrupts import ignore_sigint, signals_held, terminate_as_interrupt
 from pi_env._config import kernel
 from pi_env.board import DAYTIME, Board
 from pi_env.constants import INVESTIGATE_BASE, NUM_CASES
@@ -520,7 +521,6 @@ def _bound(codes, is_inv, F, z1, z2, kz1, kz2, tk1, tk2, tlb, tub, tact, tn, sta
     proven bound. Improves the stored lower bound. ``stats``: [6] nodes, [7] node limit (0 = none),
     [8] stopped."""
     n = cases.size
-    big = np.int64(1) << np.int64(30)
     if n <= 1:
         return np.int64(n)
     if n == 2:
@@ -1155,18 +1155,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("\n".join(format_table(sorted(rows, key=lambda r: r.layout))), flush=True)
     if done:
         print(f"(layouts {', '.join(map(str, sorted(done)))} kept from {out})", flush=True)
-    if args.workers > 1:
-        import multiprocessing as mp
-
-        with mp.get_context("spawn").Pool(args.workers) as pool:
-            results = pool.imap(_run_one, jobs)
-            for r in results:
-                rows.append(r)
-                _report(rows, out)
-    else:
-        for job in jobs:
-            rows.append(_run_one(job))
-            _report(rows, out)
+    try:
+        with terminate_as_interrupt():
+            _run_jobs(jobs, args.workers, rows, out)
+    except KeyboardInterrupt:
+        print(f"interrupted: {len(rows)} layout(s) in {out if rows else 'no file'}; run again with --resume "
+              "to solve the others", file=sys.stderr)
+        return 130
     if not rows:
         return 0
     g = float(np.mean([r.greedy for r in rows]))
@@ -1177,6 +1172,27 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"{sum(r.exact for r in rows)} of {len(rows)} exact")
     print(f"written {out}")
     return 0
+
+
+def _run_jobs(jobs: list[tuple], workers: int, rows: list[LayoutResult], out: Path) -> None:
+    """Solve the layouts of ``jobs``, adding each result to ``rows`` and rewriting ``out``. On an
+    interrupt the worker processes are terminated (the pool's exit) while signals are held."""
+    if workers <= 1:
+        for job in jobs:
+            rows.append(_run_one(job))
+            _report(rows, out)
+        return
+    import multiprocessing as mp
+
+    pool = mp.get_context("spawn").Pool(workers, initializer=ignore_sigint)
+    try:
+        for r in pool.imap(_run_one, jobs):
+            rows.append(r)
+            _report(rows, out)
+    finally:
+        with signals_held():
+            pool.terminate()
+            pool.join()
 
 
 def read_results(path: Path) -> list[LayoutResult]:

@@ -52,7 +52,6 @@ import itertools
 import json
 import math
 import os
-import signal
 import statistics
 import sys
 from dataclasses import asdict, dataclass, fields
@@ -61,6 +60,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
+from experiments.interrupts import ignore_sigint, signals_held, terminate_as_interrupt
 from pi_env.constants import DEFAULT_MAX_ROTATIONS, SOLVE_BASE
 from pi_env.errors import PIError
 
@@ -510,46 +510,6 @@ def summary_table(summary: dict[str, Any]) -> list[str]:
 # running
 
 
-def _ignore_sigint() -> None:  # worker processes: Ctrl-C is handled by the parent alone
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _raise_interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt(f"signal {signum}")
-
-
-@contextlib.contextmanager
-def _terminate_as_interrupt() -> Iterator[None]:
-    """SIGTERM (``kill``, ``timeout``, a job scheduler) stops the tournament like Ctrl-C: finished
-    games kept, summary written, workers shut down. Only in the main thread (signals go there)."""
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-@contextlib.contextmanager
-def _signals_held() -> Iterator[None]:
-    """Ignore SIGINT and SIGTERM for the duration (main thread only): used while shutting down."""
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-
-
 def _chunks(todo: list[int], workers: int) -> list[list[int]]:
     """Tasks of up to 4 games (1 when playing in this process, so each game is saved at once)."""
     size = 1 if workers == 1 else max(1, min(4, math.ceil(len(todo) / (4 * workers))))
@@ -569,13 +529,13 @@ def _local_results(settings: TournamentSettings, chunks: list[list[int]],
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
     ctx = multiprocessing.get_context(method)
     pool = ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=ctx,
-                               initializer=_ignore_sigint)
+                               initializer=ignore_sigint)
     try:
         futures = [pool.submit(play_games, settings, c) for c in chunks]
         for fut in as_completed(futures):
             yield fut.result()
     finally:
-        with _signals_held():  # a second Ctrl-C must not break the shutdown (it would hang)
+        with signals_held():  # a second Ctrl-C must not break the shutdown (it would hang)
             pool.shutdown(wait=True, cancel_futures=True)
 
 
@@ -685,7 +645,7 @@ def run_tournament(settings: TournamentSettings, out: "str | Path" = "results", 
     bar = tqdm(total=settings.games, initial=len(finished), unit="game", file=sys.stderr,
                disable=not progress, dynamic_ncols=True, desc="tournament")
     try:
-        with (_terminate_as_interrupt(), open(log_path, "a", encoding="utf-8", newline="") as log,
+        with (terminate_as_interrupt(), open(log_path, "a", encoding="utf-8", newline="") as log,
               contextlib.closing(results)):
             for chunk in results:
                 for rows in chunk:
@@ -695,7 +655,7 @@ def run_tournament(settings: TournamentSettings, out: "str | Path" = "results", 
                     bar.update(1)
     except KeyboardInterrupt:
         bar.close()
-        with _signals_held():
+        with signals_held():
             _finish(finished, settings, out, sort=False)
         raise TournamentInterrupted(len(finished), settings.games, out) from None
     bar.close()

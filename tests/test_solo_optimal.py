@@ -4,6 +4,7 @@ recursion on tiny instances, its bounds, and the experiment's plumbing."""
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -285,3 +286,43 @@ def test_malformed_results_file_is_named(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["--layouts", "1", "--out", str(bad), "--resume"])
     assert "column exact" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+def test_sigterm_stops_the_workers_and_keeps_the_file(tmp_path):
+    # a killed run must not leave worker processes computing (they did, before: orphans of a pool)
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    def children(pid):
+        out = []
+        for d in Path("/proc").iterdir():
+            if d.name.isdigit():
+                try:
+                    fields_ = (d / "stat").read_text().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                if int(fields_[1]) == pid:
+                    out.append(int(d.name))
+        return out
+
+    out = tmp_path / "opt.csv"
+    proc = subprocess.Popen([sys.executable, "-m", "experiments.solo_optimal", "--layouts", "2", "--workers", "2",
+                             "--time-limit", "600", "--out", str(out)], cwd=Path(__file__).resolve().parents[1],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while len(children(proc.pid)) < 3 and time.monotonic() < deadline:  # 2 workers + resource tracker
+        time.sleep(0.2)
+    kids = children(proc.pid)
+    assert len(kids) >= 2, kids
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "--resume" in err, err
+    time.sleep(0.5)
+    alive = [k for k in kids if Path(f"/proc/{k}").exists() and "Z" not in
+             Path(f"/proc/{k}/stat").read_text().rsplit(")", 1)[1].split()[0]]
+    assert alive == [], alive
+    assert not out.exists()  # no layout finished: nothing written

@@ -1,0 +1,56 @@
+"""Stopping long experiments cleanly: Ctrl-C and SIGTERM (``kill``, ``timeout``, a job scheduler)
+both raise :class:`KeyboardInterrupt` in the main process, whose pool of workers then shuts down
+(no orphaned worker keeps computing), and a second signal cannot break the shutdown.
+
+Used by :mod:`experiments.tournament` and :mod:`experiments.solo_optimal`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from typing import Any, Iterator
+
+__all__ = ["ignore_sigint", "terminate_as_interrupt", "signals_held"]
+
+
+def ignore_sigint() -> None:
+    """Pool initializer for worker processes: Ctrl-C is handled by the parent alone."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _raise_interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def _main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+@contextlib.contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """Within the block SIGTERM raises :class:`KeyboardInterrupt`, like Ctrl-C. Only in the main
+    thread (signals are delivered there); elsewhere the block runs unchanged."""
+    if not _main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """Ignore SIGINT and SIGTERM for the duration (main thread only): used while shutting down."""
+    if not _main_thread():
+        yield
+        return
+    previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
