@@ -188,7 +188,7 @@ def _panel(fig, state: State, config: GameConfig, b: int, viewer: int | None, sp
     y -= 0.01
     line(rules_text(config))
     tier = "" if config.is_duel else f", tier {int(state.tier[b])}"
-    line(f"round {shown}/{config.num_rounds}, rotation {int(state.rotation[b])}{tier}, "
+    line(f"round {shown}/{config.num_rounds}, rotation {int(state.rotation[b]) + 1}{tier}, "
          f"turn {int(state.turn[b])}")
     if done:
         line("Game over", fontweight="bold")

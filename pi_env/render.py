@@ -119,7 +119,7 @@ def render_text(state: State, config: GameConfig, game: int = 0, viewer: int | N
     if shown_round > rounds:  # a tied duel goes on (RULES.md §7)
         round_text = f"round {shown_round} (tie-break, at most {config.max_rounds})"
     tier_text = "" if duel else f", tier {int(state.tier[b])}"
-    lines.append(f"P.I. ({rules_text(config)}): {round_text}, rotation {int(state.rotation[b])}"
+    lines.append(f"P.I. ({rules_text(config)}): {round_text}, rotation {int(state.rotation[b]) + 1}"
                  f"{tier_text}, turn {int(state.turn[b])}")
     fp = int(state.first_player[b])
     if done:

@@ -102,7 +102,7 @@ def test_render_ansi_first_frame_and_none_mode():
     e = env(num_players=3, render_mode="ansi")
     e.reset(seed=5)
     text = e.render()
-    assert text.splitlines()[0] == "P.I. (second edition, 3 players): round 1/3, rotation 0, tier 0, turn 0"
+    assert text.splitlines()[0] == "P.I. (second edition, 3 players): round 1/3, rotation 1, tier 0, turn 0"
     first = int(e.unwrapped.game_state.first_player[0])
     assert text.splitlines()[1] == (f"To move: {'ABC'[first]} (player_{first}); first player this round: "
                                     f"{'ABC'[first]} (player_{first})")
@@ -116,7 +116,7 @@ def test_human_render_prints(capsys):
     e = raw_env(num_players=2, render_mode="human")
     e.reset(seed=1)
     out = capsys.readouterr().out
-    assert out.startswith("P.I. (second edition, 2 players): round 1/3, rotation 0, tier 0, turn 0\n")
+    assert out.startswith("P.I. (second edition, 2 players): round 1/3, rotation 1, tier 0, turn 0\n")
     assert e.render() is None
     assert capsys.readouterr().out == out
 
@@ -700,7 +700,7 @@ def test_render_duel_text_exact():
         step_inplace(st, buf, config)
 
     lines, players = _lines(st, config)
-    assert lines[:3] == ["P.I. (duel, 2 players): round 1/3, rotation 0, turn 0",
+    assert lines[:3] == ["P.I. (duel, 2 players): round 1/3, rotation 1, turn 0",
                          "To move: B (player_1); first player this round: B (player_1)",
                          "Markers: A = player_0, B = player_1; S = spot, T = trace; investigators show "
                          "spots/traces answered."]
@@ -708,7 +708,7 @@ def test_render_duel_text_exact():
                        "  B player_1: rounds won 0, investigators left 2  <- to move"]
     do(_solve_action(st, True))  # B, the round's first player, solves: A's one more turn
     lines, players = _lines(st, config)
-    assert lines[:3] == ["P.I. (duel, 2 players): round 1/3, rotation 0, turn 1",
+    assert lines[:3] == ["P.I. (duel, 2 players): round 1/3, rotation 1, turn 1",
                          "To move: A (player_0); first player this round: B (player_1)",
                          "One more turn for A (player_0): B (player_1) solved as the round's first player; "
                          "a correct solve now draws the round, anything else loses it."]
@@ -716,7 +716,7 @@ def test_render_duel_text_exact():
                        "  B player_1: rounds won 0, investigators left 2, attempted, solved"]
     do(_first_display_card(st))  # A does not solve: B wins round 1
     lines, players = _lines(st, config)
-    assert lines[:4] == ["P.I. (duel, 2 players): round 2/3, rotation 0, turn 2",
+    assert lines[:4] == ["P.I. (duel, 2 players): round 2/3, rotation 1, turn 2",
                          "To move: A (player_0); first player this round: A (player_0)",
                          "Round 1 was won by B (player_1).",
                          "Markers: A = player_0, B = player_1; S = spot, T = trace; investigators show "
@@ -726,7 +726,7 @@ def test_render_duel_text_exact():
     do(_solve_action(st, False))  # A fails: B wins round 2
     do(_solve_action(st, False))  # round 3: B fails: A wins; 1-2, the duel is over
     lines, players = _lines(st, config)
-    assert lines[:3] == ["P.I. (duel, 2 players): round 3/3, rotation 0, turn 4",
+    assert lines[:3] == ["P.I. (duel, 2 players): round 3/3, rotation 1, turn 4",
                          "Game over.",
                          "Round 3 was won by A (player_0)."]
     assert players == ["  A player_0: rounds won 1, investigators left 5",
@@ -744,7 +744,7 @@ def test_render_duel_draws_tie_break_and_safeguards():
             buf[0] = _solve_action(st, True)
             step_inplace(st, buf, config)
     lines, players = _lines(st, config)
-    assert lines[:3] == ["P.I. (duel, 2 players): round 4 (tie-break, at most 4), rotation 0, turn 6",
+    assert lines[:3] == ["P.I. (duel, 2 players): round 4 (tie-break, at most 4), rotation 1, turn 6",
                          "To move: A (player_0); first player this round: A (player_0)",
                          "Round 3 was a draw."]
     assert players == ["  A player_0: rounds won 0, investigators left 5  <- to move",
@@ -753,7 +753,7 @@ def test_render_duel_draws_tie_break_and_safeguards():
         buf[0] = _solve_action(st, True)
         step_inplace(st, buf, config)
     lines, _ = _lines(st, config)
-    assert lines[:3] == ["P.I. (duel, 2 players): round 4 (tie-break, at most 4), rotation 0, turn 8",
+    assert lines[:3] == ["P.I. (duel, 2 players): round 4 (tie-break, at most 4), rotation 1, turn 8",
                          "Game over.", "Round 4 was a draw."]
     assert lines[-1] == ("Final round wins: player_0 0, player_1 0; no winner: the duel was still tied "
                          "after 4 rounds (the safeguard)")
@@ -762,12 +762,12 @@ def test_render_duel_draws_tie_break_and_safeguards():
     config = GameConfig(mode="duel", max_rotations=1, variants=("fast",), investigators=(3, 2))
     st = init(config, 1, seed=3)
     header = "P.I. (duel, 2 players, fast, investigators 3,2): "
-    assert render_text(st, config).splitlines()[0] == header + "round 1/2, rotation 0, turn 0"
+    assert render_text(st, config).splitlines()[0] == header + "round 1/2, rotation 1, turn 0"
     for _ in range(2):
         buf[0] = _first_display_card(st)
         step_inplace(st, buf, config)
     lines, players = _lines(st, config)
-    assert lines[:3] == [header + "round 2/2, rotation 0, turn 2",
+    assert lines[:3] == [header + "round 2/2, rotation 1, turn 2",
                          "To move: A (player_0); first player this round: A (player_0)",
                          "Round 1 was a draw."]
     assert players == ["  A player_0: rounds won 0, investigators left 5  <- to move",
@@ -775,7 +775,7 @@ def test_render_duel_draws_tie_break_and_safeguards():
     buf[0] = _solve_action(st, False)
     step_inplace(st, buf, config)
     lines, players = _lines(st, config)
-    assert lines[:3] == [header + "round 2/2, rotation 0, turn 3", "Game over.",
+    assert lines[:3] == [header + "round 2/2, rotation 1, turn 3", "Game over.",
                          "Round 2 was won by B (player_1)."]
     assert lines[-1] == ("Final round wins: player_0 0, player_1 1; duel won by player_1; a round was "
                          "ended by the rotation limit")
@@ -785,14 +785,14 @@ def test_render_header_names_variants_and_investigators():
     cases = [
         (GameConfig(num_players=4, variants=("fast", "nick-of-time"), investigators=(5, 5, 3, 3)),
          "P.I. (second edition, 4 players, fast, nick-of-time, investigators 5,5,3,3): round 1/2, "
-         "rotation 0, tier 0, turn 0"),
+         "rotation 1, tier 0, turn 0"),
         (GameConfig(num_players=3, edition="first", variants=("nick-of-time",)),
-         "P.I. (first edition, 3 players, nick-of-time): round 1/3, rotation 0, tier 0, turn 0"),
-        (GameConfig(num_players=3), "P.I. (second edition, 3 players): round 1/3, rotation 0, tier 0, turn 0"),
-        (GameConfig(mode="duel", edition="first"), "P.I. (duel, 2 players): round 1/3, rotation 0, turn 0"),
+         "P.I. (first edition, 3 players, nick-of-time): round 1/3, rotation 1, tier 0, turn 0"),
+        (GameConfig(num_players=3), "P.I. (second edition, 3 players): round 1/3, rotation 1, tier 0, turn 0"),
+        (GameConfig(mode="duel", edition="first"), "P.I. (duel, 2 players): round 1/3, rotation 1, turn 0"),
     ]
     for config, header in cases:
         assert render_text(init(config, 1, seed=1), config).splitlines()[0] == header
     e = raw_env(mode="duel", render_mode="ansi")
     e.reset(seed=3)
-    assert e.render().splitlines()[0] == "P.I. (duel, 2 players): round 1/3, rotation 0, turn 0"
+    assert e.render().splitlines()[0] == "P.I. (duel, 2 players): round 1/3, rotation 1, turn 0"
