@@ -34,7 +34,8 @@ def make_agent(name: str, *, edition: str = "second") -> Agent:
         import difflib
         close = difflib.get_close_matches(key, list(AGENTS), n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise UnknownNameError(f"unknown agent {name!r}{hint} (known: {', '.join(AGENTS)})")
+        raise UnknownNameError(f"unknown agent {name!r}{hint} (known: {', '.join(AGENTS)}, or sb3:MODEL.zip "
+                               "for a trained policy)")
     cls = AGENTS[key]
     import inspect
 

@@ -10,7 +10,7 @@ from pi_env.records import load_record
 from pi_env.report import report_lines
 from pi_env.scoring import score_record
 
-KNOWN = ", ".join(AGENTS)  # the agents registered (others may be added)
+KNOWN = ", ".join(AGENTS) + ", or sb3:MODEL.zip for a trained policy"  # the agents registered (others may be added)
 
 
 def run(capsys, *argv):
