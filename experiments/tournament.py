@@ -716,6 +716,8 @@ def settings_from_args(args: Any) -> TournamentSettings:
 
 def command(args: Any) -> int:
     """``pi-env tournament``: run, print the table, write the files; 130 when interrupted."""
+    if not str(args.out).strip():
+        raise PIError("--out needs a folder name (the tournament's files go there), got ''")
     settings = settings_from_args(args)
     workers = args.workers if args.workers is not None else (os.cpu_count() or 1)
     out = Path(args.out)

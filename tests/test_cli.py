@@ -72,6 +72,8 @@ def test_record_is_not_overwritten_without_force(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("argv,message", [
+    (["tournament", "--agents", "random,random", "--out", ""],
+     "pi-env: error: --out needs a folder name (the tournament's files go there), got ''\n"),
     (["play", "--agents", "random,sherlock,random,random"],
      f"pi-env: error: unknown agent 'sherlock' (known: {KNOWN})\n"),
     (["play", "--agents", "random,deducr,random,random"],
