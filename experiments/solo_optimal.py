@@ -103,7 +103,7 @@ import io
 import math
 import sys
 import time
-from dataclasses import asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, fields
 from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
@@ -118,7 +118,7 @@ from pi_env.errors import PIError
 from pi_env.files import check_output_path, write_text_atomic
 
 __all__ = ["answer_codes", "counting_bound", "OptimalSearch", "LayoutResult", "layout_of",
-           "gap_target", "solve_layout", "brute_force_value", "main", "INF"]
+           "gap_target", "play_in_engine", "solve_layout", "brute_force_value", "main", "INF"]
 
 INF = np.int64(1) << np.int64(60)
 """Stands for "no bound" in the kernels (far above any total cost)."""
@@ -970,6 +970,70 @@ class LayoutResult:
     nodes: int
     lookahead_depth: int
     first_action: str
+    engine_mean: float = float("nan")
+    """Exact layouts: the optimal policy's mean actions as counted by the solo engine playing it on
+    every case (:func:`play_in_engine`); NaN when not checked."""
+
+
+def play_in_engine(opt: OptimalSearch, tile_district: np.ndarray, investigators: int,
+                   first_action: int | None = None, cases: np.ndarray | None = None,
+                   board: Board = DAYTIME) -> np.ndarray:
+    """Play the exact optimal policy of ``opt`` in the solo engine on every case of ``cases``
+    (default: all), the player starting out knowing that the case is one of them; ``int64[n]``:
+    the actions each game took (the engine's own count, the final solve included).
+
+    The player's knowledge is the set of cases consistent with the answers *the engine gives*
+    (investigator counts turned back into unsuppressed ones with the markers on the board,
+    RULES.md §4.2); the action at each set is :meth:`OptimalSearch.best_action` (``first_action`` at
+    the top, where the search ran in :meth:`OptimalSearch.solve_root`). So the mean of the result
+    is the policy's value measured by the rules engine, independent of the search's arithmetic.
+
+    Raises:
+        RuntimeError: the engine and the answer table disagree (the case left the set) or a game
+            did not end solved.
+    """
+    from pi_env.constants import SOLVE_BASE
+    from pi_env.engine import solo as S
+
+    config = S.SoloConfig(investigators=investigators, board=board)
+    root = np.sort(np.asarray(cases if cases is not None else np.arange(opt.codes.shape[1]))).astype(np.int16)
+    memo: dict[tuple[bytes, int], int] = {}
+    if first_action is not None:
+        memo[(root.tobytes(), investigators)] = int(first_action)
+    out = np.zeros(root.size, dtype=np.int64)
+    for i, case in enumerate(root.tolist()):
+        st = S.from_layout(config, tile_district, case)
+        cases, k = root, investigators
+        while not bool(st.done[0]):
+            key = (cases.tobytes(), k)
+            if key not in memo:
+                memo[key] = opt.best_action(cases, k)
+            a = memo[key]
+            if a >= GUESS:
+                S.step_inplace(st, np.array([SOLVE_BASE + a - GUESS]), config)
+                if not bool(st.done[0]):
+                    cases = cases[cases != a - GUESS]
+                continue
+            S.step_inplace(st, np.array([a]), config)
+            if a < INVESTIGATE_BASE:
+                code = int(st.last_answer[0, 0])
+            else:
+                d = a - INVESTIGATE_BASE
+                spots, traces = int(st.last_answer[0, 0]), int(st.last_answer[0, 1])
+                for t in range(3):  # a suppressed type's marker is on its tile in d (RULES.md §4.2)
+                    if st.inv_suppressed[0, d, t]:
+                        tile = int(st.district_tile[0, d, t])
+                        spots += int(st.spot[0, tile])
+                        traces += int(st.trace[0, tile])
+                code = 4 * spots + traces
+                k -= 1
+            cases = cases[opt.codes[a, cases] == code]
+            if case not in cases:
+                raise RuntimeError(f"case {case}: after action {a} the engine's answer {code} excludes it")
+        if not bool(st.solved[0]):
+            raise RuntimeError(f"case {case}: the game ended unsolved after {int(st.actions[0])} actions")
+        out[i] = int(st.actions[0])
+    return out
 
 
 def layout_of(seed: int) -> np.ndarray:
@@ -1005,7 +1069,7 @@ def gap_target(best: int, gap: float) -> int:
 
 def solve_layout(layout: int, seed: int, investigators: int = 5, time_limit: float = 1800.0,
                  exact_below: int = 150, exact_upto: int = 40, board: Board = DAYTIME, progress=None,
-                 table_bits: int = 25, gap: float = 1.0) -> LayoutResult:
+                 table_bits: int = 25, gap: float = 1.0, verify: bool = True) -> LayoutResult:
     """Greedy value, best policy found, proven lower bound and exactness for one layout.
 
     Steps (shares of ``time_limit``, in seconds): the rollout (not time-limited) and the lookahead
@@ -1018,7 +1082,12 @@ def solve_layout(layout: int, seed: int, investigators: int = 5, time_limit: flo
     (:meth:`OptimalSearch.solve_root`) with the bounds found so far uses the rest of the time: it
     refutes the first actions one by one against the best policy (proving it optimal when all are
     refuted), or finds a better policy and proves it. ``exact`` when the bound meets the best
-    policy.
+    policy. Then (exact layouts, ``verify``) the solo rules engine plays the optimal policy on every
+    case (:func:`play_in_engine`, not counted in ``seconds``): its count of actions must be the
+    search's total, and its mean is the row's ``engine_mean``.
+
+    Raises:
+        RuntimeError: the engine's count differs from the search's optimum (a bug, never expected).
     """
     from pi_env.actions import action_name
 
@@ -1073,10 +1142,22 @@ def solve_layout(layout: int, seed: int, investigators: int = 5, time_limit: flo
     exact = lower >= best
     if first is None:
         first = opt.greedy_action(root, investigators)
+    seconds = time.monotonic() - t0
+    engine_mean = float("nan")
+    if exact and verify:  # the optimal policy played by the rules engine on all cases
+        counts = play_in_engine(opt, layout_of(seed), investigators, first, board=board)
+        if int(counts.sum()) != best:
+            raise RuntimeError(f"layout {layout}: the engine counts {int(counts.sum())} actions for the "
+                               f"optimal policy, the search {best}")
+        engine_mean = float(counts.mean())
+        if progress is not None:
+            progress(f"engine check: the optimal policy takes {engine_mean:.4f} actions on average in the solo "
+                     f"engine ({time.monotonic() - t0 - seconds:.0f} s)")
     return LayoutResult(layout=layout, seed=seed, greedy=greedy, rollout=rollout / n, best_policy=best / n,
                         lower_bound=lower / n, gap_percent=100.0 * (best - lower) / lower, exact=exact,
-                        seconds=time.monotonic() - t0, nodes=opt.nodes, lookahead_depth=depth,
-                        first_action=action_name(int(first), board) if first is not None and first < GUESS else "")
+                        seconds=seconds, nodes=opt.nodes, lookahead_depth=depth,
+                        first_action=action_name(int(first), board) if first is not None and first < GUESS else "",
+                        engine_mean=engine_mean)
 
 
 def format_table(rows: Sequence[LayoutResult]) -> list[str]:
@@ -1208,14 +1289,17 @@ def read_results(path: Path) -> list[LayoutResult]:
 
     convert = {"int": int, "float": float, "bool": boolean, "str": str}
     columns = {f.name: convert[str(f.type)] for f in fields(LayoutResult)}
+    optional = {f.name for f in fields(LayoutResult) if f.default is not MISSING}  # newer columns
     out = []
     with Path(path).open(newline="", encoding="utf-8") as f:
         reader = csv.DictReader(f)
-        if reader.fieldnames is None or set(columns) - set(reader.fieldnames):
+        if reader.fieldnames is None or set(columns) - optional - set(reader.fieldnames):
             raise ValueError(f"{path}: not a solo_optimal CSV (expected the columns {', '.join(columns)})")
         for line, row in enumerate(reader, start=2):
             kw = {}
             for name, conv in columns.items():
+                if name in optional and name not in row:
+                    continue
                 try:
                     kw[name] = conv(row[name])
                 except (TypeError, ValueError) as exc:

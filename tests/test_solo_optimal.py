@@ -326,3 +326,20 @@ def test_sigterm_stops_the_workers_and_keeps_the_file(tmp_path):
              Path(f"/proc/{k}/stat").read_text().rsplit(")", 1)[1].split()[0]]
     assert alive == [], alive
     assert not out.exists()  # no layout finished: nothing written
+
+
+def test_optimal_policy_played_in_the_engine_takes_its_value(codes):
+    # the exact policy on a subproblem, played by the solo rules engine on each of its cases: the
+    # engine's action counts add up to the optimum the search computed
+    from experiments.solo_optimal import play_in_engine
+
+    cases = np.flatnonzero(codes[36] == 5)  # "investigate Lakeside: 1 spot, 1 trace"
+    opt = OptimalSearch(codes, IS_INV, investigators=4)
+    counts = play_in_engine(opt, layout_of(3), 4, cases=cases)
+    assert counts.shape == cases.shape and counts.min() >= 1
+    assert int(counts.sum()) == opt.value(cases, 4)
+    # a table that disagrees with the engine is caught
+    wrong = codes.copy()
+    wrong[:36] = (wrong[:36] + 1) % 3
+    with pytest.raises(RuntimeError, match="excludes it"):
+        play_in_engine(OptimalSearch(wrong, IS_INV, investigators=4), layout_of(3), 4, cases=cases)
