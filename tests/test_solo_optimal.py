@@ -235,7 +235,7 @@ def test_gap_target():
 def _row(layout, seed):
     return LayoutResult(layout=layout, seed=seed, greedy=6.5, rollout=6.0, best_policy=5.9, lower_bound=5.85,
                         gap_percent=0.85, exact=False, seconds=1.5, nodes=10, lookahead_depth=4,
-                        first_action="investigate Trocadero")
+                        first_action="investigate Trocadero", engine_mean=5.9)
 
 
 def test_results_round_trip_and_resume_keeps_them(tmp_path, capsys):
@@ -244,6 +244,9 @@ def test_results_round_trip_and_resume_keeps_them(tmp_path, capsys):
     out = tmp_path / "opt.csv"
     _report([_row(1, 1), _row(0, 0)], out)
     assert read_results(out) == [_row(0, 0), _row(1, 1)]  # written in layout order
+    old = tmp_path / "old.csv"  # a CSV of before the engine_mean column: read, the column NaN
+    old.write_text("\n".join(",".join(line.split(",")[:-1]) for line in out.read_text().splitlines()) + "\n")
+    assert [np.isnan(r.engine_mean) and r.first_action for r in read_results(old)] == ["investigate Trocadero"] * 2
     before = out.read_bytes()
     with pytest.raises(SystemExit):  # an existing file is never replaced without --force
         main(["--layouts", "2", "--out", str(out)])
