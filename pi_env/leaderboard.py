@@ -115,8 +115,9 @@ class Leaderboard:
         LeaderboardError: (from every method) the file is not a usable leaderboard.
     """
 
-    def __init__(self, path: "str | os.PathLike[str] | None" = None):
+    def __init__(self, path: "str | os.PathLike[str] | None" = None, timeout: float = 10.0):
         self.path = Path(path).expanduser() if path is not None else default_db_path()
+        self.timeout = float(timeout)  # seconds to wait for another program's lock
 
     def _fail(self, why: str) -> LeaderboardError:
         return LeaderboardError(f"leaderboard {self.path}: {why}; the file was left as it is")
@@ -139,7 +140,7 @@ class Leaderboard:
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            con = sqlite3.connect(str(self.path), timeout=10)
+            con = sqlite3.connect(str(self.path), timeout=self.timeout)
         except sqlite3.Error as exc:
             raise self._fail(f"cannot be opened ({exc})") from None
         try:
@@ -154,6 +155,8 @@ class Leaderboard:
                     con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except sqlite3.DatabaseError as exc:
             con.close()
+            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+                raise self._fail(f"is in use by another program ({exc}); try again once it is closed") from None
             raise self._fail(f"is not a usable SQLite database ({exc})") from None
         except LeaderboardError:
             con.close()

@@ -99,3 +99,17 @@ def test_where_the_file_lives(tmp_path, monkeypatch):
     monkeypatch.delenv(DATA_ENV)
     monkeypatch.delenv(DB_ENV)
     assert data_dir().name == "pi-env"  # platformdirs' user data directory
+
+
+def test_a_locked_leaderboard_is_reported_as_in_use(tmp_path):
+    path = tmp_path / "lb.sqlite"
+    Leaderboard(path).add(entry("ann", 7))
+    other = sqlite3.connect(str(path))
+    other.execute("BEGIN EXCLUSIVE")  # another program holds the file
+    try:
+        with pytest.raises(LeaderboardError, match=r"is in use by another program \(database is locked\)"):
+            Leaderboard(path, timeout=0.05).results(7, 5)
+    finally:
+        other.rollback()
+        other.close()
+    assert [e.name for e in Leaderboard(path).results(7, 5)] == ["ann"]  # nothing lost
