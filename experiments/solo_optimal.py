@@ -634,6 +634,8 @@ class OptimalSearch:
         self.z2 = rng.integers(1, 2**63, N, dtype=np.uint64)
         self.kz1 = rng.integers(1, 2**63, self.investigators + 1, dtype=np.uint64)
         self.kz2 = rng.integers(1, 2**63, self.investigators + 1, dtype=np.uint64)
+        if not 4 <= int(table_bits) <= 34:
+            raise ValueError(f"table_bits must be 4..34 (2**bits entries of 26 bytes), got {table_bits}")
         size = 1 << int(table_bits)
         self.tk1 = np.zeros(size, dtype=np.uint64)
         self.tk2 = np.zeros(size, dtype=np.uint64)
@@ -1208,12 +1210,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     again.add_argument("--force", action="store_true", help="replace an existing --out")
     parser.add_argument("--verbose", action="store_true", help="report progress on stderr")
     args = parser.parse_args(argv)
+    for name, low, high in (("layouts", 1, None), ("investigators", 0, 14), ("exact_below", 1, None),
+                            ("exact_upto", 1, None), ("table_bits", 4, 34), ("workers", 1, None)):
+        value = getattr(args, name)
+        if value < low or (high is not None and value > high):
+            span = f"{low}..{high}" if high is not None else f"at least {low}"
+            parser.error(f"--{name.replace('_', '-')} must be {span}, got {value}")
     if not (math.isfinite(args.gap) and args.gap >= 0):
         parser.error(f"--gap must be a number >= 0 (percent), got {args.gap}")
     if not (math.isfinite(args.time_limit) and args.time_limit > 0):
         parser.error(f"--time-limit must be a positive number of seconds, got {args.time_limit}")
     out = Path(args.out)
     rows: list[LayoutResult] = []
+    if out.is_dir():
+        parser.error(f"--out: {out} is a directory, not a file")
     if out.exists() and not (args.resume or args.force):
         parser.error(f"{out} exists: --resume to add the missing layouts to it, --force to replace it")
     if args.resume and out.exists():
@@ -1240,8 +1250,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         with terminate_as_interrupt():
             _run_jobs(jobs, args.workers, rows, out)
     except KeyboardInterrupt:
-        print(f"interrupted: {len(rows)} layout(s) in {out if rows else 'no file'}; run again with --resume "
-              "to solve the others", file=sys.stderr)
+        kept = (f"{len(rows)} layout{'' if len(rows) == 1 else 's'} kept in {out}" if rows
+                else "no layout had finished, nothing written")
+        print(f"interrupted: {kept}; run again with --resume to solve the others", file=sys.stderr)
         return 130
     if not rows:
         return 0
@@ -1320,4 +1331,9 @@ def _report(rows: list[LayoutResult], out: Path) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # run from the importable module, not from __main__: the pool's workers then compile (and numba
+    # caches) the kernels under ``experiments.solo_optimal``; compiled as ``__mp_main__`` (spawn's name
+    # for a -m script), the cache entries broke every later import ("No module named '__mp_main__'")
+    from experiments.solo_optimal import main as _main
+
+    sys.exit(_main())

@@ -262,17 +262,27 @@ def test_results_round_trip_and_resume_keeps_them(tmp_path, capsys):
 
 @pytest.mark.parametrize("flags, message", [(["--gap", "nan"], "--gap must be"), (["--gap", "-1"], "--gap must be"),
                                             (["--time-limit", "0"], "--time-limit must be"),
-                                            (["--time-limit", "inf"], "--time-limit must be")])
+                                            (["--time-limit", "inf"], "--time-limit must be"),
+                                            (["--table-bits", "1"], "--table-bits must be 4..34, got 1"),
+                                            (["--workers", "0"], "--workers must be at least 1, got 0"),
+                                            (["--layouts", "0"], "--layouts must be at least 1, got 0"),
+                                            (["--investigators", "15"], "--investigators must be 0..14")])
 def test_bad_flags_are_refused_before_any_work(tmp_path, capsys, flags, message):
     with pytest.raises(SystemExit):
         main(["--layouts", "1", "--out", str(tmp_path / "x.csv"), *flags])
     assert message in capsys.readouterr().err and not (tmp_path / "x.csv").exists()
 
 
-def test_out_directory_is_refused_before_any_work(tmp_path, capsys):
+@pytest.mark.parametrize("flags", [[], ["--force"], ["--resume"]])
+def test_out_directory_is_refused_before_any_work(tmp_path, capsys, flags):
     with pytest.raises(SystemExit):
-        main(["--layouts", "1", "--out", str(tmp_path), "--force"])
-    assert "is a directory" in capsys.readouterr().err
+        main(["--layouts", "1", "--out", str(tmp_path), *flags])
+    assert f"--out: {tmp_path} is a directory, not a file" in capsys.readouterr().err
+
+
+def test_a_tiny_table_is_refused():
+    with pytest.raises(ValueError, match="table_bits must be 4..34"):
+        OptimalSearch(np.zeros((1, 4), np.int8), np.zeros(1, bool), table_bits=1)
 
 
 def test_malformed_results_file_is_named(tmp_path, capsys):
@@ -323,7 +333,7 @@ def test_sigterm_stops_the_workers_and_keeps_the_file(tmp_path):
     time.sleep(1.0)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130 and "--resume" in err, err
+    assert proc.returncode == 130 and "no layout had finished, nothing written; run again with --resume" in err, err
     time.sleep(0.5)
     alive = [k for k in kids if Path(f"/proc/{k}").exists() and "Z" not in
              Path(f"/proc/{k}/stat").read_text().rsplit(")", 1)[1].split()[0]]
