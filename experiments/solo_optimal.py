@@ -113,7 +113,7 @@ import numpy as np
 from experiments.interrupts import ignore_sigint, signals_held, terminate_as_interrupt
 from pi_env._config import kernel
 from pi_env.board import DAYTIME, Board
-from pi_env.constants import INVESTIGATE_BASE, NUM_CASES
+from pi_env.constants import INVESTIGATE_BASE, NUM_CASES, SOLVE_BASE
 from pi_env.errors import PIError
 from pi_env.files import check_output_path, write_text_atomic
 
@@ -994,7 +994,6 @@ def play_in_engine(opt: OptimalSearch, tile_district: np.ndarray, investigators:
         RuntimeError: the engine and the answer table disagree (the case left the set) or a game
             did not end solved.
     """
-    from pi_env.constants import SOLVE_BASE
     from pi_env.engine import solo as S
 
     config = S.SoloConfig(investigators=investigators, board=board)
@@ -1095,7 +1094,8 @@ def solve_layout(layout: int, seed: int, investigators: int = 5, time_limit: flo
 
     t0 = time.monotonic()
     deadline = t0 + time_limit
-    codes = answer_codes(layout_of(seed), board)
+    tiles = layout_of(seed)
+    codes = answer_codes(tiles, board)
     opt = OptimalSearch(codes, np.arange(codes.shape[0]) >= INVESTIGATE_BASE, investigators,
                         table_bits=table_bits)
     root = np.arange(NUM_CASES, dtype=np.int16)
@@ -1147,7 +1147,7 @@ def solve_layout(layout: int, seed: int, investigators: int = 5, time_limit: flo
     seconds = time.monotonic() - t0
     engine_mean = float("nan")
     if exact and verify:  # the optimal policy played by the rules engine on all cases
-        counts = play_in_engine(opt, layout_of(seed), investigators, first, board=board)
+        counts = play_in_engine(opt, tiles, investigators, first, board=board)
         if int(counts.sum()) != best:
             raise RuntimeError(f"layout {layout}: the engine counts {int(counts.sum())} actions for the "
                                f"optimal policy, the search {best}")

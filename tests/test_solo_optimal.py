@@ -144,18 +144,26 @@ def _random_table(rng, n, a):
     return codes, inv
 
 
+def _random_instances(seed, count, cases, queries, investigators):
+    """``count`` random instances ``(n, codes, inv, k, exact)``: ``n`` cases and ``a`` queries drawn
+    from the half-open ranges ``cases`` and ``queries``, ``k`` from ``range(investigators)``, and
+    the brute-force optimum of all ``n`` cases with ``k`` investigators."""
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        n, a = int(rng.integers(*cases)), int(rng.integers(*queries))
+        codes, inv = _random_table(rng, n, a)
+        k = int(rng.integers(0, investigators))
+        yield n, codes, inv, k, brute_force_value(codes, inv, range(n), k)
+
+
 def test_exchange_argument_behind_the_pair_bound():
     # the searches skip every solve once n + (n - 1) + F[n - 2] reaches the best value found; that is
     # sound because T >= min(best query, that pair bound), not because a solve's own value n + T(S - c)
     # is above it (it often is not): check both against brute force
-    rng = np.random.default_rng(21)
     below = 0
-    for _ in range(80):
-        n, a = int(rng.integers(4, 10)), int(rng.integers(1, 6))
-        codes, inv = _random_table(rng, n, a)
-        k = int(rng.integers(0, 3))
+    for n, codes, inv, k, total in _random_instances(21, 80, (4, 10), (1, 6), 3):
+        a = codes.shape[0]
         F = counting_bound(n, 2, 3, 5)
-        total = brute_force_value(codes, inv, range(n), k)
         queries = [n + sum(brute_force_value(codes, inv, np.flatnonzero(codes[q] == v), k - int(inv[q]))
                            for v in np.unique(codes[q]))
                    for q in range(a) if np.unique(codes[q]).size > 1 and (k > 0 or not inv[q])]
@@ -169,13 +177,8 @@ def test_exchange_argument_behind_the_pair_bound():
 def test_root_search_equals_brute_force_where_solves_matter():
     # few, coarse queries: solving (wrong) first is often part of the optimum, so solve_root has to
     # search the solves (pair bound below the policy) and still end exact
-    rng = np.random.default_rng(4)
     searched = 0
-    for _ in range(40):
-        n, a = int(rng.integers(4, 11)), int(rng.integers(1, 3))
-        codes, inv = _random_table(rng, n, a)
-        k = int(rng.integers(0, 2))
-        exact = brute_force_value(codes, inv, range(n), k)
+    for n, codes, inv, k, exact in _random_instances(4, 40, (4, 11), (1, 3), 2):
         opt = OptimalSearch(codes, inv, investigators=1)
         upper = n * (n + 1) // 2  # naming the cases one by one
         res = opt.solve_root(np.arange(n), k, upper)
@@ -195,13 +198,8 @@ def test_targeted_depth_bound_is_proven_and_reaches_its_target():
     # lower_bound(target=t) refines nothing beyond t: it must stay below the exact value and be at
     # least min(the untargeted bound of the same depth, t); exact_upto=3 makes it use the depth
     # recursion on every set of the random tables (the exact search only below 4 cases)
-    rng = np.random.default_rng(17)
     capped = 0
-    for _ in range(80):
-        n, a = int(rng.integers(5, 12)), int(rng.integers(2, 7))
-        codes, inv = _random_table(rng, n, a)
-        k = int(rng.integers(0, 3))
-        exact = brute_force_value(codes, inv, range(n), k)
+    for n, codes, inv, k, exact in _random_instances(17, 80, (5, 12), (2, 7), 3):
         for depth in (1, 2, 3):
             free, _ = OptimalSearch(codes, inv, investigators=2).lower_bound(np.arange(n), k, depth, exact_upto=3)
             assert free <= exact
@@ -304,7 +302,6 @@ def test_malformed_results_file_is_named(tmp_path, capsys):
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
 def test_sigterm_stops_the_workers_and_keeps_the_file(tmp_path):
     # a killed run must not leave worker processes computing (they did, before: orphans of a pool)
-    import os
     import signal
     import subprocess
     import sys
