@@ -428,12 +428,12 @@ def cmd_render(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .board_image import board_image, record_position, write_png
+    from .files import check_output_path
 
     out = Path(args.out)
     if out.suffix.lower() != ".png":
         raise PIError(f"--out {args.out}: the picture is written as PNG; give a .png file name")
-    if out.exists() and not args.force:
-        raise PIError(f"{out} exists; use --force to overwrite it")
+    check_output_path(out, force=args.force)
     state, config = record_position(args.record, None if args.round is None else args.round - 1,
                                     args.event)
     if args.viewer is not None and not 0 <= args.viewer < config.num_players:

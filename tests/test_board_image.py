@@ -157,6 +157,14 @@ def test_cli_render_errors(capsys, tmp_path, record_path, args, message):
     assert not (tmp_path / "x.png").exists()
 
 
+def test_cli_render_checks_the_output_path_first(capsys, tmp_path, record_path):
+    (tmp_path / "dir.png").mkdir()
+    code, _, err = run(capsys, "render", record_path, "--out", tmp_path / "dir.png", "--force")
+    assert code == 2 and err == f"pi-env: error: {tmp_path / 'dir.png'}: is a directory, not a file\n"
+    code, _, err = run(capsys, "render", record_path, "--out", tmp_path / "no" / "x.png")
+    assert code == 2 and err == f"pi-env: error: {tmp_path / 'no' / 'x.png'}: the folder {str(tmp_path / 'no')!r} does not exist\n"
+
+
 def test_cli_render_needs_an_engine_record(capsys, tmp_path, record_path):
     doc = json.loads(record_path.read_text(encoding="utf-8"))
     doc.pop("engine")
