@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from pi_env.errors import UnknownNameError
+from typing import Callable
 
-from .base import Agent, RandomAgent
-from .deducer import DeducerAgent
-from .greedy import GreedyAgent
-from .heuristic import HeuristicAgent
-from .search import SearchAgent
+from pi_env.core.errors import UnknownNameError
+
+from pi_env.agents.base import Agent, RandomAgent
+from pi_env.agents.deducer import DeducerAgent
+from pi_env.agents.greedy import GreedyAgent
+from pi_env.agents.heuristic import HeuristicAgent
+from pi_env.agents.search import SearchAgent
 
 AGENTS: dict[str, type[Agent]] = {"random": RandomAgent, "deducer": DeducerAgent, "heuristic": HeuristicAgent,
                                "greedy": GreedyAgent, "search": SearchAgent}
@@ -16,7 +18,7 @@ AGENTS: dict[str, type[Agent]] = {"random": RandomAgent, "deducer": DeducerAgent
 
 def make_agent(name: str, *, edition: str = "second") -> Agent:
     """A new agent by name: one of :data:`AGENTS`, or ``sb3:PATH`` / ``sb3-sample:PATH`` for a
-    policy trained by ``experiments/train_sb3.py`` (:class:`agents.sb3_policy.SB3PolicyAgent`).
+    policy trained by ``experiments/train_sb3.py`` (:class:`pi_env.agents.sb3_policy.SB3PolicyAgent`).
 
     ``edition`` (RULES.md §5: ``"second"`` or ``"first"``) goes to the agents that score positions
     by the rules (``greedy``, ``search``): the observation does not carry it.
@@ -25,9 +27,9 @@ def make_agent(name: str, *, edition: str = "second") -> Agent:
         UnknownNameError: the name is not in :data:`AGENTS` (the message lists the known ones).
     """
     key = name.strip().lower()
-    for prefix in ("sb3:", "sb3-sample:"):  # a trained policy file (agents.sb3_policy, needs torch)
+    for prefix in ("sb3:", "sb3-sample:"):  # a trained policy file (pi_env.agents.sb3_policy, needs torch)
         if key.startswith(prefix):
-            from .sb3_policy import SB3PolicyAgent
+            from pi_env.agents.sb3_policy import SB3PolicyAgent
 
             return SB3PolicyAgent(name.strip()[len(prefix):], deterministic=prefix == "sb3:")
     if key not in AGENTS:
@@ -44,5 +46,15 @@ def make_agent(name: str, *, edition: str = "second") -> Agent:
     return cls()
 
 
-__all__ = ["Agent", "RandomAgent", "DeducerAgent", "HeuristicAgent", "GreedyAgent", "SearchAgent", "AGENTS",
+def opponent_factory(spec: "str | Agent") -> "str | Agent | Callable[[], Agent]":
+    """An opponent entry for :class:`pi_env.envs.selfplay.SelfPlayVecEnv`: ``"self"`` stays, an
+    agent name becomes a factory of new agents of that name (checked now: an unknown name raises
+    :class:`UnknownNameError` here), anything else is returned as it is."""
+    if isinstance(spec, str) and spec.strip().lower() != "self":
+        make_agent(spec)  # fail early on an unknown name
+        return lambda: make_agent(spec)
+    return spec
+
+
+__all__ = ["opponent_factory", "Agent", "RandomAgent", "DeducerAgent", "HeuristicAgent", "GreedyAgent", "SearchAgent", "AGENTS",
            "make_agent"]

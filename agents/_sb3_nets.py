@@ -1,5 +1,5 @@
 """Torch modules of the MaskablePPO policy (needs the ``rl`` extra: torch, stable-baselines3,
-sb3-contrib). Imported only by :mod:`agents.sb3_policy` and :mod:`experiments.train_sb3`; a saved
+sb3-contrib). Imported only by :mod:`pi_env.agents.sb3_policy` and :mod:`pi_env.experiments.train_sb3`; a saved
 model refers to these classes by name, so they must stay importable here.
 
 The network: one shared ``Linear(obs, features) + ReLU`` layer (the observations are long, 2452
@@ -30,7 +30,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from pi_env.constants import NUM_ACTIONS, NUM_CASES, SOLVE_BASE
+from pi_env.core.constants import NUM_ACTIONS, NUM_CASES, SOLVE_BASE
 
 __all__ = ["SharedInputExtractor", "FactorizedActionHead", "FactorizedMaskablePolicy", "INITIAL_SOLVE_BIAS",
            "PassMaskExtractor", "NormalizedSolveHead", "NormalizedSolvePolicy"]
@@ -86,7 +86,7 @@ class FactorizedMaskablePolicy(MaskableActorCriticPolicy):
 
 class PassMaskExtractor(BaseFeaturesExtractor):
     """For observations that end with the ``1680`` allowed-solve flags (the solo observation of
-    :class:`experiments.sb3_envs.SoloSB3VecEnv`): ``cat(ReLU(Linear(rest)), flags)``, so the
+    :class:`pi_env.rl.sb3_envs.SoloSB3VecEnv`): ``cat(ReLU(Linear(rest)), flags)``, so the
     action head sees the flags (``features_dim = hidden + 1680``)."""
 
     def __init__(self, observation_space: spaces.Box, hidden: int = 128):

@@ -10,7 +10,7 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from pi_env.board import DAYTIME, Board
+from pi_env.core.board import DAYTIME, Board
 
 
 class Agent(ABC):

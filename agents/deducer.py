@@ -1,11 +1,11 @@
 """The ``deducer`` agent: exact deduction with the most even split (issues #2 and #3).
 
 It keeps the set of cases it can still have with their probabilities — by default the exact joint
-posterior of the solver (:func:`solvers.analyze_knowledge`: its own answers, the case it holds and
+posterior of the solver (:func:`pi_env.solvers.analyze_knowledge`: its own answers, the case it holds and
 every other player's public answers, jointly through disjointness; RULES.md §9), or with
 ``joint=False`` its own-information set with uniform weights. It picks the legal clue or
 investigator whose answer splits that set most evenly — the highest expected information gain, i.e.
-the highest entropy of the answer distribution (:func:`solvers.hints.information_gains`) — and
+the highest entropy of the answer distribution (:func:`pi_env.solvers.hints.information_gains`) — and
 solves when one case is left. If no legal query can split the set any more it names the most likely
 case. Ties are broken by the agent's seeded rng.
 """
@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from pi_env.board import Board
-from pi_env.constants import SOLVE_BASE
-from solvers.analysis import analyze_knowledge
-from solvers.case_sets import case_bits
-from solvers.hints import GAIN_TOLERANCE, answer_matrix, candidate_actions, information_gains
-from solvers.observation import knowledge_from_observation
-from solvers.tables import from_bitset
+from pi_env.core.board import Board
+from pi_env.core.constants import SOLVE_BASE
+from pi_env.solvers.analysis import analyze_knowledge
+from pi_env.solvers.case_sets import case_bits
+from pi_env.solvers.hints import GAIN_TOLERANCE, answer_matrix, candidate_actions, information_gains
+from pi_env.solvers.observation import knowledge_from_observation
+from pi_env.solvers.tables import from_bitset
 
-from .base import Agent
+from pi_env.agents.base import Agent
 
 
 def consistent_cases(observation: np.ndarray, num_players: int, adjacency: "np.ndarray | Board") -> np.ndarray:
@@ -33,7 +33,7 @@ def consistent_cases(observation: np.ndarray, num_players: int, adjacency: "np.n
     Args:
         observation: flat ``int16`` observation (see :mod:`pi_env.engine.observe`).
         num_players: ``P``.
-        adjacency: ``bool[14, 14]`` board adjacency (or the :class:`~pi_env.board.Board`).
+        adjacency: ``bool[14, 14]`` board adjacency (or the :class:`~pi_env.core.board.Board`).
     """
     k = knowledge_from_observation(observation, num_players, adjacency)
     return from_bitset(case_bits(k)[k.player])

@@ -4,7 +4,7 @@
 It knows only its observation (RULES.md §9). On its turn it
 
 1. takes its case distribution from the solver's exact joint posterior
-   (:func:`solvers.analyze_knowledge` of :func:`solvers.knowledge_from_observation`: its own
+   (:func:`pi_env.solvers.analyze_knowledge` of :func:`pi_env.solvers.knowledge_from_observation`: its own
    answers, the case it holds and every other player's public answers, jointly through
    disjointness);
 2. **solves when certain**: one case left, it names it;
@@ -14,18 +14,18 @@ It knows only its observation (RULES.md §9). On its turn it
    * ``E_now = p · points_now − (1 − p) · 2`` with ``p`` the probability of the most likely case;
    * ``E_wait = E[ 1{round still on} · max(0, q · points_next − (1 − q) · 2) ]`` with ``q`` the
      expected probability of the most likely case after the query's answer
-     (``Σ_k max_{c answering k} P(c)``, as :func:`solvers.hints.solve_now_rule`), where the round
+     (``Σ_k max_{c answering k} P(c)``, as :func:`pi_env.solvers.hints.solve_now_rule`), where the round
      ending and ``points_next`` (the tier at the next turn) depend on what the other players do
      before that turn, estimated by the :ref:`opponent model <opponent-model>` below;
 
    it names the most likely case when ``E_now > 0`` and ``E_now ≥ E_wait``;
 4. otherwise takes, among the candidate queries that can split its cases (expected information
-   gain above :data:`solvers.hints.GAIN_TOLERANCE`), the one with the highest **race value**
+   gain above :data:`pi_env.solvers.hints.GAIN_TOLERANCE`), the one with the highest **race value**
    ``gain + DENIAL_WEIGHT · denial``: ``gain`` is the entropy of its answer distribution under the
-   joint posterior (:func:`solvers.hints.information_gains`), ``denial`` the bits the
+   joint posterior (:func:`pi_env.solvers.hints.information_gains`), ``denial`` the bits the
    :ref:`next player <denial>` would learn from that clue card (:func:`next_player_gains`); ties
    go to the lowest action id. With ``denial_weight=0`` the query is
-   :attr:`solvers.Hint.best_action` of the same candidates (the rule before denial);
+   :attr:`pi_env.solvers.Hint.best_action` of the same candidates (the rule before denial);
 5. when no candidate query can split its cases it names the most likely case if that beats
    waiting for others' solves (``E_now ≥ E[1{round on} · max(0, p · points_next − (1 − p) · 2)]``,
    ``p`` unchanged), else it waits with the legal clue of the highest ``denial`` (ties: the lowest
@@ -40,7 +40,7 @@ empty. The agent holds the case of the next player in turn order (seat ``+1``), 
 answer that player would get from every card. ``denial`` of a clue card is the information that
 answer would give that player about its case, measured on its *public* case set (the cases
 consistent with its public answers, the other players' spot markers and correct solves; uniform
-weights, as :func:`solvers.case_sets.case_bits` of the public events): ``log2(n / m)`` with ``n``
+weights, as :func:`pi_env.solvers.case_sets.case_bits` of the public events): ``log2(n / m)`` with ``n``
 the size of that set and ``m`` the number of its cases giving the same answer as the true case.
 Investigators are not a shared resource (denial 0); a seat that has solved or is idle (below) has
 denial 0. A card is worth denying only to a player who gathers information, so ``denial`` is
@@ -66,10 +66,10 @@ keeping cards from a player that never uses them.
 **Candidate queries**: the legal clues and investigators of the action mask. Investigator tiles
 are spent for the game (5 for 3 rounds), so with ``ration_investigators`` (default) an investigator
 is a candidate only while this round's share is not used up: ``ceil(tiles at the round's start /
-rounds left)``, assuming 3 rounds (as :mod:`agents.heuristic`).
+rounds left)``, assuming 3 rounds (as :mod:`pi_env.agents.heuristic`).
 
 **Scores** (second edition by default; the observation does not say the edition): ``points =
-[7, 5, 3, 1][tier] + round`` (:func:`pi_env.scoring.tier_points`, 0 for a tier the player count does
+[7, 5, 3, 1][tier] + round`` (:func:`pi_env.engine.ranking.tier_points`, 0 for a tier the player count does
 not have), a correct solve adds at most up to the cap 21 and a wrong one costs at most down to the
 floor −5 (RULES.md §5).
 
@@ -78,7 +78,7 @@ floor −5 (RULES.md §5).
 **Opponent model** (:class:`Outlook`; a fitted model, not a rule). Every other seat that has not
 solved gets a distribution of the number of its own turns until it solves, from how narrowed its
 public information is: ``n``, the number of cases consistent with that seat's public answers, the
-other players' spot markers and correct solves (:func:`solvers.case_bits` of the observation's
+other players' spot markers and correct solves (:func:`pi_env.solvers.case_bits` of the observation's
 public events, without the case the observer holds). With ``L = log2 n``, ``T = 1`` if ``n = 1``,
 else ``T`` is a normal ``N(μ, σ)`` rounded to ``1, 2, ...`` with
 
@@ -115,19 +115,19 @@ from itertools import product
 import numpy as np
 from scipy.special import ndtr
 
-from pi_env.board import DAYTIME, Board
-from pi_env.constants import (DEFAULT_MAX_ROTATIONS, INVESTIGATE_BASE, SCORE_CAP, SCORE_FLOOR, SOLVE_BASE,
+from pi_env.core.board import DAYTIME, Board
+from pi_env.core.constants import (DEFAULT_MAX_ROTATIONS, INVESTIGATE_BASE, SCORE_CAP, SCORE_FLOOR, SOLVE_BASE,
                               WRONG_SOLVE_PENALTY)
 from pi_env.engine.observe import decode_observation
-from pi_env.scoring import tier_points
-from solvers.analysis import analyze_knowledge
-from solvers.case_sets import case_bits
-from solvers.hints import GAIN_TOLERANCE, answer_matrix, candidate_actions, information_gains
-from solvers.knowledge import Knowledge
-from solvers.observation import knowledge_from_observation
-from solvers.tables import bitset_cases
+from pi_env.engine.ranking import tier_points
+from pi_env.solvers.analysis import analyze_knowledge
+from pi_env.solvers.case_sets import case_bits
+from pi_env.solvers.hints import GAIN_TOLERANCE, answer_matrix, candidate_actions, information_gains
+from pi_env.solvers.knowledge import Knowledge
+from pi_env.solvers.observation import knowledge_from_observation
+from pi_env.solvers.tables import bitset_cases
 
-from .base import Agent
+from pi_env.agents.base import Agent
 
 __all__ = ["GreedyAgent", "Outlook", "Situation", "assess", "greedy_decision", "turns_to_solve_pmf",
            "q_after", "next_player_gains", "next_player_activity", "public_case_bits", "best_query", "waiting_clue", "ROUNDS", "HORIZON", "TURNS_MEAN", "TURNS_SD", "DENIAL_WEIGHT"]
@@ -274,12 +274,12 @@ class Situation:
     """Everything the solver-driven agents read from one observation.
 
     Attributes:
-        knowledge: :func:`solvers.knowledge_from_observation` of the observation.
+        knowledge: :func:`pi_env.solvers.knowledge_from_observation` of the observation.
         cases: ``int64[N]`` the agent's possible cases (joint posterior), ascending.
         probs: ``float64[N]`` their probabilities.
         best: index into ``cases`` of the most likely case (ties: lowest case id).
         actions: ``int64[A]`` candidate queries (legal, investigators rationed).
-        answers: ``int16[A, N]`` their answer codes per case (:func:`solvers.hints.answer_matrix`).
+        answers: ``int16[A, N]`` their answer codes per case (:func:`pi_env.solvers.hints.answer_matrix`).
         gains: ``float64[A]`` expected information gains (bits).
         inv_allowed: investigators the agent may still place this round (rationing).
         outlook: the :class:`Outlook`.
@@ -367,7 +367,7 @@ def assess(observation: np.ndarray, action_mask: np.ndarray, num_players: int, b
 
 def public_case_bits(k: Knowledge) -> np.ndarray:
     """``uint64[P, 27]``: each seat's cases consistent with the public information of ``k`` alone
-    (its events, without the case the observer holds; :func:`solvers.case_sets.case_bits`)."""
+    (its events, without the case the observer holds; :func:`pi_env.solvers.case_sets.case_bits`)."""
     public = Knowledge(k.player, k.n_players, k.tile_district, k.adjacency, -1, k.events)
     return np.ascontiguousarray(case_bits(public), dtype=np.uint64)
 
@@ -376,7 +376,7 @@ def next_player_activity(k: Knowledge) -> float:
     """Share of the next player's (seat ``k.player + 1``) public actions this round that are
     queries: ``queries / (queries + named cases)`` over its events in ``k`` (clue answers and
     investigators against failed and correct solves, RULES.md §4, §9), 1.0 if it has none."""
-    from solvers.knowledge import CLUE_KIND, COL_KIND, INVESTIGATE_KIND
+    from pi_env.solvers.knowledge import CLUE_KIND, COL_KIND, INVESTIGATE_KIND
 
     kinds = k.events_of((k.player + 1) % k.n_players)[:, COL_KIND]
     if kinds.size == 0:

@@ -1,7 +1,7 @@
 """The ``heuristic`` agent: rules of thumb from players' tips (issue #4).
 
 It knows only its observation (RULES.md §9). Its *open cases* are the cases still possible from
-its own information, :func:`agents.deducer.consistent_cases`. On its turn it
+its own information, :func:`pi_env.agents.deducer.consistent_cases`. On its turn it
 
 1. **solves when certain**: one open case left, it names that case;
 2. **uses investigators where the most cases are still open**: while many cases are open
@@ -10,7 +10,7 @@ its own information, :func:`agents.deducer.consistent_cases`. On its turn it
    legal district holding a tile of the most open cases, among districts whose answer is not the
    same for every open case;
 3. otherwise **takes a clue card** whose answer splits the open cases most evenly (highest
-   information gain, :func:`solvers.hints.information_gains` over its open cases). Among the
+   information gain, :func:`pi_env.solvers.hints.information_gains` over its open cases). Among the
    clues it is indifferent between (within :data:`INDIFFERENCE` of the best gain) it prefers a card
    that is an element of the case it holds: those are the cards the player who must solve that
    case (the next player) most wants, so taking them keeps them away from that player;
@@ -28,14 +28,14 @@ import math
 
 import numpy as np
 
-from pi_env.constants import CASE_TRIPLES, INVESTIGATE_BASE, SOLVE_BASE, TYPE_OFFSETS
+from pi_env.core.constants import CASE_TRIPLES, INVESTIGATE_BASE, SOLVE_BASE, TYPE_OFFSETS
 from pi_env.engine.observe import decode_observation
-from solvers.case_sets import case_bits
-from solvers.hints import GAIN_TOLERANCE, answer_matrix, candidate_actions, information_gains
-from solvers.observation import knowledge_from_observation
-from solvers.tables import from_bitset
+from pi_env.solvers.case_sets import case_bits
+from pi_env.solvers.hints import GAIN_TOLERANCE, answer_matrix, candidate_actions, information_gains
+from pi_env.solvers.observation import knowledge_from_observation
+from pi_env.solvers.tables import from_bitset
 
-from .base import Agent
+from pi_env.agents.base import Agent
 
 INVESTIGATE_MIN_OPEN = 60
 """Investigate only while at least this many cases are open (tiles are scarce: 5 per game)."""
@@ -57,7 +57,7 @@ class HeuristicAgent(Agent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         k = knowledge_from_observation(observation, self.num_players, self.board)
-        # the own-information set, as agents.deducer.consistent_cases computes it
+        # the own-information set, as pi_env.agents.deducer.consistent_cases computes it
         cases = np.flatnonzero(from_bitset(case_bits(k)[k.player]))
         if cases.size == 0:  # cannot happen with correct answers; any legal action
             return int(np.flatnonzero(action_mask)[-1])

@@ -12,9 +12,9 @@ from typing import Callable, Sequence
 import numpy as np
 
 from pi_env.engine import GameConfig, State, init, legal_action_mask, observe, step_inplace
-from pi_env.recorder import Recorder
+from pi_env.records.recorder import Recorder
 
-from .base import Agent
+from pi_env.agents.base import Agent
 
 BeforeStep = Callable[[State, int, np.ndarray, Agent], None]
 
@@ -38,9 +38,9 @@ def play_game(config: GameConfig, agents: Sequence["Agent | str"], seed: int, *,
         PIError: an agent count that differs from ``config.num_players``; UnknownNameError for an
             unknown agent name.
     """
-    from pi_env.errors import PIError
+    from pi_env.core.errors import PIError
 
-    from . import make_agent
+    from pi_env.agents import make_agent
 
     if len(agents) != config.num_players:
         raise PIError(f"{len(agents)} agents for {config.num_players} players")

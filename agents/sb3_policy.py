@@ -1,21 +1,21 @@
-"""A MaskablePPO policy trained by :mod:`experiments.train_sb3`, as an :class:`~agents.base.Agent`.
+"""A MaskablePPO policy trained by :mod:`pi_env.experiments.train_sb3`, as an :class:`~pi_env.agents.base.Agent`.
 
 Select it by name as ``sb3:PATH`` (``pi-env tournament --agents sb3:docs/models/pi_2p.zip,random
---players 2``; also ``pi-env play`` and :func:`agents.make_agent`). ``PATH`` is a file written by
+--players 2``; also ``pi-env play`` and :func:`pi_env.agents.make_agent`). ``PATH`` is a file written by
 ``experiments/train_sb3.py``: a full MaskablePPO model (``model.zip``) or the policy alone
 (``policy.zip``, ``MaskableActorCriticPolicy.save``). It needs the ``rl`` extra (torch,
 stable-baselines3, sb3-contrib); without it, or for a missing file, :func:`load_policy` raises a
-one-line :class:`~pi_env.errors.PIError` saying what to do.
+one-line :class:`~pi_env.core.errors.PIError` saying what to do.
 
 The agent sees only its own observation (RULES.md §9): the engine observation ``int16[618 + 1912·P]``
 it is given is scaled to the flat encoding the policy was trained on
-(:func:`pi_env.encoders.encode_flat_reference`, bit for bit what :class:`pi_env.selfplay.SelfPlayVecEnv`
+(:func:`pi_env.envs.encoders.encode_flat_reference`, bit for bit what :class:`pi_env.envs.selfplay.SelfPlayVecEnv`
 returns), and the legal-action mask is narrowed by :func:`refine_mask` (no solve with a triple the
 player already failed with this round, as in training). A policy trained with ``--consistent``
 (its input is longer by :data:`SOLVER_EXTRA`) gets :func:`standard_policy_input` instead: solver
 features, and only the solves its own information allows (:func:`own_consistent_cases`). It plays the masked argmax
 (``deterministic=True``, default) or samples from the masked distribution (``sb3-sample:PATH``,
-seeded by :meth:`~agents.base.Agent.reset`).
+seeded by :meth:`~pi_env.agents.base.Agent.reset`).
 
 Models are loaded once per process and path (an ``lru_cache``), so a tournament that builds a new
 agent for every game does not reload the file.
@@ -30,11 +30,11 @@ from typing import Any
 
 import numpy as np
 
-from pi_env.board import DAYTIME, Board
-from pi_env.constants import NUM_ACTIONS, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS, SOLVE_BASE
-from pi_env.errors import PIError
+from pi_env.core.board import DAYTIME, Board
+from pi_env.core.constants import NUM_ACTIONS, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS, SOLVE_BASE
+from pi_env.core.errors import PIError
 
-from .base import Agent
+from pi_env.agents.base import Agent
 
 __all__ = ["SB3PolicyAgent", "load_policy", "refine_mask", "solo_consistent_cases", "own_consistent_cases",
            "with_solver_features", "standard_policy_input", "SOLVER_EXTRA", "require_rl", "RL_INSTALL_HINT", "PREFIXES"]
@@ -83,7 +83,7 @@ _POPCOUNT3 = np.array([0, 1, 1, 2, 1, 2, 2, 3], dtype=np.int16)
 
 @functools.lru_cache(maxsize=512)
 def _tables(tile_district: bytes, adjacency: bytes) -> Any:
-    from solvers.tables import answer_tables
+    from pi_env.solvers.tables import answer_tables
 
     return answer_tables(np.frombuffer(tile_district, dtype=np.int8),
                          np.frombuffer(adjacency, dtype=bool).reshape(NUM_DISTRICTS, NUM_DISTRICTS))
@@ -101,7 +101,7 @@ def solo_consistent_cases(observation: np.ndarray, board: Board = DAYTIME) -> np
         ``bool[B, 1680]`` (``bool[1680]`` for one observation): case ``c`` is ``True`` when every
         clue answer (spot / trace / nothing) and every investigator's spot and trace counts (after
         its suppressed types) are what case ``c`` would have given, with the answer tables of
-        :func:`solvers.tables.answer_tables` for the observed layout. Wrong solves are not applied
+        :func:`pi_env.solvers.tables.answer_tables` for the observed layout. Wrong solves are not applied
         (see :func:`refine_mask`). The hidden case is always allowed.
     """
     from pi_env.engine.solo import observation_layout
@@ -120,7 +120,7 @@ def solo_consistent_cases(observation: np.ndarray, board: Board = DAYTIME) -> np
 
 def own_consistent_cases(observation: np.ndarray, num_players: int, board: Board = DAYTIME) -> np.ndarray:
     """The cases the observing player of a standard game can still have from its own information
-    (the own-information filter of :mod:`solvers.case_sets`, row of the observer; RULES.md §9),
+    (the own-information filter of :mod:`pi_env.solvers.case_sets`, row of the observer; RULES.md §9),
     from its engine observation alone.
 
     Args:
@@ -136,7 +136,7 @@ def own_consistent_cases(observation: np.ndarray, num_players: int, board: Board
         not among its failed solves (its correct solve, once made, alone).
     """
     from pi_env.engine.observe import observation_layout
-    from solvers.tables import CASE_ELEMENTS
+    from pi_env.solvers.tables import CASE_ELEMENTS
 
     P = int(num_players)
     obs = np.asarray(observation)
@@ -179,10 +179,10 @@ def _answers_filter(out, tiles, spot, trace, nothing, inv_placed, inv_spots, inv
 
 def with_solver_features(x: np.ndarray, allowed: np.ndarray) -> np.ndarray:
     """``float32[B, n + 37 + 1680]``: ``x`` followed by the 37 solver features of
-    :mod:`pi_env.encoders` (``SOLVER_LAYOUT``) computed from the allowed cases ``allowed``
+    :mod:`pi_env.envs.encoders` (``SOLVER_LAYOUT``) computed from the allowed cases ``allowed``
     (``bool[B, 1680]``, uniform over them: the marginals of suspect, evidence and location and
     ``log2(n) / log2(1680)``) and the allowed flags as 0/1 (what
-    :class:`agents._sb3_nets.NormalizedSolveHead` reads)."""
+    :class:`pi_env.agents._sb3_nets.NormalizedSolveHead` reads)."""
     B = allowed.shape[0]
     counts = allowed.reshape(B, 12, 10, 14).astype(np.float32)
     n = np.maximum(counts.sum(axis=(1, 2, 3)), 1.0)[:, None]
@@ -203,14 +203,14 @@ def standard_policy_input(observation: np.ndarray, legal: np.ndarray, config: An
         observation: ``int16[B, 618 + 1912·P]`` engine observations (seat 0 = the acting player).
         legal: ``int8[B, 1730]`` legal-action masks.
         config: the :class:`~pi_env.engine.GameConfig`.
-        scales: :func:`pi_env.encoders.flat_scales` of ``config`` (computed when ``None``).
+        scales: :func:`pi_env.envs.encoders.flat_scales` of ``config`` (computed when ``None``).
 
     Returns:
         ``(x, mask)``: ``x`` = :func:`with_solver_features` of the flat encoding and the allowed
         solves; ``mask`` = ``legal`` with only the solves of :func:`own_consistent_cases` (which
         already leaves out failed ones).
     """
-    from pi_env.encoders import flat_scales
+    from pi_env.envs.encoders import flat_scales
 
     obs = np.atleast_2d(observation)
     s = flat_scales(config) if scales is None else scales
@@ -230,7 +230,7 @@ def load_policy(path: str) -> Any:
     """
     p = Path(path)
     if not p.is_file():
-        raise PIError(f"sb3 model {path!r} not found (train one with python -m experiments.train_sb3)")
+        raise PIError(f"sb3 model {path!r} not found (train one with python -m pi_env.experiments.train_sb3)")
     require_rl()
     import torch
 
@@ -250,9 +250,9 @@ def load_policy(path: str) -> Any:
             saved = torch.load(p, map_location="cpu", weights_only=False)
             keys = saved["state_dict"]
             if any(k.startswith("action_net.hidden.") for k in keys):
-                from ._sb3_nets import NormalizedSolvePolicy as cls
+                from pi_env.agents._sb3_nets import NormalizedSolvePolicy as cls
             elif any(k.startswith("action_net.linear.") for k in keys):
-                from ._sb3_nets import FactorizedMaskablePolicy as cls
+                from pi_env.agents._sb3_nets import FactorizedMaskablePolicy as cls
             else:
                 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy as cls
             policy = cls(**saved["data"])
@@ -285,7 +285,7 @@ class SB3PolicyAgent(Agent):
         self._scales: np.ndarray | None = None
 
     def reset(self, num_players: int, board: Board = DAYTIME, seed: int | None = None) -> None:
-        from pi_env.encoders import flat_layout, flat_scales, flat_size
+        from pi_env.envs.encoders import flat_layout, flat_scales, flat_size
         from pi_env.engine import GameConfig
 
         super().reset(num_players, board, seed)

@@ -1,8 +1,8 @@
 """The ``search`` agent: information-set Monte Carlo search with greedy rollouts (issue #4).
 
-It knows only its observation (RULES.md §9) and reads it exactly as :mod:`agents.greedy` does
-(:func:`agents.greedy.assess`: the solver's exact joint posterior of its own case, the candidate
-queries and the :class:`~agents.greedy.Outlook` with the opponent model). On its turn:
+It knows only its observation (RULES.md §9) and reads it exactly as :mod:`pi_env.agents.greedy` does
+(:func:`pi_env.agents.greedy.assess`: the solver's exact joint posterior of its own case, the candidate
+queries and the :class:`~pi_env.agents.greedy.Outlook` with the opponent model). On its turn:
 
 1. **one case left**: it names it;
 2. **candidates**: the greedy agent's choice, naming the most likely case now, and the
@@ -11,16 +11,16 @@ queries and the :class:`~agents.greedy.Outlook` with the opponent model). On its
 3. **determinizations**: it draws ``S`` worlds, each a case of its own from the exact posterior
    (``Analysis.cases`` / ``.probabilities``) and, for every other seat that has not solved, a number
    of own turns until that seat solves from the opponent model
-   (:func:`agents.greedy.turns_to_solve_pmf`, from how narrowed the seat's public information is);
+   (:func:`pi_env.agents.greedy.turns_to_solve_pmf`, from how narrowed the seat's public information is);
    the **next player** (whose case the agent holds) gets its turns *per candidate*
    (:func:`next_player_turns`, option ``next_player_model``, default on): unless it solves on its
    coming turn (the model's first-turn probability), it takes the display card the candidate
    leaves that splits its public case set most evenly (:func:`next_player_picks`), learns that
    card's true answer (the agent knows it) and then needs the model's turns for the count left.
    So a candidate that takes the card the next player needs delays that player's solve in the
-   rollouts — the value of denial (:mod:`agents.greedy`, *denial*), in points;
+   rollouts — the value of denial (:mod:`pi_env.agents.greedy`, *denial*), in points;
 4. **rollouts**: in each world it plays every candidate first and then the rest of the round
-   turn by turn under the greedy rule (:func:`agents.greedy.greedy_decision`'s solve-or-query
+   turn by turn under the greedy rule (:func:`pi_env.agents.greedy.greedy_decision`'s solve-or-query
    comparison, with the opponents' solve probabilities of the model *conditioned on the turns
    elapsed* — the rollout policy does not peek at the drawn world) until it solves or the round
    ends: the other seats solve at their drawn turn, the tier advances after each rotation with a
@@ -35,7 +35,7 @@ queries and the :class:`~agents.greedy.Outlook` with the opponent model). On its
 
 Simplifications (stated, not rules): queries in rollouts are answered from the drawn case with the
 answer tables of the current position; the display and the candidate queries stay as they are now
-(as :func:`solvers.hints.greedy_expected_actions`); other players' answers and solves do not
+(as :func:`pi_env.solvers.hints.greedy_expected_actions`); other players' answers and solves do not
 narrow the agent's own posterior inside a rollout (they only end the round or advance the tier);
 the value ignores later rounds (investigators are rationed per round instead, as greedy does).
 
@@ -64,11 +64,11 @@ from typing import Callable
 
 import numpy as np
 
-from pi_env._config import kernel
-from pi_env.constants import INVESTIGATE_BASE, SOLVE_BASE
-from solvers.hints import GAIN_TOLERANCE
+from pi_env.core._config import kernel
+from pi_env.core.constants import INVESTIGATE_BASE, SOLVE_BASE
+from pi_env.solvers.hints import GAIN_TOLERANCE
 
-from .greedy import HORIZON, GreedyAgent, Situation, greedy_decision, next_turn_outcomes
+from pi_env.agents.greedy import HORIZON, GreedyAgent, Situation, greedy_decision, next_turn_outcomes
 
 __all__ = ["SearchAgent", "SearchStats", "next_player_picks", "next_player_turns", "DEFAULT_BUDGET_MS",
            "DEFAULT_SAMPLES", "TOP_K", "CONFIDENCE_Z"]
@@ -105,7 +105,7 @@ def _best_query(answers, rows, idx, w, tol):
     """Greedy's query among ``rows`` of ``answers`` on the cases ``idx`` with weights ``w``
     (normalised): ``(position in rows, q_after)``, or ``(-1, 0.0)`` if no gain exceeds ``tol``.
     Ties within ``tol`` go to the first row (the lowest action id), as
-    :func:`solvers.hints.information_gains` and ``Hint.best_action``."""
+    :func:`pi_env.solvers.hints.information_gains` and ``Hint.best_action``."""
     R = rows.shape[0]
     gains = np.zeros(R)
     qs = np.zeros(R)
@@ -162,9 +162,9 @@ def next_player_picks(s: Situation, cands: "list[int]") -> list[tuple[int, int]]
     player's public case set under uniform weights (ties: the lowest id), and how many of those
     cases answer that card as the held case does — the next player's public count after taking it.
     ``(-1, n)`` when no card is left. Requires a held case (``s.knowledge.held_case >= 0``)."""
-    from solvers.tables import bitset_cases
+    from pi_env.solvers.tables import bitset_cases
 
-    from .greedy import public_case_bits
+    from pi_env.agents.greedy import public_case_bits
 
     k = s.knowledge
     theirs = bitset_cases(public_case_bits(k)[(k.player + 1) % k.n_players])
@@ -193,11 +193,11 @@ def next_player_turns(s: Situation, cands: "list[int]", u: np.ndarray) -> np.nda
     """``int64[C, S]``: own turns until the next player (seat 1, whose case the agent holds) solves,
     per candidate ``cands[c]`` of the agent, from the uniforms ``u[S]`` (module docstring,
     *next player*). With ``n`` its public count and ``h = pmf(n)[0]`` (the opponent model,
-    :func:`agents.greedy.turns_to_solve_pmf`) it solves on its coming turn (``T = 1``) if
+    :func:`pi_env.agents.greedy.turns_to_solve_pmf`) it solves on its coming turn (``T = 1``) if
     ``u < h``; else it takes the card of :func:`next_player_picks`, which leaves ``n'`` cases, and
     needs ``T'`` more turns, the opponent model's inverse CDF for ``n'`` at ``(u − h) / (1 − h)``:
     ``T = 1 + T'``. The candidates share the random numbers ``u``."""
-    from .greedy import turns_to_solve_pmf
+    from pi_env.agents.greedy import turns_to_solve_pmf
 
     n = int(s.outlook.counts[1 % s.outlook.num_players])
     h = float(turns_to_solve_pmf(n)[0])
@@ -217,7 +217,7 @@ class SearchAgent(GreedyAgent):
         budget_ms: time budget of one decision in milliseconds (``None``: no limit).
         max_samples: worlds drawn per decision.
         top_k: highest-gain queries among the candidates.
-        edition, ration_investigators: as :class:`~agents.greedy.GreedyAgent`.
+        edition, ration_investigators: as :class:`~pi_env.agents.greedy.GreedyAgent`.
         clock: monotonic clock in seconds (default :func:`time.perf_counter`).
         next_player_model: draw the next player's turns per candidate (:func:`next_player_turns`,
             default) or from the opponent model alone, as the other seats.

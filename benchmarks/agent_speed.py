@@ -7,7 +7,7 @@ Positions: every turn of standard self-play games (``--players`` seats, each sea
 observations with their legal-action masks are collected (a random sample of the turns, so early,
 middle and late positions of a round all occur). Every agent decides on the same positions: a fresh
 ``make_agent(name)`` (default settings, e.g. the ``search`` agent's default time budget), reset with
-seed ``i`` before position ``i``, is timed around one :meth:`~agents.base.Agent.act` call with
+seed ``i`` before position ``i``, is timed around one :meth:`~pi_env.agents.base.Agent.act` call with
 :func:`time.perf_counter`. Numba compile time is excluded: each agent first decides once on a
 position that is not measured.
 
@@ -31,7 +31,7 @@ TARGET_GREEDY_MS = 50.0
 
 def collect_positions(players: int, count: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """``count`` (observation, mask) pairs sampled from self-play turns (module docstring)."""
-    from agents import make_agent
+    from pi_env.agents import make_agent
 
     rng = np.random.default_rng(seed)
     config = GameConfig(num_players=players)
@@ -57,7 +57,7 @@ def collect_positions(players: int, count: int, seed: int) -> list[tuple[np.ndar
 
 def time_agent(name: str, positions: list[tuple[np.ndarray, np.ndarray]], players: int) -> np.ndarray:
     """Decision times (seconds) of a fresh agent ``name`` on each position."""
-    from agents import make_agent
+    from pi_env.agents import make_agent
 
     config = GameConfig(num_players=players)
     warm = make_agent(name)
@@ -74,7 +74,7 @@ def time_agent(name: str, positions: list[tuple[np.ndarray, np.ndarray]], player
 
 
 def main(argv: list[str] | None = None) -> int:
-    from agents import AGENTS
+    from pi_env.agents import AGENTS
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--positions", type=int, default=200, help="positions (default 200)")
@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"greedy median {m:.1f} ms: {'meets' if m <= TARGET_GREEDY_MS else 'MISSES'} the "
                   f"{TARGET_GREEDY_MS:.0f} ms target")
         if n == "search":
-            from agents.search import DEFAULT_BUDGET_MS
+            from pi_env.agents.search import DEFAULT_BUDGET_MS
             print(f"search max {x:.1f} ms against its default budget of {DEFAULT_BUDGET_MS:.0f} ms: "
                   f"{'within' if x <= DEFAULT_BUDGET_MS else 'OVER'}")
     return 0

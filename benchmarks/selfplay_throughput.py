@@ -1,4 +1,4 @@
-"""Self-play throughput (issue #7 item 6): agent-steps per second of :class:`pi_env.selfplay.SelfPlayVecEnv`.
+"""Self-play throughput (issue #7 item 6): agent-steps per second of :class:`pi_env.envs.selfplay.SelfPlayVecEnv`.
 
 Rows, all measured in this run (numba compile time excluded by a warm-up):
 
@@ -33,15 +33,16 @@ import time
 
 import numpy as np
 
-from pi_env.constants import NUM_CASES, SOLVE_BASE
-from pi_env.encoders import SolverFeaturesVecEnv
+from pi_env.core.constants import NUM_CASES, SOLVE_BASE
+from pi_env.rl.solver_features_env import SolverFeaturesVecEnv
 from pi_env.engine import GameConfig, init, legal_action_mask, reset_done, sample_actions, step_inplace
-from pi_env.selfplay import SelfPlayVecEnv
+from pi_env.envs.selfplay import SelfPlayVecEnv
+from pi_env.agents import RandomAgent
 
 
 def bench_baseline(players: int, n_envs: int, seconds: float, seed: int = 0) -> tuple[float, float]:
     """(agent-steps/s, per CPU second) of a Python loop over ``n_envs`` single ``raw_env`` games."""
-    from pi_env.aec import raw_env
+    from pi_env.envs.aec import raw_env
 
     envs = [raw_env(num_players=players) for _ in range(n_envs)]
     for i, e in enumerate(envs):
@@ -155,7 +156,7 @@ def main() -> None:
     rows.append((f"    SelfPlayVecEnv B={sb}, flat, querying policy", *plain_row))
     rows.append((f"(d) + solver features B={sb}, querying policy", *solver_row))
     ob = args.opponent_batch
-    opp = SelfPlayVecEnv(ob, num_players=P, opponents=["random"] * (P - 1))
+    opp = SelfPlayVecEnv(ob, num_players=P, opponents=[RandomAgent()] * (P - 1))
     bench_env(opp, 0.05)
     rows.append((f"(e) learner vs random agents B={ob}", *bench_env(opp, args.seconds)))
 

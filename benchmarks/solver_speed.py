@@ -4,27 +4,27 @@
                                       [--baseline-cap SECONDS]
 
 Positions: random mid-game positions of 4- and 5-player games played by the engine (each seat a
-``deducer`` with probability 3/4, else ``random``), recorded with :class:`pi_env.recorder.Recorder`.
+``deducer`` with probability 3/4, else ``random``), recorded with :class:`pi_env.records.recorder.Recorder`.
 From every round that lasts long enough, up to two positions are taken: a random player p and a
 random prefix ending at event 8..30 (the middle of a round). ``--positions`` is the number of
 positions per player count. Medians and 90th percentiles are over positions.
 
 Measured, numba compile time excluded (every kernel is called once before timing):
 
-1. own-information update per event: :meth:`solvers.CaseFilter.update` (and the bare numba kernel
+1. own-information update per event: :meth:`pi_env.solvers.CaseFilter.update` (and the bare numba kernel
    it calls) applying the position's last event, averaged over 200 repeated calls (the update is
    idempotent). Baseline: recompute p's whole 1680-case mask from scratch with plain numpy
-   (:func:`solvers.case_mask_reference` over every event of the prefix), as one would without an
+   (:func:`pi_env.solvers.case_mask_reference` over every event of the prefix), as one would without an
    incremental filter.
-2. the full joint consistent set with exact probabilities: :func:`solvers.analyze_knowledge` on the
-   position (median of 3 calls per position); also the front door :func:`solvers.analyze` on the
-   record, which builds the :class:`~solvers.Knowledge` from the record first. Baseline: a
+2. the full joint consistent set with exact probabilities: :func:`pi_env.solvers.analyze_knowledge` on the
+   position (median of 3 calls per position); also the front door :func:`pi_env.solvers.analyze` on the
+   record, which builds the :class:`~pi_env.solvers.Knowledge` from the record first. Baseline: a
    straightforward numpy brute force that enumerates the joint assignments of the unknown players
    (:func:`brute_force_joint`). It is slow, so it runs on ``--baseline-positions`` evenly spaced
    positions of each player count only, each capped at ``--baseline-cap`` seconds: p's cases are processed in
    random order and, when the cap is hit, the full time is extrapolated from the cases done (marked
    ``est.``). Every count it completes is checked against the solver's exact count.
-3. the best-action hint :func:`solvers.hint` (if the installed ``solvers`` has it; else ``n/a``),
+3. the best-action hint :func:`pi_env.solvers.hint` (if the installed ``solvers`` has it; else ``n/a``),
    default arguments (candidate queries derived from the record, ``expected_remaining_actions``
    included), median of 3 calls per position. No baseline.
 
@@ -42,12 +42,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from pi_env.engine import GameConfig
-from pi_env.records import load_record, record_to_dict
-from pi_env.records_types import GameRecord
-import solvers
-from solvers import CaseFilter, Knowledge, analyze, analyze_knowledge, case_mask_reference, knowledge_of
-from solvers.case_sets import ELEMENT_BITS, _layout_bits_of, apply_event_bits
-from solvers.tables import CASE_ELEMENT_MASKS
+from pi_env.records.record_file import load_record, record_to_dict
+from pi_env.records.types import GameRecord
+from pi_env import solvers
+from pi_env.solvers import CaseFilter, Knowledge, analyze, analyze_knowledge, case_mask_reference, knowledge_of
+from pi_env.solvers.case_sets import ELEMENT_BITS, _layout_bits_of, apply_event_bits
+from pi_env.solvers.tables import CASE_ELEMENT_MASKS
 
 try:  # optional progress bars
     from tqdm import tqdm as _tqdm
@@ -84,7 +84,7 @@ class Position:
 
 def play_record(n_players: int, seed: int, rng: np.random.Generator) -> GameRecord:
     """One engine self-play game (deducer / random seats), recorded."""
-    from agents.runner import play_game
+    from pi_env.agents.runner import play_game
 
     config = GameConfig(num_players=n_players)
     seats = ["random" if rng.random() < 0.25 else "deducer" for _ in range(n_players)]
@@ -196,11 +196,11 @@ def time_own_update(pos: Position) -> tuple[float, float, float]:
 
 
 def find_hint():
-    """``solvers.hint`` if this version of the solver has it (else ``None``)."""
+    """``pi_env.solvers.hint`` if this version of the solver has it (else ``None``)."""
     fn = getattr(solvers, "hint", None)
     if fn is None:
         try:
-            from solvers.hints import hint as fn  # type: ignore[no-redef]
+            from pi_env.solvers.hints import hint as fn  # type: ignore[no-redef]
         except ImportError:
             return None
     return fn

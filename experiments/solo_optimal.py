@@ -78,14 +78,14 @@ policy-improvement step over the greedy with optimal endgames, never worse than 
 value is computed exactly over all cases. :meth:`OptimalSearch.solve_root` then runs the exact
 branch and bound at the top with the bounds found so far and replaces it by anything better.
 
-**Greedy**: :func:`solvers.hints.greedy_expected_actions` — the exact expectation, over a uniform
-case, of the greedy policy used to rate solo cases (:mod:`pi_env.solo_cases`), which never names a
+**Greedy**: :func:`pi_env.solvers.hints.greedy_expected_actions` — the exact expectation, over a uniform
+case, of the greedy policy used to rate solo cases (:mod:`pi_env.apps.solo_cases`), which never names a
 case before it is certain unless no query splits.
 
 Usage::
 
-    python -m experiments.solo_optimal --layouts 10 --seed 0 --time-limit 600 --out results/solo_optimal.csv
-    python -m experiments.solo_optimal ... --resume   # after an interruption: only the missing layouts
+    python -m pi_env.experiments.solo_optimal --layouts 10 --seed 0 --time-limit 600 --out results/solo_optimal.csv
+    python -m pi_env.experiments.solo_optimal ... --resume   # after an interruption: only the missing layouts
 
 An existing ``--out`` is replaced only with ``--force``; the CSV is rewritten atomically after each
 layout, so an interrupted run keeps every finished layout.
@@ -110,12 +110,12 @@ from typing import Sequence
 
 import numpy as np
 
-from experiments.interrupts import ignore_sigint, signals_held, terminate_as_interrupt
-from pi_env._config import kernel
-from pi_env.board import DAYTIME, Board
-from pi_env.constants import INVESTIGATE_BASE, NUM_CASES, SOLVE_BASE
-from pi_env.errors import PIError
-from pi_env.files import check_output_path, write_text_atomic
+from pi_env.apps.interrupts import ignore_sigint, signals_held, terminate_as_interrupt
+from pi_env.core._config import kernel
+from pi_env.core.board import DAYTIME, Board
+from pi_env.core.constants import INVESTIGATE_BASE, NUM_CASES, SOLVE_BASE
+from pi_env.core.errors import PIError
+from pi_env.core.files import check_output_path, write_text_atomic
 
 __all__ = ["answer_codes", "counting_bound", "OptimalSearch", "LayoutResult", "layout_of",
            "gap_target", "play_in_engine", "solve_layout", "brute_force_value", "main", "INF"]
@@ -133,7 +133,7 @@ def answer_codes(tile_district: "np.ndarray | Sequence[int]", board: Board = DAY
     Rows ``0..35`` clue on element ``x`` (0 nothing, 1 trace, 2 spot); rows ``36..49`` investigator
     in district ``d = row − 36`` (``4 · spots + traces``).
     """
-    from solvers.tables import answer_tables
+    from pi_env.solvers.tables import answer_tables
 
     t = answer_tables(np.asarray(tile_district), board.adjacency)
     inv = _POP3[t.investigation_spots] * 4 + _POP3[t.investigation_traces]
@@ -1045,8 +1045,8 @@ def layout_of(seed: int) -> np.ndarray:
 
 
 def greedy_expected(codes: np.ndarray, investigators: int) -> float:
-    """:func:`solvers.hints.greedy_expected_actions` over a uniform case."""
-    from solvers.hints import greedy_expected_actions
+    """:func:`pi_env.solvers.hints.greedy_expected_actions` over a uniform case."""
+    from pi_env.solvers.hints import greedy_expected_actions
 
     A = codes.shape[0]
     return greedy_expected_actions(codes.astype(np.int16), np.ones(codes.shape[1]),
@@ -1090,7 +1090,7 @@ def solve_layout(layout: int, seed: int, investigators: int = 5, time_limit: flo
     Raises:
         RuntimeError: the engine's count differs from the search's optimum (a bug, never expected).
     """
-    from pi_env.actions import action_name
+    from pi_env.core.actions import action_name
 
     t0 = time.monotonic()
     deadline = t0 + time_limit
@@ -1185,7 +1185,7 @@ def _run_one(job: tuple) -> LayoutResult:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m experiments.solo_optimal",
+    parser = argparse.ArgumentParser(prog="python -m pi_env.experiments.solo_optimal",
                                      description="Optimal play of Solo Time Attack (issue 5 item 4).")
     parser.add_argument("--layouts", type=int, default=10, help="layouts (default 10)")
     parser.add_argument("--seed", type=int, default=0, help="layout i uses seed + i (default 0)")
@@ -1332,8 +1332,8 @@ def _report(rows: list[LayoutResult], out: Path) -> None:
 
 if __name__ == "__main__":
     # run from the importable module, not from __main__: the pool's workers then compile (and numba
-    # caches) the kernels under ``experiments.solo_optimal``; compiled as ``__mp_main__`` (spawn's name
+    # caches) the kernels under ``pi_env.experiments.solo_optimal``; compiled as ``__mp_main__`` (spawn's name
     # for a -m script), the cache entries broke every later import ("No module named '__mp_main__'")
-    from experiments.solo_optimal import main as _main
+    from pi_env.experiments.solo_optimal import main as _main
 
     sys.exit(_main())

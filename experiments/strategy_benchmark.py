@@ -1,6 +1,6 @@
 """Strategy benchmark (issue #4, item 3): every agent plays the same seeded solo positions.
 
-    python -m experiments.strategy_benchmark [--positions N] [--seed S] [--agents a,b,..]
+    python -m pi_env.experiments.strategy_benchmark [--positions N] [--seed S] [--agents a,b,..]
                                              [--max-actions M] [--display] [--out DIR]
 
 **Positions**: Solo Time Attack games of :mod:`pi_env.engine.solo` (RULES.md §8): position ``i``
@@ -18,7 +18,7 @@ over its own-information cases, as in solo), ``rotation`` = actions taken, score
 0 (solo has no score and no end of round). The legal-action mask is the solo mask (the same action
 layout). Agents are reset with ``num_players=2`` and seed ``seed + i``. Agents written for the
 standard game bring their standard-game habits: e.g. ``greedy`` and ``search`` ration investigators
-as in round 1 of 3 and see the idle seat as idle (see :mod:`agents.greedy`).
+as in round 1 of 3 and see the idle seat as idle (see :mod:`pi_env.agents.greedy`).
 
 **Statistics** per agent, over the positions it solved (unsolved positions are counted apart):
 mean, median and 90th percentile (``numpy.percentile``, linear interpolation) of
@@ -97,7 +97,7 @@ def play_positions(agent_name: str, positions: int, seed: int, *, max_actions: i
                    use_display: bool = False) -> list[dict[str, Any]]:
     """Play the ``positions`` solo games of seeds ``seed .. seed + positions - 1`` with a fresh
     agent ``agent_name`` each; one row per position (:data:`COLUMNS`)."""
-    from agents import make_agent
+    from pi_env.agents import make_agent
     from pi_env.engine import solo
 
     config = solo.SoloConfig(max_actions=max_actions, use_display=use_display)
@@ -195,7 +195,7 @@ def run(agents: Sequence[str], positions: int, seed: int, out: "str | Path", *, 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from agents import make_agent
+    from pi_env.agents import make_agent
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--positions", type=int, default=100, help="solo positions (default 100)")

@@ -1,6 +1,6 @@
 """RLlib example (issue #7, item 4): PPO on the PettingZoo P.I. environment with Ray.
 
-    python -m experiments.train_rllib [--iterations 3] [--players 2] [--policies shared|per-seat]
+    python -m pi_env.experiments.train_rllib [--iterations 3] [--players 2] [--policies shared|per-seat]
                                       [--env-runners 0] [--batch 1000] [--seed 0] [--address ADDR]
 
 Needs ``pip install '.[ray]'`` (``ray[rllib]``, which brings torch: install the CPU build first, see
@@ -10,7 +10,7 @@ README "Reinforcement learning"). Without it the script says so and exits with s
   ``ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv`` and registered as ``"pi_env_aec"``
   (:func:`register`). A thin subclass (:class:`PiPettingZooEnv`) only renames the observation
   keys to what RLlib's action-masking module reads (``{"observations": float32 flat encoding,
-  "action_mask": float32[1730]}``, the flat encoding being :func:`pi_env.encoders.encode_flat_reference`
+  "action_mask": float32[1730]}``, the flat encoding being :func:`pi_env.envs.encoders.encode_flat_reference`
   of the player's own observation, RULES.md §9).
 * Action masking: RLlib's ``ActionMaskingTorchRLModule`` (``ray.rllib.examples.rl_modules``): the
   logits of illegal actions get ``log(0)`` clamped to the float minimum.
@@ -46,8 +46,8 @@ RAY_INSTALL_HINT = ("install the Ray extra: pip install torch --index-url https:
 
 
 def require_ray() -> None:
-    """Raise a one-line :class:`~pi_env.errors.PIError` unless ``ray[rllib]`` and torch import."""
-    from pi_env.errors import PIError
+    """Raise a one-line :class:`~pi_env.core.errors.PIError` unless ``ray[rllib]`` and torch import."""
+    from pi_env.core.errors import PIError
 
     try:
         import ray.rllib  # noqa: F401
@@ -72,8 +72,8 @@ class PiPettingZooEnv(_PettingZooEnv):
         import gymnasium as gym
 
         import pi_env
-        from pi_env.constants import NUM_ACTIONS
-        from pi_env.encoders import flat_bounds, flat_scales
+        from pi_env.core.constants import NUM_ACTIONS
+        from pi_env.envs.encoders import flat_bounds, flat_scales
 
         require_ray()
         env = pi_env.env(**dict(env_config or {}))
@@ -128,7 +128,7 @@ def make_config(*, players: int = 2, policies: str = "shared", env_runners: int 
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
-    from pi_env.errors import PIError
+    from pi_env.core.errors import PIError
 
     agents = [f"player_{i}" for i in range(players)]
     if policies == "shared":
@@ -192,9 +192,9 @@ def train(iterations: int = 3, *, address: str | None = None, **config_kwargs: A
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line (module docstring); errors are one line, exit status 2."""
-    from pi_env.errors import PIError
+    from pi_env.core.errors import PIError
 
-    p = argparse.ArgumentParser(prog="python -m experiments.train_rllib",
+    p = argparse.ArgumentParser(prog="python -m pi_env.experiments.train_rllib",
                                 description="RLlib PPO on the PettingZoo P.I. environment.")
     p.add_argument("--iterations", type=int, default=3)
     p.add_argument("--players", type=int, default=2)

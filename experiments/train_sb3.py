@@ -1,33 +1,33 @@
 """Train sb3-contrib's MaskablePPO on P.I. (issue #7, item 3).
 
-    python -m experiments.train_sb3 solo [--timesteps N] [--num-envs B] [--seed S] [--out DIR]
+    python -m pi_env.experiments.train_sb3 solo [--timesteps N] [--num-envs B] [--seed S] [--out DIR]
                                          [--eval-positions N] [--eval-seed S] [--legal-mask]
-    python -m experiments.train_sb3 2p   [--timesteps N] [--num-envs B] [--seed S] [--out DIR]
+    python -m pi_env.experiments.train_sb3 2p   [--timesteps N] [--num-envs B] [--seed S] [--out DIR]
                                          [--opponent random] [--consistent]
 
 Needs the ``rl`` extra (torch, stable-baselines3, sb3-contrib; README "Reinforcement learning"
 for the CPU build of torch); without it the script says how to install it and exits with status 2.
 
-* ``solo``: Solo Time Attack (RULES.md §8) on :class:`experiments.sb3_envs.SoloSB3VecEnv`
+* ``solo``: Solo Time Attack (RULES.md §8) on :class:`pi_env.rl.sb3_envs.SoloSB3VecEnv`
   (``--num-envs`` games per engine call, open mode, 5 investigators, cut off after 200 actions;
   reward −1 per action). After training, the policy (masked argmax) plays ``--eval-positions``
   seeded positions (position ``i`` = the solo game of seed ``eval_seed + i``, disjoint from the
   training games' seeds), as do ``random`` and ``greedy`` through
-  :func:`experiments.strategy_benchmark.play_positions` on the same positions; the table is
+  :func:`pi_env.experiments.strategy_benchmark.play_positions` on the same positions; the table is
   printed and written to ``solo_eval.csv``.
 * ``2p``: 2-player standard games (second edition) against a fixed ``--opponent`` on
-  :class:`experiments.sb3_envs.SelfPlaySB3VecEnv` (the learner's seat rotates every game; reward:
+  :class:`pi_env.rl.sb3_envs.SelfPlaySB3VecEnv` (the learner's seat rotates every game; reward:
   its score change). ``--consistent``: the solo-style input and mask
-  (:func:`agents.sb3_policy.standard_policy_input`: solver features, only the solves the learner's
+  (:func:`pi_env.agents.sb3_policy.standard_policy_input`: solver features, only the solves the learner's
   own information allows). Measure the result with a tournament:
   ``pi-env tournament --agents sb3:DIR/policy.zip,random --players 2 --games 1000``.
 
-The networks (:mod:`agents._sb3_nets`), one torch thread (``torch.set_num_threads(1)``): a shared
+The networks (:mod:`pi_env.agents._sb3_nets`), one torch thread (``torch.set_num_threads(1)``): a shared
 ``Linear(obs, 128) + ReLU`` input layer, then a 128-unit hidden layer for the policy and one for the
 value, and a factorized action head (solve logits = suspect + evidence + location terms). Solo: the
 observation also carries the solver features and the allowed-solve flags
-(:func:`experiments.sb3_envs.solo_policy_input`) and the head is
-:class:`agents._sb3_nets.NormalizedSolveHead` (first whether to name a case, then which allowed
+(:func:`pi_env.rl.sb3_envs.solo_policy_input`) and the head is
+:class:`pi_env.agents._sb3_nets.NormalizedSolveHead` (first whether to name a case, then which allowed
 one). ``--legal-mask`` drops the own-information filter from the solo mask (then only failed solves
 are masked).
 
@@ -61,7 +61,7 @@ HIDDEN = 128
 
 
 def _make_env(task: str, num_envs: int, seed: int, opponent: str, max_actions: int, consistent: bool):
-    from experiments.sb3_envs import SelfPlaySB3VecEnv, SoloSB3VecEnv
+    from pi_env.rl.sb3_envs import SelfPlaySB3VecEnv, SoloSB3VecEnv
 
     if task == "solo":
         return SoloSB3VecEnv(num_envs, seed=seed, max_actions=max_actions, consistent=consistent)
@@ -118,8 +118,8 @@ def train(task: str, timesteps: int, out: "str | Path", *, num_envs: int = 64, s
     Raises:
         PIError: the ``rl`` extra is missing, an unknown task, or a bad option.
     """
-    from agents.sb3_policy import require_rl
-    from pi_env.errors import PIError
+    from pi_env.agents.sb3_policy import require_rl
+    from pi_env.core.errors import PIError
 
     require_rl()
     if task not in TASKS:
@@ -127,7 +127,7 @@ def train(task: str, timesteps: int, out: "str | Path", *, num_envs: int = 64, s
     import torch
     from sb3_contrib import MaskablePPO
 
-    from agents._sb3_nets import (FactorizedMaskablePolicy, NormalizedSolvePolicy, PassMaskExtractor,
+    from pi_env.agents._sb3_nets import (FactorizedMaskablePolicy, NormalizedSolvePolicy, PassMaskExtractor,
                                   SharedInputExtractor)
 
     consistent = task == "solo" if consistent is None else bool(consistent)
@@ -214,9 +214,9 @@ def evaluate_solo(policy: Any, positions: int, seed: int, *, max_actions: int = 
                   deterministic: bool = True, consistent: bool = True) -> list[dict[str, Any]]:
     """Play the solo games of seeds ``seed .. seed + positions − 1`` with ``policy`` (a
     ``MaskableActorCriticPolicy``), all in one batch, with the training mask
-    (:func:`experiments.sb3_envs.solo_action_mask`); one row per position in the format of
-    :func:`experiments.strategy_benchmark.play_positions` (agent ``"maskable_ppo"``)."""
-    from experiments.sb3_envs import solo_policy_input, solo_scale
+    (:func:`pi_env.rl.sb3_envs.solo_action_mask`); one row per position in the format of
+    :func:`pi_env.experiments.strategy_benchmark.play_positions` (agent ``"maskable_ppo"``)."""
+    from pi_env.rl.sb3_envs import solo_policy_input, solo_scale
     from pi_env.engine import solo
 
     config = solo.SoloConfig(max_actions=max_actions)
@@ -234,7 +234,7 @@ def evaluate_solo(policy: Any, positions: int, seed: int, *, max_actions: int = 
 
 def _solo_report(policy: Any, positions: int, seed: int, max_actions: int, consistent: bool,
                  out: Path) -> list[str]:
-    from experiments.strategy_benchmark import COLUMNS, play_positions, summarize, table
+    from pi_env.experiments.strategy_benchmark import COLUMNS, play_positions, summarize, table
 
     rows = evaluate_solo(policy, positions, seed, max_actions=max_actions, consistent=consistent)
     sampled = evaluate_solo(policy, positions, seed, max_actions=max_actions, deterministic=False,
@@ -264,7 +264,7 @@ def _solo_report(policy: Any, positions: int, seed: int, max_actions: int, consi
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m experiments.train_sb3",
+    p = argparse.ArgumentParser(prog="python -m pi_env.experiments.train_sb3",
                                 description="Train MaskablePPO (sb3-contrib) on P.I.")
     p.add_argument("task", choices=TASKS, help="solo: Solo Time Attack; 2p: 2-player games vs --opponent")
     p.add_argument("--timesteps", type=int, default=None, help="environment steps (default: solo 1.5M, 2p 1M)")
@@ -288,8 +288,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line (module docstring). Returns the exit status; errors are one line, status 2."""
-    from agents.sb3_policy import require_rl
-    from pi_env.errors import PIError
+    from pi_env.agents.sb3_policy import require_rl
+    from pi_env.core.errors import PIError
 
     parser = _parser()
     args = parser.parse_args(argv)
@@ -313,7 +313,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"trained {info['timesteps']} steps in {info['seconds']} s: {info['sps']} env steps/s "
               f"({info['collect_sps']} during collection); files in {out}")
         if args.task == "solo":
-            from agents.sb3_policy import load_policy
+            from pi_env.agents.sb3_policy import load_policy
 
             for line in _solo_report(load_policy(str(out / "policy.zip")), args.eval_positions, args.eval_seed,
                                      args.max_actions, not args.legal_mask, out):

@@ -2,35 +2,35 @@
 
 High level::
 
-    from solvers import analyze
+    from pi_env.solvers import analyze
     a = analyze(record, player=2, round_index=0, after_event=17)
     a.own_count, a.count, a.cases, a.probabilities, a.suspect, a.certain
 
 Modules (lowest level first):
 
-* :mod:`solvers.tables` — per-layout answer tables, case bitsets (``uint64[27]``);
-* :mod:`solvers.knowledge` — :class:`Knowledge`, the array form of what one player knows;
-* :mod:`solvers.case_sets` — per-player consistent case sets; the incremental own-information
+* :mod:`pi_env.solvers.tables` — per-layout answer tables, case bitsets (``uint64[27]``);
+* :mod:`pi_env.solvers.knowledge` — :class:`Knowledge`, the array form of what one player knows;
+* :mod:`pi_env.solvers.case_sets` — per-player consistent case sets; the incremental own-information
   filter (:class:`CaseFilter`, numba) and its numpy reference;
-* :mod:`solvers.joint` — exact counts of joint deals (:func:`count_joint`);
-* :mod:`solvers.sat_model` — python-sat model: consistency cross-check, smallest conflicting event
+* :mod:`pi_env.solvers.joint` — exact counts of joint deals (:func:`count_joint`);
+* :mod:`pi_env.solvers.sat_model` — python-sat model: consistency cross-check, smallest conflicting event
   sets;
-* :mod:`solvers.analysis` — :func:`analyze`, :class:`Analysis`, :class:`ContradictionError`;
-* :mod:`solvers.observation` — :func:`knowledge_from_observation`: a :class:`Knowledge` from one
+* :mod:`pi_env.solvers.analysis` — :func:`analyze`, :class:`Analysis`, :class:`ContradictionError`;
+* :mod:`pi_env.solvers.observation` — :func:`knowledge_from_observation`: a :class:`Knowledge` from one
   player's engine observation;
-* :mod:`solvers.hints` — :func:`hint`, :class:`Hint`: certain elements, P(correct) and expected
+* :mod:`pi_env.solvers.hints` — :func:`hint`, :class:`Hint`: certain elements, P(correct) and expected
   points of solving now, the most informative query, expected remaining actions.
 
 This package does not import pettingzoo or gymnasium.
 """
 
-from .analysis import Analysis, ContradictionError, analyze, analyze_knowledge, knowledge_of
-from .case_sets import CaseFilter, case_bits, case_mask_reference
-from .hints import Hint, hint
-from .joint import count_joint
-from .knowledge import Knowledge, event_row, event_rows, knowledge_from_round
-from .observation import knowledge_from_observation
-from .sat_model import is_consistent, minimal_conflict, sat_consistent_cases
+from pi_env.solvers.analysis import Analysis, ContradictionError, analyze, analyze_knowledge, knowledge_of
+from pi_env.solvers.case_sets import CaseFilter, case_bits, case_mask_reference
+from pi_env.solvers.hints import Hint, hint
+from pi_env.solvers.joint import count_joint
+from pi_env.solvers.knowledge import Knowledge, event_row, event_rows, knowledge_from_round
+from pi_env.solvers.observation import knowledge_from_observation
+from pi_env.solvers.sat_model import is_consistent, minimal_conflict, sat_consistent_cases
 
 __all__ = [
     "Analysis", "CaseFilter", "ContradictionError", "Knowledge", "analyze", "analyze_knowledge",

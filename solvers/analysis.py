@@ -13,15 +13,15 @@ from typing import Union
 
 import numpy as np
 
-from pi_env.board import DAYTIME
-from pi_env.constants import CASE_TRIPLES, NUM_CASES, TYPE_SIZES
-from pi_env.errors import PIError
-from pi_env.records_types import GameRecord, RoundRecord
+from pi_env.core.board import DAYTIME
+from pi_env.core.constants import CASE_TRIPLES, NUM_CASES, TYPE_SIZES
+from pi_env.core.errors import PIError
+from pi_env.records.types import GameRecord, RoundRecord
 
-from .case_sets import case_bits
-from .joint import count_joint
-from .knowledge import Knowledge, knowledge_from_round
-from .tables import CASE_ELEMENTS, from_bitset
+from pi_env.solvers.case_sets import case_bits
+from pi_env.solvers.joint import count_joint
+from pi_env.solvers.knowledge import Knowledge, knowledge_from_round
+from pi_env.solvers.tables import CASE_ELEMENTS, from_bitset
 
 
 class ContradictionError(PIError):
@@ -30,7 +30,7 @@ class ContradictionError(PIError):
     Attributes:
         player: the asking player.
         events: sorted event indices of a smallest set of events that cannot all hold together
-            with the case the player holds (see :func:`solvers.sat_model.minimal_conflict`).
+            with the case the player holds (see :func:`pi_env.solvers.sat_model.minimal_conflict`).
     """
 
     def __init__(self, player: int, events: tuple[int, ...]):
@@ -98,7 +98,7 @@ class Analysis:
 
 
 def analyze_knowledge(knowledge: Knowledge, strict: bool = True) -> Analysis:
-    """Exact analysis of a :class:`~solvers.knowledge.Knowledge`.
+    """Exact analysis of a :class:`~pi_env.solvers.knowledge.Knowledge`.
 
     Args:
         knowledge: what the player knows.
@@ -127,7 +127,7 @@ def _analysis(knowledge: Knowledge, own: np.ndarray, counts: np.ndarray, strict:
     total = int(joint.sum(dtype=object)) if cases.size else 0
     conflict = None
     if total == 0:
-        from .sat_model import minimal_conflict
+        from pi_env.solvers.sat_model import minimal_conflict
         conflict = minimal_conflict(knowledge) or ()
         if strict:
             raise ContradictionError(p, conflict)
@@ -173,7 +173,7 @@ def knowledge_of(record_or_round: RecordLike, player: int, round_index: int = 0,
         return knowledge_from_round(record_or_round, player, n_players, adj, after_event)
     record = record_or_round
     if not isinstance(record, GameRecord):
-        from pi_env.records import load_record
+        from pi_env.records.record_file import load_record
         record = load_record(record)
     if not 0 <= round_index < len(record.rounds):
         raise ValueError(f"round_index must be in 0..{len(record.rounds) - 1}, got {round_index}")
@@ -191,7 +191,7 @@ def analyze(record_or_round: RecordLike, player: int, round_index: int = 0, afte
 
     Args:
         record_or_round: a :class:`GameRecord`, a record path or parsed dict (read with
-            :func:`pi_env.records.load_record`), a :class:`RoundRecord` (then ``n_players`` is
+            :func:`pi_env.records.record_file.load_record`), a :class:`RoundRecord` (then ``n_players`` is
             required and ``adjacency`` defaults to the daytime board), or a :class:`Knowledge`.
         player: the asking player 0..n-1.
         round_index: which round of a record (0-based).
@@ -203,7 +203,7 @@ def analyze(record_or_round: RecordLike, player: int, round_index: int = 0, afte
     Raises:
         ContradictionError: the events contradict each other or the held case (``strict=True``);
             ``.events`` names a smallest conflicting set.
-        ValueError: bad player / round / arguments; :class:`~pi_env.errors.RecordError` for an
+        ValueError: bad player / round / arguments; :class:`~pi_env.core.errors.RecordError` for an
             invalid record file.
     """
     k = knowledge_of(record_or_round, player, round_index, after_event, n_players=n_players,

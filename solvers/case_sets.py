@@ -1,6 +1,6 @@
 """Per-player sets of consistent cases (RULES.md §4, §9), as bitsets ``uint64[27]``.
 
-For a :class:`~solvers.knowledge.Knowledge` of player p, the *case set* of a player q is the set of
+For a :class:`~pi_env.solvers.knowledge.Knowledge` of player p, the *case set* of a player q is the set of
 cases q could have given only
 
 * q's own public answers (clue answers, investigation counts, failed and correct solves),
@@ -9,7 +9,7 @@ cases q could have given only
 * the case p holds (player p+1's): it is p+1's set, and its elements are excluded for everyone else.
 
 For q = p this is p's *own-information filter* (``own_count`` of the fixtures). Joint consistency
-across players is :mod:`solvers.joint`'s job.
+across players is :mod:`pi_env.solvers.joint`'s job.
 
 Two implementations compute the same sets: a numba kernel working on precomputed per-layout
 bitsets (:class:`CaseFilter`, :func:`case_bits`; one event costs one 27-word AND), and a plain
@@ -24,11 +24,11 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
-from pi_env.constants import NUM_CASES, NUM_ELEMENTS
+from pi_env.core.constants import NUM_CASES, NUM_ELEMENTS
 
-from .knowledge import (COL_A, COL_B, COL_C, COL_KIND, COL_PLAYER, COL_SUP, CLUE_KIND, INVESTIGATE_KIND,
+from pi_env.solvers.knowledge import (COL_A, COL_B, COL_C, COL_KIND, COL_PLAYER, COL_SUP, CLUE_KIND, INVESTIGATE_KIND,
                         SOLVE_CORRECT, SOLVE_FAILED, Knowledge)
-from .tables import BITSET_WORDS, CASE_ELEMENTS, AnswerTables, cached_answer_tables, from_bitset
+from pi_env.solvers.tables import BITSET_WORDS, CASE_ELEMENTS, AnswerTables, cached_answer_tables, from_bitset
 
 MAX_COUNT = 3  # investigation counts above 3 are impossible
 
@@ -209,7 +209,7 @@ class CaseFilter:
             self.update(row)
 
     def update(self, row: np.ndarray) -> None:
-        """Apply one event row (``int32[7]``, see :mod:`solvers.knowledge`)."""
+        """Apply one event row (``int32[7]``, see :mod:`pi_env.solvers.knowledge`)."""
         apply_event_bits(self.bits, self.owner, row, self._lb.clue, self._lb.investigation, ELEMENT_BITS)
 
     @property

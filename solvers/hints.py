@@ -2,7 +2,7 @@
 (RULES.md §4, §5, §9).
 
 :func:`hint` starts from p's case distribution — by default the exact joint posterior of
-:func:`~solvers.analysis.analyze_knowledge` (``Analysis.cases`` / ``.probabilities``), or with
+:func:`~pi_env.solvers.analysis.analyze_knowledge` (``Analysis.cases`` / ``.probabilities``), or with
 ``joint=False`` the uniform distribution over p's own-information cases — and reports:
 
 * **certain**: the elements in every case of the distribution;
@@ -12,7 +12,7 @@
   ``expected_points = p_correct · points(tier, round) − (1 − p_correct) · 2``
 
   with ``points = [7, 5, 3, 1][tier] + (round − 1)`` in the second edition and ``[7, 5, 3, 1][tier]``
-  in the first (RULES.md §5; :func:`pi_env.scoring.tier_points`, 0 for a tier the player count does
+  in the first (RULES.md §5; :func:`pi_env.engine.ranking.tier_points`, 0 for a tier the player count does
   not have). The score floor and cap are ignored;
 * **solve_now**: see :func:`solve_now_rule`;
 * **the best query**: the candidate clue or investigator with the highest expected information
@@ -41,14 +41,14 @@ from typing import Iterable
 
 import numpy as np
 
-from pi_env.constants import (INVESTIGATE_BASE, NUM_ACTIONS, NUM_DISTRICTS, NUM_ELEMENTS, SOLVE_BASE,
+from pi_env.core.constants import (INVESTIGATE_BASE, NUM_ACTIONS, NUM_DISTRICTS, NUM_ELEMENTS, SOLVE_BASE,
                               WRONG_SOLVE_PENALTY)
-from pi_env._config import kernel
-from pi_env.scoring import tier_points
+from pi_env.core._config import kernel
+from pi_env.engine.ranking import tier_points
 
-from .analysis import Analysis, analyze_knowledge
-from .knowledge import COL_A, COL_B, COL_KIND, CLUE_KIND, INVESTIGATE_KIND, Knowledge
-from .tables import CASE_ELEMENTS
+from pi_env.solvers.analysis import Analysis, analyze_knowledge
+from pi_env.solvers.knowledge import COL_A, COL_B, COL_KIND, CLUE_KIND, INVESTIGATE_KIND, Knowledge
+from pi_env.solvers.tables import CASE_ELEMENTS
 
 __all__ = ["Hint", "hint", "candidate_actions", "answer_matrix", "information_gains",
            "greedy_expected_actions", "greedy_expected_actions_reference", "solve_now_rule",
@@ -416,8 +416,8 @@ def hint(knowledge: Knowledge, legal_actions: "np.ndarray | Iterable[int] | None
     """Advice for ``knowledge.player`` (see the module docstring for every quantity).
 
     Args:
-        knowledge: what p knows (:func:`~solvers.analysis.knowledge_of`,
-            :func:`~solvers.observation.knowledge_from_observation`).
+        knowledge: what p knows (:func:`~pi_env.solvers.analysis.knowledge_of`,
+            :func:`~pi_env.solvers.observation.knowledge_from_observation`).
         legal_actions: candidate queries as an action mask or ids (``None``: see
             :func:`candidate_actions`).
         analysis: p's :class:`Analysis` of ``knowledge`` if already computed (else computed here,

@@ -32,9 +32,9 @@ from itertools import combinations
 import numpy as np
 from numba import njit
 
-from pi_env.constants import NUM_CASES
+from pi_env.core.constants import NUM_CASES
 
-from .tables import CASE_ELEMENT_MASKS
+from pi_env.solvers.tables import CASE_ELEMENT_MASKS
 
 _CASE_TYPE_INDEX = np.stack([np.arange(NUM_CASES) // 140, (np.arange(NUM_CASES) // 14) % 10,
                              np.arange(NUM_CASES) % 14]).astype(np.int64)  # [3, 1680]

@@ -26,10 +26,10 @@ from typing import Iterable
 
 import numpy as np
 
-from pi_env.constants import MAX_PLAYERS, MIN_PLAYERS, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS
-from pi_env.records_types import CLUE, INVESTIGATE, SOLVE, Event, RoundRecord
+from pi_env.core.constants import MAX_PLAYERS, MIN_PLAYERS, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS
+from pi_env.records.types import CLUE, INVESTIGATE, SOLVE, Event, RoundRecord
 
-from .tables import AnswerTables, cached_answer_tables
+from pi_env.solvers.tables import AnswerTables, cached_answer_tables
 
 COL_INDEX, COL_PLAYER, COL_KIND, COL_A, COL_B, COL_C, COL_SUP = range(7)
 NUM_COLS = 7
@@ -86,7 +86,7 @@ class Knowledge:
 
     @cached_property
     def tables(self) -> AnswerTables:
-        """Answer tables of the layout (:func:`solvers.tables.answer_tables`)."""
+        """Answer tables of the layout (:func:`pi_env.solvers.tables.answer_tables`)."""
         return cached_answer_tables(self.tile_district.tobytes(), self.adjacency.tobytes())
 
     def events_of(self, q: int) -> np.ndarray:
@@ -139,7 +139,7 @@ def _check_events(ev: np.ndarray, n: int) -> None:
 
 
 def event_row(event: Event) -> np.ndarray:
-    """The ``int32[7]`` row of a record :class:`~pi_env.records_types.Event`.
+    """The ``int32[7]`` row of a record :class:`~pi_env.records.types.Event`.
 
     Raises:
         ValueError: unknown event kind.

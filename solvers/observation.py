@@ -1,4 +1,4 @@
-"""The solver's :class:`~solvers.knowledge.Knowledge` from one player's engine observation
+"""The solver's :class:`~pi_env.solvers.knowledge.Knowledge` from one player's engine observation
 (RULES.md §9).
 
 An engine observation (:mod:`pi_env.engine.observe`) holds exactly what its player may know: the
@@ -21,18 +21,18 @@ observation component       event rows (per relative seat ``j``, player ``(playe
 The observation does not say in which order the answers were given; the solver does not need it
 (every answer is a constraint, and repeated answers of one card are identical), so the rows are
 listed seat by seat and numbered ``0..E-1``. Those numbers are what a
-:class:`~solvers.analysis.ContradictionError` would name — they are *not* record event indices.
+:class:`~pi_env.solvers.analysis.ContradictionError` would name — they are *not* record event indices.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from pi_env.board import Board
-from pi_env.constants import MAX_PLAYERS, MIN_PLAYERS, TYPE_OFFSETS, TYPE_SIZES
+from pi_env.core.board import Board
+from pi_env.core.constants import MAX_PLAYERS, MIN_PLAYERS, TYPE_OFFSETS, TYPE_SIZES
 from pi_env.engine.observe import decode_observation, observation_size
 
-from .knowledge import (CLUE_KIND, INVESTIGATE_KIND, NUM_COLS, SOLVE_CORRECT, SOLVE_FAILED, Knowledge)
+from pi_env.solvers.knowledge import (CLUE_KIND, INVESTIGATE_KIND, NUM_COLS, SOLVE_CORRECT, SOLVE_FAILED, Knowledge)
 
 __all__ = ["knowledge_from_observation", "case_of_elements"]
 
@@ -59,7 +59,7 @@ def knowledge_from_observation(observation: np.ndarray, num_players: int,
         observation: flat ``int16[618 + 1912 * P]`` observation of one player
             (:func:`pi_env.engine.observe`; relative seats: seat ``j`` is player ``(p + j) % P``).
         num_players: ``P`` (2..5).
-        board: the game's :class:`~pi_env.board.Board`, or its ``bool[14, 14]`` adjacency.
+        board: the game's :class:`~pi_env.core.board.Board`, or its ``bool[14, 14]`` adjacency.
         player: the observer's absolute player number ``p``. The observation does not contain it;
             with the default ``0`` players are numbered relative to the observer (seat ``j`` is
             player ``j``), which changes no count or probability.

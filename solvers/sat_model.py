@@ -20,9 +20,9 @@ from pysat.card import CardEnc, EncType
 from pysat.formula import IDPool, WCNF
 from pysat.solvers import Solver
 
-from pi_env.constants import NUM_CASES, TYPE_OFFSETS, TYPE_SIZES
+from pi_env.core.constants import NUM_CASES, TYPE_OFFSETS, TYPE_SIZES
 
-from .knowledge import (COL_A, COL_B, COL_C, COL_INDEX, COL_KIND, COL_PLAYER, COL_SUP, CLUE_KIND,
+from pi_env.solvers.knowledge import (COL_A, COL_B, COL_C, COL_INDEX, COL_KIND, COL_PLAYER, COL_SUP, CLUE_KIND,
                         INVESTIGATE_KIND, SOLVE_FAILED, Knowledge)
 
 
@@ -31,7 +31,7 @@ def _type_of(element: int) -> int:
 
 
 class SatModel:
-    """CNF of a :class:`~solvers.knowledge.Knowledge` (all players, all events).
+    """CNF of a :class:`~pi_env.solvers.knowledge.Knowledge` (all players, all events).
 
     Attributes:
         hard: list of clauses that always hold (deal structure, held case).

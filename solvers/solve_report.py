@@ -2,8 +2,8 @@
 as a JSON-ready dict (:func:`solve_report`) and as text lines (:func:`solve_report_lines`).
 
 Only what the asking player p knows is read (RULES.md §9): the public events up to the position
-and the case p holds (:func:`solvers.analysis.knowledge_of`), even when the record holds every
-case. The hint (:func:`solvers.hints.hint`) needs three facts about the position that the events
+and the case p holds (:func:`pi_env.solvers.analysis.knowledge_of`), even when the record holds every
+case. The hint (:func:`pi_env.solvers.hints.hint`) needs three facts about the position that the events
 give:
 
 * **tier**: the tier of the rotation in which p acts next — the current rotation if p's seat comes
@@ -23,15 +23,15 @@ from typing import Any, Union
 
 import numpy as np
 
-from pi_env.actions import action_name
-from pi_env.constants import (INVESTIGATE_BASE, MAX_INVESTIGATORS, NUM_DISTRICTS, ON_DISPLAY,
+from pi_env.core.actions import action_name
+from pi_env.core.constants import (INVESTIGATE_BASE, MAX_INVESTIGATORS, NUM_DISTRICTS, ON_DISPLAY,
                               TYPE_NAMES, TYPE_OFFSETS, TYPE_SIZES)
-from pi_env.errors import PIError, RecordError
-from pi_env.names import element_names
-from pi_env.records_types import INVESTIGATE, SOLVE, GameRecord
+from pi_env.core.errors import PIError, RecordError
+from pi_env.core.names import element_names
+from pi_env.records.types import INVESTIGATE, SOLVE, GameRecord
 
-from .analysis import Analysis, analyze_knowledge, knowledge_of
-from .hints import Hint, hint
+from pi_env.solvers.analysis import Analysis, analyze_knowledge, knowledge_of
+from pi_env.solvers.hints import Hint, hint
 
 __all__ = ["solve_report", "solve_report_lines", "next_turn_tier", "investigators_left_at",
            "display_at"]
@@ -83,7 +83,7 @@ def display_at(record: GameRecord, round_index: int, after_event: int) -> tuple[
         return tuple(sorted(rnd.display))
     if record.seed is None:
         return None
-    from pi_env.recorder import replay_with_engine  # the engine is only needed here
+    from pi_env.records.recorder import replay_with_engine  # the engine is only needed here
 
     target = sum(len(r.events) for r in record.rounds[:round_index]) + after_event + 1
     steps = [0]
@@ -99,7 +99,7 @@ def display_at(record: GameRecord, round_index: int, after_event: int) -> tuple[
     try:
         if target == 0:
             from pi_env.engine import init
-            from pi_env.recorder import config_of
+            from pi_env.records.recorder import config_of
             state = init(config_of(record), 1, seed=record.seed)
             return tuple(int(x) for x in np.flatnonzero(state.card_place[0] == ON_DISPLAY))
         replay_with_engine(record, on_step)
@@ -151,7 +151,7 @@ def solve_report(record: RecordSource, player: int, round_index: int = 0, after_
             record; ``OSError`` when the file cannot be read.
     """
     if not isinstance(record, GameRecord):
-        from pi_env.records import load_record
+        from pi_env.records.record_file import load_record
         record = load_record(record)
     n = record.rules.players
     if record.rules.mode == "solo" or n < 2:

@@ -22,7 +22,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from pi_env.constants import CASE_TRIPLES, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS, TYPE_OFFSETS
+from pi_env.core.constants import CASE_TRIPLES, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS, TYPE_OFFSETS
 
 BITSET_WORDS = (NUM_CASES + 63) // 64  # 27
 

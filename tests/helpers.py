@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agents.runner import play_game as _play
+from pi_env.agents.runner import play_game as _play
 
 
 def play_game(config, agent_names, seed, on_step=None):

@@ -1,4 +1,4 @@
-"""Tests of the PettingZoo AEC environment ``pi_env.aec`` (STYLE.md §11, §12; RULES.md §4, §5).
+"""Tests of the PettingZoo AEC environment ``pi_env.envs.aec`` (STYLE.md §11, §12; RULES.md §4, §5).
 
 PettingZoo's own conformance checks (``api_test``, ``seed_test``, ``render_test``) plus exact checks
 of rewards, terminations/truncations, infos, observations and seeding against the engine.
@@ -15,14 +15,14 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
-from pi_env.actions import action_name
-from pi_env.aec import env, observation_bounds, raw_env
-from pi_env.board import DAYTIME
-from pi_env.constants import (INVESTIGATE_BASE, NUM_ACTIONS, SOLVE_BASE, TYPE_OFFSETS, case_index)
+from pi_env.core.actions import action_name
+from pi_env.envs.aec import env, observation_bounds, raw_env
+from pi_env.core.board import DAYTIME
+from pi_env.core.constants import (INVESTIGATE_BASE, NUM_ACTIONS, SOLVE_BASE, TYPE_OFFSETS, case_index)
 from pi_env.engine import (GameConfig, decode_observation, init, legal_action_mask, observation_size,
                            observe, outcome, step_inplace)
-from pi_env.errors import IllegalActionError, InvalidActionError, PIError
-from pi_env.render import render_text
+from pi_env.core.errors import IllegalActionError, InvalidActionError, PIError
+from pi_env.envs.render import render_text
 
 # api_test warns about these for every dict-observation env that is not one of PettingZoo's own
 # classic games (it whitelists those by name); anything else is a real finding.
@@ -427,7 +427,7 @@ def test_pickle_and_lazy_exports():
     assert e.possible_agents == ["player_0", "player_1", "player_2"] and e.config.edition == "first"
     import pi_env
     assert pi_env.env is env and pi_env.raw_env is raw_env
-    code = ("import sys, pi_env.engine, pi_env.render; "
+    code = ("import sys, pi_env.engine, pi_env.envs.render; "
             "bad = [m for m in ('pettingzoo', 'gymnasium') if m in sys.modules]; "
             "assert not bad, bad; print('ok')")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

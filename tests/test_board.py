@@ -10,9 +10,9 @@ from importlib import resources
 import numpy as np
 import pytest
 
-from pi_env.board import DAYTIME, Board, board_from_dict, load_board
+from pi_env.core.board import DAYTIME, Board, board_from_dict, load_board
 from pi_env.engine import GameConfig
-from pi_env.errors import BoardError
+from pi_env.core.errors import BoardError
 from test_parity import lockstep, seeds_for
 
 # RULES.md §2, "Spelled out:" verbatim.
@@ -75,7 +75,7 @@ def test_daytime_matches_the_spelled_out_list():
 
 
 def test_bundled_json_round_trips():
-    doc = json.loads(resources.files("pi_env").joinpath("data/daytime.json").read_text("utf-8"))
+    doc = json.loads(resources.files("pi_env.core").joinpath("data/daytime.json").read_text("utf-8"))
     assert load_board("daytime") == DAYTIME
     again = board_from_dict(DAYTIME.to_dict())
     assert again == DAYTIME and np.array_equal(again.positions, DAYTIME.positions)

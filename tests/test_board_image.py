@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 from pettingzoo.test import render_test
 
-from pi_env.aec import env as make_env
-from pi_env.board_image import abbreviate, board_image, record_position
-from pi_env.cli import main
+from pi_env.envs.aec import env as make_env
+from pi_env.envs.board_image import abbreviate, board_image, record_position
+from pi_env.apps.cli import main
 from pi_env.engine import GameConfig, init, step_inplace
-from pi_env.errors import PIError
-from pi_env.recorder import replay_with_engine
-from pi_env.records import load_record
+from pi_env.core.errors import PIError
+from pi_env.records.recorder import replay_with_engine
+from pi_env.records.record_file import load_record
 from test_encoders import mixed_policy
 from test_hygiene import other_case
 

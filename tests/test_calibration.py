@@ -1,7 +1,7 @@
 """Calibration of the solver's case probabilities on engine self-play (RULES.md §9).
 
 A position is a round of an engine game, a player p and a prefix of the round's events (ending at
-an event index drawn independently of the game, kept if the round reached it). :func:`solvers.analyze`
+an event index drawn independently of the game, kept if the round reached it). :func:`pi_env.solvers.analyze`
 gives, from p's knowledge only, a probability for every case p can still have. If these are the
 true posteriors, then among all (position, case) predictions with probability near q, a fraction q
 are the true case: that is checked per decile of predicted probability.
@@ -14,9 +14,9 @@ depends on the case it holds (another player's case), so its choices leak a litt
 model ignores; the deducer/random mix is checked only where the sample is large (and its table is
 printed; see ``docs/solver_figures.md``).
 
-Records are written and re-read (:func:`pi_env.records.record_to_dict`,
-:func:`pi_env.records.load_record`) so that each investigation carries its suppressed types
-(RULES.md §4.2), which the in-memory :class:`~pi_env.recorder.Recorder` record does not fill in.
+Records are written and re-read (:func:`pi_env.records.record_file.record_to_dict`,
+:func:`pi_env.records.record_file.load_record`) so that each investigation carries its suppressed types
+(RULES.md §4.2), which the in-memory :class:`~pi_env.records.recorder.Recorder` record does not fill in.
 
 The statistical tests are marked ``slow`` (run with ``pytest -m slow tests/test_calibration.py -s``
 to see the tables).
@@ -29,14 +29,14 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from agents import make_agent
-from agents.base import Agent
-from pi_env.constants import SOLVE_BASE
-from agents.runner import play_game
+from pi_env.agents import make_agent
+from pi_env.agents.base import Agent
+from pi_env.core.constants import SOLVE_BASE
+from pi_env.agents.runner import play_game
 from pi_env.engine import GameConfig
-from pi_env.records import load_record, record_to_dict
-from pi_env.records_types import GameRecord
-from solvers import analyze
+from pi_env.records.record_file import load_record, record_to_dict
+from pi_env.records.types import GameRecord
+from pi_env.solvers import analyze
 
 FIRST_EVENT, LAST_EVENT = 4, 30  # prefixes end at an event index drawn uniformly from this range
 TOLERANCE = 0.02  # |mean predicted probability - observed frequency| per decile

@@ -4,11 +4,11 @@ import json
 
 import pytest
 
-from agents import AGENTS
-from pi_env.cli import main
-from pi_env.records import load_record
-from pi_env.report import report_lines
-from pi_env.scoring import score_record
+from pi_env.agents import AGENTS
+from pi_env.apps.cli import main
+from pi_env.records.record_file import load_record
+from pi_env.records.report import report_lines
+from pi_env.records.scoring import score_record
 
 KNOWN = ", ".join(AGENTS) + ", or sb3:MODEL.zip for a trained policy"  # the agents registered (others may be added)
 
@@ -160,8 +160,8 @@ def test_report_lines_exact_small_record():
 
 
 def load_record_tiles():
-    from pi_env.board import DAYTIME
-    from pi_env.constants import EVIDENCE_NAMES, SUSPECT_NAMES
+    from pi_env.core.board import DAYTIME
+    from pi_env.core.constants import EVIDENCE_NAMES, SUSPECT_NAMES
     sus = list(SUSPECT_NAMES) + [None, None]
     ev = list(EVIDENCE_NAMES) + [None] * 4
     return {"suspect": dict(zip(DAYTIME.districts, sus)), "evidence": dict(zip(DAYTIME.districts, ev))}
@@ -170,7 +170,7 @@ def load_record_tiles():
 def test_replay_rejects_answers_no_deal_fits(capsys, tmp_path):
     """RECORD.md: a record whose answers could not have happened is rejected, also when it holds no
     case (the solver finds a smallest set of events that cannot all hold)."""
-    from solvers import ContradictionError, analyze
+    from pi_env.solvers import ContradictionError, analyze
 
     path = tmp_path / "g.json"
     run(capsys, "play", "--players", "3", "--seed", "3", "--agents", "deducer,deducer,deducer",

@@ -16,14 +16,14 @@ import json
 import numpy as np
 import pytest
 
-from pi_env.cli import main
+from pi_env.apps.cli import main
 from pi_env.engine import (GameConfig, init, legal_action_mask, outcome, reset_done, sample_actions,
                            step_inplace)
-from pi_env.errors import PIError, RecordError
-from pi_env.recorder import Recorder, config_of, replay_with_engine
-from pi_env.records import load_record, record_to_dict
-from pi_env.report import report_json, report_lines
-from pi_env.scoring import score_record
+from pi_env.core.errors import PIError, RecordError
+from pi_env.records.recorder import Recorder, config_of, replay_with_engine
+from pi_env.records.record_file import load_record, record_to_dict
+from pi_env.records.report import report_json, report_lines
+from pi_env.records.scoring import score_record
 from helpers import play_game
 from test_cli import load_record_tiles
 from test_rules import S, Table, inv

@@ -9,14 +9,15 @@ import math
 import numpy as np
 import pytest
 
-from pi_env.constants import INVESTIGATE_BASE, NUM_CASES, SOLVE_BASE, case_index
-from pi_env.encoders import (SOLVER_FEATURES, SOLVER_LAYOUT, FlatEncoder, SolverFeaturesVecEnv,
-                             encode_flat, encode_flat_reference, flat_layout, flat_scales, flat_size,
-                             solver_features, solver_size)
+from pi_env.core.constants import INVESTIGATE_BASE, NUM_CASES, SOLVE_BASE, case_index
+from pi_env.envs.encoders import (FlatEncoder, encode_flat, encode_flat_reference, flat_layout, flat_scales,
+                                  flat_size)
+from pi_env.rl.solver_features_env import SolverFeaturesVecEnv
+from pi_env.solvers.features import SOLVER_FEATURES, SOLVER_LAYOUT, solver_features, solver_size
 from pi_env.engine import (GameConfig, decode_observation, init, legal_action_mask, observe,
                            reset_done, step_inplace)
 from pi_env.engine.setup import from_layout
-from pi_env.errors import PIError
+from pi_env.core.errors import PIError
 from test_hygiene import assert_disjoint, other_case, pick
 
 F32 = np.float32
@@ -201,7 +202,7 @@ def test_solver_features_at_the_start_are_exact():
 
 
 def test_solver_features_follow_the_analysis():
-    from solvers import analyze_knowledge, knowledge_from_observation
+    from pi_env.solvers import analyze_knowledge, knowledge_from_observation
 
     cfg = GameConfig(num_players=3)
     for n, state in enumerate(play(cfg, 1, seed=11, steps=25)):
@@ -258,7 +259,7 @@ def test_solver_features_never_show_the_own_case(num_players):
 
 
 def test_solver_features_wrapper():
-    from pi_env.selfplay import SelfPlayVecEnv
+    from pi_env.envs.selfplay import SelfPlayVecEnv
 
     env = SolverFeaturesVecEnv(SelfPlayVecEnv(3, num_players=2, seed=2))
     obs, info = env.reset(seed=2)
@@ -276,9 +277,8 @@ def test_solver_features_wrapper():
 
 
 def test_encoders_reject_a_config_for_another_player_count_and_bad_player_arrays():
-    from pi_env.encoders import encode_flat, solver_features
     from pi_env.engine import GameConfig, init
-    from pi_env.errors import PIError
+    from pi_env.core.errors import PIError
 
     st = init(GameConfig(num_players=3), 4, seed=0)
     with pytest.raises(PIError, match="^config is for 4 players but the state has 3$"):

@@ -1,4 +1,4 @@
-"""Output files (pi_env.files): atomic writes and clear errors that name the user's path."""
+"""Output files (pi_env.core.files): atomic writes and clear errors that name the user's path."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import os
 import numpy as np
 import pytest
 
-from pi_env.actions import action_id
-from pi_env.cli import main
-from pi_env.errors import InvalidActionError, PIError
-from pi_env.files import check_output_path, write_text_atomic
+from pi_env.core.actions import action_id
+from pi_env.apps.cli import main
+from pi_env.core.errors import InvalidActionError, PIError
+from pi_env.core.files import check_output_path, write_text_atomic
 
 
 def test_write_replaces_whole_and_leaves_no_temporary_file(tmp_path):

@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 from helpers import play_game
 
-from agents import AGENTS, GreedyAgent, make_agent
-from agents.greedy import (HORIZON, TURNS_MEAN, Outlook, assess, best_query, greedy_decision,
+from pi_env.agents import AGENTS, GreedyAgent, make_agent
+from pi_env.agents.greedy import (HORIZON, TURNS_MEAN, Outlook, assess, best_query, greedy_decision,
                            next_player_gains, q_after, read_outlook, turns_to_solve_pmf, waiting_clue)
-from pi_env.constants import INVESTIGATE_BASE, NUM_ACTIONS, SOLVE_BASE, TYPE_SIZES, case_index
+from pi_env.core.constants import INVESTIGATE_BASE, NUM_ACTIONS, SOLVE_BASE, TYPE_SIZES, case_index
 from pi_env.engine import GameConfig, init, legal_action_mask, observe, outcome
 from pi_env.engine.observe import decode_observation, observation_layout, observation_size
-from solvers import analyze_knowledge, hint, knowledge_from_observation
+from pi_env.solvers import analyze_knowledge, hint, knowledge_from_observation
 
 
 def test_registered():
@@ -387,7 +387,7 @@ def test_denial_scaled_by_the_next_players_activity():
     """The next player took one clue card (a spot on H's suspect) and named three wrong cases:
     activity 1 / 4, so each card's denial is a quarter of its bits; with only named cases it is 0
     (a guesser is denied nothing); with no public action yet, 1."""
-    from agents.greedy import next_player_activity
+    from pi_env.agents.greedy import next_player_activity
     obs, mask, board, m, x = two_case_position(False, held=(0, 0, 4))
     layout = observation_layout(2)
     k = knowledge_from_observation(obs, 2, board)
@@ -412,8 +412,8 @@ def test_denial_scaled_by_the_next_players_activity():
 
 
 def test_make_agent_passes_the_edition_to_rule_based_agents():
-    from agents import make_agent
-    from agents.runner import play_game
+    from pi_env.agents import make_agent
+    from pi_env.agents.runner import play_game
     from pi_env.engine import GameConfig
 
     assert make_agent("greedy", edition="first").edition == "first"

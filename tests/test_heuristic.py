@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from helpers import play_game
 
-from agents import AGENTS, HeuristicAgent, make_agent
-from agents.deducer import consistent_cases
-from pi_env.constants import SOLVE_BASE, TYPE_SIZES, case_index
+from pi_env.agents import AGENTS, HeuristicAgent, make_agent
+from pi_env.agents.deducer import consistent_cases
+from pi_env.core.constants import SOLVE_BASE, TYPE_SIZES, case_index
 from pi_env.engine import GameConfig, legal_action_mask, observe, outcome
 
 

@@ -10,16 +10,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pi_env.board import DAYTIME
-from pi_env.constants import INVESTIGATE_BASE, NUM_CASES, SOLVE_BASE, case_index
+from pi_env.core.board import DAYTIME
+from pi_env.core.constants import INVESTIGATE_BASE, NUM_CASES, SOLVE_BASE, case_index
 from pi_env.engine import GameConfig, init, legal_action_mask, observe, step_inplace
-from pi_env.recorder import Recorder
-from pi_env.records import clue_answer, investigate_answer, suppression
-from solvers import Knowledge, analyze, analyze_knowledge, hint, knowledge_from_observation
-from solvers.hints import (answer_matrix, candidate_actions, greedy_expected_actions,
+from pi_env.records.recorder import Recorder
+from pi_env.records.record_file import clue_answer, investigate_answer, suppression
+from pi_env.solvers import Knowledge, analyze, analyze_knowledge, hint, knowledge_from_observation
+from pi_env.solvers.hints import (answer_matrix, candidate_actions, greedy_expected_actions,
                            greedy_expected_actions_reference, information_gains, solve_now_rule,
                            suppression_masks)
-from solvers.knowledge import CLUE_KIND, INVESTIGATE_KIND, SOLVE_FAILED
+from pi_env.solvers.knowledge import CLUE_KIND, INVESTIGATE_KIND, SOLVE_FAILED
 
 # suspect i on district i, evidence j on district j; locations are their own districts
 SIMPLE_TILES = np.array(list(range(12)) + list(range(10)) + list(range(14)), dtype=np.int8)
@@ -148,7 +148,7 @@ def test_answer_matrix_matches_the_rules(seed: int) -> None:
 
 def _engine_positions(players: int, seed: int, agents=("deducer", "random")):
     """Yield (state, record so far, player to move, its observation, action mask) of one game."""
-    from agents import make_agent
+    from pi_env.agents import make_agent
     config = GameConfig(num_players=players)
     state = init(config, 1, seed=seed)
     bots = [make_agent(agents[i % len(agents)]) for i in range(players)]
@@ -237,7 +237,7 @@ def test_hint_on_a_contradiction_is_empty() -> None:
 @pytest.mark.parametrize("joint", [True, False])
 @pytest.mark.parametrize("players,seed", [(3, 5), (4, 6), (5, 7)])
 def test_deducer_never_loses_its_true_case(players: int, seed: int, joint: bool) -> None:
-    from agents import DeducerAgent, RandomAgent
+    from pi_env.agents import DeducerAgent, RandomAgent
     config = GameConfig(num_players=players)
     state = init(config, 1, seed=seed)
     bots = [DeducerAgent(joint=joint) if i % 2 == 0 else RandomAgent() for i in range(players)]
@@ -260,6 +260,6 @@ def test_deducer_never_loses_its_true_case(players: int, seed: int, joint: bool)
 
 
 def test_deducer_is_joint_by_default() -> None:
-    from agents import make_agent
+    from pi_env.agents import make_agent
     assert make_agent("deducer").joint is True
     assert make_agent("deducer").name == "deducer"

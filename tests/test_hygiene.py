@@ -12,12 +12,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pi_env.aec import raw_env
-from pi_env.constants import (EVIDENCE_NAMES, INVESTIGATE_BASE, SOLVE_BASE, SUSPECT_NAMES,
+from pi_env.envs.aec import raw_env
+from pi_env.core.constants import (EVIDENCE_NAMES, INVESTIGATE_BASE, SOLVE_BASE, SUSPECT_NAMES,
                               TYPE_SIZES, case_index)
 from pi_env.engine import (GameConfig, decode_observation, init, legal_action_mask, observe,
                            step_inplace)
-from pi_env.render import render_text
+from pi_env.envs.render import render_text
 
 
 def other_case(state, p: int, rng: np.random.Generator) -> np.ndarray:

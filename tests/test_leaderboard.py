@@ -7,7 +7,7 @@ import sqlite3
 
 import pytest
 
-from pi_env.leaderboard import (DATA_ENV, DB_ENV, Entry, Leaderboard, LeaderboardError, data_dir,
+from pi_env.apps.leaderboard import (DATA_ENV, DB_ENV, Entry, Leaderboard, LeaderboardError, data_dir,
                                 default_db_path)
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pi_env.constants import (IN_DISCARD, INVESTIGATE_BASE, NUM_ACTIONS, NUM_DISTRICTS, ON_DISPLAY,
+from pi_env.core.constants import (IN_DISCARD, INVESTIGATE_BASE, NUM_ACTIONS, NUM_DISTRICTS, ON_DISPLAY,
                               SOLVE_BASE, case_index)
 from pi_env.engine import GameConfig, init, legal_action_mask, sample_actions, step_inplace
 from pi_env.engine.reference import ReferenceGame
@@ -280,7 +280,7 @@ def test_rollouts_exercise_the_rules():
 
 def test_threaded_build_matches_reference():
     """Batches of at least ``PARALLEL_MIN_BATCH`` games may run the threaded (prange) kernels."""
-    from pi_env import _config
+    from pi_env.core import _config
     B = max(256, getattr(_config, "PARALLEL_MIN_BATCH", 256))
     config = GameConfig(num_players=4, max_rotations=6)
     stats = lockstep(config, seeds_for("threaded", B), (0.85, 0.05, 0.05, 0.02), policy_seed=1,
@@ -306,7 +306,7 @@ def test_reference_matches_engine_seed_handling():
 
 
 def test_reference_rejects_bad_actions():
-    from pi_env.errors import IllegalActionError, InvalidActionError
+    from pi_env.core.errors import IllegalActionError, InvalidActionError
     g = ReferenceGame(GameConfig(num_players=2), 5)
     with pytest.raises(InvalidActionError):
         g.step(NUM_ACTIONS)

@@ -5,8 +5,8 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agents.deducer import consistent_cases
-from pi_env.constants import SCORE_CAP, SCORE_FLOOR, case_index
+from pi_env.agents.deducer import consistent_cases
+from pi_env.core.constants import SCORE_CAP, SCORE_FLOOR, case_index
 from pi_env.engine import GameConfig, init, reset_done, sample_actions, step_inplace
 from helpers import play_game
 

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from pi_env.engine import GameConfig, outcome
-from pi_env.errors import RecordError
-from pi_env.recorder import replay_with_engine
-from pi_env.records import load_record, record_to_dict
-from pi_env.scoring import score_record
+from pi_env.core.errors import RecordError
+from pi_env.records.recorder import replay_with_engine
+from pi_env.records.record_file import load_record, record_to_dict
+from pi_env.records.scoring import score_record
 from helpers import play_game
 
 

@@ -1,4 +1,4 @@
-"""Tests of pi_env.records: reading, validating and writing pi-record/1 (RECORD.md).
+"""Tests of pi_env.records.record_file: reading, validating and writing pi-record/1 (RECORD.md).
 
 Hand-worked answers use the daytime board (RULES.md §2) and the layout of ``_doc()`` below:
 
@@ -22,12 +22,12 @@ from pathlib import Path
 
 import pytest
 
-from pi_env.board import DAYTIME
-from pi_env.constants import (EVIDENCE_NAMES, NOTHING, SPOT, SUSPECT_NAMES, TRACE, case_index)
-from pi_env.errors import RecordError
-from pi_env.records import (MAX_ROUNDS_LIMIT, clue_answer, investigate_answer, load_record,
+from pi_env.core.board import DAYTIME
+from pi_env.core.constants import (EVIDENCE_NAMES, NOTHING, SPOT, SUSPECT_NAMES, TRACE, case_index)
+from pi_env.core.errors import RecordError
+from pi_env.records.record_file import (MAX_ROUNDS_LIMIT, clue_answer, investigate_answer, load_record,
                             record_to_dict, suppression, tile_element, write_record)
-from pi_env.records_types import Event, Rules
+from pi_env.records.types import Event, Rules
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 FIXTURES = sorted((SHARED / "fixtures" / "solver").glob("*.record.json"))
@@ -578,9 +578,9 @@ def test_max_rounds_limit_is_the_engines():
 def _play_recorded(config, seed, policy_seed):
     """Play one game with a random policy (80 % clues and investigators), recording it."""
     import numpy as np
-    from pi_env.constants import SOLVE_BASE
+    from pi_env.core.constants import SOLVE_BASE
     from pi_env.engine import init, legal_action_mask, step_inplace
-    from pi_env.recorder import Recorder
+    from pi_env.records.recorder import Recorder
 
     state = init(config, 1, seed=seed)
     rec = Recorder(config, state, seed)
@@ -596,7 +596,7 @@ def _play_recorded(config, seed, policy_seed):
 
 def test_duel_recorder_stores_max_rounds_and_replay_uses_it():
     from pi_env.engine import GameConfig
-    from pi_env.recorder import config_of, replay_with_engine
+    from pi_env.records.recorder import config_of, replay_with_engine
 
     config = GameConfig(mode="duel", max_rounds=4, max_rotations=3)
     final, record = _play_recorded(config, 8, 8)
@@ -619,7 +619,7 @@ def test_duel_recorder_stores_max_rounds_and_replay_uses_it():
 
 def test_standard_recorder_has_no_max_rounds():
     from pi_env.engine import GameConfig
-    from pi_env.recorder import config_of
+    from pi_env.records.recorder import config_of
 
     config = GameConfig(num_players=3, variants=("nick-of-time",), max_rotations=6)
     final, record = _play_recorded(config, 2, 2)
@@ -631,8 +631,8 @@ def test_standard_recorder_has_no_max_rounds():
 
 def test_first_edition_words_are_accepted_as_keys():
     """RECORD.md: ``crime`` = evidence and ``evidence card`` = clue, also as JSON keys."""
-    from pi_env.board import DAYTIME
-    from pi_env.constants import EVIDENCE_NAMES, SUSPECT_NAMES
+    from pi_env.core.board import DAYTIME
+    from pi_env.core.constants import EVIDENCE_NAMES, SUSPECT_NAMES
 
     tiles = {"suspect": dict(zip(DAYTIME.districts, list(SUSPECT_NAMES) + [None, None])),
              "crime": dict(zip(DAYTIME.districts, list(EVIDENCE_NAMES) + [None] * 4))}

@@ -6,13 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pi_env.errors import PIError
+from pi_env.core.errors import PIError
 
 
 def test_without_ray_the_example_says_how_to_install(monkeypatch, capsys):
     import builtins
 
-    from experiments import train_rllib
+    from pi_env.experiments import train_rllib
 
     real_import = builtins.__import__
 
@@ -29,7 +29,7 @@ def test_without_ray_the_example_says_how_to_install(monkeypatch, capsys):
         train_rllib.main(["--iterations", "1"])
     assert exc.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("python -m experiments.train_rllib: error: the RLlib example")
+    assert len(err) == 1 and err[0].startswith("python -m pi_env.experiments.train_rllib: error: the RLlib example")
     assert "pip install '.[ray]'" in err[0]
 
 
@@ -37,8 +37,8 @@ def test_rllib_env_is_the_pettingzoo_env_with_renamed_observations():
     pytest.importorskip("ray.rllib")
     pytest.importorskip("torch")
     import pi_env
-    from experiments.train_rllib import PiPettingZooEnv
-    from pi_env.encoders import flat_scales
+    from pi_env.experiments.train_rllib import PiPettingZooEnv
+    from pi_env.envs.encoders import flat_scales
 
     env = PiPettingZooEnv({"num_players": 2})
     ref = pi_env.env(num_players=2)
@@ -62,7 +62,7 @@ def test_rllib_env_is_the_pettingzoo_env_with_renamed_observations():
 def test_ppo_trains_two_iterations_with_ray_locally():
     pytest.importorskip("ray.rllib")
     pytest.importorskip("torch")
-    from experiments.train_rllib import train
+    from pi_env.experiments.train_rllib import train
 
     rows = train(2, players=2, policies="per-seat", env_runners=0, batch=400, seed=0)
     assert [r["iteration"] for r in rows] == [1, 2]

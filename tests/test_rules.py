@@ -32,13 +32,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pi_env.board import DAYTIME
-from pi_env.constants import (EVIDENCE_NAMES, IN_DECK, IN_DISCARD, IN_FRONT, NOTHING, ON_DISPLAY,
+from pi_env.core.board import DAYTIME
+from pi_env.core.constants import (EVIDENCE_NAMES, IN_DECK, IN_DISCARD, IN_FRONT, NOTHING, ON_DISPLAY,
                               SOLVE_BASE, SPOT, SUSPECT_NAMES, TRACE, case_index)
 from pi_env.engine import GameConfig, init, legal_action_mask, outcome, step_inplace
 from pi_env.engine.reference import ReferenceGame
 from pi_env.engine.setup import DEFAULT_DISPLAY, from_layout
-from pi_env.errors import IllegalActionError, InvalidActionError, PIError
+from pi_env.core.errors import IllegalActionError, InvalidActionError, PIError
 from test_parity import assert_same
 
 D = {name: i for i, name in enumerate(DAYTIME.districts)}  # district ids
@@ -679,7 +679,7 @@ def test_legal_action_mask_rejects_a_bad_out_buffer():
     import pytest as _pytest
 
     from pi_env.engine import GameConfig, init, legal_action_mask
-    from pi_env.errors import PIError
+    from pi_env.core.errors import PIError
 
     config = GameConfig(num_players=3)
     state = init(config, 2, seed=0)

@@ -10,10 +10,10 @@ import csv
 import numpy as np
 import pytest
 
-from agents import make_agent
-from agents.sb3_policy import refine_mask
-from pi_env.constants import NUM_ACTIONS, NUM_CASES, SOLVE_BASE
-from pi_env.errors import PIError
+from pi_env.agents import make_agent
+from pi_env.agents.sb3_policy import refine_mask
+from pi_env.core.constants import NUM_ACTIONS, NUM_CASES, SOLVE_BASE
+from pi_env.core.errors import PIError
 
 
 def _hide_rl(monkeypatch):
@@ -29,7 +29,7 @@ def _hide_rl(monkeypatch):
 
 
 def test_train_script_without_the_extra_says_how_to_install(monkeypatch, capsys):
-    from experiments import train_sb3
+    from pi_env.experiments import train_sb3
 
     _hide_rl(monkeypatch)
     with pytest.raises(SystemExit) as exc:
@@ -37,7 +37,7 @@ def test_train_script_without_the_extra_says_how_to_install(monkeypatch, capsys)
     assert exc.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1  # no usage block: the command line was fine
-    assert err[-1].startswith("python -m experiments.train_sb3: error: the MaskablePPO tools need the 'rl' extra")
+    assert err[-1].startswith("python -m pi_env.experiments.train_sb3: error: the MaskablePPO tools need the 'rl' extra")
     assert "pip install '.[rl]'" in err[-1] and "download.pytorch.org/whl/cpu" in err[-1]
 
 
@@ -65,7 +65,7 @@ def test_refine_mask_drops_only_failed_solves():
 
 
 def test_tournament_keeps_the_case_of_model_paths(tmp_path):
-    from experiments.tournament import _agent_key
+    from pi_env.apps.tournament import _agent_key
 
     assert _agent_key(" Random ") == "random"
     assert _agent_key("SB3:Results/RL/Policy.zip") == "sb3:Results/RL/Policy.zip"
@@ -83,7 +83,7 @@ def test_factorized_head_is_suspect_plus_evidence_plus_location():
     _rl()
     import torch
 
-    from agents._sb3_nets import FactorizedActionHead
+    from pi_env.agents._sb3_nets import FactorizedActionHead
 
     torch.manual_seed(0)
     head = FactorizedActionHead(5)
@@ -101,17 +101,17 @@ def test_factorized_head_is_suspect_plus_evidence_plus_location():
 
 def _own_filter(solo_obs):
     """The solver's own-information filter of a solo position (independent of the numpy one)."""
-    from experiments.strategy_benchmark import standard_view
-    from pi_env.board import DAYTIME
-    from solvers.case_sets import case_bits
-    from solvers.observation import knowledge_from_observation
-    from solvers.tables import from_bitset
+    from pi_env.experiments.strategy_benchmark import standard_view
+    from pi_env.core.board import DAYTIME
+    from pi_env.solvers.case_sets import case_bits
+    from pi_env.solvers.observation import knowledge_from_observation
+    from pi_env.solvers.tables import from_bitset
 
     return from_bitset(case_bits(knowledge_from_observation(standard_view(solo_obs), 2, DAYTIME))[0])
 
 
 def test_solo_consistent_cases_equal_the_solvers_own_filter():
-    from agents.sb3_policy import solo_consistent_cases
+    from pi_env.agents.sb3_policy import solo_consistent_cases
     from pi_env.engine import solo as S
 
     config = S.SoloConfig()
@@ -133,11 +133,11 @@ def test_solo_consistent_cases_equal_the_solvers_own_filter():
 
 @pytest.mark.parametrize("players", [2, 3])
 def test_own_consistent_cases_equal_the_solvers_own_filter(players):
-    from agents.sb3_policy import own_consistent_cases, standard_policy_input
+    from pi_env.agents.sb3_policy import own_consistent_cases, standard_policy_input
     from pi_env.engine import GameConfig, init, legal_action_mask, observe, step_inplace
-    from solvers.case_sets import case_bits
-    from solvers.observation import knowledge_from_observation
-    from solvers.tables import from_bitset
+    from pi_env.solvers.case_sets import case_bits
+    from pi_env.solvers.observation import knowledge_from_observation
+    from pi_env.solvers.tables import from_bitset
 
     config = GameConfig(num_players=players)
     state = init(config, 8, seed=players)
@@ -164,7 +164,7 @@ def test_own_consistent_cases_equal_the_solvers_own_filter(players):
 
 def test_solo_adapter_same_step_episode_end_and_restart_mask():
     _rl()
-    from experiments.sb3_envs import SOLO_EXTRA, SoloSB3VecEnv
+    from pi_env.rl.sb3_envs import SOLO_EXTRA, SoloSB3VecEnv
     from pi_env.engine import solo as S
 
     env = SoloSB3VecEnv(2, seed=5, max_actions=50)
@@ -204,7 +204,7 @@ def test_normalized_head_splits_whether_and_which():
     _rl()
     import torch
 
-    from agents._sb3_nets import NormalizedSolveHead
+    from pi_env.agents._sb3_nets import NormalizedSolveHead
 
     torch.manual_seed(0)
     head = NormalizedSolveHead(4 + NUM_CASES, hidden=6)
@@ -227,8 +227,8 @@ def test_normalized_head_splits_whether_and_which():
 
 def test_selfplay_adapter_observation_is_what_the_agent_computes():
     _rl()
-    from experiments.sb3_envs import SelfPlaySB3VecEnv
-    from pi_env.encoders import flat_scales
+    from pi_env.rl.sb3_envs import SelfPlaySB3VecEnv
+    from pi_env.envs.encoders import flat_scales
 
     env = SelfPlaySB3VecEnv(3, 2, opponents=["random"], seed=2)
     obs = env.reset()
@@ -248,12 +248,12 @@ def test_tournament_plays_a_saved_policy(tmp_path):
     import torch
     from sb3_contrib import MaskablePPO
 
-    from agents._sb3_nets import FactorizedMaskablePolicy, SharedInputExtractor
-    from agents.sb3_policy import SB3PolicyAgent
-    from experiments.sb3_envs import SelfPlaySB3VecEnv
-    from experiments.tournament import TournamentSettings, run_tournament
+    from pi_env.agents._sb3_nets import FactorizedMaskablePolicy, SharedInputExtractor
+    from pi_env.agents.sb3_policy import SB3PolicyAgent
+    from pi_env.rl.sb3_envs import SelfPlaySB3VecEnv
+    from pi_env.apps.tournament import TournamentSettings, run_tournament
     from pi_env.engine import GameConfig, init, legal_action_mask, observe
-    from pi_env.encoders import flat_scales
+    from pi_env.envs.encoders import flat_scales
 
     env = SelfPlaySB3VecEnv(2, 2, opponents=["random"], seed=0)
     model = MaskablePPO(FactorizedMaskablePolicy, env, n_steps=8, batch_size=16, n_epochs=1, seed=0,
@@ -293,9 +293,9 @@ def test_agent_with_solver_input_plays_only_allowed_solves(tmp_path):
     import torch
     from sb3_contrib import MaskablePPO
 
-    from agents._sb3_nets import NormalizedSolvePolicy, PassMaskExtractor
-    from agents.sb3_policy import standard_policy_input
-    from experiments.sb3_envs import SelfPlaySB3VecEnv
+    from pi_env.agents._sb3_nets import NormalizedSolvePolicy, PassMaskExtractor
+    from pi_env.agents.sb3_policy import standard_policy_input
+    from pi_env.rl.sb3_envs import SelfPlaySB3VecEnv
     from pi_env.engine import GameConfig, init, legal_action_mask, observe, step_inplace
 
     env = SelfPlaySB3VecEnv(2, 2, opponents=["random"], seed=0, consistent=True)

@@ -11,13 +11,13 @@ import pytest
 from helpers import play_game
 from test_greedy import check_hidden_state_invariance, two_case_position
 
-from agents import AGENTS, SearchAgent, make_agent
-from agents.greedy import assess, greedy_decision
-from agents.greedy import turns_to_solve_pmf
-from agents.search import DEFAULT_BUDGET_MS, DEFAULT_SAMPLES, next_player_picks, next_player_turns
-from pi_env.constants import SOLVE_BASE, case_index
+from pi_env.agents import AGENTS, SearchAgent, make_agent
+from pi_env.agents.greedy import assess, greedy_decision
+from pi_env.agents.greedy import turns_to_solve_pmf
+from pi_env.agents.search import DEFAULT_BUDGET_MS, DEFAULT_SAMPLES, next_player_picks, next_player_turns
+from pi_env.core.constants import SOLVE_BASE, case_index
 from pi_env.engine import GameConfig, init, legal_action_mask
-from solvers import analyze_knowledge, knowledge_from_observation
+from pi_env.solvers import analyze_knowledge, knowledge_from_observation
 
 
 def test_registered_with_a_default_budget():
@@ -152,8 +152,7 @@ def test_solves_when_certain(players, seed):
 def test_never_reads_hidden_state(monkeypatch):
     """As for greedy: hidden parts of the state replaced, same observation, same action (no time
     limit and few worlds, so the decision is a function of observation, memory and rng)."""
-    import agents
-
+    from pi_env import agents
     class SmallSearch(SearchAgent):
         def __init__(self):
             super().__init__(budget_ms=None, max_samples=8)

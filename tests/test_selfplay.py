@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
 
-from agents import RandomAgent
-from pi_env.constants import NUM_CASES, ON_DISPLAY, SOLVE_BASE, case_index
-from pi_env.encoders import encode_flat
+from pi_env.agents import RandomAgent, opponent_factory
+from pi_env.core.constants import NUM_CASES, ON_DISPLAY, SOLVE_BASE, case_index
+from pi_env.envs.encoders import encode_flat
 from pi_env.engine import init, legal_action_mask, reset_done, step_inplace
-from pi_env.errors import IllegalActionError, InvalidActionError, PIError, UnknownNameError
-from pi_env.selfplay import SelfPlayVecEnv
+from pi_env.core.errors import IllegalActionError, InvalidActionError, PIError, UnknownNameError
+from pi_env.envs.selfplay import SelfPlayVecEnv
 from test_encoders import mixed_policy
 
 
@@ -146,7 +146,7 @@ def test_selfplay_against_the_engine_by_hand(options):
 
 def test_fixed_opponents_give_only_learner_rows_and_rotate_seats():
     B = 6
-    env = SelfPlayVecEnv(B, num_players=2, opponents=["random"], seed=4)
+    env = SelfPlayVecEnv(B, num_players=2, opponents=[opponent_factory("random")], seed=4)
     obs, info = env.reset(seed=4)
     rng = np.random.default_rng(0)
     seats_per_slot: list[list[int]] = [[] for _ in range(B)]
@@ -197,7 +197,7 @@ def test_opponent_kinds_and_learner_seat_choices():
     # same seed, same everything
     runs = []
     for _ in range(2):
-        e = SelfPlayVecEnv(3, num_players=2, opponents=["random"], seed=5)
+        e = SelfPlayVecEnv(3, num_players=2, opponents=[opponent_factory("random")], seed=5)
         o, i = e.reset()
         out = [o.copy()]
         for _ in range(25):
@@ -239,9 +239,11 @@ def test_errors():
         env.step(np.array([50, off]))
     assert st.equals(before)
     with pytest.raises(PIError, match="needs 2"):
-        SelfPlayVecEnv(2, num_players=3, opponents=["random"])
+        SelfPlayVecEnv(2, num_players=3, opponents=[opponent_factory("random")])
     with pytest.raises(UnknownNameError):
-        SelfPlayVecEnv(2, num_players=2, opponents=["randon"])
+        opponent_factory("randon")
+    with pytest.raises(PIError, match="make_agent"):
+        SelfPlayVecEnv(2, num_players=2, opponents=["random"])
     with pytest.raises(PIError, match="learner_seats"):
         SelfPlayVecEnv(2, num_players=2, learner_seats=2)
     with pytest.raises(PIError, match="num_envs"):
@@ -251,11 +253,11 @@ def test_errors():
 
 
 def test_module_doctests():
-    import pi_env.board_image
-    import pi_env.encoders
-    import pi_env.selfplay
+    import pi_env.envs.board_image
+    import pi_env.envs.encoders
+    import pi_env.envs.selfplay
 
-    for module in (pi_env.selfplay, pi_env.encoders, pi_env.board_image):
+    for module in (pi_env.envs.selfplay, pi_env.envs.encoders, pi_env.envs.board_image):
         result = doctest.testmod(module)
         assert result.failed == 0 and result.attempted > 0
 
@@ -289,7 +291,7 @@ def test_many_failed_solves_in_one_round():
 
 
 def test_a_closed_env_says_so():
-    env = SelfPlayVecEnv(num_envs=2, num_players=2, opponents=["random"], seed=0)
+    env = SelfPlayVecEnv(num_envs=2, num_players=2, opponents=[opponent_factory("random")], seed=0)
     env.reset()
     env.close()
     with pytest.raises(PIError, match=r"^the env is closed \(its opponents are gone\); make a new one$"):

@@ -24,14 +24,14 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from gymnasium.vector import AutoresetMode
 
-import pi_env  # noqa: F401  (registers the env)
-from pi_env.board import DAYTIME
-from pi_env.constants import (IN_DISCARD, IN_FRONT, NOTHING, NUM_ACTIONS, ON_DISPLAY, SOLVE_BASE, SPOT,
+import pi_env  # noqa: F401
+from pi_env.core.board import DAYTIME
+from pi_env.core.constants import (IN_DISCARD, IN_FRONT, NOTHING, NUM_ACTIONS, ON_DISPLAY, SOLVE_BASE, SPOT,
                               TRACE, case_index)
 from pi_env.engine import solo as S
-from pi_env.errors import IllegalActionError, InvalidActionError, PIError
-from pi_env.records import clue_answer, investigate_answer, suppression
-from pi_env.solo import SoloTimeAttackEnv, SoloTimeAttackVectorEnv
+from pi_env.core.errors import IllegalActionError, InvalidActionError, PIError
+from pi_env.records.record_file import clue_answer, investigate_answer, suppression
+from pi_env.envs.solo import SoloTimeAttackEnv, SoloTimeAttackVectorEnv
 
 LAYOUT_S = tuple(range(12)) + tuple(range(4, 14)) + tuple(range(14))
 CASE = case_index(1, 5, 12)  # Doc, Forgery, Waterfront
@@ -185,7 +185,7 @@ def test_observation_components():
 
 
 def test_answers_match_the_records_reference_on_random_games():
-    """Every answer of random solo games equals pi_env.records.clue_answer / investigate_answer."""
+    """Every answer of random solo games equals pi_env.records.record_file.clue_answer / investigate_answer."""
     config = S.SoloConfig(investigators=14, max_actions=60)
     state = S.init(config, 16, seed=11)
     rng = np.random.default_rng(0)
@@ -390,16 +390,23 @@ def test_observation_hides_the_case():
     assert not np.array_equal(oa["observation"], ob["observation"])
 
 
-def test_difficulty_option_draws_matching_cases():
-    from pi_env.solo_cases import difficulty_of, greedy_play
+def test_difficulty_filter_draws_matching_cases():
+    from pi_env.solvers.solo_rating import difficulty_filter, difficulty_of, greedy_play
 
-    env = SoloTimeAttackEnv(difficulty="hard")
+    env = SoloTimeAttackEnv(accept_case=difficulty_filter("hard"))
+    plain = SoloTimeAttackEnv()
+    skipped = 0
     for seed in (0, 1):
         env.reset(seed=seed)
+        plain.reset(seed=seed)
         st = env.game_state
         assert difficulty_of(greedy_play(st.tile_district[0], S.case_of(st)).actions) == "hard"
+        skipped += S.case_of(st) != S.case_of(plain.game_state)
+    assert skipped >= 1  # hard cases are rare (12 %): at least one of the two seeds is not hard
     with pytest.raises(PIError, match="difficulty"):
-        SoloTimeAttackEnv(difficulty="nightmare")
+        difficulty_filter("nightmare")
+    with pytest.raises(PIError, match="accept_case"):
+        SoloTimeAttackEnv(accept_case="hard")
 
 
 # --------------------------------------------------------------------------------------------
@@ -408,7 +415,7 @@ def test_difficulty_option_draws_matching_cases():
 
 def test_registration_and_make_vec():
     code = ("import sys, pi_env, pi_env.engine.solo; assert 'gymnasium' not in sys.modules; "
-            "import gymnasium; e = gymnasium.make('pi_env/SoloTimeAttack-v0'); e.reset(seed=0); "
+            "import gymnasium; e = gymnasium.make('pi_env.envs.solo:pi_env/SoloTimeAttack-v0'); e.reset(seed=0); "
             "v = gymnasium.make_vec('pi_env/SoloTimeAttack-v0', num_envs=8, "
             "vectorization_mode='vector_entry_point', max_actions=9); "
             "o, _ = v.reset(seed=0); print(type(v).__name__, o['observation'].shape, v.metadata['autoreset_mode'])")

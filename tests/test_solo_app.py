@@ -13,15 +13,15 @@ import json
 import numpy as np
 import pytest
 
-from pi_env.actions import case_name
-from pi_env.cli import main
-from pi_env.errors import RecordError
-from pi_env.leaderboard import Leaderboard
-from pi_env.recorder import replay_with_engine
-from pi_env.records import load_record, record_to_dict, write_record
-from pi_env.solo_app import (HELP, SAVE_FORMAT, SaveError, SoloApp, SoloGame, format_time, game_from_case_file,
+from pi_env.core.actions import case_name
+from pi_env.apps.cli import main
+from pi_env.core.errors import RecordError
+from pi_env.apps.leaderboard import Leaderboard
+from pi_env.records.recorder import replay_with_engine
+from pi_env.records.record_file import load_record, record_to_dict, write_record
+from pi_env.apps.solo_app import (HELP, SAVE_FORMAT, SaveError, SoloApp, SoloGame, format_time, game_from_case_file,
                              game_from_seed)
-from pi_env.solo_cases import generate, write_case
+from pi_env.apps.solo_cases import generate, write_case
 
 NOW = dt.datetime(2024, 5, 1, 10, 0, tzinfo=dt.timezone.utc)
 

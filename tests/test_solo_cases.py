@@ -8,18 +8,18 @@ import json
 import numpy as np
 import pytest
 
-from pi_env.board import DAYTIME
-from pi_env.cli import main
-from pi_env.constants import EVIDENCE_NAMES, SUSPECT_NAMES
+from pi_env.core.board import DAYTIME
+from pi_env.apps.cli import main
+from pi_env.core.constants import EVIDENCE_NAMES, SUSPECT_NAMES
 from pi_env.engine import solo as S
-from pi_env.errors import PIError
-from pi_env.records import load_record
-from pi_env.solo import SoloTimeAttackEnv
-from pi_env.solo_cases import (DIFFICULTIES, THRESHOLDS, case_record, date_seed, difficulty_of, generate,
-                               greedy_play, setup_sheet, write_case)
-from solvers.tables import answer_tables
+from pi_env.core.errors import PIError
+from pi_env.records.record_file import load_record
+from pi_env.envs.solo import SoloTimeAttackEnv
+from pi_env.apps.solo_cases import case_record, date_seed, generate, setup_sheet, write_case
+from pi_env.solvers.solo_rating import DIFFICULTIES, THRESHOLDS, difficulty_of, greedy_play
+from pi_env.solvers.tables import answer_tables
 
-TOL = 1e-9  # solvers.hints.GAIN_TOLERANCE
+TOL = 1e-9  # pi_env.solvers.hints.GAIN_TOLERANCE
 POP3 = np.array([0, 1, 1, 2, 1, 2, 2, 3])
 
 
@@ -249,7 +249,7 @@ def test_cli_generate_with_6_to_14_investigators_writes_a_valid_record(capsys, t
 
 def test_daily_cases_of_a_difficulty_have_their_own_seed_blocks():
     """Each date + difficulty searches YYYYMMDD*1000 upwards: consecutive dates no longer collide."""
-    from pi_env.solo_cases import DAILY_BLOCK, daily_search_start
+    from pi_env.apps.solo_cases import DAILY_BLOCK, daily_search_start
 
     assert DAILY_BLOCK == 1000 and daily_search_start("2026-12-01") == 20261201000
     easy = [generate(date=f"2026-12-0{i}", difficulty="easy") for i in range(1, 7)]
@@ -268,7 +268,7 @@ def test_daily_cases_of_a_difficulty_have_their_own_seed_blocks():
 
 
 def test_difficulty_search_stops_at_the_largest_seed(capsys, tmp_path):
-    from pi_env.solo_cases import MAX_SEED
+    from pi_env.apps.solo_cases import MAX_SEED
 
     assert MAX_SEED == 9223372036854775807
     # seeds MAX_SEED-28 .. MAX_SEED are easy or medium, MAX_SEED-29 is hard (brute force)

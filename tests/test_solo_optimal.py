@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from experiments.solo_optimal import (GUESS, INF, LayoutResult, OptimalSearch, answer_codes,
+from pi_env.experiments.solo_optimal import (GUESS, INF, LayoutResult, OptimalSearch, answer_codes,
                                       brute_force_value, counting_bound, format_table, gap_target,
                                       layout_of, main, read_results, solve_layout)
 
@@ -128,8 +128,8 @@ def test_root_search_and_policies_on_a_subproblem(codes):
 
 
 def test_rollout_without_endgame_is_the_solvers_greedy(codes):
-    # exact_below=1: the rollout is the greedy of solvers.hints, whose expectation it must match
-    from solvers.hints import greedy_expected_actions
+    # exact_below=1: the rollout is the greedy of pi_env.solvers.hints, whose expectation it must match
+    from pi_env.solvers.hints import greedy_expected_actions
 
     cases = np.flatnonzero(codes[40] == 4)
     opt = OptimalSearch(codes, IS_INV, investigators=4)
@@ -237,7 +237,7 @@ def _row(layout, seed):
 
 
 def test_results_round_trip_and_resume_keeps_them(tmp_path, capsys):
-    from experiments.solo_optimal import _report
+    from pi_env.experiments.solo_optimal import _report
 
     out = tmp_path / "opt.csv"
     _report([_row(1, 1), _row(0, 0)], out)
@@ -288,7 +288,7 @@ def test_malformed_results_file_is_named(tmp_path, capsys):
     bad.write_text("layout,seed\n0,0\n", encoding="utf-8")
     with pytest.raises(ValueError, match="not a solo_optimal CSV"):
         read_results(bad)
-    from experiments.solo_optimal import _report
+    from pi_env.experiments.solo_optimal import _report
 
     _report([_row(0, 0)], bad)
     bad.write_text(bad.read_text(encoding="utf-8").replace("False", "maybe"), encoding="utf-8")
@@ -319,7 +319,7 @@ def test_sigterm_stops_the_workers_and_keeps_the_file(tmp_path):
         return out
 
     out = tmp_path / "opt.csv"
-    proc = subprocess.Popen([sys.executable, "-m", "experiments.solo_optimal", "--layouts", "2", "--workers", "2",
+    proc = subprocess.Popen([sys.executable, "-m", "pi_env.experiments.solo_optimal", "--layouts", "2", "--workers", "2",
                              "--time-limit", "600", "--out", str(out)], cwd=Path(__file__).resolve().parents[1],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
@@ -341,7 +341,7 @@ def test_sigterm_stops_the_workers_and_keeps_the_file(tmp_path):
 def test_optimal_policy_played_in_the_engine_takes_its_value(codes):
     # the exact policy on a subproblem, played by the solo rules engine on each of its cases: the
     # engine's action counts add up to the optimum the search computed
-    from experiments.solo_optimal import play_in_engine
+    from pi_env.experiments.solo_optimal import play_in_engine
 
     cases = np.flatnonzero(codes[36] == 5)  # "investigate Lakeside: 1 spot, 1 trace"
     opt = OptimalSearch(codes, IS_INV, investigators=4)

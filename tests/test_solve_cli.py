@@ -9,12 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pi_env.cli import main
-from pi_env.constants import INVESTIGATE_BASE, SOLVE_BASE
+from pi_env.apps.cli import main
+from pi_env.core.constants import INVESTIGATE_BASE, SOLVE_BASE
 from pi_env.engine import GameConfig, init, legal_action_mask, observe, step_inplace
-from pi_env.records import load_record
-from pi_env.recorder import Recorder
-from solvers.solve_report import display_at, investigators_left_at, next_turn_tier
+from pi_env.records.record_file import load_record
+from pi_env.records.recorder import Recorder
+from pi_env.solvers.solve_report import display_at, investigators_left_at, next_turn_tier
 
 FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "solver"
 RECORDS = sorted(FIXTURES.glob("*.record.json")) if FIXTURES.is_dir() else []
@@ -155,8 +155,8 @@ def test_position_facts_match_the_engine(players: int, seed: int) -> None:
     """Tier, investigators left and display computed from a record equal the engine's state
     whenever the player is about to act; the legal clue and investigator actions then equal the
     hint's candidates."""
-    from agents import make_agent
-    from solvers import hint, knowledge_of
+    from pi_env.agents import make_agent
+    from pi_env.solvers import hint, knowledge_of
     config = GameConfig(num_players=players)
     state = init(config, 1, seed=seed)
     bots = [make_agent("deducer" if i % 2 else "random") for i in range(players)]
@@ -180,7 +180,7 @@ def test_position_facts_match_the_engine(players: int, seed: int) -> None:
             display = display_at(record, r, after)
             legal_clues = set(np.flatnonzero(mask[:INVESTIGATE_BASE]).tolist())
             assert set(display) == legal_clues
-            from solvers.solve_report import solve_report
+            from pi_env.solvers.solve_report import solve_report
             doc = solve_report(record, p, r, after)
             got = {g["id"] for g in doc["hint"]["gains"]}
             assert got == set(np.flatnonzero(mask[:SOLVE_BASE]).tolist())
@@ -202,14 +202,14 @@ def test_solve_on_a_played_record(capsys, tmp_path) -> None:
     truth = record.rounds[last].cases[1]
     names = [(c["suspect"], c["evidence"], c["location"]) for c in
              solve_json(capsys, path, "--player", 1, "--round", last + 1, "--top", 0)["cases"]]
-    from pi_env.actions import case_name
+    from pi_env.core.actions import case_name
     assert tuple(case_name(truth, record.board).split(" / ")) in names
 
 
 def test_solved_player_gets_no_hint(tmp_path, capsys):
     """A player who solved takes no more turns this round (RULES.md §4.3): no hint is printed."""
-    from pi_env.cli import main
-    from pi_env.records import load_record
+    from pi_env.apps.cli import main
+    from pi_env.records.record_file import load_record
 
     path = tmp_path / "g.json"
     assert main(["play", "--players", "3", "--seed", "3", "--agents", "deducer,deducer,deducer",
@@ -232,10 +232,10 @@ def test_narrow_console_encoding_degrades_instead_of_failing(tmp_path):
     import sys
 
     env = dict(os.environ, PYTHONIOENCODING="cp1252")
-    proc = subprocess.run([sys.executable, "-m", "pi_env.cli", "solve", str(RECORD), "--player", "0"],
+    proc = subprocess.run([sys.executable, "-m", "pi_env.apps.cli", "solve", str(RECORD), "--player", "0"],
                           capture_output=True, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr.decode("cp1252", "replace")
-    utf8 = subprocess.run([sys.executable, "-m", "pi_env.cli", "solve", str(RECORD), "--player", "0"],
+    utf8 = subprocess.run([sys.executable, "-m", "pi_env.apps.cli", "solve", str(RECORD), "--player", "0"],
                           capture_output=True, timeout=300).stdout.decode("utf-8")
     assert "\u2212" in utf8
     assert proc.stdout.decode("cp1252") == utf8.encode("cp1252", "replace").decode("cp1252")

@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pi_env.board import DAYTIME
-from pi_env.constants import CASE_TRIPLES, NUM_CASES, TYPE_OFFSETS
-from pi_env.records import load_record
-from solvers import Analysis, CaseFilter, Knowledge, analyze, case_bits, knowledge_of
-from solvers.tables import BITSET_WORDS, bitset_cases, from_bitset, to_bitset
+from pi_env.core.board import DAYTIME
+from pi_env.core.constants import CASE_TRIPLES, NUM_CASES, TYPE_OFFSETS
+from pi_env.records.record_file import load_record
+from pi_env.solvers import Analysis, CaseFilter, Knowledge, analyze, case_bits, knowledge_of
+from pi_env.solvers.tables import BITSET_WORDS, bitset_cases, from_bitset, to_bitset
 
 FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "solver"
 RECORD = FIXTURES / "5p_seed300.record.json"

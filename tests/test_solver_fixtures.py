@@ -13,10 +13,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pi_env.constants import case_index
-from pi_env.names import parse_element
-from pi_env.records import load_record
-from solvers import CaseFilter, analyze, case_mask_reference, knowledge_of, sat_consistent_cases
+from pi_env.core.constants import case_index
+from pi_env.core.names import parse_element
+from pi_env.records.record_file import load_record
+from pi_env.solvers import CaseFilter, analyze, case_mask_reference, knowledge_of, sat_consistent_cases
 
 FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "solver"
 RECORDS = sorted(FIXTURES.glob("*.record.json")) if FIXTURES.is_dir() else []

@@ -1,6 +1,6 @@
 """Property tests of the solver on random legal rounds (RULES.md §3, §4, §9).
 
-Random rounds are dealt and answered with the rules' pure functions of :mod:`pi_env.records`
+Random rounds are dealt and answered with the rules' pure functions of :mod:`pi_env.records.record_file`
 (not the solver's tables). An independent brute force — per-player candidate lists from those
 functions, then a plain enumeration of joint deals — must agree exactly with the solver on small
 positions; on all positions the true case stays consistent, probabilities sum to 1, the joint set
@@ -17,11 +17,11 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from pi_env.board import DAYTIME
-from pi_env.constants import CASE_TRIPLES, NUM_CASES, TYPE_OFFSETS, case_index
-from pi_env.records import clue_answer, investigate_answer, suppression
-from pi_env.records_types import CLUE, INVESTIGATE, SOLVE, Event, RoundRecord
-from solvers import (CaseFilter, ContradictionError, Knowledge, analyze, case_mask_reference, count_joint,
+from pi_env.core.board import DAYTIME
+from pi_env.core.constants import CASE_TRIPLES, NUM_CASES, TYPE_OFFSETS, case_index
+from pi_env.records.record_file import clue_answer, investigate_answer, suppression
+from pi_env.records.types import CLUE, INVESTIGATE, SOLVE, Event, RoundRecord
+from pi_env.solvers import (CaseFilter, ContradictionError, Knowledge, analyze, case_mask_reference, count_joint,
                      is_consistent, knowledge_from_round, minimal_conflict, sat_consistent_cases)
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

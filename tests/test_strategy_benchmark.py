@@ -8,10 +8,10 @@ import csv
 import numpy as np
 import pytest
 
-from experiments import strategy_benchmark as sb
-from pi_env.constants import SOLVE_BASE
+from pi_env.experiments import strategy_benchmark as sb
+from pi_env.core.constants import SOLVE_BASE
 from pi_env.engine import solo
-from solvers import analyze_knowledge, knowledge_from_observation
+from pi_env.solvers import analyze_knowledge, knowledge_from_observation
 
 
 def _read(path):

@@ -1,6 +1,6 @@
-"""pi_env.text: name folding and counted nouns."""
+"""pi_env.core.text: name folding and counted nouns."""
 
-from pi_env.text import normalize, plural
+from pi_env.core.text import normalize, plural
 
 
 def test_plural():

@@ -13,12 +13,12 @@ import pytest
 from helpers import play_game as play_reference
 from scipy import stats
 
-import experiments.tournament as T
-from experiments.tournament import (SUMMARY_COLUMNS, TournamentInterrupted, TournamentSettings,
+import pi_env.apps.tournament as T
+from pi_env.apps.tournament import (SUMMARY_COLUMNS, TournamentInterrupted, TournamentSettings,
                                     columns, run_tournament, seat_agents, summarize, win_interval)
-from pi_env.cli import main
+from pi_env.apps.cli import main
 from pi_env.engine import GameConfig, outcome
-from pi_env.errors import PIError, UnknownNameError
+from pi_env.core.errors import PIError, UnknownNameError
 
 MIXED = TournamentSettings(agents=("deducer", "random", "deducer"), games=6, players=3, seed=5)
 
@@ -381,7 +381,7 @@ def test_ray_backend_gives_the_same_rows(reference, tmp_path):
 
 def test_tournament_never_replaces_a_users_file(tmp_path, capsys):
     """An --out folder holding a file the tournament would write is refused without --force."""
-    from pi_env.cli import main
+    from pi_env.apps.cli import main
 
     out = tmp_path / "r"
     out.mkdir()
@@ -422,7 +422,7 @@ def test_a_second_ctrl_c_during_shutdown_does_not_hang(tmp_path):
     import time
 
     out = tmp_path / "t"
-    proc = subprocess.Popen([sys.executable, "-m", "pi_env.cli", "tournament", "--agents",
+    proc = subprocess.Popen([sys.executable, "-m", "pi_env.apps.cli", "tournament", "--agents",
                              "greedy,heuristic,random,random", "--players", "4", "--games", "400",
                              "--workers", "2", "--seed", "5", "--out", str(out)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)

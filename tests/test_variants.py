@@ -13,12 +13,12 @@ import json
 
 import pytest
 
-from pi_env.cli import main
+from pi_env.apps.cli import main
 from pi_env.engine import GameConfig, init, outcome
-from pi_env.errors import RecordError
-from pi_env.recorder import Recorder, replay_with_engine
-from pi_env.records import load_record, record_to_dict
-from pi_env.scoring import score_record
+from pi_env.core.errors import RecordError
+from pi_env.records.recorder import Recorder, replay_with_engine
+from pi_env.records.record_file import load_record, record_to_dict
+from pi_env.records.scoring import score_record
 from helpers import play_game
 from test_cli import load_record_tiles
 from test_rules import Table, inv

@@ -29,8 +29,8 @@ and the card flow (``_play_clue_card``) — are shared with the Solo Time Attack
 import numpy as np
 from numba import prange
 
-from .._config import batch_kernel, kernel
-from ..constants import (IN_DECK, IN_DISCARD, IN_FRONT, MAX_INVESTIGATORS, NOTHING, NUM_CASES,
+from pi_env.core._config import batch_kernel, kernel
+from pi_env.core.constants import (IN_DECK, IN_DISCARD, IN_FRONT, MAX_INVESTIGATORS, NOTHING, NUM_CASES,
                          NUM_ELEMENTS, ON_DISPLAY, SCORE_CAP, SCORE_FLOOR, SOLVE_BASE, SPOT, TRACE,
                          WRONG_SOLVE_PENALTY)
 

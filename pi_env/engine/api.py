@@ -10,11 +10,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..constants import NUM_ACTIONS
-from ..errors import IllegalActionError, PIError
-from . import _kernels as K
-from .arrays import action_array
-from .state import GameConfig, State, empty_state
+from pi_env.core.constants import NUM_ACTIONS
+from pi_env.core.errors import IllegalActionError, PIError
+from pi_env.engine import _kernels as K
+from pi_env.engine.arrays import action_array
+from pi_env.engine.state import GameConfig, State, empty_state
 
 
 def _seeds(seed: "int | np.ndarray | None", batch_size: int) -> np.ndarray:
@@ -73,7 +73,7 @@ def _check_actions(state: State, actions: np.ndarray) -> np.ndarray:
     ok = is_legal(state, a)
     if not ok.all():
         b = int(np.nonzero(~ok)[0][0])
-        from ..actions import action_name
+        from pi_env.core.actions import action_name
         raise IllegalActionError(
             f"game {b}: action {int(a[b])} ({action_name(int(a[b]), None)}) is not legal for player "
             f"{int(state.current_player[b])} (round {int(state.round[b]) + 1}, turn {int(state.turn[b])})")
@@ -178,7 +178,7 @@ def outcome(state: State, config: GameConfig, game: int = 0) -> Outcome:
     """
     if not state.done[game]:
         raise PIError(f"game {game} is not finished")
-    from ..scoring import rank_players
+    from pi_env.engine.ranking import rank_players
 
     P = state.num_players
     ranks = rank_players(state.score[game], state.inv_left[game], state.penalty[game], config.edition,

@@ -7,8 +7,8 @@ from typing import Sequence, TypeVar
 
 import numpy as np
 
-from ..constants import NUM_ACTIONS
-from ..errors import InvalidActionError
+from pi_env.core.constants import NUM_ACTIONS
+from pi_env.core.errors import InvalidActionError
 
 S = TypeVar("S", bound="BatchArrays")
 

@@ -42,9 +42,9 @@ import functools
 import numpy as np
 from numba import prange
 
-from .._config import batch_kernel
-from ..constants import IN_DISCARD, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS, ON_DISPLAY
-from .state import State
+from pi_env.core._config import batch_kernel
+from pi_env.core.constants import IN_DISCARD, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS, ON_DISPLAY
+from pi_env.engine.state import State
 
 _COMPONENTS = (
     ("tiles", (NUM_ELEMENTS, NUM_DISTRICTS), False), ("display", (NUM_ELEMENTS,), False),
@@ -159,7 +159,7 @@ def observe(state: State, player: "int | np.ndarray", out: np.ndarray | None = N
     Raises:
         PIError: a player out of range.
     """
-    from ..errors import PIError
+    from pi_env.core.errors import PIError
 
     B, P = state.batch_size, state.num_players
     if isinstance(player, (int, np.integer)):

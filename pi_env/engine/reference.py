@@ -64,12 +64,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..constants import (DISPLAY_SIZE, IN_DECK, IN_DISCARD, IN_FRONT, INVESTIGATE_BASE,
+from pi_env.core.constants import (DISPLAY_SIZE, IN_DECK, IN_DISCARD, IN_FRONT, INVESTIGATE_BASE,
                          MAX_INVESTIGATORS, NOTHING, NUM_ACTIONS, NUM_CASES, NUM_DISTRICTS,
                          NUM_ELEMENTS, ON_DISPLAY, SCORE_CAP, SCORE_FLOOR, SOLVE_BASE, SPOT, TRACE,
                          TYPE_OFFSETS, WRONG_SOLVE_PENALTY)
-from ..errors import IllegalActionError, InvalidActionError, PIError
-from .state import GameConfig
+from pi_env.core.errors import IllegalActionError, InvalidActionError, PIError
+from pi_env.engine.state import GameConfig
 
 MASK64 = 0xFFFFFFFFFFFFFFFF
 TIER_POINTS = (7, 5, 3, 1)

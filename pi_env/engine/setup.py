@@ -12,10 +12,10 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..constants import (DISPLAY_SIZE, IN_DECK, IN_DISCARD, IN_FRONT, NUM_DISTRICTS, NUM_ELEMENTS,
+from pi_env.core.constants import (DISPLAY_SIZE, IN_DECK, IN_DISCARD, IN_FRONT, NUM_DISTRICTS, NUM_ELEMENTS,
                          ON_DISPLAY, TYPE_OFFSETS, TYPE_SIZES)
-from ..errors import PIError
-from .state import GameConfig, State, empty_state
+from pi_env.core.errors import PIError
+from pi_env.engine.state import GameConfig, State, empty_state
 
 DEFAULT_DISPLAY: tuple[int, ...] = (0, 1, 2, 12, 13, 14, 22, 23, 24)
 """The display used when none is given: Shorty, Doc, Rusty, Murder, Mob Killing, Bank Job,
@@ -26,7 +26,7 @@ _TYPE_NAMES = ("suspect", "evidence", "location")
 
 
 def _element_label(x: int) -> str:
-    from ..constants import EVIDENCE_NAMES, SUSPECT_NAMES
+    from pi_env.core.constants import EVIDENCE_NAMES, SUSPECT_NAMES
     if x < 12:
         return SUSPECT_NAMES[x]
     if x < 22:

@@ -9,7 +9,7 @@ rules are **the same code** as the standard engine's: the per-game helpers ``_cl
 ``_deal_cases`` and the clue-card flow ``_deal_clue_cards`` / ``_play_clue_card`` of
 :mod:`pi_env.engine._kernels`.
 
-Actions are the standard layout (:mod:`pi_env.constants`, ``NUM_ACTIONS = 1730``):
+Actions are the standard layout (:mod:`pi_env.core.constants`, ``NUM_ACTIONS = 1730``):
 
 * ``0 .. 35`` clue query on element ``x``. **Open mode** (default, RULES.md §8): any of the 36
   elements, always legal; repeating a query is legal and gets the same answer again (it costs an
@@ -71,14 +71,14 @@ from typing import Sequence
 import numpy as np
 from numba import prange
 
-from .._config import batch_kernel
-from ..board import DAYTIME, Board, load_board
-from ..constants import (CASE_TRIPLES, DISPLAY_SIZE, IN_DECK, IN_DISCARD, NUM_ACTIONS, NUM_CASES,
+from pi_env.core._config import batch_kernel
+from pi_env.core.board import DAYTIME, Board, load_board
+from pi_env.core.constants import (CASE_TRIPLES, DISPLAY_SIZE, IN_DECK, IN_DISCARD, NUM_ACTIONS, NUM_CASES,
                          NUM_DISTRICTS, NUM_ELEMENTS, ON_DISPLAY, SPOT, TRACE, TYPE_OFFSETS, TYPE_SIZES,
                          case_index)
-from ..errors import IllegalActionError, PIError
-from .arrays import BatchArrays, action_array
-from ._kernels import (_clue_answer, _deal_cases, _deal_clue_cards, _deal_layout, _investigate_answer,
+from pi_env.core.errors import IllegalActionError, PIError
+from pi_env.engine.arrays import BatchArrays, action_array
+from pi_env.engine._kernels import (_clue_answer, _deal_cases, _deal_clue_cards, _deal_layout, _investigate_answer,
                        _is_case, _play_clue_card)
 
 __all__ = ["SoloConfig", "SoloState", "init", "reset_games", "reset_done", "step", "step_inplace",
@@ -530,7 +530,7 @@ def _check_actions(state: SoloState, actions: np.ndarray, check: bool) -> np.nda
         return a
     ok = is_legal(state, a)
     if not ok.all():
-        from ..actions import action_name
+        from pi_env.core.actions import action_name
         b = int(np.flatnonzero(~ok)[0])
         raise IllegalActionError(
             f"game {b}: action {int(a[b])} ({action_name(int(a[b]), None)}) is not legal "
@@ -624,7 +624,7 @@ def from_layout(config: SoloConfig, tile_district: "Sequence[int] | np.ndarray",
     Raises:
         PIError: a bad layout, case, display or deck, or ``display``/``deck`` in open mode.
     """
-    from .setup import DEFAULT_DISPLAY, _int_list
+    from pi_env.engine.setup import DEFAULT_DISPLAY, _int_list
 
     td, dtile = _layout_arrays(tile_district)
     if isinstance(case, (int, np.integer)) and not isinstance(case, bool):

@@ -20,11 +20,11 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..board import DAYTIME, Board
-from ..constants import (DEFAULT_MAX_ROTATIONS, DEFAULT_ROUNDS, EDITION_NAMES, MAX_INVESTIGATORS,
+from pi_env.core.board import DAYTIME, Board
+from pi_env.core.constants import (DEFAULT_MAX_ROTATIONS, DEFAULT_ROUNDS, EDITION_NAMES, MAX_INVESTIGATORS,
                          MAX_PLAYERS, MIN_PLAYERS, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS)
-from ..errors import PIError
-from .arrays import BatchArrays
+from pi_env.core.errors import PIError
+from pi_env.engine.arrays import BatchArrays
 
 VARIANTS = ("fast", "nick-of-time")
 """Rule variants of RULES.md §6 (beginner friendly is ``GameConfig.investigators``)."""
@@ -168,7 +168,7 @@ class GameConfig:
 
 @dataclass
 class State(BatchArrays):
-    """Batched state of ``B`` games. Index layouts are those of :mod:`pi_env.constants`.
+    """Batched state of ``B`` games. Index layouts are those of :mod:`pi_env.core.constants`.
 
     Public information (RULES.md §9) is everything except ``case`` (hidden: each player sees only
     the case it holds), ``deck``/``deck_size`` order and ``rng``.

@@ -1,7 +1,7 @@
 """Typed, validated form of a ``pi-record/1`` game record (RECORD.md).
 
-:func:`pi_env.records.load_record` turns the JSON document into these objects; every name is
-already resolved to an id (see :mod:`pi_env.constants` for the id layouts), so the engine, the
+:func:`pi_env.records.record_file.load_record` turns the JSON document into these objects; every name is
+already resolved to an id (see :mod:`pi_env.core.constants` for the id layouts), so the engine, the
 solver and the CLI never parse names again.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .board import Board
+from pi_env.core.board import Board
 
 CLUE, INVESTIGATE, SOLVE = "clue", "investigate", "solve"
 

@@ -1,8 +1,8 @@
 """Reading, validating and writing game records in the ``pi-record/1`` format (RECORD.md).
 
 :func:`load_record` turns a record file (or its parsed JSON) into the typed objects of
-:mod:`pi_env.records_types`, with every name resolved to an id, and rejects anything that could not
-have happened at the table with a :class:`~pi_env.errors.RecordError` naming the round, the event
+:mod:`pi_env.records.types`, with every name resolved to an id, and rejects anything that could not
+have happened at the table with a :class:`~pi_env.core.errors.RecordError` naming the round, the event
 index and the reason. :func:`record_to_dict` and :func:`write_record` go the other way.
 
 Checks made while reading the events of a round (RULES.md §4, §5):
@@ -19,11 +19,11 @@ Checks made while reading the events of a round (RULES.md §4, §5):
 Turn order itself is not enforced: records typed in by people may skip turns.
 
 The optional top-level ``engine`` object is a pi-env extension of RECORD.md written by
-:class:`pi_env.recorder.Recorder`: ``{"seed": int, "max_rotations": int}`` and, in duel records,
+:class:`pi_env.records.recorder.Recorder`: ``{"seed": int, "max_rotations": int}`` and, in duel records,
 ``"max_rounds": int`` (the duel's safeguard, RULES.md §7; optional, at least ``rules.rounds`` and the
 rounds recorded, rejected outside a duel). A solo record's ``engine`` has only ``"seed"`` (solo has no
 rotations; a ``max_rotations`` in an older file is read and ignored). With it
-:func:`pi_env.recorder.replay_with_engine` re-runs the game exactly.
+:func:`pi_env.records.recorder.replay_with_engine` re-runs the game exactly.
 
 The pure functions :func:`clue_answer`, :func:`investigate_answer` and :func:`suppression` state the
 answer rules of RULES.md §4.1/§4.2 once; the engine and the solver reuse them for checks.
@@ -39,16 +39,16 @@ from typing import Any, Union
 
 import numpy as np
 
-from .board import DAYTIME, Board, load_board
-from .constants import (ANSWER_NAMES, CASE_TRIPLES, DEFAULT_MAX_ROTATIONS, DEFAULT_ROUNDS, DISPLAY_SIZE, ELEMENT_TYPE,
+from pi_env.core.board import DAYTIME, Board, load_board
+from pi_env.core.constants import (ANSWER_NAMES, CASE_TRIPLES, DEFAULT_MAX_ROTATIONS, DEFAULT_ROUNDS, DISPLAY_SIZE, ELEMENT_TYPE,
                         EVIDENCE, LOCATION, MAX_INVESTIGATORS, MAX_PLAYERS, MIN_PLAYERS, NOTHING,
                         NUM_DISTRICTS, NUM_ELEMENTS, SPOT, SUSPECT, TRACE, TYPE_NAMES, TYPE_OFFSETS,
                         TYPE_SIZES, case_index, element_id)
-from .errors import BoardError, RecordError, UnknownNameError
-from .files import write_text_atomic
-from .names import element_names, parse_answer, parse_district, parse_element
-from .records_types import CLUE, INVESTIGATE, SOLVE, Event, GameRecord, RoundRecord, Rules
-from .text import normalize
+from pi_env.core.errors import BoardError, RecordError, UnknownNameError
+from pi_env.core.files import write_text_atomic
+from pi_env.core.names import element_names, parse_answer, parse_district, parse_element
+from pi_env.records.types import CLUE, INVESTIGATE, SOLVE, Event, GameRecord, RoundRecord, Rules
+from pi_env.core.text import normalize
 
 FORMAT = "pi-record/1"
 EDITIONS = ("second", "first")
@@ -92,7 +92,7 @@ def clue_answer(tile_district: Sequence[int] | np.ndarray, case: int, element: i
     Returns:
         ``NOTHING`` (0), ``TRACE`` (1) or ``SPOT`` (2).
 
-    >>> from pi_env.board import DAYTIME
+    >>> from pi_env.core.board import DAYTIME
     >>> tiles = list(range(12)) + list(range(10)) + list(range(14))  # suspect/evidence i in district i
     >>> clue_answer(tiles, case_index(0, 0, 3), 22 + 0, DAYTIME.adjacency)  # Lakeside vs Trocadero
     1
@@ -123,7 +123,7 @@ def investigate_answer(tile_district: Sequence[int] | np.ndarray, case: int, dis
     Returns:
         ``(spots, traces)``, with ``spots + traces <= 3``.
 
-    >>> from pi_env.board import DAYTIME
+    >>> from pi_env.core.board import DAYTIME
     >>> tiles = list(range(12)) + list(range(10)) + list(range(14))
     >>> investigate_answer(tiles, case_index(0, 1, 2), 0, (False,) * 3, DAYTIME.adjacency)
     (1, 2)
@@ -190,7 +190,7 @@ def load_record(source: PathLike | dict[str, Any]) -> GameRecord:
             object (``dict``). JSON text is not accepted: parse it with :func:`json.loads` first.
 
     Returns:
-        The :class:`GameRecord`, names resolved to ids (layouts in :mod:`pi_env.constants`), each
+        The :class:`GameRecord`, names resolved to ids (layouts in :mod:`pi_env.core.constants`), each
         investigation's :attr:`Event.suppressed` derived from the earlier events of its round.
 
     Raises:

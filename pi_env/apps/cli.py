@@ -15,9 +15,9 @@ from typing import Sequence
 
 import numpy as np
 
-from . import __version__
-from .constants import MAX_INVESTIGATORS
-from .errors import PIError
+from pi_env import __version__
+from pi_env.core.constants import MAX_INVESTIGATORS
+from pi_env.core.errors import PIError
 
 DEFAULT_AGENTS = "deducer,deducer,random,random"
 
@@ -196,14 +196,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def cmd_play(args: argparse.Namespace) -> int:
 
-    from agents import make_agent
-    from agents.runner import play_game
+    from pi_env.agents import make_agent
+    from pi_env.agents.runner import play_game
 
-    from .engine import GameConfig
-    from .files import check_output_path
-    from .records import write_record
-    from .report import report_lines
-    from .scoring import score_record
+    from pi_env.engine import GameConfig
+    from pi_env.core.files import check_output_path
+    from pi_env.records.record_file import write_record
+    from pi_env.records.report import report_lines
+    from pi_env.records.scoring import score_record
 
     duel = args.mode == "duel"
     players = args.players if args.players is not None else (2 if duel else 4)
@@ -245,10 +245,10 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from .recorder import replay_with_engine
-    from .records import load_record
-    from .report import report_json, report_lines
-    from .scoring import score_record
+    from pi_env.records.recorder import replay_with_engine
+    from pi_env.records.record_file import load_record
+    from pi_env.records.report import report_json, report_lines
+    from pi_env.records.scoring import score_record
 
     record = load_record(args.record)
     if record.rules.mode == "solo":
@@ -279,9 +279,9 @@ def _check_jointly_consistent(record) -> None:
     Raises:
         RecordError: naming a smallest set of events that cannot all hold.
     """
-    from solvers import ContradictionError, analyze
+    from pi_env.solvers import ContradictionError, analyze
 
-    from .errors import RecordError
+    from pi_env.core.errors import RecordError
 
     for r in range(len(record.rounds)):
         try:
@@ -295,8 +295,8 @@ def _check_jointly_consistent(record) -> None:
 
 def _replay_solo(args: argparse.Namespace, record) -> int:
     """``pi-env replay`` of a solo record (re-run by the solo engine when it has a seed)."""
-    from .recorder import replay_with_engine
-    from .solo_app import solo_report_json, solo_report_lines
+    from pi_env.records.recorder import replay_with_engine
+    from pi_env.apps.solo_app import solo_report_json, solo_report_lines
 
     if record.seed is not None:
         replay_with_engine(record)
@@ -313,7 +313,7 @@ def _replay_solo(args: argparse.Namespace, record) -> int:
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
-    from experiments.tournament import command
+    from pi_env.apps.tournament import command
 
     return command(args)
 
@@ -327,8 +327,8 @@ def _integer(text: str) -> int:
 
 def cmd_solve(args: argparse.Namespace) -> int:
     """``pi-env solve``: only what ``--player`` knows (RULES.md §9); a contradiction is reported,
-    not an error (see :func:`solvers.solve_report.solve_report`)."""
-    from solvers.solve_report import solve_report, solve_report_lines
+    not an error (see :func:`pi_env.solvers.solve_report.solve_report`)."""
+    from pi_env.solvers.solve_report import solve_report, solve_report_lines
 
     doc = solve_report(args.record, args.player, args.round - 1, args.after_event, args.top)
     if args.json:
@@ -342,7 +342,7 @@ COMMANDS = {"play": cmd_play, "replay": cmd_replay, "tournament": cmd_tournament
 
 
 def _date(text: str) -> str:
-    from .solo_cases import date_seed
+    from pi_env.apps.solo_cases import date_seed
 
     try:
         date_seed(text)
@@ -370,8 +370,8 @@ def _date_or_today(text: str) -> str:
 
 
 def cmd_solo_play(args: argparse.Namespace) -> int:
-    """``pi-env solo play``: the terminal game (:class:`pi_env.solo_app.SoloApp`)."""
-    from .solo_app import SoloApp
+    """``pi-env solo play``: the terminal game (:class:`pi_env.apps.solo_app.SoloApp`)."""
+    from pi_env.apps.solo_app import SoloApp
 
     if args.case is not None:  # the case file fixes the case and its tiles
         for option, value in (("--difficulty", args.difficulty), ("--investigators", args.investigators)):
@@ -392,7 +392,7 @@ def cmd_solo(args: argparse.Namespace) -> int:
     if args.solo_command == "play":
         return cmd_solo_play(args)
 
-    from .solo_cases import case_label, generate, write_case
+    from pi_env.apps.solo_cases import case_label, generate, write_case
 
     out = Path(args.out)
     if not out.name or args.out.endswith(("/", os.sep)) or out.is_dir():
@@ -423,12 +423,12 @@ COMMANDS["solo"] = cmd_solo
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    """``pi-env render``: a picture of the board (:func:`pi_env.board_image.board_image`) at a point
+    """``pi-env render``: a picture of the board (:func:`pi_env.envs.board_image.board_image`) at a point
     of an engine-written record, re-run by the engine from its seed."""
     from pathlib import Path
 
-    from .board_image import board_image, record_position, write_png
-    from .files import check_output_path
+    from pi_env.envs.board_image import board_image, record_position, write_png
+    from pi_env.core.files import check_output_path
 
     out = Path(args.out)
     if out.suffix.lower() != ".png":

@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from .constants import NUM_DISTRICTS
-from .errors import BoardError
-from .text import normalize
+from pi_env.core.constants import NUM_DISTRICTS
+from pi_env.core.errors import BoardError
+from pi_env.core.text import normalize
 
 BUNDLED_BOARDS = ("daytime",)
 
@@ -165,7 +165,7 @@ def load_board(board: "str | dict[str, Any] | Board" = "daytime") -> Board:
     if isinstance(board, str):
         if board not in BUNDLED_BOARDS:
             raise BoardError(f"unknown board {board!r}; bundled boards: {', '.join(BUNDLED_BOARDS)}")
-        text = resources.files("pi_env").joinpath(f"data/{board}.json").read_text(encoding="utf-8")
+        text = resources.files("pi_env.core").joinpath(f"data/{board}.json").read_text(encoding="utf-8")
         return board_from_dict(json.loads(text), name=board)
     return board_from_dict(board)
 

@@ -10,14 +10,14 @@ how many actions the solver's greedy policy needs, written as a record and a pri
   difficulty has its own case, and no two dates (nor a plain daily, whose seed is below 10**8)
   share a seed.
 * **Difficulty.** :func:`greedy_play` plays the case with the greedy policy of
-  :mod:`solvers.hints` (the policy of :func:`solvers.hints.greedy_expected_actions`), in open mode
+  :mod:`pi_env.solvers.hints` (the policy of :func:`pi_env.solvers.hints.greedy_expected_actions`), in open mode
   (any of the 36 elements) with the given investigator tiles: with one consistent case left, name
   it; otherwise take the query (clue or investigator) with the highest information gain over the
   cases still consistent with the answers so far (uniform weights; ties within
-  :data:`solvers.hints.GAIN_TOLERANCE` to the lowest action id); if no query has a positive gain,
+  :data:`pi_env.solvers.hints.GAIN_TOLERANCE` to the lowest action id); if no query has a positive gain,
   name the consistent cases in ascending id order until one is right. The engine answers every
   action. The count includes the final solve. Its knowledge is the solver's own-information filter
-  (:class:`solvers.CaseFilter`) of a :class:`solvers.Knowledge` with no held case and no other
+  (:class:`pi_env.solvers.CaseFilter`) of a :class:`pi_env.solvers.Knowledge` with no held case and no other
   player's events — exactly the solo player's information (``Knowledge`` needs ``n_players >= 2``,
   so a second player that never acts stands in).
 * **Buckets** (:data:`THRESHOLDS`), on the greedy's number of actions ``n``: ``easy`` ``n <= 5``,
@@ -48,107 +48,21 @@ from typing import Any
 
 import numpy as np
 
-from .board import DAYTIME, Board, load_board
-from .constants import EVIDENCE_NAMES, INVESTIGATE_BASE, NUM_DISTRICTS, SOLVE_BASE, SUSPECT_NAMES
-from .engine import solo as S
-from .errors import PIError
+from pi_env.core.board import DAYTIME, Board, load_board
+from pi_env.core.constants import EVIDENCE_NAMES, INVESTIGATE_BASE, NUM_DISTRICTS, SOLVE_BASE, SUSPECT_NAMES
+from pi_env.engine import solo as S
+from pi_env.core.errors import PIError
+from pi_env.solvers.solo_rating import DIFFICULTIES, difficulty_of, greedy_play
 
-__all__ = ["DIFFICULTIES", "THRESHOLDS", "SoloCase", "GreedyResult", "greedy_play", "difficulty_of",
-           "date_seed", "daily_search_start", "case_label", "generate", "case_record", "setup_sheet",
+__all__ = ["SoloCase", "date_seed", "daily_search_start", "case_label", "generate", "case_record", "setup_sheet",
            "write_case", "MAX_SEARCH", "MAX_SEED", "DAILY_BLOCK"]
 
-DIFFICULTIES = ("easy", "medium", "hard")
-THRESHOLDS = (5, 7)
-"""Greedy actions ``n``: easy ``n <= 5``, medium ``5 < n <= 7``, hard ``n > 7``."""
 MAX_SEARCH = 100_000
 """Seeds tried for a target difficulty before giving up (far more than ever needed)."""
 MAX_SEED = 2**63 - 1
 """The largest seed (``pi-env solo play --seed`` takes 0..2**63-1); a search never goes past it."""
 DAILY_BLOCK = 1000
 """Seeds a daily case of a difficulty searches: ``YYYYMMDD * 1000`` upwards, this many."""
-
-
-@dataclass(frozen=True)
-class GreedyResult:
-    """How the greedy policy played a case.
-
-    Attributes:
-        actions: actions taken, the final (correct) solve included.
-        investigators: investigator tiles used.
-        wrong_solves: wrong solve attempts.
-        trace: the actions in order (engine action ids).
-    """
-
-    actions: int
-    investigators: int
-    wrong_solves: int
-    trace: tuple[int, ...]
-
-
-def _event_row(index: int, state: S.SoloState, action: int) -> np.ndarray:
-    """The solver's event row (:mod:`solvers.knowledge`) of the action just stepped in ``state``."""
-    from solvers.knowledge import CLUE_KIND, INVESTIGATE_KIND, SOLVE_CORRECT, SOLVE_FAILED
-
-    ans = state.last_answer[0]
-    if action < INVESTIGATE_BASE:
-        vals = (CLUE_KIND, action, int(ans[0]), 0, 0)
-    elif action < SOLVE_BASE:
-        d = action - INVESTIGATE_BASE
-        sup = sum(1 << t for t in range(3) if state.inv_suppressed[0, d, t])
-        vals = (INVESTIGATE_KIND, d, int(ans[0]), int(ans[1]), sup)
-    else:
-        vals = (SOLVE_CORRECT if ans[0] == 1 else SOLVE_FAILED, action - SOLVE_BASE, 0, 0, 0)
-    return np.array((index, 0) + vals, dtype=np.int32)
-
-
-def greedy_play(tile_district: "np.ndarray | tuple[int, ...]", case: int, board: Board = DAYTIME,
-                investigators: int = 5) -> GreedyResult:
-    """Play a solo case with the solver's greedy policy (see the module docstring).
-
-    Args:
-        tile_district: ``int[36]`` layout.
-        case: the hidden case id (only the engine reads it, to answer).
-        board: the board.
-        investigators: investigator tiles available.
-
-    Returns:
-        A :class:`GreedyResult`.
-    """
-    from solvers import CaseFilter, Knowledge
-    from solvers.hints import GAIN_TOLERANCE, answer_matrix, candidate_actions, information_gains
-
-    config = S.SoloConfig(investigators=investigators, max_actions=S.MAX_SOLO_ACTIONS, board=board)
-    state = S.from_layout(config, tile_district, case)
-    knowledge = Knowledge(0, 2, np.asarray(tile_district, dtype=np.int8), board.adjacency)
-    own = CaseFilter(knowledge)
-    trace: list[int] = []
-    buf = np.zeros(1, dtype=np.int64)
-    while not state.done[0]:
-        cases = own.cases
-        action = SOLVE_BASE + int(cases[0])
-        if cases.size > 1:
-            queries = candidate_actions(knowledge, S.legal_action_mask(state)[0])
-            answers = answer_matrix(knowledge, queries, cases)
-            gains = information_gains(answers, np.ones(cases.size))
-            if gains.size and gains.max() > GAIN_TOLERANCE:
-                action = int(queries[np.flatnonzero(gains >= gains.max() - GAIN_TOLERANCE)[0]])
-        buf[0] = action
-        S.step_inplace(state, buf, config)
-        row = _event_row(len(trace), state, action)
-        knowledge = knowledge.with_events(row)
-        own.update(row)
-        trace.append(action)
-    return GreedyResult(actions=int(state.actions[0]), investigators=int(state.investigators_used[0]),
-                        wrong_solves=int(state.wrong_solves[0]), trace=tuple(trace))
-
-
-def difficulty_of(actions: int) -> str:
-    """The bucket of a greedy action count (:data:`THRESHOLDS`)."""
-    if actions <= THRESHOLDS[0]:
-        return "easy"
-    if actions <= THRESHOLDS[1]:
-        return "medium"
-    return "hard"
 
 
 def date_seed(date: "str | _dt.date") -> int:
@@ -194,7 +108,7 @@ class SoloCase:
 
     Attributes:
         seed: the seed it was drawn from (``pi_env.engine.solo.init(config, 1, seed)``).
-        tile_district: ``int[36]`` layout (as in :class:`~pi_env.records_types.RoundRecord`).
+        tile_district: ``int[36]`` layout (as in :class:`~pi_env.records.types.RoundRecord`).
         case: the hidden case id.
         greedy: how the greedy policy solved it.
         investigators: investigator tiles of the game.
@@ -278,8 +192,8 @@ def generate(seed: int | None = None, *, date: "str | _dt.date | None" = None,
 
 
 def case_record(case: SoloCase):
-    """The ``pi-record/1`` :class:`~pi_env.records_types.GameRecord` of a solo case (no events)."""
-    from .records_types import GameRecord, RoundRecord, Rules
+    """The ``pi-record/1`` :class:`~pi_env.records.types.GameRecord` of a solo case (no events)."""
+    from pi_env.records.types import GameRecord, RoundRecord, Rules
 
     rules = Rules(edition="second", mode="solo", players=1, rounds=1, variants=(),
                   investigators=(case.investigators,))
@@ -334,8 +248,8 @@ def write_case(case: SoloCase, out: "str | Path", force: bool = False) -> tuple[
             (it would be the sheet), or a file exists and not ``force``.
         OSError: a file cannot be written.
     """
-    from .errors import RecordError
-    from .records import write_record
+    from pi_env.core.errors import RecordError
+    from pi_env.records.record_file import write_record
 
     record_path = Path(out)
     if not record_path.name or record_path.is_dir():

@@ -60,9 +60,9 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from experiments.interrupts import ignore_sigint, signals_held, terminate_as_interrupt
-from pi_env.constants import DEFAULT_MAX_ROTATIONS, SOLVE_BASE
-from pi_env.errors import PIError
+from pi_env.apps.interrupts import ignore_sigint, signals_held, terminate_as_interrupt
+from pi_env.core.constants import DEFAULT_MAX_ROTATIONS, SOLVE_BASE
+from pi_env.core.errors import PIError
 
 FORMAT = "pi-tournament/1"
 SUMMARY_FORMAT = "pi-tournament-summary/1"
@@ -112,7 +112,7 @@ class TournamentSettings:
     max_rotations: int = DEFAULT_MAX_ROTATIONS
 
     def __post_init__(self) -> None:
-        from agents import make_agent
+        from pi_env.agents import make_agent
 
         if isinstance(self.agents, str):
             raise PIError(f"agents must be a sequence of agent names, got the string {self.agents!r}")
@@ -232,7 +232,7 @@ def columns(num_rounds: int = 3) -> list[str]:
 
 def play_game(settings: TournamentSettings, game: int) -> list[Row]:
     """Play game ``game`` of the tournament; returns its rows (one per seat, see :func:`columns`)."""
-    from agents.runner import play_game as run_game
+    from pi_env.agents.runner import play_game as run_game
     from pi_env.engine import outcome
 
     config = settings.config()

@@ -2,7 +2,7 @@
 both raise :class:`KeyboardInterrupt` in the main process, whose pool of workers then shuts down
 (no orphaned worker keeps computing), and a second signal cannot break the shutdown.
 
-Used by :mod:`experiments.tournament` and :mod:`experiments.solo_optimal`.
+Used by :mod:`pi_env.apps.tournament` and :mod:`pi_env.experiments.solo_optimal`.
 """
 
 from __future__ import annotations

@@ -5,13 +5,13 @@
 of single envs), turn-based: each call takes the action of the agent to move in every game and
 returns, per game, one *row* for the next learner seat that must act.
 
-| Import             | `from pi_env.selfplay import SelfPlayVecEnv`                              |
+| Import             | `from pi_env.envs.selfplay import SelfPlayVecEnv`                              |
 |--------------------|---------------------------------------------------------------------------|
 | Games              | `num_envs` (B), each with 2 to 5 players (`num_players`, default 2)       |
 | Learner seats      | every seat (`opponents=None`), or one rotating seat plus `"self"` seats   |
 | Action Shape       | `int[B]`, values 0 .. 1729 (`single_action_space = Discrete(1730)`)      |
 | Observation Shape  | `float32[B, 618 + 1912·P]` (2 players: 4442), the flat encoding           |
-| Observation Values | about 0 .. 1 (`pi_env.encoders`; bounds in `single_observation_space`)     |
+| Observation Values | about 0 .. 1 (`pi_env.envs.encoders`; bounds in `single_observation_space`)     |
 | Rewards            | `float32[B]`: the row's seat's score change since its previous row        |
 | Episode end        | `bool[B]` terminated / truncated, one terminal row per learner seat       |
 | Autoreset          | `NEXT_STEP` (`metadata["autoreset_mode"]`)                                |
@@ -29,10 +29,10 @@ Games are independent: in one call some rows may be turns and others terminal ro
 
 ### Observation Space
 
-`obs[b]` is the flat encoding (:func:`pi_env.encoders.encode_flat`, documented there) of seat `s`'s
+`obs[b]` is the flat encoding (:func:`pi_env.envs.encoders.encode_flat`, documented there) of seat `s`'s
 view: the engine observation of `s` (RULES.md §9: everything public plus the case `s` holds, never
 its own case), scaled to about `[0, 1]`, relative seats (seat 0 = `s`). For a terminal row it is the
-view of the final position. :class:`pi_env.encoders.SolverFeaturesVecEnv` wraps this env to append
+view of the final position. :class:`pi_env.envs.encoders.SolverFeaturesVecEnv` wraps this env to append
 `s`'s exact case marginals.
 
 By default (`copy=False`) `obs`, `info["action_mask"]` and `info["to_move"]` are **read-only views
@@ -48,10 +48,10 @@ a masked sampler needs no special case), as the engine's mask of a finished game
 
 ### Action Space
 
-`Discrete(1730)` per game (:mod:`pi_env.constants`): `0..35` clue on element `x`; `36..49`
+`Discrete(1730)` per game (:mod:`pi_env.core.constants`): `0..35` clue on element `x`; `36..49`
 investigator in district `d` (`36 + d`); `50..1729` solve case `s * 140 + e * 14 + l`
-(`50 + case`). An illegal action in a turn row raises :class:`~pi_env.errors.IllegalActionError`
-(a malformed one :class:`~pi_env.errors.InvalidActionError`) naming the game, before any game is
+(`50 + case`). An illegal action in a turn row raises :class:`~pi_env.core.errors.IllegalActionError`
+(a malformed one :class:`~pi_env.core.errors.InvalidActionError`) naming the game, before any game is
 stepped; learners should sample from the mask.
 
 ### Rewards
@@ -84,8 +84,8 @@ with one learner seat, one.
 `opponents=None` (or `"self"`): every seat is played by the learner (self-play); each call steps
 every game once, all in numba kernels. Otherwise `opponents` lists `P − 1` policies for the
 *relative* seats 1..P−1 after the game's *primary learner seat* `L`: an entry is a built-in agent
-name (`"random"`, `"deducer"`, `"heuristic"`: :func:`agents.make_agent`), an
-:class:`agents.Agent` (deep-copied per game slot), a zero-argument factory returning an Agent, or
+name (`"random"`, `"deducer"`, `"heuristic"`: :func:`pi_env.agents.make_agent`), an
+:class:`pi_env.agents.Agent` (deep-copied per game slot), a zero-argument factory returning an Agent, or
 `"self"` (that seat is a learner seat too). Fixed agents act inside `step`: after the learner's
 actions the env steps the engine again for every game whose player to move is an agent, until each
 game reaches a learner row or its end, so only learner rows are returned. Each agent sees exactly
@@ -106,7 +106,7 @@ each game from its own generator, independently.
 million agent-steps (rows) per second when a core is free, 0.4 million of them turns (measured
 0.51–0.61 M rows/s at load average ≈ 2; about 0.52 M per CPU-second, 0.34 M wall, at load 4–5),
 some 25 times a Python loop of single `raw_env` games. The flat encoding costs under a
-microsecond per row (see :mod:`pi_env.encoders`); the rest is mostly the engine. Threads help only
+microsecond per row (see :mod:`pi_env.envs.encoders`); the rest is mostly the engine. Threads help only
 when both cores are free: on a loaded machine every threaded kernel waits for its slowest thread.
 
 ### Arguments
@@ -123,7 +123,7 @@ The rules arguments are those of :class:`pi_env.engine.GameConfig` (and of `pi_e
 `pi_env.engine.init(config, B, s)` (the same seed gives the same games, seats and agent seeds).
 `check=False` skips the legality check of the learner's actions (the kernels trust them).
 `parallel`: run the engine's step and setup and the encoder on all cores (`True`), on one
-(`False`), or as `pi_env._config` decides (`None`: threads from 256 games on, unless
+(`False`), or as `pi_env.core._config` decides (`None`: threads from 256 games on, unless
 `PI_ENV_NUMBA_PARALLEL=0`). On a machine busy with other work one thread can be faster: every
 threaded kernel waits for its slowest thread.
 
@@ -143,15 +143,15 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 from numba import prange
 
-from ._config import batch_kernel
-from .board import Board, load_board
-from .constants import INVESTIGATE_BASE, NUM_ACTIONS, ON_DISPLAY, SOLVE_BASE
-from .encoders import FailedSolves, FlatEncoder, flat_bounds
-from .engine import _kernels as K
-from .engine.api import init, legal_action_mask
-from .engine.observe import observe
-from .engine.state import DEFAULT_MAX_ROUNDS, GameConfig, State
-from .errors import IllegalActionError, InvalidActionError, PIError
+from pi_env.core._config import batch_kernel
+from pi_env.core.board import Board, load_board
+from pi_env.core.constants import INVESTIGATE_BASE, NUM_ACTIONS, ON_DISPLAY, SOLVE_BASE
+from pi_env.envs.encoders import FailedSolves, FlatEncoder, flat_bounds
+from pi_env.engine import _kernels as K
+from pi_env.engine.api import init, legal_action_mask
+from pi_env.engine.observe import observe
+from pi_env.engine.state import DEFAULT_MAX_ROUNDS, GameConfig, State
+from pi_env.core.errors import IllegalActionError, InvalidActionError, PIError
 
 __all__ = ["SelfPlayVecEnv"]
 
@@ -223,20 +223,23 @@ def _mask_head_kernel(out, current_player, done, card_place, inv_count, inv_dist
 
 
 def _make_opponent(spec: Any, seat: int):
-    """A per-slot factory for one opponent entry (``None`` for ``"self"``)."""
-    from agents import Agent, make_agent
+    """A per-slot factory for one opponent entry (``None`` for ``"self"``).
 
+    An entry is ``"self"``, an agent (an object with ``reset(num_players, board, seed)`` and
+    ``act(observation, action_mask) -> int``, copied per game) or a factory returning one. Agent
+    names are resolved above this layer (:func:`pi_env.agents.make_agent`)."""
     if isinstance(spec, str):
         if spec.strip().lower() == "self":
             return None
-        make_agent(spec)  # fail early on an unknown name
-        return lambda: make_agent(spec)
-    if isinstance(spec, Agent):
+        raise PIError(f"opponents[{seat - 1}] (relative seat {seat}) is the name {spec!r}: pass an agent "
+                      f"or a factory instead, e.g. lambda: pi_env.agents.make_agent({spec!r}) (the env "
+                      "layer does not know the agents by name)")
+    if hasattr(spec, "act") and hasattr(spec, "reset"):
         return lambda: _copy.deepcopy(spec)
     if callable(spec):
         return spec
-    raise PIError(f"opponents[{seat - 1}] (relative seat {seat}) must be an agent name, an Agent, a "
-                  f"factory or 'self', got {spec!r}")
+    raise PIError(f"opponents[{seat - 1}] (relative seat {seat}) must be an agent, a factory or 'self', "
+                  f"got {spec!r}")
 
 
 class SelfPlayVecEnv(VectorEnv):
@@ -472,7 +475,7 @@ class SelfPlayVecEnv(VectorEnv):
         self._legal_kernel(a, self._legal, st.current_player, st.done, st.card_place, st.inv_count,
                            st.inv_district, st.inv_left)
         if not self._legal.all():
-            from .actions import action_name
+            from pi_env.core.actions import action_name
 
             b = int(np.flatnonzero(~self._legal)[0])
             raise IllegalActionError(

@@ -61,7 +61,7 @@ Components in order (offsets: :func:`pi_env.engine.observation_layout`; named vi
 | to_move        | [1]        | 0..n-1   | relative seat of the player to move                            |
 
 Element ids: suspects 0..11, evidence 12..21, locations (= districts) 22..35; case id
-`s * 140 + e * 14 + l` with type-local indices (:mod:`pi_env.constants`). R is the most rounds a
+`s * 140 + e * 14 + l` with type-local indices (:mod:`pi_env.core.constants`). R is the most rounds a
 game can last (`GameConfig.round_limit`): 3, 2 with the `fast` variant, `max_rounds` in a duel.
 Score bounds: second edition −5..21; first edition `−2 · max_rotations · R` .. `7 · R` (clipped to
 int16); duel 0..`max_rounds` (rounds won; the edition does not matter). The variants change no bound
@@ -78,14 +78,14 @@ and none in `d` this round; every solve triple always (so the mask is never empt
 
 ### Action Space
 
-`Discrete(1730)`, laid out as in :mod:`pi_env.constants`:
+`Discrete(1730)`, laid out as in :mod:`pi_env.core.constants`:
 
 * `0 .. 35`: select the clue card of element `x` — action `x`;
 * `36 .. 49`: place an investigator in district `d` — action `36 + d`;
 * `50 .. 1729`: solve naming suspect `s` (0..11), evidence `e` (0..9), location `l` (0..13) —
   action `50 + s * 140 + e * 14 + l`.
 
-`pi_env.actions.action_name(a)` / `parse_action(text)` convert to and from text
+`pi_env.core.actions.action_name(a)` / `parse_action(text)` convert to and from text
 (`"clue Pinky"`, `"investigate Downtown"`, `"solve Doc / Forgery / Downtown"`).
 
 ### Rewards
@@ -158,12 +158,12 @@ changes nothing in a duel.
 
 `render_mode`: `None`, `"ansi"` (`render()` returns the text), `"human"` (prints it, also after
 every reset and step) or `"rgb_array"` (`render()` returns a picture of the board, `uint8[H, W, 3]`,
-:func:`pi_env.board_image.board_image`). Every rendering is the spectator's view
-(:func:`pi_env.render.render_text` with `viewer=None`): no case is shown.
+:func:`pi_env.envs.board_image.board_image`). Every rendering is the spectator's view
+(:func:`pi_env.envs.render.render_text` with `viewer=None`): no case is shown.
 
 `max_rotations`: the safeguard: a round ends after this many rotations.
 
-`board`: a bundled board name, a board JSON object or a :class:`pi_env.board.Board`.
+`board`: a bundled board name, a board JSON object or a :class:`pi_env.core.board.Board`.
 
 `variants`: any combination of `"fast"` (2 rounds) and `"nick-of-time"` (RULES.md §6: after the
 first solve of a round the tier advances at the end of every rotation, and the rotation played at the
@@ -206,17 +206,17 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .actions import action_id, action_name
-from .board import Board, load_board
-from .constants import (ANSWER_NAMES, DEFAULT_MAX_ROTATIONS, INVESTIGATE_BASE, MAX_INVESTIGATORS,
+from pi_env.core.actions import action_id, action_name
+from pi_env.core.board import Board, load_board
+from pi_env.core.constants import (ANSWER_NAMES, DEFAULT_MAX_ROTATIONS, INVESTIGATE_BASE, MAX_INVESTIGATORS,
                         NUM_ACTIONS, NUM_ELEMENTS, ON_DISPLAY, SCORE_CAP, SCORE_FLOOR, SOLVE_BASE,
                         TIER_POINTS, WRONG_SOLVE_PENALTY)
-from .engine import _kernels as K
-from .engine.api import _seeds, init, outcome
-from .engine.observe import _observe_kernel, _offsets, observation_layout, observation_size
-from .engine.state import DEFAULT_MAX_ROUNDS, GameConfig, State
-from .errors import IllegalActionError, PIError
-from .render import render_text
+from pi_env.engine import _kernels as K
+from pi_env.engine.api import _seeds, init, outcome
+from pi_env.engine.observe import _observe_kernel, _offsets, observation_layout, observation_size
+from pi_env.engine.state import DEFAULT_MAX_ROUNDS, GameConfig, State
+from pi_env.core.errors import IllegalActionError, PIError
+from pi_env.envs.render import render_text
 
 __all__ = ["env", "raw_env", "observation_bounds"]
 
@@ -282,7 +282,7 @@ class raw_env(AECEnv, EzPickle):
         edition: ``"second"`` or ``"first"``.
         render_mode: ``None``, ``"ansi"``, ``"human"`` or ``"rgb_array"``.
         max_rotations: the rotation-limit safeguard (RULES.md §5).
-        board: bundled board name, board JSON object or :class:`~pi_env.board.Board`.
+        board: bundled board name, board JSON object or :class:`~pi_env.core.board.Board`.
         variants: rule variants, any of ``"fast"`` and ``"nick-of-time"``.
         mode: ``"standard"`` or ``"duel"``.
         investigators: starting investigator tiles per player, or ``None`` for the default.
@@ -469,7 +469,7 @@ class raw_env(AECEnv, EzPickle):
         if self.game_state is None:
             raise PIError("call reset() before render()")
         if self.render_mode == "rgb_array":
-            from .board_image import board_image
+            from pi_env.envs.board_image import board_image
 
             return board_image(self.game_state, self.config)
         text = render_text(self.game_state, self.config)

@@ -1,6 +1,6 @@
 """Action ids ↔ text (RULES.md §4): ``action_name(a)`` and ``parse_action(s)``.
 
-Layout (see :mod:`pi_env.constants`): ``0..35`` clue element, ``36..49`` investigate district,
+Layout (see :mod:`pi_env.core.constants`): ``0..35`` clue element, ``36..49`` investigate district,
 ``50..1729`` solve case. Text forms: ``clue Pinky``, ``investigate Downtown``,
 ``solve Doc Forgery Downtown`` (names matched as in RECORD.md; ``evidence card`` = clue).
 """
@@ -11,11 +11,11 @@ import operator
 
 import numpy as np
 
-from .board import DAYTIME, Board
-from .constants import (CASE_TRIPLES, INVESTIGATE_BASE, NUM_ACTIONS, SOLVE_BASE, TYPE_OFFSETS,
+from pi_env.core.board import DAYTIME, Board
+from pi_env.core.constants import (CASE_TRIPLES, INVESTIGATE_BASE, NUM_ACTIONS, SOLVE_BASE, TYPE_OFFSETS,
                         case_index)
-from .errors import InvalidActionError
-from .names import element_name, parse_district, parse_element
+from pi_env.core.errors import InvalidActionError
+from pi_env.core.names import element_name, parse_district, parse_element
 
 
 def action_id(action: object) -> int:

@@ -2,7 +2,7 @@
 
 Every finished solo game is one row of the table ``results``; rows are grouped by *case* — the
 seed that generated it (a daily case's seed is its date, ``YYYYMMDD``; a daily case of a target
-difficulty has its own seed from ``YYYYMMDD * 1000`` upwards, see :mod:`pi_env.solo_cases`) and the
+difficulty has its own seed from ``YYYYMMDD * 1000`` upwards, see :mod:`pi_env.apps.solo_cases`) and the
 number of investigator tiles. Within a case, results are ranked as RULES.md §8 says: fewer actions, then
 fewer investigator tiles, then fewer wrong solve attempts, then less time. Results equal in all
 four share a rank (competition ranking: 1, 2, 2, 4).
@@ -39,7 +39,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import PIError
+from pi_env.core.errors import PIError
 
 __all__ = ["Entry", "Leaderboard", "LeaderboardError", "data_dir", "default_db_path", "DB_ENV",
            "DATA_ENV", "SCHEMA_VERSION"]

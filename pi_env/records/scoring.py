@@ -20,33 +20,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .constants import MAX_INVESTIGATORS, SCORE_CAP, SCORE_FLOOR, TIER_POINTS, WRONG_SOLVE_PENALTY
-from .errors import RecordError
-from .records_types import INVESTIGATE, SOLVE, GameRecord
+from pi_env.core.constants import MAX_INVESTIGATORS, SCORE_CAP, SCORE_FLOOR, TIER_POINTS, WRONG_SOLVE_PENALTY
+from pi_env.engine.ranking import rank_players, tier_points
+from pi_env.core.errors import RecordError
+from pi_env.records.types import INVESTIGATE, SOLVE, GameRecord
 
-
-def rank_players(scores, investigators_left, penalty, edition: str,
-                 mode: str = "standard") -> tuple[int, ...]:
-    """1-based ranks after the tiebreaks of RULES.md §5; tied players share a rank.
-
-    Second edition: higher score, then more unused investigator tiles. First edition: higher score,
-    then more unused investigators, then fewer penalty points. Duel (§7): more rounds won (the
-    ``scores``), no tiebreak.
-
-    Args:
-        scores, investigators_left, penalty: one int per player.
-        edition: ``"second"`` or ``"first"``.
-        mode: ``"standard"`` or ``"duel"``.
-    """
-    keys = []
-    for i in range(len(scores)):
-        k: tuple[int, ...] = (int(scores[i]),)
-        if mode != "duel":
-            k += (int(investigators_left[i]),)
-            if edition == "first":
-                k += (-int(penalty[i]),)
-        keys.append(k)
-    return tuple(1 + sum(keys[j] > keys[i] for j in range(len(keys))) for i in range(len(keys)))
 
 
 @dataclass(frozen=True)
@@ -83,16 +61,6 @@ class RecordScores:
     mode: str = "standard"
     round_winners: tuple[int, ...] = ()
 
-
-def tier_points(tier: int, round_index: int, num_players: int, edition: str) -> int:
-    """Points for a correct solve at ``tier`` in round ``round_index`` (0-based), RULES.md §5.
-
-    ``[7, 5, 3, 1][tier]`` (+ ``round_index`` in the second edition); 0 for a tier that does not
-    exist with ``num_players`` players (tier k needs at least k + 2 players).
-    """
-    if tier > num_players - 2 or tier >= len(TIER_POINTS):
-        return 0
-    return TIER_POINTS[tier] + (round_index if edition == "second" else 0)
 
 
 def score_record(record: GameRecord) -> RecordScores:

@@ -14,14 +14,14 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from .constants import (DEFAULT_MAX_ROTATIONS, INVESTIGATE_BASE, NOTHING, ON_DISPLAY, SOLVE_BASE,
+from pi_env.core.constants import (DEFAULT_MAX_ROTATIONS, INVESTIGATE_BASE, NOTHING, ON_DISPLAY, SOLVE_BASE,
                         case_index)
-from .engine import GameConfig, State, init, step_inplace
-from .engine.api import is_legal
-from .engine.state import DEFAULT_MAX_ROUNDS, MODES
-from .errors import PIError, RecordError
-from .records import suppression
-from .records_types import CLUE, INVESTIGATE, SOLVE, Event, GameRecord, RoundRecord, Rules
+from pi_env.engine import GameConfig, State, init, step_inplace
+from pi_env.engine.api import is_legal
+from pi_env.engine.state import DEFAULT_MAX_ROUNDS, MODES
+from pi_env.core.errors import PIError, RecordError
+from pi_env.records.record_file import suppression
+from pi_env.records.types import CLUE, INVESTIGATE, SOLVE, Event, GameRecord, RoundRecord, Rules
 
 
 def _round_from_state(state: State, game: int) -> dict:
@@ -146,7 +146,7 @@ def solo_event(state, game: int, index: int) -> Event:
 
 def _replay_solo(record: GameRecord, on_step: Callable | None):
     """:func:`replay_with_engine` for a solo record (RULES.md §8, open queries)."""
-    from .engine import solo as S
+    from pi_env.engine import solo as S
 
     rnd = record.rounds[0]
     try:

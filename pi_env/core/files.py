@@ -1,6 +1,6 @@
 """Writing output files safely: whole or not at all, never over a file the user did not give up.
 
-One function, :func:`write_text_atomic`, used for game records (:func:`pi_env.records.write_record`)
+One function, :func:`write_text_atomic`, used for game records (:func:`pi_env.records.record_file.write_record`)
 and the solo app's files: the text goes to a temporary file beside the target, which then replaces
 the target in one step (``os.replace``), so an interrupted write leaves the old file or nothing.
 """
@@ -11,7 +11,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from .errors import PIError
+from pi_env.core.errors import PIError
 
 
 def check_output_path(path: str | os.PathLike, *, force: bool = False) -> Path:

@@ -22,12 +22,12 @@ it never shows ``p``'s own case.
 
 from __future__ import annotations
 
-from .actions import action_name
-from .constants import (ANSWER_NAMES, CASE_TRIPLES, IN_DISCARD, IN_FRONT, INVESTIGATE_BASE,
+from pi_env.core.actions import action_name
+from pi_env.core.constants import (ANSWER_NAMES, CASE_TRIPLES, IN_DISCARD, IN_FRONT, INVESTIGATE_BASE,
                         MAX_INVESTIGATORS, NUM_CASES, NUM_DISTRICTS, ON_DISPLAY, SOLVE_BASE, TYPE_NAMES, TYPE_OFFSETS)
-from .engine.state import DUEL_START_INVESTIGATORS, GameConfig, State
-from .errors import PIError
-from .names import element_names
+from pi_env.engine.state import DUEL_START_INVESTIGATORS, GameConfig, State
+from pi_env.core.errors import PIError
+from pi_env.core.names import element_names
 
 PLAYER_LETTERS = "ABCDE"
 
@@ -241,7 +241,7 @@ def render_text(state: State, config: GameConfig, game: int = 0, viewer: int | N
         lines.append(f"Held case (player_{v} holds player_{h}'s case): {held}")
 
     if done:
-        from .engine.api import outcome
+        from pi_env.engine.api import outcome
         res = outcome(state, config, b)
         lines.append("")
         scores = ", ".join(f"player_{i} {s}" for i, s in enumerate(res.scores))

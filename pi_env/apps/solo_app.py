@@ -38,7 +38,7 @@ prompt to the correct solve), summed over sessions when the game is resumed.
 
 **Saving.** After every action the game in progress is written atomically (temporary file, then
 ``os.replace``) to :func:`default_save_path` (``solo-game.json`` in the data directory, see
-:mod:`pi_env.leaderboard`): the case's seed (or, for a case file without one, its layout and
+:mod:`pi_env.apps.leaderboard`): the case's seed (or, for a case file without one, its layout and
 case), the actions taken, the time and the hints. ``quit``, end of input and Ctrl-C save too, so
 nothing is lost; ``pi-env solo play --resume`` continues, and a plain ``pi-env solo play`` offers
 to (empty, ``y`` or ``yes`` resumes, only ``n`` or ``no`` discards it, anything else is asked
@@ -46,7 +46,7 @@ again, and end of input leaves the saved game untouched). A saved game that cann
 silently dropped or overwritten.
 
 **The end.** A correct solve shows the result (actions, investigator tiles used, wrong solves,
-time), stores it in the leaderboard (:class:`~pi_env.leaderboard.Leaderboard`) and shows the rank
+time), stores it in the leaderboard (:class:`~pi_env.apps.leaderboard.Leaderboard`) and shows the rank
 among the results of the same case (seed and number of tiles), ranked by RULES.md §8. If the
 leaderboard file cannot be used, the message says why, the file is left alone, and the result is
 appended to ``pending-results.jsonl`` beside the saved game instead. The finished game is also
@@ -66,16 +66,16 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .actions import action_name, case_name, parse_action
-from .board import DAYTIME, Board
-from .constants import INVESTIGATE_BASE, NUM_DISTRICTS, SOLVE_BASE, SPOT, TRACE, TYPE_NAMES, TYPE_OFFSETS
-from .engine import solo as S
-from .errors import InvalidActionError, PIError, RecordError, UnknownNameError
-from .files import write_text_atomic
-from .leaderboard import Entry, Leaderboard, LeaderboardError, data_dir
-from .names import element_name, element_names
-from .solo_cases import DIFFICULTIES
-from .text import normalize, plural
+from pi_env.core.actions import action_name, case_name, parse_action
+from pi_env.core.board import DAYTIME, Board
+from pi_env.core.constants import INVESTIGATE_BASE, NUM_DISTRICTS, SOLVE_BASE, SPOT, TRACE, TYPE_NAMES, TYPE_OFFSETS
+from pi_env.engine import solo as S
+from pi_env.core.errors import InvalidActionError, PIError, RecordError, UnknownNameError
+from pi_env.core.files import write_text_atomic
+from pi_env.apps.leaderboard import Entry, Leaderboard, LeaderboardError, data_dir
+from pi_env.core.names import element_name, element_names
+from pi_env.solvers.solo_rating import DIFFICULTIES
+from pi_env.core.text import normalize, plural
 
 __all__ = ["SoloApp", "SoloGame", "SaveError", "default_save_path", "SAVE_FORMAT", "format_time",
            "solo_report_lines", "solo_report_json", "HELP", "map_lines"]
@@ -99,7 +99,7 @@ class SaveError(PIError):
 
 
 def default_save_path() -> Path:
-    """``solo-game.json`` in the data directory (:func:`pi_env.leaderboard.data_dir`)."""
+    """``solo-game.json`` in the data directory (:func:`pi_env.apps.leaderboard.data_dir`)."""
     return data_dir() / "solo-game.json"
 
 
@@ -212,7 +212,7 @@ class SoloGame:
             inv = doc.get("investigators", 5)
             seed, date = doc.get("seed"), doc.get("date")
             if "tile_district" in doc:
-                from .board import load_board
+                from pi_env.core.board import load_board
 
                 board = load_board(doc.get("board", "daytime"))
                 td, case = doc["tile_district"], doc["case"]
@@ -228,7 +228,7 @@ class SoloGame:
                 target = doc.get("difficulty")
                 if date is not None and not isinstance(date, str) or target not in (None, *DIFFICULTIES):
                     raise SaveError("date must be text and difficulty one of easy, medium, hard")
-                from .solo_cases import generate
+                from pi_env.apps.solo_cases import generate
 
                 # the saved seed is the case's own (a daily of a difficulty is not its date's seed)
                 game = _game_of_case(generate(seed, investigators=inv), date, target)
@@ -258,9 +258,9 @@ class SoloGame:
 
     # -- the record -----------------------------------------------------------------------
     def record(self):
-        """The game as a ``pi-record/1`` :class:`~pi_env.records_types.GameRecord`."""
-        from .recorder import solo_event
-        from .records_types import GameRecord, RoundRecord, Rules
+        """The game as a ``pi-record/1`` :class:`~pi_env.records.types.GameRecord`."""
+        from pi_env.records.recorder import solo_event
+        from pi_env.records.types import GameRecord, RoundRecord, Rules
 
         replay = S.from_layout(self.config, self.tile_district, self.case)
         events = []
@@ -276,16 +276,16 @@ class SoloGame:
 
 def game_from_seed(seed: int, *, date: str | None = None, difficulty: str | None = None,
                    investigators: int = 5) -> SoloGame:
-    """A new game of the case :func:`pi_env.solo_cases.generate` draws (from ``seed`` or ``date``)."""
-    from .solo_cases import generate
+    """A new game of the case :func:`pi_env.apps.solo_cases.generate` draws (from ``seed`` or ``date``)."""
+    from pi_env.apps.solo_cases import generate
 
     c = generate(None if date else seed, date=date, difficulty=difficulty, investigators=investigators)
     return _game_of_case(c, c.date, difficulty)
 
 
 def _game_of_case(c, date: str | None, target: str | None) -> SoloGame:
-    """A new game of a generated :class:`~pi_env.solo_cases.SoloCase` (labelled by date and target)."""
-    from .solo_cases import case_label
+    """A new game of a generated :class:`~pi_env.apps.solo_cases.SoloCase` (labelled by date and target)."""
+    from pi_env.apps.solo_cases import case_label
 
     return SoloGame.new(c.tile_district, c.case, seed=c.seed, date=date, investigators=c.investigators,
                         greedy_actions=c.greedy.actions, difficulty=c.difficulty,
@@ -298,7 +298,7 @@ def game_from_case_file(path: "str | os.PathLike[str]") -> SoloGame:
     Raises:
         SaveError: the file cannot be read, is not a valid record, or not a solo case.
     """
-    from .records import load_record
+    from pi_env.records.record_file import load_record
 
     try:
         record = load_record(path)
@@ -337,7 +337,7 @@ def game_from_case_file(path: "str | os.PathLike[str]") -> SoloGame:
         raise SaveError(f"case file {path}: {exc}") from None
     game.unranked = unranked
     if seed is not None and record.board == DAYTIME:
-        from .solo_cases import greedy_play, difficulty_of
+        from pi_env.solvers.solo_rating import greedy_play, difficulty_of
 
         g = greedy_play(rnd.tile_district, rnd.cases[0], record.board, inv)
         game.greedy_actions, game.difficulty = g.actions, difficulty_of(g.actions)
@@ -458,7 +458,7 @@ class SoloApp:
         input_fn: reads one line; given the prompt; raises ``EOFError`` at end of input.
         output_fn: writes one line (no trailing newline).
         clock: seconds, monotonic (``time.monotonic``); only differences are used.
-        db_path: the leaderboard file (``None``: :func:`pi_env.leaderboard.default_db_path`).
+        db_path: the leaderboard file (``None``: :func:`pi_env.apps.leaderboard.default_db_path`).
         save_path: the saved game file (``None``: :func:`default_save_path`).
         games_dir: where finished games are written as records (``None``: ``games/`` beside the
             saved game; ``False``: not written).
@@ -718,9 +718,9 @@ class SoloApp:
     # -- hints ----------------------------------------------------------------------------
     def _hint(self) -> None:
         """The solver's advice: the cases that fit, what is certain, its next query."""
-        from solvers import CaseFilter, Knowledge
-        from solvers.hints import hint
-        from .solo_cases import _event_row
+        from pi_env.solvers import CaseFilter, Knowledge
+        from pi_env.solvers.hints import hint
+        from pi_env.solvers.solo_rating import solo_event_row
 
         g = self.game
         assert g is not None
@@ -728,7 +728,7 @@ class SoloApp:
         knowledge = Knowledge(0, 2, np.asarray(g.tile_district, dtype=np.int8), g.board.adjacency)
         for i, a in enumerate(g.actions):
             S.step_inplace(replay, np.array([a], dtype=np.int64), g.config)
-            knowledge = knowledge.with_events(_event_row(i, replay, a))
+            knowledge = knowledge.with_events(solo_event_row(i, replay, a))
         cases = CaseFilter(knowledge).cases
         k = int(g.state.inv_left[0])
         h = hint(knowledge, S.legal_action_mask(g.state)[0], joint=False, investigators_left=k)
@@ -794,7 +794,7 @@ class SoloApp:
         assert g is not None
         if self.games_dir is None:
             return None
-        from .records import write_record
+        from pi_env.records.record_file import write_record
 
         stamp = self.now().strftime("%Y%m%d-%H%M%S")
         label = f"seed{g.seed}" if g.seed is not None else "case"
@@ -853,7 +853,7 @@ def _solo_result(record) -> dict[str, Any]:
 
 def solo_report_lines(record, turns: bool = True) -> list[str]:
     """``pi-env replay`` text of a solo record: the actions with their answers and the result."""
-    from .report import event_text
+    from pi_env.records.report import event_text
 
     rnd = record.rounds[0]
     inv = record.rules.investigators[0]
@@ -876,7 +876,7 @@ def solo_report_lines(record, turns: bool = True) -> list[str]:
 
 def solo_report_json(record) -> dict[str, Any]:
     """The same for machines: ``{"mode": "solo", "events": [...], "result": {...}}``."""
-    from .report import event_text
+    from pi_env.records.report import event_text
 
     events = []
     for i, ev in enumerate(record.rounds[0].events):

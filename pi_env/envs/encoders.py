@@ -1,16 +1,12 @@
 """Observation encoders for learning agents (RULES.md §9): what one player may see, as ``float32``.
 
-Two encodings, both built only from the player's engine observation
-(:func:`pi_env.engine.observe`), which holds everything public plus the case the player holds and
-never its own case:
-
-* **flat** (:func:`encode_flat`, :class:`FlatEncoder`): the engine observation with every entry
-  scaled to about ``[0, 1]``; same length and the same component offsets
-  (:func:`flat_layout` = :func:`pi_env.engine.observation_layout`), so
-  :func:`pi_env.engine.decode_observation` splits it into named views too;
-* **solver-augmented** (:func:`solver_features`, :class:`SolverFeaturesVecEnv`): the flat encoding
-  followed by the player's exact case marginals and the size of its consistent case set
-  (:func:`solvers.analyze_knowledge` of :func:`solvers.knowledge_from_observation`).
+The **flat** encoding (:func:`encode_flat`, :class:`FlatEncoder`), built only from the player's
+engine observation (:func:`pi_env.engine.observe`), which holds everything public plus the case the
+player holds and never its own case: the engine observation with every entry scaled to about
+``[0, 1]``; same length and the same component offsets (:func:`flat_layout` =
+:func:`pi_env.engine.observation_layout`), so :func:`pi_env.engine.decode_observation` splits it into
+named views too. The solver-augmented encoding (flat + exact case marginals) is
+:mod:`pi_env.solvers.features`.
 
 Flat encoding
 -------------
@@ -61,62 +57,28 @@ not even read when the caller keeps :class:`FailedSolves` up to date (the self-p
 Its rows are therefore valid only as long as nothing else writes to the buffer (the encoder hands
 out read-only views). :func:`encode_flat` is the stateless form (a fresh, zeroed output).
 
-Solver-augmented encoding
--------------------------
-
-``float32[618 + 1912 * P + 37]``: the flat encoding, then
-
-=================  ======  ====================================================================
-name               shape   meaning
-=================  ======  ====================================================================
-p_suspect          [12]    P(the player's own suspect is s) under the uniform deal prior
-p_evidence         [10]    P(own evidence is e)
-p_location         [14]    P(own location is l)
-log2_count         [1]     ``log2(n) / log2(1680)`` with ``n`` the number of cases the player can
-                           still have in some joint deal consistent with every public answer
-                           (``Analysis.count``); 0 when ``n == 0`` (a contradiction; cannot happen
-                           in an engine game)
-=================  ======  ====================================================================
-
-(:data:`SOLVER_LAYOUT` gives the offsets after the flat part.) These are exact (RULES.md §9: the
-posterior is uniform over consistent joint deals) and cost a solver call per row, in Python: about
-a millisecond per row with 2 players, tens of milliseconds with 4 or 5 early in a round (more
-unknown cases to count jointly), so they suit small batches or evaluation, not the 4096-game
-throughput path (``benchmarks/selfplay_throughput.py`` reports the cost).
-
-Neither encoding contains anything from which the player's own case follows other than the
+The encoding contains nothing from which the player's own case follows other than the
 answers to it (``tests/test_encoders.py`` checks two games that differ only in that case).
 """
 
 from __future__ import annotations
 
 import functools
-import math
-from typing import Any
 
 import numpy as np
 from numba import prange
 
-from ._config import batch_kernel, kernel
-from .constants import IN_DISCARD, MAX_INVESTIGATORS, NUM_CASES, NUM_ELEMENTS, ON_DISPLAY, SOLVE_BASE
-from .engine.observe import _offsets, observation_layout, observation_size, observe
-from .engine.state import GameConfig, State
-from .errors import PIError
+from pi_env.core._config import batch_kernel, kernel
+from pi_env.core.constants import IN_DISCARD, MAX_INVESTIGATORS, NUM_CASES, NUM_ELEMENTS, ON_DISPLAY, SOLVE_BASE
+from pi_env.engine.observe import _offsets, observation_layout, observation_size, observe
+from pi_env.engine.state import GameConfig, State
+from pi_env.core.errors import PIError
 
 __all__ = ["flat_size", "flat_layout", "flat_scales", "flat_bounds", "encode_flat",
-           "encode_flat_reference", "FlatEncoder", "FailedSolves", "solver_features", "solver_size",
-           "SOLVER_LAYOUT", "SOLVER_FEATURES", "SolverFeaturesVecEnv"]
-
-SOLVER_FEATURES = 37
-"""Entries the solver-augmented encoding appends to the flat one."""
-SOLVER_LAYOUT: dict[str, tuple[int, tuple[int, ...]]] = {
-    "p_suspect": (0, (12,)), "p_evidence": (12, (10,)), "p_location": (22, (14,)),
-    "log2_count": (36, (1,))}
-"""Offsets (after the flat part) and shapes of the solver features."""
+           "encode_flat_reference", "FlatEncoder", "FailedSolves", "check_config", "players_array"]
 
 _COMPONENT_NAMES = tuple(observation_layout(2))
 _CACHE_POSITIONS = 64  # failed-block entries a FlatEncoder row remembers; beyond: full clear
-_LOG2_CASES = math.log2(NUM_CASES)
 
 
 def flat_size(num_players: int) -> int:
@@ -156,8 +118,8 @@ def _scales(P: int, num_rounds: int, duel: bool, max_rotations: int) -> tuple[np
 
 def flat_bounds(config: GameConfig) -> tuple[np.ndarray, np.ndarray]:
     """Per-entry ``(low, high)`` ``float32`` bounds of the flat encoding (the engine observation's
-    bounds, :func:`pi_env.aec.observation_bounds`, times the scales)."""
-    from .aec import observation_bounds
+    bounds, :func:`pi_env.envs.aec.observation_bounds`, times the scales)."""
+    from pi_env.envs.aec import observation_bounds
 
     low, high = observation_bounds(config)
     s = flat_scales(config)
@@ -441,12 +403,12 @@ def _state_args(s: State) -> tuple[np.ndarray, ...]:
             s.failed, s.failed.view(np.uint64), s.score)
 
 
-def _check_config(state: State, config: GameConfig) -> None:
+def check_config(state: State, config: GameConfig) -> None:
     if state.num_players != config.num_players:
         raise PIError(f"config is for {config.num_players} players but the state has {state.num_players}")
 
 
-def _players_array(state: State, player: "int | np.ndarray") -> np.ndarray:
+def players_array(state: State, player: "int | np.ndarray") -> np.ndarray:
     B, P = state.batch_size, state.num_players
     if isinstance(player, (int, np.integer)):
         if not 0 <= player < P:
@@ -471,7 +433,7 @@ class FlatEncoder:
         extra_columns: columns reserved after the ``D`` flat ones (left zero by this encoder), for
             encodings that append features (the buffer is ``float32[B, D + extra_columns]``).
         parallel: run the kernel threaded (``True``), serially (``False``), or as
-            :mod:`pi_env._config` decides for ``batch_size`` (``None``, default).
+            :mod:`pi_env.core._config` decides for ``batch_size`` (``None``, default).
 
     Attributes:
         buffer: the ``float32[B, D + extra_columns]`` buffer (writable: only this encoder and the
@@ -513,7 +475,7 @@ class FlatEncoder:
             if state.batch_size != self.batch_size or state.num_players != self.config.num_players:
                 raise PIError(f"state has B={state.batch_size}, P={state.num_players}; the encoder "
                               f"was built for B={self.batch_size}, P={self.config.num_players}")
-            players = (_players_array(state, player) if isinstance(player, (int, np.integer))
+            players = (players_array(state, player) if isinstance(player, (int, np.integer))
                        else np.ascontiguousarray(player, dtype=np.int64))
             if players.shape != (self.batch_size,) or players.max(initial=-1) >= state.num_players:
                 raise PIError(f"player must be int[{self.batch_size}] with entries < {state.num_players}")
@@ -550,8 +512,8 @@ def encode_flat(state: State, config: GameConfig, player: "int | np.ndarray",
         True
     """
     B, P = state.batch_size, state.num_players
-    _check_config(state, config)
-    players = _players_array(state, player)
+    check_config(state, config)
+    players = players_array(state, player)
     D = flat_size(P)
     if out is None:
         out = np.zeros((B, D), dtype=np.float32)
@@ -562,125 +524,3 @@ def encode_flat(state: State, config: GameConfig, player: "int | np.ndarray",
     _flat_kernel.for_batch(B)(players, _offsets(P), _component_scales(config), out,
                               *_RowCaches(B, P, 1).arrays(), *_untracked(B, P), *_state_args(state))
     return out
-
-
-def solver_size(num_players: int) -> int:
-    """Length of the solver-augmented encoding: ``flat_size(P) + 37``."""
-    return flat_size(num_players) + SOLVER_FEATURES
-
-
-def solver_features(state: State, config: GameConfig, player: "int | np.ndarray",
-                    out: np.ndarray | None = None, rows: np.ndarray | None = None) -> np.ndarray:
-    """The 37 solver features (module docstring) of ``player`` in every game of ``state``.
-
-    Built from the player's engine observation only (:func:`solvers.knowledge_from_observation`,
-    then :func:`solvers.analyze_knowledge`, non-strict), one solver call per game.
-
-    Args:
-        state: a batch of ``B`` games.
-        config: its rules (board and player count).
-        player: one player for all games, or ``int[B]``.
-        out: optional ``float32[B, 37]`` buffer (may be a column slice of a wider buffer).
-        rows: optional ``bool[B]``: compute only these rows (the others are left as they are).
-
-    Returns:
-        ``float32[B, 37]`` (``out`` if given).
-
-    Example:
-        >>> from pi_env.engine import GameConfig, init
-        >>> cfg = GameConfig(num_players=2)
-        >>> f = solver_features(init(cfg, 1, seed=0), cfg, 0)
-        >>> round(float(f[0, :12].sum()), 5), round(float(f[0, 36]), 4)  # 11 * 9 * 13 cases open
-        (1.0, 0.9641)
-    """
-    from solvers.analysis import analyze_knowledge
-    from solvers.observation import knowledge_from_observation
-
-    B, P = state.batch_size, state.num_players
-    _check_config(state, config)
-    players = _players_array(state, player)
-    if out is None:
-        out = np.zeros((B, SOLVER_FEATURES), dtype=np.float32)
-    elif out.shape != (B, SOLVER_FEATURES):
-        raise PIError(f"out must have shape ({B}, {SOLVER_FEATURES}), got {out.shape}")
-    obs = observe(state, players)
-    which = range(B) if rows is None else np.flatnonzero(rows)
-    o0 = SOLVER_LAYOUT["p_evidence"][0]
-    o1 = SOLVER_LAYOUT["p_location"][0]
-    o2 = SOLVER_LAYOUT["log2_count"][0]
-    for b in which:
-        p = int(players[b])
-        a = analyze_knowledge(knowledge_from_observation(obs[b], P, config.board, player=p), strict=False)
-        row = out[b]
-        if a.count:
-            row[:o0] = a.suspect
-            row[o0:o1] = a.evidence
-            row[o1:o2] = a.location
-            row[o2] = math.log2(a.count) / _LOG2_CASES
-        else:
-            row[:] = 0.0
-    return out
-
-
-class SolverFeaturesVecEnv:
-    """A wrapper over :class:`pi_env.selfplay.SelfPlayVecEnv` whose observations are the
-    solver-augmented encoding ``float32[B, D + 37]`` (module docstring).
-
-    Everything else (rewards, terminations, infos, autoreset, opponents) is the wrapped env's.
-    Each row's features are those of the row's player (``info["to_move"]``) in the current state:
-    for a terminal row, the final position of the finished game.
-
-    Args:
-        env: the :class:`~pi_env.selfplay.SelfPlayVecEnv` to wrap.
-
-    Example:
-        >>> from pi_env.selfplay import SelfPlayVecEnv
-        >>> env = SolverFeaturesVecEnv(SelfPlayVecEnv(2, num_players=2, seed=0))
-        >>> obs, info = env.reset(seed=0)
-        >>> obs.shape
-        (2, 4479)
-    """
-
-    def __init__(self, env: Any):
-        import gymnasium.spaces as spaces
-
-        self.env = env
-        self.num_envs = env.num_envs
-        self.config = env.config
-        self.metadata = env.metadata
-        D = flat_size(self.config.num_players)
-        self._buffer = np.zeros((self.num_envs, D + SOLVER_FEATURES), dtype=np.float32)
-        self._view = self._buffer.view()
-        self._view.flags.writeable = False
-        low, high = env.single_observation_space.low, env.single_observation_space.high
-        self.single_observation_space = spaces.Box(
-            np.concatenate([low, np.zeros(SOLVER_FEATURES, np.float32)]),
-            np.concatenate([high, np.ones(SOLVER_FEATURES, np.float32)]), dtype=np.float32)
-        self.observation_space = spaces.Box(
-            np.broadcast_to(self.single_observation_space.low, self._buffer.shape),
-            np.broadcast_to(self.single_observation_space.high, self._buffer.shape), dtype=np.float32)
-        self.single_action_space = env.single_action_space
-        self.action_space = env.action_space
-
-    def _augment(self, obs: np.ndarray, info: dict) -> np.ndarray:
-        D = obs.shape[1]
-        self._buffer[:, :D] = obs
-        solver_features(self.env.state, self.config, info["to_move"].astype(np.int64),
-                        out=self._buffer[:, D:])
-        return self._view.copy() if getattr(self.env, "copy", False) else self._view
-
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
-        """As :meth:`SelfPlayVecEnv.reset`, with augmented observations."""
-        obs, info = self.env.reset(seed=seed, options=options)
-        return self._augment(obs, info), info
-
-    def step(self, actions: np.ndarray):
-        """As :meth:`SelfPlayVecEnv.step`, with augmented observations."""
-        obs, rewards, terminated, truncated, info = self.env.step(actions)
-        return self._augment(obs, info), rewards, terminated, truncated, info
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.env, name)
-
-    def close(self) -> None:
-        self.env.close()

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .actions import case_name
-from .constants import ANSWER_NAMES
-from .names import element_name
-from .records_types import CLUE, INVESTIGATE, Event, GameRecord
-from .scoring import RecordScores
-from .text import plural
+from pi_env.core.actions import case_name
+from pi_env.core.constants import ANSWER_NAMES
+from pi_env.core.names import element_name
+from pi_env.records.types import CLUE, INVESTIGATE, Event, GameRecord
+from pi_env.records.scoring import RecordScores
+from pi_env.core.text import plural
 
 
 def player_label(record: GameRecord, p: int, agents: tuple[str, ...] | None = None) -> str:

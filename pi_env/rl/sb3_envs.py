@@ -1,20 +1,20 @@
 """Stable-Baselines3 ``VecEnv`` adapters over the batched P.I. envs, with ``action_masks()`` for
-sb3-contrib's MaskablePPO (needs the ``rl`` extra; used by :mod:`experiments.train_sb3`).
+sb3-contrib's MaskablePPO (needs the ``rl`` extra; used by :mod:`pi_env.experiments.train_sb3`).
 
-* :class:`SoloSB3VecEnv`: Solo Time Attack, over :class:`pi_env.solo.SoloTimeAttackVectorEnv`
+* :class:`SoloSB3VecEnv`: Solo Time Attack, over :class:`pi_env.envs.solo.SoloTimeAttackVectorEnv`
   (``B`` games in one engine call). Observation ``float32[B, 2452 + 37 + 1680]``
   (:func:`solo_policy_input`): the solo observation divided entry by entry by its upper bound
   (:func:`pi_env.engine.solo.observation_bounds`; entries with bound 0 unchanged), the 37 solver
   features (marginals and log-count of the cases still possible) and the allowed-solve flags, all
   in ``[0, 1]``. Reward −1 per action (the env's).
 * :class:`SelfPlaySB3VecEnv`: standard games against fixed opponents, over
-  :class:`pi_env.selfplay.SelfPlayVecEnv` (one rotating learner seat per game). Observation
+  :class:`pi_env.envs.selfplay.SelfPlayVecEnv` (one rotating learner seat per game). Observation
   ``float32[B, 618 + 1912·P]``: the flat encoding of the learner's view. Reward: the learner's
   score change (the env's); an episode's return is its final score.
 
 Both envs see only what the player may see (RULES.md §9). Action masks, ``bool[B, 1730]``: the
 env's legal-action mask without the solves already failed this round
-(:func:`agents.sb3_policy.refine_mask`); solo, by default, also without the solves the player's
+(:func:`pi_env.agents.sb3_policy.refine_mask`); solo, by default, also without the solves the player's
 own answers rule out (:func:`solo_action_mask`: its own-information filter, computed from its
 observation with the solver's answer tables). The learner then chooses what to ask and when to
 name a case, and names one of the cases still possible; the deduction itself is the filter's.
@@ -49,9 +49,9 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
-from agents.sb3_policy import SOLVER_EXTRA, refine_mask, solo_consistent_cases, standard_policy_input
-from pi_env.constants import NUM_ACTIONS, NUM_CASES, NUM_ELEMENTS, SOLVE_BASE
-from pi_env.errors import PIError
+from pi_env.agents.sb3_policy import SOLVER_EXTRA, refine_mask, solo_consistent_cases, standard_policy_input
+from pi_env.core.constants import NUM_ACTIONS, NUM_CASES, NUM_ELEMENTS, SOLVE_BASE
+from pi_env.core.errors import PIError
 
 __all__ = ["SoloSB3VecEnv", "SelfPlaySB3VecEnv", "solo_features", "solo_scale", "solo_action_mask",
            "solo_policy_input", "SOLO_EXTRA"]
@@ -166,8 +166,8 @@ def solo_features(observation: np.ndarray, scale: np.ndarray) -> np.ndarray:
 
 def solo_action_mask(observation: np.ndarray, legal: np.ndarray, board: Any, consistent: bool = True) -> np.ndarray:
     """``bool[B, 1730]``: the solo mask the policy samples from: ``legal`` without failed solves
-    (:func:`~agents.sb3_policy.refine_mask`) and, with ``consistent``, without the solves the
-    player's own answers rule out (:func:`~agents.sb3_policy.solo_consistent_cases`) and without
+    (:func:`~pi_env.agents.sb3_policy.refine_mask`) and, with ``consistent``, without the solves the
+    player's own answers rule out (:func:`~pi_env.agents.sb3_policy.solo_consistent_cases`) and without
     clues already answered (open mode repeats the same answer). Never empty: the hidden case stays
     allowed."""
     from pi_env.engine import solo as S
@@ -200,10 +200,10 @@ def solo_policy_input(observation: np.ndarray, legal: np.ndarray, board: Any, sc
 
     Returns:
         ``(x, mask)``: ``x`` ``float32[B, 2452 + 37 + 1680]`` = the scaled observation, then the
-        37 solver features of :mod:`pi_env.encoders` (``SOLVER_LAYOUT``: the marginals of the
+        37 solver features of :mod:`pi_env.envs.encoders` (``SOLVER_LAYOUT``: the marginals of the
         suspect, evidence and location over the allowed cases, which in solo are the exact
         posterior marginals, and ``log2(n) / log2(1680)`` for ``n`` allowed cases), then the
-        allowed-solve flags (``mask[:, 50:]`` as 0/1) for :class:`agents._sb3_nets.NormalizedSolveHead`;
+        allowed-solve flags (``mask[:, 50:]`` as 0/1) for :class:`pi_env.agents._sb3_nets.NormalizedSolveHead`;
         ``mask`` = :func:`solo_action_mask`.
     """
     mask = solo_action_mask(observation, legal, board, consistent)
@@ -235,12 +235,12 @@ class SoloSB3VecEnv(_NextStepAdapter):
         consistent: also mask the solves the player's own answers rule out
             (:func:`solo_action_mask`; default). Without it, a fresh policy almost never names the
             right case among 1680 and had not started to learn after 150,000 steps.
-        **kwargs: options of :class:`pi_env.solo.SoloTimeAttackVectorEnv` (``max_actions``, ...).
+        **kwargs: options of :class:`pi_env.envs.solo.SoloTimeAttackVectorEnv` (``max_actions``, ...).
     """
 
     def __init__(self, num_envs: int = 64, seed: int | None = None, consistent: bool = True, **kwargs: Any):
         from pi_env.engine import solo as S
-        from pi_env.solo import SoloTimeAttackVectorEnv
+        from pi_env.envs.solo import SoloTimeAttackVectorEnv
 
         venv = SoloTimeAttackVectorEnv(num_envs, **kwargs)
         self.consistent = bool(consistent)
@@ -269,23 +269,26 @@ class SelfPlaySB3VecEnv(_NextStepAdapter):
     Args:
         num_envs: games stepped together.
         num_players: 2..5.
-        opponents: ``num_players − 1`` agent names (:func:`agents.make_agent`), e.g. ``["random"]``.
-        seed: seed of the first ``reset`` (as :class:`pi_env.selfplay.SelfPlayVecEnv`).
-        consistent: observation and mask of :func:`agents.sb3_policy.standard_policy_input` (the
+        opponents: ``num_players − 1`` agent names (:func:`pi_env.agents.make_agent`), e.g. ``["random"]``.
+        seed: seed of the first ``reset`` (as :class:`pi_env.envs.selfplay.SelfPlayVecEnv`).
+        consistent: observation and mask of :func:`pi_env.agents.sb3_policy.standard_policy_input` (the
             flat encoding plus solver features and allowed-solve flags; only the solves the
             learner's own information allows) instead of the flat encoding and
-            :func:`~agents.sb3_policy.refine_mask`.
-        **kwargs: further options of :class:`~pi_env.selfplay.SelfPlayVecEnv` (``edition``, ...).
+            :func:`~pi_env.agents.sb3_policy.refine_mask`.
+        **kwargs: further options of :class:`~pi_env.envs.selfplay.SelfPlayVecEnv` (``edition``, ...).
     """
 
     bootstrap_truncated = False  # a game ended by the rotation safeguard is over: its score is final
 
     def __init__(self, num_envs: int = 64, num_players: int = 2, opponents: Sequence[str] = ("random",),
                  seed: int | None = None, consistent: bool = False, **kwargs: Any):
-        from pi_env.encoders import flat_layout, flat_scales
-        from pi_env.selfplay import SelfPlayVecEnv
+        from pi_env.envs.encoders import flat_layout, flat_scales
+        from pi_env.envs.selfplay import SelfPlayVecEnv
 
-        venv = SelfPlayVecEnv(num_envs, num_players, opponents=list(opponents), copy=True, parallel=False,
+        from pi_env.agents import opponent_factory
+
+        venv = SelfPlayVecEnv(num_envs, num_players, opponents=[opponent_factory(o) for o in opponents],
+                              copy=True, parallel=False,
                               seed=seed, **kwargs)
         self.consistent = bool(consistent)
         start = flat_layout(num_players)["failed"][0]

@@ -1,6 +1,6 @@
 """Board pictures (RULES.md §2, §9): ``board_image(state, config, game) -> uint8[H, W, 3]``.
 
-The board is drawn from the board data (:class:`pi_env.board.Board`): every district as a box at its
+The board is drawn from the board data (:class:`pi_env.core.board.Board`): every district as a box at its
 rendering position (``board.positions``: rows top to bottom), joined by a line to each adjacent
 district. A box shows the district's name, its suspect and evidence tile (names abbreviated,
 :func:`abbreviate`; ``-`` for a blank) and
@@ -10,7 +10,7 @@ district. A box shows the district's name, its suspect and evidence tile (names 
 * the investigators placed there this round: a square in the player's colour with the counts it was
   answered (``1S0T`` = one spot, no trace).
 
-A panel beside the board gives the rules header (as :func:`pi_env.render.render_text`), whose turn it
+A panel beside the board gives the rules header (as :func:`pi_env.envs.render.render_text`), whose turn it
 is, each player's colour, letter, score, investigators left and flags, the display, the deck and
 discard pile, the last action and its answer, and the final scores once the game is over.
 
@@ -26,12 +26,12 @@ from typing import Any
 
 import numpy as np
 
-from .actions import action_name
-from .constants import IN_DISCARD, IN_FRONT, NUM_DISTRICTS, ON_DISPLAY, TYPE_OFFSETS
-from .engine.state import GameConfig, State
-from .errors import PIError
-from .names import element_names
-from .render import PLAYER_LETTERS, check_game_and_viewer, _case_text, answer_text, rules_text
+from pi_env.core.actions import action_name
+from pi_env.core.constants import IN_DISCARD, IN_FRONT, NUM_DISTRICTS, ON_DISPLAY, TYPE_OFFSETS
+from pi_env.engine.state import GameConfig, State
+from pi_env.core.errors import PIError
+from pi_env.core.names import element_names
+from pi_env.envs.render import PLAYER_LETTERS, check_game_and_viewer, _case_text, answer_text, rules_text
 
 __all__ = ["board_image", "abbreviate", "PLAYER_COLOURS", "write_png", "record_position"]
 
@@ -243,7 +243,7 @@ def _panel(fig, state: State, config: GameConfig, b: int, viewer: int | None, sp
         line(f"    {names[int(c[0])]} / {names[TYPE_OFFSETS[1] + int(c[1])]} / "
              f"{names[TYPE_OFFSETS[2] + int(c[2])]}")
     if done:
-        from .engine.api import outcome
+        from pi_env.engine.api import outcome
 
         res = outcome(state, config, b)
         y -= 0.01
@@ -267,11 +267,11 @@ def record_position(record: Any, round_index: int | None = None,
                     after_event: int | None = None) -> tuple[State, GameConfig]:
     """The engine position of an engine-written record after an event (for pictures).
 
-    The record is re-run by the engine from its seed (:func:`pi_env.recorder.replay_with_engine`,
+    The record is re-run by the engine from its seed (:func:`pi_env.records.recorder.replay_with_engine`,
     which also checks it).
 
     Args:
-        record: a :class:`~pi_env.records_types.GameRecord`, a path or a parsed document.
+        record: a :class:`~pi_env.records.types.GameRecord`, a path or a parsed document.
         round_index: 0-based round; ``None``: the last round of the record.
         after_event: the position after this event of the round (0-based); ``-1``: the round's
             start, before any event; ``None``: after the round's last event. When that event ended
@@ -286,12 +286,12 @@ def record_position(record: Any, round_index: int | None = None,
     Raises:
         PIError: the record has no engine seed (only engine-written records can be pictured:
             a record without one lacks the deck order, so the display cannot be known), or a round
-            or event out of range; :class:`~pi_env.errors.RecordError` if the replay fails.
+            or event out of range; :class:`~pi_env.core.errors.RecordError` if the replay fails.
     """
-    from .engine.api import init, step_inplace
-    from .recorder import action_of, config_of, replay_with_engine
-    from .records import load_record
-    from .records_types import GameRecord
+    from pi_env.engine.api import init, step_inplace
+    from pi_env.records.recorder import action_of, config_of, replay_with_engine
+    from pi_env.records.record_file import load_record
+    from pi_env.records.types import GameRecord
 
     if not isinstance(record, GameRecord):
         record = load_record(record)

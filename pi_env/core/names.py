@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import difflib
 
-from .board import DAYTIME, Board
-from .constants import (ANSWER_NAMES, EVIDENCE_NAMES, NUM_ELEMENTS, SUSPECT_NAMES, TYPE_OFFSETS,
+from pi_env.core.board import DAYTIME, Board
+from pi_env.core.constants import (ANSWER_NAMES, EVIDENCE_NAMES, NUM_ELEMENTS, SUSPECT_NAMES, TYPE_OFFSETS,
                         TYPE_NAMES)
-from .errors import UnknownNameError
-from .text import normalize
+from pi_env.core.errors import UnknownNameError
+from pi_env.core.text import normalize
 
 _ALIASES = {"crime": "evidence", "disc": "spot", "cube": "trace", "evidencecard": "clue", "none": "nothing"}
 

@@ -7,7 +7,7 @@ hides a case (a suspect, an evidence and a location); the agent queries until it
 Fewer actions is better. It only translates: the rules are the batched solo engine
 :mod:`pi_env.engine.solo`, whose answer rules are the standard engine's own code.
 
-| Import             | `gymnasium.make("pi_env/SoloTimeAttack-v0")` after `import pi_env`, or `pi_env.solo.SoloTimeAttackEnv` |
+| Import             | `gymnasium.make("pi_env.envs.solo:pi_env/SoloTimeAttack-v0")`, or `pi_env.envs.solo.SoloTimeAttackEnv` |
 |--------------------|------------------------------------------------------------------|
 | Vector             | `gymnasium.make_vec("pi_env/SoloTimeAttack-v0", num_envs=N, vectorization_mode="vector_entry_point")` → `SoloTimeAttackVectorEnv` |
 | Action Space       | `Discrete(1730)`                                                 |
@@ -42,7 +42,7 @@ named views: :func:`pi_env.engine.solo.decode_observation`):
 | deck_size      | [1]      | 0..36  | display mode: cards left in the deck (open mode 0)               |
 
 Element ids: suspects 0..11, evidence 12..21, locations (= districts) 22..35; case id
-`s * 140 + e * 14 + l` (:mod:`pi_env.constants`). The `Box` bounds are exactly these per entry.
+`s * 140 + e * 14 + l` (:mod:`pi_env.core.constants`). The `Box` bounds are exactly these per entry.
 
 ### Legal Actions Mask
 
@@ -53,7 +53,7 @@ triple always (also one already failed). It is never empty. Once the episode is 
 
 ### Action Space
 
-`Discrete(1730)`, the standard layout of :mod:`pi_env.constants`:
+`Discrete(1730)`, the standard layout of :mod:`pi_env.core.constants`:
 
 * `0 .. 35`: clue query on element `x` — action `x` (answer *spot*, *trace* or *nothing*, §4.1);
 * `36 .. 49`: place an investigator in district `d` — action `36 + d` (answer: spots and traces,
@@ -90,7 +90,7 @@ Stepping a finished single env returns the same observation, reward 0 and the sa
 
 ``` python
 gymnasium.make("pi_env/SoloTimeAttack-v0", render_mode=None, use_display=False, investigators=5,
-               investigator_cost=0.0, wrong_solve_cost=0.0, max_actions=200, difficulty=None,
+               investigator_cost=0.0, wrong_solve_cost=0.0, max_actions=200, accept_case=None,
                board="daytime")
 ```
 
@@ -106,16 +106,18 @@ clue cards, with the card flow of RULES.md §4.1.
 
 `max_actions`: truncation limit, 1..32767 (default 200).
 
-`difficulty`: `None` or `"easy"`, `"medium"`, `"hard"`: only cases of that bucket of
-:mod:`pi_env.solo_cases` (greedy solver's actions in open mode: ≤ 5, 6–7, ≥ 8). Each reset draws
-games from the episode's generator stream until one fits (the rating takes about 13 ms per
-draw: easy ≈ 0.1 s per reset, medium ≈ 20 ms, hard ≈ 0.1 s).
+`accept_case`: `None` or a callable `accept_case(tile_district: int8[36], case: int) -> bool`: each
+reset draws games from the episode's generator stream until one is accepted. For a difficulty
+bucket use `pi_env.solvers.solo_rating.difficulty_filter("easy" | "medium" | "hard")` (the greedy
+solver's actions in open mode: ≤ 5, 6–7, ≥ 8; the rating takes about 13 ms per draw: easy ≈ 0.1 s
+per reset, medium ≈ 20 ms, hard ≈ 0.1 s). (Before 0.2.0 this was `difficulty="hard"`: the env
+layer cannot import the solver, so the rating is passed in.)
 
-`board`: a bundled board name, a board JSON object or a :class:`~pi_env.board.Board`.
+`board`: a bundled board name, a board JSON object or a :class:`~pi_env.core.board.Board`.
 
 Seeding: `reset(seed=s)` seeds `self.np_random` and plays the engine game
 `pi_env.engine.solo.init(config, 1, s)`: the same seed gives the same layout and case, and
-`pi_env.solo_cases.generate(s)` is that case. `reset()` without a seed continues the engine
+`pi_env.apps.solo_cases.generate(s)` is that case. `reset()` without a seed continues the engine
 generator of the previous episode (the next game of the stream, as the vector env's autoreset
 does); the very first `reset()` without a seed draws the stream from `self.np_random`.
 `reset(options={"tile_district": td, "case": c})` plays a given layout (`int[36]`) and case (a case
@@ -135,7 +137,7 @@ single env's `reset()`) and returns reward 0, not terminated, not truncated.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import gymnasium
 import numpy as np
@@ -144,17 +146,20 @@ from gymnasium.utils import EzPickle, seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from .actions import action_id
-from .board import Board, load_board
-from .constants import (ANSWER_NAMES, CASE_TRIPLES, EVIDENCE_NAMES, INVESTIGATE_BASE, NUM_ACTIONS,
+from pi_env.core.actions import action_id
+from pi_env.core.board import Board, load_board
+from pi_env.core.constants import (ANSWER_NAMES, CASE_TRIPLES, EVIDENCE_NAMES, INVESTIGATE_BASE, NUM_ACTIONS,
                         NUM_DISTRICTS, NUM_ELEMENTS, SOLVE_BASE, SUSPECT_NAMES, TYPE_NAMES)
-from .engine import solo as S
-from .errors import InvalidActionError, PIError
+from pi_env.engine import solo as S
+from pi_env.core.errors import InvalidActionError, PIError
 
 __all__ = ["SoloTimeAttackEnv", "SoloTimeAttackVectorEnv", "ENV_ID"]
 
 ENV_ID = "pi_env/SoloTimeAttack-v0"
-_DIFFICULTIES = ("easy", "medium", "hard")
+
+if ENV_ID not in gymnasium.registry:  # gymnasium.make(ENV_ID) after importing this module
+    gymnasium.register(id=ENV_ID, entry_point="pi_env.envs.solo:SoloTimeAttackEnv",
+                       vector_entry_point="pi_env.envs.solo:SoloTimeAttackVectorEnv")
 
 
 def _check_cost(name: str, value: Any) -> float:
@@ -180,16 +185,18 @@ class _SoloBatch:
     """The shared core of both envs: a batch of solo games, the reward rule and the seeding."""
 
     def __init__(self, batch_size: int, use_display: bool, investigators: int, investigator_cost: float,
-                 wrong_solve_cost: float, max_actions: int, difficulty: str | None,
+                 wrong_solve_cost: float, max_actions: int,
+                 accept_case: "Callable[[np.ndarray, int], bool] | None",
                  board: "str | dict[str, Any] | Board"):
-        if difficulty is not None and difficulty not in _DIFFICULTIES:
-            raise PIError(f"difficulty must be None or one of {_DIFFICULTIES}, got {difficulty!r}")
+        if accept_case is not None and not callable(accept_case):
+            raise PIError(f"accept_case must be None or a callable (tile_district, case) -> bool, "
+                          f"got {accept_case!r}")
         self.config = S.SoloConfig(investigators=investigators, use_display=use_display,
                                    max_actions=max_actions,
                                    board=board if isinstance(board, Board) else load_board(board))
         self.investigator_cost = _check_cost("investigator_cost", investigator_cost)
         self.wrong_solve_cost = _check_cost("wrong_solve_cost", wrong_solve_cost)
-        self.difficulty = difficulty
+        self.accept_case = accept_case
         self.state = S.empty_solo_state(batch_size)
         self.state.done[:] = True
         low, high = S.observation_bounds(self.config)
@@ -201,21 +208,17 @@ class _SoloBatch:
 
     def reset(self, which: np.ndarray, rng_states: np.ndarray | None = None) -> None:
         """New games for ``which``: from ``rng_states[which]`` if given, else continuing each
-        game's stream; with a difficulty, further games of the stream until one fits."""
+        game's stream; with ``accept_case``, further games of the stream until one is accepted."""
         st = self.state
         if rng_states is not None:
             st.rng[which] = rng_states[which]
         S.reset_games(st, self.config, which)
-        if self.difficulty is not None:
-            from .solo_cases import difficulty_of, greedy_play
-
+        if self.accept_case is not None:
             one = np.zeros(st.batch_size, dtype=bool)
             for b in np.flatnonzero(which):
                 one[:] = False
                 one[b] = True
-                while difficulty_of(greedy_play(st.tile_district[b], S.case_of(st, int(b)),
-                                                self.config.board,
-                                                self.config.investigators).actions) != self.difficulty:
+                while not self.accept_case(st.tile_district[b].copy(), S.case_of(st, int(b))):
                     S.reset_games(st, self.config, one)
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -318,14 +321,15 @@ class SoloTimeAttackEnv(gymnasium.Env, EzPickle):
 
     def __init__(self, render_mode: str | None = None, use_display: bool = False, investigators: int = 5,
                  investigator_cost: float = 0.0, wrong_solve_cost: float = 0.0, max_actions: int = 200,
-                 difficulty: str | None = None, board: "str | dict[str, Any] | Board" = "daytime"):
+                 accept_case: "Callable[[np.ndarray, int], bool] | None" = None,
+                 board: "str | dict[str, Any] | Board" = "daytime"):
         EzPickle.__init__(self, render_mode, use_display, investigators, investigator_cost,
-                          wrong_solve_cost, max_actions, difficulty, board)
+                          wrong_solve_cost, max_actions, accept_case, board)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise PIError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         self.render_mode = render_mode
         self._core = _SoloBatch(1, use_display, investigators, investigator_cost, wrong_solve_cost,
-                                max_actions, difficulty, board)
+                                max_actions, accept_case, board)
         self.config = self._core.config
         self.observation_space = self._core.single_observation_space
         self.action_space = self._core.single_action_space
@@ -412,7 +416,7 @@ class SoloTimeAttackVectorEnv(VectorEnv):
 
     def __init__(self, num_envs: int = 8, render_mode: str | None = None, use_display: bool = False,
                  investigators: int = 5, investigator_cost: float = 0.0, wrong_solve_cost: float = 0.0,
-                 max_actions: int = 200, difficulty: str | None = None,
+                 max_actions: int = 200, accept_case: "Callable[[np.ndarray, int], bool] | None" = None,
                  board: "str | dict[str, Any] | Board" = "daytime"):
         if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
             raise PIError(f"num_envs must be a positive integer, got {num_envs!r}")
@@ -421,7 +425,7 @@ class SoloTimeAttackVectorEnv(VectorEnv):
         self.num_envs = int(num_envs)
         self.render_mode = render_mode
         self._core = _SoloBatch(self.num_envs, use_display, investigators, investigator_cost,
-                                wrong_solve_cost, max_actions, difficulty, board)
+                                wrong_solve_cost, max_actions, accept_case, board)
         self.config = self._core.config
         self.single_observation_space = self._core.single_observation_space
         self.single_action_space = self._core.single_action_space

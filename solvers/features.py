@@ -1,0 +1,105 @@
+"""Solver features for learning agents (RULES.md §9): the flat encoding of
+:mod:`pi_env.envs.encoders` followed by the player's exact case marginals.
+
+``float32[618 + 1912 * P + 37]``: the flat encoding, then
+
+=================  ======  ====================================================================
+name               shape   meaning
+=================  ======  ====================================================================
+p_suspect          [12]    P(the player's own suspect is s) under the uniform deal prior
+p_evidence         [10]    P(own evidence is e)
+p_location         [14]    P(own location is l)
+log2_count         [1]     ``log2(n) / log2(1680)`` with ``n`` the number of cases the player can
+                           still have in some joint deal consistent with every public answer
+                           (``Analysis.count``); 0 when ``n == 0`` (a contradiction; cannot happen
+                           in an engine game)
+=================  ======  ====================================================================
+
+(:data:`SOLVER_LAYOUT` gives the offsets after the flat part.) These are exact (RULES.md §9: the
+posterior is uniform over consistent joint deals) and cost a solver call per row, in Python: about
+a millisecond per row with 2 players, tens of milliseconds with 4 or 5 early in a round (more
+unknown cases to count jointly), so they suit small batches or evaluation, not the 4096-game
+throughput path (``benchmarks/selfplay_throughput.py`` reports the cost).
+
+The features contain nothing from which the player's own case follows other than the answers to
+it (``tests/test_encoders.py`` checks two games that differ only in that case).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from pi_env.core.constants import NUM_CASES
+from pi_env.core.errors import PIError
+from pi_env.engine.observe import observe
+from pi_env.engine.state import GameConfig, State
+from pi_env.envs.encoders import check_config, flat_size, players_array
+from pi_env.solvers.analysis import analyze_knowledge
+from pi_env.solvers.observation import knowledge_from_observation
+
+__all__ = ["solver_features", "solver_size", "SOLVER_LAYOUT", "SOLVER_FEATURES"]
+
+SOLVER_FEATURES = 37
+"""Entries the solver-augmented encoding appends to the flat one."""
+SOLVER_LAYOUT: dict[str, tuple[int, tuple[int, ...]]] = {
+    "p_suspect": (0, (12,)), "p_evidence": (12, (10,)), "p_location": (22, (14,)),
+    "log2_count": (36, (1,))}
+"""Offsets (after the flat part) and shapes of the solver features."""
+_LOG2_CASES = math.log2(NUM_CASES)
+
+
+def solver_size(num_players: int) -> int:
+    """Length of the solver-augmented encoding: ``flat_size(P) + 37``."""
+    return flat_size(num_players) + SOLVER_FEATURES
+
+
+def solver_features(state: State, config: GameConfig, player: "int | np.ndarray",
+                    out: np.ndarray | None = None, rows: np.ndarray | None = None) -> np.ndarray:
+    """The 37 solver features (module docstring) of ``player`` in every game of ``state``.
+
+    Built from the player's engine observation only (:func:`pi_env.solvers.knowledge_from_observation`,
+    then :func:`pi_env.solvers.analyze_knowledge`, non-strict), one solver call per game.
+
+    Args:
+        state: a batch of ``B`` games.
+        config: its rules (board and player count).
+        player: one player for all games, or ``int[B]``.
+        out: optional ``float32[B, 37]`` buffer (may be a column slice of a wider buffer).
+        rows: optional ``bool[B]``: compute only these rows (the others are left as they are).
+
+    Returns:
+        ``float32[B, 37]`` (``out`` if given).
+
+    Example:
+        >>> from pi_env.engine import GameConfig, init
+        >>> cfg = GameConfig(num_players=2)
+        >>> f = solver_features(init(cfg, 1, seed=0), cfg, 0)
+        >>> round(float(f[0, :12].sum()), 5), round(float(f[0, 36]), 4)  # 11 * 9 * 13 cases open
+        (1.0, 0.9641)
+    """
+    B, P = state.batch_size, state.num_players
+    check_config(state, config)
+    players = players_array(state, player)
+    if out is None:
+        out = np.zeros((B, SOLVER_FEATURES), dtype=np.float32)
+    elif out.shape != (B, SOLVER_FEATURES):
+        raise PIError(f"out must have shape ({B}, {SOLVER_FEATURES}), got {out.shape}")
+    obs = observe(state, players)
+    which = range(B) if rows is None else np.flatnonzero(rows)
+    o0 = SOLVER_LAYOUT["p_evidence"][0]
+    o1 = SOLVER_LAYOUT["p_location"][0]
+    o2 = SOLVER_LAYOUT["log2_count"][0]
+    for b in which:
+        p = int(players[b])
+        a = analyze_knowledge(knowledge_from_observation(obs[b], P, config.board, player=p), strict=False)
+        row = out[b]
+        if a.count:
+            row[:o0] = a.suspect
+            row[o0:o1] = a.evidence
+            row[o1:o2] = a.location
+            row[o2] = math.log2(a.count) / _LOG2_CASES
+        else:
+            row[:] = 0.0
+    return out
