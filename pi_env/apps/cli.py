@@ -1,5 +1,6 @@
 """The ``pi-env`` command line: ``play`` and ``replay`` (issue #2), ``solve`` (issue #3),
-``solo generate`` and ``solo play`` (issue #5), ``render`` (issue #7).
+``solo generate`` and ``solo play`` (issue #5), ``render`` (issue #7), ``serve`` and human seats
+in ``play`` (issue #14).
 
 Every user mistake (unknown agent, bad player count or seed, invalid rules such as a duel for 3
 players or investigator counts for the wrong number of players, bad record, existing output file)
@@ -87,7 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="standard game or duel (RULES.md §7; 2 players)")
     play.add_argument("--seed", type=_seed, default=None, help="game seed (default: random, printed)")
     play.add_argument("--agents", default=None,
-                      help=f"comma-separated agent per seat (default for 4: {DEFAULT_AGENTS})")
+                      help=f"comma-separated agent per seat (default for 4: {DEFAULT_AGENTS}); "
+                           f"'human' seats a person at this terminal")
     play.add_argument("--edition", choices=("second", "first"), default="second")
     play.add_argument("--variant", action="append", choices=("fast", "nick-of-time"), default=[],
                       help="rules variant (repeatable): fast = 2 rounds, nick-of-time (RULES.md §6)")
@@ -181,6 +183,20 @@ def build_parser() -> argparse.ArgumentParser:
     splay.add_argument("--save-file", default=None, metavar="PATH",
                        help="where the game in progress is saved (default: solo-game.json in the data "
                             "directory: $PI_ENV_DATA_DIR, else the user data directory)")
+    srv = sub.add_parser("serve", help="P.I. in the browser: play against the agents, Solo Time Attack, "
+                                        "replay viewer (needs the 'web' extra)")
+    srv.add_argument("--host", default="127.0.0.1",
+                     help="interface to listen on (default 127.0.0.1, this machine only; any other "
+                          "host is announced with a warning)")
+    srv.add_argument("--port", type=_port, default=8000, help="TCP port (default 8000; 0 = any free port)")
+    srv.add_argument("--data", default=None, metavar="DIR",
+                     help="folder of the games database and the solo leaderboard (default: the data "
+                          "directory: $PI_ENV_DATA_DIR, else the user data directory)")
+    srv.add_argument("--agent-delay", type=_seconds, default=0.8, metavar="S",
+                     help="seconds an agent waits before each move, so that people can follow (default 0.8)")
+    srv.add_argument("--solver-timeout", type=_seconds, default=60.0, metavar="S",
+                     help="seconds one solver view of the replay viewer may take (default 60)")
+    srv.add_argument("--quiet", action="store_true", help="no access log")
     render = sub.add_parser("render", help="draw the board at a point of an engine-written record as a PNG")
     render.add_argument("record", help="a pi-record/1 JSON file written by the engine (with its seed)")
     render.add_argument("--round", type=_integer, default=None, help="round, 1-based (default: the last)")
@@ -192,6 +208,36 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("--out", required=True, help="the PNG file to write")
     render.add_argument("--force", action="store_true", help="overwrite an existing --out file")
     return parser
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"port must be 0..65535, got {text!r}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not (math.isfinite(value) and 0 <= value <= 3600):
+        raise argparse.ArgumentTypeError(f"expected seconds 0..3600, got {text!r}")
+    return value
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """``pi-env serve``: the web app (:func:`pi_env.apps.web.serve`)."""
+    from pi_env.apps.web import serve
+
+    return serve(args.host, args.port, args.data, agent_delay=args.agent_delay,
+                 solver_timeout=args.solver_timeout, quiet=args.quiet)
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -217,10 +263,14 @@ def cmd_play(args: argparse.Namespace) -> int:
         (DEFAULT_AGENTS.split(",") * 2)[:players])).split(",")]
     if len(names) != players:
         raise PIError(f"--agents lists {len(names)} agents for {players} players")
-    agents = [make_agent(n, edition=config.edition) for n in names]
+    humans = [i for i, n in enumerate(names) if n.lower() == "human"]
+    agents = [_human(i, config) if i in humans else make_agent(n, edition=config.edition)
+              for i, n in enumerate(names)]
     if args.record is not None:  # checked before the game is played
         check_output_path(args.record, force=args.force)
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % (2**31))
+    if humans:  # the seed determines every case: a person at the table learns it at the end
+        return _play_with_humans(args, config, agents, humans, seed)
     state, recorder = play_game(config, agents, seed)
     record = recorder.record()
     if args.record is not None:  # written before printing, so a closed pipe cannot lose it
@@ -240,6 +290,60 @@ def cmd_play(args: argparse.Namespace) -> int:
         else:
             print(f"(a round was ended by the {config.max_rotations}-rotation safeguard)")
     if args.record:
+        print(f"record written to {path}")
+    return 0
+
+
+def _human(seat: int, config):
+    """A :class:`~pi_env.agents.human.HumanAgent` for ``seat`` reading the terminal with line
+    editing and name completion (:mod:`pi_env.apps.line_input`)."""
+    from pi_env.agents.human import HumanAgent, vocabulary
+    from pi_env.apps.line_input import line_reader
+
+    agent = HumanAgent(input_fn=line_reader(vocabulary(config.board)), label=f"player {seat}",
+                       edition=config.edition, duel=config.is_duel)
+    agent.player = seat
+    return agent
+
+
+def _play_with_humans(args: argparse.Namespace, config, agents, humans: list[int], seed: int) -> int:
+    """``pi-env play`` with people at the terminal: each move is printed as it happens (actions and
+    answers are public, RULES.md §9); a person is prompted with its own seat's view only."""
+    from pi_env.agents.runner import play_game
+    from pi_env.records.record_file import write_record
+    from pi_env.records.recorder import event_from_state
+    from pi_env.records.report import event_text, report_lines
+    from pi_env.records.scoring import score_record
+    from pi_env.envs.render import rules_text
+
+    labels = tuple(a.name for a in agents)
+    print(f"P.I. — {rules_text(config)}; seats: "
+          + ", ".join(f"{i} {labels[i]}" for i in range(config.num_players))
+          + ". Type 'help' at your prompt.")
+    counter = {"round": 0, "events": 0}
+
+    def after_step(state) -> None:
+        ev = event_from_state(state, 0, counter["events"])
+        from pi_env.records.types import GameRecord, Rules
+        stub = GameRecord(rules=Rules(players=config.num_players), board=config.board, rounds=())
+        action, answer = event_text(ev, stub)
+        print(f"  player {ev.player} ({labels[ev.player]}): {action} -> {answer}")
+        if state.done[0] or int(state.round[0]) != counter["round"]:
+            counter["round"] = int(state.round[0])
+            if not state.done[0]:
+                print(f"--- round {counter['round'] + 1} begins ---")
+
+    try:
+        state, recorder = play_game(config, agents, seed, after_step=after_step)
+    except (EOFError, KeyboardInterrupt):
+        print("\npi-env: game abandoned; nothing was written", file=sys.stderr)
+        return 130
+    record = recorder.record()
+    path = write_record(record, args.record, force=args.force) if args.record is not None else None
+    print(f"Game over (seed {seed}).")
+    for line in report_lines(record, score_record(record), labels, turns=False):
+        print(line)
+    if path is not None:
         print(f"record written to {path}")
     return 0
 
@@ -378,7 +482,11 @@ def cmd_solo_play(args: argparse.Namespace) -> int:
             if value is not None:
                 raise PIError(f"argument {option}: not allowed with argument --case (the case file "
                               f"fixes the case and its investigator tiles)")
-    app = SoloApp(db_path=args.db, save_path=args.save_file, name=args.name)
+    from pi_env.agents.human import vocabulary
+    from pi_env.apps.line_input import line_reader
+
+    app = SoloApp(input_fn=line_reader(vocabulary()), db_path=args.db, save_path=args.save_file,
+                  name=args.name)
     return app.run(seed=args.seed, date=args.daily, difficulty=args.difficulty,
                    investigators=5 if args.investigators is None else args.investigators,
                    case_file=args.case, resume=args.resume)
@@ -444,6 +552,7 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 COMMANDS["render"] = cmd_render
+COMMANDS["serve"] = cmd_serve
 
 
 def _tolerate_narrow_consoles() -> None:

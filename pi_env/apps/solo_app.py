@@ -77,7 +77,7 @@ from pi_env.core.names import element_name, element_names
 from pi_env.solvers.solo_rating import DIFFICULTIES
 from pi_env.core.text import normalize, plural
 
-__all__ = ["SoloApp", "SoloGame", "SaveError", "default_save_path", "SAVE_FORMAT", "format_time",
+__all__ = ["SoloApp", "SoloGame", "SoloHint", "solo_hint", "answer_phrase", "game_from_seed", "SaveError", "default_save_path", "SAVE_FORMAT", "format_time",
            "solo_report_lines", "solo_report_json", "HELP", "map_lines"]
 
 SAVE_FORMAT = "pi-solo-save/1"
@@ -350,11 +350,46 @@ def _atomic_write(path: Path, text: str) -> None:
     write_text_atomic(path, text, force=True, fsync=True)
 
 
+@dataclass(frozen=True)
+class SoloHint:
+    """The solver's advice in a solo game (:func:`solo_hint`).
+
+    Attributes:
+        cases: ``int64[n]`` the case ids consistent with the answers so far, ascending.
+        hint: the :class:`pi_env.solvers.hints.Hint` over them (uniform weights, the player's
+            investigator tiles left): ``certain``, ``best_action``, ``best_gain``,
+            ``expected_remaining_actions``.
+    """
+
+    cases: np.ndarray
+    hint: Any
+
+
+def solo_hint(game: SoloGame) -> SoloHint:
+    """What the solver advises in ``game`` from the player's answers only (RULES.md §8, §9).
+
+    Used by the terminal app's ``hint`` and by the web app (:mod:`pi_env.apps.web`).
+    """
+    from pi_env.solvers import CaseFilter, Knowledge
+    from pi_env.solvers.hints import hint
+    from pi_env.solvers.solo_rating import solo_event_row
+
+    replay = S.from_layout(game.config, game.tile_district, game.case)
+    knowledge = Knowledge(0, 2, np.asarray(game.tile_district, dtype=np.int8), game.board.adjacency)
+    for i, a in enumerate(game.actions):
+        S.step_inplace(replay, np.array([a], dtype=np.int64), game.config)
+        knowledge = knowledge.with_events(solo_event_row(i, replay, a))
+    cases = CaseFilter(knowledge).cases
+    k = int(game.state.inv_left[0])
+    h = hint(knowledge, S.legal_action_mask(game.state)[0], joint=False, investigators_left=k)
+    return SoloHint(cases=cases, hint=h)
+
+
 # ---------------------------------------------------------------------------------------------
 # rendering
 
 
-def _answer_phrase(game: SoloGame, action: int) -> str:
+def answer_phrase(game: SoloGame, action: int) -> str:
     """What the last answer means, in words."""
     st = game.state
     board = game.board
@@ -711,30 +746,20 @@ class SoloApp:
         self.say("")
         for b in board_lines(g):
             self.say(b)
-        self.say(_answer_phrase(g, a))
+        self.say(answer_phrase(g, a))
         if not g.done:
             self.say(self.status())
 
     # -- hints ----------------------------------------------------------------------------
     def _hint(self) -> None:
         """The solver's advice: the cases that fit, what is certain, its next query."""
-        from pi_env.solvers import CaseFilter, Knowledge
-        from pi_env.solvers.hints import hint
-        from pi_env.solvers.solo_rating import solo_event_row
-
         g = self.game
         assert g is not None
-        replay = S.from_layout(g.config, g.tile_district, g.case)
-        knowledge = Knowledge(0, 2, np.asarray(g.tile_district, dtype=np.int8), g.board.adjacency)
-        for i, a in enumerate(g.actions):
-            S.step_inplace(replay, np.array([a], dtype=np.int64), g.config)
-            knowledge = knowledge.with_events(solo_event_row(i, replay, a))
-        cases = CaseFilter(knowledge).cases
-        k = int(g.state.inv_left[0])
-        h = hint(knowledge, S.legal_action_mask(g.state)[0], joint=False, investigators_left=k)
+        advice = solo_hint(g)
         g.hints += 1
         self.save()
         board = g.board
+        cases, h = advice.cases, advice.hint
         n = int(cases.size)
         certain = [element_name(int(x), board) for x in h.certain]
         self.say(f"Hint: {plural(n, 'case')} {'fits' if n == 1 else 'fit'} what you know."

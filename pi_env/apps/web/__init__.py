@@ -1,0 +1,112 @@
+"""P.I. in the browser (issue #14): ``pi-env serve``.
+
+Play a standard game or a duel against the built-in agents (each human seat on its own private
+link, seeing exactly its information set, RULES.md §9), Solo Time Attack with the terminal app's
+leaderboard, and a replay viewer with the solver's view of any player at any moment. Games,
+solo games and opened records are kept in a SQLite file in the data directory and survive a
+restart. Every page and asset is served by this package; nothing is loaded from the internet.
+
+:func:`serve` runs the server (uvicorn); :func:`pi_env.apps.web.app.create_app` builds the
+application (FastAPI) for tests and other servers. Needs the ``web`` extra:
+``pip install 'pi-deduction[web]'``.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import sys
+from pathlib import Path
+
+from pi_env.core.errors import PIError
+
+__all__ = ["serve", "is_loopback", "missing_extra"]
+
+
+def missing_extra() -> str | None:
+    """``None`` when the ``web`` extra is installed, else the one-line install hint."""
+    try:
+        import fastapi  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError as exc:
+        return (f"the web app needs the 'web' extra ({exc.name} is missing): "
+                f"pip install 'pi-deduction[web]' (or, in a checkout: pip install '.[web]')")
+    return None
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names only this machine (``127.0.0.0/8``, ``::1``, ``localhost``)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host:port`` (port 0: any free port).
+
+    Raises:
+        PIError: the address cannot be used (in use, not this machine's, a bad name).
+    """
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        raise PIError(f"--host {host!r}: not an address of this machine ({exc.strerror})") from None
+    family, _, _, _, address = infos[0]
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        raise PIError(f"cannot listen on {host}:{port} ({exc.strerror})") from None
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve(host: str = "127.0.0.1", port: int = 8000, data_dir: "str | Path | None" = None, *,
+          agent_delay: float = 0.8, solver_timeout: float = 60.0, quiet: bool = False) -> int:
+    """Run the web server until Ctrl-C; prints its address first.
+
+    Args:
+        host: the interface to listen on. Anything but the loopback interface is announced with a
+            warning (every game and seat link can then be reached from other machines).
+        port: the TCP port (0: a free one, printed).
+        data_dir: where ``web.sqlite3`` and ``leaderboard.sqlite3`` live (default: the data
+            directory of :func:`pi_env.apps.leaderboard.data_dir`).
+        agent_delay: seconds an agent waits before each move.
+        solver_timeout: seconds one solver view may take.
+        quiet: no access log.
+
+    Raises:
+        PIError: the ``web`` extra is missing, or the address cannot be used.
+    """
+    need = missing_extra()
+    if need:
+        raise PIError(need)
+    import uvicorn
+
+    from pi_env.apps.leaderboard import data_dir as default_data_dir
+    from pi_env.apps.web.app import create_app
+
+    data = Path(data_dir).expanduser() if data_dir is not None else default_data_dir()
+    local = is_loopback(host)
+    if not local:
+        print(f"pi-env: warning: listening on {host}, not only on this machine: anyone who can reach "
+              f"port {port} can create games, and every seat link shown can be opened from elsewhere; "
+              f"records cannot be opened by path", file=sys.stderr)
+    sock = bind(host, port)
+    app = create_app(data, agent_delay=agent_delay, solver_timeout=solver_timeout, allow_paths=local)
+    real_port = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    print(f"pi-env serve: http://{shown}:{real_port}/  (data in {data}; Ctrl-C stops)", flush=True)
+    config = uvicorn.Config(app, log_level="warning" if quiet else "info", access_log=not quiet)
+    server = uvicorn.Server(config)
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+    return 0

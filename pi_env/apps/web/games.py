@@ -1,0 +1,410 @@
+"""Live games of the web app: human seats with private links, built-in agents, versions.
+
+A :class:`LiveGame` is one standard game or duel (B == 1 engine state, RULES.md §3–§7) with a
+:class:`~pi_env.records.recorder.Recorder`. Each seat is a person (``"human"``, with a random
+token of 144 bits whose SHA-256 digest is stored) or a built-in agent (:func:`pi_env.agents.make_agent`).
+
+**What a seat receives** (RULES.md §9) is built by :meth:`LiveGame.view` from the engine's
+observation of that seat (:func:`pi_env.engine.observe` through :func:`pi_env.agents.human.seat_view`)
+and the public log of moves and answers; never from the full state. A spectator gets the same
+without any case. Every case of the game becomes available only once the game is over, as the
+downloadable ``pi-record/1`` record.
+
+**Versions.** ``version`` is the number of moves played. A move request names the version it was
+made at; any other version (a stale page, a repeated click) is refused with 409 and changes nothing.
+
+**Agents** move by themselves: after every change, :class:`GameManager` starts a driver task that,
+while an agent is to move, waits ``agent_delay`` seconds (so a person sees each move), asks the
+agent in a worker thread with the agent's observation and mask only, and applies its move like a
+person's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as _dt
+import hashlib
+import hmac
+import logging
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from pi_env.agents import AGENTS, make_agent
+from pi_env.agents.base import Agent
+from pi_env.agents.human import seat_view
+from pi_env.core.actions import action_name, case_name
+from pi_env.core.constants import ANSWER_NAMES, NUM_ACTIONS
+from pi_env.core.errors import PIError
+from pi_env.core.names import element_name, element_names
+from pi_env.engine import GameConfig, State, init, legal_action_mask, observe, outcome, step_inplace
+from pi_env.envs.render import rules_text
+from pi_env.records.recorder import Recorder
+from pi_env.records.types import CLUE, INVESTIGATE, Event
+
+from pi_env.apps.web.errors import Conflict, Forbidden, NotFound, Unprocessable
+from pi_env.apps.web.store import Store
+
+__all__ = ["LiveGame", "GameManager", "HUMAN", "token_digest", "event_doc"]
+
+log = logging.getLogger("pi_env.web")
+
+HUMAN = "human"
+PLAYER_LETTERS = "ABCDE"
+
+
+def token_digest(token: str) -> str:
+    """SHA-256 hex digest of a seat token (what the database keeps)."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def event_doc(ev: Event, board, round_index: int) -> dict[str, Any]:
+    """A public event (RULES.md §9: actions and answers are public) as a JSON-ready dict."""
+    doc: dict[str, Any] = {"round": round_index + 1, "index": ev.index, "player": ev.player, "kind": ev.kind}
+    if ev.kind == CLUE:
+        doc.update(action=f"clue {element_name(ev.element, board)}", element=ev.element,
+                   answer=ANSWER_NAMES[ev.answer])
+    elif ev.kind == INVESTIGATE:
+        doc.update(action=f"investigate {board.districts[ev.district]}", district=ev.district,
+                   answer=f"{ev.spots} spot{'s' * (ev.spots != 1)}, {ev.traces} trace{'s' * (ev.traces != 1)}")
+    else:
+        doc.update(action=f"solve {case_name(ev.case, board)}", case=ev.case,
+                   answer="correct" if ev.correct else "wrong")
+    return doc
+
+
+@dataclass
+class LiveGame:
+    """One game being played (module docstring).
+
+    Attributes:
+        id: the game's id (part of every link).
+        config: the rules.
+        seed: the engine seed (hidden: it determines every case).
+        seats: per seat ``"human"`` or an agent name.
+        names: per seat a display name.
+        digests: per seat the SHA-256 of its token (``None`` for agents).
+        state: the engine state (``B == 1``); read only through :func:`observe` for views.
+        recorder: the game record so far.
+        actions: the moves played, in order.
+    """
+
+    id: str
+    config: GameConfig
+    seed: int
+    seats: list[str]
+    names: list[str]
+    digests: list[str | None]
+    created: str = ""
+    state: State = field(init=False, repr=False)
+    recorder: Recorder = field(init=False, repr=False)
+    actions: list[int] = field(default_factory=list)
+    agents: list[Agent | None] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.state = init(self.config, 1, seed=self.seed)
+        self.recorder = Recorder(self.config, self.state, self.seed, player_names=tuple(self.names))
+        self.agents = []
+        for i, kind in enumerate(self.seats):
+            if kind == HUMAN:
+                self.agents.append(None)
+            else:
+                agent = make_agent(kind, edition=self.config.edition)
+                agent.reset(self.config.num_players, self.config.board, seed=self.seed * 10 + i)
+                self.agents.append(agent)
+        self.lock = asyncio.Lock()
+        self.changed = asyncio.Event()
+        self.driver: asyncio.Task | None = None
+        self.agent_error: str | None = None
+
+    # -- the game ---------------------------------------------------------------------------
+    @property
+    def version(self) -> int:
+        return len(self.actions)
+
+    @property
+    def done(self) -> bool:
+        return bool(self.state.done[0])
+
+    @property
+    def to_move(self) -> int:
+        return int(self.state.current_player[0])
+
+    def seat_of(self, token: str | None) -> int | None:
+        """The seat whose token this is; ``None`` for no token (a spectator).
+
+        Raises:
+            Forbidden: a token that is no seat's of this game.
+        """
+        if token is None or token == "":
+            return None
+        digest = token_digest(token)
+        for i, d in enumerate(self.digests):
+            if d is not None and hmac.compare_digest(d, digest):
+                return i
+        raise Forbidden(f"this seat token is not valid for game {self.id}")
+
+    def apply(self, action: int) -> None:
+        """Apply a legal move of the player to move (the caller checked and stored it)."""
+        step_inplace(self.state, np.array([action], dtype=np.int64), self.config, check=False)
+        self.recorder.after_step(self.state)
+        self.actions.append(int(action))
+
+    def check_move(self, seat: int | None, version: Any, action: Any) -> int:
+        """The action id of a move request, after every check (nothing is changed).
+
+        Raises:
+            Unprocessable: a malformed version or action.
+            Forbidden: a spectator (no seat) tries to move.
+            Conflict: a stale version, the game is over, not this seat's turn, an illegal move.
+        """
+        if isinstance(version, bool) or not isinstance(version, int):
+            raise Unprocessable(f"'version' must be an integer (the move number shown), got {version!r}")
+        if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
+            raise Unprocessable(f"'action' must be an action id 0..{NUM_ACTIONS - 1}, got {action!r}")
+        if seat is None:
+            raise Forbidden("a spectator cannot move; open your seat's private link")
+        if version != self.version:
+            raise Conflict(f"stale request: the game is at move {self.version}, this request was made at "
+                           f"move {version} (it was already answered or the page is out of date); nothing "
+                           f"was played")
+        if self.done:
+            raise Conflict("the game is over; nothing was played")
+        if seat != self.to_move:
+            raise Conflict(f"it is {self.names[self.to_move]}'s turn, not yours; nothing was played")
+        if not legal_action_mask(self.state)[0, action]:
+            raise Conflict(f"{action_name(action, self.config.board)} is not legal now; nothing was played")
+        return int(action)
+
+    # -- what is sent ------------------------------------------------------------------------
+    def log(self) -> list[dict[str, Any]]:
+        """Every move so far with its answer (public), oldest first."""
+        out = []
+        for r, rnd in enumerate(self.recorder._rounds):
+            out.extend(event_doc(ev, self.config.board, r) for ev in rnd["events"])
+        return out
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` (``None``: a spectator) receives (module docstring)."""
+        cfg = self.config
+        P = cfg.num_players
+        viewer = 0 if seat is None else seat
+        obs = observe(self.state, viewer)[0]
+        mine = (seat is not None and not self.done and self.to_move == seat
+                and self.agents[seat] is None)
+        view = seat_view(obs, P, viewer, cfg.board, edition=cfg.edition, duel=cfg.is_duel,
+                         action_mask=legal_action_mask(self.state)[0] if mine else None,
+                         spectator=seat is None)
+        if self.done:
+            res = outcome(self.state, cfg)
+            view["round"] = min(view["round"] - 1, cfg.round_limit) or 1
+            view["result"] = {"scores": list(res.scores), "ranks": list(res.ranks),
+                              "winners": list(res.winners), "truncated": res.truncated}
+        view.update(
+            game=self.id, version=self.version, done=self.done, rules=rules_text(cfg),
+            mode=cfg.mode, edition=cfg.edition, rounds=cfg.num_rounds,
+            names=list(self.names), seats=list(self.seats), your_turn=mine,
+            board=board_doc(cfg.board), log=self.log(), agent_error=self.agent_error)
+        return view
+
+    def summary(self) -> dict[str, Any]:
+        """Public facts for the list of games."""
+        return {"id": self.id, "created": self.created, "rules": rules_text(self.config),
+                "seats": list(self.seats), "names": list(self.names), "moves": self.version,
+                "done": self.done}
+
+    def spec(self) -> dict[str, Any]:
+        cfg = self.config
+        return {"players": cfg.num_players, "edition": cfg.edition, "mode": cfg.mode,
+                "variants": list(cfg.variants), "investigators": list(cfg.investigators),
+                "max_rotations": cfg.max_rotations, "seed": self.seed, "seats": self.seats,
+                "names": self.names, "digests": self.digests}
+
+
+_BOARD_DOCS: dict[int, dict[str, Any]] = {}
+
+
+def board_doc(board) -> dict[str, Any]:
+    """The board as the pages draw it: district names and positions, edges, element names."""
+    key = id(board)
+    if key not in _BOARD_DOCS:
+        _BOARD_DOCS[key] = {"districts": list(board.districts),
+                            "positions": [[float(x), float(y)] for x, y in board.positions],
+                            "edges": [[int(a), int(b)] for a, b in board.edges],
+                            "elements": list(element_names(board))}
+    return _BOARD_DOCS[key]
+
+
+def _config_of(spec: dict[str, Any]) -> GameConfig:
+    return GameConfig(num_players=spec["players"], edition=spec["edition"], mode=spec["mode"],
+                      variants=tuple(spec["variants"]), investigators=tuple(spec["investigators"]),
+                      max_rotations=spec.get("max_rotations", 60))
+
+
+def _text(value: Any, what: str, choices: tuple[str, ...]) -> str:
+    if value not in choices:
+        raise Unprocessable(f"'{what}' must be one of {', '.join(choices)}, got {value!r}")
+    return value
+
+
+class GameManager:
+    """Every live game of the server, their persistence and their agents.
+
+    Args:
+        store: the database.
+        agent_delay: seconds an agent waits before moving (so a person can follow).
+    """
+
+    def __init__(self, store: Store, agent_delay: float = 0.8):
+        self.store = store
+        self.agent_delay = float(agent_delay)
+        self.games: dict[str, LiveGame] = {}
+
+    # -- creating and restoring ----------------------------------------------------------------
+    def create(self, doc: Any) -> tuple[LiveGame, list[str | None]]:
+        """A new game from a request body; returns it and each human seat's token.
+
+        ``{"seats": ["human", "greedy", ...], "edition": "second", "mode": "standard",
+        "variants": [], "investigators": null, "names": null, "seed": null}``
+
+        Raises:
+            Unprocessable: a malformed body or settings the rules refuse (the engine's message).
+        """
+        if not isinstance(doc, dict):
+            raise Unprocessable("the body must be a JSON object with 'seats'")
+        unknown = set(doc) - {"seats", "edition", "mode", "variants", "investigators", "names", "seed"}
+        if unknown:
+            raise Unprocessable(f"unknown setting {sorted(unknown)[0]!r}")
+        seats = doc.get("seats")
+        if not isinstance(seats, list) or not 2 <= len(seats) <= 5:
+            raise Unprocessable("'seats' must list 2..5 seats, each 'human' or an agent name")
+        known = (HUMAN, *AGENTS)
+        seats = [_text(s.strip().lower() if isinstance(s, str) else s, "seats[]", known) for s in seats]
+        edition = _text(doc.get("edition", "second"), "edition", ("second", "first"))
+        mode = _text(doc.get("mode", "standard"), "mode", ("standard", "duel"))
+        variants = doc.get("variants") or []
+        if not isinstance(variants, list):
+            raise Unprocessable("'variants' must be a list")
+        investigators = doc.get("investigators")
+        if investigators is not None and (not isinstance(investigators, list)
+                                          or not all(isinstance(k, int) and not isinstance(k, bool)
+                                                     for k in investigators)):
+            raise Unprocessable("'investigators' must be a list of integers, one per seat, or null")
+        seed = doc.get("seed")
+        if seed is None:
+            seed = secrets.randbelow(2**62)
+        elif isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**62:
+            raise Unprocessable(f"'seed' must be an integer 0..2**62-1 or null, got {seed!r}")
+        names = doc.get("names")
+        if names is None:
+            names = [f"{PLAYER_LETTERS[i]} ({'you' if s == HUMAN and seats.count(HUMAN) == 1 else s})"
+                     for i, s in enumerate(seats)]
+        elif (not isinstance(names, list) or len(names) != len(seats)
+              or not all(isinstance(n, str) and 0 < len(n.strip()) <= 40 for n in names)):
+            raise Unprocessable("'names' must list one name (1..40 characters) per seat")
+        try:
+            config = GameConfig(num_players=len(seats), edition=edition, mode=mode, variants=tuple(variants),
+                                investigators=None if investigators is None else tuple(investigators))
+        except PIError as exc:
+            raise Unprocessable(str(exc)) from None
+        tokens = [secrets.token_urlsafe(18) if s == HUMAN else None for s in seats]
+        game_id = secrets.token_urlsafe(6)
+        while game_id in self.games:
+            game_id = secrets.token_urlsafe(6)
+        game = LiveGame(id=game_id, config=config, seed=int(seed), seats=seats,
+                        names=[n.strip() for n in names],
+                        digests=[None if t is None else token_digest(t) for t in tokens])
+        game.created = _dt.datetime.now().astimezone().isoformat(timespec="seconds")
+        self.store.add_game(game_id, game.spec())
+        self.games[game_id] = game
+        return game, tokens
+
+    def restore(self) -> int:
+        """Rebuild every stored game by replaying its moves; returns how many."""
+        for game_id, created, spec, moves in self.store.games():
+            try:
+                game = LiveGame(id=game_id, config=_config_of(spec), seed=int(spec["seed"]),
+                                seats=list(spec["seats"]), names=list(spec["names"]),
+                                digests=list(spec["digests"]), created=created)
+                for a in moves:
+                    if game.done or not legal_action_mask(game.state)[0, a]:
+                        raise PIError(f"stored move {game.version} ({a}) is not legal")
+                    game.apply(a)
+            except (PIError, KeyError, TypeError) as exc:
+                log.error("game %s cannot be restored: %s", game_id, exc)
+                continue
+            self.games[game_id] = game
+        return len(self.games)
+
+    def get(self, game_id: str) -> LiveGame:
+        """Raises NotFound for an unknown id."""
+        game = self.games.get(game_id)
+        if game is None:
+            raise NotFound(f"no game {game_id!r} on this server")
+        return game
+
+    # -- moving ------------------------------------------------------------------------------
+    async def move(self, game: LiveGame, seat: int | None, version: Any, action: Any) -> None:
+        """Check, store and apply a person's move, then let the agents play."""
+        async with game.lock:
+            a = game.check_move(seat, version, action)
+            if game.agents[seat] is not None:  # pragma: no cover - agents have no token
+                raise Forbidden("an agent's seat cannot be played from a link")
+            self._commit(game, a)
+        self.kick(game)
+
+    def _commit(self, game: LiveGame, action: int) -> None:
+        self.store.add_move(game.id, game.version, action)  # stored first: an answered move is never lost
+        game.apply(action)
+        old, game.changed = game.changed, asyncio.Event()
+        old.set()
+
+    def kick(self, game: LiveGame) -> None:
+        """Start the agents' driver if an agent is to move."""
+        if game.done or game.agents[game.to_move] is None:
+            return
+        if game.driver is None or game.driver.done():
+            game.driver = asyncio.get_running_loop().create_task(self._drive(game))
+
+    async def _drive(self, game: LiveGame) -> None:
+        while True:
+            async with game.lock:
+                if game.done or game.agents[game.to_move] is None:
+                    return
+                p, version = game.to_move, game.version
+                obs = observe(game.state, p)[0].copy()
+                mask = legal_action_mask(game.state)[0].copy()
+            if self.agent_delay > 0:
+                await asyncio.sleep(self.agent_delay)
+            agent = game.agents[p]
+            try:
+                action = int(await asyncio.to_thread(agent.act, obs, mask))
+                if not mask[action]:
+                    raise PIError(f"agent {agent.name} chose the illegal action {action}")
+            except Exception as exc:  # an agent's failure must not stop the game
+                log.exception("game %s: agent %s failed", game.id, agent.name)
+                game.agent_error = f"{game.names[p]} ({agent.name}) failed ({exc}); it played a random legal move"
+                legal = np.flatnonzero(mask)
+                action = int(legal[np.random.default_rng(version).integers(legal.size)])
+            async with game.lock:
+                if game.version != version:  # pragma: no cover - only this driver moves agents
+                    continue
+                self._commit(game, action)
+
+    def start(self) -> None:
+        """Let the agents of every restored game play on (call inside the running loop)."""
+        for game in self.games.values():
+            game.lock = asyncio.Lock()
+            game.changed = asyncio.Event()
+            self.kick(game)
+
+    async def wait(self, game: LiveGame, since: int, timeout: float) -> None:
+        """Return when the game's version differs from ``since``, or after ``timeout`` seconds."""
+        if game.version != since:
+            return
+        try:
+            await asyncio.wait_for(game.changed.wait(), timeout)
+        except asyncio.TimeoutError:
+            pass

@@ -1,0 +1,364 @@
+"""The replay viewer's server side: positions of a record, and the solver's view in a worker.
+
+:class:`ReplayDoc` holds one opened record (engine-written or typed in, RECORD.md): for every
+position — round ``r``, after event ``e`` (``-1``: the round's start) — :meth:`ReplayDoc.position`
+gives the board as the record's public events left it (tiles, every player's markers and
+investigators, cards in front, solves, scores, investigators left, tier), in the same shape as a
+seat's view (:func:`pi_env.agents.human.seat_view`) so that one drawing code serves both. The
+display is known for an engine-written record (re-run once by the engine when opened) and for a
+typed-in record at a round's start when it gives ``display``. ``all_cases`` (the all-seeing view)
+lists the cases the record holds; a player's point of view adds only the case it holds.
+
+The solver's view (:func:`pi_env.solvers.solve_report.solve_report`: consistent cases, exact
+probabilities, marginals, what is certain, the hint — only what that player knows, RULES.md §9)
+is computed by :class:`SolverWorker` in a separate process, so a slow analysis (exact joint
+inference for 5 players early in a round can take long) never blocks the server: a request
+answers at once with the result or "computing", the page asks again, and a computation that runs
+past ``timeout`` seconds is stopped and reported as such.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import multiprocessing
+import threading
+import time
+from collections import OrderedDict
+from typing import Any
+
+import numpy as np
+
+from pi_env.core.constants import ON_DISPLAY, TIER_POINTS, TYPE_OFFSETS
+from pi_env.core.errors import PIError, RecordError
+from pi_env.engine.ranking import tier_points
+from pi_env.records.record_file import load_record
+from pi_env.records.scoring import score_record
+from pi_env.records.types import CLUE, INVESTIGATE, SOLVE, GameRecord
+from pi_env.solvers.solve_report import investigators_left_at, next_turn_tier
+
+from pi_env.apps.web.errors import Unprocessable
+from pi_env.apps.web.games import board_doc, event_doc
+
+__all__ = ["ReplayDoc", "SolverWorker", "parse_record_text"]
+
+log = logging.getLogger("pi_env.web")
+
+
+def parse_record_text(text: str) -> GameRecord:
+    """A record from its JSON text.
+
+    Raises:
+        Unprocessable: not JSON, or not a valid ``pi-record/1`` record (the loader's one-line reason).
+    """
+    try:
+        doc = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise Unprocessable(f"the record is not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
+                            if isinstance(exc, json.JSONDecodeError) else "the record is not UTF-8 text") from None
+    if not isinstance(doc, dict):
+        raise Unprocessable(f"malformed record: a record must be a JSON object, got {type(doc).__name__}")
+    try:
+        record = load_record(doc)
+    except (RecordError, TypeError) as exc:
+        raise Unprocessable(f"malformed record: {exc}") from None
+    return record
+
+
+def _case_doc(case: int, names) -> dict[str, Any]:
+    s, e, loc = case // 140, (case // 14) % 10, case % 14
+    return {"id": int(case), "suspect": names[s], "evidence": names[TYPE_OFFSETS[1] + e],
+            "location": names[TYPE_OFFSETS[2] + loc]}
+
+
+class ReplayDoc:
+    """One opened record and its positions (module docstring).
+
+    Raises:
+        Unprocessable: a solo record (the viewer shows games of 2..5 players), or a record whose
+            scores cannot be derived (an event after its round must have ended).
+    """
+
+    def __init__(self, replay_id: str, text: str):
+        self.id = replay_id
+        self.text = text
+        self.record = record = parse_record_text(text)
+        if record.rules.mode == "solo":
+            raise Unprocessable("this is a solo record; the viewer shows games of 2..5 players "
+                                "(replay it with: pi-env replay FILE)")
+        try:
+            self.scores = score_record(record)
+        except RecordError as exc:
+            raise Unprocessable(f"malformed record: {exc}") from None
+        self.names = list(board_doc(record.board)["elements"])
+        self.displays: dict[tuple[int, int], tuple[list[int], int, int]] = {}
+        self.engine_checked = False
+        if record.seed is not None:
+            self._engine_displays()
+
+    def _engine_displays(self) -> None:
+        """Re-run the engine once: the display, deck and discard after every event."""
+        from pi_env.engine import init
+        from pi_env.records.recorder import config_of, replay_with_engine
+
+        record = self.record
+        order = [(r, e) for r, rnd in enumerate(record.rounds) for e in range(len(rnd.events))]
+        step = [0]
+
+        def snap(state) -> tuple[list[int], int, int]:
+            place = state.card_place[0]
+            return (np.flatnonzero(place == ON_DISPLAY).tolist(), int(state.deck_size[0]),
+                    int((place == 2).sum()))
+
+        def on_step(state) -> None:
+            r, e = order[step[0]]
+            step[0] += 1
+            if int(state.round[0]) == r and not state.done[0]:
+                self.displays[(r, e)] = snap(state)
+            elif (r, e - 1) in self.displays:  # the event ended the round: the display it left
+                self.displays[(r, e)] = self.displays[(r, e - 1)]
+            if step[0] < len(order) and order[step[0]][1] == 0 and int(state.round[0]) == order[step[0]][0]:
+                self.displays[(order[step[0]][0], -1)] = snap(state)
+
+        try:
+            state0 = init(config_of(record), 1, seed=record.seed)
+            self.displays[(0, -1)] = snap(state0)
+            replay_with_engine(record, on_step)
+            self.engine_checked = True
+        except PIError as exc:
+            raise Unprocessable(f"the record has an engine seed but does not replay: {exc}") from None
+
+    # -- what the page gets -----------------------------------------------------------------------
+    def summary(self) -> dict[str, Any]:
+        """Players, rounds with their events (public), whether the record holds every case."""
+        record = self.record
+        n = record.rules.players
+        rounds = []
+        for r, rnd in enumerate(record.rounds):
+            rounds.append({"first_player": rnd.first_player,
+                           "events": [event_doc(ev, record.board, r) for ev in rnd.events]})
+        names = list(record.player_names) if record.player_names else [f"P{i}" for i in range(n)]
+        complete = all(len(rnd.cases) == n for rnd in record.rounds)
+        return {"id": self.id, "players": n, "names": names, "rules": _rules_text(record),
+                "mode": record.rules.mode, "rounds": rounds, "engine": record.seed is not None,
+                "all_seeing": complete, "board": board_doc(record.board),
+                "known_cases": [sorted(rnd.cases) for rnd in record.rounds]}
+
+    def check_position(self, round_: Any, event: Any) -> tuple[int, int]:
+        """``(round_index, event)`` after checking a 1-based round and an event ``-1..n-1``.
+
+        Raises:
+            Unprocessable: out of range or not integers.
+        """
+        try:
+            r, e = int(round_) - 1, int(event)
+        except (TypeError, ValueError):
+            raise Unprocessable(f"round and event must be integers, got {round_!r}, {event!r}") from None
+        if not 0 <= r < len(self.record.rounds):
+            raise Unprocessable(f"round must be 1..{len(self.record.rounds)}, got {round_}")
+        n = len(self.record.rounds[r].events)
+        if not -1 <= e < n:
+            raise Unprocessable(f"event must be -1..{n - 1} in round {r + 1}, got {event}")
+        return r, e
+
+    def position(self, r: int, e: int, viewer: int | None, all_seeing: bool) -> dict[str, Any]:
+        """The board after event ``e`` of round ``r`` (module docstring)."""
+        record = self.record
+        n = record.rules.players
+        rnd = record.rounds[r]
+        events = rnd.events[:e + 1]
+        tiles = [{"suspect": None, "evidence": None} for _ in record.board.districts]
+        for x in range(TYPE_OFFSETS[2]):
+            tiles[rnd.tile_district[x]]["suspect" if x < TYPE_OFFSETS[1] else "evidence"] = x
+        spots: list[list[int]] = [[] for _ in range(n)]
+        traces: list[list[int]] = [[] for _ in range(n)]
+        front: list[list[int]] = [[] for _ in range(n)]
+        investigators, failed = [], [[] for _ in range(n)]
+        solved_case: list[Any] = [None] * n
+        attempted = [False] * n
+        for ev in events:
+            if ev.kind == CLUE:
+                target = (front, traces, spots)[ev.answer][ev.player]
+                if ev.element not in target:
+                    target.append(ev.element)
+            elif ev.kind == INVESTIGATE:
+                investigators.append({"player": ev.player, "district": ev.district, "spots": ev.spots,
+                                      "traces": ev.traces, "suppressed": list(ev.suppressed)})
+            else:
+                attempted[ev.player] = True
+                if ev.correct:
+                    solved_case[ev.player] = _case_doc(ev.case, self.names)
+                else:
+                    failed[ev.player].append(_case_doc(ev.case, self.names))
+        scores = [0] * n
+        for rr in range(r):
+            scores = [scores[i] + self.scores.round_points[rr][i] for i in range(n)]
+        infos = self.scores.events[r]
+        for ev, info in zip(events, infos):
+            scores[ev.player] += info.delta
+        nxt = rnd.events[e + 1].player if e + 1 < len(rnd.events) else None
+        tier = infos[e].tier if e >= 0 else 0
+        if nxt is not None:
+            tier = next_turn_tier(record, nxt, r, e)
+        rotation = (infos[e].rotation if e >= 0 else 0) + 1
+        display = self.displays.get((r, e))
+        if display is None and e == -1 and rnd.display is not None:
+            display = (sorted(rnd.display), None, None)
+        last_tier = min(len(TIER_POINTS) - 1, n - 2)
+        duel = record.rules.mode == "duel"
+        held = None
+        if viewer is not None:
+            h = (viewer + 1) % n
+            c = rnd.cases.get(h)
+            held = {"player": h, "case": None if c is None else _case_doc(c, self.names)}
+        for lists in (spots, traces, front):
+            for items in lists:
+                items.sort()
+        view = {
+            "players": n, "you": viewer, "round": r + 1, "rotation": rotation, "tier": tier,
+            "tier_points": [] if duel else [tier_points(k, r, n, record.rules.edition) for k in range(last_tier + 1)],
+            "first_player": rnd.first_player, "to_move": nxt, "tiles": tiles, "spots": spots,
+            "traces": traces, "front": front, "investigators": investigators,
+            "display": None if display is None else display[0],
+            "deck": None if display is None else display[1], "discard": None if display is None else display[2],
+            "scores": scores,
+            "investigators_left": [investigators_left_at(record, p, r, e) for p in range(n)],
+            "attempted": attempted, "solved": [c is not None for c in solved_case],
+            "solved_case": solved_case, "failed": failed, "held": held, "legal": None,
+            "event": e, "last": None if e < 0 else event_doc(rnd.events[e], record.board, r),
+        }
+        if all_seeing:
+            view["all_cases"] = {str(p): _case_doc(c, self.names) for p, c in sorted(rnd.cases.items())}
+        return view
+
+
+def _rules_text(record: GameRecord) -> str:
+    rules = record.rules
+    parts = ["duel" if rules.mode == "duel" else f"{rules.edition} edition", f"{rules.players} players",
+             *rules.variants]
+    return ", ".join(parts)
+
+
+# ---------------------------------------------------------------------------------------------
+# the solver's view, in a worker process
+
+_WORKER_RECORDS: "OrderedDict[str, GameRecord]" = OrderedDict()
+
+
+def _solve_job(replay_id: str, text: str, player: int, round_index: int, after_event: int) -> dict[str, Any]:
+    """Run in the worker process: :func:`solve_report` of a record (parsed once per replay)."""
+    from pi_env.solvers.solve_report import solve_report
+
+    record = _WORKER_RECORDS.get(replay_id)
+    if record is None:
+        record = load_record(json.loads(text))
+        _WORKER_RECORDS[replay_id] = record
+        while len(_WORKER_RECORDS) > 8:
+            _WORKER_RECORDS.popitem(last=False)
+    t0 = time.perf_counter()
+    doc = solve_report(record, player, round_index, after_event, top=20)
+    doc["seconds"] = round(time.perf_counter() - t0, 4)
+    return doc
+
+
+def _warm() -> bool:
+    import pi_env.solvers.solve_report  # noqa: F401 - compiles/loads the solver in the worker
+
+    return True
+
+
+class SolverWorker:
+    """Solver computations in one worker process, never in the server's threads (module docstring).
+
+    :meth:`request` answers at once: ``("done", doc)``, ``("computing", None)``, ``("timeout", msg)``
+    or ``("error", msg)``. Only the newest :data:`MAX_PENDING` requests wait; older waiting ones are
+    dropped (a person stepping quickly through a game only needs where it stopped). A computation
+    longer than ``timeout`` seconds stops the worker process (a new one is started) and is
+    reported as timed out.
+
+    Args:
+        timeout: seconds one computation may take.
+        cache_size: results kept.
+    """
+
+    MAX_PENDING = 4
+
+    def __init__(self, timeout: float = 60.0, cache_size: int = 2048):
+        self.timeout = float(timeout)
+        self.cache_size = cache_size
+        self._results: "OrderedDict[tuple, tuple[str, Any]]" = OrderedDict()
+        self._pending: "OrderedDict[tuple, tuple]" = OrderedDict()
+        self._running: tuple | None = None
+        self._cv = threading.Condition()
+        self._pool = None
+        self._closed = False
+        self._thread = threading.Thread(target=self._loop, name="pi-env-solver", daemon=True)
+        self._thread.start()
+
+    def _new_pool(self):
+        ctx = multiprocessing.get_context("spawn")
+        pool = ctx.Pool(1)
+        pool.apply_async(_warm)
+        return pool
+
+    def request(self, key: tuple, args: tuple) -> tuple[str, Any]:
+        """The state of computation ``key`` (``args`` for :func:`_solve_job`), queuing it if new."""
+        with self._cv:
+            if key in self._results:
+                self._results.move_to_end(key)
+                return self._results[key]
+            if key != self._running and key not in self._pending:
+                self._pending[key] = args
+                while len(self._pending) > self.MAX_PENDING:
+                    self._pending.popitem(last=False)
+                self._cv.notify()
+            return ("computing", None)
+
+    def wait(self, key: tuple, args: tuple, timeout: float) -> tuple[str, Any]:
+        """:meth:`request`, then wait up to ``timeout`` seconds for the answer (benchmarks, tests)."""
+        end = time.monotonic() + timeout
+        status = self.request(key, args)
+        while status[0] == "computing" and time.monotonic() < end:
+            with self._cv:
+                self._cv.wait(0.005)
+            status = self.request(key, args)
+        return status
+
+    def _store(self, key: tuple, value: tuple[str, Any]) -> None:
+        with self._cv:
+            self._results[key] = value
+            while len(self._results) > self.cache_size:
+                self._results.popitem(last=False)
+            self._running = None
+            self._cv.notify_all()
+
+    def _loop(self) -> None:
+        while True:
+            with self._cv:
+                while not self._pending and not self._closed:
+                    self._cv.wait()
+                if self._closed:
+                    return
+                key, args = self._pending.popitem(last=True)  # the newest first
+                self._running = key
+            if self._pool is None:
+                self._pool = self._new_pool()
+            job = self._pool.apply_async(_solve_job, args)
+            try:
+                self._store(key, ("done", job.get(self.timeout)))
+            except multiprocessing.TimeoutError:
+                log.warning("solver view %s took more than %.0f s: stopped", key, self.timeout)
+                self._pool.terminate()
+                self._pool = None
+                self._store(key, ("timeout", f"the solver took more than {self.timeout:g} s here and was "
+                                             f"stopped (exact joint inference early in a 5-player round "
+                                             f"can be slow)"))
+            except Exception as exc:  # a report the solver refuses (e.g. a bad position)
+                self._store(key, ("error", f"{type(exc).__name__}: {exc}"))
+
+    def close(self) -> None:
+        with self._cv:
+            self._closed = True
+            self._cv.notify_all()
+        if self._pool is not None:
+            self._pool.terminate()

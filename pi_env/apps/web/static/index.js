@@ -1,0 +1,91 @@
+// The start page: create a game (seats: you or a built-in agent), start a solo case, open a record.
+"use strict";
+const AGENT_NAMES = ["human", "random", "deducer", "heuristic", "greedy", "search"];
+
+function seatRows() {
+  const box = document.getElementById("seats");
+  const n = document.getElementById("duel").checked ? 2 : Number(document.getElementById("players").value);
+  const old = [...box.querySelectorAll("select")].map(s => s.value);
+  box.innerHTML = "";
+  for (let i = 0; i < n; i++) {
+    const row = h("div", {}, box);
+    h("span", {class: "swatch", style: `background:${COLOURS[i]}`}, row);
+    row.appendChild(document.createTextNode(`${LETTERS[i]} `));
+    const s = h("select", {id: `seat-${i}`}, row);
+    for (const a of AGENT_NAMES) h("option", {value: a}, s, a === "human" ? "a person (private link)" : a);
+    s.value = old[i] || (i === 0 ? "human" : "greedy");
+  }
+}
+document.getElementById("players").addEventListener("change", seatRows);
+document.getElementById("duel").addEventListener("change", seatRows);
+seatRows();
+
+document.getElementById("create").addEventListener("click", async () => {
+  const n = document.querySelectorAll("#seats select").length;
+  const seats = [...Array(n).keys()].map(i => document.getElementById(`seat-${i}`).value);
+  const variants = [];
+  if (document.getElementById("fast").checked) variants.push("fast");
+  if (document.getElementById("nick").checked) variants.push("nick-of-time");
+  const body = {seats, edition: document.getElementById("edition").value,
+                mode: document.getElementById("duel").checked ? "duel" : "standard", variants};
+  try {
+    const g = await api("POST", "/api/games", body);
+    const humans = g.seats.filter(s => s.link);
+    if (humans.length === 1) { location.href = humans[0].link; return; }
+    const box = document.getElementById("links");
+    box.innerHTML = "";
+    h("div", {}, box, "Private links — give each person only their own:");
+    for (const s of humans) {
+      const d = h("div", {}, box);
+      const a = h("a", {href: s.link, class: "seat-link"}, d, `${s.name}: ${location.origin}${s.link}`);
+      a.target = "_blank";
+    }
+    const d = h("div", {}, box);
+    h("a", {href: g.spectator}, d, "Watch as a spectator (no case shown)");
+    loadGames();
+  } catch (e) { say(e.message, "error"); }
+});
+
+document.getElementById("solo-date").value = new Date().toISOString().slice(0, 10);
+document.getElementById("solo-start").addEventListener("click", async () => {
+  const daily = document.getElementById("solo-daily").checked;
+  const seedText = document.getElementById("solo-seed").value;
+  const body = {daily: daily ? document.getElementById("solo-date").value : null,
+                seed: !daily && seedText !== "" ? Number(seedText) : null,
+                difficulty: document.getElementById("solo-difficulty").value || null,
+                investigators: Number(document.getElementById("solo-inv").value),
+                name: document.getElementById("solo-name").value};
+  say("Finding the case…");
+  try { const s = await api("POST", "/api/solo", body); location.href = s.link; }
+  catch (e) { say(e.message, "error"); }
+});
+
+document.getElementById("replay-open").addEventListener("click", async () => {
+  const file = document.getElementById("replay-file").files[0];
+  const text = document.getElementById("replay-text").value.trim();
+  const path = document.getElementById("replay-path").value.trim();
+  let body;
+  if (file) body = {text: await file.text()};
+  else if (text) body = {text};
+  else if (path) body = {path};
+  else { say("Choose a record file, paste one, or give a path.", "error"); return; }
+  try { const r = await api("POST", "/api/replays", body); location.href = r.link; }
+  catch (e) { say(e.message, "error"); }
+});
+
+async function loadGames() {
+  const doc = await api("GET", "/api/games");
+  const box = document.getElementById("games");
+  if (!doc.games.length) return;
+  box.innerHTML = "";
+  const t = h("table", {}, box);
+  for (const g of doc.games) {
+    const tr = h("tr", {}, t);
+    const td = h("td", {}, tr);
+    h("a", {href: `/game/${g.id}`}, td, g.id);
+    h("td", {}, tr, g.rules);
+    h("td", {}, tr, g.seats.join(", "));
+    h("td", {}, tr, g.done ? `over after ${g.moves} moves` : `${g.moves} moves`);
+  }
+}
+loadGames();

@@ -1,0 +1,82 @@
+// A solo game: open queries on any element, investigators, solves, hints, the clock, the leaderboard.
+"use strict";
+const SID = location.pathname.split("/")[2];
+let current = null, shownAt = 0, sending = false;
+
+function fmt(s) { s = Math.max(0, Math.floor(s)); const m = Math.floor(s / 60); return `${m}:${String(s % 60).padStart(2, "0")}`; }
+
+function render(view) {
+  current = view;
+  shownAt = performance.now();
+  document.body.setAttribute("data-version", view.version);
+  document.body.setAttribute("data-done", view.done ? "1" : "0");
+  const diff = view.difficulty ? ` · ${view.difficulty} (the reference solver needs ${view.greedy_actions} actions)` : "";
+  document.getElementById("source").textContent = view.source + diff;
+  const nothing = new Set(Object.keys(view.answers).filter(k => view.answers[k] === "nothing").map(Number));
+  const legal = view.legal || {clues: [], districts: []};
+  const v = {players: 1, tiles: view.tiles, spots: view.spots, traces: view.traces, investigators: view.investigators_list};
+  drawBoard(document.getElementById("board"), view.board, v,
+            {clues: new Set(legal.clues), districts: new Set(legal.districts), nothing, onAction: send});
+  document.getElementById("counters").textContent =
+    `actions ${view.actions} · investigators left ${view.investigators_left} of ${view.investigators} · ` +
+    `wrong solves ${view.wrong_solves} · hints ${view.hints}`;
+  document.getElementById("last").textContent = view.last || "";
+  document.getElementById("solve-panel").hidden = view.done;
+  if (!view.done && !document.getElementById("solve-button")) caseSelects(document.getElementById("solve"), view.board.elements, send, "Name it");
+  const ul = document.getElementById("log");
+  ul.innerHTML = "";
+  for (const e of view.log) h("li", {}, ul, `${e.index + 1}. ${e.action} → ${e.answer}`);
+  for (const c of view.failed) { /* shown in the log */ }
+  document.getElementById("hint-button").disabled = view.done;
+  if (view.done) finish(view);
+}
+
+async function finish(view) {
+  document.getElementById("end-panel").hidden = false;
+  const r = view.result || {};
+  document.getElementById("end").textContent =
+    `Solved: ${caseText(view.case)} in ${view.actions} actions, ${view.investigators_used} investigator tiles, ` +
+    `${view.wrong_solves} wrong, ${fmt(view.seconds)}` + (r.ranked ? ` — rank ${r.rank} of ${r.of}` : (r.why ? ` (${r.why})` : ""));
+  document.getElementById("download").href = `/api/solo/${SID}/record`;
+  const doc = await api("GET", `/api/leaderboard?seed=${view.seed}&investigators=${view.investigators}`);
+  const box = document.getElementById("board-table");
+  box.innerHTML = "";
+  const t = h("table", {id: "leaderboard"}, box);
+  const head = h("tr", {}, t);
+  for (const c of ["#", "name", "actions", "investigators", "wrong", "time", "hints"]) h("th", {}, head, c);
+  for (const row of doc.rows) {
+    const tr = h("tr", {}, t);
+    for (const c of [row.rank, row.name, row.actions, row.investigators, row.wrong, fmt(row.seconds), row.hints]) h("td", {}, tr, String(c));
+  }
+}
+
+async function send(action) {
+  if (!current || sending || current.done) return;
+  sending = true;
+  try { render(await api("POST", `/api/solo/${SID}/move`, {version: current.version, action})); say(""); }
+  catch (e) { say(e.message, "error"); }
+  finally { sending = false; }
+}
+
+document.getElementById("hint-button").addEventListener("click", async () => {
+  try {
+    const d = await api("POST", `/api/solo/${SID}/hint`);
+    const box = document.getElementById("hint");
+    box.innerHTML = "";
+    h("div", {}, box, `${d.count} case${d.count === 1 ? "" : "s"} fit what you know.` +
+      (d.certain.length && d.count > 1 ? ` Certain: ${d.certain.join(", ")}.` : ""));
+    if (d.count <= 4) h("div", {class: "muted"}, box, d.cases.map(caseText).join("; "));
+    if (d.count === 1) h("div", {}, box, `Name it: ${caseText(d.cases[0])}`);
+    else if (d.best_action) h("div", {}, box, `Best next query: ${d.best_action} (${d.best_gain_bits.toFixed(2)} bits).` +
+      (d.expected_remaining_actions !== null ? ` Expected actions left: ${d.expected_remaining_actions.toFixed(1)}.` : ""));
+    current.hints = d.hints;
+  } catch (e) { say(e.message, "error"); }
+});
+
+setInterval(() => {
+  if (!current) return;
+  const extra = current.done ? 0 : (performance.now() - shownAt) / 1000;
+  document.getElementById("timer").textContent = fmt(current.seconds + extra);
+}, 250);
+
+api("GET", `/api/solo/${SID}`).then(render).catch(e => say(e.message, "error"));

@@ -1,0 +1,136 @@
+"""The web app's SQLite file: games and their moves, solo games in progress, opened replays.
+
+One file, ``web.sqlite3`` in the data directory (``pi-env serve --data DIR``; default
+:func:`pi_env.apps.leaderboard.data_dir`). Solo results go to the terminal app's leaderboard
+(:class:`pi_env.apps.leaderboard.Leaderboard`, ``leaderboard.sqlite3`` in the same directory), so
+both apps rank against each other.
+
+A game is stored as its settings and seed (``games.spec``) and its moves in order (``moves``, one
+row per move, primary key ``(game, n)`` so a move number can never be stored twice); it is rebuilt
+after a restart by replaying the moves through the engine. Seat tokens are stored only as SHA-256
+digests. Every write is one transaction (WAL journal): a move is stored before it is applied, so a
+move that was answered is never lost.
+
+Schema (``PRAGMA user_version = 1``)::
+
+    games   (id TEXT PRIMARY KEY, created TEXT, spec TEXT)        -- spec: JSON settings + seats
+    moves   (game TEXT, n INTEGER, action INTEGER, at TEXT, PRIMARY KEY (game, n))
+    solo    (id TEXT PRIMARY KEY, created TEXT, doc TEXT)         -- doc: JSON of the game so far
+    replays (id TEXT PRIMARY KEY, created TEXT, text TEXT)        -- the record as opened
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+from pi_env.core.errors import PIError
+
+__all__ = ["Store", "StoreError", "SCHEMA_VERSION"]
+
+SCHEMA_VERSION = 1
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (id TEXT PRIMARY KEY, created TEXT NOT NULL, spec TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS moves (game TEXT NOT NULL, n INTEGER NOT NULL, action INTEGER NOT NULL,
+                                  at TEXT NOT NULL, PRIMARY KEY (game, n));
+CREATE TABLE IF NOT EXISTS solo (id TEXT PRIMARY KEY, created TEXT NOT NULL, doc TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS replays (id TEXT PRIMARY KEY, created TEXT NOT NULL, text TEXT NOT NULL);
+"""
+
+
+class StoreError(PIError):
+    """The web app's database cannot be used (the message says which file and why)."""
+
+
+def _now() -> str:
+    return _dt.datetime.now().astimezone().isoformat(timespec="seconds")
+
+
+class Store:
+    """The SQLite file at ``path`` (created with its folder when missing).
+
+    One connection shared by the server's threads behind a lock; every method is one transaction.
+
+    Raises:
+        StoreError: the file is not a SQLite database or cannot be opened.
+    """
+
+    def __init__(self, path: "str | Path"):
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._con = sqlite3.connect(str(self.path), check_same_thread=False, timeout=10.0,
+                                        isolation_level=None)
+            self._con.execute("PRAGMA journal_mode = WAL")
+            self._con.execute("PRAGMA synchronous = NORMAL")
+            self._con.executescript(_SCHEMA)
+            self._con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreError(f"{self.path}: cannot be used as the web app's database ({exc})") from None
+
+    def close(self) -> None:
+        with self._lock:
+            self._con.close()
+
+    def _write(self, sql: str, args: tuple) -> None:
+        with self._lock:
+            try:
+                self._con.execute("BEGIN IMMEDIATE")
+                try:
+                    self._con.execute(sql, args)
+                except BaseException:
+                    self._con.execute("ROLLBACK")
+                    raise
+                self._con.execute("COMMIT")
+            except sqlite3.IntegrityError as exc:
+                raise StoreError(f"{self.path}: refused ({exc})") from None
+            except sqlite3.Error as exc:
+                raise StoreError(f"{self.path}: cannot be written ({exc})") from None
+
+    def _read(self, sql: str, args: tuple = ()) -> list[tuple]:
+        with self._lock:
+            try:
+                return self._con.execute(sql, args).fetchall()
+            except sqlite3.Error as exc:
+                raise StoreError(f"{self.path}: cannot be read ({exc})") from None
+
+    # games --------------------------------------------------------------------------------
+    def add_game(self, game_id: str, spec: dict[str, Any]) -> None:
+        self._write("INSERT INTO games (id, created, spec) VALUES (?, ?, ?)", (game_id, _now(), json.dumps(spec)))
+
+    def add_move(self, game_id: str, n: int, action: int) -> None:
+        """Store move ``n`` (0-based) of a game; a second move ``n`` raises :class:`StoreError`."""
+        self._write("INSERT INTO moves (game, n, action, at) VALUES (?, ?, ?, ?)", (game_id, n, int(action), _now()))
+
+    def games(self) -> list[tuple[str, str, dict[str, Any], list[int]]]:
+        """Every game: ``(id, created, spec, moves)``, oldest first."""
+        rows = self._read("SELECT id, created, spec FROM games ORDER BY created, id")
+        moves: dict[str, list[int]] = {}
+        for g, n, a in self._read("SELECT game, n, action FROM moves ORDER BY game, n"):
+            moves.setdefault(g, []).append(int(a))
+        return [(g, c, json.loads(s), moves.get(g, [])) for g, c, s in rows]
+
+    def moves(self, game_id: str) -> list[int]:
+        return [int(a) for (a,) in self._read("SELECT action FROM moves WHERE game = ? ORDER BY n", (game_id,))]
+
+    # solo ---------------------------------------------------------------------------------
+    def put_solo(self, solo_id: str, doc: dict[str, Any]) -> None:
+        self._write("INSERT INTO solo (id, created, doc) VALUES (?, ?, ?) "
+                    "ON CONFLICT(id) DO UPDATE SET doc = excluded.doc", (solo_id, _now(), json.dumps(doc)))
+
+    def solo(self, solo_id: str) -> dict[str, Any] | None:
+        rows = self._read("SELECT doc FROM solo WHERE id = ?", (solo_id,))
+        return json.loads(rows[0][0]) if rows else None
+
+    # replays ------------------------------------------------------------------------------
+    def add_replay(self, replay_id: str, text: str) -> None:
+        self._write("INSERT INTO replays (id, created, text) VALUES (?, ?, ?)", (replay_id, _now(), text))
+
+    def replay(self, replay_id: str) -> str | None:
+        rows = self._read("SELECT text FROM replays WHERE id = ?", (replay_id,))
+        return rows[0][0] if rows else None

@@ -1,0 +1,337 @@
+"""The web app's API (issue #14): seats see exactly their information set, refusals change nothing,
+games survive a restart, solo games rank in the terminal's leaderboard, the replay viewer's
+positions and solver view. Browser tests: tests/test_web_browser.py; load: tests/test_web_load.py."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("fastapi", reason="the web app needs the 'web' extra: pip install '.[web]'")
+pytest.importorskip("httpx", reason="the API tests need httpx (test extra)")
+
+from fastapi.testclient import TestClient  # noqa: E402
+
+from pi_env.agents.human import seat_view  # noqa: E402
+from pi_env.apps.leaderboard import Leaderboard  # noqa: E402
+from pi_env.apps.web.app import MAX_BODY, create_app  # noqa: E402
+from pi_env.core.constants import CASE_TRIPLES, SOLVE_BASE, TYPE_OFFSETS  # noqa: E402
+from pi_env.engine import GameConfig, init, legal_action_mask, observe, step_inplace  # noqa: E402
+from pi_env.records.record_file import load_record, record_to_dict  # noqa: E402
+from pi_env.records.recorder import replay_with_engine  # noqa: E402
+
+
+def client(tmp_path, **kw):
+    kw.setdefault("agent_delay", 0.0)
+    return TestClient(create_app(tmp_path, **kw))
+
+
+def new_game(c, seats, **settings):
+    r = c.post("/api/games", json={"seats": seats, **settings})
+    assert r.status_code == 201, r.text
+    doc = r.json()
+    tokens = [None if s["link"] is None else s["link"].rsplit("/", 1)[1] for s in doc["seats"]]
+    return doc["id"], tokens
+
+
+def view(c, gid, token):
+    r = c.get(f"/api/games/{gid}/view", headers={} if token is None else {"x-seat-token": token})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_seat_view_is_the_observation_in_absolute_seats():
+    """seat_view against the engine state directly (an independent reading of the same position)."""
+    cfg = GameConfig(num_players=4)
+    state = init(cfg, 1, seed=11)
+    rng = np.random.default_rng(3)
+    for _ in range(40):  # clues and investigators only
+        legal = np.flatnonzero(legal_action_mask(state)[0][:SOLVE_BASE])
+        step_inplace(state, np.array([rng.choice(legal)]), cfg)
+    for p in range(4):
+        v = seat_view(observe(state, p)[0], 4, p, cfg.board)
+        held = (p + 1) % 4
+        s, e, loc = (int(x) for x in state.case[0, held])
+        assert v["held"]["player"] == held
+        assert (v["held"]["case"]["id"]) == s * 140 + e * 14 + loc
+        for q in range(4):
+            assert v["spots"][q] == np.flatnonzero(state.spot[0, q]).tolist()
+            assert v["traces"][q] == np.flatnonzero(state.trace[0, q]).tolist()
+            assert v["front"][q] == np.flatnonzero(state.front[0, q]).tolist()
+            assert v["scores"][q] == int(state.score[0, q])
+        for d in range(14):
+            assert v["tiles"][d]["suspect"] == (None if state.district_tile[0, d, 0] < 0 else int(state.district_tile[0, d, 0]))
+        assert v["to_move"] == int(state.current_player[0])
+        placed = sorted((i["player"], i["district"], i["spots"], i["traces"]) for i in v["investigators"])
+        want = sorted((q, int(state.inv_district[0, q, k]), int(state.inv_answer[0, q, k, 0]),
+                       int(state.inv_answer[0, q, k, 1])) for q in range(4) for k in range(int(state.inv_count[0, q])))
+        assert placed == want
+
+
+def _case_docs(obj, out):
+    """Every {"suspect", "evidence", "location"} dict anywhere in a JSON document."""
+    if isinstance(obj, dict):
+        if {"suspect", "evidence", "location"} <= set(obj) and all(isinstance(obj[k], str) for k in
+                                                                   ("suspect", "evidence", "location")):
+            out.append((obj["suspect"], obj["evidence"], obj["location"]))
+        for v in obj.values():
+            _case_docs(v, out)
+    elif isinstance(obj, list):
+        for v in obj:
+            _case_docs(v, out)
+    return out
+
+
+def _names(case, names):
+    s, e, loc = (int(x) for x in CASE_TRIPLES[case])
+    return names[s], names[TYPE_OFFSETS[1] + e], names[TYPE_OFFSETS[2] + loc]
+
+
+@pytest.mark.parametrize("players, seed", [(3, 5_000_000_017), (5, 9_123_456_789)])
+def test_no_response_to_a_seat_holds_a_case_it_does_not_hold(tmp_path, players, seed):
+    """Whole games played through the API by every seat: (1) every case named in any response to
+    seat i is the case it holds, a solve named publicly, or none — never its own unsolved case nor
+    another it does not hold; (2) the response is byte-identical when every case the seat does not
+    hold is changed in the server's state and record (so it cannot depend on them); (3) the seed
+    (which determines every case) is never sent; (4) the record is refused until the game is over."""
+    with client(tmp_path) as c:
+        gid, tokens = new_game(c, ["human"] * players, variants=["fast"], seed=seed)
+        game = c.app.state.games.get(gid)
+        names = view(c, gid, tokens[0])["board"]["elements"]
+        rng = np.random.default_rng(seed)
+        checked = 0
+        while True:
+            for i in range(players):
+                doc = view(c, gid, tokens[i])
+                text = json.dumps(doc)
+                assert str(game.seed) not in text
+                r = int(game.state.round[0]) if not game.done else len(game.recorder._rounds) - 1
+                held = int(game.recorder._rounds[min(r, len(game.recorder._rounds) - 1)]["cases"][(i + 1) % players])
+                public = set()
+                for ev in doc["log"]:
+                    if ev["kind"] == "solve":
+                        public.add(_names(ev["case"], names))
+                allowed = public | {_names(held, names)}
+                for triple in _case_docs(doc, []):
+                    assert triple in allowed, (i, triple)
+                if not game.done:
+                    # change every case seat i does not hold; the response must not change
+                    saved_case = game.state.case.copy()
+                    saved_rounds = [dict(rr["cases"]) for rr in game.recorder._rounds]
+                    for q in range(players):
+                        if q != (i + 1) % players:
+                            game.state.case[0, q] = (rng.integers(12), rng.integers(10), rng.integers(14))
+                    for rr in game.recorder._rounds:
+                        rr["cases"] = {q: (int(rng.integers(1680)) if q != (i + 1) % players else v)
+                                       for q, v in rr["cases"].items()}
+                    again = view(c, gid, tokens[i])
+                    game.state.case[:] = saved_case
+                    for rr, cs in zip(game.recorder._rounds, saved_rounds):
+                        rr["cases"] = cs
+                    assert json.dumps(again) == text
+                    checked += 1
+            if game.done:
+                break
+            r = c.get(f"/api/games/{gid}/record", headers={"x-seat-token": tokens[0]})
+            assert r.status_code == 409 and "once the game is over" in r.json()["error"]
+            doc = view(c, gid, tokens[game.to_move])
+            legal = doc["legal"]["clues"] + [36 + d for d in doc["legal"]["districts"]]
+            action = int(rng.choice(legal)) if rng.random() < 0.8 else int(SOLVE_BASE + rng.integers(1680))
+            r = c.post(f"/api/games/{gid}/move", json={"version": doc["version"], "action": action},
+                       headers={"x-seat-token": tokens[game.to_move]})
+            assert r.status_code == 200, r.text
+        assert checked > players * 5
+        r = c.get(f"/api/games/{gid}/record", headers={"x-seat-token": tokens[1]})
+        assert r.status_code == 200
+        record = load_record(r.json())
+        state = replay_with_engine(record)
+        assert bool(state.done[0])
+        assert len(game.actions) == sum(len(rr.events) for rr in record.rounds)
+
+
+def test_bad_requests_are_refused_with_one_line_and_change_nothing(tmp_path):
+    with client(tmp_path) as c:
+        gid, tokens = new_game(c, ["human", "human"], seed=3)
+        game = c.app.state.games.get(gid)
+        before = view(c, gid, tokens[0])
+        mover = tokens[game.to_move]
+        other = tokens[1 - game.to_move]
+        legal_clue = before["display"][0]
+        good = {"version": 0, "action": legal_clue}
+        cases = [
+            ("POST", "/api/games/nope/move", good, mover, 404, "no game 'nope'"),
+            ("GET", "/api/games/nope/view", None, mover, 404, "no game"),
+            ("GET", f"/api/games/{gid}/view", None, "forged-token", 403, "not valid"),
+            ("POST", f"/api/games/{gid}/move", good, "forged-token", 403, "not valid"),
+            ("POST", f"/api/games/{gid}/move", good, None, 403, "spectator"),
+            ("POST", f"/api/games/{gid}/move", {"version": 0, "action": "clue Pinky"}, mover, 422, "action id"),
+            ("POST", f"/api/games/{gid}/move", {"version": 0, "action": 1730}, mover, 422, "action id"),
+            ("POST", f"/api/games/{gid}/move", {"version": 0, "action": -1}, mover, 422, "action id"),
+            ("POST", f"/api/games/{gid}/move", {"version": 0, "action": True}, mover, 422, "action id"),
+            ("POST", f"/api/games/{gid}/move", {"version": "0", "action": 3}, mover, 422, "version"),
+            ("POST", f"/api/games/{gid}/move", {"action": 3}, mover, 400, "version"),
+            ("POST", f"/api/games/{gid}/move", [1, 2], mover, 400, "version"),
+            ("POST", f"/api/games/{gid}/move", {"version": 5, "action": legal_clue}, mover, 409, "stale"),
+            ("POST", f"/api/games/{gid}/move", good, other, 409, "turn"),
+            ("POST", f"/api/games/{gid}/move",
+             {"version": 0, "action": next(x for x in range(36) if x not in before["display"])}, mover, 409,
+             "not legal"),
+            ("POST", "/api/games", {"seats": ["human", "nobody"]}, None, 422, "seats"),
+            ("POST", "/api/games", {"seats": ["human", "human", "human"], "mode": "duel"}, None, 422, "duel"),
+            ("POST", "/api/replays", {"text": "{not json"}, None, 422, "not JSON"),
+            ("POST", "/api/replays", {"text": json.dumps({"format": "pi-record/9", "rounds": []})}, None, 422,
+             "malformed record"),
+            ("POST", "/api/replays", {"file": "x"}, None, 400, "text"),
+        ]
+        for method, url, body, token, status, fragment in cases:
+            headers = {} if token is None else {"x-seat-token": token}
+            r = c.request(method, url, json=body, headers=headers)
+            assert r.status_code == status, (url, body, r.text)
+            reason = r.json()["error"]
+            assert fragment in reason and "\n" not in reason, (url, reason)
+        r = c.post(f"/api/games/{gid}/move", content=b"{nope", headers={"x-seat-token": mover})
+        assert r.status_code == 400 and "not JSON" in r.json()["error"]
+        big = json.dumps({"text": "x" * (MAX_BODY + 10)})
+        r = c.post("/api/replays", content=big.encode(), headers={"content-type": "application/json"})
+        assert r.status_code == 413 and "too large" in r.json()["error"]
+        assert view(c, gid, tokens[0]) == before
+        assert c.app.state.store.moves(gid) == [] and game.version == 0
+        # the one good request is accepted once; repeating it is refused as stale
+        assert c.post(f"/api/games/{gid}/move", json=good, headers={"x-seat-token": mover}).status_code == 200
+        r = c.post(f"/api/games/{gid}/move", json=good, headers={"x-seat-token": mover})
+        assert r.status_code == 409 and "stale" in r.json()["error"]
+        assert c.app.state.store.moves(gid) == [legal_clue]
+
+
+def test_games_survive_a_restart_and_agents_play_on(tmp_path):
+    with client(tmp_path) as c:
+        gid, tokens = new_game(c, ["human", "random", "deducer"], seed=21)
+        game = c.app.state.games.get(gid)
+        for _ in range(3):
+            v = view(c, gid, tokens[0])
+            while not v["your_turn"] and not v["done"]:
+                v = c.get(f"/api/games/{gid}/view?since={v['version']}", headers={"x-seat-token": tokens[0]}).json()
+            if v["done"]:
+                break
+            r = c.post(f"/api/games/{gid}/move", json={"version": v["version"], "action": v["display"][0]},
+                       headers={"x-seat-token": tokens[0]})
+            assert r.status_code == 200
+        played = list(game.actions)
+        seen = view(c, gid, tokens[0])
+    with client(tmp_path) as c2:  # a new server over the same data directory
+        game2 = c2.app.state.games.get(gid)
+        assert game2.actions[:len(played)] == played
+        if game2.version == len(played):
+            assert view(c2, gid, tokens[0]) == seen
+        assert c2.get(f"/api/games/{gid}/view", headers={"x-seat-token": tokens[1] or "x"}).status_code == 403
+
+
+def test_solo_game_ranks_in_the_terminal_leaderboard(tmp_path):
+    from pi_env.apps.solo_app import game_from_seed, solo_hint
+
+    with client(tmp_path) as c:
+        r = c.post("/api/solo", json={"seed": 7, "investigators": 5, "name": "Ann"})
+        assert r.status_code == 201, r.text
+        sid = r.json()["id"]
+        reference = game_from_seed(7)
+        v = c.get(f"/api/solo/{sid}").json()
+        assert "case" not in v and v["version"] == 0 and v["seed"] == 7
+        h = c.post(f"/api/solo/{sid}/hint").json()
+        assert h["count"] == int(solo_hint(reference).cases.size) == 1680 and h["hints"] == 1
+        r = c.post(f"/api/solo/{sid}/move", json={"version": 0, "action": 3})
+        assert r.status_code == 200 and r.json()["version"] == 1
+        r = c.post(f"/api/solo/{sid}/move", json={"version": 1, "action": 3})
+        assert r.status_code == 409 and "already asked" in r.json()["error"]
+        r = c.post(f"/api/solo/{sid}/move", json={"version": 0, "action": 4})
+        assert r.status_code == 409 and "stale" in r.json()["error"]
+        assert c.get(f"/api/solo/{sid}/record").status_code == 409
+        v = c.post(f"/api/solo/{sid}/move", json={"version": 1, "action": SOLVE_BASE + reference.case}).json()
+        assert v["done"] and v["case"]["id"] == reference.case
+        assert v["result"] == {"ranked": True, "rank": 1, "of": 1}
+        assert v["actions"] == 2 and v["hints"] == 1
+    results = Leaderboard(tmp_path / "leaderboard.sqlite3").results(7, 5)
+    assert [(e.name, e.actions, e.hints) for e in results] == [("Ann", 2, 1)]
+
+
+def _engine_record(players=5, seed=4):
+    from pi_env.agents.runner import play_game
+
+    cfg = GameConfig(num_players=players, variants=("fast",))
+    _, rec = play_game(cfg, ["deducer"] * players, seed)
+    return rec.record()
+
+
+def test_replay_positions_and_the_solver_view(tmp_path):
+    from pi_env.solvers.solve_report import solve_report
+
+    record = _engine_record()
+    text = json.dumps(record_to_dict(record))
+    with client(tmp_path) as c:
+        r = c.post("/api/replays", json={"text": text})
+        assert r.status_code == 201, r.text
+        rid = r.json()["id"]
+        s = c.get(f"/api/replays/{rid}").json()
+        assert s["engine"] and s["all_seeing"] and len(s["rounds"]) == len(record.rounds)
+        start = c.get(f"/api/replays/{rid}/position?round=1&event=-1&all=1").json()
+        assert sorted(start["display"]) == sorted(record.rounds[0].display)
+        assert {int(p): d["id"] for p, d in start["all_cases"].items()} == record.rounds[0].cases
+        e = 6
+        pov = c.get(f"/api/replays/{rid}/position?round=1&event={e}&player=2").json()
+        assert "all_cases" not in pov and pov["held"]["case"]["id"] == record.rounds[0].cases[3]
+        events = record.rounds[0].events[:e + 1]
+        for q in range(5):
+            for answer, key in ((2, "spots"), (1, "traces"), (0, "front")):
+                assert pov[key][q] == sorted({ev.element for ev in events if ev.kind == "clue" and ev.player == q
+                                              and ev.answer == answer})
+        key = (rid, 2, 0, e)
+        status, report = c.app.state.solver.wait(key, (rid, text, 2, 0, e), 120)
+        assert status == "done"
+        want = solve_report(record, 2, 0, e, top=20)
+        assert report["count"] == want["count"] and report["cases"] == want["cases"]
+        r = c.get(f"/api/replays/{rid}/solver?round=1&event={e}&player=2")
+        assert r.status_code == 200 and r.json()["report"]["count"] == want["count"]
+        for bad, fragment in (("round=9&event=0", "round must be"), ("round=1&event=999", "event must be"),
+                              ("round=1&event=0&player=7", "player must be")):
+            r = c.get(f"/api/replays/{rid}/position?{bad}")
+            assert r.status_code == 422 and fragment in r.json()["error"]
+        assert c.get("/api/replays/nope").status_code == 404
+
+
+def test_typed_in_record_without_engine(tmp_path):
+    record = _engine_record(players=3, seed=2)
+    doc = record_to_dict(record)
+    doc.pop("engine")
+    for rnd in doc["rounds"]:  # one person's record: only the case it holds
+        rnd["cases"] = {"1": rnd["cases"]["1"]}
+    with client(tmp_path) as c:
+        p = tmp_path / "typed.json"
+        p.write_text(json.dumps(doc))
+        r = c.post("/api/replays", json={"path": str(p)})
+        assert r.status_code == 201, r.text
+        rid = r.json()["id"]
+        s = c.get(f"/api/replays/{rid}").json()
+        assert not s["engine"] and not s["all_seeing"]
+        mid = c.get(f"/api/replays/{rid}/position?round=1&event=2&player=0").json()
+        assert mid["display"] is None and mid["held"]["case"]["id"] == record.rounds[0].cases[1]
+        start = c.get(f"/api/replays/{rid}/position?round=1&event=-1").json()
+        assert sorted(start["display"]) == sorted(record.rounds[0].display)
+        assert c.post("/api/replays", json={"path": str(tmp_path / "missing.json")}).status_code == 422
+    with client(tmp_path, allow_paths=False) as c:
+        r = c.post("/api/replays", json={"path": str(p)})
+        assert r.status_code == 409 and "upload" in r.json()["error"]
+
+
+def test_pages_and_assets_are_local(tmp_path):
+    """Every page loads its assets from this server only (no http(s):// address in any asset)."""
+    from pi_env.apps.web.app import STATIC
+
+    with client(tmp_path) as c:
+        assert c.get("/").status_code == 200
+        for f in STATIC.iterdir():
+            text = f.read_text(encoding="utf-8")
+            assert "http://" not in text.replace('"http://www.w3.org/2000/svg"', "") and "https://" not in text, f
+            assert c.get(f"/static/{f.name}").status_code == 200
+        assert c.get("/static/..%2Fapp.py").status_code == 404
+        assert c.get("/game/nope").status_code == 404
