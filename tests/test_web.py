@@ -327,6 +327,9 @@ def test_pages_and_assets_are_local(tmp_path):
     """Every page loads its assets from this server only (no http(s):// address in any asset)."""
     from pi_env.apps.web.app import STATIC
 
+    names = {f.name for f in STATIC.iterdir()}  # in a wheel install too (package data)
+    assert names >= {"index.html", "game.html", "solo.html", "replay.html", "board.js", "game.js", "solo.js",
+                     "replay.js", "index.js", "app.css"}
     with client(tmp_path) as c:
         assert c.get("/").status_code == 200
         for f in STATIC.iterdir():

@@ -13,6 +13,7 @@ application (FastAPI) for tests and other servers. Needs the ``web`` extra:
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import socket
 import sys
@@ -20,7 +21,7 @@ from pathlib import Path
 
 from pi_env.core.errors import PIError
 
-__all__ = ["serve", "is_loopback", "missing_extra"]
+__all__ = ["serve", "is_loopback", "missing_extra", "background_server"]
 
 
 def missing_extra() -> str | None:
@@ -110,3 +111,39 @@ def serve(host: str = "127.0.0.1", port: int = 8000, data_dir: "str | Path | Non
     finally:
         sock.close()
     return 0
+
+
+@contextlib.contextmanager
+def background_server(data_dir: "str | Path", *, host: str = "127.0.0.1", agent_delay: float = 0.05,
+                      solver_timeout: float = 60.0):
+    """Run the web app on a free port of ``host`` in a thread; yields its base URL
+    (``http://127.0.0.1:PORT``). For tests, benchmarks and the screenshot script; stops on exit.
+
+    Raises:
+        PIError: the ``web`` extra is missing.
+    """
+    need = missing_extra()
+    if need:
+        raise PIError(need)
+    import threading
+    import time
+
+    import uvicorn
+
+    from pi_env.apps.web.app import create_app
+
+    sock = bind(host, 0)
+    app = create_app(data_dir, agent_delay=agent_delay, solver_timeout=solver_timeout,
+                     allow_paths=is_loopback(host))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    end = time.monotonic() + 30
+    while not server.started and thread.is_alive() and time.monotonic() < end:
+        time.sleep(0.02)
+    try:
+        yield f"http://{host}:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(15)
+        sock.close()
