@@ -164,8 +164,7 @@ class SoloManager:
             "investigators_used": int(st.investigators_used[0]), "wrong_solves": int(st.wrong_solves[0]),
             "hints": game.hints, "seconds": round(max(0.0, now - meta["started"]) + game.elapsed, 1),
             "legal": None if game.done else {
-                "clues": [x for x in np.flatnonzero(mask[:INVESTIGATE_BASE]).tolist() if str(x) not in
-                          {str(k) for k in answers}],
+                "clues": [x for x in np.flatnonzero(mask[:INVESTIGATE_BASE]).tolist() if x not in answers],
                 "districts": np.flatnonzero(mask[INVESTIGATE_BASE:SOLVE_BASE]).tolist()},
             "last": answer_phrase(game, game.actions[-1]) if game.actions else None,
             "log": log, "result": meta["result"],

@@ -5,6 +5,11 @@ let current = null, shownAt = 0, sending = false;
 
 function fmt(s) { s = Math.max(0, Math.floor(s)); const m = Math.floor(s / 60); return `${m}:${String(s % 60).padStart(2, "0")}`; }
 
+function counters(view) {
+  return `actions ${view.actions} · investigators left ${view.investigators_left} of ${view.investigators} · ` +
+         `wrong solves ${view.wrong_solves} · hints ${view.hints}`;
+}
+
 function render(view) {
   current = view;
   shownAt = performance.now();
@@ -17,16 +22,13 @@ function render(view) {
   const v = {players: 1, tiles: view.tiles, spots: view.spots, traces: view.traces, investigators: view.investigators_list};
   drawBoard(document.getElementById("board"), view.board, v,
             {clues: new Set(legal.clues), districts: new Set(legal.districts), nothing, onAction: send});
-  document.getElementById("counters").textContent =
-    `actions ${view.actions} · investigators left ${view.investigators_left} of ${view.investigators} · ` +
-    `wrong solves ${view.wrong_solves} · hints ${view.hints}`;
+  document.getElementById("counters").textContent = counters(view);
   document.getElementById("last").textContent = view.last || "";
   document.getElementById("solve-panel").hidden = view.done;
   if (!view.done && !document.getElementById("solve-button")) caseSelects(document.getElementById("solve"), view.board.elements, send, "Name it");
   const ul = document.getElementById("log");
   ul.innerHTML = "";
   for (const e of view.log) h("li", {}, ul, `${e.index + 1}. ${e.action} → ${e.answer}`);
-  for (const c of view.failed) { /* shown in the log */ }
   document.getElementById("hint-button").disabled = view.done;
   if (view.done) finish(view);
 }
@@ -70,6 +72,7 @@ document.getElementById("hint-button").addEventListener("click", async () => {
     else if (d.best_action) h("div", {}, box, `Best next query: ${d.best_action} (${d.best_gain_bits.toFixed(2)} bits).` +
       (d.expected_remaining_actions !== null ? ` Expected actions left: ${d.expected_remaining_actions.toFixed(1)}.` : ""));
     current.hints = d.hints;
+    document.getElementById("counters").textContent = counters(current);
   } catch (e) { say(e.message, "error"); }
 });
 
