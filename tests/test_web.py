@@ -338,3 +338,28 @@ def test_pages_and_assets_are_local(tmp_path):
             assert c.get(f"/static/{f.name}").status_code == 200
         assert c.get("/static/..%2Fapp.py").status_code == 404
         assert c.get("/game/nope").status_code == 404
+
+
+@pytest.mark.parametrize("settings", [
+    {"seats": ["random", "deducer"], "mode": "duel"},
+    {"seats": ["deducer", "random", "random", "random", "deducer"], "edition": "first", "variants": ["fast"]},
+    {"seats": ["deducer", "random", "random"], "variants": ["nick-of-time", "fast"]},
+])
+def test_agents_alone_play_every_mode_to_the_end(tmp_path, settings):
+    """A game of agents only plays itself; the spectator view has no case and ends with standings
+    equal to the record's derived scores."""
+    from pi_env.records.scoring import score_record
+
+    with client(tmp_path) as c:
+        gid, tokens = new_game(c, seed=31, **settings)
+        assert all(t is None for t in tokens)
+        v = view(c, gid, None)
+        while not v["done"]:
+            v = c.get(f"/api/games/{gid}/view?since={v['version']}").json()
+            assert v["held"] is None and _case_docs({k: v[k] for k in ("held", "tiles")}, []) == []
+        record = load_record(c.get(f"/api/games/{gid}/record").json())
+        scores = score_record(record)
+        assert v["result"]["scores"] == list(scores.scores)
+        assert v["result"]["ranks"] == list(scores.ranks)
+        assert v["version"] == sum(len(r.events) for r in record.rounds)
+        assert (v["tier_points"] == []) == (settings.get("mode") == "duel")

@@ -30,7 +30,8 @@ API (JSON; every refusal is a 4xx answer ``{"error": "one-line reason"}`` that c
 ``GET  /api/replays/{id}/position``      ``?round=R&event=E&player=P|&all=1`` the board there
 ``GET  /api/replays/{id}/solver``        ``?round=R&event=E&player=P`` the solver's view for P:
                                          ``{"status": "done", "report": ...}`` or
-                                         ``{"status": "computing"}`` (ask again)
+                                         ``{"status": "computing"}`` (202, after waiting
+                                         up to 0.25 s; ask again)
 =======================================  ======================================================
 
 Bodies larger than :data:`MAX_BODY` bytes are refused with 413 before they are read whole.
@@ -64,6 +65,8 @@ MAX_BODY = 2_000_000
 """Largest request body accepted, bytes (a long 5-player record is about 100 kB)."""
 STATIC = Path(__file__).with_name("static")
 POLL_SECONDS = 20.0
+SOLVER_WAIT = 0.25
+"""Seconds a solver-view request waits for its result before answering "computing"."""
 
 
 class _BodyLimit:
@@ -368,7 +371,12 @@ def create_app(data_dir: "str | Path", *, agent_delay: float = 0.8, solver_timeo
         r, e, player = viewer_params(doc, request)
         if player is None:
             raise BadRequest("give ?player=P: the solver answers for one player's point of view")
-        status, value = solver.request((rid, player, r, e), (rid, doc.text, player, r, e))
+        key, args = (rid, player, r, e), (rid, doc.text, player, r, e)
+        status, value = solver.request(key, args)
+        end = asyncio.get_running_loop().time() + SOLVER_WAIT
+        while status == "computing" and asyncio.get_running_loop().time() < end:
+            await asyncio.sleep(0.002)  # most views take milliseconds: answer them in this request
+            status, value = solver.request(key, args)
         if status == "done":
             return {"status": "done", "report": value}
         if status == "computing":

@@ -385,7 +385,8 @@ class GameManager:
                     raise PIError(f"agent {agent.name} chose the illegal action {action}")
             except Exception as exc:  # an agent's failure must not stop the game
                 log.exception("game %s: agent %s failed", game.id, agent.name)
-                game.agent_error = f"{game.names[p]} ({agent.name}) failed ({exc}); it played a random legal move"
+                game.agent_error = (f"{game.names[p]} ({agent.name}) failed ({type(exc).__name__}); it played "
+                                    f"a random legal move (details in the server's log)")
                 legal = np.flatnonzero(mask)
                 action = int(legal[np.random.default_rng(version).integers(legal.size)])
             async with game.lock:

@@ -251,6 +251,8 @@ def _solve_job(replay_id: str, text: str, player: int, round_index: int, after_e
 
     record = _WORKER_RECORDS.get(replay_id)
     if record is None:
+        if text is None:  # the parent thought this worker had it: it was dropped from the cache
+            raise _Resend()
         record = load_record(json.loads(text))
         _WORKER_RECORDS[replay_id] = record
         while len(_WORKER_RECORDS) > 8:
@@ -259,6 +261,10 @@ def _solve_job(replay_id: str, text: str, player: int, round_index: int, after_e
     doc = solve_report(record, player, round_index, after_event, top=20)
     doc["seconds"] = round(time.perf_counter() - t0, 4)
     return doc
+
+
+class _Resend(Exception):
+    """The worker does not hold the record any more: send its text again."""
 
 
 def _warm() -> bool:
@@ -291,6 +297,7 @@ class SolverWorker:
         self._running: tuple | None = None
         self._cv = threading.Condition()
         self._pool = None
+        self._sent: set[str] = set()
         self._closed = False
         self._thread = threading.Thread(target=self._loop, name="pi-env-solver", daemon=True)
         self._thread.start()
@@ -343,9 +350,16 @@ class SolverWorker:
                 self._running = key
             if self._pool is None:
                 self._pool = self._new_pool()
-            job = self._pool.apply_async(_solve_job, args)
+                self._sent = set()
+            rid = args[0]
+            lean = (rid, None) + tuple(args[2:]) if rid in self._sent else args  # the text once per worker
             try:
-                self._store(key, ("done", job.get(self.timeout)))
+                try:
+                    doc = self._pool.apply_async(_solve_job, lean).get(self.timeout)
+                except _Resend:
+                    doc = self._pool.apply_async(_solve_job, args).get(self.timeout)
+                self._sent.add(rid)
+                self._store(key, ("done", doc))
             except multiprocessing.TimeoutError:
                 log.warning("solver view %s took more than %.0f s: stopped", key, self.timeout)
                 self._pool.terminate()

@@ -48,6 +48,7 @@ function drawBoard(svg, board, view, opts) {
   for (const inv of view.investigators || []) (invs[inv.district] = invs[inv.district] || []).push(inv);
   const clues = opts.clues || new Set(), districts = opts.districts || new Set();
   const nothing = opts.nothing || new Set(), lit = opts.lit || new Set();
+  const last = opts.last || null;  // the last move: {element} or {district}, outlined
   board.districts.forEach((name, d) => {
     const g = el("g", {class: "district", "data-district": d}, svg);
     const x0 = cx(d), y0 = cy(d);
@@ -56,7 +57,9 @@ function drawBoard(svg, board, view, opts) {
       const ang = Math.PI / 180 * (60 * k - 90);
       pts.push(`${x0 + (W / 2) * Math.cos(ang) / Math.cos(Math.PI / 6)},${y0 + (H / 2) * Math.sin(ang)}`);
     }
-    el("polygon", {points: pts.join(" "), class: "hex" + (districts.has(d) ? " inv-ok" : "")}, g);
+    const lastHere = last && (last.district === d || (last.element !== undefined && (last.element === 22 + d ||
+      view.tiles[d].suspect === last.element || view.tiles[d].evidence === last.element)));
+    el("polygon", {points: pts.join(" "), class: "hex" + (districts.has(d) ? " inv-ok" : "") + (lastHere ? " last" : "")}, g);
     const rows = [[22 + d, y0 - 52, true], [view.tiles[d].suspect, y0 - 14], [view.tiles[d].evidence, y0 + 12]];
     rows.forEach(([x, y, isName], r) => {
       const left = x0 - 70;
@@ -65,6 +68,7 @@ function drawBoard(svg, board, view, opts) {
       let cls = isName ? "dname" : "tile";
       if (nothing.has(x)) cls += " nothing";
       if (lit.has(x)) cls += " lit";
+      if (last && last.element === x) cls += " lastmove";
       const t = el("text", {x: left, y, class: cls, "data-element": x}, g, label + board.elements[x]);
       if (clues.has(x)) {
         t.setAttribute("class", cls + " clickable");

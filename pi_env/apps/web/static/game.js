@@ -19,8 +19,10 @@ function render(view) {
   const legal = view.legal || {clues: [], districts: []};
   const clues = new Set(view.your_turn ? legal.clues : []);
   const districts = new Set(view.your_turn ? legal.districts : []);
+  const lastEv = view.log.length && !view.done ? view.log[view.log.length - 1] : null;
+  const last = lastEv && lastEv.round === view.round ? {element: lastEv.element, district: lastEv.district} : null;
   drawBoard(document.getElementById("board"), b, view,
-            {clues, districts, lit: new Set(view.display || []), onAction: send});
+            {clues, districts, lit: new Set(view.display || []), onAction: send, last});
   const turn = document.getElementById("turn");
   if (view.done) turn.textContent = "The game is over.";
   else if (view.your_turn) turn.textContent = "Your turn: take a clue card, place an investigator or solve.";

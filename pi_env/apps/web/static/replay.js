@@ -17,7 +17,8 @@ async function show() {
   if (n !== request) return;
   document.body.setAttribute("data-position", k);
   const b = summary.board;
-  drawBoard(document.getElementById("board"), b, view, {lit: new Set(view.display || [])});
+  const last = view.last ? {element: view.last.element, district: view.last.district} : null;
+  drawBoard(document.getElementById("board"), b, view, {lit: new Set(view.display || []), last});
   const rnd = summary.rounds[r - 1];
   document.getElementById("where").textContent =
     `round ${r}/${summary.rounds.length}, ` + (e < 0 ? "start" : `event ${e + 1}/${rnd.events.length}`) +
@@ -52,7 +53,7 @@ async function solver(r, e, player, n) {
   if (n !== request) return;
   if (doc.status === "computing") {
     box.className = "muted"; box.textContent = "computing…";
-    solverTimer = setTimeout(() => solver(r, e, player, n), 250);
+    solverTimer = setTimeout(() => solver(r, e, player, n), 30);
     return;
   }
   box.className = "";
