@@ -182,8 +182,8 @@ class LiveGame:
     def log(self) -> list[dict[str, Any]]:
         """Every move so far with its answer (public), oldest first."""
         out = []
-        for r, rnd in enumerate(self.recorder._rounds):
-            out.extend(event_doc(ev, self.config.board, r) for ev in rnd["events"])
+        for r, rnd in enumerate(self.recorder.record().rounds):
+            out.extend(event_doc(ev, self.config.board, r) for ev in rnd.events)
         return out
 
     def view(self, seat: int | None) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import secrets
+import threading
 import time
 from typing import Any
 
@@ -54,6 +55,7 @@ class SoloManager:
     def __init__(self, store: Store, leaderboard: Leaderboard, clock=time.time):
         self.store, self.leaderboard, self.clock = store, leaderboard, clock
         self._games: dict[str, tuple[SoloGame, dict[str, Any]]] = {}
+        self._lock = threading.RLock()  # hints run in a worker thread: one request at a time
 
     def create(self, doc: Any) -> str:
         """A new solo game from ``{"daily": "YYYY-MM-DD" | null, "seed": int | null,
@@ -125,6 +127,10 @@ class SoloManager:
 
     def view(self, sid: str) -> dict[str, Any]:
         """The board, the answers so far, counters, the clock, and (once solved) result and rank."""
+        with self._lock:
+            return self._view(sid)
+
+    def _view(self, sid: str) -> dict[str, Any]:
         game, meta = self.get(sid)
         st = game.state
         board = game.board
@@ -180,6 +186,10 @@ class SoloManager:
             Unprocessable: a malformed version or action.
             Conflict: stale version, the game is over, an illegal or pointless action.
         """
+        with self._lock:
+            self._move(sid, version, action)
+
+    def _move(self, sid: str, version: Any, action: Any) -> None:
         game, meta = self.get(sid)
         if isinstance(version, bool) or not isinstance(version, int):
             raise Unprocessable(f"'version' must be an integer, got {version!r}")
@@ -226,6 +236,10 @@ class SoloManager:
 
     def hint(self, sid: str) -> dict[str, Any]:
         """The solver's advice from the player's answers (counted in ``hints``)."""
+        with self._lock:
+            return self._hint(sid)
+
+    def _hint(self, sid: str) -> dict[str, Any]:
         game, meta = self.get(sid)
         if game.done:
             raise Conflict("the case is already solved")
