@@ -167,7 +167,9 @@ def knowledge_from_round(round_record: RoundRecord, player: int, n_players: int,
     """What ``player`` knows in a recorded round (RULES.md §9).
 
     Reads only the public part of the round and ``round_record.cases[(player + 1) % n_players]``
-    (the case ``player`` holds) — never any other case.
+    (the case ``player`` holds) — never any other case. An answer the record declares incorrect
+    (an ``incorrect`` event anywhere in the round, :meth:`RoundRecord.declared_incorrect`) is left
+    out at every position, as are the declarations themselves: they are not answers.
 
     Args:
         round_record: the round.
@@ -182,6 +184,8 @@ def knowledge_from_round(round_record: RoundRecord, player: int, n_players: int,
     if not 0 <= player < n_players:
         raise ValueError(f"player must be in 0..{n_players - 1}, got {player}")
     held = round_record.cases.get((player + 1) % n_players, -1)
-    events = [e for e in round_record.events if after_event is None or e.index <= after_event]
+    wrong = round_record.declared_incorrect()
+    events = [e for e in round_record.events if (after_event is None or e.index <= after_event)
+              and e.is_turn and e.index not in wrong]
     return Knowledge(player, n_players, np.array(round_record.tile_district, dtype=np.int8),
                      np.asarray(adjacency, dtype=bool), int(held), event_rows(events))

@@ -169,6 +169,9 @@ def solve_report(record: RecordSource, player: int, round_index: int = 0, after_
                       f"events), got {after_event}")
     if top < 0:
         raise PIError(f"top must be >= 0 (0 lists every case), got {top}")
+    from pi_env.records.scoring import score_record
+
+    score_record(record)  # refuses an event after its round's end, as replay does
     names = element_names(record.board)
     knowledge = knowledge_of(record, player, round_index, after_event)
     a = analyze_knowledge(knowledge, strict=False)

@@ -197,8 +197,8 @@ def build_parser() -> argparse.ArgumentParser:
     srv.add_argument("--solver-timeout", type=_seconds, default=60.0, metavar="S",
                      help="seconds one solver view of the replay viewer may take (default 60)")
     srv.add_argument("--quiet", action="store_true", help="no access log")
-    render = sub.add_parser("render", help="draw the board at a point of an engine-written record as a PNG")
-    render.add_argument("record", help="a pi-record/1 JSON file written by the engine (with its seed)")
+    render = sub.add_parser("render", help="draw the board at a point of a record as a PNG")
+    render.add_argument("record", help="a pi-record/1 JSON file (engine-written, or typed in at a table)")
     render.add_argument("--round", type=_integer, default=None, help="round, 1-based (default: the last)")
     render.add_argument("--event", type=_integer, default=None, metavar="E",
                         help="the position after the round's event E (0-based; -1: the round's start; "
@@ -531,22 +531,23 @@ COMMANDS["solo"] = cmd_solo
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    """``pi-env render``: a picture of the board (:func:`pi_env.envs.board_image.board_image`) at a point
-    of an engine-written record, re-run by the engine from its seed."""
+    """``pi-env render``: a picture of the board (:func:`pi_env.envs.board_image.record_picture`) at
+    a point of a record: an engine-written record is re-run by the engine from its seed; a record
+    typed in at a table is drawn from its tiles and events (the deck order is not needed).
+    Written atomically; an existing file (or link) is replaced only with ``--force``, and a link is
+    replaced, never followed."""
     from pathlib import Path
 
-    from pi_env.envs.board_image import board_image, record_position, write_png
     from pi_env.core.files import check_output_path
+    from pi_env.envs.board_image import record_picture, write_png
 
     out = Path(args.out)
     if out.suffix.lower() != ".png":
         raise PIError(f"--out {args.out}: the picture is written as PNG; give a .png file name")
     check_output_path(out, force=args.force)
-    state, config = record_position(args.record, None if args.round is None else args.round - 1,
-                                    args.event)
-    if args.viewer is not None and not 0 <= args.viewer < config.num_players:
-        raise PIError(f"--viewer must be 0..{config.num_players - 1}, got {args.viewer}")
-    write_png(board_image(state, config, viewer=args.viewer), str(out))
+    image = record_picture(args.record, None if args.round is None else args.round - 1, args.event,
+                           viewer=args.viewer)
+    write_png(image, out, force=args.force)
     print(f"picture written to {out}")
     return 0
 
