@@ -138,11 +138,15 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--quiet", action="store_true", help="no progress bar")
     solve = sub.add_parser("solve", help="what a player can deduce at a point of a record, and a hint")
     solve.add_argument("record", help="a pi-record/1 JSON file")
-    solve.add_argument("--player", type=_integer, required=True, help="the asking player, 0-based")
+    solve.add_argument("--player", required=True,
+                       help="the asking player: a number from 0, or its name in the record")
     solve.add_argument("--round", type=_integer, default=1, help="round, 1-based (default 1)")
     solve.add_argument("--after-event", type=_integer, default=None, metavar="E",
                        help="use the round's events 0..E (-1: none; default: all)")
     solve.add_argument("--top", type=_integer, default=10, help="cases to list (default 10, 0 = all)")
+    solve.add_argument("--display", default=None, metavar="CARDS",
+                       help="the clue cards face up now, e.g. \"Doc, Bubbles, Lakeside\" (default: from "
+                            "the record; else the best query assumes any card can be taken)")
     solve.add_argument("--json", action="store_true", help="print the report as JSON")
     solo = sub.add_parser("solo", help="Solo Time Attack (RULES.md §8): generate cases, play")
     solo_sub = solo.add_subparsers(dest="solo_command", required=True, metavar="{generate,play}",
@@ -434,7 +438,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
     not an error (see :func:`pi_env.solvers.solve_report.solve_report`)."""
     from pi_env.solvers.solve_report import solve_report, solve_report_lines
 
-    doc = solve_report(args.record, args.player, args.round - 1, args.after_event, args.top)
+    doc = solve_report(args.record, args.player, args.round - 1, args.after_event, args.top,
+                       display=args.display)
     if args.json:
         print(json.dumps(doc, indent=1, ensure_ascii=False))
     else:
@@ -571,6 +576,9 @@ def _tolerate_narrow_consoles() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``pi-env`` console script."""
     _tolerate_narrow_consoles()
+    from pi_env.core._config import announce_compilation
+
+    announce_compilation()  # a cold kernel cache means ~30 s of compiling: say so (stderr)
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
