@@ -17,8 +17,11 @@ AGENTS: dict[str, type[Agent]] = {"random": RandomAgent, "deducer": DeducerAgent
 
 
 def make_agent(name: str, *, edition: str = "second") -> Agent:
-    """A new agent by name: one of :data:`AGENTS`, or ``sb3:PATH`` / ``sb3-sample:PATH`` for a
-    policy trained by ``experiments/train_sb3.py`` (:class:`pi_env.agents.sb3_policy.SB3PolicyAgent`).
+    """A new agent by name: one of :data:`AGENTS`; ``learned:NAME`` for a policy of the model zoo
+    (``learned:2p``, ``learned:4p``, ``learned:solo``) or ``learned:PATH`` for a checkpoint of
+    :mod:`pi_env.rl.train` (:class:`pi_env.agents.learned.LearnedAgent`); or ``sb3:PATH`` /
+    ``sb3-sample:PATH`` for a policy trained by ``experiments/train_sb3.py``
+    (:class:`pi_env.agents.sb3_policy.SB3PolicyAgent`).
 
     ``edition`` (RULES.md §5: ``"second"`` or ``"first"``) goes to the agents that score positions
     by the rules (``greedy``, ``search``): the observation does not carry it.
@@ -27,6 +30,10 @@ def make_agent(name: str, *, edition: str = "second") -> Agent:
         UnknownNameError: the name is not in :data:`AGENTS` (the message lists the known ones).
     """
     key = name.strip().lower()
+    if key.startswith("learned:"):  # the model zoo or a checkpoint (pi_env.agents.learned, needs torch)
+        from pi_env.agents.learned import LearnedAgent
+
+        return LearnedAgent(name.strip()[len("learned:"):])
     for prefix in ("sb3:", "sb3-sample:"):  # a trained policy file (pi_env.agents.sb3_policy, needs torch)
         if key.startswith(prefix):
             from pi_env.agents.sb3_policy import SB3PolicyAgent
@@ -36,8 +43,8 @@ def make_agent(name: str, *, edition: str = "second") -> Agent:
         import difflib
         close = difflib.get_close_matches(key, list(AGENTS), n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise UnknownNameError(f"unknown agent {name!r}{hint} (known: {', '.join(AGENTS)}, or sb3:MODEL.zip "
-                               "for a trained policy)")
+        raise UnknownNameError(f"unknown agent {name!r}{hint} (known: {', '.join(AGENTS)}, learned:2p, "
+                               "learned:4p, learned:solo, learned:MODEL.pt or sb3:MODEL.zip for a trained policy)")
     cls = AGENTS[key]
     import inspect
 

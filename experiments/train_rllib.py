@@ -1,111 +1,49 @@
-"""RLlib example (issue #7, item 4): PPO on the PettingZoo P.I. environment with Ray.
+"""RLlib example (issue #7 item 4, issue #12 item 6): PPO on the PettingZoo P.I. environment with Ray.
 
-    python -m pi_env.experiments.train_rllib [--iterations 3] [--players 2] [--policies shared|per-seat]
-                                      [--env-runners 0] [--batch 1000] [--seed 0] [--address ADDR]
+    python -m pi_env.experiments.train_rllib --out results/rllib [--iterations 3] [--players 2]
+        [--policies shared|per-seat] [--env-runners 0] [--batch 1000] [--seed 0]
+        [--checkpoint-every 1] [--resume | --force] [--ray-address ADDR]
 
 Needs ``pip install '.[ray]'`` (``ray[rllib]``, which brings torch: install the CPU build first, see
-README "Reinforcement learning"). Without it the script says so and exits with status 2.
+README "Reinforcement learning"; ray pins its own gymnasium version, which pi-env runs on). Without
+it the script says so and exits with status 2.
 
-* The environment is :func:`pi_env.env` (the PettingZoo AEC env) wrapped by RLlib's own
-  ``ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv`` and registered as ``"pi_env_aec"``
-  (:func:`register`). A thin subclass (:class:`PiPettingZooEnv`) only renames the observation
-  keys to what RLlib's action-masking module reads (``{"observations": float32 flat encoding,
-  "action_mask": float32[1730]}``, the flat encoding being :func:`pi_env.envs.encoders.encode_flat_reference`
-  of the player's own observation, RULES.md §9).
-* Action masking: RLlib's ``ActionMaskingTorchRLModule`` (``ray.rllib.examples.rl_modules``): the
-  logits of illegal actions get ``log(0)`` clamped to the float minimum.
-* Policies (new API stack: one ``RLModule`` per policy id): ``shared`` (default, one module for
-  every seat, ``policy_mapping_fn`` maps every player to it) or ``per-seat`` (module ``player_i``
-  for seat ``i``).
-* Rewards: the PettingZoo env's (score changes; RLlib's wrapper hands each player the reward it
-  accumulated since its previous turn).
+* The environment is :class:`pi_env.rl.rllib_env.PiPettingZooEnv` (the PettingZoo AEC env wrapped
+  by RLlib's own ``PettingZooEnv``, observations renamed for RLlib's action-masking module),
+  registered as ``"pi_env_aec"``; it lives in the library, so remote env runners import it from the
+  installed ``pi_env``.
+* Action masking: RLlib's ``ActionMaskingTorchRLModule`` (``ray.rllib.examples.rl_modules``).
+* Policies (new API stack: one ``RLModule`` per policy id): ``shared`` (default) or ``per-seat``.
+* Rewards: the PettingZoo env's (score changes).
+* **Checkpoints**: every ``--checkpoint-every`` iterations and at the end, the algorithm (modules,
+  optimizer state, counters) is saved to ``--out``/``checkpoint_N`` (``Algorithm.save_to_path``);
+  ``--resume`` restores the newest one and trains ``--iterations`` more; an existing ``--out`` is
+  refused without ``--resume`` or ``--force``.
 
-**On a Ray cluster** the one change is the address passed to ``ray.init``: run the script on a
-node of the cluster with ``--address auto`` (or ``RAY_ADDRESS=auto``; ``ray.init(address="auto")``
-in code), and raise ``--env-runners`` to the number of sampling workers wanted; nothing else
-changes. Without an address a local Ray instance on this machine is started.
+**On a Ray cluster** the one change is the address, ``--ray-address ADDR`` (the same flag as
+``pi-env tournament --backend ray``): ``ray.init`` then connects to the cluster and ships the
+``pi_env`` package to its workers (``runtime_env`` ``py_modules``,
+:func:`pi_env.rl.rllib_env.ray_init_kwargs`); raise ``--env-runners`` to the sampling workers
+wanted. Without an address a local Ray instance on this machine is started.
 
 :func:`train` returns one dict per iteration (environment steps sampled, episodes, mean episode
-return per policy, seconds); ``tests/test_rllib.py`` (marked slow) runs it for two iterations.
+return per policy, seconds, checkpoint); ``tests/test_rllib.py`` (marked slow) runs it.
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import time
+from pathlib import Path
 from typing import Any, Sequence
 
-import numpy as np
+from pi_env.rl.rllib_env import (ENV_NAME, RAY_INSTALL_HINT, PiPettingZooEnv, ray_init_kwargs, register,
+                                 require_ray)
 
-__all__ = ["ENV_NAME", "PiPettingZooEnv", "register", "make_config", "train", "main", "require_ray"]
-
-ENV_NAME = "pi_env_aec"
-RAY_INSTALL_HINT = ("install the Ray extra: pip install torch --index-url https://download.pytorch.org/whl/cpu "
-                    "&& pip install '.[ray]'")
-
-
-def require_ray() -> None:
-    """Raise a one-line :class:`~pi_env.core.errors.PIError` unless ``ray[rllib]`` and torch import."""
-    from pi_env.core.errors import PIError
-
-    try:
-        import ray.rllib  # noqa: F401
-        import torch  # noqa: F401
-    except ImportError as exc:
-        raise PIError(f"the RLlib example needs ray[rllib] and torch ({exc.name} is missing); "
-                      f"{RAY_INSTALL_HINT}") from None
-
-
-try:  # the env class must live at module level (remote env runners import it by name)
-    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv as _PettingZooEnv
-except ImportError:  # without ray the module still imports; require_ray() explains what to install
-    _PettingZooEnv = object
-
-
-class PiPettingZooEnv(_PettingZooEnv):
-    """RLlib's ``PettingZooEnv`` over ``pi_env.env(**env_config)``, observations renamed for
-    RLlib's action-masking module (module docstring). ``env_config``: the keyword arguments of
-    :func:`pi_env.env` (``num_players``, ``edition``, ...)."""
-
-    def __init__(self, env_config: dict[str, Any] | None = None):
-        import gymnasium as gym
-
-        import pi_env
-        from pi_env.core.constants import NUM_ACTIONS
-        from pi_env.envs.encoders import flat_bounds, flat_scales
-
-        require_ray()
-        env = pi_env.env(**dict(env_config or {}))
-        super().__init__(env)
-        game = env.unwrapped.config
-        self._scales = flat_scales(game)
-        low, high = flat_bounds(game)
-        space = gym.spaces.Dict({
-            "observations": gym.spaces.Box(low, high, dtype=np.float32),
-            "action_mask": gym.spaces.Box(0.0, 1.0, shape=(NUM_ACTIONS,), dtype=np.float32)})
-        self.observation_spaces = {aid: space for aid in self.observation_spaces}
-        self.observation_space = gym.spaces.Dict(self.observation_spaces)
-
-    def _convert(self, obs: dict[str, Any]) -> dict[str, Any]:
-        return {aid: {"observations": o["observation"].astype(np.float32) * self._scales,
-                      "action_mask": o["action_mask"].astype(np.float32)} for aid, o in obs.items()}
-
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
-        obs, info = super().reset(seed=seed, options=options)
-        return self._convert(obs), info
-
-    def step(self, action):
-        obs, rewards, terminated, truncated, infos = super().step(action)
-        return self._convert(obs), rewards, terminated, truncated, infos
-
-
-def register() -> str:
-    """Register the environment with Ray Tune's registry as :data:`ENV_NAME`; returns the name."""
-    from ray.tune.registry import register_env
-
-    register_env(ENV_NAME, lambda env_config: PiPettingZooEnv(env_config))
-    return ENV_NAME
+__all__ = ["ENV_NAME", "RAY_INSTALL_HINT", "PiPettingZooEnv", "register", "make_config", "train", "main",
+           "require_ray", "checkpoints"]
 
 
 def make_config(*, players: int = 2, policies: str = "shared", env_runners: int = 0, batch: int = 1000,
@@ -157,32 +95,67 @@ def make_config(*, players: int = 2, policies: str = "shared", env_runners: int 
             .debugging(seed=seed))
 
 
-def train(iterations: int = 3, *, address: str | None = None, **config_kwargs: Any) -> list[dict[str, Any]]:
-    """Train for ``iterations`` PPO iterations (starting Ray unless it is running: ``address`` as
-    ``ray.init(address=...)``); one summary dict per iteration.
+def checkpoints(out: "str | Path") -> list[Path]:
+    """The checkpoint folders ``out/checkpoint_N``, oldest first."""
+    out = Path(out)
+    found = [p for p in out.glob("checkpoint_*") if p.is_dir() and p.name.split("_")[1].isdigit()]
+    return sorted(found, key=lambda p: int(p.name.split("_")[1]))
+
+
+def train(iterations: int = 3, *, out: "str | Path | None" = None, ray_address: str | None = None,
+          checkpoint_every: int = 1, resume: bool = False, force: bool = False,
+          **config_kwargs: Any) -> list[dict[str, Any]]:
+    """Train for ``iterations`` PPO iterations (starting Ray unless it is running), saving
+    checkpoints to ``out`` (module docstring); one summary dict per iteration.
 
     Raises:
-        PIError: ray[rllib] or torch is missing, or a bad option (see :func:`make_config`).
+        PIError: ray[rllib] or torch is missing, a bad option (see :func:`make_config`), an
+            existing ``out`` without ``resume``/``force``, ``resume`` without a checkpoint.
     """
+    from pi_env.core.errors import PIError
+
     require_ray()
     import ray
 
+    start = 0
+    if out is not None:
+        out = Path(out).resolve()
+        if resume and force:
+            raise PIError("--resume and --force exclude each other")
+        if resume:
+            if not checkpoints(out):
+                raise PIError(f"--resume: {str(out)!r} holds no checkpoint_N folder")
+            start = int(checkpoints(out)[-1].name.split("_")[1])
+        elif out.exists() and any(out.iterdir()):
+            if not force:
+                raise PIError(f"output directory {str(out)!r} exists and is not empty: --resume to continue, "
+                              "--force to start again (deletes it)")
+            shutil.rmtree(out)
+        out.mkdir(parents=True, exist_ok=True)
+    elif resume:
+        raise PIError("--resume needs --out")
     started = not ray.is_initialized()
     if started:
-        ray.init(address=address, include_dashboard=False, log_to_driver=False,
-                 num_cpus=None if address else 1 + config_kwargs.get("env_runners", 0))
+        ray.init(log_to_driver=False, **ray_init_kwargs(ray_address, num_cpus=1 + config_kwargs.get("env_runners", 0)))
     algo = make_config(**config_kwargs).build_algo()
+    if start:
+        algo.restore_from_path(str(checkpoints(out)[-1]))
     rows = []
     try:
-        for i in range(iterations):
+        for i in range(start, start + iterations):
             t0 = time.perf_counter()
             result = algo.train()
             runners = result.get("env_runners", {})
-            rows.append({"iteration": i + 1, "seconds": round(time.perf_counter() - t0, 2),
-                         "env_steps": int(runners.get("num_env_steps_sampled_lifetime", 0)),
-                         "episodes": int(runners.get("num_episodes_lifetime", 0)),
-                         "episode_return_mean": runners.get("episode_return_mean"),
-                         "policy_return_mean": dict(runners.get("module_episode_returns_mean", {}))})
+            row = {"iteration": i + 1, "seconds": round(time.perf_counter() - t0, 2),
+                   "env_steps": int(runners.get("num_env_steps_sampled_lifetime", 0)),
+                   "episodes": int(runners.get("num_episodes_lifetime", 0)),
+                   "episode_return_mean": runners.get("episode_return_mean"),
+                   "policy_return_mean": dict(runners.get("module_episode_returns_mean", {}))}
+            if out is not None and ((i + 1 - start) % checkpoint_every == 0 or i + 1 == start + iterations):
+                path = out / f"checkpoint_{i + 1}"
+                algo.save_to_path(str(path))
+                row["checkpoint"] = str(path)
+            rows.append(row)
     finally:
         algo.stop()
         if started:
@@ -202,20 +175,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--env-runners", type=int, default=0, help="RLlib env runners (0: sample in this process)")
     p.add_argument("--batch", type=int, default=1000, help="environment steps per iteration")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--address", default=None, help="Ray cluster address (e.g. auto); default: local Ray")
+    p.add_argument("--out", default=None, help="checkpoint directory (checkpoint_N folders)")
+    p.add_argument("--checkpoint-every", type=int, default=1, help="iterations between checkpoints (default 1)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--resume", action="store_true", help="continue from the newest checkpoint in --out")
+    g.add_argument("--force", action="store_true", help="delete an existing --out and start again")
+    p.add_argument("--ray-address", default=None,
+                   help="Ray cluster address (e.g. auto); default: a local Ray instance")
     args = p.parse_args(argv)
     try:
         require_ray()
     except PIError as exc:  # one line, no usage block: the command line itself was fine
         p.exit(2, f"{p.prog}: error: {exc}\n")
     try:
-        if args.iterations < 1 or args.batch < 1 or args.env_runners < 0:
-            raise PIError("--iterations and --batch must be at least 1, --env-runners at least 0")
-        for row in train(args.iterations, address=args.address, players=args.players, policies=args.policies,
-                         env_runners=args.env_runners, batch=args.batch, seed=args.seed):
+        if args.iterations < 1 or args.batch < 1 or args.env_runners < 0 or args.checkpoint_every < 1:
+            raise PIError("--iterations, --batch and --checkpoint-every must be at least 1, --env-runners at least 0")
+        for row in train(args.iterations, out=args.out, ray_address=args.ray_address,
+                         checkpoint_every=args.checkpoint_every, resume=args.resume, force=args.force,
+                         players=args.players, policies=args.policies, env_runners=args.env_runners,
+                         batch=args.batch, seed=args.seed):
             print(row, flush=True)
     except PIError as exc:
-        p.error(str(exc))
+        p.exit(2, f"{p.prog}: error: {exc}\n")
     return 0
 
 

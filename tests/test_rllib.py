@@ -37,7 +37,7 @@ def test_rllib_env_is_the_pettingzoo_env_with_renamed_observations():
     pytest.importorskip("ray.rllib")
     pytest.importorskip("torch")
     import pi_env
-    from pi_env.experiments.train_rllib import PiPettingZooEnv
+    from pi_env.rl.rllib_env import PiPettingZooEnv
     from pi_env.envs.encoders import flat_scales
 
     env = PiPettingZooEnv({"num_players": 2})
@@ -59,11 +59,30 @@ def test_rllib_env_is_the_pettingzoo_env_with_renamed_observations():
 
 
 @pytest.mark.slow
-def test_ppo_trains_two_iterations_with_ray_locally():
+def test_ppo_trains_saves_checkpoints_and_resumes_with_ray_locally(tmp_path):
     pytest.importorskip("ray.rllib")
     pytest.importorskip("torch")
-    from pi_env.experiments.train_rllib import train
+    from pi_env.experiments.train_rllib import checkpoints, train
 
-    rows = train(2, players=2, policies="per-seat", env_runners=0, batch=400, seed=0)
+    out = tmp_path / "rllib"
+    rows = train(2, out=out, players=2, policies="per-seat", env_runners=0, batch=400, seed=0)
     assert [r["iteration"] for r in rows] == [1, 2]
     assert rows[0]["env_steps"] >= 400 and rows[1]["env_steps"] >= rows[0]["env_steps"] + 400
+    assert [p.name for p in checkpoints(out)] == ["checkpoint_1", "checkpoint_2"]
+    with pytest.raises(PIError, match="exists and is not empty: --resume to continue, --force"):
+        train(1, out=out, players=2, policies="per-seat", batch=400)
+    more = train(1, out=out, resume=True, players=2, policies="per-seat", env_runners=0, batch=400, seed=0)
+    assert [r["iteration"] for r in more] == [3]
+    assert more[0]["env_steps"] >= rows[1]["env_steps"] + 400  # the counters continue from the checkpoint
+    assert checkpoints(out)[-1].name == "checkpoint_3"
+
+
+def test_cluster_address_ships_the_package():
+    import pi_env
+    from pi_env.core.cluster import ray_init_kwargs
+
+    local = ray_init_kwargs(None, num_cpus=3)
+    assert local["num_cpus"] == 3 and "address" not in local and "runtime_env" not in local
+    remote = ray_init_kwargs("auto")
+    assert remote["address"] == "auto" and remote["runtime_env"]["py_modules"] == [pi_env]
+    assert "runtime_env" not in ray_init_kwargs("auto", ship_package=False)

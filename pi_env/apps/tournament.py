@@ -545,12 +545,12 @@ def _ray_results(settings: TournamentSettings, chunks: list[list[int]], workers:
         import ray
     except ImportError:
         raise PIError(RAY_MISSING) from None
-    import logging
+
+    from pi_env.core.cluster import ray_init_kwargs
 
     started = not ray.is_initialized()
-    if started:
-        kwargs: dict[str, Any] = {"address": address} if address else {"num_cpus": workers}
-        ray.init(include_dashboard=False, logging_level=logging.ERROR, **kwargs)
+    if started:  # on a cluster the workers get the pi_env package (code and model files) shipped
+        ray.init(**ray_init_kwargs(address, num_cpus=workers))
     pending: list[Any] = []
     try:
         task = ray.remote(play_games)

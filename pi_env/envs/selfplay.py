@@ -94,6 +94,16 @@ from the env's generator at the start of every game. **Cost**: one engine step p
 moves, plus one Python `act` call per game needing a move (a Python loop over those games: about
 10 µs for `random`, milliseconds for `deducer`); the learner-only mode has no Python loop per game.
 
+**Batched opponents.** An entry may also be a *batch opponent*: an object with
+`act_batch(state, games, players) -> int64[len(games)]` that chooses the actions of `players[i]`
+in game `games[i]` for all those games in one call (one object serves every slot; it is not
+copied). It must use only what each of those players may see (RULES.md §9), e.g. its engine
+observation or an encoding of it. An optional `new_games(games, seeds)` is called when new games
+start in the slots `games` (`int64[n]`, with one seed per slot from the env's generator).
+:class:`RandomBatchOpponent` is `random` in batch (the engine's sampling kernel: uniform over
+legal actions, no Python per game); the learner's snapshots and pools of opponents are batch
+opponents of :mod:`pi_env.rl.pool`.
+
 `learner_seats` chooses `L` for each game: `"rotate"` (default): slot `b` starts at a seat drawn
 from the seed and moves one seat on with every new game, so the learner plays every seat equally
 often; `"random"`: drawn per game; an int: always that seat. The engine draws the first player of
@@ -148,12 +158,12 @@ from pi_env.core.board import Board, load_board
 from pi_env.core.constants import INVESTIGATE_BASE, NUM_ACTIONS, ON_DISPLAY, SOLVE_BASE
 from pi_env.envs.encoders import FailedSolves, FlatEncoder, flat_bounds
 from pi_env.engine import _kernels as K
-from pi_env.engine.api import init, legal_action_mask
+from pi_env.engine.api import init, legal_action_mask, sample_actions
 from pi_env.engine.observe import observe
 from pi_env.engine.state import DEFAULT_MAX_ROUNDS, GameConfig, State
 from pi_env.core.errors import IllegalActionError, InvalidActionError, PIError
 
-__all__ = ["SelfPlayVecEnv"]
+__all__ = ["SelfPlayVecEnv", "RandomBatchOpponent", "is_batch_opponent"]
 
 
 @batch_kernel
@@ -222,6 +232,38 @@ def _mask_head_kernel(out, current_player, done, card_place, inv_count, inv_dist
                 out[b, INVESTIGATE_BASE + inv_district[b, p, k]] = 0
 
 
+def is_batch_opponent(spec: Any) -> bool:
+    """Whether ``spec`` is a batch opponent (it has ``act_batch``; module docstring)."""
+    return callable(getattr(spec, "act_batch", None))
+
+
+class RandomBatchOpponent:
+    """The ``random`` agent in batch: a uniformly random legal action for every game asked, from
+    the engine's sampler (:func:`pi_env.engine.sample_actions`: the distribution of
+    :class:`pi_env.agents.RandomAgent`, which mostly names cases, as 1680 of the 1730 actions are
+    solves), with no Python per game. Its generator is reseeded from the env's seeds whenever new
+    games start (:meth:`new_games`), so the env's seed decides its moves.
+
+    Args:
+        seed: the generator's seed until the env reseeds it.
+    """
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None):
+        self.rng = np.random.default_rng(seed)
+
+    def new_games(self, games: np.ndarray, seeds: np.ndarray) -> None:
+        """Reseed from the first new game's seed (``seeds``: ``int64[len(games)]``)."""
+        if len(seeds):
+            self.rng = np.random.default_rng(int(seeds[0]))
+
+    def act_batch(self, state: State, games: np.ndarray, players: np.ndarray) -> np.ndarray:
+        """``int64[len(games)]``: a legal action for the player to move in each game of ``games``
+        (the sampler reads only the public legal actions)."""
+        return sample_actions(state, self.rng)[games]
+
+
 def _make_opponent(spec: Any, seat: int):
     """A per-slot factory for one opponent entry (``None`` for ``"self"``).
 
@@ -234,6 +276,8 @@ def _make_opponent(spec: Any, seat: int):
         raise PIError(f"opponents[{seat - 1}] (relative seat {seat}) is the name {spec!r}: pass an agent "
                       f"or a factory instead, e.g. lambda: pi_env.agents.make_agent({spec!r}) (the env "
                       "layer does not know the agents by name)")
+    if is_batch_opponent(spec):
+        return spec  # shared by every slot (module docstring)
     if hasattr(spec, "act") and hasattr(spec, "reset"):
         return lambda: _copy.deepcopy(spec)
     if callable(spec):
@@ -290,6 +334,7 @@ class SelfPlayVecEnv(VectorEnv):
                 raise PIError(f"opponents lists {len(specs)} entries; a {P}-player game needs {P - 1} "
                               f"(one per seat after the learner's)")
         self._factories = [_make_opponent(s, j + 1) for j, s in enumerate(specs)]
+        self._batch = [f if is_batch_opponent(f) else None for f in self._factories]  # [rel seat - 1]
         self.self_play = all(f is None for f in self._factories)
         if isinstance(learner_seats, (int, np.integer)) and not isinstance(learner_seats, bool):
             if not 0 <= learner_seats < P:
@@ -303,7 +348,8 @@ class SelfPlayVecEnv(VectorEnv):
         self._agents: list[list[Any]] = [[None] * P for _ in range(B)]  # [slot][relative seat]
         if not self.self_play:
             for b in range(B):
-                self._agents[b] = [None] + [None if f is None else f() for f in self._factories]
+                self._agents[b] = [None] + [None if f is None or is_batch_opponent(f) else f()
+                                            for f in self._factories]
         # spaces
         self._encoder = FlatEncoder(self.config, B, parallel=parallel)
         self._failed = FailedSolves(B, P)
@@ -415,6 +461,9 @@ class SelfPlayVecEnv(VectorEnv):
             rel = (np.arange(P)[None, :] - self._primary[idx, None]) % P  # relative seat of each seat
             self._learner[idx] = self._rel_learner[rel]
             seeds = self._np_random.integers(2**63 - 1, size=(idx.size, P))
+            for j, opp in enumerate(self._batch):
+                if opp is not None and hasattr(opp, "new_games"):
+                    opp.new_games(idx, seeds[:, j + 1])
             for n, b in enumerate(idx):
                 for j, agent in enumerate(self._agents[b]):
                     if agent is not None:
@@ -493,18 +542,31 @@ class SelfPlayVecEnv(VectorEnv):
         while self._need_opp.any():
             idx = np.flatnonzero(self._need_opp)
             movers = st.current_player.astype(np.int64)
-            obs = observe(st, movers)
-            mask = legal_action_mask(st)
+            rel = (movers[idx] - self._primary[idx]) % P  # relative seat of each mover
             acts[:] = 0
-            for b in idx:  # the Python loop over games needing an agent's move
-                agent = self._agents[b][(movers[b] - self._primary[b]) % P]
-                acts[b] = agent.act(obs[b], mask[b])
+            single = np.ones(idx.size, dtype=bool)
+            for j, opp in enumerate(self._batch):
+                if opp is not None:
+                    mine = rel == j + 1
+                    if mine.any():
+                        games = idx[mine]
+                        acts[games] = opp.act_batch(st, games, movers[games])
+                        single &= ~mine
+            if single.any():
+                games = idx[single]
+                sub = st.take(games)  # observe only the games a per-game agent moves in
+                obs = observe(sub, movers[games])
+                mask = legal_action_mask(sub)
+                for n, b in enumerate(games):  # the Python loop over games needing an agent's move
+                    agent = self._agents[b][(movers[b] - self._primary[b]) % P]
+                    acts[b] = agent.act(obs[n], mask[n])
             self._legal_kernel(acts, legal, st.current_player, st.done, st.card_place, st.inv_count,
                                st.inv_district, st.inv_left)
             wrong = idx[~legal[idx]]
             if wrong.size:
                 b = int(wrong[0])
-                agent = self._agents[b][(movers[b] - self._primary[b]) % P]
+                j = int((movers[b] - self._primary[b]) % P)
+                agent = self._batch[j - 1] if self._batch[j - 1] is not None else self._agents[b][j]
                 raise IllegalActionError(f"game {b}: opponent agent {type(agent).__name__} (player "
                                          f"{int(movers[b])}) chose the illegal action {int(acts[b])}")
             frozen = ~self._need_opp

@@ -66,15 +66,15 @@ class _NextStepAdapter(VecEnv):
     bootstrap_truncated = True
     """Whether a truncated episode is a time limit (SB3 then bootstraps its value)."""
 
-    def __init__(self, venv: Any, observation_space: spaces.Box):
+    def __init__(self, venv: Any, observation_space: spaces.Box, num_actions: int = NUM_ACTIONS):
         self.venv = venv
         n = int(venv.num_envs)
-        super().__init__(n, observation_space, spaces.Discrete(NUM_ACTIONS))
+        super().__init__(n, observation_space, spaces.Discrete(num_actions))
         self._actions = np.zeros(n, dtype=np.int64)
         self._restart = np.zeros(n, dtype=bool)
         self._return = np.zeros(n, dtype=np.float64)
         self._length = np.zeros(n, dtype=np.int64)
-        self._mask = np.ones((n, NUM_ACTIONS), dtype=bool)
+        self._mask = np.ones((n, num_actions), dtype=bool)
         self._t0 = time.perf_counter()
 
     # --- subclass hooks -------------------------------------------------------------------
@@ -125,7 +125,7 @@ class _NextStepAdapter(VecEnv):
         return out, rewards, done, infos
 
     def action_masks(self) -> np.ndarray:
-        """``bool[B, 1730]``: the masks for the next step (what sb3-contrib's
+        """``bool[B, num_actions]``: the masks for the next step (what sb3-contrib's
         ``get_action_masks`` reads through :meth:`env_method`)."""
         return self._mask.copy()
 

@@ -1,0 +1,343 @@
+"""Learned policies as agents: the model zoo (``learned:2p``, ``learned:4p``, ``learned:solo``) and
+any checkpoint written by :mod:`pi_env.experiments.train_rl` (``learned:PATH``).
+
+A learned policy sees only its player's view (RULES.md §9): the engine observation
+``int16[618 + 1912·P]`` (:func:`pi_env.engine.observe`) and the legal-action mask, the same as every
+agent. It acts in a **compact action space** of :data:`POLICY_ACTIONS` = 51 choices:
+
+==========  =====================================================================================
+choice      engine action
+==========  =====================================================================================
+0 .. 35     clue card of element ``a`` (legal while the card is on the display), as the engine's
+36 .. 49    investigator in district ``a − 36``, as the engine's
+50          **solve**: name the case :func:`best_cases` picks from the player's own information
+==========  =====================================================================================
+
+so the policy decides *what to ask* and *when to solve*; *which* case to name is the solver's
+(:func:`best_cases`: a case still possible from the player's own information, never one it already
+named wrongly this round). The 1680 solve logits of the engine's action space are not needed.
+
+**Input encodings** (:data:`ENCODINGS`), computed from the flat encoding
+(:mod:`pi_env.envs.encoders`: the engine observation scaled to about ``[0, 1]``), which
+:class:`pi_env.envs.selfplay.SelfPlayVecEnv` produces in batch from the engine state and
+:func:`pi_env.envs.encoders.encode_flat_reference` from one observation, bit for bit the same:
+
+* ``"flat-v1"``: the flat encoding without the per-seat failed-solve blocks (``1680·P`` entries that
+  only the solve choice needs, and :func:`best_cases` applies them): ``618 + 232·P`` entries
+  (2 players: 1082, 4 players: 1546), component order and scales of the flat encoding.
+
+**Model files** (``.pt``, written with ``torch.save``, read with ``weights_only=True``: tensors and
+plain values only) hold a dict: ``format`` (:data:`MODEL_FORMAT`), ``encoding``, ``num_players``
+(``0`` for solo), ``input_size``, ``trunk`` and ``hidden`` (layer widths), ``activation``, ``state_dict`` (the policy network,
+:class:`pi_env.agents._policy_net.PolicyNet`), and ``card`` (how it was trained: a dict).
+The zoo's files are package data in ``pi_env/models/`` (:data:`ZOO`), so they load from a
+checkout and from an installed wheel alike.
+
+Errors (one line, :class:`~pi_env.core.errors.PIError`, naming the file): an unknown model name,
+a missing, corrupt or foreign file, a model for another player count or encoding; without torch,
+:data:`pi_env.agents.sb3_policy.RL_INSTALL_HINT`.
+"""
+
+from __future__ import annotations
+
+import functools
+from importlib import resources
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from pi_env.agents.base import Agent
+from pi_env.agents.deducer import consistent_cases
+from pi_env.core.board import DAYTIME, Board
+from pi_env.core.constants import CASE_TRIPLES, NUM_ACTIONS, SOLVE_BASE
+from pi_env.core.errors import PIError, UnknownNameError
+from pi_env.engine.observe import observation_layout, observation_size
+
+__all__ = ["LearnedAgent", "state_from_observations", "load_model", "model_path", "best_cases", "encode", "encoding_size", "policy_mask",
+           "to_engine_actions", "ENCODINGS", "ZOO", "POLICY_ACTIONS", "SOLVE_ACTION", "MODEL_FORMAT",
+           "PREFIX", "TORCH_HINT"]
+
+POLICY_ACTIONS = SOLVE_BASE + 1
+"""Choices of the compact action space (module docstring): 50 queries and one solve."""
+SOLVE_ACTION = SOLVE_BASE
+"""The compact solve choice (50)."""
+MODEL_FORMAT = "pi-env-policy/1"
+PREFIX = "learned:"
+ZOO: dict[str, str] = {"2p": "learned_2p.pt", "4p": "learned_4p.pt", "solo": "learned_solo.pt"}
+"""Model names of the zoo and their files in ``pi_env/models/``."""
+TORCH_HINT = ("install the RL extra: pip install torch --index-url https://download.pytorch.org/whl/cpu "
+              "&& pip install '.[rl]'")
+
+
+@functools.lru_cache(maxsize=8)
+def _keep_columns(num_players: int) -> np.ndarray:
+    """``int64[618 + 232·P]``: the flat-encoding columns of ``"flat-v1"`` (all but ``failed``)."""
+    start, shape = observation_layout(num_players)["failed"]
+    n = int(np.prod(shape))
+    cols = np.concatenate([np.arange(start), np.arange(start + n, observation_size(num_players))])
+    cols.flags.writeable = False
+    return cols
+
+
+def _flat_v1(flat: np.ndarray, num_players: int) -> np.ndarray:
+    return np.ascontiguousarray(flat[:, _keep_columns(num_players)])
+
+
+ENCODINGS: dict[str, tuple[Callable[[int], int], Callable[[np.ndarray, int], np.ndarray]]] = {
+    "flat-v1": (lambda P: 618 + 232 * P, _flat_v1),
+}
+"""Encoding name -> (size for ``P`` players, ``f(flat float32[B, D], P) -> float32[B, size]``)."""
+
+
+def _encoding(name: str):
+    try:
+        return ENCODINGS[name]
+    except KeyError:
+        raise PIError(f"unknown encoding {name!r} (known: {', '.join(ENCODINGS)})") from None
+
+
+def encoding_size(name: str, num_players: int) -> int:
+    """Length of encoding ``name`` for ``num_players`` players."""
+    return _encoding(name)[0](num_players)
+
+
+def encode(name: str, flat: np.ndarray, num_players: int) -> np.ndarray:
+    """Encoding ``name`` of a batch of flat encodings ``float32[B, 618 + 1912·P]`` (seat 0 = the
+    acting player): ``float32[B, encoding_size(name, P)]``."""
+    return _encoding(name)[1](np.atleast_2d(flat), num_players)
+
+
+def policy_mask(legal: np.ndarray) -> np.ndarray:
+    """``bool[B, 51]``: the compact mask from engine legal-action masks ``int8[B, 1730]``: the 50
+    queries as the engine allows them, the solve choice always (a solve is always legal)."""
+    legal = np.atleast_2d(legal)
+    out = np.empty((legal.shape[0], POLICY_ACTIONS), dtype=bool)
+    out[:, :SOLVE_BASE] = legal[:, :SOLVE_BASE] != 0
+    out[:, SOLVE_BASE] = True
+    return out
+
+
+_TRIPLES = CASE_TRIPLES.astype(np.int64)
+
+
+def best_cases(observations: np.ndarray, num_players: int, board: Board = DAYTIME) -> np.ndarray:
+    """``int64[n]``: the case each observing player names when its policy chooses to solve.
+
+    Among the cases still possible from the player's own information
+    (:func:`pi_env.agents.deducer.consistent_cases`: its answers, the case it holds, other players'
+    spots and correct solves; without the cases it already named wrongly this round) — equally
+    likely under that information — the one whose suspect, evidence and location are the most
+    frequent among them (the largest product of the three marginal counts; lowest case id on a
+    tie). Never empty in a real game: the player's case is always possible.
+
+    Args:
+        observations: ``int16[n, 618 + 1912·P]`` engine observations (seat 0 = the player).
+        num_players: ``P``.
+        board: the board.
+    """
+    obs = np.atleast_2d(observations)
+    out = np.zeros(obs.shape[0], dtype=np.int64)
+    for i in range(obs.shape[0]):
+        cases = np.flatnonzero(consistent_cases(obs[i], num_players, board))
+        if cases.size == 0:  # impossible in an engine game; name something legal
+            continue
+        t = _TRIPLES[cases]
+        score = (np.bincount(t[:, 0], minlength=12)[t[:, 0]] * np.bincount(t[:, 1], minlength=10)[t[:, 1]]
+                 * np.bincount(t[:, 2], minlength=14)[t[:, 2]])
+        out[i] = cases[int(np.argmax(score))]
+    return out
+
+
+def to_engine_actions(choices: np.ndarray, observations_of: Callable[[np.ndarray], np.ndarray],
+                      num_players: int, board: Board = DAYTIME) -> np.ndarray:
+    """``int64[B]`` engine actions for compact choices ``int[B]``: queries unchanged, the solve
+    choice as ``50 + best case``; ``observations_of(rows)`` gives the engine observations of the
+    rows that solve (only those are computed)."""
+    out = np.asarray(choices, dtype=np.int64).copy()
+    rows = np.flatnonzero(out == SOLVE_ACTION)
+    if rows.size:
+        out[rows] = SOLVE_BASE + best_cases(observations_of(rows), num_players, board)
+    return out
+
+
+def state_from_observations(observations: np.ndarray, num_players: int) -> "Any":
+    """A batch :class:`~pi_env.engine.State` holding exactly what engine observations show
+    (``int16[n, 618 + 1912·P]``, seat 0 = the observer): the observer is player 0 of each game and
+    seat ``j`` player ``j``. Everything public is copied (layout, card places, markers, front
+    cards, investigators with their answers and suppressions, solves, failed triples, scores,
+    tiles left, round, tier, rotation, first player and player to move, deck size); the case the
+    observer holds is player 1's case. What the observation does not show is left empty: the
+    other players' cases (zeros), the deck order, the generator. So the encoders that read the
+    hidden cases only for the case the observer holds compute from it, for player 0, what they
+    compute from the real state — how a learned agent, which is given observations, encodes its
+    view like the batched training path (tested entry by entry).
+    """
+    from pi_env.core.constants import IN_DECK, IN_DISCARD, IN_FRONT, ON_DISPLAY
+    from pi_env.engine.observe import decode_observation
+    from pi_env.engine.state import empty_state
+
+    obs = np.atleast_2d(observations)
+    n, P = obs.shape[0], int(num_players)
+    st = empty_state(n, P)
+    for b in range(n):
+        o = decode_observation(obs[b], P)
+        st.tile_district[b] = o["tiles"].argmax(axis=1)
+        for d in range(14):
+            for x in np.flatnonzero(o["tiles"][:, d]):
+                st.district_tile[b, d, 0 if x < 12 else 1 if x < 22 else 2] = x
+        place = np.full(36, IN_DECK, dtype=np.int8)
+        place[o["display"] > 0] = ON_DISPLAY
+        place[o["discard"] > 0] = IN_DISCARD
+        place[(o["front"] > 0).any(axis=0)] = IN_FRONT
+        st.card_place[b] = place
+        st.front[b] = o["front"] > 0
+        st.spot[b] = o["spot"] > 0
+        st.trace[b] = o["trace"] > 0
+        for j in range(P):
+            ds = np.flatnonzero(o["inv_placed"][j])
+            st.inv_count[b, j] = ds.size
+            st.inv_district[b, j, :ds.size] = ds
+            st.inv_answer[b, j, :ds.size, 0] = o["inv_spots"][j, ds]
+            st.inv_answer[b, j, :ds.size, 1] = o["inv_traces"][j, ds]
+            st.inv_suppressed[b, j, :ds.size] = o["inv_suppressed"][j, ds] > 0
+            named = np.flatnonzero(o["solved_case"][j])
+            if named.size == 3:
+                st.solved_case[b, j] = named[0] * 140 + (named[1] - 12) * 14 + (named[2] - 22)
+        held = np.flatnonzero(o["held_case"])
+        if held.size == 3:
+            st.case[b, 1 % P] = (held[0], held[1] - 12, held[2] - 22)
+        st.failed[b] = o["failed"] > 0
+        st.score[b] = o["score"]
+        st.attempted[b] = o["attempted"] > 0
+        st.solved[b] = o["solved"] > 0
+        st.inv_left[b] = o["inv_left"]
+        st.round[b] = o["round"][0]
+        st.tier[b] = o["tier"][0]
+        st.rotation[b] = o["rotation"][0]
+        st.first_player[b] = o["first_seat"][0]
+        st.current_player[b] = o["to_move"][0]
+        st.deck_size[b] = o["deck_size"][0]
+    return st
+
+
+# --- model files ---------------------------------------------------------------------------------
+
+def _require_torch() -> None:
+    try:
+        import torch  # noqa: F401
+    except ImportError as exc:
+        raise PIError(f"learned policies need the 'rl' extra ({exc.name} is missing); {TORCH_HINT}") from None
+
+
+def model_path(spec: str) -> Path:
+    """The file of a model: a zoo name (:data:`ZOO`) or a path to a ``.pt`` file.
+
+    Raises:
+        UnknownNameError: neither a zoo name nor an existing file (the message lists the names).
+    """
+    spec = spec.strip()
+    if spec in ZOO:
+        return Path(str(resources.files("pi_env.models").joinpath(ZOO[spec])))
+    p = Path(spec).expanduser()
+    if p.is_file():
+        return p
+    raise UnknownNameError(f"unknown learned model {spec!r}: not a zoo name ({', '.join(ZOO)}) and no such file")
+
+
+@functools.lru_cache(maxsize=16)
+def _load(path: str, mtime: float) -> tuple[Any, dict[str, Any]]:
+    _require_torch()
+    import torch
+
+    from pi_env.agents._policy_net import PolicyNet
+
+    try:
+        saved = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # noqa: BLE001 - any unreadable file is reported in one line
+        raise PIError(f"learned model {path!r} is not a readable model file ({type(exc).__name__})") from None
+    if not isinstance(saved, dict) or saved.get("format") != MODEL_FORMAT:
+        raise PIError(f"learned model {path!r} is not a {MODEL_FORMAT} file")
+    try:
+        meta = {k: saved[k] for k in ("encoding", "num_players", "hidden", "trunk", "activation", "input_size")}
+        meta["card"] = dict(saved.get("card", {}))
+        want = encoding_size(meta["encoding"], int(meta["num_players"]) or 2)
+        if int(meta["input_size"]) != want:
+            raise PIError(f"its input has {meta['input_size']} entries, the {meta['encoding']!r} encoding "
+                          f"{want}")
+        net = PolicyNet(int(meta["input_size"]), tuple(int(h) for h in meta["hidden"]), meta["activation"],
+                        tuple(int(h) for h in meta["trunk"]))
+        net.load_state_dict(saved["state_dict"])
+    except PIError as exc:
+        raise PIError(f"learned model {path!r}: {exc}") from None
+    except Exception as exc:  # noqa: BLE001
+        first = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else ""
+        raise PIError(f"learned model {path!r} does not hold a policy of this version "
+                      f"({type(exc).__name__}: {first})") from None
+    net.eval()
+    return net, meta
+
+
+def load_model(spec: str) -> tuple[Any, dict[str, Any]]:
+    """``(net, meta)`` of a model (zoo name or path; cached per file): the torch policy network
+    in evaluation mode and its metadata (``encoding``, ``num_players``, ``hidden``, ``card``).
+
+    Raises:
+        UnknownNameError: an unknown name.
+        PIError: torch is missing, or the file is corrupt or not a policy (one line naming it).
+    """
+    p = model_path(spec)
+    if not p.is_file():
+        raise PIError(f"learned model {spec!r}: its file {str(p)!r} is missing from this installation")
+    return _load(str(p), p.stat().st_mtime)
+
+
+class LearnedAgent(Agent):
+    """Plays a learned policy (module docstring): the masked argmax of its 51 choices.
+
+    Args:
+        spec: a zoo name (``"2p"``, ``"4p"``, ``"solo"``) or a model file.
+
+    Raises:
+        PIError: as :func:`load_model`; at :meth:`reset`, a game with another player count than
+            the model's (solo models play the solo view, 2 players).
+    """
+
+    def __init__(self, spec: str):
+        self.spec = spec.strip()
+        self.net, self.meta = load_model(self.spec)
+        self.path = str(model_path(self.spec))
+        self.name = f"{PREFIX}{self.spec}"
+        self._players = 0
+
+    def reset(self, num_players: int, board: Board = DAYTIME, seed: int | None = None) -> None:
+        super().reset(num_players, board, seed)
+        want = int(self.meta["num_players"]) or 2  # a solo model plays the 2-player solo view
+        if num_players != want:
+            raise PIError(f"learned model {self.path!r} was trained for {want} players, not {num_players}")
+        from pi_env.engine import GameConfig
+        from pi_env.envs.encoders import flat_scales
+
+        self._scales = flat_scales(GameConfig(num_players=num_players, board=board))
+        self._players = num_players
+
+    def choice(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """The compact choice (0..50) of the policy for one observation."""
+        import torch
+
+        if not self._players:
+            raise PIError("call reset() before act()")
+        flat = observation.astype(np.float32)[None] * self._scales
+        x = torch.from_numpy(encode(self.meta["encoding"], flat, self._players))
+        with torch.no_grad():
+            logits = self.net.logits(x)[0].numpy()
+        mask = policy_mask(action_mask[None])[0]
+        return int(np.argmax(np.where(mask, logits, -np.inf)))
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        c = self.choice(observation, action_mask)
+        a = c if c < SOLVE_ACTION else SOLVE_BASE + int(best_cases(observation[None], self._players, self.board)[0])
+        if not 0 <= a < NUM_ACTIONS or not action_mask[a]:  # cannot happen: the mask is the engine's
+            raise PIError(f"learned model {self.path!r} chose the illegal action {a}")
+        return a
+

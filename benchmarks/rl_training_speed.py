@@ -1,0 +1,206 @@
+"""RL training speed end to end (issue #12 item 1): environment steps per second of PPO training,
+rollout collection and updates together, 2-player games against a fixed built-in opponent.
+
+Rows, all measured in this run, each a fixed number of PPO updates after one untimed warm-up
+update (numba compile time, torch's first calls):
+
+* (a) **baseline**, today's path (``python -m pi_env.experiments.train_sb3 2p``): sb3-contrib's
+  MaskablePPO on :class:`pi_env.rl.sb3_envs.SelfPlaySB3VecEnv` (64 games, the flat encoding
+  ``float32[4442]``, 1730 actions with the factorized head, ``random`` played game by game, its
+  defaults: 128 steps x 64 games per update, minibatches of 1024, 4 epochs);
+* (b) **MaskablePPO at engine speed** (:mod:`pi_env.rl.train`, the library's path):
+  :class:`pi_env.rl.engine_env.SB3LearnerVecEnv` (``--num-envs`` games, ``random`` in batch, the
+  compact 51-choice action space, ``--encoding``), :data:`pi_env.rl.train.PPO_DEFAULTS`, trunk 256,
+  heads 128;
+* (c) **TorchRL** on the same environment (:func:`pi_env.rl.engine_env.torchrl_env`) with the same
+  network, rollout size, minibatches and epochs: TorchRL's ``Collector``, ``GAE`` and
+  ``ClipPPOLoss`` (its PPO, not ours), Adam, gradient clipping as SB3.
+
+Both (b) and (c) run numba single-threaded and torch on ``--torch-threads`` threads (default 1;
+see :mod:`pi_env.rl.train` for why). Target for (b) on the 2-core machine: >= 20,000 environment
+steps per second (floor 10,000).
+
+    python benchmarks/rl_training_speed.py [--updates 3] [--num-envs 1024] [--rows abc]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+
+
+def _common(threads: int) -> None:
+    import numba
+    import torch
+
+    numba.set_num_threads(1)
+    torch.set_num_threads(threads)
+    torch.distributions.Distribution.set_default_validate_args(False)
+
+
+class _Clock:
+    """An SB3 callback timing rollouts (collection) and the whole run after the warm-up update."""
+
+    def __new__(cls, warmup_steps: int):
+        from stable_baselines3.common.callbacks import BaseCallback
+
+        class Clock(BaseCallback):
+            def _on_training_start(self) -> None:
+                self.collect = 0.0
+                self.t0 = None
+
+            def _on_rollout_start(self) -> None:
+                if self.t0 is None and self.num_timesteps >= warmup_steps:
+                    self.t0 = time.perf_counter()
+                    self.s0 = self.num_timesteps
+                self.r0 = time.perf_counter()
+
+            def _on_step(self) -> bool:
+                return True
+
+            def _on_rollout_end(self) -> None:
+                if self.t0 is not None:
+                    self.collect += time.perf_counter() - self.r0
+
+        return Clock()
+
+
+def bench_baseline(updates: int, seed: int) -> dict:
+    from sb3_contrib import MaskablePPO
+
+    from pi_env.agents._sb3_nets import FactorizedMaskablePolicy, SharedInputExtractor
+    from pi_env.experiments.train_sb3 import HIDDEN, PPO_DEFAULTS
+    from pi_env.rl.sb3_envs import SelfPlaySB3VecEnv
+
+    import torch
+    torch.set_num_threads(1)
+    env = SelfPlaySB3VecEnv(64, 2, opponents=["random"], seed=seed)
+    model = MaskablePPO(FactorizedMaskablePolicy, env, seed=seed, device="cpu", verbose=0,
+                        policy_kwargs={"features_extractor_class": SharedInputExtractor,
+                                       "features_extractor_kwargs": {"features_dim": HIDDEN},
+                                       "net_arch": {"pi": [HIDDEN], "vf": [HIDDEN]}}, **PPO_DEFAULTS)
+    per = 64 * PPO_DEFAULTS["n_steps"]
+    return _run_sb3(model, per, updates, "(a) baseline: MaskablePPO, SelfPlaySB3VecEnv B=64, flat 4442, 1730 actions")
+
+
+def _run_sb3(model, per_update: int, updates: int, label: str) -> dict:
+    clock = _Clock(per_update)
+    model.learn(total_timesteps=per_update * (updates + 1), callback=clock)
+    wall = time.perf_counter() - clock.t0
+    steps = model.num_timesteps - clock.s0
+    return {"row": label, "steps": steps, "seconds": wall, "sps": steps / wall, "collect_sps": steps / clock.collect}
+
+
+def bench_sb3(updates: int, seed: int, num_envs: int, encoding: str, threads: int) -> dict:
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from pi_env.agents.learned import SOLVE_ACTION
+    from pi_env.rl.engine_env import SB3LearnerVecEnv
+    from pi_env.rl.train import INITIAL_SOLVE_BIAS, PPO_DEFAULTS, TrunkExtractor
+
+    _common(threads)
+    env = SB3LearnerVecEnv(num_envs, 2, ["random"], encoding=encoding, seed=seed, parallel=False, reward="win")
+    model = MaskablePPO("MlpPolicy", env, seed=seed, device="cpu", verbose=0,
+                        policy_kwargs={"features_extractor_class": TrunkExtractor,
+                                       "features_extractor_kwargs": {"trunk": [256]},
+                                       "net_arch": {"pi": [128], "vf": [128]}, "activation_fn": torch.nn.ReLU},
+                        **PPO_DEFAULTS)
+    with torch.no_grad():
+        model.policy.action_net.bias[SOLVE_ACTION] = INITIAL_SOLVE_BIAS
+    per = num_envs * PPO_DEFAULTS["n_steps"]
+    return _run_sb3(model, per, updates, f"(b) MaskablePPO, engine env B={num_envs}, {encoding}, 51 choices")
+
+
+def bench_torchrl(updates: int, seed: int, num_envs: int, encoding: str, threads: int) -> dict:
+    import torch
+    from tensordict.nn import TensorDictModule
+    from torch import nn
+    from torchrl.collectors import Collector
+    from torchrl.modules import MaskedCategorical, ProbabilisticActor, ValueOperator
+    from torchrl.objectives import ClipPPOLoss
+    from torchrl.objectives.value import GAE
+
+    from pi_env.agents.learned import POLICY_ACTIONS, SOLVE_ACTION
+    from pi_env.rl.engine_env import torchrl_env
+    from pi_env.rl.train import INITIAL_SOLVE_BIAS, PPO_DEFAULTS
+
+    _common(threads)
+    torch.manual_seed(seed)
+    env = torchrl_env(num_envs, 2, ["random"], encoding=encoding, seed=seed, parallel=False, reward="win")
+    n = env.batch.size
+    trunk = nn.Sequential(nn.Linear(n, 256), nn.ReLU())  # shared, as SB3's features extractor
+    pol = nn.Sequential(trunk, nn.Linear(256, 128), nn.ReLU(), nn.Linear(128, POLICY_ACTIONS))
+    val = nn.Sequential(trunk, nn.Linear(256, 128), nn.ReLU(), nn.Linear(128, 1))
+    with torch.no_grad():
+        pol[-1].bias[SOLVE_ACTION] = INITIAL_SOLVE_BIAS
+    actor = ProbabilisticActor(TensorDictModule(pol, in_keys=["observation"], out_keys=["logits"]),
+                               in_keys={"logits": "logits", "mask": "action_mask"}, out_keys=["action"],
+                               distribution_class=MaskedCategorical, return_log_prob=True)
+    critic = ValueOperator(val, in_keys=["observation"])
+    s = PPO_DEFAULTS
+    frames = num_envs * s["n_steps"]
+    collector = Collector(env, actor, frames_per_batch=frames, total_frames=frames * (updates + 1), device="cpu")
+    gae = GAE(gamma=s["gamma"], lmbda=s["gae_lambda"], value_network=critic, average_gae=True)
+    loss = ClipPPOLoss(actor, critic, clip_epsilon=s["clip_range"], entropy_coeff=s["ent_coef"],
+                       critic_coeff=s["vf_coef"], normalize_advantage=True)
+    opt = torch.optim.Adam(loss.parameters(), lr=s["learning_rate"])
+    t0 = steps = None
+    collect = 0.0
+    tc = time.perf_counter()
+    for i, data in enumerate(collector):
+        if i == 1:
+            t0, steps, collect = tc, 0, 0.0
+        collect += time.perf_counter() - tc
+        data = data.reshape(-1)
+        with torch.no_grad():
+            gae(data)
+        for _ in range(s["n_epochs"]):
+            perm = torch.randperm(data.numel())
+            for k in range(0, data.numel(), s["batch_size"]):
+                out = loss(data[perm[k:k + s["batch_size"]]])
+                total = out["loss_objective"] + out["loss_critic"] + out["loss_entropy"]
+                opt.zero_grad()
+                total.backward()
+                nn.utils.clip_grad_norm_(loss.parameters(), s["max_grad_norm"])
+                opt.step()
+        if steps is not None:
+            steps += frames
+        tc = time.perf_counter()
+    wall = time.perf_counter() - t0
+    collector.shutdown()
+    return {"row": f"(c) TorchRL ClipPPOLoss, engine env B={num_envs}, {encoding}, 51 choices",
+            "steps": steps, "seconds": wall, "sps": steps / wall, "collect_sps": steps / collect}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--updates", type=int, default=3, help="timed PPO updates per row (after 1 warm-up)")
+    p.add_argument("--num-envs", type=int, default=1024)
+    p.add_argument("--encoding", default="flat-v1")
+    p.add_argument("--torch-threads", type=int, default=1)
+    p.add_argument("--rows", default="abc", help="which rows to run (default abc)")
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args()
+    print(f"load average at start: {', '.join(f'{x:.2f}' for x in os.getloadavg())}; {os.cpu_count()} cores")
+    rows = []
+    if "a" in args.rows:
+        rows.append(bench_baseline(args.updates, args.seed))
+    if "b" in args.rows:
+        rows.append(bench_sb3(args.updates, args.seed, args.num_envs, args.encoding, args.torch_threads))
+    if "c" in args.rows:
+        rows.append(bench_torchrl(args.updates, args.seed, args.num_envs, args.encoding, args.torch_threads))
+    base = rows[0]["sps"] if "a" in args.rows else None
+    print(f"\n| configuration | env steps timed | seconds | env steps/s (end to end) | during collection | ratio vs (a) |")
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        ratio = f"{r['sps'] / base:.1f}" if base else "-"
+        print(f"| {r['row']} | {r['steps']:,} | {r['seconds']:.1f} | **{r['sps']:,.0f}** | {r['collect_sps']:,.0f} | {ratio} |")
+    print(f"load average at end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()

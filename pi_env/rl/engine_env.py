@@ -1,0 +1,246 @@
+"""Training at engine speed: ``B`` games stepped by the batched engine, one learner seat per game,
+opponents stepped in batch, observations encoded in batch from the engine state, the compact
+action space of :mod:`pi_env.agents.learned` — and adapters for two RL libraries.
+
+* :class:`LearnerBatch`: the library-independent core over
+  :class:`pi_env.envs.selfplay.SelfPlayVecEnv`. Per call: ``float32[B, n]`` observations (the
+  encoding named by ``encoding``, computed from the env's flat encoding, which its numba kernel
+  fills from the engine state), ``bool[B, 51]`` masks from the engine's legal-action mask
+  (:func:`pi_env.agents.learned.policy_mask`), rewards (the learner's score changes; a game's
+  rewards sum to its final score), and per finished game its return, length, final score and
+  win (the learner's share of first place, from the public scores). The solve choice becomes the
+  engine action ``50 + best case`` (:func:`pi_env.agents.learned.best_cases`), computed for the
+  rows that solve only. A finished game's ``win`` is the learner's share of first place after the
+  tiebreaks (RULES.md §5), as tournaments count it.
+* :class:`SB3LearnerVecEnv`: an SB3 ``VecEnv`` with ``action_masks()`` for sb3-contrib's
+  MaskablePPO (the same-step episode end and one-action restart step of
+  :mod:`pi_env.rl.sb3_envs`).
+* :func:`torchrl_env`: the same as a TorchRL ``EnvBase`` (batch size ``[B]``; keys
+  ``observation``, ``action_mask``, ``action``, ``reward``, ``done``, ``terminated``,
+  ``truncated``), with the same restart step: a finished game's slot is "reset" to its final
+  observation with only choice 0 allowed, and the next step starts the new game.
+
+Opponents (``opponents``: one entry per seat after the learner's): ``"random"`` runs in batch
+(:class:`pi_env.envs.selfplay.RandomBatchOpponent`); another agent name is played game by game
+(:class:`pi_env.rl.pool.AgentOpponent`); any batch opponent (a snapshot, a
+:class:`pi_env.rl.pool.PoolOpponent`) is used as it is. The learner's seat rotates game by game.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Sequence
+
+import numpy as np
+
+from pi_env.agents.learned import POLICY_ACTIONS, encode, encoding_size, policy_mask, to_engine_actions
+from pi_env.core.errors import PIError
+from pi_env.engine import observe
+from pi_env.engine.ranking import rank_players
+from pi_env.envs.selfplay import SelfPlayVecEnv
+from pi_env.rl.pool import batch_opponent
+
+__all__ = ["LearnerBatch", "SB3LearnerVecEnv", "torchrl_env"]
+
+
+class LearnerBatch:
+    """``num_envs`` games, one rotating learner seat each, compact actions (module docstring).
+
+    Args:
+        num_envs: ``B``.
+        num_players: 2..5.
+        opponents: ``num_players − 1`` entries (module docstring).
+        encoding: the policy input (:data:`pi_env.agents.learned.ENCODINGS`).
+        seed: seed of the first reset (engine games, seats, opponents' draws).
+        reward: ``"score"``: the learner's score changes (a game's rewards sum to its final score);
+            ``"win"``: 0 until the game ends, then the learner's share of first place after the
+            tiebreaks (RULES.md §5; a first place shared by ``k`` players is ``1/k``, as
+            tournaments count it).
+        parallel: threaded engine kernels (``None``: as :mod:`pi_env.core._config` decides).
+        **rules: further :class:`~pi_env.engine.GameConfig` options (``edition``, ...).
+
+    Raises:
+        PIError: a wrong number of opponents, an unknown encoding; UnknownNameError: an unknown agent.
+    """
+
+    def __init__(self, num_envs: int, num_players: int = 2, opponents: Sequence[Any] = ("random",),
+                 encoding: str = "flat-v1", seed: int = 0, parallel: bool | None = None, reward: str = "score",
+                 **rules: Any):
+        from pi_env.engine import GameConfig
+
+        if reward not in ("score", "win"):
+            raise PIError(f"reward must be 'score' or 'win', got {reward!r}")
+        self.reward = reward
+        config = GameConfig(num_players=num_players, **rules)
+        if len(opponents) != num_players - 1:
+            raise PIError(f"{num_players} players need {num_players - 1} opponents, got {len(opponents)}")
+        self.opponents = [batch_opponent(o, config) for o in opponents]
+        self.venv = SelfPlayVecEnv(num_envs, num_players, opponents=self.opponents, seed=seed, parallel=parallel,
+                                   check=False, **rules)
+        self.config = self.venv.config
+        self.num_envs, self.num_players, self.encoding, self.seed = int(num_envs), num_players, encoding, seed
+        self.size = encoding_size(encoding, num_players)
+        self._seat = np.zeros(num_envs, dtype=np.int64)
+        self._return = np.zeros(num_envs)
+        self._length = np.zeros(num_envs, dtype=np.int64)
+        self._restart = np.zeros(num_envs, dtype=bool)
+
+    def _convert(self, obs: np.ndarray, info: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+        self._seat[:] = info["to_move"]
+        return encode(self.encoding, obs, self.num_players), policy_mask(info["action_mask"])
+
+    def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Start ``B`` new games; returns ``(x float32[B, n], mask bool[B, 51])``."""
+        obs, info = self.venv.reset(seed=self.seed if seed is None else seed)
+        self._return[:] = 0.0
+        self._length[:] = 0
+        self._restart[:] = False
+        return self._convert(obs, info)
+
+    def step(self, choices: np.ndarray):
+        """Apply the compact choices ``int[B]`` (ignored for rows whose game just ended).
+
+        Returns:
+            ``(x, mask, rewards float32[B], done bool[B], truncated bool[B], episodes)``:
+            ``episodes`` lists ``(b, {"r", "l", "score", "win"})`` for the games that ended.
+        """
+        st = self.venv.state
+        seats = self._seat.copy()
+        actions = to_engine_actions(np.asarray(choices), lambda rows: observe(st.take(rows), seats[rows]),
+                                    self.num_players, self.config.board)
+        obs, rewards, term, trunc, info = self.venv.step(actions)
+        rewards = np.asarray(rewards, dtype=np.float32)
+        done = term | trunc
+        if self.reward == "win":
+            rewards = np.zeros_like(rewards)
+        self._length += ~self._restart
+        episodes = []
+        for b in np.flatnonzero(done):
+            s = int(info["to_move"][b])
+            ranks = rank_players(st.score[b], st.inv_left[b], st.penalty[b], self.config.edition, self.config.mode)
+            win = 1.0 / ranks.count(1) if ranks[s] == 1 else 0.0
+            scores = st.score[b]
+            if self.reward == "win":
+                rewards[b] = win
+            episodes.append((int(b), {"r": float(self._return[b] + rewards[b]), "l": int(self._length[b]),
+                                      "score": int(scores[s]), "win": win}))
+            self._return[b] = -rewards[b]
+            self._length[b] = 0
+        self._return += rewards
+        self._restart = done
+        x, mask = self._convert(obs, info)
+        return x, mask, rewards, done, np.asarray(trunc), episodes
+
+
+def _sb3_base():
+    from pi_env.rl.sb3_envs import _NextStepAdapter
+
+    return _NextStepAdapter
+
+
+class _GymFacade:
+    """:class:`LearnerBatch` in the Gymnasium vector-env call shape the SB3 adapter drives."""
+
+    def __init__(self, batch: LearnerBatch):
+        self.batch, self.num_envs = batch, batch.num_envs
+        self.episodes: list[tuple[int, dict[str, Any]]] = []
+
+    def reset(self, seed: int | None = None):
+        x, mask = self.batch.reset(seed)
+        return x, {"mask": mask}
+
+    def step(self, actions: np.ndarray):
+        x, mask, rewards, done, trunc, self.episodes = self.batch.step(actions)
+        return x, rewards, done & ~trunc, trunc, {"mask": mask}
+
+    def close(self) -> None:
+        self.batch.venv.close()
+
+
+class SB3LearnerVecEnv(_sb3_base()):  # type: ignore[misc]
+    """:class:`LearnerBatch` as an SB3 ``VecEnv`` for MaskablePPO (module docstring); the
+    arguments are :class:`LearnerBatch`'s. ``infos[b]["episode"]`` of a finished game holds
+    ``r``, ``l``, ``t`` (Monitor format) and ``score``, ``win``."""
+
+    bootstrap_truncated = False  # a game ended by the rotation safeguard is over: its score is final
+
+    def __init__(self, num_envs: int, num_players: int = 2, opponents: Sequence[Any] = ("random",),
+                 encoding: str = "flat-v1", seed: int = 0, **kwargs: Any):
+        from gymnasium import spaces
+
+        self.batch = LearnerBatch(num_envs, num_players, opponents, encoding, seed, **kwargs)
+        space = spaces.Box(-np.inf, np.inf, shape=(self.batch.size,), dtype=np.float32)
+        super().__init__(_GymFacade(self.batch), space, POLICY_ACTIONS)
+        self.seed(seed)
+        self._t0 = time.perf_counter()
+
+    def _convert(self, obs: Any, info: dict[str, Any]) -> np.ndarray:
+        self._mask[:] = info["mask"]
+        return obs
+
+    def step_wait(self):
+        out, rewards, done, infos = super().step_wait()
+        for b, ep in self.venv.episodes:
+            infos[b]["episode"].update(score=ep["score"], win=ep["win"])
+            infos[b]["episode"]["l"] = ep["l"]
+        return out, rewards, done, infos
+
+
+def torchrl_env(num_envs: int, num_players: int = 2, opponents: Sequence[Any] = ("random",),
+                encoding: str = "flat-v1", seed: int = 0, **kwargs: Any) -> Any:
+    """:class:`LearnerBatch` as a TorchRL ``EnvBase`` (module docstring; needs ``torchrl``)."""
+    import torch
+    from tensordict import TensorDict
+    from torchrl.data import Binary, Categorical, Composite, Unbounded
+    from torchrl.envs import EnvBase
+
+    batch = LearnerBatch(num_envs, num_players, opponents, encoding, seed, **kwargs)
+    B, n = batch.num_envs, batch.size
+
+    class PiTorchRLEnv(EnvBase):
+        def __init__(self):
+            super().__init__(batch_size=torch.Size([B]), device="cpu")
+            self.batch = batch
+            self.observation_spec = Composite(
+                observation=Unbounded(shape=(B, n), dtype=torch.float32),
+                action_mask=Binary(n=POLICY_ACTIONS, shape=(B, POLICY_ACTIONS), dtype=torch.bool), shape=(B,))
+            self.action_spec = Categorical(n=POLICY_ACTIONS, shape=(B,), dtype=torch.int64)
+            self.reward_spec = Unbounded(shape=(B, 1), dtype=torch.float32)
+            self._x = self._mask = None
+            self._done = np.zeros(B, dtype=bool)
+            self.episodes: list[tuple[int, dict[str, Any]]] = []
+
+        def _td(self, x: np.ndarray, mask: np.ndarray) -> Any:
+            return TensorDict({"observation": torch.from_numpy(x), "action_mask": torch.from_numpy(mask)},
+                              batch_size=[B])
+
+        def _reset(self, tensordict: Any = None, **kwargs: Any) -> Any:
+            partial = tensordict is not None and "_reset" in tensordict.keys() and self._x is not None
+            if not partial:
+                self._x, self._mask = batch.reset()
+            else:  # the restart step (module docstring): final observation, only choice 0
+                which = tensordict["_reset"].reshape(B).numpy()
+                self._mask[which] = False
+                self._mask[which, 0] = True
+            td = self._td(self._x, self._mask.copy())
+            td.set("done", torch.zeros(B, 1, dtype=torch.bool))
+            td.set("terminated", torch.zeros(B, 1, dtype=torch.bool))
+            td.set("truncated", torch.zeros(B, 1, dtype=torch.bool))
+            return td
+
+        def _step(self, tensordict: Any) -> Any:
+            a = tensordict["action"].reshape(B).numpy()
+            x, mask, rewards, done, trunc, self.episodes = batch.step(a)
+            self._x, self._mask = x, mask
+            td = self._td(x, mask.copy())
+            td.set("reward", torch.from_numpy(rewards).reshape(B, 1))
+            td.set("done", torch.from_numpy(done).reshape(B, 1))
+            td.set("terminated", torch.from_numpy(done & ~trunc).reshape(B, 1))
+            td.set("truncated", torch.from_numpy(trunc).reshape(B, 1))
+            return td
+
+        def _set_seed(self, seed: int | None) -> None:
+            if seed is not None:
+                batch.seed = int(seed)
+
+    return PiTorchRLEnv()

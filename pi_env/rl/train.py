@@ -1,0 +1,458 @@
+"""Train a P.I. policy at engine speed with sb3-contrib's MaskablePPO (issue #12).
+
+    python -m pi_env.rl.train 2p --timesteps 20000000 --out results/rl/run2p [--seed 0]
+        [--opponents random:1,heuristic:0.05] [--snapshot-weight 0.5] [--resume | --force]
+
+(also ``python -m pi_env.experiments.train_rl``). Needs the ``rl`` extra.
+
+**Environment.** :class:`pi_env.rl.engine_env.SB3LearnerVecEnv`: ``--num-envs`` games stepped by the
+batched engine, one learner seat per game rotating game by game, the compact action space (50
+queries + solve, :mod:`pi_env.agents.learned`), observations encoded in batch from the engine state.
+The engine runs single-threaded (``numba.set_num_threads(1)``) and torch on ``--torch-threads``
+threads (default 1): on this 2-core machine numba's and torch's thread pools slow each other down
+several times over when both are threaded.
+
+**Opponents** (``task`` ``2p``: 1 seat, ``4p``: 3 seats, each its own
+:class:`pi_env.rl.pool.PoolOpponent`): at the start of every game each opponent seat draws a member:
+the built-in agents of ``--opponents`` (``name:weight``; ``random`` runs in batch, others game by
+game, so keep their weight small), and the learner's own snapshots, which share
+``--snapshot-weight``: every ``--snapshot-every`` updates the current policy is frozen into the
+pool (at most ``--max-snapshots``, oldest out) and plays in batch, sampling its choices.
+
+**Reward** (``--reward``): ``win`` (default): 0 during the game and, at its end, the learner's
+share of first place (1, ``1/k`` for a k-way tie, 0) — exactly the quantity tournaments report;
+``score``: the score changes (a game's rewards sum to the final score).
+
+**Network** (:class:`TrunkExtractor` + SB3's MLP heads, exported as
+:class:`pi_env.agents._policy_net.PolicyNet`): a shared trunk (``--trunk``, default 256), then
+separate policy and value layers (``--hidden``, default 128), ReLU; the solve logit's bias starts
+at :data:`INITIAL_SOLVE_BIAS` (a new policy asks before it guesses).
+
+**Run directory** (``--out``; an existing, non-empty one is refused unless ``--resume`` (continue
+from its last checkpoint) or ``--force`` (start again, deleting it)):
+
+* ``policy.pt``: the final policy (:data:`pi_env.agents.learned.MODEL_FORMAT`: what ``learned:PATH``
+  loads); ``model.zip``: the full MaskablePPO model (optimizer included);
+* ``checkpoints/step_N.zip`` + ``step_N.pt`` every ``--checkpoint-every`` steps (and at the end);
+  ``pool/step_N.pt``: the snapshots in the pool;
+* ``curve.csv`` (one row per update: steps, seconds, games finished, win rate, mean score, mean
+  length, steps per second, pool shares), ``curve.png`` (win rate and score against steps), and
+  SB3's logger output: ``logs/session_N/`` (``progress.csv`` and TensorBoard event files, one
+  folder per session, ``N`` its first step);
+* ``run.json``: the settings, steps, wall-clock seconds and steps per second of every session.
+
+**Seeds.** ``--seed`` seeds the games, the seats, the opponents' draws and torch; two runs with
+the same seed and settings on the same machine give the same policy (single-threaded torch). A
+resumed run continues from the checkpoint's weights, optimizer and step count with generators
+re-seeded from ``seed + steps`` (not bit-identical to an uninterrupted run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from pi_env.agents.learned import MODEL_FORMAT, SOLVE_ACTION
+from pi_env.core.errors import PIError
+
+__all__ = ["train", "main", "PPO_DEFAULTS", "INITIAL_SOLVE_BIAS", "TASKS", "parse_opponents", "export_policy"]
+
+TASKS = {"2p": 2, "4p": 4}
+PPO_DEFAULTS: dict[str, Any] = {"n_steps": 32, "batch_size": 8192, "n_epochs": 2, "learning_rate": 3e-4,
+                                "gamma": 0.995, "gae_lambda": 0.95, "clip_range": 0.2, "ent_coef": 0.01,
+                                "vf_coef": 0.5, "max_grad_norm": 0.5}
+"""MaskablePPO settings sized for a 2-core CPU: 1024 games x 32 steps per update, 4 minibatches of
+8192, 2 epochs."""
+INITIAL_SOLVE_BIAS = -3.0
+"""Initial bias of the solve logit: with ~24 legal choices and the other logits near 0, a new
+policy solves at about 0.2 % of its turns."""
+
+
+def _sb3():
+    from pi_env.agents.sb3_policy import require_rl
+
+    require_rl()
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+
+    return torch, MaskablePPO, BaseFeaturesExtractor
+
+
+try:  # saved models refer to pi_env.rl.train.TrunkExtractor: it must be importable by name
+    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor as _Base
+except ImportError:  # without the rl extra the module still imports; _sb3() says what to install
+    _Base = object
+
+
+class TrunkExtractor(_Base):  # type: ignore[misc, valid-type]
+    """The shared trunk: ``Linear + ReLU`` layers of widths ``trunk`` on the encoding
+    ``float32[N, n]`` (module docstring); ``features_dim = trunk[-1]``."""
+
+    def __init__(self, observation_space: Any, trunk: Sequence[int] = (256,)):
+        from torch import nn
+
+        super().__init__(observation_space, int(trunk[-1]))
+        layers: list[Any] = []
+        n = int(np.prod(observation_space.shape))
+        for h in trunk:
+            layers += [nn.Linear(n, int(h)), nn.ReLU()]
+            n = int(h)
+        self.net = nn.Sequential(*layers)
+
+    def forward(self, x: Any) -> Any:
+        return self.net(x)
+
+
+def parse_opponents(text: str) -> list[tuple[str, float]]:
+    """``"random:1,heuristic:0.05"`` -> ``[("random", 1.0), ("heuristic", 0.05)]`` (weight 1 when
+    omitted). Raises PIError for a malformed entry or a negative weight."""
+    out = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        name, _, w = part.partition(":")
+        try:
+            weight = float(w) if w else 1.0
+        except ValueError:
+            raise PIError(f"--opponents entry {part!r}: the weight {w!r} is not a number") from None
+        if not weight >= 0:
+            raise PIError(f"--opponents entry {part!r}: the weight must be at least 0")
+        out.append((name.strip(), weight))
+    if not out:
+        raise PIError("--opponents lists no agent")
+    return out
+
+
+def _policy_state(model: Any) -> dict[str, Any]:
+    """The PolicyNet parameters of an SB3 policy with :class:`TrunkExtractor`."""
+    out = {}
+    for k, v in model.policy.state_dict().items():
+        if k.startswith("pi_features_extractor.net.") or k.startswith("features_extractor.net."):
+            out["trunk." + k.split(".net.", 1)[1]] = v.detach().clone()
+        elif k.startswith("mlp_extractor.policy_net."):
+            out[k[len("mlp_extractor."):]] = v.detach().clone()
+        elif k.startswith("action_net."):
+            out[k] = v.detach().clone()
+    return out
+
+
+def export_policy(model: Any, path: "str | Path", meta: dict[str, Any]) -> None:
+    """Write the policy of ``model`` as a :data:`~pi_env.agents.learned.MODEL_FORMAT` file
+    (atomically): ``meta`` gives ``encoding``, ``num_players``, ``trunk``, ``hidden``, ``card``."""
+    import torch
+
+    data = {"format": MODEL_FORMAT, "encoding": meta["encoding"], "num_players": int(meta["num_players"]),
+            "trunk": [int(h) for h in meta["trunk"]], "hidden": [int(h) for h in meta["hidden"]],
+            "activation": "relu", "input_size": int(model.observation_space.shape[0]),
+            "card": json.loads(json.dumps(meta.get("card", {}))),  # plain values only (weights_only loading)
+            "state_dict": _policy_state(model)}
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    torch.save(data, tmp)
+    tmp.replace(path)
+
+
+def _snapshot_net(model: Any, meta: dict[str, Any]) -> Any:
+    from pi_env.agents._policy_net import PolicyNet
+
+    net = PolicyNet(int(model.observation_space.shape[0]), tuple(meta["hidden"]), "relu", tuple(meta["trunk"]))
+    net.load_state_dict(_policy_state(model))
+    net.eval()
+    return net
+
+
+def _prepare_out(out: Path, resume: bool, force: bool) -> None:
+    if resume and force:
+        raise PIError("--resume and --force exclude each other")
+    if out.exists() and not out.is_dir():
+        raise PIError(f"--out {str(out)!r} is a file, not a run directory")
+    nonempty = out.is_dir() and any(out.iterdir())
+    if resume:
+        if not (out / "checkpoints").is_dir() or not list((out / "checkpoints").glob("step_*.zip")):
+            raise PIError(f"--resume: {str(out)!r} holds no checkpoint (checkpoints/step_N.zip)")
+    elif nonempty:
+        if not force:
+            raise PIError(f"run directory {str(out)!r} exists and is not empty: --resume to continue it, "
+                          "--force to start again (deletes it), or another --out")
+        shutil.rmtree(out)
+    for sub in ("checkpoints", "pool", "logs"):
+        (out / sub).mkdir(parents=True, exist_ok=True)
+
+
+def _latest(out: Path, sub: str, ext: str) -> list[Path]:
+    return sorted((out / sub).glob(f"step_*.{ext}"), key=lambda p: int(p.stem.split("_")[1]))
+
+
+def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_envs: int = 1024,
+          opponents: str = "random:1", snapshot_weight: float = 0.0, snapshot_every: int = 20,
+          max_snapshots: int = 8, reward: str = "win", encoding: str = "flat-v1",
+          trunk: Sequence[int] = (256,), hidden: Sequence[int] = (128,), torch_threads: int = 1,
+          checkpoint_every: int = 2_000_000, resume: bool = False, force: bool = False,
+          progress: bool = True, verbose: bool = False, **ppo: Any) -> dict[str, Any]:
+    """Train (module docstring); returns the ``run.json`` dict of this session.
+
+    Raises:
+        PIError: the ``rl`` extra is missing, a bad option, or a run directory that exists
+            without ``--resume`` / ``--force``.
+    """
+    torch, MaskablePPO, _ = _sb3()
+    import numba
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.logger import configure
+
+    from pi_env.engine import GameConfig
+    from pi_env.rl.engine_env import SB3LearnerVecEnv
+    from pi_env.rl.pool import PoolOpponent, SnapshotOpponent
+
+    if task not in TASKS:
+        raise PIError(f"task must be one of {', '.join(TASKS)}, got {task!r}")
+    if reward not in ("win", "score"):
+        raise PIError(f"--reward must be 'win' or 'score', got {reward!r}")
+    P = TASKS[task]
+    out = Path(out)
+    _prepare_out(out, resume, force)
+    numba.set_num_threads(1)
+    torch.set_num_threads(int(torch_threads))
+    torch.distributions.Distribution.set_default_validate_args(False)
+    settings = {**PPO_DEFAULTS, **ppo}
+    members = parse_opponents(opponents)
+    config = GameConfig(num_players=P)
+    meta = {"encoding": encoding, "num_players": P, "trunk": list(trunk), "hidden": list(hidden)}
+
+    ckpts = _latest(out, "checkpoints", "zip") if resume else []
+    start = int(ckpts[-1].stem.split("_")[1]) if ckpts else 0
+    session_seed = seed + start
+    pools = [PoolOpponent(members, config, snapshot_weight=snapshot_weight, max_snapshots=max_snapshots)
+             for _ in range(P - 1)]
+    if resume:
+        from pi_env.agents.learned import load_model
+
+        for f in _latest(out, "pool", "pt")[-max_snapshots:]:
+            net, _ = load_model(str(f))
+            for pool in pools:
+                pool.add(SnapshotOpponent(net, encoding, config, name="snapshot"))
+    env = SB3LearnerVecEnv(num_envs, P, pools, encoding=encoding, seed=session_seed, parallel=False,
+                           reward=reward)
+    policy_kwargs = {"features_extractor_class": TrunkExtractor, "features_extractor_kwargs": {"trunk": list(trunk)},
+                     "net_arch": {"pi": list(hidden), "vf": list(hidden)}, "activation_fn": torch.nn.ReLU}
+    if ckpts:
+        model = MaskablePPO.load(ckpts[-1], env=env, device="cpu")
+        model.set_random_seed(session_seed)
+    else:
+        model = MaskablePPO("MlpPolicy", env, policy_kwargs=policy_kwargs, seed=seed, device="cpu", verbose=0,
+                            **settings)
+        with torch.no_grad():
+            model.policy.action_net.bias[SOLVE_ACTION] = INITIAL_SOLVE_BIAS
+    logs = out / "logs" / f"session_{start}"  # SB3's logger: progress.csv and TensorBoard events
+    model.set_logger(configure(str(logs), ["csv", "tensorboard"] if _has_tensorboard() else ["csv"]))
+
+    curve_path = out / "curve.csv"
+    rows: list[dict[str, Any]] = _read_curve(curve_path) if resume else []
+    rows = [r for r in rows if int(r["timesteps"]) <= start]
+    card = {"task": task, "seed": seed, "opponents": opponents, "snapshot_weight": snapshot_weight,
+            "reward": reward, "num_envs": num_envs, "ppo": settings, "trunk": list(trunk), "hidden": list(hidden)}
+
+    class Monitor(BaseCallback):
+        def _on_training_start(self) -> None:
+            self.t0 = time.perf_counter()
+            self.eps: list[dict[str, Any]] = []
+            self.updates = 0
+            self.last_ckpt = start
+            self.seconds0 = float(rows[-1]["seconds"]) if rows else 0.0
+            self.steps0 = self.num_timesteps
+
+        def _on_step(self) -> bool:
+            for info in self.locals["infos"]:
+                if "episode" in info:
+                    self.eps.append(info["episode"])
+            return True
+
+        def _on_rollout_end(self) -> None:
+            self.updates += 1
+            eps, self.eps = self.eps, []
+            now = time.perf_counter() - self.t0
+            row: dict[str, Any] = {"timesteps": self.num_timesteps, "seconds": round(self.seconds0 + now, 1),
+                                   "games": len(eps),
+                                   "sps": round((self.num_timesteps - self.steps0) / max(now, 1e-9), 1)}
+            if eps:
+                row["win_rate"] = float(np.mean([e["win"] for e in eps]))
+                row["score_mean"] = float(np.mean([e["score"] for e in eps]))
+                row["length_mean"] = float(np.mean([e["l"] for e in eps]))
+                for k in ("win_rate", "score_mean", "length_mean"):
+                    self.logger.record(f"pi/{k}", row[k])
+            for name, share in pools[0].share().items():
+                row[f"pool_{name}"] = round(share, 4)
+            self.logger.record("pi/sps", row["sps"])
+            rows.append(row)
+            if verbose:
+                print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
+            if snapshot_weight > 0 and self.updates % snapshot_every == 0:
+                net = _snapshot_net(self.model, meta)
+                f = out / "pool" / f"step_{self.num_timesteps}.pt"
+                export_policy(self.model, f, {**meta, "card": {**card, "snapshot": True}})
+                for pool in pools:
+                    pool.add(SnapshotOpponent(net, encoding, config, name="snapshot"))
+            if self.num_timesteps - self.last_ckpt >= checkpoint_every:
+                self._checkpoint()
+
+        def _checkpoint(self) -> None:
+            self.last_ckpt = self.num_timesteps
+            self.model.save(out / "checkpoints" / f"step_{self.num_timesteps}.zip")
+            export_policy(self.model, out / "checkpoints" / f"step_{self.num_timesteps}.pt",
+                          {**meta, "card": {**card, "timesteps": self.num_timesteps}})
+            _write_curve(rows, curve_path)
+
+    monitor = Monitor()
+    t0 = time.perf_counter()
+    try:
+        model.learn(total_timesteps=max(timesteps - start, 0), callback=monitor, reset_num_timesteps=not ckpts,
+                    progress_bar=progress)
+    finally:
+        env.close()
+    seconds = time.perf_counter() - t0
+    steps = int(model.num_timesteps)
+    monitor._checkpoint()
+    total_seconds = float(rows[-1]["seconds"]) if rows else seconds
+    card.update(timesteps=steps, seconds=round(total_seconds, 1), torch=torch.__version__)
+    export_policy(model, out / "policy.pt", {**meta, "card": card})
+    model.save(out / "model.zip")
+    _write_curve(rows, curve_path)
+    plot_curve(rows, out / "curve.png", f"MaskablePPO, {task} ({opponents}; snapshots {snapshot_weight})")
+    session = {"started_at_step": start, "timesteps": steps, "seconds": round(seconds, 1),
+               "sps": round((steps - start) / max(seconds, 1e-9), 1)}
+    runs = json.loads((out / "run.json").read_text())["sessions"] if (resume and (out / "run.json").is_file()) else []
+    info = {**card, "sessions": runs + [session]}
+    (out / "run.json").write_text(json.dumps(info, indent=2) + "\n")
+    return info
+
+
+def _has_tensorboard() -> bool:
+    try:
+        import tensorboard  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _read_curve(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        return []
+    with open(path, newline="") as f:
+        return [{k: (float(v) if v not in ("", None) else None) for k, v in r.items()} for r in csv.DictReader(f)]
+
+
+def _write_curve(rows: Sequence[dict[str, Any]], path: Path) -> None:
+    cols = list(dict.fromkeys(k for r in rows for k in r))
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols)
+        w.writeheader()
+        w.writerows(rows)
+    tmp.replace(path)
+
+
+def plot_curve(rows: Sequence[dict[str, Any]], path: "str | Path", title: str) -> None:
+    """The learning curve (training games' win rate and mean final score against steps) as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    pts = [r for r in rows if r.get("win_rate") is not None]
+    x = [float(r["timesteps"]) for r in pts]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.plot(x, [r["win_rate"] for r in pts], color="C0")
+    ax.set_ylabel("win rate in training games", color="C0")
+    ax.set_ylim(0, 1.02)
+    ax2 = ax.twinx()
+    ax2.plot(x, [r["score_mean"] for r in pts], color="C1")
+    ax2.set_ylabel("learner's final score (mean)", color="C1")
+    ax.set_xlabel("environment steps")
+    ax.set_title(title, fontsize=9)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _ints(text: str) -> list[int]:
+    try:
+        vals = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
+    if not vals or min(vals) < 1:
+        raise argparse.ArgumentTypeError(f"expected positive layer widths, got {text!r}")
+    return vals
+
+
+def _parser(prog: str) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=prog, description="Train a P.I. policy with MaskablePPO at engine speed.")
+    p.add_argument("task", choices=list(TASKS))
+    p.add_argument("--timesteps", type=int, default=10_000_000, help="environment steps in total (default 10M)")
+    p.add_argument("--out", required=True, help="run directory")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--num-envs", type=int, default=1024, help="games stepped together (default 1024)")
+    p.add_argument("--opponents", default="random:1", help="built-in opponents name:weight,... (default random:1)")
+    p.add_argument("--snapshot-weight", type=float, default=0.0, help="weight of the learner's snapshots (default 0)")
+    p.add_argument("--snapshot-every", type=int, default=20, help="updates between snapshots (default 20)")
+    p.add_argument("--max-snapshots", type=int, default=8)
+    p.add_argument("--reward", choices=("win", "score"), default="win")
+    p.add_argument("--encoding", default="flat-v1")
+    p.add_argument("--trunk", type=_ints, default=[256], help="trunk widths (default 256)")
+    p.add_argument("--hidden", type=_ints, default=[128], help="policy and value widths (default 128)")
+    p.add_argument("--torch-threads", type=int, default=1)
+    p.add_argument("--checkpoint-every", type=int, default=2_000_000, help="steps between checkpoints")
+    for k in ("n_steps", "batch_size", "n_epochs"):
+        p.add_argument(f"--{k.replace('_', '-')}", type=int, default=PPO_DEFAULTS[k])
+    for k in ("learning_rate", "ent_coef", "gamma"):
+        p.add_argument(f"--{k.replace('_', '-')}", type=float, default=PPO_DEFAULTS[k])
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
+    g.add_argument("--force", action="store_true", help="delete an existing --out and start again")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--verbose", action="store_true", help="print a line per update")
+    return p
+
+
+def main(argv: Sequence[str] | None = None, prog: str = "python -m pi_env.rl.train") -> int:
+    """Command line (module docstring). Errors: one line, exit status 2."""
+    from pi_env.agents.sb3_policy import require_rl
+
+    p = _parser(prog)
+    args = p.parse_args(argv)
+    try:
+        require_rl()
+    except PIError as exc:
+        p.exit(2, f"{p.prog}: error: {exc}\n")
+    for k in ("timesteps", "num_envs", "snapshot_every", "max_snapshots", "torch_threads", "checkpoint_every",
+              "n_steps", "batch_size", "n_epochs"):
+        if getattr(args, k) < 1:
+            p.error(f"--{k.replace('_', '-')} must be at least 1, got {getattr(args, k)}")
+    try:
+        info = train(args.task, args.timesteps, args.out, seed=args.seed, num_envs=args.num_envs,
+                     opponents=args.opponents, snapshot_weight=args.snapshot_weight,
+                     snapshot_every=args.snapshot_every, max_snapshots=args.max_snapshots, reward=args.reward,
+                     encoding=args.encoding, trunk=args.trunk, hidden=args.hidden,
+                     torch_threads=args.torch_threads, checkpoint_every=args.checkpoint_every,
+                     resume=args.resume, force=args.force, progress=not args.no_progress, verbose=args.verbose,
+                     n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.n_epochs,
+                     learning_rate=args.learning_rate, ent_coef=args.ent_coef, gamma=args.gamma)
+    except PIError as exc:
+        p.exit(2, f"{p.prog}: error: {exc}\n")
+    s = info["sessions"][-1]
+    print(f"trained to {s['timesteps']} steps in {s['seconds']} s ({s['sps']} env steps/s); policy: "
+          f"{Path(args.out) / 'policy.pt'} (play it as learned:{Path(args.out) / 'policy.pt'})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
