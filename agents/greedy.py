@@ -113,7 +113,6 @@ from dataclasses import dataclass, field
 from itertools import product
 
 import numpy as np
-from scipy.special import ndtr
 
 from pi_env.core.board import DAYTIME, Board
 from pi_env.core.constants import (DEFAULT_MAX_ROTATIONS, INVESTIGATE_BASE, SCORE_CAP, SCORE_FLOOR, SOLVE_BASE,
@@ -126,6 +125,7 @@ from pi_env.solvers.hints import GAIN_TOLERANCE, answer_matrix, candidate_action
 from pi_env.solvers.knowledge import Knowledge
 from pi_env.solvers.observation import knowledge_from_observation
 from pi_env.solvers.tables import bitset_cases
+from pi_env.solvers.turns import TURNS_MEAN, TURNS_SD, turns_to_solve_pmf  # the opponent model
 
 from pi_env.agents.base import Agent
 
@@ -136,34 +136,9 @@ ROUNDS = 3
 """Rounds assumed when rationing investigator tiles."""
 HORIZON = DEFAULT_MAX_ROTATIONS
 """Turns modelled ahead (the rotation safeguard of RULES.md §5)."""
-TURNS_MEAN = (1.15, 0.56)
-"""``μ = a + b · log2 n``: mean own turns until an opponent with ``n`` public cases solves."""
-TURNS_SD = (0.45, 0.07)
-"""``σ = a + b · log2 n``: their spread."""
 DENIAL_WEIGHT = 1.0
 """Weight of the next player's information (:func:`next_player_gains`) against the agent's own in
 the query choice (module docstring, step 4)."""
-
-
-def turns_to_solve_pmf(count: int, horizon: int = HORIZON) -> np.ndarray:
-    """``float64[horizon]``: ``P(T = t + 1)`` of the opponent model (module docstring) for a seat
-    whose public information leaves ``count`` cases; the mass beyond the horizon is on the last
-    entry.
-
-    >>> turns_to_solve_pmf(1, 4).tolist()
-    [1.0, 0.0, 0.0, 0.0]
-    """
-    out = np.zeros(horizon)
-    if count <= 1:
-        out[0] = 1.0
-        return out
-    L = math.log2(count)
-    mu, sd = TURNS_MEAN[0] + TURNS_MEAN[1] * L, TURNS_SD[0] + TURNS_SD[1] * L
-    edges = ndtr((np.arange(1, horizon) + 0.5 - mu) / sd)  # P(T <= t) for t = 1..horizon-1
-    cdf = np.concatenate([edges, [1.0]])
-    out[0] = cdf[0]
-    out[1:] = np.diff(cdf)
-    return np.maximum(out, 0.0)
 
 
 @dataclass(frozen=True, eq=False)

@@ -18,8 +18,15 @@ Modules (lowest level first):
 * :mod:`pi_env.solvers.analysis` — :func:`analyze`, :class:`Analysis`, :class:`ContradictionError`;
 * :mod:`pi_env.solvers.observation` — :func:`knowledge_from_observation`: a :class:`Knowledge` from one
   player's engine observation;
+* :mod:`pi_env.solvers.turns` — the rules facts of a player's turn (:class:`TurnContext`,
+  :func:`turn_context`) and what solving now or waiting is worth;
 * :mod:`pi_env.solvers.hints` — :func:`hint`, :class:`Hint`: certain elements, P(correct) and expected
-  points of solving now, the most informative query, expected remaining actions.
+  points of solving now against waiting, the most informative query, expected remaining actions;
+* :mod:`pi_env.solvers.solve_report` — what ``pi-env solve`` prints (:func:`solve_report`), and
+  :func:`record_hint`, the hint at a position of a record.
+
+Answers print the game's names: cases, elements and actions are ``int`` ids that print
+``Doc / Forgery / Downtown``, ``Doc``, ``clue Pinky`` (:mod:`pi_env.core.named`).
 
 This package does not import pettingzoo or gymnasium.
 """
@@ -31,10 +38,13 @@ from pi_env.solvers.joint import count_joint
 from pi_env.solvers.knowledge import Knowledge, event_row, event_rows, knowledge_from_round
 from pi_env.solvers.observation import knowledge_from_observation
 from pi_env.solvers.sat_model import is_consistent, minimal_conflict, sat_consistent_cases
+from pi_env.solvers.solve_report import record_hint, solve_report
+from pi_env.solvers.turns import TurnContext, turn_context
 
 __all__ = [
     "Analysis", "CaseFilter", "ContradictionError", "Knowledge", "analyze", "analyze_knowledge",
     "case_bits", "case_mask_reference", "count_joint", "event_row", "event_rows", "is_consistent",
     "knowledge_from_round", "knowledge_of", "minimal_conflict", "sat_consistent_cases",
-    "Hint", "hint", "knowledge_from_observation",
+    "Hint", "hint", "knowledge_from_observation", "record_hint", "solve_report", "TurnContext",
+    "turn_context",
 ]

@@ -1,8 +1,13 @@
 """The solver's front door: exact case probabilities for one player (RULES.md §9).
 
->>> from solvers import analyze
+Answers print the game's names (:mod:`pi_env.core.named`): ``ranked()`` gives :class:`Case` ids that
+print ``Doc / Forgery / Downtown``, ``certain`` gives :class:`Element` ids that print ``Doc``; they
+are still the ids (``int``).
+
+>>> from pi_env.solvers import analyze
 >>> a = analyze("game.record.json", player=2)            # doctest: +SKIP
->>> a.count, a.cases, a.probabilities, a.certain          # doctest: +SKIP
+>>> a.count, a.ranked()[:3], a.certain                    # doctest: +SKIP
+(12, [(Case('Doc / Forgery / Downtown'), 0.25), ...], (Element('Doc'),))
 """
 
 from __future__ import annotations
@@ -14,8 +19,10 @@ from typing import Union
 import numpy as np
 
 from pi_env.core.board import DAYTIME
-from pi_env.core.constants import CASE_TRIPLES, NUM_CASES, TYPE_SIZES
+from pi_env.core.constants import CASE_TRIPLES, NUM_CASES, TYPE_NAMES, TYPE_OFFSETS, TYPE_SIZES
 from pi_env.core.errors import PIError
+from pi_env.core.named import Case, Element
+from pi_env.core.names import element_names
 from pi_env.records.types import GameRecord, RoundRecord
 
 from pi_env.solvers.case_sets import case_bits
@@ -58,9 +65,12 @@ class Analysis:
         probabilities: ``float64[count]`` ``joint_counts / total`` (uniform deal prior).
         suspect, evidence, location: ``float64[12]``, ``float64[10]``, ``float64[14]`` marginal
             probabilities of p's case element of each type (type-local indices).
-        certain: element ids (0..35) in every consistent case, ascending.
+        certain: element ids (0..35) in every consistent case, ascending, as
+            :class:`~pi_env.core.named.Element` (prints the name).
         conflict: ``None``, or on a contradiction (only with ``strict=False``) the event indices of
             a smallest conflicting set.
+        names: the board's 36 element names (from the :class:`Knowledge`; default the daytime
+            board's), used to print cases and elements.
     """
 
     player: int
@@ -76,6 +86,7 @@ class Analysis:
     location: np.ndarray = field(repr=False)
     certain: tuple[int, ...]
     conflict: tuple[int, ...] | None = None
+    names: tuple[str, ...] = field(default=element_names(DAYTIME), repr=False)
 
     @property
     def marginals(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -87,10 +98,23 @@ class Analysis:
         i = int(np.searchsorted(self.cases, case))
         return float(self.probabilities[i]) if i < self.count and self.cases[i] == case else 0.0
 
-    def ranked(self) -> list[tuple[int, float]]:
-        """``(case, probability)`` pairs, most probable first, ties by case id."""
+    def ranked(self) -> list[tuple[Case, float]]:
+        """``(case, probability)`` pairs, most probable first, ties by case id; each case a
+        :class:`~pi_env.core.named.Case` (the id, printing ``suspect / evidence / location``)."""
         order = np.lexsort((self.cases, -self.probabilities))
-        return [(int(self.cases[i]), float(self.probabilities[i])) for i in order]
+        return [(Case.of(int(self.cases[i]), self.names), float(self.probabilities[i])) for i in order]
+
+    def case(self, case: int) -> Case:
+        """``case`` as a :class:`~pi_env.core.named.Case` of this board (prints its names)."""
+        return Case.of(int(case), self.names)
+
+    def marginals_by_name(self) -> dict[str, dict[str, float]]:
+        """``{"suspect": {name: probability}, "evidence": {...}, "location": {...}}``, every element of
+        each type (0.0 for the impossible ones), in id order."""
+        out = {}
+        for t, m in enumerate(self.marginals):
+            out[TYPE_NAMES[t]] = {self.names[TYPE_OFFSETS[t] + i]: float(m[i]) for i in range(TYPE_SIZES[t])}
+        return out
 
     def as_dict(self) -> dict[str, float]:
         """``{case id: probability}``."""
@@ -146,10 +170,12 @@ def _analysis(knowledge: Knowledge, own: np.ndarray, counts: np.ndarray, strict:
             if not (CASE_ELEMENTS[cases, t] == CASE_ELEMENTS[cases[0], t]).all():
                 common.discard(int(CASE_ELEMENTS[cases[0], t]))
         certain = tuple(sorted(common))
+    names = knowledge.names or element_names(DAYTIME)
+    certain = tuple(Element.of(x, names) for x in certain)
     own_cases = np.flatnonzero(own)
     return Analysis(player=p, own_count=int(own_cases.size), own_cases=own_cases, count=int(cases.size),
                     cases=cases, joint_counts=joint, total=total, probabilities=probs, suspect=margs[0],
-                    evidence=margs[1], location=margs[2], certain=certain, conflict=conflict)
+                    evidence=margs[1], location=margs[2], certain=certain, conflict=conflict, names=names)
 
 
 RecordLike = Union[GameRecord, RoundRecord, Knowledge, dict, str, "os.PathLike[str]"]
@@ -178,7 +204,7 @@ def knowledge_of(record_or_round: RecordLike, player: int, round_index: int = 0,
     if not 0 <= round_index < len(record.rounds):
         raise ValueError(f"round_index must be in 0..{len(record.rounds) - 1}, got {round_index}")
     return knowledge_from_round(record.rounds[round_index], player, record.rules.players,
-                                record.board.adjacency, after_event)
+                                record.board.adjacency, after_event, element_names(record.board))
 
 
 def analyze(record_or_round: RecordLike, player: int, round_index: int = 0, after_event: int | None = None,

@@ -13,8 +13,13 @@
 
   with ``points = [7, 5, 3, 1][tier] + (round − 1)`` in the second edition and ``[7, 5, 3, 1][tier]``
   in the first (RULES.md §5; :func:`pi_env.engine.ranking.tier_points`, 0 for a tier the player count does
-  not have). The score floor and cap are ignored;
-* **solve_now**: see :func:`solve_now_rule`;
+  not have); with the player's score known (``TurnContext.score``) the second edition's cap and
+  floor apply; a duel counts round results (:func:`pi_env.solvers.turns.solve_value`);
+* **waiting**: one more query — the best one — then solving on the next turn, worth
+  ``wait_expected_points`` by the rules of the position: whether that turn comes this round and
+  at which tier (:mod:`pi_env.solvers.turns`; ``wait_outcomes`` lists the ways the rotation can go);
+* **solve_now**: ``p_correct == 1``, or ``expected_points > 0`` and at least the value of waiting
+  (a duel's one more turn: always);
 * **the best query**: the candidate clue or investigator with the highest expected information
   gain, and the gain of every candidate (``gains``). An answer to p's query constrains only p's
   case, so the posterior after answer ``k`` is the current distribution restricted to the cases
@@ -44,15 +49,21 @@ import numpy as np
 from pi_env.core.constants import (INVESTIGATE_BASE, NUM_ACTIONS, NUM_DISTRICTS, NUM_ELEMENTS, SOLVE_BASE,
                               WRONG_SOLVE_PENALTY)
 from pi_env.core._config import kernel
+from pi_env.core.board import DAYTIME
+from pi_env.core.named import Action, Case, Element
+from pi_env.core.names import element_names
 from pi_env.engine.ranking import tier_points
 
 from pi_env.solvers.analysis import Analysis, analyze_knowledge
+from pi_env.solvers.case_sets import case_bits
 from pi_env.solvers.knowledge import COL_A, COL_B, COL_KIND, CLUE_KIND, INVESTIGATE_KIND, Knowledge
 from pi_env.solvers.tables import CASE_ELEMENTS
+from pi_env.solvers.turns import (TurnContext, WaitOutcome, attempt_hazard, solve_value, wait_outcomes,
+                                  wait_value)
 
 __all__ = ["Hint", "hint", "candidate_actions", "answer_matrix", "information_gains",
            "greedy_expected_actions", "greedy_expected_actions_reference", "solve_now_rule",
-           "suppression_masks", "GAIN_TOLERANCE"]
+           "suppression_masks", "GAIN_TOLERANCE", "attempt_hazards", "opponent_reply", "public_counts"]
 
 GAIN_TOLERANCE = 1e-9
 """Gains within this many bits of the best count as ties (ties go to the lowest action id)."""
@@ -70,21 +81,37 @@ class Hint:
         count: cases in p's distribution (``Analysis.count``, or ``own_count`` with
             ``joint=False``).
         entropy: entropy of that distribution, bits.
-        certain: element ids (0..35) in every case of the distribution, ascending.
-        best_case: the most likely case (ties: lowest id); ``-1`` when ``count == 0``.
+        certain: element ids (0..35) in every case of the distribution, ascending
+            (:class:`~pi_env.core.named.Element`: prints the name).
+        best_case: the most likely case (ties: lowest id), a :class:`~pi_env.core.named.Case`
+            (prints ``suspect / evidence / location``); ``-1`` when ``count == 0``.
         p_correct: its probability = P(correct) if p solves now with ``best_case``.
         tier, round_index: the position's tier and 0-based round; ``points``: points for a correct
             solve there (RULES.md §5).
-        expected_points: ``p_correct · points − (1 − p_correct) · 2``.
-        wait_expected_points: value of waiting, see :func:`solve_now_rule`.
-        solve_now: the recommendation of :func:`solve_now_rule`.
-        best_action: the candidate action id with the highest gain (ties: lowest id), or ``None``
-            when no candidate has a positive gain.
+        expected_points: ``E_now``, the expected score change of solving now:
+            ``p_correct · points − (1 − p_correct) · 2`` (floor and cap applied when the score is
+            known; duel: the expected round result, +1 win / 0 draw / −1 loss;
+            :func:`pi_env.solvers.turns.solve_value`).
+        wait_expected_points: ``E_wait``, the value of one more query then solving on the next
+            turn, by the rules of the position (:func:`pi_env.solvers.turns.wait_value`).
+        solve_now: solve when ``p_correct == 1``, or when ``E_now > 0`` and ``E_now ≥ E_wait``
+            (in a duel's one more turn: always, anything else loses).
+        best_action: the candidate action id with the highest gain (ties: lowest id), an
+            :class:`~pi_env.core.named.Action` (prints ``clue Pinky``), or ``None`` when no candidate
+            has a positive gain.
         best_gain: its gain in bits (0.0 if ``best_action`` is ``None``).
-        gains: ``{action id: gain in bits}`` for every candidate action, ascending ids.
+        gains: ``{action id: gain in bits}`` for every candidate action, ascending ids (the keys
+            are :class:`~pi_env.core.named.Action`).
         expected_remaining_actions: expected number of actions p still takes under the greedy
             policy, the final solve(s) included (:func:`greedy_expected_actions`); ``None`` if not
             computed.
+        q_after: expected probability of the most likely case after the best query
+            (``Σ_k max_{c answering k} P(c)``; ``p_correct`` when no query helps).
+        wait_outcomes: how the rest of the rotation can go before p's next turn, with
+            probabilities and values (:class:`pi_env.solvers.turns.WaitOutcome`).
+        context: the :class:`pi_env.solvers.turns.TurnContext` used.
+        reply: duel, p the round's first player: the opponent's chance to draw with a correct
+            solve in its one more turn (:func:`opponent_reply`); else ``None``.
     """
 
     player: int
@@ -103,6 +130,19 @@ class Hint:
     best_gain: float
     gains: dict[int, float] = field(repr=False)
     expected_remaining_actions: float | None = None
+    q_after: float = 0.0
+    wait_outcomes: tuple[WaitOutcome, ...] = field(default=(), repr=False)
+    context: TurnContext | None = field(default=None, repr=False)
+    reply: float | None = None
+
+    @property
+    def next_turn(self) -> str:
+        """Whether waiting leads to another turn this round: ``"yes"``, ``"no"`` or ``"maybe"``
+        (it depends on what the players after p do)."""
+        chances = [o.probability for o in self.wait_outcomes if o.next_turn]
+        if not self.wait_outcomes or sum(chances) >= 1.0 - 1e-12:
+            return "yes"
+        return "no" if not chances else "maybe"
 
     def ranked_gains(self) -> list[tuple[int, float]]:
         """``(action, bits)`` pairs, highest gain first, ties by action id."""
@@ -387,15 +427,14 @@ def greedy_expected_actions_reference(answers: np.ndarray, weights: np.ndarray,
 
 
 def solve_now_rule(p_correct: float, points_now: int, q_after: float, points_wait: int) -> tuple[bool, float, float]:
-    """The recommendation of :func:`hint` (a documented heuristic, not a rule of the game).
+    """The decision of :func:`hint` with plain values: the next turn assumed to come at a tier worth
+    ``points_wait`` (a documented heuristic, not a rule of the game; :func:`hint` itself values
+    waiting by the rules of the position, :mod:`pi_env.solvers.turns`).
 
-    Solving now is worth ``E_now = p · points_now − (1 − p) · 2``. Waiting is valued as one more
-    query — the best one — and then solving: ``E_wait = q · points_wait − (1 − q) · 2``, where
-    ``q`` is the expected probability of the most likely case after that query's answer
-    (``Σ_k max_{c answering k} P(c)``) and ``points_wait`` the points one tier later (the tier
-    advances when anyone solves during the rotation; assuming it does is the cautious reading).
-
-    Solve now when ``p == 1``, or when ``E_now > 0`` and ``E_now ≥ E_wait``.
+    ``E_now = p · points_now − (1 − p) · 2``; ``E_wait = q · points_wait − (1 − q) · 2``, ``q`` the
+    expected probability of the most likely case after the best query
+    (``Σ_k max_{c answering k} P(c)``). Solve now when ``p == 1``, or when ``E_now > 0`` and
+    ``E_now ≥ E_wait``.
 
     Returns:
         ``(solve_now, E_now, E_wait)``.
@@ -403,7 +442,58 @@ def solve_now_rule(p_correct: float, points_now: int, q_after: float, points_wai
     pen = WRONG_SOLVE_PENALTY
     e_now = p_correct * points_now - (1.0 - p_correct) * pen
     e_wait = q_after * points_wait - (1.0 - q_after) * pen
-    return (p_correct >= 1.0 - 1e-12) or (e_now > 0 and e_now >= e_wait), e_now, e_wait
+    return _decide(p_correct, e_now, e_wait), e_now, e_wait
+
+
+def _decide(p_correct: float, e_now: float, e_wait: float, must: bool = False) -> bool:
+    """Solve when certain, when forced (``must``: a duel's one more turn), or when ``E_now > 0`` and
+    ``E_now ≥ E_wait``."""
+    return (p_correct >= 1.0 - 1e-12) or must or (e_now > 0 and e_now >= e_wait)
+
+
+def public_counts(knowledge: Knowledge) -> np.ndarray:
+    """``int64[P]``: per player, the cases consistent with the public information of ``knowledge``
+    alone (its answers and solves, without the case the asking player holds; RULES.md §9)."""
+    public = Knowledge(knowledge.player, knowledge.n_players, knowledge.tile_district,
+                       knowledge.adjacency, -1, knowledge.events)
+    bits = np.ascontiguousarray(case_bits(public), dtype=np.uint64)
+    return np.unpackbits(bits.view(np.uint8), axis=1).sum(axis=1).astype(np.int64)
+
+
+def attempt_hazards(knowledge: Knowledge, context: TurnContext) -> dict[int, float]:
+    """``{player: P(it attempts on its coming turn)}`` for the players who act before p's next turn
+    (:func:`pi_env.solvers.turns.attempt_hazard` of each one's public case count)."""
+    who = [1 - context.player] if context.duel else list(context.later)
+    if not who or context.attempted is None:
+        return {}
+    counts = public_counts(knowledge)
+    return {j: attempt_hazard(int(counts[j])) for j in who}
+
+
+def opponent_reply(knowledge: Knowledge, case: int) -> float:
+    """Duel (RULES.md §7): the chance that the opponent, in its one more turn after p names ``case``
+    correctly as the round's first player, names its own case correctly.
+
+    The opponent knows the public answers and p's case (it holds it), so p's correct solve tells it
+    nothing new; it is assumed to name a most likely case of its exact posterior, ties at random.
+    When p holds the opponent's case (``knowledge.held_case``) the answer is exact from p's side:
+    ``1/m`` if that case is among the ``m`` most likely, else 0; otherwise it is the opponent's
+    own P(correct), the largest posterior probability.
+
+    Raises:
+        ValueError: not a 2-player knowledge.
+    """
+    if knowledge.n_players != 2:
+        raise ValueError("opponent_reply is for a duel (2 players)")
+    opp = 1 - knowledge.player
+    theirs = analyze_knowledge(knowledge.for_player(opp, int(case)), strict=False)
+    if theirs.count == 0:
+        return 0.0
+    probs = np.asarray(theirs.probabilities, dtype=np.float64)
+    top = theirs.cases[probs >= probs.max() - 1e-12]
+    if knowledge.held_case >= 0:
+        return 1.0 / top.size if knowledge.held_case in set(top.tolist()) else 0.0
+    return float(probs.max())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -412,7 +502,8 @@ def solve_now_rule(p_correct: float, points_now: int, q_after: float, points_wai
 
 def hint(knowledge: Knowledge, legal_actions: "np.ndarray | Iterable[int] | None" = None, *,
          analysis: Analysis | None = None, tier: int = 0, round_index: int = 0, edition: str = "second",
-         investigators_left: int | None = None, joint: bool = True, remaining: bool = True) -> Hint:
+         investigators_left: int | None = None, joint: bool = True, remaining: bool = True,
+         context: TurnContext | None = None, hazards: "dict[int, float] | None" = None) -> Hint:
     """Advice for ``knowledge.player`` (see the module docstring for every quantity).
 
     Args:
@@ -428,6 +519,13 @@ def hint(knowledge: Knowledge, legal_actions: "np.ndarray | Iterable[int] | None
         investigators_left: p's unused investigator tiles (``None``: unknown, not limited).
         joint: use the joint posterior (default) or the uniform own-information distribution.
         remaining: compute ``expected_remaining_actions``.
+        context: the rules facts of p's turn (:func:`pi_env.solvers.turns.turn_context` reads them
+            from a record); given, its tier, round and edition are used instead of the three
+            arguments above, and waiting is valued by the rules (:mod:`pi_env.solvers.turns`).
+            ``None``: a context with only ``tier``, ``round_index`` and ``edition`` (the next turn
+            assumed to come, one tier later).
+        hazards: ``{player: P(attempts on its coming turn)}`` for the players acting before p's next
+            turn (``None``: :func:`attempt_hazards`).
 
     Returns:
         A :class:`Hint`.
@@ -438,6 +536,10 @@ def hint(knowledge: Knowledge, legal_actions: "np.ndarray | Iterable[int] | None
         h = hint(k, tier=0, round_index=0)
         h.p_correct, h.expected_points, h.best_action, h.best_gain
     """
+    if context is None:
+        context = TurnContext(player=knowledge.player, n_players=knowledge.n_players, edition=edition,
+                              tier=tier, round_index=round_index)
+    tier, round_index = context.tier, context.round_index
     if analysis is None:
         analysis = analyze_knowledge(knowledge, strict=False)
     if joint:
@@ -445,19 +547,18 @@ def hint(knowledge: Knowledge, legal_actions: "np.ndarray | Iterable[int] | None
     else:
         cases = analysis.own_cases
         weights = np.full(cases.size, 1.0 / cases.size) if cases.size else np.zeros(0)
-    n_players = knowledge.n_players
-    points = tier_points(tier, round_index, n_players, edition)
-    points_wait = tier_points(tier + 1, round_index, n_players, edition)
+    points = context.points(tier)
     actions = candidate_actions(knowledge, legal_actions, investigators_left)
     if investigators_left is not None and investigators_left <= 0:
         actions = actions[actions < INVESTIGATE_BASE]
     if cases.size == 0:
+        loss = -float(context.loss()) if not context.duel else -1.0
         return Hint(player=knowledge.player, count=0, entropy=0.0, certain=(), best_case=-1,
                     p_correct=0.0, tier=tier, round_index=round_index, points=points,
-                    expected_points=-float(WRONG_SOLVE_PENALTY),
-                    wait_expected_points=-float(WRONG_SOLVE_PENALTY), solve_now=False,
-                    best_action=None, best_gain=0.0, gains={int(a): 0.0 for a in actions},
-                    expected_remaining_actions=None if not remaining else 0.0)
+                    expected_points=loss, wait_expected_points=loss, solve_now=False,
+                    best_action=None, best_gain=0.0,
+                    gains={Action.of(int(a), knowledge.names or element_names(DAYTIME)): 0.0 for a in actions},
+                    expected_remaining_actions=None if not remaining else 0.0, context=context)
     weights = weights / weights.sum()
     top = int(np.lexsort((cases, -weights))[0])
     best_case, p_correct = int(cases[top]), float(weights[top])
@@ -471,17 +572,27 @@ def hint(knowledge: Knowledge, legal_actions: "np.ndarray | Iterable[int] | None
         codes = answers[b]
         for k in np.unique(codes):
             q_after += float(weights[codes == k].max())
-    solve, e_now, e_wait = solve_now_rule(p_correct, points, q_after, points_wait)
+    reply = None
+    if context.duel and context.is_first_player and not context.extra_turn:
+        reply = opponent_reply(knowledge, best_case)
+    e_now = solve_value(context, p_correct, reply or 0.0)
+    if hazards is None:
+        hazards = attempt_hazards(knowledge, context)
+    e_wait, outcomes = wait_value(context, q_after, wait_outcomes(context, hazards), reply or 0.0)
+    solve = _decide(p_correct, e_now, e_wait, must=context.extra_turn)
     elems = CASE_ELEMENTS[cases]  # [N, 3]
-    certain = tuple(int(elems[0, t]) for t in range(3) if (elems[:, t] == elems[0, t]).all())
+    names = knowledge.names or element_names(DAYTIME)
+    certain = tuple(Element.of(int(elems[0, t]), names) for t in range(3) if (elems[:, t] == elems[0, t]).all())
     remaining_value = None
     if remaining:
         remaining_value = greedy_expected_actions(answers, weights, actions >= INVESTIGATE_BASE,
                                                   investigators_left)
     return Hint(player=knowledge.player, count=int(cases.size),
                 entropy=float(_entropy_rows(weights[None, :])[0]), certain=certain,
-                best_case=best_case, p_correct=p_correct, tier=tier, round_index=round_index,
+                best_case=Case.of(best_case, names), p_correct=p_correct, tier=tier, round_index=round_index,
                 points=points, expected_points=e_now, wait_expected_points=e_wait, solve_now=solve,
-                best_action=best_action, best_gain=best_gain,
-                gains={int(a): float(g) for a, g in zip(actions, gains)},
-                expected_remaining_actions=remaining_value)
+                best_action=None if best_action is None else Action.of(best_action, names),
+                best_gain=best_gain,
+                gains={Action.of(int(a), names): float(g) for a, g in zip(actions, gains)},
+                expected_remaining_actions=remaining_value, q_after=q_after,
+                wait_outcomes=tuple(outcomes), context=context, reply=reply)

@@ -49,6 +49,9 @@ class Knowledge:
         held_case: case id of player ``(p + 1) % n`` (which p holds), or ``-1`` if not given
             (then that player is treated like any other unknown player).
         events: ``int32[E, 7]`` event table (see the module docstring), in play order.
+        names: the 36 element names of the board in id order
+            (:func:`pi_env.core.names.element_names`), for answers that print names; ``None``: the
+            daytime board's.
     """
 
     player: int
@@ -57,6 +60,7 @@ class Knowledge:
     adjacency: np.ndarray = field(repr=False)
     held_case: int = -1
     events: np.ndarray = field(default_factory=lambda: np.zeros((0, NUM_COLS), np.int32), repr=False)
+    names: tuple[str, ...] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         td = np.array(self.tile_district, dtype=np.int8).reshape(-1)
@@ -73,6 +77,10 @@ class Knowledge:
         if not -1 <= self.held_case < NUM_CASES:
             raise ValueError(f"held_case must be -1 or a case id 0..1679, got {self.held_case}")
         _check_events(ev, self.n_players)
+        if self.names is not None:
+            if len(self.names) != NUM_ELEMENTS or not all(isinstance(x, str) for x in self.names):
+                raise ValueError("names must be the 36 element names in id order")
+            object.__setattr__(self, "names", tuple(self.names))
         for arr in (td, adj, ev):
             arr.flags.writeable = False
         object.__setattr__(self, "tile_district", td)
@@ -107,7 +115,8 @@ class Knowledge:
         return self._derived(player, held_case, self.events)
 
     def _derived(self, player: int, held_case: int, events: np.ndarray) -> "Knowledge":
-        new = Knowledge(player, self.n_players, self.tile_district, self.adjacency, held_case, events)
+        new = Knowledge(player, self.n_players, self.tile_district, self.adjacency, held_case, events,
+                        self.names)
         for key in _LAYOUT_CACHES:
             if key in self.__dict__:
                 new.__dict__[key] = self.__dict__[key]
@@ -163,11 +172,13 @@ def event_rows(events: Iterable[Event]) -> np.ndarray:
 
 
 def knowledge_from_round(round_record: RoundRecord, player: int, n_players: int, adjacency: np.ndarray,
-                         after_event: int | None = None) -> Knowledge:
+                         after_event: int | None = None, names: tuple[str, ...] | None = None) -> Knowledge:
     """What ``player`` knows in a recorded round (RULES.md §9).
 
     Reads only the public part of the round and ``round_record.cases[(player + 1) % n_players]``
-    (the case ``player`` holds) — never any other case.
+    (the case ``player`` holds) — never any other case. An answer the record declares incorrect
+    (an ``incorrect`` event anywhere in the round, :meth:`RoundRecord.declared_incorrect`) is left
+    out at every position, as are the declarations themselves: they are not answers.
 
     Args:
         round_record: the round.
@@ -175,6 +186,7 @@ def knowledge_from_round(round_record: RoundRecord, player: int, n_players: int,
         n_players: number of players.
         adjacency: ``bool[14, 14]`` of the record's board.
         after_event: include the events with ``index <= after_event`` (``-1``: none; ``None``: all).
+        names: the board's 36 element names (``Knowledge.names``).
 
     Raises:
         ValueError: bad player or malformed events.
@@ -182,6 +194,8 @@ def knowledge_from_round(round_record: RoundRecord, player: int, n_players: int,
     if not 0 <= player < n_players:
         raise ValueError(f"player must be in 0..{n_players - 1}, got {player}")
     held = round_record.cases.get((player + 1) % n_players, -1)
-    events = [e for e in round_record.events if after_event is None or e.index <= after_event]
+    wrong = round_record.declared_incorrect()
+    events = [e for e in round_record.events if (after_event is None or e.index <= after_event)
+              and e.is_turn and e.index not in wrong]
     return Knowledge(player, n_players, np.array(round_record.tile_district, dtype=np.int8),
-                     np.asarray(adjacency, dtype=bool), int(held), event_rows(events))
+                     np.asarray(adjacency, dtype=bool), int(held), event_rows(events), names)

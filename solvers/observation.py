@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from pi_env.core.names import element_names
 from pi_env.core.board import Board
 from pi_env.core.constants import MAX_PLAYERS, MIN_PLAYERS, TYPE_OFFSETS, TYPE_SIZES
 from pi_env.engine.observe import decode_observation, observation_size
@@ -104,4 +105,5 @@ def knowledge_from_observation(observation: np.ndarray, num_players: int,
     if rows:
         events[:, 0] = np.arange(len(rows))
         events[:, 1:] = np.array(rows, dtype=np.int32)
-    return Knowledge(player, P, tile_district, adjacency, case_of_elements(o["held_case"]), events)
+    names = element_names(board) if isinstance(board, Board) else None
+    return Knowledge(player, P, tile_district, adjacency, case_of_elements(o["held_case"]), events, names)

@@ -1,19 +1,27 @@
-"""The report of ``pi-env solve`` (issue #3 item 6): one player's case at one position of a record,
-as a JSON-ready dict (:func:`solve_report`) and as text lines (:func:`solve_report_lines`).
+"""The report of ``pi-env solve`` (issue #3 item 6, issue #15): one player's case at one position of
+a record, as a JSON-ready dict (:func:`solve_report`) and as text lines (:func:`solve_report_lines`).
 
 Only what the asking player p knows is read (RULES.md §9): the public events up to the position
 and the case p holds (:func:`pi_env.solvers.analysis.knowledge_of`), even when the record holds every
-case. The hint (:func:`pi_env.solvers.hints.hint`) needs three facts about the position that the events
-give:
+case; an answer the record declares incorrect is ignored. The hint (:func:`pi_env.solvers.hints.hint`)
+needs facts about the position that the events give:
 
-* **tier**: the tier of the rotation in which p acts next — the current rotation if p's seat comes
-  after the last event's seat, else the next one (RULES.md §4, §5; nick of time: the tier advances
-  every rotation after the round's first solve);
+* **the turn** (:func:`pi_env.solvers.turns.turn_context`): the tier of p's coming turn, who has
+  attempted and solved, who acts after p in the rotation, p's score, the safeguard — from which
+  the value of waiting follows the rules (whether p gets another turn this round, at which tier;
+  first edition; nick of time; duel values). A position at which p has no turn (p solved, the
+  round is over) gets no hint;
 * **investigators left**: p's starting tiles (duel: +2 per later round, at most 5) minus p's
   investigations so far;
-* **candidate clues**: the display at the position when it is known — re-run by the engine for a
-  record with an engine seed, or the record's ``display`` before the round's first event — else
-  every clue card not yet answered *nothing* (RULES.md §4.1).
+* **candidate clues**: the display at the position — given by the caller (``display``, ``pi-env
+  solve --display``), re-run by the engine for a record with an engine seed, or stated by the
+  record (its round ``display`` and the events' ``display``; after a card is taken without a new
+  statement the known cards are only those still face up) — else every clue card not yet answered
+  *nothing* (RULES.md §4.1), which the report says.
+
+What is missing is said (``notes``, in the text and the JSON): a record without the case p holds,
+or without any case, gives a weaker answer than p's own reasoning at the table; an unknown display
+makes the query ranking assume any card can be taken.
 """
 
 from __future__ import annotations
@@ -24,40 +32,27 @@ from typing import Any, Union
 import numpy as np
 
 from pi_env.core.actions import action_name
-from pi_env.core.constants import (INVESTIGATE_BASE, MAX_INVESTIGATORS, NUM_DISTRICTS, ON_DISPLAY,
-                              TYPE_NAMES, TYPE_OFFSETS, TYPE_SIZES)
+from pi_env.core.constants import (DISPLAY_SIZE, INVESTIGATE_BASE, MAX_INVESTIGATORS, NUM_DISTRICTS,
+                                   ON_DISPLAY, TYPE_NAMES, TYPE_OFFSETS, TYPE_SIZES)
 from pi_env.core.errors import PIError, RecordError
-from pi_env.core.names import element_names
-from pi_env.records.types import INVESTIGATE, SOLVE, GameRecord
+from pi_env.core.names import element_names, parse_element
+from pi_env.core.text import normalize
+from pi_env.records.types import CLUE, INVESTIGATE, GameRecord
 
 from pi_env.solvers.analysis import Analysis, analyze_knowledge, knowledge_of
 from pi_env.solvers.hints import Hint, hint
+from pi_env.solvers.turns import turn_context
 
-__all__ = ["solve_report", "solve_report_lines", "next_turn_tier", "investigators_left_at",
-           "display_at"]
+__all__ = ["solve_report", "solve_report_lines", "record_hint", "next_turn_tier", "investigators_left_at",
+           "display_at", "resolve_player", "parse_display"]
 
 DUEL_INVESTIGATORS_PER_ROUND = 2  # RULES.md §7
 
 
 def next_turn_tier(record: GameRecord, player: int, round_index: int, after_event: int) -> int:
     """The tier (RULES.md §5) of ``player``'s next turn after event ``after_event`` (``-1``: before
-    the first) of round ``round_index``."""
-    rnd = record.rounds[round_index]
-    n = record.rules.players
-    nick = "nick-of-time" in record.rules.variants
-    tier, solved_in_rotation, any_solved, prev = 0, False, False, -1
-    for ev in rnd.events[:after_event + 1]:
-        seat = (ev.player - rnd.first_player) % n
-        if seat <= prev:  # a new rotation began
-            if solved_in_rotation or (nick and any_solved):
-                tier += 1
-            solved_in_rotation = False
-        prev = seat
-        if ev.kind == SOLVE and ev.correct:
-            solved_in_rotation = any_solved = True
-    if (player - rnd.first_player) % n <= prev and (solved_in_rotation or (nick and any_solved)):
-        tier += 1
-    return tier
+    the first) of round ``round_index`` (:func:`pi_env.solvers.turns.turn_context`)."""
+    return turn_context(record, player, round_index, after_event).tier
 
 
 def investigators_left_at(record: GameRecord, player: int, round_index: int, after_event: int) -> int:
@@ -76,13 +71,18 @@ class _Stop(Exception):
 
 
 def display_at(record: GameRecord, round_index: int, after_event: int) -> tuple[int, ...] | None:
-    """The clue cards face up after event ``after_event`` of round ``round_index`` (element ids),
-    or ``None`` when the record does not determine them."""
+    """The clue cards face up after event ``after_event`` of round ``round_index`` (element ids,
+    ascending), or ``None`` when the record does not determine them: re-run by the engine for a
+    record with a seed, else a 9-card display the record states with no card taken since
+    (:func:`pi_env.records.record_file.known_display`)."""
+    from pi_env.records.record_file import known_display
+
     rnd = record.rounds[round_index]
+    if record.seed is None:
+        known = known_display(rnd, after_event)
+        return known[0] if known is not None and known[1] else None
     if after_event < 0 and rnd.display is not None:
         return tuple(sorted(rnd.display))
-    if record.seed is None:
-        return None
     from pi_env.records.recorder import replay_with_engine  # the engine is only needed here
 
     target = sum(len(r.events) for r in record.rounds[:round_index]) + after_event + 1
@@ -128,36 +128,83 @@ def _sorted_cases(a: Analysis, names: tuple[str, ...]) -> list[int]:
 RecordSource = Union[GameRecord, str, "os.PathLike[str]", dict]
 
 
-def solve_report(record: RecordSource, player: int, round_index: int = 0, after_event: int | None = None,
-                 top: int = 10) -> dict[str, Any]:
-    """Everything ``pi-env solve`` prints, as a JSON-ready dict.
-
-    Args:
-        record: a :class:`GameRecord`, a record path or parsed dict.
-        player: the asking player, 0-based.
-        round_index: 0-based round.
-        after_event: use the events with index ``<= after_event`` (``-1``: none; ``None``: all).
-        top: list at most this many cases (``0``: all).
-
-    Returns:
-        ``{"player", "round" (1-based), "after_event", "events_used", "events_in_round", "count",
-        "own_count", "total_deals", "cases" (most likely first: ``suspect``, ``evidence``,
-        ``location``, ``probability``), "marginals" (per type ``{name: probability}``),
-        "certain" (per type a name or ``None``), "conflict" (``None`` or event indices), "hint"}``.
-        A contradiction is reported (``count`` 0, ``conflict`` set), not raised.
+def resolve_player(record: GameRecord, player: "int | str") -> int:
+    """The player number of ``player``: a number ``0..n-1`` (also as text, ``"2"``) or one of the
+    record's player names (matched ignoring case, spaces and accents).
 
     Raises:
-        PIError: a bad player, round, event index or ``top``; :class:`RecordError` for an invalid
-            record; ``OSError`` when the file cannot be read.
+        PIError: out of range, or a name the record does not have (the message lists the names).
     """
+    n = record.rules.players
+    if isinstance(player, str):
+        text = player.strip()
+        if text.lstrip("-").isdigit():
+            player = int(text)
+        else:
+            names = record.player_names or ()
+            for i, name in enumerate(names):
+                if normalize(name) == normalize(text):
+                    return i
+            if not names:
+                raise PIError(f"player {text!r}: this record names no players; give a number 0..{n - 1}")
+            listed = ", ".join(f"{i} {name}" for i, name in enumerate(names))
+            raise PIError(f"unknown player {text!r}; the players are {listed}")
+    if isinstance(player, bool) or not isinstance(player, (int, np.integer)) or not 0 <= player < n:
+        raise PIError(f"player must be 0..{n - 1} in this {n}-player record, got {player!r}")
+    return int(player)
+
+
+def parse_display(display: "str | Any", record: GameRecord, round_index: int, after_event: int) -> tuple[int, ...]:
+    """The clue cards of ``display`` — names separated by commas (``"Doc, Bubbles, Lakeside"``), or
+    a sequence of names or element ids — checked against the round up to the position.
+
+    Raises:
+        PIError: an unknown name (with suggestions), a card given twice, more than 9 cards, or a
+            card answered *nothing* earlier in the round (it lies in front of a player for the rest
+            of the round, RULES.md §4.1).
+    """
+    board = record.board
+    items = [x.strip() for x in display.split(",")] if isinstance(display, str) else list(display)
+    items = [x for x in items if not (isinstance(x, str) and not x)]
+    cards = []
+    for x in items:
+        try:
+            cards.append(int(x) if isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+                         else parse_element(x, board))
+        except PIError as exc:
+            raise PIError(f"--display: {exc}") from None
+    names = element_names(board)
+    if any(not 0 <= c < len(names) for c in cards):
+        raise PIError(f"--display: element ids must be 0..{len(names) - 1}")
+    if len(cards) > DISPLAY_SIZE:
+        raise PIError(f"--display: at most {DISPLAY_SIZE} clue cards are face up, got {len(cards)}")
+    seen = set()
+    for c in cards:
+        if c in seen:
+            raise PIError(f"--display: {names[c]!r} is given twice")
+        seen.add(c)
+    for ev in record.rounds[round_index].events[:after_event + 1]:
+        if ev.kind == CLUE and ev.answer == 0 and ev.element in seen:
+            raise PIError(f"--display: {names[ev.element]!r} was answered 'nothing' at event {ev.index} "
+                          f"of round {round_index + 1} and lies in front of player {ev.player} for the rest "
+                          f"of the round (RULES.md §4.1)")
+    return tuple(sorted(cards))
+
+
+def _who(record: GameRecord, p: int) -> str:
+    return f"player {p} ({record.player_names[p]})" if record.player_names else f"player {p}"
+
+
+def _checked(record: RecordSource, player: "int | str", round_index: int,
+             after_event: int | None) -> tuple[GameRecord, int, int]:
+    """``(record, player, after_event)`` after checking the arguments (see :func:`solve_report`)."""
     if not isinstance(record, GameRecord):
         from pi_env.records.record_file import load_record
         record = load_record(record)
     n = record.rules.players
     if record.rules.mode == "solo" or n < 2:
         raise PIError("solve needs a game of 2..5 players; a solo record has no opponents' cases")
-    if isinstance(player, bool) or not isinstance(player, (int, np.integer)) or not 0 <= player < n:
-        raise PIError(f"player must be 0..{n - 1} in this {n}-player record, got {player!r}")
+    player = resolve_player(record, player)
     rounds = len(record.rounds)
     if not 0 <= round_index < rounds:
         raise PIError(f"round must be 1..{rounds} in this record, got {round_index + 1}")
@@ -167,65 +214,203 @@ def solve_report(record: RecordSource, player: int, round_index: int = 0, after_
     elif not -1 <= after_event < n_events:
         raise PIError(f"after-event must be -1..{n_events - 1} (round {round_index + 1} has {n_events} "
                       f"events), got {after_event}")
-    if top < 0:
-        raise PIError(f"top must be >= 0 (0 lists every case), got {top}")
-    names = element_names(record.board)
+    from pi_env.records.scoring import score_record
+
+    score_record(record)  # refuses an event after its round's end, as replay does
+    return record, player, after_event
+
+
+def _position(record: GameRecord, player: int, round_index: int, after_event: int,
+              display: "str | Any | None") -> dict[str, Any]:
+    """The analysis, the turn, the display and the hint of a checked position."""
+    from pi_env.records.record_file import known_display
+
+    given = None if display is None else parse_display(display, record, round_index, after_event)
+    rnd = record.rounds[round_index]
     knowledge = knowledge_of(record, player, round_index, after_event)
     a = analyze_knowledge(knowledge, strict=False)
-    tier = next_turn_tier(record, player, round_index, after_event)
+    ctx = turn_context(record, player, round_index, after_event)
     inv_left = investigators_left_at(record, player, round_index, after_event)
-    display = display_at(record, round_index, after_event)
+    # the display: given, re-run by the engine, stated by the record (maybe partly), or unknown
+    cards, source = None, "any"
+    if given is not None:
+        cards, source = given, "given"
+    else:
+        exact = display_at(record, round_index, after_event)
+        if exact is not None:
+            cards, source = exact, "display"
+        else:
+            known = known_display(rnd, after_event)
+            if known is not None and known[0]:
+                cards, source = known[0], "partial"
+    used = {e.district for e in rnd.events[:after_event + 1] if e.player == player and e.kind == INVESTIGATE}
     legal = None
-    if display is not None:
-        mine = [e for e in record.rounds[round_index].events[:after_event + 1]
-                if e.player == player and e.kind == INVESTIGATE]
-        used = {e.district for e in mine}
-        legal = list(display) + ([INVESTIGATE_BASE + d for d in range(NUM_DISTRICTS) if d not in used]
-                                 if inv_left > 0 else [])
-    h = hint(knowledge, legal, analysis=a, tier=tier, round_index=round_index,
-             edition=record.rules.edition, investigators_left=inv_left)
+    if cards is not None:
+        legal = list(cards) + ([INVESTIGATE_BASE + d for d in range(NUM_DISTRICTS) if d not in used]
+                               if inv_left > 0 else [])
+    h = None
+    if ctx.finished == "":
+        h = hint(knowledge, legal, analysis=a, investigators_left=inv_left, context=ctx)
+    return {"analysis": a, "context": ctx, "investigators_left": inv_left, "cards": cards,
+            "source": source, "hint": h}
+
+
+def record_hint(record: RecordSource, player: "int | str", round_index: int = 0,
+                after_event: int | None = None, display: "str | Any | None" = None) -> Hint | None:
+    """The :class:`~pi_env.solvers.hints.Hint` ``pi-env solve`` gives: for ``player`` (a number or
+    a name) at its next turn after event ``after_event`` of round ``round_index`` of a record, with
+    the value of waiting by the rules of the position (:func:`pi_env.solvers.turns.turn_context`),
+    its investigators left and the candidate clues of the display (the module docstring).
+
+    Returns:
+        The hint, or ``None`` when the player has no turn there (it solved, the round is over, ...).
+
+    Raises:
+        PIError, RecordError, OSError: as :func:`solve_report`.
+
+    Example::
+
+        h = record_hint("game.json", player=2, round_index=0, after_event=17)
+        print(h.best_case, h.p_correct, h.solve_now, h.best_action)
+    """
+    record, player, after_event = _checked(record, player, round_index, after_event)
+    return _position(record, player, round_index, after_event, display)["hint"]
+
+
+def solve_report(record: RecordSource, player: "int | str", round_index: int = 0, after_event: int | None = None,
+                 top: int = 10, display: "str | Any | None" = None) -> dict[str, Any]:
+    """Everything ``pi-env solve`` prints, as a JSON-ready dict.
+
+    Args:
+        record: a :class:`GameRecord`, a record path or parsed dict.
+        player: the asking player, 0-based, or its name in the record (:func:`resolve_player`).
+        round_index: 0-based round.
+        after_event: use the events with index ``<= after_event`` (``-1``: none; ``None``: all).
+        top: list at most this many cases (``0``: all).
+        display: the clue cards face up now (:func:`parse_display`), when the record does not say;
+            the best query is then chosen among them. ``None``: from the record (module docstring).
+
+    Returns:
+        ``{"player", "player_name" (``None`` without names), "round" (1-based), "after_event",
+        "events_used", "events_in_round", "count", "own_count", "total_deals", "cases" (most likely
+        first: ``suspect``, ``evidence``, ``location``, ``probability``), "marginals" (per type
+        ``{name: probability}``), "certain" (per type a name or ``None``), "conflict" (``None`` or
+        event indices), "solved", "finished" (why p has no turn now, or ``None``), "held_case_known",
+        "cases_given" (the players whose cases the round gives), "ignored_events" (answers declared
+        incorrect), "notes" (what is missing, in words), "hint"}``. ``hint`` is ``None`` when p has
+        no turn. A contradiction is reported (``count`` 0, ``conflict`` set), not raised.
+
+    Raises:
+        PIError: a bad player, round, event index, display or ``top``; :class:`RecordError` for an
+            invalid record (an event after its round's end included); ``OSError`` when the file
+            cannot be read.
+    """
+    if top < 0:
+        raise PIError(f"top must be >= 0 (0 lists every case), got {top}")
+    record, player, after_event = _checked(record, player, round_index, after_event)
+    n = record.rules.players
+    n_events = len(record.rounds[round_index].events)
+    rnd = record.rounds[round_index]
+    names = element_names(record.board)
+    pos = _position(record, player, round_index, after_event, display)
+    a, ctx, h = pos["analysis"], pos["context"], pos["hint"]
+    cards, source, inv_left = pos["cards"], pos["source"], pos["investigators_left"]
+    held = (player + 1) % n
+    notes = []
+    if not rnd.cases:
+        notes.append(f"the record gives no case for round {round_index + 1}: the answer uses the public "
+                     f"answers only, not the case {_who(record, player)} holds ({_who(record, held)}'s), "
+                     f"so it is weaker than that player's own reasoning at the table")
+    elif held not in rnd.cases:
+        notes.append(f"the record does not give the case {_who(record, player)} holds "
+                     f"({_who(record, held)}'s): the answer uses the public answers only, so it is weaker "
+                     f"than that player's own reasoning at the table")
+    if cards is None and ctx.finished == "":
+        notes.append("the display is not known: the best query is ranked over every clue card still in "
+                     "circulation, assuming any can be taken (give the display with --display, or in the "
+                     "record)")
+    if ctx.pending and ctx.finished == "":
+        notes.append(f"{' and '.join(_who(record, j) for j in ctx.pending)} "
+                     f"{'acts' if len(ctx.pending) == 1 else 'act'} before {_who(record, player)}'s turn: "
+                     f"the hint assumes {'it does' if len(ctx.pending) == 1 else 'they do'} not attempt a solve")
+    if source == "partial" and ctx.finished == "":
+        notes.append(f"only {len(cards)} card{'s' * (len(cards) != 1)} of the display {'is' if len(cards) == 1 else 'are'} "
+                     f"known (the refills since the record last stated it are not): the best query is "
+                     f"ranked among them")
     ordered = _sorted_cases(a, names)
     listed = ordered if top == 0 else ordered[:top]
     prob = a.as_dict()
-    marginals = {}
-    for t, m in enumerate(a.marginals):
-        marginals[TYPE_NAMES[t]] = {names[TYPE_OFFSETS[t] + i]: float(m[i]) for i in range(TYPE_SIZES[t])}
+    marginals = a.marginals_by_name()
     certain: dict[str, str | None] = {t: None for t in TYPE_NAMES}
     for x in a.certain:
         t = 0 if x < TYPE_OFFSETS[1] else 1 if x < TYPE_OFFSETS[2] else 2
         certain[TYPE_NAMES[t]] = names[x]
-    solved = any(e.kind == SOLVE and e.correct and e.player == player
-                 for e in record.rounds[round_index].events[:after_event + 1])
+    ignored = sorted(k for k, d in rnd.declared_incorrect().items())
     return {
-        "player": int(player), "round": round_index + 1, "after_event": after_event,
+        "player": int(player),
+        "player_name": record.player_names[player] if record.player_names else None,
+        "round": round_index + 1, "after_event": after_event,
         "events_used": after_event + 1, "events_in_round": n_events,
         "count": a.count, "own_count": a.own_count, "total_deals": a.total,
         "cases": [dict(_case_doc(c, names), probability=prob[c]) for c in listed],
         "marginals": marginals, "certain": certain,
         "conflict": None if a.conflict is None else list(a.conflict),
-        "solved": solved,
+        "solved": bool(ctx.solved[player]),
+        "finished": ctx.finished or None,
+        "held_case_known": held in rnd.cases,
+        "cases_given": sorted(rnd.cases),
+        "ignored_events": ignored,
+        "notes": notes,
         # among equally likely cases the hint names the first listed one (same p_correct)
-        "hint": _hint_doc(h, ordered[0] if ordered else -1, record, names, display is not None, inv_left),
+        "hint": None if h is None else _hint_doc(h, ordered[0] if ordered else -1, record, names, source,
+                                                 cards, inv_left),
     }
 
 
-def _hint_doc(h: Hint, best_case: int, record: GameRecord, names: tuple[str, ...], display_known: bool,
-              inv_left: int) -> dict[str, Any]:
+_CANDIDATES = {"given": "display", "display": "display", "partial": "display, partly known",
+               "any": "clue cards in circulation"}
+
+
+def _hint_doc(h: Hint, best_case: int, record: GameRecord, names: tuple[str, ...], source: str,
+              cards: "tuple[int, ...] | None", inv_left: int) -> dict[str, Any]:
     board = record.board
+    ctx = h.context
+    duel = ctx is not None and ctx.duel
+    gain: int | None = None
+    loss: int | None = None
+    if duel:
+        formula = ("p_correct * 0 - (1 - p_correct) * 1" if ctx.extra_turn
+                   else f"p_correct * (1 - {h.reply:.6g}) - (1 - p_correct) * 1" if h.reply is not None
+                   else "p_correct * 1 - (1 - p_correct) * 1")
+    else:
+        gain, loss = (ctx.gain(h.tier), ctx.loss()) if ctx is not None else (h.points, 2)
+        formula = f"p_correct * {gain} - (1 - p_correct) * {loss}"
     return {
         "tier": h.tier, "points": h.points,
+        "units": "round result (+1 win, 0 draw, -1 loss)" if duel else "points",
+        "score": None if ctx is None else ctx.score,
+        "gain": gain, "loss": loss,
         "best_case": None if best_case < 0 else dict(_case_doc(best_case, names), probability=h.p_correct),
         "p_correct": h.p_correct,
         "expected_points": h.expected_points,
-        "formula": f"p_correct * {h.points} - (1 - p_correct) * 2",
+        "formula": formula,
         "wait_expected_points": h.wait_expected_points,
+        "q_after": h.q_after,
+        "next_turn": h.next_turn,
+        "wait_outcomes": [{"probability": o.probability, "next_turn": o.next_turn, "tier": o.tier,
+                           "reason": o.reason, "value": o.value} for o in h.wait_outcomes],
+        "opponent_reply": h.reply,
         "solve_now": h.solve_now,
         "entropy_bits": h.entropy,
         "best_action": None if h.best_action is None else action_name(h.best_action, board),
         "best_action_id": h.best_action,
         "best_gain_bits": h.best_gain,
         "expected_remaining_actions": h.expected_remaining_actions,
-        "candidates": "display" if display_known else "clue cards in circulation",
+        "candidates": _CANDIDATES[source],
+        "display": None if cards is None else [names[x] for x in cards],
+        "display_source": {"given": "--display", "display": "record", "partial": "record",
+                           "any": None}[source] if not (source == "display" and record.seed is not None)
+        else "engine",
         "investigators_left": inv_left,
         "gains": [{"action": action_name(act, board), "id": act, "bits": g} for act, g in h.ranked_gains()],
     }
@@ -242,9 +427,16 @@ def _signed(x: float) -> str:
 def solve_report_lines(doc: dict[str, Any], gains_shown: int = 5) -> list[str]:
     """Human-readable lines of a :func:`solve_report` dict."""
     p, r = doc["player"], doc["round"]
+    who = f"Player {p}" + (f" ({doc['player_name']})" if doc.get("player_name") else "")
     where = ("before any event" if doc["after_event"] < 0 else
              f"after event {doc['after_event']} ({doc['events_used']} of {doc['events_in_round']} events)")
-    lines = [f"Player {p}, round {r}, {where}; using only what player {p} knows"]
+    lines = [f"{who}, round {r}, {where}; using only what player {p} knows"]
+    for note in doc.get("notes", ()):
+        lines.append(f"Note: {note}.")
+    if doc.get("ignored_events"):
+        what = ", ".join(map(str, doc["ignored_events"]))
+        lines.append(f"Ignored: the answer{'s' * (len(doc['ignored_events']) > 1)} of event{'s' * (len(doc['ignored_events']) > 1)} "
+                     f"{what}, declared incorrect.")
     lines.append(f"Consistent cases: {doc['count']} jointly with all public answers "
                  f"({doc['own_count']} from player {p}'s own information alone)")
     if doc["conflict"] is not None:
@@ -265,18 +457,56 @@ def solve_report_lines(doc: dict[str, Any], gains_shown: int = 5) -> list[str]:
         lines.append(f"  {t:<9} " + ", ".join(f"{k} {_pct(v)}" for v, k in items))
     certain = [f"{t} {doc['certain'][t]}" for t in TYPE_NAMES if doc["certain"][t] is not None]
     lines.append("Certain: " + (", ".join(certain) if certain else "nothing yet"))
-    if doc["solved"]:  # it takes no more turns this round (RULES.md §4.3): no hint to give
-        return lines
     h = doc["hint"]
-    lines.append(f"Hint (tier {h['tier']}: a correct solve now scores {h['points']}):")
+    if h is None:  # no turn now (RULES.md §4.3, §5, §7): no hint to give
+        if doc.get("finished") and not doc["solved"]:
+            lines.append(f"No hint: {doc['finished']}.")
+        return lines
     bc = h["best_case"]
     q = h["p_correct"]
-    lines.append(f"  solve now with {bc['suspect']} / {bc['evidence']} / {bc['location']}: "
-                 f"P(correct) {_pct(q)}, expected points {q:.4g}·{h['points']} − {1 - q:.4g}·2 = "
-                 f"{_signed(h['expected_points'])}")
+    duel = h["units"] != "points"
+    if duel:
+        reply = h["opponent_reply"]
+        head = "Hint (duel: values are round results, +1 win, 0 draw, −1 loss):"
+        lines.append(head)
+        if h["formula"].startswith("p_correct * 0"):
+            lines.append(f"  solve now with {bc['suspect']} / {bc['evidence']} / {bc['location']}: your one more "
+                         f"turn — right draws the round, anything else loses it: P(correct) {_pct(q)}, "
+                         f"expected {_signed(h['expected_points'])}")
+        elif reply is not None:
+            lines.append(f"  solve now with {bc['suspect']} / {bc['evidence']} / {bc['location']}: P(correct) "
+                         f"{_pct(q)}; right, the opponent gets one more turn and draws with P {_pct(reply)}: "
+                         f"expected {q:.4g}·(1 − {reply:.4g}) − {1 - q:.4g} = {_signed(h['expected_points'])}")
+        else:
+            lines.append(f"  solve now with {bc['suspect']} / {bc['evidence']} / {bc['location']}: P(correct) "
+                         f"{_pct(q)}, right wins the round, wrong loses it: expected "
+                         f"{q:.4g} − {1 - q:.4g} = {_signed(h['expected_points'])}")
+    else:
+        score = f"; score {h['score']}" if h.get("score") is not None else ""
+        lines.append(f"Hint (tier {h['tier']}: a correct solve now scores {h['points']}{score}):")
+        gain, loss = h["gain"], h["loss"]
+        lines.append(f"  solve now with {bc['suspect']} / {bc['evidence']} / {bc['location']}: "
+                     f"P(correct) {_pct(q)}, expected points {q:.4g}·{gain} − {1 - q:.4g}·{loss} = "
+                     f"{_signed(h['expected_points'])}")
     lines.append("  recommendation: " + ("solve now" if h["solve_now"] else "do not solve yet")
-                 + f" (after one more query then solving one tier later: {_signed(h['wait_expected_points'])})")
-    source = ("the display" if h["candidates"] == "display" else "any clue card still in circulation")
+                 + f" (waiting is worth {_signed(h['wait_expected_points'])})")
+    outcomes = h["wait_outcomes"]
+    if len(outcomes) == 1:
+        o = outcomes[0]
+        if o["next_turn"]:
+            lines.append(f"  waiting: {o['reason']}; one more query (P(correct) then {_pct(h['q_after'])}), "
+                         f"then solving: {_signed(o['value'])}")
+        elif duel:
+            lines.append(f"  waiting: {o['reason']} ({_signed(o['value'])})")
+        else:
+            lines.append(f"  waiting scores nothing more this round: {o['reason']}")
+    else:
+        lines.append(f"  waiting: one more query (P(correct) then {_pct(h['q_after'])}), then solving on the "
+                     f"next turn, if it comes:")
+        for o in outcomes:
+            lines.append(f"    {_pct(o['probability']):>8}  {o['reason']}: {_signed(o['value'])}")
+    source = {"display": "the display", "display, partly known": "the cards known to be on the display",
+              "clue cards in circulation": "any clue card still in circulation"}[h["candidates"]]
     if h["best_action"] is None:
         lines.append(f"  best query: none splits the remaining cases (candidates: {source})")
     else:
@@ -290,4 +520,3 @@ def solve_report_lines(doc: dict[str, Any], gains_shown: int = 5) -> list[str]:
         lines.append("  gains: " + ", ".join(f"{g['action']} {g['bits']:.3f}" for g in top)
                      + (f" (+{len(h['gains']) - len(top)} more)" if len(h["gains"]) > len(top) else ""))
     return lines
-

@@ -165,17 +165,60 @@ def test_cli_render_checks_the_output_path_first(capsys, tmp_path, record_path):
     assert code == 2 and err == f"pi-env: error: {tmp_path / 'no' / 'x.png'}: the folder {str(tmp_path / 'no')!r} does not exist\n"
 
 
-def test_cli_render_needs_an_engine_record(capsys, tmp_path, record_path):
+def test_cli_render_draws_a_typed_record(capsys, tmp_path, record_path):
     doc = json.loads(record_path.read_text(encoding="utf-8"))
     doc.pop("engine")
     plain = tmp_path / "plain.json"
     plain.write_text(json.dumps(doc), encoding="utf-8")
-    code, text, err = run(capsys, "render", plain, "--out", tmp_path / "x.png")
-    assert code == 2 and err.startswith("pi-env: error: only an engine-written record")
-    assert len(err.strip().splitlines()) == 1
-    code, text, err = run(capsys, "render", tmp_path / "missing.json", "--out", tmp_path / "x.png")
+    out = tmp_path / "x.png"
+    code, text, err = run(capsys, "render", plain, "--round", 1, "--event", 4, "--out", out)
+    assert (code, err, text) == (0, "", f"picture written to {out}\n")
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    del doc["rounds"][0]["cases"]["2"]
+    plain.write_text(json.dumps(doc), encoding="utf-8")
+    code, text, err = run(capsys, "render", plain, "--round", 1, "--viewer", 1, "--out", out, "--force")
+    assert (code, text) == (2, "")
+    assert err == ("pi-env: error: the record does not give the case player 1 holds (player 2's) in "
+                   "round 1: draw without --viewer\n")
+    code, text, err = run(capsys, "render", tmp_path / "missing.json", "--out", tmp_path / "y.png")
     assert code == 2 and "missing.json" in err and len(err.strip().splitlines()) == 1
     code, text, err = run(capsys, "render", record_path, "--out", tmp_path / "x.jpg")
     assert code == 2 and "give a .png file name" in err
     code, text, err = run(capsys, "render", record_path)
     assert code == 2 and "--out" in err
+
+
+def test_typed_position_equals_the_engines(record_path):
+    """Every public fact of the picture state drawn from the record alone equals the engine's, at
+    every position that does not end a round (there the engine has set up the next round)."""
+    from pi_env.envs.board_image import typed_record_position
+    from pi_env.records.record_file import known_display
+
+    record = load_record(record_path)
+    for k, rnd in enumerate(record.rounds):
+        for e in range(-1, len(rnd.events) - 1):
+            eng, _ = record_position(record, k, e)
+            typed, _ = typed_record_position(record, k, e)
+            for name in ("round", "first_player", "tile_district", "district_tile", "case", "front", "spot",
+                         "trace", "inv_count", "inv_district", "inv_answer", "inv_suppressed", "inv_left",
+                         "attempted", "solved", "solved_case", "failed", "score", "penalty", "turn",
+                         "current_player", "last_action", "last_answer", "last_player"):
+                assert np.array_equal(getattr(typed, name), getattr(eng, name)), (k, e, name)
+            shown = set(np.flatnonzero(typed.card_place[0] == 1).tolist())
+            on_display = set(np.flatnonzero(eng.card_place[0] == 1).tolist())
+            assert shown <= on_display and (e >= 0 or shown == on_display)
+            assert shown == set(known_display(rnd, e)[0])
+
+
+def test_render_replaces_a_link_and_never_writes_through_it(capsys, tmp_path, record_path):
+    target = tmp_path / "precious.png"
+    target.write_bytes(b"keep me")
+    link = tmp_path / "board.png"
+    link.symlink_to(target)
+    code, _, err = run(capsys, "render", record_path, "--out", link)
+    assert code == 2 and err == f"pi-env: error: {link} exists; use --force to overwrite it\n"
+    code, _, err = run(capsys, "render", record_path, "--out", link, "--force")
+    assert code == 0 and err == ""
+    assert target.read_bytes() == b"keep me"
+    assert not link.is_symlink() and link.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["board.png", "precious.png"]

@@ -151,8 +151,10 @@ def test_report_lines_exact_small_record():
         "  rot  1  Ben   solve Doc / Forgery / Downtown                   -> correct  (+7)",
         "  rot  1  Cleo  investigate Skid Row                             -> 0 spots, 1 trace",
         "  rot  2  Ann   solve Rusty / Murder / Lakeside                  -> wrong  (-2)",
-        "Round 1 result: Ann -2, Ben +7, Cleo +0",
-        "Final standings:",
+        "Round 1 result so far: Ann -2, Ben +7, Cleo +0",
+        # Cleo (not solved) acts next in rotation 2, and a 3-player game has 3 rounds
+        "Game incomplete: round 1 stops before its end (after event 3); 1 of 3 rounds recorded",
+        "Standings so far:",
         "  1. Ben      7 points",
         "  2. Cleo     0 points",
         "  3. Ann     -2 points",

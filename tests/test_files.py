@@ -88,3 +88,22 @@ def test_action_id_accepts_numpy_integers():
     assert action_id(np.int64(49)) == 49 and action_id(np.uint16(0)) == 0
     with pytest.raises(InvalidActionError, match=r"outside 0\.\.1729"):
         action_id(1730)
+
+
+def test_bytes_go_through_the_same_writer_and_never_through_a_link(tmp_path):
+    from pi_env.core.files import write_atomic, write_bytes_atomic
+
+    target = tmp_path / "target.bin"
+    target.write_bytes(b"old")
+    link = tmp_path / "link.bin"
+    link.symlink_to(target)
+    with pytest.raises(PIError, match="exists"):
+        write_bytes_atomic(link, b"\x00\x01", force=False)
+    assert write_bytes_atomic(link, b"\x00\x01") == link
+    assert target.read_bytes() == b"old" and not link.is_symlink() and link.read_bytes() == b"\x00\x01"
+    assert write_atomic(tmp_path / "t.txt", "é") and (tmp_path / "t.txt").read_bytes() == "é".encode()
+    with pytest.raises(TypeError):
+        write_bytes_atomic(tmp_path / "x", "text")
+    with pytest.raises(TypeError):
+        write_text_atomic(tmp_path / "x", b"bytes")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.bin", "t.txt", "target.bin"]

@@ -75,8 +75,9 @@ def test_two_one_one_split_is_one_and_a_half_bits() -> None:
     # after the Lakeside clue: Lakeside and Forest Park are known (1 action: the solve), Waterfront
     # and Skid Row need one more clue: E = 1 + 0.25 + 0.25 + 0.5 · 2 = 2.5
     assert h.expected_remaining_actions == 2.5
-    # waiting: P(correct) 0.75 after the clue, but no tier 1 with 2 players → −0.5 < 0.5: solve
-    assert h.wait_expected_points == 0.75 * 0 - 0.25 * 2 and h.solve_now
+    # waiting: P(correct) 0.75 after the clue, but no tier 1 with 2 players: solving then is worth
+    # 0.75 · 0 − 0.25 · 2 < 0, so not solving (0) is better; 0 < 0.5: solve now
+    assert h.q_after == 0.75 and h.wait_expected_points == 0.0 and h.solve_now
 
 
 def test_information_gain_and_greedy_by_hand() -> None:

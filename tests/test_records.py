@@ -447,7 +447,7 @@ def test_reject_player_out_of_range_and_bad_event_shape():
     assert _reject(_doc([{"player": 3, "clue": "Pinky", "answer": "spot"}])) == (
         "round 1, event 0: player must be 0..2, got 3")
     assert _reject(_doc([{"player": 1, "clue": "Pinky", "investigate": "Lakeside", "answer": "spot"}])) == (
-        "round 1, event 0: an event needs exactly one of 'clue', 'investigate', 'solve', got "
+        "round 1, event 0: an event needs exactly one of 'clue', 'investigate', 'solve', 'incorrect', got "
         "['answer', 'clue', 'investigate', 'player']")
     assert _reject(_doc([{"player": 1, "clue": "Pinky"}])) == "round 1, event 0: clue: missing key 'answer'"
 

@@ -138,11 +138,15 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--quiet", action="store_true", help="no progress bar")
     solve = sub.add_parser("solve", help="what a player can deduce at a point of a record, and a hint")
     solve.add_argument("record", help="a pi-record/1 JSON file")
-    solve.add_argument("--player", type=_integer, required=True, help="the asking player, 0-based")
+    solve.add_argument("--player", required=True,
+                       help="the asking player: a number from 0, or its name in the record")
     solve.add_argument("--round", type=_integer, default=1, help="round, 1-based (default 1)")
     solve.add_argument("--after-event", type=_integer, default=None, metavar="E",
                        help="use the round's events 0..E (-1: none; default: all)")
     solve.add_argument("--top", type=_integer, default=10, help="cases to list (default 10, 0 = all)")
+    solve.add_argument("--display", default=None, metavar="CARDS",
+                       help="the clue cards face up now, e.g. \"Doc, Bubbles, Lakeside\" (default: from "
+                            "the record; else the best query assumes any card can be taken)")
     solve.add_argument("--json", action="store_true", help="print the report as JSON")
     solo = sub.add_parser("solo", help="Solo Time Attack (RULES.md §8): generate cases, play")
     solo_sub = solo.add_subparsers(dest="solo_command", required=True, metavar="{generate,play}",
@@ -197,8 +201,8 @@ def build_parser() -> argparse.ArgumentParser:
     srv.add_argument("--solver-timeout", type=_seconds, default=60.0, metavar="S",
                      help="seconds one solver view of the replay viewer may take (default 60)")
     srv.add_argument("--quiet", action="store_true", help="no access log")
-    render = sub.add_parser("render", help="draw the board at a point of an engine-written record as a PNG")
-    render.add_argument("record", help="a pi-record/1 JSON file written by the engine (with its seed)")
+    render = sub.add_parser("render", help="draw the board at a point of a record as a PNG")
+    render.add_argument("record", help="a pi-record/1 JSON file (engine-written, or typed in at a table)")
     render.add_argument("--round", type=_integer, default=None, help="round, 1-based (default: the last)")
     render.add_argument("--event", type=_integer, default=None, metavar="E",
                         help="the position after the round's event E (0-based; -1: the round's start; "
@@ -434,7 +438,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
     not an error (see :func:`pi_env.solvers.solve_report.solve_report`)."""
     from pi_env.solvers.solve_report import solve_report, solve_report_lines
 
-    doc = solve_report(args.record, args.player, args.round - 1, args.after_event, args.top)
+    doc = solve_report(args.record, args.player, args.round - 1, args.after_event, args.top,
+                       display=args.display)
     if args.json:
         print(json.dumps(doc, indent=1, ensure_ascii=False))
     else:
@@ -531,22 +536,23 @@ COMMANDS["solo"] = cmd_solo
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    """``pi-env render``: a picture of the board (:func:`pi_env.envs.board_image.board_image`) at a point
-    of an engine-written record, re-run by the engine from its seed."""
+    """``pi-env render``: a picture of the board (:func:`pi_env.envs.board_image.record_picture`) at
+    a point of a record: an engine-written record is re-run by the engine from its seed; a record
+    typed in at a table is drawn from its tiles and events (the deck order is not needed).
+    Written atomically; an existing file (or link) is replaced only with ``--force``, and a link is
+    replaced, never followed."""
     from pathlib import Path
 
-    from pi_env.envs.board_image import board_image, record_position, write_png
     from pi_env.core.files import check_output_path
+    from pi_env.envs.board_image import record_picture, write_png
 
     out = Path(args.out)
     if out.suffix.lower() != ".png":
         raise PIError(f"--out {args.out}: the picture is written as PNG; give a .png file name")
     check_output_path(out, force=args.force)
-    state, config = record_position(args.record, None if args.round is None else args.round - 1,
-                                    args.event)
-    if args.viewer is not None and not 0 <= args.viewer < config.num_players:
-        raise PIError(f"--viewer must be 0..{config.num_players - 1}, got {args.viewer}")
-    write_png(board_image(state, config, viewer=args.viewer), str(out))
+    image = record_picture(args.record, None if args.round is None else args.round - 1, args.event,
+                           viewer=args.viewer)
+    write_png(image, out, force=args.force)
     print(f"picture written to {out}")
     return 0
 
@@ -570,6 +576,9 @@ def _tolerate_narrow_consoles() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``pi-env`` console script."""
     _tolerate_narrow_consoles()
+    from pi_env.core._config import announce_compilation
+
+    announce_compilation()  # a cold kernel cache means ~30 s of compiling: say so (stderr)
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

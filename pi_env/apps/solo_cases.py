@@ -52,6 +52,7 @@ from pi_env.core.board import DAYTIME, Board, load_board
 from pi_env.core.constants import EVIDENCE_NAMES, INVESTIGATE_BASE, NUM_DISTRICTS, SOLVE_BASE, SUSPECT_NAMES
 from pi_env.engine import solo as S
 from pi_env.core.errors import PIError
+from pi_env.core.files import write_text_atomic
 from pi_env.solvers.solo_rating import DIFFICULTIES, difficulty_of, greedy_play
 
 __all__ = ["SoloCase", "date_seed", "daily_search_start", "case_label", "generate", "case_record", "setup_sheet",
@@ -264,5 +265,5 @@ def write_case(case: SoloCase, out: "str | Path", force: bool = False) -> tuple[
         write_record(case_record(case), record_path, force=force)
     except RecordError as exc:  # pragma: no cover - a generated case is always a valid record
         raise PIError(f"internal error: generated case is not a valid record: {exc}") from None
-    sheet_path.write_text(setup_sheet(case), encoding="utf-8")
+    write_text_atomic(sheet_path, setup_sheet(case), force=True)  # checked above
     return record_path, sheet_path

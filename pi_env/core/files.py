@@ -1,8 +1,11 @@
 """Writing output files safely: whole or not at all, never over a file the user did not give up.
 
-One function, :func:`write_text_atomic`, used for game records (:func:`pi_env.records.record_file.write_record`)
-and the solo app's files: the text goes to a temporary file beside the target, which then replaces
-the target in one step (``os.replace``), so an interrupted write leaves the old file or nothing.
+One writer, :func:`write_atomic` (text: :func:`write_text_atomic`, bytes: :func:`write_bytes_atomic`),
+used for game records (:func:`pi_env.records.record_file.write_record`), board pictures
+(``pi-env render``) and the solo app's files: the data goes to a temporary file beside the target,
+which then replaces the target in one step (``os.replace``), so an interrupted write leaves the old
+file or nothing. A symbolic link at the target is replaced by the new file, never followed: writing
+onto a link never changes the file it points to.
 """
 
 from __future__ import annotations
@@ -13,13 +16,16 @@ from pathlib import Path
 
 from pi_env.core.errors import PIError
 
+__all__ = ["check_output_path", "write_atomic", "write_text_atomic", "write_bytes_atomic"]
+
 
 def check_output_path(path: str | os.PathLike, *, force: bool = False) -> Path:
     """``path`` as a :class:`~pathlib.Path` after checking it can take a new file.
 
     Raises:
-        PIError: an empty name, a directory, a missing parent folder, or (without ``force``) an
-            existing file — the message names ``path`` itself.
+        PIError: an empty name, a directory (or a link to one), a missing parent folder, or
+            (without ``force``) an existing file or link, dangling or not — the message names
+            ``path`` itself.
     """
     p = Path(path)
     if str(path) == "" or p.name in ("", ".", ".."):
@@ -34,29 +40,56 @@ def check_output_path(path: str | os.PathLike, *, force: bool = False) -> Path:
     return p
 
 
-def write_text_atomic(path: str | os.PathLike, text: str, *, force: bool = True, fsync: bool = False) -> Path:
-    """Write ``text`` (UTF-8) to ``path`` atomically; returns the path written.
+def write_atomic(path: str | os.PathLike, data: bytes | str, *, force: bool = True,
+                 fsync: bool = False) -> Path:
+    """Write ``data`` (``bytes`` as they are, ``str`` as UTF-8) to ``path`` atomically; returns the
+    path written.
 
     The file gets the normal permissions of a new file (``0666`` less the umask). A symbolic link
-    at ``path`` is replaced by the file, never followed.
+    at ``path`` is replaced by the file, never followed (its target is left as it was).
+
+    Args:
+        path: the file to write.
+        data: its whole content.
+        force: replace an existing file or link (otherwise refuse).
+        fsync: flush the data to the disk before the file replaces the target.
 
     Raises:
         PIError: see :func:`check_output_path` (checked before anything is written).
         OSError: the file system refused the write (no temporary file is left behind).
+        TypeError: ``data`` is neither ``bytes`` nor ``str``.
     """
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"data must be bytes or str, got {type(data).__name__}")
     p = check_output_path(path, force=force)
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=str(p.parent))
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             if fsync:
                 fh.flush()
                 os.fsync(fh.fileno())
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600
-        os.replace(tmp, p)
+        os.replace(tmp, p)  # renames over the link itself when p is a symbolic link
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return p
+
+
+def write_text_atomic(path: str | os.PathLike, text: str, *, force: bool = True, fsync: bool = False) -> Path:
+    """:func:`write_atomic` of ``text`` as UTF-8 (same arguments, errors and guarantees)."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    return write_atomic(path, text, force=force, fsync=fsync)
+
+
+def write_bytes_atomic(path: str | os.PathLike, data: bytes, *, force: bool = True, fsync: bool = False) -> Path:
+    """:func:`write_atomic` of ``data`` (same arguments, errors and guarantees)."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"data must be bytes, got {type(data).__name__}")
+    return write_atomic(path, data, force=force, fsync=fsync)

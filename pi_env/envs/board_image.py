@@ -22,18 +22,23 @@ Drawn with matplotlib's Agg canvas (no display needed), about 0.2 s per picture.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from pi_env.core.actions import action_name
-from pi_env.core.constants import IN_DISCARD, IN_FRONT, NUM_DISTRICTS, ON_DISPLAY, TYPE_OFFSETS
+from pi_env.core.constants import (IN_DISCARD, IN_FRONT, INVESTIGATE_BASE, NUM_DISTRICTS, ON_DISPLAY, SOLVE_BASE,
+                                   TYPE_OFFSETS)
 from pi_env.engine.state import GameConfig, State
 from pi_env.core.errors import PIError
+from pi_env.core.files import write_bytes_atomic
 from pi_env.core.names import element_names
 from pi_env.envs.render import PLAYER_LETTERS, check_game_and_viewer, _case_text, answer_text, rules_text
 
-__all__ = ["board_image", "abbreviate", "PLAYER_COLOURS", "write_png", "record_position"]
+__all__ = ["board_image", "abbreviate", "PLAYER_COLOURS", "write_png", "png_bytes", "record_position",
+           "typed_record_position", "record_picture"]
 
 PLAYER_COLOURS: tuple[str, ...] = ("#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd")
 """Colour of players A..E (``player_0`` .. ``player_4``)."""
@@ -54,7 +59,7 @@ def abbreviate(name: str) -> str:
 
 
 def board_image(state: State, config: GameConfig, game: int = 0, viewer: int | None = None,
-                size: tuple[int, int] = (1400, 1000)) -> np.ndarray:
+                size: tuple[int, int] = (1400, 1000), *, display_known: bool = True) -> np.ndarray:
     """A picture of game ``game`` of ``state`` (module docstring).
 
     Args:
@@ -63,6 +68,9 @@ def board_image(state: State, config: GameConfig, game: int = 0, viewer: int | N
         game: which game of the batch.
         viewer: ``None`` for a spectator (no case shown), or the player whose held case to add.
         size: ``(width, height)`` in pixels.
+        display_known: ``False`` for a position of a record typed in at a table
+            (:func:`typed_record_position`): the panel then says the display lists only the cards
+            known to be face up, and that the deck and the discard pile were not recorded.
 
     Returns:
         ``uint8[height, width, 3]`` RGB.
@@ -150,14 +158,14 @@ def board_image(state: State, config: GameConfig, game: int = 0, viewer: int | N
             ax.add_patch(Rectangle((cx, cy - 0.045), 0.2, 0.09, color=PLAYER_COLOURS[i], zorder=3))
             ax.text(cx + 0.1, cy, f"{s}S{t}T", fontsize=fs * 0.85, color="white", ha="center",
                     va="center", fontweight="bold", zorder=4)
-    _panel(fig, state, config, b, viewer, split, 0.012 * height * 72 / dpi)
+    _panel(fig, state, config, b, viewer, split, 0.012 * height * 72 / dpi, display_known)
     canvas.draw()
     image = np.asarray(canvas.buffer_rgba())[:, :, :3].copy()
     return image
 
 
 def _panel(fig, state: State, config: GameConfig, b: int, viewer: int | None, split: float,
-           fs: float) -> None:
+           fs: float, display_known: bool = True) -> None:
     """The text panel right of the board."""
     from matplotlib.patches import Rectangle
 
@@ -221,11 +229,17 @@ def _panel(fig, state: State, config: GameConfig, b: int, viewer: int | None, sp
     y -= 0.01
     place = state.card_place[b]
     display = [names[x] for x in np.flatnonzero(place == ON_DISPLAY)]
-    line(f"Display ({len(display)}):", fontweight="bold")
+    if display_known:
+        line(f"Display ({len(display)}):", fontweight="bold")
+    else:
+        line(f"Display: {len(display)} card{'s' * (len(display) != 1)} known to be face up", fontweight="bold")
     for k in range(0, len(display), 3):
         line("    " + ", ".join(display[k:k + 3]))
-    line(f"Deck {int(state.deck_size[b])}, discard {int((place == IN_DISCARD).sum())}, "
-         f"in front {int((place == IN_FRONT).sum())}")
+    if display_known:
+        line(f"Deck {int(state.deck_size[b])}, discard {int((place == IN_DISCARD).sum())}, "
+             f"in front {int((place == IN_FRONT).sum())}")
+    else:
+        line(f"Deck and discard pile not recorded; in front {int((place == IN_FRONT).sum())}")
     la = int(state.last_action[b])
     if la >= 0:
         y -= 0.01
@@ -255,11 +269,26 @@ def _panel(fig, state: State, config: GameConfig, b: int, viewer: int | None, sp
             fontsize=fs * 0.75, va="bottom", ha="left", color="#555555")
 
 
-def write_png(image: np.ndarray, path: str) -> None:
-    """Write an ``uint8[H, W, 3]`` image as PNG (matplotlib's writer)."""
+def png_bytes(image: np.ndarray) -> bytes:
+    """The PNG file of an ``uint8[H, W, 3]`` image (matplotlib's encoder)."""
+    import io
+
     import matplotlib.image
 
-    matplotlib.image.imsave(path, image, format="png")
+    buf = io.BytesIO()
+    matplotlib.image.imsave(buf, image, format="png")
+    return buf.getvalue()
+
+
+def write_png(image: np.ndarray, path: "str | os.PathLike[str]", *, force: bool = True) -> Path:
+    """Write an ``uint8[H, W, 3]`` image as PNG, atomically (:func:`pi_env.core.files.write_bytes_atomic`:
+    a symbolic link at ``path`` is replaced, never followed).
+
+    Raises:
+        PIError: ``path`` cannot take a new file (or exists and ``force`` is false).
+        OSError: the file system refused the write.
+    """
+    return write_bytes_atomic(path, png_bytes(image), force=force)
 
 
 
@@ -297,17 +326,10 @@ def record_position(record: Any, round_index: int | None = None,
         record = load_record(record)
     if record.seed is None:
         raise PIError("only an engine-written record (one with engine.seed, as 'pi-env play --record' "
-                      "writes) can be pictured: without the seed the deck order, and so the display, "
-                      "is unknown")
-    n = len(record.rounds)
-    k = n - 1 if round_index is None else int(round_index)
-    if not 0 <= k < n:
-        raise PIError(f"round must be 1..{n} (the record has {n} round{'s' * (n != 1)}), got {k + 1}")
+                      "writes) can be re-run: without the seed the deck order, and so the display, "
+                      "is unknown (typed_record_position draws any record)")
+    k, e = _position_indices(record, round_index, after_event)
     events = record.rounds[k].events
-    e = len(events) - 1 if after_event is None else int(after_event)
-    if not -1 <= e < len(events):
-        raise PIError(f"event must be -1..{len(events) - 1} (round {k + 1} has {len(events)} events), "
-                      f"got {e}")
     config = config_of(record)
     target = sum(len(r.events) for r in record.rounds[:k]) + e + 1  # engine steps to apply
     seen = {0: init(config, 1, seed=record.seed)} if target <= 1 else {}
@@ -334,3 +356,143 @@ def record_position(record: Any, round_index: int | None = None,
                  "round_winner", "rng"):
         getattr(fake, name)[:] = getattr(post, name)
     return fake, config
+
+
+def typed_record_position(record: Any, round_index: int | None = None,
+                          after_event: int | None = None) -> tuple[State, GameConfig]:
+    """A picture position of any record, without re-running the engine (for records typed in at a
+    table, which have no engine seed and so no deck order).
+
+    Tiles, markers, investigators, cards answered *nothing*, solves, scores and investigators left
+    follow from the record alone (RULES.md §4, :func:`pi_env.records.scoring.score_record` of the
+    record up to the position); the display holds the cards known to be face up
+    (:func:`pi_env.records.record_file.known_display`; none when the record states no display);
+    the deck order is unknown (empty deck, nothing in the discard pile: draw it with
+    ``display_known=False``). Cases the record does not give are left as zeros: draw with a
+    ``viewer`` only when the record gives the case that viewer holds. The state is for pictures,
+    not for stepping.
+
+    Args:
+        record, round_index, after_event: as :func:`record_position` (a round-ending event shows
+            the round's board as it left it, like there).
+
+    Returns:
+        ``(state, config)``.
+
+    Raises:
+        PIError: a round or event out of range; :class:`~pi_env.core.errors.RecordError` for an
+            invalid record (or an event after its round's end).
+    """
+    from pi_env.core.constants import CASE_TRIPLES, NOTHING
+    from pi_env.engine.state import empty_state
+    from pi_env.records.record_file import known_display, load_record, tile_element
+    from pi_env.records.recorder import config_of
+    from pi_env.records.scoring import score_record
+    from pi_env.records.types import CLUE, INVESTIGATE, SOLVE, GameRecord
+
+    if not isinstance(record, GameRecord):
+        record = load_record(record)
+    k, e = _position_indices(record, round_index, after_event)
+    config = config_of(record)
+    P = config.num_players
+    rnd = record.rounds[k]
+    scores = score_record(record.prefix(k, e))
+    st = empty_state(1, P)
+    st.round[0], st.first_player[0] = k, rnd.first_player
+    st.tile_district[0] = rnd.tile_district
+    for d in range(NUM_DISTRICTS):
+        for t in range(3):
+            st.district_tile[0, d, t] = tile_element(rnd.tile_district, d, t)
+    for p, c in rnd.cases.items():
+        st.case[0, p] = CASE_TRIPLES[c]
+    known = known_display(rnd, e)
+    if known is not None:
+        st.card_place[0, list(known[0])] = ON_DISPLAY
+    turns = [ev for ev in rnd.events[:e + 1] if ev.is_turn]
+    for ev in turns:
+        p = ev.player
+        if ev.kind == CLUE:
+            if ev.answer == NOTHING:
+                st.front[0, p, ev.element] = True
+                st.card_place[0, ev.element] = IN_FRONT
+            else:
+                (st.spot if ev.answer == 2 else st.trace)[0, p, ev.element] = True
+        elif ev.kind == INVESTIGATE:
+            slot = int(st.inv_count[0, p])
+            st.inv_district[0, p, slot] = ev.district
+            st.inv_answer[0, p, slot] = st.inv_markers[0, p, slot] = (ev.spots, ev.traces)
+            st.inv_suppressed[0, p, slot] = ev.suppressed
+            st.inv_count[0, p] = slot + 1
+        elif ev.kind == SOLVE:
+            st.attempted[0, p] = True
+            if ev.correct:
+                st.solved[0, p] = True
+                st.solved_case[0, p] = ev.case
+            else:
+                st.failed[0, p, ev.case] = True
+    st.score[0] = scores.scores
+    st.penalty[0] = scores.penalty
+    st.inv_left[0] = scores.investigators_left
+    infos = scores.events[k]
+    if infos:
+        st.rotation[0], st.tier[0] = infos[-1].rotation, infos[-1].tier
+    earlier = [ev for r in record.rounds[:k] for ev in r.events if ev.is_turn]
+    st.turn[0] = len(earlier) + len(turns)
+    if turns or earlier:  # the last action of the game so far
+        last = (turns or earlier)[-1]
+        st.last_player[0] = last.player
+        if last.kind == CLUE:
+            st.last_action[0], st.last_answer[0] = last.element, (last.answer, -1)
+        elif last.kind == INVESTIGATE:
+            st.last_action[0], st.last_answer[0] = INVESTIGATE_BASE + last.district, (last.spots, last.traces)
+        else:
+            st.last_action[0], st.last_answer[0] = SOLVE_BASE + last.case, (int(bool(last.correct)), -1)
+    q = turns[-1].player if turns else (rnd.first_player - 1) % P
+    for _ in range(P):  # the next seat that has not solved
+        q = (q + 1) % P
+        if not st.solved[0, q]:
+            break
+    st.current_player[0] = q
+    return st, config
+
+
+def _position_indices(record: Any, round_index: int | None, after_event: int | None) -> tuple[int, int]:
+    """``(round, event)`` of a position, checked (see :func:`record_position`)."""
+    n = len(record.rounds)
+    k = n - 1 if round_index is None else int(round_index)
+    if not 0 <= k < n:
+        raise PIError(f"round must be 1..{n} (the record has {n} round{'s' * (n != 1)}), got {k + 1}")
+    events = record.rounds[k].events
+    e = len(events) - 1 if after_event is None else int(after_event)
+    if not -1 <= e < len(events):
+        raise PIError(f"event must be -1..{len(events) - 1} (round {k + 1} has {len(events)} events), "
+                      f"got {e}")
+    return k, e
+
+
+def record_picture(record: Any, round_index: int | None = None, after_event: int | None = None,
+                   viewer: int | None = None) -> np.ndarray:
+    """The board picture of a record at a position: an engine-written record is re-run by the
+    engine (:func:`record_position`), any other is drawn from the record alone
+    (:func:`typed_record_position`).
+
+    Raises:
+        PIError: a round, event or viewer out of range, or a viewer whose held case a typed-in
+            record does not give; :class:`~pi_env.core.errors.RecordError` for an invalid record.
+    """
+    from pi_env.records.record_file import load_record
+    from pi_env.records.types import GameRecord
+
+    if not isinstance(record, GameRecord):
+        record = load_record(record)
+    typed = record.seed is None
+    state, config = (typed_record_position if typed else record_position)(record, round_index, after_event)
+    if viewer is not None:
+        if not 0 <= viewer < config.num_players:
+            raise PIError(f"--viewer must be 0..{config.num_players - 1}, got {viewer}")
+        k = len(record.rounds) - 1 if round_index is None else round_index
+        held = (viewer + 1) % config.num_players
+        if typed and held not in record.rounds[k].cases:
+            raise PIError(f"the record does not give the case player {viewer} holds (player {held}'s) "
+                          f"in round {k + 1}: draw without --viewer")
+    return board_image(state, config, viewer=viewer, display_known=not typed)

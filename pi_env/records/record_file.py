@@ -18,6 +18,28 @@ Checks made while reading the events of a round (RULES.md §4, §5):
 
 Turn order itself is not enforced: records typed in by people may skip turns.
 
+pi-env extensions of RECORD.md in ``events`` (each optional; a record without them reads as before):
+
+* ``"display": [names]`` on a clue, investigate or solve event: the clue cards face up right after
+  that turn, as the table saw them (at most 9, each once, none answered *nothing* earlier in the
+  round). A display of 9 cards — the round's ``display`` or an event's — fixes the cards the next
+  clue can take until a card is taken: a clue on a card not shown there is rejected (RULES.md
+  §4.1). Fewer than 9 cards are read as the cards known to be face up. ``pi-env solve`` ranks the
+  queries among the cards known to be on the display at the position asked about.
+* ``{"incorrect": E}``: the table found that the answer given at the round's earlier event ``E``
+  (a clue, investigation or solve) was incorrect — the second-edition rulebook's
+  incorrect-information rule: the opponent who answered (the asker's right-hand neighbour, who
+  holds the asker's case) is eliminated from the round and loses the round's points from a correct
+  solve, the asker receives the round's highest score (7, 8 or 9; first edition 7), and neither
+  takes further turns this round (both still answer their left-hand neighbours). It is a
+  declaration, not a turn (no ``player`` key; :attr:`Event.player` is set to the asker), may come
+  after the round's last turn, and names each event once. When the record holds the asker's case,
+  event ``E``'s answer is not checked against it — it must differ from it instead. The solver
+  ignores a declared answer (:func:`pi_env.solvers.knowledge.knowledge_from_round`); scores follow
+  :mod:`pi_env.records.scoring`. Not in solo records.
+
+A key given twice in one JSON object is rejected, naming the key (and the round and event).
+
 The optional top-level ``engine`` object is a pi-env extension of RECORD.md written by
 :class:`pi_env.records.recorder.Recorder`: ``{"seed": int, "max_rotations": int}`` and, in duel records,
 ``"max_rounds": int`` (the duel's safeguard, RULES.md §7; optional, at least ``rules.rounds`` and the
@@ -34,6 +56,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Union
 
@@ -47,7 +70,7 @@ from pi_env.core.constants import (ANSWER_NAMES, CASE_TRIPLES, DEFAULT_MAX_ROTAT
 from pi_env.core.errors import BoardError, RecordError, UnknownNameError
 from pi_env.core.files import write_text_atomic
 from pi_env.core.names import element_names, parse_answer, parse_district, parse_element
-from pi_env.records.types import CLUE, INVESTIGATE, SOLVE, Event, GameRecord, RoundRecord, Rules
+from pi_env.records.types import CLUE, INCORRECT, INVESTIGATE, SOLVE, Event, GameRecord, RoundRecord, Rules
 from pi_env.core.text import normalize
 
 FORMAT = "pi-record/1"
@@ -63,10 +86,12 @@ PathLike = Union[str, "os.PathLike[str]"]
 _TOP_KEYS = ("format", "rules", "board", "players", "rounds", "engine")
 _RULES_KEYS = ("edition", "mode", "players", "rounds", "variants", "investigators")
 _ROUND_KEYS = ("first_player", "tiles", "cases", "display", "events")
-_ACTION_KEYS = (CLUE, INVESTIGATE, SOLVE)
+_ACTION_KEYS = (CLUE, INVESTIGATE, SOLVE, INCORRECT)
 _EVENT_KEYS = {CLUE: ("player", CLUE, "answer"),
                INVESTIGATE: ("player", INVESTIGATE, "spots", "traces"),
-               SOLVE: ("player", SOLVE, "correct")}
+               SOLVE: ("player", SOLVE, "correct"),
+               INCORRECT: (INCORRECT,)}
+_EVENT_OPTIONAL = {CLUE: ("display",), INVESTIGATE: ("display",), SOLVE: ("display",), INCORRECT: ()}
 _ARTICLE = ("a suspect", "evidence", "a location")
 
 
@@ -271,11 +296,56 @@ def _read_source(source: object) -> object:
     except UnicodeDecodeError as exc:
         raise RecordError(f"{path}: not UTF-8 text (byte {exc.start}): save the record as UTF-8") from None
     try:
-        return json.loads(text)
+        doc = json.loads(text, object_pairs_hook=_JSONObject.from_pairs)
     except json.JSONDecodeError as exc:
         raise RecordError(f"{path}: not valid JSON: {exc}") from None
     except (ValueError, RecursionError) as exc:  # e.g. an integer of thousands of digits, deep nesting
         raise RecordError(f"{path}: not a usable JSON record: {type(exc).__name__}: {exc}") from None
+    _check_duplicate_keys(doc)
+    return doc
+
+
+class _JSONObject(dict):
+    """A parsed JSON object that remembers the first key it was given twice (``duplicate``)."""
+
+    duplicate: str | None = None
+
+    @classmethod
+    def from_pairs(cls, pairs: list[tuple[str, object]]) -> "_JSONObject":
+        obj = cls(pairs)
+        if len(obj) != len(pairs):
+            seen: set[str] = set()
+            obj.duplicate = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        return obj
+
+
+def _check_duplicate_keys(doc: object) -> None:
+    """Reject a key given twice in one JSON object (json.loads would keep the last silently).
+
+    Raises:
+        RecordError: naming the key, and the round and event when it is in one.
+    """
+    def walk(obj: object, where: str, r: int | None, e: int | None) -> None:
+        if isinstance(obj, dict):
+            dup = getattr(obj, "duplicate", None)
+            if dup is not None:
+                prefix = "" if where in ("record", "round", "event") else f"{where}: "
+                raise RecordError(f"{prefix}duplicate key {dup!r} (a key may appear once per object)",
+                                  round_index=r, event_index=e)
+            for key, value in obj.items():
+                if r is None and where == "record" and key == "rounds" and isinstance(value, list):
+                    for i, rnd in enumerate(value):
+                        walk(rnd, "round", i, None)
+                elif r is not None and e is None and key == "events" and isinstance(value, list):
+                    for j, ev in enumerate(value):
+                        walk(ev, "event", r, j)
+                else:
+                    walk(value, key if where in ("record", "round", "event") else f"{where}.{key}", r, e)
+        elif isinstance(obj, list):
+            for i, item in enumerate(obj):
+                walk(item, f"{where}[{i}]", r, e)
+
+    walk(doc, "record", None, None)
 
 
 _KEY_ALIASES = {"crime": "evidence", "evidencecard": "clue", "card": "clue"}
@@ -400,9 +470,11 @@ def _parse_round(doc: object, r: int, rules: Rules, board: Board,
     events_doc = doc.get("events", [])
     if not isinstance(events_doc, list):
         raise RecordError(f"'events' must be a list, got {events_doc!r}", round_index=r)
-    events = _RoundReplay(r, rules, board, tile_district, cases, display, investigators_left)
-    for e, event_doc in enumerate(events_doc):
-        events.add(_parse_event(event_doc, r, e, n, board))
+    parsed = [_parse_event(event_doc, r, e, n, board) for e, event_doc in enumerate(events_doc)]
+    declared = {ev.refers_to for ev in parsed if ev.kind == INCORRECT}
+    events = _RoundReplay(r, rules, board, tile_district, cases, display, investigators_left, declared)
+    for event in parsed:
+        events.add(event)
     return RoundRecord(first_player=int(first), tile_district=tile_district, cases=cases,
                        display=display, events=tuple(events.events))
 
@@ -481,16 +553,17 @@ def _parse_cases(doc: object, r: int, n: int, board: Board) -> dict[int, int]:
     return dict(sorted(cases.items()))
 
 
-def _parse_display(doc: object, r: int, board: Board) -> tuple[int, ...] | None:
-    if doc is None:
+def _parse_display(doc: object, r: int, board: Board, e: int | None = None) -> tuple[int, ...] | None:
+    if doc is None and e is None:
         return None
     if not isinstance(doc, list) or len(doc) > DISPLAY_SIZE:
         raise RecordError(f"'display' must list at most {DISPLAY_SIZE} clue cards, got {doc!r}",
-                          round_index=r)
-    display = tuple(_name(x, board, None, f"display[{i}]", r) for i, x in enumerate(doc))
+                          round_index=r, event_index=e)
+    display = tuple(_name(x, board, None, f"display[{i}]", r, e) for i, x in enumerate(doc))
     if len(set(display)) != len(display):
         dup = next(x for x in display if display.count(x) > 1)
-        raise RecordError(f"display: {element_names(board)[dup]!r} appears twice", round_index=r)
+        raise RecordError(f"display: {element_names(board)[dup]!r} appears twice", round_index=r,
+                          event_index=e)
     return display
 
 
@@ -501,10 +574,25 @@ def _parse_event(doc: object, r: int, e: int, n: int, board: Board) -> Event:
         raise RecordError(f"an event must be an object, got {doc!r}", round_index=r, event_index=e)
     kinds = [k for k in _ACTION_KEYS if k in doc]
     if len(kinds) != 1:
-        raise RecordError(f"an event needs exactly one of 'clue', 'investigate', 'solve', got "
-                          f"{sorted(doc)}", round_index=r, event_index=e)
+        raise RecordError(f"an event needs exactly one of 'clue', 'investigate', 'solve', "
+                          f"'incorrect', got {sorted(doc)}", round_index=r, event_index=e)
     kind = kinds[0]
-    _check_keys(doc, _EVENT_KEYS[kind], _EVENT_KEYS[kind], kind, r, e)
+    _check_keys(doc, _EVENT_KEYS[kind] + _EVENT_OPTIONAL[kind], _EVENT_KEYS[kind], kind, r, e)
+    if kind == INCORRECT:
+        ref = doc[INCORRECT]
+        if not _is_int(ref) or not 0 <= ref < e:
+            raise RecordError(f"incorrect: give the index of an earlier event whose answer was "
+                              f"incorrect (0..{e - 1}), got {ref!r}", round_index=r, event_index=e)
+        return Event(index=e, player=-1, kind=INCORRECT, refers_to=int(ref))
+    display = None
+    if "display" in doc:
+        display = _parse_display(doc["display"], r, board, e)
+    event = _parse_turn(doc, kind, r, e, n, board)
+    return event if display is None else replace(event, display=display)
+
+
+def _parse_turn(doc: dict, kind: str, r: int, e: int, n: int, board: Board) -> Event:
+    """A clue, investigation or solve event (syntax only)."""
     player = doc["player"]
     if not _is_int(player) or not 0 <= player < n:
         raise RecordError(f"player must be 0..{n - 1}, got {player!r}", round_index=r, event_index=e)
@@ -550,41 +638,73 @@ class _RoundReplay:
     """Replays the events of one round, checking them against RULES.md §4 and the known cases.
 
     Game-level state (investigators left per player) is the caller's list, updated in place.
+    ``declared``: the indices of the events a later ``incorrect`` event declares wrong (their
+    answers are not checked against the known case; instead they must contradict it).
     """
 
     def __init__(self, r: int, rules: Rules, board: Board, tile_district: tuple[int, ...],
                  cases: dict[int, int], display: tuple[int, ...] | None,
-                 investigators_left: list[int]):
+                 investigators_left: list[int], declared: "set[int] | frozenset[int]" = frozenset()):
         self.r, self.board, self.tiles, self.cases = r, board, tile_district, cases
+        self.rules = rules
         self.cards_in_play = display is not None
+        self.rnd_display = display
         self.investigators_left = investigators_left
         self.investigators_start = list(investigators_left)
+        self.declared = declared
         n = rules.players
         self.marked: list[set[int]] = [set() for _ in range(n)]  # elements with the player's marker
         self.investigated: list[dict[int, int]] = [{} for _ in range(n)]  # district -> event index
         self.solved_at: dict[int, int] = {}  # player -> event index of its correct solve
+        self.out_at: dict[int, int] = {}  # player -> index of the declaration that ended its round
         self.out_of_play: dict[int, int] = {}  # clue element answered nothing -> event index
+        # the display as far as the record states it: cards surely face up, and whether that is all
+        self.display_known: set[int] | None = None if display is None else set(display)
+        self.display_stated_at = -1
         self.events: list[Event] = []
 
     def _fail(self, event: Event, reason: str) -> None:
         raise RecordError(reason, round_index=self.r, event_index=event.index)
 
     def add(self, event: Event) -> None:
+        if event.kind == INCORRECT:
+            event = self._incorrect(event)
+            self.events.append(event)
+            return
         p = event.player
         if p in self.solved_at:
             self._fail(event, f"{event.kind} by a player who already solved: player {p} solved its "
                               f"case at event {self.solved_at[p]} and takes no more turns this round")
+        if p in self.out_at:
+            self._fail(event, f"{event.kind} by player {p}, who takes no more turns this round: an "
+                              f"incorrect answer was declared at event {self.out_at[p]}")
         if event.kind == CLUE:
             self._clue(event)
         elif event.kind == INVESTIGATE:
             event = self._investigate(event)
         else:
             self._solve(event)
+        self._update_display(event)
         self.events.append(event)
 
     def _contradiction(self, event: Event, observed: str, expected: str) -> None:
         self._fail(event, f"answer {observed} contradicts player {event.player}'s case "
                           f"(expected {expected})")
+
+    def _update_display(self, event: Event) -> None:
+        if event.display is not None:
+            taken = set(event.display) & set(self.out_of_play)
+            if taken:
+                x = min(taken)
+                self._fail(event, f"display: clue card {element_names(self.board)[x]!r} was answered "
+                                  f"'nothing' at event {self.out_of_play[x]} and is out of circulation "
+                                  f"for the round (RULES.md §4.1)")
+            self.display_known = set(event.display)
+            self.display_stated_at = event.index
+        elif event.kind == CLUE and self.display_known is not None:
+            self.display_known.discard(event.element)  # refilled from the deck: unknown card
+            if not self.display_known:
+                self.display_known = None
 
     def _clue(self, event: Event) -> None:
         name = element_names(self.board)[event.element]
@@ -592,15 +712,37 @@ class _RoundReplay:
             self._fail(event, f"clue card {name!r} was answered 'nothing' at event "
                               f"{self.out_of_play[event.element]} and is out of circulation for the "
                               f"round (RULES.md §4.1)")
+        if (self.display_known is not None and event.element not in self.display_known
+                and self._display_exact()):
+            where = ("at the round's start" if self.display_stated_at < 0
+                     else f"after event {self.display_stated_at}")
+            self._fail(event, f"clue card {name!r} is not on the display (stated {where}; RULES.md §4.1)")
         case = self.cases.get(event.player)
         if case is not None:
             expected = clue_answer(self.tiles, case, event.element, self.board.adjacency)
-            if expected != event.answer:
-                self._contradiction(event, repr(ANSWER_NAMES[event.answer]), repr(ANSWER_NAMES[expected]))
+            self._check_answer(event, expected != event.answer, repr(ANSWER_NAMES[event.answer]),
+                               repr(ANSWER_NAMES[expected]))
         if event.answer == NOTHING:
             self.out_of_play.setdefault(event.element, event.index)
         else:
             self.marked[event.player].add(event.element)
+
+    def _display_exact(self) -> bool:
+        """The known display is the whole display: stated with all 9 cards (fewer cards are read as
+        the cards known to be face up), and no card taken since."""
+        stated = self.rnd_display if self.display_stated_at < 0 else self.events[self.display_stated_at].display
+        if stated is None or len(stated) < DISPLAY_SIZE:
+            return False
+        return not any(e.kind == CLUE for e in self.events if e.index > self.display_stated_at)
+
+    def _check_answer(self, event: Event, differs: bool, observed: str, expected: str) -> None:
+        """A known case fixes the answer; an answer declared incorrect later must differ from it."""
+        if event.index in self.declared:
+            if not differs:
+                self._fail(event, f"answer {observed} is declared incorrect by a later event, but it "
+                                  f"is the answer player {event.player}'s case gives")
+        elif differs:
+            self._contradiction(event, observed, expected)
 
     def _investigate(self, event: Event) -> Event:
         p, d = event.player, event.district
@@ -621,21 +763,70 @@ class _RoundReplay:
         case = self.cases.get(p)
         if case is not None:
             expected = investigate_answer(self.tiles, case, d, suppressed, self.board.adjacency)
-            if expected != (event.spots, event.traces):
-                self._contradiction(event, _counts(event.spots, event.traces), _counts(*expected))
+            self._check_answer(event, expected != (event.spots, event.traces),
+                               _counts(event.spots, event.traces), _counts(*expected))
         self.investigated[p][d] = event.index
         self.investigators_left[p] -= 1
-        return Event(index=event.index, player=p, kind=INVESTIGATE, district=d, spots=event.spots,
-                     traces=event.traces, suppressed=suppressed)
+        return replace(event, suppressed=suppressed)
 
     def _solve(self, event: Event) -> None:
         case = self.cases.get(event.player)
-        if case is not None and (case == event.case) != event.correct:
+        if case is not None:
             word = {True: "correct", False: "incorrect"}
-            self._fail(event, f"solve marked {word[bool(event.correct)]} contradicts player "
-                              f"{event.player}'s case (expected {word[case == event.case]})")
+            differs = (case == event.case) != event.correct
+            if event.index in self.declared:
+                said = {True: "'correct'", False: "'wrong'"}
+                self._check_answer(event, differs, said[bool(event.correct)], said[case == event.case])
+            elif differs:
+                self._fail(event, f"solve marked {word[bool(event.correct)]} contradicts player "
+                                  f"{event.player}'s case (expected {word[case == event.case]})")
         if event.correct:
             self.solved_at[event.player] = event.index
+
+    def _incorrect(self, event: Event) -> Event:
+        """The incorrect-information rule (second-edition rulebook): the answer of an earlier turn
+        was wrong; the asker and the opponent who answered take no more turns this round."""
+        if self.rules.mode == "solo":
+            self._fail(event, "incorrect: a solo game has no opponent to give a wrong answer")
+        ref = event.refers_to
+        target = self.events[ref]
+        if not target.is_turn:
+            self._fail(event, f"incorrect: event {ref} is a declaration, not an answered turn")
+        earlier = [ev.index for ev in self.events if ev.kind == INCORRECT and ev.refers_to == ref]
+        if earlier:
+            self._fail(event, f"incorrect: event {ref}'s answer was already declared incorrect at "
+                              f"event {earlier[0]}")
+        asker = target.player
+        answerer = (asker - 1) % self.rules.players
+        for q in (asker, answerer):
+            self.out_at.setdefault(q, event.index)
+        return replace(event, player=asker)
+
+
+def known_display(round_record: RoundRecord, after_event: int | None = None) -> tuple[tuple[int, ...], bool] | None:
+    """The clue cards known to be face up after event ``after_event`` (``-1``: at the round's start;
+    ``None``: after the last event), from the round's ``display`` and the events' ``display``
+    statements (see the module docstring).
+
+    Returns:
+        ``None`` when the record states no display up to there; else ``(cards, exact)``: the element
+        ids known to be on the display (ascending), and whether they are the whole display (a
+        statement of 9 cards with no card taken since). After a clue card is taken without a new
+        statement, its refill is unknown: the card leaves ``cards`` and ``exact`` is false.
+    """
+    known = None if round_record.display is None else set(round_record.display)
+    exact = known is not None and len(known) == DISPLAY_SIZE
+    for ev in round_record.events:
+        if after_event is not None and ev.index > after_event:
+            break
+        if not ev.is_turn:
+            continue
+        if ev.display is not None:
+            known, exact = set(ev.display), len(ev.display) == DISPLAY_SIZE
+        elif ev.kind == CLUE and known is not None:
+            known.discard(ev.element)
+            exact = False
+    return None if known is None else (tuple(sorted(known)), exact)
 
 
 # --------------------------------------------------------------------------------------------
@@ -706,9 +897,13 @@ def _round_to_dict(rnd: RoundRecord, board: Board, names: tuple[str, ...]) -> di
         elif ev.kind == INVESTIGATE:
             events.append({"player": ev.player, "investigate": board.districts[ev.district],
                            "spots": ev.spots, "traces": ev.traces})
-        else:
+        elif ev.kind == SOLVE:
             events.append({"player": ev.player, "solve": _triple_names(ev.case, names),
                            "correct": bool(ev.correct)})
+        else:
+            events.append({INCORRECT: ev.refers_to})
+        if ev.display is not None:
+            events[-1]["display"] = [names[x] for x in ev.display]
     out["events"] = events
     return out
 

@@ -212,6 +212,10 @@ def replay_with_engine(record: GameRecord, on_step: Callable[[State], None] | No
             if here["cases"][p] != c:
                 raise RecordError(f"player {p}'s case differs from the engine's for this seed", round_index=r)
         for ev in rnd.events:
+            if not ev.is_turn:
+                raise RecordError(f"the engine answers every query correctly: a declared incorrect "
+                                  f"answer (event {ev.refers_to}) cannot be re-run from the seed",
+                                  round_index=r, event_index=ev.index)
             if int(state.round[0]) != r or state.done[0]:
                 raise RecordError("the round had already ended", round_index=r, event_index=ev.index)
             if ev.player != int(state.current_player[0]):
@@ -226,6 +230,10 @@ def replay_with_engine(record: GameRecord, on_step: Callable[[State], None] | No
             if (got.answer, got.spots, got.traces, got.correct) != (ev.answer, ev.spots, ev.traces, ev.correct):
                 raise RecordError(f"the recorded answer differs from the engine's ({got})",
                                   round_index=r, event_index=ev.index)
+            if ev.display is not None and (int(state.round[0]) == r and not state.done[0]) and (
+                    sorted(ev.display) != np.flatnonzero(state.card_place[0] == ON_DISPLAY).tolist()):
+                raise RecordError("display differs from the engine's after this event", round_index=r,
+                                  event_index=ev.index)
             if on_step is not None:
                 on_step(state)
     return state

@@ -8,7 +8,7 @@ from typing import Any
 from pi_env.core.actions import case_name
 from pi_env.core.constants import ANSWER_NAMES
 from pi_env.core.names import element_name
-from pi_env.records.types import CLUE, INVESTIGATE, Event, GameRecord
+from pi_env.records.types import CLUE, INCORRECT, INVESTIGATE, Event, GameRecord
 from pi_env.records.scoring import RecordScores
 from pi_env.core.text import plural
 
@@ -28,6 +28,11 @@ def event_text(ev: Event, record: GameRecord) -> tuple[str, str]:
     if ev.kind == INVESTIGATE:
         return (f"investigate {board.districts[ev.district]}",
                 f"{ev.spots} spot{'s' * (ev.spots != 1)}, {ev.traces} trace{'s' * (ev.traces != 1)}")
+    if ev.kind == INCORRECT:
+        n = record.rules.players
+        answerer = player_label(record, (ev.player - 1) % n)
+        return (f"declared incorrect: the answer at event {ev.refers_to}",
+                f"{answerer} eliminated from the round, {player_label(record, ev.player)} gets its top score")
     return f"solve {case_name(ev.case, board)}", "correct" if ev.correct else "wrong"
 
 
@@ -37,6 +42,10 @@ def report_lines(record: GameRecord, scores: RecordScores, agents: tuple[str, ..
 
     A duel (RULES.md §7) prints each round as ``Round 1: P0 wins`` or ``Round 1: draw``, the
     standings in round wins and ``Duel won by P0`` (or ``Duel drawn``).
+
+    An incomplete game (:attr:`RecordScores.incomplete`) is said so (``Game incomplete: round 2
+    stops before its end (after event 14); 2 of 3 rounds recorded``), and its standings are
+    ``Standings so far`` (no duel winner is named).
     """
     n = record.rules.players
     lines = []
@@ -51,16 +60,24 @@ def report_lines(record: GameRecord, scores: RecordScores, agents: tuple[str, ..
                 lines.append(f"  rot {info.rotation + 1:>2}  {label[ev.player]:<{width}}  {action:<48} -> {answer}{delta}")
         if scores.mode == "duel":
             w = scores.round_winners[r]
-            lines.append(f"Round {r + 1}: {label[w]} wins" if w >= 0 else f"Round {r + 1}: draw")
+            if scores.round_complete and not scores.round_complete[r]:
+                lines.append(f"Round {r + 1}: not decided yet")
+            else:
+                lines.append(f"Round {r + 1}: {label[w]} wins" if w >= 0 else f"Round {r + 1}: draw")
             continue
         pts = ", ".join(f"{label[p]} {scores.round_points[r][p]:+d}" for p in range(n))
-        lines.append(f"Round {r + 1} result: {pts}")
-    lines.append("Final standings:")
+        so_far = "" if not scores.round_complete or scores.round_complete[r] else " so far"
+        lines.append(f"Round {r + 1} result{so_far}: {pts}")
+    if scores.incomplete:
+        lines.append("Game incomplete: " + "; ".join(scores.incomplete))
+    lines.append("Final standings:" if not scores.incomplete else "Standings so far:")
     order = sorted(range(n), key=lambda p: (scores.ranks[p], p))
     if scores.mode == "duel":
         for p in order:
             wins = scores.scores[p]
             lines.append(f"  {scores.ranks[p]}. {label[p]:<{width}}  {wins:>4} round win{'s' * (wins != 1)}")
+        if scores.incomplete:
+            return lines
         if scores.scores[0] == scores.scores[1]:
             lines.append("Duel drawn")
         else:
@@ -79,9 +96,11 @@ def report_lines(record: GameRecord, scores: RecordScores, agents: tuple[str, ..
 
 
 def report_json(record: GameRecord, scores: RecordScores) -> dict[str, Any]:
-    """The same report for machines: the mode, rounds with events (player, action, answer,
-    rotation, tier, delta), points and (duel) the round's ``winner`` (``null`` for a draw), and the
-    final scores (duel: round wins), penalty points, investigators left and ranks."""
+    """The same report for machines: the mode, whether the game is ``complete`` (and the
+    ``incomplete`` reasons), rounds with events (player, action, answer, rotation, tier, delta),
+    points, ``complete`` and (duel) the round's ``winner`` (``null`` for a draw or a round not
+    decided yet), and the scores so far (final scores of a complete game; duel: round wins),
+    penalty points, investigators left and ranks."""
     rounds = []
     for r, rnd in enumerate(record.rounds):
         events = []
@@ -90,11 +109,13 @@ def report_json(record: GameRecord, scores: RecordScores) -> dict[str, Any]:
             events.append({"index": ev.index, "player": ev.player, "action": action, "answer": answer,
                            "rotation": info.rotation + 1, "tier": info.tier, "delta": info.delta})
         entry = {"round": r + 1, "first_player": rnd.first_player, "events": events,
-                 "points": list(scores.round_points[r])}
+                 "points": list(scores.round_points[r]),
+                 "complete": bool(scores.round_complete[r]) if scores.round_complete else True}
         if scores.mode == "duel":
             w = scores.round_winners[r]
             entry["winner"] = w if w >= 0 else None
         rounds.append(entry)
-    return {"mode": scores.mode, "rounds": rounds, "scores": list(scores.scores),
+    return {"mode": scores.mode, "complete": scores.complete, "incomplete": list(scores.incomplete),
+            "rounds": rounds, "scores": list(scores.scores),
             "penalty": list(scores.penalty), "investigators_left": list(scores.investigators_left),
             "ranks": list(scores.ranks)}

@@ -14,6 +14,13 @@ event is the opponent's one more turn, a correct solve there draws, anything els
 without a decision counts as a draw (the safeguard ended it, or the record stops in it).
 Investigator tiles: ``rules.investigators`` at the start, then before each later round 2 more
 (1 for the previous round's winner), holding at most 5.
+
+Complete or not (:attr:`RecordScores.incomplete`): a round reaches its end when every seat after its
+last turn in that rotation is skipped (solved, or finished by the incorrect-information rule) and
+the end-of-rotation checks then end it (the attempts or solves of §5, nick of time, the safeguard
+of ``engine.max_rotations`` when the record has one; duel: a decision, or the safeguard); the game
+when every round does and no round is missing (``rules.rounds``; duel: until the duel is won or
+``engine.max_rounds``, default 9, is reached).
 """
 
 from __future__ import annotations
@@ -23,7 +30,8 @@ from dataclasses import dataclass
 from pi_env.core.constants import MAX_INVESTIGATORS, SCORE_CAP, SCORE_FLOOR, TIER_POINTS, WRONG_SOLVE_PENALTY
 from pi_env.engine.ranking import rank_players, tier_points
 from pi_env.core.errors import RecordError
-from pi_env.records.types import INVESTIGATE, SOLVE, GameRecord
+from pi_env.engine.state import DEFAULT_MAX_ROUNDS
+from pi_env.records.types import INCORRECT, INVESTIGATE, SOLVE, GameRecord
 
 
 
@@ -50,6 +58,9 @@ class RecordScores:
         events: ``[rounds][events]`` :class:`EventInfo` per event.
         mode: the record's mode.
         round_winners: duel: per round the winning player, ``-1`` for a draw; ``()`` otherwise.
+        round_complete: per round, whether its events reach its end (:func:`round_end`).
+        incomplete: why the game is not over, one sentence per reason (a round that stops before
+            its end, fewer rounds than the game has); ``()`` for a finished game.
     """
 
     round_points: tuple[tuple[int, ...], ...]
@@ -60,17 +71,31 @@ class RecordScores:
     events: tuple[tuple[EventInfo, ...], ...]
     mode: str = "standard"
     round_winners: tuple[int, ...] = ()
+    round_complete: tuple[bool, ...] = ()
+    incomplete: tuple[str, ...] = ()
 
+    @property
+    def complete(self) -> bool:
+        """The record holds a whole game: every round reaches its end and no round is missing."""
+        return not self.incomplete
 
 
 def score_record(record: GameRecord) -> RecordScores:
-    """Derive every score of a record (RULES.md §5–§7).
+    """Derive every score of a record (RULES.md §5–§7), and whether the game is complete.
+
+    Incorrect information (an ``incorrect`` event, see :mod:`pi_env.records.record_file`): the
+    opponent who gave the wrong answer loses the round's points from its correct solve, the asker's
+    points from solving this round become the round's highest (``tier_points(0, round)``: 7, 8 or 9;
+    first edition 7; capped at 21), wrong-solve penalties stand, and both count as finished for the
+    end of the round (as having attempted in the second edition, as solved in the first). The
+    declaration is not a solve: the tier does not advance. In a duel the asker wins the round,
+    whatever decided it before.
 
     Raises:
         RecordError: an event after its round must have ended (at the end of a rotation in which at
             most one player had not attempted (2nd ed.) / was unsolved (1st ed.); nick of time: at
             the end of the rotation played at the last tier; duel: after the deciding event), or a
-            duel round after the duel was won.
+            duel round after the duel was won. Declarations may follow a round's last turn.
     """
     if record.rules.mode == "duel":
         return _score_duel(record)
@@ -84,32 +109,42 @@ def score_record(record: GameRecord) -> RecordScores:
     inv_left = list(rules.investigators)
     round_points = []
     infos = []
+    complete = []
     for r, rnd in enumerate(record.rounds):
         start = list(score)
-        attempted, solved = set(), set()
+        attempted, solved, out = set(), set(), set()
+        gain = [0] * n  # this round's score gain from each player's correct solve
         rotation, tier, solved_in_rotation, prev_seat = 0, 0, False, -1
         ev_infos = []
         for ev in rnd.events:
+            if ev.kind == INCORRECT:  # the incorrect-information rule: not a turn
+                q = ev.player
+                a = (q - 1) % n
+                before = score[q]
+                top = tier_points(0, r, n, edition)
+                if edition == "second":
+                    score[a] = max(SCORE_FLOOR, score[a] - gain[a])
+                    base = score[q] - gain[q]
+                    score[q] = min(SCORE_CAP, base + top)
+                    gain[q] = score[q] - base
+                else:
+                    solve_pts[a] -= gain[a]
+                    solve_pts[q] += top - gain[q]
+                    gain[q] = top
+                    for i in (a, q):
+                        score[i] = solve_pts[i] - penalty[i]
+                gain[a] = 0
+                out |= {q, a}
+                ev_infos.append(EventInfo(rotation=rotation, tier=tier, delta=score[q] - before))
+                continue
             seat = (ev.player - rnd.first_player) % n
             if seat <= prev_seat:  # a new rotation began: end-of-rotation checks (RULES.md §4-§6)
                 rotation += 1
-                nick_end = False
-                if nick and solved:
-                    if tier >= last_tier:
-                        nick_end = True
-                    else:
-                        tier += 1
-                elif solved_in_rotation:
-                    tier += 1
+                tier, ended = _end_of_rotation(tier, solved_in_rotation, nick, last_tier, n, edition,
+                                               attempted, solved, out, rotation, record.max_rotations)
                 solved_in_rotation = False
-                if nick_end:
-                    raise RecordError(f"the round ended at the end of rotation {rotation} (nick of "
-                                      f"time: the rotation at the last tier, {last_tier}, was played out)",
-                                      round_index=r, event_index=ev.index)
-                open_ = n - len(attempted if edition == "second" else solved)
-                if open_ <= 1:
-                    raise RecordError(f"the round ended at the end of rotation {rotation} "
-                                      f"(at most one player {'had not attempted' if edition == 'second' else 'unsolved'})",
+                if ended:
+                    raise RecordError(f"the round ended at the end of rotation {rotation} ({ended})",
                                       round_index=r, event_index=ev.index)
             prev_seat = seat
             before = score[ev.player]
@@ -124,16 +159,60 @@ def score_record(record: GameRecord) -> RecordScores:
                     pts = tier_points(tier, r, n, edition)
                     solve_pts[p] += pts
                     score[p] = min(SCORE_CAP, score[p] + pts) if edition == "second" else solve_pts[p] - penalty[p]
+                    gain[p] = score[p] - before if edition == "second" else pts
                 else:
                     penalty[p] += WRONG_SOLVE_PENALTY
                     score[p] = (max(SCORE_FLOOR, score[p] - WRONG_SOLVE_PENALTY) if edition == "second"
                                 else solve_pts[p] - penalty[p])
             ev_infos.append(EventInfo(rotation=rotation, tier=tier, delta=score[ev.player] - before))
+        done = False
+        if prev_seat >= 0 and all(((rnd.first_player + s) % n) in solved | out for s in range(prev_seat + 1, n)):
+            # every seat after the last turn is skipped: the rotation ended with it
+            _, ended = _end_of_rotation(tier, solved_in_rotation, nick, last_tier, n, edition, attempted,
+                                        solved, out, rotation + 1, record.max_rotations)
+            done = bool(ended)
+        complete.append(done)
         round_points.append(tuple(score[i] - start[i] for i in range(n)))
         infos.append(tuple(ev_infos))
+    incomplete = _incomplete(record, complete, game_over=len(record.rounds) >= rules.rounds)
     return RecordScores(round_points=tuple(round_points), scores=tuple(score), penalty=tuple(penalty),
                         investigators_left=tuple(inv_left),
-                        ranks=rank_players(score, inv_left, penalty, edition), events=tuple(infos))
+                        ranks=rank_players(score, inv_left, penalty, edition), events=tuple(infos),
+                        round_complete=tuple(complete), incomplete=incomplete)
+
+
+def _end_of_rotation(tier: int, solved_in_rotation: bool, nick: bool, last_tier: int, n: int, edition: str,
+                     attempted: set, solved: set, out: set, rotations: int,
+                     max_rotations: int | None) -> tuple[int, str]:
+    """The end-of-rotation step (RULES.md §4–§6): the next rotation's tier and why the round ends
+    (``""`` if it goes on). ``rotations``: rotations completed, this one included."""
+    if nick and solved:
+        if tier >= last_tier:
+            return tier, f"nick of time: the rotation at the last tier, {last_tier}, was played out"
+        tier += 1
+    elif solved_in_rotation:
+        tier += 1
+    open_ = n - len((attempted if edition == "second" else solved) | out)
+    if open_ <= 1:
+        return tier, f"at most one player {'had not attempted' if edition == 'second' else 'unsolved'}"
+    if max_rotations is not None and rotations >= max_rotations:
+        return tier, f"the safeguard of {max_rotations} rotations"
+    return tier, ""
+
+
+def _incomplete(record: GameRecord, complete: list[bool], game_over: bool,
+                rounds_needed: str | None = None) -> tuple[str, ...]:
+    """The reasons a record's game is not finished (see :attr:`RecordScores.incomplete`)."""
+    reasons = []
+    for r, done in enumerate(complete):
+        if not done:
+            events = record.rounds[r].events
+            where = f"after event {len(events) - 1}" if events else "before its first event"
+            reasons.append(f"round {r + 1} stops before its end ({where})")
+    if not game_over:
+        total = rounds_needed or str(record.rules.rounds)
+        reasons.append(f"{len(record.rounds)} of {total} rounds recorded")
+    return tuple(reasons)
 
 
 def _score_duel(record: GameRecord) -> RecordScores:
@@ -142,7 +221,7 @@ def _score_duel(record: GameRecord) -> RecordScores:
     n = rules.players  # 2
     wins = [0] * n
     inv_left = list(rules.investigators)
-    round_points, infos, winners = [], [], []
+    round_points, infos, winners, complete = [], [], [], []
     for r, rnd in enumerate(record.rounds):
         if r > 0:
             if r >= rules.rounds and wins[0] != wins[1]:
@@ -159,6 +238,14 @@ def _score_duel(record: GameRecord) -> RecordScores:
         ev_infos = []
         for ev in rnd.events:
             p = ev.player
+            if ev.kind == INCORRECT:  # the asker wins the round, whatever decided it before
+                before = wins[p]
+                if result is not None and result >= 0:
+                    wins[result] -= 1
+                result, decided_at, extra_turn = p, ev.index, False
+                wins[p] += 1
+                ev_infos.append(EventInfo(rotation=rotation, tier=tier, delta=wins[p] - before))
+                continue
             if result is not None:
                 raise RecordError(f"the duel round was decided at event {decided_at} and ended there",
                                   round_index=r, event_index=ev.index)
@@ -189,11 +276,23 @@ def _score_duel(record: GameRecord) -> RecordScores:
                 if result >= 0:
                     wins[result] += 1
             ev_infos.append(EventInfo(rotation=rotation, tier=tier, delta=wins[p] - before))
+        # a round without a decision is complete only when the safeguard ended it: the last turn
+        # was the last seat's in the record's last allowed rotation
+        safeguard = (result is None and record.max_rotations is not None and prev_seat == n - 1
+                     and rotation + 1 >= record.max_rotations)
+        complete.append(result is not None or safeguard)
         winners.append(-1 if result is None else result)
         round_points.append(tuple(wins[i] - start[i] for i in range(n)))
         infos.append(tuple(ev_infos))
     zeros = (0,) * n
+    played = len(record.rounds)
+    max_rounds = record.max_rounds if record.max_rounds is not None else DEFAULT_MAX_ROUNDS
+    over = (played >= rules.rounds and wins[0] != wins[1]) or played >= max_rounds
+    needed = (str(rules.rounds) if played < rules.rounds
+              else f"{played + 1} or more (the duel is tied)")
     return RecordScores(round_points=tuple(round_points), scores=tuple(wins), penalty=zeros,
                         investigators_left=tuple(inv_left),
                         ranks=rank_players(wins, inv_left, zeros, rules.edition, mode="duel"),
-                        events=tuple(infos), mode="duel", round_winners=tuple(winners))
+                        events=tuple(infos), mode="duel", round_winners=tuple(winners),
+                        round_complete=tuple(complete),
+                        incomplete=_incomplete(record, complete, over, needed))

@@ -7,11 +7,15 @@ solver and the CLI never parse names again.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pi_env.core.board import Board
 
 CLUE, INVESTIGATE, SOLVE = "clue", "investigate", "solve"
+INCORRECT = "incorrect"
+"""Kind of a declaration that an earlier answer was incorrect (the rulebook's incorrect-information
+rule; see :class:`Event`). Not a turn."""
+TURN_KINDS = (CLUE, INVESTIGATE, SOLVE)
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,16 @@ class Event:
             type's tile in the district), derived from the earlier events; ``(False,)*3`` otherwise.
         case: solve triple as a case id 0..1679 (solve only, else -1).
         correct: solve outcome (solve only, else ``None``).
+        display: the clue cards face up right after this turn (element ids), when the record
+            states them (a pi-env extension of RECORD.md), else ``None``.
+        refers_to: kind ``"incorrect"`` only: the index of the earlier event whose answer the
+            table declared incorrect (second-edition rulebook: the answering opponent is
+            eliminated from the round and loses that round's points from a correct solve, the
+            asker receives the round's highest score, neither takes further turns this round).
+            ``player`` is then that event's (the asker's). ``-1`` for the other kinds.
+
+    A declaration is not a turn (:attr:`is_turn` is false): it does not count in the turn order,
+    and may come after the round's last turn.
     """
 
     index: int
@@ -58,6 +72,13 @@ class Event:
     suppressed: tuple[bool, bool, bool] = (False, False, False)
     case: int = -1
     correct: bool | None = None
+    display: tuple[int, ...] | None = None
+    refers_to: int = -1
+
+    @property
+    def is_turn(self) -> bool:
+        """A clue, investigation or solve (RULES.md §4), not a declaration."""
+        return self.kind in TURN_KINDS
 
 
 @dataclass(frozen=True)
@@ -79,6 +100,12 @@ class RoundRecord:
     display: tuple[int, ...] | None = None
     events: tuple[Event, ...] = ()
 
+    def declared_incorrect(self, after_event: int | None = None) -> dict[int, int]:
+        """``{event index: index of its declaration}`` for the answers declared incorrect by
+        the events with index ``<= after_event`` (``None``: all events)."""
+        return {ev.refers_to: ev.index for ev in self.events
+                if ev.kind == INCORRECT and (after_event is None or ev.index <= after_event)}
+
 
 @dataclass(frozen=True)
 class GameRecord:
@@ -98,3 +125,11 @@ class GameRecord:
     seed: int | None = None
     max_rotations: int | None = None
     max_rounds: int | None = None
+
+    def prefix(self, round_index: int, after_event: int | None = None) -> "GameRecord":
+        """The record as it stood after event ``after_event`` of round ``round_index`` (0-based;
+        ``-1``: before the round's first event; ``None``: after its last): the earlier rounds
+        whole, that round's events up to ``after_event``, no later round."""
+        rnd = self.rounds[round_index]
+        events = rnd.events if after_event is None else rnd.events[:after_event + 1]
+        return replace(self, rounds=self.rounds[:round_index] + (replace(rnd, events=events),))

@@ -1,0 +1,422 @@
+"""The rules facts of a player's turn, and what solving now or waiting is worth (RULES.md §4–§7).
+
+:func:`pi_env.solvers.hints.hint` compares **solving now** with **waiting** — one more query, the
+best one, then solving on the player's next turn. Whether that next turn comes, and at which tier,
+is decided by the rules and by what the other players do before it. A :class:`TurnContext` holds
+the facts of the position that matter (:func:`turn_context` reads them from a record); the
+functions here turn them into values:
+
+* **points** (:meth:`TurnContext.gain`, :meth:`TurnContext.loss`): a correct solve at tier ``k``
+  scores ``[7, 5, 3, 1][k] + (round − 1)`` in the second edition, ``[7, 5, 3, 1][k]`` in the first
+  (0 for a tier the player count does not have); a wrong one costs 2. The second edition caps the
+  score at 21 and floors it at −5: with the player's score known, a solve gains at most up to the
+  cap and a wrong one costs at most down to the floor (RULES.md §5). In a **duel** (§7) the values
+  are round results: +1 the player wins the round, 0 a draw, −1 the opponent wins it.
+* **solving now** (:func:`solve_value`): ``E_now = p · gain − (1 − p) · loss``. Duel: as the
+  round's second player ``2p − 1`` (right: it wins; wrong: the opponent wins); as its first player
+  ``p · (1 − r) − (1 − p)``, ``r`` the opponent's chance to draw with a correct solve in its one more
+  turn (:func:`opponent_reply`); in that one more turn itself ``−(1 − p)`` (right: a draw; anything
+  else loses).
+* **waiting** (:func:`wait_outcomes`, :func:`wait_value`): the player's next turn is in the next
+  rotation. Before it, the players after it in this rotation act, then the end-of-rotation checks
+  run. The round ends there — waiting then scores nothing more this round — when (second edition)
+  at most one player has not attempted a solve, (first edition) at most one player is unsolved
+  (RULES.md §5; players finished by the incorrect-information rule count as done), (nick of time,
+  §6) some player has solved and the tier is the last, or (safeguard) the rotation is the
+  ``max_rotations``-th. The next turn's tier is one higher when anyone solves in this rotation
+  (nick of time: when anyone has solved this round). Which of the players after this one attempt
+  is not a rule: each attempts on its coming turn with probability ``h``, the fitted opponent
+  model of :func:`turns_to_solve_pmf` (``h = P(T = 1)`` from how many cases its public information
+  leaves), independently, an attempt counted as a correct solve (the cautious reading for the
+  tier). ``E_wait = Σ_outcomes P(outcome) · [round goes on] · max(0, q · gain(tier then) −
+  (1 − q) · loss)`` with ``q`` the expected probability of the most likely case after the query
+  (never attempting is worth 0, hence the ``max``). Duel: the opponent acts before the player's
+  next turn (after it in this rotation when the player is the round's first player, else at the
+  start of the next); if it attempts (probability ``h``, counted as correct) the round is lost
+  (first player) or the player gets one more turn worth ``−(1 − q)`` (second player); the safeguard
+  makes the round a draw (0).
+
+With facts missing (``TurnContext.attempted is None``, e.g. :func:`hint` called with only a tier)
+the next turn is assumed to come, one tier later: the reading before issue #15.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from itertools import product
+
+import numpy as np
+from scipy.special import ndtr
+
+from pi_env.core.constants import (DEFAULT_MAX_ROTATIONS, SCORE_CAP, SCORE_FLOOR, TIER_POINTS,
+                                   WRONG_SOLVE_PENALTY)
+from pi_env.core.errors import PIError
+from pi_env.engine.ranking import tier_points
+from pi_env.records.types import INCORRECT, SOLVE, GameRecord
+
+__all__ = ["TurnContext", "WaitOutcome", "turn_context", "solve_value", "wait_outcomes", "wait_value",
+           "turns_to_solve_pmf", "attempt_hazard", "TURNS_MEAN", "TURNS_SD"]
+
+TURNS_MEAN = (1.15, 0.56)
+"""``μ = a + b · log2 n``: mean own turns until a player with ``n`` public cases solves."""
+TURNS_SD = (0.45, 0.07)
+"""``σ = a + b · log2 n``: their spread."""
+
+
+def turns_to_solve_pmf(count: int, horizon: int = DEFAULT_MAX_ROTATIONS) -> np.ndarray:
+    """``float64[horizon]``: ``P(T = t + 1)`` for a player whose public information leaves
+    ``count`` cases: ``T = 1`` if ``count <= 1``, else a normal ``N(μ, σ)`` rounded to ``1, 2, ...``
+    with ``μ = 1.15 + 0.56 · log2 n``, ``σ = 0.45 + 0.07 · log2 n``; the mass beyond the horizon is on
+    the last entry. A fitted model, not a rule: see :mod:`pi_env.agents.greedy` for the fit (40
+    four-player games of the built-in agents).
+
+    >>> turns_to_solve_pmf(1, 4).tolist()
+    [1.0, 0.0, 0.0, 0.0]
+    """
+    out = np.zeros(horizon)
+    if count <= 1:
+        out[0] = 1.0
+        return out
+    L = math.log2(count)
+    mu, sd = TURNS_MEAN[0] + TURNS_MEAN[1] * L, TURNS_SD[0] + TURNS_SD[1] * L
+    edges = ndtr((np.arange(1, horizon) + 0.5 - mu) / sd)  # P(T <= t) for t = 1..horizon-1
+    cdf = np.concatenate([edges, [1.0]])
+    out[0] = cdf[0]
+    out[1:] = np.diff(cdf)
+    return np.maximum(out, 0.0)
+
+
+def attempt_hazard(count: int) -> float:
+    """Probability that a player whose public information leaves ``count`` cases attempts a solve on
+    its coming turn (``turns_to_solve_pmf(count)[0]``; 0 for ``count <= 0``, a player with no
+    consistent case left)."""
+    return 0.0 if count <= 0 else float(turns_to_solve_pmf(count, 2)[0])
+
+
+@dataclass(frozen=True)
+class TurnContext:
+    """The facts of player ``player``'s coming turn that decide what solving and waiting are worth
+    (see the module docstring). Players are numbered as in the game.
+
+    Attributes:
+        player: the player about to act.
+        n_players: 2..5.
+        edition: ``"second"`` or ``"first"``.
+        mode: ``"standard"`` or ``"duel"``.
+        nick_of_time: the nick-of-time variant (RULES.md §6).
+        round_index: 0-based round.
+        tier: the tier of this turn (RULES.md §5).
+        rotation: 0-based rotation of this turn in the round (``None``: unknown).
+        max_rotations: the safeguard (``None``: none, as at a real table).
+        score: the player's score before this turn (``None``: unknown, floor and cap ignored).
+        first_player: the round's first player (``None``: unknown).
+        attempted, solved, out: per player, before this turn: attempted a solve this round, solved,
+            finished by the incorrect-information rule. ``attempted=None``: unknown (the reading
+            before issue #15: the next turn comes, one tier later).
+        solved_this_rotation: a player solved earlier in this rotation.
+        later: the players acting after this one in this rotation (solved and finished players are
+            skipped and not listed).
+        extra_turn: duel: this is the player's one more turn after the first player's correct solve.
+        finished: why the player has no turn now (it solved, the round is over, ...), or ``""``.
+        pending: players who act between the position and this turn (:func:`turn_context` assumes
+            they take queries, no solve attempt).
+    """
+
+    player: int
+    n_players: int
+    edition: str = "second"
+    mode: str = "standard"
+    nick_of_time: bool = False
+    round_index: int = 0
+    tier: int = 0
+    rotation: int | None = None
+    max_rotations: int | None = None
+    score: int | None = None
+    first_player: int | None = None
+    attempted: tuple[bool, ...] | None = None
+    solved: tuple[bool, ...] = ()
+    out: tuple[bool, ...] = ()
+    solved_this_rotation: bool = False
+    later: tuple[int, ...] = ()
+    extra_turn: bool = False
+    finished: str = ""
+    pending: tuple[int, ...] = ()
+
+    @property
+    def duel(self) -> bool:
+        return self.mode == "duel"
+
+    @property
+    def last_tier(self) -> int:
+        """The last tier the player count has: ``min(3, P − 2)``."""
+        return min(len(TIER_POINTS) - 1, self.n_players - 2)
+
+    def points(self, tier: int) -> int:
+        """Points of a correct solve at ``tier`` this round (RULES.md §5; 1 = a round win in a duel)."""
+        if self.duel:
+            return 1
+        return tier_points(tier, self.round_index, self.n_players, self.edition)
+
+    def gain(self, tier: int) -> int:
+        """Score gain of a correct solve at ``tier`` (second edition: at most up to the cap 21)."""
+        pts = self.points(tier)
+        if self.edition == "second" and self.score is not None and not self.duel:
+            return max(0, min(pts, SCORE_CAP - self.score))
+        return pts
+
+    def loss(self) -> int:
+        """Score loss of a wrong solve (second edition: at most down to the floor −5)."""
+        if self.edition == "second" and self.score is not None:
+            return max(0, min(WRONG_SOLVE_PENALTY, self.score - SCORE_FLOOR))
+        return WRONG_SOLVE_PENALTY
+
+    @property
+    def is_first_player(self) -> bool:
+        return self.first_player is not None and self.player == self.first_player
+
+
+@dataclass(frozen=True)
+class WaitOutcome:
+    """One way the rest of the rotation can go before the player's next turn.
+
+    Attributes:
+        probability: under the opponent model (module docstring).
+        next_turn: the player gets another turn this round (to solve in).
+        tier: the tier of that turn (standard game).
+        reason: why the round ends, or who attempts, in words.
+        result: the value when the round is settled without the player's next turn (0: the round
+            ends and waiting scored nothing; duel: −1 lost, 0 drawn); ``None`` otherwise.
+        one_more_turn: duel: the next turn is the one more turn after the opponent's correct solve.
+        value: what waiting is worth in this outcome (filled by :func:`wait_value`).
+    """
+
+    probability: float
+    next_turn: bool
+    tier: int
+    reason: str
+    result: float | None = None
+    one_more_turn: bool = False
+    value: float = 0.0
+
+
+def solve_value(ctx: TurnContext, p: float, reply: float = 0.0) -> float:
+    """``E_now``: the expected value of naming a case of probability ``p`` now (module docstring);
+    ``reply``: in a duel as the round's first player, the opponent's chance ``r`` to draw."""
+    if ctx.duel:
+        if ctx.extra_turn:
+            return -(1.0 - p)
+        if ctx.is_first_player:
+            return p * (1.0 - reply) - (1.0 - p)
+        return 2.0 * p - 1.0
+    return p * ctx.gain(ctx.tier) - (1.0 - p) * ctx.loss()
+
+
+def _names(players) -> str:
+    items = [f"player {j}" for j in players]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def wait_outcomes(ctx: TurnContext, hazard: "dict[int, float] | None" = None) -> list[WaitOutcome]:
+    """The outcomes before the player's next turn if it does not attempt now (module docstring).
+
+    Args:
+        ctx: the position.
+        hazard: ``{player: probability it attempts on its coming turn}`` for the players who may act
+            before the next turn (missing players: 0, they do not attempt).
+
+    Returns:
+        Outcomes with probabilities summing to 1 (``value`` not yet filled).
+    """
+    hazard = hazard or {}
+    if ctx.attempted is None:  # facts unknown: the next turn comes, one tier later
+        return [WaitOutcome(1.0, True, ctx.tier + 1, "assumed: the next turn comes, one tier later")]
+    last_rotation = ctx.max_rotations is not None and ctx.rotation is not None and \
+        ctx.rotation + 1 >= ctx.max_rotations
+    if ctx.duel:
+        return _duel_outcomes(ctx, hazard, last_rotation)
+    n = ctx.n_players
+    any_solved = any(ctx.solved)
+    if ctx.nick_of_time and any_solved and ctx.tier >= ctx.last_tier:
+        return [WaitOutcome(1.0, False, ctx.tier, f"nick of time: this rotation, at the last tier "
+                                                  f"({ctx.last_tier}), ends the round", result=0.0)]
+    live = [j for j in ctx.later if hazard.get(j, 0.0) > 0.0 and not ctx.solved[j] and not ctx.out[j]]
+    done = ctx.attempted if ctx.edition == "second" else ctx.solved
+    word = "has not attempted a solve" if ctx.edition == "second" else "is unsolved"
+    out = []
+    groups: dict[tuple, list] = {}  # outcomes that are worth the same are merged
+    for bits in product((False, True), repeat=len(live)):
+        prob = 1.0
+        for j, b in zip(live, bits):
+            prob *= hazard[j] if b else 1.0 - hazard[j]
+        if prob <= 0.0:
+            continue
+        now = tuple(j for j, b in zip(live, bits) if b)
+        still_open = sum(1 for i in range(n) if not done[i] and not ctx.out[i] and i not in now)
+        tier = ctx.tier + int(ctx.solved_this_rotation or bool(now) or (ctx.nick_of_time and any_solved))
+        if still_open <= 1:
+            key = (False, f"the round ends after this rotation: at most one player {word}")
+        elif ctx.nick_of_time and now and ctx.tier >= ctx.last_tier:
+            key = (False, "nick of time: the first solve of the round, at the last tier, ends it after "
+                          "this rotation")
+        elif last_rotation:
+            key = (False, f"the safeguard of {ctx.max_rotations} rotations ends the round after this one")
+        else:
+            key = (True, f"next turn at tier {tier}")
+        group = groups.setdefault(key, [0.0, tier, []])
+        group[0] += prob
+        group[2].append(now)
+    out = []
+    for (on, reason), (prob, tier, subsets) in groups.items():
+        if live and len(subsets) == 1:  # who attempts, when it is one way
+            now = subsets[0]
+            reason += (f" (if {_names(now)} attempt{'s' * (len(now) == 1)})" if now and not on else
+                       f" ({_names(now)} attempt{'s' * (len(now) == 1)})" if now else
+                       " (nobody after you attempts)")
+        elif on and subsets and all(subsets):
+            reason += " (a player after you attempts)"
+        out.append(WaitOutcome(prob, on, tier, reason, result=None if on else 0.0))
+    return out
+
+
+def _duel_outcomes(ctx: TurnContext, hazard: dict[int, float], last_rotation: bool) -> list[WaitOutcome]:
+    if ctx.extra_turn:
+        return [WaitOutcome(1.0, False, 0, "the one more turn: anything but a correct solve loses the round",
+                            result=-1.0)]
+    opp = 1 - ctx.player
+    h = min(max(hazard.get(opp, 0.0), 0.0), 1.0)
+    out = []
+    if ctx.is_first_player:  # the opponent acts after the player in this rotation
+        if h > 0:
+            out.append(WaitOutcome(h, False, 0, "the opponent attempts (counted as right): it wins the "
+                                                "round", result=-1.0))
+        if h < 1:
+            out.append(WaitOutcome(1.0 - h, False, 0, "the safeguard ends the round after this rotation: "
+                                                      "a draw", result=0.0) if last_rotation
+                       else WaitOutcome(1.0 - h, True, 0, "next turn (the opponent does not attempt)"))
+        return out
+    if last_rotation:
+        return [WaitOutcome(1.0, False, 0, "the safeguard ends the round after this rotation: a draw",
+                            result=0.0)]
+    if h > 0:
+        out.append(WaitOutcome(h, True, 0, "the opponent attempts first (counted as right): one more "
+                                           "turn to draw", one_more_turn=True))
+    if h < 1:
+        out.append(WaitOutcome(1.0 - h, True, 0, "next turn (the opponent does not attempt)"))
+    return out
+
+
+def wait_value(ctx: TurnContext, q: float, outcomes: list[WaitOutcome], reply: float = 0.0) -> tuple[float, list[WaitOutcome]]:
+    """``E_wait`` (module docstring) for ``q``, the expected probability of the most likely case
+    after the query, and the outcomes with their values filled in."""
+    filled = []
+    for o in outcomes:
+        if o.result is not None:
+            v = o.result
+        elif o.one_more_turn:
+            v = -(1.0 - q)
+        elif ctx.duel:
+            v = max(0.0, (q * (1.0 - reply) - (1.0 - q)) if ctx.is_first_player else 2.0 * q - 1.0)
+        else:
+            v = max(0.0, q * ctx.gain(o.tier) - (1.0 - q) * ctx.loss())
+        filled.append(replace(o, value=float(v)))
+    return float(sum(o.probability * o.value for o in filled)), filled
+
+
+def turn_context(record: GameRecord, player: int, round_index: int, after_event: int | None = None) -> TurnContext:
+    """The :class:`TurnContext` of ``player``'s next turn after event ``after_event`` (``-1``:
+    before the first; ``None``: after the last) of round ``round_index`` of a record. Players whose
+    turns come in between (``TurnContext.pending``; solved players are skipped) are assumed to take
+    queries, no solve attempt: then the round ends before the player's turn only if it ends whatever
+    they do (RULES.md §5: attempts and solves only bring the end closer).
+
+    Reads only public facts (RULES.md §9): turns, solves, declarations, scores
+    (:func:`pi_env.records.scoring.score_record` of the record up to there), the rules and the
+    safeguard of ``engine.max_rotations`` when the record has one.
+
+    Raises:
+        PIError: a player, round or event out of range.
+        RecordError: an event after its round's end (as ``score_record``).
+    """
+    from pi_env.records.scoring import score_record
+
+    rules = record.rules
+    n = rules.players
+    if not 0 <= player < n:
+        raise PIError(f"player must be 0..{n - 1}, got {player}")
+    if not 0 <= round_index < len(record.rounds):
+        raise PIError(f"round must be 1..{len(record.rounds)}, got {round_index + 1}")
+    rnd = record.rounds[round_index]
+    if after_event is None:
+        after_event = len(rnd.events) - 1
+    scores = score_record(record.prefix(round_index, after_event))
+    nick = "nick-of-time" in rules.variants
+    duel = rules.mode == "duel"
+    attempted, solved, out = [False] * n, [False] * n, [False] * n
+    tier, rotation, prev, solved_in_rotation = 0, 0, -1, False
+    extra, decided = False, ""  # duel: the opponent's one more turn is due; the round's decision
+    for ev in rnd.events[:after_event + 1]:
+        if ev.kind == INCORRECT:
+            out[ev.player] = out[(ev.player - 1) % n] = True
+            if duel:
+                decided = f"the round was decided at event {ev.index} (incorrect information)"
+            continue
+        seat = (ev.player - rnd.first_player) % n
+        if seat <= prev:
+            rotation += 1
+            if (nick and any(solved)) or solved_in_rotation:
+                tier += 1
+            solved_in_rotation = False
+        prev = seat
+        if duel and not decided:  # RULES.md §7: the first attempt decides the round
+            if extra:
+                decided = f"the round was decided at event {ev.index} (the one more turn)"
+            elif ev.kind == SOLVE:
+                if ev.correct and ev.player == rnd.first_player:
+                    extra = True
+                else:
+                    decided = f"the round was decided at event {ev.index}"
+        if ev.kind == SOLVE:
+            attempted[ev.player] = True
+            if ev.correct:
+                solved[ev.player] = solved_in_rotation = True
+    seat = (player - rnd.first_player) % n
+    # seats that act between the last event and the player's turn (assumed not to attempt)
+    between = list(range(prev + 1, n)) + list(range(seat)) if seat <= prev else list(range(prev + 1, seat))
+    pending = tuple(j for j in ((rnd.first_player + t) % n for t in between)
+                    if not solved[j] and not out[j] and j != player)
+    finished = ""
+    if seat <= prev:  # the player's turn starts a new rotation: the end-of-rotation checks run first
+        ended = ""
+        if not duel:
+            last_tier = min(len(TIER_POINTS) - 1, n - 2)
+            done = attempted if rules.edition == "second" else solved
+            if nick and any(solved) and tier >= last_tier:
+                ended = "nick of time: the rotation at the last tier was played out"
+            elif sum(1 for i in range(n) if not done[i] and not out[i]) <= 1:
+                ended = ("at most one player had not attempted" if rules.edition == "second"
+                         else "at most one player was unsolved")
+        if not ended and record.max_rotations is not None and rotation + 1 >= record.max_rotations:
+            ended = f"the safeguard of {record.max_rotations} rotations"
+        if ended:
+            finished = (f"the round is over ({ended})" if not pending else
+                        f"the round ends before player {player}'s next turn ({ended})")
+        rotation += 1
+        if (nick and any(solved)) or solved_in_rotation:
+            tier += 1
+        solved_in_rotation = False
+    later_seats = range(seat + 1, n)
+    extra = extra and not decided and player != rnd.first_player
+    if decided:
+        finished = decided
+    elif solved[player] and not extra:
+        finished = f"player {player} has solved its case this round"
+    elif out[player]:
+        finished = f"player {player} takes no more turns this round (incorrect information)"
+    later = tuple(j for j in ((rnd.first_player + s) % n for s in later_seats) if not solved[j] and not out[j])
+    return TurnContext(player=player, n_players=n, edition=rules.edition, mode=rules.mode,
+                       nick_of_time=nick, round_index=round_index, tier=tier, rotation=rotation,
+                       max_rotations=record.max_rotations, score=int(scores.scores[player]),
+                       first_player=rnd.first_player, attempted=tuple(attempted), solved=tuple(solved),
+                       out=tuple(out), solved_this_rotation=solved_in_rotation, later=later,
+                       extra_turn=extra, finished=finished, pending=pending)

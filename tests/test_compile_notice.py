@@ -1,0 +1,102 @@
+"""The first command after installing compiles the numba kernels: it says so on stderr (issue #15
+item 7), once, and only when the cache is cold."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+
+import numba
+import pytest
+
+from pi_env.core import _config
+
+
+def _fresh_kernel(module: str):
+    def twice(x):
+        return 2 * x
+
+    twice.__module__ = module
+    return numba.njit(cache=False)(twice)
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="nothing is compiled without the JIT")
+def test_the_notice_is_printed_once_for_pi_env_kernels(monkeypatch):
+    monkeypatch.setenv("PI_ENV_COMPILE_NOTICE", "1")
+    out = io.StringIO()
+    _config.announce_compilation(out)
+    monkeypatch.setattr(_config._announcer, "done", False)
+    try:
+        assert _fresh_kernel("somebody.else")(3) == 6  # not ours: no notice
+        assert out.getvalue() == ""
+        assert _fresh_kernel("pi_env.fake")(3) == 6
+        assert _fresh_kernel("pi_env.fake")(2.5) == 5.0
+        assert out.getvalue() == _config.COMPILING_MESSAGE + "\n"
+        monkeypatch.setattr(_config._announcer, "done", False)
+        monkeypatch.setenv("PI_ENV_COMPILE_NOTICE", "0")
+        assert _fresh_kernel("pi_env.fake")(4) == 8
+        assert out.getvalue() == _config.COMPILING_MESSAGE + "\n"
+    finally:
+        _config.announce_compilation(None)
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1" or not _config.CACHE,
+                    reason="needs the JIT and its on-disk cache")
+def test_a_kernel_loaded_from_the_cache_is_not_announced(tmp_path, monkeypatch):
+    """A pi-env kernel (``_config.kernel``, cached) in a fresh module file: the first call compiles
+    and says so; the module imported again finds the machine code in the cache: no notice."""
+    import importlib
+
+    (tmp_path / "pi_env_notice_probe.py").write_text(
+        "from pi_env.core._config import kernel\n\n\n@kernel\ndef bump(x):\n    return x + 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("PI_ENV_COMPILE_NOTICE", "1")
+    out = io.StringIO()
+    _config.announce_compilation(out)
+    monkeypatch.setattr(_config._announcer, "done", False)
+    try:
+        probe = importlib.import_module("pi_env_notice_probe")
+        assert probe.bump(1) == 2
+        assert out.getvalue() == _config.COMPILING_MESSAGE + "\n"
+        assert list((tmp_path / "__pycache__").glob("pi_env_notice_probe.bump-*.nbi"))  # cached
+        monkeypatch.setattr(_config._announcer, "done", False)
+        probe = importlib.reload(probe)  # a new dispatcher: loads the cached code
+        assert probe.bump(2) == 3
+        assert out.getvalue() == _config.COMPILING_MESSAGE + "\n"
+        assert not _config._announcer.done
+    finally:
+        _config.announce_compilation(None)
+        sys.modules.pop("pi_env_notice_probe", None)
+
+
+RECORD = {"format": "pi-record/1", "rules": {"players": 3},
+          "rounds": [{"first_player": 0,
+                      "tiles": {"suspect": {}, "evidence": {}},
+                      "events": [{"player": 0, "clue": "Pinky", "answer": "nothing"}]}]}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="nothing is compiled without the JIT")
+def test_a_cold_cache_is_announced_and_a_warm_one_is_not(tmp_path):
+    """Two runs of ``pi-env solve`` with an empty ``NUMBA_CACHE_DIR``: the first compiles the kernels
+    it needs and says so; the second loads them and prints nothing on stderr. (Slow: the first run
+    compiles the solver's kernels, 20–80 s.)"""
+    from pi_env.core.board import DAYTIME
+    from pi_env.core.constants import EVIDENCE_NAMES, SUSPECT_NAMES
+
+    doc = json.loads(json.dumps(RECORD))
+    doc["rounds"][0]["tiles"] = {"suspect": dict(zip(DAYTIME.districts, list(SUSPECT_NAMES) + [None] * 2)),
+                                 "evidence": dict(zip(DAYTIME.districts, list(EVIDENCE_NAMES) + [None] * 4))}
+    record = tmp_path / "r.json"
+    record.write_text(json.dumps(doc))
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), PI_ENV_COMPILE_NOTICE="1")
+    argv = [sys.executable, "-m", "pi_env.apps.cli", "solve", str(record), "--player", "1", "--top", "1"]
+    cold = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=900)
+    assert cold.returncode == 0, cold.stderr
+    assert cold.stderr == _config.COMPILING_MESSAGE + "\n"
+    warm = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=900)
+    assert warm.returncode == 0 and warm.stderr == ""
+    assert warm.stdout == cold.stdout

@@ -1,0 +1,352 @@
+"""Records typed in at a real table (issue #15 items 2, 5, 6): the display stated after a turn, the
+incorrect-information rule, incomplete games and duplicate JSON keys.
+
+The layout and cases are those of ``tests/test_records.py`` (3 players, daytime board): player 0
+has Doc (Forest Park) / Forgery (Union Square) / Waterfront, player 1 Pinky (Union Square) /
+Murder (Ocean Drive) / Lakeside, player 2 Shorty (Lakeside) / Smuggling (Waterfront) / Downtown.
+Answers worked out by hand from RULES.md §4.1: player 0 taking Pinky gets *nothing* (Doc's tile in
+Forest Park is not next to Union Square), player 1 taking Doc gets nothing, player 2 taking Doc
+gets a trace (Shorty's tile in Lakeside is next to Forest Park).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from pi_env.apps.cli import main
+from pi_env.core.errors import RecordError
+from pi_env.core.names import parse_element
+from pi_env.records.record_file import load_record, record_to_dict
+from pi_env.records.report import report_json, report_lines
+from pi_env.records.scoring import score_record
+from pi_env.solvers import analyze
+
+from test_records import _doc, _reject
+
+
+def _run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _clue(p, name, answer):
+    return {"player": p, "clue": name, "answer": answer}
+
+
+def _solve(p, triple, correct):
+    return {"player": p, "solve": list(triple), "correct": correct}
+
+
+P0 = ("Doc", "Forgery", "Waterfront")
+P1 = ("Pinky", "Murder", "Lakeside")
+P2 = ("Shorty", "Smuggling", "Downtown")
+
+
+# ------------------------------------------------------------------------- duplicate keys
+
+
+def _write(tmp_path, text):
+    path = tmp_path / "dup.json"
+    path.write_text(text)
+    return path
+
+
+def test_duplicate_keys_are_errors_naming_the_key(tmp_path):
+    doc = json.dumps(_doc([_clue(0, "Pinky", "nothing")]))
+    with pytest.raises(RecordError, match=r"^duplicate key 'format' \(a key may appear once per object\)$"):
+        load_record(_write(tmp_path, doc.replace('{"format": "pi-record/1"',
+                                                 '{"format": "pi-record/1", "format": "pi-record/1"')))
+    with pytest.raises(RecordError, match=r"^rules: duplicate key 'players' "):
+        load_record(_write(tmp_path, doc.replace('"players": 3', '"players": 3, "players": 4')))
+    with pytest.raises(RecordError, match=r"^round 1, event 0: duplicate key 'answer' "):
+        load_record(_write(tmp_path, doc.replace('"answer": "nothing"', '"answer": "nothing", "answer": "spot"')))
+    with pytest.raises(RecordError, match=r"^round 1: tiles\.suspect: duplicate key 'Lakeside' "):
+        load_record(_write(tmp_path, doc.replace('"Lakeside": "Shorty"', '"Lakeside": "Shorty", "Lakeside": "Doc"')))
+    assert load_record(_write(tmp_path, doc)).rounds[0].events[0].answer == 0  # the same text once is fine
+
+
+def test_duplicate_key_on_the_command_line(capsys, tmp_path):
+    doc = json.dumps(_doc([_clue(0, "Pinky", "nothing")]))
+    path = _write(tmp_path, doc.replace('"player": 0', '"player": 0, "player": 1'))
+    for argv in (("replay", path), ("solve", path, "--player", 0)):
+        code, out, err = _run(capsys, *argv)
+        assert (code, out) == (2, "")
+        assert err == ("pi-env: error: round 1, event 0: duplicate key 'player' (a key may appear once "
+                       "per object)\n")
+
+
+# --------------------------------------------------------------------- the display after a turn
+
+
+DISPLAY9 = ["Pinky", "Doc", "Rusty", "Murder", "Forgery", "Lakeside", "Downtown", "Skid Row", "Pop"]
+
+
+def test_event_display_round_trips_and_constrains_the_next_clue():
+    after = ["Doc", "Rusty", "Murder", "Forgery", "Lakeside", "Downtown", "Skid Row", "Pop", "Earl"]
+    events = [dict(_clue(0, "Pinky", "nothing"), display=after), _clue(1, "Doc", "nothing")]
+    record = load_record(_doc(events, display=DISPLAY9))
+    assert record.rounds[0].events[0].display == tuple(parse_element(x) for x in after)
+    names = record_to_dict(record)["rounds"][0]["events"][0]["display"]
+    assert names == after and load_record(record_to_dict(record)) == record
+    # a clue on a card not on the display stated right before it
+    bad = [dict(_clue(0, "Pinky", "nothing"), display=after), _clue(1, "Queenie", "nothing")]
+    assert _reject(_doc(bad, display=DISPLAY9)) == (
+        "round 1, event 1: clue card 'Queenie' is not on the display (stated after event 0; RULES.md §4.1)")
+    # the round's display of 9 cards fixes the first clue's choices
+    assert _reject(_doc([_clue(0, "Queenie", "nothing")], display=DISPLAY9)) == (
+        "round 1, event 0: clue card 'Queenie' is not on the display (stated at the round's start; "
+        "RULES.md §4.1)")
+    # after a card is taken its refill is unknown: any card may follow
+    load_record(_doc([_clue(0, "Pinky", "nothing"), _clue(1, "Queenie", "trace")], display=DISPLAY9))
+    # fewer than 9 cards: the cards known to be face up, no constraint on the others
+    load_record(_doc([_clue(0, "Queenie", "nothing")], display=DISPLAY9[:4]))
+
+
+def test_event_display_errors():
+    out_card = [_clue(0, "Pinky", "nothing"), dict(_clue(1, "Doc", "nothing"), display=["Pinky"])]
+    assert _reject(_doc(out_card)) == (
+        "round 1, event 1: display: clue card 'Pinky' was answered 'nothing' at event 0 and is out of "
+        "circulation for the round (RULES.md §4.1)")
+    assert _reject(_doc([dict(_clue(0, "Pinky", "nothing"), display=["Doc", "Doc"])])) == (
+        "round 1, event 0: display: 'Doc' appears twice")
+    assert _reject(_doc([dict(_clue(0, "Pinky", "nothing"), display=["Dok"])])).startswith(
+        "round 1, event 0: display[0]: unknown suspect, evidence or location 'Dok'; did you mean 'Doc'")
+    assert "at most 9 clue cards" in _reject(_doc([dict(_clue(0, "Pinky", "nothing"), display=DISPLAY9 + ["Earl"])]))
+
+
+# --------------------------------------------------------------- incorrect information (rulebook)
+
+
+def test_incorrect_answer_scores_by_the_rulebook():
+    """Player 0 was told 'trace' for Pinky (the truth is nothing: its case is held by player 2, who
+    answered). Declared: player 2 is out of the round, player 0 gets round 1's top score, 7."""
+    events = [_clue(0, "Pinky", "trace"),          # 0: the wrong answer (player 2 answered)
+              _solve(1, P1, True),                 # 1: player 1 solves at tier 0: +7
+              _clue(2, "Doc", "trace"),            # 2
+              {"incorrect": 0}]                    # 3: found out
+    record = load_record(_doc(events))
+    ev = record.rounds[0].events[3]
+    assert (ev.kind, ev.player, ev.refers_to) == ("incorrect", 0, 0)
+    s = score_record(record)
+    assert s.round_points == ((7, 7, 0),)
+    # every seat is finished or out at the end of rotation 1: the round is over
+    assert s.round_complete == (True,)
+    assert s.events[0][3].delta == 7
+    assert record_to_dict(record)["rounds"][0]["events"][3] == {"incorrect": 0}
+    assert load_record(record_to_dict(record)) == record
+    lines = report_lines(record, s)
+    assert lines[4] == ("  rot  1  P0  declared incorrect: the answer at event 0        -> P2 eliminated "
+                        "from the round, P0 gets its top score  (+7)")
+
+
+@pytest.mark.parametrize("edition", ["second", "first"])
+def test_incorrect_answer_takes_the_answerers_solve_points(edition):
+    events = [_clue(0, "Pinky", "trace"),          # 0: wrong (player 2 answered)
+              _clue(1, "Doc", "nothing"),          # 1
+              _solve(2, P2, True),                 # 2: player 2 solves at tier 0: +7
+              _solve(0, P1, False),                # 3: rotation 2 (tier 1): player 0 wrong, -2
+              {"incorrect": 0},                    # 4: player 2 loses its 7, player 0 gets 7
+              _solve(1, P1, True)]                 # 5: player 1 solves at tier 1: +5
+    doc = _doc(events)
+    doc["rules"]["edition"] = edition
+    record = load_record(doc)
+    s = score_record(record)
+    # player 0: -2 + 7 = 5; player 2: 7 - 7 = 0; player 1: 5 (the declaration is not a solve)
+    assert s.round_points == ((5, 5, 0),)
+    assert s.penalty == (2, 0, 0)
+    assert [i.delta for i in s.events[0]] == [0, 0, 7, -2, 7, 5]
+    assert s.round_complete == (True,)  # after player 1, player 2 (solved and out) is skipped
+
+
+def test_incorrect_answer_caps_at_21():
+    events = [_clue(0, "Pinky", "trace"), {"incorrect": 0}]
+    doc = _doc(events)
+    doc["rounds"] = [copy.deepcopy(doc["rounds"][0]) for _ in range(3)]
+    for r, rnd in enumerate(doc["rounds"]):
+        rnd["first_player"] = r
+    # rounds 1..3 give player 0 the top score: 7 + 8 + 9 = 24, capped at 21
+    s = score_record(load_record(doc))
+    assert [pts[0] for pts in s.round_points] == [7, 8, 6]
+    assert s.scores[0] == 21
+
+
+def test_incorrect_answer_checks():
+    base = [_clue(0, "Pinky", "trace"), _clue(1, "Doc", "nothing")]
+    # the declared turn's answer is not checked against the known case (without the declaration
+    # it contradicts it)...
+    load_record(_doc(base + [{"incorrect": 0}]))
+    assert _reject(_doc(base)) == ("round 1, event 0: answer 'trace' contradicts player 0's case "
+                                   "(expected 'nothing')")
+    # ...but it must differ from it
+    assert _reject(_doc(base + [{"incorrect": 0}, {"incorrect": 1}])) == (
+        "round 1, event 1: answer 'nothing' is declared incorrect by a later event, but it is the "
+        "answer player 1's case gives")
+    assert _reject(_doc([_solve(0, P1, False), {"incorrect": 0}])) == (
+        "round 1, event 0: answer 'wrong' is declared incorrect by a later event, but it is the "
+        "answer player 0's case gives")
+    # neither the asker (0) nor the answerer (2) takes another turn
+    assert _reject(_doc(base + [{"incorrect": 0}, _clue(2, "Doc", "trace")])) == (
+        "round 1, event 3: clue by player 2, who takes no more turns this round: an incorrect answer "
+        "was declared at event 2")
+    load_record(_doc(base + [{"incorrect": 0}, _clue(1, "Pinky", "spot")]))  # player 1 plays on
+    assert _reject(_doc(base + [{"incorrect": 2}])) == (
+        "round 1, event 2: incorrect: give the index of an earlier event whose answer was incorrect "
+        "(0..1), got 2")
+    assert _reject(_doc(base + [{"incorrect": 0}, {"incorrect": 0}])) == (
+        "round 1, event 3: incorrect: event 0's answer was already declared incorrect at event 2")
+    assert _reject(_doc(base + [{"incorrect": 0}, {"incorrect": 2}])) == (
+        "round 1, event 3: incorrect: event 2 is a declaration, not an answered turn")
+    assert _reject(_doc(base + [{"incorrect": 0, "player": 0}])) == (
+        "round 1, event 2: incorrect: unknown key 'player' (allowed: incorrect)")
+    solo = {"format": "pi-record/1", "rules": {"mode": "solo"},
+            "rounds": [dict(_doc()["rounds"][0], cases={"0": dict(zip(("suspect", "evidence", "location"), P0))},
+                            events=[_clue(0, "Pinky", "trace"), {"incorrect": 0}])]}
+    assert _reject(solo).endswith("incorrect: a solo game has no opponent to give a wrong answer")
+
+
+def test_the_solver_ignores_a_declared_answer_and_a_conflict_settles():
+    """Without the cases, the two spot answers on Pinky cannot both hold (cases are disjoint): the
+    smallest conflict names both; the table checks, declares event 1 wrong, and the record holds."""
+    events = [_clue(1, "Pinky", "spot"), _clue(2, "Pinky", "spot")]
+    doc = _doc(events)
+    del doc["rounds"][0]["cases"]
+    record = load_record(doc)
+    a = analyze(record, 0, strict=False)
+    assert a.count == 0 and a.conflict == (0, 1)
+    doc["rounds"][0]["events"].append({"incorrect": 1})
+    settled = load_record(doc)
+    a = analyze(settled, 0)
+    alone = _doc([_clue(1, "Pinky", "spot")])
+    del alone["rounds"][0]["cases"]
+    without = analyze(load_record(alone), 0)
+    assert a.count == without.count and a.total == without.total
+    assert (a.probabilities == without.probabilities).all()
+
+
+def test_replay_settles_a_dispute(capsys, tmp_path):
+    doc = _doc([_clue(1, "Pinky", "spot"), _clue(2, "Pinky", "spot")])
+    del doc["rounds"][0]["cases"]
+    path = tmp_path / "dispute.json"
+    path.write_text(json.dumps(doc))
+    code, out, err = _run(capsys, "replay", path)
+    assert code == 2 and err == ("pi-env: error: round 1: the answers cannot all be true (no deal of the "
+                                 "cases fits them): events 0, 1\n")
+    doc["rounds"][0]["events"].append({"incorrect": 1})
+    path.write_text(json.dumps(doc))
+    code, out, err = _run(capsys, "replay", path, "--json")
+    assert code == 0 and err == ""
+    rep = json.loads(out)
+    # player 2 (asker) gets 7; player 1 (answered it) is out
+    assert rep["rounds"][0]["points"] == [0, 0, 7]
+
+
+def test_incorrect_answer_in_a_duel_wins_the_round_for_the_asker():
+    cases = {"0": dict(zip(("suspect", "evidence", "location"), P0)),
+             "1": dict(zip(("suspect", "evidence", "location"), P1))}
+    events = [_clue(0, "Pinky", "nothing"), _clue(1, "Doc", "spot"),  # 1: wrong (truth: nothing)
+              _solve(0, P0, True), _solve(1, P1, True),                # a draw...
+              {"incorrect": 1}]                                        # ...until player 1 wins it
+    doc = _doc(events, players=2, cases=cases)
+    doc["rules"] = {"mode": "duel"}
+    record = load_record(doc)
+    s = score_record(record)
+    assert s.round_winners == (1,) and s.scores == (0, 1) and s.round_complete == (True,)
+    doc["rounds"][0]["events"] = events[:4]
+    del doc["rounds"][0]["cases"]["1"]  # event 1's answer contradicts it when not declared
+    assert score_record(load_record(doc)).round_winners == (-1,)
+
+
+def test_an_engine_record_cannot_declare_incorrect_answers(tmp_path, capsys):
+    path = tmp_path / "g.json"
+    assert main(["play", "--players", "3", "--seed", "5", "--record", str(path), "--quiet"]) == 0
+    capsys.readouterr()
+    doc = json.loads(path.read_text())
+    last = doc["rounds"][-1]
+    del last["cases"]  # else the loader finds event 0's answer is the one the case gives
+    last["events"].append({"incorrect": 0})
+    path.write_text(json.dumps(doc))
+    code, out, err = _run(capsys, "replay", path)
+    assert (code, out) == (2, "")
+    assert err == (f"pi-env: error: round 3, event {len(last['events']) - 1}: the engine answers every "
+                   f"query correctly: a declared incorrect answer (event 0) cannot be re-run from the seed\n")
+
+
+# --------------------------------------------------------------------------- incomplete games
+
+
+def test_incomplete_games_are_said_so(capsys, tmp_path):
+    # rotation 1: nobody attempts; the round goes on
+    events = [_clue(0, "Pinky", "nothing"), _clue(1, "Doc", "nothing"), _clue(2, "Doc", "trace")]
+    s = score_record(load_record(_doc(events)))
+    assert s.round_complete == (False,) and not s.complete
+    assert s.incomplete == ("round 1 stops before its end (after event 2)", "1 of 3 rounds recorded")
+    # player 0 is the only one who has not attempted at the end of rotation 1: round 1 is over
+    ended = [_solve(0, P1, False), _solve(1, P1, True), _solve(2, P2, True)]
+    s = score_record(load_record(_doc(ended)))
+    assert s.round_complete == (True,) and s.incomplete == ("1 of 3 rounds recorded",)
+    # stops in the middle of a rotation
+    s = score_record(load_record(_doc(ended[:2])))
+    assert s.incomplete[0] == "round 1 stops before its end (after event 1)"
+    path = tmp_path / "part.json"
+    path.write_text(json.dumps(_doc(events)))
+    code, out, err = _run(capsys, "replay", path)
+    assert code == 0 and err == ""
+    assert "Game incomplete: round 1 stops before its end (after event 2); 1 of 3 rounds recorded" in out
+    assert "Standings so far:" in out and "Final standings" not in out
+    code, out, err = _run(capsys, "replay", path, "--json")
+    doc = json.loads(out)
+    assert doc["complete"] is False and doc["rounds"][0]["complete"] is False
+    assert doc["incomplete"] == ["round 1 stops before its end (after event 2)", "1 of 3 rounds recorded"]
+
+
+def test_first_edition_round_ends_by_solves():
+    ended = [_solve(0, P1, False), _solve(1, P1, True), _solve(2, P2, True)]
+    doc = _doc(ended)
+    doc["rules"]["edition"] = "first"
+    # first edition: players 0 unsolved only... and nobody else: 1 and 2 solved → ends
+    assert score_record(load_record(doc)).round_complete == (True,)
+    doc["rounds"][0]["events"] = [_solve(0, P1, False), _solve(1, P1, True), _clue(2, "Doc", "trace")]
+    assert score_record(load_record(doc)).round_complete == (False,)  # 2 unsolved
+
+
+def test_engine_games_are_complete(tmp_path, capsys):
+    path = tmp_path / "g.json"
+    assert main(["play", "--players", "4", "--seed", "11", "--record", str(path), "--quiet"]) == 0
+    capsys.readouterr()
+    record = load_record(path)
+    s = score_record(record)
+    assert s.complete and all(s.round_complete)
+    assert report_json(record, s)["complete"] is True
+    code, out, _ = _run(capsys, "replay", path, "--quiet")
+    assert "Final standings:" in out and "incomplete" not in out
+    # the same record cut after round 1: the game is incomplete
+    short = record.prefix(0)
+    assert score_record(short).incomplete == ("1 of 3 rounds recorded",)
+    cut = record.prefix(1, 3)
+    assert score_record(cut).incomplete == ("round 2 stops before its end (after event 3)",
+                                            "2 of 3 rounds recorded")
+
+
+def test_duel_engine_games_are_complete(tmp_path, capsys):
+    path = tmp_path / "d.json"
+    assert main(["play", "--mode", "duel", "--seed", "3", "--record", str(path), "--quiet"]) == 0
+    capsys.readouterr()
+    record = load_record(path)
+    assert score_record(record).complete
+    assert score_record(record.prefix(0, 0)).incomplete[0] == "round 1 stops before its end (after event 0)"
+
+
+def test_solve_refuses_events_after_a_rounds_end_as_replay_does(capsys, tmp_path):
+    # every player attempted in rotation 1: the round is over at its end
+    events = [_solve(0, P1, False), _solve(1, P1, True), _solve(2, P2, True), _clue(0, "Pinky", "nothing")]
+    path = tmp_path / "after.json"
+    path.write_text(json.dumps(_doc(events)))
+    message = ("pi-env: error: round 1, event 3: the round ended at the end of rotation 1 (at most one "
+               "player had not attempted)\n")
+    for argv in (("replay", path), ("solve", path, "--player", 1, "--after-event", 1)):
+        code, out, err = _run(capsys, *argv)
+        assert (code, out, err) == (2, "", message)
