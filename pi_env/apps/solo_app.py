@@ -375,7 +375,8 @@ def solo_hint(game: SoloGame) -> SoloHint:
     from pi_env.solvers.solo_rating import solo_event_row
 
     replay = S.from_layout(game.config, game.tile_district, game.case)
-    knowledge = Knowledge(0, 2, np.asarray(game.tile_district, dtype=np.int8), game.board.adjacency)
+    knowledge = Knowledge(0, 2, np.asarray(game.tile_district, dtype=np.int8), game.board.adjacency,
+                          names=element_names(game.board))
     for i, a in enumerate(game.actions):
         S.step_inplace(replay, np.array([a], dtype=np.int64), game.config)
         knowledge = knowledge.with_events(solo_event_row(i, replay, a))
