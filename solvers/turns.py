@@ -231,8 +231,8 @@ def wait_outcomes(ctx: TurnContext, hazard: "dict[int, float] | None" = None) ->
     hazard = hazard or {}
     if ctx.attempted is None:  # facts unknown: the next turn comes, one tier later
         return [WaitOutcome(1.0, True, ctx.tier + 1, "assumed: the next turn comes, one tier later")]
-    last_rotation = ctx.max_rotations is not None and ctx.rotation is not None and \
-        ctx.rotation + 1 >= ctx.max_rotations
+    last_rotation = (ctx.max_rotations is not None and ctx.rotation is not None
+                     and ctx.rotation + 1 >= ctx.max_rotations)
     if ctx.duel:
         return _duel_outcomes(ctx, hazard, last_rotation)
     n = ctx.n_players
@@ -243,7 +243,6 @@ def wait_outcomes(ctx: TurnContext, hazard: "dict[int, float] | None" = None) ->
     live = [j for j in ctx.later if hazard.get(j, 0.0) > 0.0 and not ctx.solved[j] and not ctx.out[j]]
     done = ctx.attempted if ctx.edition == "second" else ctx.solved
     word = "has not attempted a solve" if ctx.edition == "second" else "is unsolved"
-    out = []
     groups: dict[tuple, list] = {}  # outcomes that are worth the same are merged
     for bits in product((False, True), repeat=len(live)):
         prob = 1.0

@@ -231,8 +231,10 @@ def _panel(fig, state: State, config: GameConfig, b: int, viewer: int | None, sp
     display = [names[x] for x in np.flatnonzero(place == ON_DISPLAY)]
     if display_known:
         line(f"Display ({len(display)}):", fontweight="bold")
-    else:
+    elif display:
         line(f"Display: {len(display)} card{'s' * (len(display) != 1)} known to be face up", fontweight="bold")
+    else:
+        line("Display: not recorded", fontweight="bold")
     for k in range(0, len(display), 3):
         line("    " + ", ".join(display[k:k + 3]))
     if display_known:
