@@ -196,7 +196,7 @@ def _who(record: GameRecord, p: int) -> str:
 
 
 def _checked(record: RecordSource, player: "int | str", round_index: int,
-             after_event: int | None) -> tuple[GameRecord, int, int]:
+             after_event: int | None, strict: bool = True) -> tuple[GameRecord, int, int]:
     """``(record, player, after_event)`` after checking the arguments (see :func:`solve_report`)."""
     if not isinstance(record, GameRecord):
         from pi_env.records.record_file import load_record
@@ -216,12 +216,12 @@ def _checked(record: RecordSource, player: "int | str", round_index: int,
                       f"events), got {after_event}")
     from pi_env.records.scoring import score_record
 
-    score_record(record)  # refuses an event after its round's end, as replay does
+    score_record(record, check_end=strict)  # refuses an event after its round's end, as replay does
     return record, player, after_event
 
 
 def _position(record: GameRecord, player: int, round_index: int, after_event: int,
-              display: "str | Any | None") -> dict[str, Any]:
+              display: "str | Any | None", strict: bool = True) -> dict[str, Any]:
     """The analysis, the turn, the display and the hint of a checked position."""
     from pi_env.records.record_file import known_display
 
@@ -229,7 +229,7 @@ def _position(record: GameRecord, player: int, round_index: int, after_event: in
     rnd = record.rounds[round_index]
     knowledge = knowledge_of(record, player, round_index, after_event)
     a = analyze_knowledge(knowledge, strict=False)
-    ctx = turn_context(record, player, round_index, after_event)
+    ctx = turn_context(record, player, round_index, after_event, strict=strict)
     inv_left = investigators_left_at(record, player, round_index, after_event)
     # the display: given, re-run by the engine, stated by the record (maybe partly), or unknown
     cards, source = None, "any"
@@ -278,7 +278,7 @@ def record_hint(record: RecordSource, player: "int | str", round_index: int = 0,
 
 
 def solve_report(record: RecordSource, player: "int | str", round_index: int = 0, after_event: int | None = None,
-                 top: int = 10, display: "str | Any | None" = None) -> dict[str, Any]:
+                 top: int = 10, display: "str | Any | None" = None, *, strict: bool = True) -> dict[str, Any]:
     """Everything ``pi-env solve`` prints, as a JSON-ready dict.
 
     Args:
@@ -289,6 +289,9 @@ def solve_report(record: RecordSource, player: "int | str", round_index: int = 0
         top: list at most this many cases (``0``: all).
         display: the clue cards face up now (:func:`parse_display`), when the record does not say;
             the best query is then chosen among them. ``None``: from the record (module docstring).
+        strict: refuse a record with an event after its round's end (``pi-env solve`` always
+            does); ``False`` reads such research positions (e.g. random legal play that ignores the
+            end of a round): the end-of-round checks are then not applied to the events.
 
     Returns:
         ``{"player", "player_name" (``None`` without names), "round" (1-based), "after_event",
@@ -307,12 +310,12 @@ def solve_report(record: RecordSource, player: "int | str", round_index: int = 0
     """
     if top < 0:
         raise PIError(f"top must be >= 0 (0 lists every case), got {top}")
-    record, player, after_event = _checked(record, player, round_index, after_event)
+    record, player, after_event = _checked(record, player, round_index, after_event, strict)
     n = record.rules.players
     n_events = len(record.rounds[round_index].events)
     rnd = record.rounds[round_index]
     names = element_names(record.board)
-    pos = _position(record, player, round_index, after_event, display)
+    pos = _position(record, player, round_index, after_event, display, strict)
     a, ctx, h = pos["analysis"], pos["context"], pos["hint"]
     cards, source, inv_left = pos["cards"], pos["source"], pos["investigators_left"]
     held = (player + 1) % n

@@ -322,7 +322,8 @@ def wait_value(ctx: TurnContext, q: float, outcomes: list[WaitOutcome], reply: f
     return float(sum(o.probability * o.value for o in filled)), filled
 
 
-def turn_context(record: GameRecord, player: int, round_index: int, after_event: int | None = None) -> TurnContext:
+def turn_context(record: GameRecord, player: int, round_index: int, after_event: int | None = None, *,
+                 strict: bool = True) -> TurnContext:
     """The :class:`TurnContext` of ``player``'s next turn after event ``after_event`` (``-1``:
     before the first; ``None``: after the last) of round ``round_index`` of a record. Players whose
     turns come in between (``TurnContext.pending``; solved players are skipped) are assumed to take
@@ -333,9 +334,13 @@ def turn_context(record: GameRecord, player: int, round_index: int, after_event:
     (:func:`pi_env.records.scoring.score_record` of the record up to there), the rules and the
     safeguard of ``engine.max_rotations`` when the record has one.
 
+    ``strict=False`` reads a position whose events go on after the round's end (research positions
+    of random legal play) instead of refusing it, and does not end the round before the player's
+    turn.
+
     Raises:
         PIError: a player, round or event out of range.
-        RecordError: an event after its round's end (as ``score_record``).
+        RecordError: an event after its round's end (as ``score_record``; only with ``strict``).
     """
     from pi_env.records.scoring import score_record
 
@@ -348,7 +353,7 @@ def turn_context(record: GameRecord, player: int, round_index: int, after_event:
     rnd = record.rounds[round_index]
     if after_event is None:
         after_event = len(rnd.events) - 1
-    scores = score_record(record.prefix(round_index, after_event))
+    scores = score_record(record.prefix(round_index, after_event), check_end=strict)
     nick = "nick-of-time" in rules.variants
     duel = rules.mode == "duel"
     attempted, solved, out = [False] * n, [False] * n, [False] * n
@@ -397,7 +402,7 @@ def turn_context(record: GameRecord, player: int, round_index: int, after_event:
                          else "at most one player was unsolved")
         if not ended and record.max_rotations is not None and rotation + 1 >= record.max_rotations:
             ended = f"the safeguard of {record.max_rotations} rotations"
-        if ended:
+        if ended and strict:
             finished = (f"the round is over ({ended})" if not pending else
                         f"the round ends before player {player}'s next turn ({ended})")
         rotation += 1

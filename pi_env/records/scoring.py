@@ -80,7 +80,7 @@ class RecordScores:
         return not self.incomplete
 
 
-def score_record(record: GameRecord) -> RecordScores:
+def score_record(record: GameRecord, *, check_end: bool = True) -> RecordScores:
     """Derive every score of a record (RULES.md §5–§7), and whether the game is complete.
 
     Incorrect information (an ``incorrect`` event, see :mod:`pi_env.records.record_file`): the
@@ -91,6 +91,12 @@ def score_record(record: GameRecord) -> RecordScores:
     declaration is not a solve: the tier does not advance. In a duel the asker wins the round,
     whatever decided it before.
 
+    Args:
+        record: the record.
+        check_end: reject an event after its round's end (default). ``False`` scores such events
+            as if the round went on (for research positions that ignore the end of a round, e.g.
+            random legal play; never for a game).
+
     Raises:
         RecordError: an event after its round must have ended (at the end of a rotation in which at
             most one player had not attempted (2nd ed.) / was unsolved (1st ed.); nick of time: at
@@ -98,7 +104,7 @@ def score_record(record: GameRecord) -> RecordScores:
             duel round after the duel was won. Declarations may follow a round's last turn.
     """
     if record.rules.mode == "duel":
-        return _score_duel(record)
+        return _score_duel(record, check_end)
     rules = record.rules
     n, edition = rules.players, rules.edition
     nick = "nick-of-time" in rules.variants
@@ -143,7 +149,7 @@ def score_record(record: GameRecord) -> RecordScores:
                 tier, ended = _end_of_rotation(tier, solved_in_rotation, nick, last_tier, n, edition,
                                                attempted, solved, out, rotation, record.max_rotations)
                 solved_in_rotation = False
-                if ended:
+                if ended and check_end:
                     raise RecordError(f"the round ended at the end of rotation {rotation} ({ended})",
                                       round_index=r, event_index=ev.index)
             prev_seat = seat
@@ -215,7 +221,7 @@ def _incomplete(record: GameRecord, complete: list[bool], game_over: bool,
     return tuple(reasons)
 
 
-def _score_duel(record: GameRecord) -> RecordScores:
+def _score_duel(record: GameRecord, check_end: bool = True) -> RecordScores:
     """:func:`score_record` for a duel (RULES.md §7; see the module docstring)."""
     rules = record.rules
     n = rules.players  # 2
@@ -224,7 +230,7 @@ def _score_duel(record: GameRecord) -> RecordScores:
     round_points, infos, winners, complete = [], [], [], []
     for r, rnd in enumerate(record.rounds):
         if r > 0:
-            if r >= rules.rounds and wins[0] != wins[1]:
+            if r >= rules.rounds and wins[0] != wins[1] and check_end:
                 leader = 0 if wins[0] > wins[1] else 1
                 raise RecordError(f"the duel was over after round {r}: player {leader} won "
                                   f"{wins[leader]}-{wins[1 - leader]}", round_index=r)
@@ -247,6 +253,9 @@ def _score_duel(record: GameRecord) -> RecordScores:
                 ev_infos.append(EventInfo(rotation=rotation, tier=tier, delta=wins[p] - before))
                 continue
             if result is not None:
+                if not check_end:
+                    ev_infos.append(EventInfo(rotation=rotation, tier=tier, delta=0))
+                    continue
                 raise RecordError(f"the duel round was decided at event {decided_at} and ended there",
                                   round_index=r, event_index=ev.index)
             seat = (p - rnd.first_player) % n
