@@ -23,16 +23,17 @@ import numpy as np
 from pi_env.core.actions import action_name, case_name, parse_action
 from pi_env.core.board import DAYTIME, Board
 from pi_env.core.constants import (CASE_TRIPLES, INVESTIGATE_BASE, NUM_DISTRICTS, SOLVE_BASE, TIER_POINTS,
-                                   TYPE_OFFSETS, TYPE_SIZES)
+                                   TYPE_OFFSETS)
 from pi_env.core.errors import InvalidActionError, UnknownNameError
 from pi_env.core.names import element_names
 from pi_env.core.text import normalize
 from pi_env.engine.observe import decode_observation
 from pi_env.engine.ranking import tier_points
+from pi_env.solvers.observation import case_of_elements
 
 from pi_env.agents.base import Agent
 
-__all__ = ["HumanAgent", "seat_view", "seat_view_lines", "HUMAN_HELP", "vocabulary"]
+__all__ = ["HumanAgent", "seat_view", "seat_view_lines", "HUMAN_HELP", "vocabulary", "case_doc"]
 
 PLAYER_LETTERS = "ABCDE"
 
@@ -49,16 +50,12 @@ nothing = neither. An investigator counts your case's tiles in its district (spo
 
 def _case_or_none(one_hot: np.ndarray) -> int | None:
     """Case id of a 36-entry 0/1 vector with one element of each type, else ``None``."""
-    parts = []
-    for t in range(3):
-        ids = np.flatnonzero(one_hot[TYPE_OFFSETS[t]:TYPE_OFFSETS[t] + TYPE_SIZES[t]])
-        if ids.size != 1:
-            return None
-        parts.append(int(ids[0]))
-    return parts[0] * 140 + parts[1] * 14 + parts[2]
+    c = case_of_elements(one_hot)
+    return None if c < 0 else c
 
 
-def _case_doc(case: int, names: tuple[str, ...]) -> dict[str, Any]:
+def case_doc(case: int, names: "tuple[str, ...] | list[str]") -> dict[str, Any]:
+    """``{"id", "suspect", "evidence", "location"}`` of a case id (names: :func:`element_names`)."""
     s, e, loc = (int(v) for v in CASE_TRIPLES[case])
     return {"id": int(case), "suspect": names[s], "evidence": names[TYPE_OFFSETS[1] + e],
             "location": names[TYPE_OFFSETS[2] + loc]}
@@ -122,13 +119,13 @@ def seat_view(observation: np.ndarray, num_players: int, player: int, board: Boa
     solved_case = []
     for a in per_player("solved_case"):
         c = _case_or_none(a)
-        solved_case.append(None if c is None else _case_doc(c, names))
-    failed = [[_case_doc(int(c), names) for c in np.flatnonzero(a)] for a in per_player("failed")]
+        solved_case.append(None if c is None else case_doc(c, names))
+    failed = [[case_doc(int(c), names) for c in np.flatnonzero(a)] for a in per_player("failed")]
     rnd = int(o["round"][0])
     held = None
     if not spectator:
         c = _case_or_none(o["held_case"])
-        held = {"player": (player + 1) % P, "case": None if c is None else _case_doc(c, names)}
+        held = {"player": (player + 1) % P, "case": None if c is None else case_doc(c, names)}
     legal = None
     if action_mask is not None:
         m = np.asarray(action_mask)
@@ -208,9 +205,10 @@ def seat_view_lines(view: dict[str, Any], board: Board = DAYTIME, labels: list[s
     return lines
 
 
-def vocabulary(board: Board = DAYTIME) -> list[str]:
-    """Words a person may type: the commands and every element name (for name completion)."""
-    return ["clue", "investigate", "solve", "board", "map", "help", "hint", "quit", *element_names(board)]
+def vocabulary(board: Board = DAYTIME, commands: tuple[str, ...] = ("board", "map", "help")) -> list[str]:
+    """Words a person may type (for name completion): the actions, ``commands`` and every element
+    name of ``board``."""
+    return ["clue", "investigate", "solve", *commands, *element_names(board)]
 
 
 class HumanAgent(Agent):

@@ -363,3 +363,22 @@ def test_agents_alone_play_every_mode_to_the_end(tmp_path, settings):
         assert v["result"]["ranks"] == list(scores.ranks)
         assert v["version"] == sum(len(r.events) for r in record.rounds)
         assert (v["tier_points"] == []) == (settings.get("mode") == "duel")
+
+
+def test_solo_games_and_replays_survive_a_restart(tmp_path):
+    record = _engine_record(players=3, seed=6)
+    with client(tmp_path) as c:
+        sid = c.post("/api/solo", json={"daily": "2026-12-01", "difficulty": "easy", "name": "Bo"}).json()["id"]
+        for version, action in enumerate((0, 40, 14)):
+            assert c.post(f"/api/solo/{sid}/move", json={"version": version, "action": action}).status_code == 200
+        c.post(f"/api/solo/{sid}/hint")
+        before = c.get(f"/api/solo/{sid}").json()
+        rid = c.post("/api/replays", json={"text": json.dumps(record_to_dict(record))}).json()["id"]
+        pos = c.get(f"/api/replays/{rid}/position?round=1&event=3&all=1").json()
+    with client(tmp_path) as c2:
+        after = c2.get(f"/api/solo/{sid}").json()
+        for k in ("seconds",):  # the clock runs on
+            assert after.pop(k) >= before.pop(k)
+        assert after == before and after["hints"] == 1 and after["version"] == 3 and after["date"] == "2026-12-01"
+        assert c2.get(f"/api/replays/{rid}/position?round=1&event=3&all=1").json() == pos
+        assert c2.get("/api/solo/not-a-game").status_code == 404

@@ -490,7 +490,8 @@ def cmd_solo_play(args: argparse.Namespace) -> int:
     from pi_env.agents.human import vocabulary
     from pi_env.apps.line_input import line_reader
 
-    app = SoloApp(input_fn=line_reader(vocabulary()), db_path=args.db, save_path=args.save_file,
+    app = SoloApp(input_fn=line_reader(vocabulary(commands=("hint", "board", "map", "help", "quit"))),
+                  db_path=args.db, save_path=args.save_file,
                   name=args.name)
     return app.run(seed=args.seed, date=args.daily, difficulty=args.difficulty,
                    investigators=5 if args.investigators is None else args.investigators,

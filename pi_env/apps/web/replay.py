@@ -37,6 +37,7 @@ from pi_env.records.scoring import score_record
 from pi_env.records.types import CLUE, INVESTIGATE, SOLVE, GameRecord
 from pi_env.solvers.solve_report import investigators_left_at, next_turn_tier
 
+from pi_env.agents.human import case_doc
 from pi_env.apps.web.errors import Unprocessable
 from pi_env.apps.web.games import board_doc, event_doc
 
@@ -63,12 +64,6 @@ def parse_record_text(text: str) -> GameRecord:
     except (RecordError, TypeError) as exc:
         raise Unprocessable(f"malformed record: {exc}") from None
     return record
-
-
-def _case_doc(case: int, names) -> dict[str, Any]:
-    s, e, loc = case // 140, (case // 14) % 10, case % 14
-    return {"id": int(case), "suspect": names[s], "evidence": names[TYPE_OFFSETS[1] + e],
-            "location": names[TYPE_OFFSETS[2] + loc]}
 
 
 class ReplayDoc:
@@ -187,9 +182,9 @@ class ReplayDoc:
             else:
                 attempted[ev.player] = True
                 if ev.correct:
-                    solved_case[ev.player] = _case_doc(ev.case, self.names)
+                    solved_case[ev.player] = case_doc(ev.case, self.names)
                 else:
-                    failed[ev.player].append(_case_doc(ev.case, self.names))
+                    failed[ev.player].append(case_doc(ev.case, self.names))
         scores = [0] * n
         for rr in range(r):
             scores = [scores[i] + self.scores.round_points[rr][i] for i in range(n)]
@@ -210,7 +205,7 @@ class ReplayDoc:
         if viewer is not None:
             h = (viewer + 1) % n
             c = rnd.cases.get(h)
-            held = {"player": h, "case": None if c is None else _case_doc(c, self.names)}
+            held = {"player": h, "case": None if c is None else case_doc(c, self.names)}
         for lists in (spots, traces, front):
             for items in lists:
                 items.sort()
@@ -228,7 +223,7 @@ class ReplayDoc:
             "event": e, "last": None if e < 0 else event_doc(rnd.events[e], record.board, r),
         }
         if all_seeing:
-            view["all_cases"] = {str(p): _case_doc(c, self.names) for p, c in sorted(rnd.cases.items())}
+            view["all_cases"] = {str(p): case_doc(c, self.names) for p, c in sorted(rnd.cases.items())}
         return view
 
 

@@ -22,12 +22,13 @@ from typing import Any
 
 import numpy as np
 
+from pi_env.agents.human import case_doc
 from pi_env.apps.leaderboard import Entry, Leaderboard, LeaderboardError
 from pi_env.apps.solo_app import SoloGame, answer_phrase, game_from_seed, solo_hint
 from pi_env.core.actions import action_name, case_name
 from pi_env.core.constants import INVESTIGATE_BASE, NUM_ACTIONS, SOLVE_BASE
 from pi_env.core.errors import PIError
-from pi_env.core.names import element_name
+from pi_env.core.names import element_name, element_names
 from pi_env.engine import solo as S
 from pi_env.solvers.solo_rating import DIFFICULTIES
 
@@ -39,8 +40,7 @@ __all__ = ["SoloManager"]
 
 
 def _case_doc(case: int, board) -> dict[str, Any]:
-    s, e, loc = case_name(case, board).split(" / ")
-    return {"id": int(case), "suspect": s, "evidence": e, "location": loc}
+    return case_doc(case, element_names(board))
 
 
 class SoloManager:
