@@ -89,6 +89,18 @@ def _names(case, names):
     return names[s], names[TYPE_OFFSETS[1] + e], names[TYPE_OFFSETS[2] + loc]
 
 
+def assert_only_its_information(game, doc, i, names):
+    """Every case named anywhere in ``doc`` (a response to seat ``i``) is the case ``i`` holds in
+    the current round or a solve named in public; the seed is absent."""
+    assert str(game.seed) not in json.dumps(doc)
+    players = game.config.num_players
+    rounds = game.recorder.record().rounds
+    held = rounds[-1].cases[(i + 1) % players]
+    allowed = {_names(ev["case"], names) for ev in doc["log"] if ev["kind"] == "solve"} | {_names(held, names)}
+    for triple in _case_docs(doc, []):
+        assert triple in allowed, (i, triple)
+
+
 @pytest.mark.parametrize("players, seed", [(3, 5_000_000_017), (5, 9_123_456_789)])
 def test_no_response_to_a_seat_holds_a_case_it_does_not_hold(tmp_path, players, seed):
     """Whole games played through the API by every seat: (1) every case named in any response to
@@ -106,16 +118,7 @@ def test_no_response_to_a_seat_holds_a_case_it_does_not_hold(tmp_path, players, 
             for i in range(players):
                 doc = view(c, gid, tokens[i])
                 text = json.dumps(doc)
-                assert str(game.seed) not in text
-                r = int(game.state.round[0]) if not game.done else len(game.recorder._rounds) - 1
-                held = int(game.recorder._rounds[min(r, len(game.recorder._rounds) - 1)]["cases"][(i + 1) % players])
-                public = set()
-                for ev in doc["log"]:
-                    if ev["kind"] == "solve":
-                        public.add(_names(ev["case"], names))
-                allowed = public | {_names(held, names)}
-                for triple in _case_docs(doc, []):
-                    assert triple in allowed, (i, triple)
+                assert_only_its_information(game, doc, i, names)
                 if not game.done:
                     # change every case seat i does not hold; the response must not change
                     saved_case = game.state.case.copy()
@@ -139,9 +142,11 @@ def test_no_response_to_a_seat_holds_a_case_it_does_not_hold(tmp_path, players, 
             doc = view(c, gid, tokens[game.to_move])
             legal = doc["legal"]["clues"] + [36 + d for d in doc["legal"]["districts"]]
             action = int(rng.choice(legal)) if rng.random() < 0.8 else int(SOLVE_BASE + rng.integers(1680))
+            mover = game.to_move
             r = c.post(f"/api/games/{gid}/move", json={"version": doc["version"], "action": action},
-                       headers={"x-seat-token": tokens[game.to_move]})
+                       headers={"x-seat-token": tokens[mover]})
             assert r.status_code == 200, r.text
+            assert_only_its_information(game, r.json(), mover, names)  # the move's answer too
         assert checked > players * 5
         r = c.get(f"/api/games/{gid}/record", headers={"x-seat-token": tokens[1]})
         assert r.status_code == 200
