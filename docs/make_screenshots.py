@@ -18,10 +18,15 @@ from pathlib import Path
 
 
 def _wait(predicate, timeout=120.0):
+    from selenium.common.exceptions import StaleElementReferenceException
+
     end = time.monotonic() + timeout
     while time.monotonic() < end:
-        if predicate():
-            return
+        try:
+            if predicate():
+                return
+        except StaleElementReferenceException:  # the page was being replaced: ask again
+            pass
         time.sleep(0.05)
     raise TimeoutError("the page did not get there in time")
 
@@ -61,6 +66,7 @@ def main(argv=None) -> int:
                 Select(d.find_element("id", f"seat-{i}")).select_by_value(agent)
             d.save_screenshot(str(out / "web_index.png"))
             d.find_element("id", "create").click()
+            _wait(lambda: "/seat/" in d.current_url)
             for _ in range(4):  # a few moves, so that the board carries markers
                 _wait(lambda: body().get_attribute("data-your-turn") == "1")
                 v = body().get_attribute("data-version")
@@ -73,6 +79,7 @@ def main(argv=None) -> int:
             d.find_element("id", "solo-seeded").click()
             d.find_element("id", "solo-seed").send_keys("12")
             d.find_element("id", "solo-start").click()
+            _wait(lambda: "/solo/" in d.current_url)
             _wait(lambda: body().get_attribute("data-version") == "0")
             for k, sel in enumerate(["text.clickable[data-action='5']", "g.invbtn[data-action='40']",
                                      "text.clickable[data-action='14']"]):

@@ -56,9 +56,14 @@ def server(tmp_path):
 
 
 def wait_for(predicate, timeout=90.0, what="condition"):
+    from selenium.common.exceptions import StaleElementReferenceException
+
     end = time.monotonic() + timeout
     while time.monotonic() < end:
-        value = predicate()
+        try:
+            value = predicate()
+        except StaleElementReferenceException:  # the page was being redrawn: ask again
+            value = None
         if value:
             return value
         time.sleep(0.05)
