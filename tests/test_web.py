@@ -387,3 +387,24 @@ def test_solo_games_and_replays_survive_a_restart(tmp_path):
         assert after == before and after["hints"] == 1 and after["version"] == 3 and after["date"] == "2026-12-01"
         assert c2.get(f"/api/replays/{rid}/position?round=1&event=3&all=1").json() == pos
         assert c2.get("/api/solo/not-a-game").status_code == 404
+
+
+def test_solver_worker_stops_a_view_past_its_time_and_recovers(tmp_path):
+    """A view longer than the time limit is stopped and reported (the worker process is replaced);
+    the next view is computed by the new worker, and a finished view is kept."""
+    from pi_env.apps.web.replay import SolverWorker
+
+    record = _engine_record(players=3, seed=5)
+    text = json.dumps(record_to_dict(record))
+    worker = SolverWorker(timeout=1e-4)
+    try:
+        status, message = worker.wait(("r", 0, 0, 3), ("r", text, 0, 0, 3), 120)
+        assert status == "timeout" and "was stopped" in message
+        worker.timeout = 120.0
+        status, doc = worker.wait(("r", 1, 0, 3), ("r", text, 1, 0, 3), 180)
+        assert status == "done" and doc["player"] == 1 and doc["after_event"] == 3
+        status, doc = worker.wait(("r", 2, 0, 3), ("r", text, 2, 0, 3), 180)  # the text is not sent again
+        assert status == "done" and doc["player"] == 2
+        assert worker.request(("r", 2, 0, 3), ()) == ("done", doc)  # cached
+    finally:
+        worker.close()

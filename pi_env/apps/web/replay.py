@@ -258,6 +258,10 @@ def _solve_job(replay_id: str, text: str, player: int, round_index: int, after_e
     return doc
 
 
+class _Abandoned(Exception):
+    """A long computation nobody waits for any more (newer views were asked for)."""
+
+
 class _Resend(Exception):
     """The worker does not hold the record any more: send its text again."""
 
@@ -272,10 +276,11 @@ class SolverWorker:
     """Solver computations in one worker process, never in the server's threads (module docstring).
 
     :meth:`request` answers at once: ``("done", doc)``, ``("computing", None)``, ``("timeout", msg)``
-    or ``("error", msg)``. Only the newest :data:`MAX_PENDING` requests wait; older waiting ones are
-    dropped (a person stepping quickly through a game only needs where it stopped). A computation
-    longer than ``timeout`` seconds stops the worker process (a new one is started) and is
-    reported as timed out.
+    or ``("error", msg)``. Only the newest :data:`MAX_PENDING` requests wait, newest first; older
+    waiting ones are dropped (a person stepping quickly through a game only needs where it
+    stopped), and a computation that has run :data:`ABANDON_AFTER` seconds while newer ones wait is
+    dropped too. A computation longer than ``timeout`` seconds stops the worker process (a new one
+    is started) and is reported as timed out.
 
     Args:
         timeout: seconds one computation may take.
@@ -283,6 +288,9 @@ class SolverWorker:
     """
 
     MAX_PENDING = 4
+    ABANDON_AFTER = 3.0
+    """Seconds after which a running view is dropped when newer views wait (the person moved on);
+    the worker process is restarted, and the view is computed again if asked for again."""
 
     def __init__(self, timeout: float = 60.0, cache_size: int = 2048):
         self.timeout = float(timeout)
@@ -298,9 +306,10 @@ class SolverWorker:
         self._thread.start()
 
     def _new_pool(self):
+        """A worker process with the solver loaded (its start-up is not counted in any timeout)."""
         ctx = multiprocessing.get_context("spawn")
         pool = ctx.Pool(1)
-        pool.apply_async(_warm)
+        pool.apply(_warm)
         return pool
 
     def request(self, key: tuple, args: tuple) -> tuple[str, Any]:
@@ -350,11 +359,17 @@ class SolverWorker:
             lean = (rid, None) + tuple(args[2:]) if rid in self._sent else args  # the text once per worker
             try:
                 try:
-                    doc = self._pool.apply_async(_solve_job, lean).get(self.timeout)
+                    doc = self._get(self._pool.apply_async(_solve_job, lean))
                 except _Resend:
-                    doc = self._pool.apply_async(_solve_job, args).get(self.timeout)
+                    doc = self._get(self._pool.apply_async(_solve_job, args))
                 self._sent.add(rid)
                 self._store(key, ("done", doc))
+            except _Abandoned:
+                log.info("solver view %s abandoned: newer views were asked for", key)
+                self._pool.terminate()
+                self._pool = None
+                with self._cv:  # not stored: asked again, it is computed again
+                    self._running = None
             except multiprocessing.TimeoutError:
                 log.warning("solver view %s took more than %.0f s: stopped", key, self.timeout)
                 self._pool.terminate()
@@ -364,6 +379,22 @@ class SolverWorker:
                                              f"can be slow)"))
             except Exception as exc:  # a report the solver refuses (e.g. a bad position)
                 self._store(key, ("error", f"{type(exc).__name__}: {exc}"))
+
+    def _get(self, job):
+        """The job's result; raises :class:`_Abandoned` when it has run :data:`ABANDON_AFTER`
+        seconds while newer views wait, ``multiprocessing.TimeoutError`` after ``timeout``."""
+        start = time.monotonic()
+        while True:
+            left = self.timeout - (time.monotonic() - start)
+            if left <= 0:
+                raise multiprocessing.TimeoutError
+            try:
+                return job.get(min(0.1, left))
+            except multiprocessing.TimeoutError:
+                with self._cv:
+                    waiting = bool(self._pending)
+                if waiting and time.monotonic() - start > self.ABANDON_AFTER:
+                    raise _Abandoned from None
 
     def close(self) -> None:
         with self._cv:
