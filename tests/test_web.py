@@ -305,11 +305,21 @@ def test_replay_positions_and_the_solver_view(tmp_path):
 
 
 def test_typed_in_record_without_engine(tmp_path):
+    """A record as one person types it: no engine seed, only the case it holds, no display after
+    the round's start, and an answer declared incorrect at the end of round 1."""
+    from pi_env.records.scoring import score_record
+
     record = _engine_record(players=3, seed=2)
     doc = record_to_dict(record)
     doc.pop("engine")
     for rnd in doc["rounds"]:  # one person's record: only the case it holds
         rnd["cases"] = {"1": rnd["cases"]["1"]}
+        for ev in rnd["events"]:
+            ev.pop("display", None)
+    first = doc["rounds"][0]["events"]
+    asked = next(i for i, ev in enumerate(first) if ev["player"] != 1 and "clue" in ev)
+    first.append({"incorrect": asked})
+    typed = load_record(doc)
     with client(tmp_path) as c:
         p = tmp_path / "typed.json"
         p.write_text(json.dumps(doc))
@@ -318,10 +328,20 @@ def test_typed_in_record_without_engine(tmp_path):
         rid = r.json()["id"]
         s = c.get(f"/api/replays/{rid}").json()
         assert not s["engine"] and not s["all_seeing"]
-        mid = c.get(f"/api/replays/{rid}/position?round=1&event=2&player=0").json()
+        assert s["rounds"][0]["events"][-1]["action"] == f"declared incorrect: the answer at event {asked}"
+        taken = next(i for i, ev in enumerate(first) if "clue" in ev)  # the refill is not recorded
+        mid = c.get(f"/api/replays/{rid}/position?round=1&event={taken}&player=0").json()
         assert mid["display"] is None and mid["held"]["case"]["id"] == record.rounds[0].cases[1]
         start = c.get(f"/api/replays/{rid}/position?round=1&event=-1").json()
         assert sorted(start["display"]) == sorted(record.rounds[0].display)
+        end = len(first) - 1
+        last = c.get(f"/api/replays/{rid}/position?round=1&event={end}").json()
+        cut = load_record(dict(doc, rounds=doc["rounds"][:1]))
+        assert last["scores"] == list(score_record(cut).scores)
+        assert last["scores"] != c.get(f"/api/replays/{rid}/position?round=1&event={end - 1}").json()["scores"]
+        final = c.get(f"/api/replays/{rid}/position?round={len(doc['rounds'])}&event="
+                      f"{len(doc['rounds'][-1]['events']) - 1}").json()
+        assert final["scores"] == list(score_record(typed).scores)
         assert c.post("/api/replays", json={"path": str(tmp_path / "missing.json")}).status_code == 422
     with client(tmp_path, allow_paths=False) as c:
         r = c.post("/api/replays", json={"path": str(p)})

@@ -35,14 +35,15 @@ import numpy as np
 from pi_env.agents import AGENTS, make_agent
 from pi_env.agents.base import Agent
 from pi_env.agents.human import seat_view
-from pi_env.core.actions import action_name, case_name
-from pi_env.core.constants import ANSWER_NAMES, NUM_ACTIONS
+from pi_env.core.actions import action_name
+from pi_env.core.constants import NUM_ACTIONS
 from pi_env.core.errors import PIError
-from pi_env.core.names import element_name, element_names
+from pi_env.core.names import element_names
 from pi_env.engine import GameConfig, State, init, legal_action_mask, observe, outcome, step_inplace
 from pi_env.envs.render import rules_text
 from pi_env.records.recorder import Recorder
-from pi_env.records.types import CLUE, INVESTIGATE, Event
+from pi_env.records.report import event_text
+from pi_env.records.types import CLUE, INVESTIGATE, SOLVE, Event, GameRecord
 
 from pi_env.apps.web.errors import Conflict, Forbidden, NotFound, Unprocessable
 from pi_env.apps.web.store import Store
@@ -60,18 +61,19 @@ def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def event_doc(ev: Event, board, round_index: int) -> dict[str, Any]:
-    """A public event (RULES.md §9: actions and answers are public) as a JSON-ready dict."""
-    doc: dict[str, Any] = {"round": round_index + 1, "index": ev.index, "player": ev.player, "kind": ev.kind}
+def event_doc(ev: Event, record: GameRecord, round_index: int) -> dict[str, Any]:
+    """A public event (RULES.md §9: actions and answers are public) as a JSON-ready dict; its
+    ``action`` and ``answer`` texts are those of ``pi-env replay``
+    (:func:`pi_env.records.report.event_text`)."""
+    action, answer = event_text(ev, record)
+    doc: dict[str, Any] = {"round": round_index + 1, "index": ev.index, "player": ev.player, "kind": ev.kind,
+                           "action": action, "answer": answer}
     if ev.kind == CLUE:
-        doc.update(action=f"clue {element_name(ev.element, board)}", element=ev.element,
-                   answer=ANSWER_NAMES[ev.answer])
+        doc["element"] = ev.element
     elif ev.kind == INVESTIGATE:
-        doc.update(action=f"investigate {board.districts[ev.district]}", district=ev.district,
-                   answer=f"{ev.spots} spot{'s' * (ev.spots != 1)}, {ev.traces} trace{'s' * (ev.traces != 1)}")
-    else:
-        doc.update(action=f"solve {case_name(ev.case, board)}", case=ev.case,
-                   answer="correct" if ev.correct else "wrong")
+        doc["district"] = ev.district
+    elif ev.kind == SOLVE:
+        doc["case"] = ev.case
     return doc
 
 
@@ -182,8 +184,9 @@ class LiveGame:
     def log(self) -> list[dict[str, Any]]:
         """Every move so far with its answer (public), oldest first."""
         out = []
-        for r, rnd in enumerate(self.recorder.record().rounds):
-            out.extend(event_doc(ev, self.config.board, r) for ev in rnd.events)
+        record = self.recorder.record()
+        for r, rnd in enumerate(record.rounds):
+            out.extend(event_doc(ev, record, r) for ev in rnd.events)
         return out
 
     def view(self, seat: int | None) -> dict[str, Any]:

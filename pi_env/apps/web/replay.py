@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import replace
 import multiprocessing
 import threading
 import time
@@ -29,10 +30,10 @@ from typing import Any
 
 import numpy as np
 
-from pi_env.core.constants import ON_DISPLAY, TIER_POINTS, TYPE_OFFSETS
+from pi_env.core.constants import IN_DISCARD, ON_DISPLAY, TIER_POINTS, TYPE_OFFSETS
 from pi_env.core.errors import PIError, RecordError
 from pi_env.engine.ranking import tier_points
-from pi_env.records.record_file import load_record
+from pi_env.records.record_file import known_display, load_record
 from pi_env.records.scoring import score_record
 from pi_env.records.types import CLUE, INVESTIGATE, SOLVE, GameRecord
 from pi_env.solvers.solve_report import investigators_left_at, next_turn_tier
@@ -103,7 +104,7 @@ class ReplayDoc:
         def snap(state) -> tuple[list[int], int, int]:
             place = state.card_place[0]
             return (np.flatnonzero(place == ON_DISPLAY).tolist(), int(state.deck_size[0]),
-                    int((place == 2).sum()))
+                    int((place == IN_DISCARD).sum()))
 
         def on_step(state) -> None:
             r, e = order[step[0]]
@@ -131,7 +132,7 @@ class ReplayDoc:
         rounds = []
         for r, rnd in enumerate(record.rounds):
             rounds.append({"first_player": rnd.first_player,
-                           "events": [event_doc(ev, record.board, r) for ev in rnd.events]})
+                           "events": [event_doc(ev, record, r) for ev in rnd.events]})
         names = list(record.player_names) if record.player_names else [f"P{i}" for i in range(n)]
         complete = all(len(rnd.cases) == n for rnd in record.rounds)
         return {"id": self.id, "players": n, "names": names, "rules": _rules_text(record),
@@ -179,26 +180,26 @@ class ReplayDoc:
             elif ev.kind == INVESTIGATE:
                 investigators.append({"player": ev.player, "district": ev.district, "spots": ev.spots,
                                       "traces": ev.traces, "suppressed": list(ev.suppressed)})
-            else:
+            elif ev.kind == SOLVE:
                 attempted[ev.player] = True
                 if ev.correct:
                     solved_case[ev.player] = case_doc(ev.case, self.names)
                 else:
                     failed[ev.player].append(case_doc(ev.case, self.names))
-        scores = [0] * n
-        for rr in range(r):
-            scores = [scores[i] + self.scores.round_points[rr][i] for i in range(n)]
+        # scores after the event: the one scorer, on the record cut there (declarations included)
+        cut = replace(record, rounds=record.rounds[:r] + (replace(rnd, events=events),))
+        scores = list(score_record(cut).scores)
         infos = self.scores.events[r]
-        for ev, info in zip(events, infos):
-            scores[ev.player] += info.delta
-        nxt = rnd.events[e + 1].player if e + 1 < len(rnd.events) else None
+        nxt = next((ev.player for ev in rnd.events[e + 1:] if ev.is_turn), None)
         tier = infos[e].tier if e >= 0 else 0
         if nxt is not None:
             tier = next_turn_tier(record, nxt, r, e)
         rotation = (infos[e].rotation if e >= 0 else 0) + 1
         display = self.displays.get((r, e))
-        if display is None and e == -1 and rnd.display is not None:
-            display = (sorted(rnd.display), None, None)
+        if display is None:  # a typed-in record: what it states (a whole display only)
+            known = known_display(rnd, e)
+            if known is not None and known[1]:
+                display = (list(known[0]), None, None)
         last_tier = min(len(TIER_POINTS) - 1, n - 2)
         duel = record.rules.mode == "duel"
         held = None
@@ -220,7 +221,7 @@ class ReplayDoc:
             "investigators_left": [investigators_left_at(record, p, r, e) for p in range(n)],
             "attempted": attempted, "solved": [c is not None for c in solved_case],
             "solved_case": solved_case, "failed": failed, "held": held, "legal": None,
-            "event": e, "last": None if e < 0 else event_doc(rnd.events[e], record.board, r),
+            "event": e, "last": None if e < 0 else event_doc(rnd.events[e], record, r),
         }
         if all_seeing:
             view["all_cases"] = {str(p): case_doc(c, self.names) for p, c in sorted(rnd.cases.items())}
