@@ -185,6 +185,7 @@ def test_bad_requests_are_refused_with_one_line_and_change_nothing(tmp_path):
              "not legal"),
             ("POST", "/api/games", {"seats": ["human", "nobody"]}, None, 422, "seats"),
             ("POST", "/api/games", {"seats": ["human", "human", "human"], "mode": "duel"}, None, 422, "duel"),
+            ("POST", "/api/games", {"seats": ["human", "human"], "investigators": [5]}, None, 422, "one per player"),
             ("POST", "/api/replays", {"text": "{not json"}, None, 422, "not JSON"),
             ("POST", "/api/replays", {"text": json.dumps({"format": "pi-record/9", "rounds": []})}, None, 422,
              "malformed record"),
@@ -369,6 +370,7 @@ def test_pages_and_assets_are_local(tmp_path):
     {"seats": ["random", "deducer"], "mode": "duel"},
     {"seats": ["deducer", "random", "random", "random", "deducer"], "edition": "first", "variants": ["fast"]},
     {"seats": ["deducer", "random", "random"], "variants": ["nick-of-time", "fast"]},
+    {"seats": ["deducer", "deducer", "random"], "variants": ["fast"], "investigators": [5, 3, 0]},
 ])
 def test_agents_alone_play_every_mode_to_the_end(tmp_path, settings):
     """A game of agents only plays itself; the spectator view has no case and ends with standings

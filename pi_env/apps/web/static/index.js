@@ -28,6 +28,12 @@ document.getElementById("create").addEventListener("click", async () => {
   if (document.getElementById("nick").checked) variants.push("nick-of-time");
   const body = {seats, edition: document.getElementById("edition").value,
                 mode: document.getElementById("duel").checked ? "duel" : "standard", variants};
+  const inv = document.getElementById("investigators").value.trim();
+  if (inv) {
+    const counts = inv.split(",").map(t => Number(t.trim()));
+    if (counts.some(k => !Number.isInteger(k))) { say("Investigator tiles: whole numbers separated by commas, e.g. 5,5,3,3.", "error"); return; }
+    body.investigators = counts;
+  }
   try {
     const g = await api("POST", "/api/games", body);
     const humans = g.seats.filter(s => s.link);
