@@ -298,6 +298,10 @@ def test_replay_positions_and_the_solver_view(tmp_path):
         assert report["count"] == want["count"] and report["cases"] == want["cases"]
         r = c.get(f"/api/replays/{rid}/solver?round=1&event={e}&player=2")
         assert r.status_code == 200 and r.json()["report"]["count"] == want["count"]
+        r = c.get(f"/api/replays/{rid}/solver?round=1&event={e + 1}&player=2&prefetch=1")  # queued only
+        assert r.status_code == 202 and r.json() == {"status": "computing"}
+        status, report = c.app.state.solver.wait((rid, 2, 0, e + 1), (rid, text, 2, 0, e + 1), 120)
+        assert status == "done" and report["after_event"] == e + 1
         for bad, fragment in (("round=9&event=0", "round must be"), ("round=1&event=999", "event must be"),
                               ("round=1&event=0&player=7", "player must be")):
             r = c.get(f"/api/replays/{rid}/position?{bad}")

@@ -31,7 +31,8 @@ API (JSON; every refusal is a 4xx answer ``{"error": "one-line reason"}`` that c
 ``GET  /api/replays/{id}/solver``        ``?round=R&event=E&player=P`` the solver's view for P:
                                          ``{"status": "done", "report": ...}`` or
                                          ``{"status": "computing"}`` (202, after waiting
-                                         up to 0.25 s; ask again)
+                                         up to 0.25 s; ask again); ``&prefetch=1``
+                                         queues it and answers at once
 =======================================  ======================================================
 
 Bodies larger than :data:`MAX_BODY` bytes are refused with 413 before they are read whole.
@@ -373,7 +374,8 @@ def create_app(data_dir: "str | Path", *, agent_delay: float = 0.8, solver_timeo
             raise BadRequest("give ?player=P: the solver answers for one player's point of view")
         key, args = (rid, player, r, e), (rid, doc.text, player, r, e)
         status, value = solver.request(key, args)
-        end = asyncio.get_running_loop().time() + SOLVER_WAIT
+        wait = 0.0 if request.query_params.get("prefetch") == "1" else SOLVER_WAIT
+        end = asyncio.get_running_loop().time() + wait
         while status == "computing" and asyncio.get_running_loop().time() < end:
             await asyncio.sleep(0.002)  # most views take milliseconds: answer them in this request
             status, value = solver.request(key, args)

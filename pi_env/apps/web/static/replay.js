@@ -59,6 +59,10 @@ async function solver(r, e, player, n) {
   box.className = "";
   box.innerHTML = "";
   box.setAttribute("data-status", doc.status);
+  if (k + 1 < positions.length) {  // the next event's view, computed while this one is read
+    const [nr, ne] = positions[k + 1];
+    fetch(`/api/replays/${RID}/solver?round=${nr}&event=${ne}&player=${player}&prefetch=1`).catch(() => {});
+  }
   if (doc.status !== "done") { box.textContent = doc.message; return; }
   const rep = doc.report;
   h("div", {id: "solver-count"}, box, `${rep.count} consistent case${rep.count === 1 ? "" : "s"} jointly with all public answers ` +
