@@ -3,11 +3,13 @@ person and three agents played to the end by clicking, a solo case played to the
 opened by upload and stepped through with the keyboard.
 
 They need Debian's ``chromium`` and ``chromium-driver`` (``.ci/run`` installs them) and skip, with
-that reason, only when those programs are absent."""
+that reason, only when those programs are absent — except under CI (``CI`` set), which must have
+them: there they fail instead."""
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
 import time
@@ -17,9 +19,9 @@ import pytest
 pytest.importorskip("fastapi", reason="the web app needs the 'web' extra: pip install '.[web]'")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
+ABSENT = "headless Chromium is absent: apt-get install chromium chromium-driver"
 pytestmark = [pytest.mark.browser,
-              pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER),
-                                 reason="headless Chromium is absent: apt-get install chromium chromium-driver")]
+              pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER) and not os.environ.get("CI"), reason=ABSENT)]
 
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -28,6 +30,8 @@ FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 
 @pytest.fixture(scope="module")
 def browser():
+    if not (CHROMIUM and CHROMEDRIVER):  # only under CI (else the module is skipped)
+        pytest.fail(f"CI must run the browser tests, but {ABSENT}")
     selenium = pytest.importorskip("selenium", reason="the browser tests need selenium (test extra)")
     from selenium import webdriver
     from selenium.webdriver.chrome.options import Options
