@@ -17,10 +17,9 @@ import numpy as np
 from pi_env.core.board import Board
 from pi_env.core.constants import SOLVE_BASE
 from pi_env.solvers.analysis import analyze_knowledge
-from pi_env.solvers.case_sets import case_bits
 from pi_env.solvers.hints import GAIN_TOLERANCE, answer_matrix, candidate_actions, information_gains
 from pi_env.solvers.observation import knowledge_from_observation
-from pi_env.solvers.tables import from_bitset
+from pi_env.solvers.own_info import observation_case_mask
 
 from pi_env.agents.base import Agent
 
@@ -28,15 +27,15 @@ from pi_env.agents.base import Agent
 def consistent_cases(observation: np.ndarray, num_players: int, adjacency: "np.ndarray | Board") -> np.ndarray:
     """``bool[1680]``: cases still possible for the observer from its own information (RULES.md §9):
     its own answers and failed solves, the case it holds, and other players' spot markers and
-    correct solves (the solver's own-information filter).
+    correct solves (the solver's own-information filter,
+    :func:`pi_env.solvers.own_info.observation_case_mask`).
 
     Args:
         observation: flat ``int16`` observation (see :mod:`pi_env.engine.observe`).
         num_players: ``P``.
         adjacency: ``bool[14, 14]`` board adjacency (or the :class:`~pi_env.core.board.Board`).
     """
-    k = knowledge_from_observation(observation, num_players, adjacency)
-    return from_bitset(case_bits(k)[k.player])
+    return observation_case_mask(observation, num_players, adjacency)
 
 
 class DeducerAgent(Agent):
@@ -58,7 +57,7 @@ class DeducerAgent(Agent):
         if self.joint:
             a = analyze_knowledge(k, strict=False)
             return a.cases, a.probabilities, k
-        cases = np.flatnonzero(from_bitset(case_bits(k)[k.player]))
+        cases = np.flatnonzero(observation_case_mask(observation, self.num_players, self.board))
         return cases, np.full(cases.size, 1.0 / max(cases.size, 1)), k
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:

@@ -30,10 +30,9 @@ import numpy as np
 
 from pi_env.core.constants import CASE_TRIPLES, INVESTIGATE_BASE, SOLVE_BASE, TYPE_OFFSETS
 from pi_env.engine.observe import decode_observation
-from pi_env.solvers.case_sets import case_bits
 from pi_env.solvers.hints import GAIN_TOLERANCE, answer_matrix, candidate_actions, information_gains
 from pi_env.solvers.observation import knowledge_from_observation
-from pi_env.solvers.tables import from_bitset
+from pi_env.solvers.own_info import observation_case_mask
 
 from pi_env.agents.base import Agent
 
@@ -57,8 +56,7 @@ class HeuristicAgent(Agent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         k = knowledge_from_observation(observation, self.num_players, self.board)
-        # the own-information set, as pi_env.agents.deducer.consistent_cases computes it
-        cases = np.flatnonzero(from_bitset(case_bits(k)[k.player]))
+        cases = np.flatnonzero(observation_case_mask(observation, self.num_players, self.board))  # own info
         if cases.size == 0:  # cannot happen with correct answers; any legal action
             return int(np.flatnonzero(action_mask)[-1])
         if cases.size == 1:

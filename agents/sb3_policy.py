@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from pi_env.core.board import DAYTIME, Board
-from pi_env.core.constants import NUM_ACTIONS, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS, SOLVE_BASE
+from pi_env.core.constants import NUM_ACTIONS, NUM_CASES, SOLVE_BASE
 from pi_env.core.errors import PIError
 
 from pi_env.agents.base import Agent
@@ -78,20 +78,10 @@ def refine_mask(mask: np.ndarray, failed: np.ndarray) -> np.ndarray:
     return out
 
 
-_POPCOUNT3 = np.array([0, 1, 1, 2, 1, 2, 2, 3], dtype=np.int16)
-
-
-@functools.lru_cache(maxsize=512)
-def _tables(tile_district: bytes, adjacency: bytes) -> Any:
-    from pi_env.solvers.tables import answer_tables
-
-    return answer_tables(np.frombuffer(tile_district, dtype=np.int8),
-                         np.frombuffer(adjacency, dtype=bool).reshape(NUM_DISTRICTS, NUM_DISTRICTS))
-
-
 def solo_consistent_cases(observation: np.ndarray, board: Board = DAYTIME) -> np.ndarray:
     """The cases a Solo Time Attack player's answers still allow (its own-information filter,
-    RULES.md §4.1, §4.2, §9), from its solo observation alone.
+    RULES.md §4.1, §4.2, §9), from its solo observation alone:
+    :func:`pi_env.solvers.own_info.solo_observation_case_mask`.
 
     Args:
         observation: ``int16[2452]`` or ``int16[B, 2452]`` (:func:`pi_env.engine.solo.observe`).
@@ -100,28 +90,17 @@ def solo_consistent_cases(observation: np.ndarray, board: Board = DAYTIME) -> np
     Returns:
         ``bool[B, 1680]`` (``bool[1680]`` for one observation): case ``c`` is ``True`` when every
         clue answer (spot / trace / nothing) and every investigator's spot and trace counts (after
-        its suppressed types) are what case ``c`` would have given, with the answer tables of
-        :func:`pi_env.solvers.tables.answer_tables` for the observed layout. Wrong solves are not applied
-        (see :func:`refine_mask`). The hidden case is always allowed.
+        its suppressed types) are what case ``c`` would have given and ``c`` is not a failed solve.
+        The hidden case is always allowed.
     """
-    from pi_env.engine.solo import observation_layout
+    from pi_env.solvers.own_info import solo_observation_case_mask
 
-    obs = np.asarray(observation)
-    single = obs.ndim == 1
-    obs = np.atleast_2d(obs)
-    B = obs.shape[0]
-    o = {name: obs[:, start:start + int(np.prod(shape))].reshape(B, *shape)
-         for name, (start, shape) in observation_layout().items()}
-    out = np.ones((B, NUM_CASES), dtype=bool)
-    _answers_filter(out, o["tiles"], o["spot"], o["trace"], o["nothing"], o["inv_placed"], o["inv_spots"],
-                    o["inv_traces"], o["inv_suppressed"], board)
-    return out[0] if single else out
+    return solo_observation_case_mask(observation, board)
 
 
 def own_consistent_cases(observation: np.ndarray, num_players: int, board: Board = DAYTIME) -> np.ndarray:
     """The cases the observing player of a standard game can still have from its own information
-    (the own-information filter of :mod:`pi_env.solvers.case_sets`, row of the observer; RULES.md §9),
-    from its engine observation alone.
+    (RULES.md §9), from its engine observation alone: :func:`pi_env.solvers.own_info.observation_case_mask`.
 
     Args:
         observation: ``int16[618 + 1912·P]`` or ``int16[B, 618 + 1912·P]``
@@ -135,46 +114,9 @@ def own_consistent_cases(observation: np.ndarray, num_players: int, board: Board
         disjoint), consistent with every answer to the observer's own clues and investigators,
         not among its failed solves (its correct solve, once made, alone).
     """
-    from pi_env.engine.observe import observation_layout
-    from pi_env.solvers.tables import CASE_ELEMENTS
+    from pi_env.solvers.own_info import observation_case_mask
 
-    P = int(num_players)
-    obs = np.asarray(observation)
-    single = obs.ndim == 1
-    obs = np.atleast_2d(obs)
-    B = obs.shape[0]
-    o = {name: obs[:, start:start + int(np.prod(shape))].reshape(B, *shape)
-         for name, (start, shape) in observation_layout(P).items()}
-    taken = (o["held_case"] > 0) | (o["spot"][:, 1:] > 0).any(axis=1) | (o["solved_case"][:, 1:] > 0).any(axis=1)
-    out = ~taken[:, CASE_ELEMENTS].any(axis=2)  # [B, 1680]
-    out &= o["failed"][:, 0] == 0
-    own_solved = o["solved_case"][:, 0] > 0
-    for b in np.flatnonzero(own_solved.any(axis=1)):
-        out[b] &= own_solved[b, CASE_ELEMENTS].all(axis=1)
-    _answers_filter(out, o["tiles"], o["spot"][:, 0], o["trace"][:, 0], o["front"][:, 0], o["inv_placed"][:, 0],
-                    o["inv_spots"][:, 0], o["inv_traces"][:, 0], o["inv_suppressed"][:, 0], board)
-    return out[0] if single else out
-
-
-def _answers_filter(out, tiles, spot, trace, nothing, inv_placed, inv_spots, inv_traces, inv_suppressed,
-                    board: Board) -> None:
-    """``out[b] &=`` the cases consistent with one player's clue and investigator answers."""
-    B = out.shape[0]
-    adj = np.ascontiguousarray(board.adjacency, dtype=bool).tobytes()
-    district = tiles.argmax(axis=2).astype(np.int8)  # [B, 36]
-    answer = np.full((B, NUM_ELEMENTS), -1, dtype=np.int8)
-    answer[nothing > 0] = 0
-    answer[trace > 0] = 1
-    answer[spot > 0] = 2
-    keep = (7 & ~(inv_suppressed.astype(np.int64) @ np.array([1, 2, 4]))).astype(np.uint8)  # [B, 14]
-    for b in range(B):
-        tables = _tables(district[b].tobytes(), adj)
-        asked = np.flatnonzero(answer[b] >= 0)
-        if asked.size:
-            out[b] &= (tables.clue_answers[asked] == answer[b, asked, None]).all(axis=0)
-        for d in np.flatnonzero(inv_placed[b]):
-            out[b] &= _POPCOUNT3[tables.investigation_spots[d] & keep[b, d]] == inv_spots[b, d]
-            out[b] &= _POPCOUNT3[tables.investigation_traces[d] & keep[b, d]] == inv_traces[b, d]
+    return observation_case_mask(observation, int(num_players), board)
 
 
 def with_solver_features(x: np.ndarray, allowed: np.ndarray) -> np.ndarray:

@@ -12,6 +12,10 @@ Modules (lowest level first):
 * :mod:`pi_env.solvers.knowledge` — :class:`Knowledge`, the array form of what one player knows;
 * :mod:`pi_env.solvers.case_sets` — per-player consistent case sets; the incremental own-information
   filter (:class:`CaseFilter`, numba) and its numpy reference;
+* :mod:`pi_env.solvers.own_info` — the own-information filter of a whole batch of engine states or
+  observations (standard and solo) in one numba call: case sets, marginals, query gains, and the
+  exact joint posterior in batch (:func:`own_features`, :func:`observation_features`,
+  :func:`solo_features`, :func:`query_gains`, :func:`joint_features`);
 * :mod:`pi_env.solvers.joint` — exact counts of joint deals (:func:`count_joint`);
 * :mod:`pi_env.solvers.sat_model` — python-sat model: consistency cross-check, smallest conflicting event
   sets;
@@ -37,6 +41,8 @@ from pi_env.solvers.hints import Hint, hint
 from pi_env.solvers.joint import count_joint
 from pi_env.solvers.knowledge import Knowledge, event_row, event_rows, knowledge_from_round
 from pi_env.solvers.observation import knowledge_from_observation
+from pi_env.solvers.own_info import (joint_features, observation_case_mask, observation_features, own_case_mask,
+                                     own_features, query_gains, solo_features, solo_observation_features)
 from pi_env.solvers.sat_model import is_consistent, minimal_conflict, sat_consistent_cases
 from pi_env.solvers.solve_report import record_hint, solve_report
 from pi_env.solvers.turns import TurnContext, turn_context
@@ -47,4 +53,6 @@ __all__ = [
     "knowledge_from_round", "knowledge_of", "minimal_conflict", "sat_consistent_cases",
     "Hint", "hint", "knowledge_from_observation", "record_hint", "solve_report", "TurnContext",
     "turn_context",
+    "Hint", "hint", "knowledge_from_observation", "own_features", "own_case_mask", "observation_features",
+    "observation_case_mask", "solo_features", "solo_observation_features", "query_gains", "joint_features",
 ]

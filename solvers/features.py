@@ -16,10 +16,10 @@ log2_count         [1]     ``log2(n) / log2(1680)`` with ``n`` the number of cas
 =================  ======  ====================================================================
 
 (:data:`SOLVER_LAYOUT` gives the offsets after the flat part.) These are exact (RULES.md §9: the
-posterior is uniform over consistent joint deals) and cost a solver call per row, in Python: about
-a millisecond per row with 2 players, tens of milliseconds with 4 or 5 early in a round (more
-unknown cases to count jointly), so they suit small batches or evaluation, not the 4096-game
-throughput path (``benchmarks/selfplay_throughput.py`` reports the cost).
+posterior is uniform over consistent joint deals) and computed in batch by
+:func:`pi_env.solvers.own_info.joint_features`: one numba call for 2 and 3 players (hundreds of
+thousands of rows per second), one numba call plus a joint count per row in Python for 4 and 5 players
+(milliseconds per row early in a round); ``benchmarks/own_info_speed.py`` measures them.
 
 The features contain nothing from which the player's own case follows other than the answers to
 it (``tests/test_encoders.py`` checks two games that differ only in that case).
@@ -27,17 +27,12 @@ it (``tests/test_encoders.py`` checks two games that differ only in that case).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from pi_env.core.constants import NUM_CASES
 from pi_env.core.errors import PIError
-from pi_env.engine.observe import observe
 from pi_env.engine.state import GameConfig, State
 from pi_env.envs.encoders import check_config, flat_size, players_array
-from pi_env.solvers.analysis import analyze_knowledge
-from pi_env.solvers.observation import knowledge_from_observation
+from pi_env.solvers.own_info import joint_features
 
 __all__ = ["solver_features", "solver_size", "SOLVER_LAYOUT", "SOLVER_FEATURES"]
 
@@ -47,7 +42,6 @@ SOLVER_LAYOUT: dict[str, tuple[int, tuple[int, ...]]] = {
     "p_suspect": (0, (12,)), "p_evidence": (12, (10,)), "p_location": (22, (14,)),
     "log2_count": (36, (1,))}
 """Offsets (after the flat part) and shapes of the solver features."""
-_LOG2_CASES = math.log2(NUM_CASES)
 
 
 def solver_size(num_players: int) -> int:
@@ -59,8 +53,9 @@ def solver_features(state: State, config: GameConfig, player: "int | np.ndarray"
                     out: np.ndarray | None = None, rows: np.ndarray | None = None) -> np.ndarray:
     """The 37 solver features (module docstring) of ``player`` in every game of ``state``.
 
-    Built from the player's engine observation only (:func:`pi_env.solvers.knowledge_from_observation`,
-    then :func:`pi_env.solvers.analyze_knowledge`, non-strict), one solver call per game.
+    Built from the public answers and the case the player holds
+    (:func:`pi_env.solvers.own_info.joint_features`, equal to
+    :func:`pi_env.solvers.analyze_knowledge` of :func:`pi_env.solvers.knowledge_from_observation`, tested).
 
     Args:
         state: a batch of ``B`` games.
@@ -86,20 +81,4 @@ def solver_features(state: State, config: GameConfig, player: "int | np.ndarray"
         out = np.zeros((B, SOLVER_FEATURES), dtype=np.float32)
     elif out.shape != (B, SOLVER_FEATURES):
         raise PIError(f"out must have shape ({B}, {SOLVER_FEATURES}), got {out.shape}")
-    obs = observe(state, players)
-    which = range(B) if rows is None else np.flatnonzero(rows)
-    o0 = SOLVER_LAYOUT["p_evidence"][0]
-    o1 = SOLVER_LAYOUT["p_location"][0]
-    o2 = SOLVER_LAYOUT["log2_count"][0]
-    for b in which:
-        p = int(players[b])
-        a = analyze_knowledge(knowledge_from_observation(obs[b], P, config.board, player=p), strict=False)
-        row = out[b]
-        if a.count:
-            row[:o0] = a.suspect
-            row[o0:o1] = a.evidence
-            row[o1:o2] = a.location
-            row[o2] = math.log2(a.count) / _LOG2_CASES
-        else:
-            row[:] = 0.0
-    return out
+    return joint_features(state, config.board, players, out=out, rows=rows)

@@ -1,0 +1,170 @@
+"""Own-information features at batch speed (issue #12 item 2): rows per second of
+:mod:`pi_env.solvers.own_info` against the per-row solver path it replaces, in the same process.
+
+Positions: ``--batch`` games per player count played by a query-heavy policy (a random legal clue or
+investigator; a solve from the player's own case set when at most 2 cases are left or, now and then,
+at random), ``--steps`` steps with finished games restarted, so the batch mixes every stage of a
+round. Solo: the same for Solo Time Attack games (open mode). Rows, per player count:
+
+* baseline ``per-row joint`` — what ``pi_env.solvers.features.solver_features`` did per row before
+  this module: :func:`pi_env.solvers.knowledge_from_observation` then
+  :func:`pi_env.solvers.analyze_knowledge` (on ``--baseline-rows`` rows);
+* baseline ``per-row own filter`` — the solver's own-information filter per row:
+  :func:`~pi_env.solvers.knowledge_from_observation` then :func:`pi_env.solvers.case_bits` and numpy
+  marginals (what the agents did);
+* ``own_features`` (the 38 features from the engine state) threaded and serial, with the case set
+  as a mask, with the 50 query gains; ``observation_features`` from engine observations (their
+  ``observe`` cost excluded); ``joint_features`` (exact posterior: numba for 2–3 players, a Python
+  joint count per row for 4–5 players, on ``--joint-rows`` rows);
+* solo: ``solo_features``, with gains.
+
+Target: >= 100,000 rows/s for ``own_features`` (2 players, B = 4096). The numba compile is done before
+timing. Speeds measured while other processes use the cores are lower (say so when quoting them).
+
+    python benchmarks/own_info_speed.py [--players 2 3 4 5] [--batch 4096] [--seconds 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+from pi_env.core.constants import NUM_CASES, SOLVE_BASE
+from pi_env.engine import GameConfig, init, legal_action_mask, observe, reset_done, step_inplace
+from pi_env.engine import solo as S
+from pi_env.solvers import analyze_knowledge, case_bits, knowledge_from_observation
+from pi_env.solvers.own_info import (JOINT_FEATURES, OWN_FEATURES, QUERY_GAINS, joint_features, observation_features,
+                                     own_features, solo_features)
+from pi_env.solvers.tables import from_bitset
+
+
+def positions(config: GameConfig, batch: int, steps: int, seed: int):
+    """A batch of positions (state, player to move) after ``steps`` steps of a query-heavy policy."""
+    state = init(config, batch, seed=seed)
+    rng = np.random.default_rng(seed)
+    mask = np.empty((batch, NUM_CASES), dtype=bool)
+    for _ in range(steps):
+        players = state.current_player.astype(np.int64)
+        f = own_features(state, config.board, players, mask=mask)
+        legal = legal_action_mask(state)
+        query = np.argmax(rng.random((batch, SOLVE_BASE)) * legal[:, :SOLVE_BASE], axis=1)
+        guess = SOLVE_BASE + np.argmax(rng.random((batch, NUM_CASES)) * mask, axis=1)
+        few = f[:, 37] >= 0.5  # at most 2 cases left
+        step_inplace(state, np.where(few | (rng.random(batch) < 0.02), guess, query), config)
+        reset_done(state, config)
+    return state, state.current_player.astype(np.int64)
+
+
+def solo_positions(batch: int, steps: int, seed: int):
+    config = S.SoloConfig()
+    state = S.init(config, batch, seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        legal = S.legal_action_mask(state)
+        acts = np.argmax(rng.random((batch, SOLVE_BASE)) * legal[:, :SOLVE_BASE], axis=1)
+        solve = rng.random(batch) < 0.05
+        acts[solve] = SOLVE_BASE + rng.integers(NUM_CASES, size=int(solve.sum()))
+        S.step_inplace(state, acts, config)
+        S.reset_games(state, config, state.done)
+    return config, state
+
+
+def rate(fn, rows: int, seconds: float) -> float:
+    """Rows per second of ``fn`` (called once untimed first: compile and caches)."""
+    fn()
+    t0 = time.perf_counter()
+    calls = 0
+    while True:
+        fn()
+        calls += 1
+        dt = time.perf_counter() - t0
+        if dt >= seconds:
+            return rows * calls / dt
+
+
+def per_row_joint(obs: np.ndarray, P: int, config: GameConfig, players: np.ndarray) -> None:
+    for b in range(obs.shape[0]):
+        analyze_knowledge(knowledge_from_observation(obs[b], P, config.board, player=int(players[b])), strict=False)
+
+
+def per_row_own(obs: np.ndarray, P: int, config: GameConfig, players: np.ndarray) -> None:
+    out = np.zeros((obs.shape[0], OWN_FEATURES))
+    for b in range(obs.shape[0]):
+        k = knowledge_from_observation(obs[b], P, config.board, player=int(players[b]))
+        m = from_bitset(case_bits(k)[k.player]).reshape(12, 10, 14)
+        n = max(int(m.sum()), 1)
+        out[b, :12] = m.sum(axis=(1, 2)) / n
+        out[b, 12:22] = m.sum(axis=(0, 2)) / n
+        out[b, 22:36] = m.sum(axis=(0, 1)) / n
+
+
+def main(argv: "list[str] | None" = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--players", type=int, nargs="+", default=[2, 3, 4, 5])
+    ap.add_argument("--batch", type=int, default=4096)
+    ap.add_argument("--steps", type=int, default=60, help="policy steps before measuring (stage mix)")
+    ap.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
+    ap.add_argument("--baseline-rows", type=int, default=200)
+    ap.add_argument("--joint-rows", type=int, default=200, help="rows for the per-row joint count (4-5 players)")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    B = args.batch
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"own-information features, B = {B}, {os.cpu_count()} cores, load average {load:.1f} at start")
+    head = f"{'players':>7}  {'row':<42} {'rows/s':>12} {'us/row':>9} {'x per-row own':>14} {'x per-row joint':>16}"
+    print(head)
+    print("-" * len(head))
+
+    def line(P, name, r, base_own, base_joint):
+        own = f"{r / base_own:14.0f}" if base_own else " " * 14
+        joint = f"{r / base_joint:16.0f}" if base_joint else " " * 16
+        print(f"{P:>7}  {name:<42} {r:12,.0f} {1e6 / r:9.2f} {own} {joint}", flush=True)
+
+    for P in args.players:
+        config = GameConfig(num_players=P)
+        state, players = positions(config, B, args.steps, args.seed + P)
+        obs = np.stack([observe(state.take(b), int(players[b]))[0] for b in range(B)])
+        n = min(args.baseline_rows, B)
+        base_joint = rate(lambda: per_row_joint(obs[:n], P, config, players[:n]), n, args.seconds)
+        base_own = rate(lambda: per_row_own(obs[:n], P, config, players[:n]), n, args.seconds)
+        line(P, "baseline: per-row joint (solver_features)", base_joint, None, 1.0 * base_joint)
+        line(P, "baseline: per-row own filter (case_bits)", base_own, base_own, base_joint)
+        feat = np.empty((B, OWN_FEATURES), dtype=np.float32)
+        mask = np.empty((B, NUM_CASES), dtype=bool)
+        gains = np.empty((B, QUERY_GAINS), dtype=np.float32)
+        for par, tag in ((None, "threaded"), (False, "serial")):
+            r = rate(lambda: own_features(state, config.board, players, out=feat, parallel=par), B, args.seconds)
+            line(P, f"own_features ({tag})", r, base_own, base_joint)
+        r = rate(lambda: own_features(state, config.board, players, out=feat, mask=mask), B, args.seconds)
+        line(P, "own_features + case-set mask", r, base_own, base_joint)
+        r = rate(lambda: own_features(state, config.board, players, out=feat, gains=gains), B, args.seconds)
+        line(P, "own_features + query gains", r, base_own, base_joint)
+        r = rate(lambda: observation_features(obs, P, config.board, out=feat), B, args.seconds)
+        line(P, "observation_features", r, base_own, base_joint)
+        jout = np.empty((B, JOINT_FEATURES), dtype=np.float32)
+        if P <= 3:
+            r = rate(lambda: joint_features(state, config.board, players, out=jout), B, args.seconds)
+            line(P, "joint_features (numba)", r, base_own, base_joint)
+        else:
+            m = min(args.joint_rows, B)
+            sub = state.take(np.arange(m))
+            jsub = np.empty((m, JOINT_FEATURES), dtype=np.float32)
+            r = rate(lambda: joint_features(sub, config.board, players[:m], out=jsub), m, args.seconds)
+            line(P, "joint_features (numba sets + per-row count)", r, base_own, base_joint)
+    config, solo = solo_positions(B, args.steps // 3, args.seed)
+    feat = np.empty((B, OWN_FEATURES), dtype=np.float32)
+    gains = np.empty((B, QUERY_GAINS), dtype=np.float32)
+    r = rate(lambda: solo_features(solo, config.board, out=feat), B, args.seconds)
+    line("solo", "solo_features", r, None, None)
+    r = rate(lambda: solo_features(solo, config.board, out=feat, gains=gains), B, args.seconds)
+    line("solo", "solo_features + query gains", r, None, None)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"load average {load:.1f} at the end", file=sys.stdout)
+
+
+if __name__ == "__main__":
+    main()

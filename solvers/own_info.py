@@ -1,0 +1,1100 @@
+"""The own-information filter at batch speed (RULES.md §4, §9): case sets, marginals and query gains
+of a whole batch of positions in one numba call.
+
+A player's **own-information case set** is the set of cases it can still have given only what it
+knows by itself (exactly the row of the asking player in :func:`pi_env.solvers.case_sets.case_bits`,
+i.e. :class:`~pi_env.solvers.case_sets.CaseFilter` of its :class:`~pi_env.solvers.knowledge.Knowledge`):
+
+* the answers to its own clue cards (spot / trace / nothing, RULES.md §4.1) and investigators (spot and
+  trace counts after the suppressed types, §4.2), its own failed solves and its correct solve (§4.3);
+* the case it holds (player ``p + 1``'s): its elements are nobody else's (cases are disjoint per type,
+  §3);
+* the elements other players' spot markers and correct solves prove to be theirs.
+
+Under the uniform deal prior and with that information alone, every case of the set is equally likely,
+so the marginals are counts over the set. With 2 players this *is* the exact posterior (the only other
+case is the one the player holds); with more players the exact posterior weighs each case by the joint
+deals of the unknown players (:func:`pi_env.solvers.joint.count_joint`; batched in
+:func:`joint_features`).
+
+Entry points (each one numba call for the whole batch, ``prange`` over rows for large batches, see
+:mod:`pi_env.core._config`):
+
+====================================  ===============================================================
+function                              input
+====================================  ===============================================================
+:func:`own_features`                  engine :class:`~pi_env.engine.State` + a player per game
+:func:`observation_features`          engine observations ``int16[B, 618 + 1912·P]`` (seat 0 = the
+                                      observer), what agents are given
+:func:`solo_features`                 a Solo Time Attack :class:`~pi_env.engine.solo.SoloState`
+:func:`solo_observation_features`     solo observations ``int16[B, 2452]``
+:func:`query_gains`                   state + players: expected information gain of every query
+:func:`solo_query_gains`              the same for solo games
+:func:`joint_features`                state + players: the exact posterior (all players' answers)
+:func:`seat_case_masks`               state + players: every player's case set as the player sees it
+====================================  ===============================================================
+
+The feature functions write ``float32[B, OWN_FEATURES]`` (layout :data:`OWN_LAYOUT`) and, when asked,
+the case set itself as ``bool[B, 1680]`` (``mask=``):
+
+============  ======  ===========================================================================
+name          shape   meaning
+============  ======  ===========================================================================
+p_suspect     [12]    P(own suspect is s): the share of the set's cases with suspect s
+p_evidence    [10]    P(own evidence is e)
+p_location    [14]    P(own location is l)
+log2_count    [1]     ``log2(n) / log2(1680)`` with ``n`` the size of the set (its entropy in bits,
+                      scaled); 0 when ``n <= 1``
+p_best        [1]     probability of the most likely case: ``1 / n`` (0 when ``n == 0``, which an
+                      engine game never produces)
+============  ======  ===========================================================================
+
+The query gains (:func:`query_gains`) are ``float32[B, 50]`` in bits, indexed like the first 50
+actions: entry ``x < 36`` is the expected entropy reduction of the own case set from asking the clue
+card of element ``x`` (whether or not the card is on the display), entry ``36 + d`` that of placing an
+investigator in district ``d`` (with the suppression the player's markers would cause, RULES.md §4.2;
+0 for a district where it already has one). ``log2(n) - sum_a (n_a / n) log2(n_a)`` over the possible
+answers ``a`` with ``n_a`` cases each; 0 when ``n <= 1``.
+
+Everything is computed from what the player may know: the state kernels read the hidden cases only
+for the case the player holds (``state.case[b, (p + 1) % P]``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import prange
+
+from pi_env.core._config import batch_kernel, kernel
+from pi_env.core.board import Board
+from pi_env.core.constants import NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS
+from pi_env.core.errors import PIError
+from pi_env.engine.observe import observation_layout, observation_size
+from pi_env.engine.state import State
+
+__all__ = ["OWN_FEATURES", "OWN_LAYOUT", "QUERY_GAINS", "JOINT_FEATURES", "own_features",
+           "observation_features", "solo_features", "solo_observation_features", "query_gains",
+           "solo_query_gains", "joint_features", "own_case_mask", "observation_case_mask",
+           "solo_observation_case_mask", "adjacency_words", "seat_case_masks"]
+
+OWN_FEATURES = 38
+"""Entries of the own-information features (:data:`OWN_LAYOUT`)."""
+OWN_LAYOUT: dict[str, tuple[int, tuple[int, ...]]] = {
+    "p_suspect": (0, (12,)), "p_evidence": (12, (10,)), "p_location": (22, (14,)),
+    "log2_count": (36, (1,)), "p_best": (37, (1,))}
+"""Offsets and shapes of the own-information features."""
+QUERY_GAINS = NUM_ELEMENTS + NUM_DISTRICTS
+"""Entries of :func:`query_gains`: 36 clue cards, then 14 districts."""
+JOINT_FEATURES = 37
+"""Entries of :func:`joint_features`: the :data:`OWN_LAYOUT` entries ``p_suspect .. log2_count``."""
+
+_LOG2_CASES = math.log2(NUM_CASES)
+_NLOGN = np.array([0.0] + [k * math.log2(k) for k in range(1, NUM_CASES + 1)], dtype=np.float64)
+_NLOGN.flags.writeable = False
+_LOG2 = np.array([0.0] + [math.log2(k) for k in range(1, NUM_CASES + 1)], dtype=np.float64)
+_LOG2.flags.writeable = False
+_NIBBLES = np.int64((1 << (4 * NUM_DISTRICTS)) - 1)  # 14 four-bit fields, one per district
+
+
+def adjacency_words(board: "Board | np.ndarray") -> np.ndarray:
+    """``int64[14]``: per district ``D``, one 4-bit field per district ``d`` (bits ``4d .. 4d+3``)
+    holding ``1`` if ``d == D`` (a spot, RULES.md §4.2), ``4`` if ``d`` is adjacent to ``D`` (a trace),
+    else 0.
+
+    An element whose tile lies in ``D`` adds ``words[D]`` to the investigation answers of the 14
+    districts at once: spot counts in bits ``4d, 4d+1``, trace counts in ``4d+2, 4d+3`` (at most 3
+    each, so the sum over the three case elements never carries). Also used as the adjacency test:
+    ``(words[D] >> 4d) & 4``.
+    """
+    adj = board.adjacency if isinstance(board, Board) else np.asarray(board, dtype=bool)
+    out = np.zeros(NUM_DISTRICTS, dtype=np.int64)
+    for D in range(NUM_DISTRICTS):
+        out[D] = 1 << (4 * D)
+        for d in np.flatnonzero(adj[D]):
+            out[D] |= 4 << (4 * int(d))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# per-row core (shared by every source)
+
+
+@kernel
+def _element_mask_of_case(c):
+    """36-bit mask of the elements of case ``c``."""
+    return ((np.int64(1) << np.int64(c // 140)) | (np.int64(1) << np.int64(12 + (c // 14) % 10))
+            | (np.int64(1) << np.int64(22 + c % 14)))
+
+
+@kernel
+def _code(words, td, x, y):
+    """The clue answer (0 nothing, 1 trace, 2 spot) on element ``x`` for a case whose element of
+    ``x``'s type is ``y`` (RULES.md §4.1)."""
+    if x == y:
+        return 2
+    if (words[td[y]] >> np.int64(4 * td[x])) & 4:
+        return 1
+    return 0
+
+
+@kernel
+def _case_set(td, words, answer, excl, inv_mask, target, only, failed, check_failed, need_members,
+              members, cnt):
+    """The case set of one player from its gathered information; returns its size ``n``.
+
+    Args:
+        td: ``int8[36]`` district of each element's tile.
+        words: :func:`adjacency_words` of the board.
+        answer: ``int8[36]`` the owner's clue answer per element, ``-1`` for none.
+        excl: 36-bit mask of elements that are not the owner's (held case, others' spots and
+            correct solves).
+        inv_mask: ``int64[3]`` per type, the 4-bit fields (districts) where the owner's
+            investigators count that type (not suppressed).
+        target: the owner's investigation answers packed like :func:`adjacency_words`; ``-1``: an
+            impossible answer (empty set).
+        only: ``-1``, or the one case the owner can have (its correct solve / the held case).
+        failed: ``[1680]`` nonzero where the owner failed a solve; read only if ``check_failed``.
+        need_members: write ``members`` (else a product set is counted in closed form).
+        members: ``int16[1680]`` receives the set's cases (ascending) when ``need_members``.
+        cnt: ``int64[36]`` receives per element the number of the set's cases containing it.
+    """
+    for x in range(NUM_ELEMENTS):
+        cnt[x] = 0
+    if target < 0:
+        return 0
+    # per type, the elements agreeing with every clue answer of that type
+    allowed = np.int64(0)
+    for t in range(3):
+        o = 0 if t == 0 else (12 if t == 1 else 22)
+        m = 12 if t == 0 else (10 if t == 1 else 14)
+        for y in range(o, o + m):
+            if (excl >> np.int64(y)) & 1:
+                continue
+            ok = True
+            for x in range(o, o + m):
+                a = answer[x]
+                if a >= 0 and _code(words, td, x, y) != a:
+                    ok = False
+                    break
+            if ok:
+                allowed |= np.int64(1) << np.int64(y)
+    if only >= 0:
+        em = _element_mask_of_case(only)
+        if (allowed & em) != em:
+            return 0
+        s, e, l = only // 140, 12 + (only // 14) % 10, 22 + only % 14
+        w = ((words[td[s]] & inv_mask[0]) + (words[td[e]] & inv_mask[1]) + (words[td[l]] & inv_mask[2]))
+        if w != target or (check_failed and failed[only]):
+            return 0
+        cnt[s] = 1
+        cnt[e] = 1
+        cnt[l] = 1
+        if need_members:
+            members[0] = only
+        return 1
+    ls = np.empty(14, dtype=np.int64)
+    lw = np.empty(14, dtype=np.int64)
+    nl = 0
+    for l in range(22, 36):
+        if (allowed >> np.int64(l)) & 1:
+            ls[nl] = l
+            lw[nl] = words[td[l]] & inv_mask[2]
+            nl += 1
+    if inv_mask[0] == 0 and inv_mask[1] == 0 and inv_mask[2] == 0 and not check_failed and not need_members:
+        ns = 0
+        ne = 0
+        for y in range(12):
+            ns += (allowed >> np.int64(y)) & 1
+        for y in range(12, 22):
+            ne += (allowed >> np.int64(y)) & 1
+        if target != 0:
+            return 0
+        for y in range(36):
+            if (allowed >> np.int64(y)) & 1:
+                cnt[y] = (ne * nl) if y < 12 else ((ns * nl) if y < 22 else ns * ne)
+        return ns * ne * nl
+    n = 0
+    for s in range(12):
+        if not (allowed >> np.int64(s)) & 1:
+            continue
+        ws = words[td[s]] & inv_mask[0]
+        for e in range(12, 22):
+            if not (allowed >> np.int64(e)) & 1:
+                continue
+            wse = ws + (words[td[e]] & inv_mask[1])
+            base = s * 140 + (e - 12) * 14
+            k = 0
+            for i in range(nl):
+                if wse + lw[i] == target:
+                    c = base + ls[i] - 22
+                    if check_failed and failed[c]:
+                        continue
+                    cnt[ls[i]] += 1
+                    if need_members:
+                        members[n] = c
+                    n += 1
+                    k += 1
+            cnt[s] += k
+            cnt[e] += k
+    return n
+
+
+@kernel
+def _write_features(cnt, n, row):
+    """The :data:`OWN_LAYOUT` features of a set with ``n`` cases and element counts ``cnt``."""
+    if n == 0:
+        for i in range(row.shape[0]):
+            row[i] = 0.0
+        return
+    inv = 1.0 / n
+    for x in range(NUM_ELEMENTS):
+        row[x] = cnt[x] * inv
+    row[36] = _LOG2[n] / _LOG2_CASES
+    row[37] = inv
+
+
+@kernel
+def _write_mask(members, n, mask_row):
+    for c in range(NUM_CASES):
+        mask_row[c] = False
+    for i in range(n):
+        mask_row[members[i]] = True
+
+
+@kernel
+def _clue_gains(td, words, cnt, n, out):
+    """Expected entropy reduction (bits) of each of the 36 clue cards for a set of ``n`` cases with
+    element counts ``cnt``: the answer depends only on the case's element of the card's type."""
+    if n <= 1:
+        for x in range(NUM_ELEMENTS):
+            out[x] = 0.0
+        return
+    h = _LOG2[n]
+    for x in range(NUM_ELEMENTS):
+        o = 0 if x < 12 else (12 if x < 22 else 22)
+        m = 12 if x < 12 else (10 if x < 22 else 14)
+        n0 = 0
+        n1 = 0
+        n2 = 0
+        for y in range(o, o + m):
+            k = cnt[y]
+            if k:
+                a = _code(words, td, x, y)
+                if a == 2:
+                    n2 += k
+                elif a == 1:
+                    n1 += k
+                else:
+                    n0 += k
+        out[x] = h - (_NLOGN[n0] + _NLOGN[n1] + _NLOGN[n2]) / n
+
+
+@kernel
+def _district_gains(td, words, cnt, members, n, product, failed, check_failed, hyp_mask, placed, hist, out):
+    """Expected entropy reduction (bits) of an investigator in each district for the set
+    ``members[:n]`` (element counts ``cnt``); ``hyp_mask[t]``: the 4-bit fields of the districts
+    where type ``t`` would not be suppressed; ``placed``: 14-bit mask of districts that get 0
+    (already investigated).
+
+    ``product``: the set is every combination of the elements with ``cnt > 0`` except the failed
+    solves (no investigator constrains it); then the answer histogram of each district is a
+    product of per-type counts, corrected for the failed cases, instead of a pass over the set.
+    """
+    if n <= 1:
+        for d in range(NUM_DISTRICTS):
+            out[d] = 0.0
+        return
+    for i in range(NUM_DISTRICTS * 16):
+        hist[i] = 0
+    if product:
+        by_code = np.zeros((3, 5), dtype=np.int64)
+        for d in range(NUM_DISTRICTS):
+            if (placed >> d) & 1:
+                continue
+            sh = np.int64(4 * d)
+            for t in range(3):
+                for k in range(5):
+                    by_code[t, k] = 0
+            for y in range(NUM_ELEMENTS):
+                if cnt[y] > 0:
+                    t = 0 if y < 12 else (1 if y < 22 else 2)
+                    by_code[t, ((words[td[y]] & hyp_mask[t]) >> sh) & 15] += 1
+            for a in (0, 1, 4):
+                na = by_code[0, a]
+                if na == 0:
+                    continue
+                for b2 in (0, 1, 4):
+                    nb = na * by_code[1, b2]
+                    if nb == 0:
+                        continue
+                    for c in (0, 1, 4):
+                        hist[d * 16 + a + b2 + c] += nb * by_code[2, c]
+        if check_failed:
+            for c in range(NUM_CASES):
+                if failed[c]:
+                    s = c // 140
+                    e = 12 + (c // 14) % 10
+                    l = 22 + c % 14
+                    if cnt[s] > 0 and cnt[e] > 0 and cnt[l] > 0:
+                        w = ((words[td[s]] & hyp_mask[0]) + (words[td[e]] & hyp_mask[1])
+                             + (words[td[l]] & hyp_mask[2]))
+                        for d in range(NUM_DISTRICTS):
+                            hist[d * 16 + ((w >> np.int64(4 * d)) & 15)] -= 1
+    else:
+        m0 = hyp_mask[0]
+        m1 = hyp_mask[1]
+        m2 = hyp_mask[2]
+        for i in range(n):
+            c = np.int64(members[i])
+            w = ((words[td[c // 140]] & m0) + (words[td[12 + (c // 14) % 10]] & m1)
+                 + (words[td[22 + c % 14]] & m2))
+            for d in range(NUM_DISTRICTS):
+                hist[d * 16 + ((w >> np.int64(4 * d)) & 15)] += 1
+    h = _LOG2[n]
+    for d in range(NUM_DISTRICTS):
+        if (placed >> d) & 1:
+            out[d] = 0.0
+            continue
+        acc = 0.0
+        for k in range(16):
+            acc += _NLOGN[hist[d * 16 + k]]
+        out[d] = h - acc / n
+
+
+@kernel
+def _hyp_masks(td, spot_row, trace_row, out):
+    """``out[t]``: the 4-bit fields of the districts where a new investigator of the player would
+    count type ``t`` (its tile there carries none of the player's markers, RULES.md §4.2)."""
+    for t in range(3):
+        out[t] = _NIBBLES
+    for x in range(NUM_ELEMENTS):
+        if spot_row[x] or trace_row[x]:
+            t = 0 if x < 12 else (1 if x < 22 else 2)
+            out[t] &= ~(np.int64(15) << np.int64(4 * td[x]))
+
+
+# ---------------------------------------------------------------------------------------------
+# gathering a player's information from an engine state
+
+
+@kernel
+def _gather_state(b, q, P, spot, trace, front, inv_count, inv_district, inv_answer,
+                  inv_suppressed, solved_case, answer, inv_mask):
+    """Player ``q``'s information in game ``b``: its clue answers (into ``answer``), the districts
+    where its investigators count each type (into ``inv_mask``) and ``(excl, target, only)`` as
+    :func:`_case_set` takes them (the other players' spots and correct solves excluded; its own
+    correct solve as ``only``). The held case is added by :func:`_apply_held`."""
+    excl = np.int64(0)
+    only = np.int64(-1)
+    for r in range(P):
+        if r == q:
+            continue
+        for x in range(NUM_ELEMENTS):
+            if spot[b, r, x]:
+                excl |= np.int64(1) << np.int64(x)
+        c = solved_case[b, r]
+        if c >= 0:
+            excl |= _element_mask_of_case(np.int64(c))
+    for x in range(NUM_ELEMENTS):
+        if spot[b, q, x]:
+            answer[x] = 2
+        elif trace[b, q, x]:
+            answer[x] = 1
+        elif front[b, q, x]:
+            answer[x] = 0
+        else:
+            answer[x] = -1
+    target = np.int64(0)
+    inv_mask[0] = 0
+    inv_mask[1] = 0
+    inv_mask[2] = 0
+    for k in range(inv_count[b, q]):
+        d = np.int64(inv_district[b, q, k])
+        ns = np.int64(inv_answer[b, q, k, 0])
+        nt = np.int64(inv_answer[b, q, k, 1])
+        if ns < 0 or nt < 0 or ns > 3 or nt > 3:
+            target = np.int64(-1)
+            break
+        target |= (ns | (nt << 2)) << (4 * d)
+        for t in range(3):
+            if not inv_suppressed[b, q, k, t]:
+                inv_mask[t] |= np.int64(15) << (4 * d)
+    own = solved_case[b, q]
+    if own >= 0:
+        only = np.int64(own)
+    return excl, target, only
+
+
+@kernel
+def _apply_held(q, h, held, excl, only):
+    """Fold the held case (of player ``h``) into ``(excl, only)`` of player ``q``; ``only == -2``
+    means the set is empty (two different single cases)."""
+    if held < 0:
+        return excl, only
+    if q == h:
+        if only >= 0 and only != held:
+            return excl, np.int64(-2)
+        return excl, np.int64(held)
+    return excl | _element_mask_of_case(held), only
+
+
+@kernel
+def _held_of(case, b, h):
+    return np.int64(case[b, h, 0]) * 140 + np.int64(case[b, h, 1]) * 14 + np.int64(case[b, h, 2])
+
+
+_CHUNK = 32  # rows per scratch allocation in the batch kernels
+
+
+@kernel
+def _scratch():
+    """Per-chunk work arrays: clue answers, investigation masks, element counts, members,
+    hypothetical suppression masks, district histograms, tile districts."""
+    return (np.empty(NUM_ELEMENTS, dtype=np.int8), np.empty(3, dtype=np.int64),
+            np.empty(NUM_ELEMENTS, dtype=np.int64), np.empty(NUM_CASES, dtype=np.int16),
+            np.empty(3, dtype=np.int64), np.empty(NUM_DISTRICTS * 16, dtype=np.int64),
+            np.empty(NUM_ELEMENTS, dtype=np.int64))
+
+
+@kernel
+def _finish_row(td, words, answer, excl, inv_mask, target, only, failed, check_failed, own_spot, own_trace,
+                placed, want_mask, want_gains, cnt, members, hyp, hist, feat_row, mask_row, gains_row):
+    """The case set of one player from its gathered information, then its features (always), its
+    mask and its query gains (if wanted). ``own_spot`` / ``own_trace``: its markers (``[36]``, for
+    the suppression a new investigator would meet); ``placed``: 14-bit mask of the districts of its
+    investigators. Returns the set's size."""
+    product = (inv_mask[0] | inv_mask[1] | inv_mask[2]) == 0
+    n = _case_set(td, words, answer, excl, inv_mask, target, only, failed, check_failed,
+                  want_mask or (want_gains and not product), members, cnt)
+    _write_features(cnt, n, feat_row)
+    if want_mask:
+        _write_mask(members, n, mask_row)
+    if want_gains:
+        _hyp_masks(td, own_spot, own_trace, hyp)
+        _clue_gains(td, words, cnt, n, gains_row[:NUM_ELEMENTS])
+        _district_gains(td, words, cnt, members, n, product, failed, check_failed, hyp, placed, hist,
+                        gains_row[NUM_ELEMENTS:])
+    return n
+
+
+@batch_kernel
+def _state_kernel(players, words, want_mask, want_gains, feat, mask, gains, tile_district, case,
+                  spot, trace, front, inv_count, inv_district, inv_answer, inv_suppressed,
+                  attempted, solved_case, failed):
+    """Own features (``feat``), case set (``mask``, if ``want_mask``) and query gains (``gains``, if
+    ``want_gains``) of player ``players[b]`` in every game ``b``."""
+    P = case.shape[1]
+    B = players.shape[0]
+    for chunk in prange((B + _CHUNK - 1) // _CHUNK):
+        answer, inv_mask, cnt, members, hyp, hist, _ = _scratch()
+        for b in range(chunk * _CHUNK, min(B, chunk * _CHUNK + _CHUNK)):
+            p = players[b]
+            h = (p + 1) % P
+            excl, target, only = _gather_state(b, p, P, spot, trace, front, inv_count, inv_district,
+                                               inv_answer, inv_suppressed, solved_case, answer, inv_mask)
+            excl, only = _apply_held(p, h, _held_of(case, b, h), excl, only)
+            if only == -2:
+                target = np.int64(-1)
+            placed = 0
+            for k in range(inv_count[b, p]):
+                placed |= 1 << np.int64(inv_district[b, p, k])
+            _finish_row(tile_district[b], words, answer, excl, inv_mask, target, only, failed[b, p],
+                        attempted[b, p], spot[b, p], trace[b, p], placed, want_mask, want_gains, cnt,
+                        members, hyp, hist, feat[b], mask[b] if want_mask else mask[0:0].reshape(-1),
+                        gains[b] if want_gains else gains[0:0].reshape(-1))
+
+
+# ---------------------------------------------------------------------------------------------
+# gathering a player's information from observations (standard and solo)
+
+
+@kernel
+def _obs_districts(o, off_tiles, td):
+    """``td[x]``: the district of element ``x``'s tile from the one-hot ``tiles`` block."""
+    for x in range(NUM_ELEMENTS):
+        td[x] = 0
+        for d in range(NUM_DISTRICTS):
+            if o[off_tiles + x * NUM_DISTRICTS + d] != 0:
+                td[x] = d
+                break
+
+
+@kernel
+def _obs_case(o, start):
+    """Case id of a 36-entry one-hot element block holding one element of each type, else -1."""
+    s = -1
+    e = -1
+    l = -1
+    for x in range(NUM_ELEMENTS):
+        if o[start + x] != 0:
+            if x < 12:
+                s = x
+            elif x < 22:
+                e = x - 12
+            else:
+                l = x - 22
+    if s < 0 or e < 0 or l < 0:
+        return np.int64(-1)
+    return np.int64(s * 140 + e * 14 + l)
+
+
+@kernel
+def _gather_answers(o, spot_at, trace_at, nothing_at, placed_at, spots_at, traces_at, sup_at,
+                    answer, inv_mask):
+    """One player's clue answers and investigators from an observation's per-element blocks
+    (``spot_at`` etc.: start offsets) and per-district blocks. Returns ``(target, placed)``: the
+    packed investigation answers (``-1``: impossible counts) and the 14-bit mask of districts."""
+    for x in range(NUM_ELEMENTS):
+        if o[spot_at + x]:
+            answer[x] = 2
+        elif o[trace_at + x]:
+            answer[x] = 1
+        elif o[nothing_at + x]:
+            answer[x] = 0
+        else:
+            answer[x] = -1
+    target = np.int64(0)
+    placed = 0
+    inv_mask[0] = 0
+    inv_mask[1] = 0
+    inv_mask[2] = 0
+    for d in range(NUM_DISTRICTS):
+        if o[placed_at + d]:
+            placed |= 1 << d
+            ns = np.int64(o[spots_at + d])
+            nt = np.int64(o[traces_at + d])
+            if ns < 0 or nt < 0 or ns > 3 or nt > 3:
+                target = np.int64(-1)
+            if target >= 0:
+                target |= (ns | (nt << 2)) << np.int64(4 * d)
+            for t in range(3):
+                if not o[sup_at + d * 3 + t]:
+                    inv_mask[t] |= np.int64(15) << np.int64(4 * d)
+    return target, placed
+
+
+# component order of the offsets array the observation kernel takes
+_OBS_NAMES = ("tiles", "front", "spot", "trace", "inv_placed", "inv_spots", "inv_traces", "inv_suppressed",
+              "held_case", "solved_case", "failed", "attempted")
+
+
+def _obs_offsets(num_players: int) -> np.ndarray:
+    layout = observation_layout(num_players)
+    return np.array([layout[name][0] for name in _OBS_NAMES], dtype=np.int64)
+
+
+@batch_kernel
+def _observation_kernel(obs, P, off, words, want_mask, want_gains, feat, mask, gains):
+    """As ``_state_kernel`` for engine observations (seat 0 = the observer)."""
+    B = obs.shape[0]
+    for chunk in prange((B + _CHUNK - 1) // _CHUNK):
+        answer, inv_mask, cnt, members, hyp, hist, td = _scratch()
+        for b in range(chunk * _CHUNK, min(B, chunk * _CHUNK + _CHUNK)):
+            o = obs[b]
+            _obs_districts(o, off[0], td)
+            excl = np.int64(0)
+            for j in range(1, P):
+                for x in range(NUM_ELEMENTS):
+                    if o[off[2] + j * 36 + x]:
+                        excl |= np.int64(1) << np.int64(x)
+                c = _obs_case(o, off[9] + j * 36)
+                if c >= 0:
+                    excl |= _element_mask_of_case(c)
+            held = _obs_case(o, off[8])
+            if held >= 0:
+                excl |= _element_mask_of_case(held)
+            target, placed = _gather_answers(o, off[2], off[3], off[1], off[4], off[5], off[6], off[7],
+                                             answer, inv_mask)
+            _finish_row(td, words, answer, excl, inv_mask, target, _obs_case(o, off[9]),
+                        o[off[10]:off[10] + NUM_CASES], o[off[11]] != 0, o[off[2]:off[2] + NUM_ELEMENTS],
+                        o[off[3]:off[3] + NUM_ELEMENTS], placed, want_mask, want_gains, cnt, members, hyp,
+                        hist, feat[b], mask[b] if want_mask else mask[0:0].reshape(-1),
+                        gains[b] if want_gains else gains[0:0].reshape(-1))
+
+
+_SOLO_NAMES = ("tiles", "nothing", "spot", "trace", "inv_placed", "inv_spots", "inv_traces", "inv_suppressed",
+               "failed", "wrong_solves")
+
+
+def _solo_offsets() -> np.ndarray:
+    from pi_env.engine.solo import observation_layout as solo_layout
+
+    layout = solo_layout()
+    return np.array([layout[name][0] for name in _SOLO_NAMES], dtype=np.int64)
+
+
+@batch_kernel
+def _solo_observation_kernel(obs, off, words, want_mask, want_gains, feat, mask, gains):
+    """Own features of solo observations: the player's answers and failed solves only."""
+    B = obs.shape[0]
+    for chunk in prange((B + _CHUNK - 1) // _CHUNK):
+        answer, inv_mask, cnt, members, hyp, hist, td = _scratch()
+        for b in range(chunk * _CHUNK, min(B, chunk * _CHUNK + _CHUNK)):
+            o = obs[b]
+            _obs_districts(o, off[0], td)
+            target, placed = _gather_answers(o, off[2], off[3], off[1], off[4], off[5], off[6], off[7],
+                                             answer, inv_mask)
+            _finish_row(td, words, answer, np.int64(0), inv_mask, target, np.int64(-1),
+                        o[off[8]:off[8] + NUM_CASES], o[off[9]] != 0, o[off[2]:off[2] + NUM_ELEMENTS],
+                        o[off[3]:off[3] + NUM_ELEMENTS], placed, want_mask, want_gains, cnt, members, hyp,
+                        hist, feat[b], mask[b] if want_mask else mask[0:0].reshape(-1),
+                        gains[b] if want_gains else gains[0:0].reshape(-1))
+
+
+@kernel
+def _gather_solo(b, spot, trace, nothing, inv_placed, inv_answer, inv_suppressed, answer, inv_mask):
+    """The solo player's clue answers and investigators in game ``b``: ``(target, placed)``."""
+    for x in range(NUM_ELEMENTS):
+        answer[x] = 2 if spot[b, x] else (1 if trace[b, x] else (0 if nothing[b, x] else -1))
+    target = np.int64(0)
+    placed = 0
+    inv_mask[0] = 0
+    inv_mask[1] = 0
+    inv_mask[2] = 0
+    for d in range(NUM_DISTRICTS):
+        if inv_placed[b, d]:
+            placed |= 1 << d
+            ns = np.int64(inv_answer[b, d, 0])
+            nt = np.int64(inv_answer[b, d, 1])
+            target |= (ns | (nt << 2)) << np.int64(4 * d)
+            for t in range(3):
+                if not inv_suppressed[b, d, t]:
+                    inv_mask[t] |= np.int64(15) << np.int64(4 * d)
+    return target, placed
+
+
+@batch_kernel
+def _solo_state_kernel(words, want_mask, want_gains, feat, mask, gains, tile_district, spot, trace,
+                       nothing, inv_placed, inv_answer, inv_suppressed, failed, wrong_solves):
+    """Own features of solo games straight from the :class:`~pi_env.engine.solo.SoloState`."""
+    B = feat.shape[0]
+    for chunk in prange((B + _CHUNK - 1) // _CHUNK):
+        answer, inv_mask, cnt, members, hyp, hist, _ = _scratch()
+        for b in range(chunk * _CHUNK, min(B, chunk * _CHUNK + _CHUNK)):
+            target, placed = _gather_solo(b, spot, trace, nothing, inv_placed, inv_answer, inv_suppressed,
+                                          answer, inv_mask)
+            _finish_row(tile_district[b], words, answer, np.int64(0), inv_mask, target, np.int64(-1),
+                        failed[b], wrong_solves[b] > 0, spot[b], trace[b], placed, want_mask, want_gains,
+                        cnt, members, hyp, hist, feat[b], mask[b] if want_mask else mask[0:0].reshape(-1),
+                        gains[b] if want_gains else gains[0:0].reshape(-1))
+
+
+# ---------------------------------------------------------------------------------------------
+# joint (all players') posterior
+
+
+@batch_kernel
+def _seat_sets_kernel(players, words, masks, sizes, tile_district, case, spot, trace, front, inv_count,
+                      inv_district, inv_answer, inv_suppressed, attempted, solved_case, failed):
+    """``masks[b, j]``: the case set of seat ``j`` (player ``(p + j) % P``) as player ``p`` sees it
+    (the held case known: seat 1's set is that case alone), ``sizes[b, j]`` its size."""
+    P = case.shape[1]
+    B = players.shape[0]
+    for chunk in prange((B + _CHUNK - 1) // _CHUNK):
+        answer, inv_mask, cnt, members, _, _, _ = _scratch()
+        for b in range(chunk * _CHUNK, min(B, chunk * _CHUNK + _CHUNK)):
+            p = players[b]
+            h = (p + 1) % P
+            held = _held_of(case, b, h)
+            for j in range(P):
+                q = (p + j) % P
+                excl, target, only = _gather_state(b, q, P, spot, trace, front, inv_count, inv_district,
+                                                   inv_answer, inv_suppressed, solved_case, answer, inv_mask)
+                excl, only = _apply_held(q, h, held, excl, only)
+                if only == -2:
+                    target = np.int64(-1)
+                n = _case_set(tile_district[b], words, answer, excl, inv_mask, target, only, failed[b, q],
+                              attempted[b, q], True, members, cnt)
+                _write_mask(members, n, masks[b, j])
+                sizes[b, j] = n
+
+
+@kernel
+def _joint_row_features(own, n_own, other, n_other, held_ok, row):
+    """The :data:`JOINT_FEATURES` of a 3-player position: ``own`` (``int16[n_own]``) the asking
+    player's set, ``other`` (``int16[n_other]``) the set of the one unknown player. The joint
+    count of case ``c`` is the number of the unknown player's cases disjoint from ``c``, by
+    inclusion-exclusion over the histograms of that set per element, pair and triple."""
+    for i in range(row.shape[0]):
+        row[i] = 0.0
+    if not held_ok or n_own == 0 or n_other == 0:
+        return
+    h1 = np.zeros(NUM_ELEMENTS, dtype=np.int64)
+    hse = np.zeros((12, 10), dtype=np.int64)
+    hsl = np.zeros((12, 14), dtype=np.int64)
+    hel = np.zeros((10, 14), dtype=np.int64)
+    inset = np.zeros(NUM_CASES, dtype=np.bool_)
+    for i in range(n_other):
+        c = np.int64(other[i])
+        s, e, l = c // 140, (c // 14) % 10, c % 14
+        h1[s] += 1
+        h1[12 + e] += 1
+        h1[22 + l] += 1
+        hse[s, e] += 1
+        hsl[s, l] += 1
+        hel[e, l] += 1
+        inset[c] = True
+    total = 0
+    positive = 0
+    acc = np.zeros(NUM_ELEMENTS, dtype=np.int64)
+    for i in range(n_own):
+        c = np.int64(own[i])
+        s, e, l = c // 140, (c // 14) % 10, c % 14
+        k = (n_other - h1[s] - h1[12 + e] - h1[22 + l] + hse[s, e] + hsl[s, l] + hel[e, l]
+             - (1 if inset[c] else 0))
+        if k > 0:
+            positive += 1
+            total += k
+            acc[s] += k
+            acc[12 + e] += k
+            acc[22 + l] += k
+    if total == 0:
+        return
+    for x in range(NUM_ELEMENTS):
+        row[x] = acc[x] / total
+    row[36] = _LOG2[positive] / _LOG2_CASES
+
+
+@batch_kernel
+def _joint3_kernel(players, words, feat, tile_district, case, spot, trace, front, inv_count, inv_district,
+                   inv_answer, inv_suppressed, attempted, solved_case, failed):
+    """Exact posterior features of 3-player games (seat 2 is the one unknown player)."""
+    B = players.shape[0]
+    for chunk in prange((B + _CHUNK - 1) // _CHUNK):
+        answer, inv_mask, cnt, members, _, _, _ = _scratch()
+        other = np.empty(NUM_CASES, dtype=np.int16)
+        for b in range(chunk * _CHUNK, min(B, chunk * _CHUNK + _CHUNK)):
+            p = players[b]
+            h = (p + 1) % 3
+            held = _held_of(case, b, h)
+            sizes = np.zeros(3, dtype=np.int64)
+            for j in (1, 2, 0):
+                q = (p + j) % 3
+                excl, target, only = _gather_state(b, q, 3, spot, trace, front, inv_count, inv_district,
+                                                   inv_answer, inv_suppressed, solved_case, answer, inv_mask)
+                excl, only = _apply_held(q, h, held, excl, only)
+                if only == -2:
+                    target = np.int64(-1)
+                sizes[j] = _case_set(tile_district[b], words, answer, excl, inv_mask, target, only,
+                                     failed[b, q], attempted[b, q], True, other if j == 2 else members, cnt)
+            _joint_row_features(members, sizes[0], other, sizes[2], sizes[1] > 0, feat[b])
+
+
+# ---------------------------------------------------------------------------------------------
+# public functions
+
+
+def _buffer(out: "np.ndarray | None", shape: tuple[int, ...], dtype, name: str) -> np.ndarray:
+    if out is None:
+        return np.empty(shape, dtype=dtype)
+    if not isinstance(out, np.ndarray) or out.shape != shape or out.dtype != dtype:
+        got = f"{out.dtype}[{', '.join(map(str, out.shape))}]" if isinstance(out, np.ndarray) else type(out).__name__
+        raise PIError(f"{name} must be {np.dtype(dtype)}[{', '.join(map(str, shape))}], got {got}")
+    return out
+
+
+def _players(state: State, player: "int | np.ndarray") -> np.ndarray:
+    from pi_env.envs.encoders import players_array
+
+    return players_array(state, player)
+
+
+def _dummy(B: int, width: int, dtype) -> np.ndarray:
+    return np.empty((B, width) if B else (0, width), dtype=dtype)
+
+
+def own_features(state: State, board: "Board | np.ndarray", player: "int | np.ndarray",
+                 out: "np.ndarray | None" = None, mask: "np.ndarray | None" = None,
+                 gains: "np.ndarray | None" = None, parallel: "bool | None" = None) -> np.ndarray:
+    """The own-information features (module docstring) of ``player`` in every game of ``state``.
+
+    Args:
+        state: a batch of ``B`` standard or duel games.
+        board: the games' board (``config.board``).
+        player: one player for all games, or ``int[B]`` a player per game.
+        out: optional ``float32[B, 38]`` buffer (a C-contiguous column slice of a wider buffer works
+            too: only its rows are written).
+        mask: optional ``bool[B, 1680]`` that receives the own-information case set.
+        gains: optional ``float32[B, 50]`` that receives the query gains (:func:`query_gains`).
+        parallel: run threaded (``True``), serially (``False``: faster when other processes keep
+            the cores busy), or as :mod:`pi_env.core._config` decides for ``B`` (``None``).
+
+    Returns:
+        ``float32[B, 38]`` (``out`` if given).
+
+    Raises:
+        PIError: a player out of range or of the wrong shape, a buffer of the wrong shape or dtype.
+
+    Example:
+        >>> from pi_env.engine import GameConfig, init
+        >>> cfg = GameConfig(num_players=2)
+        >>> f = own_features(init(cfg, 1, seed=0), cfg.board, 0)
+        >>> round(float(f[0, :12].sum()), 5), round(float(1 / f[0, 37]))  # 11 * 9 * 13 cases open
+        (1.0, 1287)
+    """
+    B = state.batch_size
+    players = _players(state, player)
+    out = _feature_buffer(out, B)
+    m = _dummy(0, NUM_CASES, np.bool_) if mask is None else _buffer(mask, (B, NUM_CASES), np.bool_, "mask")
+    g = _dummy(0, QUERY_GAINS, np.float32) if gains is None else _buffer(gains, (B, QUERY_GAINS), np.float32, "gains")
+    _pick(_state_kernel, B, parallel)(players, adjacency_words(board), mask is not None, gains is not None,
+                                      out, m, g, *_state_args(state))
+    return out
+
+
+def _pick(kernel_, batch_size: int, parallel: "bool | None"):
+    """The build of a batch kernel to run: threaded, serial, or by batch size (``None``)."""
+    if parallel is None:
+        return kernel_.for_batch(batch_size)
+    return kernel_.parallel if parallel else kernel_.serial
+
+
+def _feature_buffer(out: "np.ndarray | None", B: int) -> np.ndarray:
+    if out is None:
+        return np.empty((B, OWN_FEATURES), dtype=np.float32)
+    if (not isinstance(out, np.ndarray) or out.shape != (B, OWN_FEATURES) or out.dtype != np.float32
+            or out.strides[1] != 4):
+        raise PIError(f"out must be float32[{B}, {OWN_FEATURES}] with contiguous rows, got "
+                      f"{getattr(out, 'dtype', type(out).__name__)}{list(getattr(out, 'shape', ()))}")
+    return out
+
+
+def own_case_mask(state: State, board: "Board | np.ndarray", player: "int | np.ndarray",
+                  out: "np.ndarray | None" = None) -> np.ndarray:
+    """``bool[B, 1680]``: the own-information case set of ``player`` in every game (see
+    :func:`own_features`, which fills it as a by-product)."""
+    out = _buffer(out, (state.batch_size, NUM_CASES), np.bool_, "out")
+    own_features(state, board, player, mask=out)
+    return out
+
+
+def query_gains(state: State, board: "Board | np.ndarray", player: "int | np.ndarray",
+                out: "np.ndarray | None" = None) -> np.ndarray:
+    """``float32[B, 50]``: the expected information gain in bits of each clue card (``0..35``) and
+    each investigator district (``36..49``) for ``player`` under its own-information posterior
+    (module docstring). Costs about one pass over the case set per row more than
+    :func:`own_features`.
+
+    Example:
+        >>> from pi_env.engine import GameConfig, init
+        >>> cfg = GameConfig(num_players=2)
+        >>> g = query_gains(init(cfg, 1, seed=0), cfg.board, 0)
+        >>> bool((g[0, :36] <= np.log2(3) + 1e-6).all()), bool((g[0] >= -1e-6).all())
+        (True, True)
+    """
+    out = _buffer(out, (state.batch_size, QUERY_GAINS), np.float32, "out")
+    own_features(state, board, player, gains=out)
+    return out
+
+
+def _observations(observations: np.ndarray, size: int, what: str) -> np.ndarray:
+    obs = np.asarray(observations)
+    if obs.ndim == 1:
+        obs = obs[None]
+    if obs.ndim != 2 or obs.shape[1] != size or not np.issubdtype(obs.dtype, np.integer):
+        raise PIError(f"{what} observations must be int[B, {size}] or int[{size}], got "
+                      f"{obs.dtype}[{', '.join(map(str, obs.shape))}]")
+    return np.ascontiguousarray(obs)
+
+
+def observation_features(observations: np.ndarray, num_players: int, board: "Board | np.ndarray",
+                         out: "np.ndarray | None" = None, mask: "np.ndarray | None" = None,
+                         gains: "np.ndarray | None" = None, parallel: "bool | None" = None) -> np.ndarray:
+    """The own-information features of the observer of each engine observation.
+
+    Args:
+        observations: ``int16[B, 618 + 1912·P]`` or one ``int16[618 + 1912·P]``
+            (:func:`pi_env.engine.observe`; seat 0 = the observer).
+        num_players: ``P``.
+        board: the board (its adjacency).
+        out, mask, gains, parallel: as in :func:`own_features`.
+
+    Returns:
+        ``float32[B, 38]`` (``out`` if given); equal to :func:`own_features` of the state the
+        observations came from (tested).
+
+    Raises:
+        PIError: observations of the wrong length or dtype, a wrong buffer.
+    """
+    P = int(num_players)
+    obs = _observations(observations, observation_size(P), f"{P}-player")
+    B = obs.shape[0]
+    out = _feature_buffer(out, B)
+    m = _dummy(0, NUM_CASES, np.bool_) if mask is None else _buffer(mask, (B, NUM_CASES), np.bool_, "mask")
+    g = _dummy(0, QUERY_GAINS, np.float32) if gains is None else _buffer(gains, (B, QUERY_GAINS), np.float32, "gains")
+    _pick(_observation_kernel, B, parallel)(obs, P, _obs_offsets(P), adjacency_words(board), mask is not None,
+                                     gains is not None, out, m, g)
+    return out
+
+
+def observation_case_mask(observations: np.ndarray, num_players: int, board: "Board | np.ndarray") -> np.ndarray:
+    """``bool[B, 1680]`` (``bool[1680]`` for one observation): the observer's own-information case
+    set (:func:`observation_features`)."""
+    single = np.asarray(observations).ndim == 1
+    obs = _observations(observations, observation_size(int(num_players)), f"{int(num_players)}-player")
+    mask = np.empty((obs.shape[0], NUM_CASES), dtype=bool)
+    observation_features(obs, num_players, board, mask=mask)
+    return mask[0] if single else mask
+
+
+def solo_observation_features(observations: np.ndarray, board: "Board | np.ndarray", out: "np.ndarray | None" = None,
+                              mask: "np.ndarray | None" = None,
+                              gains: "np.ndarray | None" = None) -> np.ndarray:
+    """The own-information features of Solo Time Attack observations (RULES.md §8): the cases its
+    clue answers, investigators and failed solves allow (there is no other player).
+
+    Args:
+        observations: ``int16[B, 2452]`` or ``int16[2452]`` (:func:`pi_env.engine.solo.observe`).
+        board: the board.
+        out, mask, gains: optional buffers as in :func:`own_features`.
+
+    Returns:
+        ``float32[B, 38]`` (``out`` if given).
+    """
+    from pi_env.engine.solo import OBSERVATION_SIZE
+
+    obs = _observations(observations, OBSERVATION_SIZE, "solo")
+    B = obs.shape[0]
+    out = _feature_buffer(out, B)
+    m = _dummy(0, NUM_CASES, np.bool_) if mask is None else _buffer(mask, (B, NUM_CASES), np.bool_, "mask")
+    g = _dummy(0, QUERY_GAINS, np.float32) if gains is None else _buffer(gains, (B, QUERY_GAINS), np.float32, "gains")
+    _solo_observation_kernel.for_batch(B)(obs, _solo_offsets(), adjacency_words(board), mask is not None,
+                                          gains is not None, out, m, g)
+    return out
+
+
+def solo_observation_case_mask(observations: np.ndarray, board: "Board | np.ndarray") -> np.ndarray:
+    """``bool[B, 1680]`` (``bool[1680]`` for one observation): the solo player's own-information
+    case set (:func:`solo_observation_features`)."""
+    from pi_env.engine.solo import OBSERVATION_SIZE
+
+    single = np.asarray(observations).ndim == 1
+    obs = _observations(observations, OBSERVATION_SIZE, "solo")
+    mask = np.empty((obs.shape[0], NUM_CASES), dtype=bool)
+    solo_observation_features(obs, board, mask=mask)
+    return mask[0] if single else mask
+
+
+def solo_features(state, board: "Board | np.ndarray", out: "np.ndarray | None" = None,
+                  mask: "np.ndarray | None" = None, gains: "np.ndarray | None" = None,
+                  parallel: "bool | None" = None) -> np.ndarray:
+    """The own-information features of every game of a :class:`~pi_env.engine.solo.SoloState`
+    (equal to :func:`solo_observation_features` of its observations, without building them).
+
+    Args:
+        state: a batch of ``B`` solo games.
+        board: their board (``config.board``).
+        out, mask, gains, parallel: as in :func:`own_features`.
+
+    Returns:
+        ``float32[B, 38]`` (``out`` if given); ``mask`` / ``gains`` filled when given.
+    """
+    B = state.batch_size
+    out = _feature_buffer(out, B)
+    m = _dummy(0, NUM_CASES, np.bool_) if mask is None else _buffer(mask, (B, NUM_CASES), np.bool_, "mask")
+    g = _dummy(0, QUERY_GAINS, np.float32) if gains is None else _buffer(gains, (B, QUERY_GAINS), np.float32, "gains")
+    _pick(_solo_state_kernel, B, parallel)(adjacency_words(board), mask is not None, gains is not None, out, m, g,
+                                    state.tile_district, state.spot, state.trace, state.nothing,
+                                    state.inv_placed, state.inv_answer, state.inv_suppressed, state.failed,
+                                    state.wrong_solves)
+    return out
+
+
+def solo_query_gains(state, board: "Board | np.ndarray", out: "np.ndarray | None" = None) -> np.ndarray:
+    """``float32[B, 50]``: :func:`query_gains` for solo games (clue entries for all 36 elements,
+    which open mode allows)."""
+    out = _buffer(out, (state.batch_size, QUERY_GAINS), np.float32, "out")
+    solo_features(state, board, gains=out)
+    return out
+
+
+def seat_case_masks(state: State, board: "Board | np.ndarray", player: "int | np.ndarray") -> tuple[np.ndarray, np.ndarray]:
+    """Every player's case set as ``player`` sees it (RULES.md §9): the sets
+    :func:`pi_env.solvers.joint.count_joint` combines.
+
+    Returns:
+        ``(masks, sizes)``: ``bool[B, P, 1680]`` and ``int64[B, P]`` in relative seats (seat ``j`` is
+        player ``(p + j) % P``; seat 0 is the own-information set, seat 1 the held case alone).
+    """
+    B, P = state.batch_size, state.num_players
+    players = _players(state, player)
+    masks = np.empty((B, P, NUM_CASES), dtype=bool)
+    sizes = np.empty((B, P), dtype=np.int64)
+    _seat_sets_kernel.for_batch(B)(players, adjacency_words(board), masks, sizes, *_state_args(state))
+    return masks, sizes
+
+
+def _state_args(state: State) -> tuple[np.ndarray, ...]:
+    return (state.tile_district, state.case, state.spot, state.trace, state.front, state.inv_count,
+            state.inv_district, state.inv_answer, state.inv_suppressed, state.attempted, state.solved_case,
+            state.failed)
+
+
+def joint_features(state: State, board: "Board | np.ndarray", player: "int | np.ndarray",
+                   out: "np.ndarray | None" = None, rows: "np.ndarray | None" = None,
+                   parallel: "bool | None" = None) -> np.ndarray:
+    """The exact posterior of ``player``'s case given every public answer (RULES.md §9: uniform over
+    the consistent joint deals), as ``float32[B, 37]``: ``p_suspect``, ``p_evidence``, ``p_location``
+    and ``log2_count`` (``log2`` of the number of cases with a consistent joint deal, over
+    ``log2(1680)``) — the entries of :data:`OWN_LAYOUT` before ``p_best``.
+
+    2 players: the own-information set is exact (the only other case is the held one), one numba
+    call. 3 players: one unknown player, counted by inclusion-exclusion in the same numba call.
+    4–5 players: the sets come from one numba call, the joint count
+    (:func:`pi_env.solvers.joint.count_joint`) is one Python call per row — much slower
+    (``benchmarks/own_info_speed.py`` reports both).
+
+    Args:
+        state, board, player: as :func:`own_features`.
+        out: optional ``float32[B, 37]`` buffer (C-contiguous rows).
+        rows: optional ``bool[B]``: compute only these rows (the others are left as they are).
+        parallel: as in :func:`own_features`.
+
+    Returns:
+        ``float32[B, 37]`` (``out`` if given); a row with no consistent deal (impossible in an
+        engine game) is all zeros.
+    """
+    from pi_env.solvers.joint import count_joint
+
+    B, P = state.batch_size, state.num_players
+    players = _players(state, player)
+    if out is None:
+        out = np.zeros((B, JOINT_FEATURES), dtype=np.float32)
+    elif (not isinstance(out, np.ndarray) or out.shape != (B, JOINT_FEATURES) or out.dtype != np.float32
+          or out.strides[1] != 4):
+        raise PIError(f"out must be float32[{B}, {JOINT_FEATURES}] with contiguous rows, got "
+                      f"{getattr(out, 'dtype', type(out).__name__)}{list(getattr(out, 'shape', ()))}")
+    which = np.arange(B) if rows is None else np.flatnonzero(np.asarray(rows, dtype=bool))
+    if which.size == 0:
+        return out
+    sub = state if which.size == B else state.take(which)
+    words = adjacency_words(board)
+    if P <= 3:
+        tmp = np.empty((which.size, OWN_FEATURES), dtype=np.float32)
+        if P == 2:
+            _pick(_state_kernel, which.size, parallel)(players[which], words, False, False, tmp,
+                                                       _dummy(0, NUM_CASES, np.bool_), _dummy(0, QUERY_GAINS, np.float32),
+                                                       *_state_args(sub))
+        else:
+            _pick(_joint3_kernel, which.size, parallel)(players[which], words, tmp, *_state_args(sub))
+        out[which] = tmp[:, :JOINT_FEATURES]
+        return out
+    masks, sizes = seat_case_masks(sub, board, players[which])
+    for i, b in enumerate(which):
+        row = out[b]
+        row[:] = 0.0
+        if sizes[i, 1] == 0:
+            continue
+        counts = count_joint(masks[i, 0], [masks[i, j] for j in range(2, P)])
+        cases = np.flatnonzero(counts)
+        if cases.size == 0:
+            continue
+        w = counts[cases].astype(np.float64)
+        w /= w.sum()
+        row[:12] = np.bincount(cases // 140, w, 12)
+        row[12:22] = np.bincount((cases // 14) % 10, w, 10)
+        row[22:36] = np.bincount(cases % 14, w, 14)
+        row[36] = math.log2(cases.size) / _LOG2_CASES
+    return out

@@ -1,0 +1,340 @@
+"""The batched own-information filter (issue #12 item 2, issue #13 item 4): :mod:`pi_env.solvers.own_info`
+equals the solver's reference filter (:func:`pi_env.solvers.case_bits` of the player's
+:class:`~pi_env.solvers.Knowledge`, and the plain numpy :func:`pi_env.solvers.case_mask_reference`) on
+many random positions — 2 to 5 players, both editions, the duel, Solo Time Attack — and its query gains
+equal the hint module's brute force (:func:`pi_env.solvers.hints.information_gains` over
+:func:`~pi_env.solvers.hints.answer_matrix`)."""
+
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pi_env.core.constants import INVESTIGATE_BASE, NUM_CASES, SOLVE_BASE, TYPE_OFFSETS, case_index
+from pi_env.core.errors import PIError
+from pi_env.engine import GameConfig, init, legal_action_mask, observe, reset_done, step_inplace
+from pi_env.engine import solo as S
+from pi_env.solvers import case_bits, case_mask_reference, knowledge_from_observation
+from pi_env.solvers.hints import answer_matrix, information_gains
+from pi_env.solvers.own_info import (OWN_FEATURES, OWN_LAYOUT, QUERY_GAINS, adjacency_words, observation_case_mask,
+                                     observation_features, own_case_mask, own_features, query_gains,
+                                     solo_features, solo_observation_case_mask, solo_observation_features,
+                                     solo_query_gains)
+from pi_env.solvers.tables import from_bitset
+
+
+def random_positions(config, batch, seed, steps, solve_rate=0.12):
+    """Yield states of ``batch`` games after each of ``steps`` random steps: clues and
+    investigators mostly, solves now and then (right ones peek at the state, so correct solves
+    and later rounds occur); finished games restart."""
+    state = init(config, batch, seed=seed)
+    rng = np.random.default_rng(seed)
+    acts = np.zeros(batch, dtype=np.int64)
+    for _ in range(steps):
+        legal = legal_action_mask(state)
+        for b in range(batch):
+            queries = np.flatnonzero(legal[b, :SOLVE_BASE])
+            if rng.random() > solve_rate and queries.size:
+                acts[b] = rng.choice(queries)
+            elif rng.random() < 0.4:
+                s, e, l = (int(v) for v in state.case[b, state.current_player[b]])
+                acts[b] = SOLVE_BASE + case_index(s, e, l)
+            else:
+                acts[b] = SOLVE_BASE + rng.integers(NUM_CASES)
+        step_inplace(state, acts, config)
+        yield state
+        reset_done(state, config)
+
+
+def reference_mask(obs_row, P, board, p):
+    """The solver's own filter from the observation (numba reference, row p of case_bits)."""
+    k = knowledge_from_observation(obs_row, P, board, player=p)
+    return from_bitset(case_bits(k)[p]), k
+
+
+def features_of(mask):
+    """The 38 own features of a case set, plain numpy (float64)."""
+    n = int(mask.sum())
+    out = np.zeros(OWN_FEATURES)
+    if n == 0:
+        return out
+    cube = mask.reshape(12, 10, 14)
+    out[:12] = cube.sum(axis=(1, 2)) / n
+    out[12:22] = cube.sum(axis=(0, 2)) / n
+    out[22:36] = cube.sum(axis=(0, 1)) / n
+    out[36] = math.log2(n) / math.log2(NUM_CASES)
+    out[37] = 1 / n
+    return out
+
+
+CONFIGS = [dict(num_players=2), dict(num_players=3), dict(num_players=4), dict(num_players=5),
+           dict(num_players=3, edition="first"), dict(num_players=5, edition="first"),
+           dict(num_players=2, mode="duel"), dict(num_players=4, variants=("nick-of-time",))]
+
+
+@pytest.mark.parametrize("kwargs", CONFIGS, ids=lambda k: "-".join(str(v) for v in k.values()))
+def test_state_and_observation_filters_equal_the_solvers_filter(kwargs):
+    config = GameConfig(**kwargs)
+    P, board = config.num_players, config.board
+    checked = nonempty_failed = solved = 0
+    sizes = set()
+    for i, state in enumerate(random_positions(config, 6, seed=P * 10 + len(kwargs), steps=36)):
+        if i % 3:
+            continue
+        players = np.arange(state.batch_size) % P
+        mask = np.empty((state.batch_size, NUM_CASES), dtype=bool)
+        feats = own_features(state, board, players, mask=mask)
+        for p in range(P):
+            obs = observe(state, p)
+            omask = np.empty_like(mask)
+            ofeats = observation_features(obs, P, board, mask=omask)
+            smask = own_case_mask(state, board, p)
+            for b in range(state.batch_size):
+                ref, k = reference_mask(obs[b], P, board, p)
+                assert np.array_equal(smask[b], ref), (b, p)
+                assert np.array_equal(omask[b], ref), (b, p)
+                assert np.allclose(ofeats[b], features_of(ref), atol=1e-6)
+                assert ref[case_index(*(int(v) for v in state.case[b, p]))] or state.done[b]
+                if players[b] == p:
+                    assert np.array_equal(mask[b], ref)
+                    assert np.array_equal(feats[b], ofeats[b])
+                if (b + i) % 5 == 0:  # the plain numpy reference too
+                    assert np.array_equal(case_mask_reference(k), ref)
+                checked += 1
+                sizes.add(int(ref.sum()))
+                nonempty_failed += bool(state.failed[b, p].any())
+                solved += bool(state.solved_case[b, p] >= 0)
+    assert checked >= 100 and nonempty_failed and len(sizes) > 10
+    assert solved or config.is_duel
+
+
+def test_hand_worked_position():
+    """One clue answer worked out by hand: a trace on suspect x leaves the suspects whose tiles
+    lie next to x's tile, minus the held case's suspect."""
+    config = GameConfig(num_players=2)
+    state = init(config, 1, seed=5)
+    x = 3  # suspect 3's clue card, answered for player 0
+    state.card_place[0, x] = 1  # on the display (ON_DISPLAY)
+    state.current_player[0] = 0
+    step_inplace(state, np.array([x]), config)
+    td, adj = state.tile_district[0], config.board.adjacency
+    own_s, held = int(state.case[0, 0, 0]), state.case[0, 1]
+    answer = state.last_answer[0, 0]
+    if own_s == x:
+        want_s = {x}
+    elif adj[td[x], td[own_s]]:
+        want_s = {y for y in range(12) if y != x and adj[td[x], td[y]]} - {int(held[0])}
+    else:
+        want_s = {y for y in range(12) if y != x and not adj[td[x], td[y]]} - {int(held[0])}
+    assert answer in (0, 1, 2)
+    f = own_features(state, config.board, 0)[0]
+    n = len(want_s) * 9 * 13
+    assert round(1 / f[37]) == n
+    assert set(np.flatnonzero(f[:12])) == want_s
+    assert np.allclose(f[:12][sorted(want_s)], 1 / len(want_s))
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 5])
+def test_query_gains_equal_the_hint_modules_brute_force(num_players):
+    config = GameConfig(num_players=num_players)
+    P, board = num_players, config.board
+    checked = 0
+    for i, state in enumerate(random_positions(config, 4, seed=40 + P, steps=30, solve_rate=0.05)):
+        if i % 4:
+            continue
+        for p in range(P):
+            g = query_gains(state, board, p)
+            obs = observe(state, p)
+            g_obs = np.empty_like(g)
+            observation_features(obs, P, board, gains=g_obs)
+            assert np.array_equal(g, g_obs)
+            for b in range(state.batch_size):
+                ref, k = reference_mask(obs[b], P, board, p)
+                cases = np.flatnonzero(ref)
+                actions = np.arange(SOLVE_BASE)
+                want = information_gains(answer_matrix(k, actions, cases), np.ones(cases.size))
+                placed = state.inv_district[b, p, :state.inv_count[b, p]]
+                want[INVESTIGATE_BASE + placed] = 0.0
+                assert np.allclose(g[b], want, atol=2e-5), (b, p, np.abs(g[b] - want).max())
+                checked += 1
+    assert checked >= 40
+
+
+def test_query_gains_hand_values():
+    """Nothing asked yet, 2 players: a suspect clue splits the 11 suspects left into spot (1),
+    trace (the neighbours) and nothing; the gain is that split's entropy."""
+    config = GameConfig(num_players=2)
+    state = init(config, 1, seed=11)
+    g = query_gains(state, config.board, 0)[0]
+    td, adj = state.tile_district[0], config.board.adjacency
+    held_s = int(state.case[0, 1, 0])
+    for x in range(12):
+        if x == held_s:
+            assert g[x] == pytest.approx(
+                _entropy([sum(1 for y in range(12) if y not in (x,) and adj[td[x], td[y]]),
+                          sum(1 for y in range(12) if y != x and not adj[td[x], td[y]])]), abs=1e-5)
+            continue
+        groups = [1, sum(1 for y in range(12) if y not in (x, held_s) and adj[td[x], td[y]]),
+                  sum(1 for y in range(12) if y not in (x, held_s) and not adj[td[x], td[y]])]
+        assert g[x] == pytest.approx(_entropy(groups), abs=1e-5)
+
+
+def _entropy(sizes):
+    n = sum(sizes)
+    return -sum(k / n * math.log2(k / n) for k in sizes if k)
+
+
+def _solo_reference(solo_obs):
+    """The solver's filter of a solo position through the 2-player view the agents get."""
+    from pi_env.core.board import DAYTIME
+    from pi_env.experiments.strategy_benchmark import standard_view
+
+    k = knowledge_from_observation(standard_view(solo_obs), 2, DAYTIME)
+    return from_bitset(case_bits(k)[0]), k
+
+
+@pytest.mark.parametrize("use_display", [False, True])
+def test_solo_filter_equals_the_solvers_filter(use_display):
+    config = S.SoloConfig(use_display=use_display)
+    state = S.init(config, 10, seed=3 + use_display)
+    rng = np.random.default_rng(5)
+    checked = with_failed = 0
+    for step in range(14):
+        legal = S.legal_action_mask(state)
+        acts = np.array([rng.choice(np.flatnonzero(m[:SOLVE_BASE])) if rng.random() < 0.8
+                         else SOLVE_BASE + int(rng.integers(NUM_CASES)) for m in legal])
+        S.step_inplace(state, acts, config)
+        obs = S.observe(state)
+        mask = np.empty((10, NUM_CASES), dtype=bool)
+        gains = np.empty((10, QUERY_GAINS), dtype=np.float32)
+        f = solo_features(state, config.board, mask=mask, gains=gains)
+        omask = solo_observation_case_mask(obs, config.board)
+        og = np.empty_like(gains)
+        of = solo_observation_features(obs, config.board, gains=og)
+        assert np.array_equal(f, of) and np.array_equal(mask, omask) and np.array_equal(gains, og)
+        assert np.array_equal(solo_query_gains(state, config.board), gains)
+        for b in range(10):
+            ref, k = _solo_reference(obs[b])
+            assert np.array_equal(mask[b], ref)
+            assert np.allclose(f[b], features_of(ref), atol=1e-6)
+            if step % 4 == 0:
+                cases = np.flatnonzero(ref)
+                want = information_gains(answer_matrix(k, np.arange(SOLVE_BASE), cases), np.ones(cases.size))
+                want[INVESTIGATE_BASE + np.flatnonzero(state.inv_placed[b])] = 0.0
+                assert np.allclose(gains[b], want, atol=2e-5)
+            if not state.done[b]:
+                assert mask[b, S.case_of(state, b)]
+            with_failed += bool(state.failed[b].any())
+            checked += 1
+    assert checked == 140 and with_failed
+    assert np.array_equal(solo_observation_case_mask(obs[0], config.board), omask[0])
+
+
+def test_layout_and_feature_ranges():
+    assert sum(int(np.prod(s)) for _, s in OWN_LAYOUT.values()) == OWN_FEATURES
+    assert [o for o, _ in OWN_LAYOUT.values()] == [0, 12, 22, 36, 37]
+    words = adjacency_words(GameConfig().board)
+    adj = GameConfig().board.adjacency
+    for D in range(14):
+        for d in range(14):
+            field = (int(words[D]) >> (4 * d)) & 15
+            assert field == (1 if d == D else (4 if adj[D, d] else 0))
+    assert TYPE_OFFSETS == (0, 12, 22)
+
+
+def test_out_buffers_and_bad_input():
+    config = GameConfig(num_players=3)
+    state = init(config, 4, seed=1)
+    wide = np.zeros((4, 50), dtype=np.float32)
+    got = own_features(state, config.board, [0, 1, 2, 0], out=wide[:, 5:5 + OWN_FEATURES])
+    assert np.array_equal(wide[:, 5:43], own_features(state, config.board, [0, 1, 2, 0]))
+    assert got.base is wide and not wide[:, :5].any() and not wide[:, 43:].any()
+    with pytest.raises(PIError, match="player must be 0..2"):
+        own_features(state, config.board, 3)
+    with pytest.raises(PIError, match=r"out must be float32\[4, 38\]"):
+        own_features(state, config.board, 0, out=np.zeros((4, 37), np.float32))
+    with pytest.raises(PIError, match=r"mask must be bool\[4, 1680\]"):
+        own_features(state, config.board, 0, mask=np.zeros((4, 1680), np.int8))
+    with pytest.raises(PIError, match=r"3-player observations must be int\[B, 6354\]"):
+        observation_features(observe(state, 0)[:, :-1], 3, config.board)
+    with pytest.raises(PIError, match="solo observations"):
+        solo_observation_features(np.zeros((2, 10), np.int16), config.board)
+    assert observation_case_mask(observe(state, 1)[0], 3, config.board).shape == (NUM_CASES,)
+
+
+_JIT_SCRIPT = """
+import hashlib, sys
+import numpy as np
+sys.path.insert(0, 'tests')
+from test_own_info import random_positions
+from pi_env.engine import GameConfig
+from pi_env.engine import solo as S
+from pi_env.solvers.own_info import own_features, solo_features
+h = hashlib.sha256()
+config = GameConfig(num_players=3)
+for state in random_positions(config, 3, seed=2, steps=12):
+    g = np.empty((3, 50), np.float32); m = np.empty((3, 1680), bool)
+    h.update(own_features(state, config.board, [0, 1, 2], mask=m, gains=g).tobytes())
+    h.update(m.tobytes()); h.update(g.round(4).tobytes())
+sc = S.SoloConfig(); st = S.init(sc, 3, seed=1)
+for a in (3, 40, 20, 44):
+    S.step_inplace(st, np.full(3, a), sc)
+    g = np.empty((3, 50), np.float32)
+    h.update(solo_features(st, sc.board, gains=g).tobytes()); h.update(g.round(4).tobytes())
+print(h.hexdigest())
+"""
+
+
+def test_jit_off_path_agrees():
+    """STYLE.md §5: the kernels run as plain Python with NUMBA_DISABLE_JIT=1 and give the same
+    features (gains compared to 4 decimals: float summation order may differ)."""
+    root = Path(__file__).resolve().parents[1]
+    digests = []
+    for off in ("0", "1"):
+        env = dict(os.environ, NUMBA_DISABLE_JIT=off)
+        out = subprocess.run([sys.executable, "-c", _JIT_SCRIPT], capture_output=True, text=True, env=env,
+                             cwd=root, timeout=300)
+        assert out.returncode == 0, out.stderr[-2000:]
+        digests.append(out.stdout.strip())
+    assert digests[0] == digests[1] and len(digests[0]) == 64
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4, 5])
+def test_joint_features_equal_analyze(num_players):
+    """The exact posterior (all players' answers) equals the solver's analysis of the observation."""
+    from pi_env.solvers import analyze_knowledge
+    from pi_env.solvers.own_info import JOINT_FEATURES, joint_features, seat_case_masks
+
+    config = GameConfig(num_players=num_players)
+    P, board = num_players, config.board
+    checked = differs = 0
+    for i, state in enumerate(random_positions(config, 3, seed=70 + P, steps=24 if P < 4 else 12)):
+        if i % (3 if P < 4 else 4):
+            continue
+        players = (np.arange(3) + i) % P
+        f = joint_features(state, board, players)
+        masks, sizes = seat_case_masks(state, board, players)
+        part = np.full((3, JOINT_FEATURES), -7.0, dtype=np.float32)
+        joint_features(state, board, players, out=part, rows=np.array([False, True, False]))
+        assert np.array_equal(part[1], f[1]) and (part[[0, 2]] == -7).all()
+        own = own_features(state, board, players)
+        for b in range(3):
+            p = int(players[b])
+            obs = observe(state, p)[b]
+            a = analyze_knowledge(knowledge_from_observation(obs, P, board, player=p), strict=False)
+            assert np.allclose(f[b, :12], a.suspect, atol=1e-6)
+            assert np.allclose(f[b, 12:22], a.evidence, atol=1e-6)
+            assert np.allclose(f[b, 22:36], a.location, atol=1e-6)
+            assert f[b, 36] == np.float32(math.log2(a.count) / math.log2(NUM_CASES))
+            assert np.array_equal(masks[b, 0], reference_mask(obs, P, board, p)[0])
+            assert sizes[b, 1] == 1 and masks[b, 1, case_index(*(int(v) for v in state.case[b, (p + 1) % P]))]
+            differs += not np.allclose(f[b, :36], own[b, :36], atol=1e-6)
+            checked += 1
+    assert checked >= 6
+    assert (differs == 0) == (num_players == 2)  # 2 players: the own set is the exact posterior
