@@ -288,7 +288,10 @@ def _clue_gains(td, words, cnt, n, out):
                     n1 += k
                 else:
                     n0 += k
-        out[x] = h - (_NLOGN[n0] + _NLOGN[n1] + _NLOGN[n2]) / n
+        if n0 == n or n1 == n or n2 == n:  # the answer is known: exactly no information
+            out[x] = 0.0
+        else:
+            out[x] = max(0.0, h - (_NLOGN[n0] + _NLOGN[n1] + _NLOGN[n2]) / n)
 
 
 @kernel
@@ -358,9 +361,11 @@ def _district_gains(td, words, cnt, members, n, product, failed, check_failed, h
             out[d] = 0.0
             continue
         acc = 0.0
+        known = False
         for k in range(16):
             acc += _NLOGN[hist[d * 16 + k]]
-        out[d] = h - acc / n
+            known = known or hist[d * 16 + k] == n
+        out[d] = 0.0 if known else max(0.0, h - acc / n)
 
 
 @kernel
