@@ -52,7 +52,6 @@ __all__ = [
     "case_bits", "case_mask_reference", "count_joint", "event_row", "event_rows", "is_consistent",
     "knowledge_from_round", "knowledge_of", "minimal_conflict", "sat_consistent_cases",
     "Hint", "hint", "knowledge_from_observation", "record_hint", "solve_report", "TurnContext",
-    "turn_context",
-    "Hint", "hint", "knowledge_from_observation", "own_features", "own_case_mask", "observation_features",
+    "turn_context", "own_features", "own_case_mask", "observation_features",
     "observation_case_mask", "solo_features", "solo_observation_features", "query_gains", "joint_features",
 ]
