@@ -122,6 +122,15 @@ def adjacency_words(board: "Board | np.ndarray") -> np.ndarray:
 
 
 @kernel
+def _any(values):
+    """Whether any entry of a 1-D array is nonzero (a player's failed-solve flags, read as words)."""
+    for i in range(values.shape[0]):
+        if values[i] != 0:
+            return True
+    return False
+
+
+@kernel
 def _element_mask_of_case(c):
     """36-bit mask of the elements of case ``c``."""
     return ((np.int64(1) << np.int64(c // 140)) | (np.int64(1) << np.int64(12 + (c // 14) % 10))
@@ -487,7 +496,7 @@ def _finish_row(td, words, answer, excl, inv_mask, target, only, failed, check_f
 @batch_kernel
 def _state_kernel(players, words, want_mask, want_gains, feat, mask, gains, tile_district, case,
                   spot, trace, front, inv_count, inv_district, inv_answer, inv_suppressed,
-                  attempted, solved_case, failed):
+                  failed_words, solved_case, failed):
     """Own features (``feat``), case set (``mask``, if ``want_mask``) and query gains (``gains``, if
     ``want_gains``) of player ``players[b]`` in every game ``b``."""
     P = case.shape[1]
@@ -506,7 +515,7 @@ def _state_kernel(players, words, want_mask, want_gains, feat, mask, gains, tile
             for k in range(inv_count[b, p]):
                 placed |= 1 << np.int64(inv_district[b, p, k])
             _finish_row(tile_district[b], words, answer, excl, inv_mask, target, only, failed[b, p],
-                        attempted[b, p], spot[b, p], trace[b, p], placed, want_mask, want_gains, cnt,
+                        _any(failed_words[b, p]), spot[b, p], trace[b, p], placed, want_mask, want_gains, cnt,
                         members, hyp, hist, feat[b], mask[b] if want_mask else mask[0:0].reshape(-1),
                         gains[b] if want_gains else gains[0:0].reshape(-1))
 
@@ -582,7 +591,7 @@ def _gather_answers(o, spot_at, trace_at, nothing_at, placed_at, spots_at, trace
 
 # component order of the offsets array the observation kernel takes
 _OBS_NAMES = ("tiles", "front", "spot", "trace", "inv_placed", "inv_spots", "inv_traces", "inv_suppressed",
-              "held_case", "solved_case", "failed", "attempted")
+              "held_case", "solved_case", "failed")
 
 
 def _obs_offsets(num_players: int) -> np.ndarray:
@@ -613,14 +622,15 @@ def _observation_kernel(obs, P, off, words, want_mask, want_gains, feat, mask, g
             target, placed = _gather_answers(o, off[2], off[3], off[1], off[4], off[5], off[6], off[7],
                                              answer, inv_mask)
             _finish_row(td, words, answer, excl, inv_mask, target, _obs_case(o, off[9]),
-                        o[off[10]:off[10] + NUM_CASES], o[off[11]] != 0, o[off[2]:off[2] + NUM_ELEMENTS],
+                        o[off[10]:off[10] + NUM_CASES], _any(o[off[10]:off[10] + NUM_CASES]),
+                        o[off[2]:off[2] + NUM_ELEMENTS],
                         o[off[3]:off[3] + NUM_ELEMENTS], placed, want_mask, want_gains, cnt, members, hyp,
                         hist, feat[b], mask[b] if want_mask else mask[0:0].reshape(-1),
                         gains[b] if want_gains else gains[0:0].reshape(-1))
 
 
 _SOLO_NAMES = ("tiles", "nothing", "spot", "trace", "inv_placed", "inv_spots", "inv_traces", "inv_suppressed",
-               "failed", "wrong_solves")
+               "failed")
 
 
 def _solo_offsets() -> np.ndarray:
@@ -642,7 +652,8 @@ def _solo_observation_kernel(obs, off, words, want_mask, want_gains, feat, mask,
             target, placed = _gather_answers(o, off[2], off[3], off[1], off[4], off[5], off[6], off[7],
                                              answer, inv_mask)
             _finish_row(td, words, answer, np.int64(0), inv_mask, target, np.int64(-1),
-                        o[off[8]:off[8] + NUM_CASES], o[off[9]] != 0, o[off[2]:off[2] + NUM_ELEMENTS],
+                        o[off[8]:off[8] + NUM_CASES], _any(o[off[8]:off[8] + NUM_CASES]),
+                        o[off[2]:off[2] + NUM_ELEMENTS],
                         o[off[3]:off[3] + NUM_ELEMENTS], placed, want_mask, want_gains, cnt, members, hyp,
                         hist, feat[b], mask[b] if want_mask else mask[0:0].reshape(-1),
                         gains[b] if want_gains else gains[0:0].reshape(-1))
@@ -672,7 +683,7 @@ def _gather_solo(b, spot, trace, nothing, inv_placed, inv_answer, inv_suppressed
 
 @batch_kernel
 def _solo_state_kernel(words, want_mask, want_gains, feat, mask, gains, tile_district, spot, trace,
-                       nothing, inv_placed, inv_answer, inv_suppressed, failed, wrong_solves):
+                       nothing, inv_placed, inv_answer, inv_suppressed, failed, failed_words):
     """Own features of solo games straight from the :class:`~pi_env.engine.solo.SoloState`."""
     B = feat.shape[0]
     for chunk in prange((B + _CHUNK - 1) // _CHUNK):
@@ -681,7 +692,7 @@ def _solo_state_kernel(words, want_mask, want_gains, feat, mask, gains, tile_dis
             target, placed = _gather_solo(b, spot, trace, nothing, inv_placed, inv_answer, inv_suppressed,
                                           answer, inv_mask)
             _finish_row(tile_district[b], words, answer, np.int64(0), inv_mask, target, np.int64(-1),
-                        failed[b], wrong_solves[b] > 0, spot[b], trace[b], placed, want_mask, want_gains,
+                        failed[b], _any(failed_words[b]), spot[b], trace[b], placed, want_mask, want_gains,
                         cnt, members, hyp, hist, feat[b], mask[b] if want_mask else mask[0:0].reshape(-1),
                         gains[b] if want_gains else gains[0:0].reshape(-1))
 
@@ -692,7 +703,7 @@ def _solo_state_kernel(words, want_mask, want_gains, feat, mask, gains, tile_dis
 
 @batch_kernel
 def _seat_sets_kernel(players, words, masks, sizes, tile_district, case, spot, trace, front, inv_count,
-                      inv_district, inv_answer, inv_suppressed, attempted, solved_case, failed):
+                      inv_district, inv_answer, inv_suppressed, failed_words, solved_case, failed):
     """``masks[b, j]``: the case set of seat ``j`` (player ``(p + j) % P``) as player ``p`` sees it
     (the held case known: seat 1's set is that case alone), ``sizes[b, j]`` its size."""
     P = case.shape[1]
@@ -711,7 +722,7 @@ def _seat_sets_kernel(players, words, masks, sizes, tile_district, case, spot, t
                 if only == -2:
                     target = np.int64(-1)
                 n = _case_set(tile_district[b], words, answer, excl, inv_mask, target, only, failed[b, q],
-                              attempted[b, q], True, members, cnt)
+                              _any(failed_words[b, q]), True, members, cnt)
                 _write_mask(members, n, masks[b, j])
                 sizes[b, j] = n
 
@@ -764,7 +775,7 @@ def _joint_row_features(own, n_own, other, n_other, held_ok, row):
 
 @batch_kernel
 def _joint3_kernel(players, words, feat, tile_district, case, spot, trace, front, inv_count, inv_district,
-                   inv_answer, inv_suppressed, attempted, solved_case, failed):
+                   inv_answer, inv_suppressed, failed_words, solved_case, failed):
     """Exact posterior features of 3-player games (seat 2 is the one unknown player)."""
     B = players.shape[0]
     for chunk in prange((B + _CHUNK - 1) // _CHUNK):
@@ -783,7 +794,8 @@ def _joint3_kernel(players, words, feat, tile_district, case, spot, trace, front
                 if only == -2:
                     target = np.int64(-1)
                 sizes[j] = _case_set(tile_district[b], words, answer, excl, inv_mask, target, only,
-                                     failed[b, q], attempted[b, q], True, other if j == 2 else members, cnt)
+                                     failed[b, q], _any(failed_words[b, q]), True, other if j == 2 else members,
+                                     cnt)
             _joint_row_features(members, sizes[0], other, sizes[2], sizes[1] > 0, feat[b])
 
 
@@ -1003,7 +1015,7 @@ def solo_features(state, board: "Board | np.ndarray", out: "np.ndarray | None" =
     _pick(_solo_state_kernel, B, parallel)(adjacency_words(board), mask is not None, gains is not None, out, m, g,
                                     state.tile_district, state.spot, state.trace, state.nothing,
                                     state.inv_placed, state.inv_answer, state.inv_suppressed, state.failed,
-                                    state.wrong_solves)
+                                    _failed_words(state.failed))
     return out
 
 
@@ -1031,9 +1043,15 @@ def seat_case_masks(state: State, board: "Board | np.ndarray", player: "int | np
     return masks, sizes
 
 
+def _failed_words(failed: np.ndarray) -> np.ndarray:
+    """The failed-solve flags ``bool[..., 1680]`` as ``uint64[..., 210]`` (a view when contiguous):
+    whether a player failed any solve is 210 word tests, not 1680 flag tests."""
+    return np.ascontiguousarray(failed).view(np.uint64)
+
+
 def _state_args(state: State) -> tuple[np.ndarray, ...]:
     return (state.tile_district, state.case, state.spot, state.trace, state.front, state.inv_count,
-            state.inv_district, state.inv_answer, state.inv_suppressed, state.attempted, state.solved_case,
+            state.inv_district, state.inv_answer, state.inv_suppressed, _failed_words(state.failed), state.solved_case,
             state.failed)
 
 

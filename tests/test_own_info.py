@@ -338,3 +338,35 @@ def test_joint_features_equal_analyze(num_players):
             checked += 1
     assert checked >= 6
     assert (differs == 0) == (num_players == 2)  # 2 players: the own set is the exact posterior
+
+
+def test_failed_flags_apply_without_the_attempted_flag():
+    """A view rebuilt from observations may carry failed solves without ``attempted``: the filter
+    reads the failed flags themselves (as the solver's reference does)."""
+    config = GameConfig(num_players=2)
+    state = init(config, 1, seed=4)
+    own = case_index(*(int(v) for v in state.case[0, 0]))
+    obs = observe(state, 0)
+    start = flat_layout_failed(2)
+    obs[0, start:start + NUM_CASES] = 1
+    obs[0, start + own] = 0
+    assert np.flatnonzero(observation_case_mask(obs, 2, config.board)[0]).tolist() == [own]
+    state.failed[0, 0] = True
+    state.failed[0, 0, own] = False
+    assert not state.attempted[0, 0]
+    assert np.flatnonzero(own_case_mask(state, config.board, 0)[0]).tolist() == [own]
+    solo_config = S.SoloConfig()
+    solo = S.init(solo_config, 1, seed=2)
+    solo.failed[0] = True
+    solo.failed[0, S.case_of(solo, 0)] = False
+    assert solo.wrong_solves[0] == 0
+    mask = np.empty((1, NUM_CASES), dtype=bool)
+    solo_features(solo, solo_config.board, mask=mask)
+    assert np.flatnonzero(mask[0]).tolist() == [S.case_of(solo, 0)]
+    assert np.array_equal(solo_observation_case_mask(S.observe(solo), solo_config.board), mask)
+
+
+def flat_layout_failed(num_players):
+    from pi_env.engine import observation_layout
+
+    return observation_layout(num_players)["failed"][0]
