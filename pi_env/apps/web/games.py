@@ -226,12 +226,12 @@ class LiveGame:
                 "names": self.names, "digests": self.digests}
 
 
-_BOARD_DOCS: dict[int, dict[str, Any]] = {}
+_BOARD_DOCS: dict[tuple, dict[str, Any]] = {}
 
 
 def board_doc(board) -> dict[str, Any]:
     """The board as the pages draw it: district names and positions, edges, element names."""
-    key = id(board)
+    key = (board.districts, board.positions.tobytes(), board.adjacency.tobytes())
     if key not in _BOARD_DOCS:
         _BOARD_DOCS[key] = {"districts": list(board.districts),
                             "positions": [[float(x), float(y)] for x, y in board.positions],

@@ -155,7 +155,8 @@ class SoloManager:
                 S.step_inplace(replay, np.array([a], dtype=np.int64), game.config)
                 replay_answers.append(_short_answer(replay, a))
         for i, a in enumerate(game.actions):
-            log.append({"index": i, "action": action_name(a, board), "answer": replay_answers[i]})
+            log.append({"index": i, "action": action_name(a, board), "action_id": int(a),
+                        "answer": replay_answers[i]})
         now = meta["finished"] if meta["finished"] is not None else self.clock()
         view = {
             "id": sid, "version": len(game.actions), "done": game.done, "source": game.source,

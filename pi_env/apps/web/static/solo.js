@@ -20,8 +20,10 @@ function render(view) {
   const nothing = new Set(Object.keys(view.answers).filter(k => view.answers[k] === "nothing").map(Number));
   const legal = view.legal || {clues: [], districts: []};
   const v = {players: 1, tiles: view.tiles, spots: view.spots, traces: view.traces, investigators: view.investigators_list};
+  const a = view.log.length ? view.log[view.log.length - 1].action_id : null;
+  const last = a === null || a >= 50 ? null : a < 36 ? {element: a} : {district: a - 36};
   drawBoard(document.getElementById("board"), view.board, v,
-            {clues: new Set(legal.clues), districts: new Set(legal.districts), nothing, onAction: send});
+            {clues: new Set(legal.clues), districts: new Set(legal.districts), nothing, onAction: send, last});
   document.getElementById("counters").textContent = counters(view);
   document.getElementById("last").textContent = view.last || "";
   document.getElementById("solve-panel").hidden = view.done;
