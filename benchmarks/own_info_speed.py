@@ -16,7 +16,10 @@ round. Solo: the same for Solo Time Attack games (open mode). Rows, per player c
   as a mask, with the 50 query gains; ``observation_features`` from engine observations (their
   ``observe`` cost excluded); ``joint_features`` (exact posterior: numba for 2–3 players, a Python
   joint count per row for 4–5 players, on ``--joint-rows`` rows);
-* solo: ``solo_features``, with gains.
+* the compact observation encoding (:func:`pi_env.solvers.compact.encode_compact`: own features,
+  query gains, public sets of every seat) threaded and serial, beside the flat encoding
+  (:func:`pi_env.envs.encoders.encode_flat`, stateless) it replaces for learning;
+* solo: ``solo_features``, with gains, and :func:`pi_env.solvers.compact.encode_solo_compact`.
 
 Target: >= 100,000 rows/s for ``own_features`` (2 players, B = 4096). The numba compile is done before
 timing. Speeds measured while other processes use the cores are lower (say so when quoting them).
@@ -37,6 +40,8 @@ from pi_env.core.constants import NUM_CASES, SOLVE_BASE
 from pi_env.engine import GameConfig, init, legal_action_mask, observe, reset_done, step_inplace
 from pi_env.engine import solo as S
 from pi_env.solvers import analyze_knowledge, case_bits, knowledge_from_observation
+from pi_env.envs.encoders import encode_flat, flat_size
+from pi_env.solvers.compact import SOLO_COMPACT_SIZE, compact_size, encode_compact, encode_solo_compact
 from pi_env.solvers.own_info import (JOINT_FEATURES, OWN_FEATURES, QUERY_GAINS, joint_features, observation_features,
                                      own_features, solo_features)
 from pi_env.solvers.tables import from_bitset
@@ -73,17 +78,19 @@ def solo_positions(batch: int, steps: int, seed: int):
     return config, state
 
 
-def rate(fn, rows: int, seconds: float) -> float:
-    """Rows per second of ``fn`` (called once untimed first: compile and caches)."""
+def rate(fn, rows: int, seconds: float) -> tuple[float, float]:
+    """``(rows per second, rows per CPU second)`` of ``fn`` (called once untimed first: compile
+    and caches). The CPU figure counts every thread of this process; on a shared machine it shows
+    what the work costs when the wall-clock figure is held down by other processes."""
     fn()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     calls = 0
     while True:
         fn()
         calls += 1
         dt = time.perf_counter() - t0
         if dt >= seconds:
-            return rows * calls / dt
+            return rows * calls / dt, rows * calls / max(time.process_time() - c0, 1e-9)
 
 
 def per_row_joint(obs: np.ndarray, P: int, config: GameConfig, players: np.ndarray) -> None:
@@ -115,14 +122,17 @@ def main(argv: "list[str] | None" = None) -> None:
     B = args.batch
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"own-information features, B = {B}, {os.cpu_count()} cores, load average {load:.1f} at start")
-    head = f"{'players':>7}  {'row':<42} {'rows/s':>12} {'us/row':>9} {'x per-row own':>14} {'x per-row joint':>16}"
+    head = (f"{'players':>7}  {'row':<46} {'rows/s':>11} {'us/row':>8} {'rows/CPU-s':>11} "
+            f"{'x per-row own':>14} {'x per-row joint':>16}")
     print(head)
     print("-" * len(head))
 
     def line(P, name, r, base_own, base_joint):
-        own = f"{r / base_own:14.0f}" if base_own else " " * 14
-        joint = f"{r / base_joint:16.0f}" if base_joint else " " * 16
-        print(f"{P:>7}  {name:<42} {r:12,.0f} {1e6 / r:9.2f} {own} {joint}", flush=True)
+        """One table row; ratios are of wall-clock rates measured in this run."""
+        (r, cpu) = r
+        own = f"{r / base_own[0]:14.0f}" if base_own else " " * 14
+        joint = f"{r / base_joint[0]:16.0f}" if base_joint else " " * 16
+        print(f"{P:>7}  {name:<46} {r:11,.0f} {1e6 / r:8.2f} {cpu:11,.0f} {own} {joint}", flush=True)
 
     for P in args.players:
         config = GameConfig(num_players=P)
@@ -131,7 +141,7 @@ def main(argv: "list[str] | None" = None) -> None:
         n = min(args.baseline_rows, B)
         base_joint = rate(lambda: per_row_joint(obs[:n], P, config, players[:n]), n, args.seconds)
         base_own = rate(lambda: per_row_own(obs[:n], P, config, players[:n]), n, args.seconds)
-        line(P, "baseline: per-row joint (solver_features)", base_joint, None, 1.0 * base_joint)
+        line(P, "baseline: per-row joint (solver_features)", base_joint, None, base_joint)
         line(P, "baseline: per-row own filter (case_bits)", base_own, base_own, base_joint)
         feat = np.empty((B, OWN_FEATURES), dtype=np.float32)
         mask = np.empty((B, NUM_CASES), dtype=bool)
@@ -145,6 +155,13 @@ def main(argv: "list[str] | None" = None) -> None:
         line(P, "own_features + query gains", r, base_own, base_joint)
         r = rate(lambda: observation_features(obs, P, config.board, out=feat), B, args.seconds)
         line(P, "observation_features", r, base_own, base_joint)
+        flat = np.zeros((B, flat_size(P)), dtype=np.float32)
+        r = rate(lambda: encode_flat(state, config, players, out=flat), B, args.seconds)
+        line(P, f"encode_flat ({flat_size(P)} floats, for comparison)", r, base_own, base_joint)
+        compact = np.empty((B, compact_size(P)), dtype=np.float32)
+        for par, tag in ((None, "threaded"), (False, "serial")):
+            r = rate(lambda: encode_compact(state, config, players, out=compact, parallel=par), B, args.seconds)
+            line(P, f"encode_compact ({compact_size(P)} floats, {tag})", r, base_own, base_joint)
         jout = np.empty((B, JOINT_FEATURES), dtype=np.float32)
         if P <= 3:
             r = rate(lambda: joint_features(state, config.board, players, out=jout), B, args.seconds)
@@ -162,6 +179,9 @@ def main(argv: "list[str] | None" = None) -> None:
     line("solo", "solo_features", r, None, None)
     r = rate(lambda: solo_features(solo, config.board, out=feat, gains=gains), B, args.seconds)
     line("solo", "solo_features + query gains", r, None, None)
+    compact = np.empty((B, SOLO_COMPACT_SIZE), dtype=np.float32)
+    r = rate(lambda: encode_solo_compact(solo, config, out=compact), B, args.seconds)
+    line("solo", f"encode_solo_compact ({SOLO_COMPACT_SIZE} floats)", r, None, None)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"load average {load:.1f} at the end", file=sys.stdout)
 

@@ -16,6 +16,8 @@ Modules (lowest level first):
   observations (standard and solo) in one numba call: case sets, marginals, query gains, and the
   exact joint posterior in batch (:func:`own_features`, :func:`observation_features`,
   :func:`solo_features`, :func:`query_gains`, :func:`joint_features`);
+* :mod:`pi_env.solvers.compact` — the compact observation encoding for learning
+  (:func:`~pi_env.solvers.compact.encode_compact`, :func:`~pi_env.solvers.compact.encode_solo_compact`);
 * :mod:`pi_env.solvers.joint` — exact counts of joint deals (:func:`count_joint`);
 * :mod:`pi_env.solvers.sat_model` — python-sat model: consistency cross-check, smallest conflicting event
   sets;

@@ -174,21 +174,18 @@ def _case_set(td, words, answer, excl, inv_mask, target, only, failed, check_fai
     if target < 0:
         return 0
     # per type, the elements agreeing with every clue answer of that type
-    allowed = np.int64(0)
-    for t in range(3):
-        o = 0 if t == 0 else (12 if t == 1 else 22)
-        m = 12 if t == 0 else (10 if t == 1 else 14)
+    allowed = ((np.int64(1) << np.int64(NUM_ELEMENTS)) - 1) & ~excl
+    for x in range(NUM_ELEMENTS):
+        a = answer[x]
+        if a < 0:
+            continue
+        o = 0 if x < 12 else (12 if x < 22 else 22)
+        m = 12 if x < 12 else (10 if x < 22 else 14)
+        keep = ~(((np.int64(1) << np.int64(m)) - 1) << np.int64(o))  # the other types
         for y in range(o, o + m):
-            if (excl >> np.int64(y)) & 1:
-                continue
-            ok = True
-            for x in range(o, o + m):
-                a = answer[x]
-                if a >= 0 and _code(words, td, x, y) != a:
-                    ok = False
-                    break
-            if ok:
-                allowed |= np.int64(1) << np.int64(y)
+            if _code(words, td, x, y) == a:
+                keep |= np.int64(1) << np.int64(y)
+        allowed &= keep
     if only >= 0:
         em = _element_mask_of_case(only)
         if (allowed & em) != em:
@@ -273,30 +270,41 @@ def _write_mask(members, n, mask_row):
 
 
 @kernel
+def _near_counts(td, words, cnt):
+    """``int64[3, 14]``: ``[t, D]`` = the cases (of a set with element counts ``cnt``) whose type-``t``
+    element's tile lies in a district next to ``D`` — those a clue card whose tile is in ``D``
+    answers with a trace (RULES.md §4.1)."""
+    by_district = np.zeros((3, NUM_DISTRICTS), dtype=np.int64)  # count of the type's element in d
+    for y in range(NUM_ELEMENTS):
+        if cnt[y]:
+            by_district[0 if y < 12 else (1 if y < 22 else 2), td[y]] = cnt[y]
+    near = np.zeros((3, NUM_DISTRICTS), dtype=np.int64)
+    for D in range(NUM_DISTRICTS):
+        w = words[D]
+        for d in range(NUM_DISTRICTS):
+            if (w >> np.int64(4 * d)) & 4:
+                near[0, D] += by_district[0, d]
+                near[1, D] += by_district[1, d]
+                near[2, D] += by_district[2, d]
+    return near
+
+
+@kernel
 def _clue_gains(td, words, cnt, n, out):
     """Expected entropy reduction (bits) of each of the 36 clue cards for a set of ``n`` cases with
-    element counts ``cnt``: the answer depends only on the case's element of the card's type."""
+    element counts ``cnt``: the answer depends only on the case's element of the card's type — a
+    spot for the card's own element, a trace for the elements whose tiles lie next to the card's
+    tile (RULES.md §4.1), nothing for the rest."""
     if n <= 1:
         for x in range(NUM_ELEMENTS):
             out[x] = 0.0
         return
     h = _LOG2[n]
+    near = _near_counts(td, words, cnt)
     for x in range(NUM_ELEMENTS):
-        o = 0 if x < 12 else (12 if x < 22 else 22)
-        m = 12 if x < 12 else (10 if x < 22 else 14)
-        n0 = 0
-        n1 = 0
-        n2 = 0
-        for y in range(o, o + m):
-            k = cnt[y]
-            if k:
-                a = _code(words, td, x, y)
-                if a == 2:
-                    n2 += k
-                elif a == 1:
-                    n1 += k
-                else:
-                    n0 += k
+        n2 = cnt[x]
+        n1 = near[0 if x < 12 else (1 if x < 22 else 2), td[x]]
+        n0 = n - n1 - n2
         if n0 == n or n1 == n or n2 == n:  # the answer is known: exactly no information
             out[x] = 0.0
         else:
@@ -321,28 +329,32 @@ def _district_gains(td, words, cnt, members, n, product, failed, check_failed, h
     for i in range(NUM_DISTRICTS * 16):
         hist[i] = 0
     if product:
-        by_code = np.zeros((3, 5), dtype=np.int64)
+        by_code = np.zeros((NUM_DISTRICTS, 3, 5), dtype=np.int64)  # [d, type, answer code 0/1/4]
+        size = np.zeros(3, dtype=np.int64)
+        for y in range(NUM_ELEMENTS):
+            if cnt[y] > 0:
+                t = 0 if y < 12 else (1 if y < 22 else 2)
+                size[t] += 1
+                w = words[td[y]] & hyp_mask[t]
+                for d in range(NUM_DISTRICTS):
+                    k = (w >> np.int64(4 * d)) & 15
+                    if k:
+                        by_code[d, t, k] += 1
         for d in range(NUM_DISTRICTS):
             if (placed >> d) & 1:
                 continue
-            sh = np.int64(4 * d)
             for t in range(3):
-                for k in range(5):
-                    by_code[t, k] = 0
-            for y in range(NUM_ELEMENTS):
-                if cnt[y] > 0:
-                    t = 0 if y < 12 else (1 if y < 22 else 2)
-                    by_code[t, ((words[td[y]] & hyp_mask[t]) >> sh) & 15] += 1
+                by_code[d, t, 0] = size[t] - by_code[d, t, 1] - by_code[d, t, 4]
             for a in (0, 1, 4):
-                na = by_code[0, a]
+                na = by_code[d, 0, a]
                 if na == 0:
                     continue
                 for b2 in (0, 1, 4):
-                    nb = na * by_code[1, b2]
+                    nb = na * by_code[d, 1, b2]
                     if nb == 0:
                         continue
                     for c in (0, 1, 4):
-                        hist[d * 16 + a + b2 + c] += nb * by_code[2, c]
+                        hist[d * 16 + a + b2 + c] += nb * by_code[d, 2, c]
         if check_failed:
             for c in range(NUM_CASES):
                 if failed[c]:

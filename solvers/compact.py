@@ -1,0 +1,438 @@
+"""The compact observation encoding for learning (issue #12 item 1): what one player may know, in a few
+hundred ``float32`` built for a whole batch straight from the engine state in one numba call.
+
+The flat encoding (:mod:`pi_env.envs.encoders`, ``618 + 1912·P`` entries) spells out every answer; this
+one hands the learner what a player *deduces* from them instead: its own-information posterior
+(:mod:`pi_env.solvers.own_info`), the expected information gain of every query it may make, how much
+the player whose case it holds would learn from each clue card, and how close every player is to
+solving as anyone can see it. Standard and duel games: :func:`encode_compact`; Solo Time Attack:
+:func:`encode_solo_compact`.
+
+Standard encoding
+-----------------
+
+``float32[compact_size(P)]`` = ``216 + 8·P`` (232 for 2 players, 256 for 5). Per-player entries are in
+*relative seat* order: seat ``j`` is player ``(p + j) % P`` (seat 0 the observer, seat 1 the player
+whose case it holds). ``n`` is the size of the observer's own-information case set, ``gain`` an
+expected information gain in bits (:func:`pi_env.solvers.own_info.query_gains`).
+
+==================  ========  ===========  ===========================================================
+name                shape     range        meaning
+==================  ========  ===========  ===========================================================
+own_marginals       [36]      0..1         P(own suspect / evidence / location is element ``x``) under
+                                           the own-information posterior (uniform over the set)
+own_log2_count      [1]       0..1         ``log2(n) / log2(1680)``
+own_p_best          [1]       0..1         ``1 / n``: P(a solve naming the most likely case is right)
+clue_gain           [36]      0..0.40      gain / 4 of asking the clue card of element ``x`` (whether or
+                                           not it is on the display; 0 once its answer is known)
+district_gain       [14]      0..0.83      gain / 4 of an investigator in district ``d`` (with the
+                                           suppression the observer's markers cause; 0 where it has one)
+held_case           [36]      0/1          the case the observer holds (seat 1's; 3 ones)
+held_clue_gain      [36]      0..2.7       bits / 4 seat 1 would learn from the clue card of ``x``:
+                                           ``log2(m / m_a)`` with ``m`` the size of seat 1's public
+                                           case set and ``m_a`` the cases in it giving seat 1's true
+                                           answer (known to the observer); 0 once seat 1 knows it
+display             [36]      0/1          the clue card of ``x`` is on the display
+own_inv_placed      [14]      0/1          the observer has an investigator in district ``d``
+score               [P]       as flat      ``score / 21`` (duel: rounds won ``/ num_rounds``)
+attempted           [P]       0/1          attempted a solve this round
+solved              [P]       0/1          solved this round
+inv_left            [P]       0..1         investigator tiles left ``/ 5``
+public_log2_count   [P]       0..1         ``log2(m_j) / log2(1680)``, ``m_j`` the size of seat ``j``'s
+                                           *public* case set: the cases its own public answers, its
+                                           failed solves and the others' spot markers and correct
+                                           solves allow — what everyone can tell about its progress
+                                           (it also knows the case it holds, which only narrows it)
+public_certainty    [P, 3]    0..1         per type, the largest marginal of that public set (1: the
+                                           seat's suspect / evidence / location is public knowledge)
+round               [1]       0..1         ``round / num_rounds`` (a tied duel goes beyond 1)
+tier                [1]       0..1         ``tier / P``
+rotation            [1]       0..1         ``rotation / max_rotations``
+first_seat          [1]       0..1         relative seat of the round's first player ``/ (P - 1)``
+deck_size           [1]       0..1         cards in the deck ``/ 36``
+to_move             [1]       0..1         relative seat of the player to move ``/ (P - 1)``
+==================  ========  ===========  ===========================================================
+
+(:func:`compact_layout` gives the offsets; :func:`compact_bounds` the ``(low, high)`` arrays for a
+Gymnasium ``Box``.) The gains carry the layout, the answers so far and the suppression rule in the
+form a policy needs to choose a query; the case set itself is available as a mask (``mask=``) for
+narrowing the solve actions.
+
+Solo encoding
+-------------
+
+``float32[SOLO_COMPACT_SIZE]`` = 142 (:func:`solo_compact_layout`): ``own_marginals`` [36],
+``own_log2_count`` [1], ``own_p_best`` [1], ``clue_gain`` [36], ``district_gain`` [14] as above (the
+solo player's answers and failed solves only), ``display`` [36] (open mode: all 1),
+``inv_placed`` [14], ``inv_left`` [1] (``/ SoloConfig.investigators``, 0 without investigators),
+``actions`` [1] and ``wrong_solves`` [1] (``/ SoloConfig.max_actions``), ``deck_size`` [1] (``/ 36``).
+
+Information hygiene (RULES.md §9): the kernels read the hidden cases only for the case the observer
+holds; nothing else depends on its own case except through the answers to it
+(``tests/test_compact.py`` plays pairs of games that differ only in that case).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+from numba import prange
+
+from pi_env.core._config import batch_kernel, kernel
+from pi_env.core.constants import MAX_INVESTIGATORS, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS, ON_DISPLAY
+from pi_env.core.errors import PIError
+from pi_env.engine.state import GameConfig, State
+from pi_env.envs.encoders import check_config, players_array
+from pi_env.solvers.own_info import (_CHUNK, _LOG2, _LOG2_CASES, _any, _apply_held, _case_set, _code, _dummy,
+                                     _finish_row, _gather_solo, _gather_state, _held_of, _near_counts, _failed_words, _pick,
+                                     _scratch, _state_args, adjacency_words)
+
+__all__ = ["compact_size", "compact_layout", "compact_bounds", "encode_compact", "SOLO_COMPACT_SIZE",
+           "solo_compact_layout", "solo_compact_bounds", "encode_solo_compact", "GAIN_SCALE"]
+
+GAIN_SCALE = 0.25
+"""Gains are stored in bits times this (so that they stay about ``[0, 1]``)."""
+
+_HEAD = (("own_marginals", (36,)), ("own_log2_count", (1,)), ("own_p_best", (1,)), ("clue_gain", (36,)),
+         ("district_gain", (14,)), ("held_case", (36,)), ("held_clue_gain", (36,)), ("display", (36,)),
+         ("own_inv_placed", (14,)))
+_SEATS = (("score", ()), ("attempted", ()), ("solved", ()), ("inv_left", ()), ("public_log2_count", ()),
+          ("public_certainty", (3,)))
+_TAIL = (("round", (1,)), ("tier", (1,)), ("rotation", (1,)), ("first_seat", (1,)), ("deck_size", (1,)),
+         ("to_move", (1,)))
+_SOLO = (("own_marginals", (36,)), ("own_log2_count", (1,)), ("own_p_best", (1,)), ("clue_gain", (36,)),
+         ("district_gain", (14,)), ("display", (36,)), ("inv_placed", (14,)), ("inv_left", (1,)),
+         ("actions", (1,)), ("wrong_solves", (1,)), ("deck_size", (1,)))
+
+
+@functools.lru_cache(maxsize=None)
+def _layout(num_players: int) -> tuple[tuple[str, int, tuple[int, ...]], ...]:
+    out = []
+    pos = 0
+    for name, shape in _HEAD:
+        out.append((name, pos, shape))
+        pos += int(np.prod(shape))
+    for name, shape in _SEATS:
+        full = (num_players,) + shape
+        out.append((name, pos, full))
+        pos += int(np.prod(full))
+    for name, shape in _TAIL:
+        out.append((name, pos, shape))
+        pos += 1
+    return tuple(out)
+
+
+def _check_players(num_players: int) -> int:
+    if (not isinstance(num_players, (int, np.integer)) or isinstance(num_players, bool)
+            or not 2 <= num_players <= 5):
+        raise PIError(f"num_players must be 2..5, got {num_players!r}")
+    return int(num_players)
+
+
+def compact_layout(num_players: int) -> dict[str, tuple[int, tuple[int, ...]]]:
+    """Offsets and shapes of the compact encoding's components: ``name -> (start, shape)``
+    (module docstring table, in order).
+
+    Raises:
+        PIError: a player count outside 2..5.
+    """
+    return {name: (start, shape) for name, start, shape in _layout(_check_players(num_players))}
+
+
+def compact_size(num_players: int) -> int:
+    """Length of the compact encoding: ``216 + 8 * num_players``.
+
+    Raises:
+        PIError: a player count outside 2..5.
+    """
+    name, start, shape = _layout(_check_players(num_players))[-1]
+    return start + 1
+
+
+def _offsets(num_players: int) -> np.ndarray:
+    return np.array([start for _, start, _ in _layout(num_players)], dtype=np.int64)
+
+
+def _scales(config: GameConfig) -> np.ndarray:
+    """``float64[6]``: score, round, tier, rotation, first/to-move seat, deck size."""
+    P = config.num_players
+    score = 1.0 / config.num_rounds if config.is_duel else 1.0 / 21.0
+    return np.array([score, 1.0 / config.num_rounds, 1.0 / P, 1.0 / config.max_rotations, 1.0 / (P - 1),
+                     1.0 / NUM_ELEMENTS], dtype=np.float64)
+
+
+def compact_bounds(config: GameConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Per-entry ``(low, high)`` ``float32`` bounds of :func:`encode_compact` under ``config``."""
+    from pi_env.envs.aec import observation_bounds
+    from pi_env.engine.observe import observation_layout
+
+    P = config.num_players
+    layout = compact_layout(P)
+    low = np.zeros(compact_size(P), dtype=np.float32)
+    high = np.ones(compact_size(P), dtype=np.float32)
+    ob_low, ob_high = observation_bounds(config)
+    s0 = observation_layout(P)["score"][0]
+    r0 = observation_layout(P)["round"][0]
+    scale = _scales(config)
+    for name, lo, hi in (("score", ob_low[s0] * scale[0], ob_high[s0] * scale[0]),
+                         ("round", 0.0, ob_high[r0] * scale[1]),
+                         ("clue_gain", 0.0, math.log2(3) * GAIN_SCALE),
+                         ("district_gain", 0.0, math.log2(10) * GAIN_SCALE),
+                         ("held_clue_gain", 0.0, math.log2(NUM_CASES) * GAIN_SCALE)):
+        start, shape = layout[name]
+        n = int(np.prod(shape))
+        low[start:start + n] = lo
+        high[start:start + n] = hi
+    return low, high
+
+
+@kernel
+def _public_summary(cnt, n, row_log2, certainty):
+    """``public_log2_count`` and ``public_certainty`` of a set of ``n`` cases (element counts ``cnt``)."""
+    if n == 0:
+        row_log2[0] = 0.0
+        for t in range(3):
+            certainty[t] = 0.0
+        return
+    row_log2[0] = _LOG2[n] / _LOG2_CASES
+    for t in range(3):
+        o = 0 if t == 0 else (12 if t == 1 else 22)
+        m = 12 if t == 0 else (10 if t == 1 else 14)
+        best = 0
+        for y in range(o, o + m):
+            if cnt[y] > best:
+                best = cnt[y]
+        certainty[t] = best / n
+
+
+@kernel
+def _held_clue_gains(td, words, cnt, n, held, out, scale):
+    """Bits (times ``scale``) the player whose case is ``held`` would learn from each clue card:
+    its answer is known to the holder; ``cnt`` / ``n``: that player's public case set."""
+    if n == 0:
+        for x in range(NUM_ELEMENTS):
+            out[x] = 0.0
+        return
+    near = _near_counts(td, words, cnt)
+    hy = (held // 140, 12 + (held // 14) % 10, 22 + held % 14)
+    for x in range(NUM_ELEMENTS):
+        t = 0 if x < 12 else (1 if x < 22 else 2)
+        a = _code(words, td, x, hy[t])
+        k = cnt[x] if a == 2 else (near[t, td[x]] if a == 1 else n - cnt[x] - near[t, td[x]])
+        out[x] = (_LOG2[n] - _LOG2[k]) * scale if k > 0 and k < n else 0.0
+
+
+@batch_kernel
+def _compact_kernel(players, words, off, scale, gain_scale, want_mask, out, mask, round_, first_player,
+                    current_player, rotation, tier, card_place, deck_size, score, attempted, solved, inv_left,
+                    tile_district, case, spot, trace, front, inv_count, inv_district, inv_answer,
+                    inv_suppressed, failed_words, solved_case, failed):
+    P = case.shape[1]
+    B = players.shape[0]
+    for chunk in prange((B + _CHUNK - 1) // _CHUNK):
+        answer, inv_mask, cnt, members, hyp, hist, _ = _scratch()
+        own_row = np.empty(38, dtype=np.float32)
+        gain_row = np.empty(50, dtype=np.float32)
+        for b in range(chunk * _CHUNK, min(B, chunk * _CHUNK + _CHUNK)):
+            o = out[b]
+            p = players[b]
+            h = (p + 1) % P
+            td = tile_district[b]
+            held = _held_of(case, b, h)
+            # the observer's own information, with query gains
+            excl, target, only = _gather_state(b, p, P, spot, trace, front, inv_count, inv_district,
+                                               inv_answer, inv_suppressed, solved_case, answer, inv_mask)
+            excl, only = _apply_held(p, h, held, excl, only)
+            if only == -2:
+                target = np.int64(-1)
+            placed = 0
+            for k in range(inv_count[b, p]):
+                placed |= 1 << np.int64(inv_district[b, p, k])
+            _finish_row(td, words, answer, excl, inv_mask, target, only, failed[b, p], _any(failed_words[b, p]),
+                        spot[b, p], trace[b, p], placed, want_mask, True, cnt, members, hyp, hist, own_row,
+                        mask[b] if want_mask else mask[0:0].reshape(-1), gain_row)
+            for i in range(38):
+                o[off[0] + i] = own_row[i]
+            for i in range(50):
+                o[off[3] + i] = gain_row[i] * gain_scale
+            for x in range(NUM_ELEMENTS):
+                o[off[5] + x] = 0.0
+                o[off[7] + x] = 1.0 if card_place[b, x] == ON_DISPLAY else 0.0
+            o[off[5] + case[b, h, 0]] = 1.0
+            o[off[5] + 12 + case[b, h, 1]] = 1.0
+            o[off[5] + 22 + case[b, h, 2]] = 1.0
+            for d in range(NUM_DISTRICTS):
+                o[off[8] + d] = 1.0 if (placed >> d) & 1 else 0.0
+            # every seat: public progress; seat 1 also what it would learn from each clue card
+            for j in range(P):
+                q = (p + j) % P
+                o[off[9] + j] = score[b, q] * scale[0]
+                o[off[10] + j] = 1.0 if attempted[b, q] else 0.0
+                o[off[11] + j] = 1.0 if solved[b, q] else 0.0
+                o[off[12] + j] = inv_left[b, q] / MAX_INVESTIGATORS
+                excl, target, only = _gather_state(b, q, P, spot, trace, front, inv_count, inv_district,
+                                                   inv_answer, inv_suppressed, solved_case, answer, inv_mask)
+                n = _case_set(td, words, answer, excl, inv_mask, target, only, failed[b, q],
+                              _any(failed_words[b, q]), False, members, cnt)
+                _public_summary(cnt, n, o[off[13] + j:off[13] + j + 1], o[off[14] + 3 * j:off[14] + 3 * j + 3])
+                if j == 1:
+                    _held_clue_gains(td, words, cnt, n, held, o[off[6]:off[6] + NUM_ELEMENTS], gain_scale)
+            o[off[15]] = round_[b] * scale[1]
+            o[off[16]] = tier[b] * scale[2]
+            o[off[17]] = rotation[b] * scale[3]
+            o[off[18]] = ((first_player[b] - p + P) % P) * scale[4]
+            o[off[19]] = deck_size[b] * scale[5]
+            o[off[20]] = ((current_player[b] - p + P) % P) * scale[4]
+
+
+def encode_compact(state: State, config: GameConfig, players: "int | np.ndarray", out: "np.ndarray | None" = None,
+                   mask: "np.ndarray | None" = None, parallel: "bool | None" = None) -> np.ndarray:
+    """The compact encoding (module docstring) of ``players`` in every game of ``state``.
+
+    Args:
+        state: a batch of ``B`` standard or duel games.
+        config: their rules (player count, board, scales).
+        players: one player for all games, or ``int[B]`` a player per game.
+        out: optional ``float32[B, compact_size(P)]`` buffer (C-contiguous rows; a column slice of a
+            wider buffer works); every entry is overwritten.
+        mask: optional ``bool[B, 1680]`` that receives the observer's own-information case set (to
+            narrow the solve actions: the true case is always in it).
+        parallel: run threaded (``True``), serially (``False``) or as :mod:`pi_env.core._config`
+            decides for ``B`` (``None``).
+
+    Returns:
+        ``float32[B, compact_size(P)]`` (``out`` if given).
+
+    Raises:
+        PIError: a ``config`` for another player count, a player out of range or of the wrong shape,
+            a wrong buffer.
+
+    Example:
+        >>> from pi_env.engine import GameConfig, init
+        >>> cfg = GameConfig(num_players=2)
+        >>> x = encode_compact(init(cfg, 3, seed=0), cfg, [0, 1, 0])
+        >>> x.shape, round(float(x[0, 37]), 6)  # 1 / 1287 cases: 11 suspects x 9 evidence x 13 locations
+        ((3, 232), 0.000777)
+    """
+    check_config(state, config)
+    P, B = config.num_players, state.batch_size
+    players = players_array(state, players)
+    D = compact_size(P)
+    if out is None:
+        out = np.empty((B, D), dtype=np.float32)
+    elif (not isinstance(out, np.ndarray) or out.shape != (B, D) or out.dtype != np.float32
+          or out.strides[1] != 4):
+        raise PIError(f"out must be float32[{B}, {D}] with contiguous rows, got "
+                      f"{getattr(out, 'dtype', type(out).__name__)}{list(getattr(out, 'shape', ()))}")
+    if mask is not None and (not isinstance(mask, np.ndarray) or mask.shape != (B, NUM_CASES)
+                             or mask.dtype != np.bool_):
+        raise PIError(f"mask must be bool[{B}, {NUM_CASES}]")
+    m = _dummy(0, NUM_CASES, np.bool_) if mask is None else mask
+    s = state
+    _pick(_compact_kernel, B, parallel)(players, adjacency_words(config.board), _offsets(P), _scales(config),
+                                        GAIN_SCALE, mask is not None, out, m, s.round, s.first_player,
+                                        s.current_player, s.rotation, s.tier, s.card_place, s.deck_size, s.score,
+                                        s.attempted, s.solved, s.inv_left, *_state_args(s))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Solo Time Attack
+
+
+def solo_compact_layout() -> dict[str, tuple[int, tuple[int, ...]]]:
+    """Offsets and shapes of the solo compact encoding: ``name -> (start, shape)``."""
+    out = {}
+    pos = 0
+    for name, shape in _SOLO:
+        out[name] = (pos, shape)
+        pos += int(np.prod(shape))
+    return out
+
+
+SOLO_COMPACT_SIZE = sum(int(np.prod(shape)) for _, shape in _SOLO)
+"""Length of the solo compact encoding (142)."""
+_SOLO_OFF = np.array([start for start, _ in solo_compact_layout().values()], dtype=np.int64)
+
+
+def solo_compact_bounds(config) -> tuple[np.ndarray, np.ndarray]:
+    """Per-entry ``(low, high)`` ``float32`` bounds of :func:`encode_solo_compact`."""
+    layout = solo_compact_layout()
+    low = np.zeros(SOLO_COMPACT_SIZE, dtype=np.float32)
+    high = np.ones(SOLO_COMPACT_SIZE, dtype=np.float32)
+    for name, hi in (("clue_gain", math.log2(3) * GAIN_SCALE), ("district_gain", math.log2(10) * GAIN_SCALE)):
+        start, shape = layout[name]
+        high[start:start + shape[0]] = hi
+    return low, high
+
+
+@batch_kernel
+def _solo_compact_kernel(words, off, scale, gain_scale, want_mask, out, mask, tile_district, card_place,
+                         deck_size, spot, trace, nothing, inv_placed, inv_answer, inv_suppressed, inv_left,
+                         failed, failed_words, actions, wrong_solves):
+    B = out.shape[0]
+    for chunk in prange((B + _CHUNK - 1) // _CHUNK):
+        answer, inv_mask, cnt, members, hyp, hist, _ = _scratch()
+        own_row = np.empty(38, dtype=np.float32)
+        gain_row = np.empty(50, dtype=np.float32)
+        for b in range(chunk * _CHUNK, min(B, chunk * _CHUNK + _CHUNK)):
+            o = out[b]
+            target, placed = _gather_solo(b, spot, trace, nothing, inv_placed, inv_answer, inv_suppressed,
+                                          answer, inv_mask)
+            _finish_row(tile_district[b], words, answer, np.int64(0), inv_mask, target, np.int64(-1), failed[b],
+                        _any(failed_words[b]), spot[b], trace[b], placed, want_mask, True, cnt, members, hyp,
+                        hist, own_row, mask[b] if want_mask else mask[0:0].reshape(-1), gain_row)
+            for i in range(38):
+                o[off[0] + i] = own_row[i]
+            for i in range(50):
+                o[off[3] + i] = gain_row[i] * gain_scale
+            for x in range(NUM_ELEMENTS):
+                o[off[5] + x] = 1.0 if card_place[b, x] == ON_DISPLAY else 0.0
+            for d in range(NUM_DISTRICTS):
+                o[off[6] + d] = 1.0 if inv_placed[b, d] else 0.0
+            o[off[7]] = inv_left[b] * scale[0]
+            o[off[8]] = actions[b] * scale[1]
+            o[off[9]] = wrong_solves[b] * scale[1]
+            o[off[10]] = deck_size[b] * scale[2]
+
+
+def encode_solo_compact(state, config, out: "np.ndarray | None" = None, mask: "np.ndarray | None" = None,
+                        parallel: "bool | None" = None) -> np.ndarray:
+    """The solo compact encoding (module docstring) of every game of a
+    :class:`~pi_env.engine.solo.SoloState`.
+
+    Args:
+        state: a batch of ``B`` solo games.
+        config: their :class:`~pi_env.engine.solo.SoloConfig`.
+        out: optional ``float32[B, 142]`` buffer (C-contiguous rows).
+        mask: optional ``bool[B, 1680]`` that receives the player's own-information case set.
+        parallel: as in :func:`encode_compact`.
+
+    Returns:
+        ``float32[B, 142]`` (``out`` if given).
+
+    Raises:
+        PIError: a wrong buffer.
+    """
+    B = state.batch_size
+    if out is None:
+        out = np.empty((B, SOLO_COMPACT_SIZE), dtype=np.float32)
+    elif (not isinstance(out, np.ndarray) or out.shape != (B, SOLO_COMPACT_SIZE) or out.dtype != np.float32
+          or out.strides[1] != 4):
+        raise PIError(f"out must be float32[{B}, {SOLO_COMPACT_SIZE}] with contiguous rows, got "
+                      f"{getattr(out, 'dtype', type(out).__name__)}{list(getattr(out, 'shape', ()))}")
+    if mask is not None and (not isinstance(mask, np.ndarray) or mask.shape != (B, NUM_CASES)
+                             or mask.dtype != np.bool_):
+        raise PIError(f"mask must be bool[{B}, {NUM_CASES}]")
+    m = _dummy(0, NUM_CASES, np.bool_) if mask is None else mask
+    scale = np.array([1.0 / config.investigators if config.investigators else 0.0, 1.0 / config.max_actions,
+                      1.0 / NUM_ELEMENTS], dtype=np.float64)
+    _pick(_solo_compact_kernel, B, parallel)(adjacency_words(config.board), _SOLO_OFF, scale, GAIN_SCALE,
+                                             mask is not None, out, m, state.tile_district, state.card_place,
+                                             state.deck_size, state.spot, state.trace, state.nothing,
+                                             state.inv_placed, state.inv_answer, state.inv_suppressed,
+                                             state.inv_left, state.failed, _failed_words(state.failed), state.actions,
+                                             state.wrong_solves)
+    return out
