@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pi_env.agents.runner import play_game as _play
+
+# The golden solver positions (README there): *.record.json and the brute-force *.expected.json.
+SOLVER_FIXTURES = Path(__file__).resolve().parent / "data" / "solver"
 
 
 def play_game(config, agent_names, seed, on_step=None):

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 
 import pytest
 
@@ -29,8 +28,9 @@ from pi_env.records.record_file import (MAX_ROUNDS_LIMIT, clue_answer, investiga
                             record_to_dict, suppression, tile_element, write_record)
 from pi_env.records.types import Event, Rules
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-FIXTURES = sorted((SHARED / "fixtures" / "solver").glob("*.record.json"))
+from helpers import SOLVER_FIXTURES
+
+FIXTURES = sorted(SOLVER_FIXTURES.glob("*.record.json"))
 
 D = {name: i for i, name in enumerate(DAYTIME.districts)}  # district ids
 S = {name: i for i, name in enumerate(SUSPECT_NAMES)}  # suspect element ids 0..11
@@ -71,7 +71,6 @@ def _reject(doc) -> str:
 # ---------------------------------------------------------------------------- fixtures
 
 
-@pytest.mark.skipif(not FIXTURES, reason="shared fixtures not found")
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
 def test_fixture_loads_and_round_trips(path):
     record = load_record(path)
@@ -85,9 +84,8 @@ def test_fixture_loads_and_round_trips(path):
     assert record_to_dict(load_record(canonical)) == canonical
 
 
-@pytest.mark.skipif(not FIXTURES, reason="shared fixtures not found")
 def test_fixture_3p_seed100_values():
-    path = SHARED / "fixtures" / "solver" / "3p_seed100.record.json"
+    path = SOLVER_FIXTURES / "3p_seed100.record.json"
     record = load_record(path)
     assert record.rules == Rules(players=3, investigators=(5, 5, 5))
     rnd = record.rounds[0]
@@ -102,11 +100,10 @@ def test_fixture_3p_seed100_values():
     assert rnd.events[14] == Event(index=14, player=2, kind="clue", element=S["Pop"], answer=SPOT)
 
 
-@pytest.mark.skipif(not FIXTURES, reason="shared fixtures not found")
 def test_fixture_suppression_derived():
     # 4p_seed202: player 3 got a spot on the Lakeside clue (event 7), then investigates Lakeside
     # (event 27); the fixture's (0, 0) is consistent with its case only with the location suppressed.
-    record = load_record(SHARED / "fixtures" / "solver" / "4p_seed202.record.json")
+    record = load_record(SOLVER_FIXTURES / "4p_seed202.record.json")
     ev = record.rounds[0].events[27]
     assert (ev.kind, ev.suppressed, ev.spots, ev.traces) == ("investigate", (False, False, True), 0, 0)
 

@@ -17,9 +17,9 @@ from pi_env.records.recorder import Recorder
 from pi_env.solvers.solve_report import (display_at, investigators_left_at, next_turn_tier, solve_report,
                                          solve_report_lines)
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "solver"
-RECORDS = sorted(FIXTURES.glob("*.record.json")) if FIXTURES.is_dir() else []
-needs_fixtures = pytest.mark.skipif(not RECORDS, reason=f"no solver fixtures in {FIXTURES}")
+from helpers import SOLVER_FIXTURES as FIXTURES
+
+RECORDS = sorted(FIXTURES.glob("*.record.json"))
 RECORD = FIXTURES / "5p_seed300.record.json"
 
 
@@ -52,7 +52,6 @@ def _players(paths):
             yield pytest.param(path, p, id=f"{path.name.split('.')[0]}-p{p}")
 
 
-@needs_fixtures
 @pytest.mark.parametrize("path,player", list(_players(RECORDS)))
 def test_fixture_answers_exactly(capsys, path: Path, player: int) -> None:
     want = json.loads(path.with_name(path.name.replace(".record.json", ".expected.json")).read_text())[str(player)]
@@ -69,7 +68,6 @@ def test_fixture_answers_exactly(capsys, path: Path, player: int) -> None:
     assert h["best_case"]["suspect"] == want["cases"][0]["suspect"]
 
 
-@needs_fixtures
 def test_the_command_refuses_the_fixtures_events_after_a_rounds_end(capsys) -> None:
     # 3 players: players 0 and 2 attempted in rotation 3 (events 6, 8), so it ended the round
     code, out, err = run(capsys, "solve", FIXTURES / "3p_seed101.record.json", "--player", 0)
@@ -78,7 +76,6 @@ def test_the_command_refuses_the_fixtures_events_after_a_rounds_end(capsys) -> N
                    "player had not attempted)\n")
 
 
-@needs_fixtures
 def test_json_keys_and_top_k(capsys) -> None:
     doc = fixture_report(RECORD, 2, 10)
     for key in ("count", "own_count", "cases", "marginals", "certain", "hint"):
@@ -108,7 +105,6 @@ def test_json_keys_and_top_k(capsys) -> None:
     assert start["count"] == start["own_count"] == 11 * 9 * 13
 
 
-@needs_fixtures
 def test_only_what_the_player_knows(capsys, tmp_path) -> None:
     doc = json.loads(RECORD.read_text())
     n = doc["rules"]["players"]
@@ -134,7 +130,6 @@ def _bad(capsys, *argv) -> str:
     return err
 
 
-@needs_fixtures
 def test_errors_are_one_line(capsys, tmp_path) -> None:
     assert _bad(capsys, RECORD, "--player", 5) == "pi-env: error: player must be 0..4 in this 5-player record, got 5\n"
     assert "player must be 0..4" in _bad(capsys, RECORD, "--player", -1)
@@ -155,7 +150,6 @@ def test_errors_are_one_line(capsys, tmp_path) -> None:
     assert "No such file" in _bad(capsys, tmp_path / "missing.json", "--player", 0)
 
 
-@needs_fixtures
 def test_contradiction_is_reported_not_raised(capsys, tmp_path) -> None:
     doc = json.loads(RECORD.read_text())
     rnd = doc["rounds"][0]

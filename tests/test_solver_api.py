@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,9 +15,9 @@ from pi_env.records.record_file import load_record
 from pi_env.solvers import Analysis, CaseFilter, Knowledge, analyze, case_bits, knowledge_of
 from pi_env.solvers.tables import BITSET_WORDS, bitset_cases, from_bitset, to_bitset
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "solver"
+from helpers import SOLVER_FIXTURES as FIXTURES
+
 RECORD = FIXTURES / "5p_seed300.record.json"
-needs_fixture = pytest.mark.skipif(not RECORD.exists(), reason="solver fixtures absent")
 
 
 def test_solvers_does_not_import_rl_frameworks() -> None:
@@ -28,7 +27,6 @@ def test_solvers_does_not_import_rl_frameworks() -> None:
     assert out.stdout.strip() == "[]"
 
 
-@needs_fixture
 def test_inputs_path_dict_record_round_knowledge_agree() -> None:
     record = load_record(RECORD)
     doc = json.loads(RECORD.read_text())
@@ -45,7 +43,6 @@ def test_inputs_path_dict_record_round_knowledge_agree() -> None:
         assert np.array_equal(a.joint_counts, results[0].joint_counts)
 
 
-@needs_fixture
 def test_analysis_fields_shapes_and_consistency() -> None:
     a = analyze(RECORD, 0, after_event=20)
     assert isinstance(a, Analysis)
@@ -64,7 +61,6 @@ def test_analysis_fields_shapes_and_consistency() -> None:
     assert a.probability_of(int(np.setdiff1d(np.arange(NUM_CASES), a.cases)[0])) == 0.0
 
 
-@needs_fixture
 def test_after_event_prefixes() -> None:
     record = load_record(RECORD)
     full = analyze(record, 1)
@@ -78,7 +74,6 @@ def test_after_event_prefixes() -> None:
     assert k.events.shape == (6, 7) and k.events.dtype == np.int32
 
 
-@needs_fixture
 def test_errors() -> None:
     record = load_record(RECORD)
     with pytest.raises(ValueError):

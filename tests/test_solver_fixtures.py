@@ -1,4 +1,4 @@
-"""The solver against the worked examples of /work/shared/fixtures/solver (RULES.md §9).
+"""The solver against the worked examples of tests/data/solver (RULES.md §9).
 
 Every fixture, every player: own_count, count and every case with its exact probability; the SAT
 model's consistent set; and information hygiene (the answer for p depends on no case but p+1's).
@@ -18,10 +18,15 @@ from pi_env.core.names import parse_element
 from pi_env.records.record_file import load_record
 from pi_env.solvers import CaseFilter, analyze, case_mask_reference, knowledge_of, sat_consistent_cases
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "solver"
-RECORDS = sorted(FIXTURES.glob("*.record.json")) if FIXTURES.is_dir() else []
+from helpers import SOLVER_FIXTURES as FIXTURES
 
-pytestmark = pytest.mark.skipif(not RECORDS, reason=f"no solver fixtures in {FIXTURES}")
+RECORDS = sorted(FIXTURES.glob("*.record.json"))
+
+
+def test_every_golden_position_is_present() -> None:
+    """The 17 positions (4 with 3 players, 3 with 4, 10 with 5) each with its expected answers."""
+    assert [p.name.split("_")[0] for p in RECORDS] == ["3p"] * 4 + ["4p"] * 3 + ["5p"] * 10
+    assert all(p.with_name(p.name.replace(".record.json", ".expected.json")).is_file() for p in RECORDS)
 
 
 def _expected(path: Path) -> dict:
