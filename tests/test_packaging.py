@@ -6,8 +6,8 @@ pass over this file, so both install modes are checked.
 
 from __future__ import annotations
 
-import importlib.metadata
 import importlib.util
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -18,13 +18,23 @@ ROOT = Path(pi_env.__file__).resolve().parent
 SUBPACKAGES = ("core", "engine", "records", "envs", "solvers", "agents", "apps", "rl", "experiments")
 
 
+def _installed_files() -> tuple[list[str], list[str]]:
+    """``(top_level.txt names, installed .py files)`` of the installed distribution, read in a
+    subprocess outside the checkout: ``python -m pytest`` puts the checkout on ``sys.path``, where a
+    build's ``pi_deduction.egg-info`` (listing the whole source tree) would answer instead."""
+    code = ("import importlib.metadata as m, json; d = m.distribution('pi-deduction'); "
+            "print(json.dumps([(d.read_text('top_level.txt') or '').split(), "
+            "[str(f) for f in d.files or [] if str(f).endswith('.py')]]))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd="/")
+    top, files = json.loads(out.stdout)
+    return top, files
+
+
 def test_only_pi_env_is_a_new_top_level_name():
-    dist = importlib.metadata.distribution("pi-deduction")
-    top = (dist.read_text("top_level.txt") or "").split()
+    top, files = _installed_files()
     if top:
         assert top == ["pi_env"]
-    files = dist.files or []
-    roots = {Path(str(f)).parts[0] for f in files if str(f).endswith(".py")}
+    roots = {Path(f).parts[0] for f in files}
     # a wheel install lists its modules (all under pi_env/); an editable one lists only its finder
     assert roots <= {"pi_env"} or all(r.startswith("__editable__") for r in roots), roots
     # run outside the checkout, so that a folder in the current directory cannot answer
