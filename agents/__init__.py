@@ -23,7 +23,7 @@ def make_agent(name: str, *, edition: str = "second") -> Agent:
     ``sb3-sample:PATH`` for a policy trained by ``experiments/train_sb3.py``
     (:class:`pi_env.agents.sb3_policy.SB3PolicyAgent`).
 
-    ``edition`` (RULES.md §5: ``"second"`` or ``"first"``) goes to the agents that score positions
+    ``edition`` (docs/rules.md §5: ``"second"`` or ``"first"``) goes to the agents that score positions
     by the rules (``greedy``, ``search``): the observation does not carry it.
 
     Raises:

@@ -11,7 +11,7 @@ layer for both heads halves the cost), then separate policy and value MLPs (``ne
   clue elements, 14 districts) and, for the 1680 solve actions, ``logit(50 + s·140 + e·14 + l) =
   b + u_s + v_e + w_l`` from 12 + 10 + 14 + 1 outputs. A solve's probability is then a product of
   a suspect, an evidence and a location factor, the same shape as the exact posterior's factors
-  (RULES.md §9), so what the policy learns about one suspect carries over to all 140 cases with it;
+  (docs/rules.md §9), so what the policy learns about one suspect carries over to all 140 cases with it;
   a plain ``Linear(latent, 1730)`` has to learn each case separately. The solve bias starts at
   :data:`INITIAL_SOLVE_BIAS`: an untrained policy then mostly asks (as a uniform one over 1730
   actions it would guess a case 97% of the time, learn nothing from the answers and, in games,

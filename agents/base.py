@@ -1,6 +1,6 @@
 """The agent interface shared by the CLI, tournaments and PettingZoo loops.
 
-An agent sees exactly what one player may see (RULES.md §9): the flat observation of
+An agent sees exactly what one player may see (docs/rules.md §9): the flat observation of
 :func:`pi_env.engine.observe` and the legal-action mask — never the engine state.
 """
 
@@ -44,7 +44,7 @@ class Agent(ABC):
 
 
 class RandomAgent(Agent):
-    """Uniform over legal actions (RULES.md §4)."""
+    """Uniform over legal actions (docs/rules.md §4)."""
 
     name = "random"
 

@@ -2,7 +2,7 @@
 
 It keeps the set of cases it can still have with their probabilities — by default the exact joint
 posterior of the solver (:func:`pi_env.solvers.analyze_knowledge`: its own answers, the case it holds and
-every other player's public answers, jointly through disjointness; RULES.md §9), or with
+every other player's public answers, jointly through disjointness; docs/rules.md §9), or with
 ``joint=False`` its own-information set with uniform weights. It picks the legal clue or
 investigator whose answer splits that set most evenly — the highest expected information gain, i.e.
 the highest entropy of the answer distribution (:func:`pi_env.solvers.hints.information_gains`) — and
@@ -25,7 +25,7 @@ from pi_env.agents.base import Agent
 
 
 def consistent_cases(observation: np.ndarray, num_players: int, adjacency: "np.ndarray | Board") -> np.ndarray:
-    """``bool[1680]``: cases still possible for the observer from its own information (RULES.md §9):
+    """``bool[1680]``: cases still possible for the observer from its own information (docs/rules.md §9):
     its own answers and failed solves, the case it holds, and other players' spot markers and
     correct solves (the solver's own-information filter,
     :func:`pi_env.solvers.own_info.observation_case_mask`).

@@ -1,7 +1,7 @@
 """The ``greedy`` agent: joint inference, the most informative query, and a one-step solve rule
 (issue #4).
 
-It knows only its observation (RULES.md §9). On its turn it
+It knows only its observation (docs/rules.md §9). On its turn it
 
 1. takes its case distribution from the solver's exact joint posterior
    (:func:`pi_env.solvers.analyze_knowledge` of :func:`pi_env.solvers.knowledge_from_observation`: its own
@@ -33,7 +33,7 @@ It knows only its observation (RULES.md §9). On its turn it
 
 .. _denial:
 
-**Denial** (RULES.md §4.1, §9). The clue cards are one public display shared by all players, and
+**Denial** (docs/rules.md §4.1, §9). The clue cards are one public display shared by all players, and
 a card taken leaves it for most of the round: answered *nothing* it lies in front of the taker for
 the rest of the round, else it goes to the discard pile, which comes back only once the deck is
 empty. The agent holds the case of the next player in turn order (seat ``+1``), so it knows the
@@ -71,7 +71,7 @@ rounds left)``, assuming 3 rounds (as :mod:`pi_env.agents.heuristic`).
 **Scores** (second edition by default; the observation does not say the edition): ``points =
 [7, 5, 3, 1][tier] + round`` (:func:`pi_env.engine.ranking.tier_points`, 0 for a tier the player count does
 not have), a correct solve adds at most up to the cap 21 and a wrong one costs at most down to the
-floor −5 (RULES.md §5).
+floor −5 (docs/rules.md §5).
 
 .. _opponent-model:
 
@@ -101,7 +101,7 @@ The tier at the agent's next turn is the current tier plus 1 if anyone solves in
 rotation: a seat that solved *earlier in this rotation* (the agent remembers the solved flags of its
 previous turn; in the first rotation every solve is in it) or a seat acting *after* the agent in
 this rotation solving on its turn. Seats acting before the agent in the next rotation do not change
-the tier the agent scores at then (they share it). The round ends at this rotation's end (RULES.md
+the tier the agent scores at then (they share it). The round ends at this rotation's end (docs/rules.md
 §5, second edition) when at most one player has not attempted; the model gives the probability of
 that from the same per-seat solve probabilities.
 """
@@ -135,7 +135,7 @@ __all__ = ["GreedyAgent", "Outlook", "Situation", "assess", "greedy_decision", "
 ROUNDS = 3
 """Rounds assumed when rationing investigator tiles."""
 HORIZON = DEFAULT_MAX_ROTATIONS
-"""Turns modelled ahead (the rotation safeguard of RULES.md §5)."""
+"""Turns modelled ahead (the rotation safeguard of docs/rules.md §5)."""
 DENIAL_WEIGHT = 1.0
 """Weight of the next player's information (:func:`next_player_gains`) against the agent's own in
 the query choice (module docstring, step 4)."""
@@ -350,7 +350,7 @@ def public_case_bits(k: Knowledge) -> np.ndarray:
 def next_player_activity(k: Knowledge) -> float:
     """Share of the next player's (seat ``k.player + 1``) public actions this round that are
     queries: ``queries / (queries + named cases)`` over its events in ``k`` (clue answers and
-    investigators against failed and correct solves, RULES.md §4, §9), 1.0 if it has none."""
+    investigators against failed and correct solves, docs/rules.md §4, §9), 1.0 if it has none."""
     from pi_env.solvers.knowledge import CLUE_KIND, COL_KIND, INVESTIGATE_KIND
 
     kinds = k.events_of((k.player + 1) % k.n_players)[:, COL_KIND]
@@ -364,7 +364,7 @@ def next_player_gains(k: Knowledge, actions: np.ndarray, public_bits: "np.ndarra
     ``k.held_case`` the observer holds — would learn about its case from taking each clue card.
 
     Args:
-        k: the observer's knowledge (RULES.md §9: the held case is the observer's own private
+        k: the observer's knowledge (docs/rules.md §9: the held case is the observer's own private
             information).
         actions: ``int[A]`` candidate actions (clues ``0..35``, investigators ``36..49``).
         public_bits: :func:`public_case_bits` of ``k`` (computed if ``None``).
@@ -372,7 +372,7 @@ def next_player_gains(k: Knowledge, actions: np.ndarray, public_bits: "np.ndarra
     Returns:
         ``float64[A]``: for a clue on element ``x``, ``log2(n / m)`` with ``n`` the next player's
         public case count and ``m`` how many of those cases answer ``x`` as the held case does
-        (RULES.md §4.1); 0 for investigators, and all 0 without a held case (``held_case = -1``)
+        (docs/rules.md §4.1); 0 for investigators, and all 0 without a held case (``held_case = -1``)
         or when the next player's public information leaves one case.
     """
     actions = np.asarray(actions, dtype=np.int64).reshape(-1)

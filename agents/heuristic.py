@@ -1,6 +1,6 @@
 """The ``heuristic`` agent: rules of thumb from players' tips (issue #4).
 
-It knows only its observation (RULES.md §9). Its *open cases* are the cases still possible from
+It knows only its observation (docs/rules.md §9). Its *open cases* are the cases still possible from
 its own information, :func:`pi_env.agents.deducer.consistent_cases`. On its turn it
 
 1. **solves when certain**: one open case left, it names that case;

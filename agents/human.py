@@ -1,15 +1,15 @@
-"""A person at the keyboard as an agent, and the seat's view it is shown (RULES.md §9).
+"""A person at the keyboard as an agent, and the seat's view it is shown (docs/rules.md §9).
 
 :func:`seat_view` turns one player's engine observation (:func:`pi_env.engine.observe`) into a
 plain, JSON-ready dict with absolute player numbers: the board of the current round (tiles,
 every player's markers and investigators), the display, the cards in front of each player, scores,
 flags, the tier and the case the player holds. It reads nothing but the observation, so it cannot
 show more than the player may know: never the player's own case, never a case it does not hold
-(a case named in a correct solve is public, RULES.md §9, and is shown). The web app
+(a case named in a correct solve is public, docs/rules.md §9, and is shown). The web app
 (:mod:`pi_env.apps.web`) sends exactly this dict to a seat; :class:`HumanAgent` prints it as text.
 
 :class:`HumanAgent` asks for a move on each turn: ``clue NAME``, ``investigate DISTRICT``,
-``solve SUSPECT / EVIDENCE / LOCATION`` (names matched as in RECORD.md: case, spaces, apostrophes
+``solve SUSPECT / EVIDENCE / LOCATION`` (names matched as in docs/record-format.md: case, spaces, apostrophes
 and accents do not matter, first-edition words are accepted), ``board``, ``map``, ``help``.
 An illegal or unreadable move gets a one-line reason and the question is asked again.
 """
@@ -71,8 +71,8 @@ def seat_view(observation: np.ndarray, num_players: int, player: int, board: Boa
         num_players: ``P``.
         player: the observer's absolute number (the observation's seat 0).
         board: the game's board (districts, positions, adjacency).
-        edition: ``"second"`` or ``"first"`` (points of the tier track, RULES.md §5).
-        duel: a duel (RULES.md §7): no tier track, scores are rounds won.
+        edition: ``"second"`` or ``"first"`` (points of the tier track, docs/rules.md §5).
+        duel: a duel (docs/rules.md §7): no tier track, scores are rounds won.
         action_mask: ``int8[1730]`` the player's legal actions when it is to move; the view then
             lists its legal clue cards and districts under ``"legal"``.
         spectator: leave out the held case (a view for someone who holds no case).

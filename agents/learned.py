@@ -1,7 +1,7 @@
 """Learned policies as agents: the model zoo (``learned:2p``, ``learned:4p``, ``learned:solo``) and
 any checkpoint written by :mod:`pi_env.experiments.train_rl` (``learned:PATH``).
 
-A learned policy sees only its player's view (RULES.md §9): the engine observation
+A learned policy sees only its player's view (docs/rules.md §9): the engine observation
 ``int16[618 + 1912·P]`` (:func:`pi_env.engine.observe`) and the legal-action mask, the same as every
 agent. It acts in a **compact action space** of :data:`POLICY_ACTIONS` = 51 choices:
 

@@ -1,7 +1,7 @@
 """Play one standard or duel game with agents on the engine (the one loop every command,
 experiment, benchmark and test uses).
 
-Each agent sees only its own observation and the legal-action mask (RULES.md §9); agent ``i`` is
+Each agent sees only its own observation and the legal-action mask (docs/rules.md §9); agent ``i`` is
 reset with seed ``seed * 10 + i`` so a game is a pure function of ``(config, agent names, seed)``.
 """
 

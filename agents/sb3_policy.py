@@ -7,7 +7,7 @@ Select it by name as ``sb3:PATH`` (``pi-env tournament --agents sb3:docs/models/
 stable-baselines3, sb3-contrib); without it, or for a missing file, :func:`load_policy` raises a
 one-line :class:`~pi_env.core.errors.PIError` saying what to do.
 
-The agent sees only its own observation (RULES.md §9): the engine observation ``int16[618 + 1912·P]``
+The agent sees only its own observation (docs/rules.md §9): the engine observation ``int16[618 + 1912·P]``
 it is given is scaled to the flat encoding the policy was trained on
 (:func:`pi_env.envs.encoders.encode_flat_reference`, bit for bit what :class:`pi_env.envs.selfplay.SelfPlayVecEnv`
 returns), and the legal-action mask is narrowed by :func:`refine_mask` (no solve with a triple the
@@ -69,7 +69,7 @@ def refine_mask(mask: np.ndarray, failed: np.ndarray) -> np.ndarray:
 
     Returns:
         ``bool[..., 1730]``: ``mask`` with those solve actions off. A solve that was wrong stays
-        wrong (the case does not change within a round, RULES.md §7), so nothing useful is lost;
+        wrong (the case does not change within a round, docs/rules.md §7), so nothing useful is lost;
         the queries are untouched, and at most 1679 of the 1680 cases can have failed, so the result
         is never empty when ``mask`` allows a solve.
     """
@@ -80,7 +80,7 @@ def refine_mask(mask: np.ndarray, failed: np.ndarray) -> np.ndarray:
 
 def solo_consistent_cases(observation: np.ndarray, board: Board = DAYTIME) -> np.ndarray:
     """The cases a Solo Time Attack player's answers still allow (its own-information filter,
-    RULES.md §4.1, §4.2, §9), from its solo observation alone:
+    docs/rules.md §4.1, §4.2, §9), from its solo observation alone:
     :func:`pi_env.solvers.own_info.solo_observation_case_mask`.
 
     Args:
@@ -100,7 +100,7 @@ def solo_consistent_cases(observation: np.ndarray, board: Board = DAYTIME) -> np
 
 def own_consistent_cases(observation: np.ndarray, num_players: int, board: Board = DAYTIME) -> np.ndarray:
     """The cases the observing player of a standard game can still have from its own information
-    (RULES.md §9), from its engine observation alone: :func:`pi_env.solvers.own_info.observation_case_mask`.
+    (docs/rules.md §9), from its engine observation alone: :func:`pi_env.solvers.own_info.observation_case_mask`.
 
     Args:
         observation: ``int16[618 + 1912·P]`` or ``int16[B, 618 + 1912·P]``

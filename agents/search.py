@@ -1,6 +1,6 @@
 """The ``search`` agent: information-set Monte Carlo search with greedy rollouts (issue #4).
 
-It knows only its observation (RULES.md §9) and reads it exactly as :mod:`pi_env.agents.greedy` does
+It knows only its observation (docs/rules.md §9) and reads it exactly as :mod:`pi_env.agents.greedy` does
 (:func:`pi_env.agents.greedy.assess`: the solver's exact joint posterior of its own case, the candidate
 queries and the :class:`~pi_env.agents.greedy.Outlook` with the opponent model). On its turn:
 
@@ -25,7 +25,7 @@ queries and the :class:`~pi_env.agents.greedy.Outlook` with the opponent model).
    elapsed* — the rollout policy does not peek at the drawn world) until it solves or the round
    ends: the other seats solve at their drawn turn, the tier advances after each rotation with a
    solve, the round ends at the end of a rotation with at most one player left who has not
-   attempted (RULES.md §5). A wrong solve costs 2 points and removes that case; a correct one
+   attempted (docs/rules.md §5). A wrong solve costs 2 points and removes that case; a correct one
    scores at the tier of its rotation. The value of a rollout is the agent's score change in this
    round (cap 21 / floor −5);
 5. **choice**: every candidate is played in the same worlds (common random numbers), so the

@@ -89,7 +89,7 @@ def play_record(n_players: int, seed: int, rng: np.random.Generator) -> GameReco
     config = GameConfig(num_players=n_players)
     seats = ["random" if rng.random() < 0.25 else "deducer" for _ in range(n_players)]
     _, rec = play_game(config, seats, seed)
-    # write and re-read: the loader derives each investigation's suppressed types (RULES.md §4.2)
+    # write and re-read: the loader derives each investigation's suppressed types (docs/rules.md §4.2)
     return load_record(record_to_dict(rec.record()))
 
 

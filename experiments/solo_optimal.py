@@ -1,6 +1,6 @@
 """Optimal play of Solo Time Attack (issue 5 item 4): the minimum expected number of actions.
 
-Problem (RULES.md §8, open queries): the program fixes a layout of the published daytime board and
+Problem (docs/rules.md §8, open queries): the program fixes a layout of the published daytime board and
 draws the case uniformly from the 1680 triples; the player may ask any of the 36 clues, place up
 to ``I`` investigators (default 5, one per district) and name cases; it pays one action for each,
 the final correct solve included. What is the least expected number of actions over all policies?
@@ -9,7 +9,7 @@ the final correct solve included. What is the least expected number of actions o
 consistent with them (the posterior is uniform on ``S``) and the number ``k`` of investigators
 left. Nothing else matters:
 
-* the suppression rule of RULES.md §4.2 never changes what an investigator *tells*: a suppressed
+* the suppression rule of docs/rules.md §4.2 never changes what an investigator *tells*: a suppressed
   type's contribution is already known from the clue that put the marker there (spot: the tile is
   the case's, so the district's count gets a spot of that type; trace: it gets a trace), so it is
   constant over ``S`` and the partition of ``S`` by the answers is the unsuppressed one;
@@ -986,7 +986,7 @@ def play_in_engine(opt: OptimalSearch, tile_district: np.ndarray, investigators:
 
     The player's knowledge is the set of cases consistent with the answers *the engine gives*
     (investigator counts turned back into unsuppressed ones with the markers on the board,
-    RULES.md §4.2); the action at each set is :meth:`OptimalSearch.best_action` (``first_action`` at
+    docs/rules.md §4.2); the action at each set is :meth:`OptimalSearch.best_action` (``first_action`` at
     the top, where the search ran in :meth:`OptimalSearch.solve_root`). So the mean of the result
     is the policy's value measured by the rules engine, independent of the search's arithmetic.
 
@@ -1021,7 +1021,7 @@ def play_in_engine(opt: OptimalSearch, tile_district: np.ndarray, investigators:
             else:
                 d = a - INVESTIGATE_BASE
                 spots, traces = int(st.last_answer[0, 0]), int(st.last_answer[0, 1])
-                for t in range(3):  # a suppressed type's marker is on its tile in d (RULES.md §4.2)
+                for t in range(3):  # a suppressed type's marker is on its tile in d (docs/rules.md §4.2)
                     if st.inv_suppressed[0, d, t]:
                         tile = int(st.district_tile[0, d, t])
                         spots += int(st.spot[0, tile])

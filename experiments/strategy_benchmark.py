@@ -3,7 +3,7 @@
     python -m pi_env.experiments.strategy_benchmark [--positions N] [--seed S] [--agents a,b,..]
                                              [--max-actions M] [--display] [--out DIR]
 
-**Positions**: Solo Time Attack games of :mod:`pi_env.engine.solo` (RULES.md §8): position ``i``
+**Positions**: Solo Time Attack games of :mod:`pi_env.engine.solo` (docs/rules.md §8): position ``i``
 is the solo game of seed ``seed + i`` (its board layout and hidden case); every agent plays the
 same positions. By default clue queries may name any of the 36 elements (``--display``: only the
 9-card display with the card flow of §4.1), 5 investigator tiles, and a game still unsolved after
@@ -24,7 +24,7 @@ as in round 1 of 3 and see the idle seat as idle (see :mod:`pi_env.agents.greedy
 mean, median and 90th percentile (``numpy.percentile``, linear interpolation) of
 
 * ``actions``: actions until the correct solve, that solve and wrong solves included (the solo
-  result, RULES.md §8);
+  result, docs/rules.md §8);
 * ``investigators``: investigator tiles used;
 * ``wrong_solves``: wrong solve attempts.
 

@@ -8,7 +8,7 @@
 Needs the ``rl`` extra (torch, stable-baselines3, sb3-contrib; README "Reinforcement learning"
 for the CPU build of torch); without it the script says how to install it and exits with status 2.
 
-* ``solo``: Solo Time Attack (RULES.md §8) on :class:`pi_env.rl.sb3_envs.SoloSB3VecEnv`
+* ``solo``: Solo Time Attack (docs/rules.md §8) on :class:`pi_env.rl.sb3_envs.SoloSB3VecEnv`
   (``--num-envs`` games per engine call, open mode, 5 investigators, cut off after 200 actions;
   reward −1 per action). After training, the policy (masked argmax) plays ``--eval-positions``
   seeded positions (position ``i`` = the solo game of seed ``eval_seed + i``, disjoint from the

@@ -5,7 +5,7 @@ import-linter contract in ``pyproject.toml``):
 
 ========================  ======================================================================
 ``pi_env.core``           constants, board, names, actions, errors, compiler settings, files
-``pi_env.engine``         the batched rules engine and its plain-Python reference (RULES §3–§8)
+``pi_env.engine``         the batched rules engine and its plain-Python reference (docs/rules.md §3–§8)
 ``pi_env.records``        game records (``pi-record/1``): load, write, replay, score, report
 ``pi_env.envs``           PettingZoo AEC env, Gymnasium solo env, self-play vector env, encoders
 ``pi_env.solvers``        the deduction solver (case sets, joint counts, SAT, hints)

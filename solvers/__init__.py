@@ -1,4 +1,4 @@
-"""Deduction solver for P.I. (RULES.md §9): exact case probabilities for one player.
+"""Deduction solver for P.I. (docs/rules.md §9): exact case probabilities for one player.
 
 High level::
 

@@ -1,4 +1,4 @@
-"""The solver's front door: exact case probabilities for one player (RULES.md §9).
+"""The solver's front door: exact case probabilities for one player (docs/rules.md §9).
 
 Answers print the game's names (:mod:`pi_env.core.named`): ``ranked()`` gives :class:`Case` ids that
 print ``Doc / Forgery / Downtown``, ``certain`` gives :class:`Element` ids that print ``Doc``; they
@@ -50,7 +50,7 @@ class ContradictionError(PIError):
 
 @dataclass(frozen=True, eq=False)
 class Analysis:
-    """What player ``player`` can deduce (RULES.md §9).
+    """What player ``player`` can deduce (docs/rules.md §9).
 
     Attributes:
         player: the asking player p.
@@ -210,7 +210,7 @@ def knowledge_of(record_or_round: RecordLike, player: int, round_index: int = 0,
 def analyze(record_or_round: RecordLike, player: int, round_index: int = 0, after_event: int | None = None,
             *, n_players: int | None = None, adjacency: np.ndarray | None = None,
             strict: bool = True) -> Analysis:
-    """Exact probabilities of ``player``'s case in one round (RULES.md §9).
+    """Exact probabilities of ``player``'s case in one round (docs/rules.md §9).
 
     Uses only what ``player`` knows: the public answers and the case it holds (``player + 1``'s);
     any other case in the record is never read.

@@ -1,11 +1,11 @@
-"""Per-player sets of consistent cases (RULES.md §4, §9), as bitsets ``uint64[27]``.
+"""Per-player sets of consistent cases (docs/rules.md §4, §9), as bitsets ``uint64[27]``.
 
 For a :class:`~pi_env.solvers.knowledge.Knowledge` of player p, the *case set* of a player q is the set of
 cases q could have given only
 
 * q's own public answers (clue answers, investigation counts, failed and correct solves),
 * the elements other players' public answers prove to be theirs (a clue answered *spot*, a
-  correct solve) — cases are pairwise disjoint per type (RULES.md §3),
+  correct solve) — cases are pairwise disjoint per type (docs/rules.md §3),
 * the case p holds (player p+1's): it is p+1's set, and its elements are excluded for everyone else.
 
 For q = p this is p's *own-information filter* (``own_count`` of the fixtures). Joint consistency

@@ -1,4 +1,4 @@
-"""Solver features for learning agents (RULES.md §9): the flat encoding of
+"""Solver features for learning agents (docs/rules.md §9): the flat encoding of
 :mod:`pi_env.envs.encoders` followed by the player's exact case marginals.
 
 ``float32[618 + 1912 * P + 37]``: the flat encoding, then
@@ -15,7 +15,7 @@ log2_count         [1]     ``log2(n) / log2(1680)`` with ``n`` the number of cas
                            in an engine game)
 =================  ======  ====================================================================
 
-(:data:`SOLVER_LAYOUT` gives the offsets after the flat part.) These are exact (RULES.md §9: the
+(:data:`SOLVER_LAYOUT` gives the offsets after the flat part.) These are exact (docs/rules.md §9: the
 posterior is uniform over consistent joint deals) and computed in batch by
 :func:`pi_env.solvers.own_info.joint_features`: one numba call for 2 and 3 players (hundreds of
 thousands of rows per second), one numba call plus a joint count per row in Python for 4 and 5 players

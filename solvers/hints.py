@@ -1,5 +1,5 @@
 """Hints for one player: what is certain, whether to solve now, and which query to take next
-(RULES.md §4, §5, §9).
+(docs/rules.md §4, §5, §9).
 
 :func:`hint` starts from p's case distribution — by default the exact joint posterior of
 :func:`~pi_env.solvers.analysis.analyze_knowledge` (``Analysis.cases`` / ``.probabilities``), or with
@@ -12,7 +12,7 @@
   ``expected_points = p_correct · points(tier, round) − (1 − p_correct) · 2``
 
   with ``points = [7, 5, 3, 1][tier] + (round − 1)`` in the second edition and ``[7, 5, 3, 1][tier]``
-  in the first (RULES.md §5; :func:`pi_env.engine.ranking.tier_points`, 0 for a tier the player count does
+  in the first (docs/rules.md §5; :func:`pi_env.engine.ranking.tier_points`, 0 for a tier the player count does
   not have); with the player's score known (``TurnContext.score``) the second edition's cap and
   floor apply; a duel counts round results (:func:`pi_env.solvers.turns.solve_value`);
 * **waiting**: one more query — the best one — then solving on the next turn, worth
@@ -28,7 +28,7 @@
   probability of the cases answering ``k``;
 * **expected_remaining_actions** under the greedy policy (:func:`greedy_expected_actions`).
 
-Candidate actions (RULES.md §4.1, §4.2): given ``legal_actions`` (an engine action mask or action
+Candidate actions (docs/rules.md §4.1, §4.2): given ``legal_actions`` (an engine action mask or action
 ids), its clue (``0..35``) and investigator (``36..49``) actions. Without it — a record with no
 known display — every clue card not yet answered *nothing* by anyone (those cards left circulation
 for the round), and an investigator in each district p has not investigated this round unless
@@ -36,7 +36,7 @@ for the round), and an investigator in each district p has not investigated this
 
 Answer codes (``answer_matrix``): a clue answers ``0`` nothing, ``1`` trace, ``2`` spot; an
 investigator answers ``4 · spots + traces`` (``0..15``) after p's suppressed types are cleared (a
-type whose tile in the district already carries p's marker, RULES.md §4.2).
+type whose tile in the district already carries p's marker, docs/rules.md §4.2).
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ class Hint:
             (prints ``suspect / evidence / location``); ``-1`` when ``count == 0``.
         p_correct: its probability = P(correct) if p solves now with ``best_case``.
         tier, round_index: the position's tier and 0-based round; ``points``: points for a correct
-            solve there (RULES.md §5).
+            solve there (docs/rules.md §5).
         expected_points: ``E_now``, the expected score change of solving now:
             ``p_correct · points − (1 − p_correct) · 2`` (floor and cap applied when the score is
             known; duel: the expected round result, +1 win / 0 draw / −1 loss;
@@ -164,7 +164,7 @@ def _player_markers(knowledge: Knowledge) -> np.ndarray:
 
 def suppression_masks(knowledge: Knowledge) -> np.ndarray:
     """``int64[14]``: per district, the 3-bit mask of p's suppressed types (bit t: p has a marker
-    on the type-t tile in the district; RULES.md §4.2)."""
+    on the type-t tile in the district; docs/rules.md §4.2)."""
     marked = np.flatnonzero(_player_markers(knowledge))
     sup = np.zeros(NUM_DISTRICTS, dtype=np.int64)
     np.bitwise_or.at(sup, knowledge.tile_district[marked].astype(np.int64),
@@ -174,7 +174,7 @@ def suppression_masks(knowledge: Knowledge) -> np.ndarray:
 
 def candidate_actions(knowledge: Knowledge, legal_actions: "np.ndarray | Iterable[int] | None" = None,
                       investigators_left: int | None = None) -> np.ndarray:
-    """Query actions to rank for player p (RULES.md §4.1, §4.2).
+    """Query actions to rank for player p (docs/rules.md §4.1, §4.2).
 
     Args:
         knowledge: what p knows.
@@ -453,7 +453,7 @@ def _decide(p_correct: float, e_now: float, e_wait: float, must: bool = False) -
 
 def public_counts(knowledge: Knowledge) -> np.ndarray:
     """``int64[P]``: per player, the cases consistent with the public information of ``knowledge``
-    alone (its answers and solves, without the case the asking player holds; RULES.md §9)."""
+    alone (its answers and solves, without the case the asking player holds; docs/rules.md §9)."""
     public = Knowledge(knowledge.player, knowledge.n_players, knowledge.tile_district,
                        knowledge.adjacency, -1, knowledge.events)
     bits = np.ascontiguousarray(case_bits(public), dtype=np.uint64)
@@ -471,7 +471,7 @@ def attempt_hazards(knowledge: Knowledge, context: TurnContext) -> dict[int, flo
 
 
 def opponent_reply(knowledge: Knowledge, case: int) -> float:
-    """Duel (RULES.md §7): the chance that the opponent, in its one more turn after p names ``case``
+    """Duel (docs/rules.md §7): the chance that the opponent, in its one more turn after p names ``case``
     correctly as the round's first player, names its own case correctly.
 
     The opponent knows the public answers and p's case (it holds it), so p's correct solve tells it
@@ -513,7 +513,7 @@ def hint(knowledge: Knowledge, legal_actions: "np.ndarray | Iterable[int] | None
             :func:`candidate_actions`).
         analysis: p's :class:`Analysis` of ``knowledge`` if already computed (else computed here,
             non-strict: a contradiction gives an empty hint).
-        tier: the tier p would score at now (RULES.md §5), 0-based.
+        tier: the tier p would score at now (docs/rules.md §5), 0-based.
         round_index: 0-based round.
         edition: ``"second"`` or ``"first"``.
         investigators_left: p's unused investigator tiles (``None``: unknown, not limited).

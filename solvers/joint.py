@@ -1,4 +1,4 @@
-"""Exact counting of joint deals (RULES.md §3, §9).
+"""Exact counting of joint deals (docs/rules.md §3, §9).
 
 Given the case set of the asking player p and the case sets of the *unknown* players (everyone but
 p and, when p holds its case, p+1), :func:`count_joint` returns for every case c of p the number of

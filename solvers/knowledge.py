@@ -1,4 +1,4 @@
-"""What one player knows in one round, as arrays (RULES.md §9).
+"""What one player knows in one round, as arrays (docs/rules.md §9).
 
 A :class:`Knowledge` holds the public information of a round (layout, adjacency, every answer) plus
 the one private fact of the asking player ``player``: the case it holds, which is the case of
@@ -14,7 +14,7 @@ Events are rows of ``events`` (``int32[E, 7]``), columns:
 ``COL_A``      clue element 0..35 / investigated district 0..13 / solve case 0..1679
 ``COL_B``      clue answer 0 nothing, 1 trace, 2 spot / investigation spots
 ``COL_C``      investigation traces (else 0)
-``COL_SUP``    investigation suppression mask (bit t set: type t suppressed, RULES.md §4.2)
+``COL_SUP``    investigation suppression mask (bit t set: type t suppressed, docs/rules.md §4.2)
 =============  ============================================================================
 """
 
@@ -173,7 +173,7 @@ def event_rows(events: Iterable[Event]) -> np.ndarray:
 
 def knowledge_from_round(round_record: RoundRecord, player: int, n_players: int, adjacency: np.ndarray,
                          after_event: int | None = None, names: tuple[str, ...] | None = None) -> Knowledge:
-    """What ``player`` knows in a recorded round (RULES.md §9).
+    """What ``player`` knows in a recorded round (docs/rules.md §9).
 
     Reads only the public part of the round and ``round_record.cases[(player + 1) % n_players]``
     (the case ``player`` holds) — never any other case. An answer the record declares incorrect

@@ -1,5 +1,5 @@
 """The solver's :class:`~pi_env.solvers.knowledge.Knowledge` from one player's engine observation
-(RULES.md §9).
+(docs/rules.md §9).
 
 An engine observation (:mod:`pi_env.engine.observe`) holds exactly what its player may know: the
 public state of the current round plus the case it holds. :func:`knowledge_from_observation` turns
@@ -8,12 +8,12 @@ it into the event table the solver reads, one row per public answer:
 ==========================  ====================================================================
 observation component       event rows (per relative seat ``j``, player ``(player + j) % P``)
 ==========================  ====================================================================
-``spot[j, x]``              clue on element ``x`` answered *spot* (RULES.md §4.1)
+``spot[j, x]``              clue on element ``x`` answered *spot* (docs/rules.md §4.1)
 ``trace[j, x]``             clue on ``x`` answered *trace*
 ``front[j, x]``             clue on ``x`` answered *nothing* (the card lies in front of the seat)
 ``inv_placed[j, d]``        investigation of ``d`` with ``inv_spots``, ``inv_traces`` and the
-                            suppression mask of ``inv_suppressed`` (RULES.md §4.2)
-``failed[j, c]``            failed solve naming case ``c`` (RULES.md §4.3)
+                            suppression mask of ``inv_suppressed`` (docs/rules.md §4.2)
+``failed[j, c]``            failed solve naming case ``c`` (docs/rules.md §4.3)
 ``solved_case[j]``          correct solve of the named case
 ``held_case``               ``Knowledge.held_case``: the case of seat 1 (player ``player + 1``)
 ==========================  ====================================================================
@@ -54,7 +54,7 @@ def case_of_elements(one_hot: np.ndarray) -> int:
 
 def knowledge_from_observation(observation: np.ndarray, num_players: int,
                                board: "Board | np.ndarray", player: int = 0) -> Knowledge:
-    """What the observing player knows, as the solver's :class:`Knowledge` (RULES.md §9).
+    """What the observing player knows, as the solver's :class:`Knowledge` (docs/rules.md §9).
 
     Args:
         observation: flat ``int16[618 + 1912 * P]`` observation of one player

@@ -1,11 +1,11 @@
-"""The own-information filter at batch speed (RULES.md §4, §9): case sets, marginals and query gains
+"""The own-information filter at batch speed (docs/rules.md §4, §9): case sets, marginals and query gains
 of a whole batch of positions in one numba call.
 
 A player's **own-information case set** is the set of cases it can still have given only what it
 knows by itself (exactly the row of the asking player in :func:`pi_env.solvers.case_sets.case_bits`,
 i.e. :class:`~pi_env.solvers.case_sets.CaseFilter` of its :class:`~pi_env.solvers.knowledge.Knowledge`):
 
-* the answers to its own clue cards (spot / trace / nothing, RULES.md §4.1) and investigators (spot and
+* the answers to its own clue cards (spot / trace / nothing, docs/rules.md §4.1) and investigators (spot and
   trace counts after the suppressed types, §4.2), its own failed solves and its correct solve (§4.3);
 * the case it holds (player ``p + 1``'s): its elements are nobody else's (cases are disjoint per type,
   §3);
@@ -52,7 +52,7 @@ p_best        [1]     probability of the most likely case: ``1 / n`` (0 when ``n
 The query gains (:func:`query_gains`) are ``float32[B, 50]`` in bits, indexed like the first 50
 actions: entry ``x < 36`` is the expected entropy reduction of the own case set from asking the clue
 card of element ``x`` (whether or not the card is on the display), entry ``36 + d`` that of placing an
-investigator in district ``d`` (with the suppression the player's markers would cause, RULES.md §4.2;
+investigator in district ``d`` (with the suppression the player's markers would cause, docs/rules.md §4.2;
 0 for a district where it already has one). ``log2(n) - sum_a (n_a / n) log2(n_a)`` over the possible
 answers ``a`` with ``n_a`` cases each; 0 when ``n <= 1``.
 
@@ -100,7 +100,7 @@ _NIBBLES = np.int64((1 << (4 * NUM_DISTRICTS)) - 1)  # 14 four-bit fields, one p
 
 def adjacency_words(board: "Board | np.ndarray") -> np.ndarray:
     """``int64[14]``: per district ``D``, one 4-bit field per district ``d`` (bits ``4d .. 4d+3``)
-    holding ``1`` if ``d == D`` (a spot, RULES.md §4.2), ``4`` if ``d`` is adjacent to ``D`` (a trace),
+    holding ``1`` if ``d == D`` (a spot, docs/rules.md §4.2), ``4`` if ``d`` is adjacent to ``D`` (a trace),
     else 0.
 
     An element whose tile lies in ``D`` adds ``words[D]`` to the investigation answers of the 14
@@ -140,7 +140,7 @@ def _element_mask_of_case(c):
 @kernel
 def _code(words, td, x, y):
     """The clue answer (0 nothing, 1 trace, 2 spot) on element ``x`` for a case whose element of
-    ``x``'s type is ``y`` (RULES.md §4.1)."""
+    ``x``'s type is ``y`` (docs/rules.md §4.1)."""
     if x == y:
         return 2
     if (words[td[y]] >> np.int64(4 * td[x])) & 4:
@@ -392,7 +392,7 @@ def _district_gains(td, words, cnt, members, n, product, failed, check_failed, h
 @kernel
 def _hyp_masks(td, spot_row, trace_row, out):
     """``out[t]``: the 4-bit fields of the districts where a new investigator of the player would
-    count type ``t`` (its tile there carries none of the player's markers, RULES.md §4.2)."""
+    count type ``t`` (its tile there carries none of the player's markers, docs/rules.md §4.2)."""
     for t in range(3):
         out[t] = _NIBBLES
     for x in range(NUM_ELEMENTS):
@@ -971,7 +971,7 @@ def observation_case_mask(observations: np.ndarray, num_players: int, board: "Bo
 def solo_observation_features(observations: np.ndarray, board: "Board | np.ndarray", out: "np.ndarray | None" = None,
                               mask: "np.ndarray | None" = None,
                               gains: "np.ndarray | None" = None) -> np.ndarray:
-    """The own-information features of Solo Time Attack observations (RULES.md §8): the cases its
+    """The own-information features of Solo Time Attack observations (docs/rules.md §8): the cases its
     clue answers, investigators and failed solves allow (there is no other player).
 
     Args:
@@ -1040,7 +1040,7 @@ def solo_query_gains(state, board: "Board | np.ndarray", out: "np.ndarray | None
 
 
 def seat_case_masks(state: State, board: "Board | np.ndarray", player: "int | np.ndarray") -> tuple[np.ndarray, np.ndarray]:
-    """Every player's case set as ``player`` sees it (RULES.md §9): the sets
+    """Every player's case set as ``player`` sees it (docs/rules.md §9): the sets
     :func:`pi_env.solvers.joint.count_joint` combines.
 
     Returns:
@@ -1070,7 +1070,7 @@ def _state_args(state: State) -> tuple[np.ndarray, ...]:
 def joint_features(state: State, board: "Board | np.ndarray", player: "int | np.ndarray",
                    out: "np.ndarray | None" = None, rows: "np.ndarray | None" = None,
                    parallel: "bool | None" = None) -> np.ndarray:
-    """The exact posterior of ``player``'s case given every public answer (RULES.md §9: uniform over
+    """The exact posterior of ``player``'s case given every public answer (docs/rules.md §9: uniform over
     the consistent joint deals), as ``float32[B, 37]``: ``p_suspect``, ``p_evidence``, ``p_location``
     and ``log2_count`` (``log2`` of the number of cases with a consistent joint deal, over
     ``log2(1680)``) — the entries of :data:`OWN_LAYOUT` before ``p_best``.

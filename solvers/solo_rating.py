@@ -1,4 +1,4 @@
-"""The difficulty of a Solo Time Attack case (RULES.md §8): how many actions the solver's greedy
+"""The difficulty of a Solo Time Attack case (docs/rules.md §8): how many actions the solver's greedy
 policy needs to solve it.
 
 :func:`greedy_play` plays the case with the greedy policy of :mod:`pi_env.solvers.hints` (the

@@ -1,7 +1,7 @@
 """The report of ``pi-env solve`` (issue #3 item 6, issue #15): one player's case at one position of
 a record, as a JSON-ready dict (:func:`solve_report`) and as text lines (:func:`solve_report_lines`).
 
-Only what the asking player p knows is read (RULES.md §9): the public events up to the position
+Only what the asking player p knows is read (docs/rules.md §9): the public events up to the position
 and the case p holds (:func:`pi_env.solvers.analysis.knowledge_of`), even when the record holds every
 case; an answer the record declares incorrect is ignored. The hint (:func:`pi_env.solvers.hints.hint`)
 needs facts about the position that the events give:
@@ -17,7 +17,7 @@ needs facts about the position that the events give:
   solve --display``), re-run by the engine for a record with an engine seed, or stated by the
   record (its round ``display`` and the events' ``display``; after a card is taken without a new
   statement the known cards are only those still face up) — else every clue card not yet answered
-  *nothing* (RULES.md §4.1), which the report says.
+  *nothing* (docs/rules.md §4.1), which the report says.
 
 What is missing is said (``notes``, in the text and the JSON): a record without the case p holds,
 or without any case, gives a weaker answer than p's own reasoning at the table; an unknown display
@@ -46,11 +46,11 @@ from pi_env.solvers.turns import turn_context
 __all__ = ["solve_report", "solve_report_lines", "record_hint", "next_turn_tier", "investigators_left_at",
            "display_at", "resolve_player", "parse_display"]
 
-DUEL_INVESTIGATORS_PER_ROUND = 2  # RULES.md §7
+DUEL_INVESTIGATORS_PER_ROUND = 2  # docs/rules.md §7
 
 
 def next_turn_tier(record: GameRecord, player: int, round_index: int, after_event: int) -> int:
-    """The tier (RULES.md §5) of ``player``'s next turn after event ``after_event`` (``-1``: before
+    """The tier (docs/rules.md §5) of ``player``'s next turn after event ``after_event`` (``-1``: before
     the first) of round ``round_index`` (:func:`pi_env.solvers.turns.turn_context`)."""
     return turn_context(record, player, round_index, after_event).tier
 
@@ -161,7 +161,7 @@ def parse_display(display: "str | Any", record: GameRecord, round_index: int, af
     Raises:
         PIError: an unknown name (with suggestions), a card given twice, more than 9 cards, or a
             card answered *nothing* earlier in the round (it lies in front of a player for the rest
-            of the round, RULES.md §4.1).
+            of the round, docs/rules.md §4.1).
     """
     board = record.board
     items = [x.strip() for x in display.split(",")] if isinstance(display, str) else list(display)
@@ -187,7 +187,7 @@ def parse_display(display: "str | Any", record: GameRecord, round_index: int, af
         if ev.kind == CLUE and ev.answer == 0 and ev.element in seen:
             raise PIError(f"--display: {names[ev.element]!r} was answered 'nothing' at event {ev.index} "
                           f"of round {round_index + 1} and lies in front of player {ev.player} for the rest "
-                          f"of the round (RULES.md §4.1)")
+                          f"of the round (docs/rules.md §4.1)")
     return tuple(sorted(cards))
 
 
@@ -461,7 +461,7 @@ def solve_report_lines(doc: dict[str, Any], gains_shown: int = 5) -> list[str]:
     certain = [f"{t} {doc['certain'][t]}" for t in TYPE_NAMES if doc["certain"][t] is not None]
     lines.append("Certain: " + (", ".join(certain) if certain else "nothing yet"))
     h = doc["hint"]
-    if h is None:  # no turn now (RULES.md §4.3, §5, §7): no hint to give
+    if h is None:  # no turn now (docs/rules.md §4.3, §5, §7): no hint to give
         if doc.get("finished") and not doc["solved"]:
             lines.append(f"No hint: {doc['finished']}.")
         return lines

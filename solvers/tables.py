@@ -1,4 +1,4 @@
-"""Answer tables of one board layout (RULES.md §4.1, §4.2) and case bitsets.
+"""Answer tables of one board layout (docs/rules.md §4.1, §4.2) and case bitsets.
 
 Everything the solver needs to know about the layout is how each possible case would answer each
 possible query. These tables are computed once per layout with plain numpy:

@@ -1,4 +1,4 @@
-"""The rules facts of a player's turn, and what solving now or waiting is worth (RULES.md §4–§7).
+"""The rules facts of a player's turn, and what solving now or waiting is worth (docs/rules.md §4–§7).
 
 :func:`pi_env.solvers.hints.hint` compares **solving now** with **waiting** — one more query, the
 best one, then solving on the player's next turn. Whether that next turn comes, and at which tier,
@@ -10,7 +10,7 @@ functions here turn them into values:
   scores ``[7, 5, 3, 1][k] + (round − 1)`` in the second edition, ``[7, 5, 3, 1][k]`` in the first
   (0 for a tier the player count does not have); a wrong one costs 2. The second edition caps the
   score at 21 and floors it at −5: with the player's score known, a solve gains at most up to the
-  cap and a wrong one costs at most down to the floor (RULES.md §5). In a **duel** (§7) the values
+  cap and a wrong one costs at most down to the floor (docs/rules.md §5). In a **duel** (§7) the values
   are round results: +1 the player wins the round, 0 a draw, −1 the opponent wins it.
 * **solving now** (:func:`solve_value`): ``E_now = p · gain − (1 − p) · loss``. Duel: as the
   round's second player ``2p − 1`` (right: it wins; wrong: the opponent wins); as its first player
@@ -21,7 +21,7 @@ functions here turn them into values:
   rotation. Before it, the players after it in this rotation act, then the end-of-rotation checks
   run. The round ends there — waiting then scores nothing more this round — when (second edition)
   at most one player has not attempted a solve, (first edition) at most one player is unsolved
-  (RULES.md §5; players finished by the incorrect-information rule count as done), (nick of time,
+  (docs/rules.md §5; players finished by the incorrect-information rule count as done), (nick of time,
   §6) some player has solved and the tier is the last, or (safeguard) the rotation is the
   ``max_rotations``-th. The next turn's tier is one higher when anyone solves in this rotation
   (nick of time: when anyone has solved this round). Which of the players after this one attempt
@@ -104,9 +104,9 @@ class TurnContext:
         n_players: 2..5.
         edition: ``"second"`` or ``"first"``.
         mode: ``"standard"`` or ``"duel"``.
-        nick_of_time: the nick-of-time variant (RULES.md §6).
+        nick_of_time: the nick-of-time variant (docs/rules.md §6).
         round_index: 0-based round.
-        tier: the tier of this turn (RULES.md §5).
+        tier: the tier of this turn (docs/rules.md §5).
         rotation: 0-based rotation of this turn in the round (``None``: unknown).
         max_rotations: the safeguard (``None``: none, as at a real table).
         score: the player's score before this turn (``None``: unknown, floor and cap ignored).
@@ -153,7 +153,7 @@ class TurnContext:
         return min(len(TIER_POINTS) - 1, self.n_players - 2)
 
     def points(self, tier: int) -> int:
-        """Points of a correct solve at ``tier`` this round (RULES.md §5; 1 = a round win in a duel)."""
+        """Points of a correct solve at ``tier`` this round (docs/rules.md §5; 1 = a round win in a duel)."""
         if self.duel:
             return 1
         return tier_points(tier, self.round_index, self.n_players, self.edition)
@@ -328,9 +328,9 @@ def turn_context(record: GameRecord, player: int, round_index: int, after_event:
     before the first; ``None``: after the last) of round ``round_index`` of a record. Players whose
     turns come in between (``TurnContext.pending``; solved players are skipped) are assumed to take
     queries, no solve attempt: then the round ends before the player's turn only if it ends whatever
-    they do (RULES.md §5: attempts and solves only bring the end closer).
+    they do (docs/rules.md §5: attempts and solves only bring the end closer).
 
-    Reads only public facts (RULES.md §9): turns, solves, declarations, scores
+    Reads only public facts (docs/rules.md §9): turns, solves, declarations, scores
     (:func:`pi_env.records.scoring.score_record` of the record up to there), the rules and the
     safeguard of ``engine.max_rotations`` when the record has one.
 
@@ -372,7 +372,7 @@ def turn_context(record: GameRecord, player: int, round_index: int, after_event:
                 tier += 1
             solved_in_rotation = False
         prev = seat
-        if duel and not decided:  # RULES.md §7: the first attempt decides the round
+        if duel and not decided:  # docs/rules.md §7: the first attempt decides the round
             if extra:
                 decided = f"the round was decided at event {ev.index} (the one more turn)"
             elif ev.kind == SOLVE:

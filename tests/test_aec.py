@@ -1,4 +1,4 @@
-"""Tests of the PettingZoo AEC environment ``pi_env.envs.aec`` (STYLE.md §11, §12; RULES.md §4, §5).
+"""Tests of the PettingZoo AEC environment ``pi_env.envs.aec`` (STYLE.md §11, §12; docs/rules.md §4, §5).
 
 PettingZoo's own conformance checks (``api_test``, ``seed_test``, ``render_test``) plus exact checks
 of rewards, terminations/truncations, infos, observations and seeding against the engine.
@@ -214,7 +214,7 @@ def test_rewards_of_every_step_match_engine_and_infos_are_exact():
         assert agent == f"player_{p}"
         mask = e.observe(agent)["action_mask"]
         a = policy_action(state, rng, mask)
-        # the answer by the rules (RULES.md §4), computed here independently of the engine
+        # the answer by the rules (docs/rules.md §4), computed here independently of the engine
         if a < INVESTIGATE_BASE:
             t = 0 if a < 12 else (1 if a < 22 else 2)
             y = TYPE_OFFSETS[t] + int(state.case[0, p, t])
@@ -456,10 +456,10 @@ def test_options_reach_the_engine_config():
 
 @pytest.mark.parametrize("kwargs,message", [
     (dict(mode="duel", num_players=3),
-     "a duel is played by exactly 2 players (RULES.md §7), got num_players=3"),
+     "a duel is played by exactly 2 players (docs/rules.md §7), got num_players=3"),
     (dict(mode="duel", variants=("nick-of-time",)),
      "variant 'nick-of-time' does not apply to a duel (the first solve attempt decides a duel round, "
-     "RULES.md §7)"),
+     "docs/rules.md §7)"),
     (dict(mode="solo"), "mode must be one of ('standard', 'duel'), got 'solo' (solo time attack is "
                         "not played by the batched engine)"),
     (dict(variants=("slow",)), "unknown variant 'slow'; known: fast, nick-of-time"),
@@ -519,7 +519,7 @@ def test_observation_spaces_contain_observations_in_every_mode(kwargs):
 
 
 def duel_results(config, seed, actions):
-    """The round results of a duel (winner, or -1 for a draw) by RULES.md §7, worked out here from
+    """The round results of a duel (winner, or -1 for a draw) by docs/rules.md §7, worked out here from
     the actions: the engine is only stepped to know the dealt cases, the players and where a round
     ends. Returns (results, which rounds the safeguard ended, final engine state)."""
     state = init(config, 1, seed)

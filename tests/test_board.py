@@ -1,4 +1,4 @@
-"""The board as data (RULES.md §2): the bundled daytime board, validation, and other graphs."""
+"""The board as data (docs/rules.md §2): the bundled daytime board, validation, and other graphs."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pi_env.engine import GameConfig
 from pi_env.core.errors import BoardError
 from test_parity import lockstep, seeds_for
 
-# RULES.md §2, "Spelled out:" verbatim.
+# docs/rules.md §2, "Spelled out:" verbatim.
 SPELLED_OUT = """
   Lakeside–Forest Park, Trocadero, Little Italy · Forest Park–Ocean Drive, Trocadero ·
   Little Italy–Trocadero, Central Station, China Town · Trocadero–Ocean Drive, Main Street,

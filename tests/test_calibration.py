@@ -1,4 +1,4 @@
-"""Calibration of the solver's case probabilities on engine self-play (RULES.md §9).
+"""Calibration of the solver's case probabilities on engine self-play (docs/rules.md §9).
 
 A position is a round of an engine game, a player p and a prefix of the round's events (ending at
 an event index drawn independently of the game, kept if the round reached it). :func:`pi_env.solvers.analyze`
@@ -6,7 +6,7 @@ gives, from p's knowledge only, a probability for every case p can still have. I
 true posteriors, then among all (position, case) predictions with probability near q, a fraction q
 are the true case: that is checked per decile of predicted probability.
 
-The posterior of RULES.md §9 treats the choice of action as carrying no information. That is exact
+The posterior of docs/rules.md §9 treats the choice of action as carrying no information. That is exact
 when every player chooses from public information only — :class:`PublicRandomAgent` below (uniform
 over the legal clues and investigators, now and then a solve naming a uniformly random case) — so
 the strict test uses that policy. The ``deducer`` agent chooses from its own posterior, which
@@ -16,7 +16,7 @@ printed; see ``docs/solver_figures.md``).
 
 Records are written and re-read (:func:`pi_env.records.record_file.record_to_dict`,
 :func:`pi_env.records.record_file.load_record`) so that each investigation carries its suppressed types
-(RULES.md §4.2), which the in-memory :class:`~pi_env.records.recorder.Recorder` record does not fill in.
+(docs/rules.md §4.2), which the in-memory :class:`~pi_env.records.recorder.Recorder` record does not fill in.
 
 The statistical tests are marked ``slow`` (run with ``pytest -m slow tests/test_calibration.py -s``
 to see the tables).
@@ -47,7 +47,7 @@ MAX_Z = 4.5  # every decile of the public-information policy: |observed - predic
 class PublicRandomAgent(Agent):
     """Chooses from public information only: uniform over the legal clue and investigator actions;
     with probability ``solve_rate`` (or when no such action is legal) a solve naming a uniformly
-    random case. Its actions therefore carry no information about any case (RULES.md §9)."""
+    random case. Its actions therefore carry no information about any case (docs/rules.md §9)."""
 
     name = "public-random"
 

@@ -170,7 +170,7 @@ def load_record_tiles():
 
 
 def test_replay_rejects_answers_no_deal_fits(capsys, tmp_path):
-    """RECORD.md: a record whose answers could not have happened is rejected, also when it holds no
+    """docs/record-format.md: a record whose answers could not have happened is rejected, also when it holds no
     case (the solver finds a smallest set of events that cannot all hold)."""
     from pi_env.solvers import ContradictionError, analyze
 
@@ -183,7 +183,7 @@ def test_replay_rejects_answers_no_deal_fits(capsys, tmp_path):
         rnd.pop("cases")
         rnd.pop("display")
     events = doc["rounds"][0]["events"]
-    # two players cannot both have a spot on the same element: cases are disjoint (RULES.md §3)
+    # two players cannot both have a spot on the same element: cases are disjoint (docs/rules.md §3)
     i = next(i for i, ev in enumerate(events) if ev.get("answer") == "spot")
     j = next(j for j, ev in enumerate(events) if "clue" in ev and ev["player"] != events[i]["player"])
     events[j] = {"player": events[j]["player"], "clue": events[i]["clue"], "answer": "spot"}

@@ -1,4 +1,4 @@
-"""Duel (RULES.md §7), worked by hand on layout S of ``test_rules`` (player 0: Doc, Forgery,
+"""Duel (docs/rules.md §7), worked by hand on layout S of ``test_rules`` (player 0: Doc, Forgery,
 Waterfront; player 1: Pinky, Murder, Lakeside). Every scenario runs through the engine and the
 reference in lockstep (``test_rules.Table``); later rounds get their layouts from the generator, so
 their solves use the dealt cases (``Table.correct`` / ``Table.wrong``).
@@ -233,7 +233,7 @@ def test_reset_done_restarts_a_duel():
 # --------------------------------------------------------------------------- configuration
 
 @pytest.mark.parametrize("kwargs,fragment", [
-    (dict(mode="duel", num_players=3), "a duel is played by exactly 2 players (RULES.md §7), got num_players=3"),
+    (dict(mode="duel", num_players=3), "a duel is played by exactly 2 players (docs/rules.md §7), got num_players=3"),
     (dict(mode="solo"), "mode must be one of ('standard', 'duel'), got 'solo' (solo time attack"),
     (dict(mode="night"), "mode must be one of ('standard', 'duel'), got 'night'"),
     (dict(mode="duel", variants=("nick-of-time",)), "variant 'nick-of-time' does not apply to a duel"),
@@ -382,10 +382,10 @@ def test_cli_play_and_replay_duel(capsys, tmp_path):
 
 @pytest.mark.parametrize("argv,message", [
     (["play", "--mode", "duel", "--players", "3"],
-     "pi-env: error: a duel is played by exactly 2 players (RULES.md §7), got num_players=3\n"),
+     "pi-env: error: a duel is played by exactly 2 players (docs/rules.md §7), got num_players=3\n"),
     (["play", "--mode", "duel", "--variant", "nick-of-time"],
      "pi-env: error: variant 'nick-of-time' does not apply to a duel (the first solve attempt "
-     "decides a duel round, RULES.md §7)\n"),
+     "decides a duel round, docs/rules.md §7)\n"),
     (["play", "--max-rounds", "5"],
      "pi-env: error: --max-rounds is the duel's safeguard; use it with --mode duel\n"),
     (["play", "--mode", "duel", "--max-rounds", "2"],

@@ -1,6 +1,6 @@
 """Observation encoders (issue #7 item 2): the flat encoding's layout, exact values and parity with its
 numpy reference, the incremental :class:`FlatEncoder`, the solver features, and information hygiene
-(RULES.md §9): neither encoding shows a player its own case."""
+(docs/rules.md §9): neither encoding shows a player its own case."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
-"""Information hygiene of the environment and the renderer (RULES.md §9).
+"""Information hygiene of the environment and the renderer (docs/rules.md §9).
 
 A player never sees its own case: two games identical except for player ``p``'s own case must look
 the same to ``p`` (observation, info, reward, rendering) until an answer to ``p`` differs, while the
 player holding ``p``'s case does see the difference. Checked for both editions, the nick-of-time
-variant (also with fast and per-player investigator counts) and the duel (RULES.md §6, §7). Renderings for ``viewer=p`` show only the case
+variant (also with fast and per-player investigator counts) and the duel (docs/rules.md §6, §7). Renderings for ``viewer=p`` show only the case
 ``p`` holds; the spectator rendering shows no case.
 """
 
@@ -123,7 +123,7 @@ def test_own_case_never_visible_nick_of_time(num_players, options, edition):
 @pytest.mark.parametrize("options,differ", [(dict(), 10), (dict(variants=("fast",)), 10),
                                             (dict(max_rotations=1, max_rounds=3), 3)])
 def test_own_case_never_visible_duel(options, differ):
-    """Duel (RULES.md §7): the first solve attempt decides a round. When the opponent decides round
+    """Duel (docs/rules.md §7): the first solve attempt decides a round. When the opponent decides round
     1 before any answer to ``p`` differs (or the rotation-limit safeguard draws it), later rounds
     are dealt alike in both games and ``p``'s view stays identical to the end of the duel."""
     reasons = [run_pair(2, "second", seed, p, mode="duel", **options)

@@ -1,4 +1,4 @@
-"""The local solo leaderboard (issue 5 item 3): ranking of RULES.md §8, cases kept apart, files
+"""The local solo leaderboard (issue 5 item 3): ranking of docs/rules.md §8, cases kept apart, files
 that are not leaderboards reported and never touched, where the file lives."""
 
 from __future__ import annotations

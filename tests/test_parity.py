@@ -52,7 +52,7 @@ CASES = [
     ("3p-second-uniform", dict(num_players=3), 8, (0.0, 0.0, 0.0, 0.0)),
     ("4p-first-uniform-fast", dict(num_players=4, edition="first", variants=("fast",)), 4,
      (0.0, 0.0, 0.0, 0.0)),
-    # duel (RULES.md §7): correct solves by either seat, extra turns, sudden death, safeguards
+    # duel (docs/rules.md §7): correct solves by either seat, extra turns, sudden death, safeguards
     ("duel", dict(mode="duel"), 12, (0.80, 0.05, 0.08, 0.06)),
     ("duel-solvers", dict(mode="duel"), 12, (0.30, 0.02, 0.08, 0.45)),
     ("duel-fast-rot3-maxr4", dict(mode="duel", variants=("fast",), max_rotations=3, max_rounds=4),
@@ -60,7 +60,7 @@ CASES = [
     ("duel-first-inv", dict(mode="duel", edition="first", investigators=(5, 0)), 8,
      (0.80, 0.05, 0.10, 0.05)),
     ("duel-uniform", dict(mode="duel", max_rounds=3), 8, (0.0, 0.0, 0.0, 0.0)),
-    # nick of time (RULES.md §6)
+    # nick of time (docs/rules.md §6)
     ("2p-nick", dict(num_players=2, variants=("nick-of-time",)), 8, (0.85, 0.05, 0.05, 0.04)),
     ("3p-nick", dict(num_players=3, variants=("nick-of-time",)), 8, (0.85, 0.05, 0.05, 0.04)),
     ("3p-first-nick-fast", dict(num_players=3, edition="first", variants=("fast", "nick-of-time")),

@@ -1,4 +1,5 @@
-"""Engine-written records replay exactly; scores derived from events equal the engine's (RECORD.md, RULES §5)."""
+"""Engine-written records replay exactly; scores derived from events equal the engine's
+(docs/record-format.md, docs/rules.md §5)."""
 
 import json
 
@@ -77,7 +78,7 @@ def test_event_after_round_end_is_rejected():
 
 @pytest.mark.parametrize("seed", range(8))
 def test_in_memory_record_equals_loaded_record(seed):
-    """Recorder.record() derives the suppression flags exactly as load_record does (RULES §4.2),
+    """Recorder.record() derives the suppression flags exactly as load_record does (docs/rules.md §4.2),
     so the solver may read an in-memory record directly."""
     config = GameConfig(num_players=4)
     _, rec = play_game(config, ["random", "deducer", "random", "deducer"], seed)

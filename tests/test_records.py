@@ -1,6 +1,6 @@
-"""Tests of pi_env.records.record_file: reading, validating and writing pi-record/1 (RECORD.md).
+"""Tests of pi_env.records.record_file: reading, validating and writing pi-record/1 (docs/record-format.md).
 
-Hand-worked answers use the daytime board (RULES.md §2) and the layout of ``_doc()`` below:
+Hand-worked answers use the daytime board (docs/rules.md §2) and the layout of ``_doc()`` below:
 
     suspect tiles:  Shorty Lakeside, Doc Forest Park, Rusty Little Italy, Bubbles Trocadero,
                     Frenchy Ocean Drive, Maurice China Town, Pop Central Station, Dutch Main Street,
@@ -349,7 +349,7 @@ def test_reject_non_disjoint_cases():
     doc = _doc()
     doc["rounds"][0]["cases"]["2"]["suspect"] = "Doc"
     assert _reject(doc) == ("round 1: cases: players 0 and 2 both have suspect 'Doc'; the players' cases "
-                            "are pairwise disjoint (RULES.md §3)")
+                            "are pairwise disjoint (docs/rules.md §3)")
 
 
 def test_reject_answer_contradicting_case():
@@ -390,7 +390,7 @@ def test_reject_second_investigator_in_district():
                 {"player": 2, "investigate": "Lakeside", "spots": 1, "traces": 0},
                 {"player": 1, "investigate": "lakeside", "spots": 1, "traces": 0}])
     assert _reject(doc) == ("round 1, event 2: second investigator of player 1 in 'Lakeside' this round "
-                            "(first at event 0; RULES.md §4.2)")
+                            "(first at event 0; docs/rules.md §4.2)")
 
 
 def test_reject_too_many_investigators():
@@ -398,7 +398,7 @@ def test_reject_too_many_investigators():
                 {"player": 1, "investigate": "Trocadero", "spots": 0, "traces": 2}])
     doc["rules"]["investigators"] = [5, 1, 5]
     assert _reject(doc) == ("round 1, event 1: too many investigators: player 1 has none left "
-                            "(started the round with 1; RULES.md §4.2)")
+                            "(started the round with 1; docs/rules.md §4.2)")
 
 
 def test_investigators_are_spent_for_the_game():
@@ -412,7 +412,7 @@ def test_investigators_are_spent_for_the_game():
     third["first_player"] = 2
     doc["rounds"].append(third)
     assert _reject(doc) == ("round 3, event 0: too many investigators: player 1 has none left "
-                            "(started the round with 0; RULES.md §4.2)")
+                            "(started the round with 0; docs/rules.md §4.2)")
 
 
 def test_reject_reselecting_card_answered_nothing():
@@ -422,13 +422,13 @@ def test_reject_reselecting_card_answered_nothing():
     doc = _doc(events, display=["Skid Row", "Pinky", "Murder", "Doc", "Lakeside", "Forgery", "Pop",
                                 "Earl", "Downtown"])
     assert _reject(doc) == ("round 1, event 2: clue card 'Skid Row' was answered 'nothing' at event 0 and "
-                            "is out of circulation for the round (RULES.md §4.1)")
+                            "is out of circulation for the round (docs/rules.md §4.1)")
 
 
 def test_reject_spots_plus_traces_over_three():
     doc = _doc([{"player": 1, "investigate": "Lakeside", "spots": 2, "traces": 2}])
     assert _reject(doc) == ("round 1, event 0: investigate: spots+traces is 4, at most 3 "
-                            "(one marker per type, RULES.md §4.2)")
+                            "(one marker per type, docs/rules.md §4.2)")
 
 
 def test_reject_impossible_investigation_without_case():
@@ -437,7 +437,7 @@ def test_reject_impossible_investigation_without_case():
     del doc["rounds"][0]["cases"]
     assert _reject(doc) == ("round 1, event 0: answer 3 spots and 0 traces is impossible in 'Lakeside': "
                             "at most 3 markers (2 spots) for the types not suppressed or blank "
-                            "(RULES.md §4.2)")
+                            "(docs/rules.md §4.2)")
 
 
 def test_reject_player_out_of_range_and_bad_event_shape():
@@ -560,7 +560,7 @@ def test_reject_bad_engine_max_rounds(rounds, max_rounds, message):
 def test_reject_engine_max_rounds_outside_a_duel_and_unknown_engine_keys():
     doc = _doc()
     doc["engine"] = {"seed": 1, "max_rounds": 5}
-    assert _reject(doc) == ("engine.max_rounds is the duel's safeguard (RULES.md §7); this record's mode "
+    assert _reject(doc) == ("engine.max_rounds is the duel's safeguard (docs/rules.md §7); this record's mode "
                             "is 'standard'")
     doc["engine"] = {"seed": 1, "max_round": 5}
     assert _reject(doc) == "engine: unknown key 'max_round' (allowed: seed, max_rotations, max_rounds)"
@@ -627,7 +627,7 @@ def test_standard_recorder_has_no_max_rounds():
 
 
 def test_first_edition_words_are_accepted_as_keys():
-    """RECORD.md: ``crime`` = evidence and ``evidence card`` = clue, also as JSON keys."""
+    """docs/record-format.md: ``crime`` = evidence and ``evidence card`` = clue, also as JSON keys."""
     from pi_env.core.board import DAYTIME
     from pi_env.core.constants import EVIDENCE_NAMES, SUSPECT_NAMES
 
@@ -652,7 +652,7 @@ def _solo_doc(investigators):
 
 
 def test_solo_records_take_up_to_14_investigators():
-    """RULES.md §8 / SoloConfig: a solo player may start with 0..14 tiles (one per district)."""
+    """docs/rules.md §8 / SoloConfig: a solo player may start with 0..14 tiles (one per district)."""
     assert load_record(_solo_doc([14])).rules == Rules(mode="solo", players=1, rounds=1, investigators=(14,))
     assert load_record(_solo_doc([6])).rules.investigators == (6,)
     assert _reject(_solo_doc([15])) == "rules.investigators must list 1 integer 0..14, got [15]"

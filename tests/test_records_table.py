@@ -4,7 +4,7 @@ incorrect-information rule, incomplete games and duplicate JSON keys.
 The layout and cases are those of ``tests/test_records.py`` (3 players, daytime board): player 0
 has Doc (Forest Park) / Forgery (Union Square) / Waterfront, player 1 Pinky (Union Square) /
 Murder (Ocean Drive) / Lakeside, player 2 Shorty (Lakeside) / Smuggling (Waterfront) / Downtown.
-Answers worked out by hand from RULES.md §4.1: player 0 taking Pinky gets *nothing* (Doc's tile in
+Answers worked out by hand from docs/rules.md §4.1: player 0 taking Pinky gets *nothing* (Doc's tile in
 Forest Park is not next to Union Square), player 1 taking Doc gets nothing, player 2 taking Doc
 gets a trace (Shorty's tile in Lakeside is next to Forest Park).
 """
@@ -95,11 +95,11 @@ def test_event_display_round_trips_and_constrains_the_next_clue():
     # a clue on a card not on the display stated right before it
     bad = [dict(_clue(0, "Pinky", "nothing"), display=after), _clue(1, "Queenie", "nothing")]
     assert _reject(_doc(bad, display=DISPLAY9)) == (
-        "round 1, event 1: clue card 'Queenie' is not on the display (stated after event 0; RULES.md §4.1)")
+        "round 1, event 1: clue card 'Queenie' is not on the display (stated after event 0; docs/rules.md §4.1)")
     # the round's display of 9 cards fixes the first clue's choices
     assert _reject(_doc([_clue(0, "Queenie", "nothing")], display=DISPLAY9)) == (
         "round 1, event 0: clue card 'Queenie' is not on the display (stated at the round's start; "
-        "RULES.md §4.1)")
+        "docs/rules.md §4.1)")
     # after a card is taken its refill is unknown: any card may follow
     load_record(_doc([_clue(0, "Pinky", "nothing"), _clue(1, "Queenie", "trace")], display=DISPLAY9))
     # fewer than 9 cards: the cards known to be face up, no constraint on the others
@@ -110,7 +110,7 @@ def test_event_display_errors():
     out_card = [_clue(0, "Pinky", "nothing"), dict(_clue(1, "Doc", "nothing"), display=["Pinky"])]
     assert _reject(_doc(out_card)) == (
         "round 1, event 1: display: clue card 'Pinky' was answered 'nothing' at event 0 and is out of "
-        "circulation for the round (RULES.md §4.1)")
+        "circulation for the round (docs/rules.md §4.1)")
     assert _reject(_doc([dict(_clue(0, "Pinky", "nothing"), display=["Doc", "Doc"])])) == (
         "round 1, event 0: display: 'Doc' appears twice")
     assert _reject(_doc([dict(_clue(0, "Pinky", "nothing"), display=["Dok"])])).startswith(

@@ -1,6 +1,6 @@
 """Training at engine speed (issue #12): batched opponents, the compact action space and its
 encodings, the learner batch, the opponent pool, the MaskablePPO trainer end to end (a few thousand
-steps), ``learned:NAME`` agents and their one-line errors, and information hygiene (RULES.md §9).
+steps), ``learned:NAME`` agents and their one-line errors, and information hygiene (docs/rules.md §9).
 
 Tests that need torch / stable-baselines3 / sb3-contrib (the ``rl`` extra, which CI installs) skip
 without it."""

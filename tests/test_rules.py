@@ -1,9 +1,9 @@
-"""One scenario per rule of RULES.md §4–§5, on hand-built layouts, with values worked by hand.
+"""One scenario per rule of docs/rules.md §4–§5, on hand-built layouts, with values worked by hand.
 
 Every scenario is stepped through the engine and, in lockstep, through the plain-Python
 :class:`~pi_env.engine.reference.ReferenceGame` (all fields compared after every step).
 
-Layout S (daytime board, RULES.md §2): suspect ``i`` lies in district ``i`` (Shorty Lakeside, Doc
+Layout S (daytime board, docs/rules.md §2): suspect ``i`` lies in district ``i`` (Shorty Lakeside, Doc
 Forest Park, Rusty Little Italy, Bubbles Trocadero, Frenchy Ocean Drive, Maurice China Town, Pop
 Central Station, Dutch Main Street, Knuckles Road House, Pinky Union Square, Queenie Downtown, Earl
 Rick's Café; Waterfront and Skid Row blank) and evidence ``j`` in district ``j + 4`` (Murder Ocean
@@ -179,7 +179,7 @@ def test_display_stays_short_when_deck_and_discard_empty():
 
 
 def test_taking_a_card_again_gives_the_same_answer():
-    """RULES §4.1: a card whose tile already carries the player's marker may be taken again."""
+    """docs/rules.md §4.1: a card whose tile already carries the player's marker may be taken again."""
     others = [x for x in range(36) if x not in DEFAULT_DISPLAY]
     t = Table(deck=[], front={1: others})
     assert t.act(S["Shorty"]) == (TRACE, -1)  # player 0: Lakeside next to Forest Park

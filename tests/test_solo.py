@@ -1,4 +1,4 @@
-"""Solo Time Attack (RULES.md §8, issue 5 item 1): the batched solo engine and the Gymnasium envs.
+"""Solo Time Attack (docs/rules.md §8, issue 5 item 1): the batched solo engine and the Gymnasium envs.
 
 Layout S of ``test_rules.py`` (daytime board): suspect ``i`` in district ``i`` (Waterfront, Skid Row
 blank), evidence ``j`` in district ``j + 4`` (Lakeside .. Trocadero blank). Neighbours: Lakeside 0

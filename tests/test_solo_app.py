@@ -82,7 +82,7 @@ def test_a_whole_game_typo_illegal_hint_solve(tmp_path):
         "  Little Italy     Earl      Smuggling          .         0S 2T",
         "Investigator in Little Italy: 0 spots, 2 traces.",
         "Actions 1 | investigators left 4 of 5 | wrong solves 0 | time 0:20",
-        "You already have an investigator in Little Italy: one per district (RULES.md §4.2). Nothing was played.",
+        "You already have an investigator in Little Italy: one per district (docs/rules.md §4.2). Nothing was played.",
         "Hint: 155 cases fit what you know.",
         "Best next query: investigate Trocadero (2.86 bits of information).",
         "The reference solver expects 4.9 more actions from here.",
@@ -444,7 +444,7 @@ def test_cli_solo_without_a_subcommand_names_them(capsys):
 def test_map_lists_each_districts_neighbours(tmp_path):
     out, _ = play(tmp_path, ["map", "quit"], seed=7)
     i = out.index("Districts next to each other (a trace answer means: in a district next to it):")
-    # the daytime adjacency of RULES.md §2, typed in by hand
+    # the daytime adjacency of docs/rules.md §2, typed in by hand
     assert out[i + 1:i + 15] == [
         "  Lakeside         next to: Forest Park, Little Italy, Trocadero",
         "  Forest Park      next to: Lakeside, Trocadero, Ocean Drive",

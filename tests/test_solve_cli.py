@@ -223,7 +223,7 @@ def test_solve_on_a_played_record(capsys, tmp_path) -> None:
 
 
 def test_solved_player_gets_no_hint(tmp_path, capsys):
-    """A player who solved takes no more turns this round (RULES.md §4.3): no hint is printed."""
+    """A player who solved takes no more turns this round (docs/rules.md §4.3): no hint is printed."""
     from pi_env.apps.cli import main
     from pi_env.records.record_file import load_record
 

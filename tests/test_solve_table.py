@@ -83,7 +83,7 @@ def test_display_option(capsys, tmp_path):
         ("Doc, doc", "--display: 'Doc' is given twice"),
         (", ".join(DISPLAY9 + ["Earl"]), "--display: at most 9 clue cards are face up, got 10"),
         ("Pinky, Doc", "--display: 'Pinky' was answered 'nothing' at event 0 of round 1 and lies in front "
-                       "of player 0 for the rest of the round (RULES.md §4.1)"),
+                       "of player 0 for the rest of the round (docs/rules.md §4.1)"),
     ]:
         code, out, err = _run(capsys, "solve", path, "--player", 1, "--display", display)
         assert (code, out, err) == (2, "", f"pi-env: error: {message}\n")
@@ -141,7 +141,7 @@ def test_no_hint_when_the_player_has_no_turn(capsys, tmp_path):
 
 def test_the_hint_reads_only_what_the_player_knows():
     """Two records that differ only in player 0's own case (player 0 has not acted, so no answer to
-    it differs) give player 0 the same report, hint and all (RULES.md §9)."""
+    it differs) give player 0 the same report, hint and all (docs/rules.md §9)."""
     events = [{"player": 1, "clue": "Doc", "answer": "nothing"}, {"player": 2, "clue": "Doc", "answer": "trace"}]
     one = _doc(events)
     other = _doc(events)

@@ -1,4 +1,4 @@
-"""The solver against the worked examples of tests/data/solver (RULES.md §9).
+"""The solver against the worked examples of tests/data/solver (docs/rules.md §9).
 
 Every fixture, every player: own_count, count and every case with its exact probability; the SAT
 model's consistent set; and information hygiene (the answer for p depends on no case but p+1's).

@@ -1,4 +1,4 @@
-"""Property tests of the solver on random legal rounds (RULES.md §3, §4, §9).
+"""Property tests of the solver on random legal rounds (docs/rules.md §3, §4, §9).
 
 Random rounds are dealt and answered with the rules' pure functions of :mod:`pi_env.records.record_file`
 (not the solver's tables). An independent brute force — per-player candidate lists from those
@@ -121,7 +121,7 @@ def brute_force(rnd: RoundRecord, adjacency: np.ndarray, n: int, p: int, held_kn
             cand[q] = [fixed[q]] if _answers_ok(rnd, adjacency, q, fixed[q]) else []
         else:
             cand[q] = [c for c in range(NUM_CASES) if _answers_ok(rnd, adjacency, q, c)]
-    # own information (RULES.md §9): own answers, held case, others' spots and correct solves
+    # own information (docs/rules.md §9): own answers, held case, others' spots and correct solves
     excluded = set(_elements(fixed[held_player])) if held_known else set()
     for ev in rnd.events:
         if ev.player != p and ev.kind == CLUE and ev.answer == 2:

@@ -96,7 +96,7 @@ def test_seating_orders_balance_who_sits_after_whom():
     seats = Counter((names[s], s) for names in games for s in range(4))
     assert seats == {**{("greedy", s): 3 for s in range(4)}, **{("heuristic", s): 3 for s in range(4)},
                      **{("random", s): 6 for s in range(4)}}
-    # who holds whose case (RULES.md §3: seat i holds seat i+1's): greedy holds heuristic's case
+    # who holds whose case (docs/rules.md §3: seat i holds seat i+1's): greedy holds heuristic's case
     # in 4 of 12 games and heuristic holds greedy's in 4, each holds a random player's in 8
     held = Counter((names[s], names[(s + 1) % 4]) for names in games for s in range(4))
     assert held[("greedy", "heuristic")] == held[("heuristic", "greedy")] == 4

@@ -1,4 +1,4 @@
-"""The variants of RULES.md §6, worked by hand on layout S of ``test_rules`` (engine and reference
+"""The variants of docs/rules.md §6, worked by hand on layout S of ``test_rules`` (engine and reference
 in lockstep through ``test_rules.Table``): nick of time for 2..5 players, the fast game and the
 beginner-friendly investigator counts; their records, scoring and command line.
 

@@ -44,7 +44,7 @@ def _players(text: str) -> int:
 
 
 def _investigators(text: str) -> tuple[int, ...]:
-    """``5,5,3,3`` -> (5, 5, 3, 3): one count 0..5 per player (RULES.md §6 beginner friendly)."""
+    """``5,5,3,3`` -> (5, 5, 3, 3): one count 0..5 per player (docs/rules.md §6 beginner friendly)."""
     counts = []
     for part in text.split(","):
         try:
@@ -85,14 +85,14 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--players", type=_players, default=None,
                       help="2..5 (default 4; a duel is for exactly 2)")
     play.add_argument("--mode", choices=("standard", "duel"), default="standard",
-                      help="standard game or duel (RULES.md §7; 2 players)")
+                      help="standard game or duel (docs/rules.md §7; 2 players)")
     play.add_argument("--seed", type=_seed, default=None, help="game seed (default: random, printed)")
     play.add_argument("--agents", default=None,
                       help=f"comma-separated agent per seat (default for 4: {DEFAULT_AGENTS}); "
                            f"'human' seats a person at this terminal")
     play.add_argument("--edition", choices=("second", "first"), default="second")
     play.add_argument("--variant", action="append", choices=("fast", "nick-of-time"), default=[],
-                      help="rules variant (repeatable): fast = 2 rounds, nick-of-time (RULES.md §6)")
+                      help="rules variant (repeatable): fast = 2 rounds, nick-of-time (docs/rules.md §6)")
     play.add_argument("--investigators", type=_investigators, default=None, metavar="N,N,...",
                       help="starting investigator tiles per player, e.g. 5,5,3,3 "
                            "(default 5 each; duel 2 each)")
@@ -148,7 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the clue cards face up now, e.g. \"Doc, Bubbles, Lakeside\" (default: from "
                             "the record; else the best query assumes any card can be taken)")
     solve.add_argument("--json", action="store_true", help="print the report as JSON")
-    solo = sub.add_parser("solo", help="Solo Time Attack (RULES.md §8): generate cases, play")
+    solo = sub.add_parser("solo", help="Solo Time Attack (docs/rules.md §8): generate cases, play")
     solo_sub = solo.add_subparsers(dest="solo_command", required=True, metavar="{generate,play}",
                                    parser_class=_Parser)
     gen = solo_sub.add_parser("generate", help="a solo case (layout + hidden case) from a seed or a "
@@ -312,7 +312,7 @@ def _human(seat: int, config):
 
 def _play_with_humans(args: argparse.Namespace, config, agents, humans: list[int], seed: int) -> int:
     """``pi-env play`` with people at the terminal: each move is printed as it happens (actions and
-    answers are public, RULES.md §9); a person is prompted with its own seat's view only."""
+    answers are public, docs/rules.md §9); a person is prompted with its own seat's view only."""
     from pi_env.agents.runner import play_game
     from pi_env.records.record_file import write_record
     from pi_env.records.recorder import event_from_state
@@ -380,9 +380,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _check_jointly_consistent(record) -> None:
-    """RECORD.md: a record whose answers could not have happened is rejected. Answers are checked
+    """docs/record-format.md: a record whose answers could not have happened is rejected. Answers are checked
     against the cases the record holds when it is read; here the solver checks that some deal of the
-    unknown cases (pairwise disjoint, RULES.md §3) fits every public answer of each round.
+    unknown cases (pairwise disjoint, docs/rules.md §3) fits every public answer of each round.
 
     Raises:
         RecordError: naming a smallest set of events that cannot all hold.
@@ -434,7 +434,7 @@ def _integer(text: str) -> int:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    """``pi-env solve``: only what ``--player`` knows (RULES.md §9); a contradiction is reported,
+    """``pi-env solve``: only what ``--player`` knows (docs/rules.md §9); a contradiction is reported,
     not an error (see :func:`pi_env.solvers.solve_report.solve_report`)."""
     from pi_env.solvers.solve_report import solve_report, solve_report_lines
 
@@ -499,7 +499,7 @@ def cmd_solo_play(args: argparse.Namespace) -> int:
 
 
 def cmd_solo(args: argparse.Namespace) -> int:
-    """``pi-env solo generate``: write a solo case record and its setup sheet (RULES.md §8)."""
+    """``pi-env solo generate``: write a solo case record and its setup sheet (docs/rules.md §8)."""
     import os
     from pathlib import Path
 

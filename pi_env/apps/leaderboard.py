@@ -1,9 +1,9 @@
-"""The local Solo Time Attack leaderboard (RULES.md §8): one SQLite file in the user's data directory.
+"""The local Solo Time Attack leaderboard (docs/rules.md §8): one SQLite file in the user's data directory.
 
 Every finished solo game is one row of the table ``results``; rows are grouped by *case* — the
 seed that generated it (a daily case's seed is its date, ``YYYYMMDD``; a daily case of a target
 difficulty has its own seed from ``YYYYMMDD * 1000`` upwards, see :mod:`pi_env.apps.solo_cases`) and the
-number of investigator tiles. Within a case, results are ranked as RULES.md §8 says: fewer actions, then
+number of investigator tiles. Within a case, results are ranked as docs/rules.md §8 says: fewer actions, then
 fewer investigator tiles, then fewer wrong solve attempts, then less time. Results equal in all
 four share a rank (competition ranking: 1, 2, 2, 4).
 
@@ -104,7 +104,7 @@ class Entry:
     id: int | None = None
 
     def key(self) -> tuple[int, int, int, float]:
-        """The ranking key of RULES.md §8 (smaller is better)."""
+        """The ranking key of docs/rules.md §8 (smaller is better)."""
         return (self.actions, self.used, self.wrong, self.seconds)
 
 

@@ -20,7 +20,7 @@ __all__ = ["line_reader", "completions", "word_completions"]
 
 def _tail_matches(line: str, words: Sequence[str]) -> tuple[int, list[str]]:
     """``(k, matches)``: the longest tail of ``line`` (its last ``k`` words) that starts some of
-    ``words`` (names folded as in RECORD.md), and those words in order."""
+    ``words`` (names folded as in docs/record-format.md), and those words in order."""
     parts = line.replace("/", " ").replace(",", " ").split(" ")
     for start in range(len(parts)):
         tail = parts[start:]

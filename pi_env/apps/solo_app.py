@@ -1,4 +1,4 @@
-"""The terminal game of Solo Time Attack (RULES.md §8): ``pi-env solo play``.
+"""The terminal game of Solo Time Attack (docs/rules.md §8): ``pi-env solo play``.
 
 A plain line-by-line loop over an input and an output function, so that a person plays it in any
 terminal and a test drives it with scripted lines and a fake clock::
@@ -6,7 +6,7 @@ terminal and a test drives it with scripted lines and a fake clock::
     app = SoloApp(input_fn=input, output_fn=print, clock=time.monotonic)
     app.run(seed=7)
 
-**Commands** (one per line; names are matched as in RECORD.md: case, spaces, apostrophes and
+**Commands** (one per line; names are matched as in docs/record-format.md: case, spaces, apostrophes and
 accents do not matter, first-edition words are accepted, a misspelt name gets suggestions):
 
 ==============================================  ============================================
@@ -17,7 +17,7 @@ accents do not matter, first-edition words are accepted, a misspelt name gets su
 ``hint``                                        ask the solver (not an action; counted apart)
 ``board``                                       show the board again
 ``map``                                         each district and the districts next to it
-                                                (a trace means "next to"; RULES.md §2)
+                                                (a trace means "next to"; docs/rules.md §2)
 ``help``                                        the commands
 ``quit``                                        save the game and leave (``--resume`` later)
 ==============================================  ============================================
@@ -29,7 +29,7 @@ the game goes on.
 
 **Answers.** A clue on element ``x`` answers *spot* (``x`` is the case's element of that type),
 *trace* (the case's element of that type has its tile in a district next to ``x``'s tile) or
-*nothing* (RULES.md §4.1). An investigator in district ``d`` answers how many of the case's three
+*nothing* (docs/rules.md §4.1). An investigator in district ``d`` answers how many of the case's three
 elements have their tile in ``d`` (spots) or next to it (traces), not which; a type whose tile in
 ``d`` already carries your marker is not counted again (§4.2).
 
@@ -47,7 +47,7 @@ silently dropped or overwritten.
 
 **The end.** A correct solve shows the result (actions, investigator tiles used, wrong solves,
 time), stores it in the leaderboard (:class:`~pi_env.apps.leaderboard.Leaderboard`) and shows the rank
-among the results of the same case (seed and number of tiles), ranked by RULES.md §8. If the
+among the results of the same case (seed and number of tiles), ranked by docs/rules.md §8. If the
 leaderboard file cannot be used, the message says why, the file is left alone, and the result is
 appended to ``pending-results.jsonl`` beside the saved game instead. The finished game is also
 written as a ``pi-record/1`` record (``games/`` in the data directory), which ``pi-env replay``
@@ -366,7 +366,7 @@ class SoloHint:
 
 
 def solo_hint(game: SoloGame) -> SoloHint:
-    """What the solver advises in ``game`` from the player's answers only (RULES.md §8, §9).
+    """What the solver advises in ``game`` from the player's answers only (docs/rules.md §8, §9).
 
     Used by the terminal app's ``hint`` and by the web app (:mod:`pi_env.apps.web`).
     """
@@ -467,7 +467,7 @@ def board_lines(game: SoloGame) -> list[str]:
 
 
 def map_lines(board: Board) -> list[str]:
-    """Each district and its neighbours (``board.adjacency``, RULES.md §2), in district-id order::
+    """Each district and its neighbours (``board.adjacency``, docs/rules.md §2), in district-id order::
 
         Lakeside          next to: Forest Park, Little Italy, Trocadero
     """
@@ -737,7 +737,7 @@ class SoloApp:
                 return
             if st.inv_placed[0, d]:
                 self.say(f"You already have an investigator in {board.districts[d]}: one per district "
-                         f"(RULES.md §4.2). Nothing was played.")
+                         f"(docs/rules.md §4.2). Nothing was played.")
                 return
         elif st.failed[0, a - SOLVE_BASE]:
             self.say(f"You already named {case_name(a - SOLVE_BASE, board)}: it is wrong. Not played.")

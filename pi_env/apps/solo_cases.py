@@ -1,4 +1,4 @@
-"""Solo Time Attack cases (RULES.md §8): a layout and a hidden case from a seed or a date, rated by
+"""Solo Time Attack cases (docs/rules.md §8): a layout and a hidden case from a seed or a date, rated by
 how many actions the solver's greedy policy needs, written as a record and a printable setup sheet.
 
 * **Case from a seed.** ``generate(seed)`` is game 0 of ``pi_env.engine.solo.init(config, 1, seed)``
@@ -236,7 +236,7 @@ def setup_sheet(case: SoloCase) -> str:
         "",
         "Locations are printed on the board. The case (one suspect, one evidence, one location) is",
         "hidden: the program answers each query. Keep the record file closed: it holds the case.",
-        "Result: number of actions, then investigator tiles used, then wrong solves (RULES.md §8).",
+        "Result: number of actions, then investigator tiles used, then wrong solves (docs/rules.md §8).",
     ]
     return "\n".join(lines) + "\n"
 

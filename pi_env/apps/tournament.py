@@ -8,7 +8,7 @@ the settings and ``i`` — never of the worker count, the backend or the order g
 * its seats (:func:`seat_agents`): the agent list's distinct cyclic orders in turn, each rotated
   through all seats, so over ``players`` consecutive games every agent sits in every seat equally
   often, and over ``players × orders`` games every agent also sits right after every other agent
-  equally often (who holds whose case, RULES.md §3);
+  equally often (who holds whose case, docs/rules.md §3);
 * the agent in seat ``s`` is reset with seed ``game_seed * 10 + s``, as ``pi-env play`` does, so
   ``pi-env play --seed SEED --agents A0,A1,.. --players P`` replays any game of ``games.csv``.
 
@@ -184,7 +184,7 @@ def seating_orders(agents: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
 
     Two seatings are the same cyclic order when one is a rotation of the other. In P.I. the order
     matters beyond the seat number: each player holds the case of the next player in turn order
-    (RULES.md §3) and takes clue cards before the player after it, so who sits after whom changes
+    (docs/rules.md §3) and takes clue cards before the player after it, so who sits after whom changes
     the game. Orders are enumerated as the permutations that keep ``agents[0]`` first, in
     lexicographic order of positions, dropping repeats (an agent listed twice). ``P`` distinct
     agents have ``(P − 1)!`` orders; ``greedy,heuristic,random,random`` has 3.

@@ -1,8 +1,8 @@
-"""Action ids ↔ text (RULES.md §4): ``action_name(a)`` and ``parse_action(s)``.
+"""Action ids ↔ text (docs/rules.md §4): ``action_name(a)`` and ``parse_action(s)``.
 
 Layout (see :mod:`pi_env.core.constants`): ``0..35`` clue element, ``36..49`` investigate district,
 ``50..1729`` solve case. Text forms: ``clue Pinky``, ``investigate Downtown``,
-``solve Doc Forgery Downtown`` (names matched as in RECORD.md; ``evidence card`` = clue).
+``solve Doc Forgery Downtown`` (names matched as in docs/record-format.md; ``evidence card`` = clue).
 """
 
 from __future__ import annotations

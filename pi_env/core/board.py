@@ -1,4 +1,4 @@
-"""Boards as data (RULES.md §2): districts, an undirected adjacency relation and 2-D positions.
+"""Boards as data (docs/rules.md §2): districts, an undirected adjacency relation and 2-D positions.
 
 The engine, solver and agents take a :class:`Board` as input so research can vary the graph.
 The published daytime board ships as ``pi_env/data/daytime.json`` and loads with
@@ -28,7 +28,7 @@ class Board:
     Attributes:
         name: board name (``"daytime"`` for the published board, ``"custom"`` otherwise).
         districts: the 14 district names; district id ``d`` is ``districts[d]`` and location ``d``
-            is printed in district ``d`` (RULES.md §1).
+            is printed in district ``d`` (docs/rules.md §1).
         adjacency: ``bool[14, 14]`` read-only, symmetric, ``False`` on the diagonal.
         positions: ``float64[14, 2]`` read-only (x, row) for rendering; row 0 is the top.
     """
@@ -52,7 +52,7 @@ class Board:
         return [(int(x), int(y)) for x, y in zip(a, b)]
 
     def to_dict(self) -> dict[str, Any]:
-        """The inline JSON form used in records (RECORD.md ``board``)."""
+        """The inline JSON form used in records (docs/record-format.md ``board``)."""
         return {
             "districts": list(self.districts),
             "adjacency": [[self.districts[a], self.districts[b]] for a, b in self.edges],
@@ -155,7 +155,7 @@ def board_from_dict(doc: dict[str, Any], name: str = "custom") -> Board:
 
 
 def load_board(board: "str | dict[str, Any] | Board" = "daytime") -> Board:
-    """Load a bundled board by name, or validate an inline board object (RECORD.md ``board``).
+    """Load a bundled board by name, or validate an inline board object (docs/record-format.md ``board``).
 
     Raises:
         BoardError: unknown bundled name or an invalid board (see :func:`board_from_dict`).
@@ -171,4 +171,4 @@ def load_board(board: "str | dict[str, Any] | Board" = "daytime") -> Board:
 
 
 DAYTIME: Board = load_board("daytime")
-"""The published daytime board (RULES.md §2)."""
+"""The published daytime board (docs/rules.md §2)."""

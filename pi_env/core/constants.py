@@ -1,4 +1,4 @@
-"""Static facts of P.I. (RULES.md §1) and the index layouts used everywhere in pi-env.
+"""Static facts of P.I. (docs/rules.md §1) and the index layouts used everywhere in pi-env.
 
 Element ids (``Element``, int in ``0..35``) put the three types in one range:
 
@@ -13,7 +13,7 @@ location   22 .. 35    ``id - 22`` (= the district id)
 A *case* (``Case``, int in ``0..1679``) is a (suspect, evidence, location) triple of type-local
 indices packed as ``s * 140 + e * 14 + l``.
 
-The action space (RULES.md §4) has ``NUM_ACTIONS = 1730`` entries:
+The action space (docs/rules.md §4) has ``NUM_ACTIONS = 1730`` entries:
 
 * ``0 .. 35``: select the clue card of element ``a`` (legal only while it is on the display);
 * ``36 .. 49``: place an investigator in district ``a - 36``;
@@ -56,9 +56,9 @@ SUSPECT, EVIDENCE, LOCATION = 0, 1, 2
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 5
 DISPLAY_SIZE = 9
-MAX_INVESTIGATORS = 5  # tiles a player may hold (RULES.md §1, §7)
+MAX_INVESTIGATORS = 5  # tiles a player may hold (docs/rules.md §1, §7)
 DEFAULT_ROUNDS = 3
-DEFAULT_MAX_ROTATIONS = 60  # safeguard of RULES.md §5
+DEFAULT_MAX_ROTATIONS = 60  # safeguard of docs/rules.md §5
 
 # Action layout.
 CLUE_BASE = 0
@@ -66,11 +66,11 @@ INVESTIGATE_BASE = NUM_ELEMENTS  # 36
 SOLVE_BASE = NUM_ELEMENTS + NUM_DISTRICTS  # 50
 NUM_ACTIONS = SOLVE_BASE + NUM_CASES  # 1730
 
-# Clue answers (RULES.md §4.1).
+# Clue answers (docs/rules.md §4.1).
 NOTHING, TRACE, SPOT = 0, 1, 2
 ANSWER_NAMES: tuple[str, ...] = ("nothing", "trace", "spot")
 
-# Scoring (RULES.md §5).
+# Scoring (docs/rules.md §5).
 TIER_POINTS = (7, 5, 3, 1)
 WRONG_SOLVE_PENALTY = 2
 SCORE_CAP, SCORE_FLOOR = 21, -5  # second edition only
@@ -79,7 +79,7 @@ SCORE_CAP, SCORE_FLOOR = 21, -5  # second edition only
 SECOND_EDITION, FIRST_EDITION = 0, 1
 EDITION_NAMES: tuple[str, ...] = ("second", "first")
 
-# Card places (engine bookkeeping, RULES.md §4.1).
+# Card places (engine bookkeeping, docs/rules.md §4.1).
 IN_DECK, ON_DISPLAY, IN_DISCARD, IN_FRONT = 0, 1, 2, 3
 
 
@@ -105,7 +105,7 @@ CASE_TRIPLES: np.ndarray = _make_case_table()
 
 
 def case_index(suspect: int, evidence: int, location: int) -> int:
-    """Pack type-local indices into a case id ``s * 140 + e * 14 + l`` (RULES.md §1)."""
+    """Pack type-local indices into a case id ``s * 140 + e * 14 + l`` (docs/rules.md §1)."""
     return suspect * (NUM_EVIDENCE * NUM_LOCATIONS) + evidence * NUM_LOCATIONS + location
 
 

@@ -6,7 +6,7 @@ class PIError(ValueError):
 
 
 class BoardError(PIError):
-    """A board description is malformed (RULES.md §2): the message names the defect."""
+    """A board description is malformed (docs/rules.md §2): the message names the defect."""
 
 
 class UnknownNameError(PIError):
@@ -18,7 +18,7 @@ class InvalidActionError(PIError):
 
 
 class IllegalActionError(PIError):
-    """An action is well formed but not legal in the current state (RULES.md §4)."""
+    """An action is well formed but not legal in the current state (docs/rules.md §4)."""
 
 
 class RecordError(PIError):

@@ -1,4 +1,4 @@
-"""Parsing and formatting of names (RECORD.md): suspects, evidence, locations/districts, answers.
+"""Parsing and formatting of names (docs/record-format.md): suspects, evidence, locations/districts, answers.
 
 Names match case-insensitively, ignoring spaces, apostrophes, hyphens and accents
 (``"ricks cafe"`` = ``"Rick's Café"``). First-edition words are accepted as aliases in human input:

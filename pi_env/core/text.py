@@ -1,4 +1,4 @@
-"""Name folding shared by boards, names and records (RECORD.md: names match ignoring case, spaces,
+"""Name folding shared by boards, names and records (docs/record-format.md: names match ignoring case, spaces,
 apostrophes and accents)."""
 
 import unicodedata

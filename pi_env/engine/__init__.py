@@ -1,4 +1,4 @@
-"""The batched P.I. rules engine (RULES.md §1–§5). Imports neither gymnasium nor pettingzoo."""
+"""The batched P.I. rules engine (docs/rules.md §1–§5). Imports neither gymnasium nor pettingzoo."""
 
 from pi_env.engine.api import Outcome, init, is_legal, legal_action_mask, outcome, reset_done, sample_actions, step, step_inplace
 from pi_env.engine.observe import decode_observation, observation_layout, observation_size, observe

@@ -4,10 +4,10 @@ Argument order of the state arrays is :meth:`State.arrays`. With ``NUMBA_DISABLE
 code runs as plain Python over numpy arrays (the reference path of the parity tests).
 
 The rules options reach ``step_kernel`` as ``GameConfig.rules_code`` (edition, nick of time, duel
-and the duel's ``max_rounds`` in one int) and ``num_rounds``; the rules of the duel (RULES.md §7)
+and the duel's ``max_rounds`` in one int) and ``num_rounds``; the rules of the duel (docs/rules.md §7)
 and of nick of time (§6) are spelled out in :mod:`pi_env.engine.reference`.
 
-Chance (RULES.md §3, §4.1) comes from the per-game xorshift64 state ``rng[b]``; the draw order is
+Chance (docs/rules.md §3, §4.1) comes from the per-game xorshift64 state ``rng[b]``; the draw order is
 part of the engine's contract (same seed, same game):
 
 * new game: first player = ``below(P)``, then round setup;
@@ -92,7 +92,7 @@ def _draw_card(b, card_place, deck, deck_size, rng):
 
 @kernel
 def _deal_layout(rng, b, tile_district, district_tile):
-    """RULES.md §3 step 1 for game b: shuffle the 14 suspect tiles (suspects 0..11, then 2 blanks)
+    """docs/rules.md §3 step 1 for game b: shuffle the 14 suspect tiles (suspects 0..11, then 2 blanks)
     and place tile ``k`` of the shuffled list in district ``k``; the same for the 14 evidence tiles
     (0..9 + 4 blanks); locations are printed (``22 + d`` in district ``d``).
     ``district_tile[b, d, t]`` is the element of type ``t`` in district ``d`` (``-1`` blank)."""
@@ -120,7 +120,7 @@ def _deal_layout(rng, b, tile_district, district_tile):
 
 @kernel
 def _deal_cases(rng, b, cases, num_players):
-    """RULES.md §3 step 2 for game b: per type, shuffle the type-local ids and deal
+    """docs/rules.md §3 step 2 for game b: per type, shuffle the type-local ids and deal
     ``cases[i, t] = perm[i]`` to players ``0..num_players-1`` (pairwise disjoint).
     ``cases`` is game b's ``[P, 3]`` block (a solo game passes a ``[1, 3]`` view)."""
     tiles = np.empty(14, dtype=np.int64)
@@ -135,7 +135,7 @@ def _deal_cases(rng, b, cases, num_players):
 
 @kernel
 def _deal_clue_cards(rng, b, card_place, deck, deck_size):
-    """RULES.md §3 step 3 for game b: shuffle the 36 clue cards into the deck, turn 9 face up."""
+    """docs/rules.md §3 step 3 for game b: shuffle the 36 clue cards into the deck, turn 9 face up."""
     for x in range(NUM_ELEMENTS):
         deck[b, x] = x
         card_place[b, x] = IN_DECK
@@ -153,7 +153,7 @@ def _case_element(case_row, t):
 
 @kernel
 def _clue_answer(td, adjacency, case_row, x):
-    """RULES.md §4.1: the answer to the clue on element ``x`` for a player whose case is
+    """docs/rules.md §4.1: the answer to the clue on element ``x`` for a player whose case is
     ``case_row`` (type-local ``[3]``); ``td`` is the game's ``tile_district[36]``.
     SPOT if x is the case's element y of x's type, else TRACE if y's tile lies in a district
     adjacent to x's tile, else NOTHING."""
@@ -167,7 +167,7 @@ def _clue_answer(td, adjacency, case_row, x):
 
 @kernel
 def _play_clue_card(b, x, ans, card_place, deck, deck_size, rng):
-    """RULES.md §4.1 card flow: a card answered nothing goes face up in front of the player (out
+    """docs/rules.md §4.1 card flow: a card answered nothing goes face up in front of the player (out
     of circulation for the round), otherwise to the discard pile; then refill the display."""
     card_place[b, x] = IN_FRONT if ans == NOTHING else IN_DISCARD
     _draw_card(b, card_place, deck, deck_size, rng)
@@ -175,7 +175,7 @@ def _play_clue_card(b, x, ans, card_place, deck, deck_size, rng):
 
 @kernel
 def _investigate_answer(td, dtile, adjacency, case_row, spot_row, trace_row, d, sup_out):
-    """RULES.md §4.2: ``(spots, traces)`` an investigator in district ``d`` receives.
+    """docs/rules.md §4.2: ``(spots, traces)`` an investigator in district ``d`` receives.
 
     ``td``: the game's ``tile_district[36]``; ``dtile``: its ``district_tile[14, 3]``;
     ``case_row``: the investigating player's case (type-local ``[3]``); ``spot_row`` /
@@ -201,7 +201,7 @@ def _investigate_answer(td, dtile, adjacency, case_row, spot_row, trace_row, d, 
 
 @kernel
 def _is_case(case_row, c):
-    """Whether case id ``c`` (``s * 140 + e * 14 + l``) is the case ``case_row`` (RULES.md §4.3)."""
+    """Whether case id ``c`` (``s * 140 + e * 14 + l``) is the case ``case_row`` (docs/rules.md §4.3)."""
     return c // 140 == case_row[0] and (c // 14) % 10 == case_row[1] and c % 14 == case_row[2]
 
 
@@ -210,7 +210,7 @@ def _setup_round(b, num_players, rng, round_, first_player, current_player, rota
                  solved_this_rotation, tile_district, district_tile, case, card_place, deck,
                  deck_size, front, spot, trace, inv_count, inv_district, inv_answer, inv_markers,
                  inv_suppressed, attempted, solved, solved_case, failed, extra_turn):
-    """RULES.md §3: new layout, deal, deck and display; clear every per-round field of game b."""
+    """docs/rules.md §3: new layout, deal, deck and display; clear every per-round field of game b."""
     _deal_layout(rng, b, tile_district, district_tile)
     _deal_cases(rng, b, case[b], num_players)
     _deal_clue_cards(rng, b, card_place, deck, deck_size)
@@ -248,7 +248,7 @@ def init_kernel(only_done, num_players, investigators, rng, round_, first_player
                 inv_district, inv_answer, inv_markers, inv_suppressed, inv_left, attempted, solved,
                 solved_case, failed, score, solve_points, penalty, rewards, last_action,
                 last_answer, last_player, extra_turn, round_winner):
-    """Set up every game b (or, with ``only_done``, every finished one) from ``rng[b]`` (RULES.md §3)."""
+    """Set up every game b (or, with ``only_done``, every finished one) from ``rng[b]`` (docs/rules.md §3)."""
     for b in prange(rng.shape[0]):
         if only_done and not done[b]:
             continue
@@ -373,7 +373,7 @@ def step_kernel(actions, num_players, rules, num_rounds, max_rotations, adjacenc
                 inv_suppressed, inv_left, attempted, solved, solved_case, failed, score,
                 solve_points, penalty, rewards, last_action, last_answer, last_player, extra_turn,
                 round_winner):
-    """Apply ``actions[b]`` (legal, checked by the caller) to every game b in place (RULES.md §4–§7).
+    """Apply ``actions[b]`` (legal, checked by the caller) to every game b in place (docs/rules.md §4–§7).
 
     ``rules`` is ``GameConfig.rules_code``: bit 0 first edition, bit 1 nick of time, bit 2 duel,
     bits 8.. the duel's ``max_rounds``; ``num_rounds`` the regular rounds.

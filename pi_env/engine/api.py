@@ -30,7 +30,7 @@ def _seeds(seed: "int | np.ndarray | None", batch_size: int) -> np.ndarray:
 
 
 def init(config: GameConfig, batch_size: int = 1, seed: "int | np.ndarray | None" = None) -> State:
-    """Set up ``batch_size`` independent games (RULES.md §3).
+    """Set up ``batch_size`` independent games (docs/rules.md §3).
 
     Args:
         config: rules options.
@@ -85,7 +85,7 @@ def step_inplace(state: State, actions: np.ndarray, config: GameConfig, check: b
 
     Args:
         state: the batch to advance.
-        actions: ``int[B]``, the action of the player to move in each game (RULES.md §4);
+        actions: ``int[B]``, the action of the player to move in each game (docs/rules.md §4);
             ignored for finished games.
         config: the batch's rules options.
         check: verify legality first (default); ``False`` trusts the caller (kernels never raise).
@@ -122,7 +122,7 @@ def legal_action_mask(state: State, out: np.ndarray | None = None) -> np.ndarray
     """``int8[B, 1730]`` legal-action mask of the player to move (all ones once a game is done).
 
     Clue ``x`` is legal while its card is on the display; an investigator in district ``d`` while the
-    player has tiles left and none in ``d`` this round; every solve triple always (RULES.md §4).
+    player has tiles left and none in ``d`` this round; every solve triple always (docs/rules.md §4).
     """
     if out is None:
         out = np.empty((state.batch_size, NUM_ACTIONS), dtype=np.int8)
@@ -151,7 +151,7 @@ def sample_actions(state: State, rng: np.random.Generator, out: np.ndarray | Non
 
 @dataclass(frozen=True)
 class Outcome:
-    """Result of a finished game (RULES.md §5, §7).
+    """Result of a finished game (docs/rules.md §5, §7).
 
     Attributes:
         scores: final score per player (duel: rounds won).
@@ -167,7 +167,7 @@ class Outcome:
 
 
 def outcome(state: State, config: GameConfig, game: int = 0) -> Outcome:
-    """Final standings of game ``game`` with the tiebreaks of the edition (RULES.md §5, §7).
+    """Final standings of game ``game`` with the tiebreaks of the edition (docs/rules.md §5, §7).
 
     Second edition: score, then most unused investigators, then shared. First edition: score, then
     most unused investigators, then fewest penalty points, then shared. Duel: more rounds won, no

@@ -1,4 +1,4 @@
-"""Observation of one player (RULES.md §9): everything public plus the case it holds, never its own.
+"""Observation of one player (docs/rules.md §9): everything public plus the case it holds, never its own.
 
 The observation of player ``p`` is a flat ``int16`` vector. Per-player blocks are in *relative seat*
 order: seat ``j`` is player ``(p + j) % P`` (seat 0 is the observer, seat 1 the player whose case it
@@ -25,7 +25,7 @@ attempted          [P]             seat attempted a solve this round
 solved             [P]             seat solved this round
 inv_left           [P]             unused investigator tiles
 round              [1]             round, 0-based
-tier               [1]             current tier (RULES.md §5)
+tier               [1]             current tier (docs/rules.md §5)
 rotation           [1]             rotations completed this round
 first_seat         [1]             relative seat of the round's first player
 deck_size          [1]             cards left in the deck
@@ -133,7 +133,7 @@ def _observe_kernel(players, off, out, round_, first_player, current_player, rot
             o[off[14] + j] = attempted[b, q]
             o[off[15] + j] = solved[b, q]
             o[off[16] + j] = inv_left[b, q]
-        h = (p + 1) % P  # the observer holds the case of the next player (RULES.md §3)
+        h = (p + 1) % P  # the observer holds the case of the next player (docs/rules.md §3)
         o[off[10] + case[b, h, 0]] = 1
         o[off[10] + 12 + case[b, h, 1]] = 1
         o[off[10] + 22 + case[b, h, 2]] = 1
@@ -146,7 +146,7 @@ def _observe_kernel(players, off, out, round_, first_player, current_player, rot
 
 
 def observe(state: State, player: "int | np.ndarray", out: np.ndarray | None = None) -> np.ndarray:
-    """Observation of ``player`` in every game (RULES.md §9).
+    """Observation of ``player`` in every game (docs/rules.md §9).
 
     Args:
         state: a batch of ``B`` games.

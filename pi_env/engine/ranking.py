@@ -1,4 +1,4 @@
-"""Points and standings of the rules (RULES.md §5, §7), as plain functions shared by the engine,
+"""Points and standings of the rules (docs/rules.md §5, §7), as plain functions shared by the engine,
 the record scorer (:mod:`pi_env.records.scoring`), the solver's hints and the agents."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ __all__ = ["rank_players", "tier_points"]
 
 def rank_players(scores, investigators_left, penalty, edition: str,
                  mode: str = "standard") -> tuple[int, ...]:
-    """1-based ranks after the tiebreaks of RULES.md §5; tied players share a rank.
+    """1-based ranks after the tiebreaks of docs/rules.md §5; tied players share a rank.
 
     Second edition: higher score, then more unused investigator tiles. First edition: higher score,
     then more unused investigators, then fewer penalty points. Duel (§7): more rounds won (the
@@ -32,7 +32,7 @@ def rank_players(scores, investigators_left, penalty, edition: str,
 
 
 def tier_points(tier: int, round_index: int, num_players: int, edition: str) -> int:
-    """Points for a correct solve at ``tier`` in round ``round_index`` (0-based), RULES.md §5.
+    """Points for a correct solve at ``tier`` in round ``round_index`` (0-based), docs/rules.md §5.
 
     ``[7, 5, 3, 1][tier]`` (+ ``round_index`` in the second edition); 0 for a tier that does not
     exist with ``num_players`` players (tier k needs at least k + 2 players).

@@ -1,7 +1,7 @@
-"""A plain-Python reference implementation of one game of P.I. (RULES.md §3–§5).
+"""A plain-Python reference implementation of one game of P.I. (docs/rules.md §3–§5).
 
 This module is the slow, readable second path of the engine (STYLE.md §5). It is written from
-RULES.md with Python lists, sets and ints, one game per object, and shares no code with the numba
+docs/rules.md with Python lists, sets and ints, one game per object, and shares no code with the numba
 kernels of :mod:`pi_env.engine._kernels`; ``tests/test_parity.py`` steps both in lockstep and checks
 that every field agrees.
 
@@ -10,16 +10,16 @@ the same generator state gives the same game:
 
 * xorshift64 (shifts 13, 7, 17) over 64-bit words, ``below(n) = next() % n``;
 * a shuffle is Fisher–Yates from the end: ``for i = n-1 .. 1: swap(a[i], a[below(i + 1)])``;
-* a new game draws the first player ``below(P)`` (RULES.md §3.4), then sets up round 1;
-* a round (RULES.md §3): shuffle the suspect tiles ``[0..11, blank, blank]`` and put the ``d``-th on
+* a new game draws the first player ``below(P)`` (docs/rules.md §3.4), then sets up round 1;
+* a round (docs/rules.md §3): shuffle the suspect tiles ``[0..11, blank, blank]`` and put the ``d``-th on
   district ``d``; the same for the evidence tiles ``[12..21, 4 blanks]``; deal cases by shuffling
   ``0..11`` (suspects), ``0..9`` (evidence), ``0..13`` (locations), player ``i`` getting entry ``i``
   of each (pairwise disjoint); shuffle the clue cards ``0..35`` into the deck (its top is the *end*
   of the list) and turn up 9;
 * when a card must be drawn from an empty deck, the discard pile, sorted ascending, is shuffled into
-  the new deck (RULES.md §4.1); with both empty the display stays short.
+  the new deck (docs/rules.md §4.1); with both empty the display stays short.
 
-Rules implemented (section numbers of RULES.md):
+Rules implemented (section numbers of docs/rules.md):
 
 * §4: turn order from the round's first player; a *rotation* ends when the last seat (the first
   player's right-hand neighbour) has played or been skipped; solved players are skipped.
@@ -108,7 +108,7 @@ def element_type(x: int) -> int:
 
 @dataclass
 class Investigator:
-    """One investigator tile placed this round (RULES.md §4.2).
+    """One investigator tile placed this round (docs/rules.md §4.2).
 
     ``answer`` is (spots, traces) as answered; ``markers`` what is still on the tile after markers
     moved to board tiles (§4.1); ``suppressed[t]`` whether type ``t`` was skipped by suppression.

@@ -1,8 +1,8 @@
 """Build an engine :class:`~pi_env.engine.state.State` for a hand-chosen round layout.
 
-``engine.init`` draws the layout, the deal and the deck from the seed (RULES.md §3).
+``engine.init`` draws the layout, the deal and the deck from the seed (docs/rules.md §3).
 :func:`from_layout` instead takes them as arguments, for scenario tests with hand-worked answers and
-for replaying a recorded game (RECORD.md): the returned state is a normal ``B == 1`` state that
+for replaying a recorded game (docs/record-format.md): the returned state is a normal ``B == 1`` state that
 ``step``/``step_inplace`` advance; later rounds are set up from ``rng_state`` as usual.
 """
 
@@ -72,7 +72,7 @@ def from_layout(config: GameConfig, tile_district: Sequence[int] | np.ndarray,
                 score: Sequence[int] | None = None, solve_points: Sequence[int] | None = None,
                 penalty: Sequence[int] | None = None,
                 inv_left: Sequence[int] | None = None) -> State:
-    """A ``B == 1`` engine state at the start of a round with the given layout (RULES.md §3).
+    """A ``B == 1`` engine state at the start of a round with the given layout (docs/rules.md §3).
 
     Args:
         config: the rules options (player count ``P``, edition, board, ...).

@@ -1,4 +1,4 @@
-"""The batched engine of Solo Time Attack (RULES.md §8): one player, a hidden case, the program answers.
+"""The batched engine of Solo Time Attack (docs/rules.md §8): one player, a hidden case, the program answers.
 
 Same design as the standard engine (:mod:`pi_env.engine.api`): a :class:`SoloState` of arrays with
 a leading batch axis ``B`` (one game is ``B == 1``), pure functions :func:`init`, :func:`step`,
@@ -11,14 +11,14 @@ rules are **the same code** as the standard engine's: the per-game helpers ``_cl
 
 Actions are the standard layout (:mod:`pi_env.core.constants`, ``NUM_ACTIONS = 1730``):
 
-* ``0 .. 35`` clue query on element ``x``. **Open mode** (default, RULES.md §8): any of the 36
+* ``0 .. 35`` clue query on element ``x``. **Open mode** (default, docs/rules.md §8): any of the 36
   elements, always legal; repeating a query is legal and gets the same answer again (it costs an
   action and tells nothing new). **Display mode** (``SoloConfig.use_display``): only the 9 face-up
-  clue cards, with the card flow of RULES.md §4.1 (a card answered *nothing* leaves circulation,
+  clue cards, with the card flow of docs/rules.md §4.1 (a card answered *nothing* leaves circulation,
   others go to the discard pile, the display is refilled, the discard pile reshuffled when the deck
   runs out);
 * ``36 .. 49`` place an investigator in district ``d = a − 36``: legal while tiles are left
-  (``SoloConfig.investigators``, default 5) and none was placed in ``d`` (RULES.md §4.2, with the
+  (``SoloConfig.investigators``, default 5) and none was placed in ``d`` (docs/rules.md §4.2, with the
   suppression rule);
 * ``50 .. 1729`` name case ``c = a − 50``: always legal (as in the standard engine; naming a
   triple already failed again is legal and fails again).
@@ -37,7 +37,7 @@ and the case do not depend on ``use_display``. With an int ``seed``, game ``b`` 
 :func:`seed_states`); :func:`reset_games` continues each game's own stream.
 
 Observation (:func:`observe`): a flat ``int16`` vector, everything the player knows and nothing
-about the case beyond the answers (RULES.md §9):
+about the case beyond the answers (docs/rules.md §9):
 
 ==============  ========  =====  ======================================================
 name            shape     range  meaning
@@ -92,11 +92,11 @@ MAX_SOLO_ACTIONS = 32767
 
 @dataclass(frozen=True)
 class SoloConfig:
-    """Options of a batch of solo games (RULES.md §8).
+    """Options of a batch of solo games (docs/rules.md §8).
 
     Attributes:
         investigators: investigator tiles, 0..14 (default 5; at most one per district).
-        use_display: clue queries only from a 9-card display with the card flow of RULES.md §4.1
+        use_display: clue queries only from a 9-card display with the card flow of docs/rules.md §4.1
             (default ``False``: any of the 36 elements).
         max_actions: a game still unsolved after this many actions is truncated (default 200).
         board: the board graph (a bundled name, a board object or JSON; default daytime).
@@ -147,10 +147,10 @@ class SoloState(BatchArrays):
         spot, trace, nothing: ``[B, 36] bool`` clue answers received per element.
         inv_placed: ``[B, 14] bool`` an investigator is in the district.
         inv_answer: ``[B, 14, 2] int8`` its (spots, traces).
-        inv_suppressed: ``[B, 14, 3] bool`` its suppressed types (RULES.md §4.2).
+        inv_suppressed: ``[B, 14, 3] bool`` its suppressed types (docs/rules.md §4.2).
         inv_left: ``[B] int8`` investigator tiles left.
         failed: ``[B, 1680] bool`` case ids named in wrong solves.
-        actions: ``[B] int16`` actions taken (RULES.md §8 result).
+        actions: ``[B] int16`` actions taken (docs/rules.md §8 result).
         investigators_used: ``[B] int8`` investigator tiles used.
         wrong_solves: ``[B] int16`` wrong solve attempts.
         done: ``[B] bool`` solved, truncated or forfeited.
@@ -212,7 +212,7 @@ def _init_kernel(which, investigators, use_display, rng, tile_district, district
                  card_place, deck, deck_size, spot, trace, nothing, inv_placed, inv_answer,
                  inv_suppressed, inv_left, failed, actions, investigators_used, wrong_solves, done,
                  solved, truncated, forfeited, last_action, last_answer):
-    """Set up game b from ``rng[b]`` for every ``which[b]`` (RULES.md §3 steps 1–3, §8)."""
+    """Set up game b from ``rng[b]`` for every ``which[b]`` (docs/rules.md §3 steps 1–3, §8)."""
     for b in prange(rng.shape[0]):
         if not which[b]:
             continue
@@ -287,7 +287,7 @@ def _step_kernel(acts, use_display, max_actions, adjacency, rng, tile_district, 
                  card_place, deck, deck_size, spot, trace, nothing, inv_placed, inv_answer,
                  inv_suppressed, inv_left, failed, actions, investigators_used, wrong_solves, done,
                  solved, truncated, forfeited, last_action, last_answer):
-    """Apply ``acts[b]`` to every game b not done (RULES.md §4.1–§4.3, §8); an illegal action
+    """Apply ``acts[b]`` to every game b not done (docs/rules.md §4.1–§4.3, §8); an illegal action
     forfeits the game."""
     for b in prange(acts.shape[0]):
         if done[b]:

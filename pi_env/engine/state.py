@@ -1,13 +1,13 @@
-"""Game configuration and the batched game state (RULES.md §1–§7).
+"""Game configuration and the batched game state (docs/rules.md §1–§7).
 
 Every array of :class:`State` has a leading batch axis ``B``; a single game is ``B == 1``.
 ``P`` is the number of players, fixed for a batch by :class:`GameConfig`. Player ``i`` must solve
-``case[:, i]``; it *holds* (and answers for) player ``i+1``'s case (RULES.md §3).
+``case[:, i]``; it *holds* (and answers for) player ``i+1``'s case (docs/rules.md §3).
 
 Terminal behaviour (STYLE.md §3): once ``done[b]`` is set, stepping game ``b`` changes nothing and
 gives zero rewards; its legal-action mask is all ones.
 
-Duel (RULES.md §7, ``GameConfig.mode == "duel"``): ``score`` counts the rounds each player has
+Duel (docs/rules.md §7, ``GameConfig.mode == "duel"``): ``score`` counts the rounds each player has
 won; there are no points, so ``solve_points`` and ``penalty`` stay 0. ``rewards`` are +1 / −1 to the
 round's winner / loser at the step that decides the round (0 to both for a draw), plus, at the step
 that ends the game, +1 / −1 to the game's winner / loser (so a step can give ±2); a duel still tied
@@ -27,14 +27,14 @@ from pi_env.core.errors import PIError
 from pi_env.engine.arrays import BatchArrays
 
 VARIANTS = ("fast", "nick-of-time")
-"""Rule variants of RULES.md §6 (beginner friendly is ``GameConfig.investigators``)."""
+"""Rule variants of docs/rules.md §6 (beginner friendly is ``GameConfig.investigators``)."""
 MODES = ("standard", "duel")
-"""Game modes the engine plays: ``"standard"`` (RULES.md §3–§5) and ``"duel"`` (§7)."""
+"""Game modes the engine plays: ``"standard"`` (docs/rules.md §3–§5) and ``"duel"`` (§7)."""
 DEFAULT_MAX_ROUNDS = 9
 """Duel safeguard: a duel still tied after this many rounds ends drawn (and truncated)."""
 MAX_ROUNDS_LIMIT = 100
-DUEL_START_INVESTIGATORS = 2  # RULES.md §7
-DUEL_INVESTIGATORS_PER_ROUND = 2  # RULES.md §7: the round winner gives one of them back
+DUEL_START_INVESTIGATORS = 2  # docs/rules.md §7
+DUEL_INVESTIGATORS_PER_ROUND = 2  # docs/rules.md §7: the round winner gives one of them back
 
 # bits of GameConfig.rules_code, the rules word the step kernel takes
 RULES_FIRST_EDITION = 1
@@ -50,22 +50,22 @@ per rotation and round) well inside their ``int16`` range."""
 
 @dataclass(frozen=True)
 class GameConfig:
-    """Rules options of a batch of games (RULES.md §5, §6, §7).
+    """Rules options of a batch of games (docs/rules.md §5, §6, §7).
 
     Attributes:
         num_players: 2..5; default 4 (2 in duel mode, which needs exactly 2).
         edition: ``"second"`` (default) or ``"first"`` (first edition / Board Game Arena scoring).
             It changes nothing in a duel (no points; rounds end by the duel rule).
         variants: any of ``"fast"`` (2 rounds instead of 3; a fast duel has 2 regular rounds) and
-            ``"nick-of-time"`` (RULES.md §6: after the first solve of a round the tier advances at
+            ``"nick-of-time"`` (docs/rules.md §6: after the first solve of a round the tier advances at
             the end of every rotation; the rotation played at the last tier, ``min(3, P - 2)``,
             ends the round). Nick of time does not combine with a duel.
         investigators: starting investigator tiles per player (default 5 each; duel: 2 each).
-            Different counts per player are the *beginner friendly* variant (RULES.md §6).
-        max_rotations: safeguard of RULES.md §5: a round ends after this many rotations (in a duel
+            Different counts per player are the *beginner friendly* variant (docs/rules.md §6).
+        max_rotations: safeguard of docs/rules.md §5: a round ends after this many rotations (in a duel
             that round is a draw).
         board: the board graph (default the published daytime board).
-        mode: ``"standard"`` (default) or ``"duel"`` (RULES.md §7).
+        mode: ``"standard"`` (default) or ``"duel"`` (docs/rules.md §7).
         max_rounds: duel safeguard: a duel still tied after this many rounds ends drawn, with
             ``State.truncated`` set (default 9; at least ``num_rounds``). Unused in standard games.
 
@@ -96,7 +96,7 @@ class GameConfig:
             raise PIError(f"num_players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {self.num_players!r}")
         object.__setattr__(self, "num_players", int(self.num_players))
         if duel and self.num_players != 2:
-            raise PIError(f"a duel is played by exactly 2 players (RULES.md §7), got num_players={self.num_players}")
+            raise PIError(f"a duel is played by exactly 2 players (docs/rules.md §7), got num_players={self.num_players}")
         if self.edition not in EDITION_NAMES:
             raise PIError(f"edition must be one of {EDITION_NAMES}, got {self.edition!r}")
         if isinstance(self.variants, str):
@@ -109,7 +109,7 @@ class GameConfig:
             raise PIError(f"variants lists a variant twice: {self.variants}")
         if duel and "nick-of-time" in self.variants:
             raise PIError("variant 'nick-of-time' does not apply to a duel (the first solve attempt "
-                          "decides a duel round, RULES.md §7)")
+                          "decides a duel round, docs/rules.md §7)")
         inv = self.investigators
         if inv is None:
             inv = ((DUEL_START_INVESTIGATORS if duel else MAX_INVESTIGATORS),) * self.num_players
@@ -136,7 +136,7 @@ class GameConfig:
 
     @property
     def num_rounds(self) -> int:
-        """3, or 2 with the fast-game variant (RULES.md §6). In a duel: the regular rounds, after
+        """3, or 2 with the fast-game variant (docs/rules.md §6). In a duel: the regular rounds, after
         which tied duels go on (see :attr:`round_limit`)."""
         return 2 if "fast" in self.variants else DEFAULT_ROUNDS
 
@@ -170,7 +170,7 @@ class GameConfig:
 class State(BatchArrays):
     """Batched state of ``B`` games. Index layouts are those of :mod:`pi_env.core.constants`.
 
-    Public information (RULES.md §9) is everything except ``case`` (hidden: each player sees only
+    Public information (docs/rules.md §9) is everything except ``case`` (hidden: each player sees only
     the case it holds), ``deck``/``deck_size`` order and ``rng``.
 
     Fields (shape, dtype):
@@ -180,7 +180,7 @@ class State(BatchArrays):
         first_player: ``[B] int8`` the round's first player.
         current_player: ``[B] int8`` the player to act.
         rotation: ``[B] int16`` rotations completed in this round.
-        tier: ``[B] int8`` current tier (RULES.md §5): rotations of this round with a solve (nick of
+        tier: ``[B] int8`` current tier (docs/rules.md §5): rotations of this round with a solve (nick of
             time, §6: after the first solve, every rotation; at most ``min(3, P - 2)``).
         solved_this_rotation: ``[B] bool``.
         done: ``[B] bool`` the game is over.
@@ -202,7 +202,7 @@ class State(BatchArrays):
         inv_markers: ``[B, P, 5, 2] int8`` (spots, traces) still on the tile after marker moves (§4.1).
         inv_suppressed: ``[B, P, 5, 3] bool`` types skipped by the suppression rule (§4.2).
         inv_left: ``[B, P] int8`` unused investigator tiles for the rest of the game.
-        attempted, solved: ``[B, P] bool`` this round (RULES.md §4.3).
+        attempted, solved: ``[B, P] bool`` this round (docs/rules.md §4.3).
         solved_case: ``[B, P] int16`` the correct triple named this round, ``-1`` if none.
         failed: ``[B, P, 1680] bool`` failed solve triples named this round (public).
         score: ``[B, P] int16`` the score (second edition: capped 21, floored −5; first edition:

@@ -2,7 +2,7 @@
 """
 # P.I.
 
-A PettingZoo AEC environment for Martin Wallace's deduction board game *P.I.* (RULES.md). It only
+A PettingZoo AEC environment for Martin Wallace's deduction board game *P.I.* (docs/rules.md). It only
 translates: the rules live in the batched engine :mod:`pi_env.engine`, run here with one game
 (``B == 1``).
 
@@ -21,15 +21,15 @@ translates: the rules live in the batched engine :mod:`pi_env.engine`, run here 
 Each agent must find its own *case* (a suspect, an evidence and a location) by asking the player to its
 right, who holds it: it selects clue cards from the display (answered *spot*, *trace* or *nothing* on
 the board), places investigator tiles (answered with counts of spots and traces) and names a case
-when it thinks it knows it. Three rounds, scored by how early each player solves (RULES.md §4, §5),
-or, with `mode="duel"`, a two-player duel of won rounds (RULES.md §7).
+when it thinks it knows it. Three rounds, scored by how early each player solves (docs/rules.md §4, §5),
+or, with `mode="duel"`, a two-player duel of won rounds (docs/rules.md §7).
 
 ### Observation Space
 
 `observe(agent)` returns `{"observation": obs, "action_mask": mask}`; both are fresh arrays the caller
 may keep. `obs` is the engine observation of that player (:func:`pi_env.engine.observe`, documented
 in :mod:`pi_env.engine.observe`): a flat `int16` vector holding everything public plus the case the
-agent holds, never its own case (RULES.md §9). Per-player blocks are in *relative seat* order: seat
+agent holds, never its own case (docs/rules.md §9). Per-player blocks are in *relative seat* order: seat
 `j` is player `(p + j) % n`, so seat 0 is the agent itself and seat 1 the player whose case it holds.
 Components in order (offsets: :func:`pi_env.engine.observation_layout`; named views:
 :func:`pi_env.engine.decode_observation`):
@@ -54,7 +54,7 @@ Components in order (offsets: :func:`pi_env.engine.observation_layout`; named vi
 | solved         | [n]        | 0/1      | the seat solved this round                                     |
 | inv_left       | [n]        | 0..5     | unused investigator tiles                                      |
 | round          | [1]        | 0..R     | round, 0-based (equals the rounds played once the game is over) |
-| tier           | [1]        | 0..n     | current tier (RULES.md §5)                                     |
+| tier           | [1]        | 0..n     | current tier (docs/rules.md §5)                                |
 | rotation       | [1]        | 0..max_rotations | rotations completed this round                        |
 | first_seat     | [1]        | 0..n-1   | relative seat of the round's first player                      |
 | deck_size      | [1]        | 0..36    | cards left in the deck                                         |
@@ -105,7 +105,7 @@ the game at once with reward −1 for the offender and 0 for everyone else (`Ter
 | wrong solve          | −2 (second edition: not below a score of −5)         |
 | illegal move (`env`) | −1, game over                                        |
 
-**Duel** (`mode="duel"`, RULES.md §7). There are no points: `score` counts the rounds each player
+**Duel** (`mode="duel"`, docs/rules.md §7). There are no points: `score` counts the rounds each player
 has won, and the rewards are results. The step that decides a round (the first solve attempt of the
 round, or the opponent's one more turn after the round's first player solved correctly) gives
 +1 to the round's winner and −1 to its loser, 0 to both for a draw (also a round ended by the
@@ -126,7 +126,7 @@ observation: the round's first player (`first_seat`) has `solved` set while the 
 ### Infos
 
 `infos[agent]` is a dict. After an agent acts, its info describes that action, all public
-(RULES.md §9): `{"action": a, "last_action": "clue Pinky", "answer": "trace"}` (answers: `spot`,
+(docs/rules.md §9): `{"action": a, "last_action": "clue Pinky", "answer": "trace"}` (answers: `spot`,
 `trace`, `nothing`; `"1 spot, 2 traces"`; `correct`, `wrong`). When the game ends every agent's info
 also gets `"rank"` (1-based, ties shared) and `"scores"` (final scores of all players; duel: rounds
 won). Nothing in an info is derived from the agent's own case beyond these public answers.
@@ -134,7 +134,7 @@ won). Nothing in an info is derived from the agent's own case beyond these publi
 ### Episode End
 
 A standard game ends after the last round (3, or 2 with the `fast` variant). Then every agent is
-*terminated*. The rotation-limit safeguard (RULES.md §5, `max_rotations`, not a rule of the game)
+*terminated*. The rotation-limit safeguard (docs/rules.md §5, `max_rotations`, not a rule of the game)
 ends a round as if time ran out and the game goes on; if it fired in any round, the end of the game
 is reported as *truncation* for every agent instead of termination. Players who solved are skipped
 for the rest of their round but remain agents until the game ends.
@@ -165,15 +165,15 @@ every reset and step) or `"rgb_array"` (`render()` returns a picture of the boar
 
 `board`: a bundled board name, a board JSON object or a :class:`pi_env.core.board.Board`.
 
-`variants`: any combination of `"fast"` (2 rounds) and `"nick-of-time"` (RULES.md §6: after the
+`variants`: any combination of `"fast"` (2 rounds) and `"nick-of-time"` (docs/rules.md §6: after the
 first solve of a round the tier advances at the end of every rotation, and the rotation played at the
 last tier ends the round; not in a duel).
 
-`mode`: `"standard"` (default) or `"duel"` (RULES.md §7: exactly 2 players, rounds won instead of
+`mode`: `"standard"` (default) or `"duel"` (docs/rules.md §7: exactly 2 players, rounds won instead of
 points; see Rewards and Episode End).
 
 `investigators`: starting investigator tiles per player, one count 0..5 each (the *beginner
-friendly* variant, RULES.md §6), e.g. `[5, 5, 3, 3]`; `None` means 5 each (duel: 2 each; before
+friendly* variant, docs/rules.md §6), e.g. `[5, 5, 3, 3]`; `None` means 5 each (duel: 2 each; before
 every later round each player gets 2 more, the last round's winner 1, holding at most 5).
 
 `max_rounds`: the duel's safeguard: a duel still tied after this many rounds ends truncated
@@ -281,7 +281,7 @@ class raw_env(AECEnv, EzPickle):
         num_players: 2 to 5, or ``None`` for 4 (2 in a duel).
         edition: ``"second"`` or ``"first"``.
         render_mode: ``None``, ``"ansi"``, ``"human"`` or ``"rgb_array"``.
-        max_rotations: the rotation-limit safeguard (RULES.md §5).
+        max_rotations: the rotation-limit safeguard (docs/rules.md §5).
         board: bundled board name, board JSON object or :class:`~pi_env.core.board.Board`.
         variants: rule variants, any of ``"fast"`` and ``"nick-of-time"``.
         mode: ``"standard"`` or ``"duel"``.

@@ -1,4 +1,4 @@
-"""Board pictures (RULES.md §2, §9): ``board_image(state, config, game) -> uint8[H, W, 3]``.
+"""Board pictures (docs/rules.md §2, §9): ``board_image(state, config, game) -> uint8[H, W, 3]``.
 
 The board is drawn from the board data (:class:`pi_env.core.board.Board`): every district as a box at its
 rendering position (``board.positions``: rows top to bottom), joined by a line to each adjacent
@@ -14,7 +14,7 @@ A panel beside the board gives the rules header (as :func:`pi_env.envs.render.re
 is, each player's colour, letter, score, investigators left and flags, the display, the deck and
 discard pile, the last action and its answer, and the final scores once the game is over.
 
-Information (RULES.md §9): like the text rendering, ``viewer=None`` is a spectator's picture with no
+Information (docs/rules.md §9): like the text rendering, ``viewer=None`` is a spectator's picture with no
 case at all; ``viewer=p`` adds the case ``p`` holds (player ``p+1``'s), never ``p``'s own.
 
 Drawn with matplotlib's Agg canvas (no display needed), about 0.2 s per picture.
@@ -366,7 +366,7 @@ def typed_record_position(record: Any, round_index: int | None = None,
     table, which have no engine seed and so no deck order).
 
     Tiles, markers, investigators, cards answered *nothing*, solves, scores and investigators left
-    follow from the record alone (RULES.md §4, :func:`pi_env.records.scoring.score_record` of the
+    follow from the record alone (docs/rules.md §4, :func:`pi_env.records.scoring.score_record` of the
     record up to the position); the display holds the cards known to be face up
     (:func:`pi_env.records.record_file.known_display`; none when the record states no display);
     the deck order is unknown (empty deck, nothing in the discard pile: draw it with

@@ -1,4 +1,4 @@
-"""Observation encoders for learning agents (RULES.md §9): what one player may see, as ``float32``.
+"""Observation encoders for learning agents (docs/rules.md §9): what one player may see, as ``float32``.
 
 The **flat** encoding (:func:`encode_flat`, :class:`FlatEncoder`), built only from the player's
 engine observation (:func:`pi_env.engine.observe`), which holds everything public plus the case the
@@ -290,7 +290,7 @@ def _flat_kernel(players, off, scale, out, c_td, c_fpos, c_fn, c_bits, c_held, c
             o[off[15] + j] = solved[b, q]
             o[off[16] + j] = np.float32(inv_left[b, q]) * scale[16]
         c_fn[b] = n
-        h = (p + 1) % P  # the observer holds the case of the next player (RULES.md §3)
+        h = (p + 1) % P  # the observer holds the case of the next player (docs/rules.md §3)
         e0, e1, e2 = case[b, h, 0], 12 + case[b, h, 1], 22 + case[b, h, 2]
         ch = c_held[b]
         if e0 != ch[0] or e1 != ch[1] or e2 != ch[2]:

@@ -1,4 +1,4 @@
-"""Text rendering of a game (RULES.md §2, §9): ``render_text(state, config, game, viewer)``.
+"""Text rendering of a game (docs/rules.md §2, §9): ``render_text(state, config, game, viewer)``.
 
 The board is drawn district by district in its printed rows (``board.positions``): each district's
 suspect and evidence tile (``-`` for a blank), every player's markers on its tiles and the
@@ -10,12 +10,12 @@ player A) or ``B:T`` (a trace of player B); an investigator is written ``C 1S0T`
 investigator answered one spot and no trace).
 
 The header names the rules: edition (standard games) or ``duel``, the player count, the variants
-and per-player investigator counts when they are not the default. In a duel (RULES.md §7) the
+and per-player investigator counts when they are not the default. In a duel (docs/rules.md §7) the
 players' lines show rounds won instead of a score, the header has no tier (a duel has no points), a
 line tells the result of the last finished round, and while the round's first player has solved and
 its opponent takes its one more turn a line says so.
 
-Information (RULES.md §9): with ``viewer=None`` (a spectator) no case is shown at all; with
+Information (docs/rules.md §9): with ``viewer=None`` (a spectator) no case is shown at all; with
 ``viewer=p`` the rendering adds the case ``p`` holds (player ``p+1``'s) and nothing else hidden, so
 it never shows ``p``'s own case.
 """
@@ -116,7 +116,7 @@ def render_text(state: State, config: GameConfig, game: int = 0, viewer: int | N
     played = int(state.round[b])  # rounds finished
     shown_round = played if done else played + 1
     round_text = f"round {shown_round}/{rounds}"
-    if shown_round > rounds:  # a tied duel goes on (RULES.md §7)
+    if shown_round > rounds:  # a tied duel goes on (docs/rules.md §7)
         round_text = f"round {shown_round} (tie-break, at most {config.max_rounds})"
     tier_text = "" if duel else f", tier {int(state.tier[b])}"
     lines.append(f"P.I. ({rules_text(config)}): {round_text}, rotation {int(state.rotation[b]) + 1}"

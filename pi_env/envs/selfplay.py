@@ -30,7 +30,7 @@ Games are independent: in one call some rows may be turns and others terminal ro
 ### Observation Space
 
 `obs[b]` is the flat encoding (:func:`pi_env.envs.encoders.encode_flat`, documented there) of seat `s`'s
-view: the engine observation of `s` (RULES.md §9: everything public plus the case `s` holds, never
+view: the engine observation of `s` (docs/rules.md §9: everything public plus the case `s` holds, never
 its own case), scaled to about `[0, 1]`, relative seats (seat 0 = `s`). For a terminal row it is the
 view of the final position. :class:`pi_env.envs.encoders.SolverFeaturesVecEnv` wraps this env to append
 `s`'s exact case marginals.
@@ -67,11 +67,11 @@ last to act.
 
 ### Episode End and Autoreset
 
-When a step ends game `b` (its last round is over, RULES.md §5, §7), the rows of game `b` become
+When a step ends game `b` (its last round is over, docs/rules.md §5, §7), the rows of game `b` become
 terminal rows, one per learner seat, in turn order starting after the player who took the last
 action (that player's comes last): the first in the same call, the others in the following calls.
 `terminated[b]` is set on them, or `truncated[b]` instead if the rotation-limit safeguard ended any
-round of the game (RULES.md §5; the duel's `max_rounds` safeguard likewise). Autoreset is
+round of the game (docs/rules.md §5; the duel's `max_rounds` safeguard likewise). Autoreset is
 `NEXT_STEP`: the call after a game's last terminal row ignores its action, starts a new game in that
 slot (the slot's engine generator stream continues, :func:`pi_env.engine.reset_done`) and returns
 its first learner row (reward 0, not terminal).
@@ -97,7 +97,7 @@ moves, plus one Python `act` call per game needing a move (a Python loop over th
 **Batched opponents.** An entry may also be a *batch opponent*: an object with
 `act_batch(state, games, players) -> int64[len(games)]` that chooses the actions of `players[i]`
 in game `games[i]` for all those games in one call (one object serves every slot; it is not
-copied). It must use only what each of those players may see (RULES.md §9), e.g. its engine
+copied). It must use only what each of those players may see (docs/rules.md §9), e.g. its engine
 observation or an encoding of it. An optional `new_games(games, seeds)` is called when new games
 start in the slots `games` (`int64[n]`, with one seed per slot from the env's generator).
 :class:`RandomBatchOpponent` is `random` in batch (the engine's sampling kernel: uniform over

@@ -2,7 +2,7 @@
 """
 # P.I. Solo Time Attack
 
-A Gymnasium environment for the solo mode of *P.I.* (RULES.md §8): the program lays out the board and
+A Gymnasium environment for the solo mode of *P.I.* (docs/rules.md §8): the program lays out the board and
 hides a case (a suspect, an evidence and a location); the agent queries until it names the case.
 Fewer actions is better. It only translates: the rules are the batched solo engine
 :mod:`pi_env.engine.solo`, whose answer rules are the standard engine's own code.
@@ -20,7 +20,7 @@ Fewer actions is better. It only translates: the rules are the batched solo engi
 
 `{"observation": obs, "action_mask": mask}`, fresh arrays. `obs` is the engine's solo observation
 (:func:`pi_env.engine.solo.observe`): everything the player knows, nothing about the case beyond the
-answers (RULES.md §9). Components in order (offsets: :func:`pi_env.engine.solo.observation_layout`;
+answers (docs/rules.md §9). Components in order (offsets: :func:`pi_env.engine.solo.observation_layout`;
 named views: :func:`pi_env.engine.solo.decode_observation`):
 
 | name           | shape    | values | meaning                                                          |
@@ -70,7 +70,7 @@ never pays.
 Every action: `−1`; an investigator additionally `−investigator_cost`; a wrong solve additionally
 `−wrong_solve_cost`. The correct solve gets `−1` and ends the episode. So the return is
 `−(actions + investigator_cost · investigators used + wrong_solve_cost · wrong solves)`, the
-RULES.md §8 result as one number.
+docs/rules.md §8 result as one number.
 
 ### Infos
 
@@ -98,7 +98,7 @@ gymnasium.make("pi_env/SoloTimeAttack-v0", render_mode=None, use_display=False, 
 failed solves; never the case until it is solved).
 
 `use_display`: `False` (default): a clue may name any of the 36 elements. `True`: only the 9 face-up
-clue cards, with the card flow of RULES.md §4.1.
+clue cards, with the card flow of docs/rules.md §4.1.
 
 `investigators`: investigator tiles, 0..14 (default 5).
 

@@ -1,11 +1,11 @@
-"""Reading, validating and writing game records in the ``pi-record/1`` format (RECORD.md).
+"""Reading, validating and writing game records in the ``pi-record/1`` format (docs/record-format.md).
 
 :func:`load_record` turns a record file (or its parsed JSON) into the typed objects of
 :mod:`pi_env.records.types`, with every name resolved to an id, and rejects anything that could not
 have happened at the table with a :class:`~pi_env.core.errors.RecordError` naming the round, the event
 index and the reason. :func:`record_to_dict` and :func:`write_record` go the other way.
 
-Checks made while reading the events of a round (RULES.md §4, §5):
+Checks made while reading the events of a round (docs/rules.md §4, §5):
 
 * the acting player exists; a player who solved correctly this round takes no more turns;
 * at most one investigator per player and district per round, and no more investigators over the
@@ -18,12 +18,12 @@ Checks made while reading the events of a round (RULES.md §4, §5):
 
 Turn order itself is not enforced: records typed in by people may skip turns.
 
-pi-env extensions of RECORD.md in ``events`` (each optional; a record without them reads as before):
+pi-env extensions of docs/record-format.md in ``events`` (each optional; a record without them reads as before):
 
 * ``"display": [names]`` on a clue, investigate or solve event: the clue cards face up right after
   that turn, as the table saw them (at most 9, each once, none answered *nothing* earlier in the
   round). A display of 9 cards — the round's ``display`` or an event's — fixes the cards the next
-  clue can take until a card is taken: a clue on a card not shown there is rejected (RULES.md
+  clue can take until a card is taken: a clue on a card not shown there is rejected (docs/rules.md
   §4.1). Fewer than 9 cards are read as the cards known to be face up. ``pi-env solve`` ranks the
   queries among the cards known to be on the display at the position asked about.
 * ``{"incorrect": E}``: the table found that the answer given at the round's earlier event ``E``
@@ -40,15 +40,15 @@ pi-env extensions of RECORD.md in ``events`` (each optional; a record without th
 
 A key given twice in one JSON object is rejected, naming the key (and the round and event).
 
-The optional top-level ``engine`` object is a pi-env extension of RECORD.md written by
+The optional top-level ``engine`` object is a pi-env extension of docs/record-format.md written by
 :class:`pi_env.records.recorder.Recorder`: ``{"seed": int, "max_rotations": int}`` and, in duel records,
-``"max_rounds": int`` (the duel's safeguard, RULES.md §7; optional, at least ``rules.rounds`` and the
+``"max_rounds": int`` (the duel's safeguard, docs/rules.md §7; optional, at least ``rules.rounds`` and the
 rounds recorded, rejected outside a duel). A solo record's ``engine`` has only ``"seed"`` (solo has no
 rotations; a ``max_rotations`` in an older file is read and ignored). With it
 :func:`pi_env.records.recorder.replay_with_engine` re-runs the game exactly.
 
 The pure functions :func:`clue_answer`, :func:`investigate_answer` and :func:`suppression` state the
-answer rules of RULES.md §4.1/§4.2 once; the engine and the solver reuse them for checks.
+answer rules of docs/rules.md §4.1/§4.2 once; the engine and the solver reuse them for checks.
 """
 
 from __future__ import annotations
@@ -77,8 +77,8 @@ FORMAT = "pi-record/1"
 EDITIONS = ("second", "first")
 MODES = ("standard", "duel", "solo")
 VARIANTS = ("fast", "nick-of-time")
-DUEL_START_INVESTIGATORS = 2  # RULES.md §7
-DUEL_INVESTIGATORS_PER_ROUND = 2  # RULES.md §7 (the round winner gives one back: not tracked)
+DUEL_START_INVESTIGATORS = 2  # docs/rules.md §7
+DUEL_INVESTIGATORS_PER_ROUND = 2  # docs/rules.md §7 (the round winner gives one back: not tracked)
 MAX_ROUNDS_LIMIT = 100  # = pi_env.engine.state.MAX_ROUNDS_LIMIT (not imported: records stay engine-free)
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -96,12 +96,12 @@ _ARTICLE = ("a suspect", "evidence", "a location")
 
 
 # --------------------------------------------------------------------------------------------
-# Answer rules (RULES.md §4.1, §4.2): pure functions shared with the engine and the solver.
+# Answer rules (docs/rules.md §4.1, §4.2): pure functions shared with the engine and the solver.
 
 
 def clue_answer(tile_district: Sequence[int] | np.ndarray, case: int, element: int,
                 adjacency: np.ndarray) -> int:
-    """The answer to a clue card (RULES.md §4.1).
+    """The answer to a clue card (docs/rules.md §4.1).
 
     Let *x* = ``element`` of type *t* and *y* the case's element of type *t*: **spot** if *x = y*,
     else **trace** if the district of *y*'s tile is adjacent to the district of *x*'s tile, else
@@ -133,7 +133,7 @@ def clue_answer(tile_district: Sequence[int] | np.ndarray, case: int, element: i
 
 def investigate_answer(tile_district: Sequence[int] | np.ndarray, case: int, district: int,
                        suppressed: Sequence[bool], adjacency: np.ndarray) -> tuple[int, int]:
-    """The markers an investigator in ``district`` receives (RULES.md §4.2).
+    """The markers an investigator in ``district`` receives (docs/rules.md §4.2).
 
     For each type *t* not suppressed, with *y* the case's element of type *t*: one spot if *y*'s tile
     is in ``district``, else one trace if it is in a district adjacent to ``district``.
@@ -167,7 +167,7 @@ def investigate_answer(tile_district: Sequence[int] | np.ndarray, case: int, dis
 
 
 def tile_element(tile_district: Sequence[int] | np.ndarray, district: int, type_: int) -> int:
-    """The element whose type-``type_`` tile lies in ``district``, or -1 for a blank (RULES.md §1).
+    """The element whose type-``type_`` tile lies in ``district``, or -1 for a blank (docs/rules.md §1).
 
     Args:
         tile_district: ``int[36]`` (see :func:`clue_answer`).
@@ -185,7 +185,7 @@ def tile_element(tile_district: Sequence[int] | np.ndarray, district: int, type_
 
 def suppression(tile_district: Sequence[int] | np.ndarray, marked: "set[int] | frozenset[int]",
                 district: int) -> tuple[bool, bool, bool]:
-    """Which types an investigation of ``district`` is suppressed for (RULES.md §4.2).
+    """Which types an investigation of ``district`` is suppressed for (docs/rules.md §4.2).
 
     Type *t* is suppressed when the type-*t* tile in ``district`` carries a marker of the
     investigating player; a blank has no tile and is never suppressed.
@@ -193,7 +193,7 @@ def suppression(tile_district: Sequence[int] | np.ndarray, marked: "set[int] | f
     Args:
         tile_district: ``int[36]`` (see :func:`clue_answer`).
         marked: element ids whose tiles carry the player's marker this round (its clue cards answered
-            trace or spot, RULES.md §4.1).
+            trace or spot, docs/rules.md §4.1).
         district: the investigated district 0..13.
 
     Returns:
@@ -208,7 +208,7 @@ def suppression(tile_district: Sequence[int] | np.ndarray, marked: "set[int] | f
 
 
 def load_record(source: PathLike | dict[str, Any]) -> GameRecord:
-    """Read and validate a ``pi-record/1`` game record (RECORD.md).
+    """Read and validate a ``pi-record/1`` game record (docs/record-format.md).
 
     Args:
         source: the path of a record file (``str`` or ``os.PathLike``), or the already parsed JSON
@@ -222,7 +222,7 @@ def load_record(source: PathLike | dict[str, Any]) -> GameRecord:
         RecordError: invalid JSON, a malformed or unknown key or value, an unknown name (with
             suggestions), a bad board, a tile layout that does not place every suspect and evidence
             exactly once, cases that are not pairwise disjoint, or an event that could not have
-            happened (RULES.md §4: a player out of range or already solved, a second investigator in
+            happened (docs/rules.md §4: a player out of range or already solved, a second investigator in
             a district, more investigators than the player has, a card answered nothing selected
             again, an impossible answer, or an answer contradicting a known case). The message starts
             with ``round R, event E:`` where that applies.
@@ -257,7 +257,7 @@ def load_record(source: PathLike | dict[str, Any]) -> GameRecord:
 
 def _parse_engine(doc: object, rules: Rules, num_rounds: int) -> tuple[int | None, int | None, int | None]:
     """The optional pi-env extension ``engine: {"seed": int >= 0, "max_rotations": int >= 1,
-    "max_rounds": int}``; ``max_rounds`` (the duel's safeguard, RULES.md §7) only in a duel record,
+    "max_rounds": int}``; ``max_rounds`` (the duel's safeguard, docs/rules.md §7) only in a duel record,
     at least ``rules.rounds`` and the rounds recorded, at most 100."""
     if doc is None:
         return None, None, None
@@ -271,7 +271,7 @@ def _parse_engine(doc: object, rules: Rules, num_rounds: int) -> tuple[int | Non
     max_rounds = doc.get("max_rounds")
     if max_rounds is not None:
         if rules.mode != "duel":
-            raise RecordError(f"engine.max_rounds is the duel's safeguard (RULES.md §7); this record's "
+            raise RecordError(f"engine.max_rounds is the duel's safeguard (docs/rules.md §7); this record's "
                               f"mode is {rules.mode!r}")
         low = max(rules.rounds, num_rounds)
         if not _is_int(max_rounds) or not low <= max_rounds <= MAX_ROUNDS_LIMIT:
@@ -352,7 +352,7 @@ _KEY_ALIASES = {"crime": "evidence", "evidencecard": "clue", "card": "clue"}
 
 
 def _canonical_keys(obj: object) -> object:
-    """First-edition words as keys (RECORD.md: ``crime`` = evidence, ``evidence card`` = clue)."""
+    """First-edition words as keys (docs/record-format.md: ``crime`` = evidence, ``evidence card`` = clue)."""
     if not isinstance(obj, dict):
         return obj
     return {(_KEY_ALIASES.get(normalize(k), k) if isinstance(k, str) else k): v for k, v in obj.items()}
@@ -407,10 +407,10 @@ def _parse_rules(doc: object) -> Rules:
     if not _is_int(rounds) or rounds < 1:
         raise RecordError(f"rules.rounds must be a positive integer, got {rounds!r}")
     if fast and rounds != 2:
-        raise RecordError(f"variant 'fast' plays 2 rounds (RULES.md §6), but rules.rounds is {rounds}")
+        raise RecordError(f"variant 'fast' plays 2 rounds (docs/rules.md §6), but rules.rounds is {rounds}")
     start = DUEL_START_INVESTIGATORS if mode == "duel" else MAX_INVESTIGATORS
     investigators = doc.get("investigators", [start] * players)
-    # solo: 0..14 tiles, at most one per district in its single round (RULES.md §8, SoloConfig)
+    # solo: 0..14 tiles, at most one per district in its single round (docs/rules.md §8, SoloConfig)
     most = NUM_DISTRICTS if mode == "solo" else MAX_INVESTIGATORS
     if (not isinstance(investigators, list) or len(investigators) != players
             or not all(_is_int(k) and 0 <= k <= most for k in investigators)):
@@ -547,7 +547,7 @@ def _parse_cases(doc: object, r: int, n: int, board: Board) -> dict[int, int]:
                 raise RecordError(
                     f"cases: players {owner[element]} and {player} both have "
                     f"{TYPE_NAMES[int(ELEMENT_TYPE[element])]} {element_names(board)[element]!r}; the "
-                    f"players' cases are pairwise disjoint (RULES.md §3)", round_index=r)
+                    f"players' cases are pairwise disjoint (docs/rules.md §3)", round_index=r)
             owner[element] = player
         cases[player] = case_index(*(x - TYPE_OFFSETS[t] for t, x in enumerate(triple)))
     return dict(sorted(cases.items()))
@@ -615,7 +615,7 @@ def _parse_turn(doc: dict, kind: str, r: int, e: int, n: int, board: Board) -> E
                               f"{spots!r} and {traces!r}", round_index=r, event_index=e)
         if spots + traces > 3:
             raise RecordError(f"investigate: spots+traces is {spots + traces}, at most 3 (one marker "
-                              f"per type, RULES.md §4.2)", round_index=r, event_index=e)
+                              f"per type, docs/rules.md §4.2)", round_index=r, event_index=e)
         return Event(index=e, player=player, kind=INVESTIGATE, district=district, spots=int(spots),
                      traces=int(traces))
     triple_doc, correct = doc[SOLVE], doc["correct"]
@@ -635,7 +635,7 @@ def _counts(spots: int, traces: int) -> str:
 
 
 class _RoundReplay:
-    """Replays the events of one round, checking them against RULES.md §4 and the known cases.
+    """Replays the events of one round, checking them against docs/rules.md §4 and the known cases.
 
     Game-level state (investigators left per player) is the caller's list, updated in place.
     ``declared``: the indices of the events a later ``incorrect`` event declares wrong (their
@@ -698,7 +698,7 @@ class _RoundReplay:
                 x = min(taken)
                 self._fail(event, f"display: clue card {element_names(self.board)[x]!r} was answered "
                                   f"'nothing' at event {self.out_of_play[x]} and is out of circulation "
-                                  f"for the round (RULES.md §4.1)")
+                                  f"for the round (docs/rules.md §4.1)")
             self.display_known = set(event.display)
             self.display_stated_at = event.index
         elif event.kind == CLUE and self.display_known is not None:
@@ -711,12 +711,12 @@ class _RoundReplay:
         if self.cards_in_play and event.element in self.out_of_play:
             self._fail(event, f"clue card {name!r} was answered 'nothing' at event "
                               f"{self.out_of_play[event.element]} and is out of circulation for the "
-                              f"round (RULES.md §4.1)")
+                              f"round (docs/rules.md §4.1)")
         if (self.display_known is not None and event.element not in self.display_known
                 and self._display_exact()):
             where = ("at the round's start" if self.display_stated_at < 0
                      else f"after event {self.display_stated_at}")
-            self._fail(event, f"clue card {name!r} is not on the display (stated {where}; RULES.md §4.1)")
+            self._fail(event, f"clue card {name!r} is not on the display (stated {where}; docs/rules.md §4.1)")
         case = self.cases.get(event.player)
         if case is not None:
             expected = clue_answer(self.tiles, case, event.element, self.board.adjacency)
@@ -749,17 +749,17 @@ class _RoundReplay:
         district = self.board.districts[d]
         if d in self.investigated[p]:
             self._fail(event, f"second investigator of player {p} in {district!r} this round (first "
-                              f"at event {self.investigated[p][d]}; RULES.md §4.2)")
+                              f"at event {self.investigated[p][d]}; docs/rules.md §4.2)")
         if self.investigators_left[p] <= 0:
             self._fail(event, f"too many investigators: player {p} has none left (started the round "
-                              f"with {self.investigators_start[p]}; RULES.md §4.2)")
+                              f"with {self.investigators_start[p]}; docs/rules.md §4.2)")
         suppressed = suppression(self.tiles, self.marked[p], d)
         open_types = [t for t in range(3) if not suppressed[t]]
         with_tile = [t for t in open_types if tile_element(self.tiles, d, t) >= 0]
         if event.spots + event.traces > len(open_types) or event.spots > len(with_tile):
             self._fail(event, f"answer {_counts(event.spots, event.traces)} is impossible in "
                               f"{district!r}: at most {len(open_types)} markers ({len(with_tile)} "
-                              f"spots) for the types not suppressed or blank (RULES.md §4.2)")
+                              f"spots) for the types not suppressed or blank (docs/rules.md §4.2)")
         case = self.cases.get(p)
         if case is not None:
             expected = investigate_answer(self.tiles, case, d, suppressed, self.board.adjacency)
@@ -838,7 +838,7 @@ def _is_daytime(board: Board) -> bool:
 
 
 def record_to_dict(record: GameRecord) -> dict[str, Any]:
-    """The canonical ``pi-record/1`` JSON object of a record (RECORD.md).
+    """The canonical ``pi-record/1`` JSON object of a record (docs/record-format.md).
 
     Names, not ids; every ``rules`` key explicit; ``board`` is ``"daytime"`` when the board is the
     bundled daytime board (same districts, adjacency and positions), otherwise the inline object of
@@ -864,7 +864,7 @@ def record_to_dict(record: GameRecord) -> dict[str, Any]:
     if record.player_names is not None:
         out["players"] = list(record.player_names)
     if record.seed is not None and rules.mode == "solo":
-        out["engine"] = {"seed": record.seed}  # no rotations in solo (RULES.md §8)
+        out["engine"] = {"seed": record.seed}  # no rotations in solo (docs/rules.md §8)
     elif record.seed is not None:
         out["engine"] = {"seed": record.seed,
                          "max_rotations": record.max_rotations or DEFAULT_MAX_ROTATIONS}
@@ -909,7 +909,7 @@ def _round_to_dict(rnd: RoundRecord, board: Board, names: tuple[str, ...]) -> di
 
 
 def write_record(record_or_dict: GameRecord | dict[str, Any], path: PathLike, force: bool = False) -> Path:
-    """Validate a record and write its canonical JSON (RECORD.md) to ``path``.
+    """Validate a record and write its canonical JSON (docs/record-format.md) to ``path``.
 
     The record is checked first (a dict through :func:`load_record`, a :class:`GameRecord` by
     reloading :func:`record_to_dict` of it), so nothing invalid is written; the file is written to a

@@ -1,8 +1,8 @@
-"""Build a ``pi-record/1`` game record while the engine plays (RECORD.md), and replay one.
+"""Build a ``pi-record/1`` game record while the engine plays (docs/record-format.md), and replay one.
 
 :class:`Recorder` watches one game of a batch: call :meth:`Recorder.after_step` after every
 ``step_inplace``. :func:`replay_with_engine` re-runs a record that carries the engine seed and checks
-every answer and layout against the engine (RECORD.md: "An engine-written record, replayed, must
+every answer and layout against the engine (docs/record-format.md: "An engine-written record, replayed, must
 reproduce the same game state"). Solo records (``rules.mode == "solo"``) are re-run by the solo
 engine (:mod:`pi_env.engine.solo`, open queries) and give a :class:`~pi_env.engine.solo.SoloState`.
 """
@@ -73,8 +73,8 @@ class Recorder:
         ev = event_from_state(state, g, len(events))
         marked = rnd.setdefault("marked", {}).setdefault(ev.player, set())
         if ev.kind == CLUE and ev.answer != NOTHING:
-            marked.add(ev.element)  # the player's marker is now on that tile (RULES.md §4.1)
-        elif ev.kind == INVESTIGATE:  # derived like load_record does (RULES.md §4.2)
+            marked.add(ev.element)  # the player's marker is now on that tile (docs/rules.md §4.1)
+        elif ev.kind == INVESTIGATE:  # derived like load_record does (docs/rules.md §4.2)
             ev = replace(ev, suppressed=suppression(rnd["tile_district"], marked, ev.district))
         events.append(ev)
         if not state.done[g] and int(state.round[g]) != self._round_index:
@@ -145,7 +145,7 @@ def solo_event(state, game: int, index: int) -> Event:
 
 
 def _replay_solo(record: GameRecord, on_step: Callable | None):
-    """:func:`replay_with_engine` for a solo record (RULES.md §8, open queries)."""
+    """:func:`replay_with_engine` for a solo record (docs/rules.md §8, open queries)."""
     from pi_env.engine import solo as S
 
     rnd = record.rounds[0]

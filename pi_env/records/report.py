@@ -40,7 +40,7 @@ def report_lines(record: GameRecord, scores: RecordScores, agents: tuple[str, ..
                  turns: bool = True) -> list[str]:
     """The turn log (if ``turns``), each round's result and the final standings with tiebreaks.
 
-    A duel (RULES.md §7) prints each round as ``Round 1: P0 wins`` or ``Round 1: draw``, the
+    A duel (docs/rules.md §7) prints each round as ``Round 1: P0 wins`` or ``Round 1: draw``, the
     standings in round wins and ``Duel won by P0`` (or ``Duel drawn``).
 
     An incomplete game (:attr:`RecordScores.incomplete`) is said so (``Game incomplete: round 2

@@ -1,6 +1,6 @@
-"""Scores derived from a record's events (RULES.md §5–§7), and the standings' tiebreaks.
+"""Scores derived from a record's events (docs/rules.md §5–§7), and the standings' tiebreaks.
 
-Records store no scores (RECORD.md); :func:`score_record` derives them from the solve events, the
+Records store no scores (docs/record-format.md); :func:`score_record` derives them from the solve events, the
 rotation each event falls in, the edition and the variants. Rotations are read from turn order: an
 event whose seat (counted from the round's first player) is not after the previous event's seat
 starts a new rotation, so skipped (solved) players need no entry.
@@ -81,7 +81,7 @@ class RecordScores:
 
 
 def score_record(record: GameRecord, *, check_end: bool = True) -> RecordScores:
-    """Derive every score of a record (RULES.md §5–§7), and whether the game is complete.
+    """Derive every score of a record (docs/rules.md §5–§7), and whether the game is complete.
 
     Incorrect information (an ``incorrect`` event, see :mod:`pi_env.records.record_file`): the
     opponent who gave the wrong answer loses the round's points from its correct solve, the asker's
@@ -144,7 +144,7 @@ def score_record(record: GameRecord, *, check_end: bool = True) -> RecordScores:
                 ev_infos.append(EventInfo(rotation=rotation, tier=tier, delta=score[q] - before))
                 continue
             seat = (ev.player - rnd.first_player) % n
-            if seat <= prev_seat:  # a new rotation began: end-of-rotation checks (RULES.md §4-§6)
+            if seat <= prev_seat:  # a new rotation began: end-of-rotation checks (docs/rules.md §4-§6)
                 rotation += 1
                 tier, ended = _end_of_rotation(tier, solved_in_rotation, nick, last_tier, n, edition,
                                                attempted, solved, out, rotation, record.max_rotations)
@@ -190,7 +190,7 @@ def score_record(record: GameRecord, *, check_end: bool = True) -> RecordScores:
 def _end_of_rotation(tier: int, solved_in_rotation: bool, nick: bool, last_tier: int, n: int, edition: str,
                      attempted: set, solved: set, out: set, rotations: int,
                      max_rotations: int | None) -> tuple[int, str]:
-    """The end-of-rotation step (RULES.md §4–§6): the next rotation's tier and why the round ends
+    """The end-of-rotation step (docs/rules.md §4–§6): the next rotation's tier and why the round ends
     (``""`` if it goes on). ``rotations``: rotations completed, this one included."""
     if nick and solved:
         if tier >= last_tier:
@@ -222,7 +222,7 @@ def _incomplete(record: GameRecord, complete: list[bool], game_over: bool,
 
 
 def _score_duel(record: GameRecord, check_end: bool = True) -> RecordScores:
-    """:func:`score_record` for a duel (RULES.md §7; see the module docstring)."""
+    """:func:`score_record` for a duel (docs/rules.md §7; see the module docstring)."""
     rules = record.rules
     n = rules.players  # 2
     wins = [0] * n

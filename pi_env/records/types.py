@@ -1,4 +1,4 @@
-"""Typed, validated form of a ``pi-record/1`` game record (RECORD.md).
+"""Typed, validated form of a ``pi-record/1`` game record (docs/record-format.md).
 
 :func:`pi_env.records.record_file.load_record` turns the JSON document into these objects; every name is
 already resolved to an id (see :mod:`pi_env.core.constants` for the id layouts), so the engine, the
@@ -22,7 +22,7 @@ TURN_KINDS = (CLUE, INVESTIGATE, SOLVE)
 class Rules:
     """``rules`` of a record. ``edition`` is ``"second"`` or ``"first"``; ``mode`` ``"standard"``,
     ``"duel"`` or ``"solo"``; ``variants`` a tuple of ``"fast"``/``"nick-of-time"``;
-    ``investigators`` the starting tiles per player (RULES.md §1, §6)."""
+    ``investigators`` the starting tiles per player (docs/rules.md §1, §6)."""
 
     edition: str = "second"
     mode: str = "standard"
@@ -34,7 +34,7 @@ class Rules:
 
 @dataclass(frozen=True)
 class Event:
-    """One turn (RULES.md §4) with its observed answer.
+    """One turn (docs/rules.md §4) with its observed answer.
 
     Attributes:
         index: position in the round's ``events`` list (0-based), used in error messages.
@@ -45,12 +45,12 @@ class Event:
         district: investigated district 0..13 (investigate only, else -1).
         spots, traces: investigator counts (investigate only, else -1).
         suppressed: for an investigation, per type (suspect, evidence, location) whether the
-            suppression rule of RULES.md §4.2 applied (the player already had a marker on that
+            suppression rule of docs/rules.md §4.2 applied (the player already had a marker on that
             type's tile in the district), derived from the earlier events; ``(False,)*3`` otherwise.
         case: solve triple as a case id 0..1679 (solve only, else -1).
         correct: solve outcome (solve only, else ``None``).
         display: the clue cards face up right after this turn (element ids), when the record
-            states them (a pi-env extension of RECORD.md), else ``None``.
+            states them (a pi-env extension of docs/record-format.md), else ``None``.
         refers_to: kind ``"incorrect"`` only: the index of the earlier event whose answer the
             table declared incorrect (second-edition rulebook: the answering opponent is
             eliminated from the round and loses that round's points from a correct solve, the
@@ -77,7 +77,7 @@ class Event:
 
     @property
     def is_turn(self) -> bool:
-        """A clue, investigation or solve (RULES.md §4), not a declaration."""
+        """A clue, investigation or solve (docs/rules.md §4), not a declaration."""
         return self.kind in TURN_KINDS
 
 
@@ -89,7 +89,7 @@ class RoundRecord:
         first_player: the round's first player.
         tile_district: ``tuple[int, ...]`` of length 36: the district (0..13) of each element's
             tile (locations: their own district).
-        cases: player → its case as a case id, for the cases the writer knew (RECORD.md ``cases``).
+        cases: player → its case as a case id, for the cases the writer knew (docs/record-format.md ``cases``).
         display: the clue cards face up at the start (element ids), or ``None``.
         events: the turns in order.
     """
@@ -113,7 +113,7 @@ class GameRecord:
 
     ``seed``, ``max_rotations`` and ``max_rounds`` come from the optional ``engine`` object that
     pi-env writes (``{"seed": int, "max_rotations": int, "max_rounds": int}``, a pi-env extension of
-    RECORD.md): with them a replay re-runs the engine and reproduces every state exactly (deck order
+    docs/record-format.md): with them a replay re-runs the engine and reproduces every state exactly (deck order
     and reshuffles included). ``max_rounds`` is the duel's safeguard (``GameConfig.max_rounds``),
     present only in duel records (``None`` otherwise, and in duel records that do not give it).
     """

@@ -11,7 +11,7 @@ action space of :mod:`pi_env.agents.learned` — and adapters for two RL librari
   win (the learner's share of first place, from the public scores). The solve choice becomes the
   engine action ``50 + best case`` (:func:`pi_env.agents.learned.best_cases`), computed for the
   rows that solve only. A finished game's ``win`` is the learner's share of first place after the
-  tiebreaks (RULES.md §5), as tournaments count it.
+  tiebreaks (docs/rules.md §5), as tournaments count it.
 * :class:`SB3LearnerVecEnv`: an SB3 ``VecEnv`` with ``action_masks()`` for sb3-contrib's
   MaskablePPO (the same-step episode end and one-action restart step of
   :mod:`pi_env.rl.sb3_envs`).
@@ -54,7 +54,7 @@ class LearnerBatch:
         seed: seed of the first reset (engine games, seats, opponents' draws).
         reward: ``"score"``: the learner's score changes (a game's rewards sum to its final score);
             ``"win"``: 0 until the game ends, then the learner's share of first place after the
-            tiebreaks (RULES.md §5; a first place shared by ``k`` players is ``1/k``, as
+            tiebreaks (docs/rules.md §5; a first place shared by ``k`` players is ``1/k``, as
             tournaments count it).
         parallel: threaded engine kernels (``None``: as :mod:`pi_env.core._config` decides).
         **rules: further :class:`~pi_env.engine.GameConfig` options (``edition``, ...).

@@ -3,7 +3,7 @@ protocol): the learner's frozen snapshots, built-in agents, and a pool mixing th
 
 * :class:`SnapshotOpponent`: a learned policy network (:class:`pi_env.agents._policy_net.PolicyNet`)
   playing every game it is asked about in one torch forward pass, from each player's own view
-  (the flat encoding of its observation, RULES.md §9), sampling from its masked choices (seeded)
+  (the flat encoding of its observation, docs/rules.md §9), sampling from its masked choices (seeded)
   or taking the argmax.
 * :class:`AgentOpponent`: any per-game :class:`pi_env.agents.Agent` (``heuristic``, ``greedy``,
   ...), one instance per game slot, asked game by game (Python per game: slow, use it for a

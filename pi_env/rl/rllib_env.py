@@ -5,7 +5,7 @@
   **env_config)`` wrapped by ``ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv``; each
   observation becomes ``{"observations": float32 flat encoding, "action_mask": float32[1730]}``
   (the flat encoding is :func:`pi_env.envs.encoders.encode_flat_reference` of the player's own
-  engine observation, RULES.md §9). The class lives in the library (not in a script) so that
+  engine observation, docs/rules.md §9). The class lives in the library (not in a script) so that
   remote env runners on a cluster import it by name from the installed ``pi_env``.
 * :func:`ray_init_kwargs` (:mod:`pi_env.core.cluster`): what :func:`ray.init` gets for a cluster address (``--ray-address``
   everywhere in pi-env): the address and a ``runtime_env`` that ships the ``pi_env`` package to the

@@ -12,7 +12,7 @@ sb3-contrib's MaskablePPO (needs the ``rl`` extra; used by :mod:`pi_env.experime
   ``float32[B, 618 + 1912·P]``: the flat encoding of the learner's view. Reward: the learner's
   score change (the env's); an episode's return is its final score.
 
-Both envs see only what the player may see (RULES.md §9). Action masks, ``bool[B, 1730]``: the
+Both envs see only what the player may see (docs/rules.md §9). Action masks, ``bool[B, 1730]``: the
 env's legal-action mask without the solves already failed this round
 (:func:`pi_env.agents.sb3_policy.refine_mask`); solo, by default, also without the solves the player's
 own answers rule out (:func:`solo_action_mask`: its own-information filter, computed from its

@@ -1,7 +1,7 @@
 """P.I. in the browser (issue #14): ``pi-env serve``.
 
 Play a standard game or a duel against the built-in agents (each human seat on its own private
-link, seeing exactly its information set, RULES.md §9), Solo Time Attack with the terminal app's
+link, seeing exactly its information set, docs/rules.md §9), Solo Time Attack with the terminal app's
 leaderboard, and a replay viewer with the solver's view of any player at any moment. Games,
 solo games and opened records are kept in a SQLite file in the data directory and survive a
 restart. Every page and asset is served by this package; nothing is loaded from the internet.

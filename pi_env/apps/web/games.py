@@ -1,10 +1,10 @@
 """Live games of the web app: human seats with private links, built-in agents, versions.
 
-A :class:`LiveGame` is one standard game or duel (B == 1 engine state, RULES.md §3–§7) with a
+A :class:`LiveGame` is one standard game or duel (B == 1 engine state, docs/rules.md §3–§7) with a
 :class:`~pi_env.records.recorder.Recorder`. Each seat is a person (``"human"``, with a random
 token of 144 bits whose SHA-256 digest is stored) or a built-in agent (:func:`pi_env.agents.make_agent`).
 
-**What a seat receives** (RULES.md §9) is built by :meth:`LiveGame.view` from the engine's
+**What a seat receives** (docs/rules.md §9) is built by :meth:`LiveGame.view` from the engine's
 observation of that seat (:func:`pi_env.engine.observe` through :func:`pi_env.agents.human.seat_view`)
 and the public log of moves and answers; never from the full state. A spectator gets the same
 without any case. Every case of the game becomes available only once the game is over, as the
@@ -62,7 +62,7 @@ def token_digest(token: str) -> str:
 
 
 def event_doc(ev: Event, record: GameRecord, round_index: int) -> dict[str, Any]:
-    """A public event (RULES.md §9: actions and answers are public) as a JSON-ready dict; its
+    """A public event (docs/rules.md §9: actions and answers are public) as a JSON-ready dict; its
     ``action`` and ``answer`` texts are those of ``pi-env replay``
     (:func:`pi_env.records.report.event_text`)."""
     action, answer = event_text(ev, record)

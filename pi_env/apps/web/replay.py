@@ -1,6 +1,6 @@
 """The replay viewer's server side: positions of a record, and the solver's view in a worker.
 
-:class:`ReplayDoc` holds one opened record (engine-written or typed in, RECORD.md): for every
+:class:`ReplayDoc` holds one opened record (engine-written or typed in, docs/record-format.md): for every
 position — round ``r``, after event ``e`` (``-1``: the round's start) — :meth:`ReplayDoc.position`
 gives the board as the record's public events left it (tiles, every player's markers and
 investigators, cards in front, solves, scores, investigators left, tier), in the same shape as a
@@ -10,7 +10,7 @@ typed-in record at a round's start when it gives ``display``. ``all_cases`` (the
 lists the cases the record holds; a player's point of view adds only the case it holds.
 
 The solver's view (:func:`pi_env.solvers.solve_report.solve_report`: consistent cases, exact
-probabilities, marginals, what is certain, the hint — only what that player knows, RULES.md §9)
+probabilities, marginals, what is certain, the hint — only what that player knows, docs/rules.md §9)
 is computed by :class:`SolverWorker` in a separate process, so a slow analysis (exact joint
 inference for 5 players early in a round can take long) never blocks the server: a request
 answers at once with the result or "computing", the page asks again, and a computation that runs

@@ -1,4 +1,4 @@
-"""Solo Time Attack in the browser (RULES.md §8): the terminal app's game, hints and leaderboard.
+"""Solo Time Attack in the browser (docs/rules.md §8): the terminal app's game, hints and leaderboard.
 
 A solo game is a :class:`pi_env.apps.solo_app.SoloGame` (daily or generated case of a difficulty,
 :func:`pi_env.apps.solo_app.game_from_seed`), stored after every action in the web app's database
@@ -6,7 +6,7 @@ A solo game is a :class:`pi_env.apps.solo_app.SoloGame` (daily or generated case
 restart. The clock runs from the game's creation to the correct solve. Hints come from
 :func:`pi_env.apps.solo_app.solo_hint` (the same as the terminal's ``hint``) and are counted apart.
 The result goes to the same leaderboard as ``pi-env solo play``
-(:class:`pi_env.apps.leaderboard.Leaderboard`), ranked by RULES.md §8.
+(:class:`pi_env.apps.leaderboard.Leaderboard`), ranked by docs/rules.md §8.
 
 A solo game's id is its private link (144 random bits); the view never contains the case until
 the case is solved.

@@ -1,0 +1,59 @@
+"""The specification lives in the repository (issue #13): every rules citation points at a section
+of ``docs/rules.md`` that exists, and nothing refers to the old external copies."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+RULES = REPO / "docs" / "rules.md"
+_TEXT_SUFFIXES = (".py", ".md", ".json", ".toml", ".txt", ".cfg", ".yml", ".yaml", ".sh")
+
+
+def _tracked_text_files() -> list[Path]:
+    """The repository's text files (git's list, so that a venv or a build folder is never read)."""
+    try:
+        out = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("not a git checkout")
+    paths = [REPO / f for f in out.split()]
+    return [p for p in paths if p.suffix in _TEXT_SUFFIXES and p.is_file() and not p.is_symlink()
+            and p.name != "CHANGELOG.md"]
+
+
+def _sections() -> set[str]:
+    """Section numbers of docs/rules.md: ``## 4. ...`` gives "4", ``### 4.1 ...`` gives "4.1"."""
+    return set(re.findall(r"^#{2,3} (\d+(?:\.\d+)?)\.? ", RULES.read_text(encoding="utf-8"), flags=re.M))
+
+
+def test_rules_has_the_nine_sections_and_the_subsections_cited():
+    assert _sections() == {"1", "2", "3", "3.1", "3.2", "3.3", "3.4", "4", "4.1", "4.2", "4.3",
+                           "5", "6", "7", "8", "9"}
+
+
+def test_every_section_cited_exists():
+    """Every ``§n`` in the code and docs names a section of docs/rules.md (citations of the style
+    guide, ``STYLE.md §n``, are another numbering and are skipped)."""
+    sections = _sections()
+    bad = []
+    for path in _tracked_text_files():
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for m in re.finditer(r"§(\d+(?:\.\d+)?)", line):
+                if "STYLE.md" in line[max(0, m.start() - 30):m.start()]:
+                    continue
+                if m.group(1) not in sections:
+                    bad.append(f"{path.relative_to(REPO)}:{number}: §{m.group(1)}")
+    assert not bad, "citations of sections docs/rules.md does not have:\n" + "\n".join(bad)
+
+
+def test_nothing_points_outside_the_repository():
+    """No file reads or cites ../shared or its docs/rules.md / docs/record-format.md (a clone has neither)."""
+    pattern = re.compile(r"\.\./shared|/work/shared|(?<![\w/])(RULES|RECORD)\.md|parents\[2\]")
+    bad = [f"{p.relative_to(REPO)}:{i}: {line.strip()}"
+           for p in _tracked_text_files() if p != Path(__file__).resolve()
+           for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
+    assert not bad, "references to files outside the repository:\n" + "\n".join(bad)
