@@ -3,6 +3,7 @@ of ``docs/rules.md`` that exists, and nothing refers to the old external copies.
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -31,7 +32,7 @@ def _sections() -> set[str]:
 
 
 def test_rules_has_the_nine_sections_and_the_subsections_cited():
-    assert _sections() == {"1", "2", "3", "3.1", "3.2", "3.3", "3.4", "4", "4.1", "4.2", "4.3",
+    assert _sections() == {"1", "2", "3", "3.1", "3.2", "3.3", "3.4", "4", "4.1", "4.2", "4.3", "4.4",
                            "5", "6", "7", "8", "9"}
 
 
@@ -57,3 +58,16 @@ def test_nothing_points_outside_the_repository():
            for p in _tracked_text_files() if p != Path(__file__).resolve()
            for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
     assert not bad, "references to files outside the repository:\n" + "\n".join(bad)
+
+
+def test_the_record_format_example_loads():
+    """The example of docs/record-format.md is a valid record, with the values its text describes."""
+    from pi_env.records.record_file import load_record
+
+    text = (REPO / "docs" / "record-format.md").read_text(encoding="utf-8")
+    example = json.loads(re.search(r"```json\n(.*?)```", text, flags=re.S).group(1))
+    record = load_record(example)
+    assert record.player_names == ("Ann", "Ben", "Cleo")
+    rnd = record.rounds[0]
+    assert list(rnd.cases) == [1] and len(rnd.events) == 5
+    assert [e.kind for e in rnd.events] == ["clue", "clue", "investigate", "solve", "investigate"]

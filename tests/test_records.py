@@ -295,7 +295,7 @@ def test_nothing_card_reselect_allowed_without_display():
 def test_reject_bad_format():
     doc = _doc()
     doc["format"] = "pi-record/2"
-    assert _reject(doc) == "format must be 'pi-record/1', got 'pi-record/2'"
+    assert _reject(doc) == "format: must be 'pi-record/1', got 'pi-record/2'"
 
 
 def test_reject_unknown_name_with_suggestion():
@@ -444,9 +444,9 @@ def test_reject_player_out_of_range_and_bad_event_shape():
     assert _reject(_doc([{"player": 3, "clue": "Pinky", "answer": "spot"}])) == (
         "round 1, event 0: player must be 0..2, got 3")
     assert _reject(_doc([{"player": 1, "clue": "Pinky", "investigate": "Lakeside", "answer": "spot"}])) == (
-        "round 1, event 0: an event needs exactly one of 'clue', 'investigate', 'solve', 'incorrect', got "
+        "rounds[0].events[0]: needs exactly one of 'clue', 'investigate', 'solve', 'incorrect', got keys "
         "['answer', 'clue', 'investigate', 'player']")
-    assert _reject(_doc([{"player": 1, "clue": "Pinky"}])) == "round 1, event 0: clue: missing key 'answer'"
+    assert _reject(_doc([{"player": 1, "clue": "Pinky"}])) == "rounds[0].events[0]: missing key 'answer'"
 
 
 def test_reject_bad_rules_and_board():
@@ -546,12 +546,12 @@ def test_engine_max_rounds_is_optional():
            "rounds recorded), got 3"),
     (1, 101, "engine.max_rounds must be an integer 3..100 (at least rules.rounds and the number of "
              "rounds recorded), got 101"),
-    (1, "5", "engine.max_rounds must be an integer 3..100 (at least rules.rounds and the number of "
-             "rounds recorded), got '5'"),
-    (1, True, "engine.max_rounds must be an integer 3..100 (at least rules.rounds and the number of "
-              "rounds recorded), got True"),
-    (1, 5.0, "engine.max_rounds must be an integer 3..100 (at least rules.rounds and the number of "
-             "rounds recorded), got 5.0"),
+    (1, "5", "engine.max_rounds: must be an integer, got '5' (duel only: the duel's safeguard "
+             "(docs/rules.md §7), an integer from rules.rounds and the rounds recorded up to 100)"),
+    (1, True, "engine.max_rounds: must be an integer, got True (duel only: the duel's safeguard "
+             "(docs/rules.md §7), an integer from rules.rounds and the rounds recorded up to 100)"),
+    (1, 5.0, "engine.max_rounds: must be an integer, got 5.0 (duel only: the duel's safeguard "
+             "(docs/rules.md §7), an integer from rules.rounds and the rounds recorded up to 100)"),
 ])
 def test_reject_bad_engine_max_rounds(rounds, max_rounds, message):
     assert _reject(_duel_doc(rounds, engine={"seed": 1, "max_rounds": max_rounds})) == message

@@ -115,7 +115,8 @@ def test_event_display_errors():
         "round 1, event 0: display: 'Doc' appears twice")
     assert _reject(_doc([dict(_clue(0, "Pinky", "nothing"), display=["Dok"])])).startswith(
         "round 1, event 0: display[0]: unknown suspect, evidence or location 'Dok'; did you mean 'Doc'")
-    assert "at most 9 clue cards" in _reject(_doc([dict(_clue(0, "Pinky", "nothing"), display=DISPLAY9 + ["Earl"])]))
+    assert _reject(_doc([dict(_clue(0, "Pinky", "nothing"), display=DISPLAY9 + ["Earl"])])) == (
+        "rounds[0].events[0].display: must have at most 9 entries, got 10")
 
 
 # --------------------------------------------------------------- incorrect information (rulebook)
@@ -201,7 +202,7 @@ def test_incorrect_answer_checks():
     assert _reject(_doc(base + [{"incorrect": 0}, {"incorrect": 2}])) == (
         "round 1, event 3: incorrect: event 2 is a declaration, not an answered turn")
     assert _reject(_doc(base + [{"incorrect": 0, "player": 0}])) == (
-        "round 1, event 2: incorrect: unknown key 'player' (allowed: incorrect)")
+        "rounds[0].events[2]: unknown key 'player' (allowed: incorrect)")
     solo = {"format": "pi-record/1", "rules": {"mode": "solo"},
             "rounds": [dict(_doc()["rounds"][0], cases={"0": dict(zip(("suspect", "evidence", "location"), P0))},
                             events=[_clue(0, "Pinky", "trace"), {"incorrect": 0}])]}

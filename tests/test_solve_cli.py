@@ -146,7 +146,7 @@ def test_errors_are_one_line(capsys, tmp_path) -> None:
     assert "not valid JSON" in _bad(capsys, broken, "--player", 0)
     wrong = tmp_path / "wrong.json"
     wrong.write_text(json.dumps({"format": "pi-record/1", "rounds": [{"first_player": 0}]}))
-    assert _bad(capsys, wrong, "--player", 0).startswith("pi-env: error: round 1")
+    assert _bad(capsys, wrong, "--player", 0) == "pi-env: error: rounds[0]: missing key 'tiles'\n"
     assert "No such file" in _bad(capsys, tmp_path / "missing.json", "--player", 0)
 
 

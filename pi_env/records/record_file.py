@@ -5,6 +5,14 @@
 have happened at the table with a :class:`~pi_env.core.errors.RecordError` naming the round, the event
 index and the reason. :func:`record_to_dict` and :func:`write_record` go the other way.
 
+Structure first: the document is validated against the JSON Schema of the format
+(:data:`SCHEMA_FILE`, package data, described in docs/record-format.md; :func:`schema`) with the
+``jsonschema`` library, after first-edition key aliases are rewritten (:func:`canonical_document`).
+A structural error is one line naming the path in the document, e.g.
+``rounds[0].events[3]: missing key 'answer'``. What the schema cannot say stays in Python: names,
+choices of words, ranges that depend on other fields (players per mode, player numbers, the event an
+``incorrect`` declaration names), duplicate keys, and the rules below.
+
 Checks made while reading the events of a round (docs/rules.md §4, §5):
 
 * the acting player exists; a player who solved correctly this round takes no more turns;
@@ -56,10 +64,13 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
+from functools import lru_cache
+from importlib import resources
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Union
 
+import jsonschema
 import numpy as np
 
 from pi_env.core.board import DAYTIME, Board, load_board
@@ -83,15 +94,9 @@ MAX_ROUNDS_LIMIT = 100  # = pi_env.engine.state.MAX_ROUNDS_LIMIT (not imported: 
 
 PathLike = Union[str, "os.PathLike[str]"]
 
-_TOP_KEYS = ("format", "rules", "board", "players", "rounds", "engine")
-_RULES_KEYS = ("edition", "mode", "players", "rounds", "variants", "investigators")
-_ROUND_KEYS = ("first_player", "tiles", "cases", "display", "events")
+SCHEMA_FILE = "pi-record-1.schema.json"
+"""The JSON Schema of ``pi-record/1`` (package data of :mod:`pi_env.records`, docs/record-format.md)."""
 _ACTION_KEYS = (CLUE, INVESTIGATE, SOLVE, INCORRECT)
-_EVENT_KEYS = {CLUE: ("player", CLUE, "answer"),
-               INVESTIGATE: ("player", INVESTIGATE, "spots", "traces"),
-               SOLVE: ("player", SOLVE, "correct"),
-               INCORRECT: (INCORRECT,)}
-_EVENT_OPTIONAL = {CLUE: ("display",), INVESTIGATE: ("display",), SOLVE: ("display",), INCORRECT: ()}
 _ARTICLE = ("a suspect", "evidence", "a location")
 
 
@@ -229,18 +234,13 @@ def load_record(source: PathLike | dict[str, Any]) -> GameRecord:
         OSError: the file cannot be read (e.g. :class:`FileNotFoundError`).
         TypeError: ``source`` is neither a path nor a dict.
     """
-    doc = _read_source(source)
-    if not isinstance(doc, dict):
-        raise RecordError(f"a record must be a JSON object, got {type(doc).__name__}")
-    _check_keys(doc, _TOP_KEYS, ("format", "rounds"), "record")
-    if doc["format"] != FORMAT:
-        raise RecordError(f"format must be {FORMAT!r}, got {doc['format']!r}")
+    doc = canonical_document(_read_source(source))
+    check_structure(doc)
+    assert isinstance(doc, dict)
     rules = _parse_rules(doc.get("rules", {}))
     board = _parse_board(doc.get("board", "daytime"))
     names = _parse_player_names(doc.get("players"), rules.players)
     rounds_doc = doc["rounds"]
-    if not isinstance(rounds_doc, list) or not rounds_doc:
-        raise RecordError("'rounds' must be a non-empty list of rounds")
     if rules.mode != "duel" and len(rounds_doc) > rules.rounds:
         raise RecordError(f"{len(rounds_doc)} rounds recorded but rules.rounds is {rules.rounds}")
     investigators_left = list(rules.investigators)
@@ -261,20 +261,15 @@ def _parse_engine(doc: object, rules: Rules, num_rounds: int) -> tuple[int | Non
     at least ``rules.rounds`` and the rounds recorded, at most 100."""
     if doc is None:
         return None, None, None
-    _check_keys(doc, ("seed", "max_rotations", "max_rounds"), ("seed",), "engine")
-    assert isinstance(doc, dict)
+    assert isinstance(doc, dict)  # the schema checked the keys and the types
     seed, rot = doc["seed"], doc.get("max_rotations", DEFAULT_MAX_ROTATIONS)
-    if not _is_int(seed) or seed < 0:
-        raise RecordError(f"engine.seed must be a non-negative integer, got {seed!r}")
-    if not _is_int(rot) or rot < 1:
-        raise RecordError(f"engine.max_rotations must be a positive integer, got {rot!r}")
     max_rounds = doc.get("max_rounds")
     if max_rounds is not None:
         if rules.mode != "duel":
             raise RecordError(f"engine.max_rounds is the duel's safeguard (docs/rules.md §7); this record's "
                               f"mode is {rules.mode!r}")
         low = max(rules.rounds, num_rounds)
-        if not _is_int(max_rounds) or not low <= max_rounds <= MAX_ROUNDS_LIMIT:
+        if not low <= max_rounds <= MAX_ROUNDS_LIMIT:
             raise RecordError(f"engine.max_rounds must be an integer {low}..{MAX_ROUNDS_LIMIT} (at least "
                               f"rules.rounds and the number of rounds recorded), got {max_rounds!r}")
         max_rounds = int(max_rounds)
@@ -358,21 +353,151 @@ def _canonical_keys(obj: object) -> object:
     return {(_KEY_ALIASES.get(normalize(k), k) if isinstance(k, str) else k): v for k, v in obj.items()}
 
 
+def canonical_document(doc: object) -> object:
+    """The record with first-edition key aliases rewritten where the format allows them (the keys of
+    ``tiles``, of each case and of each event), so that the schema sees the second edition's words.
+
+    Args:
+        doc: a parsed ``pi-record/1`` document (anything: malformed parts are left as they are for
+            :func:`check_structure` to report).
+
+    Returns:
+        A copy sharing the unchanged parts with ``doc`` (``doc`` is not modified).
+    """
+    if not isinstance(doc, dict) or not isinstance(doc.get("rounds"), list):
+        return doc
+    rounds = []
+    for rnd in doc["rounds"]:
+        if isinstance(rnd, dict):
+            rnd = dict(rnd)
+            if "tiles" in rnd:
+                rnd["tiles"] = _canonical_keys(rnd["tiles"])
+            if isinstance(rnd.get("cases"), dict):
+                rnd["cases"] = {k: _canonical_keys(v) for k, v in rnd["cases"].items()}
+            if isinstance(rnd.get("events"), list):
+                rnd["events"] = [_canonical_keys(ev) for ev in rnd["events"]]
+        rounds.append(rnd)
+    return {**doc, "rounds": rounds}
+
+
 def _is_int(value: object) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
-def _check_keys(obj: object, allowed: Sequence[str], required: Sequence[str], where: str,
-                r: int | None = None, e: int | None = None) -> None:
-    if not isinstance(obj, dict):
-        raise RecordError(f"{where} must be an object, got {obj!r}", round_index=r, event_index=e)
-    unknown = [k for k in obj if k not in allowed]
-    if unknown:
-        raise RecordError(f"{where}: unknown key {unknown[0]!r} (allowed: {', '.join(allowed)})",
-                          round_index=r, event_index=e)
-    missing = [k for k in required if k not in obj]
-    if missing:
-        raise RecordError(f"{where}: missing key {missing[0]!r}", round_index=r, event_index=e)
+def schema() -> dict[str, Any]:
+    """The JSON Schema of ``pi-record/1``, as packaged (:data:`SCHEMA_FILE`, docs/record-format.md)."""
+    text = resources.files("pi_env.records").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def _inline_refs(node: Any, defs: dict[str, Any]) -> Any:
+    """The schema with every local ``{"$ref": "#/$defs/x"}`` replaced by its definition (the schema
+    has no recursion): the same checks, without a reference lookup per value (about twice as fast)."""
+    if isinstance(node, list):
+        return [_inline_refs(v, defs) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _inline_refs(v, defs) for k, v in node.items() if k not in ("$ref", "$defs")}
+    if "$ref" in node:
+        out = {**_inline_refs(defs[node["$ref"].removeprefix("#/$defs/")], defs), **out}
+    return out
+
+
+@lru_cache(maxsize=1)
+def _validator() -> jsonschema.protocols.Validator:
+    """The Draft 2020-12 validator of :func:`schema`; "integer" means a Python or numpy int (not a
+    bool, not a float such as ``1.0``), as the loader has always read it."""
+    packaged = schema()
+    base = jsonschema.Draft202012Validator
+    base.check_schema(packaged)
+    checker = base.TYPE_CHECKER.redefine("integer", lambda _checker, value: _is_int(value))
+    return jsonschema.validators.extend(base, type_checker=checker)(_inline_refs(packaged, packaged["$defs"]))
+
+
+_TYPE_WORDS = {"object": "an object", "array": "a list", "string": "a string", "integer": "an integer",
+               "number": "a number", "boolean": "true or false", "null": "null"}
+
+
+def _json_path(path: Sequence[object]) -> str:
+    """``['rounds', 0, 'events', 3, 'answer']`` → ``rounds[0].events[3].answer``; keys that are not
+    identifiers in brackets (``tiles.suspect["Rick's Café"]``); the whole document is ``record``."""
+    out = ""
+    for key in path:
+        if isinstance(key, int):
+            out += f"[{key}]"
+        elif isinstance(key, str) and key.isidentifier():
+            out += f".{key}" if out else key
+        else:
+            out += f"[{key!r}]"
+    return out or "record"
+
+
+def _shown(value: object, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _entries(n: int) -> str:
+    return f"{n} entr{'y' if n == 1 else 'ies'}"
+
+
+def _schema_message(error: jsonschema.ValidationError) -> str:
+    """One line for a schema error: where in the document, what was expected, what was found, and
+    the field's description from the schema when it has one (it gives the values allowed)."""
+    message = _schema_problem(error)
+    about = error.schema.get("description") if isinstance(error.schema, dict) else None
+    if error.validator in ("type", "minimum", "maximum") and about and error.absolute_path:
+        message += f" ({about[0].lower()}{about[1:].rstrip('.')})"
+    return message
+
+
+def _schema_problem(error: jsonschema.ValidationError) -> str:
+    where, kind, want, got = _json_path(error.absolute_path), error.validator, error.validator_value, error.instance
+    if kind == "type":
+        words = [want] if isinstance(want, str) else list(want)
+        return f"{where}: must be {' or '.join(_TYPE_WORDS[w] for w in words)}, got {_shown(got)}"
+    if kind == "required":
+        return f"{where}: missing key {next(k for k in want if k not in got)!r}"
+    if kind == "dependentRequired":  # the keys an event of its kind needs
+        return f"{where}: missing key {next(k for a, ks in want.items() if a in got for k in ks if k not in got)!r}"
+    if kind == "enum" and "propertyNames" in error.schema_path:  # a key an event of its kind has not
+        return f"{where}: unknown key {got!r} (allowed: {', '.join(want)})"
+    if kind == "additionalProperties":
+        allowed = list(error.schema.get("properties", {}))
+        extra = next(k for k in got if k not in allowed)
+        return f"{where}: unknown key {extra!r} (allowed: {', '.join(allowed)})"
+    if kind == "const":
+        return f"{where}: must be {want!r}, got {_shown(got)}"
+    if kind in ("minimum", "maximum"):
+        return f"{where}: must be at {'least' if kind == 'minimum' else 'most'} {want}, got {_shown(got)}"
+    if kind in ("minItems", "maxItems"):
+        low, high = error.schema.get("minItems"), error.schema.get("maxItems")
+        if low == high:
+            return f"{where}: must have exactly {_entries(low)}, got {len(got)}"
+        return f"{where}: must have at {'least' if kind == 'minItems' else 'most'} {_entries(want)}, got {len(got)}"
+    if kind == "pattern":
+        return f"{where}: must not be blank, got {_shown(got)}"
+    if kind == "oneOf" and all(list(s) == ["required"] for s in want):  # an event's action key
+        keys = ", ".join(repr(s["required"][0]) for s in want)
+        return f"{where}: needs exactly one of {keys}, got keys {sorted(got)}"
+    if kind == "anyOf":
+        return f"{where}: must be a name or null, got {_shown(got)}"
+    return f"{where}: {error.message}"
+
+
+def check_structure(doc: object) -> None:
+    """Check a parsed record against the ``pi-record/1`` JSON Schema (:data:`SCHEMA_FILE`).
+
+    Args:
+        doc: the parsed document, after :func:`canonical_document`.
+
+    Raises:
+        RecordError: the first structural error, one line naming its path in the document (e.g.
+            ``rounds[0].events[3].spots: must be at most 3, got 4``).
+    """
+    error = next(_validator().iter_errors(doc), None)
+    if error is not None:
+        raise RecordError(_schema_message(error))
 
 
 def _choice(value: object, choices: Sequence[str], where: str) -> str:
@@ -384,36 +509,30 @@ def _choice(value: object, choices: Sequence[str], where: str) -> str:
 
 
 def _parse_rules(doc: object) -> Rules:
-    _check_keys(doc, _RULES_KEYS, (), "rules")
-    assert isinstance(doc, dict)
+    assert isinstance(doc, dict)  # the schema checked the keys and the types
     edition = _choice(doc.get("edition", "second"), EDITIONS, "rules.edition")
     mode = _choice(doc.get("mode", "standard"), MODES, "rules.mode")
     variants_doc = doc.get("variants", [])
-    if not isinstance(variants_doc, list):
-        raise RecordError(f"rules.variants must be a list, got {variants_doc!r}")
     variants = tuple(_choice(v, VARIANTS, "rules.variants entry") for v in variants_doc)
     if len(set(variants)) != len(variants):
         raise RecordError(f"rules.variants lists a variant twice: {variants_doc!r}")
     default_players = {"standard": 4, "duel": 2, "solo": 1}[mode]
     players = doc.get("players", default_players)
     allowed = {"standard": range(MIN_PLAYERS, MAX_PLAYERS + 1), "duel": range(2, 3), "solo": range(1, 2)}[mode]
-    if not _is_int(players) or players not in allowed:
+    if players not in allowed:
         raise RecordError(f"rules.players must be {allowed.start}..{allowed.stop - 1} in mode {mode!r}, "
                           f"got {players!r}")
     players = int(players)
     fast = "fast" in variants
     default_rounds = 1 if mode == "solo" else 2 if fast else DEFAULT_ROUNDS
     rounds = doc.get("rounds", default_rounds)
-    if not _is_int(rounds) or rounds < 1:
-        raise RecordError(f"rules.rounds must be a positive integer, got {rounds!r}")
     if fast and rounds != 2:
         raise RecordError(f"variant 'fast' plays 2 rounds (docs/rules.md §6), but rules.rounds is {rounds}")
     start = DUEL_START_INVESTIGATORS if mode == "duel" else MAX_INVESTIGATORS
     investigators = doc.get("investigators", [start] * players)
     # solo: 0..14 tiles, at most one per district in its single round (docs/rules.md §8, SoloConfig)
     most = NUM_DISTRICTS if mode == "solo" else MAX_INVESTIGATORS
-    if (not isinstance(investigators, list) or len(investigators) != players
-            or not all(_is_int(k) and 0 <= k <= most for k in investigators)):
+    if len(investigators) != players or not all(k <= most for k in investigators):
         raise RecordError(f"rules.investigators must list {players} integer{'s' * (players != 1)} 0..{most}, "
                           f"got {investigators!r}")
     return Rules(edition=edition, mode=mode, players=players, rounds=int(rounds), variants=variants,
@@ -421,8 +540,7 @@ def _parse_rules(doc: object) -> Rules:
 
 
 def _parse_board(doc: object) -> Board:
-    if not isinstance(doc, (str, dict)):
-        raise RecordError(f"board must be a bundled board's name or an object, got {doc!r}")
+    assert isinstance(doc, (str, dict))  # the schema checked the type
     try:
         return load_board(doc)
     except BoardError as exc:
@@ -432,8 +550,7 @@ def _parse_board(doc: object) -> Board:
 def _parse_player_names(doc: object, n: int) -> tuple[str, ...] | None:
     if doc is None:
         return None
-    if (not isinstance(doc, list) or len(doc) != n
-            or not all(isinstance(p, str) and p.strip() for p in doc)):
+    if len(doc) != n:  # the schema checked the names
         raise RecordError(f"'players' must list {n} non-empty names (rules.players), got {doc!r}")
     return tuple(doc)
 
@@ -458,11 +575,10 @@ def _name(value: object, board: Board, type_: int | None, where: str,
 
 def _parse_round(doc: object, r: int, rules: Rules, board: Board,
                  investigators_left: list[int]) -> RoundRecord:
-    _check_keys(doc, _ROUND_KEYS, ("first_player", "tiles"), "round", r)
-    assert isinstance(doc, dict)
+    assert isinstance(doc, dict)  # the schema checked the keys and the types
     n = rules.players
     first = doc["first_player"]
-    if not _is_int(first) or not 0 <= first < n:
+    if not first < n:
         raise RecordError(f"first_player must be a player 0..{n - 1}, got {first!r}", round_index=r)
     tile_district = _parse_tiles(doc["tiles"], r, board)
     cases = _parse_cases(doc.get("cases", {}), r, n, board)
@@ -480,16 +596,11 @@ def _parse_round(doc: object, r: int, rules: Rules, board: Board,
 
 
 def _parse_tiles(doc: object, r: int, board: Board) -> tuple[int, ...]:
-    doc = _canonical_keys(doc)
-    _check_keys(doc, ("suspect", "evidence"), ("suspect", "evidence"), "tiles", r)
-    assert isinstance(doc, dict)
+    assert isinstance(doc, dict)  # the schema checked the keys and the types
     tile_district = [-1] * NUM_ELEMENTS
     for type_ in (SUSPECT, EVIDENCE):
         where = f"tiles.{TYPE_NAMES[type_]}"
         layout = doc[TYPE_NAMES[type_]]
-        if not isinstance(layout, dict):
-            raise RecordError(f"{where} must map each district to a {TYPE_NAMES[type_]} or null",
-                              round_index=r)
         seen: dict[int, str] = {}
         for key, value in layout.items():
             try:
@@ -524,8 +635,7 @@ def _parse_tiles(doc: object, r: int, board: Board) -> tuple[int, ...]:
 
 
 def _parse_cases(doc: object, r: int, n: int, board: Board) -> dict[int, int]:
-    if not isinstance(doc, dict):
-        raise RecordError(f"'cases' must map player numbers to cases, got {doc!r}", round_index=r)
+    assert isinstance(doc, dict)  # the schema checked the types and each case's keys
     cases: dict[int, int] = {}
     owner: dict[int, int] = {}  # element -> player whose case holds it
     for key, value in doc.items():
@@ -539,8 +649,6 @@ def _parse_cases(doc: object, r: int, n: int, board: Board) -> dict[int, int]:
             raise RecordError(f"cases: key {key!r} is not a player number 0..{n - 1} given once",
                               round_index=r)
         where = f"cases[{key!r}]"
-        value = _canonical_keys(value)
-        _check_keys(value, TYPE_NAMES, TYPE_NAMES, where, r)
         triple = [_name(value[TYPE_NAMES[t]], board, t, f"{where}.{TYPE_NAMES[t]}", r) for t in range(3)]
         for element in triple:
             if element in owner:
@@ -556,9 +664,7 @@ def _parse_cases(doc: object, r: int, n: int, board: Board) -> dict[int, int]:
 def _parse_display(doc: object, r: int, board: Board, e: int | None = None) -> tuple[int, ...] | None:
     if doc is None and e is None:
         return None
-    if not isinstance(doc, list) or len(doc) > DISPLAY_SIZE:
-        raise RecordError(f"'display' must list at most {DISPLAY_SIZE} clue cards, got {doc!r}",
-                          round_index=r, event_index=e)
+    assert isinstance(doc, list) and len(doc) <= DISPLAY_SIZE  # the schema checked it
     display = tuple(_name(x, board, None, f"display[{i}]", r, e) for i, x in enumerate(doc))
     if len(set(display)) != len(display):
         dup = next(x for x in display if display.count(x) > 1)
@@ -568,19 +674,12 @@ def _parse_display(doc: object, r: int, board: Board, e: int | None = None) -> t
 
 
 def _parse_event(doc: object, r: int, e: int, n: int, board: Board) -> Event:
-    """Syntax of one event; the rule checks are :class:`_RoundReplay`'s."""
-    doc = _canonical_keys(doc)
-    if not isinstance(doc, dict):
-        raise RecordError(f"an event must be an object, got {doc!r}", round_index=r, event_index=e)
-    kinds = [k for k in _ACTION_KEYS if k in doc]
-    if len(kinds) != 1:
-        raise RecordError(f"an event needs exactly one of 'clue', 'investigate', 'solve', "
-                          f"'incorrect', got {sorted(doc)}", round_index=r, event_index=e)
-    kind = kinds[0]
-    _check_keys(doc, _EVENT_KEYS[kind] + _EVENT_OPTIONAL[kind], _EVENT_KEYS[kind], kind, r, e)
+    """Names of one event (the schema checked its shape); the rule checks are :class:`_RoundReplay`'s."""
+    assert isinstance(doc, dict)
+    kind = next(k for k in _ACTION_KEYS if k in doc)
     if kind == INCORRECT:
         ref = doc[INCORRECT]
-        if not _is_int(ref) or not 0 <= ref < e:
+        if not ref < e:
             raise RecordError(f"incorrect: give the index of an earlier event whose answer was "
                               f"incorrect (0..{e - 1}), got {ref!r}", round_index=r, event_index=e)
         return Event(index=e, player=-1, kind=INCORRECT, refers_to=int(ref))
@@ -594,7 +693,7 @@ def _parse_event(doc: object, r: int, e: int, n: int, board: Board) -> Event:
 def _parse_turn(doc: dict, kind: str, r: int, e: int, n: int, board: Board) -> Event:
     """A clue, investigation or solve event (syntax only)."""
     player = doc["player"]
-    if not _is_int(player) or not 0 <= player < n:
+    if not player < n:
         raise RecordError(f"player must be 0..{n - 1}, got {player!r}", round_index=r, event_index=e)
     player = int(player)
     if kind == CLUE:
@@ -610,22 +709,13 @@ def _parse_turn(doc: dict, kind: str, r: int, e: int, n: int, board: Board) -> E
         except UnknownNameError as exc:
             raise RecordError(f"investigate: {exc}", round_index=r, event_index=e) from None
         spots, traces = doc["spots"], doc["traces"]
-        if not all(_is_int(x) and 0 <= x <= 3 for x in (spots, traces)):
-            raise RecordError(f"investigate: spots and traces must be integers 0..3, got "
-                              f"{spots!r} and {traces!r}", round_index=r, event_index=e)
         if spots + traces > 3:
             raise RecordError(f"investigate: spots+traces is {spots + traces}, at most 3 (one marker "
                               f"per type, docs/rules.md §4.2)", round_index=r, event_index=e)
         return Event(index=e, player=player, kind=INVESTIGATE, district=district, spots=int(spots),
                      traces=int(traces))
     triple_doc, correct = doc[SOLVE], doc["correct"]
-    if not isinstance(triple_doc, list) or len(triple_doc) != 3:
-        raise RecordError(f"solve must list a suspect, an evidence and a location, got {triple_doc!r}",
-                          round_index=r, event_index=e)
     triple = [_name(x, board, t, f"solve[{t}]", r, e) for t, x in enumerate(triple_doc)]
-    if not isinstance(correct, bool):
-        raise RecordError(f"solve: 'correct' must be true or false, got {correct!r}",
-                          round_index=r, event_index=e)
     return Event(index=e, player=player, kind=SOLVE,
                  case=case_index(*(x - TYPE_OFFSETS[t] for t, x in enumerate(triple))), correct=correct)
 
