@@ -17,7 +17,8 @@ import numpy as np
 from pi_env.core.board import Board
 from pi_env.core.constants import SOLVE_BASE
 from pi_env.solvers.analysis import analyze_knowledge
-from pi_env.solvers.hints import GAIN_TOLERANCE, answer_matrix, candidate_actions, information_gains
+from pi_env.solvers.hints import (GAIN_TOLERANCE, answer_matrix, best_gain_ties, candidate_actions,
+                                  information_gains)
 from pi_env.solvers.observation import knowledge_from_observation
 from pi_env.solvers.own_info import observation_case_mask
 
@@ -71,7 +72,7 @@ class DeducerAgent(Agent):
         if gains.size == 0 or gains.max() <= GAIN_TOLERANCE:  # nothing can split the set: guess
             top = np.flatnonzero(probs >= probs.max() - 1e-15)
             return SOLVE_BASE + int(cases[top[self.rng.integers(top.size)]])
-        choices = actions[gains >= gains.max() - GAIN_TOLERANCE]
+        choices = actions[best_gain_ties(gains)]
         return int(choices[self.rng.integers(choices.size)])
 
 

@@ -121,7 +121,8 @@ from pi_env.engine.observe import decode_observation
 from pi_env.engine.ranking import tier_points
 from pi_env.solvers.analysis import analyze_knowledge
 from pi_env.solvers.case_sets import case_bits
-from pi_env.solvers.hints import GAIN_TOLERANCE, answer_matrix, candidate_actions, information_gains
+from pi_env.solvers.hints import (GAIN_TOLERANCE, answer_matrix, best_gain_index, candidate_actions,
+                                  information_gains)
 from pi_env.solvers.knowledge import Knowledge
 from pi_env.solvers.observation import knowledge_from_observation
 from pi_env.solvers.tables import bitset_cases
@@ -435,7 +436,7 @@ def best_query(s: Situation, denial_weight: float = DENIAL_WEIGHT) -> int | None
     if not useful.any():
         return None
     value = np.where(useful, s.gains + denial_weight * s.denial, -np.inf)
-    return int(np.flatnonzero(value >= value.max() - GAIN_TOLERANCE)[0])
+    return int(best_gain_index(value))
 
 
 def waiting_clue(s: Situation) -> int:
@@ -445,7 +446,7 @@ def waiting_clue(s: Situation) -> int:
     pos = np.searchsorted(s.actions, s.legal_clues)
     found = (pos < s.actions.size) & (s.actions[np.minimum(pos, s.actions.size - 1)] == s.legal_clues)
     denial[found] = s.denial[pos[found]]
-    return int(s.legal_clues[int(np.flatnonzero(denial >= denial.max() - GAIN_TOLERANCE)[0])])
+    return int(s.legal_clues[best_gain_index(denial)])
 
 
 def greedy_decision(s: Situation, denial_weight: float = DENIAL_WEIGHT) -> int:

@@ -30,7 +30,8 @@ import numpy as np
 
 from pi_env.core.constants import CASE_TRIPLES, INVESTIGATE_BASE, SOLVE_BASE, TYPE_OFFSETS
 from pi_env.engine.observe import decode_observation
-from pi_env.solvers.hints import GAIN_TOLERANCE, answer_matrix, candidate_actions, information_gains
+from pi_env.solvers.hints import (GAIN_TOLERANCE, answer_matrix, best_gain_ties, candidate_actions,
+                                  information_gains)
 from pi_env.solvers.observation import knowledge_from_observation
 from pi_env.solvers.own_info import observation_case_mask
 
@@ -79,10 +80,9 @@ class HeuristicAgent(Agent):
             near = useful & is_clue & (gains >= best * (1 - INDIFFERENCE))
             denial = near & of_held
             pool = denial if denial.any() else near
-            top = gains[pool].max()
-            return self._pick(actions[pool & (gains >= top - GAIN_TOLERANCE)])
+            return self._pick(actions[best_gain_ties(np.where(pool, gains, -np.inf))])
         if useful.any():  # no useful clue: an investigator beyond this round's share
-            return self._pick(actions[useful & (gains >= gains[useful].max() - GAIN_TOLERANCE)])
+            return self._pick(actions[best_gain_ties(np.where(useful, gains, -np.inf))])
         clues = actions[is_clue]
         others_playing = not o["solved"][1:].all()
         if n > GUESS_MAX and clues.size and others_playing and int(o["rotation"][0]) < WAIT_ROTATIONS:

@@ -66,7 +66,7 @@ import numpy as np
 
 from pi_env.core._config import kernel
 from pi_env.core.constants import INVESTIGATE_BASE, SOLVE_BASE
-from pi_env.solvers.hints import GAIN_TOLERANCE
+from pi_env.solvers.hints import GAIN_TOLERANCE, best_gain_index
 
 from pi_env.agents.greedy import HORIZON, GreedyAgent, Situation, greedy_decision, next_turn_outcomes
 
@@ -104,8 +104,8 @@ class SearchStats:
 def _best_query(answers, rows, idx, w, tol):
     """Greedy's query among ``rows`` of ``answers`` on the cases ``idx`` with weights ``w``
     (normalised): ``(position in rows, q_after)``, or ``(-1, 0.0)`` if no gain exceeds ``tol``.
-    Ties within ``tol`` go to the first row (the lowest action id), as
-    :func:`pi_env.solvers.hints.information_gains` and ``Hint.best_action``."""
+    The choice is :func:`pi_env.solvers.hints.best_gain_index` (ties to the first row, the lowest
+    action id), as ``Hint.best_action``."""
     R = rows.shape[0]
     gains = np.zeros(R)
     qs = np.zeros(R)
@@ -131,9 +131,7 @@ def _best_query(answers, rows, idx, w, tol):
         best_g = max(best_g, gains[r])
     if best_g <= tol:
         return -1, 0.0
-    b = 0
-    while gains[b] < best_g - tol:
-        b += 1
+    b = best_gain_index(gains)
     return b, qs[b]
 
 
@@ -184,7 +182,7 @@ def next_player_picks(s: Situation, cands: "list[int]") -> list[tuple[int, int]]
             out.append((-1, n))
             continue
         g = np.where(keep, gain, -np.inf)
-        i = int(np.flatnonzero(g >= g.max() - GAIN_TOLERANCE)[0])
+        i = int(best_gain_index(g))
         out.append((int(display[i]), int(left[i])))
     return out
 

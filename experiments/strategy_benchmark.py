@@ -9,16 +9,11 @@ same positions. By default clue queries may name any of the 36 elements (``--dis
 9-card display with the card flow of §4.1), 5 investigator tiles, and a game still unsolved after
 ``--max-actions`` actions (default 200) is cut off.
 
-**Agents act on the standard observation.** The solo observation has its own layout, so a small
-adapter (:func:`standard_view`) shows each agent its solo game as a 2-player standard position in
-round 1, tier 0, in which it is the first player and the other seat never acts: the agent's
-answers, investigators and failed triples are seat 0's, it holds no case (``held_case`` all zero:
-the solver then treats the other seat's case as unknown, which leaves the agent's posterior uniform
-over its own-information cases, as in solo), ``rotation`` = actions taken, score 0 and ``attempted``
-0 (solo has no score and no end of round). The legal-action mask is the solo mask (the same action
-layout). Agents are reset with ``num_players=2`` and seed ``seed + i``. Agents written for the
-standard game bring their standard-game habits: e.g. ``greedy`` and ``search`` ration investigators
-as in round 1 of 3 and see the idle seat as idle (see :mod:`pi_env.agents.greedy`).
+**Agents act on the standard observation**: :func:`pi_env.engine.solo.standard_view` shows each
+agent its solo game as a 2-player standard position in which the other seat never acts. Agents are
+reset with ``num_players=2`` and seed ``seed + i``. Agents written for the standard game bring
+their standard-game habits: e.g. ``greedy`` and ``search`` ration investigators as in round 1 of 3
+and see the idle seat as idle (see :mod:`pi_env.agents.greedy`).
 
 **Statistics** per agent, over the positions it solved (unsolved positions are counted apart):
 mean, median and 90th percentile (``numpy.percentile``, linear interpolation) of
@@ -43,54 +38,17 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from pi_env.engine.observe import observation_layout, observation_size
+from pi_env.engine.solo import VIEW_PLAYERS, standard_view
 
-__all__ = ["standard_view", "play_positions", "summarize", "table", "plot", "run", "main",
+__all__ = ["play_positions", "summarize", "table", "plot", "run", "main",
            "METRICS", "DEFAULT_AGENTS", "POSITIONS_FILE", "SUMMARY_FILE", "PLOT_FILE"]
 
 METRICS = ("actions", "investigators", "wrong_solves")
 DEFAULT_AGENTS = "random,deducer,heuristic,greedy,search"
 POSITIONS_FILE, SUMMARY_FILE, PLOT_FILE = "positions.csv", "summary.csv", "strategy.png"
-VIEW_PLAYERS = 2
 COLUMNS = ("agent", "position", "seed", "solved", "actions", "investigators", "wrong_solves")
 STAT_COLUMNS = ("agent", "positions", "solved") + tuple(
     f"{m}_{s}" for m in METRICS for s in ("mean", "median", "p90"))
-
-_STD = observation_layout(VIEW_PLAYERS)
-
-
-def _put(out: np.ndarray, name: str, value: "np.ndarray | int", seat: int | None = None) -> None:
-    start, shape = _STD[name]
-    if seat is not None:  # per-seat component: [P, ...] -> seat's block
-        size = int(np.prod(shape[1:])) if len(shape) > 1 else 1
-        start += seat * size
-    else:
-        size = int(np.prod(shape)) if shape else 1
-    out[start:start + size] = np.asarray(value).reshape(-1)
-
-
-def standard_view(solo_obs: np.ndarray) -> np.ndarray:
-    """The 2-player standard observation (``int16[618 + 1912 * 2]``) an agent is shown for a solo
-    observation (see the module docstring)."""
-    from pi_env.engine.solo import decode_observation
-
-    s = decode_observation(np.asarray(solo_obs))
-    out = np.zeros(observation_size(VIEW_PLAYERS), dtype=np.int16)
-    _put(out, "tiles", s["tiles"])
-    _put(out, "display", s["display"])
-    _put(out, "discard", s["discard"])
-    _put(out, "front", s["nothing"], seat=0)
-    _put(out, "spot", s["spot"], seat=0)
-    _put(out, "trace", s["trace"], seat=0)
-    _put(out, "inv_placed", s["inv_placed"], seat=0)
-    _put(out, "inv_spots", s["inv_spots"], seat=0)
-    _put(out, "inv_traces", s["inv_traces"], seat=0)
-    _put(out, "inv_suppressed", s["inv_suppressed"], seat=0)
-    _put(out, "failed", s["failed"], seat=0)
-    _put(out, "inv_left", int(s["inv_left"][0]), seat=0)
-    _put(out, "rotation", int(s["actions"][0]))
-    _put(out, "deck_size", int(s["deck_size"][0]))
-    return out
 
 
 def play_positions(agent_name: str, positions: int, seed: int, *, max_actions: int = 200,

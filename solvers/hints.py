@@ -63,10 +63,53 @@ from pi_env.solvers.turns import (TurnContext, WaitOutcome, attempt_hazard, solv
 
 __all__ = ["Hint", "hint", "candidate_actions", "answer_matrix", "information_gains",
            "greedy_expected_actions", "greedy_expected_actions_reference", "solve_now_rule",
-           "suppression_masks", "GAIN_TOLERANCE", "attempt_hazards", "opponent_reply", "public_counts"]
+           "suppression_masks", "GAIN_TOLERANCE", "attempt_hazards", "opponent_reply", "public_counts",
+           "best_gain_index", "best_gain_ties"]
 
 GAIN_TOLERANCE = 1e-9
 """Gains within this many bits of the best count as ties (ties go to the lowest action id)."""
+
+
+@kernel
+def best_gain_index(gains: np.ndarray) -> int:
+    """The best-gain selection of pi-env: the index of the highest entry of ``gains``, ties within
+    :data:`GAIN_TOLERANCE` going to the first one. Candidate actions are listed by ascending id
+    everywhere, so this is "highest information gain, ties to the lowest action id", the choice of
+    the greedy policies (hints, solo rating, agents, the solo optimum's rollouts).
+
+    A numba function: it is called the same way from Python and from inside numba kernels.
+
+    Args:
+        gains: ``float[A]`` gains (bits) or any score to maximise; ``-inf`` marks an excluded entry.
+
+    Returns:
+        The index ``0..A-1``; ``-1`` when ``A == 0``.
+
+    >>> int(best_gain_index(np.array([0.5, 1.0, 1.0 - 1e-12, 0.9])))
+    1
+    """
+    n = gains.shape[0]
+    if n == 0:
+        return -1
+    best = gains[0]
+    for i in range(1, n):
+        if gains[i] > best:
+            best = gains[i]
+    for i in range(n):
+        if gains[i] >= best - GAIN_TOLERANCE:
+            return i
+    return -1  # only NaN entries
+
+
+def best_gain_ties(gains: np.ndarray) -> np.ndarray:
+    """``bool[A]``: the entries of ``gains`` tied with the highest within :data:`GAIN_TOLERANCE` —
+    the set a randomised agent draws from; :func:`best_gain_index` is the first of them.
+
+    >>> best_gain_ties(np.array([0.5, 1.0, 1.0 - 1e-12, 0.9])).tolist()
+    [False, True, True, False]
+    """
+    g = np.asarray(gains, dtype=np.float64)
+    return g >= g.max() - GAIN_TOLERANCE if g.size else np.zeros(0, dtype=bool)
 
 _POPCOUNT3 = np.array([0, 1, 1, 2, 1, 2, 2, 3], dtype=np.int16)
 _ELEMENT_TYPE = np.repeat(np.arange(3), [12, 10, 14])
@@ -259,11 +302,6 @@ def information_gains(answers: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return _entropy_rows(_answer_mass(np.asarray(answers), w / w.sum()))
 
 
-def _best(gains: np.ndarray) -> int:
-    """Index of the highest gain (ties within :data:`GAIN_TOLERANCE`: the first)."""
-    return int(np.flatnonzero(gains >= gains.max() - GAIN_TOLERANCE)[0])
-
-
 def _guess_actions(w: np.ndarray) -> float:
     """Expected solve attempts naming the cases in decreasing probability until right."""
     p = np.sort(w / w.sum())[::-1]
@@ -332,9 +370,7 @@ def _greedy_kernel(answers, weights, inv, limit, tol):
             for i in range(ws.size):
                 total += ws[i] * (depth + i + 1)
             continue
-        b = 0
-        while gains[b] < best_g - tol:
-            b += 1
+        b = best_gain_index(gains)
         counts[:] = 0
         for i in range(s, e):
             counts[answers[b, perm[i]] + 1] += 1
@@ -417,7 +453,7 @@ def greedy_expected_actions_reference(answers: np.ndarray, weights: np.ndarray,
         gains = _entropy_rows(_answer_mass(sub, w)) if rows.size else np.zeros(0)
         if rows.size == 0 or gains.max() <= GAIN_TOLERANCE:
             return _guess_actions(w)
-        b = _best(gains)
+        b = best_gain_index(gains)
         codes = sub[b]
         nxt = left - 1 if (left > 0 and inv[rows[b]]) else left
         return 1.0 + sum(float(w[codes == k].sum()) * value(idx[codes == k], nxt) for k in np.unique(codes))
@@ -566,7 +602,7 @@ def hint(knowledge: Knowledge, legal_actions: "np.ndarray | Iterable[int] | None
     gains = information_gains(answers, weights)
     best_action, best_gain, q_after = None, 0.0, p_correct
     if actions.size and gains.max() > GAIN_TOLERANCE:
-        b = _best(gains)
+        b = best_gain_index(gains)
         best_action, best_gain = int(actions[b]), float(gains[b])
         q_after = 0.0
         codes = answers[b]

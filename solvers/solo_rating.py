@@ -31,7 +31,8 @@ from pi_env.core.constants import INVESTIGATE_BASE, SOLVE_BASE
 from pi_env.core.errors import PIError
 from pi_env.engine import solo as S
 from pi_env.solvers.case_sets import CaseFilter
-from pi_env.solvers.hints import GAIN_TOLERANCE, answer_matrix, candidate_actions, information_gains
+from pi_env.solvers.hints import (GAIN_TOLERANCE, answer_matrix, best_gain_index, candidate_actions,
+                                  information_gains)
 from pi_env.solvers.knowledge import CLUE_KIND, INVESTIGATE_KIND, SOLVE_CORRECT, SOLVE_FAILED, Knowledge
 
 __all__ = ["DIFFICULTIES", "THRESHOLDS", "GreedyResult", "greedy_play", "difficulty_of", "difficulty_filter",
@@ -100,7 +101,7 @@ def greedy_play(tile_district: "np.ndarray | tuple[int, ...]", case: int, board:
             answers = answer_matrix(knowledge, queries, cases)
             gains = information_gains(answers, np.ones(cases.size))
             if gains.size and gains.max() > GAIN_TOLERANCE:
-                action = int(queries[np.flatnonzero(gains >= gains.max() - GAIN_TOLERANCE)[0]])
+                action = int(queries[best_gain_index(gains)])
         buf[0] = action
         S.step_inplace(state, buf, config)
         row = solo_event_row(len(trace), state, action)

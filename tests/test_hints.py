@@ -264,3 +264,34 @@ def test_deducer_is_joint_by_default() -> None:
     from pi_env.agents import make_agent
     assert make_agent("deducer").joint is True
     assert make_agent("deducer").name == "deducer"
+
+
+def test_best_gain_selection_ties_go_to_the_first() -> None:
+    """One best-gain rule: highest value, ties within GAIN_TOLERANCE (1e-9 bits) to the first index."""
+    from pi_env.solvers.hints import GAIN_TOLERANCE, best_gain_index, best_gain_ties
+
+    g = np.array([0.25, 1.5, 1.5 - GAIN_TOLERANCE / 2, 1.5 + GAIN_TOLERANCE / 2, 1.5 - 2 * GAIN_TOLERANCE])
+    assert best_gain_index(g) == 1  # 3 is higher, but by less than the tolerance
+    assert best_gain_ties(g).tolist() == [False, True, True, True, False]
+    assert best_gain_index(np.array([-np.inf, 0.0, -np.inf])) == 1
+    assert best_gain_index(np.array([0.0, 0.0])) == 0
+    assert best_gain_index(np.zeros(0)) == -1 and best_gain_ties(np.zeros(0)).tolist() == []
+    # the plain-Python build (NUMBA_DISABLE_JIT) follows the same rule
+    assert best_gain_index.py_func(g) == 1 and best_gain_index.py_func(np.zeros(0)) == -1
+
+
+def test_the_tie_break_is_written_once() -> None:
+    """No module outside solvers/hints.py spells out the tie-break itself (issue #13: one of each)."""
+    import os
+    import re
+    from pathlib import Path
+
+    import pi_env
+
+    root = Path(pi_env.__file__).parent
+    files = [Path(d) / f for d, _, names in os.walk(root, followlinks=True) for f in names if f.endswith(".py")]
+    assert any(p.name == "greedy.py" for p in files)  # the linked subpackages are walked too
+    pattern = re.compile(r"(?:max\(\)|best_g|top) - (?:GAIN_TOLERANCE|tol|1e-9)")
+    found = [f"{p.relative_to(root)}:{i}" for p in sorted(files) if p.name != "hints.py"
+             for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
+    assert found == []

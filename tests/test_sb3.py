@@ -101,7 +101,7 @@ def test_factorized_head_is_suspect_plus_evidence_plus_location():
 
 def _own_filter(solo_obs):
     """The solver's own-information filter of a solo position (independent of the numpy one)."""
-    from pi_env.experiments.strategy_benchmark import standard_view
+    from pi_env.engine.solo import standard_view
     from pi_env.core.board import DAYTIME
     from pi_env.solvers.case_sets import case_bits
     from pi_env.solvers.observation import knowledge_from_observation

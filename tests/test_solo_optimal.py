@@ -9,9 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pi_env.experiments.solo_optimal import (GUESS, INF, LayoutResult, OptimalSearch, answer_codes,
-                                      brute_force_value, counting_bound, format_table, gap_target,
-                                      layout_of, main, read_results, solve_layout)
+from pi_env.experiments.solo_optimal import (LayoutResult, format_table, gap_target, layout_of, main,
+                                             read_results, solve_layout)
+from pi_env.solvers.solo_optimum import (GUESS, INF, OptimalSearch, answer_codes, brute_force_value,
+                                         counting_bound)
 
 IS_INV = np.arange(50) >= 36
 
@@ -341,7 +342,7 @@ def test_sigterm_stops_the_workers_and_keeps_the_file(tmp_path):
 def test_optimal_policy_played_in_the_engine_takes_its_value(codes):
     # the exact policy on a subproblem, played by the solo rules engine on each of its cases: the
     # engine's action counts add up to the optimum the search computed
-    from pi_env.experiments.solo_optimal import play_in_engine
+    from pi_env.solvers.solo_optimum import play_in_engine
 
     cases = np.flatnonzero(codes[36] == 5)  # "investigate Lakeside: 1 spot, 1 trace"
     opt = OptimalSearch(codes, IS_INV, investigators=4)

@@ -62,7 +62,7 @@ def test_standard_view_of_a_solo_game():
     true = solo.case_of(state)
     for a in (0, 14, 30, 36 + 3, SOLVE_BASE + (true + 1) % 1680):
         solo.step_inplace(state, np.array([a]), config)
-    view = sb.standard_view(solo.observe(state)[0])
+    view = solo.standard_view(solo.observe(state)[0])
     k = knowledge_from_observation(view, 2, config.board)
     assert k.held_case == -1
     an = analyze_knowledge(k)

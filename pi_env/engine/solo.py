@@ -78,13 +78,14 @@ from pi_env.core.constants import (CASE_TRIPLES, DISPLAY_SIZE, IN_DECK, IN_DISCA
                          case_index)
 from pi_env.core.errors import IllegalActionError, PIError
 from pi_env.engine.arrays import BatchArrays, action_array
+from pi_env.engine.observe import observation_layout as standard_layout, observation_size
 from pi_env.engine._kernels import (_clue_answer, _deal_cases, _deal_clue_cards, _deal_layout, _investigate_answer,
                        _is_case, _play_clue_card)
 
 __all__ = ["SoloConfig", "SoloState", "init", "reset_games", "reset_done", "step", "step_inplace",
            "is_legal", "legal_action_mask", "observe", "observation_layout", "decode_observation",
            "observation_bounds", "OBSERVATION_SIZE", "from_layout", "seed_states", "case_of",
-           "MAX_SOLO_ACTIONS"]
+           "MAX_SOLO_ACTIONS", "standard_view", "VIEW_PLAYERS"]
 
 MAX_SOLO_ACTIONS = 32767
 """Largest ``max_actions`` (the action counter is an ``int16`` observation entry)."""
@@ -377,6 +378,55 @@ def decode_observation(obs: np.ndarray) -> dict[str, np.ndarray]:
     """Split a flat observation ``int16[2452]`` into named views with the documented shapes."""
     return {name: obs[start:start + int(np.prod(shape))].reshape(shape)
             for name, (start, shape) in _LAYOUT.items()}
+
+
+VIEW_PLAYERS = 2
+"""Players of the standard position :func:`standard_view` shows."""
+
+
+def standard_view(solo_obs: np.ndarray) -> np.ndarray:
+    """A solo observation as the 2-player standard observation an agent of the standard game reads.
+
+    The solo game is shown as round 1, tier 0 of a 2-player game in which the player is the first
+    player (seat 0) and the other seat never acts: the player's answers, investigators and failed
+    triples are seat 0's; it holds no case (``held_case`` all zero, so a solver treats the other
+    seat's case as unknown, which leaves the player's posterior uniform over its own-information
+    cases, as in solo); ``rotation`` is the number of actions taken; score and ``attempted`` are 0
+    (solo has neither). The solo legal-action mask has the standard action layout and is used as
+    it is. Agents written for the standard game keep their standard-game habits (e.g. rationing
+    investigators as in round 1 of 3).
+
+    Args:
+        solo_obs: ``int16[2452]`` (:func:`observe` of one game).
+
+    Returns:
+        ``int16[observation_size(2)]`` (``618 + 1912 * 2``), a fresh array.
+    """
+    s = decode_observation(np.asarray(solo_obs))
+    out = np.zeros(observation_size(VIEW_PLAYERS), dtype=np.int16)
+    layout = standard_layout(VIEW_PLAYERS)
+
+    def put(name: str, value: "np.ndarray | int", seat: int | None = None) -> None:
+        start, shape = layout[name]
+        if seat is not None:  # per-seat component [P, ...]: the seat's block
+            size = int(np.prod(shape[1:])) if len(shape) > 1 else 1
+            start += seat * size
+        else:
+            size = int(np.prod(shape)) if shape else 1
+        out[start:start + size] = np.asarray(value).reshape(-1)
+
+    put("tiles", s["tiles"])
+    put("display", s["display"])
+    put("discard", s["discard"])
+    for standard, solo_name in (("front", "nothing"), ("spot", "spot"), ("trace", "trace"),
+                                ("inv_placed", "inv_placed"), ("inv_spots", "inv_spots"),
+                                ("inv_traces", "inv_traces"), ("inv_suppressed", "inv_suppressed"),
+                                ("failed", "failed")):
+        put(standard, s[solo_name], seat=0)
+    put("inv_left", int(s["inv_left"][0]), seat=0)
+    put("rotation", int(s["actions"][0]))
+    put("deck_size", int(s["deck_size"][0]))
+    return out
 
 
 def observation_bounds(config: SoloConfig) -> tuple[np.ndarray, np.ndarray]:
