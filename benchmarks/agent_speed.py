@@ -24,7 +24,8 @@ import time
 
 import numpy as np
 
-from pi_env.engine import GameConfig, init, legal_action_mask, observe, step_inplace
+from pi_env.core.text import format_table
+from pi_env.engine import GameConfig, legal_action_mask
 
 TARGET_GREEDY_MS = 50.0
 
@@ -33,24 +34,19 @@ def collect_positions(players: int, count: int, seed: int) -> list[tuple[np.ndar
     """``count`` (observation, mask) pairs sampled from self-play turns (module docstring)."""
     from pi_env.agents import make_agent
 
+    from pi_env.agents.runner import play_game
+
     rng = np.random.default_rng(seed)
     config = GameConfig(num_players=players)
     pool: list[tuple[np.ndarray, np.ndarray]] = []
-    game = 0
+
+    def collect(state, p, obs, agent) -> None:
+        pool.append((obs, legal_action_mask(state)[0]))
+
     while len(pool) < 4 * count:
         game_seed = int(rng.integers(2**31))
-        state = init(config, 1, seed=game_seed)
         agents = [make_agent("greedy" if rng.random() < 0.5 else "heuristic") for _ in range(players)]
-        for i, a in enumerate(agents):
-            a.reset(players, config.board, seed=game_seed * 10 + i)
-        action = np.zeros(1, dtype=np.int64)
-        while not state.done[0]:
-            p = int(state.current_player[0])
-            obs, mask = observe(state, p)[0], legal_action_mask(state)[0]
-            pool.append((obs, mask))
-            action[0] = agents[p].act(obs, mask)
-            step_inplace(state, action, config)
-        game += 1
+        play_game(config, agents, game_seed, before_step=collect)
     pick = rng.choice(len(pool), size=count, replace=False)
     return [pool[i] for i in sorted(pick)]
 
@@ -95,9 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     base = next(r[1] for r in rows if r[0] == "random")
     head = ("agent", "median ms", "p90 ms", "max ms", "median / random")
     body = [(n, f"{m:.3f}", f"{p:.3f}", f"{x:.3f}", f"{m / base:.0f}x") for n, m, p, x in rows]
-    widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
-    for r in [head, *body]:
-        print("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
+    print("\n".join(format_table(body, head, align="lrrrr")))
     for n, m, p, x in rows:
         if n == "greedy":
             print(f"greedy median {m:.1f} ms: {'meets' if m <= TARGET_GREEDY_MS else 'MISSES'} the "

@@ -18,6 +18,7 @@ import tracemalloc
 import numpy as np
 
 from pi_env.engine import GameConfig, init, reset_done, sample_actions, step_inplace
+from pi_env.core.text import format_table
 
 
 def bench_batched(config: GameConfig, batch: int, seconds: float, seed: int = 0) -> tuple[float, float]:
@@ -88,9 +89,9 @@ def main() -> None:
         sps, mib = bench_batched(config, b, args.seconds)
         rows.append((f"(b) batched engine B={b}", sps, mib))
     print(f"{args.players} players, random legal actions, {args.seconds:g} s per row")
-    print(f"{'configuration':<32} {'agent-steps/s':>15} {'peak MiB':>10} {'ratio vs (a)':>13}")
-    for name, sps, mib in rows:
-        print(f"{name:<32} {sps:>15,.0f} {mib:>10.1f} {sps / aec:>13.1f}")
+    body = [(name, f"{sps:,.0f}", f"{mib:.1f}", f"{sps / aec:.1f}") for name, sps, mib in rows]
+    print("\n".join(format_table(body, ("configuration", "agent-steps/s", "peak MiB", "ratio vs (a)"),
+                                 align="lrrr")))
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ from pi_env.rl.solver_features_env import SolverFeaturesVecEnv
 from pi_env.engine import GameConfig, init, legal_action_mask, reset_done, sample_actions, step_inplace
 from pi_env.envs.selfplay import SelfPlayVecEnv
 from pi_env.agents import RandomAgent
+from pi_env.core.text import format_table
 
 
 def bench_baseline(players: int, n_envs: int, seconds: float, seed: int = 0) -> tuple[float, float]:
@@ -163,12 +164,11 @@ def main() -> None:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else nan
     print(f"{P} players, {args.seconds:g} s per row, {os.cpu_count()} CPUs, load average {load:.1f} "
           f"at the end; agent-steps = rows returned (turns + terminal rows)")
-    print(f"{'configuration':<48} {'agent-steps/s':>14} {'turns/s':>10} {'ms/call':>8} {'vs (a)':>7} "
-          f"{'per CPU-s':>11}")
-    for name, sps, tps, call, cpu in rows:
-        tps_text = "" if np.isnan(tps) else f"{tps:,.0f}"
-        call_text = "" if np.isnan(call) else f"{call * 1e3:.2f}"
-        print(f"{name:<48} {sps:>14,.0f} {tps_text:>10} {call_text:>8} {sps / base:>7.1f} {cpu:>11,.0f}")
+    body = [(name, f"{sps:,.0f}", "" if np.isnan(tps) else f"{tps:,.0f}",
+             "" if np.isnan(call) else f"{call * 1e3:.2f}", f"{sps / base:.1f}", f"{cpu:,.0f}")
+            for name, sps, tps, call, cpu in rows]
+    print("\n".join(format_table(body, ("configuration", "agent-steps/s", "turns/s", "ms/call", "vs (a)",
+                                        "per CPU-s"), align="lrrrrr")))
     per_row = (solver_row[2] - plain_row[2]) / sb
     print(f"solver features cost {per_row * 1e3:.2f} ms per row ({1 / per_row:,.0f} rows/s for the "
           f"solver alone) on top of the flat encoding")

@@ -48,6 +48,7 @@ from pi_env import solvers
 from pi_env.solvers import CaseFilter, Knowledge, analyze, analyze_knowledge, case_mask_reference, knowledge_of
 from pi_env.solvers.case_sets import ELEMENT_BITS, _layout_bits_of, apply_event_bits
 from pi_env.solvers.tables import CASE_ELEMENT_MASKS
+from pi_env.core.text import format_table
 
 try:  # optional progress bars
     from tqdm import tqdm as _tqdm
@@ -263,11 +264,7 @@ def print_table(rows: list[Row]) -> None:
             base = ("-", "-", "-", "-")
         lines.append((r.name, str(a.size), _fmt(med, r.unit), _fmt(p90, r.unit),
                       "<= " + _fmt(r.target, r.unit) if r.target else "-", met) + base)
-    widths = [max(len(h), *(len(l[i]) for l in lines)) for i, h in enumerate(header)]
-    print("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |")
-    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    for l in lines:
-        print("| " + " | ".join(v.ljust(w) for v, w in zip(l, widths)) + " |")
+    print("\n".join(format_table(lines, header, style="markdown")))
     for r in rows:
         if r.note:
             print(f"* {r.name}: {r.note}")

@@ -38,6 +38,7 @@ from pi_env.core.board import DAYTIME, Board
 from pi_env.core.constants import INVESTIGATE_BASE, NUM_CASES
 from pi_env.core.errors import PIError
 from pi_env.core.files import check_output_path, write_text_atomic
+from pi_env.core.text import format_table
 from pi_env.solvers.solo_optimum import GUESS, OptimalSearch, answer_codes, play_in_engine
 
 __all__ = ["LayoutResult", "layout_of", "gap_target", "solve_layout", "format_table", "read_results", "main"]
@@ -191,14 +192,12 @@ def solve_layout(layout: int, seed: int, investigators: int = 5, time_limit: flo
 
 def format_table(rows: Sequence[LayoutResult]) -> list[str]:
     """The table printed by :func:`main`: expected actions per layout, the final solve included."""
-    head = (f"{'layout':>6} {'seed':>5} {'greedy':>8} {'best policy':>11} {'lower bound':>11} "
-            f"{'gap %':>6} {'greedy gap %':>12} {'exact':>5}  first action")
-    out = [head, "-" * len(head)]
-    for r in rows:
-        out.append(f"{r.layout:>6} {r.seed:>5} {r.greedy:>8.4f} {r.best_policy:>11.4f} {r.lower_bound:>11.4f} "
-                   f"{r.gap_percent:>6.2f} {100 * (r.greedy - r.best_policy) / r.best_policy:>12.2f} "
-                   f"{'yes' if r.exact else 'no':>5}  {r.first_action}")
-    return out
+    head = ("layout", "seed", "greedy", "best policy", "lower bound", "gap %", "greedy gap %", "exact",
+            "first action")
+    body = [(r.layout, r.seed, f"{r.greedy:.4f}", f"{r.best_policy:.4f}", f"{r.lower_bound:.4f}",
+             f"{r.gap_percent:.2f}", f"{100 * (r.greedy - r.best_policy) / r.best_policy:.2f}",
+             "yes" if r.exact else "no", r.first_action) for r in rows]
+    return format_table(body, head, align="rrrrrrrrl", style="rule")
 
 
 def _run_one(job: tuple) -> LayoutResult:

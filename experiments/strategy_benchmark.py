@@ -38,6 +38,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from pi_env.core.text import format_table
 from pi_env.engine.solo import VIEW_PLAYERS, standard_view
 
 __all__ = ["play_positions", "summarize", "table", "plot", "run", "main",
@@ -102,9 +103,7 @@ def table(summary: Sequence[dict[str, Any]]) -> list[str]:
 
     head = ("agent", "solved", "actions (mean/med/p90)", "investigators", "wrong solves")
     body = [(e["agent"], f"{e['solved']}/{e['positions']}", *(fmt(e, m) for m in METRICS)) for e in summary]
-    widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
-    return ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
-            for r in [head, *body]]
+    return format_table(body, head, align="l" + "r" * (len(head) - 1))
 
 
 def plot(rows: Sequence[dict[str, Any]], agents: Sequence[str], path: Path, title: str) -> None:

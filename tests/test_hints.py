@@ -239,25 +239,22 @@ def test_hint_on_a_contradiction_is_empty() -> None:
 @pytest.mark.parametrize("players,seed", [(3, 5), (4, 6), (5, 7)])
 def test_deducer_never_loses_its_true_case(players: int, seed: int, joint: bool) -> None:
     from pi_env.agents import DeducerAgent, RandomAgent
-    config = GameConfig(num_players=players)
-    state = init(config, 1, seed=seed)
-    bots = [DeducerAgent(joint=joint) if i % 2 == 0 else RandomAgent() for i in range(players)]
-    for i, b in enumerate(bots):
-        b.reset(players, config.board, seed=seed * 10 + i)
-    steps = 0
-    while not state.done[0]:
-        p = int(state.current_player[0])
-        obs, mask = observe(state, p)[0], legal_action_mask(state)[0]
-        if isinstance(bots[p], DeducerAgent):
-            cases, probs, _ = bots[p].distribution(obs)
+    from pi_env.agents.runner import play_game
+
+    checked = []
+
+    def check(state, p, obs, agent) -> None:
+        if isinstance(agent, DeducerAgent):
+            cases, probs, _ = agent.distribution(obs)
             truth = case_index(*(int(v) for v in state.case[0, p]))
-            assert truth in set(cases.tolist()), f"player {p} lost its true case at turn {steps}"
+            assert truth in set(cases.tolist()), f"player {p} lost its true case at turn {int(state.turn[0])}"
             assert probs.sum() == pytest.approx(1.0)
-        action = bots[p].act(obs, mask)
-        assert mask[action]
-        step_inplace(state, np.array([action]), config)
-        steps += 1
-    assert state.done[0]
+            checked.append(p)
+
+    config = GameConfig(num_players=players)
+    bots = [DeducerAgent(joint=joint) if i % 2 == 0 else RandomAgent() for i in range(players)]
+    state, _ = play_game(config, bots, seed, before_step=check)  # an illegal action would raise
+    assert state.done[0] and len(checked) > 10
 
 
 def test_deducer_is_joint_by_default() -> None:

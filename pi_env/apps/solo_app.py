@@ -75,7 +75,7 @@ from pi_env.core.files import write_text_atomic
 from pi_env.apps.leaderboard import Entry, Leaderboard, LeaderboardError, data_dir
 from pi_env.core.names import element_name, element_names
 from pi_env.solvers.solo_rating import DIFFICULTIES
-from pi_env.core.text import normalize, plural
+from pi_env.core.text import format_table, normalize, plural
 
 __all__ = ["SoloApp", "SoloGame", "SoloHint", "solo_hint", "answer_phrase", "game_from_seed", "SaveError", "default_save_path", "SAVE_FORMAT", "format_time",
            "solo_report_lines", "solo_report_json", "HELP", "map_lines"]
@@ -451,15 +451,14 @@ def board_lines(game: SoloGame) -> list[str]:
         loc_text = tile(loc)[len(names[loc]):].strip() or "."
         rows.append([board.districts[d], tile(int(st.district_tile[0, d, 0])),
                      tile(int(st.district_tile[0, d, 1])), loc_text, inv])
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     out = []
     prev = None
-    for i, r in enumerate(rows):
+    for i, line in enumerate(format_table(rows, indent="  ")):
         if i and row_of[order[i - 1]] != prev and prev is not None:
-            out.append("")
+            out.append("")  # a blank line between the board's rows of districts
         if i:
             prev = row_of[order[i - 1]]
-        out.append(("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths))).rstrip())
+        out.append(line)
     failed = [case_name(int(c), board) for c in np.flatnonzero(st.failed[0])]
     if failed:
         out.append("Wrong solves: " + "; ".join(failed))
@@ -861,9 +860,8 @@ class SoloApp:
             prev_key, prev_rank = e.key(), r
             rows.append([str(r), e.name, str(e.actions), str(e.used), str(e.wrong), format_time(e.seconds),
                          str(e.hints), e.finished_at[:16].replace("T", " ")])
-        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-        for row in rows:
-            self.say(("  " + "  ".join(c.ljust(w) for c, w in zip(row, widths))).rstrip())
+        for line in format_table(rows, indent="  "):
+            self.say(line)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -53,6 +53,7 @@ from pi_env.core.constants import EVIDENCE_NAMES, INVESTIGATE_BASE, NUM_DISTRICT
 from pi_env.engine import solo as S
 from pi_env.core.errors import PIError
 from pi_env.core.files import write_text_atomic
+from pi_env.core.text import format_table
 from pi_env.solvers.solo_rating import DIFFICULTIES, difficulty_of, greedy_play
 
 __all__ = ["SoloCase", "date_seed", "daily_search_start", "case_label", "generate", "case_record", "setup_sheet",
@@ -214,8 +215,6 @@ def setup_sheet(case: SoloCase) -> str:
         evidence[case.tile_district[12 + x]] = EVIDENCE_NAMES[x]
     origin = case_label(case.date, case.target, case.seed) if case.date else "case"
     g = case.greedy
-    w = max(len(d) for d in board.districts) + 2
-    sw = max(len(n) for n in suspect) + 2
     lines = [
         f"P.I. Solo Time Attack: {origin}, seed {case.seed}",
         f"Difficulty: {case.difficulty} (reference greedy solver: {g.actions} actions, "
@@ -227,11 +226,9 @@ def setup_sheet(case: SoloCase) -> str:
         "",
         "Place one suspect tile and one evidence tile in each district:",
         "",
-        f"{'District':<{w}}{'Suspect':<{sw}}Evidence",
-        f"{'-' * (w - 2):<{w}}{'-' * (sw - 2):<{sw}}{'-' * 8}",
+        *format_table([(board.districts[d], suspect[d], evidence[d]) for d in range(NUM_DISTRICTS)],
+                      ("District", "Suspect", "Evidence"), style="rule"),
     ]
-    for d in range(NUM_DISTRICTS):
-        lines.append(f"{board.districts[d]:<{w}}{suspect[d]:<{sw}}{evidence[d]}".rstrip())
     lines += [
         "",
         "Locations are printed on the board. The case (one suspect, one evidence, one location) is",

@@ -63,6 +63,7 @@ import numpy as np
 from pi_env.apps.interrupts import ignore_sigint, signals_held, terminate_as_interrupt
 from pi_env.core.constants import DEFAULT_MAX_ROTATIONS, SOLVE_BASE
 from pi_env.core.errors import PIError
+from pi_env.core.text import format_table
 
 FORMAT = "pi-tournament/1"
 SUMMARY_FORMAT = "pi-tournament-summary/1"
@@ -500,10 +501,7 @@ def summary_table(summary: dict[str, Any]) -> list[str]:
                      f"{pct(a['win_ci_low'])}..{pct(a['win_ci_high'])}", num(a["mean_score"]),
                      num(a["mean_rotations_to_solve"]), pct(a["solve_rate"]),
                      f"{a['wrong_solves']} ({num(a['wrong_solves_per_game'])}/game)"))
-    widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
-    fmt = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w)  # noqa: E731
-                              for i, (c, w) in enumerate(zip(r, widths)))
-    return [fmt(head), *(fmt(r) for r in body)]
+    return format_table(body, head, align="l" + "r" * (len(head) - 1))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from pi_env.core.constants import (ANSWER_NAMES, CASE_TRIPLES, IN_DISCARD, IN_FR
 from pi_env.engine.state import DUEL_START_INVESTIGATORS, GameConfig, State
 from pi_env.core.errors import PIError
 from pi_env.core.names import element_names
+from pi_env.core.text import format_table
 
 PLAYER_LETTERS = "ABCDE"
 
@@ -62,11 +63,6 @@ def rules_text(config: GameConfig) -> str:
     if any(k != default for k in config.investigators):
         parts.append("investigators " + ",".join(map(str, config.investigators)))
     return ", ".join(parts)
-
-
-def _table(rows: list[list[str]], indent: str) -> list[str]:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return [(indent + "  ".join(c.ljust(w) for c, w in zip(r, widths))).rstrip() for r in rows]
 
 
 def check_game_and_viewer(state: State, game: int, viewer: int | None) -> tuple[int, int]:
@@ -183,7 +179,7 @@ def render_text(state: State, config: GameConfig, game: int = 0, viewer: int | N
         table.append([board.districts[d], tile(int(state.district_tile[b, d, 0])),
                       tile(int(state.district_tile[b, d, 1])), markers(loc) or ".",
                       ", ".join(invs[d])])
-    rendered = _table(table, "  ")
+    rendered = format_table(table, indent="  ")
     lines.append(rendered[0])
     for n, text in enumerate(rendered[1:], start=1):
         if n in row_breaks:

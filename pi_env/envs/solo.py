@@ -152,6 +152,7 @@ from pi_env.core.constants import (ANSWER_NAMES, CASE_TRIPLES, EVIDENCE_NAMES, I
                         NUM_DISTRICTS, NUM_ELEMENTS, SOLVE_BASE, SUSPECT_NAMES, TYPE_NAMES)
 from pi_env.engine import solo as S
 from pi_env.core.errors import InvalidActionError, PIError
+from pi_env.core.text import format_table
 
 __all__ = ["SoloTimeAttackEnv", "SoloTimeAttackVectorEnv", "ENV_ID"]
 
@@ -264,20 +265,19 @@ def render_solo(state: S.SoloState, config: S.SoloConfig, game: int = 0) -> str:
         mark = "S" if st.spot[b, x] else "T" if st.trace[b, x] else "0" if st.nothing[b, x] else ""
         return f"{names[x]}:{mark}" if mark else names[x]
 
-    w = max(len(d) for d in board.districts) + 3
     lines = [f"Solo Time Attack: actions {int(st.actions[b])}/{config.max_actions}, investigators "
              f"left {int(st.inv_left[b])}, wrong solves {int(st.wrong_solves[b])}",
-             "(answers on tiles: S spot, T trace, 0 nothing; an investigator's answer nS mT)",
-             f"{'District':<{w}} {'Suspect':<12} {'Evidence':<20} Investigator"]
+             "(answers on tiles: S spot, T trace, 0 nothing; an investigator's answer nS mT)"]
+    rows = []
     for d in range(NUM_DISTRICTS):
-        loc, sus, evi = (tile(int(st.district_tile[b, d, t])) for t in (2, 0, 1))
-        row = f"{loc:<{w}} {sus:<12} {evi:<20}"
+        investigator = ""
         if st.inv_placed[b, d]:
             sup = [TYPE_NAMES[t] for t in range(3) if st.inv_suppressed[b, d, t]]
-            row += f" {int(st.inv_answer[b, d, 0])}S {int(st.inv_answer[b, d, 1])}T"
+            investigator = f"{int(st.inv_answer[b, d, 0])}S {int(st.inv_answer[b, d, 1])}T"
             if sup:
-                row += f" (suppressed: {', '.join(sup)})"
-        lines.append(row.rstrip())
+                investigator += f" (suppressed: {', '.join(sup)})"
+        rows.append([*(tile(int(st.district_tile[b, d, t])) for t in (2, 0, 1)), investigator])
+    lines += format_table(rows, ("District", "Suspect", "Evidence", "Investigator"))
     if config.use_display:
         shown = [names[x] for x in range(NUM_ELEMENTS) if st.card_place[b, x] == 1]
         lines.append(f"Display: {', '.join(shown)}; deck {int(st.deck_size[b])}")
