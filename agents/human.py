@@ -26,7 +26,7 @@ from pi_env.core.constants import (CASE_TRIPLES, INVESTIGATE_BASE, NUM_DISTRICTS
                                    TYPE_OFFSETS)
 from pi_env.core.errors import InvalidActionError, UnknownNameError
 from pi_env.core.names import element_names
-from pi_env.core.text import normalize
+from pi_env.core.text import format_table, normalize
 from pi_env.engine.observe import decode_observation
 from pi_env.engine.ranking import tier_points
 from pi_env.solvers.observation import case_of_elements
@@ -180,8 +180,7 @@ def seat_view_lines(view: dict[str, Any], board: Board = DAYTIME, labels: list[s
         loc = TYPE_OFFSETS[2] + d
         rows.append([board.districts[d], tile(view["tiles"][d]["suspect"]), tile(view["tiles"][d]["evidence"]),
                      " ".join(marks.get(loc, [])) or ".", ", ".join(invs.get(d, []))])
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    lines += [("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths))).rstrip() for r in rows]
+    lines += format_table(rows, indent="  ")
     lines.append("Display: " + (", ".join(names[x] for x in view["display"]) or "(empty)")
                  + f"   (deck {view['deck']}, discard {view['discard']})")
     for i in range(P):
