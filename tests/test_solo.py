@@ -430,6 +430,16 @@ def test_registration_and_make_vec():
     assert v.action_space.sample().shape == (3,)
 
 
+def test_make_vec_registers_through_the_module_prefix_alone():
+    """gymnasium >= 1.0 has no plugin entry points: the "module:id" form imports pi_env.envs.solo
+    (which registers the id) in a fresh interpreter, for make_vec as for make."""
+    code = ("import gymnasium; assert 'pi_env/SoloTimeAttack-v0' not in gymnasium.registry; "
+            "v = gymnasium.make_vec('pi_env.envs.solo:pi_env/SoloTimeAttack-v0', num_envs=2, "
+            "vectorization_mode='vector_entry_point'); print(type(v).__name__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd="/")
+    assert out.stdout.split() == ["SoloTimeAttackVectorEnv"]
+
+
 def _policy_action(rng, mask, state, b):
     """Masked random queries, sometimes the correct or a random solve, rarely an illegal action."""
     u = rng.random()

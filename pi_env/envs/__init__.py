@@ -4,8 +4,9 @@ Time Attack env and vector env (:mod:`pi_env.envs.solo`), the batched self-play 
 rendering (:mod:`pi_env.envs.render`) and the board picture (:mod:`pi_env.envs.board_image`).
 
 Importing :mod:`pi_env.envs.solo` registers the Gymnasium env ``pi_env/SoloTimeAttack-v0``.
-Gymnasium 1.x has no plugin entry-point group, so without a prior import use its ``module:id``
-form, which imports the module first::
+Gymnasium 1.x loads no plugins through package entry points, so without a prior import use the
+``module:id`` form, which ``gymnasium.make`` and ``gymnasium.make_vec`` import first (see the
+*Registration* section of :mod:`pi_env.envs.solo`)::
 
     gymnasium.make("pi_env.envs.solo:pi_env/SoloTimeAttack-v0")
 

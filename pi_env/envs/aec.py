@@ -188,6 +188,10 @@ is seeded at construction (fresh entropy) and reseeded by every `reset(seed=s)`.
 
 ### Version History
 
+`metadata["name"]` changes its version whenever the behaviour changes (observations, masks,
+rewards, ends, infos); `tests/test_env_versions.py` pins the name with a fingerprint of seeded
+rollouts and fails on a change without a new version.
+
 * v0: Initial version.
 * v0, additive: `mode="duel"`, the `"nick-of-time"` variant, per-player `investigators` and
   `max_rounds`; `num_players` defaults to `None` (4, or 2 in a duel). Games with the old arguments

@@ -83,10 +83,10 @@ with one learner seat, one.
 
 `opponents=None` (or `"self"`): every seat is played by the learner (self-play); each call steps
 every game once, all in numba kernels. Otherwise `opponents` lists `P − 1` policies for the
-*relative* seats 1..P−1 after the game's *primary learner seat* `L`: an entry is a built-in agent
-name (`"random"`, `"deducer"`, `"heuristic"`: :func:`pi_env.agents.make_agent`), an
-:class:`pi_env.agents.Agent` (deep-copied per game slot), a zero-argument factory returning an Agent, or
-`"self"` (that seat is a learner seat too). Fixed agents act inside `step`: after the learner's
+*relative* seats 1..P−1 after the game's *primary learner seat* `L`: an entry is an
+:class:`pi_env.agents.Agent` (deep-copied per game slot), a zero-argument factory returning an Agent
+(for a built-in agent by name: :func:`pi_env.agents.opponent_factory`), or `"self"` (that seat is a
+learner seat too). Fixed agents act inside `step`: after the learner's
 actions the env steps the engine again for every game whose player to move is an agent, until each
 game reaches a learner row or its end, so only learner rows are returned. Each agent sees exactly
 its engine observation and mask (`Agent.act(observation, action_mask)`), and is `reset` with a seed
@@ -139,7 +139,12 @@ threaded kernel waits for its slowest thread.
 
 ### Version History
 
-* v0: Initial version.
+`metadata["name"]` changes its version whenever the behaviour changes (rows, observations, masks,
+rewards, ends); `tests/test_env_versions.py` pins the name with a fingerprint of seeded rollouts
+and fails on a change without a new version.
+
+* v0: Initial version. In pi-env 0.2.0 `opponents` takes agents or factories instead of names;
+  behaviour unchanged.
 """
 
 from __future__ import annotations

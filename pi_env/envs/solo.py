@@ -9,7 +9,7 @@ Fewer actions is better. It only translates: the rules are the batched solo engi
 
 | Import             | `gymnasium.make("pi_env.envs.solo:pi_env/SoloTimeAttack-v0")`, or `pi_env.envs.solo.SoloTimeAttackEnv` |
 |--------------------|------------------------------------------------------------------|
-| Vector             | `gymnasium.make_vec("pi_env/SoloTimeAttack-v0", num_envs=N, vectorization_mode="vector_entry_point")` → `SoloTimeAttackVectorEnv` |
+| Vector             | `gymnasium.make_vec("pi_env.envs.solo:pi_env/SoloTimeAttack-v0", num_envs=N, vectorization_mode="vector_entry_point")` → `SoloTimeAttackVectorEnv` |
 | Action Space       | `Discrete(1730)`                                                 |
 | Observation Space  | `Dict("observation": Box(int16, (2452,)), "action_mask": Box(int8, (1730,)))` |
 | Reward             | −1 per action, minus `investigator_cost` per investigator, minus `wrong_solve_cost` per wrong solve |
@@ -89,9 +89,9 @@ Stepping a finished single env returns the same observation, reward 0 and the sa
 ### Arguments
 
 ``` python
-gymnasium.make("pi_env/SoloTimeAttack-v0", render_mode=None, use_display=False, investigators=5,
-               investigator_cost=0.0, wrong_solve_cost=0.0, max_actions=200, accept_case=None,
-               board="daytime")
+gymnasium.make("pi_env.envs.solo:pi_env/SoloTimeAttack-v0", render_mode=None, use_display=False,
+               investigators=5, investigator_cost=0.0, wrong_solve_cost=0.0, max_actions=200,
+               accept_case=None, board="daytime")
 ```
 
 `render_mode`: `None` or `"ansi"` (`render()` returns the text: layout, answers, investigators,
@@ -129,9 +129,25 @@ env (a list of seeds, one per sub-env, is also accepted); with `NEXT_STEP` autor
 a sub-env's episode ended ignores its action, starts its next game (continuing its stream, as a
 single env's `reset()`) and returns reward 0, not terminated, not truncated.
 
+### Registration
+
+Importing this module registers `pi_env/SoloTimeAttack-v0` (`entry_point` and
+`vector_entry_point`). Gymnasium ≥ 1.0 loads no plugins through package entry points (in
+gymnasium 1.4, `gymnasium/envs/registration.py` has no entry-point loader), so registration cannot
+happen at install time. Instead the id's `module:id` form is used: `gymnasium.make` and
+`gymnasium.make_vec` import the module named before the colon (`_find_spec` in the same file)
+before they look the id up, so `gymnasium.make("pi_env.envs.solo:pi_env/SoloTimeAttack-v0")`
+works in a fresh interpreter without importing anything first; after that import the plain id
+works too.
+
 ### Version History
 
-* v0: Initial version.
+The id's version changes whenever the behaviour changes (what an agent observes, the rewards, the
+ends of episodes); `tests/test_env_versions.py` pins the id with a fingerprint of seeded rollouts
+and fails on a change without a new version.
+
+* v0: Initial version (pi-env 0.1.0). In 0.2.0 the `difficulty` argument became `accept_case` (a
+  callable, e.g. `pi_env.solvers.solo_rating.difficulty_filter("hard")`); behaviour unchanged.
 """
 
 from __future__ import annotations
