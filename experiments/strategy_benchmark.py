@@ -31,14 +31,14 @@ position: ``agent, position, seed, solved, actions, investigators, wrong_solves`
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
 from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
-from pi_env.core.text import format_table
+from pi_env.core.files import write_text_atomic
+from pi_env.core.text import csv_text, format_table
 from pi_env.engine.solo import VIEW_PLAYERS, standard_view
 
 __all__ = ["play_positions", "summarize", "table", "plot", "run", "main",
@@ -136,15 +136,9 @@ def run(agents: Sequence[str], positions: int, seed: int, out: "str | Path", *, 
     rows: list[dict[str, Any]] = []
     for name in agents:
         rows += play_positions(name, positions, seed, max_actions=max_actions, use_display=use_display)
-    with open(out / POSITIONS_FILE, "w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
-        w.writeheader()
-        w.writerows(rows)
+    write_text_atomic(out / POSITIONS_FILE, csv_text(rows, COLUMNS))
     summary = summarize(rows, agents)
-    with open(out / SUMMARY_FILE, "w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=STAT_COLUMNS, lineterminator="\n")
-        w.writeheader()
-        w.writerows({k: ("" if v is None else v) for k, v in e.items()} for e in summary)
+    write_text_atomic(out / SUMMARY_FILE, csv_text(summary, STAT_COLUMNS))
     plot(rows, agents, out / PLOT_FILE,
          f"P.I. solo strategy benchmark: {positions} positions, seed {seed}"
          + (", display" if use_display else ""))

@@ -41,7 +41,6 @@ mean return, mean length, and the solve rate or win rate), ``curve.png`` (the le
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 import time
@@ -49,6 +48,9 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
+
+from pi_env.core.files import write_text_atomic
+from pi_env.core.text import csv_text
 
 __all__ = ["TASKS", "train", "evaluate_solo", "plot_curve", "main", "PPO_DEFAULTS"]
 
@@ -165,17 +167,13 @@ def train(task: str, timesteps: int, out: "str | Path", *, num_envs: int = 64, s
             "hidden": HIDDEN, "seconds": round(seconds, 1), "sps": round(steps / seconds, 1),
             "collect_sps": round(steps / collect, 1) if rows else None,
             "torch": torch.__version__}
-    (out / "train.json").write_text(json.dumps(info, indent=2) + "\n")
+    write_text_atomic(out / "train.json", json.dumps(info, indent=2) + "\n")
     env.close()
     return info
 
 
 def _write_curve(rows: Sequence[dict[str, Any]], path: Path) -> None:
-    cols = list(dict.fromkeys(k for r in rows for k in r))
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=cols)
-        w.writeheader()
-        w.writerows(rows)
+    write_text_atomic(path, csv_text(rows, list(dict.fromkeys(k for r in rows for k in r))))
 
 
 def plot_curve(rows: Sequence[dict[str, Any]], task: str, path: "str | Path", opponent: str = "random") -> None:
@@ -245,18 +243,12 @@ def _solo_report(policy: Any, positions: int, seed: int, max_actions: int, consi
     for name in ("greedy", "random"):
         rows += play_positions(name, positions, seed, max_actions=max_actions)
     names = ["maskable_ppo", "maskable_ppo_sample", "greedy", "random"]
-    with open(out / "solo_positions.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(COLUMNS))
-        w.writeheader()
-        w.writerows(rows)
+    write_text_atomic(out / "solo_positions.csv", csv_text(rows, COLUMNS))
     summary = summarize(rows, names)
     for e in summary:  # unsolved positions counted at the cut-off: a mean over all positions
         mine = [r["actions"] for r in rows if r["agent"] == e["agent"]]
         e["actions_mean_all"] = float(np.mean(mine))
-    with open(out / "solo_eval.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(summary[0]))
-        w.writeheader()
-        w.writerows(summary)
+    write_text_atomic(out / "solo_eval.csv", csv_text(summary, list(summary[0])))
     lines = table(summary)
     lines.append("mean actions over all positions (unsolved counted at the cut-off): " + ", ".join(
         f"{e['agent']} {e['actions_mean_all']:.2f}" for e in summary))

@@ -63,7 +63,8 @@ import numpy as np
 from pi_env.apps.interrupts import ignore_sigint, signals_held, terminate_as_interrupt
 from pi_env.core.constants import DEFAULT_MAX_ROTATIONS, SOLVE_BASE
 from pi_env.core.errors import PIError
-from pi_env.core.text import format_table
+from pi_env.core.files import write_text_atomic
+from pi_env.core.text import csv_text, format_table
 
 FORMAT = "pi-tournament/1"
 SUMMARY_FORMAT = "pi-tournament-summary/1"
@@ -359,11 +360,8 @@ def read_games(path: "str | Path", settings: TournamentSettings) -> dict[int, li
 def write_games(path: Path, games: dict[int, list[Row]], settings: TournamentSettings) -> None:
     """Write ``games.csv`` afresh (header + games in index order), atomically."""
     cols = columns(settings.num_rounds)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8", newline="") as f:
-        f.write(",".join(cols) + "\n")
-        f.write(format_rows((r for g in sorted(games) for r in games[g]), cols))
-    os.replace(tmp, path)
+    text = ",".join(cols) + "\n" + format_rows((r for g in sorted(games) for r in games[g]), cols)
+    write_text_atomic(path, text)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -450,12 +448,9 @@ def summarize(games: dict[int, list[Row]], settings: TournamentSettings) -> dict
 
 def write_summary(summary: dict[str, Any], out: Path) -> None:
     """``summary.json`` and ``summary.csv`` (one line per agent, :data:`SUMMARY_COLUMNS`)."""
-    (out / SUMMARY_JSON).write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
-    with open(out / SUMMARY_CSV, "w", encoding="utf-8", newline="") as f:
-        writer = csv.writer(f, lineterminator="\n")
-        writer.writerow(SUMMARY_COLUMNS)
-        for a in summary["agents"]:
-            writer.writerow([_format_value(a.get(c)) for c in SUMMARY_COLUMNS])
+    write_text_atomic(out / SUMMARY_JSON, json.dumps(summary, indent=1) + "\n")
+    rows = [{c: _format_value(a.get(c)) for c in SUMMARY_COLUMNS} for a in summary["agents"]]
+    write_text_atomic(out / SUMMARY_CSV, csv_text(rows, SUMMARY_COLUMNS))
 
 
 def plot_scores(games: dict[int, list[Row]], settings: TournamentSettings, path: Path) -> None:
@@ -625,7 +620,7 @@ def run_tournament(settings: TournamentSettings, out: "str | Path" = "results", 
         out.mkdir(parents=True, exist_ok=True)
         for f in OUTPUT_FILES:
             (out / f).unlink(missing_ok=True)
-        meta.write_text(json.dumps(settings.to_dict(), indent=1) + "\n", encoding="utf-8")
+        write_text_atomic(meta, json.dumps(settings.to_dict(), indent=1) + "\n")
         finished = {}
     write_games(log_path, finished, settings)  # drops lines of games cut off by an interruption
     if on_start is not None:

@@ -1,10 +1,12 @@
 """Text helpers: name folding shared by boards, names and records (docs/record-format.md: names
-match ignoring case, spaces, apostrophes and accents), plurals, and the one table printer."""
+match ignoring case, spaces, apostrophes and accents), plurals, the one table printer and CSV text."""
 
 from __future__ import annotations
 
+import csv
+import io
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 
 def normalize(name: str) -> str:
@@ -72,3 +74,19 @@ def format_table(rows: Sequence[Sequence[object]], headers: Sequence[str] | None
         text = tabulate.tabulate(body, headers=list(headers or ()), disable_numparse=True, colalign=colalign,
                                  tablefmt="simple" if style == "rule" else "github")
     return [(indent + line).rstrip() for line in text.splitlines()]
+
+
+def csv_text(rows: Iterable[Mapping[str, object]], columns: Sequence[str]) -> str:
+    """CSV text (``\\n`` line ends, a header line first) of dict rows, for
+    :func:`pi_env.core.files.write_text_atomic`: files are written whole, never line by line.
+
+    A missing key or ``None`` is an empty field.
+
+    >>> csv_text([{"agent": "greedy", "wins": 3}, {"agent": "random"}], ["agent", "wins"])
+    'agent,wins\\ngreedy,3\\nrandom,\\n'
+    """
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(columns), lineterminator="\n", extrasaction="ignore")
+    writer.writeheader()
+    writer.writerows({k: ("" if v is None else v) for k, v in r.items()} for r in rows)
+    return buf.getvalue()
