@@ -38,7 +38,7 @@ from pi_env.core.board import DAYTIME, Board
 from pi_env.core.constants import INVESTIGATE_BASE, NUM_CASES
 from pi_env.core.errors import PIError
 from pi_env.core.files import check_output_path, write_text_atomic
-from pi_env.core.text import format_table
+from pi_env.core.text import format_table as text_table
 from pi_env.solvers.solo_optimum import GUESS, OptimalSearch, answer_codes, play_in_engine
 
 __all__ = ["LayoutResult", "layout_of", "gap_target", "solve_layout", "format_table", "read_results", "main"]
@@ -197,7 +197,7 @@ def format_table(rows: Sequence[LayoutResult]) -> list[str]:
     body = [(r.layout, r.seed, f"{r.greedy:.4f}", f"{r.best_policy:.4f}", f"{r.lower_bound:.4f}",
              f"{r.gap_percent:.2f}", f"{100 * (r.greedy - r.best_policy) / r.best_policy:.2f}",
              "yes" if r.exact else "no", r.first_action) for r in rows]
-    return format_table(body, head, align="rrrrrrrrl", style="rule")
+    return text_table(body, head, align="rrrrrrrrl", style="rule")
 
 
 def _run_one(job: tuple) -> LayoutResult:
