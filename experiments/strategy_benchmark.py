@@ -37,7 +37,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from pi_env.core.files import write_text_atomic
+from pi_env.core.files import write_figure_atomic, write_text_atomic
 from pi_env.core.text import csv_text, format_table
 from pi_env.engine.solo import VIEW_PLAYERS, standard_view
 
@@ -125,7 +125,7 @@ def plot(rows: Sequence[dict[str, Any]], agents: Sequence[str], path: Path, titl
         ax.grid(axis="y", alpha=0.3)
     fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    write_figure_atomic(path, fig, dpi=100)
 
 
 def run(agents: Sequence[str], positions: int, seed: int, out: "str | Path", *, max_actions: int = 200,

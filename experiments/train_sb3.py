@@ -49,7 +49,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from pi_env.core.files import write_text_atomic
+from pi_env.core.files import write_figure_atomic, write_text_atomic
 from pi_env.core.text import csv_text
 
 __all__ = ["TASKS", "train", "evaluate_solo", "plot_curve", "main", "PPO_DEFAULTS"]
@@ -204,7 +204,7 @@ def plot_curve(rows: Sequence[dict[str, Any]], task: str, path: "str | Path", op
     ax.set_xlabel("environment steps (rollouts of the training run)")
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    write_figure_atomic(path, fig, dpi=110)
     plt.close(fig)
 
 

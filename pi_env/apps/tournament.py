@@ -63,7 +63,7 @@ import numpy as np
 from pi_env.apps.interrupts import ignore_sigint, signals_held, terminate_as_interrupt
 from pi_env.core.constants import DEFAULT_MAX_ROTATIONS, SOLVE_BASE
 from pi_env.core.errors import PIError
-from pi_env.core.files import write_text_atomic
+from pi_env.core.files import write_figure_atomic, write_text_atomic
 from pi_env.core.text import csv_text, format_table
 
 FORMAT = "pi-tournament/1"
@@ -474,7 +474,7 @@ def plot_scores(games: dict[int, list[Row]], settings: TournamentSettings, path:
     if any(scores.values()):
         ax.legend()
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    write_figure_atomic(path, fig, dpi=100)
 
 
 def summary_table(summary: dict[str, Any]) -> list[str]:

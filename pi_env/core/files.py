@@ -1,22 +1,25 @@
 """Writing output files safely: whole or not at all, never over a file the user did not give up.
 
-One writer, :func:`write_atomic` (text: :func:`write_text_atomic`, bytes: :func:`write_bytes_atomic`),
-used for game records (:func:`pi_env.records.record_file.write_record`), board pictures
-(``pi-env render``) and the solo app's files: the data goes to a temporary file beside the target,
-which then replaces the target in one step (``os.replace``), so an interrupted write leaves the old
-file or nothing. A symbolic link at the target is replaced by the new file, never followed: writing
+One writer, :func:`write_atomic` (text: :func:`write_text_atomic`, bytes: :func:`write_bytes_atomic`,
+matplotlib figures: :func:`write_figure_atomic`), used for every file pi-env writes itself — game
+records (:func:`pi_env.records.record_file.write_record`), board pictures (``pi-env render``), the
+solo app's files, tournament, experiment and training outputs (CSV, JSON, plots): the data goes
+to a temporary file beside the target, which then replaces the target in one step
+(``os.replace``), so an interrupted write leaves the old file or nothing. A symbolic link at the target is replaced by the new file, never followed: writing
 onto a link never changes the file it points to.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from pi_env.core.errors import PIError
 
-__all__ = ["check_output_path", "write_atomic", "write_text_atomic", "write_bytes_atomic"]
+__all__ = ["check_output_path", "write_atomic", "write_text_atomic", "write_bytes_atomic", "write_figure_atomic"]
 
 
 def check_output_path(path: str | os.PathLike, *, force: bool = False) -> Path:
@@ -93,3 +96,21 @@ def write_bytes_atomic(path: str | os.PathLike, data: bytes, *, force: bool = Tr
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"data must be bytes, got {type(data).__name__}")
     return write_atomic(path, data, force=force, fsync=fsync)
+
+
+def write_figure_atomic(path: str | os.PathLike, figure: Any, *, dpi: int = 100, force: bool = True) -> Path:
+    """Save a matplotlib figure as a PNG through :func:`write_atomic`: rendered in memory first,
+    then written whole (``figure.savefig`` alone writes the file in place, a piece at a time).
+
+    Args:
+        path: the PNG file.
+        figure: a ``matplotlib.figure.Figure`` (anything with ``savefig(file, format=, dpi=)``).
+        dpi: resolution.
+        force: replace an existing file or link (otherwise refuse).
+
+    Raises:
+        PIError, OSError: as :func:`write_atomic`.
+    """
+    buf = io.BytesIO()
+    figure.savefig(buf, format="png", dpi=dpi)
+    return write_atomic(path, buf.getvalue(), force=force)

@@ -62,6 +62,8 @@ import numpy as np
 
 from pi_env.agents.learned import MODEL_FORMAT, SOLVE_ACTION
 from pi_env.core.errors import PIError
+from pi_env.core.files import write_figure_atomic, write_text_atomic
+from pi_env.core.text import csv_text
 
 __all__ = ["train", "main", "PPO_DEFAULTS", "INITIAL_SOLVE_BIAS", "TASKS", "parse_opponents", "export_policy"]
 
@@ -331,7 +333,7 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
                "sps": round((steps - start) / max(seconds, 1e-9), 1)}
     runs = json.loads((out / "run.json").read_text())["sessions"] if (resume and (out / "run.json").is_file()) else []
     info = {**card, "sessions": runs + [session]}
-    (out / "run.json").write_text(json.dumps(info, indent=2) + "\n")
+    write_text_atomic(out / "run.json", json.dumps(info, indent=2) + "\n")
     return info
 
 
@@ -351,13 +353,7 @@ def _read_curve(path: Path) -> list[dict[str, Any]]:
 
 
 def _write_curve(rows: Sequence[dict[str, Any]], path: Path) -> None:
-    cols = list(dict.fromkeys(k for r in rows for k in r))
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=cols)
-        w.writeheader()
-        w.writerows(rows)
-    tmp.replace(path)
+    write_text_atomic(path, csv_text(rows, list(dict.fromkeys(k for r in rows for k in r))))
 
 
 def plot_curve(rows: Sequence[dict[str, Any]], path: "str | Path", title: str) -> None:
@@ -380,7 +376,7 @@ def plot_curve(rows: Sequence[dict[str, Any]], path: "str | Path", title: str) -
     ax.set_title(title, fontsize=9)
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    write_figure_atomic(path, fig, dpi=110)
     plt.close(fig)
 
 
