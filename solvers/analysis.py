@@ -116,7 +116,7 @@ class Analysis:
             out[TYPE_NAMES[t]] = {self.names[TYPE_OFFSETS[t] + i]: float(m[i]) for i in range(TYPE_SIZES[t])}
         return out
 
-    def as_dict(self) -> dict[str, float]:
+    def as_dict(self) -> dict[int, float]:
         """``{case id: probability}``."""
         return {int(c): float(p) for c, p in zip(self.cases, self.probabilities)}
 

@@ -249,7 +249,7 @@ def event_mask_reference(tables: AnswerTables, owner: int, row: np.ndarray) -> n
     if kind == CLUE_KIND and row[COL_B] == 2:
         return ~(CASE_ELEMENTS == a).any(axis=1)
     if kind == SOLVE_CORRECT:
-        return ~np.isin(CASE_ELEMENTS, CASE_ELEMENTS[a]).any(axis=1)
+        return ~np.any(np.isin(CASE_ELEMENTS, CASE_ELEMENTS[a]), axis=1)
     return np.ones(NUM_CASES, dtype=bool)
 
 

@@ -599,7 +599,7 @@ class OptimalSearch:
                  dominance_from: int = 12):
         self.codes = np.ascontiguousarray(codes, dtype=np.int8)
         self.is_inv = np.ascontiguousarray(is_inv, dtype=np.bool_)
-        A, N = self.codes.shape
+        A, N = map(int, self.codes.shape)
         if self.is_inv.shape != (A,):
             raise ValueError(f"is_inv must be bool[{A}]")
         if self.codes.min() < 0 or self.codes.max() > 15:
@@ -708,7 +708,7 @@ class OptimalSearch:
             if np.unique(row).size < 2:
                 continue
             _, canon = np.unique(row, return_inverse=True)
-            first = {}
+            first: dict[int, int] = {}
             key = tuple(first.setdefault(int(x), len(first)) for x in canon)
             if key in seen:
                 continue

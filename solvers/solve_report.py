@@ -169,8 +169,12 @@ def parse_display(display: "str | Any", record: GameRecord, round_index: int, af
     cards = []
     for x in items:
         try:
-            cards.append(int(x) if isinstance(x, (int, np.integer)) and not isinstance(x, bool)
-                         else parse_element(x, board))
+            if isinstance(x, str):
+                cards.append(parse_element(x, board))
+            elif isinstance(x, (int, np.integer)) and not isinstance(x, bool):
+                cards.append(int(x))
+            else:
+                raise PIError(f"{x!r} is neither a card's name nor an element id")
         except PIError as exc:
             raise PIError(f"--display: {exc}") from None
     names = element_names(board)
@@ -381,7 +385,7 @@ def _hint_doc(h: Hint, best_case: int, record: GameRecord, names: tuple[str, ...
     duel = ctx is not None and ctx.duel
     gain: int | None = None
     loss: int | None = None
-    if duel:
+    if ctx is not None and ctx.duel:
         formula = ("p_correct * 0 - (1 - p_correct) * 1" if ctx.extra_turn
                    else f"p_correct * (1 - {h.reply:.6g}) - (1 - p_correct) * 1" if h.reply is not None
                    else "p_correct * 1 - (1 - p_correct) * 1")

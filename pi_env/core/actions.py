@@ -8,6 +8,7 @@ Layout (see :mod:`pi_env.core.constants`): ``0..35`` clue element, ``36..49`` in
 from __future__ import annotations
 
 import operator
+from typing import SupportsIndex, cast
 
 import numpy as np
 
@@ -27,7 +28,7 @@ def action_id(action: object) -> int:
     if isinstance(action, (bool, np.bool_)):  # True is an int to Python, never an action
         raise InvalidActionError(f"action must be an integer, got {action!r}")
     try:
-        a = operator.index(action)
+        a = operator.index(cast(SupportsIndex, action))  # anything else raises TypeError
     except TypeError:
         raise InvalidActionError(f"action must be an integer, got {action!r}") from None
     if not 0 <= a < NUM_ACTIONS:

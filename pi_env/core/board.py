@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -60,7 +60,7 @@ class Board:
         }
 
 
-def _fail(msg: str) -> None:
+def _fail(msg: str) -> NoReturn:
     raise BoardError(f"invalid board: {msg}")
 
 
@@ -138,14 +138,14 @@ def board_from_dict(doc: dict[str, Any], name: str = "custom") -> Board:
         positions = np.zeros((NUM_DISTRICTS, 2))
         got = set()
         for n, xy in pos_doc.items():
-            key = normalize(n) if isinstance(n, str) else None
-            if key not in index:
+            folded = normalize(n) if isinstance(n, str) else None
+            if folded is None or folded not in index:
                 _fail(f"'positions' names unknown district {n!r}")
             if (not isinstance(xy, (list, tuple)) or len(xy) != 2
                     or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in xy)):
                 _fail(f"position of {n!r} must be [x, y] numbers, got {xy!r}")
-            positions[index[key]] = xy
-            got.add(index[key])
+            positions[index[folded]] = xy
+            got.add(index[folded])
         if len(got) != NUM_DISTRICTS:
             missing = [districts[i] for i in range(NUM_DISTRICTS) if i not in got]
             _fail(f"'positions' lacks {', '.join(map(repr, missing))}")

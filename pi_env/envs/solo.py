@@ -473,7 +473,9 @@ class SoloTimeAttackVectorEnv(VectorEnv):
         n = self.num_envs
         if seed is None:
             seeds: list[int | None] = [None] * n
-        elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        elif isinstance(seed, bool):
+            raise PIError(f"seed must be an int or {n} seeds (one per sub-env), got {seed!r}")
+        elif isinstance(seed, (int, np.integer)):
             self._np_random, self._np_random_seed = seeding.np_random(int(seed))
             seeds = [int(seed) + i for i in range(n)]
         else:

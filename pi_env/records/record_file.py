@@ -63,7 +63,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from importlib import resources
 from dataclasses import replace
@@ -445,14 +445,22 @@ def _schema_message(error: jsonschema.ValidationError) -> str:
     """One line for a schema error: where in the document, what was expected, what was found, and
     the field's description from the schema when it has one (it gives the values allowed)."""
     message = _schema_problem(error)
-    about = error.schema.get("description") if isinstance(error.schema, dict) else None
+    about = _failing_schema(error).get("description")
     if error.validator in ("type", "minimum", "maximum") and about and error.absolute_path:
         message += f" ({about[0].lower()}{about[1:].rstrip('.')})"
     return message
 
 
+def _failing_schema(error: jsonschema.ValidationError) -> Mapping[str, Any]:
+    """The (sub)schema whose keyword failed (a boolean schema has no keywords)."""
+    return error.schema if isinstance(error.schema, Mapping) else {}
+
+
 def _schema_problem(error: jsonschema.ValidationError) -> str:
-    where, kind, want, got = _json_path(error.absolute_path), error.validator, error.validator_value, error.instance
+    where, kind = _json_path(error.absolute_path), error.validator
+    want: Any = error.validator_value  # the keyword's value in the schema: any JSON
+    got: Any = error.instance  # the part of the document that failed: any JSON
+    schema = _failing_schema(error)
     if kind == "type":
         words = [want] if isinstance(want, str) else list(want)
         return f"{where}: must be {' or '.join(_TYPE_WORDS[w] for w in words)}, got {_shown(got)}"
@@ -463,7 +471,7 @@ def _schema_problem(error: jsonschema.ValidationError) -> str:
     if kind == "enum" and "propertyNames" in error.schema_path:  # a key an event of its kind has not
         return f"{where}: unknown key {got!r} (allowed: {', '.join(want)})"
     if kind == "additionalProperties":
-        allowed = list(error.schema.get("properties", {}))
+        allowed = list(schema.get("properties", {}))
         extra = next(k for k in got if k not in allowed)
         return f"{where}: unknown key {extra!r} (allowed: {', '.join(allowed)})"
     if kind == "const":
@@ -471,9 +479,9 @@ def _schema_problem(error: jsonschema.ValidationError) -> str:
     if kind in ("minimum", "maximum"):
         return f"{where}: must be at {'least' if kind == 'minimum' else 'most'} {want}, got {_shown(got)}"
     if kind in ("minItems", "maxItems"):
-        low, high = error.schema.get("minItems"), error.schema.get("maxItems")
+        low, high = schema.get("minItems"), schema.get("maxItems")
         if low == high:
-            return f"{where}: must have exactly {_entries(low)}, got {len(got)}"
+            return f"{where}: must have exactly {_entries(int(want))}, got {len(got)}"
         return f"{where}: must have at {'least' if kind == 'minItems' else 'most'} {_entries(want)}, got {len(got)}"
     if kind == "pattern":
         return f"{where}: must not be blank, got {_shown(got)}"
@@ -485,7 +493,7 @@ def _schema_problem(error: jsonschema.ValidationError) -> str:
     return f"{where}: {error.message}"
 
 
-def check_structure(doc: object) -> None:
+def check_structure(doc: Any) -> None:
     """Check a parsed record against the ``pi-record/1`` JSON Schema (:data:`SCHEMA_FILE`).
 
     Args:
@@ -547,7 +555,7 @@ def _parse_board(doc: object) -> Board:
         raise RecordError(f"board: {exc}") from None
 
 
-def _parse_player_names(doc: object, n: int) -> tuple[str, ...] | None:
+def _parse_player_names(doc: list[str] | None, n: int) -> tuple[str, ...] | None:
     if doc is None:
         return None
     if len(doc) != n:  # the schema checked the names

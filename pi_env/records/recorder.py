@@ -130,6 +130,11 @@ def action_of(event: Event) -> int:
     return SOLVE_BASE + event.case
 
 
+def _suppressed(flags: np.ndarray) -> tuple[bool, bool, bool]:
+    """``bool[3]`` suppression flags (suspect, evidence, location) as the event's triple."""
+    return (bool(flags[0]), bool(flags[1]), bool(flags[2]))
+
+
 def solo_event(state, game: int, index: int) -> Event:
     """The :class:`Event` of the last step of solo game ``game`` (a
     :class:`~pi_env.engine.solo.SoloState`), as player 0."""
@@ -140,7 +145,7 @@ def solo_event(state, game: int, index: int) -> Event:
     if a < SOLVE_BASE:
         d = a - INVESTIGATE_BASE
         return Event(index=index, player=0, kind=INVESTIGATE, district=d, spots=int(ans[0]),
-                     traces=int(ans[1]), suppressed=tuple(bool(v) for v in state.inv_suppressed[game, d]))
+                     traces=int(ans[1]), suppressed=_suppressed(state.inv_suppressed[game, d]))
     return Event(index=index, player=0, kind=SOLVE, case=a - SOLVE_BASE, correct=bool(ans[0]))
 
 

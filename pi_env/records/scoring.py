@@ -118,7 +118,9 @@ def score_record(record: GameRecord, *, check_end: bool = True) -> RecordScores:
     complete = []
     for r, rnd in enumerate(record.rounds):
         start = list(score)
-        attempted, solved, out = set(), set(), set()
+        attempted: set[int] = set()
+        solved: set[int] = set()
+        out: set[int] = set()
         gain = [0] * n  # this round's score gain from each player's correct solve
         rotation, tier, solved_in_rotation, prev_seat = 0, 0, False, -1
         ev_infos = []
@@ -227,7 +229,10 @@ def _score_duel(record: GameRecord, check_end: bool = True) -> RecordScores:
     n = rules.players  # 2
     wins = [0] * n
     inv_left = list(rules.investigators)
-    round_points, infos, winners, complete = [], [], [], []
+    round_points: list[tuple[int, ...]] = []
+    infos: list[tuple[EventInfo, ...]] = []
+    winners: list[int] = []
+    complete: list[bool] = []
     for r, rnd in enumerate(record.rounds):
         if r > 0:
             if r >= rules.rounds and wins[0] != wins[1] and check_end:
