@@ -67,7 +67,7 @@ solo player's answers and failed solves only), ``display`` [36] (open mode: all 
 ``inv_placed`` [14], ``inv_left`` [1] (``/ SoloConfig.investigators``, 0 without investigators),
 ``actions`` [1] and ``wrong_solves`` [1] (``/ SoloConfig.max_actions``), ``deck_size`` [1] (``/ 36``).
 
-Information hygiene (RULES.md §9): the kernels read the hidden cases only for the case the observer
+Information hygiene (docs/rules.md §9): the kernels read the hidden cases only for the case the observer
 holds; nothing else depends on its own case except through the answers to it
 (``tests/test_compact.py`` plays pairs of games that differ only in that case).
 """

@@ -273,7 +273,7 @@ def _write_mask(members, n, mask_row):
 def _near_counts(td, words, cnt):
     """``int64[3, 14]``: ``[t, D]`` = the cases (of a set with element counts ``cnt``) whose type-``t``
     element's tile lies in a district next to ``D`` — those a clue card whose tile is in ``D``
-    answers with a trace (RULES.md §4.1)."""
+    answers with a trace (docs/rules.md §4.1)."""
     by_district = np.zeros((3, NUM_DISTRICTS), dtype=np.int64)  # count of the type's element in d
     for y in range(NUM_ELEMENTS):
         if cnt[y]:
@@ -294,7 +294,7 @@ def _clue_gains(td, words, cnt, n, out):
     """Expected entropy reduction (bits) of each of the 36 clue cards for a set of ``n`` cases with
     element counts ``cnt``: the answer depends only on the case's element of the card's type — a
     spot for the card's own element, a trace for the elements whose tiles lie next to the card's
-    tile (RULES.md §4.1), nothing for the rest."""
+    tile (docs/rules.md §4.1), nothing for the rest."""
     if n <= 1:
         for x in range(NUM_ELEMENTS):
             out[x] = 0.0

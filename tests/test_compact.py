@@ -1,6 +1,6 @@
 """The compact encoding (issue #12 item 1): every entry against an independent computation (the
 solver's reference filter, the answer tables, the engine observation), its bounds, and information
-hygiene (RULES.md §9): paired games that differ only in one player's own case give that player
+hygiene (docs/rules.md §9): paired games that differ only in one player's own case give that player
 identical encodings until an answer to it differs — 2 to 5 players, both editions, the duel, solo."""
 
 from __future__ import annotations
