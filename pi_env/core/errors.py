@@ -34,3 +34,8 @@ class RecordError(PIError):
         super().__init__(f"{prefix}: {message}" if prefix else message)
         self.round_index = round_index
         self.event_index = event_index
+
+
+class PositionError(PIError):
+    """A saved position (``pi-position/1``) is malformed, of another format version, or of another game
+    (mode, player count, rules, board) than the one it is loaded into; the message says which."""

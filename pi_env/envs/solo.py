@@ -123,6 +123,19 @@ does); the very first `reset()` without a seed draws the stream from `self.np_ra
 `reset(options={"tile_district": td, "case": c})` plays a given layout (`int[36]`) and case (a case
 id or `(s, e, l)`), e.g. a generated case.
 
+### Copies, saved positions, record starts (docs/positions.md)
+
+`copy.deepcopy(env)` and `pickle` keep the whole game (the engine generator included): the copy and
+the original, given the same actions, give the same observations, rewards, flags, infos and renders,
+and the same next games after `reset()`. `env.clone_state()` returns the game as a small JSON
+`pi-position/1` object (:mod:`pi_env.engine.position`; **privileged**: it holds the case);
+`reset(options={"position": saved})` puts it into an env with the same options (another game's
+position is refused with a `PositionError`). `reset(options={"record": r, "event": e})` starts after
+event `e` of a solo record (`pi_env.records.start.solo_record_start`; open queries only; a typed
+record without its case needs `"complete_cases"`, a `pi_env.records.start.CaseCompleter`);
+the info then has `"record"`. The vector env's `clone_state()` lists one position per sub-env, and
+`reset(options={"positions": [...]})` starts sub-env `i` from position `i`.
+
 The vector env `SoloTimeAttackVectorEnv(num_envs, **same arguments)` steps all games in one call
 of the batched engine. `reset(seed=s)` gives sub-env `i` the game of `reset(seed=s + i)` of a single
 env (a list of seeds, one per sub-env, is also accepted); with `NEXT_STEP` autoreset, the step after
@@ -158,7 +171,7 @@ from typing import Any, Callable, Sequence
 import gymnasium
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import EzPickle, seeding
+from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
@@ -167,6 +180,7 @@ from pi_env.core.board import Board, load_board
 from pi_env.core.constants import (ANSWER_NAMES, CASE_TRIPLES, EVIDENCE_NAMES, INVESTIGATE_BASE, NUM_ACTIONS,
                         NUM_DISTRICTS, NUM_ELEMENTS, SOLVE_BASE, SUSPECT_NAMES, TYPE_NAMES)
 from pi_env.engine import solo as S
+from pi_env.engine.position import load_solo_position, save_solo_position
 from pi_env.core.errors import InvalidActionError, PIError
 from pi_env.core.text import format_table
 
@@ -315,7 +329,7 @@ def render_solo(state: S.SoloState, config: S.SoloConfig, game: int = 0) -> str:
     return "\n".join(lines) + "\n"
 
 
-class SoloTimeAttackEnv(gymnasium.Env, EzPickle):
+class SoloTimeAttackEnv(gymnasium.Env):
     """Solo Time Attack as a Gymnasium env; see the module docstring for the full specification.
 
     Attributes:
@@ -339,8 +353,6 @@ class SoloTimeAttackEnv(gymnasium.Env, EzPickle):
                  investigator_cost: float = 0.0, wrong_solve_cost: float = 0.0, max_actions: int = 200,
                  accept_case: "Callable[[np.ndarray, int], bool] | None" = None,
                  board: "str | dict[str, Any] | Board" = "daytime"):
-        EzPickle.__init__(self, render_mode, use_display, investigators, investigator_cost,
-                          wrong_solve_cost, max_actions, accept_case, board)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise PIError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         self.render_mode = render_mode
@@ -371,9 +383,30 @@ class SoloTimeAttackEnv(gymnasium.Env, EzPickle):
         one = np.ones(1, dtype=bool)
         options = dict(options or {})
         layout = {k: options.pop(k) for k in ("tile_district", "case") if k in options}
+        start = {k: options.pop(k) for k in ("record", "event", "complete_cases") if k in options}
+        position = options.pop("position", None)
         if options:
-            raise PIError(f"unknown reset option {sorted(options)[0]!r} (known: tile_district, case)")
-        if layout:
+            raise PIError(f"unknown reset option {sorted(options)[0]!r} (known: tile_district, case; record, "
+                          f"event, complete_cases; position)")
+        info_extra: dict[str, Any] = {}
+        if sum(map(bool, (layout, start, position is not None))) > 1:
+            raise PIError("reset options 'position', 'record' and 'tile_district'/'case' exclude each other")
+        if position is not None:
+            fresh = load_solo_position(position, self.config)
+            for dst, src in zip(core.state.arrays(), fresh.arrays()):
+                dst[...] = src
+        elif start:
+            if "record" not in start:
+                raise PIError("reset options 'event' and 'complete_cases' need 'record'")
+            from pi_env.records.start import solo_record_start
+
+            rs = solo_record_start(start["record"], start.get("event"), self.config,
+                                   complete_cases=start.get("complete_cases"),
+                                   seed=seed if seed is not None else int(self.np_random.integers(2**62)))
+            for dst, src in zip(core.state.arrays(), rs.state.arrays()):
+                dst[...] = src
+            info_extra["record"] = rs.info()
+        elif layout:
             if len(layout) != 2:
                 raise PIError("reset options 'tile_district' and 'case' go together")
             rng = int(S.seed_states([seed if seed is not None else
@@ -388,7 +421,24 @@ class SoloTimeAttackEnv(gymnasium.Env, EzPickle):
         else:
             core.reset(one)
         self._started = True
-        return self._obs(), self._info()
+        return self._obs(), {**self._info(), **info_extra}
+
+    # --- saved positions (issue #17) ------------------------------------------------------
+    def clone_state(self) -> dict[str, Any]:
+        """The game as a saved position: a small JSON-serialisable ``pi-position/1`` object
+        (:mod:`pi_env.engine.position`, ``rules.mode == "solo"``), the engine generator included.
+        ``reset(options={"position": saved})`` (this env or a new one with the same options) puts
+        the game back: it then goes on exactly as this one would, chance included.
+
+        **Privileged**: it holds the hidden case and the deck order (RULES.md §9). It is for tools,
+        search and saved games, never an agent's input (an agent gets only the observation).
+
+        Raises:
+            PIError: before the first ``reset()``.
+        """
+        if not self._started:
+            raise PIError("call reset() before clone_state()")
+        return save_solo_position(self._core.state, self.config, 0)
 
     def step(self, action: Any):
         a = action_id(action)
@@ -467,10 +517,40 @@ class SoloTimeAttackVectorEnv(VectorEnv):
     def reset(self, *, seed: "int | Sequence[int | None] | None" = None,
               options: dict[str, Any] | None = None):
         """Reset every sub-env. ``seed``: an int (sub-env ``i`` gets ``seed + i``), one seed
-        (or ``None``) per sub-env, or ``None`` (streams drawn from ``self.np_random``)."""
+        (or ``None``) per sub-env, or ``None`` (streams drawn from ``self.np_random``).
+
+        ``options={"positions": [p_0, ..., p_{n-1}]}`` starts sub-env ``i`` from the saved position
+        ``p_i`` (``pi-position/1``, e.g. from :meth:`SoloTimeAttackEnv.clone_state` or
+        :meth:`clone_state`; each checked against this env's options, :class:`PositionError`
+        otherwise; not a finished game) instead of a new game; ``seed`` then only seeds
+        ``self.np_random``. Later games of the sub-env continue the position's generator stream.
+        """
+        options = dict(options or {})
+        positions = options.pop("positions", None)
         if options:
-            raise PIError(f"unknown reset option {sorted(options)[0]!r} (the vector env takes none)")
+            raise PIError(f"unknown reset option {sorted(options)[0]!r} (known: positions)")
         n = self.num_envs
+        if positions is not None:
+            if isinstance(positions, dict) or not isinstance(positions, Sequence) or len(positions) != n:
+                raise PIError(f"options['positions'] must list {n} saved positions (one per sub-env)")
+            states = []
+            for i, pos in enumerate(positions):
+                try:
+                    states.append(load_solo_position(pos, self.config))
+                except PIError as exc:
+                    raise type(exc)(f"positions[{i}]: {exc}") from None
+                if states[-1].done[0]:
+                    raise PIError(f"positions[{i}] is a finished game: nothing is left to play")
+            if seed is not None:
+                if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
+                    raise PIError(f"with options['positions'], seed only seeds the env's generator: an int or "
+                                  f"None, got {seed!r}")
+                self._np_random, self._np_random_seed = seeding.np_random(int(seed))
+            for name, dst in zip(S.SoloState.__dataclass_fields__, self._core.state.arrays()):
+                dst[...] = np.concatenate([getattr(st, name) for st in states])
+            self._autoreset[:] = False
+            self._started = True
+            return self._core.observations(), self._infos()
         if seed is None:
             seeds: list[int | None] = [None] * n
         elif isinstance(seed, bool):
@@ -490,6 +570,19 @@ class SoloTimeAttackVectorEnv(VectorEnv):
         self._autoreset[:] = False
         self._started = True
         return self._core.observations(), self._infos()
+
+    def clone_state(self) -> list[dict[str, Any]]:
+        """The sub-envs' games as saved positions, one ``pi-position/1`` object per sub-env
+        (:meth:`SoloTimeAttackEnv.clone_state`; **privileged**: they hold the hidden cases). Start
+        sub-envs from them with ``reset(options={"positions": ...})``; copy the whole vector env
+        (autoreset flags included) with :func:`copy.deepcopy` or :mod:`pickle`.
+
+        Raises:
+            PIError: before the first ``reset()``.
+        """
+        if not self._started:
+            raise PIError("call reset() before clone_state()")
+        return [save_solo_position(self._core.state, self.config, b) for b in range(self.num_envs)]
 
     def step(self, actions: Any):
         if not self._started:
