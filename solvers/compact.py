@@ -95,21 +95,21 @@ __all__ = ["compact_size", "compact_layout", "compact_bounds", "encode_compact",
 GAIN_SCALE = 0.25
 """Gains are stored in bits times this (so that they stay about ``[0, 1]``)."""
 
-_HEAD = (("own_marginals", (36,)), ("own_log2_count", (1,)), ("own_p_best", (1,)), ("clue_gain", (36,)),
+_HEAD: tuple[tuple[str, tuple[int, ...]], ...] = (("own_marginals", (36,)), ("own_log2_count", (1,)), ("own_p_best", (1,)), ("clue_gain", (36,)),
          ("district_gain", (14,)), ("held_case", (36,)), ("held_clue_gain", (36,)), ("display", (36,)),
          ("own_inv_placed", (14,)))
-_SEATS = (("score", ()), ("attempted", ()), ("solved", ()), ("inv_left", ()), ("public_log2_count", ()),
+_SEATS: tuple[tuple[str, tuple[int, ...]], ...] = (("score", ()), ("attempted", ()), ("solved", ()), ("inv_left", ()), ("public_log2_count", ()),
           ("public_certainty", (3,)))
-_TAIL = (("round", (1,)), ("tier", (1,)), ("rotation", (1,)), ("first_seat", (1,)), ("deck_size", (1,)),
+_TAIL: tuple[tuple[str, tuple[int, ...]], ...] = (("round", (1,)), ("tier", (1,)), ("rotation", (1,)), ("first_seat", (1,)), ("deck_size", (1,)),
          ("to_move", (1,)))
-_SOLO = (("own_marginals", (36,)), ("own_log2_count", (1,)), ("own_p_best", (1,)), ("clue_gain", (36,)),
+_SOLO: tuple[tuple[str, tuple[int, ...]], ...] = (("own_marginals", (36,)), ("own_log2_count", (1,)), ("own_p_best", (1,)), ("clue_gain", (36,)),
          ("district_gain", (14,)), ("display", (36,)), ("inv_placed", (14,)), ("inv_left", (1,)),
          ("actions", (1,)), ("wrong_solves", (1,)), ("deck_size", (1,)))
 
 
 @functools.lru_cache(maxsize=None)
 def _layout(num_players: int) -> tuple[tuple[str, int, tuple[int, ...]], ...]:
-    out = []
+    out: list[tuple[str, int, tuple[int, ...]]] = []
     pos = 0
     for name, shape in _HEAD:
         out.append((name, pos, shape))
@@ -344,7 +344,7 @@ def encode_compact(state: State, config: GameConfig, players: "int | np.ndarray"
 
 def solo_compact_layout() -> dict[str, tuple[int, tuple[int, ...]]]:
     """Offsets and shapes of the solo compact encoding: ``name -> (start, shape)``."""
-    out = {}
+    out: dict[str, tuple[int, tuple[int, ...]]] = {}
     pos = 0
     for name, shape in _SOLO:
         out[name] = (pos, shape)

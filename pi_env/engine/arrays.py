@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import fields
-from typing import Sequence, TypeVar
+from typing import Any, ClassVar, Sequence, TypeVar
 
 import numpy as np
 
@@ -15,6 +15,8 @@ S = TypeVar("S", bound="BatchArrays")
 
 class BatchArrays:
     """Mixin for a dataclass whose fields are all arrays with the batch axis first."""
+
+    __dataclass_fields__: ClassVar[dict[str, Any]]  # the subclass is a dataclass
 
     @property
     def batch_size(self) -> int:

@@ -101,6 +101,11 @@ class XorShift64:
             items[i], items[j] = items[j], items[i]
 
 
+def _triple(flags) -> tuple[bool, bool, bool]:
+    """Three flags (suspect, evidence, location) as a tuple of bools."""
+    return (bool(flags[0]), bool(flags[1]), bool(flags[2]))
+
+
 def element_type(x: int) -> int:
     """0 suspect, 1 evidence, 2 location."""
     return 0 if x < 12 else (1 if x < 22 else 2)
@@ -384,7 +389,7 @@ class ReferenceGame:
             elif self.adjacent(dy, d):
                 traces += 1
         self.investigators[p].append(
-            Investigator(d, (spots, traces), [spots, traces], tuple(suppressed)))
+            Investigator(d, (spots, traces), [spots, traces], (suppressed[0], suppressed[1], suppressed[2])))
         self.inv_left[p] -= 1
         return spots, traces
 
@@ -567,7 +572,7 @@ class ReferenceGame:
             [Investigator(int(state.inv_district[b, i, k]),
                           (int(state.inv_answer[b, i, k, 0]), int(state.inv_answer[b, i, k, 1])),
                           [int(state.inv_markers[b, i, k, 0]), int(state.inv_markers[b, i, k, 1])],
-                          tuple(bool(v) for v in state.inv_suppressed[b, i, k]))
+                          _triple(state.inv_suppressed[b, i, k]))
              for k in range(int(state.inv_count[b, i]))]
             for i in range(P)]
         for name in ("inv_left", "score", "solve_points", "penalty", "rewards", "solved_case"):

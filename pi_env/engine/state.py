@@ -16,6 +16,7 @@ after ``GameConfig.max_rounds`` rounds ends with ``truncated`` set and no game r
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -48,7 +49,7 @@ MAX_ROTATIONS_LIMIT = 1000
 per rotation and round) well inside their ``int16`` range."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class GameConfig:
     """Rules options of a batch of games (docs/rules.md §5, §6, §7).
 
@@ -75,14 +76,25 @@ class GameConfig:
             counts, non-positive ``max_rotations``, ``max_rounds`` out of range.
     """
 
-    num_players: int | None = None
-    edition: str = "second"
-    variants: tuple[str, ...] = ()
-    investigators: tuple[int, ...] | None = None
-    max_rotations: int = DEFAULT_MAX_ROTATIONS
-    board: Board = field(default=DAYTIME, repr=False)
-    mode: str = "standard"
-    max_rounds: int = DEFAULT_MAX_ROUNDS
+    num_players: int
+    edition: str
+    variants: tuple[str, ...]
+    investigators: tuple[int, ...]
+    max_rotations: int
+    board: Board = field(repr=False)
+    mode: str
+    max_rounds: int
+
+    def __init__(self, num_players: int | None = None, edition: str = "second", variants: Sequence[str] = (),
+                 investigators: Sequence[int] | None = None, max_rotations: int = DEFAULT_MAX_ROTATIONS,
+                 board: Board = DAYTIME, mode: str = "standard", max_rounds: int = DEFAULT_MAX_ROUNDS) -> None:
+        """The arguments as given (``None``: the default of the mode); :meth:`__post_init__` checks
+        them and stores the resolved values, so every attribute has its documented type."""
+        given = dict(num_players=num_players, edition=edition, variants=variants, investigators=investigators,
+                     max_rotations=max_rotations, board=board, mode=mode, max_rounds=max_rounds)
+        for name, value in given.items():
+            object.__setattr__(self, name, value)
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
