@@ -52,7 +52,8 @@ def test_every_section_cited_exists():
 
 
 def test_nothing_points_outside_the_repository():
-    """No file reads or cites ../shared or its docs/rules.md / docs/record-format.md (a clone has neither)."""
+    """No file reads or cites ../shared or the rules and record-format files kept there (a clone has
+    neither): citations go to docs/rules.md and docs/record-format.md."""
     pattern = re.compile(r"\.\./shared|/work/shared|(?<![\w/])(RULES|RECORD)\.md|parents\[2\]")
     bad = [f"{p.relative_to(REPO)}:{i}: {line.strip()}"
            for p in _tracked_text_files() if p != Path(__file__).resolve()
