@@ -4,7 +4,7 @@ A *position* is everything the engine needs to go on with one game exactly as it
 every field of :class:`~pi_env.engine.state.State` (or :class:`~pi_env.engine.solo.SoloState`),
 the per-game generator ``rng`` included, so every later chance draw (reshuffles, the next round's
 layout, deal and deck) is the same. It is **privileged**: it holds every player's case and the deck
-order (RULES.md §9), so it is a tool for search, curricula, debugging and saved games, never an
+order (docs/rules.md §9), so it is a tool for search, curricula, debugging and saved games, never an
 agent's input. The environments hand it out only through their documented ``clone_state()``
 accessor (:mod:`pi_env.envs.aec`, :mod:`pi_env.envs.solo`), which the agents' interface
 (``Agent.act(observation, action_mask)``) never receives.
@@ -38,7 +38,7 @@ Format ``pi-position/1`` (all values JSON numbers, booleans, strings, lists and 
 Field meanings, index layouts and dtypes are those of :class:`~pi_env.engine.state.State`;
 ``district_tile`` is not stored (it follows from ``tile_district``), boolean arrays indexed by an
 element or a case id are stored as the lists of the ids set (``front``, ``spot``, ``trace``,
-``failed``). ``rules.board`` is a bundled board's name or the inline board object of RECORD.md. A
+``failed``). ``rules.board`` is a bundled board's name or the inline board object of docs/record-format.md. A
 solo position (``rules.mode == "solo"``: ``{"mode": "solo", "investigators": 5, "use_display":
 false, "max_actions": 200, "board": ...}``) stores the fields of
 :class:`~pi_env.engine.solo.SoloState` the same way (``spot``, ``trace``, ``nothing``, ``failed`` as
@@ -325,7 +325,7 @@ def _check_case_rows(name: str, case: np.ndarray) -> None:
         if (col < 0).any() or (col >= TYPE_SIZES[t]).any():
             _fail(name, f"holds a {_TYPE_LABELS[t]} outside 0..{TYPE_SIZES[t] - 1}")
         if len(set(col.tolist())) != len(col):
-            _fail(name, f"gives two players the same {_TYPE_LABELS[t]} (cases are disjoint, RULES.md §3)")
+            _fail(name, f"gives two players the same {_TYPE_LABELS[t]} (cases are disjoint, docs/rules.md §3)")
 
 
 def _check_cards(st: Any, front: np.ndarray | None) -> None:

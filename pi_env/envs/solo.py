@@ -430,7 +430,7 @@ class SoloTimeAttackEnv(gymnasium.Env):
         ``reset(options={"position": saved})`` (this env or a new one with the same options) puts
         the game back: it then goes on exactly as this one would, chance included.
 
-        **Privileged**: it holds the hidden case and the deck order (RULES.md §9). It is for tools,
+        **Privileged**: it holds the hidden case and the deck order (docs/rules.md §9). It is for tools,
         search and saved games, never an agent's input (an agent gets only the observation).
 
         Raises:

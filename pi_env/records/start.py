@@ -225,7 +225,7 @@ def _complete(rec: GameRecord, r: int, complete_cases: CaseCompleter | None,
     for t in range(3):
         if len(set(triples[:, t].tolist())) != P:
             raise PIError(f"complete_cases gave round {r} cases that share a {('suspect', 'evidence', 'location')[t]}"
-                          f" (cases are pairwise disjoint, RULES.md §3)")
+                          f" (cases are pairwise disjoint, docs/rules.md §3)")
     return [cases[p] for p in range(P)], missing
 
 
@@ -241,7 +241,7 @@ def _initial_cards(rec: GameRecord, r: int, rng: np.random.Generator) -> tuple[l
 def _bring_to_display(state: State, x: int, pinned: set[int], r: int, ev_index: int, why: str) -> None:
     """Make clue card ``x`` face up by exchanging it with a face-up card the record does not pin
     (``pinned``: stated face up and not taken since), which takes ``x``'s place in the deck: the
-    deck's order was drawn, so either could have been dealt there (RULES.md §4.1 card flow)."""
+    deck's order was drawn, so either could have been dealt there (docs/rules.md §4.1 card flow)."""
     place = state.card_place[0]
     if place[x] == ON_DISPLAY:
         return
@@ -274,7 +274,7 @@ def _play_round(rec: GameRecord, r: int, last: int, state: State, cfg: GameConfi
                               f"every answer by the rules, so the game cannot be set up past it",
                               round_index=r, event_index=ev.index)
         if int(state.round[0]) != r or state.done[0]:
-            raise RecordError("the round had already ended (RULES.md §5) before this event", round_index=r,
+            raise RecordError("the round had already ended (docs/rules.md §5) before this event", round_index=r,
                               event_index=ev.index)
         if ev.player != int(state.current_player[0]):
             raise RecordError(f"player {ev.player} acts but it is player {int(state.current_player[0])}'s "
@@ -334,7 +334,7 @@ def _typed_start(rec: GameRecord, k: int, e: int, complete_cases: CaseCompleter 
         state = fresh
         _play_round(rec, r, last, state, cfg)
         if r < k and int(state.round[0]) == r and not state.done[0]:
-            raise RecordError("the round's recorded events stop before the round ends (RULES.md §5), so the "
+            raise RecordError("the round's recorded events stop before the round ends (docs/rules.md §5), so the "
                               "next round cannot be set up", round_index=r)
         r += 1
     assert state is not None
@@ -349,7 +349,7 @@ def _typed_start(rec: GameRecord, k: int, e: int, complete_cases: CaseCompleter 
 def solo_record_start(record: Any, after_event: int | None = None, config: Any = None, *,
                       complete_cases: CaseCompleter | None = None,
                       seed: "int | np.random.Generator | None" = None) -> RecordStart:
-    """The solo engine position of a solo record (``rules.mode == "solo"``, RULES.md §8) after an
+    """The solo engine position of a solo record (``rules.mode == "solo"``, docs/rules.md §8) after an
     event, as :func:`record_start` (one round; ``after_event`` as there).
 
     Args:
