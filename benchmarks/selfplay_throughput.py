@@ -13,8 +13,8 @@ Rows, all measured in this run (numba compile time excluded by a warm-up):
   threaded (the default) and on one thread (``parallel=False``: faster when other processes keep
   the cores busy, since a threaded kernel waits for its slowest thread). Target at B = 4096 on the
   2-core machine: >= 500,000 agent-steps/s;
-* (d) the same with the solver-augmented encoding (``SolverFeaturesVecEnv``, one exact solver call
-  per row, in Python) at ``--solver-batch`` games and a policy that mostly queries (so positions
+* (d) the same with the solver-augmented encoding (``SolverFeaturesVecEnv``: the exact posterior,
+  :func:`pi_env.solvers.own_info.joint_features`, in batch) at ``--solver-batch`` games and a policy that mostly queries (so positions
   look like real play); its cost per row is printed;
 * (e) one learner seat against a fixed ``random`` agent (the agents act in a Python loop over games).
 
