@@ -17,18 +17,23 @@ so the policy decides *what to ask* and *when to solve*; *which* case to name is
 (:func:`best_cases`: a case still possible from the player's own information, never one it already
 named wrongly this round). The 1680 solve logits of the engine's action space are not needed.
 
-**Input encodings** (:data:`ENCODINGS`), computed from the flat encoding
-(:mod:`pi_env.envs.encoders`: the engine observation scaled to about ``[0, 1]``), which
-:class:`pi_env.envs.selfplay.SelfPlayVecEnv` produces in batch from the engine state and
-:func:`pi_env.envs.encoders.encode_flat_reference` from one observation, bit for bit the same:
+**Input encodings** (:data:`ENCODINGS`), each computed in batch from the engine state (training,
+:func:`encode_state`) and from engine observations (agents, :func:`encode_observations`), equal
+entry by entry (tested):
 
-* ``"flat-v1"``: the flat encoding without the per-seat failed-solve blocks (``1680·P`` entries that
-  only the solve choice needs, and :func:`best_cases` applies them): ``618 + 232·P`` entries
-  (2 players: 1082, 4 players: 1546), component order and scales of the flat encoding.
+* ``"compact-v1"`` (the default for training): :func:`pi_env.solvers.compact.encode_compact`, what a
+  player deduces from its answers (own-information marginals, the gain of every query, what the
+  next player would learn from each clue card, every seat's public progress): ``216 + 8·P`` entries
+  (2 players: 232). From observations it is computed on :func:`state_from_observations`.
+* ``"flat-v1"``: the flat encoding (:mod:`pi_env.envs.encoders`) without the per-seat failed-solve
+  blocks (``1680·P`` entries that only the solve choice needs, and :func:`best_cases` applies
+  them): ``618 + 232·P`` entries (2 players: 1082).
 
 **Model files** (``.pt``, written with ``torch.save``, read with ``weights_only=True``: tensors and
 plain values only) hold a dict: ``format`` (:data:`MODEL_FORMAT`), ``encoding``, ``num_players``
-(``0`` for solo), ``input_size``, ``trunk`` and ``hidden`` (layer widths), ``activation``, ``state_dict`` (the policy network,
+(``0`` for solo), ``input_size``, ``fingerprint`` (:func:`encoding_fingerprint` when trained: a
+model is refused when its encoding now computes something else), ``trunk`` and ``hidden`` (layer
+widths), ``activation``, ``state_dict`` (the policy network,
 :class:`pi_env.agents._policy_net.PolicyNet`), and ``card`` (how it was trained: a dict).
 The zoo's files are package data in ``pi_env/models/`` (:data:`ZOO`), so they load from a
 checkout and from an installed wheel alike.
@@ -54,7 +59,8 @@ from pi_env.core.constants import CASE_TRIPLES, NUM_ACTIONS, SOLVE_BASE
 from pi_env.core.errors import PIError, UnknownNameError
 from pi_env.engine.observe import observation_layout, observation_size
 
-__all__ = ["LearnedAgent", "state_from_observations", "load_model", "model_path", "best_cases", "encode", "encoding_size", "policy_mask",
+__all__ = ["LearnedAgent", "state_from_observations", "load_model", "model_path", "best_cases", "best_cases_from_mask", "encode_state", "encoding_fingerprint",
+           "encode_observations", "encoding_size", "policy_mask",
            "to_engine_actions", "ENCODINGS", "ZOO", "POLICY_ACTIONS", "SOLVE_ACTION", "MODEL_FORMAT",
            "PREFIX", "TORCH_HINT"]
 
@@ -80,14 +86,50 @@ def _keep_columns(num_players: int) -> np.ndarray:
     return cols
 
 
-def _flat_v1(flat: np.ndarray, num_players: int) -> np.ndarray:
-    return np.ascontiguousarray(flat[:, _keep_columns(num_players)])
+class _FlatV1:
+    """``"flat-v1"`` (module docstring): from the flat encoding."""
+
+    def size(self, num_players: int) -> int:
+        return 618 + 232 * num_players
+
+    def from_flat(self, flat: np.ndarray, num_players: int) -> np.ndarray:
+        return np.ascontiguousarray(np.atleast_2d(flat)[:, _keep_columns(num_players)])
+
+    def from_state(self, state: Any, config: Any, players: np.ndarray, flat: "np.ndarray | None" = None) -> np.ndarray:
+        from pi_env.envs.encoders import encode_flat
+
+        return self.from_flat(encode_flat(state, config, players) if flat is None else flat, config.num_players)
+
+    def from_observations(self, observations: np.ndarray, config: Any) -> np.ndarray:
+        from pi_env.envs.encoders import flat_scales
+
+        return self.from_flat(np.atleast_2d(observations).astype(np.float32) * flat_scales(config), config.num_players)
 
 
-ENCODINGS: dict[str, tuple[Callable[[int], int], Callable[[np.ndarray, int], np.ndarray]]] = {
-    "flat-v1": (lambda P: 618 + 232 * P, _flat_v1),
-}
-"""Encoding name -> (size for ``P`` players, ``f(flat float32[B, D], P) -> float32[B, size]``)."""
+class _CompactV1:
+    """``"compact-v1"`` (module docstring): :func:`pi_env.solvers.compact.encode_compact`."""
+
+    def size(self, num_players: int) -> int:
+        from pi_env.solvers.compact import compact_size
+
+        return compact_size(num_players)
+
+    def from_state(self, state: Any, config: Any, players: np.ndarray, flat: "np.ndarray | None" = None) -> np.ndarray:
+        from pi_env.solvers.compact import encode_compact
+
+        return encode_compact(state, config, np.asarray(players, dtype=np.int64), parallel=False)
+
+    def from_observations(self, observations: np.ndarray, config: Any) -> np.ndarray:
+        from pi_env.solvers.compact import encode_compact
+
+        obs = np.atleast_2d(observations)
+        return encode_compact(state_from_observations(obs, config.num_players), config, 0, parallel=False)
+
+
+ENCODINGS: dict[str, Any] = {"flat-v1": _FlatV1(), "compact-v1": _CompactV1()}
+"""Encoding name -> encoder with ``size(P)``, ``from_state(state, config, players, flat=None)`` (the
+batched training path) and ``from_observations(observations, config)`` (agents): the same
+``float32[n, size(P)]`` from both."""
 
 
 def _encoding(name: str):
@@ -99,13 +141,42 @@ def _encoding(name: str):
 
 def encoding_size(name: str, num_players: int) -> int:
     """Length of encoding ``name`` for ``num_players`` players."""
-    return _encoding(name)[0](num_players)
+    return _encoding(name).size(num_players)
 
 
-def encode(name: str, flat: np.ndarray, num_players: int) -> np.ndarray:
-    """Encoding ``name`` of a batch of flat encodings ``float32[B, 618 + 1912·P]`` (seat 0 = the
-    acting player): ``float32[B, encoding_size(name, P)]``."""
-    return _encoding(name)[1](np.atleast_2d(flat), num_players)
+def encode_state(name: str, state: Any, config: Any, players: np.ndarray, flat: "np.ndarray | None" = None) -> np.ndarray:
+    """Encoding ``name`` of ``players[b]`` in game ``b`` of the engine ``state`` (``flat``: their flat
+    encodings when the caller has them): ``float32[B, encoding_size(name, P)]``."""
+    return _encoding(name).from_state(state, config, players, flat)
+
+
+def encode_observations(name: str, observations: np.ndarray, config: Any) -> np.ndarray:
+    """Encoding ``name`` of engine observations ``int16[n, 618 + 1912·P]`` (seat 0 = the observer),
+    equal to :func:`encode_state` of the same players: ``float32[n, encoding_size(name, P)]``."""
+    return _encoding(name).from_observations(observations, config)
+
+
+@functools.lru_cache(maxsize=32)
+def encoding_fingerprint(name: str, num_players: int) -> str:
+    """A short hash of encoding ``name`` on fixed positions (16 games of seed 20261201 after 12
+    steps of the engine's seeded random play, every seat): a model records it when trained and is
+    refused when the encoding computes something else now (another version of it)."""
+    import hashlib
+
+    from pi_env.engine import GameConfig, init, sample_actions, step_inplace
+
+    cfg = GameConfig(num_players=num_players)
+    st = init(cfg, 16, seed=20261201)
+    rng = np.random.default_rng(20261201)
+    for _ in range(12):
+        a = sample_actions(st, rng)
+        a[a >= SOLVE_BASE] = SOLVE_BASE + (a[a >= SOLVE_BASE] - SOLVE_BASE) % 7  # few solves: games go on
+        step_inplace(st, a, cfg)
+    h = hashlib.sha1()
+    for p in range(num_players):
+        x = encode_state(name, st, cfg, np.full(16, p))
+        h.update(np.round(x.astype(np.float64), 5).tobytes())
+    return h.hexdigest()[:16]
 
 
 def policy_mask(legal: np.ndarray) -> np.ndarray:
@@ -121,15 +192,26 @@ def policy_mask(legal: np.ndarray) -> np.ndarray:
 _TRIPLES = CASE_TRIPLES.astype(np.int64)
 
 
-def best_cases(observations: np.ndarray, num_players: int, board: Board = DAYTIME) -> np.ndarray:
-    """``int64[n]``: the case each observing player names when its policy chooses to solve.
+def best_cases_from_mask(mask: np.ndarray) -> np.ndarray:
+    """``int64[n]``: for each row of possible cases ``bool[n, 1680]`` (equally likely), the case whose
+    suspect, evidence and location are the most frequent among them (the largest product of the
+    three marginal counts; lowest case id on a tie); 0 for an empty row."""
+    m = np.atleast_2d(mask)
+    t = _TRIPLES
+    cube = m.reshape(-1, 12, 10, 14)
+    cs, ce, cl = cube.sum(axis=(2, 3)), cube.sum(axis=(1, 3)), cube.sum(axis=(1, 2))
+    score = (cs[:, t[:, 0]] * ce[:, t[:, 1]] * cl[:, t[:, 2]]).astype(np.int64)
+    score[~m] = -1
+    return score.argmax(axis=1).astype(np.int64)
 
-    Among the cases still possible from the player's own information
+
+def best_cases(observations: np.ndarray, num_players: int, board: Board = DAYTIME) -> np.ndarray:
+    """``int64[n]``: the case each observing player names when its policy chooses to solve:
+    :func:`best_cases_from_mask` of its own-information case set
     (:func:`pi_env.agents.deducer.consistent_cases`: its answers, the case it holds, other players'
-    spots and correct solves; without the cases it already named wrongly this round) — equally
-    likely under that information — the one whose suspect, evidence and location are the most
-    frequent among them (the largest product of the three marginal counts; lowest case id on a
-    tie). Never empty in a real game: the player's case is always possible.
+    spots and correct solves, without the cases it already named wrongly this round), whose cases
+    are equally likely under that information. Never empty in a real game: the player's case is
+    always possible.
 
     Args:
         observations: ``int16[n, 618 + 1912·P]`` engine observations (seat 0 = the player).
@@ -137,16 +219,8 @@ def best_cases(observations: np.ndarray, num_players: int, board: Board = DAYTIM
         board: the board.
     """
     obs = np.atleast_2d(observations)
-    out = np.zeros(obs.shape[0], dtype=np.int64)
-    for i in range(obs.shape[0]):
-        cases = np.flatnonzero(consistent_cases(obs[i], num_players, board))
-        if cases.size == 0:  # impossible in an engine game; name something legal
-            continue
-        t = _TRIPLES[cases]
-        score = (np.bincount(t[:, 0], minlength=12)[t[:, 0]] * np.bincount(t[:, 1], minlength=10)[t[:, 1]]
-                 * np.bincount(t[:, 2], minlength=14)[t[:, 2]])
-        out[i] = cases[int(np.argmax(score))]
-    return out
+    mask = np.stack([consistent_cases(o, num_players, board) for o in obs]) if len(obs) else np.zeros((0, 1680), bool)
+    return best_cases_from_mask(mask)
 
 
 def to_engine_actions(choices: np.ndarray, observations_of: Callable[[np.ndarray], np.ndarray],
@@ -265,6 +339,11 @@ def _load(path: str, mtime: float) -> tuple[Any, dict[str, Any]]:
         if int(meta["input_size"]) != want:
             raise PIError(f"its input has {meta['input_size']} entries, the {meta['encoding']!r} encoding "
                           f"{want}")
+        meta["fingerprint"] = saved.get("fingerprint")
+        if meta["fingerprint"] and int(meta["num_players"]) and meta["fingerprint"] != encoding_fingerprint(
+                meta["encoding"], int(meta["num_players"])):
+            raise PIError(f"it was trained on another version of the {meta['encoding']!r} encoding "
+                          "(its fingerprint differs)")
         net = PolicyNet(int(meta["input_size"]), tuple(int(h) for h in meta["hidden"]), meta["activation"],
                         tuple(int(h) for h in meta["trunk"]))
         net.load_state_dict(saved["state_dict"])
@@ -316,9 +395,8 @@ class LearnedAgent(Agent):
         if num_players != want:
             raise PIError(f"learned model {self.path!r} was trained for {want} players, not {num_players}")
         from pi_env.engine import GameConfig
-        from pi_env.envs.encoders import flat_scales
 
-        self._scales = flat_scales(GameConfig(num_players=num_players, board=board))
+        self._config = GameConfig(num_players=num_players, board=board)
         self._players = num_players
 
     def choice(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
@@ -327,8 +405,7 @@ class LearnedAgent(Agent):
 
         if not self._players:
             raise PIError("call reset() before act()")
-        flat = observation.astype(np.float32)[None] * self._scales
-        x = torch.from_numpy(encode(self.meta["encoding"], flat, self._players))
+        x = torch.from_numpy(encode_observations(self.meta["encoding"], observation[None], self._config))
         with torch.no_grad():
             logits = self.net.logits(x)[0].numpy()
         mask = policy_mask(action_mask[None])[0]

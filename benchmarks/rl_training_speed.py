@@ -180,7 +180,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--updates", type=int, default=3, help="timed PPO updates per row (after 1 warm-up)")
     p.add_argument("--num-envs", type=int, default=1024)
-    p.add_argument("--encoding", default="flat-v1")
+    p.add_argument("--encoding", default="compact-v1")
     p.add_argument("--torch-threads", type=int, default=1)
     p.add_argument("--rows", default="abc", help="which rows to run (default abc)")
     p.add_argument("--seed", type=int, default=0)

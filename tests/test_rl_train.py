@@ -14,8 +14,9 @@ import pytest
 
 from pi_env.agents import make_agent
 from pi_env.agents.deducer import consistent_cases
-from pi_env.agents.learned import (POLICY_ACTIONS, SOLVE_ACTION, ZOO, best_cases, encode, encoding_size,
-                                   policy_mask, to_engine_actions)
+from pi_env.agents.learned import (ENCODINGS, POLICY_ACTIONS, SOLVE_ACTION, ZOO, best_cases, encode_observations,
+                                   encode_state, encoding_size, policy_mask, state_from_observations,
+                                   to_engine_actions)
 from pi_env.core.constants import CASE_TRIPLES, NUM_ACTIONS, NUM_CASES, SOLVE_BASE
 from pi_env.core.errors import PIError, UnknownNameError
 from pi_env.engine import GameConfig, init, legal_action_mask, observe, sample_actions, step_inplace
@@ -60,13 +61,26 @@ def test_policy_mask_is_the_engine_queries_plus_always_solve():
 def test_flat_v1_is_the_flat_encoding_without_the_failed_blocks(num_players):
     cfg, st = _played(num_players, 3, 2, 12)
     flat = encode_flat(st, cfg, 1)
-    x = encode("flat-v1", flat, num_players)
+    x = encode_state("flat-v1", st, cfg, np.full(3, 1), flat=flat)
+    assert np.array_equal(x, encode_observations("flat-v1", observe(st, 1), cfg))
     assert x.shape == (3, 618 + 232 * num_players) == (3, encoding_size("flat-v1", num_players))
     start, shape = flat_layout(num_players)["failed"]
     expect = np.concatenate([flat[:, :start], flat[:, start + int(np.prod(shape)):]], axis=1)
     assert np.array_equal(x, expect)
     with pytest.raises(PIError, match="unknown encoding 'nope'"):
-        encode("nope", flat, num_players)
+        encoding_size("nope", num_players)
+
+
+@pytest.mark.parametrize("num_players,seed", [(2, 5), (3, 6), (4, 7), (5, 8)])
+def test_compact_from_observations_equals_compact_from_the_state(num_players, seed):
+    """What an agent computes from its observation is what the training path computes from the
+    engine state, entry by entry, in every seat of played positions."""
+    cfg, st = _played(num_players, 6, seed, 25)
+    for p in range(num_players):
+        from_state = encode_state("compact-v1", st, cfg, np.full(6, p))
+        from_obs = encode_observations("compact-v1", observe(st, p), cfg)
+        assert np.array_equal(from_state, from_obs)
+    assert from_state.shape == (6, encoding_size("compact-v1", num_players)) == (6, 216 + 8 * num_players)
 
 
 def test_best_cases_is_the_most_frequent_possible_case():
@@ -88,8 +102,7 @@ def test_best_cases_is_the_most_frequent_possible_case():
 
 
 def test_best_cases_names_the_only_possible_case():
-    """Once one case is left (here: the player named all others wrongly would take long, so we
-    check a position whose set we force through failed flags in the observation)."""
+    """One case left: an observation in which the player has named every other case wrongly."""
     cfg = GameConfig(num_players=2)
     st = init(cfg, 1, seed=4)
     obs = observe(st, 0)
@@ -97,6 +110,7 @@ def test_best_cases_names_the_only_possible_case():
     start = flat_layout(2)["failed"][0]
     obs[0, start:start + NUM_CASES] = 1  # every case failed but the player's own
     obs[0, start + own] = 0
+    obs[0, flat_layout(2)["attempted"][0]] = 1  # a failed solve is an attempt (RULES.md §4.3)
     assert best_cases(obs, 2, cfg.board).tolist() == [own]
 
 
@@ -112,7 +126,7 @@ def test_to_engine_actions_only_computes_solving_rows():
     assert out[[0, 2]].tolist() == [3, 40] and (out[[1, 3]] >= SOLVE_BASE).all()
 
 
-def run_pair(num_players, seed, p):
+def run_pair(num_players, seed, p, encoding):
     """Games A and B (= A with ``p``'s own case replaced), same actions: ``p``'s policy input,
     mask and named case are identical until an answer to ``p`` differs."""
     cfg = GameConfig(num_players=num_players)
@@ -124,7 +138,7 @@ def run_pair(num_players, seed, p):
     buf = np.zeros(1, dtype=np.int64)
 
     def view(s):
-        return (encode("flat-v1", encode_flat(s, cfg, p), num_players), policy_mask(legal_action_mask(s)),
+        return (encode_state(encoding, s, cfg, np.array([p])), policy_mask(legal_action_mask(s)),
                 best_cases(observe(s, p), num_players, cfg.board))
 
     while True:
@@ -139,9 +153,9 @@ def run_pair(num_players, seed, p):
             return "answer differs"
 
 
-@pytest.mark.parametrize("num_players", [2, 4])
-def test_the_policy_input_never_shows_the_own_case(num_players):
-    reasons = [run_pair(num_players, seed, p) for seed in (1, 2) for p in range(num_players)]
+@pytest.mark.parametrize("num_players,encoding", [(2, "flat-v1"), (2, "compact-v1"), (4, "compact-v1")])
+def test_the_policy_input_never_shows_the_own_case(num_players, encoding):
+    reasons = [run_pair(num_players, seed, p, encoding) for seed in (1, 2) for p in range(num_players)]
     assert "answer differs" in reasons
 
 
@@ -207,7 +221,7 @@ def test_learner_batch_rows_rewards_and_episodes(reward):
     for _ in range(60):
         st = lb.venv.state
         seats = lb._seat.copy()
-        assert np.array_equal(x, encode("flat-v1", encode_flat(st, lb.config, seats), 2))  # the leak-free input
+        assert np.array_equal(x, encode_state("compact-v1", st, lb.config, seats))  # the leak-free input
         assert np.array_equal(mask, policy_mask(legal_action_mask(st)))
         choice = np.where(rng.random(16) < 0.1, SOLVE_ACTION, (rng.random((16, 51)) * mask[:, :51]).argmax(1))
         x, mask, r, done, trunc, eps = lb.step(choice)
@@ -220,6 +234,28 @@ def test_learner_batch_rows_rewards_and_episodes(reward):
             assert ep["win"] in (0.0, 0.5, 1.0) and ep["score"] in scores.tolist()
             total[b] = 0
     assert finished >= 16
+
+
+@pytest.mark.parametrize("edition,mode", [("second", "standard"), ("first", "standard"), ("second", "duel")])
+def test_learner_batch_wins_are_the_standings_first_place_share(edition, mode):
+    from pi_env.engine.ranking import rank_players
+    from pi_env.rl.engine_env import LearnerBatch
+
+    P = 2 if mode == "duel" else 3
+    lb = LearnerBatch(4, P, ["random"] * (P - 1), seed=1, edition=edition, mode=mode, parallel=False)
+    lb.reset()
+    st = lb.venv.state
+    rng = np.random.default_rng(3)
+    games = np.repeat(np.arange(4), P)
+    seats = np.tile(np.arange(P), 4)
+    for _ in range(30):  # random standings, ties on score included
+        st.score[:] = rng.integers(-2, 3, size=st.score.shape)
+        st.inv_left[:] = rng.integers(0, 2, size=st.inv_left.shape)
+        st.penalty[:] = rng.integers(0, 2, size=st.penalty.shape)
+        got = lb._wins(st, games, seats)
+        for g, s, w in zip(games, seats, got):
+            ranks = rank_players(st.score[g], st.inv_left[g], st.penalty[g], edition, mode)
+            assert w == (1.0 / ranks.count(1) if ranks[s] == 1 else 0.0)
 
 
 def test_pool_draws_members_per_game_by_weight_and_keeps_running_games():
@@ -254,6 +290,37 @@ def test_pool_draws_members_per_game_by_weight_and_keeps_running_games():
         PoolOpponent([("randon", 1.0)], cfg)
 
 
+def test_gain_opponent_plays_legal_games_and_beats_random():
+    from pi_env.rl.engine_env import LearnerBatch
+
+    lb = LearnerBatch(64, 2, ["gain"], seed=3, parallel=False)  # the learner plays random choices
+    x, mask = lb.reset()
+    rng = np.random.default_rng(1)
+    wins = []
+    for _ in range(150):
+        choice = (rng.random(mask.shape) * mask).argmax(1)
+        x, mask, r, done, trunc, eps = lb.step(choice)
+        wins += [ep["win"] for _, ep in eps]
+    assert len(wins) >= 64 and np.mean(wins) < 0.1  # the learner guesses itself down; gain does not
+
+
+def test_gain_opponent_solves_with_one_case_left_and_investigates_early():
+    from pi_env.rl.pool import GainOpponent
+
+    cfg = GameConfig(num_players=2)
+    st = init(cfg, 2, seed=9)
+    opp = GainOpponent(cfg)
+    p = st.current_player.astype(np.int64)
+    first = opp.act_batch(st, np.arange(2), p)  # many cases open, tiles left: an investigator
+    assert ((first >= 36) & (first < SOLVE_BASE)).all()
+    own = [int(np.ravel_multi_index(tuple(st.case[b, p[b]]), (12, 10, 14))) for b in range(2)]
+    for b in range(2):  # every other case named wrongly: one case left
+        st.failed[b, p[b]] = True
+        st.failed[b, p[b], own[b]] = False
+        st.attempted[b, p[b]] = True
+    assert opp.act_batch(st, np.arange(2), p).tolist() == [SOLVE_BASE + c for c in own]
+
+
 # --- training end to end, learned agents -----------------------------------------------------------
 
 def _tiny_run(tmp_path, *extra, name="run", steps=4096):
@@ -281,7 +348,7 @@ def test_training_end_to_end_resume_force_and_learned_agent(tmp_path, capsys):
     run = json.loads((out / "run.json").read_text())
     assert run["sessions"][0]["timesteps"] >= 4096 and run["task"] == "2p"
     net, meta = load_model(str(out / "policy.pt"))
-    assert meta["num_players"] == 2 and meta["encoding"] == "flat-v1" and meta["card"]["timesteps"] >= 4096
+    assert meta["num_players"] == 2 and meta["encoding"] == "compact-v1" and meta["card"]["timesteps"] >= 4096
     # the policy plays by path, as every agent does
     agent = make_agent(f"learned:{out / 'policy.pt'}")
     assert isinstance(agent, LearnedAgent)
@@ -301,6 +368,27 @@ def test_training_end_to_end_resume_force_and_learned_agent(tmp_path, capsys):
     assert run["sessions"][1]["timesteps"] >= 6144
     code, _ = _tiny_run(tmp_path, "--force", steps=2048)
     assert len(json.loads((out / "run.json").read_text())["sessions"]) == 1
+
+
+def test_imitation_warm_start_learns_the_teachers_choices():
+    """Behaviour cloning of the batched ``gain`` teacher: the cloned policy agrees with the teacher
+    far more often than chance (about 1 legal choice in 20)."""
+    _rl()
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from pi_env.rl.engine_env import SB3LearnerVecEnv
+    from pi_env.rl.pool import GainOpponent
+    from pi_env.rl.train import TrunkExtractor, imitate
+
+    env = SB3LearnerVecEnv(64, 2, ["gain"], seed=2, parallel=False)
+    model = MaskablePPO("MlpPolicy", env, n_steps=8, batch_size=256, seed=0, device="cpu",
+                        policy_kwargs={"features_extractor_class": TrunkExtractor,
+                                       "features_extractor_kwargs": {"trunk": [64]},
+                                       "net_arch": {"pi": [64], "vf": [64]}, "activation_fn": torch.nn.ReLU})
+    warm = imitate(model, env.batch, GainOpponent(env.batch.config), 4000, epochs=15, minibatch=256)
+    assert warm["imitation_rows"] == 4000
+    assert warm["imitation_agreement"] > 0.2 and warm["imitation_loss"] < 2.5
 
 
 def test_same_seed_same_policy(tmp_path):
@@ -332,8 +420,13 @@ def test_learned_agent_errors_are_one_line_and_name_the_file(tmp_path, monkeypat
     saved = torch.load(out / "policy.pt", weights_only=True)
     other = tmp_path / "other_encoding.pt"
     torch.save({**saved, "input_size": 99}, other)
-    with pytest.raises(PIError, match=r"its input has 99 entries, the 'flat-v1' encoding 1082"):
+    with pytest.raises(PIError, match=r"its input has 99 entries, the 'compact-v1' encoding 232"):
         make_agent(f"learned:{other}")
+    stale = tmp_path / "stale.pt"
+    torch.save({**saved, "fingerprint": "0123456789abcdef"}, stale)
+    with pytest.raises(PIError, match=rf"^learned model '{stale}': it was trained on another version of the "
+                                      r"'compact-v1' encoding \(its fingerprint differs\)$"):
+        make_agent(f"learned:{stale}")
     broken = tmp_path / "broken.pt"
     torch.save({**saved, "state_dict": {"trunk.0.weight": torch.zeros(2, 2)}}, broken)
     with pytest.raises(PIError, match=rf"^learned model '{broken}' does not hold a policy of this version"):

@@ -33,10 +33,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from pi_env.agents.learned import POLICY_ACTIONS, encode, encoding_size, policy_mask, to_engine_actions
+from pi_env.agents.learned import POLICY_ACTIONS, encode_state, encoding_size, policy_mask, to_engine_actions
 from pi_env.core.errors import PIError
 from pi_env.engine import observe
-from pi_env.engine.ranking import rank_players
 from pi_env.envs.selfplay import SelfPlayVecEnv
 from pi_env.rl.pool import batch_opponent
 
@@ -64,7 +63,7 @@ class LearnerBatch:
     """
 
     def __init__(self, num_envs: int, num_players: int = 2, opponents: Sequence[Any] = ("random",),
-                 encoding: str = "flat-v1", seed: int = 0, parallel: bool | None = None, reward: str = "score",
+                 encoding: str = "compact-v1", seed: int = 0, parallel: bool | None = None, reward: str = "score",
                  **rules: Any):
         from pi_env.engine import GameConfig
 
@@ -87,7 +86,8 @@ class LearnerBatch:
 
     def _convert(self, obs: np.ndarray, info: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
         self._seat[:] = info["to_move"]
-        return encode(self.encoding, obs, self.num_players), policy_mask(info["action_mask"])
+        x = encode_state(self.encoding, self.venv.state, self.config, self._seat, flat=obs)
+        return x, policy_mask(info["action_mask"])
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Start ``B`` new games; returns ``(x float32[B, n], mask bool[B, 51])``."""
@@ -108,17 +108,23 @@ class LearnerBatch:
         seats = self._seat.copy()
         actions = to_engine_actions(np.asarray(choices), lambda rows: observe(st.take(rows), seats[rows]),
                                     self.num_players, self.config.board)
-        obs, rewards, term, trunc, info = self.venv.step(actions)
+        return self.step_engine(actions)
+
+    def step_engine(self, actions: np.ndarray):
+        """As :meth:`step`, with engine actions ``int64[B]`` (``0..1729``, legal for the rows that
+        are turns) instead of compact choices."""
+        st = self.venv.state
+        obs, rewards, term, trunc, info = self.venv.step(np.asarray(actions, dtype=np.int64))
         rewards = np.asarray(rewards, dtype=np.float32)
         done = term | trunc
         if self.reward == "win":
             rewards = np.zeros_like(rewards)
         self._length += ~self._restart
         episodes = []
-        for b in np.flatnonzero(done):
+        ended = np.flatnonzero(done)
+        wins = self._wins(st, ended, np.asarray(info["to_move"], dtype=np.int64)[ended])
+        for b, win in zip(ended, wins):
             s = int(info["to_move"][b])
-            ranks = rank_players(st.score[b], st.inv_left[b], st.penalty[b], self.config.edition, self.config.mode)
-            win = 1.0 / ranks.count(1) if ranks[s] == 1 else 0.0
             scores = st.score[b]
             if self.reward == "win":
                 rewards[b] = win
@@ -130,6 +136,21 @@ class LearnerBatch:
         self._restart = done
         x, mask = self._convert(obs, info)
         return x, mask, rewards, done, np.asarray(trunc), episodes
+
+    def _wins(self, st: Any, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """``float64[n]``: the share of first place of ``seats[i]`` in the finished game ``games[i]``
+        after the tiebreaks (RULES.md §5, :func:`pi_env.engine.ranking.rank_players`, in numpy)."""
+        if games.size == 0:
+            return np.zeros(0)
+        cfg = self.config
+        key = st.score[games].astype(np.int64) * 64
+        if cfg.mode != "duel":
+            key = (key + st.inv_left[games]) * 64
+            if cfg.edition == "first":
+                key = key - st.penalty[games]
+        top = key.max(axis=1)
+        first = key == top[:, None]
+        return np.where(first[np.arange(games.size), seats], 1.0 / first.sum(axis=1), 0.0)
 
 
 def _sb3_base():
@@ -165,7 +186,7 @@ class SB3LearnerVecEnv(_sb3_base()):  # type: ignore[misc]
     bootstrap_truncated = False  # a game ended by the rotation safeguard is over: its score is final
 
     def __init__(self, num_envs: int, num_players: int = 2, opponents: Sequence[Any] = ("random",),
-                 encoding: str = "flat-v1", seed: int = 0, **kwargs: Any):
+                 encoding: str = "compact-v1", seed: int = 0, **kwargs: Any):
         from gymnasium import spaces
 
         self.batch = LearnerBatch(num_envs, num_players, opponents, encoding, seed, **kwargs)
@@ -187,7 +208,7 @@ class SB3LearnerVecEnv(_sb3_base()):  # type: ignore[misc]
 
 
 def torchrl_env(num_envs: int, num_players: int = 2, opponents: Sequence[Any] = ("random",),
-                encoding: str = "flat-v1", seed: int = 0, **kwargs: Any) -> Any:
+                encoding: str = "compact-v1", seed: int = 0, **kwargs: Any) -> Any:
     """:class:`LearnerBatch` as a TorchRL ``EnvBase`` (module docstring; needs ``torchrl``)."""
     import torch
     from tensordict import TensorDict

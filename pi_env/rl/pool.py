@@ -5,6 +5,7 @@ protocol): the learner's frozen snapshots, built-in agents, and a pool mixing th
   playing every game it is asked about in one torch forward pass, from each player's own view
   (the flat encoding of its observation, docs/rules.md §9), sampling from its masked choices (seeded)
   or taking the argmax.
+* :class:`GainOpponent` (``gain``): the core rules of the ``heuristic`` agent in batch.
 * :class:`AgentOpponent`: any per-game :class:`pi_env.agents.Agent` (``heuristic``, ``greedy``,
   ...), one instance per game slot, asked game by game (Python per game: slow, use it for a
   fraction of the games).
@@ -24,15 +25,14 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from pi_env.agents import make_agent
-from pi_env.agents.learned import SOLVE_ACTION, best_cases, encode, policy_mask
+from pi_env.agents.learned import SOLVE_ACTION, best_cases, best_cases_from_mask, encode_state, policy_mask
 from pi_env.core.board import DAYTIME, Board
 from pi_env.core.constants import SOLVE_BASE
 from pi_env.core.errors import PIError
 from pi_env.engine import GameConfig, State, legal_action_mask, observe
-from pi_env.envs.encoders import encode_flat
 from pi_env.envs.selfplay import RandomBatchOpponent, is_batch_opponent
 
-__all__ = ["SnapshotOpponent", "AgentOpponent", "PoolOpponent", "batch_opponent"]
+__all__ = ["SnapshotOpponent", "AgentOpponent", "GainOpponent", "PoolOpponent", "batch_opponent"]
 
 
 def _seed_of(seeds: np.ndarray) -> int:
@@ -65,8 +65,7 @@ class SnapshotOpponent:
 
         P = self.config.num_players
         sub = state.take(games)
-        flat = encode_flat(sub, self.config, players)
-        x = torch.from_numpy(encode(self.encoding, flat, P))
+        x = torch.from_numpy(encode_state(self.encoding, sub, self.config, players))
         mask = torch.from_numpy(policy_mask(legal_action_mask(sub)))
         with torch.no_grad():
             logits = self.net.logits(x).masked_fill(~mask, -1e9)
@@ -108,8 +107,77 @@ class AgentOpponent:
         return np.array([self._agents[int(b)].act(obs[n], mask[n]) for n, b in enumerate(games)], dtype=np.int64)
 
 
+class GainOpponent:
+    """``gain``: the core of the ``heuristic`` agent's rules, in batch (numpy over the rows of one
+    :func:`pi_env.solvers.compact.encode_compact` call; no Python per game). For each player to move,
+    with ``n`` the size of its own-information case set:
+
+    1. one case left (``n == 1``): solve (naming it);
+    2. while ``n >= 60`` and this round's share of its investigator tiles is not used
+       (``ceil(tiles at the round's start / rounds left)``, as ``heuristic``): an investigator in the
+       legal district of the highest expected information gain;
+    3. else the clue card on the display of the highest gain;
+    4. when no legal query can split its cases: guess (solve) if ``n <= 3`` or from rotation 20 on,
+       else take a card and wait for others' solves.
+
+    Ties go to the lowest action id (``heuristic`` breaks them at random and prefers cards of the
+    case it holds). It is a training opponent that plays the real game fast, not the ``heuristic``
+    agent itself (tournaments use that).
+    """
+
+    name = "gain"
+    INVESTIGATE_MIN_OPEN = 60
+    GUESS_MAX = 3
+    WAIT_ROTATIONS = 20
+
+    def __init__(self, config: GameConfig):
+        from pi_env.solvers.compact import compact_layout
+
+        self.config = config
+        self.layout = compact_layout(config.num_players)
+
+    def act_batch(self, state: State, games: np.ndarray, players: np.ndarray) -> np.ndarray:
+        from math import log2
+
+        from pi_env.core.constants import INVESTIGATE_BASE, NUM_CASES
+        from pi_env.solvers.compact import encode_compact
+
+        sub = state.take(games)
+        x = encode_compact(sub, self.config, players, parallel=False)
+        L = self.layout
+        n = np.rint(np.exp2(x[:, L["own_log2_count"][0]] * log2(NUM_CASES))).astype(np.int64)
+        legal = legal_action_mask(sub)[:, :SOLVE_BASE] != 0
+        gain = np.concatenate([x[:, L["clue_gain"][0]:L["clue_gain"][0] + 36],
+                               x[:, L["district_gain"][0]:L["district_gain"][0] + 14]], axis=1)
+        gain = np.where(legal, gain, -1.0)
+        clue = gain[:, :INVESTIGATE_BASE].argmax(1)
+        district = INVESTIGATE_BASE + gain[:, INVESTIGATE_BASE:].argmax(1)
+        rows = np.arange(games.size)
+        placed = sub.inv_count[rows, players].astype(np.int64)
+        start_tiles = sub.inv_left[rows, players].astype(np.int64) + placed
+        rounds_left = np.maximum(self.config.num_rounds - sub.round.astype(np.int64), 1)
+        share = -(-start_tiles // rounds_left)
+        investigate = ((n >= self.INVESTIGATE_MIN_OPEN) & (placed < share)
+                       & (gain[rows, district] > 0))
+        out = np.where(investigate, district, clue)
+        stuck = gain[rows, out] <= 0
+        guess = stuck & ((n <= self.GUESS_MAX) | (sub.rotation >= self.WAIT_ROTATIONS))
+        solve = (n <= 1) | guess
+        wait = stuck & ~solve
+        any_card = np.where(legal[:, :INVESTIGATE_BASE], np.arange(INVESTIGATE_BASE), 99).min(1)
+        out = np.where(wait, np.where(any_card < 99, any_card, SOLVE_BASE), out)
+        out = np.where(solve | (out == SOLVE_BASE), SOLVE_BASE, out)
+        pick = np.flatnonzero(out == SOLVE_BASE)
+        if pick.size:  # the case sets of the solving rows only
+            mask = np.zeros((pick.size, NUM_CASES), dtype=bool)
+            encode_compact(sub.take(pick), self.config, players[pick], mask=mask, parallel=False)
+            out[pick] = SOLVE_BASE + best_cases_from_mask(mask)
+        return out.astype(np.int64)
+
+
 def batch_opponent(spec: Any, config: GameConfig) -> Any:
-    """A batch opponent for ``spec``: ``"random"`` -> :class:`RandomBatchOpponent`; another agent
+    """A batch opponent for ``spec``: ``"random"`` -> :class:`RandomBatchOpponent`; ``"gain"`` ->
+    :class:`GainOpponent`; another agent
     name -> :class:`AgentOpponent` (``make_agent``; an unknown name raises
     :class:`~pi_env.core.errors.UnknownNameError` now); a batch opponent as it is."""
     if is_batch_opponent(spec):
@@ -117,6 +185,8 @@ def batch_opponent(spec: Any, config: GameConfig) -> Any:
     if isinstance(spec, str):
         if spec.strip().lower() == "random":
             return RandomBatchOpponent()
+        if spec.strip().lower() == "gain":
+            return GainOpponent(config)
         make_agent(spec)  # fail early on an unknown name
         return AgentOpponent(lambda: make_agent(spec, edition=config.edition), config.num_players, config.board)
     raise PIError(f"an opponent must be an agent name or a batch opponent, got {spec!r}")

@@ -1,7 +1,7 @@
 """Train a P.I. policy at engine speed with sb3-contrib's MaskablePPO (issue #12).
 
     python -m pi_env.rl.train 2p --timesteps 20000000 --out results/rl/run2p [--seed 0]
-        [--opponents random:1,heuristic:0.05] [--snapshot-weight 0.5] [--resume | --force]
+        [--opponents gain:1,heuristic:0.05] [--snapshot-weight 0.5] [--resume | --force]
 
 (also ``python -m pi_env.experiments.train_rl``). Needs the ``rl`` extra.
 
@@ -14,14 +14,20 @@ several times over when both are threaded.
 
 **Opponents** (``task`` ``2p``: 1 seat, ``4p``: 3 seats, each its own
 :class:`pi_env.rl.pool.PoolOpponent`): at the start of every game each opponent seat draws a member:
-the built-in agents of ``--opponents`` (``name:weight``; ``random`` runs in batch, others game by
-game, so keep their weight small), and the learner's own snapshots, which share
+the built-in agents of ``--opponents`` (``name:weight``; ``random`` and ``gain`` — the core rules
+of ``heuristic`` in batch, :class:`pi_env.rl.pool.GainOpponent` — run in batch, the other agents
+game by game, so keep their weight small), and the learner's own snapshots, which share
 ``--snapshot-weight``: every ``--snapshot-every`` updates the current policy is frozen into the
 pool (at most ``--max-snapshots``, oldest out) and plays in batch, sampling its choices.
 
 **Reward** (``--reward``): ``win`` (default): 0 during the game and, at its end, the learner's
 share of first place (1, ``1/k`` for a k-way tie, 0) — exactly the quantity tournaments report;
 ``score``: the score changes (a game's rewards sum to the final score).
+
+**Warm start** (``--imitate gain``, :func:`imitate`): before PPO, the policy is fitted by
+cross-entropy to the choices of a batch teacher playing the learner's seat (``--imitate-rows``
+rows), so PPO starts from a player of the real game instead of one that first has to discover that
+solving at the right time scores; PPO then improves on it against the pool.
 
 **Network** (:class:`TrunkExtractor` + SB3's MLP heads, exported as
 :class:`pi_env.agents._policy_net.PolicyNet`): a shared trunk (``--trunk``, default 256), then
@@ -40,6 +46,9 @@ from its last checkpoint) or ``--force`` (start again, deleting it)):
   SB3's logger output: ``logs/session_N/`` (``progress.csv`` and TensorBoard event files, one
   folder per session, ``N`` its first step);
 * ``run.json``: the settings, steps, wall-clock seconds and steps per second of every session.
+
+``--timesteps`` is the total over every session of the run; ``--max-minutes`` ends this session
+earlier (the files are written as at the end; ``--resume`` goes on from there).
 
 **Seeds.** ``--seed`` seeds the games, the seats, the opponents' draws and torch; two runs with
 the same seed and settings on the same machine give the same policy (single-threaded torch). A
@@ -152,7 +161,10 @@ def export_policy(model: Any, path: "str | Path", meta: dict[str, Any]) -> None:
     (atomically): ``meta`` gives ``encoding``, ``num_players``, ``trunk``, ``hidden``, ``card``."""
     import torch
 
+    from pi_env.agents.learned import encoding_fingerprint
+
     data = {"format": MODEL_FORMAT, "encoding": meta["encoding"], "num_players": int(meta["num_players"]),
+            "fingerprint": encoding_fingerprint(meta["encoding"], int(meta["num_players"])),
             "trunk": [int(h) for h in meta["trunk"]], "hidden": [int(h) for h in meta["hidden"]],
             "activation": "relu", "input_size": int(model.observation_space.shape[0]),
             "card": json.loads(json.dumps(meta.get("card", {}))),  # plain values only (weights_only loading)
@@ -195,10 +207,11 @@ def _latest(out: Path, sub: str, ext: str) -> list[Path]:
 
 
 def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_envs: int = 1024,
-          opponents: str = "random:1", snapshot_weight: float = 0.0, snapshot_every: int = 20,
-          max_snapshots: int = 8, reward: str = "win", encoding: str = "flat-v1",
+          opponents: str = "gain:1", snapshot_weight: float = 0.0, snapshot_every: int = 20,
+          max_snapshots: int = 8, reward: str = "win", encoding: str = "compact-v1",
           trunk: Sequence[int] = (256,), hidden: Sequence[int] = (128,), torch_threads: int = 1,
-          checkpoint_every: int = 2_000_000, resume: bool = False, force: bool = False,
+          checkpoint_every: int = 2_000_000, max_minutes: float | None = None, imitate_teacher: str | None = None,
+          imitate_rows: int = 300_000, resume: bool = False, force: bool = False,
           progress: bool = True, verbose: bool = False, **ppo: Any) -> dict[str, Any]:
     """Train (module docstring); returns the ``run.json`` dict of this session.
 
@@ -254,6 +267,16 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
                             **settings)
         with torch.no_grad():
             model.policy.action_net.bias[SOLVE_ACTION] = INITIAL_SOLVE_BIAS
+    warm: dict[str, Any] = {}
+    if imitate_teacher and not ckpts:
+        from pi_env.rl.pool import batch_opponent
+
+        t_im = time.perf_counter()
+        warm = imitate(model, env.batch, batch_opponent(imitate_teacher, config), imitate_rows, seed=seed,
+                       verbose=verbose)
+        warm.update(imitation_teacher=imitate_teacher, imitation_seconds=round(time.perf_counter() - t_im, 1))
+        if verbose:
+            print(warm, flush=True)
     logs = out / "logs" / f"session_{start}"  # SB3's logger: progress.csv and TensorBoard events
     model.set_logger(configure(str(logs), ["csv", "tensorboard"] if _has_tensorboard() else ["csv"]))
 
@@ -261,7 +284,7 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     rows: list[dict[str, Any]] = _read_curve(curve_path) if resume else []
     rows = [r for r in rows if int(r["timesteps"]) <= start]
     card = {"task": task, "seed": seed, "opponents": opponents, "snapshot_weight": snapshot_weight,
-            "reward": reward, "num_envs": num_envs, "ppo": settings, "trunk": list(trunk), "hidden": list(hidden)}
+            **({"warm_start": warm} if warm else {}), "reward": reward, "num_envs": num_envs, "ppo": settings, "trunk": list(trunk), "hidden": list(hidden)}
 
     class Monitor(BaseCallback):
         def _on_training_start(self) -> None:
@@ -276,7 +299,7 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
             for info in self.locals["infos"]:
                 if "episode" in info:
                     self.eps.append(info["episode"])
-            return True
+            return max_minutes is None or time.perf_counter() - self.t0 < 60.0 * max_minutes
 
         def _on_rollout_end(self) -> None:
             self.updates += 1
@@ -335,6 +358,73 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     info = {**card, "sessions": runs + [session]}
     write_text_atomic(out / "run.json", json.dumps(info, indent=2) + "\n")
     return info
+
+
+def imitate(model: Any, batch: Any, teacher: Any, rows: int, *, epochs: int = 10, minibatch: int = 1024,
+            seed: int = 0, verbose: bool = False) -> dict[str, float]:
+    """Warm start: fit the policy's choice logits to a teacher's choices by cross-entropy
+    (behaviour cloning) before PPO, so that PPO starts from a player that already plays the game.
+
+    The learner seat of ``batch`` (a :class:`pi_env.rl.engine_env.LearnerBatch`, opponents as for
+    training) is played by ``teacher`` (a batch opponent, e.g. :class:`pi_env.rl.pool.GainOpponent`,
+    given the learner's own seat) for ``rows`` learner rows; every row's encoding, compact mask and
+    the teacher's choice (its engine action, any solve as the solve choice) are kept; then the
+    policy (its trunk, policy layers and choice head; the value head is left to PPO) is trained for
+    ``epochs`` passes with the model's optimizer settings. Returns the final mean loss and the
+    share of rows where the policy's masked argmax equals the teacher's choice.
+    """
+    import torch
+
+    from pi_env.core.constants import SOLVE_BASE
+
+    xs, masks, ys = [], [], []
+    x, mask = batch.reset()
+    n = 0
+    while n < rows:
+        st = batch.venv.state
+        live = ~batch._restart
+        games = np.flatnonzero(live)
+        acts = teacher.act_batch(st, games, batch._seat[games])
+        choice = np.zeros(batch.num_envs, dtype=np.int64)
+        choice[games] = np.minimum(acts, SOLVE_BASE)
+        xs.append(x[live].copy())
+        masks.append(mask[live].copy())
+        ys.append(choice[live])
+        n += int(live.sum())
+        engine = np.zeros(batch.num_envs, dtype=np.int64)
+        engine[games] = acts  # the teacher's own actions (its solves name the case it chose)
+        x, mask, *_ = batch.step_engine(engine)
+    X = torch.from_numpy(np.concatenate(xs)[:rows])
+    M = torch.from_numpy(np.concatenate(masks)[:rows])
+    Y = torch.from_numpy(np.concatenate(ys)[:rows])
+    policy = model.policy
+    params = [p for name, p in policy.named_parameters() if not name.startswith(("value_net", "mlp_extractor.value_net"))]
+    opt = torch.optim.Adam(params, lr=1e-3)
+    gen = torch.Generator().manual_seed(seed)
+    loss_value = float("nan")
+    policy.set_training_mode(True)
+    for epoch in range(epochs):
+        perm = torch.randperm(X.shape[0], generator=gen)
+        total, count = 0.0, 0
+        for k in range(0, X.shape[0], minibatch):
+            idx = perm[k:k + minibatch]
+            latent = policy.mlp_extractor.forward_actor(policy.extract_features(X[idx], policy.pi_features_extractor))
+            logits = policy.action_net(latent).masked_fill(~M[idx], -1e9)
+            loss = torch.nn.functional.cross_entropy(logits, Y[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += loss.item() * idx.numel()
+            count += idx.numel()
+        loss_value = total / count
+        if verbose:
+            print(f"imitation epoch {epoch + 1}: loss {loss_value:.4f}", flush=True)
+    policy.set_training_mode(False)
+    with torch.no_grad():
+        latent = policy.mlp_extractor.forward_actor(policy.extract_features(X, policy.pi_features_extractor))
+        agree = float((policy.action_net(latent).masked_fill(~M, -1e9).argmax(-1) == Y).float().mean())
+    return {"imitation_rows": int(X.shape[0]), "imitation_loss": round(loss_value, 4),
+            "imitation_agreement": round(agree, 4)}
 
 
 def _has_tensorboard() -> bool:
@@ -397,16 +487,22 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="run directory")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--num-envs", type=int, default=1024, help="games stepped together (default 1024)")
-    p.add_argument("--opponents", default="random:1", help="built-in opponents name:weight,... (default random:1)")
+    p.add_argument("--opponents", default="gain:1",
+                   help="built-in opponents name:weight,... (default gain:1; random and gain run in batch)")
     p.add_argument("--snapshot-weight", type=float, default=0.0, help="weight of the learner's snapshots (default 0)")
     p.add_argument("--snapshot-every", type=int, default=20, help="updates between snapshots (default 20)")
     p.add_argument("--max-snapshots", type=int, default=8)
     p.add_argument("--reward", choices=("win", "score"), default="win")
-    p.add_argument("--encoding", default="flat-v1")
+    p.add_argument("--encoding", default="compact-v1", help="policy input (default compact-v1)")
     p.add_argument("--trunk", type=_ints, default=[256], help="trunk widths (default 256)")
     p.add_argument("--hidden", type=_ints, default=[128], help="policy and value widths (default 128)")
     p.add_argument("--torch-threads", type=int, default=1)
     p.add_argument("--checkpoint-every", type=int, default=2_000_000, help="steps between checkpoints")
+    p.add_argument("--imitate", default=None, metavar="TEACHER",
+                   help="warm start: clone a batch teacher's choices first (e.g. gain)")
+    p.add_argument("--imitate-rows", type=int, default=300_000, help="learner rows for --imitate (default 300000)")
+    p.add_argument("--max-minutes", type=float, default=None,
+                   help="stop after this much wall-clock time in this session (then save as at the end)")
     for k in ("n_steps", "batch_size", "n_epochs"):
         p.add_argument(f"--{k.replace('_', '-')}", type=int, default=PPO_DEFAULTS[k])
     for k in ("learning_rate", "ent_coef", "gamma"):
@@ -439,6 +535,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m pi_env.rl.tra
                      snapshot_every=args.snapshot_every, max_snapshots=args.max_snapshots, reward=args.reward,
                      encoding=args.encoding, trunk=args.trunk, hidden=args.hidden,
                      torch_threads=args.torch_threads, checkpoint_every=args.checkpoint_every,
+                     max_minutes=args.max_minutes, imitate_teacher=args.imitate, imitate_rows=args.imitate_rows,
                      resume=args.resume, force=args.force, progress=not args.no_progress, verbose=args.verbose,
                      n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.n_epochs,
                      learning_rate=args.learning_rate, ent_coef=args.ent_coef, gamma=args.gamma)
