@@ -1,0 +1,11 @@
+"""Train a P.I. policy at engine speed: ``python -m pi_env.experiments.train_rl 2p --out DIR ...``,
+the command line of :mod:`pi_env.rl.train` (documented there)."""
+
+from __future__ import annotations
+
+import sys
+
+from pi_env.rl.train import main
+
+if __name__ == "__main__":
+    sys.exit(main(prog="python -m pi_env.experiments.train_rl"))
