@@ -110,7 +110,7 @@ def test_best_cases_names_the_only_possible_case():
     start = flat_layout(2)["failed"][0]
     obs[0, start:start + NUM_CASES] = 1  # every case failed but the player's own
     obs[0, start + own] = 0
-    obs[0, flat_layout(2)["attempted"][0]] = 1  # a failed solve is an attempt (RULES.md §4.3)
+    obs[0, flat_layout(2)["attempted"][0]] = 1  # a failed solve is an attempt (docs/rules.md §4.3)
     assert best_cases(obs, 2, cfg.board).tolist() == [own]
 
 

@@ -139,7 +139,7 @@ class LearnerBatch:
 
     def _wins(self, st: Any, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
         """``float64[n]``: the share of first place of ``seats[i]`` in the finished game ``games[i]``
-        after the tiebreaks (RULES.md §5, :func:`pi_env.engine.ranking.rank_players`, in numpy)."""
+        after the tiebreaks (docs/rules.md §5, :func:`pi_env.engine.ranking.rank_players`, in numpy)."""
         if games.size == 0:
             return np.zeros(0)
         cfg = self.config
