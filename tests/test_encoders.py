@@ -178,7 +178,7 @@ def test_encode_errors():
         encode_flat(st, cfg, 2)
     with pytest.raises(PIError, match="out must be float32"):
         encode_flat(st, cfg, 0, out=np.zeros((2, 5), np.float32))
-    with pytest.raises(PIError, match="encoder was built for B=3"):
+    with pytest.raises(PIError, match="was built for B=3, P=2"):
         FlatEncoder(cfg, 3).encode(st, 0)
 
 

@@ -30,10 +30,13 @@ def kernel(fn):
 
 
 class BatchKernel:
-    """A kernel over the batch axis in two builds: serial (``__call__``) and threaded
-    (``for_batch(B)`` picks the threaded build when ``B >= PARALLEL_MIN_BATCH``)."""
+    """A kernel over the batch axis in two builds: serial (``__call__``) and threaded.
 
-    def __init__(self, fn):
+    ``for_batch(B)`` picks the threaded build when ``B >= min_batch`` (default
+    ``PARALLEL_MIN_BATCH``); ``min_batch=None`` marks a kernel too cheap per game for threads to
+    pay (it always runs serially unless the threaded build is asked for explicitly)."""
+
+    def __init__(self, fn, min_batch: "int | None" = None, cheap: bool = False):
         self.serial = numba.njit(cache=CACHE, fastmath=FASTMATH, nogil=True)(fn)
         self.parallel = self.serial
         if PARALLEL:
@@ -43,18 +46,28 @@ class BatchKernel:
             self.parallel = numba.njit(cache=CACHE, fastmath=FASTMATH, nogil=True, parallel=True)(twin)
         self.__doc__ = fn.__doc__
         self.py_func = fn
+        self.min_batch = None if cheap else (PARALLEL_MIN_BATCH if min_batch is None else int(min_batch))
 
     def __call__(self, *args):
         return self.serial(*args)
 
-    def for_batch(self, batch_size: int):
-        """The build to use for ``batch_size`` games."""
-        return self.parallel if batch_size >= PARALLEL_MIN_BATCH else self.serial
+    def for_batch(self, batch_size: int, parallel: "bool | None" = None):
+        """The build to use for ``batch_size`` games: threaded from ``min_batch`` games on
+        (``parallel=None``), always threaded where threads can pay (``True``: not for a cheap
+        kernel), or serial (``False``)."""
+        if parallel is False or self.min_batch is None:
+            return self.serial
+        if parallel:
+            return self.parallel
+        return self.parallel if batch_size >= self.min_batch else self.serial
 
 
-def batch_kernel(fn) -> BatchKernel:
-    """Compile a kernel that loops over the batch axis with ``numba.prange``."""
-    return BatchKernel(fn)
+def batch_kernel(fn=None, *, min_batch: "int | None" = None, cheap: bool = False):
+    """Compile a kernel that loops over the batch axis with ``numba.prange``
+    (``@batch_kernel`` or ``@batch_kernel(min_batch=..., cheap=...)``, see :class:`BatchKernel`)."""
+    if fn is None:
+        return lambda f: BatchKernel(f, min_batch=min_batch, cheap=cheap)
+    return BatchKernel(fn, min_batch=min_batch, cheap=cheap)
 
 
 COMPILING_MESSAGE = ("pi-env: compiling the numba kernels, first run only (about 30 s; later runs load "

@@ -1,4 +1,6 @@
-"""Numba kernels of the engine (private). They trust their input, never raise, fill arrays in place.
+"""Numba kernels of the engine (private: only :mod:`pi_env.engine` imports this module). They never
+raise and fill arrays in place; they trust the state's invariants and array shapes (checked by the
+public functions), but not the actions: any ``int64`` action is safe (see ``step_kernel``).
 
 Argument order of the state arrays is :meth:`State.arrays`. With ``NUMBA_DISABLE_JIT=1`` the same
 code runs as plain Python over numpy arrays (the reference path of the parity tests).
@@ -30,9 +32,9 @@ import numpy as np
 from numba import prange
 
 from pi_env.core._config import batch_kernel, kernel
-from pi_env.core.constants import (IN_DECK, IN_DISCARD, IN_FRONT, MAX_INVESTIGATORS, NOTHING, NUM_CASES,
-                         NUM_ELEMENTS, ON_DISPLAY, SCORE_CAP, SCORE_FLOOR, SOLVE_BASE, SPOT, TRACE,
-                         WRONG_SOLVE_PENALTY)
+from pi_env.core.constants import (IN_DECK, IN_DISCARD, IN_FRONT, MAX_INVESTIGATORS, NOTHING,
+                                   NUM_CASES, NUM_ELEMENTS, ON_DISPLAY, SCORE_CAP, SCORE_FLOOR, SOLVE_BASE, SPOT,
+                                   TRACE, WRONG_SOLVE_PENALTY)
 
 _OFFSETS = np.array([0, 12, 22], dtype=np.int64)
 _TIER_POINTS = np.array([7, 5, 3, 1], dtype=np.int64)
@@ -242,15 +244,15 @@ def _setup_round(b, num_players, rng, round_, first_player, current_player, rota
 
 
 @batch_kernel
-def init_kernel(only_done, num_players, investigators, rng, round_, first_player, current_player,
+def init_kernel(which, num_players, investigators, rng, round_, first_player, current_player,
                 rotation, tier, solved_this_rotation, done, truncated, turn, tile_district,
                 district_tile, case, card_place, deck, deck_size, front, spot, trace, inv_count,
                 inv_district, inv_answer, inv_markers, inv_suppressed, inv_left, attempted, solved,
                 solved_case, failed, score, solve_points, penalty, rewards, last_action,
                 last_answer, last_player, extra_turn, round_winner):
-    """Set up every game b (or, with ``only_done``, every finished one) from ``rng[b]`` (docs/rules.md §3)."""
+    """Set up a new game in every slot b with ``which[b]`` from ``rng[b]`` (docs/rules.md §3)."""
     for b in prange(rng.shape[0]):
-        if only_done and not done[b]:
+        if not which[b]:
             continue
         round_[b] = 0
         done[b] = False
@@ -292,7 +294,7 @@ def _is_legal(b, p, a, card_place, inv_count, inv_district, inv_left):
     return a < SOLVE_BASE + NUM_CASES
 
 
-@batch_kernel
+@batch_kernel(cheap=True)
 def legal_kernel(actions, out, current_player, done, card_place, inv_count, inv_district, inv_left):
     """out[b] = whether actions[b] is legal for the player to move (always True for a done game)."""
     for b in prange(actions.shape[0]):
@@ -300,12 +302,16 @@ def legal_kernel(actions, out, current_player, done, card_place, inv_count, inv_
                                       inv_district, inv_left)
 
 
-@batch_kernel
-def mask_kernel(out, current_player, done, card_place, inv_count, inv_district, inv_left):
-    """Fill ``out[B, 1730]`` (int8) with the legal-action mask of the player to move."""
+@batch_kernel(cheap=True)
+def mask_kernel(out, head_only, current_player, done, card_place, inv_count, inv_district, inv_left):
+    """Fill ``out[B, 1730]`` (int8) with the legal-action mask of the player to move (docs/rules.md §4);
+    with ``head_only`` only the clue and investigator entries ``out[b, :50]`` (the solves are
+    always legal, for a finished game too)."""
     for b in prange(out.shape[0]):
         if done[b]:
-            out[b, :] = 1
+            end = SOLVE_BASE if head_only else out.shape[1]
+            for a in range(end):
+                out[b, a] = 1
             continue
         p = current_player[b]
         for x in range(36):
@@ -316,10 +322,12 @@ def mask_kernel(out, current_player, done, card_place, inv_count, inv_district, 
         if ok:
             for k in range(inv_count[b, p]):
                 out[b, 36 + inv_district[b, p, k]] = 0
-        out[b, SOLVE_BASE:] = 1
+        if not head_only:
+            for a in range(SOLVE_BASE, out.shape[1]):
+                out[b, a] = 1
 
 
-@batch_kernel
+@batch_kernel(cheap=True)
 def sample_kernel(u, out, current_player, done, card_place, inv_count, inv_district, inv_left):
     """out[b] = a legal action chosen uniformly by the uniform variate ``u[b]`` in [0, 1)."""
     for b in prange(out.shape[0]):
@@ -366,17 +374,23 @@ def _tier_points(tier, num_players):
 
 
 @batch_kernel
-def step_kernel(actions, num_players, rules, num_rounds, max_rotations, adjacency,
+def step_kernel(actions, rejected, num_players, rules, num_rounds, max_rotations, adjacency,
                 rng, round_, first_player, current_player, rotation, tier, solved_this_rotation,
                 done, truncated, turn, tile_district, district_tile, case, card_place, deck,
                 deck_size, front, spot, trace, inv_count, inv_district, inv_answer, inv_markers,
                 inv_suppressed, inv_left, attempted, solved, solved_case, failed, score,
                 solve_points, penalty, rewards, last_action, last_answer, last_player, extra_turn,
                 round_winner):
-    """Apply ``actions[b]`` (legal, checked by the caller) to every game b in place (docs/rules.md §4–§7).
+    """Apply ``actions[b]`` to every live game b in place (docs/rules.md §4–§7): §4.1 select a clue card,
+    §4.2 place an investigator, §4.3 solve (§5 points), §7 the duel's decision, then the next seat,
+    the end of a rotation (§5, §6) and of a round (§5, §7).
 
-    ``rules`` is ``GameConfig.rules_code``: bit 0 first edition, bit 1 nick of time, bit 2 duel,
-    bits 8.. the duel's ``max_rounds``; ``num_rounds`` the regular rounds.
+    Any ``int64`` action is safe: one that is not legal for the player to move (negative, ``>=
+    1730``, a card not on the display, a district already used this round, no investigator left)
+    leaves its game unchanged except ``rewards[b] = 0`` and sets ``rejected[b]``; a finished game is
+    not stepped (``rejected[b]`` False). ``rules`` is ``GameConfig.rules_code``: bit 0 first
+    edition, bit 1 nick of time, bit 2 duel, bits 8.. the duel's ``max_rounds``; ``num_rounds`` the
+    regular rounds.
     """
     edition = rules & 1
     nick = (rules >> 1) & 1
@@ -386,10 +400,24 @@ def step_kernel(actions, num_players, rules, num_rounds, max_rotations, adjacenc
     for b in prange(actions.shape[0]):
         for i in range(num_players):
             rewards[b, i] = 0
+        rejected[b] = False
         if done[b]:
             continue
         a = actions[b]
         p = current_player[b]
+        # the legality check of _is_legal, written out: a call here costs as much as the step
+        if a < 36:
+            ok = a >= 0 and card_place[b, a] == ON_DISPLAY
+        elif a < SOLVE_BASE:
+            ok = inv_left[b, p] > 0
+            for k in range(inv_count[b, p]):
+                if inv_district[b, p, k] == a - 36:
+                    ok = False
+        else:
+            ok = a < SOLVE_BASE + NUM_CASES
+        if not ok:
+            rejected[b] = True
+            continue
         last_action[b] = a
         last_player[b] = p
         last_answer[b, 1] = -1

@@ -44,6 +44,7 @@ from numba import prange
 
 from pi_env.core._config import batch_kernel
 from pi_env.core.constants import IN_DISCARD, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS, ON_DISPLAY
+from pi_env.core.errors import PIError
 from pi_env.engine.state import State
 
 _COMPONENTS = (
@@ -145,6 +146,27 @@ def _observe_kernel(players, off, out, round_, first_player, current_player, rot
         o[off[22]] = (current_player[b] - p + P) % P
 
 
+def player_array(state: State, player: "int | np.ndarray") -> np.ndarray:
+    """``int64[B]``: one observing player per game, from an int (every game) or ``int[B]``.
+
+    Raises:
+        PIError: a player outside ``0..P-1``, or not an integer / ``int[B]``.
+    """
+    B, P = state.batch_size, state.num_players
+    if isinstance(player, (int, np.integer)) and not isinstance(player, bool):
+        if not 0 <= player < P:
+            raise PIError(f"player must be 0..{P - 1}, got {player!r}")
+        return np.full(B, player, dtype=np.int64)
+    arr = np.asarray(player)
+    if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] != B) or not np.issubdtype(arr.dtype, np.integer):
+        raise PIError(f"player must be an integer or int[{B}] (one per game), got "
+                      f"{arr.dtype}[{', '.join(map(str, arr.shape))}]")
+    players = np.ascontiguousarray(np.broadcast_to(arr.astype(np.int64), (B,)))
+    if players.size and (players.min() < 0 or players.max() >= P):
+        raise PIError(f"player must be 0..{P - 1}, got {player!r}")
+    return players
+
+
 def observe(state: State, player: "int | np.ndarray", out: np.ndarray | None = None) -> np.ndarray:
     """Observation of ``player`` in every game (docs/rules.md §9).
 
@@ -157,21 +179,15 @@ def observe(state: State, player: "int | np.ndarray", out: np.ndarray | None = N
         ``int16[B, observation_size(P)]`` (``out`` if given).
 
     Raises:
-        PIError: a player out of range.
+        PIError: a player out of range or of the wrong shape, or a wrong ``out``.
     """
-    from pi_env.core.errors import PIError
-
     B, P = state.batch_size, state.num_players
-    if isinstance(player, (int, np.integer)):
-        if not 0 <= player < P:
-            raise PIError(f"player must be 0..{P - 1}, got {player!r}")
-        players = np.full(B, player, dtype=np.int64)
-    else:
-        players = np.ascontiguousarray(np.broadcast_to(np.asarray(player, dtype=np.int64), (B,)))
-        if players.size and (players.min() < 0 or players.max() >= P):
-            raise PIError(f"player must be 0..{P - 1}, got {player!r}")
+    players = player_array(state, player)
+    D = observation_size(P)
     if out is None:
-        out = np.empty((B, observation_size(P)), dtype=np.int16)
+        out = np.empty((B, D), dtype=np.int16)
+    elif not isinstance(out, np.ndarray) or out.shape != (B, D) or out.dtype != np.int16:
+        raise PIError(f"out must be an int16 array of shape ({B}, {D})")
     _observe_kernel.for_batch(B)(players, _offsets(P), out, state.round, state.first_player,
                     state.current_player, state.rotation, state.tier, state.tile_district, state.case,
                     state.card_place, state.deck_size, state.front, state.spot, state.trace,

@@ -213,21 +213,14 @@ from pettingzoo.utils import wrappers
 from pi_env.core.actions import action_id, action_name
 from pi_env.core.board import Board, load_board
 from pi_env.core.constants import (ANSWER_NAMES, DEFAULT_MAX_ROTATIONS, INVESTIGATE_BASE, MAX_INVESTIGATORS,
-                        NUM_ACTIONS, NUM_ELEMENTS, ON_DISPLAY, SCORE_CAP, SCORE_FLOOR, SOLVE_BASE,
-                        TIER_POINTS, WRONG_SOLVE_PENALTY)
-from pi_env.engine import _kernels as K
-from pi_env.engine.api import _seeds, init, outcome
-from pi_env.engine.observe import _observe_kernel, _offsets, observation_layout, observation_size
-from pi_env.engine.state import DEFAULT_MAX_ROUNDS, GameConfig, State
+                                   NUM_ACTIONS, NUM_ELEMENTS, SCORE_CAP, SCORE_FLOOR, SOLVE_BASE, TIER_POINTS,
+                                   WRONG_SOLVE_PENALTY)
 from pi_env.core.errors import IllegalActionError, PIError
+from pi_env.engine import Engine, GameConfig, State, observation_layout, observation_size
+from pi_env.engine.state import DEFAULT_MAX_ROUNDS
 from pi_env.envs.render import render_text
 
 __all__ = ["env", "raw_env", "observation_bounds"]
-
-
-def _serial(kernel: Any) -> Any:
-    """The plain compiled build of an engine batch kernel (``B == 1`` never needs threads)."""
-    return getattr(kernel, "serial", kernel)
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -344,14 +337,11 @@ class raw_env(AECEnv, EzPickle):
         self._inv_answers = tuple(tuple(
             f"{s} spot{'' if s == 1 else 's'}, {t} trace{'' if t == 1 else 's'}" for t in range(4))
             for s in range(4))
-        self._players = tuple(np.full(1, i, dtype=np.int64) for i in range(P))
-        self._offsets = _offsets(P)
         self._action = np.zeros(1, dtype=np.int64)
+        self._legal = np.zeros(1, dtype=bool)
         self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        self._init_kernel = _serial(K.init_kernel)
-        self._step_kernel = _serial(K.step_kernel)
-        self._mask_kernel = _serial(K.mask_kernel)
-        self._observe_kernel = _serial(_observe_kernel)
+        # one game on one thread (B == 1 never needs threads); set up anew by every reset
+        self._engine = Engine(self.config, 1, seed=0, parallel=False)
         self.game_state: State | None = None
 
     # --- spaces ---------------------------------------------------------------------------
@@ -363,34 +353,16 @@ class raw_env(AECEnv, EzPickle):
 
     # --- episode --------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        # the engine's game for the seed is that of ``pi_env.engine.init(config, 1, seed)``
         if seed is not None:
-            rng_words = _seeds(seed, 1)  # validates the seed; the engine's derivation (= init)
+            st = self._engine.reset(seed)  # validates the seed first
             self._np_random = None  # reseeded from ``seed`` when an unseeded reset needs it
             self._last_seed = seed
         else:
             if self._np_random is None:
                 self._np_random = np.random.default_rng(self._last_seed)
-            rng_words = _seeds(int(self._np_random.integers(0, 2**63 - 1)), 1)
-        st = self.game_state
-        if st is None:
-            st = self.game_state = init(self.config, 1, rng_words)
-            cfg = self.config
-            arrays = st.arrays()
-            self._init_args = (False, cfg.num_players, np.array(cfg.investigators, dtype=np.int8),
-                               *arrays)
-            self._step_args = (cfg.num_players, cfg.rules_code, cfg.num_rounds, cfg.max_rotations,
-                               cfg.board.adjacency, *arrays)
-            self._obs_args = (st.round, st.first_player, st.current_player, st.rotation, st.tier,
-                              st.tile_district, st.case, st.card_place, st.deck_size, st.front,
-                              st.spot, st.trace, st.inv_count, st.inv_district, st.inv_answer,
-                              st.inv_suppressed, st.inv_left, st.attempted, st.solved,
-                              st.solved_case, st.failed, st.score)
-            self._mask_args = (st.current_player, st.done, st.card_place, st.inv_count,
-                               st.inv_district, st.inv_left)
-        else:
-            # reuse the arrays: set up a new game in place, exactly as ``init`` does
-            st.rng[:] = rng_words
-            self._init_kernel(*self._init_args)
+            st = self._engine.reset(int(self._np_random.integers(0, 2**63 - 1)))
+        self.game_state = st
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0)
@@ -405,14 +377,8 @@ class raw_env(AECEnv, EzPickle):
     def _check_action(self, action: Any) -> int:
         a = action_id(action)
         st = self.game_state
-        if a < INVESTIGATE_BASE:
-            ok = st.card_place[0, a] == ON_DISPLAY
-        elif a < SOLVE_BASE:
-            p = st.current_player[0]
-            ok = st.inv_left[0, p] > 0 and (a - INVESTIGATE_BASE) not in st.inv_district[0, p, :st.inv_count[0, p]]
-        else:
-            ok = True
-        if not ok:
+        self._action[0] = a
+        if not self._engine.is_legal(self._action, out=self._legal)[0]:
             raise IllegalActionError(
                 f"action {a} ({self._action_names[a]}) is not legal for {self.agent_selection} "
                 f"(round {int(st.round[0]) + 1}, turn {int(st.turn[0])})")
@@ -423,9 +389,8 @@ class raw_env(AECEnv, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        a = self._check_action(action)
-        self._action[0] = a
-        self._step_kernel(self._action, *self._step_args)
+        a = self._check_action(action)  # sets self._action
+        self._engine.step(self._action, check=False)
         st = self.game_state
         self._cumulative_rewards[agent] = 0
         self.rewards = rewards = dict(zip(self.possible_agents, st.rewards[0].tolist()))
@@ -448,7 +413,7 @@ class raw_env(AECEnv, EzPickle):
 
     def _finish(self) -> None:
         st = self.game_state
-        res = outcome(st, self.config)
+        res = self._engine.outcome()
         ended = self.truncations if st.truncated[0] else self.terminations
         for i, name in enumerate(self.possible_agents):
             ended[name] = True
@@ -457,12 +422,9 @@ class raw_env(AECEnv, EzPickle):
     # --- observation ----------------------------------------------------------------------
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         p = self._index[agent]
-        out = np.empty((1, self._obs_size), dtype=np.int16)
-        self._observe_kernel(self._players[p], self._offsets, out, *self._obs_args)
+        out = self._engine.observe(p)
         if agent == self.agent_selection and not self.game_state.done[0]:
-            mask = np.empty((1, NUM_ACTIONS), dtype=np.int8)
-            self._mask_kernel(mask, *self._mask_args)
-            return {"observation": out[0], "action_mask": mask[0]}
+            return {"observation": out[0], "action_mask": self._engine.legal_action_mask()[0]}
         return {"observation": out[0], "action_mask": self._zero_mask.copy()}
 
     # --- rendering ------------------------------------------------------------------------

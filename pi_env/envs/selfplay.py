@@ -131,7 +131,9 @@ SelfPlayVecEnv(num_envs, num_players=2, *, edition="second", variants=(), invest
 The rules arguments are those of :class:`pi_env.engine.GameConfig` (and of `pi_env.env`).
 `seed`: seeds the first `reset()` (as `reset(seed=...)`); `reset(seed=s)` plays the engine games
 `pi_env.engine.init(config, B, s)` (the same seed gives the same games, seats and agent seeds).
-`check=False` skips the legality check of the learner's actions (the kernels trust them).
+`check=False` skips the legality check of the learner's actions: the engine then ignores an
+illegal one (any integer; that game is not stepped and its row comes again, reward 0), see
+:meth:`pi_env.engine.Engine.step`.
 `parallel`: run the engine's step and setup and the encoder on all cores (`True`), on one
 (`False`), or as `pi_env.core._config` decides (`None`: threads from 256 games on, unless
 `PI_ENV_NUMBA_PARALLEL=0`). On a machine busy with other work one thread can be faster: every
@@ -160,13 +162,11 @@ from numba import prange
 
 from pi_env.core._config import batch_kernel
 from pi_env.core.board import Board, load_board
-from pi_env.core.constants import INVESTIGATE_BASE, NUM_ACTIONS, ON_DISPLAY, SOLVE_BASE
-from pi_env.envs.encoders import FailedSolves, FlatEncoder, flat_bounds
-from pi_env.engine import _kernels as K
-from pi_env.engine.api import init, legal_action_mask, sample_actions
-from pi_env.engine.observe import observe
-from pi_env.engine.state import DEFAULT_MAX_ROUNDS, GameConfig, State
+from pi_env.core.constants import NUM_ACTIONS
 from pi_env.core.errors import IllegalActionError, InvalidActionError, PIError
+from pi_env.engine import NO_ACTION, Engine, GameConfig, State, legal_action_mask, observe, sample_actions
+from pi_env.engine.state import DEFAULT_MAX_ROUNDS
+from pi_env.envs.encoders import FailedSolves, FlatEncoder, flat_bounds
 
 __all__ = ["SelfPlayVecEnv", "RandomBatchOpponent", "is_batch_opponent"]
 
@@ -214,27 +214,6 @@ def _advance_kernel(active, learner, notified, acc, row_seat, row_terminal, pend
                 out_trunc[b] = False
             else:
                 need_opp[b] = True
-
-
-@batch_kernel
-def _mask_head_kernel(out, current_player, done, card_place, inv_count, inv_district, inv_left):
-    """Fill ``out[b, :50]`` (clues, investigators) with the legal-action mask of the player to move
-    (all ones for a finished game), as the engine's ``mask_kernel``; the solve part ``out[b, 50:]``
-    is always ones and is not touched (the buffer starts as ones)."""
-    for b in prange(out.shape[0]):
-        if done[b]:
-            for a in range(SOLVE_BASE):
-                out[b, a] = 1
-            continue
-        p = current_player[b]
-        for x in range(INVESTIGATE_BASE):
-            out[b, x] = 1 if card_place[b, x] == ON_DISPLAY else 0
-        ok = inv_left[b, p] > 0
-        for d in range(SOLVE_BASE - INVESTIGATE_BASE):
-            out[b, INVESTIGATE_BASE + d] = 1 if ok else 0
-        if ok:
-            for k in range(inv_count[b, p]):
-                out[b, INVESTIGATE_BASE + inv_district[b, p, k]] = 0
 
 
 def is_batch_opponent(spec: Any) -> bool:
@@ -385,18 +364,13 @@ class SelfPlayVecEnv(VectorEnv):
         self._mask_view.flags.writeable = False
         self._seat_view = self._seat8.view()
         self._seat_view.flags.writeable = False
-        self._investigators = np.array(self.config.investigators, dtype=np.int8)
-        # the engine's step and setup and the encoder run threaded (for_batch); the cheap kernels
-        # run serially: a parallel region costs more than they do, and much more on a busy machine
-        def build(k: Any) -> Any:
-            return k.for_batch(B) if parallel is None else k.parallel if parallel else k.serial
-
-        self._step_kernel = build(K.step_kernel)
-        self._init_kernel = build(K.init_kernel)
+        self._actions = np.zeros(B, dtype=np.int64)
+        self._opp_actions = np.zeros(B, dtype=np.int64)
+        # the engine handle (its step and setup and the encoder run threaded as the engine decides
+        # for B, or as ``parallel`` says; the cheap kernels run serially); built at the first reset
+        self._parallel = parallel
+        self._engine: Engine | None = None
         self._advance = _advance_kernel.serial
-        self._mask_kernel = _mask_head_kernel.serial
-        self._legal_kernel = K.legal_kernel.serial
-        self._sample_kernel = K.sample_kernel.serial
         self._np_random, self._np_random_seed = _generator(seed)
         self._seed = seed
         self.state: State | None = None
@@ -428,12 +402,11 @@ class SelfPlayVecEnv(VectorEnv):
         else:
             engine_seed = int(self._np_random.integers(2**63 - 1))
         B, P = self.num_envs, self.num_players
-        self.state = st = init(self.config, B, seed=engine_seed)
-        arrays = st.arrays()
-        self._step_args = (P, self.config.rules_code, self.config.num_rounds, self.config.max_rotations,
-                           self.config.board.adjacency, *arrays)
-        self._mask_args = (self._mask, st.current_player, st.done, st.card_place, st.inv_count,
-                           st.inv_district, st.inv_left)
+        if self._engine is None:
+            self._engine = Engine(self.config, B, seed=engine_seed, parallel=self._parallel)
+        else:
+            self._engine.reset(seed=engine_seed)
+        self.state = st = self._engine.state
         self._adv_args = (self._learner, self._notified, self._acc, self._row_seat, self._row_terminal,
                           self._pending, self._need_opp, self._rewards, self._term, self._trunc, st.done,
                           st.truncated, st.current_player, st.last_player, st.rewards)
@@ -477,11 +450,7 @@ class SelfPlayVecEnv(VectorEnv):
 
     def _reset_slots(self, which: np.ndarray) -> None:
         """Autoreset: a new engine game in every slot of ``which`` (continuing its rng stream)."""
-        st = self.state
-        saved = st.done.copy()
-        st.done[:] = which  # init_kernel(only_done) resets exactly the slots marked done
-        self._init_kernel(True, self.num_players, self._investigators, *st.arrays())
-        st.done[:] = saved & ~which
+        self._engine.reset_games(which)
         self._new_games(which)
 
     def step(self, actions: Any):
@@ -504,10 +473,13 @@ class SelfPlayVecEnv(VectorEnv):
         if a.shape != (B,) or not np.issubdtype(a.dtype, np.integer):
             raise InvalidActionError(f"actions must be an integer array of shape ({B},), "
                                      f"got {a.dtype} {a.shape}")
-        a = np.ascontiguousarray(a, dtype=np.int64)
         if self.check:
-            self._check(a)
-        self._step_kernel(a, *self._step_args)  # finished games (terminal rows) are not stepped
+            # a terminal row's action is ignored, whatever it is (its game is finished)
+            np.copyto(self._actions, a, casting="unsafe")
+            self._actions[self._row_terminal] = 0
+            a = self._actions
+        # checked: a bad action raises before any game is stepped; finished games are not stepped
+        self._engine.step(a, check=self.check)
         self._failed.after_step(self._all, self.state)
         if self._pending.any():
             which = self._pending.copy()
@@ -519,36 +491,18 @@ class SelfPlayVecEnv(VectorEnv):
             self._play_opponents()
         return self._outputs()
 
-    def _check(self, a: np.ndarray) -> None:
-        turn = ~self._row_terminal
-        bad = np.flatnonzero(turn & ((a < 0) | (a >= NUM_ACTIONS)))
-        if bad.size:
-            b = int(bad[0])
-            raise InvalidActionError(f"game {b}: action {int(a[b])!r} is outside 0..{NUM_ACTIONS - 1}")
-        st = self.state
-        self._legal_kernel(a, self._legal, st.current_player, st.done, st.card_place, st.inv_count,
-                           st.inv_district, st.inv_left)
-        if not self._legal.all():
-            from pi_env.core.actions import action_name
-
-            b = int(np.flatnonzero(~self._legal)[0])
-            raise IllegalActionError(
-                f"game {b}: action {int(a[b])} ({action_name(int(a[b]), self.config.board)}) is not "
-                f"legal for player {int(st.current_player[b])} (round {int(st.round[b]) + 1}, turn "
-                f"{int(st.turn[b])})")
-
     def _play_opponents(self) -> None:
         """Step the engine for every game whose player to move is a fixed agent, until each game
         has a learner row (see Opponents in the module docstring)."""
-        st = self.state
+        st, eng = self.state, self._engine
         P = self.num_players
-        acts = np.zeros(self.num_envs, dtype=np.int64)
-        legal = np.zeros(self.num_envs, dtype=bool)
+        acts = self._opp_actions
+        legal = self._legal
         while self._need_opp.any():
             idx = np.flatnonzero(self._need_opp)
             movers = st.current_player.astype(np.int64)
             rel = (movers[idx] - self._primary[idx]) % P  # relative seat of each mover
-            acts[:] = 0
+            acts[:] = NO_ACTION  # the other games are not stepped
             single = np.ones(idx.size, dtype=bool)
             for j, opp in enumerate(self._batch):
                 if opp is not None:
@@ -565,8 +519,7 @@ class SelfPlayVecEnv(VectorEnv):
                 for n, b in enumerate(games):  # the Python loop over games needing an agent's move
                     agent = self._agents[b][(movers[b] - self._primary[b]) % P]
                     acts[b] = agent.act(obs[n], mask[n])
-            self._legal_kernel(acts, legal, st.current_player, st.done, st.card_place, st.inv_count,
-                               st.inv_district, st.inv_left)
+            eng.is_legal(acts, out=legal)
             wrong = idx[~legal[idx]]
             if wrong.size:
                 b = int(wrong[0])
@@ -574,11 +527,7 @@ class SelfPlayVecEnv(VectorEnv):
                 agent = self._batch[j - 1] if self._batch[j - 1] is not None else self._agents[b][j]
                 raise IllegalActionError(f"game {b}: opponent agent {type(agent).__name__} (player "
                                          f"{int(movers[b])}) chose the illegal action {int(acts[b])}")
-            frozen = ~self._need_opp
-            saved = st.done.copy()
-            st.done |= frozen  # the engine skips finished games: only the agents' games move
-            self._step_kernel(acts, *self._step_args)
-            st.done[frozen] = saved[frozen]
+            eng.step(acts, check=False)  # only the agents' games move
             self._failed.after_step(self._need_opp, st)
             self._active[:] = self._need_opp
             self._advance(self._active, *self._adv_args)
@@ -587,7 +536,7 @@ class SelfPlayVecEnv(VectorEnv):
         st = self.state
         self._seat8[:] = self._row_seat
         obs = self._encoder.encode(st, self._row_seat, check=False, failed=self._failed)
-        self._mask_kernel(*self._mask_args)
+        self._engine.legal_action_mask(out=self._mask, solves=False)  # the solve part stays ones
         if self.copy:
             info = {"action_mask": self._mask.copy(), "to_move": self._seat8.copy()}
             return obs.copy(), self._rewards.copy(), self._term.copy(), self._trunc.copy(), info
@@ -605,17 +554,14 @@ class SelfPlayVecEnv(VectorEnv):
         g = self._np_random if rng is None else rng
         if out is None:
             out = np.empty(self.num_envs, dtype=np.int64)
-        st = self.state
-        self._sample_kernel(g.random(self.num_envs), out, st.current_player, st.done, st.card_place,
-                            st.inv_count, st.inv_district, st.inv_left)
-        return out
+        return self._engine.sample_actions(g, out)
 
     def engine_observations(self) -> np.ndarray:
         """``int16[B, 618 + 1912·P]``: the engine observation of each row's seat (the input of the
         built-in :mod:`agents`)."""
         if self.state is None:
             raise PIError("call reset() before engine_observations()")
-        return observe(self.state, self._row_seat)
+        return self._engine.observe(self._row_seat)
 
     @property
     def learner_mask(self) -> np.ndarray:
