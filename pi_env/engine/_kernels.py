@@ -243,15 +243,22 @@ def _setup_round(b, num_players, rng, round_, first_player, current_player, rota
     current_player[b] = first_player[b]
 
 
-@batch_kernel
-def init_kernel(which, num_players, investigators, rng, round_, first_player, current_player,
+CHUNK = 64
+"""Games per call of the per-range rule functions (``_new_games``, ``_step_games``): a threaded
+kernel hands ranges of this many games to its threads, and the fused play loop keeps one range's
+states in cache while it plays them (a tuning constant)."""
+
+
+@kernel
+def _new_games(lo, hi, which, num_players, investigators, rng, round_, first_player, current_player,
                 rotation, tier, solved_this_rotation, done, truncated, turn, tile_district,
                 district_tile, case, card_place, deck, deck_size, front, spot, trace, inv_count,
                 inv_district, inv_answer, inv_markers, inv_suppressed, inv_left, attempted, solved,
                 solved_case, failed, score, solve_points, penalty, rewards, last_action,
                 last_answer, last_player, extra_turn, round_winner):
-    """Set up a new game in every slot b with ``which[b]`` from ``rng[b]`` (docs/rules.md §3)."""
-    for b in prange(rng.shape[0]):
+    """docs/rules.md §3: a new game in every slot b of ``lo <= b < hi`` with ``which[b]`` from ``rng[b]``
+    (first player, investigator tiles, scores, then the first round's setup)."""
+    for b in range(lo, hi):
         if not which[b]:
             continue
         round_[b] = 0
@@ -275,6 +282,15 @@ def init_kernel(which, num_players, investigators, rng, round_, first_player, cu
                      deck_size, front, spot, trace, inv_count, inv_district, inv_answer,
                      inv_markers, inv_suppressed, attempted, solved, solved_case, failed,
                      extra_turn)
+
+
+@batch_kernel
+def init_kernel(which, num_players, investigators, *S):
+    """Set up a new game in every slot b with ``which[b]`` (docs/rules.md §3; ``S``: the state's arrays
+    in :meth:`State.arrays` order), range by range."""
+    n = which.shape[0]
+    for c in prange((n + CHUNK - 1) // CHUNK):
+        _new_games(c * CHUNK, min(n, (c + 1) * CHUNK), which, num_players, investigators, *S)
 
 
 @kernel
@@ -327,43 +343,48 @@ def mask_kernel(out, head_only, current_player, done, card_place, inv_count, inv
                 out[b, a] = 1
 
 
+@kernel
+def _sample_legal(b, u, current_player, done, card_place, inv_count, inv_district, inv_left):
+    """A legal action of game b chosen uniformly by the uniform variate ``u`` in [0, 1)
+    (docs/rules.md §4): the ``k``-th legal action in id order, ``k = floor(u * count)``."""
+    p = current_player[b]
+    n_clue = 0
+    for x in range(36):
+        if card_place[b, x] == ON_DISPLAY:
+            n_clue += 1
+    n_inv = 0
+    if inv_left[b, p] > 0 and not done[b]:
+        n_inv = 14 - np.int64(inv_count[b, p])  # int8 arithmetic would overflow without the JIT
+    total = n_clue + n_inv + NUM_CASES
+    k = int(u * total)
+    if k >= total:
+        k = total - 1
+    if k < n_clue:
+        for x in range(36):
+            if card_place[b, x] == ON_DISPLAY:
+                if k == 0:
+                    return x
+                k -= 1
+    elif k < n_clue + n_inv:
+        k -= n_clue
+        for d in range(14):
+            used = False
+            for j in range(inv_count[b, p]):
+                if inv_district[b, p, j] == d:
+                    used = True
+            if not used:
+                if k == 0:
+                    return 36 + d
+                k -= 1
+    return SOLVE_BASE + (k - n_clue - n_inv)
+
+
 @batch_kernel(cheap=True)
 def sample_kernel(u, out, current_player, done, card_place, inv_count, inv_district, inv_left):
     """out[b] = a legal action chosen uniformly by the uniform variate ``u[b]`` in [0, 1)."""
     for b in prange(out.shape[0]):
-        p = current_player[b]
-        n_clue = 0
-        for x in range(36):
-            if card_place[b, x] == ON_DISPLAY:
-                n_clue += 1
-        n_inv = 0
-        if inv_left[b, p] > 0 and not done[b]:
-            n_inv = 14 - np.int64(inv_count[b, p])  # int8 arithmetic would overflow without the JIT
-        total = n_clue + n_inv + NUM_CASES
-        k = int(u[b] * total)
-        if k >= total:
-            k = total - 1
-        if k < n_clue:
-            for x in range(36):
-                if card_place[b, x] == ON_DISPLAY:
-                    if k == 0:
-                        out[b] = x
-                        break
-                    k -= 1
-        elif k < n_clue + n_inv:
-            k -= n_clue
-            for d in range(14):
-                used = False
-                for j in range(inv_count[b, p]):
-                    if inv_district[b, p, j] == d:
-                        used = True
-                if not used:
-                    if k == 0:
-                        out[b] = 36 + d
-                        break
-                    k -= 1
-        else:
-            out[b] = SOLVE_BASE + (k - n_clue - n_inv)
+        out[b] = _sample_legal(b, u[b], current_player, done, card_place, inv_count, inv_district,
+                               inv_left)
 
 
 @kernel
@@ -373,15 +394,15 @@ def _tier_points(tier, num_players):
     return _TIER_POINTS[tier]
 
 
-@batch_kernel
-def step_kernel(actions, rejected, num_players, rules, num_rounds, max_rotations, adjacency,
+@kernel
+def _step_games(lo, hi, actions, rejected, num_players, rules, num_rounds, max_rotations, adjacency,
                 rng, round_, first_player, current_player, rotation, tier, solved_this_rotation,
                 done, truncated, turn, tile_district, district_tile, case, card_place, deck,
                 deck_size, front, spot, trace, inv_count, inv_district, inv_answer, inv_markers,
                 inv_suppressed, inv_left, attempted, solved, solved_case, failed, score,
                 solve_points, penalty, rewards, last_action, last_answer, last_player, extra_turn,
                 round_winner):
-    """Apply ``actions[b]`` to every live game b in place (docs/rules.md §4–§7): §4.1 select a clue card,
+    """Apply ``actions[b]`` to every live game b of ``lo <= b < hi`` in place (docs/rules.md §4–§7): §4.1 select a clue card,
     §4.2 place an investigator, §4.3 solve (§5 points), §7 the duel's decision, then the next seat,
     the end of a rotation (§5, §6) and of a round (§5, §7).
 
@@ -397,7 +418,7 @@ def step_kernel(actions, rejected, num_players, rules, num_rounds, max_rotations
     duel = (rules >> 2) & 1
     max_rounds = rules >> 8
     last_tier = min(3, num_players - 2)
-    for b in prange(actions.shape[0]):
+    for b in range(lo, hi):
         for i in range(num_players):
             rewards[b, i] = 0
         rejected[b] = False
@@ -594,3 +615,13 @@ def step_kernel(actions, rejected, num_players, rules, num_rounds, max_rotations
         if not duel:
             for i in range(num_players):
                 rewards[b, i] += score[b, i]
+
+
+@batch_kernel
+def step_kernel(actions, rejected, num_players, rules, num_rounds, max_rotations, adjacency, *S):
+    """Apply ``actions[b]`` to every live game (``_step_games``, range by range; ``S``: the state's
+    arrays in :meth:`State.arrays` order)."""
+    n = actions.shape[0]
+    for c in prange((n + CHUNK - 1) // CHUNK):
+        _step_games(c * CHUNK, min(n, (c + 1) * CHUNK), actions, rejected, num_players, rules, num_rounds,
+                    max_rotations, adjacency, *S)

@@ -29,6 +29,7 @@ from pi_env.engine import _kernels as K
 from pi_env.engine.api import Outcome, illegal_action_error, init, outcome, reset_games, rng_states
 from pi_env.engine.arrays import action_array
 from pi_env.engine.observe import _observe_kernel, _offsets, observation_size
+from pi_env.engine.play import RolloutResult, play, rollout
 from pi_env.engine.state import GameConfig, State
 
 __all__ = ["Engine"]
@@ -257,6 +258,22 @@ class Engine:
             raise PIError(f"out must be an int16 array of shape ({B}, {self.observation_size})")
         self._observe(players, self._offsets, out, *self._obs_args)
         return out
+
+    # --- whole games ------------------------------------------------------------------------
+    def play(self, num_steps: int, policy: str = "random", seed: "int | np.ndarray | None" = None,
+             autoreset: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """Play ``num_steps`` turns in every game in one fused call (:func:`pi_env.engine.play`).
+
+        Returns:
+            ``(steps, games)``: ``int64[B]`` turns played and games finished per slot.
+        """
+        return play(self.state, self.config, num_steps, policy, seed, autoreset, parallel=self.parallel)
+
+    def rollout(self, policy: str = "random", seed: "int | np.ndarray | None" = None,
+                max_steps: int | None = None) -> RolloutResult:
+        """Play copies of the current games to their end (:func:`pi_env.engine.rollout`); the
+        handle's games are not changed."""
+        return rollout(self.state, self.config, policy, seed, max_steps, parallel=self.parallel)
 
     def outcome(self, game: int = 0) -> Outcome:
         """Final standings of finished game ``game`` (:func:`pi_env.engine.outcome`, docs/rules.md §5, §7).

@@ -3,9 +3,11 @@ the record scorer (:mod:`pi_env.records.scoring`), the solver's hints and the ag
 
 from __future__ import annotations
 
+import numpy as np
+
 from pi_env.core.constants import TIER_POINTS
 
-__all__ = ["rank_players", "tier_points"]
+__all__ = ["rank_players", "rank_batch", "tier_points"]
 
 def rank_players(scores, investigators_left, penalty, edition: str,
                  mode: str = "standard") -> tuple[int, ...]:
@@ -40,3 +42,20 @@ def tier_points(tier: int, round_index: int, num_players: int, edition: str) -> 
     if tier > num_players - 2 or tier >= len(TIER_POINTS):
         return 0
     return TIER_POINTS[tier] + (round_index if edition == "second" else 0)
+
+
+def rank_batch(scores: np.ndarray, investigators_left: np.ndarray, penalty: np.ndarray, edition: str,
+               mode: str = "standard") -> np.ndarray:
+    """``int8[B, P]``: :func:`rank_players` of every game of a batch (docs/rules.md §5, §7).
+
+    Args:
+        scores, investigators_left, penalty: ``int[B, P]``.
+        edition: ``"second"`` or ``"first"``.
+        mode: ``"standard"`` or ``"duel"``.
+    """
+    key = np.asarray(scores, dtype=np.int64) * (1 << 40)
+    if mode != "duel":
+        key = key + np.asarray(investigators_left, dtype=np.int64) * (1 << 20)
+        if edition == "first":
+            key = key - np.asarray(penalty, dtype=np.int64)
+    return (1 + (key[:, None, :] > key[:, :, None]).sum(axis=2)).astype(np.int8)
