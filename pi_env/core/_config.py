@@ -5,6 +5,8 @@ Environment variables:
     PI_ENV_NUMBA_PARALLEL: ``0`` never uses threads; by default a batch kernel runs with
         ``numba.prange`` over games on all cores when the batch has at least
         ``PARALLEL_MIN_BATCH`` games, and serially below (threads cost more than they save there).
+    OMP_WAIT_POLICY: set to ``PASSIVE`` unless already set (threads sleep while they wait:
+        measured far faster on a busy machine); ``ACTIVE`` restores OpenMP's spinning.
     NUMBA_DISABLE_JIT: numba's own switch; ``1`` runs every kernel as plain Python over numpy
         arrays (the reference path the parity tests compare against).
     PI_ENV_COMPILE_NOTICE: ``0`` silences the line the ``pi-env`` command prints when it has to
@@ -18,6 +20,12 @@ import types
 import numba
 from numba.core import event as _numba_event
 
+# numba's OpenMP threads wait for work passively (sleep) unless the user says otherwise: with the
+# default active wait, on a machine busy with other processes every threaded kernel waited for a
+# spinning thread's time slice (measured, 2 cores, load 5-12: the step-by-step engine at B = 256
+# fell from 275 k to 20 k agent-steps/s with threads; with passive waiting threads were faster than
+# one thread at every batch size). Must be set before OpenMP starts, hence here.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 CACHE: bool = os.environ.get("PI_ENV_NUMBA_CACHE", "1") != "0"
 PARALLEL: bool = os.environ.get("PI_ENV_NUMBA_PARALLEL", "1") != "0"
 PARALLEL_MIN_BATCH: int = 256
