@@ -18,10 +18,12 @@ Modules (lowest level first):
   :func:`solo_features`, :func:`query_gains`, :func:`joint_features`);
 * :mod:`pi_env.solvers.compact` — the compact observation encoding for learning
   (:func:`~pi_env.solvers.compact.encode_compact`, :func:`~pi_env.solvers.compact.encode_solo_compact`);
-* :mod:`pi_env.solvers.joint` — exact counts of joint deals (:func:`count_joint`);
+* :mod:`pi_env.solvers.joint` — exact counts of joint deals (:func:`count_joint`, :func:`joint_table`);
 * :mod:`pi_env.solvers.sat_model` — python-sat model: consistency cross-check, smallest conflicting event
   sets;
 * :mod:`pi_env.solvers.analysis` — :func:`analyze`, :class:`Analysis`, :class:`ContradictionError`;
+* :mod:`pi_env.solvers.worlds` — :func:`sample_worlds`: complete worlds drawn exactly from the joint
+  posterior;
 * :mod:`pi_env.solvers.observation` — :func:`knowledge_from_observation`: a :class:`Knowledge` from one
   player's engine observation;
 * :mod:`pi_env.solvers.turns` — the rules facts of a player's turn (:class:`TurnContext`,
@@ -40,7 +42,7 @@ This package does not import pettingzoo or gymnasium.
 from pi_env.solvers.analysis import Analysis, ContradictionError, analyze, analyze_knowledge, knowledge_of
 from pi_env.solvers.case_sets import CaseFilter, case_bits, case_mask_reference
 from pi_env.solvers.hints import Hint, hint
-from pi_env.solvers.joint import count_joint
+from pi_env.solvers.joint import JointTable, count_joint, joint_table
 from pi_env.solvers.knowledge import Knowledge, event_row, event_rows, knowledge_from_round
 from pi_env.solvers.observation import knowledge_from_observation
 from pi_env.solvers.own_info import (joint_features, observation_case_mask, observation_features, own_case_mask,
@@ -48,6 +50,7 @@ from pi_env.solvers.own_info import (joint_features, observation_case_mask, obse
 from pi_env.solvers.sat_model import is_consistent, minimal_conflict, sat_consistent_cases
 from pi_env.solvers.solve_report import record_hint, solve_report
 from pi_env.solvers.turns import TurnContext, turn_context
+from pi_env.solvers.worlds import WorldSampler, sample_worlds, world_sampler
 
 __all__ = [
     "Analysis", "CaseFilter", "ContradictionError", "Knowledge", "analyze", "analyze_knowledge",
@@ -56,4 +59,6 @@ __all__ = [
     "Hint", "hint", "knowledge_from_observation", "record_hint", "solve_report", "TurnContext",
     "turn_context", "own_features", "own_case_mask", "observation_features",
     "observation_case_mask", "solo_features", "solo_observation_features", "query_gains", "joint_features",
+    "JointTable", "joint_table", "WorldSampler", "sample_worlds",
+    "world_sampler",
 ]

@@ -71,6 +71,8 @@ class Analysis:
             a smallest conflicting set.
         names: the board's 36 element names (from the :class:`Knowledge`; default the daytime
             board's), used to print cases and elements.
+        knowledge: the :class:`Knowledge` analysed (``None`` if built by hand); what
+            :func:`pi_env.solvers.worlds.sample_worlds` draws complete worlds from.
     """
 
     player: int
@@ -87,6 +89,7 @@ class Analysis:
     certain: tuple[int, ...]
     conflict: tuple[int, ...] | None = None
     names: tuple[str, ...] = field(default=element_names(DAYTIME), repr=False)
+    knowledge: Knowledge | None = field(default=None, repr=False)
 
     @property
     def marginals(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -175,7 +178,8 @@ def _analysis(knowledge: Knowledge, own: np.ndarray, counts: np.ndarray, strict:
     own_cases = np.flatnonzero(own)
     return Analysis(player=p, own_count=int(own_cases.size), own_cases=own_cases, count=int(cases.size),
                     cases=cases, joint_counts=joint, total=total, probabilities=probs, suspect=margs[0],
-                    evidence=margs[1], location=margs[2], certain=certain, conflict=conflict, names=names)
+                    evidence=margs[1], location=margs[2], certain=certain, conflict=conflict, names=names,
+                    knowledge=knowledge)
 
 
 RecordLike = Union[GameRecord, RoundRecord, Knowledge, dict, str, "os.PathLike[str]"]

@@ -1,0 +1,284 @@
+"""Worst-case speed of exact joint inference (issue #15 item 8) and of exact world sampling (#16 item 2).
+
+    python benchmarks/joint_worst_case.py [--games 4] [--baseline-cap 2] [--samples 100000] [--seed 0]
+                                          [--quick]
+
+Positions (one player p's :class:`~pi_env.solvers.Knowledge` each), by kind:
+
+==============  ==============================================================================
+``sparse``      no event; 2, 3, 4, 5 players; the case p holds known / not given
+``early``       1 to 3 answers in the round; 3 to 5 players; held case known / not given
+``few``         one answer per player; 4 and 5 players; held case known / not given
+``many``        engine self-play, 4 and 5 players (``greedy``/``deducer``/``random`` seats): every
+                fourth event of every round, each player in turn
+``first``       the same, first edition (4 players)
+``duel``        the same, a duel (2 players)
+``adversarial`` positions found by a hill-climbing search over legal rounds that maximised the dynamic
+                programme's work (``benchmarks/data/joint_adversarial.json``; 4 and 5 players, events
+                by any player in any order, as a typed-in record allows)
+==============  ==============================================================================
+
+Measured (numba compile time excluded: every kernel runs once first), per position:
+
+* ours: :func:`pi_env.solvers.analyze_knowledge` (case sets, exact joint counts, probabilities,
+  marginals), the median of 3 calls;
+* baseline: pi-env 0.1's ``count_joint`` (``benchmarks/joint_baseline.py``, the meet-in-the-middle
+  code this issue replaced) on the same case sets, in the same run, capped at ``--baseline-cap``
+  seconds per position (then extrapolated from the cases done, marked ``est.``); its counts are
+  compared with ours wherever it finished.
+
+The table gives per kind the number of positions, our worst and median time, the baseline's worst,
+and the ratio of the worsts; then the overall worst against the target (every position within
+100 ms). Then world sampling (:func:`pi_env.solvers.world_sampler`): for the 5-player positions, the
+time to build a sampler and the worlds drawn per second over ``--samples`` draws (target: at least
+10,000 worlds/s). The machine's load average is printed before and after: figures measured while
+other work runs on the machine are for development only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from pi_env.core.board import DAYTIME
+from pi_env.core.constants import NUM_CASES, case_index
+from pi_env.records.record_file import clue_answer, investigate_answer, suppression
+from pi_env.solvers import Knowledge, analyze_knowledge, case_bits, count_joint, knowledge_of, world_sampler
+from pi_env.solvers.knowledge import CLUE_KIND, INVESTIGATE_KIND, SOLVE_FAILED
+from pi_env.solvers.tables import from_bitset
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import joint_baseline  # noqa: E402  (the pre-#15 implementation, kept beside this script)
+
+DATA = Path(__file__).resolve().parent / "data" / "joint_adversarial.json"
+TARGET_S = 0.100
+TARGET_WORLDS = 10_000
+
+try:  # optional progress bars
+    from tqdm import tqdm as _tqdm
+except ImportError:  # pragma: no cover
+    _tqdm = None
+
+
+def progress(items, desc: str):
+    return items if _tqdm is None else _tqdm(items, desc=desc, leave=False, file=sys.stderr)
+
+
+@dataclass
+class Position:
+    kind: str
+    knowledge: Knowledge
+
+
+# ---------------------------------------------------------------------------------------------
+# positions
+
+
+def random_events(rng: np.random.Generator, n: int, count: int, per_player: bool = False):
+    """A random layout, a deal and ``count`` truthful answers (clues and investigations; players
+    in turn, or one per player with ``per_player``). Returns ``(tile_district, cases, rows)``."""
+    td = np.empty(36, dtype=np.int64)
+    td[:12] = rng.permutation(14)[:12]
+    td[12:22] = rng.permutation(14)[:10]
+    td[22:] = np.arange(14)
+    s, e, loc = rng.permutation(12)[:n], rng.permutation(10)[:n], rng.permutation(14)[:n]
+    cases = [case_index(int(s[q]), int(e[q]), int(loc[q])) for q in range(n)]
+    adj = DAYTIME.adjacency
+    marked = {q: set() for q in range(n)}
+    rows = []
+    for i in range(count):
+        q = i % n
+        if rng.random() < 0.6:
+            x = int(rng.integers(36))
+            a = clue_answer(td, cases[q], x, adj)
+            if a:
+                marked[q].add(x)
+            rows.append((i, q, CLUE_KIND, x, a, 0, 0))
+        else:
+            d = int(rng.integers(14))
+            sup = suppression(td, frozenset(marked[q]), d)
+            sp, tr = investigate_answer(td, cases[q], d, sup, adj)
+            mask = sum(1 << t for t, v in enumerate(sup) if v)
+            rows.append((i, q, INVESTIGATE_KIND, d, sp, tr, mask))
+    return td, cases, np.array(rows, dtype=np.int32).reshape(-1, 7)
+
+
+def synthetic_positions(rng: np.random.Generator) -> list[Position]:
+    out = []
+    adj = DAYTIME.adjacency
+    for n in (2, 3, 4, 5):  # sparse
+        td, cases, _ = random_events(rng, n, 0)
+        for known in (True, False):
+            out.append(Position("sparse", Knowledge(0, n, td, adj, cases[1] if known else -1)))
+    for n in (3, 4, 5):  # early
+        for count in (1, 2, 3):
+            td, cases, rows = random_events(rng, n, count)
+            for known in (True, False):
+                p = int(rng.integers(n))
+                out.append(Position("early", Knowledge(p, n, td, adj, cases[(p + 1) % n] if known else -1, rows)))
+    for n in (4, 5):  # few: one answer per player
+        for _ in range(3):
+            td, cases, rows = random_events(rng, n, n)
+            for known in (True, False):
+                p = int(rng.integers(n))
+                out.append(Position("few", Knowledge(p, n, td, adj, cases[(p + 1) % n] if known else -1, rows)))
+    return out
+
+
+def engine_positions(kind: str, games: int, rng: np.random.Generator) -> list[Position]:
+    from pi_env.agents.runner import play_game
+    from pi_env.engine import GameConfig
+    from pi_env.records.record_file import load_record, record_to_dict
+
+    if kind == "duel":
+        config, n = GameConfig(num_players=2, mode="duel"), 2
+    elif kind == "first":
+        config, n = GameConfig(num_players=4, edition="first"), 4
+    else:
+        config, n = None, None
+    out = []
+    player_counts = (4, 5) if kind == "many" else (n,)
+    for n in player_counts:
+        cfg = config or GameConfig(num_players=n)
+        for _ in range(games):
+            seats = [str(rng.choice(["greedy", "deducer", "random"], p=[0.4, 0.4, 0.2])) for _ in range(n)]
+            _, rec = play_game(cfg, seats, int(rng.integers(2**31)))
+            record = load_record(record_to_dict(rec.record()))
+            for r, rnd in enumerate(record.rounds):
+                for j, ev in enumerate(rnd.events[::4]):
+                    out.append(Position(kind, knowledge_of(record, (r + j) % n, r, ev.index)))
+    return out
+
+
+def adversarial_positions() -> list[Position]:
+    if not DATA.exists():
+        return []
+    out = []
+    for d in json.loads(DATA.read_text()):
+        adj = np.zeros((14, 14), dtype=bool)
+        for a, b in d["edges"]:
+            adj[a, b] = adj[b, a] = True
+        out.append(Position("adversarial", Knowledge(d["player"], d["n_players"], np.array(d["tile_district"]), adj,
+                                                     d["held_case"], np.array(d["events"], dtype=np.int32).reshape(-1, 7))))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# measurements
+
+
+def joint_inputs(k: Knowledge) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The case sets analyze_knowledge gives count_joint: p's, and every player's p does not know."""
+    sets = [from_bitset(b) for b in case_bits(k)]
+    known = {k.player} | ({k.held_player} if k.held_case >= 0 else set())
+    return sets[k.player], [sets[q] for q in range(k.n_players) if q not in known]
+
+
+def median_time(fn, reps: int = 3) -> float:
+    times = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return float(np.median(times))
+
+
+def fmt(seconds: float) -> str:
+    return f"{seconds * 1e3:.3g} ms" if seconds < 1 else f"{seconds:.3g} s"
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", type=int, default=4, help="engine games per kind and player count")
+    ap.add_argument("--baseline-cap", type=float, default=2.0, help="seconds per position for the baseline")
+    ap.add_argument("--samples", type=int, default=100_000, help="worlds drawn per sampling measurement")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--quick", action="store_true", help="fewer positions (a smoke run)")
+    args = ap.parse_args(argv)
+    rng = np.random.default_rng(args.seed)
+    load_before = os.getloadavg()
+
+    positions = synthetic_positions(rng)
+    games = 1 if args.quick else args.games
+    for kind in ("many", "first", "duel"):
+        positions += engine_positions(kind, games, rng)
+    positions += adversarial_positions()
+    if args.quick:
+        positions = positions[::4]
+
+    # warm-up: compile every kernel once
+    for pos in positions[:3] + positions[-3:]:
+        analyze_knowledge(pos.knowledge, strict=False)
+    full = np.ones(NUM_CASES, dtype=bool)
+    joint_baseline.count_joint(full, [full, full])
+
+    kinds: dict[str, dict[str, list]] = {}
+    compared = mismatches = 0
+    worst = (0.0, None)
+    for pos in progress(positions, "positions"):
+        k = pos.knowledge
+        ours = median_time(lambda: analyze_knowledge(k, strict=False))
+        own, others = joint_inputs(k)
+        counts = count_joint(own, others)
+        base_counts, base_s, finished = joint_baseline.count_joint_capped(own, others, args.baseline_cap)
+        if finished:
+            compared += 1
+            mismatches += int(not np.array_equal(counts, base_counts))
+        row = kinds.setdefault(pos.kind, {"ours": [], "base": [], "est": [], "players": []})
+        row["ours"].append(ours)
+        row["base"].append(base_s)
+        row["est"].append(not finished)
+        row["players"].append(k.n_players)
+        if ours > worst[0]:
+            worst = (ours, pos)
+
+    print(f"exact joint inference, worst case: {len(positions)} positions, seed {args.seed}")
+    header = ("kind", "positions", "players", "ours worst", "ours median", "baseline worst", "baseline/ours (worst)")
+    lines = []
+    for kind, row in kinds.items():
+        o, b = np.array(row["ours"]), np.array(row["base"])
+        est = " est." if np.array(row["est"])[int(np.argmax(b))] else ""
+        lines.append((kind, str(o.size), f"{min(row['players'])}-{max(row['players'])}", fmt(o.max()),
+                      fmt(float(np.median(o))), fmt(b.max()) + est, f"{b.max() / o.max():,.0f}x"))
+    widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(header)]
+    print("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |")
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for line in lines:
+        print("| " + " | ".join(v.ljust(w) for v, w in zip(line, widths)) + " |")
+    wk = worst[1].knowledge
+    print(f"worst position: {fmt(worst[0])} ({worst[1].kind}, {wk.n_players} players, {len(wk.events)} events, "
+          f"held case {'known' if wk.held_case >= 0 else 'not given'}); target <= {fmt(TARGET_S)}: "
+          f"{'met' if worst[0] <= TARGET_S else 'NOT met'}")
+    print(f"baseline: capped at {args.baseline_cap:g} s per position ('est.': extrapolated); "
+          f"{compared} positions compared count by count with ours, {mismatches} mismatches")
+
+    # sampling
+    five = [p for p in positions if p.knowledge.n_players == 5]
+    build, rates = [], []
+    for pos in progress(five, "sampling"):
+        t = time.perf_counter()
+        sampler = world_sampler(pos.knowledge)
+        build.append(time.perf_counter() - t)
+        sampler.sample(100, rng=0)
+        t = time.perf_counter()
+        sampler.sample(args.samples, rng=1)
+        rates.append(args.samples / (time.perf_counter() - t))
+    if five:
+        print(f"world sampling, 5 players ({len(five)} positions, {args.samples:,} worlds each): build "
+              f"median {fmt(float(np.median(build)))}, worst {fmt(max(build))}; worlds/s median "
+              f"{np.median(rates):,.0f}, worst {min(rates):,.0f} (target >= {TARGET_WORLDS:,}: "
+              f"{'met' if min(rates) >= TARGET_WORLDS else 'NOT met'})")
+    load_after = os.getloadavg()
+    print(f"load average (1/5/15 min): before {load_before[0]:.2f}/{load_before[1]:.2f}/{load_before[2]:.2f}, "
+          f"after {load_after[0]:.2f}/{load_after[1]:.2f}/{load_after[2]:.2f} on {os.cpu_count()} cores")
+
+
+if __name__ == "__main__":
+    main()

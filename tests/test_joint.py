@@ -1,0 +1,312 @@
+"""Exact joint counting and exact world sampling (docs/rules.md §3, §9; issues #15 item 8, #16 item 2).
+
+:func:`pi_env.solvers.joint.joint_table` is checked against an independent brute force (plain
+enumeration of disjoint tuples with numpy) on random case sets built the way answers build them:
+per player, a few classes of elements per type and a random set of class triples, sometimes with
+single cases removed (failed solves) or a single case (a known case). Sampling is checked against
+the exact distribution with a chi-square test and a fixed seed, and on real positions against the
+exact marginals of :func:`pi_env.solvers.analyze_knowledge`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.stats import chi2
+
+from pi_env.core.board import DAYTIME
+from pi_env.core.constants import CASE_TRIPLES, NUM_CASES
+from pi_env.solvers import (ContradictionError, analyze_knowledge, case_bits, count_joint, joint_table,
+                            knowledge_from_round, sample_worlds, world_sampler)
+from pi_env.solvers.tables import CASE_ELEMENT_MASKS, from_bitset
+from test_solver_properties import random_round
+
+SIZES = (12, 10, 14)
+
+
+# ------------------------------------------------------------------------------------------------
+# an independent brute force
+
+
+def brute_force_counts(sets: np.ndarray, limit: int = 1_000_000) -> "tuple[np.ndarray, list] | None":
+    """Per root case, the number of tuples (one case per other player, from its set) pairwise
+    disjoint with each other and with the root's case; and the list of all valid tuples when there
+    are few. Enumerates partial tuples player by player (numpy); ``None`` past ``limit`` of them."""
+    root = np.flatnonzero(sets[0])
+    cols = [root]
+    masks = CASE_ELEMENT_MASKS[root]
+    for row in sets[1:]:
+        cand = np.flatnonzero(row)
+        ok = (masks[:, None] & CASE_ELEMENT_MASKS[cand][None, :]) == 0
+        i, j = np.nonzero(ok)
+        if i.size > limit:
+            return None
+        cols = [c[i] for c in cols] + [cand[j]]
+        masks = masks[i] | CASE_ELEMENT_MASKS[cand[j]]
+    counts = np.bincount(cols[0], minlength=NUM_CASES).astype(np.int64)
+    worlds = np.stack(cols, axis=1) if cols[0].size <= 5000 else None
+    return counts, worlds
+
+
+def structured_sets(rng: np.random.Generator, k: int) -> np.ndarray:
+    """``bool[k, 1680]``: each player's set is a union of class triples of its own classes per type
+    (as clue and investigation answers make them), sometimes minus a few cases (failed solves), or
+    a single case."""
+    sets = np.zeros((k, NUM_CASES), dtype=bool)
+    triples = CASE_TRIPLES.astype(np.int64)
+    for p in range(k):
+        kind = rng.random()
+        if kind < 0.1:
+            sets[p, rng.integers(NUM_CASES)] = True
+            continue
+        labels = [rng.integers(0, rng.integers(1, 5), size=n) for n in SIZES]
+        shape = tuple(int(lab.max()) + 1 for lab in labels)
+        rel = rng.random(shape) < rng.uniform(0.15, 0.9)
+        sets[p] = rel[labels[0][triples[:, 0]], labels[1][triples[:, 1]], labels[2][triples[:, 2]]]
+        if kind > 0.8:
+            sets[p, rng.integers(NUM_CASES, size=3)] = False
+    return sets
+
+
+def thin(rng: np.random.Generator, sets: np.ndarray, max_product: float) -> np.ndarray:
+    """Intersect the largest sets with random per-type element subsets (which keeps their
+    structure) until the products of the first set sizes (the brute force's partial tuples) are at
+    most ``max_product``."""
+    sets = sets.copy()
+    while np.cumprod(sets.sum(axis=1), dtype=float).max() > max_product:
+        q = int(np.argmax(sets.sum(axis=1)))
+        t = int(rng.integers(3))
+        keep = rng.random(SIZES[t]) < 0.6
+        sets[q] &= keep[CASE_TRIPLES[:, t]]
+    return sets
+
+
+def sparse_sets(rng: np.random.Generator, k: int, size: int) -> np.ndarray:
+    sets = np.zeros((k, NUM_CASES), dtype=bool)
+    for p in range(k):
+        sets[p, rng.choice(NUM_CASES, size=size, replace=False)] = True
+    return sets
+
+
+# ------------------------------------------------------------------------------------------------
+# counting
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 5))
+def test_joint_table_equals_brute_force_on_structured_sets(seed: int, k: int) -> None:
+    rng = np.random.default_rng(seed)
+    sets = thin(rng, structured_sets(rng, k), 3e5)  # the brute force stays small
+    brute = brute_force_counts(sets)
+    table = joint_table(sets)
+    assert np.array_equal(table.counts, brute[0])
+    assert table.total == int(brute[0].sum())
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 5), size=st.integers(1, 60))
+def test_joint_table_equals_brute_force_on_sparse_sets(seed: int, k: int, size: int) -> None:
+    """Random sets tell almost every element apart (the finest classes)."""
+    rng = np.random.default_rng(seed)
+    sets = sparse_sets(rng, k, min(size, (60, 60, 60, 40, 14)[k - 1]))
+    brute = brute_force_counts(sets)
+    assert brute is not None
+    assert np.array_equal(joint_table(sets).counts, brute[0])
+
+
+def test_joint_table_without_constraints_is_falling_factorials() -> None:
+    full = np.ones((5, NUM_CASES), dtype=bool)
+    for k in range(1, 6):
+        table = joint_table(full[:k])
+        want = 1
+        for n in SIZES:
+            for i in range(1, k):
+                want *= n - i
+        assert (table.counts == want).all() and table.total == want * NUM_CASES
+
+
+def test_joint_table_counts_do_not_depend_on_the_order_of_the_other_players() -> None:
+    rng = np.random.default_rng(5)
+    sets = structured_sets(rng, 5)
+    sets[0] = True
+    base = joint_table(sets).counts
+    for perm in ([0, 2, 1, 4, 3], [0, 4, 3, 2, 1], [0, 3, 1, 4, 2]):
+        assert np.array_equal(joint_table(sets[perm]).counts, base)
+
+
+def test_joint_table_empty_set_and_bad_input() -> None:
+    sets = np.ones((3, NUM_CASES), dtype=bool)
+    sets[2] = False
+    table = joint_table(sets, sampling=True)
+    assert table.total == 0 and not table.counts.any()
+    with pytest.raises(ValueError, match="nothing to sample"):
+        table.sample(1)
+    with pytest.raises(ValueError, match="bool\\[k, 1680\\]"):
+        joint_table(np.ones((6, NUM_CASES), dtype=bool))
+    with pytest.raises(ValueError, match="bool\\[k, 1680\\]"):
+        joint_table(np.ones((2, 1000), dtype=bool))
+    with pytest.raises(ValueError, match="sampling=True"):
+        joint_table(np.ones((2, NUM_CASES), dtype=bool)).sample(1)
+    with pytest.raises(ValueError, match="at most 4"):
+        count_joint(np.ones(NUM_CASES, bool), [np.ones(NUM_CASES, bool)] * 5)
+    with pytest.raises(ValueError, match="n must be"):
+        joint_table(np.ones((2, NUM_CASES), dtype=bool), sampling=True).sample(-1)
+
+
+# ------------------------------------------------------------------------------------------------
+# sampling
+
+
+def _chi_square_pvalue(drawn: np.ndarray, worlds: np.ndarray) -> float:
+    """p-value of the drawn tuples against the uniform distribution over ``worlds`` (every drawn
+    tuple must be one of them)."""
+    index = {tuple(w): i for i, w in enumerate(worlds.tolist())}
+    hits = np.zeros(len(index), dtype=np.int64)
+    for row in drawn.tolist():
+        hits[index[tuple(row)]] += 1  # KeyError: an inconsistent world was drawn
+    expected = drawn.shape[0] / len(index)
+    stat = float(((hits - expected) ** 2 / expected).sum())
+    return float(chi2.sf(stat, len(index) - 1))
+
+
+@pytest.mark.parametrize("seed,k", [(1, 2), (2, 3), (3, 4), (4, 5), (6, 5)])
+def test_sampling_matches_the_exact_distribution(seed: int, k: int) -> None:
+    """Every joint assignment is enumerated; 100,000 draws with a fixed seed pass a chi-square test
+    of uniformity over them (fixed seed: the outcome is deterministic, no flakes). A sampler that
+    drew the root's case uniformly instead would fail it (checked below on the same worlds)."""
+    rng = np.random.default_rng(seed)
+    for _ in range(500):  # a small instance: between 20 and 3,000 joint assignments
+        sets = thin(rng, structured_sets(rng, k), 2e5)
+        brute = brute_force_counts(sets)
+        while brute is None or brute[1] is None or brute[1].shape[0] > 3000:
+            sets = thin(rng, sets, np.cumprod(sets.sum(axis=1), dtype=float).max() / 2)
+            brute = brute_force_counts(sets)
+        if brute[1].shape[0] >= 20 and np.unique(brute[0][brute[0] > 0]).size >= 3:
+            break  # enough worlds, and the root's posterior is far from uniform
+    else:
+        pytest.fail("no small instance found")
+    table = joint_table(sets, sampling=True)
+    assert table.total == brute[1].shape[0]
+    drawn = table.sample(100_000, rng=np.random.default_rng(seed))
+    assert _chi_square_pvalue(drawn, brute[1]) > 1e-4
+    # the test has power: uniform root case, then a uniform world of that root case, fails it
+    worlds = brute[1][np.argsort(brute[1][:, 0], kind="stable")]
+    roots, first, per_root = np.unique(worlds[:, 0], return_index=True, return_counts=True)
+    gen = np.random.default_rng(seed)
+    r = gen.integers(0, roots.size, 100_000)
+    wrong = worlds[first[r] + (gen.random(100_000) * per_root[r]).astype(np.int64)]
+    assert _chi_square_pvalue(wrong, worlds) < 1e-10
+
+
+def _position(seed: int, n: int, events: int):
+    rng = np.random.default_rng(seed)
+    rnd = random_round(rng, n, DAYTIME.adjacency, events)
+    return rnd, knowledge_from_round(rnd, 0, n, DAYTIME.adjacency)
+
+
+def test_sample_worlds_fits_the_information_set_and_the_exact_marginals() -> None:
+    rnd, k = _position(3, 5, 15)
+    a = analyze_knowledge(k)
+    worlds = sample_worlds(a, 40_000, rng=7)
+    assert worlds.shape == (40_000, 5)
+    # every world: the held case, each case in its player's set, pairwise disjoint
+    assert (worlds[:, k.held_player] == k.held_case).all()
+    sets = np.stack([from_bitset(b) for b in case_bits(k)])
+    for q in range(5):
+        assert sets[q, worlds[:, q]].all()
+    masks = CASE_ELEMENT_MASKS[worlds]
+    for i in range(5):
+        for j in range(i + 1, 5):
+            assert not (masks[:, i] & masks[:, j]).any()
+    # p's own column follows the exact posterior (binomial, 5 standard deviations; fixed seed)
+    freq = np.bincount(worlds[:, 0], minlength=NUM_CASES)
+    prob = np.zeros(NUM_CASES)
+    prob[a.cases] = a.probabilities
+    sd = np.sqrt(40_000 * prob * (1 - prob)) + 1e-9
+    assert (np.abs(freq - 40_000 * prob) <= 5 * sd + 1).all()
+    assert set(np.flatnonzero(freq)) <= set(a.cases.tolist())
+
+
+def test_sample_worlds_is_reproducible_and_reads_only_the_held_case() -> None:
+    rnd, k = _position(11, 4, 12)
+    a = sample_worlds(k, 500, rng=3)
+    b = sample_worlds(analyze_knowledge(k), 500, rng=np.random.default_rng(3))
+    assert np.array_equal(a, b)
+    # another player's case (not the held one) changed in the record: p's worlds are the same
+    other = 3
+    changed = dataclasses.replace(rnd, cases={**rnd.cases, other: (rnd.cases[other] + 1) % NUM_CASES})
+    k2 = knowledge_from_round(changed, 0, 4, DAYTIME.adjacency)
+    assert np.array_equal(sample_worlds(k2, 500, rng=3), a)
+
+
+def test_sample_worlds_public_and_fixed() -> None:
+    rnd, k = _position(5, 5, 10)
+    public = k.for_player(0, -1)
+    worlds = sample_worlds(public, 2_000, rng=1)
+    assert len(set(worlds[:, 1].tolist())) > 1  # the held case is not known publicly
+    truth = rnd.cases
+    fixed = {2: truth[2], 4: truth[4]}
+    worlds = sample_worlds(public, 2_000, rng=1, fixed=fixed)
+    assert (worlds[:, 2] == truth[2]).all() and (worlds[:, 4] == truth[4]).all()
+    # the conditional law: the same as a table with those players' sets reduced to their case
+    sets = np.stack([from_bitset(b) for b in case_bits(public)])
+    for q, c in fixed.items():
+        sets[q] = np.arange(NUM_CASES) == c
+    assert world_sampler(public, fixed).total == joint_table(sets).total
+    with pytest.raises(ValueError, match="player 7"):
+        sample_worlds(public, 1, fixed={7: 0})
+    with pytest.raises(ValueError, match="case id"):
+        sample_worlds(public, 1, fixed={1: 5000})
+    with pytest.raises(ValueError, match="held case"):
+        sample_worlds(k, 1, fixed={k.held_player: (k.held_case + 1) % NUM_CASES})
+    with pytest.raises(TypeError):
+        sample_worlds("record.json", 1)
+
+
+def test_sample_worlds_contradiction() -> None:
+    rnd, k = _position(7, 3, 6)
+    wrong = {1: next(c for c in range(NUM_CASES) if not from_bitset(case_bits(k)[1])[c])}
+    with pytest.raises(ContradictionError) as info:
+        sample_worlds(k.for_player(0, -1), 1, fixed=wrong)
+    assert info.value.events == ()
+
+
+# ------------------------------------------------------------------------------------------------
+# the plain-Python path (NUMBA_DISABLE_JIT=1) computes the same counts and draws the same worlds
+
+_DIGEST = """
+import hashlib, sys
+import numpy as np
+sys.path.insert(0, {tests!r})
+from test_joint import structured_sets
+from pi_env.solvers.joint import joint_table
+h = hashlib.sha256()
+for seed, k in [(1, 3), (2, 5), (3, 4)]:
+    sets = structured_sets(np.random.default_rng(seed), k)
+    table = joint_table(sets, sampling=True)
+    h.update(table.counts.tobytes())
+    if table.total:
+        h.update(table.sample(50, rng=seed).tobytes())
+print(h.hexdigest())
+"""
+
+
+def test_jit_off_path_gives_the_same_counts_and_worlds() -> None:
+    here = Path(__file__).resolve().parent
+    digests = []
+    for jit_off in ("0", "1"):
+        env = dict(os.environ, NUMBA_DISABLE_JIT=jit_off, PI_ENV_NUMBA_CACHE="0" if jit_off == "1" else "1")
+        out = subprocess.run([sys.executable, "-c", _DIGEST.format(tests=str(here))], capture_output=True,
+                             text=True, env=env, cwd=str(here.parent), timeout=600)
+        assert out.returncode == 0, out.stderr[-3000:]
+        digests.append(out.stdout.strip().splitlines()[-1])
+    assert digests[0] == digests[1] and len(digests[0]) == 64
