@@ -1,4 +1,13 @@
-"""Exact counting of joint deals (docs/rules.md §3, §9).
+"""The joint counting of pi-env 0.1 (before issue #15 item 8), kept as the baseline of
+``benchmarks/joint_worst_case.py``: the benchmark times it in the same run as the current
+:func:`pi_env.solvers.joint.count_joint` and checks that both give the same counts.
+
+Unchanged but for a time cap and the project's kernel decorator: with 4 unknown players it loops
+over the cases of the smallest set (seconds to a minute); :func:`count_joint_capped` stops that
+loop after ``cap_seconds`` and extrapolates the time from the cases done. The original module
+docstring follows.
+
+Exact counting of joint deals (docs/rules.md §3, §9).
 
 Given the case set of the asking player p and the case sets of the *unknown* players (everyone but
 p and, when p holds its case, p+1), :func:`count_joint` returns for every case c of p the number of

@@ -26,16 +26,18 @@ then of ``t3``. Each choice is a *site*. The state between two sites holds
 At site (q, t) player q picks a class ``a`` of type t allowed by its pending value, in
 ``size(a) - used(a)`` ways, and the counts are coarsened to the classes of the players still to
 choose t. ``B(state)``, the number of completions, follows backwards from 1 at the end. The
-root's choices are not summed: at its site the state branches into one state per class and
-``B`` keeps one entry per class, so before the stage of ``t2`` ``B`` is a vector over the root's
-``t3`` classes and before the stage of ``t2`` a vector over its (``t2``, ``t3``) classes; then
-``counts[c] = [c in root's set] * B(root's t1 class)[root's t2 class, root's t3 class]``.
+root's choices are not summed: at its site the state branches into one state per class its set
+takes, and ``B`` keeps one entry per class; so during the second type's stage ``B`` is a vector
+over the root's classes of the third type, during the first type's stage a vector over its
+(second, third) class pairs, and ``counts[c] = B(after the root's first choice)[the root's later
+classes]`` for every ``c`` in the root's set.
 
 The state stays small when each player's own set is simple — even when together the players tell
-every element apart — and when the players' joint classes are coarse (early in a round), and the
-case sets are small late in a round. Of the six type orders the one with the least work
-(transitions times the length of ``B``) is kept (``benchmarks/joint_worst_case.py`` measures the worst
-positions found).
+every element apart, the hard case for any method that tracks used elements — when the players'
+joint classes are coarse (early in a round), and when the case sets are small (late in a round).
+The type order is chosen by an estimate of the state's size (:func:`_site_orders`);
+``benchmarks/joint_worst_case.py`` times the worst positions found by a search that maximised the
+work, against the previous meet-in-the-middle method.
 
 Counts are exact ``int64``: with at most five players the total is at most ``(12*11*10*9*8) *
 (10*9*8*7*6) * (14*13*12*11*10)`` ~ 6.9e14 < 2^63, and every partial sum is a sub-count of it.
@@ -148,7 +150,7 @@ def _slot(key, bits):
 
 @kernel
 def _site_expand(codes, pend, t, n_t, sizes, rt, pr, pc, q, own, table, parent, next_rt, next_mt, next_pr,
-                 next_pp, budget):
+                 next_pp):
     """Every transition of one site: player ``q`` chooses its class of type ``t``.
 
     A state is four codes: per type, the used-element counts over the type's classes
@@ -168,7 +170,6 @@ def _site_expand(codes, pend, t, n_t, sizes, rt, pr, pc, q, own, table, parent, 
             choose this type after q).
         next_rt: ``int64[14]`` the next layout's radices of type t; ``next_mt``: ``int64[3]`` its code
             ranges; ``next_pr``, ``next_pp``: its pending radices (0: no field) and range.
-        budget: give up (returning an empty ``row_ptr``) past this many transitions (-1: no limit).
 
     Returns:
         ``row_ptr int64[S+1]`` (state ``s``'s transitions are ``row_ptr[s]:row_ptr[s+1]``), ``alpha
@@ -264,9 +265,6 @@ def _site_expand(codes, pend, t, n_t, sizes, rt, pr, pc, q, own, table, parent, 
                             sl = (sl + 1) & mask
                         slots[sl] = i
             if j == alpha.shape[0]:
-                if 0 <= budget < j:
-                    return (np.zeros(0, np.int64), alpha[:0], ways[:0], next_index[:0], next_codes[:0],
-                            next_pend[:0])
                 alpha = _grow(alpha, j + 1)
                 ways = _grow(ways, j + 1)
                 next_index = _grow(next_index, j + 1)
@@ -299,37 +297,37 @@ def _backward(row_ptr, ways, next_index, b_next):
 
 
 # ---------------------------------------------------------------------------------------------
-# plans: the site order and the layout of the state at each boundary
+# plans: the order of the choices and the layout of the states at each boundary
 
 
-def _stage_tables(rel: np.ndarray, type_order: tuple[int, int, int]) -> list[np.ndarray]:
+def _distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct non-empty rows of a 2-D bool array: ``(first index of each, id of every row)``
+    with id -1 for an empty row, ids numbered by first appearance."""
+    ids = -np.ones(rows.shape[0], dtype=np.int64)
+    seen: dict[bytes, int] = {}
+    firsts: list[int] = []
+    for i in np.flatnonzero(rows.any(axis=1)):
+        key = rows[i].tobytes()
+        if key not in seen:
+            seen[key] = len(firsts)
+            firsts.append(int(i))
+        ids[i] = seen[key]
+    return np.array(firsts, dtype=np.int64), ids
+
+
+def _stage_tables(rel: np.ndarray, type_order: tuple[int, ...]) -> list[np.ndarray]:
     """Pending tables of one player choosing its types in ``type_order``: three ``int64[P, K]``
     arrays (``K`` own classes of the type of each stage) giving the next pending value (-1: not
-    allowed; the last stage gives 0). Pending values number the distinct slices (after the first
-    type) and the distinct fibers (after the second) of the player's set."""
+    allowed; the last stage gives 0). Pending values number the distinct slices of the player's
+    relation (after its first type) and its distinct fibers (after the second)."""
     r = np.ascontiguousarray(np.transpose(rel, type_order))
     k0, k1, k2 = r.shape
-    flat = r.reshape(k0, k1 * k2)
-    t0 = -np.ones((1, k0), dtype=np.int64)
-    ids: dict[bytes, int] = {}
-    firsts = []
-    for o in np.flatnonzero(flat.any(axis=1)):
-        key = flat[o].tobytes()
-        if key not in ids:
-            ids[key] = len(firsts)
-            firsts.append(o)
-        t0[0, o] = ids[key]
+    firsts, ids = _distinct_rows(r.reshape(k0, k1 * k2))
+    t0 = ids.reshape(1, k0)
     slices = r[firsts]  # (P1, k1, k2)
-    t1 = -np.ones((len(firsts), k1), dtype=np.int64)
-    rid: dict[bytes, int] = {}
-    rows = []
-    for p, o in zip(*np.nonzero(slices.any(axis=2))):
-        key = slices[p, o].tobytes()
-        if key not in rid:
-            rid[key] = len(rows)
-            rows.append(slices[p, o])
-        t1[p, o] = rid[key]
-    t2 = np.where(np.array(rows, dtype=bool).reshape(len(rows), k2), 0, -1).astype(np.int64)
+    fibers, fids = _distinct_rows(slices.reshape(-1, k2))
+    t1 = fids.reshape(firsts.size, k1)
+    t2 = np.where(slices.reshape(-1, k2)[fibers], 0, -1).astype(np.int64)
     return [t0, t1, t2]
 
 
@@ -349,23 +347,24 @@ class _Layout:
     pp: int  # range of the pending code
 
 
-def _layout(sig: np.ndarray, members: list[list[int] | None], pc: np.ndarray) -> _Layout | None:
-    """``members[t]``: the players still to choose type t (``None``: type inactive)."""
+def _layout(sig: np.ndarray, members: "list[list[int] | None]", pc: np.ndarray) -> _Layout | None:
+    """The layout for ``members[t]``, the players still to choose type t (``None``: the type is
+    inactive); ``None`` if a state key would not fit in int64."""
     labels = -np.ones((3, MAX_ELEMS), dtype=np.int64)
     n = np.zeros(3, dtype=np.int64)
     sizes = np.zeros((3, MAX_ELEMS), dtype=np.int64)
     rt = np.zeros((3, MAX_ELEMS), dtype=np.int64)
     mt = np.ones(3, dtype=np.int64)
     for t in range(3):
-        if members[t] is None:
+        group = members[t]
+        if group is None:
             continue
-        labels[t], n[t] = _refine_type(sig, np.array(members[t], dtype=np.int64), t)
+        labels[t], n[t] = _refine_type(sig, np.array(group, dtype=np.int64), t)
         sizes[t, :n[t]] = np.bincount(labels[t, :TYPE_SIZES3[t]], minlength=n[t])
-        span = 1
-        for a in range(n[t]):
-            rt[t, a] = span
-            span *= int(sizes[t, a]) + 1
-        mt[t] = span
+        spans = np.cumprod(sizes[t, :n[t]] + 1)
+        rt[t, 0] = 1
+        rt[t, 1:n[t]] = spans[:-1]
+        mt[t] = spans[-1]
     pr = np.zeros(pc.size, dtype=np.int64)
     pp = 1
     for q in range(pc.size):
@@ -379,45 +378,22 @@ def _layout(sig: np.ndarray, members: list[list[int] | None], pc: np.ndarray) ->
 
 @dataclass
 class _Site:
-    q: int  # ROOT: the root's choice (the state branches per class)
+    """One choice: player ``q`` (:data:`ROOT` or another) takes its element of type ``t``."""
+
+    q: int
     t: int
     before: _Layout
     after: _Layout
-    own: np.ndarray = None  # int64[14]
-    table: np.ndarray = None
-    parent: np.ndarray = None  # int64[14]
-    # the root's sites: the classes its set takes (the state branches into one state per class),
-    # and per entry of B before the site, the branch and the entry of B after it it comes from
-    branch: np.ndarray = None
-    first: np.ndarray = None
-    rest: np.ndarray = None
-
-
-def _root_keys(sites: list[_Site], root_cases: np.ndarray) -> np.ndarray:
-    """Fill the root sites' ``branch``, ``first`` and ``rest``; return, per root case, its entry of
-    ``B`` at every boundary (``int64[len(sites) + 1, n]``).
-
-    Before the root's site of stage i, ``B`` has one entry per distinct tuple of the root's classes
-    in the types of stages i, i+1, ... over its cases (only the classes the root's set takes)."""
-    el = np.stack([root_cases // 140, (root_cases // 14) % 10, root_cases % 14])
-    root_sites = [i for i, s in enumerate(sites) if s.q == ROOT]
-    labels = [sites[i].after.labels[sites[i].t][el[sites[i].t]] for i in root_sites]  # per root case
-    entry = np.zeros((len(sites) + 1, root_cases.size), dtype=np.int64)
-    nxt = np.zeros(root_cases.size, dtype=np.int64)  # entry of B after the current root site
-    for stage in range(len(root_sites) - 1, -1, -1):
-        i = root_sites[stage]
-        site = sites[i]
-        site.branch, pos = np.unique(labels[stage], return_inverse=True)
-        key = pos.reshape(-1) * (int(nxt.max()) + 1) + nxt
-        uniq, here = np.unique(key, return_inverse=True)
-        here = here.reshape(-1)
-        site.first = uniq // (int(nxt.max()) + 1)
-        site.rest = uniq % (int(nxt.max()) + 1)
-        end = root_sites[stage + 1] if stage + 1 < len(root_sites) else len(sites)
-        entry[i + 1:end + 1] = nxt
-        nxt = here
-    entry[:root_sites[0] + 1] = nxt
-    return entry
+    # another player's choice: its own class of each current class, its pending table, and the
+    # class of the next layout each current class merges into (-1: none)
+    own: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    table: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.int64))
+    parent: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    # the root's choice: the classes its set takes (the state branches into one state per class),
+    # and for each entry of B before the site, its branch and the entry of B after the site
+    branch: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    first: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    rest: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 
 
 def _plan(sig: np.ndarray, rels: dict[int, np.ndarray], own_labels: dict[int, np.ndarray],
@@ -427,87 +403,126 @@ def _plan(sig: np.ndarray, rels: dict[int, np.ndarray], own_labels: dict[int, np
     type_order = {q: tuple(t for (qq, t) in order if qq == q) for q in rels}
     tables = {q: _stage_tables(rels[q], type_order[q]) for q in rels}
     done = {q: 0 for q in rels}
-    remaining: list = [None, None, None]
+    remaining: "list[list[int] | None]" = [None, None, None]
     pc = np.zeros(k, dtype=np.int64)
     before = _layout(sig, remaining, pc)
-    sites = []
+    sites: list[_Site] = []
     for q, t in order:
-        if q == ROOT:
-            remaining = list(remaining)
-            remaining[t] = list(rels)
-            after = _layout(sig, remaining, pc)
-            if after is None:
-                return None
-            sites.append(_Site(ROOT, t, before, after))
-            before = after
-            continue
-        stage = done[q]
-        table = tables[q][stage]
         remaining = list(remaining)
-        remaining[t] = [x for x in remaining[t] if x != q] or None
-        pc = pc.copy()
-        pc[q] = table.max() + 1 if stage < 2 else 0
-        if stage < 2 and pc[q] <= 1:
-            pc[q] = 0  # a single value needs no field (the table's values are 0 or -1)
+        if q == ROOT:
+            remaining[t] = list(rels)
+        else:
+            table = tables[q][done[q]]
+            remaining[t] = [x for x in remaining[t] or () if x != q] or None
+            pc = pc.copy()
+            pc[q] = table.max() + 1 if done[q] < 2 else 0
+            if done[q] < 2 and pc[q] <= 1:
+                pc[q] = 0  # a single value needs no field (the table's values are then 0 or -1)
         after = _layout(sig, remaining, pc)
-        if after is None:
+        if before is None or after is None:
             return None
-        own = np.zeros(MAX_ELEMS, dtype=np.int64)
-        parent = -np.ones(MAX_ELEMS, dtype=np.int64)
-        for x in range(TYPE_SIZES3[t]):
-            a = before.labels[t, x]
-            own[a] = own_labels[q][t, x]
+        if q == ROOT:
+            sites.append(_Site(ROOT, t, before, after))
+        else:
+            n_t = TYPE_SIZES3[t]
+            own = np.zeros(MAX_ELEMS, dtype=np.int64)
+            own[before.labels[t, :n_t]] = own_labels[q][t, :n_t]
+            parent = -np.ones(MAX_ELEMS, dtype=np.int64)
             if after.n[t] > 0:
-                parent[a] = after.labels[t, x]
-        sites.append(_Site(q, t, before, after, own, table, parent))
-        done[q] += 1
+                parent[before.labels[t, :n_t]] = after.labels[t, :n_t]
+            sites.append(_Site(q, t, before, after, own, table, parent))
+            done[q] += 1
         before = after
     return sites
 
 
-def _forward(sites: list[_Site], budget: float) -> "tuple[list | None, float, int]":
-    """Transitions of every site, or ``None`` once the cost passes ``budget`` (``inf``: no limit).
+def _root_entries(sites: list[_Site], root_cases: np.ndarray) -> np.ndarray:
+    """Fill the root sites' ``branch``, ``first`` and ``rest``; return each root case's entry of
+    ``B`` at every boundary (``int64[len(sites) + 1, n]``).
 
-    The cost counts each transition and new state once, plus each entry of the ``B`` vectors the
-    backward pass will carry along it over :data:`VECTOR_SPEEDUP` (a multiply-add there is that many
-    times cheaper than a transition here). Returns the transitions (``None`` if given up), the cost
-    and the number of transitions and states made."""
+    Before the root's site of a type, ``B`` has one entry per distinct tuple of the root's classes
+    in that type and the types it chooses later, over the root's cases (only the classes its set
+    takes)."""
+    el = np.stack([root_cases // 140, (root_cases // 14) % 10, root_cases % 14])
+    root_sites = [i for i, s in enumerate(sites) if s.q == ROOT]
+    entry = np.zeros((len(sites) + 1, root_cases.size), dtype=np.int64)
+    after = np.zeros(root_cases.size, dtype=np.int64)  # entry of B after the current root site
+    end = len(sites)
+    for i in reversed(root_sites):
+        site = sites[i]
+        site.branch, pos = np.unique(site.after.labels[site.t][el[site.t]], return_inverse=True)
+        width = int(after.max()) + 1
+        keys, before = np.unique(pos.reshape(-1) * width + after, return_inverse=True)
+        site.first, site.rest = keys // width, keys % width
+        entry[i + 1:end + 1] = after
+        after, end = before.reshape(-1), i
+    entry[:end + 1] = after
+    return entry
+
+
+def _site_orders(rels: dict[int, np.ndarray], root_cases: np.ndarray, sig: np.ndarray,
+                 k: int) -> list[list[tuple[int, int]]]:
+    """The six type orders as orders of choices, the most promising first.
+
+    After the first type ``t1`` the state holds every player's open slice and ``B`` is a vector
+    over the root's (t2, t3) classes; after the second, every player's open fiber along t3 and a
+    vector over the root's t3 classes. The estimate multiplies these out (the vector entries
+    discounted by :data:`VECTOR_SPEEDUP`); over the hardest positions found it picks an order within
+    a factor 2 of the best. Within a type the players whose own sets tell the most classes of it
+    apart choose first, so that their distinctions leave the state early (2 to 6 times less work
+    than the other way round on those positions)."""
+    if k <= 2:
+        return [[(q, t) for t in range(3) for q in range(k)]]
+    open1 = np.ones(3)  # per first type: the product of the players' numbers of slices
+    open2 = np.ones(3)  # per last type: the product of the players' numbers of fibers
+    for r in rels.values():
+        for t, axes in enumerate(((0, 1, 2), (1, 0, 2), (2, 0, 1))):
+            moved = r.transpose(axes)
+            open1[t] *= _distinct_rows(moved.reshape(r.shape[t], -1))[0].size
+            open2[t] *= _distinct_rows(moved.reshape(r.shape[t], -1).T)[0].size
+    el = np.stack([root_cases // 140, (root_cases // 14) % 10, root_cases % 14])
+    members = np.arange(1, k, dtype=np.int64)
+    root_classes = [_refine_type(sig, members, t)[0][el[t]] for t in range(3)]
+    singles = [np.unique(c).size for c in root_classes]
+
+    def estimate(type_order: tuple[int, ...]) -> float:
+        t1, t2, t3 = type_order
+        pairs = np.unique(root_classes[t2] * MAX_ELEMS + root_classes[t3]).size
+        return open1[t1] * (1 + pairs / VECTOR_SPEEDUP) + open2[t3] * (1 + singles[t3] / VECTOR_SPEEDUP)
+
+    orders = []
+    for type_order in sorted(permutations(range(3)), key=lambda o: (estimate(o), o)):
+        order = []
+        for t in type_order:  # the players that tell the most classes of t apart first
+            order += [(ROOT, t)] + [(q, t) for q in sorted(rels, key=lambda q: (-rels[q].shape[t], q))]
+        orders.append(order)
+    return orders
+
+
+def _forward(sites: list[_Site]) -> "tuple[list[tuple[np.ndarray, ...] | None], int]":
+    """Every site's transitions (``None`` at the root's sites, which branch) and the work done
+    (transitions plus states)."""
     codes = np.zeros((1, 3), dtype=np.int64)
     pend = np.zeros(1, dtype=np.int64)
-    out = []
-    cost = 0.0
-    effort = 0
-    vlen = [1] * (len(sites) + 1)  # length of B after each site
-    v = 1
-    for i in range(len(sites) - 1, -1, -1):
-        vlen[i + 1] = v
-        if sites[i].q == ROOT:
-            v = sites[i].first.size
-    for i, site in enumerate(sites):
+    out: list[tuple[np.ndarray, ...] | None] = []
+    work = 0
+    for site in sites:
         t = site.t
         if site.q == ROOT:
             nb = site.branch.size
             codes = np.repeat(codes, nb, axis=0)
             codes[:, t] = np.tile(site.after.rt[t, site.branch], pend.size)  # nobody had chosen t
             pend = np.repeat(pend, nb)
-            cost += pend.size
-            effort += pend.size
             out.append(None)
-            continue
-        lay, nxt = site.before, site.after
-        per = 1.0 + vlen[i + 1] / VECTOR_SPEEDUP
-        left = -1 if budget == np.inf else max(0, int((budget - cost) / per))
-        row_ptr, alpha, ways, next_index, codes, pend = _site_expand(
-            codes, pend, t, lay.n[t], lay.sizes[t], lay.rt[t], lay.pr, lay.pc, site.q, site.own,
-            site.table, site.parent, nxt.rt[t], nxt.mt, nxt.pr, nxt.pp, left)
-        if row_ptr.size == 0:
-            return None, cost, effort + int(left)
-        cost += alpha.size * per + pend.size
-        effort += int(alpha.size + pend.size)
-        if cost > budget:
-            return None, cost, effort
-        out.append((row_ptr, alpha, ways, next_index))
-    return out, cost, effort
+        else:
+            lay, nxt = site.before, site.after
+            row_ptr, alpha, ways, next_index, codes, pend = _site_expand(
+                codes, pend, t, lay.n[t], lay.sizes[t], lay.rt[t], lay.pr, lay.pc, site.q, site.own,
+                site.table, site.parent, nxt.rt[t], nxt.mt, nxt.pr, nxt.pp)
+            out.append((row_ptr, alpha, ways, next_index))
+            work += int(alpha.size)
+        work += int(pend.size)
+    return out, work
 
 
 # ---------------------------------------------------------------------------------------------
@@ -570,9 +585,7 @@ class JointTable:
         total: total number of joint assignments (Python int; 0 when the sets are inconsistent).
         n_players: number of players (root included).
         order: the order of the choices, ``((player, type), ...)``.
-        work: estimated cost of the dynamic programme (transitions and states of the forward pass,
-            plus the backward pass's vector entries over ``VECTOR_SPEEDUP``).
-        effort: transitions and states of the forward pass.
+        work: the dynamic programme's size: transitions plus states of its forward pass.
     """
 
     counts: np.ndarray = field(repr=False)
@@ -580,7 +593,6 @@ class JointTable:
     n_players: int
     order: tuple[tuple[int, int], ...]
     work: int
-    effort: int
     _root_cases: np.ndarray = field(repr=False)
     _root_cum: np.ndarray = field(repr=False)
     _sampling: tuple | None = field(repr=False)
@@ -615,75 +627,40 @@ class JointTable:
         gen = np.random.default_rng(rng)
         if n == 0:
             return np.zeros((0, self.n_players), dtype=np.int64)
-        sites, bs, root_index = self._sampling
-        elems = np.zeros((self.n_players, 3, n), dtype=np.int64)
+        sites, bs, entries = self._sampling
+        elems = np.zeros((self.n_players, 3, n), dtype=np.int64)  # [player, type, draw]
         idx = np.searchsorted(self._root_cum, gen.integers(0, self.total, size=n, dtype=np.int64), side="right")
         root = self._root_cases[idx]
         elems[ROOT] = root // 140, (root // 14) % 10, root % 14
         used = np.left_shift(np.int64(1), elems[ROOT])  # int64[3, n] type-local element bitmasks
         state = np.zeros(n, dtype=np.int64)
-        comps = root_index[:, idx]  # int64[len(sites) + 1, n]: root's entry of B after each site
+        entry = entries[:, idx]  # the root's entry of B at every boundary
         avail = np.empty(n, dtype=np.int64)
         chosen = np.empty(n, dtype=np.int64)
         for i, site in enumerate(sites):
             q, t = site[0], site[1]
-            if q == ROOT:
-                pos, n_branches = site[2], site[3]
-                state = state * n_branches + pos[elems[ROOT, t]]
+            if q == ROOT:  # deterministic: the branch of the root's class
+                branch_of, n_branches = site[2], site[3]
+                state = state * n_branches + branch_of[elems[ROOT, t]]
                 continue
             row_ptr, alpha, ways, next_index, masks = site[2:]
-            b_next = bs[i + 1]
-            r = gen.integers(0, bs[i][state, comps[i]], dtype=np.int64)
-            _pick_class(state, comps[i + 1], r, row_ptr, alpha, ways, next_index, b_next, masks, used[t],
+            r = gen.integers(0, bs[i][state, entry[i]], dtype=np.int64)
+            _pick_class(state, entry[i + 1], r, row_ptr, alpha, ways, next_index, bs[i + 1], masks, used[t],
                         avail, chosen)
             _pick_element(chosen, gen.integers(0, avail, dtype=np.int64), used[t], elems[q, t])
         return (elems[:, 0] * 140 + elems[:, 1] * 14 + elems[:, 2]).T.copy()
 
 
-def _relations(sig, lists, k):
+def _own_relations(sig: np.ndarray, lists: list[np.ndarray], k: int
+                   ) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
+    """Per other player: its own classes (``int64[3, 14]`` labels) and which of their triples its
+    set holds (``bool[K0, K1, K2]``)."""
     own_labels, rels = {}, {}
     for q in range(1, k):
         labels = np.stack([_refine_type(sig, np.array([q], dtype=np.int64), t)[0] for t in range(3)])
         own_labels[q] = labels
         rels[q] = _own_relation(lists[q], labels, labels.max(axis=1) + 1)
     return own_labels, rels
-
-
-def _site_orders(rels: dict[int, np.ndarray], root_cases: np.ndarray, sig: np.ndarray,
-                 k: int) -> list[list[tuple[int, int]]]:
-    """The six type orders, as site orders, the most promising first.
-
-    After the first type ``t1`` the state holds every player's open slice and ``B`` is a vector
-    over the root's (t2, t3) classes; after the second, every player's open fiber along t3 and a
-    vector over the root's t3 classes. The estimate multiplies these out (the vector entries
-    discounted by :data:`VECTOR_SPEEDUP`). Within a type the players whose own sets tell the most
-    classes of it apart choose first, so that their distinctions leave the state early (on the
-    hardest positions measured this is 2 to 6 times less work than the reverse)."""
-    if k == 1:
-        return [[(ROOT, 0), (ROOT, 1), (ROOT, 2)]]
-    n_slices = {q: [len({row.tobytes() for row in np.moveaxis(r, t, 0).reshape(r.shape[t], -1) if row.any()})
-                    for t in range(3)] for q, r in rels.items()}
-    n_fibers = {q: [len({row.tobytes() for row in np.moveaxis(r, t, -1).reshape(-1, r.shape[t]) if row.any()})
-                    for t in range(3)] for q, r in rels.items()}
-    el = np.stack([root_cases // 140, (root_cases // 14) % 10, root_cases % 14])
-    members = np.arange(1, k, dtype=np.int64)
-    root_classes = [_refine_type(sig, members, t)[0][el[t]] for t in range(3)]
-
-    def estimate(order):
-        t1, t2, t3 = order
-        open1 = np.prod([n_slices[q][t1] for q in rels], dtype=float)
-        open2 = np.prod([n_fibers[q][t3] for q in rels], dtype=float)
-        pairs = np.unique(root_classes[t2] * 16 + root_classes[t3]).size
-        singles = np.unique(root_classes[t3]).size
-        return open1 * (1 + pairs / VECTOR_SPEEDUP) + open2 * (1 + singles / VECTOR_SPEEDUP), order
-
-    orders = []
-    for _, type_order in sorted(estimate(o) for o in permutations(range(3))):
-        order = []
-        for t in type_order:  # the players that tell the most classes of t apart first
-            order += [(ROOT, t)] + [(q, t) for q in sorted(rels, key=lambda q: (-rels[q].shape[t], q))]
-        orders.append(order)
-    return orders
 
 
 def joint_table(sets: "np.ndarray | list[np.ndarray]", sampling: bool = False) -> JointTable:
@@ -694,8 +671,7 @@ def joint_table(sets: "np.ndarray | list[np.ndarray]", sampling: bool = False) -
             player, the root (whose per-case counts are returned) first. The sets must already
             respect everything but the disjointness between these players (the dynamic programme
             adds exactly that).
-        sampling: keep what :meth:`JointTable.sample` needs (memory: the ``B`` vectors of every
-            state).
+        sampling: keep what :meth:`JointTable.sample` needs (the ``B`` vectors of every state).
 
     Returns:
         A :class:`JointTable`: ``counts[c]`` = number of ways to give every other player a case from
@@ -711,48 +687,50 @@ def joint_table(sets: "np.ndarray | list[np.ndarray]", sampling: bool = False) -
     lists = [np.flatnonzero(row).astype(np.int64) for row in arr]
     counts = np.zeros(NUM_CASES, dtype=np.int64)
     if any(c.size == 0 for c in lists):
-        return JointTable(counts, 0, k, (), 0, 0, lists[0], np.zeros(0, np.int64), None)
+        return JointTable(counts, 0, k, (), 0, lists[0], np.zeros(0, np.int64), None)
     sig = _slice_signatures(arr)
-    own_labels, rels = _relations(sig, lists, k)
-    # the most promising type order whose state keys fit in int64 (in practice the first)
-    for order in _site_orders(rels, lists[0], sig, k):
+    own_labels, rels = _own_relations(sig, lists, k)
+    sites = None
+    for order in _site_orders(rels, lists[0], sig, k):  # the first whose keys fit int64 (in practice: the first)
         sites = _plan(sig, rels, own_labels, order, k)
         if sites is not None:
             break
-    entries = _root_keys(sites, lists[0])
-    expansions, work, effort = _forward(sites, np.inf)
-    # backward pass
+    if sites is None:  # pragma: no cover - a state key needs at most about 2^50
+        raise RuntimeError("joint_table: no order of choices has state keys that fit in int64")
+    entries = _root_entries(sites, lists[0])
+    expansions, work = _forward(sites)
+    # backward: bs[i] is B before site i (bs[-1] = 1 after the last one)
     b = np.ones((1, 1), dtype=np.int64)
     bs = [b]
     for site, exp in zip(reversed(sites), reversed(expansions)):
-        if site.q == ROOT:
+        if exp is None:  # the root's site: one entry per (branch, entry after)
             b = b.reshape(-1, site.branch.size, b.shape[1])[:, site.first, site.rest]
         else:
             b = _backward(exp[0], exp[2], exp[3], b)
         bs.append(b)
-    bs.reverse()  # bs[i]: B before site i (bs[-1]: after the last site)
+    bs.reverse()
     root_counts = bs[0][0, entries[0]]
     counts[lists[0]] = root_counts
-    total = int(root_counts.sum())
     keep = root_counts > 0
     sampling_data = None
     if sampling:
-        packed = []
+        packed: list[tuple] = []
         for site, exp in zip(sites, expansions):
-            if site.q == ROOT:
-                pos = -np.ones(MAX_ELEMS, dtype=np.int64)  # branch of each element of the type
+            if exp is None:
+                branch_of = -np.ones(MAX_ELEMS, dtype=np.int64)  # the branch of each element of the type
                 for x in range(TYPE_SIZES3[site.t]):
                     hit = np.flatnonzero(site.branch == site.after.labels[site.t, x])
-                    pos[x] = hit[0] if hit.size else -1
-                packed.append((ROOT, site.t, pos, site.branch.size))
+                    if hit.size:
+                        branch_of[x] = hit[0]
+                packed.append((ROOT, site.t, branch_of, site.branch.size))
             else:
-                masks = np.zeros(MAX_ELEMS, dtype=np.int64)
+                masks = np.zeros(MAX_ELEMS, dtype=np.int64)  # the elements of each class
                 for x in range(TYPE_SIZES3[site.t]):
                     masks[site.before.labels[site.t, x]] |= 1 << x
                 packed.append((site.q, site.t, exp[0], exp[1], exp[2], exp[3], masks))
         sampling_data = (tuple(packed), tuple(bs), entries[:, keep])
-    return JointTable(counts, total, k, tuple(order), int(work), effort, lists[0][keep], np.cumsum(root_counts[keep]),
-                      sampling_data)
+    return JointTable(counts, int(root_counts.sum()), k, tuple((s.q, s.t) for s in sites), work, lists[0][keep],
+                      np.cumsum(root_counts[keep]), sampling_data)
 
 
 def count_joint(own: np.ndarray, others: "list[np.ndarray]") -> np.ndarray:
