@@ -1,7 +1,7 @@
 """Worst-case speed of exact joint inference (issue #15 item 8) and of exact world sampling (#16 item 2).
 
     python benchmarks/joint_worst_case.py [--games 4] [--baseline-cap 2] [--samples 100000] [--seed 0]
-                                          [--quick]
+                                          [--climbs 4] [--climb-steps 150] [--quick]
 
 Positions (one player p's :class:`~pi_env.solvers.Knowledge` each), by kind:
 
@@ -13,22 +13,24 @@ Positions (one player p's :class:`~pi_env.solvers.Knowledge` each), by kind:
                 fourth event of every round, each player in turn
 ``first``       the same, first edition (4 players)
 ``duel``        the same, a duel (2 players)
-``adversarial`` positions found by a hill-climbing search over legal rounds that maximised the dynamic
-                programme's work (``benchmarks/data/joint_adversarial.json``; 4 and 5 players, events
-                by any player in any order, as a typed-in record allows)
+``adversarial`` positions found in the run by a hill-climbing search over legal rounds that maximises
+                the dynamic programme's work (4 and 5 players, events by any player in any order,
+                as a typed-in record allows; ``--climbs`` searches of ``--climb-steps`` steps)
 ==============  ==============================================================================
 
 Measured (numba compile time excluded: every kernel runs once first), per position:
 
-* ours: :func:`pi_env.solvers.analyze_knowledge` (case sets, exact joint counts, probabilities,
-  marginals), the median of 3 calls;
-* baseline: pi-env 0.1's ``count_joint`` (``benchmarks/joint_baseline.py``, the meet-in-the-middle
+* analyze: :func:`pi_env.solvers.analyze_knowledge` (case sets, exact joint counts, probabilities,
+  marginals), the median of 3 calls — the figure the target is about;
+* count_joint: :func:`pi_env.solvers.count_joint` alone on the case sets ``analyze_knowledge``
+  gives it, the median of 3 calls;
+* baseline: the previous ``count_joint`` (``benchmarks/joint_baseline.py``, the meet-in-the-middle
   code this issue replaced) on the same case sets, in the same run, capped at ``--baseline-cap``
   seconds per position (then extrapolated from the cases done, marked ``est.``); its counts are
   compared with ours wherever it finished.
 
-The table gives per kind the number of positions, our worst and median time, the baseline's worst,
-and the ratio of the worsts; then the overall worst against the target (every position within
+The table gives per kind the number of positions, our worst and median times, the baseline's worst,
+and the ratio of the count_joint worsts; then the overall worst against the target (every position within
 100 ms). Then world sampling (:func:`pi_env.solvers.world_sampler`): for the 5-player positions, the
 time to build a sampler and the worlds drawn per second over ``--samples`` draws (target: at least
 10,000 worlds/s). The machine's load average is printed before and after: figures measured while
@@ -38,7 +40,6 @@ other work runs on the machine are for development only.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -50,14 +51,14 @@ import numpy as np
 from pi_env.core.board import DAYTIME
 from pi_env.core.constants import NUM_CASES, case_index
 from pi_env.records.record_file import clue_answer, investigate_answer, suppression
-from pi_env.solvers import Knowledge, analyze_knowledge, case_bits, count_joint, knowledge_of, world_sampler
+from pi_env.solvers import (Knowledge, analyze_knowledge, case_bits, count_joint, joint_table, knowledge_of,
+                            world_sampler)
 from pi_env.solvers.knowledge import CLUE_KIND, INVESTIGATE_KIND, SOLVE_FAILED
 from pi_env.solvers.tables import from_bitset
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import joint_baseline  # noqa: E402  (the pre-#15 implementation, kept beside this script)
 
-DATA = Path(__file__).resolve().parent / "data" / "joint_adversarial.json"
 TARGET_S = 0.100
 TARGET_WORLDS = 10_000
 
@@ -81,33 +82,46 @@ class Position:
 # positions
 
 
-def random_events(rng: np.random.Generator, n: int, count: int, per_player: bool = False):
-    """A random layout, a deal and ``count`` truthful answers (clues and investigations; players
-    in turn, or one per player with ``per_player``). Returns ``(tile_district, cases, rows)``."""
+def random_deal(rng: np.random.Generator, n: int) -> tuple[np.ndarray, list[int]]:
+    """A random layout (``tile_district``, ``int64[36]``) and a deal of ``n`` disjoint cases."""
     td = np.empty(36, dtype=np.int64)
     td[:12] = rng.permutation(14)[:12]
     td[12:22] = rng.permutation(14)[:10]
     td[22:] = np.arange(14)
     s, e, loc = rng.permutation(12)[:n], rng.permutation(10)[:n], rng.permutation(14)[:n]
-    cases = [case_index(int(s[q]), int(e[q]), int(loc[q])) for q in range(n)]
+    return td, [case_index(int(s[q]), int(e[q]), int(loc[q])) for q in range(n)]
+
+
+def answer_rows(td: np.ndarray, cases: list[int], specs: list[tuple[int, int, int]]) -> np.ndarray:
+    """The truthful event rows of ``specs`` — ``(player, kind, target)`` with kind 0 a clue card
+    (target 0..35) and 1 an investigation (district 0..13) — in order, clues marking the tiles
+    that later investigations suppress (docs/rules.md §5, §6)."""
     adj = DAYTIME.adjacency
-    marked = {q: set() for q in range(n)}
+    marked: dict[int, set[int]] = {}
     rows = []
-    for i in range(count):
-        q = i % n
-        if rng.random() < 0.6:
-            x = int(rng.integers(36))
+    for i, (q, kind, x) in enumerate(specs):
+        if kind == 0:
             a = clue_answer(td, cases[q], x, adj)
             if a:
-                marked[q].add(x)
+                marked.setdefault(q, set()).add(x)
             rows.append((i, q, CLUE_KIND, x, a, 0, 0))
         else:
-            d = int(rng.integers(14))
-            sup = suppression(td, frozenset(marked[q]), d)
-            sp, tr = investigate_answer(td, cases[q], d, sup, adj)
+            sup = suppression(td, frozenset(marked.get(q, ())), x)
+            sp, tr = investigate_answer(td, cases[q], x, sup, adj)
             mask = sum(1 << t for t, v in enumerate(sup) if v)
-            rows.append((i, q, INVESTIGATE_KIND, d, sp, tr, mask))
-    return td, cases, np.array(rows, dtype=np.int32).reshape(-1, 7)
+            rows.append((i, q, INVESTIGATE_KIND, x, sp, tr, mask))
+    return np.array(rows, dtype=np.int32).reshape(-1, 7)
+
+
+def random_spec(rng: np.random.Generator, q: int) -> tuple[int, int, int]:
+    return (q, 0, int(rng.integers(36))) if rng.random() < 0.6 else (q, 1, int(rng.integers(14)))
+
+
+def random_events(rng: np.random.Generator, n: int, count: int):
+    """A random layout, a deal and ``count`` truthful answers (clues and investigations; players
+    in turn). Returns ``(tile_district, cases, rows)``."""
+    td, cases = random_deal(rng, n)
+    return td, cases, answer_rows(td, cases, [random_spec(rng, i % n) for i in range(count)])
 
 
 def synthetic_positions(rng: np.random.Generator) -> list[Position]:
@@ -157,16 +171,47 @@ def engine_positions(kind: str, games: int, rng: np.random.Generator) -> list[Po
     return out
 
 
-def adversarial_positions() -> list[Position]:
-    if not DATA.exists():
-        return []
+def dp_work(k: Knowledge) -> int:
+    """The dynamic programme's size for ``k`` (:attr:`pi_env.solvers.joint.JointTable.work`, always
+    the dynamic programme: ``sampling=True`` skips the direct enumeration of small positions)."""
+    own, others = joint_inputs(k)
+    return joint_table(np.stack([own] + others), sampling=True).work
+
+
+def adversarial_positions(rng: np.random.Generator, starts: int, steps: int) -> list[Position]:
+    """Positions found by hill-climbing on :func:`dp_work`: from a random deal and a few events (4
+    and 5 players), mutate one thing at a time (add, drop or change an event of any player, in any
+    order, as a typed-in record allows; change whose knowledge; give or hide the held case) and keep
+    the change if the work does not drop. ``starts`` climbs per player count, ``steps`` each."""
     out = []
-    for d in json.loads(DATA.read_text()):
-        adj = np.zeros((14, 14), dtype=bool)
-        for a, b in d["edges"]:
-            adj[a, b] = adj[b, a] = True
-        out.append(Position("adversarial", Knowledge(d["player"], d["n_players"], np.array(d["tile_district"]), adj,
-                                                     d["held_case"], np.array(d["events"], dtype=np.int32).reshape(-1, 7))))
+    for n in (4, 5):
+        for _ in progress(range(starts), f"adversarial search, {n} players"):
+            td, cases = random_deal(rng, n)
+            adj = DAYTIME.adjacency
+
+            def make(specs, p, known):
+                return Knowledge(p, n, td, adj, cases[(p + 1) % n] if known else -1, answer_rows(td, cases, specs))
+
+            specs = [random_spec(rng, int(rng.integers(n))) for _ in range(int(rng.integers(0, 4)))]
+            p, known = int(rng.integers(n)), bool(rng.random() < 0.5)
+            best = dp_work(make(specs, p, known))
+            for _ in range(steps):
+                s2, p2, k2 = list(specs), p, known
+                move = rng.random()
+                if move < 0.35 or not s2:
+                    s2.insert(int(rng.integers(len(s2) + 1)), random_spec(rng, int(rng.integers(n))))
+                elif move < 0.55:
+                    s2.pop(int(rng.integers(len(s2))))
+                elif move < 0.85:
+                    s2[int(rng.integers(len(s2)))] = random_spec(rng, int(rng.integers(n)))
+                elif move < 0.95:
+                    p2 = int(rng.integers(n))
+                else:
+                    k2 = not k2
+                work = dp_work(make(s2, p2, k2))
+                if work >= best:
+                    specs, p, known, best = s2, p2, k2, work
+            out.append(Position("adversarial", make(specs, p, known)))
     return out
 
 
@@ -199,6 +244,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--games", type=int, default=4, help="engine games per kind and player count")
     ap.add_argument("--baseline-cap", type=float, default=2.0, help="seconds per position for the baseline")
     ap.add_argument("--samples", type=int, default=100_000, help="worlds drawn per sampling measurement")
+    ap.add_argument("--climbs", type=int, default=4, help="adversarial searches per player count")
+    ap.add_argument("--climb-steps", type=int, default=150, help="steps of each adversarial search")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--quick", action="store_true", help="fewer positions (a smoke run)")
     args = ap.parse_args(argv)
@@ -209,15 +256,19 @@ def main(argv: list[str] | None = None) -> None:
     games = 1 if args.quick else args.games
     for kind in ("many", "first", "duel"):
         positions += engine_positions(kind, games, rng)
-    positions += adversarial_positions()
     if args.quick:
         positions = positions[::4]
+    positions += adversarial_positions(rng, 1 if args.quick else args.climbs, 30 if args.quick else args.climb_steps)
 
     # warm-up: compile every kernel once
     for pos in positions[:3] + positions[-3:]:
         analyze_knowledge(pos.knowledge, strict=False)
     full = np.ones(NUM_CASES, dtype=bool)
-    joint_baseline.count_joint(full, [full, full])
+    small = np.zeros(NUM_CASES, dtype=bool)
+    small[::97] = True
+    for m in range(1, 5):  # every path of the baseline (its 3- and 4-player paths compile on first use)
+        joint_baseline.count_joint(full, [small] * m)
+        count_joint(full, [small] * m)
 
     kinds: dict[str, dict[str, list]] = {}
     compared = mismatches = 0
@@ -227,12 +278,14 @@ def main(argv: list[str] | None = None) -> None:
         ours = median_time(lambda: analyze_knowledge(k, strict=False))
         own, others = joint_inputs(k)
         counts = count_joint(own, others)
+        ours_count = median_time(lambda: count_joint(own, others))
         base_counts, base_s, finished = joint_baseline.count_joint_capped(own, others, args.baseline_cap)
         if finished:
             compared += 1
             mismatches += int(not np.array_equal(counts, base_counts))
-        row = kinds.setdefault(pos.kind, {"ours": [], "base": [], "est": [], "players": []})
+        row = kinds.setdefault(pos.kind, {"ours": [], "count": [], "base": [], "est": [], "players": []})
         row["ours"].append(ours)
+        row["count"].append(ours_count)
         row["base"].append(base_s)
         row["est"].append(not finished)
         row["players"].append(k.n_players)
@@ -240,13 +293,14 @@ def main(argv: list[str] | None = None) -> None:
             worst = (ours, pos)
 
     print(f"exact joint inference, worst case: {len(positions)} positions, seed {args.seed}")
-    header = ("kind", "positions", "players", "ours worst", "ours median", "baseline worst", "baseline/ours (worst)")
+    header = ("kind", "positions", "players", "analyze worst", "analyze median", "count_joint worst",
+              "baseline count_joint worst", "baseline/ours (count_joint worst)")
     lines = []
     for kind, row in kinds.items():
-        o, b = np.array(row["ours"]), np.array(row["base"])
+        o, c, b = np.array(row["ours"]), np.array(row["count"]), np.array(row["base"])
         est = " est." if np.array(row["est"])[int(np.argmax(b))] else ""
         lines.append((kind, str(o.size), f"{min(row['players'])}-{max(row['players'])}", fmt(o.max()),
-                      fmt(float(np.median(o))), fmt(b.max()) + est, f"{b.max() / o.max():,.0f}x"))
+                      fmt(float(np.median(o))), fmt(c.max()), fmt(b.max()) + est, f"{b.max() / c.max():,.3g}x"))
     widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(header)]
     print("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |")
     print("|" + "|".join("-" * (w + 2) for w in widths) + "|")

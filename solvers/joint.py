@@ -57,12 +57,14 @@ import numpy as np
 
 from pi_env.core._config import kernel
 from pi_env.core.constants import NUM_CASES
+from pi_env.solvers.tables import CASE_ELEMENT_MASKS
 
 TYPE_SIZES3 = np.array([12, 10, 14], dtype=np.int64)
 MAX_ELEMS = 14  # the largest type (locations)
 SIG_WORDS = 3  # a per-element slice has at most 168 cases: 3 words of 64 bits
 CODE_LIMIT = 1 << 62  # state keys must stay below this (int64 arithmetic)
 ROOT = 0  # index of the root among the sets
+ENUMERATION_BUDGET = 100_000  # steps of direct enumeration before the dynamic programme takes over
 VECTOR_SPEEDUP = 20.0  # a transition of the forward pass costs about this many backward multiply-adds
 
 
@@ -117,6 +119,50 @@ def _refine_type(sig, members, t):
             labels[x] = count
             count += 1
     return labels, count
+
+
+@kernel
+def _layout_arrays(sig, members, active, pc):
+    """The arrays of a :class:`_Layout`: per type (``active[t]``) the classes of the players
+    ``members[t, q]``, their sizes and code radices; the pending radices of ``pc``. Returns
+    ``(labels, n, sizes, rt, mt, pr, pp)``; ``pp`` is -1 when a state key would not fit in int64."""
+    k = members.shape[1]
+    labels = -np.ones((3, MAX_ELEMS), dtype=np.int64)
+    n = np.zeros(3, dtype=np.int64)
+    sizes = np.zeros((3, MAX_ELEMS), dtype=np.int64)
+    rt = np.zeros((3, MAX_ELEMS), dtype=np.int64)
+    mt = np.ones(3, dtype=np.int64)
+    total = 1.0
+    for t in range(3):
+        if not active[t]:
+            continue
+        group = np.empty(k, dtype=np.int64)
+        m = 0
+        for q in range(k):
+            if members[t, q]:
+                group[m] = q
+                m += 1
+        lab, cnt = _refine_type(sig, group[:m], t)
+        labels[t] = lab
+        n[t] = cnt
+        for x in range(TYPE_SIZES3[t]):
+            sizes[t, lab[x]] += 1
+        span = 1
+        for a in range(cnt):
+            rt[t, a] = span
+            span *= sizes[t, a] + 1
+        mt[t] = span
+        total *= span
+    pr = np.zeros(k, dtype=np.int64)
+    pp = 1
+    for q in range(k):
+        if pc[q] > 0:
+            pr[q] = pp
+            pp *= pc[q]
+            total *= pc[q]
+    if total >= CODE_LIMIT:
+        pp = -1
+    return labels, n, sizes, rt, mt, pr, pp
 
 
 @kernel
@@ -300,19 +346,36 @@ def _backward(row_ptr, ways, next_index, b_next):
 # plans: the order of the choices and the layout of the states at each boundary
 
 
-def _distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+@kernel
+def _distinct_rows(rows):
     """The distinct non-empty rows of a 2-D bool array: ``(first index of each, id of every row)``
     with id -1 for an empty row, ids numbered by first appearance."""
-    ids = -np.ones(rows.shape[0], dtype=np.int64)
-    seen: dict[bytes, int] = {}
-    firsts: list[int] = []
-    for i in np.flatnonzero(rows.any(axis=1)):
-        key = rows[i].tobytes()
-        if key not in seen:
-            seen[key] = len(firsts)
-            firsts.append(int(i))
-        ids[i] = seen[key]
-    return np.array(firsts, dtype=np.int64), ids
+    n, w = rows.shape
+    ids = -np.ones(n, dtype=np.int64)
+    firsts = np.empty(n, dtype=np.int64)
+    found = 0
+    for i in range(n):
+        empty = True
+        for j in range(w):
+            if rows[i, j]:
+                empty = False
+                break
+        if empty:
+            continue
+        for f in range(found):
+            same = True
+            for j in range(w):
+                if rows[i, j] != rows[firsts[f], j]:
+                    same = False
+                    break
+            if same:
+                ids[i] = f
+                break
+        if ids[i] < 0:
+            firsts[found] = i
+            ids[i] = found
+            found += 1
+    return firsts[:found].copy(), ids
 
 
 def _stage_tables(rel: np.ndarray, type_order: tuple[int, ...]) -> list[np.ndarray]:
@@ -324,7 +387,7 @@ def _stage_tables(rel: np.ndarray, type_order: tuple[int, ...]) -> list[np.ndarr
     k0, k1, k2 = r.shape
     firsts, ids = _distinct_rows(r.reshape(k0, k1 * k2))
     t0 = ids.reshape(1, k0)
-    slices = r[firsts]  # (P1, k1, k2)
+    slices = np.ascontiguousarray(r[firsts])  # (P1, k1, k2)
     fibers, fids = _distinct_rows(slices.reshape(-1, k2))
     t1 = fids.reshape(firsts.size, k1)
     t2 = np.where(slices.reshape(-1, k2)[fibers], 0, -1).astype(np.int64)
@@ -350,50 +413,38 @@ class _Layout:
 def _layout(sig: np.ndarray, members: "list[list[int] | None]", pc: np.ndarray) -> _Layout | None:
     """The layout for ``members[t]``, the players still to choose type t (``None``: the type is
     inactive); ``None`` if a state key would not fit in int64."""
-    labels = -np.ones((3, MAX_ELEMS), dtype=np.int64)
-    n = np.zeros(3, dtype=np.int64)
-    sizes = np.zeros((3, MAX_ELEMS), dtype=np.int64)
-    rt = np.zeros((3, MAX_ELEMS), dtype=np.int64)
-    mt = np.ones(3, dtype=np.int64)
-    for t in range(3):
-        group = members[t]
-        if group is None:
-            continue
-        labels[t], n[t] = _refine_type(sig, np.array(group, dtype=np.int64), t)
-        sizes[t, :n[t]] = np.bincount(labels[t, :TYPE_SIZES3[t]], minlength=n[t])
-        spans = np.cumprod(sizes[t, :n[t]] + 1)
-        rt[t, 0] = 1
-        rt[t, 1:n[t]] = spans[:-1]
-        mt[t] = spans[-1]
-    pr = np.zeros(pc.size, dtype=np.int64)
-    pp = 1
-    for q in range(pc.size):
-        if pc[q] > 0:
-            pr[q] = pp
-            pp *= int(pc[q])
-    if pp * int(mt[0]) * int(mt[1]) * int(mt[2]) >= CODE_LIMIT:
+    mask = np.zeros((3, pc.size), dtype=np.bool_)
+    active = np.zeros(3, dtype=np.bool_)
+    for t, group in enumerate(members):
+        if group is not None:
+            active[t] = True
+            mask[t, group] = True
+    labels, n, sizes, rt, mt, pr, pp = _layout_arrays(sig, mask, active, pc)
+    if pp < 0:
         return None
-    return _Layout(labels, n, sizes, rt, mt, pr, pc.copy(), pp)
+    return _Layout(labels, n, sizes, rt, mt, pr, pc.copy(), int(pp))
 
 
-@dataclass
+_NONE = np.zeros(0, dtype=np.int64)  # an unused array field (read-only)
+_NONE.flags.writeable = False
+
+
 class _Site:
-    """One choice: player ``q`` (:data:`ROOT` or another) takes its element of type ``t``."""
+    """One choice: player ``q`` (:data:`ROOT` or another) takes its element of type ``t``.
 
-    q: int
-    t: int
-    before: _Layout
-    after: _Layout
-    # another player's choice: its own class of each current class, its pending table, and the
-    # class of the next layout each current class merges into (-1: none)
-    own: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
-    table: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.int64))
-    parent: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
-    # the root's choice: the classes its set takes (the state branches into one state per class),
-    # and for each entry of B before the site, its branch and the entry of B after the site
-    branch: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
-    first: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
-    rest: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    For another player: ``own`` (its own class of each current class), ``table`` (its pending
+    table) and ``parent`` (the class of the next layout each current class merges into, -1: none).
+    For the root: ``branch`` (the classes its set takes: the state branches into one state per
+    class) and, per entry of ``B`` before the site, ``first`` (its branch) and ``rest`` (the entry
+    of ``B`` after the site)."""
+
+    __slots__ = ("q", "t", "before", "after", "own", "table", "parent", "branch", "first", "rest")
+
+    def __init__(self, q: int, t: int, before: _Layout, after: _Layout, own: np.ndarray = _NONE,
+                 table: np.ndarray = _NONE, parent: np.ndarray = _NONE):
+        self.q, self.t, self.before, self.after = q, t, before, after
+        self.own, self.table, self.parent = own, table, parent
+        self.branch, self.first, self.rest = _NONE, _NONE, _NONE
 
 
 def _plan(sig: np.ndarray, rels: dict[int, np.ndarray], own_labels: dict[int, np.ndarray],
@@ -436,6 +487,14 @@ def _plan(sig: np.ndarray, rels: dict[int, np.ndarray], own_labels: dict[int, np
     return sites
 
 
+def _rank(values: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=True)`` for ints in ``0..bound-1``, without sorting."""
+    present = np.zeros(bound, dtype=bool)
+    present[values] = True
+    rank = np.cumsum(present) - 1
+    return np.flatnonzero(present), rank[values]
+
+
 def _root_entries(sites: list[_Site], root_cases: np.ndarray) -> np.ndarray:
     """Fill the root sites' ``branch``, ``first`` and ``rest``; return each root case's entry of
     ``B`` at every boundary (``int64[len(sites) + 1, n]``).
@@ -450,12 +509,12 @@ def _root_entries(sites: list[_Site], root_cases: np.ndarray) -> np.ndarray:
     end = len(sites)
     for i in reversed(root_sites):
         site = sites[i]
-        site.branch, pos = np.unique(site.after.labels[site.t][el[site.t]], return_inverse=True)
+        site.branch, pos = _rank(site.after.labels[site.t][el[site.t]], MAX_ELEMS)
         width = int(after.max()) + 1
-        keys, before = np.unique(pos.reshape(-1) * width + after, return_inverse=True)
+        keys, before = _rank(pos * width + after, site.branch.size * width)
         site.first, site.rest = keys // width, keys % width
         entry[i + 1:end + 1] = after
-        after, end = before.reshape(-1), i
+        after, end = before, i
     entry[:end + 1] = after
     return entry
 
@@ -471,15 +530,16 @@ def _site_orders(rels: dict[int, np.ndarray], root_cases: np.ndarray, sig: np.nd
     a factor 2 of the best. Within a type the players whose own sets tell the most classes of it
     apart choose first, so that their distinctions leave the state early (2 to 6 times less work
     than the other way round on those positions)."""
-    if k <= 2:
-        return [[(q, t) for t in range(3) for q in range(k)]]
+    if k <= 3:  # at most two other players: the state stays small in any order
+        return [[site for t in range(3) for site in [(ROOT, t)] + [(q, t) for q in sorted(
+            rels, key=lambda q: (-rels[q].shape[t], q))]]]
     open1 = np.ones(3)  # per first type: the product of the players' numbers of slices
     open2 = np.ones(3)  # per last type: the product of the players' numbers of fibers
     for r in rels.values():
         for t, axes in enumerate(((0, 1, 2), (1, 0, 2), (2, 0, 1))):
-            moved = r.transpose(axes)
-            open1[t] *= _distinct_rows(moved.reshape(r.shape[t], -1))[0].size
-            open2[t] *= _distinct_rows(moved.reshape(r.shape[t], -1).T)[0].size
+            moved = r.transpose(axes).reshape(r.shape[t], -1)
+            open1[t] *= _distinct_rows(np.ascontiguousarray(moved))[0].size
+            open2[t] *= _distinct_rows(np.ascontiguousarray(moved.T))[0].size
     el = np.stack([root_cases // 140, (root_cases // 14) % 10, root_cases % 14])
     members = np.arange(1, k, dtype=np.int64)
     root_classes = [_refine_type(sig, members, t)[0][el[t]] for t in range(3)]
@@ -569,6 +629,54 @@ def _pick_element(chosen, r, used_t, out_t):
 
 
 # ---------------------------------------------------------------------------------------------
+# small positions: direct enumeration
+
+
+@kernel
+def _enumerate(root, cases, offsets, masks, budget):
+    """Per root case, the number of tuples (one case of each other player, ``cases[offsets[q]:
+    offsets[q+1]]``) pairwise disjoint with each other and with it: depth-first over the players,
+    the last one counted in a loop. Gives up (``done = False``) past ``budget`` steps.
+
+    Returns ``(counts int64[len(root)], steps, done)``."""
+    m = offsets.shape[0] - 1
+    counts = np.zeros(root.shape[0], dtype=np.int64)
+    next_j = np.zeros(max(m, 1), dtype=np.int64)
+    used = np.zeros(m + 1, dtype=np.int64)
+    steps = 0
+    for i in range(root.shape[0]):
+        if m == 0:
+            counts[i] = 1
+            continue
+        used[0] = masks[root[i]]
+        level = 0
+        next_j[0] = offsets[0]
+        while level >= 0:
+            if level == m - 1:
+                u = used[level]
+                for j in range(offsets[level], offsets[level + 1]):
+                    if masks[cases[j]] & u == 0:
+                        counts[i] += 1
+                steps += offsets[level + 1] - offsets[level]
+                if steps > budget:
+                    return counts, steps, False
+                level -= 1
+                continue
+            j = next_j[level]
+            if j == offsets[level + 1]:
+                level -= 1
+                continue
+            next_j[level] = j + 1
+            steps += 1
+            mj = masks[cases[j]]
+            if mj & used[level] == 0:
+                used[level + 1] = used[level] | mj
+                level += 1
+                next_j[level] = offsets[level]
+    return counts, steps, True
+
+
+# ---------------------------------------------------------------------------------------------
 # public API
 
 
@@ -584,8 +692,10 @@ class JointTable:
             ``c`` (0 outside the root's set).
         total: total number of joint assignments (Python int; 0 when the sets are inconsistent).
         n_players: number of players (root included).
-        order: the order of the choices, ``((player, type), ...)``.
-        work: the dynamic programme's size: transitions plus states of its forward pass.
+        order: the order of the choices, ``((player, type), ...)``; empty when the tuples were
+            enumerated directly.
+        work: the dynamic programme's size (transitions plus states of its forward pass), or the
+            number of steps of the direct enumeration.
     """
 
     counts: np.ndarray = field(repr=False)
@@ -688,6 +798,16 @@ def joint_table(sets: "np.ndarray | list[np.ndarray]", sampling: bool = False) -
     counts = np.zeros(NUM_CASES, dtype=np.int64)
     if any(c.size == 0 for c in lists):
         return JointTable(counts, 0, k, (), 0, lists[0], np.zeros(0, np.int64), None)
+    if not sampling:  # a small position: count the tuples directly
+        others = sorted(lists[1:], key=len)
+        offsets = np.cumsum([0] + [c.size for c in others]).astype(np.int64)
+        cases = np.concatenate(others) if others else np.zeros(0, np.int64)
+        direct, steps, done = _enumerate(lists[0], cases, offsets, CASE_ELEMENT_MASKS, ENUMERATION_BUDGET)
+        if done:
+            counts[lists[0]] = direct
+            keep = direct > 0
+            return JointTable(counts, int(direct.sum()), k, (), int(steps), lists[0][keep],
+                              np.cumsum(direct[keep]), None)
     sig = _slice_signatures(arr)
     own_labels, rels = _own_relations(sig, lists, k)
     sites = None
