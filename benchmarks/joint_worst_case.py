@@ -95,7 +95,7 @@ def random_deal(rng: np.random.Generator, n: int) -> tuple[np.ndarray, list[int]
 def answer_rows(td: np.ndarray, cases: list[int], specs: list[tuple[int, int, int]]) -> np.ndarray:
     """The truthful event rows of ``specs`` — ``(player, kind, target)`` with kind 0 a clue card
     (target 0..35) and 1 an investigation (district 0..13) — in order, clues marking the tiles
-    that later investigations suppress (docs/rules.md §5, §6)."""
+    that later investigations suppress (docs/rules.md §4.1, §4.2)."""
     adj = DAYTIME.adjacency
     marked: dict[int, set[int]] = {}
     rows = []
