@@ -53,13 +53,12 @@ from typing import Any, Callable
 import numpy as np
 
 from pi_env.agents.base import Agent
-from pi_env.agents.deducer import consistent_cases
 from pi_env.core.board import DAYTIME, Board
 from pi_env.core.constants import CASE_TRIPLES, NUM_ACTIONS, SOLVE_BASE
 from pi_env.core.errors import PIError, UnknownNameError
 from pi_env.engine.observe import observation_layout, observation_size
 
-__all__ = ["LearnedAgent", "state_from_observations", "load_model", "model_path", "best_cases", "best_cases_from_mask", "encode_state", "encoding_fingerprint",
+__all__ = ["LearnedAgent", "state_from_observations", "load_model", "model_path", "best_cases", "best_cases_from_mask", "best_cases_of_state", "encode_state", "encoding_fingerprint",
            "encode_observations", "encoding_size", "policy_mask",
            "to_engine_actions", "ENCODINGS", "ZOO", "POLICY_ACTIONS", "SOLVE_ACTION", "MODEL_FORMAT",
            "PREFIX", "TORCH_HINT"]
@@ -95,10 +94,15 @@ class _FlatV1:
     def from_flat(self, flat: np.ndarray, num_players: int) -> np.ndarray:
         return np.ascontiguousarray(np.atleast_2d(flat)[:, _keep_columns(num_players)])
 
-    def from_state(self, state: Any, config: Any, players: np.ndarray, flat: "np.ndarray | None" = None) -> np.ndarray:
+    def from_state(self, state: Any, config: Any, players: np.ndarray, flat: "np.ndarray | None" = None,
+                   out: "np.ndarray | None" = None) -> np.ndarray:
         from pi_env.envs.encoders import encode_flat
 
-        return self.from_flat(encode_flat(state, config, players) if flat is None else flat, config.num_players)
+        x = self.from_flat(encode_flat(state, config, players) if flat is None else flat, config.num_players)
+        if out is None:
+            return x
+        out[:] = x
+        return out
 
     def from_observations(self, observations: np.ndarray, config: Any) -> np.ndarray:
         from pi_env.envs.encoders import flat_scales
@@ -114,10 +118,11 @@ class _CompactV1:
 
         return compact_size(num_players)
 
-    def from_state(self, state: Any, config: Any, players: np.ndarray, flat: "np.ndarray | None" = None) -> np.ndarray:
+    def from_state(self, state: Any, config: Any, players: np.ndarray, flat: "np.ndarray | None" = None,
+                   out: "np.ndarray | None" = None, parallel: "bool | None" = False) -> np.ndarray:
         from pi_env.solvers.compact import encode_compact
 
-        return encode_compact(state, config, np.asarray(players, dtype=np.int64), parallel=False)
+        return encode_compact(state, config, np.asarray(players, dtype=np.int64), out=out, parallel=parallel)
 
     def from_observations(self, observations: np.ndarray, config: Any) -> np.ndarray:
         from pi_env.solvers.compact import encode_compact
@@ -144,10 +149,12 @@ def encoding_size(name: str, num_players: int) -> int:
     return _encoding(name).size(num_players)
 
 
-def encode_state(name: str, state: Any, config: Any, players: np.ndarray, flat: "np.ndarray | None" = None) -> np.ndarray:
+def encode_state(name: str, state: Any, config: Any, players: np.ndarray, flat: "np.ndarray | None" = None,
+                 out: "np.ndarray | None" = None) -> np.ndarray:
     """Encoding ``name`` of ``players[b]`` in game ``b`` of the engine ``state`` (``flat``: their flat
-    encodings when the caller has them): ``float32[B, encoding_size(name, P)]``."""
-    return _encoding(name).from_state(state, config, players, flat)
+    encodings when the caller has them; ``out``: a ``float32[B, encoding_size(name, P)]`` buffer to
+    fill): ``float32[B, encoding_size(name, P)]`` (``out`` when given)."""
+    return _encoding(name).from_state(state, config, players, flat, out)
 
 
 def encode_observations(name: str, observations: np.ndarray, config: Any) -> np.ndarray:
@@ -208,7 +215,7 @@ def best_cases_from_mask(mask: np.ndarray) -> np.ndarray:
 def best_cases(observations: np.ndarray, num_players: int, board: Board = DAYTIME) -> np.ndarray:
     """``int64[n]``: the case each observing player names when its policy chooses to solve:
     :func:`best_cases_from_mask` of its own-information case set
-    (:func:`pi_env.agents.deducer.consistent_cases`: its answers, the case it holds, other players'
+    (:func:`pi_env.solvers.own_info.observation_case_mask`, one batch call: its answers, the case it holds, other players'
     spots and correct solves, without the cases it already named wrongly this round), whose cases
     are equally likely under that information. Never empty in a real game: the player's case is
     always possible.
@@ -218,9 +225,23 @@ def best_cases(observations: np.ndarray, num_players: int, board: Board = DAYTIM
         num_players: ``P``.
         board: the board.
     """
+    from pi_env.solvers.own_info import observation_case_mask
+
     obs = np.atleast_2d(observations)
-    mask = np.stack([consistent_cases(o, num_players, board) for o in obs]) if len(obs) else np.zeros((0, 1680), bool)
-    return best_cases_from_mask(mask)
+    if not len(obs):
+        return np.zeros(0, dtype=np.int64)
+    return best_cases_from_mask(observation_case_mask(obs, num_players, board))
+
+
+def best_cases_of_state(state: Any, board: Board, players: np.ndarray) -> np.ndarray:
+    """``int64[B]``: :func:`best_cases` of ``players[b]`` in game ``b`` of an engine ``state``, computed
+    from the state in one batch call (:func:`pi_env.solvers.own_info.own_case_mask`, which reads
+    only what each player may know: the same case sets as from its observation)."""
+    from pi_env.solvers.own_info import own_case_mask
+
+    if state.batch_size == 0:
+        return np.zeros(0, dtype=np.int64)
+    return best_cases_from_mask(own_case_mask(state, board, np.asarray(players, dtype=np.int64)))
 
 
 def to_engine_actions(choices: np.ndarray, observations_of: Callable[[np.ndarray], np.ndarray],

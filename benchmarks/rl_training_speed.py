@@ -94,7 +94,9 @@ def _run_sb3(model, per_update: int, updates: int, label: str) -> dict:
     return {"row": label, "steps": steps, "seconds": wall, "sps": steps / wall, "collect_sps": steps / clock.collect}
 
 
-def bench_sb3(updates: int, seed: int, num_envs: int, encoding: str, threads: int) -> dict:
+def bench_sb3(updates: int, seed: int, num_envs: int, encoding: str, threads: int, *, ppo: dict | None = None,
+              trunk=(256,), hidden=(128,), opponent: str = "random", label: str = "(b)") -> dict:
+    import numba
     import torch
     from sb3_contrib import MaskablePPO
 
@@ -103,16 +105,23 @@ def bench_sb3(updates: int, seed: int, num_envs: int, encoding: str, threads: in
     from pi_env.rl.train import INITIAL_SOLVE_BIAS, PPO_DEFAULTS, TrunkExtractor
 
     _common(threads)
-    env = SB3LearnerVecEnv(num_envs, 2, ["random"], encoding=encoding, seed=seed, parallel=False, reward="win")
+    numba.set_num_threads(threads)
+    settings = {**PPO_DEFAULTS, **(ppo or {})}
+    env = SB3LearnerVecEnv(num_envs, 2, [opponent], encoding=encoding, seed=seed, parallel=threads > 1, reward="win")
     model = MaskablePPO("MlpPolicy", env, seed=seed, device="cpu", verbose=0,
                         policy_kwargs={"features_extractor_class": TrunkExtractor,
-                                       "features_extractor_kwargs": {"trunk": [256]},
-                                       "net_arch": {"pi": [128], "vf": [128]}, "activation_fn": torch.nn.ReLU},
-                        **PPO_DEFAULTS)
+                                       "features_extractor_kwargs": {"trunk": list(trunk)},
+                                       "net_arch": {"pi": list(hidden), "vf": list(hidden)},
+                                       "activation_fn": torch.nn.ReLU},
+                        **settings)
     with torch.no_grad():
         model.policy.action_net.bias[SOLVE_ACTION] = INITIAL_SOLVE_BIAS
-    per = num_envs * PPO_DEFAULTS["n_steps"]
-    return _run_sb3(model, per, updates, f"(b) MaskablePPO, engine env B={num_envs}, {encoding}, 51 choices")
+    per = num_envs * settings["n_steps"]
+    net = "-".join(str(h) for h in (*trunk, *hidden))
+    return _run_sb3(model, per, updates,
+                    f"{label} MaskablePPO, engine env B={num_envs}, {encoding}, vs {opponent}, net {net}, "
+                    f"{settings['n_steps']} steps x {num_envs} / minibatch {settings['batch_size']} x "
+                    f"{settings['n_epochs']} epochs, {threads} thread{'s' if threads > 1 else ''}")
 
 
 def bench_torchrl(updates: int, seed: int, num_envs: int, encoding: str, threads: int) -> dict:
@@ -176,25 +185,41 @@ def bench_torchrl(updates: int, seed: int, num_envs: int, encoding: str, threads
             "steps": steps, "seconds": wall, "sps": steps / wall, "collect_sps": steps / collect}
 
 
+PREVIOUS = {"num_envs": 1024, "ppo": {"n_steps": 32, "batch_size": 8192, "n_epochs": 2}, "trunk": (256,),
+            "hidden": (128,)}
+"""The engine path as first landed (pi-env 0.2.0 development): 1024 games, 32 steps per update,
+minibatches of 8192, 2 epochs, trunk 256, heads 128."""
+
+
 def main() -> None:
+    from pi_env.rl.train import DEFAULT_HIDDEN, DEFAULT_NUM_ENVS, DEFAULT_TRUNK
+
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--updates", type=int, default=3, help="timed PPO updates per row (after 1 warm-up)")
-    p.add_argument("--num-envs", type=int, default=1024)
+    p.add_argument("--num-envs", type=int, default=DEFAULT_NUM_ENVS)
     p.add_argument("--encoding", default="compact-v1")
-    p.add_argument("--torch-threads", type=int, default=1)
-    p.add_argument("--rows", default="abc", help="which rows to run (default abc)")
+    p.add_argument("--rows", default="abcde", help="which rows to run (default abcde; f: TorchRL)")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args()
     print(f"load average at start: {', '.join(f'{x:.2f}' for x in os.getloadavg())}; {os.cpu_count()} cores")
     rows = []
+    new = dict(trunk=DEFAULT_TRUNK, hidden=DEFAULT_HIDDEN)
     if "a" in args.rows:
         rows.append(bench_baseline(args.updates, args.seed))
     if "b" in args.rows:
-        rows.append(bench_sb3(args.updates, args.seed, args.num_envs, args.encoding, args.torch_threads))
+        rows.append(bench_sb3(args.updates, args.seed, PREVIOUS["num_envs"], args.encoding, 1, ppo=PREVIOUS["ppo"],
+                              trunk=PREVIOUS["trunk"], hidden=PREVIOUS["hidden"], label="(b) previous engine path:"))
     if "c" in args.rows:
-        rows.append(bench_torchrl(args.updates, args.seed, args.num_envs, args.encoding, args.torch_threads))
+        rows.append(bench_sb3(args.updates, args.seed, args.num_envs, args.encoding, 1, label="(c) defaults:", **new))
+    if "d" in args.rows:
+        rows.append(bench_sb3(args.updates, args.seed, args.num_envs, args.encoding, 2, label="(d) defaults:", **new))
+    if "e" in args.rows:
+        rows.append(bench_sb3(args.updates, args.seed, args.num_envs, args.encoding, 2, opponent="gain",
+                              label="(e) defaults:", **new))
+    if "f" in args.rows:
+        rows.append(bench_torchrl(args.updates, args.seed, args.num_envs, args.encoding, 1))
     base = rows[0]["sps"] if "a" in args.rows else None
-    print(f"\n| configuration | env steps timed | seconds | env steps/s (end to end) | during collection | ratio vs (a) |")
+    print("\n| configuration | env steps timed | seconds | env steps/s (end to end) | during collection | ratio vs (a) |")
     print("|---|---|---|---|---|---|")
     for r in rows:
         ratio = f"{r['sps'] / base:.1f}" if base else "-"

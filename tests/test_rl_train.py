@@ -370,27 +370,6 @@ def test_training_end_to_end_resume_force_and_learned_agent(tmp_path, capsys):
     assert len(json.loads((out / "run.json").read_text())["sessions"]) == 1
 
 
-def test_imitation_warm_start_learns_the_teachers_choices():
-    """Behaviour cloning of the batched ``gain`` teacher: the cloned policy agrees with the teacher
-    far more often than chance (about 1 legal choice in 20)."""
-    _rl()
-    import torch
-    from sb3_contrib import MaskablePPO
-
-    from pi_env.rl.engine_env import SB3LearnerVecEnv
-    from pi_env.rl.pool import GainOpponent
-    from pi_env.rl.train import TrunkExtractor, imitate
-
-    env = SB3LearnerVecEnv(64, 2, ["gain"], seed=2, parallel=False)
-    model = MaskablePPO("MlpPolicy", env, n_steps=8, batch_size=256, seed=0, device="cpu",
-                        policy_kwargs={"features_extractor_class": TrunkExtractor,
-                                       "features_extractor_kwargs": {"trunk": [64]},
-                                       "net_arch": {"pi": [64], "vf": [64]}, "activation_fn": torch.nn.ReLU})
-    warm = imitate(model, env.batch, GainOpponent(env.batch.config), 4000, epochs=15, minibatch=256)
-    assert warm["imitation_rows"] == 4000
-    assert warm["imitation_agreement"] > 0.2 and warm["imitation_loss"] < 2.5
-
-
 def test_same_seed_same_policy(tmp_path):
     _rl()
     import torch

@@ -61,15 +61,24 @@ _COMPONENTS = (
 )
 
 
-def observation_layout(num_players: int) -> dict[str, tuple[int, tuple[int, ...]]]:
-    """Offsets and shapes of the observation components: ``name -> (start, shape)``."""
-    out: dict[str, tuple[int, tuple[int, ...]]] = {}
+@functools.lru_cache(maxsize=None)
+def _layout(num_players: int) -> tuple[tuple[str, int, int, tuple[int, ...]], ...]:
+    """``(name, start, size, shape)`` of every component, in order (computed once per player count:
+    agents decode an observation at every decision)."""
+    out = []
     pos = 0
     for name, shape, per_seat in _COMPONENTS:
         full = ((num_players,) + shape) if per_seat else shape
-        out[name] = (pos, full)
-        pos += int(np.prod(full)) if full else 1
-    return out
+        n = int(np.prod(full)) if full else 1
+        out.append((name, pos, n, full))
+        pos += n
+    return tuple(out)
+
+
+def observation_layout(num_players: int) -> dict[str, tuple[int, tuple[int, ...]]]:
+    """Offsets and shapes of the observation components: ``name -> (start, shape)`` (a new dict
+    every call)."""
+    return {name: (start, shape) for name, start, _, shape in _layout(num_players)}
 
 
 @functools.lru_cache(maxsize=None)
@@ -82,8 +91,7 @@ def observation_size(num_players: int) -> int:
 def decode_observation(obs: np.ndarray, num_players: int) -> dict[str, np.ndarray]:
     """Split a flat observation ``int16[size]`` into named views with the documented shapes."""
     out = {}
-    for name, (start, shape) in observation_layout(num_players).items():
-        n = int(np.prod(shape)) if shape else 1
+    for name, start, n, shape in _layout(num_players):
         out[name] = obs[start:start + n].reshape(shape) if shape else obs[start:start + n]
     return out
 

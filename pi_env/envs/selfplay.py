@@ -125,7 +125,7 @@ when both cores are free: on a loaded machine every threaded kernel waits for it
 SelfPlayVecEnv(num_envs, num_players=2, *, edition="second", variants=(), investigators=None,
                max_rotations=60, board="daytime", mode="standard", max_rounds=9,
                opponents=None, learner_seats="rotate", seed=None, copy=False, check=True,
-               parallel=None)
+               parallel=None, observations=True)
 ```
 
 The rules arguments are those of :class:`pi_env.engine.GameConfig` (and of `pi_env.env`).
@@ -134,6 +134,9 @@ The rules arguments are those of :class:`pi_env.engine.GameConfig` (and of `pi_e
 `check=False` skips the legality check of the learner's actions: the engine then ignores an
 illegal one (any integer; that game is not stepped and its row comes again, reward 0), see
 :meth:`pi_env.engine.Engine.step`.
+`observations=False` skips the flat encoding: `obs` is then `float32[B, 0]`, for learners that
+encode the rows themselves from `state` and `info["to_move"]` (e.g. :mod:`pi_env.rl.engine_env`);
+rows, masks, rewards and ends are unchanged.
 `parallel`: run the engine's step and setup and the encoder on all cores (`True`), on one
 (`False`), or as `pi_env.core._config` decides (`None`: threads from 256 games on, unless
 `PI_ENV_NUMBA_PARALLEL=0`). On a machine busy with other work one thread can be faster: every
@@ -296,7 +299,7 @@ class SelfPlayVecEnv(VectorEnv):
                  mode: str = "standard", max_rounds: int = DEFAULT_MAX_ROUNDS,
                  opponents: "None | str | Sequence[Any]" = None, learner_seats: "str | int" = "rotate",
                  seed: int | None = None, copy: bool = False, check: bool = True,
-                 parallel: bool | None = None):
+                 parallel: bool | None = None, observations: bool = True):
         if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
             raise PIError(f"num_envs must be a positive integer, got {num_envs!r}")
         self.config = GameConfig(num_players=num_players, edition=edition, variants=tuple(variants),
@@ -335,8 +338,10 @@ class SelfPlayVecEnv(VectorEnv):
                 self._agents[b] = [None] + [None if f is None or is_batch_opponent(f) else f()
                                             for f in self._factories]
         # spaces
-        self._encoder = FlatEncoder(self.config, B, parallel=parallel)
+        self.observations = bool(observations)
+        self._encoder = FlatEncoder(self.config, B, parallel=parallel) if self.observations else None
         self._failed = FailedSolves(B, P)
+        self._no_obs = np.zeros((B, 0), dtype=np.float32)
         low, high = flat_bounds(self.config)
         self.single_observation_space = spaces.Box(low, high, dtype=np.float32)
         self.observation_space = batch_space(self.single_observation_space, B)
@@ -535,7 +540,8 @@ class SelfPlayVecEnv(VectorEnv):
     def _outputs(self):
         st = self.state
         self._seat8[:] = self._row_seat
-        obs = self._encoder.encode(st, self._row_seat, check=False, failed=self._failed)
+        obs = (self._encoder.encode(st, self._row_seat, check=False, failed=self._failed) if self._encoder
+               is not None else self._no_obs)
         self._engine.legal_action_mask(out=self._mask, solves=False)  # the solve part stays ones
         if self.copy:
             info = {"action_mask": self._mask.copy(), "to_move": self._seat8.copy()}

@@ -9,7 +9,7 @@ action space of :mod:`pi_env.agents.learned` — and adapters for two RL librari
   (:func:`pi_env.agents.learned.policy_mask`), rewards (the learner's score changes; a game's
   rewards sum to its final score), and per finished game its return, length, final score and
   win (the learner's share of first place, from the public scores). The solve choice becomes the
-  engine action ``50 + best case`` (:func:`pi_env.agents.learned.best_cases`), computed for the
+  engine action ``50 + best case`` (:func:`pi_env.agents.learned.best_cases_of_state`), computed for the
   rows that solve only. A finished game's ``win`` is the learner's share of first place after the
   tiebreaks (docs/rules.md §5), as tournaments count it.
 * :class:`SB3LearnerVecEnv`: an SB3 ``VecEnv`` with ``action_masks()`` for sb3-contrib's
@@ -33,9 +33,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from pi_env.agents.learned import POLICY_ACTIONS, encode_state, encoding_size, policy_mask, to_engine_actions
+from pi_env.agents.learned import (ENCODINGS, POLICY_ACTIONS, SOLVE_ACTION, best_cases_of_state, encode_state,
+                                  encoding_size, policy_mask)
+from pi_env.core.constants import SOLVE_BASE
 from pi_env.core.errors import PIError
-from pi_env.engine import observe
 from pi_env.envs.selfplay import SelfPlayVecEnv
 from pi_env.rl.pool import batch_opponent
 
@@ -73,12 +74,14 @@ class LearnerBatch:
         config = GameConfig(num_players=num_players, **rules)
         if len(opponents) != num_players - 1:
             raise PIError(f"{num_players} players need {num_players - 1} opponents, got {len(opponents)}")
+        self.size = encoding_size(encoding, num_players)  # an unknown encoding fails here
         self.opponents = [batch_opponent(o, config) for o in opponents]
+        self._flat = encoding == "flat-v1"  # the only encoding computed from the env's flat rows
         self.venv = SelfPlayVecEnv(num_envs, num_players, opponents=self.opponents, seed=seed, parallel=parallel,
-                                   check=False, **rules)
+                                   check=False, observations=self._flat, **rules)
         self.config = self.venv.config
         self.num_envs, self.num_players, self.encoding, self.seed = int(num_envs), num_players, encoding, seed
-        self.size = encoding_size(encoding, num_players)
+        self.parallel = parallel
         self._seat = np.zeros(num_envs, dtype=np.int64)
         self._return = np.zeros(num_envs)
         self._length = np.zeros(num_envs, dtype=np.int64)
@@ -86,7 +89,12 @@ class LearnerBatch:
 
     def _convert(self, obs: np.ndarray, info: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
         self._seat[:] = info["to_move"]
-        x = encode_state(self.encoding, self.venv.state, self.config, self._seat, flat=obs)
+        x = np.empty((self.num_envs, self.size), dtype=np.float32)  # new every call: callers keep rows
+        if self._flat:
+            encode_state(self.encoding, self.venv.state, self.config, self._seat, flat=obs, out=x)
+        else:
+            ENCODINGS[self.encoding].from_state(self.venv.state, self.config, self._seat, out=x,
+                                                parallel=self.parallel)
         return x, policy_mask(info["action_mask"])
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -97,6 +105,17 @@ class LearnerBatch:
         self._restart[:] = False
         return self._convert(obs, info)
 
+    def engine_actions(self, choices: np.ndarray) -> np.ndarray:
+        """``int64[B]`` engine actions of the compact choices ``int[B]`` in the current position:
+        queries unchanged, the solve choice as ``50 + best case`` of the row's learner
+        (:func:`pi_env.agents.learned.best_cases_of_state`, for the solving rows only)."""
+        out = np.asarray(choices, dtype=np.int64).copy()
+        rows = np.flatnonzero((out == SOLVE_ACTION) & ~self._restart)
+        if rows.size:
+            st = self.venv.state
+            out[rows] = SOLVE_BASE + best_cases_of_state(st.take(rows), self.config.board, self._seat[rows])
+        return out
+
     def step(self, choices: np.ndarray):
         """Apply the compact choices ``int[B]`` (ignored for rows whose game just ended).
 
@@ -104,11 +123,7 @@ class LearnerBatch:
             ``(x, mask, rewards float32[B], done bool[B], truncated bool[B], episodes)``:
             ``episodes`` lists ``(b, {"r", "l", "score", "win"})`` for the games that ended.
         """
-        st = self.venv.state
-        seats = self._seat.copy()
-        actions = to_engine_actions(np.asarray(choices), lambda rows: observe(st.take(rows), seats[rows]),
-                                    self.num_players, self.config.board)
-        return self.step_engine(actions)
+        return self.step_engine(self.engine_actions(choices))
 
     def step_engine(self, actions: np.ndarray):
         """As :meth:`step`, with engine actions ``int64[B]`` (``0..1729``, legal for the rows that
@@ -122,16 +137,18 @@ class LearnerBatch:
         self._length += ~self._restart
         episodes = []
         ended = np.flatnonzero(done)
-        wins = self._wins(st, ended, np.asarray(info["to_move"], dtype=np.int64)[ended])
-        for b, win in zip(ended, wins):
-            s = int(info["to_move"][b])
-            scores = st.score[b]
+        if ended.size:
+            seats = np.asarray(info["to_move"], dtype=np.int64)[ended]
+            wins = self._wins(st, ended, seats)
             if self.reward == "win":
-                rewards[b] = win
-            episodes.append((int(b), {"r": float(self._return[b] + rewards[b]), "l": int(self._length[b]),
-                                      "score": int(scores[s]), "win": win}))
-            self._return[b] = -rewards[b]
-            self._length[b] = 0
+                rewards[ended] = wins
+            scores = st.score[ended, seats].astype(np.int64)
+            returns = self._return[ended] + rewards[ended]
+            for i, b in enumerate(ended.tolist()):
+                episodes.append((b, {"r": float(returns[i]), "l": int(self._length[b]), "score": int(scores[i]),
+                                     "win": float(wins[i])}))
+            self._return[ended] = -rewards[ended]
+            self._length[ended] = 0
         self._return += rewards
         self._restart = done
         x, mask = self._convert(obs, info)

@@ -25,7 +25,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from pi_env.agents import make_agent
-from pi_env.agents.learned import SOLVE_ACTION, best_cases, best_cases_from_mask, encode_state, policy_mask
+from pi_env.agents.learned import SOLVE_ACTION, best_cases_of_state, encode_state, policy_mask
 from pi_env.core.board import DAYTIME, Board
 from pi_env.core.constants import SOLVE_BASE
 from pi_env.core.errors import PIError
@@ -63,7 +63,6 @@ class SnapshotOpponent:
     def act_batch(self, state: State, games: np.ndarray, players: np.ndarray) -> np.ndarray:
         import torch
 
-        P = self.config.num_players
         sub = state.take(games)
         x = torch.from_numpy(encode_state(self.encoding, sub, self.config, players))
         mask = torch.from_numpy(policy_mask(legal_action_mask(sub)))
@@ -76,7 +75,7 @@ class SnapshotOpponent:
         out = choice.numpy().astype(np.int64)
         rows = np.flatnonzero(out == SOLVE_ACTION)
         if rows.size:
-            out[rows] = SOLVE_BASE + best_cases(observe(sub.take(rows), players[rows]), P, self.config.board)
+            out[rows] = SOLVE_BASE + best_cases_of_state(sub.take(rows), self.config.board, players[rows])
         return out
 
 
@@ -109,8 +108,8 @@ class AgentOpponent:
 
 class GainOpponent:
     """``gain``: the core of the ``heuristic`` agent's rules, in batch (numpy over the rows of one
-    :func:`pi_env.solvers.compact.encode_compact` call; no Python per game). For each player to move,
-    with ``n`` the size of its own-information case set:
+    :func:`pi_env.solvers.own_info.own_features` call with the query gains; no Python per game). For
+    each player to move, with ``n`` the size of its own-information case set:
 
     1. one case left (``n == 1``): solve (naming it);
     2. while ``n >= 60`` and this round's share of its investigator tiles is not used
@@ -131,28 +130,22 @@ class GainOpponent:
     WAIT_ROTATIONS = 20
 
     def __init__(self, config: GameConfig):
-        from pi_env.solvers.compact import compact_layout
-
         self.config = config
-        self.layout = compact_layout(config.num_players)
 
     def act_batch(self, state: State, games: np.ndarray, players: np.ndarray) -> np.ndarray:
-        from math import log2
-
-        from pi_env.core.constants import INVESTIGATE_BASE, NUM_CASES
-        from pi_env.solvers.compact import encode_compact
+        from pi_env.core.constants import INVESTIGATE_BASE
+        from pi_env.solvers.own_info import QUERY_GAINS, own_features
 
         sub = state.take(games)
-        x = encode_compact(sub, self.config, players, parallel=False)
-        L = self.layout
-        n = np.rint(np.exp2(x[:, L["own_log2_count"][0]] * log2(NUM_CASES))).astype(np.int64)
+        m = games.size
+        gain = np.empty((m, QUERY_GAINS), dtype=np.float32)
+        feat = own_features(sub, self.config.board, players, gains=gain, parallel=False)
+        n = np.rint(1.0 / np.maximum(feat[:, 37], 1e-9)).astype(np.int64)  # p_best = 1 / n
         legal = legal_action_mask(sub)[:, :SOLVE_BASE] != 0
-        gain = np.concatenate([x[:, L["clue_gain"][0]:L["clue_gain"][0] + 36],
-                               x[:, L["district_gain"][0]:L["district_gain"][0] + 14]], axis=1)
         gain = np.where(legal, gain, -1.0)
         clue = gain[:, :INVESTIGATE_BASE].argmax(1)
         district = INVESTIGATE_BASE + gain[:, INVESTIGATE_BASE:].argmax(1)
-        rows = np.arange(games.size)
+        rows = np.arange(m)
         placed = sub.inv_count[rows, players].astype(np.int64)
         start_tiles = sub.inv_left[rows, players].astype(np.int64) + placed
         rounds_left = np.maximum(self.config.num_rounds - sub.round.astype(np.int64), 1)
@@ -169,9 +162,7 @@ class GainOpponent:
         out = np.where(solve | (out == SOLVE_BASE), SOLVE_BASE, out)
         pick = np.flatnonzero(out == SOLVE_BASE)
         if pick.size:  # the case sets of the solving rows only
-            mask = np.zeros((pick.size, NUM_CASES), dtype=bool)
-            encode_compact(sub.take(pick), self.config, players[pick], mask=mask, parallel=False)
-            out[pick] = SOLVE_BASE + best_cases_from_mask(mask)
+            out[pick] = SOLVE_BASE + best_cases_of_state(sub.take(pick), self.config.board, players[pick])
         return out.astype(np.int64)
 
 

@@ -77,11 +77,17 @@ from pi_env.core.text import csv_text
 __all__ = ["train", "main", "PPO_DEFAULTS", "INITIAL_SOLVE_BIAS", "TASKS", "parse_opponents", "export_policy"]
 
 TASKS = {"2p": 2, "4p": 4}
-PPO_DEFAULTS: dict[str, Any] = {"n_steps": 32, "batch_size": 8192, "n_epochs": 2, "learning_rate": 3e-4,
+PPO_DEFAULTS: dict[str, Any] = {"n_steps": 16, "batch_size": 16384, "n_epochs": 2, "learning_rate": 3e-4,
                                 "gamma": 0.995, "gae_lambda": 0.95, "clip_range": 0.2, "ent_coef": 0.01,
-                                "vf_coef": 0.5, "max_grad_norm": 0.5}
-"""MaskablePPO settings sized for a 2-core CPU: 1024 games x 32 steps per update, 4 minibatches of
-8192, 2 epochs."""
+                                "vf_coef": 0.5, "max_grad_norm": 0.5, "target_kl": None}
+"""MaskablePPO settings sized for a 2-core CPU: :data:`DEFAULT_NUM_ENVS` games x 16 steps per update
+(65,536 rows), 4 minibatches of 16,384, 2 epochs."""
+DEFAULT_NUM_ENVS = 4096
+"""Games stepped together (``--num-envs``)."""
+DEFAULT_TRUNK: tuple[int, ...] = (128,)
+"""Widths of the shared trunk (``--trunk``)."""
+DEFAULT_HIDDEN: tuple[int, ...] = (64,)
+"""Widths of the policy and value layers after the trunk (``--hidden``)."""
 INITIAL_SOLVE_BIAS = -3.0
 """Initial bias of the solve logit: with ~24 legal choices and the other logits near 0, a new
 policy solves at about 0.2 % of its turns."""
@@ -206,12 +212,14 @@ def _latest(out: Path, sub: str, ext: str) -> list[Path]:
     return sorted((out / sub).glob(f"step_*.{ext}"), key=lambda p: int(p.stem.split("_")[1]))
 
 
-def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_envs: int = 1024,
+def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_envs: int = DEFAULT_NUM_ENVS,
           opponents: str = "gain:1", snapshot_weight: float = 0.0, snapshot_every: int = 20,
           max_snapshots: int = 8, reward: str = "win", encoding: str = "compact-v1",
-          trunk: Sequence[int] = (256,), hidden: Sequence[int] = (128,), torch_threads: int = 1,
+          trunk: Sequence[int] = DEFAULT_TRUNK, hidden: Sequence[int] = DEFAULT_HIDDEN, threads: int = 1,
           checkpoint_every: int = 2_000_000, max_minutes: float | None = None, imitate_teacher: str | None = None,
-          imitate_rows: int = 300_000, resume: bool = False, force: bool = False,
+          imitate_rows: int = 300_000, imitate_opponents: str = "gain:1", dagger_rounds: int = 0,
+          dagger_beta: float = 0.3, imitate_workers: int = 1, imitate_epochs: int = 10, demos: str | None = None,
+          resume: bool = False, force: bool = False,
           progress: bool = True, verbose: bool = False, **ppo: Any) -> dict[str, Any]:
     """Train (module docstring); returns the ``run.json`` dict of this session.
 
@@ -235,8 +243,9 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     P = TASKS[task]
     out = Path(out)
     _prepare_out(out, resume, force)
-    numba.set_num_threads(1)
-    torch.set_num_threads(int(torch_threads))
+    threads = max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS))
+    numba.set_num_threads(threads)
+    torch.set_num_threads(threads)
     torch.distributions.Distribution.set_default_validate_args(False)
     settings = {**PPO_DEFAULTS, **ppo}
     members = parse_opponents(opponents)
@@ -255,7 +264,7 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
             net, _ = load_model(str(f))
             for pool in pools:
                 pool.add(SnapshotOpponent(net, encoding, config, name="snapshot"))
-    env = SB3LearnerVecEnv(num_envs, P, pools, encoding=encoding, seed=session_seed, parallel=False,
+    env = SB3LearnerVecEnv(num_envs, P, pools, encoding=encoding, seed=session_seed, parallel=threads > 1,
                            reward=reward)
     policy_kwargs = {"features_extractor_class": TrunkExtractor, "features_extractor_kwargs": {"trunk": list(trunk)},
                      "net_arch": {"pi": list(hidden), "vf": list(hidden)}, "activation_fn": torch.nn.ReLU}
@@ -269,14 +278,13 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
             model.policy.action_net.bias[SOLVE_ACTION] = INITIAL_SOLVE_BIAS
     warm: dict[str, Any] = {}
     if imitate_teacher and not ckpts:
-        from pi_env.rl.pool import batch_opponent
-
         t_im = time.perf_counter()
-        warm = imitate(model, env.batch, batch_opponent(imitate_teacher, config), imitate_rows, seed=seed,
-                       verbose=verbose)
-        warm.update(imitation_teacher=imitate_teacher, imitation_seconds=round(time.perf_counter() - t_im, 1))
-        if verbose:
-            print(warm, flush=True)
+        warm = warm_start(model, P, imitate_teacher, imitate_rows, encoding=encoding, out=out,
+                          opponents=parse_opponents(imitate_opponents), dagger_rounds=dagger_rounds,
+                          dagger_beta=dagger_beta, workers=imitate_workers, epochs=imitate_epochs,
+                          seed=seed, gamma=float(settings["gamma"]), reward=reward, meta=meta, demos=demos,
+                          verbose=verbose)
+        warm["imitation_seconds"] = round(time.perf_counter() - t_im, 1)
     logs = out / "logs" / f"session_{start}"  # SB3's logger: progress.csv and TensorBoard events
     model.set_logger(configure(str(logs), ["csv", "tensorboard"] if _has_tensorboard() else ["csv"]))
 
@@ -360,71 +368,46 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     return info
 
 
-def imitate(model: Any, batch: Any, teacher: Any, rows: int, *, epochs: int = 10, minibatch: int = 1024,
-            seed: int = 0, verbose: bool = False) -> dict[str, float]:
-    """Warm start: fit the policy's choice logits to a teacher's choices by cross-entropy
-    (behaviour cloning) before PPO, so that PPO starts from a player that already plays the game.
+def warm_start(model: Any, num_players: int, teacher: str, rows: int, *, encoding: str, out: Path,
+               opponents: Sequence[tuple[str, float]] = (("gain", 1.0),), dagger_rounds: int = 0,
+               dagger_beta: float = 0.3, workers: int = 1, epochs: int = 10, num_envs: int = 256, seed: int = 0,
+               gamma: float = 0.995, reward: str = "win", meta: dict[str, Any] | None = None,
+               demos: str | None = None, verbose: bool = False) -> dict[str, Any]:
+    """Warm start by imitation (:mod:`pi_env.rl.imitate`) before PPO: ``rows`` rows of the teacher's
+    own play (behaviour cloning), then ``dagger_rounds`` rounds that each add ``rows`` rows of games
+    where the current policy plays (the teacher's action with probability ``dagger_beta``) and the
+    teacher labels every position; after every round the policy and value heads are fitted to all
+    rows so far. ``demos``: a :meth:`~pi_env.rl.imitate.Demonstrations.save` file to start from
+    instead of the first collection. The policy of every round is written to
+    ``out/imitation/round_K.pt``. Returns the statistics of every round."""
+    from pi_env.rl.imitate import Demonstrations, collect_parallel, fit
 
-    The learner seat of ``batch`` (a :class:`pi_env.rl.engine_env.LearnerBatch`, opponents as for
-    training) is played by ``teacher`` (a batch opponent, e.g. :class:`pi_env.rl.pool.GainOpponent`,
-    given the learner's own seat) for ``rows`` learner rows; every row's encoding, compact mask and
-    the teacher's choice (its engine action, any solve as the solve choice) are kept; then the
-    policy (its trunk, policy layers and choice head; the value head is left to PPO) is trained for
-    ``epochs`` passes with the model's optimizer settings. Returns the final mean loss and the
-    share of rows where the policy's masked argmax equals the teacher's choice.
-    """
-    import torch
-
-    from pi_env.core.constants import SOLVE_BASE
-
-    xs, masks, ys = [], [], []
-    x, mask = batch.reset()
-    n = 0
-    while n < rows:
-        st = batch.venv.state
-        live = ~batch._restart
-        games = np.flatnonzero(live)
-        acts = teacher.act_batch(st, games, batch._seat[games])
-        choice = np.zeros(batch.num_envs, dtype=np.int64)
-        choice[games] = np.minimum(acts, SOLVE_BASE)
-        xs.append(x[live].copy())
-        masks.append(mask[live].copy())
-        ys.append(choice[live])
-        n += int(live.sum())
-        engine = np.zeros(batch.num_envs, dtype=np.int64)
-        engine[games] = acts  # the teacher's own actions (its solves name the case it chose)
-        x, mask, *_ = batch.step_engine(engine)
-    X = torch.from_numpy(np.concatenate(xs)[:rows])
-    M = torch.from_numpy(np.concatenate(masks)[:rows])
-    Y = torch.from_numpy(np.concatenate(ys)[:rows])
-    policy = model.policy
-    params = [p for name, p in policy.named_parameters() if not name.startswith(("value_net", "mlp_extractor.value_net"))]
-    opt = torch.optim.Adam(params, lr=1e-3)
-    gen = torch.Generator().manual_seed(seed)
-    loss_value = float("nan")
-    policy.set_training_mode(True)
-    for epoch in range(epochs):
-        perm = torch.randperm(X.shape[0], generator=gen)
-        total, count = 0.0, 0
-        for k in range(0, X.shape[0], minibatch):
-            idx = perm[k:k + minibatch]
-            latent = policy.mlp_extractor.forward_actor(policy.extract_features(X[idx], policy.pi_features_extractor))
-            logits = policy.action_net(latent).masked_fill(~M[idx], -1e9)
-            loss = torch.nn.functional.cross_entropy(logits, Y[idx])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            total += loss.item() * idx.numel()
-            count += idx.numel()
-        loss_value = total / count
+    folder = out / "imitation"
+    folder.mkdir(parents=True, exist_ok=True)
+    info: dict[str, Any] = {"imitation_teacher": teacher, "imitation_opponents": [list(o) for o in opponents],
+                            "dagger_rounds": dagger_rounds, "dagger_beta": dagger_beta, "rounds": []}
+    common = dict(opponents=list(opponents), encoding=encoding, num_envs=num_envs, gamma=gamma, reward=reward)
+    all_demos: list[Any] = []
+    policy_file: str | None = None
+    for k in range(dagger_rounds + 1):
+        t0 = time.perf_counter()
+        if k == 0 and demos:
+            part = Demonstrations.load(demos)
+        else:
+            part = collect_parallel(num_players, teacher, rows, workers=workers, seed=seed + 7919 * (k + 1),
+                                    policy=policy_file if k else None, beta=1.0 if k == 0 else dagger_beta,
+                                    progress=verbose, **common)
+        t1 = time.perf_counter()
+        all_demos.append(part)
+        stats = fit(model.policy, Demonstrations.concat(all_demos), epochs=epochs, seed=seed + k, verbose=verbose)
+        policy_file = str(folder / f"round_{k}.pt")
+        export_policy(model, policy_file, {**(meta or {}), "card": {"imitation_round": k}})
+        row = {"round": k, "rows": len(part), "collect_seconds": round(t1 - t0, 1),
+               "fit_seconds": round(time.perf_counter() - t1, 1), **stats}
+        info["rounds"].append(row)
         if verbose:
-            print(f"imitation epoch {epoch + 1}: loss {loss_value:.4f}", flush=True)
-    policy.set_training_mode(False)
-    with torch.no_grad():
-        latent = policy.mlp_extractor.forward_actor(policy.extract_features(X, policy.pi_features_extractor))
-        agree = float((policy.action_net(latent).masked_fill(~M, -1e9).argmax(-1) == Y).float().mean())
-    return {"imitation_rows": int(X.shape[0]), "imitation_loss": round(loss_value, 4),
-            "imitation_agreement": round(agree, 4)}
+            print(row, flush=True)
+    return info
 
 
 def _has_tensorboard() -> bool:
@@ -486,7 +469,8 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--timesteps", type=int, default=10_000_000, help="environment steps in total (default 10M)")
     p.add_argument("--out", required=True, help="run directory")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--num-envs", type=int, default=1024, help="games stepped together (default 1024)")
+    p.add_argument("--num-envs", type=int, default=DEFAULT_NUM_ENVS,
+                   help=f"games stepped together (default {DEFAULT_NUM_ENVS})")
     p.add_argument("--opponents", default="gain:1",
                    help="built-in opponents name:weight,... (default gain:1; random and gain run in batch)")
     p.add_argument("--snapshot-weight", type=float, default=0.0, help="weight of the learner's snapshots (default 0)")
@@ -494,13 +478,26 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--max-snapshots", type=int, default=8)
     p.add_argument("--reward", choices=("win", "score"), default="win")
     p.add_argument("--encoding", default="compact-v1", help="policy input (default compact-v1)")
-    p.add_argument("--trunk", type=_ints, default=[256], help="trunk widths (default 256)")
-    p.add_argument("--hidden", type=_ints, default=[128], help="policy and value widths (default 128)")
-    p.add_argument("--torch-threads", type=int, default=1)
+    p.add_argument("--trunk", type=_ints, default=list(DEFAULT_TRUNK),
+                   help=f"trunk widths (default {','.join(map(str, DEFAULT_TRUNK))})")
+    p.add_argument("--hidden", type=_ints, default=list(DEFAULT_HIDDEN),
+                   help=f"policy and value widths (default {','.join(map(str, DEFAULT_HIDDEN))})")
+    p.add_argument("--threads", type=int, default=1,
+                   help="threads of the engine and encoder (numba) and of torch (default 1)")
     p.add_argument("--checkpoint-every", type=int, default=2_000_000, help="steps between checkpoints")
     p.add_argument("--imitate", default=None, metavar="TEACHER",
                    help="warm start: clone a batch teacher's choices first (e.g. gain)")
-    p.add_argument("--imitate-rows", type=int, default=300_000, help="learner rows for --imitate (default 300000)")
+    p.add_argument("--imitate-rows", type=int, default=300_000,
+                   help="teacher-labelled rows per imitation round (default 300000)")
+    p.add_argument("--imitate-opponents", default="gain:1",
+                   help="opponents name:weight,... of the imitation games (default gain:1)")
+    p.add_argument("--dagger-rounds", type=int, default=0,
+                   help="imitation rounds after the first where the policy plays and the teacher labels (default 0)")
+    p.add_argument("--dagger-beta", type=float, default=0.3,
+                   help="share of the teacher's actions played in DAgger rounds (default 0.3)")
+    p.add_argument("--imitate-workers", type=int, default=1, help="processes collecting demonstrations (default 1)")
+    p.add_argument("--imitate-epochs", type=int, default=10, help="passes over the rows per imitation round")
+    p.add_argument("--demos", default=None, help="demonstrations file (.npz) to use as the first imitation round")
     p.add_argument("--max-minutes", type=float, default=None,
                    help="stop after this much wall-clock time in this session (then save as at the end)")
     for k in ("n_steps", "batch_size", "n_epochs"):
@@ -525,17 +522,22 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m pi_env.rl.tra
         require_rl()
     except PIError as exc:
         p.exit(2, f"{p.prog}: error: {exc}\n")
-    for k in ("timesteps", "num_envs", "snapshot_every", "max_snapshots", "torch_threads", "checkpoint_every",
-              "n_steps", "batch_size", "n_epochs"):
+    for k in ("timesteps", "num_envs", "snapshot_every", "max_snapshots", "threads", "checkpoint_every",
+              "n_steps", "batch_size", "n_epochs", "imitate_rows", "imitate_workers", "imitate_epochs"):
         if getattr(args, k) < 1:
             p.error(f"--{k.replace('_', '-')} must be at least 1, got {getattr(args, k)}")
+    if args.dagger_rounds < 0 or not 0.0 <= args.dagger_beta <= 1.0:
+        p.error("--dagger-rounds must be at least 0 and --dagger-beta in [0, 1]")
     try:
         info = train(args.task, args.timesteps, args.out, seed=args.seed, num_envs=args.num_envs,
                      opponents=args.opponents, snapshot_weight=args.snapshot_weight,
                      snapshot_every=args.snapshot_every, max_snapshots=args.max_snapshots, reward=args.reward,
                      encoding=args.encoding, trunk=args.trunk, hidden=args.hidden,
-                     torch_threads=args.torch_threads, checkpoint_every=args.checkpoint_every,
+                     threads=args.threads, checkpoint_every=args.checkpoint_every,
                      max_minutes=args.max_minutes, imitate_teacher=args.imitate, imitate_rows=args.imitate_rows,
+                     imitate_opponents=args.imitate_opponents, dagger_rounds=args.dagger_rounds,
+                     dagger_beta=args.dagger_beta, imitate_workers=args.imitate_workers,
+                     imitate_epochs=args.imitate_epochs, demos=args.demos,
                      resume=args.resume, force=args.force, progress=not args.no_progress, verbose=args.verbose,
                      n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.n_epochs,
                      learning_rate=args.learning_rate, ent_coef=args.ent_coef, gamma=args.gamma)

@@ -1,0 +1,362 @@
+"""Imitation warm start (issue #12): behaviour cloning of a built-in agent, with DAgger rounds.
+
+PPO from scratch has to discover that asking good questions and solving at the right time scores;
+a policy cloned from a strong built-in agent starts as a player of the real game. This module
+collects demonstrations and fits a policy to them:
+
+* :func:`collect`: ``B`` games of :class:`pi_env.rl.engine_env.LearnerBatch` (one learner seat per
+  game, opponents per game from a weighted list), where at every learner turn the **teacher** (a
+  built-in agent: ``greedy``, ``heuristic``, ... played game by game from the learner seat's own
+  observation, one agent object per game slot and game; or the batch opponent ``gain``) is asked
+  for its action. The row keeps the learner's encoding ``x``, its compact mask and the teacher's
+  compact choice ``y`` (a query as it is, any solve as the solve choice 50). What is *played* is
+  the teacher's action with probability ``beta`` and otherwise the current policy's (its masked
+  argmax, as :class:`pi_env.agents.learned.LearnedAgent` plays): ``beta = 1`` is plain behaviour
+  cloning, ``beta < 1`` is a DAgger round (Ross, Gordon & Bagnell 2011, "A reduction of imitation
+  learning and structured prediction to no-regret online learning"): the teacher labels the states
+  the learner itself reaches, which corrects the errors that compound along the learner's own
+  games.
+* Every row also gets a value target: the learner's outcome of its game (the share of first
+  place, as tournaments count it, or the final score with ``reward="score"``) discounted by
+  ``gamma`` per learner step still to come — what PPO's critic estimates — so that PPO starts with
+  a fitted critic as well as a fitted policy. Only rows of finished games are kept.
+* :func:`collect_parallel`: the same in ``workers`` processes (disjoint seeds), concatenated.
+* :func:`fit`: cross-entropy of the policy's masked logits against ``y`` plus ``value_coef`` times
+  the squared error of the value head, Adam, minibatches; returns the loss and the share of rows
+  where the masked argmax equals the teacher's choice (on all rows and on a held-out tenth).
+
+A teacher played game by game costs its decision time per row (``greedy``: about 2 ms), so
+collection runs in processes; ``gain`` is batched.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from pi_env.core.constants import SOLVE_BASE
+from pi_env.core.errors import PIError
+
+__all__ = ["Demonstrations", "Teacher", "collect", "collect_parallel", "fit"]
+
+
+@dataclass
+class Demonstrations:
+    """Rows of teacher play (module docstring).
+
+    Attributes:
+        x: ``float32[N, n]`` the learner's encodings.
+        mask: ``bool[N, 51]`` compact masks.
+        y: ``int64[N]`` the teacher's compact choices.
+        value: ``float32[N]`` discounted outcomes (module docstring).
+        played_teacher: ``bool[N]`` whether the teacher's action was the one played.
+    """
+
+    x: np.ndarray
+    mask: np.ndarray
+    y: np.ndarray
+    value: np.ndarray
+    played_teacher: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.y.shape[0])
+
+    @staticmethod
+    def concat(parts: Sequence["Demonstrations"]) -> "Demonstrations":
+        """All rows of ``parts`` in order."""
+        return Demonstrations(*(np.concatenate([getattr(p, k) for p in parts]) for k in
+                                ("x", "mask", "y", "value", "played_teacher")))
+
+    def save(self, path: str) -> None:
+        """Write the rows as a compressed ``.npz``."""
+        np.savez_compressed(path, x=self.x, mask=self.mask, y=self.y, value=self.value,
+                            played_teacher=self.played_teacher)
+
+    @staticmethod
+    def load(path: str) -> "Demonstrations":
+        """Rows written by :meth:`save`. Raises PIError for a file without them."""
+        try:
+            with np.load(path) as f:
+                return Demonstrations(f["x"], f["mask"], f["y"], f["value"], f["played_teacher"])
+        except (OSError, KeyError, ValueError) as exc:
+            raise PIError(f"demonstrations file {path!r} is not readable ({type(exc).__name__})") from None
+
+
+class Teacher:
+    """The teacher at the learner seat: a batch opponent (``gain``) or a per-game agent by name,
+    one object per game slot, renewed when a new game starts in the slot (agents such as
+    ``greedy`` remember the previous turn of their game).
+
+    Args:
+        spec: an agent name (:func:`pi_env.agents.make_agent`) or ``"gain"``.
+        config: the games' rules.
+        num_envs: game slots.
+        seed: seeds the agents (game ``k`` of slot ``b`` gets a seed drawn from it).
+
+    Raises:
+        UnknownNameError: an unknown agent name.
+    """
+
+    def __init__(self, spec: str, config: Any, num_envs: int, seed: int = 0):
+        from pi_env.agents import make_agent
+        from pi_env.rl.pool import batch_opponent
+
+        self.spec, self.config = spec, config
+        self._batch = batch_opponent(spec, config) if spec.strip().lower() in ("gain", "random") else None
+        self._make = (lambda: make_agent(spec, edition=config.edition)) if self._batch is None else None
+        if self._make is not None:
+            self._make()  # an unknown name fails now
+        self._agents: list[Any] = [None] * num_envs
+        self._rng = np.random.default_rng(seed)
+
+    def new_games(self, slots: np.ndarray) -> None:
+        """New games start in ``slots``: their agents start afresh."""
+        if self._make is None:
+            if self._batch is not None and hasattr(self._batch, "new_games") and slots.size:
+                self._batch.new_games(slots, self._rng.integers(2**62, size=slots.size))
+            return
+        for b in slots.tolist():
+            agent = self._agents[b] = self._make()
+            agent.reset(self.config.num_players, self.config.board, seed=int(self._rng.integers(2**62)))
+
+    def act(self, state: Any, games: np.ndarray, players: np.ndarray) -> np.ndarray:
+        """``int64[len(games)]`` engine actions of the teacher for ``players[i]`` in ``games[i]``."""
+        if self._batch is not None:
+            return self._batch.act_batch(state, games, players)
+        from pi_env.engine import legal_action_mask, observe
+
+        sub = state.take(games)
+        obs = observe(sub, players)
+        mask = legal_action_mask(sub)
+        return np.array([self._agents[b].act(obs[n], mask[n]) for n, b in enumerate(games.tolist())],
+                        dtype=np.int64)
+
+
+def _policy_choices(net: Any, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    import torch
+
+    with torch.no_grad():
+        logits = net.logits(torch.from_numpy(x)).masked_fill(~torch.from_numpy(mask), -1e9)
+    return logits.argmax(-1).numpy().astype(np.int64)
+
+
+def collect(num_players: int, teacher: str, rows: int, *, opponents: Sequence[tuple[Any, float]] = (("gain", 1.0),),
+            encoding: str = "compact-v1", policy: "str | None" = None, beta: float = 1.0, num_envs: int = 256,
+            seed: int = 0, gamma: float = 0.995, reward: str = "win", progress: bool = False) -> Demonstrations:
+    """At least ``rows`` rows of finished games (module docstring), then cut to ``rows``.
+
+    Args:
+        num_players: 2..5.
+        teacher: the teacher (:class:`Teacher`).
+        rows: rows to return.
+        opponents: the opponent pool of every seat after the learner's (``(spec, weight)``,
+            :class:`pi_env.rl.pool.PoolOpponent`).
+        encoding: the learner's input encoding.
+        policy: a model file (``learned:PATH`` form without the prefix) whose masked argmax plays
+            when the teacher does not (``beta < 1``); required then.
+        beta: probability that a row plays the teacher's action.
+        num_envs: games stepped together.
+        seed: games, seats, opponents' and teacher's draws.
+        gamma: discount per learner step of the value targets.
+        reward: ``"win"`` or ``"score"`` (the value target's outcome).
+        progress: a tqdm bar.
+
+    Raises:
+        PIError: ``beta < 1`` without a policy, a bad option; UnknownNameError: an unknown agent.
+    """
+    from pi_env.engine import GameConfig
+    from pi_env.rl.engine_env import LearnerBatch
+    from pi_env.rl.pool import PoolOpponent
+
+    if not 0.0 <= beta <= 1.0:
+        raise PIError(f"beta must be in [0, 1], got {beta}")
+    net = None
+    if beta < 1.0:
+        if policy is None:
+            raise PIError("a DAgger round (beta < 1) needs the policy to play")
+        from pi_env.agents.learned import load_model
+
+        net, meta = load_model(policy)
+        if meta["encoding"] != encoding or int(meta["num_players"]) != num_players:
+            raise PIError(f"policy {policy!r} is for {meta['num_players']} players / {meta['encoding']}, "
+                          f"not {num_players} / {encoding}")
+    config = GameConfig(num_players=num_players)
+    pools = [PoolOpponent(list(opponents), config) for _ in range(num_players - 1)]
+    batch = LearnerBatch(num_envs, num_players, pools, encoding=encoding, seed=seed, parallel=False, reward=reward)
+    tutor = Teacher(teacher, config, num_envs, seed=seed + 1)
+    rng = np.random.default_rng([seed, 7])
+    B = num_envs
+    tutor.new_games(np.arange(B))
+    x, mask = batch.reset()
+    open_rows: list[list[int]] = [[] for _ in range(B)]  # rows of each slot's running game
+    xs, ms, ys, teach = [], [], [], []
+    values: list[float] = []
+    kept: list[int] = []  # rows of finished games
+    total = 0
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=rows, desc=f"demonstrations ({teacher}, beta {beta:g})", unit="row")
+    while len(kept) < rows:
+        live = np.flatnonzero(~batch._restart)
+        st = batch.venv.state
+        seats = batch._seat[live]
+        t_act = tutor.act(st, live, seats)
+        engine = np.zeros(B, dtype=np.int64)
+        engine[live] = t_act
+        use_teacher = np.ones(live.size, dtype=bool)
+        if net is not None:
+            use_teacher = rng.random(live.size) < beta
+            own = ~use_teacher
+            if own.any():
+                choice = np.zeros(B, dtype=np.int64)
+                choice[live[own]] = _policy_choices(net, x[live[own]], mask[live[own]])
+                engine[live[own]] = batch.engine_actions(choice)[live[own]]
+        xs.append(x[live])
+        ms.append(mask[live])
+        ys.append(np.minimum(t_act, SOLVE_BASE))
+        teach.append(use_teacher)
+        for b, r in zip(live.tolist(), range(total, total + live.size)):
+            open_rows[b].append(r)
+        total += live.size
+        values.extend([0.0] * live.size)
+        x, mask, _, done, _, episodes = batch.step_engine(engine)
+        for b, ep in episodes:
+            outcome = ep["win"] if reward == "win" else float(ep["score"])
+            mine = open_rows[b]
+            k = len(mine)
+            for i, r in enumerate(mine):
+                values[r] = outcome * gamma ** (k - 1 - i)
+            kept.extend(mine)
+            open_rows[b] = []
+            if bar is not None:
+                bar.update(k)
+        ended = np.flatnonzero(done)
+        if ended.size:
+            tutor.new_games(ended)
+    if bar is not None:
+        bar.close()
+    idx = np.sort(np.asarray(kept[:rows], dtype=np.int64))
+    X, M, Y, T = (np.concatenate(a)[idx] for a in (xs, ms, ys, teach))
+    return Demonstrations(X, M, Y.astype(np.int64), np.asarray(values, dtype=np.float32)[idx], T)
+
+
+def _collect_job(kwargs: dict[str, Any]) -> Demonstrations:
+    import numba
+
+    numba.set_num_threads(1)
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+    except ImportError:
+        pass
+    return collect(**kwargs)
+
+
+def collect_parallel(num_players: int, teacher: str, rows: int, *, workers: int = 2, seed: int = 0,
+                     progress: bool = False, **kwargs: Any) -> Demonstrations:
+    """:func:`collect` split over ``workers`` processes (worker ``k`` plays seed ``seed + 1000 k``;
+    ``workers == 1`` runs here); the rows of all workers, in worker order."""
+    jobs = []
+    per = -(-rows // workers)
+    for k in range(workers):
+        n = min(per, rows - per * k)
+        if n > 0:
+            jobs.append(dict(num_players=num_players, teacher=teacher, rows=n, seed=seed + 1000 * k,
+                             progress=progress and k == 0, **kwargs))
+    if len(jobs) == 1:
+        return collect(**jobs[0])
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    with ProcessPoolExecutor(len(jobs), mp_context=multiprocessing.get_context(method)) as pool:
+        parts = list(pool.map(_collect_job, jobs))
+    return Demonstrations.concat(parts)
+
+
+def fit(policy: Any, demos: Demonstrations, *, epochs: int = 10, minibatch: int = 1024, lr: float = 1e-3,
+        value_coef: float = 0.5, seed: int = 0, holdout: float = 0.1, verbose: bool = False) -> dict[str, float]:
+    """Fit an sb3-contrib ``MaskableActorCriticPolicy`` (its features extractor, both heads) to
+    ``demos`` (module docstring); a random ``holdout`` share of the rows is kept out of the fit and
+    only measured. Returns ``imitation_rows``, ``imitation_loss`` (cross-entropy of the last
+    epoch), ``imitation_agreement`` (all rows) and ``imitation_holdout_agreement``.
+
+    Raises:
+        PIError: no rows, or a row whose choice is not allowed by its mask (named by index).
+    """
+    import torch
+
+    if len(demos) == 0:
+        raise PIError("no demonstrations to fit")
+    bad = np.flatnonzero(~demos.mask[np.arange(len(demos)), demos.y])
+    if bad.size:
+        raise PIError(f"demonstration row {int(bad[0])}: choice {int(demos.y[bad[0]])} is not allowed by its mask")
+
+    X = torch.from_numpy(np.ascontiguousarray(demos.x))
+    M = torch.from_numpy(np.ascontiguousarray(demos.mask))
+    Y = torch.from_numpy(demos.y)
+    V = torch.from_numpy(demos.value)
+    gen = torch.Generator().manual_seed(seed)
+    order = torch.randperm(X.shape[0], generator=gen)
+    n_out = int(round(holdout * X.shape[0]))
+    held, train_rows = order[:n_out], order[n_out:]
+    opt = torch.optim.Adam(policy.parameters(), lr=lr)
+    loss_value = float("nan")
+    policy.set_training_mode(True)
+    t0 = time.perf_counter()
+    for epoch in range(epochs):
+        perm = train_rows[torch.randperm(train_rows.numel(), generator=gen)]
+        total, count = 0.0, 0
+        for k in range(0, perm.numel(), minibatch):
+            idx = perm[k:k + minibatch]
+            logits, values = _heads(policy, X[idx])
+            loss = torch.nn.functional.cross_entropy(logits.masked_fill(~M[idx], -1e9), Y[idx])
+            if value_coef:
+                loss_v = torch.nn.functional.mse_loss(values, V[idx])
+                full = loss + value_coef * loss_v
+            else:
+                full = loss
+            opt.zero_grad()
+            full.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+            opt.step()
+            total += loss.item() * idx.numel()
+            count += idx.numel()
+        loss_value = total / max(count, 1)
+        if verbose:
+            print(f"imitation epoch {epoch + 1}/{epochs}: loss {loss_value:.4f} "
+                  f"({time.perf_counter() - t0:.0f} s)", flush=True)
+    policy.set_training_mode(False)
+    agree = _agreement(policy, X, M, Y)
+    return {"imitation_rows": int(X.shape[0]), "imitation_loss": round(loss_value, 4),
+            "imitation_agreement": round(float(agree.float().mean()), 4),
+            "imitation_holdout_agreement": round(float(agree[held].float().mean()), 4) if n_out else float("nan")}
+
+
+def _heads(policy: Any, x: Any) -> tuple[Any, Any]:
+    """Choice logits and values of an SB3 actor-critic policy (shared or separate extractors)."""
+    features = policy.extract_features(x)
+    if policy.share_features_extractor:
+        latent_pi, latent_vf = policy.mlp_extractor(features)
+    else:
+        pi_f, vf_f = features
+        latent_pi, latent_vf = policy.mlp_extractor.forward_actor(pi_f), policy.mlp_extractor.forward_critic(vf_f)
+    return policy.action_net(latent_pi), policy.value_net(latent_vf).squeeze(-1)
+
+
+def _agreement(policy: Any, X: Any, M: Any, Y: Any, chunk: int = 65536) -> Any:
+    import torch
+
+    out = []
+    with torch.no_grad():
+        for k in range(0, X.shape[0], chunk):
+            logits, _ = _heads(policy, X[k:k + chunk])
+            out.append(logits.masked_fill(~M[k:k + chunk], -1e9).argmax(-1) == Y[k:k + chunk])
+    return torch.cat(out) if out else torch.zeros(0, dtype=torch.bool)
+

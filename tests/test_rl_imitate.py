@@ -1,0 +1,223 @@
+"""Imitation warm start (issue #12, :mod:`pi_env.rl.imitate`): the collected rows are the teacher's
+own choices in the positions it (or, in DAgger rounds, the policy) reached, replayed independently
+game by game; value targets are the discounted outcomes; the fit reproduces a hand-made dataset
+exactly; bad input gets one-line errors; the warm start runs inside ``pi_env.rl.train``.
+
+Skipped without the ``rl`` extra (torch, stable-baselines3, sb3-contrib), which CI installs."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from pi_env.agents import make_agent
+from pi_env.agents.learned import SOLVE_ACTION, best_cases, encode_state, policy_mask
+from pi_env.core.constants import SOLVE_BASE
+from pi_env.core.errors import PIError, UnknownNameError
+from pi_env.engine import GameConfig, legal_action_mask, observe
+
+
+def _rl():
+    pytest.importorskip("torch")
+    pytest.importorskip("stable_baselines3")
+    pytest.importorskip("sb3_contrib")
+
+
+def _tiny_model(num_envs: int = 8, trunk=(32,), hidden=(16,)):
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from pi_env.rl.engine_env import SB3LearnerVecEnv
+    from pi_env.rl.train import TrunkExtractor
+
+    env = SB3LearnerVecEnv(num_envs, 2, ["random"], seed=0, parallel=False)
+    return MaskablePPO("MlpPolicy", env, n_steps=8, batch_size=64, seed=0, device="cpu",
+                       policy_kwargs={"features_extractor_class": TrunkExtractor,
+                                      "features_extractor_kwargs": {"trunk": list(trunk)},
+                                      "net_arch": {"pi": list(hidden), "vf": list(hidden)},
+                                      "activation_fn": torch.nn.ReLU})
+
+
+def _replay(num_players: int, teacher: str, rows: int, *, seed: int, num_envs: int, gamma: float,
+            net=None):
+    """The rows :func:`collect` should return, computed game by game: the teacher is a fresh
+    ``make_agent(teacher)`` per game, seeded as :class:`Teacher` seeds it, acting on
+    ``observe`` of its one game; the encoding and mask of each row come from that game alone; with
+    ``net`` (beta 0) the policy's masked argmax is played, a solve naming ``best_cases`` of the
+    player's observation. Returns ``(x, mask, y, value)`` in the order of ``collect``."""
+    import torch
+
+    from pi_env.rl.engine_env import LearnerBatch
+    from pi_env.rl.pool import PoolOpponent
+
+    config = GameConfig(num_players=num_players)
+    pools = [PoolOpponent([("gain", 1.0)], config) for _ in range(num_players - 1)]
+    batch = LearnerBatch(num_envs, num_players, pools, encoding="compact-v1", seed=seed, parallel=False)
+    rng = np.random.default_rng(seed + 1)
+    agents = [None] * num_envs
+
+    def fresh(b: int) -> None:
+        agents[b] = make_agent(teacher)
+        agents[b].reset(num_players, config.board, seed=int(rng.integers(2**62)))
+
+    for b in range(num_envs):
+        fresh(b)
+    batch.reset()
+    records: list[tuple] = []  # (x, mask, y) in the order rows are made
+    open_rows: list[list[int]] = [[] for _ in range(num_envs)]
+    values: dict[int, float] = {}
+    kept: list[int] = []
+    while len(kept) < rows:
+        st = batch.venv.state
+        engine = np.zeros(num_envs, dtype=np.int64)
+        for b in np.flatnonzero(~batch._restart).tolist():
+            one = st.take(np.array([b]))
+            seat = np.array([batch._seat[b]])
+            obs = observe(one, seat)[0]
+            legal = legal_action_mask(one)[0]
+            action = int(agents[b].act(obs, legal))
+            x = encode_state("compact-v1", one, config, seat)[0]
+            mask = policy_mask(legal[None])[0]
+            open_rows[b].append(len(records))
+            records.append((x, mask, min(action, SOLVE_BASE)))
+            if net is not None:
+                with torch.no_grad():
+                    logits = net.logits(torch.from_numpy(x[None]))[0].numpy()
+                choice = int(np.where(mask, logits, -np.inf).argmax())
+                action = choice if choice != SOLVE_ACTION else SOLVE_BASE + int(best_cases(obs[None], num_players)[0])
+            engine[b] = action
+        _, _, _, done, _, episodes = batch.step_engine(engine)
+        for b, ep in episodes:
+            k = len(open_rows[b])
+            for i, r in enumerate(open_rows[b]):
+                values[r] = ep["win"] * gamma ** (k - 1 - i)
+            kept.extend(open_rows[b])
+            open_rows[b] = []
+        for b in np.flatnonzero(done).tolist():
+            fresh(b)
+    idx = sorted(kept[:rows])
+    x, mask, y = (np.array([records[r][j] for r in idx]) for j in range(3))
+    return x, mask, y, np.array([values[r] for r in idx], dtype=np.float32)
+
+
+@pytest.mark.parametrize("teacher", ["greedy", "heuristic"])
+def test_collected_rows_are_the_teachers_own_actions_replayed_game_by_game(teacher):
+    """Behaviour cloning rows (beta 1): encodings, masks, the teacher's choices and the discounted
+    win of every row equal an independent game-by-game replay."""
+    _rl()
+    from pi_env.rl.imitate import collect
+
+    demos = collect(2, teacher, 150, opponents=[("gain", 1.0)], num_envs=3, seed=11, gamma=0.9)
+    x, mask, y, value = _replay(2, teacher, 150, seed=11, num_envs=3, gamma=0.9)
+    assert len(demos) == 150 and demos.played_teacher.all()
+    np.testing.assert_array_equal(demos.x, x)
+    np.testing.assert_array_equal(demos.mask, mask)
+    np.testing.assert_array_equal(demos.y, y)
+    np.testing.assert_allclose(demos.value, value, rtol=1e-6)
+    assert demos.mask[np.arange(150), demos.y].all()  # every label is a legal choice
+    assert set(np.unique(demos.value)) - {0.0} and (demos.value <= 1.0).all()
+
+
+def test_dagger_rows_are_labelled_by_the_teacher_where_the_policy_plays(tmp_path):
+    """beta 0: the policy's masked argmax is played (solves naming the most likely case) and the
+    teacher labels every position: equal to the independent replay."""
+    _rl()
+    from pi_env.agents.learned import load_model
+    from pi_env.rl.imitate import collect
+    from pi_env.rl.train import export_policy
+
+    model = _tiny_model()
+    f = tmp_path / "p.pt"
+    export_policy(model, f, {"encoding": "compact-v1", "num_players": 2, "trunk": [32], "hidden": [16]})
+    demos = collect(2, "greedy", 120, opponents=[("gain", 1.0)], num_envs=3, seed=4, gamma=1.0,
+                    policy=str(f), beta=0.0)
+    net, _ = load_model(str(f))
+    x, mask, y, value = _replay(2, "greedy", 120, seed=4, num_envs=3, gamma=1.0, net=net)
+    assert not demos.played_teacher.any()
+    np.testing.assert_array_equal(demos.x, x)
+    np.testing.assert_array_equal(demos.mask, mask)
+    np.testing.assert_array_equal(demos.y, y)
+    np.testing.assert_array_equal(demos.value, value)
+
+
+def test_collect_bad_input_is_named():
+    _rl()
+    from pi_env.rl.imitate import collect
+
+    with pytest.raises(PIError, match="needs the policy"):
+        collect(2, "greedy", 10, beta=0.5)
+    with pytest.raises(PIError, match=r"beta must be in \[0, 1\]"):
+        collect(2, "greedy", 10, beta=1.5)
+    with pytest.raises(UnknownNameError):
+        collect(2, "no-such-agent", 10)
+
+
+def test_fit_reproduces_a_hand_made_dataset_exactly():
+    """Eight hand-made positions (distinct inputs, different legal sets, labels the teacher
+    chose): after the fit the masked argmax is the label in every row and the value head is
+    within 0.1 of each target (they are 0.25 apart; the shared trunk also serves the policy)."""
+    _rl()
+    import torch
+
+    from pi_env.rl.imitate import Demonstrations, _heads, fit
+
+    model = _tiny_model()
+    n = model.observation_space.shape[0]
+    rng = np.random.default_rng(0)
+    x = rng.random((8, n), dtype=np.float32)
+    mask = np.zeros((8, 51), dtype=bool)
+    y = np.array([0, 5, 17, 35, 36, 49, 50, 50])
+    for r in range(8):
+        mask[r, rng.choice(51, size=10, replace=False)] = True
+        mask[r, y[r]] = True
+        mask[r, 50] = True
+    value = np.array([0, 1, 0.5, 1, 0, 0.25, 1, 0], dtype=np.float32)
+    demos = Demonstrations(x, mask, y, value, np.ones(8, dtype=bool))
+    stats = fit(model.policy, demos, epochs=400, minibatch=8, lr=3e-3, holdout=0.0)
+    assert stats["imitation_rows"] == 8 and stats["imitation_agreement"] == 1.0
+    with torch.no_grad():
+        logits, v = _heads(model.policy, torch.from_numpy(x))
+    chosen = np.where(mask, logits.numpy(), -np.inf).argmax(1)
+    np.testing.assert_array_equal(chosen, y)
+    np.testing.assert_allclose(v.numpy(), value, atol=0.1)  # targets 0.25 apart: each told apart
+    # a label its mask forbids is named by row
+    bad = Demonstrations(x, mask.copy(), y.copy(), value, np.ones(8, dtype=bool))
+    bad.mask[3, 35] = False
+    with pytest.raises(PIError, match="demonstration row 3: choice 35 is not allowed by its mask"):
+        fit(model.policy, bad, epochs=1)
+
+
+def test_demonstrations_round_trip_and_unreadable_file(tmp_path):
+    _rl()
+    from pi_env.rl.imitate import Demonstrations, collect
+
+    demos = collect(2, "gain", 64, num_envs=8, seed=2)
+    demos.save(str(tmp_path / "d.npz"))
+    back = Demonstrations.load(str(tmp_path / "d.npz"))
+    for k in ("x", "mask", "y", "value", "played_teacher"):
+        np.testing.assert_array_equal(getattr(back, k), getattr(demos, k))
+    both = Demonstrations.concat([demos, back])
+    assert len(both) == 128 and np.array_equal(both.y[64:], demos.y)
+    (tmp_path / "bad.npz").write_bytes(b"not a zip")
+    with pytest.raises(PIError, match="demonstrations file .*bad.npz.* is not readable"):
+        Demonstrations.load(str(tmp_path / "bad.npz"))
+
+
+def test_training_with_a_dagger_warm_start_records_every_round(tmp_path):
+    """``--imitate gain --dagger-rounds 1``: two imitation rounds (their policies written), their
+    statistics in run.json, then PPO."""
+    _rl()
+    from pi_env.rl.train import main
+
+    out = tmp_path / "run"
+    code = main(["2p", "--timesteps", "1024", "--out", str(out), "--num-envs", "64", "--n-steps", "16",
+                 "--batch-size", "512", "--n-epochs", "1", "--trunk", "32", "--hidden", "16", "--no-progress",
+                 "--imitate", "gain", "--imitate-rows", "600", "--dagger-rounds", "1", "--imitate-epochs", "2"])
+    assert code == 0
+    assert sorted(p.name for p in (out / "imitation").glob("round_*.pt")) == ["round_0.pt", "round_1.pt"]
+    run = json.loads((out / "run.json").read_text())
+    rounds = run["warm_start"]["rounds"]
+    assert [r["round"] for r in rounds] == [0, 1] and [r["rows"] for r in rounds] == [600, 600]
+    assert rounds[1]["imitation_rows"] == 1200
