@@ -8,19 +8,24 @@ update (numba compile time, torch's first calls):
   MaskablePPO on :class:`pi_env.rl.sb3_envs.SelfPlaySB3VecEnv` (64 games, the flat encoding
   ``float32[4442]``, 1730 actions with the factorized head, ``random`` played game by game, its
   defaults: 128 steps x 64 games per update, minibatches of 1024, 4 epochs);
-* (b) **MaskablePPO at engine speed** (:mod:`pi_env.rl.train`, the library's path):
-  :class:`pi_env.rl.engine_env.SB3LearnerVecEnv` (``--num-envs`` games, ``random`` in batch, the
-  compact 51-choice action space, ``--encoding``), :data:`pi_env.rl.train.PPO_DEFAULTS`, trunk 256,
-  heads 128;
-* (c) **TorchRL** on the same environment (:func:`pi_env.rl.engine_env.torchrl_env`) with the same
-  network, rollout size, minibatches and epochs: TorchRL's ``Collector``, ``GAE`` and
-  ``ClipPPOLoss`` (its PPO, not ours), Adam, gradient clipping as SB3.
+* (b) **the engine path as first landed** (:data:`PREVIOUS`): sb3-contrib's MaskablePPO on
+  :class:`pi_env.rl.engine_env.SB3LearnerVecEnv` (1024 games, ``random`` in batch, the compact
+  51-choice action space, ``--encoding``), 32 steps x 1024 games per update, minibatches of 8192,
+  2 epochs, trunk 256, heads 128, one thread;
+* (c) **the library's defaults** (:mod:`pi_env.rl.train`: :data:`~pi_env.rl.train.DEFAULT_NUM_ENVS`
+  = 4096 games, :data:`~pi_env.rl.train.PPO_DEFAULTS` = 16 steps x 4096 games per update,
+  minibatches of 16,384, 2 epochs, trunk 128, heads 64), one thread for numba and torch;
+* (d) the same on two threads (``--threads 2``: the engine, the encoder and torch);
+* (e) as (d) against the batched ``gain`` opponent (what training plays against);
+* (f) (only with ``--rows f``) **TorchRL** on the environment of (c) with its rollout size,
+  minibatches and epochs and the network of (b) (trunk 256, heads 128), one thread: TorchRL's ``Collector``, ``GAE`` and ``ClipPPOLoss`` (its PPO, not
+  ours), Adam, gradient clipping as SB3.
 
-Both (b) and (c) run numba single-threaded and torch on ``--torch-threads`` threads (default 1;
-see :mod:`pi_env.rl.train` for why). Target for (b) on the 2-core machine: >= 20,000 environment
-steps per second (floor 10,000).
+Target for (c)/(d) on the 2-core machine: >= 20,000 environment steps per second (floor 10,000).
+The script prints the load average at its start and end: figures taken while other work runs on the
+machine are development figures.
 
-    python benchmarks/rl_training_speed.py [--updates 3] [--num-envs 1024] [--rows abc]
+    python benchmarks/rl_training_speed.py [--updates 3] [--num-envs 4096] [--rows abcde]
 """
 
 from __future__ import annotations

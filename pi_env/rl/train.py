@@ -8,9 +8,10 @@
 **Environment.** :class:`pi_env.rl.engine_env.SB3LearnerVecEnv`: ``--num-envs`` games stepped by the
 batched engine, one learner seat per game rotating game by game, the compact action space (50
 queries + solve, :mod:`pi_env.agents.learned`), observations encoded in batch from the engine state.
-The engine runs single-threaded (``numba.set_num_threads(1)``) and torch on ``--torch-threads``
-threads (default 1): on this 2-core machine numba's and torch's thread pools slow each other down
-several times over when both are threaded.
+``--threads N`` (default 1) sets both numba's threads (engine step, encoder) and torch's: with
+both thread pools active at once on a loaded 2-core machine they slow each other down, so one
+thread is the default; two pay off on a machine of one's own (``benchmarks/rl_training_speed.py``
+rows (c) and (d) measure both). Defaults: :data:`DEFAULT_NUM_ENVS` games, :data:`PPO_DEFAULTS`.
 
 **Opponents** (``task`` ``2p``: 1 seat, ``4p``: 3 seats, each its own
 :class:`pi_env.rl.pool.PoolOpponent`): at the start of every game each opponent seat draws a member:
@@ -24,14 +25,18 @@ pool (at most ``--max-snapshots``, oldest out) and plays in batch, sampling its 
 share of first place (1, ``1/k`` for a k-way tie, 0) — exactly the quantity tournaments report;
 ``score``: the score changes (a game's rewards sum to the final score).
 
-**Warm start** (``--imitate gain``, :func:`imitate`): before PPO, the policy is fitted by
-cross-entropy to the choices of a batch teacher playing the learner's seat (``--imitate-rows``
-rows), so PPO starts from a player of the real game instead of one that first has to discover that
-solving at the right time scores; PPO then improves on it against the pool.
+**Warm start** (``--imitate TEACHER``, :func:`warm_start`, :mod:`pi_env.rl.imitate`): before PPO,
+the policy and value heads are fitted to ``--imitate-rows`` rows of the teacher's play from the
+learner's seat (behaviour cloning; any built-in agent, e.g. ``greedy``, played game by game, or the
+batched ``gain``), against ``--imitate-opponents``; ``--dagger-rounds N`` then adds N rounds where
+the current policy plays (the teacher's action with probability ``--dagger-beta``) and the teacher
+labels every position (DAgger), each followed by a fit on all rows so far; ``--demos FILE`` starts
+from saved rows (:meth:`pi_env.rl.imitate.Demonstrations.save`). PPO then improves on the clone
+against the pool.
 
 **Network** (:class:`TrunkExtractor` + SB3's MLP heads, exported as
-:class:`pi_env.agents._policy_net.PolicyNet`): a shared trunk (``--trunk``, default 256), then
-separate policy and value layers (``--hidden``, default 128), ReLU; the solve logit's bias starts
+:class:`pi_env.agents._policy_net.PolicyNet`): a shared trunk (``--trunk``, default 128), then
+separate policy and value layers (``--hidden``, default 64), ReLU; the solve logit's bias starts
 at :data:`INITIAL_SOLVE_BIAS` (a new policy asks before it guesses).
 
 **Run directory** (``--out``; an existing, non-empty one is refused unless ``--resume`` (continue
