@@ -352,7 +352,7 @@ class ObservationWriter:
         self._kernel = (_write_kernel.for_batch(self.batch_size) if parallel is None
                         else _write_kernel.parallel if parallel else _write_kernel.serial)
 
-    def write(self, state: State, players: np.ndarray, failed: "FailedSolves | None" = None,
+    def write(self, state: State, players: "int | np.ndarray", failed: "FailedSolves | None" = None,
               check: bool = True) -> np.ndarray:
         """Write row ``b`` for player ``players[b]`` (``int64[B]``; negative: leave the row).
 

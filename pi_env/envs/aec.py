@@ -299,8 +299,8 @@ class raw_env(AECEnv, EzPickle):
             players; nick of time in a duel).
     """
 
-    metadata = {"name": "pi_v0", "render_modes": ["ansi", "human", "rgb_array"],
-                "is_parallelizable": False, "render_fps": 1}
+    metadata: dict[str, Any] = {"name": "pi_v0", "render_modes": ["ansi", "human", "rgb_array"],
+                                "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, num_players: int | None = None, edition: str = "second",
                  render_mode: str | None = None, max_rotations: int = DEFAULT_MAX_ROTATIONS,
@@ -368,15 +368,21 @@ class raw_env(AECEnv, EzPickle):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
+        self.infos = {a: dict[str, Any]() for a in self.agents}
         self.agent_selection = self.possible_agents[st.current_player[0]]
         self._skip_agent_selection = None
         if self.render_mode == "human":
             self.render()
 
+    def _started(self) -> State:
+        """The game's state; a one-line error before the first reset()."""
+        if self.game_state is None:
+            raise PIError("call reset() before step() or observe()")
+        return self.game_state
+
     def _check_action(self, action: Any) -> int:
         a = action_id(action)
-        st = self.game_state
+        st = self._started()
         self._action[0] = a
         if not self._engine.is_legal(self._action, out=self._legal)[0]:
             raise IllegalActionError(
@@ -391,7 +397,7 @@ class raw_env(AECEnv, EzPickle):
             return
         a = self._check_action(action)  # sets self._action
         self._engine.step(self._action, check=False)
-        st = self.game_state
+        st = self._started()
         self._cumulative_rewards[agent] = 0
         self.rewards = rewards = dict(zip(self.possible_agents, st.rewards[0].tolist()))
         cum = self._cumulative_rewards
@@ -412,7 +418,7 @@ class raw_env(AECEnv, EzPickle):
             self.render()
 
     def _finish(self) -> None:
-        st = self.game_state
+        st = self._started()
         res = self._engine.outcome()
         ended = self.truncations if st.truncated[0] else self.terminations
         for i, name in enumerate(self.possible_agents):
@@ -423,7 +429,7 @@ class raw_env(AECEnv, EzPickle):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         p = self._index[agent]
         out = self._engine.observe(p)
-        if agent == self.agent_selection and not self.game_state.done[0]:
+        if agent == self.agent_selection and not self._started().done[0]:
             return {"observation": out[0], "action_mask": self._engine.legal_action_mask()[0]}
         return {"observation": out[0], "action_mask": self._zero_mask.copy()}
 

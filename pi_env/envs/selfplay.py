@@ -405,7 +405,7 @@ class SelfPlayVecEnv(VectorEnv):
             self._np_random, self._np_random_seed = _generator(int(seed))
             engine_seed = int(seed)
         else:
-            engine_seed = int(self._np_random.integers(2**63 - 1))
+            engine_seed = int(self.np_random.integers(2**63 - 1))
         B, P = self.num_envs, self.num_players
         if self._engine is None:
             self._engine = Engine(self.config, B, seed=engine_seed, parallel=self._parallel)
@@ -417,7 +417,7 @@ class SelfPlayVecEnv(VectorEnv):
                           st.truncated, st.current_player, st.last_player, st.rewards)
         self._games[:] = 0
         if self.learner_seats == "rotate":
-            self._start = self._np_random.integers(P, size=B)
+            self._start = self.np_random.integers(P, size=B)
         self._pending[:] = False
         self._new_games(np.ones(B, dtype=bool))
         self._active[:] = True
@@ -425,12 +425,18 @@ class SelfPlayVecEnv(VectorEnv):
         self._play_opponents()
         return self._outputs()[0::4]
 
+    def _started(self, doing: str) -> tuple[State, Engine]:
+        """The games' state and the engine handle; a one-line error before the first reset()."""
+        if self.state is None or self._engine is None:
+            raise PIError(f"call reset() before {doing}")
+        return self.state, self._engine
+
     def _new_games(self, which: np.ndarray) -> None:
         """Bookkeeping for the new games in the slots ``which`` (the engine already set them up)."""
         P = self.num_players
         self._acc[which] = 0
         self._notified[which] = False
-        self._failed.reset(which, self.state)
+        self._failed.reset(which, self._started("a new game")[0])
         if self.self_play:
             self._learner[which] = True
         else:
@@ -438,12 +444,12 @@ class SelfPlayVecEnv(VectorEnv):
             if self.learner_seats == "rotate":
                 self._primary[idx] = (self._start[idx] + self._games[idx]) % P
             elif self.learner_seats == "random":
-                self._primary[idx] = self._np_random.integers(P, size=idx.size)
+                self._primary[idx] = self.np_random.integers(P, size=idx.size)
             else:
                 self._primary[idx] = int(self.learner_seats)
             rel = (np.arange(P)[None, :] - self._primary[idx, None]) % P  # relative seat of each seat
             self._learner[idx] = self._rel_learner[rel]
-            seeds = self._np_random.integers(2**63 - 1, size=(idx.size, P))
+            seeds = self.np_random.integers(2**63 - 1, size=(idx.size, P))
             for j, opp in enumerate(self._batch):
                 if opp is not None and hasattr(opp, "new_games"):
                     opp.new_games(idx, seeds[:, j + 1])
@@ -455,7 +461,7 @@ class SelfPlayVecEnv(VectorEnv):
 
     def _reset_slots(self, which: np.ndarray) -> None:
         """Autoreset: a new engine game in every slot of ``which`` (continuing its rng stream)."""
-        self._engine.reset_games(which)
+        self._started("an autoreset")[1].reset_games(which)
         self._new_games(which)
 
     def step(self, actions: Any):
@@ -471,8 +477,7 @@ class SelfPlayVecEnv(VectorEnv):
         """
         if self.closed:
             raise PIError("the env is closed (its opponents are gone); make a new one")
-        if self.state is None:
-            raise PIError("call reset() before step()")
+        st, eng = self._started("step()")
         a = np.asarray(actions)
         B = self.num_envs
         if a.shape != (B,) or not np.issubdtype(a.dtype, np.integer):
@@ -484,8 +489,8 @@ class SelfPlayVecEnv(VectorEnv):
             self._actions[self._row_terminal] = 0
             a = self._actions
         # checked: a bad action raises before any game is stepped; finished games are not stepped
-        self._engine.step(a, check=self.check)
-        self._failed.after_step(self._all, self.state)
+        eng.step(a, check=self.check)
+        self._failed.after_step(self._all, st)
         if self._pending.any():
             which = self._pending.copy()
             self._pending[:] = False
@@ -499,7 +504,7 @@ class SelfPlayVecEnv(VectorEnv):
     def _play_opponents(self) -> None:
         """Step the engine for every game whose player to move is a fixed agent, until each game
         has a learner row (see Opponents in the module docstring)."""
-        st, eng = self.state, self._engine
+        st, eng = self._started("the opponents' moves")
         P = self.num_players
         acts = self._opp_actions
         legal = self._legal
@@ -538,11 +543,11 @@ class SelfPlayVecEnv(VectorEnv):
             self._advance(self._active, *self._adv_args)
 
     def _outputs(self):
-        st = self.state
+        st, eng = self._started("reading the rows")
         self._seat8[:] = self._row_seat
         obs = (self._encoder.encode(st, self._row_seat, check=False, failed=self._failed) if self._encoder
                is not None else self._no_obs)
-        self._engine.legal_action_mask(out=self._mask, solves=False)  # the solve part stays ones
+        eng.legal_action_mask(out=self._mask, solves=False)  # the solve part stays ones
         if self.copy:
             info = {"action_mask": self._mask.copy(), "to_move": self._seat8.copy()}
             return obs.copy(), self._rewards.copy(), self._term.copy(), self._trunc.copy(), info
@@ -555,19 +560,16 @@ class SelfPlayVecEnv(VectorEnv):
         """``int64[B]``: a uniformly random legal action for every row (the engine's sample
         kernel, no mask needed; any value for terminal rows). Draws from ``rng`` or the env's
         generator."""
-        if self.state is None:
-            raise PIError("call reset() before sample_actions()")
-        g = self._np_random if rng is None else rng
+        _, eng = self._started("sample_actions()")
+        g = self.np_random if rng is None else rng
         if out is None:
             out = np.empty(self.num_envs, dtype=np.int64)
-        return self._engine.sample_actions(g, out)
+        return eng.sample_actions(g, out)
 
     def engine_observations(self) -> np.ndarray:
         """``int16[B, 618 + 1912·P]``: the engine observation of each row's seat (the input of the
         built-in :mod:`agents`)."""
-        if self.state is None:
-            raise PIError("call reset() before engine_observations()")
-        return self._engine.observe(self._row_seat)
+        return self._started("engine_observations()")[1].observe(self._row_seat)
 
     @property
     def learner_mask(self) -> np.ndarray:
