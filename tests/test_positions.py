@@ -49,7 +49,7 @@ def test_round_trip_is_exact_and_continues_identically(cfg):
                 assert load_position(_json(save_position(st, cfg, b)), cfg).equals(st.take(b))
         if t == 40:
             copy_ = load_positions([_json(save_position(st, cfg, b)) for b in range(6)], cfg)
-            assert copy_.equals(st)  # TODO-EQ
+            assert copy_.equals(st) and copy_ == st
         acts = _policy(st, rng)
         step_inplace(st, acts, cfg)
         if t >= 40:
@@ -164,3 +164,63 @@ def test_solo_positions_round_trip_and_continue(use_display):
         S.reset_done(st, cfg)
         S.reset_done(twin, cfg)
         assert twin.equals(st)  # the next game of the stream too: the generator is in the position
+
+
+def test_state_sub_batches_concatenation_and_equality():
+    """take / concatenate / == are exact inverses of each other on a batch."""
+    from pi_env.core.errors import PIError
+    from pi_env.engine import State
+
+    cfg = GameConfig(num_players=3)
+    st = init(cfg, 5, seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(9):
+        step_inplace(st, _policy(st, rng), cfg)
+    parts = [st.take([0, 1]), st.take(2), st.take(slice(3, 5))]
+    assert State.concatenate(parts) == st and State.concatenate(parts) is not st
+    assert st.take([4, 4]).batch_size == 2 and st.take([4, 4]).take(1) == st.take(4)
+    assert st.take(0) != st.take(1) and st != st.take([0, 1, 2, 3])
+    assert (st == "a state") is False
+    other = init(GameConfig(num_players=4), 1, seed=0)
+    with pytest.raises(PIError, match=r"batches\[1\] has per-game shape \(4, 3\), batches\[0\] \(3, 3\)"):
+        State.concatenate([st.take(0), other])
+    with pytest.raises(PIError, match="at least one batch"):
+        State.concatenate([])
+    with pytest.raises(TypeError):
+        hash(st)
+
+
+def test_engine_handle_copies_and_loads():
+    """deepcopy / pickle of the engine handle keep its games and rebind its kernels to the copy's own
+    arrays; load() copies games into the bound arrays (all of them, or chosen slots)."""
+    import pickle
+
+    from pi_env.core.errors import PIError
+    from pi_env.engine import Engine
+
+    cfg = GameConfig(num_players=3)
+    eng = Engine(cfg, 4, seed=1)
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        eng.step(_policy(eng.state, rng))
+    twins = [copy.deepcopy(eng), pickle.loads(pickle.dumps(eng))]
+    for t in twins:
+        assert t.state == eng.state and t.state.rng is not eng.state.rng
+    for _ in range(40):
+        acts = _policy(eng.state, rng)
+        eng.step(acts)
+        for t in twins:
+            t.step(acts)  # stepping the copy moves the copy's arrays only
+            assert t.state == eng.state
+            assert np.array_equal(t.observe(1), eng.observe(1))
+    fresh = Engine(cfg, 4, seed=99)
+    saved = [_json(save_position(eng.state, cfg, b)) for b in range(4)]
+    bound = fresh.state.rng
+    fresh.load(load_positions(saved, cfg))
+    assert fresh.state == eng.state and fresh.state.rng is bound
+    fresh.load(load_positions(saved[:1], cfg), games=np.array([3]))
+    assert fresh.state.take(3) == eng.state.take(0) and fresh.state.take(2) == eng.state.take(2)
+    with pytest.raises(PIError, match="state has 1 games, the handle 4"):
+        fresh.load(load_positions(saved[:1], cfg))
+    with pytest.raises(PIError, match="games must be 1 slot numbers 0..3"):
+        fresh.load(load_positions(saved[:1], cfg), games=np.array([4]))

@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Sequence, TypeVar
 import numpy as np
 
 from pi_env.core.constants import NUM_ACTIONS
-from pi_env.core.errors import InvalidActionError
+from pi_env.core.errors import InvalidActionError, PIError
 
 S = TypeVar("S", bound="BatchArrays")
 
@@ -32,14 +32,43 @@ class BatchArrays:
         return type(self)(*(a.copy() for a in self.arrays()))
 
     def take(self: S, index: "int | slice | Sequence[int] | np.ndarray") -> S:
-        """The sub-batch ``index`` (copies); an int gives that game as ``B == 1``."""
+        """The sub-batch ``index`` (copies); an int gives that game as ``B == 1``. Indices may
+        repeat (``take([0, 0, 0])``: three copies of game 0)."""
         if isinstance(index, (int, np.integer)):
             index = [int(index)]
         return type(self)(*(np.ascontiguousarray(a[index]) for a in self.arrays()))
 
+    @classmethod
+    def concatenate(cls: type[S], batches: Sequence[S]) -> S:
+        """One batch of the games of ``batches`` in order (copies): ``B = sum of their B``.
+
+        Raises:
+            PIError: no batch, a batch of another type, or batches whose per-game shapes differ
+                (another player count).
+        """
+        batches = list(batches)
+        if not batches:
+            raise PIError("concatenate needs at least one batch")
+        for i, b in enumerate(batches):
+            if type(b) is not cls:
+                raise PIError(f"batches[{i}] is a {type(b).__name__}, not a {cls.__name__}")
+            for x, y in zip(b.arrays(), batches[0].arrays()):
+                if x.shape[1:] != y.shape[1:]:
+                    raise PIError(f"batches[{i}] has per-game shape {x.shape[1:]}, batches[0] {y.shape[1:]} "
+                                  f"(another player count)")
+        return cls(*(np.concatenate(arrays) for arrays in zip(*(b.arrays() for b in batches))))
+
     def equals(self, other: "BatchArrays") -> bool:
-        """Exact equality of every field."""
-        return all(np.array_equal(a, b) for a, b in zip(self.arrays(), other.arrays()))
+        """Exact equality of every field (type, shapes and values; ``==`` is the same)."""
+        return (type(self) is type(other) and all(a.shape == b.shape and np.array_equal(a, b)
+                                                  for a, b in zip(self.arrays(), other.arrays())))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, BatchArrays):
+            return NotImplemented
+        return self.equals(other)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable arrays
 
 
 def action_array(actions: np.ndarray, batch_size: int, check_range: bool = True) -> np.ndarray:

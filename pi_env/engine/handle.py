@@ -61,6 +61,10 @@ class Engine:
             tests, never an agent's input). Its arrays are bound to the handle: change them only in
             place (``reset`` sets new games up in the same arrays).
 
+    Copies: ``copy.deepcopy`` and :mod:`pickle` keep the games (generators included) and bind
+    the copy's kernels to the copy's own arrays; :meth:`load` copies games (e.g. saved positions,
+    :mod:`pi_env.engine.position`) into the bound arrays.
+
     Raises:
         PIError: a bad ``batch_size`` or seed.
     """
@@ -69,8 +73,12 @@ class Engine:
                  *, parallel: bool | None = None):
         if not isinstance(config, GameConfig):
             raise PIError(f"config must be a GameConfig, got {type(config).__name__}")
+        self._bind(config, init(config, batch_size, seed), parallel)
+
+    def _bind(self, config: GameConfig, state: State, parallel: bool | None) -> None:
+        """Bind ``config``, the arrays of ``state`` (used as they are, not copied) and the kernels."""
         self.config = config
-        self.state: State = init(config, batch_size, seed)
+        self.state: State = state
         B = self.batch_size = self.state.batch_size
         P = self.num_players = config.num_players
         self.observation_size = observation_size(P)
@@ -103,6 +111,42 @@ class Engine:
 
     def __repr__(self) -> str:
         return f"Engine({self.config!r}, batch_size={self.batch_size})"
+
+    # --- copies (issue #17) -----------------------------------------------------------------
+    def __getstate__(self) -> dict[str, Any]:
+        """``copy.deepcopy`` and :mod:`pickle` keep the games (generators included) and rebuild
+        the buffers and kernel bindings around the copied state."""
+        return {"config": self.config, "state": self.state, "parallel": self.parallel,
+                "rejected": self._rejected}
+
+    def __setstate__(self, saved: dict[str, Any]) -> None:
+        self._bind(saved["config"], saved["state"], saved["parallel"])
+        self._rejected[:] = saved["rejected"]
+
+    def load(self, state: State, games: "np.ndarray | None" = None) -> None:
+        """Copy ``state``'s games into the handle's arrays in place (its bindings stay valid):
+        all ``B`` games, or the slots ``games`` (``int[n]``, game ``i`` of ``state`` into slot
+        ``games[i]``). With :func:`pi_env.engine.position.load_positions` this starts games from
+        saved positions (issue #17).
+
+        Raises:
+            PIError: not a :class:`State` of this player count, or batch sizes that do not match.
+        """
+        if not isinstance(state, State) or state.num_players != self.num_players:
+            raise PIError(f"state must be a State of {self.num_players} players, got "
+                          f"{type(state).__name__}{'' if not isinstance(state, State) else f' of {state.num_players}'}")
+        if games is None:
+            if state.batch_size != self.batch_size:
+                raise PIError(f"state has {state.batch_size} games, the handle {self.batch_size}")
+            for dst, src in zip(self.state.arrays(), state.arrays()):
+                dst[...] = src
+            return
+        idx = np.asarray(games)
+        if (idx.shape != (state.batch_size,) or not np.issubdtype(idx.dtype, np.integer)
+                or (idx.size and (idx.min() < 0 or idx.max() >= self.batch_size))):
+            raise PIError(f"games must be {state.batch_size} slot numbers 0..{self.batch_size - 1}")
+        for dst, src in zip(self.state.arrays(), state.arrays()):
+            dst[idx] = src
 
     # --- new games --------------------------------------------------------------------------
     def reset(self, seed: "int | np.ndarray | None" = None) -> State:

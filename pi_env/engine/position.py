@@ -448,7 +448,7 @@ def load_positions(positions: Sequence[Mapping[str, Any]], config: GameConfig) -
             states.append(load_position(pos, config))
         except PositionError as exc:
             raise PositionError(f"positions[{i}]: {exc}") from None
-    return State(*(np.concatenate(arrays) for arrays in zip(*(s.arrays() for s in states))))
+    return State.concatenate(states)
 
 
 # ---------------------------------------------------------------------------------------------

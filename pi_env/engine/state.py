@@ -178,7 +178,7 @@ class GameConfig:
         return EDITION_NAMES.index(self.edition)
 
 
-@dataclass
+@dataclass(eq=False)  # BatchArrays.__eq__: exact equality of every array
 class State(BatchArrays):
     """Batched state of ``B`` games. Index layouts are those of :mod:`pi_env.core.constants`.
 

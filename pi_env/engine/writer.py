@@ -15,6 +15,8 @@ rewritten. The 1680 failed-solve flags per player are not even read when the cal
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import prange
 
@@ -273,6 +275,24 @@ class FailedSolves:
         self.count[which] = 0
         self.round[which] = state.round[which]
 
+    def load(self, which: np.ndarray, state: State) -> None:
+        """Games loaded into the slots ``which`` (``bool[B]``) in the middle of a round (saved
+        positions, issue #17): their lists are read from the state's failed-solve flags."""
+        L = self.list.shape[2]
+        for b in np.flatnonzero(which):
+            self.round[b] = state.round[b]
+            for q in range(self.count.shape[1]):
+                ids = np.flatnonzero(state.failed[b, q])
+                self.count[b, q] = ids.size if ids.size <= L else L + 1
+                self.list[b, q, :min(ids.size, L)] = ids[:L]
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"list": self.list, "count": self.count, "round": self.round}
+
+    def __setstate__(self, saved: dict[str, Any]) -> None:
+        self.__dict__.update(saved)
+        self._kernel = _track_failed_kernel.serial
+
     def after_step(self, stepped: np.ndarray, state: State) -> None:
         """Record the last step of every game in ``stepped`` (``bool[B]``)."""
         self._kernel(stepped, self.list, self.count, self.round, state.done, state.round,
@@ -349,6 +369,22 @@ class ObservationWriter:
         self._offsets = _offsets(self.num_players)
         self._caches = _RowCaches(self.batch_size, self.num_players)
         self._no_lists = _untracked(self.batch_size, self.num_players)
+        self._parallel = parallel
+        self._kernel = (_write_kernel.for_batch(self.batch_size) if parallel is None
+                        else _write_kernel.parallel if parallel else _write_kernel.serial)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Copies (``copy.deepcopy``, :mod:`pickle`) keep the buffer and what each row holds; the
+        view of the observation columns and the kernel are rebuilt (a copied view would be a
+        separate array)."""
+        saved = dict(self.__dict__)
+        del saved["_rows"], saved["_kernel"]
+        return saved
+
+    def __setstate__(self, saved: dict[str, Any]) -> None:
+        self.__dict__.update(saved)
+        self._rows = self.buffer[:, :self.size]
+        parallel = self._parallel
         self._kernel = (_write_kernel.for_batch(self.batch_size) if parallel is None
                         else _write_kernel.parallel if parallel else _write_kernel.serial)
 

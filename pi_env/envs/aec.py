@@ -186,6 +186,31 @@ Seeding: `reset(seed=s)` plays the engine game `pi_env.engine.init(config, 1, s)
 gives the same game; `reset()` without a seed draws the game seed from the env's generator, which
 is seeded at construction (fresh entropy) and reseeded by every `reset(seed=s)`.
 
+### Copies, saved positions, record starts
+
+(docs/positions.md.) `copy.deepcopy` and `pickle` of `env()` or `raw_env()` keep the whole game: the
+copy and the original, given the same actions, show the same observations, masks, rewards,
+terminations, truncations, infos and renders to the end, every later chance draw included (all
+chance comes from the engine generator inside the game state).
+
+`clone_state()` (forwarded by the wrappers) returns the game as a small JSON-serialisable
+`pi-position/1` object (:mod:`pi_env.engine.position`: `{"format", "rules", "state", "env"}`, the
+engine state and this env's bookkeeping). `reset(options={"position": saved})` puts it into this
+env or a new one of the same game and goes on exactly as the saved env would; a position of another
+format version, mode, player count, rules or board is refused with a `PositionError` naming the
+difference (a bare engine position without `"env"` starts as after a reset). The saved position is
+**privileged** (every case, the deck order): it is never an agent's input.
+
+`reset(seed=s, options={"record": r, "round": k, "event": e})` starts after event `e` (0-based;
+`-1`: the round's start; absent: after its last event) of round `k` (0-based; absent: the last) of
+a `pi-record/1` record (a path, a parsed object or a `GameRecord`) of this env's game, seen by the
+player to move (`agent_selection`): an engine-written record (with its seed) exactly as played; a
+record typed in at a table from its stated layouts and cases, with the clue cards and any later
+chance drawn from `s`, and missing cases drawn by `options["complete_cases"]` (a
+`pi_env.records.start.CaseCompleter`; `pi_env.records.start` explains). Every agent's info then has
+`"record": {"round", "event", "seeded", "drawn_cases", "drawn_cards"}` (`drawn_cases[r]`: whose
+cases were drawn in round `r`; never a case).
+
 ### Version History
 
 `metadata["name"]` changes its version whenever the behaviour changes (observations, masks,
@@ -197,6 +222,8 @@ rollouts and fails on a change without a new version.
   `max_rounds`; `num_players` defaults to `None` (4, or 2 in a duel). Games with the old arguments
   play, observe and reward exactly as before.
 * v0, additive: `render_mode="rgb_array"` (a picture of the board).
+* v0, additive: copies keep the game; `clone_state()`, `reset(options={"position": ...})`,
+  `reset(options={"record": ...})`.
 """
 
 from __future__ import annotations
@@ -206,7 +233,6 @@ from typing import Any
 import gymnasium
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
@@ -215,8 +241,9 @@ from pi_env.core.board import Board, load_board
 from pi_env.core.constants import (ANSWER_NAMES, DEFAULT_MAX_ROTATIONS, INVESTIGATE_BASE, MAX_INVESTIGATORS,
                                    NUM_ACTIONS, NUM_ELEMENTS, SCORE_CAP, SCORE_FLOOR, SOLVE_BASE, TIER_POINTS,
                                    WRONG_SOLVE_PENALTY)
-from pi_env.core.errors import IllegalActionError, PIError
+from pi_env.core.errors import IllegalActionError, PIError, PositionError
 from pi_env.engine import Engine, GameConfig, State, observation_layout, observation_size
+from pi_env.engine.position import POSITION_FORMAT, check_rules, load_position, rules_of, save_position
 from pi_env.engine.state import DEFAULT_MAX_ROUNDS
 from pi_env.envs.render import render_text
 
@@ -271,7 +298,7 @@ def observation_bounds(config: GameConfig) -> tuple[np.ndarray, np.ndarray]:
             np.clip(high, info.min, info.max).astype(np.int16))
 
 
-class raw_env(AECEnv, EzPickle):
+class raw_env(AECEnv):
     """The unwrapped P.I. environment; see the module docstring for the full specification.
 
     Args:
@@ -307,8 +334,6 @@ class raw_env(AECEnv, EzPickle):
                  board: "str | dict[str, Any] | Board" = "daytime", variants: "tuple[str, ...]" = (),
                  mode: str = "standard", investigators: "tuple[int, ...] | None" = None,
                  max_rounds: int = DEFAULT_MAX_ROUNDS):
-        EzPickle.__init__(self, num_players, edition, render_mode, max_rotations, board, variants, mode,
-                          investigators, max_rounds)
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise PIError(f"render_mode must be None or one of {self.metadata['render_modes']}, "
@@ -353,24 +378,66 @@ class raw_env(AECEnv, EzPickle):
 
     # --- episode --------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """A new game; see Seeding and "Copies, saved positions, record starts" in the module
+        docstring for ``options`` (``"position"``; ``"record"``, ``"round"``, ``"event"``,
+        ``"complete_cases"``).
+
+        Raises:
+            PIError: an unknown option, or options that exclude each other.
+            PositionError: a saved position or a record of another game than this env's.
+            RecordError: a record that cannot be started at that point (the message says why).
+        """
+        options = dict(options or {})
+        position = options.pop("position", None)
+        start = {k: options.pop(k) for k in ("record", "round", "event", "complete_cases") if k in options}
+        if options:
+            raise PIError(f"unknown reset option {sorted(options)[0]!r} (known: position; record, round, event, "
+                          f"complete_cases)")
+        if position is not None and start:
+            raise PIError("reset options 'position' and 'record' exclude each other")
+        if start and "record" not in start:
+            raise PIError("reset options 'round', 'event' and 'complete_cases' need 'record'")
         # the engine's game for the seed is that of ``pi_env.engine.init(config, 1, seed)``
         if seed is not None:
-            st = self._engine.reset(seed)  # validates the seed first
+            game_seed = seed
             self._np_random = None  # reseeded from ``seed`` when an unseeded reset needs it
             self._last_seed = seed
         else:
             if self._np_random is None:
                 self._np_random = np.random.default_rng(self._last_seed)
-            st = self._engine.reset(int(self._np_random.integers(0, 2**63 - 1)))
+            game_seed = int(self._np_random.integers(0, 2**63 - 1))
+        saved_env: Any = None
+        info: dict[str, Any] = {}
+        if position is not None:
+            check_rules(position, rules_of(self.config))  # "... this env plays ..."
+            st = self._engine.state
+            self._engine.load(load_position(position, self.config))
+            saved_env = position.get("env")
+        elif start:
+            from pi_env.records.start import record_start
+
+            rs = record_start(start["record"], start.get("round"), start.get("event"),
+                              complete_cases=start.get("complete_cases"), seed=game_seed)
+            check_rules({"format": POSITION_FORMAT, "rules": rules_of(rs.config), "state": {}},
+                        rules_of(self.config), what="the record")
+            st = self._engine.state
+            self._engine.load(rs.state)
+            info = {"record": rs.info()}
+        else:
+            st = self._engine.reset(game_seed)  # validates the seed first
         self.game_state = st
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: dict[str, Any]() for a in self.agents}
+        self.infos = {a: dict(info) for a in self.agents}
         self.agent_selection = self.possible_agents[st.current_player[0]]
         self._skip_agent_selection = None
+        if st.done[0]:
+            self._finish()
+        if saved_env is not None:
+            self._restore_env(saved_env)
         if self.render_mode == "human":
             self.render()
 
@@ -379,6 +446,69 @@ class raw_env(AECEnv, EzPickle):
         if self.game_state is None:
             raise PIError("call reset() before step() or observe()")
         return self.game_state
+
+    # --- saved positions (issue #17) ------------------------------------------------------
+    def clone_state(self) -> dict[str, Any]:
+        """The game as a saved position: a small JSON-serialisable ``pi-position/1`` object
+        (:mod:`pi_env.engine.position`) with the env's bookkeeping under ``"env"`` (the agents
+        still in the game, the agent to act, the rewards, the rewards accumulated since each agent
+        last acted, terminations, truncations, infos; PettingZoo's ``_skip_agent_selection`` while
+        finished agents are removed). ``reset(options={"position": saved})``, in
+        this env or a new one of the same game, goes on exactly as this env would, chance included.
+
+        **Privileged**: the position holds every case and the deck order (docs/rules.md §9). It is for
+        tools, search, tests and saved games, never an agent's input; agents get only
+        :meth:`observe` / :meth:`last`.
+
+        Raises:
+            PIError: before the first ``reset()``.
+        """
+        if self.game_state is None:
+            raise PIError("call reset() before clone_state()")
+        saved = save_position(self.game_state, self.config)
+        saved["env"] = {
+            "agents": list(self.agents), "agent_selection": self.agent_selection,
+            "rewards": dict(self.rewards), "cumulative_rewards": dict(self._cumulative_rewards),
+            "terminations": dict(self.terminations), "truncations": dict(self.truncations),
+            "infos": {a: {k: (list(v) if isinstance(v, tuple) else v) for k, v in i.items()}
+                      for a, i in self.infos.items()},
+            "skip_agent_selection": self._skip_agent_selection,
+        }
+        return saved
+
+    def _restore_env(self, saved: Any) -> None:
+        """The bookkeeping of a saved position's ``"env"`` object (checked)."""
+        keys = ("agents", "agent_selection", "rewards", "cumulative_rewards", "terminations", "truncations",
+                "infos", "skip_agent_selection")
+        if not isinstance(saved, dict) or sorted(saved) != sorted(keys):
+            raise PositionError(f"saved position: 'env' must be an object with the keys {', '.join(keys)}")
+        known = set(self.possible_agents)
+
+        def fail(key: str, msg: str) -> None:
+            raise PositionError(f"saved position: env.{key} {msg}")
+
+        agents = saved["agents"]
+        if not isinstance(agents, list) or not set(agents) <= known or len(set(agents)) != len(agents):
+            fail("agents", f"must list agents of this env ({', '.join(self.possible_agents)})")
+        if saved["agent_selection"] not in known:
+            fail("agent_selection", f"{saved['agent_selection']!r} is not an agent of this env")
+        if saved["skip_agent_selection"] is not None and saved["skip_agent_selection"] not in known:
+            fail("skip_agent_selection", f"{saved['skip_agent_selection']!r} is not an agent of this env")
+        for key, kind in (("rewards", (int, float)), ("cumulative_rewards", (int, float)),
+                          ("terminations", bool), ("truncations", bool), ("infos", dict)):
+            d = saved[key]
+            if (not isinstance(d, dict) or not set(d) <= known
+                    or any(not isinstance(v, kind) or (kind != bool and isinstance(v, bool)) for v in d.values())):
+                fail(key, f"must map agents of this env to {'numbers' if kind != bool and kind != dict else kind.__name__ + 's'}")
+        self.agents = list(agents)
+        self.agent_selection = saved["agent_selection"]
+        self.rewards = dict(saved["rewards"])
+        self._cumulative_rewards = dict(saved["cumulative_rewards"])
+        self.terminations = dict(saved["terminations"])
+        self.truncations = dict(saved["truncations"])
+        self.infos = {a: {k: (tuple(v) if k == "scores" and isinstance(v, list) else v) for k, v in i.items()}
+                      for a, i in saved["infos"].items()}
+        self._skip_agent_selection = saved["skip_agent_selection"]
 
     def _check_action(self, action: Any) -> int:
         a = action_id(action)

@@ -63,6 +63,7 @@ answers to it (``tests/test_encoders.py`` checks two games that differ only in t
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import numpy as np
 
@@ -158,8 +159,21 @@ class FlatEncoder:
         self._writer = ObservationWriter(self.batch_size, P, _component_scales(config), extra_columns,
                                          parallel=parallel)
         self.buffer = self._writer.buffer
+        self._make_view()
+
+    def _make_view(self) -> None:
         self._view = self.buffer[:, :self.size].view()
         self._view.flags.writeable = False
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Copies keep the buffer (the writer's, one object) and rebuild the read-only view of it."""
+        saved = dict(self.__dict__)
+        del saved["_view"]
+        return saved
+
+    def __setstate__(self, saved: dict[str, Any]) -> None:
+        self.__dict__.update(saved)
+        self._make_view()
 
     def encode(self, state: State, player: "int | np.ndarray", check: bool = True,
                failed: "FailedSolves | None" = None) -> np.ndarray:

@@ -142,6 +142,15 @@ rows, masks, rewards and ends are unchanged.
 `PI_ENV_NUMBA_PARALLEL=0`). On a machine busy with other work one thread can be faster: every
 threaded kernel waits for its slowest thread.
 
+### Copies and saved positions
+
+(docs/positions.md.) `copy.deepcopy(env)` and `pickle` keep everything: the games (their engine
+generators included), each slot's row, accumulated rewards and learner seats, the env's generator,
+and the opponents (a per-slot agent's memory and generator; a batch opponent is copied once and
+shared by the copy's slots). Pickling needs picklable opponents and factories (a lambda is not).
+`clone_state()` lists the `B` games as saved `pi-position/1` positions (privileged: every case);
+`reset(options={"positions": [...]})` starts game `b` from position `b` (rows as after a reset).
+
 ### Version History
 
 `metadata["name"]` changes its version whenever the behaviour changes (rows, observations, masks,
@@ -149,7 +158,8 @@ rewards, ends); `tests/test_env_versions.py` pins the name with a fingerprint of
 and fails on a change without a new version.
 
 * v0: Initial version. In pi-env 0.2.0 `opponents` takes agents or factories instead of names;
-  behaviour unchanged.
+  behaviour unchanged. Additive: copies keep the game, `clone_state()`, `reset(options={"positions":
+  ...})`.
 """
 
 from __future__ import annotations
@@ -168,6 +178,7 @@ from pi_env.core.board import Board, load_board
 from pi_env.core.constants import NUM_ACTIONS
 from pi_env.core.errors import IllegalActionError, InvalidActionError, PIError
 from pi_env.engine import NO_ACTION, Engine, GameConfig, State, legal_action_mask, observe, sample_actions
+from pi_env.engine.position import check_rules, load_positions, rules_of, save_position
 from pi_env.engine.state import DEFAULT_MAX_ROUNDS
 from pi_env.envs.encoders import FailedSolves, FlatEncoder, flat_bounds
 
@@ -251,6 +262,16 @@ class RandomBatchOpponent:
         return sample_actions(state, self.rng)[games]
 
 
+class _CopyOf:
+    """A factory of deep copies of one agent (a class, not a lambda, so that the env pickles)."""
+
+    def __init__(self, agent: Any):
+        self.agent = agent
+
+    def __call__(self) -> Any:
+        return _copy.deepcopy(self.agent)
+
+
 def _make_opponent(spec: Any, seat: int):
     """A per-slot factory for one opponent entry (``None`` for ``"self"``).
 
@@ -266,7 +287,7 @@ def _make_opponent(spec: Any, seat: int):
     if is_batch_opponent(spec):
         return spec  # shared by every slot (module docstring)
     if hasattr(spec, "act") and hasattr(spec, "reset"):
-        return lambda: _copy.deepcopy(spec)
+        return _CopyOf(spec)
     if callable(spec):
         return spec
     raise PIError(f"opponents[{seat - 1}] (relative seat {seat}) must be an agent, a factory or 'self', "
@@ -388,15 +409,38 @@ class SelfPlayVecEnv(VectorEnv):
             seed: engine games ``init(config, B, seed)``, learner seats and agent seeds all follow
                 from it; ``None``: the constructor's seed on the first reset, later a seed drawn
                 from the env's generator.
-            options: not used (must be empty).
+            options: ``{"positions": [p_0, ..., p_{B-1}]}`` starts game ``b`` from the saved
+                position ``p_b`` (``pi-position/1`` of this env's game, not finished; e.g. from
+                :meth:`clone_state` or :func:`pi_env.engine.position.save_position`) instead of a
+                new game; the learner seats and agent seeds still follow from ``seed``, later games
+                of a slot continue its position's generator stream.
 
         Returns:
             ``(obs, info)``: the first learner row of every game (see the module docstring).
+
+        Raises:
+            PositionError: a position of another game, a malformed one (naming its index).
+            PIError: an unknown option, not ``B`` positions, a finished game, a bad seed.
         """
         if self.closed:
             raise PIError("the env is closed (its opponents are gone); make a new one")
+        options = dict(options or {})
+        positions = options.pop("positions", None)
         if options:
-            raise PIError(f"unknown reset option {sorted(options)[0]!r} (this env takes none)")
+            raise PIError(f"unknown reset option {sorted(options)[0]!r} (known: positions)")
+        loaded = None
+        if positions is not None:
+            if isinstance(positions, dict) or not isinstance(positions, Sequence) or len(positions) != self.num_envs:
+                raise PIError(f"options['positions'] must list {self.num_envs} saved positions (one per game)")
+            for i, pos in enumerate(positions):
+                try:
+                    check_rules(pos, rules_of(self.config))
+                except PIError as exc:
+                    raise type(exc)(f"positions[{i}]: {exc}") from None
+            loaded = load_positions(positions, self.config)
+            if loaded.done.any():
+                raise PIError(f"positions[{int(np.flatnonzero(loaded.done)[0])}] is a finished game: nothing "
+                              f"is left to play")
         if seed is None and self.state is None:
             seed = self._seed
         if seed is not None:
@@ -409,8 +453,10 @@ class SelfPlayVecEnv(VectorEnv):
         B, P = self.num_envs, self.num_players
         if self._engine is None:
             self._engine = Engine(self.config, B, seed=engine_seed, parallel=self._parallel)
-        else:
+        elif loaded is None:
             self._engine.reset(seed=engine_seed)
+        if loaded is not None:
+            self._engine.load(loaded)
         self.state = st = self._engine.state
         self._adv_args = (self._learner, self._notified, self._acc, self._row_seat, self._row_terminal,
                           self._pending, self._need_opp, self._rewards, self._term, self._trunc, st.done,
@@ -420,6 +466,8 @@ class SelfPlayVecEnv(VectorEnv):
             self._start = self.np_random.integers(P, size=B)
         self._pending[:] = False
         self._new_games(np.ones(B, dtype=bool))
+        if loaded is not None:
+            self._failed.load(np.ones(B, dtype=bool), st)  # positions may be mid-round
         self._active[:] = True
         self._advance(self._active, *self._adv_args)
         self._play_opponents()
@@ -570,6 +618,38 @@ class SelfPlayVecEnv(VectorEnv):
         """``int16[B, 618 + 1912·P]``: the engine observation of each row's seat (the input of the
         built-in :mod:`agents`)."""
         return self._started("engine_observations()")[1].observe(self._row_seat)
+
+    def clone_state(self) -> list[dict[str, Any]]:
+        """The ``B`` games as saved positions, one ``pi-position/1`` object per game
+        (:func:`pi_env.engine.position.save_position`). **Privileged**: they hold every case and
+        the deck order (docs/rules.md §9), never a learner's input. ``reset(options={"positions": ...})``
+        starts games from them; :func:`copy.deepcopy` / :mod:`pickle` copy the whole env (rows,
+        accumulated rewards, opponents and generators included).
+
+        Raises:
+            PIError: before the first ``reset()``.
+        """
+        if self.state is None:
+            raise PIError("call reset() before clone_state()")
+        return [save_position(self.state, self.config, b) for b in range(self.num_envs)]
+
+    # --- copies (issue #17) -----------------------------------------------------------------
+    def __getstate__(self) -> dict[str, Any]:
+        """``copy.deepcopy`` and :mod:`pickle` keep everything (the games, the rows, the accumulated
+        rewards, the opponents with their memory and generators); the read-only views of the
+        output buffers are rebuilt (a copied view would be a separate array)."""
+        saved = dict(self.__dict__)
+        for name in ("_mask_view", "_seat_view", "_advance"):
+            saved.pop(name, None)
+        return saved
+
+    def __setstate__(self, saved: dict[str, Any]) -> None:
+        self.__dict__.update(saved)
+        self._mask_view = self._mask.view()
+        self._mask_view.flags.writeable = False
+        self._seat_view = self._seat8.view()
+        self._seat_view.flags.writeable = False
+        self._advance = _advance_kernel.serial
 
     @property
     def learner_mask(self) -> np.ndarray:
