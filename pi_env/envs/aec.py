@@ -421,6 +421,7 @@ class raw_env(AECEnv):
             check_rules({"format": POSITION_FORMAT, "rules": rules_of(rs.config), "state": {}},
                         rules_of(self.config), what="the record")
             st = self._engine.state
+            assert isinstance(rs.state, State)  # record_start plays standard and duel records
             self._engine.load(rs.state)
             info = {"record": rs.info()}
         else:
