@@ -23,7 +23,7 @@ from pi_env.core.constants import CASE_TRIPLES, NUM_CASES, TYPE_NAMES, TYPE_OFFS
 from pi_env.core.errors import PIError
 from pi_env.core.named import Case, Element
 from pi_env.core.names import element_names
-from pi_env.records.types import GameRecord, RoundRecord
+from pi_env.records.types import GameRecord, RoundRecord, number_text, resolve_player
 
 from pi_env.solvers.case_sets import case_bits
 from pi_env.solvers.joint import count_joint
@@ -185,10 +185,15 @@ def _analysis(knowledge: Knowledge, own: np.ndarray, counts: np.ndarray, strict:
 RecordLike = Union[GameRecord, RoundRecord, Knowledge, dict, str, "os.PathLike[str]"]
 
 
-def knowledge_of(record_or_round: RecordLike, player: int, round_index: int = 0,
+def knowledge_of(record_or_round: RecordLike, player: "int | str", round_index: int = 0,
                  after_event: int | None = None, *, n_players: int | None = None,
                  adjacency: np.ndarray | None = None) -> Knowledge:
     """What ``player`` knows in a round of a record (see :func:`analyze` for the arguments)."""
+    if isinstance(player, str) and isinstance(record_or_round, (Knowledge, RoundRecord)):
+        if number_text(player) is None:
+            raise PIError(f"player {player!r}: a {type(record_or_round).__name__} has no player names; "
+                          f"give the player number (or pass the whole record)")
+        player = number_text(player)
     if isinstance(record_or_round, Knowledge):
         k = record_or_round
         if player != k.player:
@@ -205,13 +210,14 @@ def knowledge_of(record_or_round: RecordLike, player: int, round_index: int = 0,
     if not isinstance(record, GameRecord):
         from pi_env.records.record_file import load_record
         record = load_record(record)
+    player = resolve_player(record, player)
     if not 0 <= round_index < len(record.rounds):
         raise ValueError(f"round_index must be in 0..{len(record.rounds) - 1}, got {round_index}")
     return knowledge_from_round(record.rounds[round_index], player, record.rules.players,
                                 record.board.adjacency, after_event, element_names(record.board))
 
 
-def analyze(record_or_round: RecordLike, player: int, round_index: int = 0, after_event: int | None = None,
+def analyze(record_or_round: RecordLike, player: "int | str", round_index: int = 0, after_event: int | None = None,
             *, n_players: int | None = None, adjacency: np.ndarray | None = None,
             strict: bool = True) -> Analysis:
     """Exact probabilities of ``player``'s case in one round (docs/rules.md §9).
@@ -223,7 +229,8 @@ def analyze(record_or_round: RecordLike, player: int, round_index: int = 0, afte
         record_or_round: a :class:`GameRecord`, a record path or parsed dict (read with
             :func:`pi_env.records.record_file.load_record`), a :class:`RoundRecord` (then ``n_players`` is
             required and ``adjacency`` defaults to the daytime board), or a :class:`Knowledge`.
-        player: the asking player 0..n-1.
+        player: the asking player 0..n-1, or (with a record) its name in the record, matched as
+            names are (:func:`pi_env.records.types.resolve_player`).
         round_index: which round of a record (0-based).
         after_event: use the events with index ``<= after_event`` (``-1``: before any event;
             ``None``: all).
@@ -233,8 +240,9 @@ def analyze(record_or_round: RecordLike, player: int, round_index: int = 0, afte
     Raises:
         ContradictionError: the events contradict each other or the held case (``strict=True``);
             ``.events`` names a smallest conflicting set.
-        ValueError: bad player / round / arguments; :class:`~pi_env.core.errors.RecordError` for an
-            invalid record file.
+        ValueError: bad player / round / arguments (a name the record does not have:
+            :class:`~pi_env.core.errors.UnknownNameError`, which lists the players);
+            :class:`~pi_env.core.errors.RecordError` for an invalid record file.
     """
     k = knowledge_of(record_or_round, player, round_index, after_event, n_players=n_players,
                      adjacency=adjacency)

@@ -27,24 +27,24 @@ makes the query ranking assume any card can be taken.
 from __future__ import annotations
 
 import os
+import weakref
 from typing import Any, Union
 
 import numpy as np
 
 from pi_env.core.actions import action_name
 from pi_env.core.constants import (DISPLAY_SIZE, INVESTIGATE_BASE, MAX_INVESTIGATORS, NUM_DISTRICTS,
-                                   ON_DISPLAY, TYPE_NAMES, TYPE_OFFSETS, TYPE_SIZES)
+                                   NUM_ELEMENTS, ON_DISPLAY, TYPE_NAMES, TYPE_OFFSETS, TYPE_SIZES)
 from pi_env.core.errors import PIError, RecordError
 from pi_env.core.names import element_names, parse_element
-from pi_env.core.text import normalize
-from pi_env.records.types import CLUE, INVESTIGATE, GameRecord
+from pi_env.records.types import CLUE, INVESTIGATE, GameRecord, resolve_player
 
 from pi_env.solvers.analysis import Analysis, analyze_knowledge, knowledge_of
 from pi_env.solvers.hints import Hint, hint
 from pi_env.solvers.turns import turn_context
 
 __all__ = ["solve_report", "solve_report_lines", "record_hint", "next_turn_tier", "investigators_left_at",
-           "display_at", "resolve_player", "parse_display"]
+           "display_at", "resolve_player", "parse_display", "record_display", "combine_display", "check_record"]
 
 DUEL_INVESTIGATORS_PER_ROUND = 2  # docs/rules.md §7
 
@@ -128,80 +128,125 @@ def _sorted_cases(a: Analysis, names: tuple[str, ...]) -> list[int]:
 RecordSource = Union[GameRecord, str, "os.PathLike[str]", dict]
 
 
-def resolve_player(record: GameRecord, player: "int | str") -> int:
-    """The player number of ``player``: a number ``0..n-1`` (also as text, ``"2"``) or one of the
-    record's player names (matched ignoring case, spaces and accents).
-
-    Raises:
-        PIError: out of range, or a name the record does not have (the message lists the names).
-    """
-    n = record.rules.players
-    if isinstance(player, str):
-        text = player.strip()
-        if text.lstrip("-").isdigit():
-            player = int(text)
-        else:
-            names = record.player_names or ()
-            for i, name in enumerate(names):
-                if normalize(name) == normalize(text):
-                    return i
-            if not names:
-                raise PIError(f"player {text!r}: this record names no players; give a number 0..{n - 1}")
-            listed = ", ".join(f"{i} {name}" for i, name in enumerate(names))
-            raise PIError(f"unknown player {text!r}; the players are {listed}")
-    if isinstance(player, bool) or not isinstance(player, (int, np.integer)) or not 0 <= player < n:
-        raise PIError(f"player must be 0..{n - 1} in this {n}-player record, got {player!r}")
-    return int(player)
-
-
 def parse_display(display: "str | Any", record: GameRecord, round_index: int, after_event: int) -> tuple[int, ...]:
     """The clue cards of ``display`` — names separated by commas (``"Doc, Bubbles, Lakeside"``), or
     a sequence of names or element ids — checked against the round up to the position.
 
+    Returns:
+        The element ids, ascending.
+
     Raises:
-        PIError: an unknown name (with suggestions), a card given twice, more than 9 cards, or a
-            card answered *nothing* earlier in the round (it lies in front of a player for the rest
-            of the round, docs/rules.md §4.1).
+        PIError: no card at all (``""``, ``[]``), an empty name between commas (``"Doc,,Pop"``,
+            ``","``), an unknown name (with suggestions), a card given twice, more than 9 cards, or
+            a card answered *nothing* earlier in the round (it lies in front of a player for the
+            rest of the round, docs/rules.md §4.1). Messages start with ``display:``.
     """
     board = record.board
-    items = [x.strip() for x in display.split(",")] if isinstance(display, str) else list(display)
-    items = [x for x in items if not (isinstance(x, str) and not x)]
+    if isinstance(display, str):
+        if not display.strip():
+            raise PIError("display: no card given; list the clue cards face up, separated by commas "
+                          "(e.g. 'Doc, Bubbles, Lakeside')")
+        items: list[Any] = [x.strip() for x in display.split(",")]
+        empty = [i for i, x in enumerate(items) if not x]
+        if empty:
+            raise PIError(f"display: card {empty[0] + 1} of {len(items)} in {display!r} is empty (a comma "
+                          f"with no name before or after it); list the cards separated by commas")
+    else:
+        items = list(display)
+        if not items:
+            raise PIError("display: no card given; list the clue cards face up")
     cards = []
-    for x in items:
+    for i, x in enumerate(items):
+        if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
+            if not 0 <= x < NUM_ELEMENTS:
+                raise PIError(f"display: element ids are 0..{NUM_ELEMENTS - 1}, got {x!r}")
+            cards.append(int(x))
+            continue
+        if not isinstance(x, str) or not x.strip():
+            raise PIError(f"display: card {i + 1} must be a card's name or element id, got {x!r}")
         try:
-            if isinstance(x, str):
-                cards.append(parse_element(x, board))
-            elif isinstance(x, (int, np.integer)) and not isinstance(x, bool):
-                cards.append(int(x))
-            else:
-                raise PIError(f"{x!r} is neither a card's name nor an element id")
+            cards.append(parse_element(x, board))
         except PIError as exc:
-            raise PIError(f"--display: {exc}") from None
+            raise PIError(f"display: {exc}") from None
     names = element_names(board)
-    if any(not 0 <= c < len(names) for c in cards):
-        raise PIError(f"--display: element ids must be 0..{len(names) - 1}")
     if len(cards) > DISPLAY_SIZE:
-        raise PIError(f"--display: at most {DISPLAY_SIZE} clue cards are face up, got {len(cards)}")
+        raise PIError(f"display: at most {DISPLAY_SIZE} clue cards are face up, got {len(cards)}")
     seen = set()
     for c in cards:
         if c in seen:
-            raise PIError(f"--display: {names[c]!r} is given twice")
+            raise PIError(f"display: {names[c]!r} is given twice")
         seen.add(c)
     for ev in record.rounds[round_index].events[:after_event + 1]:
         if ev.kind == CLUE and ev.answer == 0 and ev.element in seen:
-            raise PIError(f"--display: {names[ev.element]!r} was answered 'nothing' at event {ev.index} "
+            raise PIError(f"display: {names[ev.element]!r} was answered 'nothing' at event {ev.index} "
                           f"of round {round_index + 1} and lies in front of player {ev.player} for the rest "
                           f"of the round (docs/rules.md §4.1)")
     return tuple(sorted(cards))
+
+
+def record_display(record: GameRecord, round_index: int, after_event: int) -> "tuple[tuple[int, ...], bool, str] | None":
+    """What the record says about the display after event ``after_event`` (``-1``: the round's
+    start) of round ``round_index``: ``(cards, exact, where)`` — the cards known to be face up
+    (ascending), whether they are the whole display, and where that comes from in words (``"the
+    engine's display (re-run from the seed)"``, ``"the display the record states after event 4"``)
+    — or ``None`` when the record says nothing (:func:`display_at`,
+    :func:`pi_env.records.record_file.known_display`)."""
+    from pi_env.records.record_file import known_display
+
+    rnd = record.rounds[round_index]
+    if record.seed is not None:
+        exact = display_at(record, round_index, after_event)
+        if exact is not None:
+            return exact, True, "the engine's display (re-run from the seed)"
+    known = known_display(rnd, after_event)
+    if known is None or not known[0]:
+        return None
+    stated = [ev.index for ev in rnd.events[:after_event + 1] if ev.is_turn and ev.display is not None]
+    where = (f"the display the record states after event {stated[-1]}" if stated
+             else "the display the record states at the round's start")
+    if not known[1]:
+        where += " (its cards still face up)"
+    return known[0], known[1], where
+
+
+def combine_display(given: tuple[int, ...], stated: "tuple[tuple[int, ...], bool, str] | None",
+                    names: tuple[str, ...]) -> tuple[int, ...]:
+    """The cards face up from a display given by the user (:func:`parse_display`; 9 cards are the
+    whole display, fewer the cards known to be face up) and the record's (:func:`record_display`),
+    which must agree: the union of the two, ascending.
+
+    Raises:
+        PIError: a given card the record's whole display does not have, a card of the record's
+            display missing from 9 given cards, or together more than 9 cards; the message names the
+            card and where the record states it (``display: 'Doc' is not on ...``).
+    """
+    if stated is None:
+        return given
+    cards, exact, where = stated
+    extra = [c for c in given if c not in cards]
+    if exact and extra:
+        raise PIError(f"display: {names[extra[0]]!r} is not on {where}: "
+                      f"{', '.join(names[c] for c in cards)}")
+    missing = [c for c in cards if c not in given]
+    if len(given) == DISPLAY_SIZE and missing:
+        raise PIError(f"display: {names[missing[0]]!r} is on {where}, but not among the "
+                      f"{DISPLAY_SIZE} cards given")
+    union = tuple(sorted(set(given) | set(cards)))
+    if len(union) > DISPLAY_SIZE:
+        raise PIError(f"display: {names[extra[0]]!r} cannot also be face up: the cards given and "
+                      f"{where}, {', '.join(names[c] for c in cards)}, make {len(union)} cards; at most "
+                      f"{DISPLAY_SIZE} are face up")
+    return union
 
 
 def _who(record: GameRecord, p: int) -> str:
     return f"player {p} ({record.player_names[p]})" if record.player_names else f"player {p}"
 
 
-def _checked(record: RecordSource, player: "int | str", round_index: int,
-             after_event: int | None, strict: bool = True) -> tuple[GameRecord, int, int]:
-    """``(record, player, after_event)`` after checking the arguments (see :func:`solve_report`)."""
+def _checked(record: RecordSource, player: "int | str", round_index: int | None,
+             after_event: int | None, strict: bool = True) -> tuple[GameRecord, int, int, int]:
+    """``(record, player, round_index, after_event)`` after checking the arguments and the record
+    (see :func:`solve_report`)."""
     if not isinstance(record, GameRecord):
         from pi_env.records.record_file import load_record
         record = load_record(record)
@@ -210,43 +255,68 @@ def _checked(record: RecordSource, player: "int | str", round_index: int,
         raise PIError("solve needs a game of 2..5 players; a solo record has no opponents' cases")
     player = resolve_player(record, player)
     rounds = len(record.rounds)
-    if not 0 <= round_index < rounds:
-        raise PIError(f"round must be 1..{rounds} in this record, got {round_index + 1}")
+    if round_index is None:
+        round_index = rounds - 1
+    if isinstance(round_index, bool) or not isinstance(round_index, (int, np.integer)) or not 0 <= round_index < rounds:
+        raise PIError(f"round_index must be 0..{rounds - 1} (the record has {rounds} round"
+                      f"{'s' * (rounds != 1)}), got {round_index!r}")
+    round_index = int(round_index)
     n_events = len(record.rounds[round_index].events)
     if after_event is None:
         after_event = n_events - 1
     elif not -1 <= after_event < n_events:
-        raise PIError(f"after-event must be -1..{n_events - 1} (round {round_index + 1} has {n_events} "
+        raise PIError(f"after_event must be -1..{n_events - 1} (round {round_index + 1} has {n_events} "
                       f"events), got {after_event}")
+    if strict:
+        check_record(record)
+    return record, player, round_index, after_event
+
+
+def check_record(record: GameRecord) -> None:
+    """The checks ``pi-env replay`` makes of a record beyond reading it, except joint consistency
+    (which ``solve`` reports as a conflict instead): no event after its round's end
+    (:func:`pi_env.records.scoring.score_record`), and for an engine-written record the re-run from
+    its seed (:func:`pi_env.records.recorder.check_with_engine`: every layout, case, display and
+    answer as the engine's).
+
+    A record object that passed is remembered (weakly) and not checked again: a caller asking about
+    many positions of one parsed record (the web replay viewer) pays for the re-run once.
+
+    Raises:
+        RecordError: the first problem, naming the round and event.
+    """
     from pi_env.records.scoring import score_record
 
-    score_record(record, check_end=strict)  # refuses an event after its round's end, as replay does
-    return record, player, after_event
+    if _CHECKED.get(id(record)) is record:
+        return
+    score_record(record)
+    if record.seed is not None:
+        from pi_env.records.recorder import check_with_engine
+
+        check_with_engine(record)
+    _CHECKED[id(record)] = record
+
+
+_CHECKED: "weakref.WeakValueDictionary[int, GameRecord]" = weakref.WeakValueDictionary()
 
 
 def _position(record: GameRecord, player: int, round_index: int, after_event: int,
               display: "str | Any | None", strict: bool = True) -> dict[str, Any]:
     """The analysis, the turn, the display and the hint of a checked position."""
-    from pi_env.records.record_file import known_display
-
     given = None if display is None else parse_display(display, record, round_index, after_event)
     rnd = record.rounds[round_index]
+    # the display: given (agreeing with the record's), re-run by the engine, stated by the record
+    # (maybe partly), or unknown
+    stated = record_display(record, round_index, after_event)
+    cards, source = None, "any"
+    if given is not None:
+        cards, source = combine_display(given, stated, element_names(record.board)), "given"
+    elif stated is not None:
+        cards, source = stated[0], "display" if stated[1] else "partial"
     knowledge = knowledge_of(record, player, round_index, after_event)
     a = analyze_knowledge(knowledge, strict=False)
     ctx = turn_context(record, player, round_index, after_event, strict=strict)
     inv_left = investigators_left_at(record, player, round_index, after_event)
-    # the display: given, re-run by the engine, stated by the record (maybe partly), or unknown
-    cards, source = None, "any"
-    if given is not None:
-        cards, source = given, "given"
-    else:
-        exact = display_at(record, round_index, after_event)
-        if exact is not None:
-            cards, source = exact, "display"
-        else:
-            known = known_display(rnd, after_event)
-            if known is not None and known[0]:
-                cards, source = known[0], "partial"
     used = {e.district for e in rnd.events[:after_event + 1] if e.player == player and e.kind == INVESTIGATE}
     legal = None
     if cards is not None:
@@ -259,12 +329,15 @@ def _position(record: GameRecord, player: int, round_index: int, after_event: in
             "source": source, "hint": h}
 
 
-def record_hint(record: RecordSource, player: "int | str", round_index: int = 0,
+def record_hint(record: RecordSource, player: "int | str", round_index: int | None = None,
                 after_event: int | None = None, display: "str | Any | None" = None) -> Hint | None:
     """The :class:`~pi_env.solvers.hints.Hint` ``pi-env solve`` gives: for ``player`` (a number or
     a name) at its next turn after event ``after_event`` of round ``round_index`` of a record, with
     the value of waiting by the rules of the position (:func:`pi_env.solvers.turns.turn_context`),
     its investigators left and the candidate clues of the display (the module docstring).
+    ``round_index=None`` is the record's last round, ``after_event=None`` its last event (the
+    position a record of a game in progress stops at). The record is checked as by
+    :func:`solve_report`.
 
     Returns:
         The hint, or ``None`` when the player has no turn there (it solved, the round is over, ...).
@@ -277,25 +350,29 @@ def record_hint(record: RecordSource, player: "int | str", round_index: int = 0,
         h = record_hint("game.json", player=2, round_index=0, after_event=17)
         print(h.best_case, h.p_correct, h.solve_now, h.best_action)
     """
-    record, player, after_event = _checked(record, player, round_index, after_event)
+    record, player, round_index, after_event = _checked(record, player, round_index, after_event)
     return _position(record, player, round_index, after_event, display)["hint"]
 
 
-def solve_report(record: RecordSource, player: "int | str", round_index: int = 0, after_event: int | None = None,
+def solve_report(record: RecordSource, player: "int | str", round_index: int | None = None, after_event: int | None = None,
                  top: int = 10, display: "str | Any | None" = None, *, strict: bool = True) -> dict[str, Any]:
     """Everything ``pi-env solve`` prints, as a JSON-ready dict.
 
     Args:
         record: a :class:`GameRecord`, a record path or parsed dict.
         player: the asking player, 0-based, or its name in the record (:func:`resolve_player`).
-        round_index: 0-based round.
+        round_index: 0-based round; ``None`` (default): the record's last round.
         after_event: use the events with index ``<= after_event`` (``-1``: none; ``None``: all).
         top: list at most this many cases (``0``: all).
-        display: the clue cards face up now (:func:`parse_display`), when the record does not say;
-            the best query is then chosen among them. ``None``: from the record (module docstring).
-        strict: refuse a record with an event after its round's end (``pi-env solve`` always
-            does); ``False`` reads such research positions (e.g. random legal play that ignores the
-            end of a round): the end-of-round checks are then not applied to the events.
+        display: the clue cards face up now (:func:`parse_display`; 9 cards are the whole display,
+            fewer the cards known to be face up); the best query is then chosen among them. It must
+            agree with a display the record states there (:func:`combine_display`). ``None``: from
+            the record (module docstring).
+        strict: check the record as ``pi-env replay`` does (:func:`check_record`: no event after
+            its round's end; an engine-written record re-run from its seed), as ``pi-env solve``
+            always does; ``False`` reads research positions (e.g. random legal play that ignores
+            the end of a round): the end-of-round checks are then not applied to the events, and
+            the record is not re-run.
 
     Returns:
         ``{"player", "player_name" (``None`` without names), "round" (1-based), "after_event",
@@ -308,13 +385,14 @@ def solve_report(record: RecordSource, player: "int | str", round_index: int = 0
         no turn. A contradiction is reported (``count`` 0, ``conflict`` set), not raised.
 
     Raises:
-        PIError: a bad player, round, event index, display or ``top``; :class:`RecordError` for an
-            invalid record (an event after its round's end included); ``OSError`` when the file
-            cannot be read.
+        PIError: a bad player (:class:`~pi_env.core.errors.UnknownNameError` for an unknown name),
+            round, event index, display (one that contradicts the record's included) or ``top``;
+            :class:`RecordError` for an invalid record (an event after its round's end, or a
+            difference from the engine's re-run included); ``OSError`` when the file cannot be read.
     """
     if top < 0:
         raise PIError(f"top must be >= 0 (0 lists every case), got {top}")
-    record, player, after_event = _checked(record, player, round_index, after_event, strict)
+    record, player, round_index, after_event = _checked(record, player, round_index, after_event, strict)
     n = record.rules.players
     n_events = len(record.rounds[round_index].events)
     rnd = record.rounds[round_index]

@@ -20,7 +20,7 @@ functions here turn them into values:
 * **waiting** (:func:`wait_outcomes`, :func:`wait_value`): the player's next turn is in the next
   rotation. Before it, the players after it in this rotation act, then the end-of-rotation checks
   run. The round ends there — waiting then scores nothing more this round — when (second edition)
-  at most one player has not attempted a solve, (first edition) at most one player is unsolved
+  at most one player has not attempted a solve, (first edition) at most one player has not solved
   (docs/rules.md §5; players finished by the incorrect-information rule count as done), (nick of time,
   §6) some player has solved and the tier is the last, or (safeguard) the rotation is the
   ``max_rotations``-th. The next turn's tier is one higher when anyone solves in this rotation
@@ -242,7 +242,7 @@ def wait_outcomes(ctx: TurnContext, hazard: "dict[int, float] | None" = None) ->
                                                   f"({ctx.last_tier}), ends the round", result=0.0)]
     live = [j for j in ctx.later if hazard.get(j, 0.0) > 0.0 and not ctx.solved[j] and not ctx.out[j]]
     done = ctx.attempted if ctx.edition == "second" else ctx.solved
-    word = "has not attempted a solve" if ctx.edition == "second" else "is unsolved"
+    word = "has not attempted a solve" if ctx.edition == "second" else "has not solved"
     groups: dict[tuple, list] = {}  # outcomes that are worth the same are merged
     for bits in product((False, True), repeat=len(live)):
         prob = 1.0
@@ -399,7 +399,7 @@ def turn_context(record: GameRecord, player: int, round_index: int, after_event:
                 ended = "nick of time: the rotation at the last tier was played out"
             elif sum(1 for i in range(n) if not done[i] and not out[i]) <= 1:
                 ended = ("at most one player had not attempted" if rules.edition == "second"
-                         else "at most one player was unsolved")
+                         else "at most one player had not solved")
         if not ended and record.max_rotations is not None and rotation + 1 >= record.max_rotations:
             ended = f"the safeguard of {record.max_rotations} rotations"
         if ended and strict:

@@ -147,3 +147,22 @@ def test_no_module_writes_files_its_own_way():
     allowed = ('open(log_path, "a"', 'pending.open("a"', "os.replace(self.save_path, aside)")
     assert [f for f, line in found if not any(a in line for a in allowed)] == []
     assert len(found) == len(allowed)  # each exception still exists (else drop it here)
+
+
+def test_a_replaced_file_keeps_its_permission_bits(tmp_path):
+    """``--force`` onto a read-only file (0444) used to leave a 0644 file: the replacement keeps the
+    replaced file's bits; a new file, and a file replacing a link, get a new file's bits."""
+    for mode in (0o444, 0o600, 0o755):
+        target = tmp_path / f"f{mode:o}.txt"
+        target.write_text("old")
+        target.chmod(mode)
+        write_text_atomic(target, "new\n")
+        assert (target.read_text(), oct(target.stat().st_mode & 0o7777)) == ("new\n", oct(mode))
+    other = tmp_path / "other.txt"
+    other.write_text("x")
+    other.chmod(0o400)
+    link = tmp_path / "link.txt"
+    link.symlink_to(other)
+    write_text_atomic(link, "y")
+    assert not link.is_symlink() and oct(link.stat().st_mode & 0o777) == oct(0o666 & ~_umask())
+    assert oct(other.stat().st_mode & 0o777) == oct(0o400) and other.read_text() == "x"

@@ -163,6 +163,24 @@ def test_incorrect_answer_takes_the_answerers_solve_points(edition):
     assert s.round_complete == (True,)  # after player 1, player 2 (solved and out) is skipped
 
 
+@pytest.mark.parametrize("edition", ["second", "first"])
+def test_a_solve_declared_wrong_incorrectly_costs_nothing(edition):
+    """Player 0 names its true case and is told 'wrong' (by player 2, who holds it); declared: the
+    -2 of that solve is cancelled and player 0's round result is the round's highest score, 7
+    (rulebook: the asker receives the highest score). An earlier, really wrong solve still costs 2."""
+    doc = _doc([_solve(0, P0, False), {"incorrect": 0}])
+    doc["rules"]["edition"] = edition
+    s = score_record(load_record(doc))
+    assert s.round_points == ((7, 0, 0),) and s.penalty == (0, 0, 0)
+    assert [i.delta for i in s.events[0]] == [-2, 9]
+    doc = _doc([_solve(0, P1, False), _clue(1, "Doc", "nothing"), _clue(2, "Doc", "trace"),
+                _solve(0, P0, False), {"incorrect": 3}])
+    doc["rules"]["edition"] = edition
+    s = score_record(load_record(doc))
+    assert s.round_points == ((5, 0, 0),) and s.penalty == (2, 0, 0)
+    assert [i.delta for i in s.events[0]] == [-2, 0, 0, -2, 9]
+
+
 def test_incorrect_answer_caps_at_21():
     events = [_clue(0, "Pinky", "trace"), {"incorrect": 0}]
     doc = _doc(events)
@@ -256,6 +274,8 @@ def test_incorrect_answer_in_a_duel_wins_the_round_for_the_asker():
     record = load_record(doc)
     s = score_record(record)
     assert s.round_winners == (1,) and s.scores == (0, 1) and s.round_complete == (True,)
+    assert report_lines(record, s)[5].endswith(
+        "declared incorrect: the answer at event 1        -> P0 eliminated from the round, P1 wins the round  (+1)")
     doc["rounds"][0]["events"] = events[:4]
     del doc["rounds"][0]["cases"]["1"]  # event 1's answer contradicts it when not declared
     assert score_record(load_record(doc)).round_winners == (-1,)
@@ -312,6 +332,14 @@ def test_first_edition_round_ends_by_solves():
     assert score_record(load_record(doc)).round_complete == (True,)
     doc["rounds"][0]["events"] = [_solve(0, P1, False), _solve(1, P1, True), _clue(2, "Doc", "trace")]
     assert score_record(load_record(doc)).round_complete == (False,)  # 2 unsolved
+    # the same words as the second edition's "had not attempted" (replay, solve and the hints)
+    doc["rounds"][0]["events"] = ended + [_clue(0, "Pinky", "nothing")]
+    with pytest.raises(RecordError, match=r"^round 1, event 3: the round ended at the end of rotation 1 "
+                                          r"\(at most one player had not solved\)$"):
+        score_record(load_record(doc))
+    from pi_env.solvers.turns import turn_context
+    assert turn_context(load_record(_doc(ended) | {"rules": {"players": 3, "edition": "first"}}), 0, 0).finished == (
+        "the round is over (at most one player had not solved)")
 
 
 def test_engine_games_are_complete(tmp_path, capsys):

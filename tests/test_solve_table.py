@@ -10,8 +10,9 @@ import json
 import pytest
 
 from pi_env.apps.cli import main
-from pi_env.core.names import parse_element
-from pi_env.solvers.solve_report import solve_report
+from pi_env.core.errors import PIError
+from pi_env.core.names import element_names, parse_element
+from pi_env.solvers.solve_report import record_hint, solve_report
 
 from test_records import _doc
 
@@ -148,3 +149,133 @@ def test_the_hint_reads_only_what_the_player_knows():
     other["rounds"][0]["cases"]["0"] = {"suspect": "Earl", "evidence": "Kidnapping", "location": "Skid Row"}
     assert solve_report(one, 0) == solve_report(other, 0)
     assert solve_report(one, 2) != solve_report(other, 2)  # player 2 holds player 0's case
+
+
+# ------------------------------------------------------------- the tester's findings (issue #15)
+
+
+def test_an_empty_display_or_an_empty_card_is_an_error(capsys, tmp_path):
+    """``--display ""`` read as "known, no cards" and empty items were dropped: both are mistakes."""
+    path = _write(tmp_path, _doc([{"player": 0, "clue": "Pinky", "answer": "nothing"}]))
+    for display, message in [
+        ("", "--display: no card given; list the clue cards face up, separated by commas "
+             "(e.g. 'Doc, Bubbles, Lakeside')"),
+        ("  ", "--display: no card given; list the clue cards face up, separated by commas "
+               "(e.g. 'Doc, Bubbles, Lakeside')"),
+        (",", "--display: card 1 of 2 in ',' is empty (a comma with no name before or after it); list the "
+              "cards separated by commas"),
+        ("Doc,,Pop", "--display: card 2 of 3 in 'Doc,,Pop' is empty (a comma with no name before or after "
+                     "it); list the cards separated by commas"),
+        ("Doc, Pop,", "--display: card 3 of 3 in 'Doc, Pop,' is empty (a comma with no name before or after "
+                      "it); list the cards separated by commas"),
+    ]:
+        assert _run(capsys, "solve", path, "--player", 1, "--display", display) == (
+            2, "", f"pi-env: error: {message}\n")
+    # the library's words name no command-line option
+    for display, message in [("", r"^display: no card given"), ([], r"^display: no card given"),
+                             (["Docc"], r"^display: unknown suspect, evidence or location 'Docc'"),
+                             (["Doc", ""], r"^display: card 2 must be a card's name or element id")]:
+        with pytest.raises(PIError, match=message):
+            record_hint(path, 1, display=display)
+
+
+def test_a_given_display_must_agree_with_the_records(capsys, tmp_path):
+    doc = _doc(display=DISPLAY9)
+    path = _write(tmp_path, doc)
+    listed = "Doc, Rusty, Pop, Pinky, Murder, Forgery, Lakeside, Downtown, Skid Row"  # in id order
+    assert _run(capsys, "solve", path, "--player", 0, "--after-event", -1, "--display", "Doc, Queenie") == (
+        2, "", f"pi-env: error: --display: 'Queenie' is not on the display the record states at the round's "
+               f"start: {listed}\n")
+    # Pinky taken: the 8 other cards are still known to be face up
+    doc["rounds"][0]["events"] = [{"player": 0, "clue": "Pinky", "answer": "nothing"}]
+    path = _write(tmp_path, doc)
+    nine = ", ".join(DISPLAY9[2:] + ["Earl", "Queenie"])  # 9 cards without Doc
+    assert _run(capsys, "solve", path, "--player", 1, "--display", nine) == (
+        2, "", "pi-env: error: --display: 'Doc' is on the display the record states at the round's start "
+               "(its cards still face up), but not among the 9 cards given\n")
+    code, out, err = _run(capsys, "solve", path, "--player", 1, "--display", "Earl, Queenie")
+    assert (code, out, err) == (2, "", (
+        "pi-env: error: --display: 'Queenie' cannot also be face up: the cards given and the display the "
+        "record states at the round's start (its cards still face up), Doc, Rusty, Pop, Murder, Forgery, "
+        "Lakeside, Downtown, Skid Row, make 10 cards; at most 9 are face up\n"))
+    # agreeing: the refill is Earl; the candidates are the 9 cards together
+    h = solve_report(doc, 1, display="Earl")["hint"]
+    assert _clue_ids(h) == {parse_element(x) for x in DISPLAY9[1:] + ["Earl"]}
+
+
+def _engine_game(tmp_path, capsys, seed=5):
+    path = tmp_path / "engine.json"
+    assert main(["play", "--players", "3", "--seed", str(seed), "--record", str(path), "--quiet", "--force"]) == 0
+    capsys.readouterr()
+    return path, json.loads(path.read_text())
+
+
+def test_solve_checks_an_engine_record_as_replay_does(capsys, tmp_path):
+    """An event display that differs from the engine's: replay refused it, solve trusted it."""
+    from pi_env.records.record_file import load_record
+    from pi_env.solvers.solve_report import display_at
+
+    path, doc = _engine_game(tmp_path, capsys)
+    record = load_record(doc)
+    after0 = display_at(record, 0, 0)
+    names = [x for x in DISPLAY9 + ["Earl", "Queenie", "Bubbles", "Rusty"] if parse_element(x) not in after0]
+    doc["rounds"][0]["events"][0]["display"] = [names[0]]  # not face up in the engine's game
+    path.write_text(json.dumps(doc))
+    message = (f"pi-env: error: round 1, event 0: display differs from the engine's after this event "
+               f"({names[0]!r} is not face up in the engine's game)\n")
+    assert _run(capsys, "replay", path) == (2, "", message)
+    assert _run(capsys, "solve", path, "--player", 1, "--round", 1, "--after-event", 3) == (2, "", message)
+    # a --display that contradicts the engine's display names the card
+    path, doc = _engine_game(tmp_path, capsys)
+    shown = ", ".join(element_names()[x] for x in after0[:2])
+    ok = _run(capsys, "solve", path, "--player", 1, "--round", 1, "--after-event", 0, "--display", shown, "--json")
+    assert ok[0] == 0 and json.loads(ok[1])["hint"]["display"] == [element_names()[x] for x in after0]
+    code, out, err = _run(capsys, "solve", path, "--player", 1, "--round", 1, "--after-event", 0,
+                          "--display", f"{shown}, {names[0]}")
+    assert (code, out) == (2, "") and err.startswith(
+        f"pi-env: error: --display: {names[0]!r} is not on the engine's display (re-run from the seed): ")
+
+
+def test_solve_defaults_to_the_last_round_and_event(capsys, tmp_path):
+    """A 2-round game in progress: ``solve G.json --player 0`` is about round 2 now (it was round 1,
+    which is over: "No hint")."""
+    ended = [{"player": 0, "solve": ["Pinky", "Murder", "Lakeside"], "correct": False},
+             {"player": 1, "solve": ["Pinky", "Murder", "Lakeside"], "correct": True},
+             {"player": 2, "solve": ["Shorty", "Smuggling", "Downtown"], "correct": True}]
+    doc = _doc(ended)
+    doc["rounds"].append(dict(doc["rounds"][0], first_player=1,
+                              events=[{"player": 1, "clue": "Doc", "answer": "nothing"}]))
+    path = _write(tmp_path, doc)
+    code, out, err = _run(capsys, "solve", path, "--player", 0)
+    assert code == 0 and out.startswith("Player 0, round 2, after event 0 (1 of 1 events); ")
+    assert "No hint" not in out and "recommendation:" in out
+    assert _run(capsys, "solve", path, "--player", 0, "--round", 2) == (code, out, err)
+    assert "No hint: the round is over" in _run(capsys, "solve", path, "--player", 0, "--round", 1)[1]
+    assert record_hint(path, 0).round_index == 1
+    assert solve_report(path, 0)["round"] == 2
+    assert _run(capsys, "solve", path, "--player", 0, "--round", 3) == (
+        2, "", "pi-env: error: --round must be 1..2 (the record has 2 rounds), got 3\n")
+    with pytest.raises(PIError, match=r"^round_index must be 0\.\.1 \(the record has 2 rounds\), got 2$"):
+        solve_report(path, 0, 2)
+
+
+def test_the_python_api_takes_player_names(tmp_path):
+    from pi_env.core.errors import UnknownNameError
+    from pi_env.solvers import analyze, knowledge_of
+
+    doc = _doc()
+    doc["players"] = ["Ann", "Ben", "Dev"]
+    path = _write(tmp_path, doc)
+    by_name = analyze(str(path), player="Dev")
+    assert by_name.player == 2 and by_name.count == analyze(str(path), 2).count
+    assert analyze(doc, " dev ").player == 2 and analyze(doc, "2").player == 2
+    with pytest.raises(UnknownNameError, match=r"^unknown player 'Deb' \(did you mean 'Dev'\?\); the players "
+                                               r"are 0 Ann, 1 Ben, 2 Dev$"):
+        analyze(doc, "Deb")
+    from pi_env.records.record_file import load_record
+    rnd = load_record(doc).rounds[0]
+    with pytest.raises(PIError, match=r"^player 'Dev': a RoundRecord has no player names; give the player number"):
+        knowledge_of(rnd, "Dev", n_players=3)
+    assert knowledge_of(rnd, "1", n_players=3).player == 1
+    with pytest.raises(PIError, match=r"^player must be a player number 0\.\.2 or a player's name, got 2\.0$"):
+        analyze(doc, 2.0)

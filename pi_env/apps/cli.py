@@ -140,7 +140,8 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("record", help="a pi-record/1 JSON file")
     solve.add_argument("--player", required=True,
                        help="the asking player: a number from 0, or its name in the record")
-    solve.add_argument("--round", type=_integer, default=1, help="round, 1-based (default 1)")
+    solve.add_argument("--round", type=_integer, default=None,
+                       help="round, 1-based (default: the record's last round)")
     solve.add_argument("--after-event", type=_integer, default=None, metavar="E",
                        help="use the round's events 0..E (-1: none; default: all)")
     solve.add_argument("--top", type=_integer, default=10, help="cases to list (default 10, 0 = all)")
@@ -353,7 +354,7 @@ def _play_with_humans(args: argparse.Namespace, config, agents, humans: list[int
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from pi_env.records.recorder import replay_with_engine
+    from pi_env.records.recorder import check_with_engine
     from pi_env.records.record_file import load_record
     from pi_env.records.report import report_json, report_lines
     from pi_env.records.scoring import score_record
@@ -364,9 +365,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     scores = score_record(record)
     _check_jointly_consistent(record)
     if record.seed is not None:
-        state = replay_with_engine(record)
-        if tuple(int(s) for s in state.score[0]) != scores.scores:
-            raise PIError(f"{args.record}: scores derived from the events differ from the engine's")
+        check_with_engine(record)
     if args.json:
         doc = report_json(record, scores)
         doc["engine_checked"] = record.seed is not None
@@ -435,11 +434,30 @@ def _integer(text: str) -> int:
 
 def cmd_solve(args: argparse.Namespace) -> int:
     """``pi-env solve``: only what ``--player`` knows (docs/rules.md §9); a contradiction is reported,
-    not an error (see :func:`pi_env.solvers.solve_report.solve_report`)."""
+    not an error (see :func:`pi_env.solvers.solve_report.solve_report`). The position defaults to
+    the record's last round after its last event (where a game in progress stands)."""
+    from pi_env.records.record_file import load_record
     from pi_env.solvers.solve_report import solve_report, solve_report_lines
 
-    doc = solve_report(args.record, args.player, args.round - 1, args.after_event, args.top,
-                       display=args.display)
+    record = load_record(args.record)
+    rounds = len(record.rounds)
+    if args.round is not None and not 1 <= args.round <= rounds:
+        raise PIError(f"--round must be 1..{rounds} (the record has {rounds} round{'s' * (rounds != 1)}), "
+                      f"got {args.round}")
+    round_index = rounds - 1 if args.round is None else args.round - 1
+    n_events = len(record.rounds[round_index].events)
+    if args.after_event is not None and not -1 <= args.after_event < n_events:
+        raise PIError(f"--after-event must be -1..{n_events - 1} (round {round_index + 1} has {n_events} "
+                      f"events), got {args.after_event}")
+    if args.top < 0:
+        raise PIError(f"--top must be >= 0 (0 lists every case), got {args.top}")
+    try:
+        doc = solve_report(record, args.player, round_index, args.after_event, args.top,
+                           display=args.display)
+    except PIError as exc:
+        if str(exc).startswith("display: "):  # the library's words for the option's value
+            raise PIError(f"--{exc}") from None
+        raise
     if args.json:
         print(json.dumps(doc, indent=1, ensure_ascii=False))
     else:
@@ -579,7 +597,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _tolerate_narrow_consoles()
     from pi_env.core._config import announce_compilation
 
-    announce_compilation()  # a cold kernel cache means ~30 s of compiling: say so (stderr)
+    announce_compilation()  # kernels this command needs and no earlier one compiled: say so (stderr)
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

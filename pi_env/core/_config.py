@@ -10,7 +10,8 @@ Environment variables:
     NUMBA_DISABLE_JIT: numba's own switch; ``1`` runs every kernel as plain Python over numpy
         arrays (the reference path the parity tests compare against).
     PI_ENV_COMPILE_NOTICE: ``0`` silences the line the ``pi-env`` command prints when it has to
-        compile the kernels (:func:`announce_compilation`; the test suite sets it).
+        compile kernels that are not cached yet (:func:`announce_compilation`; the test suite sets
+        it).
 """
 
 import os
@@ -78,10 +79,14 @@ def batch_kernel(fn=None, *, min_batch: "int | None" = None, cheap: bool = False
     return BatchKernel(fn, min_batch=min_batch, cheap=cheap)
 
 
-COMPILING_MESSAGE = ("pi-env: compiling the numba kernels, first run only (about 30 s; later runs load "
-                     "them from the cache)")
-"""What :func:`announce_compilation` prints when the kernel cache is cold."""
-COMPILING_NO_CACHE_MESSAGE = ("pi-env: compiling the numba kernels (the kernel cache is off: "
+COMPILING_MESSAGE = ("pi-env: compiling numba kernels for this command (this can take a minute or two; "
+                     "they are cached after first use)")
+"""What :func:`announce_compilation` prints when a command needs kernels that are not in the cache.
+Numba compiles each kernel the first time it is called, so a cold cache is not paid once: every
+command that needs kernels no earlier command used compiles those (with an empty cache, on the
+shared 2-core development machine: the first 4-player ``solve`` about 90 s, then the first 3-player
+``solve`` 24 s, the first ``play`` with greedy agents 11 s); the notice says so each time."""
+COMPILING_NO_CACHE_MESSAGE = ("pi-env: compiling numba kernels for this command (the kernel cache is off: "
                               "PI_ENV_NUMBA_CACHE=0, so every run compiles)")
 
 
@@ -116,11 +121,12 @@ _announcer: "_CompileAnnouncer | None" = None
 
 def announce_compilation(stream=None) -> None:
     """Say so (one line, on ``stream``, default ``sys.stderr`` at the time) the first time a pi-env
-    kernel is compiled in this process: the first command after installing compiles the kernels
-    for about 30 s, later ones load them from numba's on-disk cache (``NUMBA_CACHE_DIR`` if set).
-    Installed once per process (later calls only change the stream); the ``pi-env`` command calls
-    it at its start. Nothing is printed when every kernel comes from the cache, or with
-    ``NUMBA_DISABLE_JIT=1``."""
+    kernel is compiled in this process: a kernel is compiled the first time any command calls it
+    (seconds to a minute or more per command, :data:`COMPILING_MESSAGE`) and loaded from numba's
+    on-disk cache (``NUMBA_CACHE_DIR`` if set) afterwards, so the notice comes with every command
+    that needs a kernel no earlier command compiled. Installed once per process (later calls only
+    change the stream); the ``pi-env`` command calls it at its start. Nothing is printed when every
+    kernel the command uses comes from the cache, or with ``NUMBA_DISABLE_JIT=1``."""
     global _announcer
     if _announcer is None:
         _announcer = _CompileAnnouncer(stream)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -48,8 +49,10 @@ def write_atomic(path: str | os.PathLike, data: bytes | str, *, force: bool = Tr
     """Write ``data`` (``bytes`` as they are, ``str`` as UTF-8) to ``path`` atomically; returns the
     path written.
 
-    The file gets the normal permissions of a new file (``0666`` less the umask). A symbolic link
-    at ``path`` is replaced by the file, never followed (its target is left as it was).
+    A file replaced keeps its permission bits (a read-only ``0444`` file stays ``0444``); a new file
+    gets the normal permissions of a new file (``0666`` less the umask), and so does the file that
+    replaces a symbolic link: the link at ``path`` is replaced, never followed (its target is left
+    as it was).
 
     Args:
         path: the file to write.
@@ -74,14 +77,25 @@ def write_atomic(path: str | os.PathLike, data: bytes | str, *, force: bool = Tr
             if fsync:
                 fh.flush()
                 os.fsync(fh.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600
+        os.chmod(tmp, _mode_for(p))  # mkstemp makes 0600
         os.replace(tmp, p)  # renames over the link itself when p is a symbolic link
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return p
+
+
+def _mode_for(path: Path) -> int:
+    """The permission bits of the regular file ``path`` replaces, else those of a new file."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        st = None
+    if st is not None and stat.S_ISREG(st.st_mode):
+        return stat.S_IMODE(st.st_mode)
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 def write_text_atomic(path: str | os.PathLike, text: str, *, force: bool = True, fsync: bool = False) -> Path:

@@ -39,7 +39,10 @@ pi-env extensions of docs/record-format.md in ``events`` (each optional; a recor
   incorrect-information rule: the opponent who answered (the asker's right-hand neighbour, who
   holds the asker's case) is eliminated from the round and loses the round's points from a correct
   solve, the asker receives the round's highest score (7, 8 or 9; first edition 7), and neither
-  takes further turns this round (both still answer their left-hand neighbours). It is a
+  takes further turns this round (both still answer their left-hand neighbours). When ``E`` is the
+  asker's solve answered "wrong" (it named its true case), that solve's −2 is cancelled, so the
+  asker's round result is the round's highest score; its other wrong solves of the round still
+  cost 2 each (decision; :func:`pi_env.records.scoring.score_record`). It is a
   declaration, not a turn (no ``player`` key; :attr:`Event.player` is set to the asker), may come
   after the round's last turn, and names each event once. When the record holds the asker's case,
   event ``E``'s answer is not checked against it — it must differ from it instead. The solver

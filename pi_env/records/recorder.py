@@ -20,6 +20,7 @@ from pi_env.engine import GameConfig, State, init, step_inplace
 from pi_env.engine.api import is_legal
 from pi_env.engine.state import DEFAULT_MAX_ROUNDS, MODES
 from pi_env.core.errors import PIError, RecordError
+from pi_env.core.names import element_names
 from pi_env.records.record_file import suppression
 from pi_env.records.types import CLUE, INVESTIGATE, SOLVE, Event, GameRecord, RoundRecord, Rules
 
@@ -180,6 +181,16 @@ def _replay_solo(record: GameRecord, on_step: Callable | None):
     return state
 
 
+def _display_difference(stated, engine, record: GameRecord) -> str:
+    """Words for the first card on which a stated display and the engine's differ."""
+    names = element_names(record.board)
+    extra = sorted(set(stated) - set(engine))
+    if extra:
+        return f"{names[extra[0]]!r} is not face up in the engine's game"
+    missing = sorted(set(engine) - set(stated))
+    return f"{names[missing[0]]!r} is face up in the engine's game but not listed"
+
+
 def replay_with_engine(record: GameRecord, on_step: Callable[[State], None] | None = None) -> State:
     """Re-run an engine-written record (one with ``engine.seed``) and check it step by step.
 
@@ -212,7 +223,8 @@ def replay_with_engine(record: GameRecord, on_step: Callable[[State], None] | No
         if rnd.tile_district != here["tile_district"]:
             raise RecordError("tiles differ from the engine's for this seed", round_index=r)
         if rnd.display is not None and sorted(rnd.display) != sorted(here["display"]):
-            raise RecordError("display differs from the engine's for this seed", round_index=r)
+            raise RecordError(f"display differs from the engine's for this seed "
+                              f"({_display_difference(rnd.display, here['display'], record)})", round_index=r)
         for p, c in rnd.cases.items():
             if here["cases"][p] != c:
                 raise RecordError(f"player {p}'s case differs from the engine's for this seed", round_index=r)
@@ -235,13 +247,38 @@ def replay_with_engine(record: GameRecord, on_step: Callable[[State], None] | No
             if (got.answer, got.spots, got.traces, got.correct) != (ev.answer, ev.spots, ev.traces, ev.correct):
                 raise RecordError(f"the recorded answer differs from the engine's ({got})",
                                   round_index=r, event_index=ev.index)
-            if ev.display is not None and (int(state.round[0]) == r and not state.done[0]) and (
-                    sorted(ev.display) != np.flatnonzero(state.card_place[0] == ON_DISPLAY).tolist()):
-                raise RecordError("display differs from the engine's after this event", round_index=r,
-                                  event_index=ev.index)
+            if ev.display is not None and (int(state.round[0]) == r and not state.done[0]):
+                engine_display = np.flatnonzero(state.card_place[0] == ON_DISPLAY).tolist()
+                if sorted(ev.display) != engine_display:
+                    raise RecordError(f"display differs from the engine's after this event "
+                                      f"({_display_difference(ev.display, engine_display, record)})",
+                                      round_index=r, event_index=ev.index)
             if on_step is not None:
                 on_step(state)
     return state
 
 
-__all__ = ["Recorder", "replay_with_engine", "config_of", "action_of", "event_from_state", "solo_event"]
+def check_with_engine(record: GameRecord) -> State:
+    """``pi-env replay``'s check of an engine-written record: re-run it from its seed
+    (:func:`replay_with_engine`: every layout, case, display and answer as the engine's) and compare
+    the scores derived from its events (:func:`pi_env.records.scoring.score_record`) with the
+    engine's. ``pi-env solve`` makes the same check.
+
+    Returns:
+        The final engine state.
+
+    Raises:
+        RecordError: no seed, a difference from the engine's game (naming the round and event), or
+            scores that differ from the engine's.
+    """
+    from pi_env.records.scoring import score_record
+
+    state = replay_with_engine(record)
+    if record.rules.mode != "solo":
+        if tuple(int(s) for s in state.score[0]) != score_record(record).scores:
+            raise RecordError("the scores derived from the events differ from the engine's")
+    return state
+
+
+__all__ = ["Recorder", "replay_with_engine", "check_with_engine", "config_of", "action_of", "event_from_state",
+           "solo_event"]

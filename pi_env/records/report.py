@@ -31,8 +31,9 @@ def event_text(ev: Event, record: GameRecord) -> tuple[str, str]:
     if ev.kind == INCORRECT:
         n = record.rules.players
         answerer = player_label(record, (ev.player - 1) % n)
+        gets = "wins the round" if record.rules.mode == "duel" else "gets its top score"
         return (f"declared incorrect: the answer at event {ev.refers_to}",
-                f"{answerer} eliminated from the round, {player_label(record, ev.player)} gets its top score")
+                f"{answerer} eliminated from the round, {player_label(record, ev.player)} {gets}")
     return f"solve {case_name(ev.case, board)}", "correct" if ev.correct else "wrong"
 
 

@@ -86,10 +86,13 @@ def score_record(record: GameRecord, *, check_end: bool = True) -> RecordScores:
     Incorrect information (an ``incorrect`` event, see :mod:`pi_env.records.record_file`): the
     opponent who gave the wrong answer loses the round's points from its correct solve, the asker's
     points from solving this round become the round's highest (``tier_points(0, round)``: 7, 8 or 9;
-    first edition 7; capped at 21), wrong-solve penalties stand, and both count as finished for the
-    end of the round (as having attempted in the second edition, as solved in the first). The
-    declaration is not a solve: the tier does not advance. In a duel the asker wins the round,
-    whatever decided it before.
+    first edition 7; capped at 21), and both count as finished for the end of the round (as having
+    attempted in the second edition, as solved in the first). The asker's earlier wrong-solve
+    penalties of the round stand, except the one whose answer is declared incorrect (the asker named
+    its true case and was told "wrong"): that penalty is cancelled (and leaves the penalty count),
+    so a declaration about a solve gives the asker exactly the round's highest score (rulebook: "you
+    automatically receive the highest score for this round"). The declaration is not a solve: the
+    tier does not advance. In a duel the asker wins the round, whatever decided it before.
 
     Args:
         record: the record.
@@ -99,7 +102,7 @@ def score_record(record: GameRecord, *, check_end: bool = True) -> RecordScores:
 
     Raises:
         RecordError: an event after its round must have ended (at the end of a rotation in which at
-            most one player had not attempted (2nd ed.) / was unsolved (1st ed.); nick of time: at
+            most one player had not attempted (2nd ed.) / had not solved (1st ed.); nick of time: at
             the end of the rotation played at the last tier; duel: after the deciding event), or a
             duel round after the duel was won. Declarations may follow a round's last turn.
     """
@@ -130,9 +133,15 @@ def score_record(record: GameRecord, *, check_end: bool = True) -> RecordScores:
                 a = (q - 1) % n
                 before = score[q]
                 top = tier_points(0, r, n, edition)
+                target = rnd.events[ev.refers_to]
+                # the asker's wrong solve whose 'wrong' is declared incorrect: its penalty is cancelled
+                cancelled = target.kind == SOLVE and not target.correct
+                refund = -ev_infos[ev.refers_to].delta if cancelled else 0  # what the floor let it cost
+                if cancelled:
+                    penalty[q] -= WRONG_SOLVE_PENALTY
                 if edition == "second":
                     score[a] = max(SCORE_FLOOR, score[a] - gain[a])
-                    base = score[q] - gain[q]
+                    base = score[q] - gain[q] + refund
                     score[q] = min(SCORE_CAP, base + top)
                     gain[q] = score[q] - base
                 else:
@@ -202,7 +211,7 @@ def _end_of_rotation(tier: int, solved_in_rotation: bool, nick: bool, last_tier:
         tier += 1
     open_ = n - len((attempted if edition == "second" else solved) | out)
     if open_ <= 1:
-        return tier, f"at most one player {'had not attempted' if edition == 'second' else 'unsolved'}"
+        return tier, f"at most one player {'had not attempted' if edition == 'second' else 'had not solved'}"
     if max_rotations is not None and rotations >= max_rotations:
         return tier, f"the safeguard of {max_rotations} rotations"
     return tier, ""

@@ -7,9 +7,13 @@ solver and the CLI never parse names again.
 
 from __future__ import annotations
 
+import difflib
+import re
 from dataclasses import dataclass, field, replace
 
 from pi_env.core.board import Board
+from pi_env.core.errors import PIError, UnknownNameError
+from pi_env.core.text import normalize
 
 CLUE, INVESTIGATE, SOLVE = "clue", "investigate", "solve"
 INCORRECT = "incorrect"
@@ -133,3 +137,55 @@ class GameRecord:
         rnd = self.rounds[round_index]
         events = rnd.events if after_event is None else rnd.events[:after_event + 1]
         return replace(self, rounds=self.rounds[:round_index] + (replace(rnd, events=events),))
+
+
+_NUMBER = re.compile(r"-?[0-9]+")
+
+
+def number_text(name: str) -> int | None:
+    """The integer a text reads as when a person gives a player (``" 2 "`` -> 2, ``"-1"`` -> -1),
+    or ``None`` for a text that is not a number (then it is a player name)."""
+    text = name.strip()
+    return int(text) if _NUMBER.fullmatch(text) else None
+
+
+def resolve_player(record: GameRecord, player: "int | str") -> int:
+    """The player number of ``player`` in ``record``: a number ``0..n-1`` (an ``int``, or a text
+    that reads as one, ``"2"``) or one of the record's player names, matched as names are
+    (RECORD.md: ignoring case, spaces, apostrophes and accents).
+
+    A text that reads as a number is always a player number: records whose names could be taken for
+    another player's number (``["1", "0", ...]``) or that name two players alike are refused when
+    read (:func:`pi_env.records.record_file.load_record`); a record built in Python with such names
+    gets an error here rather than a guess.
+
+    Raises:
+        UnknownNameError: a name the record does not have (the message lists the players and
+            suggests close names).
+        PIError: a number out of range, a name given to two players, or neither a number nor a name.
+    """
+    n = record.rules.players
+    if isinstance(player, str):
+        number = number_text(player)
+        if number is None:
+            names = record.player_names or ()
+            key = normalize(player)
+            found = [i for i, name in enumerate(names) if normalize(name) == key]
+            if len(found) == 1:
+                return found[0]
+            if found:
+                raise PIError(f"player {player.strip()!r} is ambiguous: players "
+                              f"{', '.join(map(str, found))} have that name")
+            if not names:
+                raise UnknownNameError(f"player {player.strip()!r}: this record names no players; give a "
+                                       f"number 0..{n - 1}")
+            close = difflib.get_close_matches(player.strip(), list(names), n=2, cutoff=0.5)
+            hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
+            listed = ", ".join(f"{i} {name}" for i, name in enumerate(names))
+            raise UnknownNameError(f"unknown player {player.strip()!r}{hint}; the players are {listed}")
+        player = number
+    if isinstance(player, bool) or not hasattr(player, "__index__"):
+        raise PIError(f"player must be a player number 0..{n - 1} or a player's name, got {player!r}")
+    if not 0 <= int(player) < n:
+        raise PIError(f"player must be 0..{n - 1} in this {n}-player record, got {int(player)}")
+    return int(player)
