@@ -137,10 +137,10 @@ def test_errors_are_one_line(capsys, tmp_path) -> None:
         "pi-env: error: player 'two': this record names no players; give a number 0..4\n")
     assert "--player" in _bad(capsys, RECORD)
     assert _bad(capsys, RECORD, "--player", 1, "--after-event", 40) == (
-        "pi-env: error: after-event must be -1..39 (round 1 has 40 events), got 40\n")
-    assert "after-event must be" in _bad(capsys, RECORD, "--player", 1, "--after-event", -2)
-    assert "round must be 1..1" in _bad(capsys, RECORD, "--player", 1, "--round", 2)
-    assert "top must be >= 0" in _bad(capsys, RECORD, "--player", 1, "--top", -1)
+        "pi-env: error: --after-event must be -1..39 (round 1 has 40 events), got 40\n")
+    assert "--after-event must be" in _bad(capsys, RECORD, "--player", 1, "--after-event", -2)
+    assert "--round must be 1..1" in _bad(capsys, RECORD, "--player", 1, "--round", 2)
+    assert "--top must be >= 0" in _bad(capsys, RECORD, "--player", 1, "--top", -1)
     broken = tmp_path / "broken.json"
     broken.write_text('{"format": "pi-record/1", "rounds": [')
     assert "not valid JSON" in _bad(capsys, broken, "--player", 0)

@@ -152,7 +152,7 @@ def number_text(name: str) -> int | None:
 def resolve_player(record: GameRecord, player: "int | str") -> int:
     """The player number of ``player`` in ``record``: a number ``0..n-1`` (an ``int``, or a text
     that reads as one, ``"2"``) or one of the record's player names, matched as names are
-    (RECORD.md: ignoring case, spaces, apostrophes and accents).
+    (docs/record-format.md: ignoring case, spaces, apostrophes and accents).
 
     A text that reads as a number is always a player number: records whose names could be taken for
     another player's number (``["1", "0", ...]``) or that name two players alike are refused when
