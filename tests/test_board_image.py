@@ -148,7 +148,8 @@ def test_cli_render_writes_png(capsys, tmp_path, record_path):
 @pytest.mark.parametrize("args,message", [
     (["--round", "4"], "round must be 1..3 (the record has 3 rounds), got 4"),
     (["--round", "1", "--event", "999"], "event must be -1.."),
-    (["--viewer", "3"], "--viewer must be 0..2, got 3"),
+    (["--viewer", "3"], "--viewer: player must be 0..2 in this 3-player record, got 3"),
+    (["--viewer", "Zed"], "--viewer: player 'Zed': this record names no players; give a number 0..2"),
     (["--round", "x"], "argument --round: expected an integer, got 'x'"),
 ])
 def test_cli_render_errors(capsys, tmp_path, record_path, args, message):
@@ -178,8 +179,8 @@ def test_cli_render_draws_a_typed_record(capsys, tmp_path, record_path):
     plain.write_text(json.dumps(doc), encoding="utf-8")
     code, text, err = run(capsys, "render", plain, "--round", 1, "--viewer", 1, "--out", out, "--force")
     assert (code, text) == (2, "")
-    assert err == ("pi-env: error: the record does not give the case player 1 holds (player 2's) in "
-                   "round 1: draw without --viewer\n")
+    assert err == ("pi-env: error: --viewer: the record does not give the case player 1 holds (player 2's) in "
+                   "round 1: draw without a viewer\n")
     code, text, err = run(capsys, "render", tmp_path / "missing.json", "--out", tmp_path / "y.png")
     assert code == 2 and "missing.json" in err and len(err.strip().splitlines()) == 1
     code, text, err = run(capsys, "render", record_path, "--out", tmp_path / "x.jpg")
@@ -222,3 +223,74 @@ def test_render_replaces_a_link_and_never_writes_through_it(capsys, tmp_path, re
     assert target.read_bytes() == b"keep me"
     assert not link.is_symlink() and link.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["board.png", "precious.png"]
+
+
+# ------------------------------------------------------------- the tester's findings (issue #15)
+
+
+def _typed_panel(doc, round_index=None, event=None, viewer=None):
+    from pi_env.envs.board_image import _position_indices, panel_lines, record_panel, typed_record_position
+    from pi_env.records.types import resolve_player
+
+    record = load_record(doc)
+    k, e = _position_indices(record, round_index, event)
+    st, cfg = typed_record_position(record, k, e)
+    v = None if viewer is None else resolve_player(record, viewer)
+    return [ln.text for ln in panel_lines(st, cfg, 0, v, display_known=False, **record_panel(record, k, e))]
+
+
+def _table_doc(events, **rules):
+    from test_records import _doc
+
+    doc = _doc(events)
+    doc["players"] = ["Ann", "Ben", "Cleo"]
+    doc["rules"].update(rules)
+    return doc
+
+
+def test_render_of_a_typed_record_says_the_round_is_over_and_shows_names():
+    trace = {"player": 0, "clue": "Pinky", "answer": "trace"}  # wrong: Cleo, who answered, is out
+    nothing = {"player": 1, "clue": "Doc", "answer": "nothing"}
+    # the declaration ends the round (only Ben is left): not "To move"
+    lines = _typed_panel(_table_doc([trace, nothing, {"incorrect": 0}]))
+    assert lines[3] == "Round 1 is over"
+    assert lines[4:8] == ["A Ann: score 7, inv. left 5, out (incorrect information)",
+                          "B Ben: score 0, inv. left 5", "    in front: Doc",
+                          "C Cleo: score 0, inv. left 5, out (incorrect information)"]
+    assert lines[-3:] == ["Last action:", "    A: declared incorrect: the answer at event 0",
+                          "    -> Cleo eliminated from the round, Ann gets its top score"]
+    # a declaration in the middle of a rotation: the next player to move skips the players out
+    lines = _typed_panel(_table_doc([trace, {"incorrect": 0}]))
+    assert lines[3] == "To move: B (Ben); first player A"
+    # an ordinary round end, with the next round recorded, and a finished game
+    P1, P2 = ["Pinky", "Murder", "Lakeside"], ["Shorty", "Smuggling", "Downtown"]
+    ended = [{"player": 0, "solve": P1, "correct": False}, {"player": 1, "solve": P1, "correct": True},
+             {"player": 2, "solve": P2, "correct": True}]
+    doc = _table_doc(ended)
+    assert _typed_panel(doc)[3] == "Round 1 is over"
+    doc["rounds"].append(dict(doc["rounds"][0], first_player=1, events=[]))
+    assert _typed_panel(doc, 0)[3] == "Round 1 is over; round 2 begins with B (Ben)"
+    assert _typed_panel(doc, 0, 1)[3] == "To move: C (Cleo); first player A"
+    assert _typed_panel(_table_doc(ended, rounds=1))[3] == "Game over"
+    held = _typed_panel(_table_doc(ended), viewer="ben")
+    assert held[held.index("Held case (B holds C's):") + 1] == "    Shorty / Smuggling / Downtown"
+
+
+def test_render_viewer_takes_a_name(capsys, tmp_path):
+    path = tmp_path / "named.json"
+    path.write_text(json.dumps(_table_doc([{"player": 0, "clue": "Pinky", "answer": "nothing"}])))
+    by_name, by_number = tmp_path / "a.png", tmp_path / "b.png"
+    assert run(capsys, "render", path, "--viewer", "Ben", "--out", by_name) == (0, f"picture written to {by_name}\n", "")
+    assert run(capsys, "render", path, "--viewer", 1, "--out", by_number)[0] == 0
+    assert by_name.read_bytes() == by_number.read_bytes()
+    code, _, err = run(capsys, "render", path, "--viewer", "Bne", "--out", tmp_path / "c.png")
+    assert (code, err) == (2, "pi-env: error: --viewer: unknown player 'Bne' (did you mean 'Ben'?); the players "
+                              "are 0 Ann, 1 Ben, 2 Cleo\n")
+
+
+def test_render_force_keeps_a_read_only_files_mode(capsys, tmp_path, record_path):
+    out = tmp_path / "board.png"
+    out.write_bytes(b"old")
+    out.chmod(0o444)
+    assert run(capsys, "render", record_path, "--out", out, "--force")[0] == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and oct(out.stat().st_mode & 0o777) == oct(0o444)

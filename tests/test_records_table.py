@@ -379,3 +379,96 @@ def test_solve_refuses_events_after_a_rounds_end_as_replay_does(capsys, tmp_path
     for argv in (("replay", path), ("solve", path, "--player", 1, "--after-event", 1)):
         code, out, err = _run(capsys, *argv)
         assert (code, out, err) == (2, "", message)
+
+
+# ------------------------------------------------------------- the tester's findings (issue #15)
+
+
+def test_a_key_and_its_first_edition_alias_in_one_object_are_an_error():
+    """``{"clue": "Doc", "evidence card": "Pop"}`` was read as clue Pop (Doc dropped)."""
+    clue = {"player": 0, "clue": "Doc", "evidence card": "Pop", "answer": "trace"}
+    assert _reject(_doc([clue])) == "round 1, event 0: duplicate key 'evidence card' (alias of 'clue')"
+    clue = {"player": 0, "Evidence Card": "Doc", "card": "Pop", "answer": "trace"}
+    assert _reject(_doc([clue])) == ("round 1, event 0: duplicate key 'card' (alias of 'clue', as "
+                                     "'Evidence Card' is)")
+    doc = _doc()
+    doc["rounds"][0]["cases"]["1"] = {"suspect": "Pinky", "crime": "Murder", "evidence": "Murder",
+                                      "location": "Lakeside"}
+    assert _reject(doc) == "round 1: cases['1']: duplicate key 'crime' (alias of 'evidence')"
+    doc = _doc()
+    tiles = doc["rounds"][0]["tiles"]
+    doc["rounds"][0]["tiles"] = {"crime": tiles["evidence"], **tiles}
+    assert _reject(doc) == "round 1: tiles: duplicate key 'crime' (alias of 'evidence')"
+    # an alias alone is still the second edition's key
+    doc = _doc([{"player": 0, "evidence card": "Pinky", "answer": "nothing"}])
+    doc["rounds"][0]["cases"]["1"] = {"suspect": "Pinky", "crime": "Murder", "location": "Lakeside"}
+    record = load_record(doc)
+    assert record.rounds[0].events[0].element == parse_element("Pinky")
+
+
+@pytest.mark.parametrize("names, message", [
+    (["Ann", "ann", "Cleo"], "players: players 0 and 1 are both called 'Ann' ('ann'); names are matched "
+                             "ignoring case, spaces, apostrophes, hyphens and accents, so each player needs a "
+                             "different one"),
+    (["Ann", "Ben", "Ann"], "players: players 0 and 2 are both called 'Ann'; names are matched ignoring case, "
+                            "spaces, apostrophes, hyphens and accents, so each player needs a different one"),
+    (["Zoé", "Ben", "Z'oe"], "players: players 0 and 2 are both called 'Zoé' (\"Z'oe\"); names are matched "
+                             "ignoring case, spaces, apostrophes, hyphens and accents, so each player needs a "
+                             "different one"),
+    (["1", "0", "Cleo"], "players: player 0's name '1' reads as player 1's number; a name that is a number may "
+                         "only be the player's own number"),
+    (["Ann", "Ben", " 7 "], "players: player 2's name ' 7 ' reads as a player number; a name that is a number "
+                            "may only be the player's own number"),
+])
+def test_player_names_must_tell_players_apart(names, message):
+    doc = _doc()
+    doc["players"] = names
+    assert _reject(doc) == message
+
+
+def test_names_that_are_their_own_numbers_are_fine(capsys, tmp_path):
+    doc = _doc()
+    doc["players"] = ["0", "Ben", "2"]
+    record = load_record(doc)
+    assert record.player_names == ("0", "Ben", "2")
+    path = tmp_path / "named.json"
+    path.write_text(json.dumps(doc))
+    code, out, _ = _run(capsys, "solve", path, "--player", "2")
+    assert code == 0 and out.startswith("Player 2 (2), round 1")
+
+
+def test_a_record_saved_with_a_byte_order_mark_is_read(tmp_path):
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(_doc([_clue(0, "Pinky", "nothing")])).encode())
+    assert load_record(path) == load_record(_doc([_clue(0, "Pinky", "nothing")]))
+
+
+def test_huge_numbers_and_deep_nesting_give_one_clean_line(capsys, tmp_path):
+    path = tmp_path / "big.json"
+    text = json.dumps(_doc([_clue(0, "Pinky", "nothing")]))
+    path.write_text(text.replace('"player": 0', '"player": ' + "9" * 5000))
+    assert _run(capsys, "replay", path) == (2, "", (
+        f"pi-env: error: {path}: the number 999999999999... has 5000 digits; no value in a record has more "
+        f"than 19 (seeds are below 2**63)\n"))
+    path.write_text(text.replace('"player": 0', '"player": ' + "1" * 20))
+    assert "has 20 digits" in _run(capsys, "replay", path)[2]
+    message = (f"pi-env: error: {path}: lists and objects nested more than 16 levels deep; a record nests at "
+               f"most 6 (rounds, a round, its events, an event, its display, a name)\n")
+    for depth in (20, 100000):
+        path.write_text(text.replace('"board": "daytime"', '"board": ' + "[" * depth + "]" * depth))
+        assert _run(capsys, "replay", path) == (2, "", message)
+    nested: list = []
+    for _ in range(30):
+        nested = [nested]
+    with pytest.raises(RecordError, match=r"^lists and objects nested more than 16 levels deep"):
+        load_record(dict(_doc(), board=nested))
+
+
+def test_rules_rounds_is_bounded():
+    doc = _doc()
+    doc["rules"]["rounds"] = 1000000
+    assert _reject(doc) == ("rules.rounds: must be at most 100, got 1000000 (default 3; 2 with the 'fast' "
+                            "variant; 1 in solo; at most 100, the most rounds pi-env plays in one game (the "
+                            "engine's limit, also of a duel's safeguard))")
+    doc["rules"]["rounds"] = 100
+    assert load_record(doc).rules.rounds == 100

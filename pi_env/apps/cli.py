@@ -208,8 +208,9 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("--event", type=_integer, default=None, metavar="E",
                         help="the position after the round's event E (0-based; -1: the round's start; "
                              "default: after its last event)")
-    render.add_argument("--viewer", type=_integer, default=None, metavar="P",
-                        help="add the case player P holds (default: a spectator's picture, no case)")
+    render.add_argument("--viewer", default=None, metavar="P",
+                        help="add the case player P holds: a number from 0, or its name in the record "
+                             "(default: a spectator's picture, no case)")
     render.add_argument("--out", required=True, help="the PNG file to write")
     render.add_argument("--force", action="store_true", help="overwrite an existing --out file")
     return parser
@@ -569,8 +570,13 @@ def cmd_render(args: argparse.Namespace) -> int:
     if out.suffix.lower() != ".png":
         raise PIError(f"--out {args.out}: the picture is written as PNG; give a .png file name")
     check_output_path(out, force=args.force)
-    image = record_picture(args.record, None if args.round is None else args.round - 1, args.event,
-                           viewer=args.viewer)
+    try:
+        image = record_picture(args.record, None if args.round is None else args.round - 1, args.event,
+                               viewer=args.viewer)
+    except PIError as exc:
+        if str(exc).startswith("viewer: "):  # the library's words for the option's value
+            raise type(exc)(f"--{exc}") from None
+        raise
     write_png(image, out, force=args.force)
     print(f"picture written to {out}")
     return 0

@@ -10,9 +10,12 @@ district. A box shows the district's name, its suspect and evidence tile (names 
 * the investigators placed there this round: a square in the player's colour with the counts it was
   answered (``1S0T`` = one spot, no trace).
 
-A panel beside the board gives the rules header (as :func:`pi_env.envs.render.render_text`), whose turn it
-is, each player's colour, letter, score, investigators left and flags, the display, the deck and
-discard pile, the last action and its answer, and the final scores once the game is over.
+A panel beside the board (:func:`panel_lines`) gives the rules header (as
+:func:`pi_env.envs.render.render_text`), whose turn it is (or that the round or the game is over),
+each player's colour, letter, name (a record's ``players``), score, investigators left and flags
+(attempted, solved, out of the round by the incorrect-information rule), the display, the deck and
+discard pile, the last action and its answer (a record's declaration of an incorrect answer
+included), and the final scores once the game is over.
 
 Information (docs/rules.md §9): like the text rendering, ``viewer=None`` is a spectator's picture with no
 case at all; ``viewer=p`` adds the case ``p`` holds (player ``p+1``'s), never ``p``'s own.
@@ -23,6 +26,8 @@ Drawn with matplotlib's Agg canvas (no display needed), about 0.2 s per picture.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +43,7 @@ from pi_env.core.names import element_names
 from pi_env.envs.render import PLAYER_LETTERS, check_game_and_viewer, _case_text, answer_text, rules_text
 
 __all__ = ["board_image", "abbreviate", "PLAYER_COLOURS", "write_png", "png_bytes", "record_position",
-           "typed_record_position", "record_picture"]
+           "typed_record_position", "record_picture", "record_panel", "panel_lines", "PanelLine"]
 
 PLAYER_COLOURS: tuple[str, ...] = ("#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd")
 """Colour of players A..E (``player_0`` .. ``player_4``)."""
@@ -59,7 +64,9 @@ def abbreviate(name: str) -> str:
 
 
 def board_image(state: State, config: GameConfig, game: int = 0, viewer: int | None = None,
-                size: tuple[int, int] = (1400, 1000), *, display_known: bool = True) -> np.ndarray:
+                size: tuple[int, int] = (1400, 1000), *, display_known: bool = True,
+                player_names: "Sequence[str] | None" = None, status: str | None = None,
+                last_event: "tuple[int, str, str] | None" = None, out: "Sequence[int]" = ()) -> np.ndarray:
     """A picture of game ``game`` of ``state`` (module docstring).
 
     Args:
@@ -71,6 +78,8 @@ def board_image(state: State, config: GameConfig, game: int = 0, viewer: int | N
         display_known: ``False`` for a position of a record typed in at a table
             (:func:`typed_record_position`): the panel then says the display lists only the cards
             known to be face up, and that the deck and the discard pile were not recorded.
+        player_names, status, last_event, out: what a record adds to the panel
+            (:func:`panel_lines`; :func:`record_picture` fills them in).
 
     Returns:
         ``uint8[height, width, 3]`` RGB.
@@ -158,115 +167,155 @@ def board_image(state: State, config: GameConfig, game: int = 0, viewer: int | N
             ax.add_patch(Rectangle((cx, cy - 0.045), 0.2, 0.09, color=PLAYER_COLOURS[i], zorder=3))
             ax.text(cx + 0.1, cy, f"{s}S{t}T", fontsize=fs * 0.85, color="white", ha="center",
                     va="center", fontweight="bold", zorder=4)
-    _panel(fig, state, config, b, viewer, split, 0.012 * height * 72 / dpi, display_known)
+    _panel(fig, panel_lines(state, config, b, viewer, display_known=display_known, player_names=player_names,
+                            status=status, last_event=last_event, out=out),
+           split, 0.012 * height * 72 / dpi)
     canvas.draw()
     image = np.asarray(canvas.buffer_rgba())[:, :, :3].copy()
     return image
 
 
-def _panel(fig, state: State, config: GameConfig, b: int, viewer: int | None, split: float,
-           fs: float, display_known: bool = True) -> None:
-    """The text panel right of the board."""
-    from matplotlib.patches import Rectangle
+@dataclass(frozen=True)
+class PanelLine:
+    """One line of the text panel: its ``text``, size relative to the panel's font, weight,
+    colour, an optional colour ``swatch`` drawn before it (a player's row) and extra space above."""
 
-    P = state.num_players
+    text: str
+    size: float = 1.0
+    bold: bool = False
+    color: str | None = None
+    swatch: str | None = None
+    gap: bool = False
+
+
+def panel_lines(state: State, config: GameConfig, game: int = 0, viewer: int | None = None, *,
+                display_known: bool = True, player_names: "Sequence[str] | None" = None,
+                status: str | None = None, last_event: "tuple[int, str, str] | None" = None,
+                out: "Sequence[int]" = ()) -> list[PanelLine]:
+    """The lines of the text panel beside the board (:func:`board_image`), top to bottom.
+
+    Args:
+        state, config, game, viewer, display_known: as :func:`board_image`.
+        player_names: the players' names (a record's ``players``), shown after their letters;
+            ``None``: ``player_0`` ...
+        status: replaces the line saying who is to move (e.g. ``"Round 1 is over"`` at a round's
+            end); ``None``: "To move: ..." (or "Game over").
+        last_event: ``(player, action, answer)`` texts replacing the state's last action (a
+            record's declaration of an incorrect answer is not an engine action).
+        out: players taking no more turns this round (incorrect information): flagged ``out``.
+    """
+    b, P = check_game_and_viewer(state, game, viewer)
     board = config.board
     names = element_names(board)
-    ax = fig.add_axes((split, 0.0, 1.0 - split, 1.0))
-    ax.set_axis_off()
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1)
+
+    def who(i: int) -> str:
+        return player_names[i] if player_names is not None else f"player_{i}"
+
+    lines: list[PanelLine] = [PanelLine("P.I.", size=1.6, bold=True), PanelLine(rules_text(config), gap=True)]
     done = bool(state.done[b])
     played = int(state.round[b])
     shown = played if done else played + 1
-    y = 0.97
-    step = 0.028
-
-    def line(text: str, **kw) -> None:
-        nonlocal y
-        if y < 0.05:  # out of room (many players with many cards): the rest is left out
-            if y > 0.0:
-                ax.text(0.02, y, "...", fontsize=fs, va="top", ha="left")
-                y = -1.0
-            return
-        ax.text(0.02, y, text, fontsize=kw.pop("size", fs), va="top", ha="left", **kw)
-        y -= step
-
-    line("P.I.", size=fs * 1.6, fontweight="bold")
-    y -= 0.01
-    line(rules_text(config))
     tier = "" if config.is_duel else f", tier {int(state.tier[b])}"
-    line(f"round {shown}/{config.num_rounds}, rotation {int(state.rotation[b]) + 1}{tier}, "
-         f"turn {int(state.turn[b])}")
-    if done:
-        line("Game over", fontweight="bold")
+    lines.append(PanelLine(f"round {shown}/{config.num_rounds}, rotation {int(state.rotation[b]) + 1}{tier}, "
+                           f"turn {int(state.turn[b])}"))
+    if status is not None:
+        lines.append(PanelLine(status, bold=True))
+    elif done:
+        lines.append(PanelLine("Game over", bold=True))
     else:
         cp = int(state.current_player[b])
         fp = int(state.first_player[b])
-        line(f"To move: {PLAYER_LETTERS[cp]} (player_{cp}); first player {PLAYER_LETTERS[fp]}",
-             fontweight="bold", color=PLAYER_COLOURS[cp])
-    y -= 0.01
+        lines.append(PanelLine(f"To move: {PLAYER_LETTERS[cp]} ({who(cp)}); first player {PLAYER_LETTERS[fp]}",
+                               bold=True, color=PLAYER_COLOURS[cp]))
+    first_row = True
     for i in range(P):
-        if y < 0.05:
-            break
-        ax.add_patch(Rectangle((0.02, y - 0.024), 0.04, 0.024, color=PLAYER_COLOURS[i]))
-        flags = [f for f, on in (("attempted", state.attempted[b, i]), ("solved", state.solved[b, i])) if on]
+        flags = [f for f, on in (("attempted", state.attempted[b, i]), ("solved", state.solved[b, i]),
+                                 ("out (incorrect information)", i in out)) if on]
         what = "rounds won" if config.is_duel else "score"
-        ax.text(0.08, y, f"{PLAYER_LETTERS[i]} player_{i}: {what} {int(state.score[b, i])}, "
-                f"inv. left {int(state.inv_left[b, i])}" + (f", {', '.join(flags)}" if flags else ""),
-                fontsize=fs, va="top", ha="left")
-        y -= step
+        lines.append(PanelLine(f"{PLAYER_LETTERS[i]} {who(i)}: {what} {int(state.score[b, i])}, "
+                               f"inv. left {int(state.inv_left[b, i])}" + (f", {', '.join(flags)}" if flags else ""),
+                               swatch=PLAYER_COLOURS[i], gap=first_row))
+        first_row = False
         front = [abbreviate(names[x]) if x < TYPE_OFFSETS[2] else names[x]  # districts in full
                  for x in np.flatnonzero(state.front[b, i])]
         for k in range(0, len(front), 4):
-            line(("    in front: " if k == 0 else "        ") + ", ".join(front[k:k + 4]), size=fs * 0.85)
+            lines.append(PanelLine(("    in front: " if k == 0 else "        ") + ", ".join(front[k:k + 4]), size=0.85))
         sc = int(state.solved_case[b, i])
         if sc >= 0:
-            line(f"    solved: {_case_text(sc, names)}", size=fs * 0.85)
+            lines.append(PanelLine(f"    solved: {_case_text(sc, names)}", size=0.85))
         nf = int(state.failed[b, i].sum())
         if nf:
-            line(f"    failed solves this round: {nf}", size=fs * 0.85)
-    y -= 0.01
+            lines.append(PanelLine(f"    failed solves this round: {nf}", size=0.85))
     place = state.card_place[b]
     display = [names[x] for x in np.flatnonzero(place == ON_DISPLAY)]
     if display_known:
-        line(f"Display ({len(display)}):", fontweight="bold")
+        lines.append(PanelLine(f"Display ({len(display)}):", bold=True, gap=True))
     elif display:
-        line(f"Display: {len(display)} card{'s' * (len(display) != 1)} known to be face up", fontweight="bold")
+        lines.append(PanelLine(f"Display: {len(display)} card{'s' * (len(display) != 1)} known to be face up",
+                               bold=True, gap=True))
     else:
-        line("Display: not recorded", fontweight="bold")
+        lines.append(PanelLine("Display: not recorded", bold=True, gap=True))
     for k in range(0, len(display), 3):
-        line("    " + ", ".join(display[k:k + 3]))
+        lines.append(PanelLine("    " + ", ".join(display[k:k + 3])))
     if display_known:
-        line(f"Deck {int(state.deck_size[b])}, discard {int((place == IN_DISCARD).sum())}, "
-             f"in front {int((place == IN_FRONT).sum())}")
+        lines.append(PanelLine(f"Deck {int(state.deck_size[b])}, discard {int((place == IN_DISCARD).sum())}, "
+                               f"in front {int((place == IN_FRONT).sum())}"))
     else:
-        line(f"Deck and discard pile not recorded; in front {int((place == IN_FRONT).sum())}")
+        lines.append(PanelLine(f"Deck and discard pile not recorded; in front {int((place == IN_FRONT).sum())}"))
     la = int(state.last_action[b])
-    if la >= 0:
-        y -= 0.01
-        lp = int(state.last_player[b])
-        ans = answer_text(la, (int(state.last_answer[b, 0]), int(state.last_answer[b, 1])))
-        line("Last action:", fontweight="bold")
-        line(f"    {PLAYER_LETTERS[lp]}: {action_name(la, board)}", color=PLAYER_COLOURS[lp])
-        line(f"    -> {ans}")
+    if last_event is not None or la >= 0:
+        if last_event is not None:
+            lp, action, answer = last_event
+        else:
+            lp = int(state.last_player[b])
+            action = action_name(la, board)
+            answer = answer_text(la, (int(state.last_answer[b, 0]), int(state.last_answer[b, 1])))
+        lines.append(PanelLine("Last action:", bold=True, gap=True))
+        lines.append(PanelLine(f"    {PLAYER_LETTERS[lp]}: {action}", color=PLAYER_COLOURS[lp]))
+        lines.append(PanelLine(f"    -> {answer}"))
     if viewer is not None:
         v = int(viewer)
         h = (v + 1) % P
         c = state.case[b, h]
-        y -= 0.01
-        line(f"Held case ({PLAYER_LETTERS[v]} holds {PLAYER_LETTERS[h]}'s):", fontweight="bold")
-        line(f"    {names[int(c[0])]} / {names[TYPE_OFFSETS[1] + int(c[1])]} / "
-             f"{names[TYPE_OFFSETS[2] + int(c[2])]}")
+        lines.append(PanelLine(f"Held case ({PLAYER_LETTERS[v]} holds {PLAYER_LETTERS[h]}'s):", bold=True, gap=True))
+        lines.append(PanelLine(f"    {names[int(c[0])]} / {names[TYPE_OFFSETS[1] + int(c[1])]} / "
+                               f"{names[TYPE_OFFSETS[2] + int(c[2])]}"))
     if done:
         from pi_env.engine.api import outcome
 
         res = outcome(state, config, b)
-        y -= 0.01
-        line("Final: " + ", ".join(f"{PLAYER_LETTERS[i]} {s}" for i, s in enumerate(res.scores)),
-             fontweight="bold")
-        line("Winner" + ("s" if len(res.winners) > 1 else "") + ": "
-             + ", ".join(PLAYER_LETTERS[i] for i in res.winners))
+        lines.append(PanelLine("Final: " + ", ".join(f"{PLAYER_LETTERS[i]} {s}" for i, s in enumerate(res.scores)),
+                               bold=True, gap=True))
+        lines.append(PanelLine("Winner" + ("s" if len(res.winners) > 1 else "") + ": "
+                               + ", ".join(PLAYER_LETTERS[i] for i in res.winners)))
+    return lines
+
+
+def _panel(fig, lines: list[PanelLine], split: float, fs: float) -> None:
+    """Draws the panel's lines (:func:`panel_lines`) right of the board."""
+    from matplotlib.patches import Rectangle
+
+    ax = fig.add_axes((split, 0.0, 1.0 - split, 1.0))
+    ax.set_axis_off()
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    y = 0.97
+    step = 0.028
+    for i, ln in enumerate(lines):
+        if ln.gap and i > 0:
+            y -= 0.01
+        if y < 0.05:  # out of room (many players with many cards): the rest is left out
+            ax.text(0.02, y, "...", fontsize=fs, va="top", ha="left")
+            break
+        x = 0.02
+        if ln.swatch is not None:
+            ax.add_patch(Rectangle((0.02, y - 0.024), 0.04, 0.024, color=ln.swatch))
+            x = 0.08
+        kw: dict[str, Any] = {"fontweight": "bold"} if ln.bold else {}
+        if ln.color is not None:
+            kw["color"] = ln.color
+        ax.text(x, y, ln.text, fontsize=fs * ln.size, va="top", ha="left", **kw)
+        y -= step
     ax.text(0.02, 0.015, "dots: S spot, T trace markers; squares: investigators (spots S, traces T)",
             fontsize=fs * 0.75, va="bottom", ha="left", color="#555555")
 
@@ -449,10 +498,11 @@ def typed_record_position(record: Any, round_index: int | None = None,
             st.last_action[0], st.last_answer[0] = INVESTIGATE_BASE + last.district, (last.spots, last.traces)
         else:
             st.last_action[0], st.last_answer[0] = SOLVE_BASE + last.case, (int(bool(last.correct)), -1)
+    out = {p for ev in rnd.events[:e + 1] if not ev.is_turn for p in (ev.player, (ev.player - 1) % P)}
     q = turns[-1].player if turns else (rnd.first_player - 1) % P
-    for _ in range(P):  # the next seat that has not solved
+    for _ in range(P):  # the next seat that has not solved and is not out of the round
         q = (q + 1) % P
-        if not st.solved[0, q]:
+        if not st.solved[0, q] and q not in out:
             break
     st.current_player[0] = q
     return st, config
@@ -472,29 +522,77 @@ def _position_indices(record: Any, round_index: int | None, after_event: int | N
     return k, e
 
 
+def record_panel(record: Any, round_index: int, after_event: int) -> dict[str, Any]:
+    """What a record adds to the picture's panel at a position (the keyword arguments of
+    :func:`board_image`): the players' names; the round's end said as such (``"Round 1 is over;
+    round 2 begins with B (Ben)"``, ``"Game over"`` for a record typed in at a table) instead of
+    whose turn it is; a declaration of an incorrect answer as the last action; the players it put
+    out of the round.
+
+    Args:
+        record: a :class:`~pi_env.records.types.GameRecord`.
+        round_index, after_event: a checked position (0-based round; ``-1``: the round's start).
+    """
+    from pi_env.records.report import event_text
+    from pi_env.records.scoring import score_record
+
+    rnd = record.rounds[round_index]
+    names = record.player_names
+    letter = (lambda i: f"{PLAYER_LETTERS[i]} ({names[i]})") if names else (lambda i: PLAYER_LETTERS[i])
+    status = None
+    if after_event >= 0:
+        scores = score_record(record.prefix(round_index, after_event))
+        if scores.round_complete[round_index]:
+            if not scores.incomplete:
+                status = "Game over" if record.seed is None else None  # the engine's state says it
+            elif round_index + 1 < len(record.rounds):
+                status = (f"Round {round_index + 1} is over; round {round_index + 2} begins with "
+                          f"{letter(record.rounds[round_index + 1].first_player)}")
+            else:
+                status = f"Round {round_index + 1} is over"
+    events = [ev for r in record.rounds[:round_index] for ev in r.events] + list(rnd.events[:after_event + 1])
+    last_event = None
+    if events and not events[-1].is_turn:
+        action, answer = event_text(events[-1], record)
+        last_event = (events[-1].player, action, answer)
+    out = sorted({q for ev in rnd.events[:after_event + 1] if not ev.is_turn
+                  for q in (ev.player, (ev.player - 1) % record.rules.players)})
+    return {"player_names": names, "status": status, "last_event": last_event, "out": out}
+
+
 def record_picture(record: Any, round_index: int | None = None, after_event: int | None = None,
-                   viewer: int | None = None) -> np.ndarray:
+                   viewer: "int | str | None" = None) -> np.ndarray:
     """The board picture of a record at a position: an engine-written record is re-run by the
     engine (:func:`record_position`), any other is drawn from the record alone
-    (:func:`typed_record_position`).
+    (:func:`typed_record_position`); the panel adds what the record says (:func:`record_panel`).
+
+    Args:
+        record: a :class:`~pi_env.records.types.GameRecord`, a path or a parsed document.
+        round_index, after_event: as :func:`record_position`.
+        viewer: ``None`` for a spectator's picture, or the player (a number or its name in the
+            record, :func:`pi_env.records.types.resolve_player`) whose held case to add.
 
     Raises:
-        PIError: a round, event or viewer out of range, or a viewer whose held case a typed-in
-            record does not give; :class:`~pi_env.core.errors.RecordError` for an invalid record.
+        PIError: a round, event or viewer out of range (an unknown name:
+            :class:`~pi_env.core.errors.UnknownNameError`), or a viewer whose held case a typed-in
+            record does not give (messages about the viewer start ``viewer:``);
+            :class:`~pi_env.core.errors.RecordError` for an invalid record.
     """
     from pi_env.records.record_file import load_record
-    from pi_env.records.types import GameRecord
+    from pi_env.records.types import GameRecord, resolve_player
 
     if not isinstance(record, GameRecord):
         record = load_record(record)
     typed = record.seed is None
-    state, config = (typed_record_position if typed else record_position)(record, round_index, after_event)
+    k, e = _position_indices(record, round_index, after_event)
     if viewer is not None:
-        if not 0 <= viewer < config.num_players:
-            raise PIError(f"--viewer must be 0..{config.num_players - 1}, got {viewer}")
-        k = len(record.rounds) - 1 if round_index is None else round_index
-        held = (viewer + 1) % config.num_players
+        try:
+            viewer = resolve_player(record, viewer)
+        except PIError as exc:
+            raise type(exc)(f"viewer: {exc}") from None
+        held = (viewer + 1) % record.rules.players
         if typed and held not in record.rounds[k].cases:
-            raise PIError(f"the record does not give the case player {viewer} holds (player {held}'s) "
-                          f"in round {k + 1}: draw without --viewer")
-    return board_image(state, config, viewer=viewer, display_known=not typed)
+            raise PIError(f"viewer: the record does not give the case player {viewer} holds (player {held}'s) "
+                          f"in round {k + 1}: draw without a viewer")
+    state, config = (typed_record_position if typed else record_position)(record, k, e)
+    return board_image(state, config, viewer=viewer, display_known=not typed, **record_panel(record, k, e))

@@ -49,7 +49,11 @@ pi-env extensions of docs/record-format.md in ``events`` (each optional; a recor
   ignores a declared answer (:func:`pi_env.solvers.knowledge.knowledge_from_round`); scores follow
   :mod:`pi_env.records.scoring`. Not in solo records.
 
-A key given twice in one JSON object is rejected, naming the key (and the round and event).
+A key given twice in one JSON object is rejected, naming the key (and the round and event), and so
+is a key given both as itself and as its first-edition alias (``"clue"`` and ``"evidence card"``).
+Player names must tell the players apart (:func:`check_player_names`). A UTF-8 byte order mark at
+the start of a file is skipped; integers longer than 19 digits and nesting deeper than 16 levels
+are refused with one line (:data:`MAX_INT_DIGITS`, :data:`MAX_DEPTH`).
 
 The optional top-level ``engine`` object is a pi-env extension of docs/record-format.md written by
 :class:`pi_env.records.recorder.Recorder`: ``{"seed": int, "max_rotations": int}`` and, in duel records,
@@ -84,7 +88,8 @@ from pi_env.core.constants import (ANSWER_NAMES, CASE_TRIPLES, DEFAULT_MAX_ROTAT
 from pi_env.core.errors import BoardError, RecordError, UnknownNameError
 from pi_env.core.files import write_text_atomic
 from pi_env.core.names import element_names, parse_answer, parse_district, parse_element
-from pi_env.records.types import CLUE, INCORRECT, INVESTIGATE, SOLVE, Event, GameRecord, RoundRecord, Rules
+from pi_env.records.types import (CLUE, INCORRECT, INVESTIGATE, SOLVE, Event, GameRecord, RoundRecord, Rules,
+                                  number_text)
 from pi_env.core.text import normalize
 
 FORMAT = "pi-record/1"
@@ -237,7 +242,10 @@ def load_record(source: PathLike | dict[str, Any]) -> GameRecord:
         OSError: the file cannot be read (e.g. :class:`FileNotFoundError`).
         TypeError: ``source`` is neither a path nor a dict.
     """
-    doc = canonical_document(_read_source(source))
+    raw = _read_source(source)
+    if isinstance(source, dict):
+        _check_depth(raw)
+    doc = canonical_document(raw)
     check_structure(doc)
     assert isinstance(doc, dict)
     rules = _parse_rules(doc.get("rules", {}))
@@ -290,17 +298,63 @@ def _read_source(source: object) -> object:
         raise TypeError(f"load_record takes a path or a dict, got {type(source).__name__}")
     path = Path(source)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte order mark, as some editors save, is skipped
     except UnicodeDecodeError as exc:
         raise RecordError(f"{path}: not UTF-8 text (byte {exc.start}): save the record as UTF-8") from None
     try:
-        doc = json.loads(text, object_pairs_hook=_JSONObject.from_pairs)
+        doc = json.loads(text, object_pairs_hook=_JSONObject.from_pairs, parse_int=_parse_int)
     except json.JSONDecodeError as exc:
         raise RecordError(f"{path}: not valid JSON: {exc}") from None
-    except (ValueError, RecursionError) as exc:  # e.g. an integer of thousands of digits, deep nesting
-        raise RecordError(f"{path}: not a usable JSON record: {type(exc).__name__}: {exc}") from None
+    except _TooLong as exc:
+        raise RecordError(f"{path}: {exc}") from None
+    except RecursionError:
+        raise RecordError(f"{path}: {_too_deep()}") from None
+    _check_depth(doc, str(path))
     _check_duplicate_keys(doc)
     return doc
+
+
+MAX_INT_DIGITS = 19
+"""The most digits of an integer in a record: every value fits in 64 bits (seeds are below 2**63;
+the others are small counts and indices)."""
+MAX_DEPTH = 16
+"""The deepest nesting of lists and objects read (a valid record nests at most 6 levels: rounds,
+a round, its events, an event, its display, a name)."""
+
+
+class _TooLong(ValueError):
+    pass
+
+
+def _parse_int(text: str) -> int:
+    """``json.loads``'s integer reader: refuses an integer longer than any value a record holds (else
+    Python's own limit would answer with advice about ``sys.set_int_max_str_digits``)."""
+    digits = len(text.lstrip("-"))
+    if digits > MAX_INT_DIGITS:
+        raise _TooLong(f"the number {text[:12]}... has {digits} digits; no value in a record has more "
+                       f"than {MAX_INT_DIGITS} (seeds are below 2**63)")
+    return int(text)
+
+
+def _too_deep() -> str:
+    return (f"lists and objects nested more than {MAX_DEPTH} levels deep; a record nests at most 6 "
+            f"(rounds, a round, its events, an event, its display, a name)")
+
+
+def _check_depth(doc: object, where: str | None = None) -> None:
+    """Refuse nesting deeper than :data:`MAX_DEPTH` (walked without recursion, so any depth that
+    was parsed is measured rather than overflowing Python's stack later).
+
+    Raises:
+        RecordError: naming ``where`` (the file) when given.
+    """
+    stack: list[tuple[object, int]] = [(doc, 1)]
+    while stack:
+        obj, depth = stack.pop()
+        if isinstance(obj, (dict, list)):
+            if depth > MAX_DEPTH:
+                raise RecordError(f"{where}: {_too_deep()}" if where else _too_deep())
+            stack.extend((v, depth + 1) for v in (obj.values() if isinstance(obj, dict) else obj))
 
 
 class _JSONObject(dict):
@@ -349,11 +403,32 @@ def _check_duplicate_keys(doc: object) -> None:
 _KEY_ALIASES = {"crime": "evidence", "evidencecard": "clue", "card": "clue"}
 
 
-def _canonical_keys(obj: object) -> object:
-    """First-edition words as keys (docs/record-format.md: ``crime`` = evidence, ``evidence card`` = clue)."""
+def _canonical_keys(obj: object, where: str = "", r: int | None = None, e: int | None = None) -> object:
+    """First-edition words as keys (docs/record-format.md: ``crime`` = evidence, ``evidence card`` =
+    clue), rewritten to the second edition's.
+
+    Raises:
+        RecordError: a key and its alias (or two aliases of one key) in the same object, e.g.
+            ``round 1, event 0: duplicate key 'evidence card' (alias of 'clue')``: one of the two would
+            be dropped. ``where`` (``"tiles"``, ``"cases['1']"``; ``""`` for an event) prefixes the
+            message.
+    """
     if not isinstance(obj, dict):
         return obj
-    return {(_KEY_ALIASES.get(normalize(k), k) if isinstance(k, str) else k): v for k, v in obj.items()}
+    out: dict[object, object] = {}
+    given: dict[object, object] = {}  # canonical key -> the key as written
+    for key, value in obj.items():
+        canonical = _KEY_ALIASES.get(normalize(key), key) if isinstance(key, str) else key
+        if canonical in out:
+            first = given[canonical]
+            alias = key if key != canonical else first
+            also = "" if canonical in (key, first) else f", as {first!r} is"
+            prefix = f"{where}: " if where else ""
+            raise RecordError(f"{prefix}duplicate key {alias!r} (alias of {canonical!r}{also})",
+                              round_index=r, event_index=e)
+        out[canonical] = value
+        given[canonical] = key
+    return out
 
 
 def canonical_document(doc: object) -> object:
@@ -366,19 +441,23 @@ def canonical_document(doc: object) -> object:
 
     Returns:
         A copy sharing the unchanged parts with ``doc`` (``doc`` is not modified).
+
+    Raises:
+        RecordError: a key given both as itself and as its alias in one object (e.g. ``"clue"``
+            and ``"evidence card"`` in one event), naming both.
     """
     if not isinstance(doc, dict) or not isinstance(doc.get("rounds"), list):
         return doc
     rounds = []
-    for rnd in doc["rounds"]:
+    for r, rnd in enumerate(doc["rounds"]):
         if isinstance(rnd, dict):
             rnd = dict(rnd)
             if "tiles" in rnd:
-                rnd["tiles"] = _canonical_keys(rnd["tiles"])
+                rnd["tiles"] = _canonical_keys(rnd["tiles"], "tiles", r)
             if isinstance(rnd.get("cases"), dict):
-                rnd["cases"] = {k: _canonical_keys(v) for k, v in rnd["cases"].items()}
+                rnd["cases"] = {k: _canonical_keys(v, f"cases[{k!r}]", r) for k, v in rnd["cases"].items()}
             if isinstance(rnd.get("events"), list):
-                rnd["events"] = [_canonical_keys(ev) for ev in rnd["events"]]
+                rnd["events"] = [_canonical_keys(ev, "", r, e) for e, ev in enumerate(rnd["events"])]
         rounds.append(rnd)
     return {**doc, "rounds": rounds}
 
@@ -563,7 +642,39 @@ def _parse_player_names(doc: list[str] | None, n: int) -> tuple[str, ...] | None
         return None
     if len(doc) != n:  # the schema checked the names
         raise RecordError(f"'players' must list {n} non-empty names (rules.players), got {doc!r}")
+    check_player_names(doc)
     return tuple(doc)
+
+
+def check_player_names(doc: Sequence[str]) -> None:
+    """Check that each name tells its player apart: names are matched as a person types them
+    (:func:`pi_env.records.types.resolve_player`), and a text that reads as a number is a player's
+    number.
+
+    Args:
+        doc: one name per player, in turn order.
+
+    Raises:
+        RecordError: two names alike once case, spaces, apostrophes, hyphens and accents are
+            ignored (``"Ann"``, ``"ann"``); a name that reads as another player's number
+            (``["1", "0", ...]``: player 0 named "1") or as a number out of range.
+    """
+    n = len(doc)
+    seen: dict[str, int] = {}
+    for i, name in enumerate(doc):
+        number = number_text(name)
+        if number is not None and number != i:
+            raise RecordError(f"players: player {i}'s name {name!r} reads as "
+                              + (f"player {number}'s number" if 0 <= number < n else "a player number")
+                              + "; a name that is a number may only be the player's own number")
+        key = normalize(name)
+        if key in seen:
+            j = seen[key]
+            raise RecordError(f"players: players {j} and {i} are both called {doc[j]!r}"
+                              + (f" ({name!r})" if name != doc[j] else "")
+                              + "; names are matched ignoring case, spaces, apostrophes, hyphens and "
+                                "accents, so each player needs a different one")
+        seen[key] = i
 
 
 def _name(value: object, board: Board, type_: int | None, where: str,

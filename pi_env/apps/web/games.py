@@ -41,6 +41,7 @@ from pi_env.core.errors import PIError
 from pi_env.core.names import element_names
 from pi_env.engine import GameConfig, State, init, legal_action_mask, observe, outcome, step_inplace
 from pi_env.envs.render import rules_text
+from pi_env.records.record_file import check_player_names
 from pi_env.records.recorder import Recorder
 from pi_env.records.report import event_text
 from pi_env.records.types import CLUE, INVESTIGATE, SOLVE, Event, GameRecord
@@ -307,6 +308,10 @@ class GameManager:
         elif (not isinstance(names, list) or len(names) != len(seats)
               or not all(isinstance(n, str) and 0 < len(n.strip()) <= 40 for n in names)):
             raise Unprocessable("'names' must list one name (1..40 characters) per seat")
+        try:  # the record of the game must be readable: names that tell the players apart
+            check_player_names([n.strip() for n in names])
+        except PIError as exc:
+            raise Unprocessable(f"'names': {str(exc).removeprefix('players: ')}") from None
         try:
             config = GameConfig(num_players=len(seats), edition=edition, mode=mode, variants=tuple(variants),
                                 investigators=None if investigators is None else tuple(investigators))
