@@ -185,35 +185,43 @@ def _analysis(knowledge: Knowledge, own: np.ndarray, counts: np.ndarray, strict:
 RecordLike = Union[GameRecord, RoundRecord, Knowledge, dict, str, "os.PathLike[str]"]
 
 
+def _player_number(player: "int | str", source: "Knowledge | RoundRecord") -> int:
+    """A player number given to a :class:`Knowledge` or :class:`RoundRecord` (they have no names):
+    an int, or a text that reads as one."""
+    if isinstance(player, str):
+        number = number_text(player)
+        if number is None:
+            raise PIError(f"player {player!r}: a {type(source).__name__} has no player names; "
+                          f"give the player number (or pass the whole record)")
+        return number
+    return player
+
+
 def knowledge_of(record_or_round: RecordLike, player: "int | str", round_index: int = 0,
                  after_event: int | None = None, *, n_players: int | None = None,
                  adjacency: np.ndarray | None = None) -> Knowledge:
     """What ``player`` knows in a round of a record (see :func:`analyze` for the arguments)."""
-    if isinstance(player, str) and isinstance(record_or_round, (Knowledge, RoundRecord)):
-        if number_text(player) is None:
-            raise PIError(f"player {player!r}: a {type(record_or_round).__name__} has no player names; "
-                          f"give the player number (or pass the whole record)")
-        player = number_text(player)
-    if isinstance(record_or_round, Knowledge):
-        k = record_or_round
-        if player != k.player:
-            raise ValueError(f"the Knowledge is player {k.player}'s, not player {player}'s")
-        if after_event is not None:
-            k = k.prefix(int((k.events[:, 0] <= after_event).sum()))
-        return k
-    if isinstance(record_or_round, RoundRecord):
+    if isinstance(record_or_round, (Knowledge, RoundRecord)):
+        p = _player_number(player, record_or_round)
+        if isinstance(record_or_round, Knowledge):
+            k = record_or_round
+            if p != k.player:
+                raise ValueError(f"the Knowledge is player {k.player}'s, not player {p}'s")
+            if after_event is not None:
+                k = k.prefix(int((k.events[:, 0] <= after_event).sum()))
+            return k
         if n_players is None:
             raise ValueError("n_players is required with a RoundRecord")
         adj = DAYTIME.adjacency if adjacency is None else adjacency
-        return knowledge_from_round(record_or_round, player, n_players, adj, after_event)
+        return knowledge_from_round(record_or_round, p, n_players, adj, after_event)
     record = record_or_round
     if not isinstance(record, GameRecord):
         from pi_env.records.record_file import load_record
         record = load_record(record)
-    player = resolve_player(record, player)
+    p = resolve_player(record, player)
     if not 0 <= round_index < len(record.rounds):
         raise ValueError(f"round_index must be in 0..{len(record.rounds) - 1}, got {round_index}")
-    return knowledge_from_round(record.rounds[round_index], player, record.rules.players,
+    return knowledge_from_round(record.rounds[round_index], p, record.rules.players,
                                 record.board.adjacency, after_event, element_names(record.board))
 
 

@@ -109,8 +109,9 @@ def test_safeguard_bound_is_a_one_line_error(capsys):
 @pytest.mark.parametrize("content,fragment", [
     ("{}".encode("utf-8").replace(b"{}", '{"format": "pi-record/1", "players": ["Zoë"]}'.encode("latin-1")),
      "not UTF-8 text"),
-    (b'{"format": "pi-record/1", "rounds": [' + b"9" * 5001 + b"]}", "not a usable JSON record"),
-    (b"[" * 100000 + b"]" * 100000, "not a usable JSON record"),
+    (b'{"format": "pi-record/1", "rounds": [' + b"9" * 5001 + b"]}",
+     "the number 999999999999... has 5001 digits; no value in a record has more than 19"),
+    (b"[" * 100000 + b"]" * 100000, "lists and objects nested more than 16 levels deep"),
 ])
 def test_undecodable_records_are_one_line_errors(capsys, tmp_path, content, fragment):
     bad = tmp_path / "bad.json"
