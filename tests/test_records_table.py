@@ -453,7 +453,7 @@ def test_huge_numbers_and_deep_nesting_give_one_clean_line(capsys, tmp_path):
     path.write_text(text.replace('"player": 0', '"player": ' + "1" * 20))
     assert "has 20 digits" in _run(capsys, "replay", path)[2]
     message = (f"pi-env: error: {path}: lists and objects nested more than 16 levels deep; a record nests at "
-               f"most 6 (rounds, a round, its events, an event, its display, a name)\n")
+               f"most 6 (the record, its rounds, a round, its events, an event, its display)\n")
     for depth in (20, 100000):
         path.write_text(text.replace('"board": "daytime"', '"board": ' + "[" * depth + "]" * depth))
         assert _run(capsys, "replay", path) == (2, "", message)

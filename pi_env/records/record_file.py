@@ -309,6 +309,8 @@ def _read_source(source: object) -> object:
         raise RecordError(f"{path}: {exc}") from None
     except RecursionError:
         raise RecordError(f"{path}: {_too_deep()}") from None
+    except ValueError as exc:  # none known besides the above: still one line, never a traceback
+        raise RecordError(f"{path}: not valid JSON: {exc}") from None
     _check_depth(doc, str(path))
     _check_duplicate_keys(doc)
     return doc
@@ -318,8 +320,8 @@ MAX_INT_DIGITS = 19
 """The most digits of an integer in a record: every value fits in 64 bits (seeds are below 2**63;
 the others are small counts and indices)."""
 MAX_DEPTH = 16
-"""The deepest nesting of lists and objects read (a valid record nests at most 6 levels: rounds,
-a round, its events, an event, its display, a name)."""
+"""The deepest nesting of lists and objects read (a valid record nests at most 6 levels: the record,
+its rounds, a round, its events, an event, its display)."""
 
 
 class _TooLong(ValueError):
@@ -338,7 +340,7 @@ def _parse_int(text: str) -> int:
 
 def _too_deep() -> str:
     return (f"lists and objects nested more than {MAX_DEPTH} levels deep; a record nests at most 6 "
-            f"(rounds, a round, its events, an event, its display, a name)")
+            f"(the record, its rounds, a round, its events, an event, its display)")
 
 
 def _check_depth(doc: object, where: str | None = None) -> None:

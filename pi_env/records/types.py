@@ -146,7 +146,11 @@ def number_text(name: str) -> int | None:
     """The integer a text reads as when a person gives a player (``" 2 "`` -> 2, ``"-1"`` -> -1),
     or ``None`` for a text that is not a number (then it is a player name)."""
     text = name.strip()
-    return int(text) if _NUMBER.fullmatch(text) else None
+    if not _NUMBER.fullmatch(text):
+        return None
+    if len(text.lstrip("-")) > 19:  # beyond any player number (and Python's digit limit): keep the sign
+        return -(10**19) if text.startswith("-") else 10**19
+    return int(text)
 
 
 def resolve_player(record: GameRecord, player: "int | str") -> int:
@@ -165,7 +169,9 @@ def resolve_player(record: GameRecord, player: "int | str") -> int:
         PIError: a number out of range, a name given to two players, or neither a number nor a name.
     """
     n = record.rules.players
+    shown = str(player)
     if isinstance(player, str):
+        shown = player.strip()
         number = number_text(player)
         if number is None:
             names = record.player_names or ()
@@ -187,5 +193,6 @@ def resolve_player(record: GameRecord, player: "int | str") -> int:
     if isinstance(player, bool) or not hasattr(player, "__index__"):
         raise PIError(f"player must be a player number 0..{n - 1} or a player's name, got {player!r}")
     if not 0 <= int(player) < n:
-        raise PIError(f"player must be 0..{n - 1} in this {n}-player record, got {int(player)}")
+        raise PIError(f"player must be 0..{n - 1} in this {n}-player record, got {shown[:24]}"
+                      + ("..." if len(shown) > 24 else ""))
     return int(player)
