@@ -33,7 +33,7 @@ from pi_env.solvers.observation import case_of_elements
 
 from pi_env.agents.base import Agent
 
-__all__ = ["HumanAgent", "seat_view", "seat_view_lines", "HUMAN_HELP", "vocabulary", "case_doc"]
+__all__ = ["HumanAgent", "seat_view", "seat_view_lines", "HUMAN_HELP", "case_doc"]
 
 PLAYER_LETTERS = "ABCDE"
 
@@ -204,12 +204,6 @@ def seat_view_lines(view: dict[str, Any], board: Board = DAYTIME, labels: list[s
     return lines
 
 
-def vocabulary(board: Board = DAYTIME, commands: tuple[str, ...] = ("board", "map", "help")) -> list[str]:
-    """Words a person may type (for name completion): the actions, ``commands`` and every element
-    name of ``board``."""
-    return ["clue", "investigate", "solve", *commands, *element_names(board)]
-
-
 class HumanAgent(Agent):
     """A person choosing each move at a prompt (module docstring).
 
@@ -220,14 +214,20 @@ class HumanAgent(Agent):
         label: how the prompt names the player.
         edition: ``"second"`` or ``"first"`` (tier points shown).
         duel: a duel (no tier points).
+        hot_seat: several people share the screen: before the seat's view is shown, ``clear_fn``
+            is called and the person is asked to press Enter once alone at the screen; after the
+            move, ``clear_fn`` is called again, so nobody sees a case it does not hold.
+        clear_fn: clears the screen (and its scrollback); needed with ``hot_seat``.
     """
 
     name = "human"
 
     def __init__(self, input_fn: Callable[[str], str] = input, output_fn: Callable[[str], None] = print,
-                 label: str | None = None, edition: str = "second", duel: bool = False):
+                 label: str | None = None, edition: str = "second", duel: bool = False,
+                 hot_seat: bool = False, clear_fn: Callable[[], None] | None = None):
         self.input_fn, self.output_fn = input_fn, output_fn
         self.label, self.edition, self.duel = label, edition, duel
+        self.hot_seat, self.clear_fn = hot_seat, clear_fn
         self.player = 0
 
     def show(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> None:
@@ -239,9 +239,22 @@ class HumanAgent(Agent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """Ask until a legal move is typed; returns its action id."""
+        label = self.label or f"player {self.player}"
+        if self.hot_seat:
+            self._clear()
+            self.input_fn(f"{label}: your turn. Press Enter when only you can see the screen. ")
+        action = self._ask(observation, action_mask, f"{label}> ")
+        if self.hot_seat:
+            self._clear()
+        return action
+
+    def _clear(self) -> None:
+        if self.clear_fn is not None:
+            self.clear_fn()
+
+    def _ask(self, observation: np.ndarray, action_mask: np.ndarray, prompt: str) -> int:
         self.show(observation, action_mask)
         board = self.board
-        prompt = f"{self.label or f'player {self.player}'}> "
         while True:
             line = self.input_fn(prompt).strip()
             if not line:

@@ -467,3 +467,27 @@ def test_map_lists_each_districts_neighbours(tmp_path):
     assert "'map' for which districts are next to which." in out
     assert "  map                              which districts are next to which (traces depend on it)" in HELP
     assert json.loads((tmp_path / "save" / "solo-game.json").read_text())["actions"] == []  # not an action
+
+
+def test_a_random_case_keeps_its_seed_until_it_is_solved(tmp_path, monkeypatch):
+    """Without --seed or --daily the case is random: its seed fixes the case (``pi-env solo
+    generate --seed N`` prints it), so nothing shown before the solve names it — not the intro, not
+    the resume prompt — and the end says which seed it was. The saved game keeps it (``random``)."""
+    import pi_env.apps.solo_app as solo_app
+
+    assert all(solo_app.random_seed() in solo_app.RANDOM_SEEDS for _ in range(20))
+    seed = 4_123_456_789
+    monkeypatch.setattr(solo_app, "random_seed", lambda: seed)
+    out, _ = play(tmp_path, ["clue Pinky", "quit"])
+    assert out[0].startswith("P.I. Solo Time Attack: a random case, ")
+    doc = json.loads((tmp_path / "save" / "solo-game.json").read_text())
+    assert (doc["seed"], doc["random"], doc["source"]) == (seed, True, "a random case")
+    reference = game_from_seed(seed)
+    answer = "solve " + case_name(reference.case, reference.board)
+    out2, person = play(tmp_path, ["", "hint", answer], name="Ann")
+    assert person.prompts[0] == "You have a game in progress (a random case, 1 action, 0:20). Resume it? [Y/n] "
+    before = out2[:next(i for i, line in enumerate(out2) if line.startswith("Solved in"))]
+    assert all(str(seed) not in line for line in out + before)
+    in_order(out2, [f"It was the case of seed {seed} (play it again, or challenge someone: pi-env solo play "
+                    f"--seed {seed}).", f"Leaderboard for seed {seed} (5 investigators): you are 1st of 1."])
+    assert solo_app.RANDOM_SEEDS == range(10**9, 10**10)  # apart from the daily seeds

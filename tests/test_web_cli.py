@@ -14,21 +14,45 @@ import sys
 import pytest
 
 from pi_env.apps.cli import main
-from pi_env.apps.line_input import completions, line_reader, word_completions
+from pi_env.apps.line_input import completions, game_commands, line_reader, word_completions
 from pi_env.core.actions import case_name
 from pi_env.records.record_file import load_record
 
 
 def test_completions_fold_names_and_complete_several_words():
-    names = ["clue", "investigate", "Rick's Café", "Road House", "Mob Killing", "Murder", "Doc", "Dutch"]
-    assert completions("clue d", names) == ["Doc", "Dutch"]
-    assert completions("investigate RICKS", names) == ["Rick's Café"]
-    assert completions("solve doc / mob k", names) == ["Mob Killing"]
-    assert completions("cl", names) == ["clue"]
-    assert completions("clue zz", names) == []
-    assert word_completions("investigate ricks c", names) == ["Café"]
-    assert word_completions("solve doc mob", names) == ["Mob Killing"]
-    assert line_reader(names, stdin=io.StringIO("")) is input  # not a terminal: plain input
+    cmds = game_commands()
+    assert completions("clue d", cmds) == ["Doc", "Dutch", "Downtown"]
+    assert completions("investigate RICKS", cmds) == ["Rick's Café"]
+    assert completions("solve doc / mob k", cmds) == ["Mob Killing"]
+    assert completions("cl", cmds) == ["clue"]
+    assert completions("clue zz", cmds) == []
+    assert word_completions("investigate ricks c", cmds) == ["Café "]
+    assert word_completions("solve doc mob", cmds) == ["Mob Killing "]
+    assert line_reader(cmds, stdin=io.StringIO("")) is input  # not a terminal: plain input
+
+
+def test_completion_knows_where_it_is_and_ends_a_word_with_a_space():
+    """The first word is a command; then what that command takes, slot by slot (solve: a suspect,
+    an evidence, a location); a finished line offers nothing; a unique match gets its space."""
+    from pi_env.core.names import element_names
+
+    cmds = game_commands(extra=("hint", "board", "map", "help", "quit"))
+    names = list(element_names())
+    assert completions("", cmds) == ["clue", "investigate", "solve", "hint", "board", "map", "help", "quit"]
+    assert completions("clue ", cmds) == names  # not "clue" again
+    assert completions("investigate ", cmds) == names[22:]  # districts only
+    assert completions("investigate d", cmds) == ["Downtown"]  # not Doc, not Dutch
+    assert completions("solve ", cmds) == names[:12]
+    assert completions("solve doc ", cmds) == names[12:22]
+    assert completions("solve doc m", cmds) == ["Murder", "Mob Killing"]
+    assert completions("solve doc/murder/", cmds) == names[22:]
+    assert completions("solve doc murder main", cmds) == ["Main Street"]
+    assert completions("solve doc murder main street ", cmds) == []
+    assert completions("clue pinky ", cmds) == [] and completions("board ", cmds) == []
+    assert completions("h", cmds) == ["hint", "help"]
+    assert word_completions("cl", cmds) == ["clue "] and word_completions("clue pin", cmds) == ["Pinky "]
+    assert word_completions("h", cmds) == ["hint", "help"]  # several: no space yet
+    assert word_completions("investigate little it", cmds) == ["Italy "]
 
 
 def _serve(*args, tmp_path):
@@ -94,5 +118,96 @@ def test_play_human_end_of_input_abandons_without_writing(monkeypatch, capsys, t
     monkeypatch.setattr(sys, "stdin", io.StringIO("help\n"))
     out_path = tmp_path / "game.json"
     code = main(["play", "--players", "2", "--agents", "deducer,human", "--seed", "1", "--record", str(out_path)])
-    assert code == 130 and not out_path.exists()
-    assert "game abandoned; nothing was written" in capsys.readouterr().err
+    assert code == 1 and not out_path.exists()  # Ctrl-D: 1 (Ctrl-C: 130)
+    assert "end of input: game abandoned; nothing was written" in capsys.readouterr().err
+
+
+def test_people_sharing_a_terminal_need_hot_seat_and_never_see_each_others_cases(monkeypatch, capsys):
+    """Two 'human' seats at one terminal: refused without --hot-seat (each would see the case the
+    other holds); with it, the screen is cleared before and after each person's turn and the
+    person presses Enter first, so between two clears only one person's held case is shown."""
+    code = main(["play", "--players", "2", "--agents", "human,human", "--seed", "3"])
+    assert code == 2 and "add --hot-seat" in capsys.readouterr().err
+    import pi_env.apps.cli as cli
+
+    monkeypatch.setattr(cli, "_clear_screen", lambda: print("<<CLEAR>>"))
+    guess = "solve Doc / Murder / Lakeside"
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n".join(["", guess] * 60) + "\n"))
+    code = main(["play", "--players", "2", "--agents", "human,human", "--seed", "3", "--hot-seat",
+                 "--variant", "fast"])
+    out = capsys.readouterr().out
+    assert code == 0 and "Game over (seed 3)." in out
+    screens = out.split("Game over")[0].split("<<CLEAR>>")
+    shown = 0
+    for screen in screens:
+        held = [line for line in screen.splitlines() if line.startswith("You hold ")]
+        assert len({line.split("'s case")[0] for line in held}) <= 1, screen
+        shown += bool(held)
+    assert shown >= 4 and out.count("<<CLEAR>>") >= 2 * shown
+
+
+def test_serve_ctrl_c_ends_long_polls_and_logs_no_seat_token(tmp_path):
+    """Ctrl-C with a game page's 20 s long poll open stops the server within seconds (it waited
+    for the poll before); the access log shows no seat token; a solver worker being started
+    prints no KeyboardInterrupt traceback (it ignores Ctrl-C; the server stops it)."""
+    pytest.importorskip("uvicorn", reason="the web app needs the 'web' extra")
+    import re
+    import threading
+    import time
+    import urllib.request
+
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen([sys.executable, "-m", "pi_env.apps.cli", "serve", "--port", "0", "--data", str(tmp_path),
+                             "--agent-delay", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env, start_new_session=True)
+    try:
+        line = proc.stdout.readline()
+        base = re.search(r"(http://[^/]+)/", line).group(1)
+
+        def call(method, path, body=None, headers=None, timeout=60):
+            data = None if body is None else json.dumps(body).encode()
+            req = urllib.request.Request(base + path, data=data, method=method, headers=dict(
+                headers or {}, **({"content-type": "application/json"} if body is not None else {})))
+            with urllib.request.urlopen(req, timeout=timeout) as resp:
+                return json.loads(resp.read()) if resp.headers.get_content_type() == "application/json" else None
+
+        game = call("POST", "/api/games", {"seats": ["human", "human"], "seed": 5})
+        link = game["seats"][0]["link"]
+        token = link.rsplit("/", 1)[1]
+        urllib.request.urlopen(base + link, timeout=60).read()  # the seat's page: logged
+        view = call("GET", f"/api/games/{game['id']}/view", headers={"x-seat-token": token})
+        mover = game["seats"][view["to_move"]]["link"].rsplit("/", 1)[1]
+        call("POST", f"/api/games/{game['id']}/move", {"version": 0, "action": view["display"][0]},
+             headers={"x-seat-token": mover})
+        from pi_env.agents.runner import play_game
+        from pi_env.engine import GameConfig
+        from pi_env.records.record_file import record_to_dict
+
+        _, rec = play_game(GameConfig(num_players=5, variants=("fast",)), ["deducer"] * 5, 4)
+        rid = call("POST", "/api/replays", {"text": json.dumps(record_to_dict(rec.record()))})["id"]
+        call("GET", f"/api/replays/{rid}/solver?round=1&event=3&player=1&prefetch=1")
+        polls = []
+        poller = threading.Thread(target=lambda: polls.append(call(
+            "GET", f"/api/games/{game['id']}/view?since=1", headers={"x-seat-token": token})), daemon=True)
+        poller.start()
+        time.sleep(1.0)
+        start = time.monotonic()
+        os.killpg(proc.pid, signal.SIGINT)  # as the terminal's Ctrl-C: the whole process group
+        out, err = proc.communicate(timeout=60)
+        took = time.monotonic() - start
+        poller.join(10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert took < 8.0, f"the server took {took:.1f} s to stop"
+    assert polls and polls[0]["version"] == 1  # the poll was answered, not dropped
+    logged = out + err  # uvicorn's access log goes to stdout, the rest to stderr
+    assert token not in logged and mover not in logged and "/seat/\u2026" in logged, logged
+    assert "Traceback" not in logged and "KeyboardInterrupt" not in logged, logged
+
+
+def test_serve_with_an_unusable_host_prints_only_the_error(capsys):
+    pytest.importorskip("uvicorn", reason="the web app needs the 'web' extra")
+    assert main(["serve", "--host", "nonexist.invalid", "--port", "0"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("pi-env: error: --host 'nonexist.invalid': ") and err.count("\n") == 1

@@ -103,6 +103,10 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--record", metavar="FILE", help="write the game record (pi-record/1) here")
     play.add_argument("--force", action="store_true", help="overwrite an existing --record file")
     play.add_argument("--quiet", action="store_true", help="print only the results, not every turn")
+    play.add_argument("--hot-seat", action="store_true",
+                      help="several 'human' seats share this terminal: the screen is cleared between "
+                           "turns and each person presses Enter when alone at it (required with two or "
+                           "more 'human' seats)")
 
     replay = sub.add_parser("replay", help="check a game record and print its turns and standings")
     replay.add_argument("record", help="a pi-record/1 JSON file")
@@ -270,7 +274,11 @@ def cmd_play(args: argparse.Namespace) -> int:
     if len(names) != players:
         raise PIError(f"--agents lists {len(names)} agents for {players} players")
     humans = [i for i, n in enumerate(names) if n.lower() == "human"]
-    agents = [_human(i, config) if i in humans else make_agent(n, edition=config.edition)
+    if len(humans) > 1 and not args.hot_seat:
+        raise PIError(f"--agents seats {len(humans)} people ('human') at this one terminal, where each would "
+                      f"see the case the others hold; add --hot-seat to play so (the screen is cleared "
+                      f"between turns and each person presses Enter when alone at it)")
+    agents = [_human(i, config, hot_seat=len(humans) > 1) if i in humans else make_agent(n, edition=config.edition)
               for i, n in enumerate(names)]
     if args.record is not None:  # checked before the game is played
         check_output_path(args.record, force=args.force)
@@ -300,14 +308,23 @@ def cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
-def _human(seat: int, config):
+def _clear_screen() -> None:
+    """Clear the terminal and its scrollback (a hot seat's turn is over); on a pipe, a blank line."""
+    if sys.stdout.isatty():
+        sys.stdout.write("\033[H\033[2J\033[3J")
+        sys.stdout.flush()
+    else:
+        print()
+
+
+def _human(seat: int, config, hot_seat: bool = False):
     """A :class:`~pi_env.agents.human.HumanAgent` for ``seat`` reading the terminal with line
     editing and name completion (:mod:`pi_env.apps.line_input`)."""
-    from pi_env.agents.human import HumanAgent, vocabulary
-    from pi_env.apps.line_input import line_reader
+    from pi_env.agents.human import HumanAgent
+    from pi_env.apps.line_input import game_commands, line_reader
 
-    agent = HumanAgent(input_fn=line_reader(vocabulary(config.board)), label=f"player {seat}",
-                       edition=config.edition, duel=config.is_duel)
+    agent = HumanAgent(input_fn=line_reader(game_commands(config.board)), label=f"player {seat}",
+                       edition=config.edition, duel=config.is_duel, hot_seat=hot_seat, clear_fn=_clear_screen)
     agent.player = seat
     return agent
 
@@ -341,8 +358,11 @@ def _play_with_humans(args: argparse.Namespace, config, agents, humans: list[int
 
     try:
         state, recorder = play_game(config, agents, seed, after_step=after_step)
-    except (EOFError, KeyboardInterrupt):
-        print("\npi-env: game abandoned; nothing was written", file=sys.stderr)
+    except EOFError:  # Ctrl-D, or the end of piped input
+        print("\npi-env: end of input: game abandoned; nothing was written", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("\npi-env: interrupted: game abandoned; nothing was written", file=sys.stderr)
         return 130
     record = recorder.record()
     path = write_record(record, args.record, force=args.force) if args.record is not None else None
@@ -506,10 +526,9 @@ def cmd_solo_play(args: argparse.Namespace) -> int:
             if value is not None:
                 raise PIError(f"argument {option}: not allowed with argument --case (the case file "
                               f"fixes the case and its investigator tiles)")
-    from pi_env.agents.human import vocabulary
-    from pi_env.apps.line_input import line_reader
+    from pi_env.apps.line_input import game_commands, line_reader
 
-    app = SoloApp(input_fn=line_reader(vocabulary(commands=("hint", "board", "map", "help", "quit"))),
+    app = SoloApp(input_fn=line_reader(game_commands(extra=("hint", "board", "map", "help", "quit"))),
                   db_path=args.db, save_path=args.save_file,
                   name=args.name)
     return app.run(seed=args.seed, date=args.daily, difficulty=args.difficulty,

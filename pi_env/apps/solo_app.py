@@ -78,7 +78,24 @@ from pi_env.solvers.solo_rating import DIFFICULTIES
 from pi_env.core.text import format_table, normalize, plural
 
 __all__ = ["SoloApp", "SoloGame", "SoloHint", "solo_hint", "answer_phrase", "game_from_seed", "SaveError", "default_save_path", "SAVE_FORMAT", "format_time",
-           "solo_report_lines", "solo_report_json", "HELP", "map_lines"]
+           "solo_report_lines", "solo_report_json", "HELP", "map_lines", "random_seed", "RANDOM_SEEDS",
+           "RANDOM_CASE"]
+
+RANDOM_SEEDS = range(10**9, 10**10)
+"""Where a random case's seed is drawn from (``pi-env solo play`` and ``pi-env serve`` without a
+seed or date): ten-digit seeds, apart from every daily case's (``YYYYMMDD`` below, and the daily
+search blocks ``YYYYMMDD000..999`` above), and too many to find one's case by trying them all
+against the layout on the board."""
+RANDOM_CASE = "a random case"
+"""How messages name a random case while it is played: its seed fixes the case, so it is shown
+only once the case is solved (``pi-env solo generate --seed N`` would print the case)."""
+
+
+def random_seed() -> int:
+    """A seed from :data:`RANDOM_SEEDS`, drawn from the operating system's randomness."""
+    import secrets
+
+    return RANDOM_SEEDS.start + secrets.randbelow(len(RANDOM_SEEDS))
 
 SAVE_FORMAT = "pi-solo-save/1"
 HELP = """Commands (one per line):
@@ -142,6 +159,10 @@ class SoloGame:
             ``"daily case 2024-05-01, hard"``, ``"case file case.json"``).
         target: the difficulty asked for when the case was generated (``None``: none).
         unranked: why the game is not ranked (``None``: it is ranked, or the default reason).
+        random: the seed was drawn at random, not chosen by the player: ``source`` is
+            :data:`RANDOM_CASE` and the seed is shown only once the case is solved (it fixes the
+            case; a player who chose a seed knows it already). A daily case is reproducible from
+            its date by design.
     """
 
     seed: int | None
@@ -158,6 +179,7 @@ class SoloGame:
     source: str = ""
     target: str | None = None
     unranked: str | None = None
+    random: bool = False
 
     @classmethod
     def new(cls, tile_district, case: int, *, seed: int | None, date: str | None = None,
@@ -193,6 +215,8 @@ class SoloGame:
             doc["difficulty"] = self.target
         if self.unranked is not None:
             doc["unranked"] = self.unranked
+        if self.random:
+            doc["random"] = True
         if self.seed is None or self.board != DAYTIME:
             doc["tile_district"] = list(self.tile_district)
             doc["case"] = self.case
@@ -231,7 +255,8 @@ class SoloGame:
                 from pi_env.apps.solo_cases import generate
 
                 # the saved seed is the case's own (a daily of a difficulty is not its date's seed)
-                game = _game_of_case(generate(seed, investigators=inv), date, target)
+                game = _game_of_case(generate(seed, investigators=inv), date, target,
+                                     random=doc.get("random") is True and date is None)
             elapsed, hints = doc.get("elapsed", 0.0), doc.get("hints", 0)
             if not isinstance(elapsed, (int, float)) or elapsed < 0 or not isinstance(hints, int) or hints < 0:
                 raise SaveError("elapsed and hints must be non-negative numbers")
@@ -274,22 +299,29 @@ class SoloGame:
         return GameRecord(rules=rules, board=self.board, rounds=(rnd,), seed=self.seed)
 
 
-def game_from_seed(seed: int, *, date: str | None = None, difficulty: str | None = None,
+def game_from_seed(seed: int | None, *, date: str | None = None, difficulty: str | None = None,
                    investigators: int = 5) -> SoloGame:
-    """A new game of the case :func:`pi_env.apps.solo_cases.generate` draws (from ``seed`` or ``date``)."""
+    """A new game of the case :func:`pi_env.apps.solo_cases.generate` draws (from ``seed`` or ``date``;
+    neither: a random case, :func:`random_seed`, whose seed is kept from the messages until it is
+    solved, :attr:`SoloGame.random`)."""
     from pi_env.apps.solo_cases import generate
 
+    random = seed is None and date is None
+    if random:
+        seed = random_seed()
     c = generate(None if date else seed, date=date, difficulty=difficulty, investigators=investigators)
-    return _game_of_case(c, c.date, difficulty)
+    return _game_of_case(c, c.date, difficulty, random=random)
 
 
-def _game_of_case(c, date: str | None, target: str | None) -> SoloGame:
+def _game_of_case(c, date: str | None, target: str | None, random: bool = False) -> SoloGame:
     """A new game of a generated :class:`~pi_env.apps.solo_cases.SoloCase` (labelled by date and target)."""
     from pi_env.apps.solo_cases import case_label
 
-    return SoloGame.new(c.tile_district, c.case, seed=c.seed, date=date, investigators=c.investigators,
+    game = SoloGame.new(c.tile_district, c.case, seed=c.seed, date=date, investigators=c.investigators,
                         greedy_actions=c.greedy.actions, difficulty=c.difficulty,
-                        source=case_label(date, target, c.seed), target=target)
+                        source=RANDOM_CASE if random else case_label(date, target, c.seed), target=target)
+    game.random = random
+    return game
 
 
 def game_from_case_file(path: "str | os.PathLike[str]") -> SoloGame:
@@ -643,10 +675,7 @@ class SoloApp:
     def _new_game(self, seed, date, difficulty, investigators, case_file) -> SoloGame:
         if case_file is not None:
             return game_from_case_file(case_file)
-        if seed is None and date is None:
-            seed = int(np.random.SeedSequence().entropy % 1_000_000)
-        return game_from_seed(seed if seed is not None else 0, date=date, difficulty=difficulty,
-                              investigators=investigators)
+        return game_from_seed(seed, date=date, difficulty=difficulty, investigators=investigators)
 
     def _intro(self, resumed: bool) -> None:
         g = self.game
@@ -794,6 +823,9 @@ class SoloApp:
                  f"{plural(wrong, 'wrong solve')}, {format_time(seconds)}{hints}.")
         if g.greedy_actions is not None:
             self.say(f"The reference greedy solver needs {g.greedy_actions} actions on this case.")
+        if g.random and g.seed is not None:
+            self.say(f"It was the case of seed {g.seed} (play it again, or challenge someone: "
+                     f"pi-env solo play --seed {g.seed}).")
         record_path = self._write_record()
         if g.seed is None or g.board != DAYTIME:
             self.say(g.unranked or ("This case has no seed, so it is not ranked." if g.seed is None else

@@ -14,14 +14,16 @@ application (FastAPI) for tests and other servers. Needs the ``web`` extra:
 from __future__ import annotations
 
 import contextlib
-import ipaddress
+import logging
 import socket
 import sys
 from pathlib import Path
 
 from pi_env.core.errors import PIError
 
-__all__ = ["serve", "is_loopback", "missing_extra", "background_server"]
+from pi_env.apps.web.guard import is_loopback, redact
+
+__all__ = ["serve", "is_loopback", "missing_extra", "background_server", "redact"]
 
 
 def missing_extra() -> str | None:
@@ -33,16 +35,6 @@ def missing_extra() -> str | None:
         return (f"the web app needs the 'web' extra ({exc.name} is missing): "
                 f"pip install 'pi-deduction[web]' (or, in a checkout: pip install '.[web]')")
     return None
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` names only this machine (``127.0.0.0/8``, ``::1``, ``localhost``)."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -71,6 +63,30 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+class _RedactTokens(logging.Filter):
+    """A filter for uvicorn's access log: seat tokens never written (:func:`redact`)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(redact(a) if isinstance(a, str) else a for a in record.args)
+        elif isinstance(record.msg, str):
+            record.msg = redact(record.msg)
+        return True
+
+
+def _server(config):
+    """A uvicorn server that, when it starts stopping (Ctrl-C), first ends every long poll of the
+    games (:meth:`GameManager.close`), so it does not wait up to 20 s for them."""
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        async def shutdown(self, sockets=None):
+            self.config.app.state.games.close()
+            await super().shutdown(sockets)
+
+    return Server(config)
+
+
 def serve(host: str = "127.0.0.1", port: int = 8000, data_dir: "str | Path | None" = None, *,
           agent_delay: float = 0.8, solver_timeout: float = 60.0, quiet: bool = False) -> int:
     """Run the web server until Ctrl-C; prints its address first.
@@ -97,20 +113,21 @@ def serve(host: str = "127.0.0.1", port: int = 8000, data_dir: "str | Path | Non
     from pi_env.apps.web.app import create_app
 
     data = Path(data_dir).expanduser() if data_dir is not None else default_data_dir()
-    local = is_loopback(host)
-    if not local:
-        print(f"pi-env: warning: listening on {host}, not only on this machine: anyone who can reach "
-              f"port {port} can create games, and every seat link shown can be opened from elsewhere; "
-              f"records cannot be opened by path", file=sys.stderr)
-    sock = bind(host, port)
-    app = create_app(data, agent_delay=agent_delay, solver_timeout=solver_timeout, allow_paths=local)
-    real_port = sock.getsockname()[1]
-    shown = f"[{host}]" if ":" in host else host
-    print(f"pi-env serve: http://{shown}:{real_port}/  (data in {data}; Ctrl-C stops)", flush=True)
-    config = uvicorn.Config(app, log_level="warning" if quiet else "info", access_log=not quiet)
-    server = uvicorn.Server(config)
+    sock = bind(host, port)  # first: an address that cannot be used is the only thing printed
     try:
-        server.run(sockets=[sock])
+        real_port = sock.getsockname()[1]
+        if not is_loopback(host):
+            print(f"pi-env: warning: listening on {host}, not only on this machine: anyone who can reach "
+                  f"port {real_port} can create games, and every seat link shown can be opened from "
+                  f"elsewhere; records cannot be opened by path", file=sys.stderr)
+        app = create_app(data, host=host, port=real_port, agent_delay=agent_delay, solver_timeout=solver_timeout)
+        app.state.solver.prestart()  # here, in the main thread: the worker starts ignoring Ctrl-C
+        shown = f"[{host}]" if ":" in host else host
+        print(f"pi-env serve: http://{shown}:{real_port}/  (data in {data}; Ctrl-C stops)", flush=True)
+        config = uvicorn.Config(app, log_level="warning" if quiet else "info", access_log=not quiet,
+                                timeout_graceful_shutdown=5)
+        logging.getLogger("uvicorn.access").addFilter(_RedactTokens())
+        _server(config).run(sockets=[sock])
     finally:
         sock.close()
     return 0
@@ -136,9 +153,9 @@ def background_server(data_dir: "str | Path", *, host: str = "127.0.0.1", agent_
     from pi_env.apps.web.app import create_app
 
     sock = bind(host, 0)
-    app = create_app(data_dir, agent_delay=agent_delay, solver_timeout=solver_timeout,
-                     allow_paths=is_loopback(host))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    app = create_app(data_dir, host=host, port=sock.getsockname()[1], agent_delay=agent_delay,
+                     solver_timeout=solver_timeout)
+    server = _server(uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=5))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     end = time.monotonic() + 30

@@ -265,6 +265,7 @@ class GameManager:
         self.store = store
         self.agent_delay = float(agent_delay)
         self.games: dict[str, LiveGame] = {}
+        self.closing = asyncio.Event()
 
     # -- creating and restoring ----------------------------------------------------------------
     def create(self, doc: Any) -> tuple[LiveGame, list[str | None]]:
@@ -404,16 +405,32 @@ class GameManager:
 
     def start(self) -> None:
         """Let the agents of every restored game play on (call inside the running loop)."""
+        self.closing = asyncio.Event()
         for game in self.games.values():
             game.lock = asyncio.Lock()
             game.changed = asyncio.Event()
             self.kick(game)
 
+    def close(self) -> None:
+        """The server is stopping: every waiting :meth:`wait` returns now, new ones at once (call
+        inside the running loop)."""
+        self.closing.set()
+
+    def stop(self) -> None:
+        """Stop the agents' drivers (after :meth:`close`, when no request runs any more)."""
+        self.close()
+        for game in self.games.values():
+            if game.driver is not None and not game.driver.done():
+                game.driver.cancel()
+
     async def wait(self, game: LiveGame, since: int, timeout: float) -> None:
-        """Return when the game's version differs from ``since``, or after ``timeout`` seconds."""
-        if game.version != since:
+        """Return when the game's version differs from ``since``, after ``timeout`` seconds, or
+        when the server stops (:meth:`close`)."""
+        if game.version != since or self.closing.is_set():
             return
+        waiters = [asyncio.ensure_future(game.changed.wait()), asyncio.ensure_future(self.closing.wait())]
         try:
-            await asyncio.wait_for(game.changed.wait(), timeout)
-        except asyncio.TimeoutError:
-            pass
+            await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for w in waiters:
+                w.cancel()

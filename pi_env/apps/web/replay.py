@@ -15,16 +15,26 @@ is computed by :class:`SolverWorker` in a separate process, so a slow analysis (
 inference for 5 players early in a round can take long) never blocks the server: a request
 answers at once with the result or "computing", the page asks again, and a computation that runs
 past ``timeout`` seconds is stopped and reported as such.
+
+:class:`ReplayCache` keeps the opened records in memory within a bound (the least recently used
+are dropped and read back from the database when asked for again); :func:`read_record_file`
+reads a record named by a path on the server's machine, regular files only, within a byte limit.
+Building a :class:`ReplayDoc`, its summary and its positions take time in proportion to the record
+(seconds for tens of thousands of events): the app runs them in worker threads, never on the
+event loop.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from dataclasses import replace
 import multiprocessing
+import os
+import signal
+import stat
 import threading
 import time
+from dataclasses import replace
 from collections import OrderedDict
 from typing import Any
 
@@ -39,10 +49,11 @@ from pi_env.records.types import CLUE, INVESTIGATE, SOLVE, GameRecord
 from pi_env.solvers.solve_report import investigators_left_at, next_turn_tier
 
 from pi_env.agents.human import case_doc
-from pi_env.apps.web.errors import Unprocessable
+from pi_env.apps.web.errors import NotFound, Unprocessable
 from pi_env.apps.web.games import board_doc, event_doc
+from pi_env.apps.web.store import Store
 
-__all__ = ["ReplayDoc", "SolverWorker", "parse_record_text"]
+__all__ = ["ReplayDoc", "ReplayCache", "SolverWorker", "parse_record_text", "read_record_file"]
 
 log = logging.getLogger("pi_env.web")
 
@@ -55,9 +66,12 @@ def parse_record_text(text: str) -> GameRecord:
     """
     try:
         doc = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise Unprocessable(f"the record is not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
-                            if isinstance(exc, json.JSONDecodeError) else "the record is not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise Unprocessable(f"the record is not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:
+        raise Unprocessable("the record is not a usable JSON record: lists or objects nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer of thousands of digits
+        raise Unprocessable(f"the record is not a usable JSON record: {exc}") from None
     if not isinstance(doc, dict):
         raise Unprocessable(f"malformed record: a record must be a JSON object, got {type(doc).__name__}")
     try:
@@ -65,6 +79,50 @@ def parse_record_text(text: str) -> GameRecord:
     except (RecordError, TypeError) as exc:
         raise Unprocessable(f"malformed record: {exc}") from None
     return record
+
+
+def read_record_file(path: str, limit: int) -> str:
+    """The text of a record file on this machine, named by ``path`` (``~`` expanded).
+
+    Only a regular file is opened (a symbolic link to one too): a device (``/dev/zero``), a named
+    pipe, a socket or a folder is refused before it is opened, and the file is checked again once
+    open. At most ``limit + 1`` bytes are read, so an endless or growing file costs at most that.
+    Blocking: call it from a worker thread.
+
+    Every way of failing — no such file, no permission, not a regular file, more than ``limit``
+    bytes, not UTF-8 — gives the same one-line answer, so that the path box tells nobody more about
+    the machine's other files than that they are not records it can open (decision: the person at
+    the server's own keyboard finds the reason with ``pi-env replay PATH``).
+
+    Raises:
+        Unprocessable: ``cannot open PATH as a record: ...``.
+    """
+    shown = path if len(path) <= 200 else path[:200] + "..."
+    refusal = Unprocessable(f"cannot open {shown!r} as a record: it must be a readable regular file (not a "
+                            f"folder, device or pipe) of UTF-8 JSON text, at most {limit} bytes; or upload it")
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        name = os.path.expanduser(path)
+        if not stat.S_ISREG(os.stat(name).st_mode):
+            raise refusal
+        fd = os.open(name, flags)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):  # replaced between the two looks
+                raise refusal
+            chunks, size = [], 0
+            while size <= limit:
+                chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+        finally:
+            os.close(fd)
+        if size > limit:
+            raise refusal
+        return b"".join(chunks).decode("utf-8-sig")
+    except (OSError, ValueError, UnicodeDecodeError):  # ValueError: a NUL in the path
+        raise refusal from None
 
 
 class ReplayDoc:
@@ -89,6 +147,7 @@ class ReplayDoc:
         self.names = list(board_doc(record.board)["elements"])
         self.displays: dict[tuple[int, int], tuple[list[int], int, int]] = {}
         self.engine_checked = False
+        self._summary: dict[str, Any] | None = None
         if record.seed is not None:
             self._engine_displays()
 
@@ -126,7 +185,13 @@ class ReplayDoc:
 
     # -- what the page gets -----------------------------------------------------------------------
     def summary(self) -> dict[str, Any]:
-        """Players, rounds with their events (public), whether the record holds every case."""
+        """Players, rounds with their events (public), whether the record holds every case
+        (computed once)."""
+        if self._summary is None:
+            self._summary = self._make_summary()
+        return self._summary
+
+    def _make_summary(self) -> dict[str, Any]:
         record = self.record
         n = record.rules.players
         rounds = []
@@ -228,6 +293,71 @@ class ReplayDoc:
         return view
 
 
+class ReplayCache:
+    """The opened records the server keeps in memory: at most ``max_docs`` of them holding at most
+    ``max_bytes`` bytes of record text, the least recently used dropped first (the one in use is
+    always kept). A dropped record is rebuilt from the database (:meth:`Store.replay`) when asked
+    for again. Thread-safe; building a document runs in the calling thread, once per record at a
+    time.
+
+    Args:
+        store: the database that holds every opened record's text.
+        max_docs: documents kept.
+        max_bytes: record text kept, bytes (a document takes about ten times its text in memory).
+    """
+
+    def __init__(self, store: Store, max_docs: int = 16, max_bytes: int = 4_000_000):
+        self.store, self.max_docs, self.max_bytes = store, int(max_docs), int(max_bytes)
+        self._docs: "OrderedDict[str, ReplayDoc]" = OrderedDict()
+        self._lock = threading.Lock()
+        self._building: dict[str, threading.Lock] = {}
+
+    def __len__(self) -> int:
+        return len(self._docs)
+
+    def __contains__(self, replay_id: object) -> bool:
+        return replay_id in self._docs
+
+    def put(self, doc: ReplayDoc) -> None:
+        """Keep ``doc`` as the most recently used."""
+        with self._lock:
+            self._docs[doc.id] = doc
+            self._docs.move_to_end(doc.id)
+            self._shrink()
+
+    def _shrink(self) -> None:
+        total = sum(len(d.text) for d in self._docs.values())
+        while len(self._docs) > 1 and (len(self._docs) > self.max_docs or total > self.max_bytes):
+            _, old = self._docs.popitem(last=False)
+            total -= len(old.text)
+
+    def get(self, replay_id: str) -> ReplayDoc:
+        """The document of an opened record (rebuilt from the database when it was dropped).
+
+        Raises:
+            NotFound: no record was opened under this id, or it was dropped from the database too.
+        """
+        with self._lock:
+            doc = self._docs.get(replay_id)
+            if doc is not None:
+                self._docs.move_to_end(replay_id)
+                return doc
+            building = self._building.setdefault(replay_id, threading.Lock())
+        with building:  # one rebuild per record; others wait for it
+            with self._lock:
+                doc = self._docs.get(replay_id)
+            if doc is None:
+                text = self.store.replay(replay_id)
+                if text is None:
+                    raise NotFound(f"no replay {replay_id!r} on this server (an opened record is kept until "
+                                   f"many newer ones were opened); open the record again")
+                doc = ReplayDoc(replay_id, text)
+                self.put(doc)
+        with self._lock:
+            self._building.pop(replay_id, None)
+        return doc
+
+
 def _rules_text(record: GameRecord) -> str:
     rules = record.rules
     parts = ["duel" if rules.mode == "duel" else f"{rules.edition} edition", f"{rules.players} players",
@@ -273,6 +403,12 @@ def _warm() -> bool:
     return True
 
 
+def _ignore_sigint() -> None:
+    """The worker's initializer: Ctrl-C at the terminal reaches the whole process group, but only
+    the server acts on it (it stops the worker); the worker prints nothing."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class SolverWorker:
     """Solver computations in one worker process, never in the server's threads (module docstring).
 
@@ -306,12 +442,35 @@ class SolverWorker:
         self._thread = threading.Thread(target=self._loop, name="pi-env-solver", daemon=True)
         self._thread.start()
 
-    def _new_pool(self):
-        """A worker process with the solver loaded (its start-up is not counted in any timeout)."""
+    def _new_pool(self, warm: bool = True):
+        """A worker process with the solver loaded (its start-up is not counted in any timeout).
+
+        It ignores Ctrl-C (SIGINT) from its initializer on; started from the main thread it
+        ignores it from its first instruction (the disposition is inherited by the new program).
+        """
         ctx = multiprocessing.get_context("spawn")
-        pool = ctx.Pool(1)
-        pool.apply(_warm)
+        main = threading.current_thread() is threading.main_thread()
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+        try:
+            pool = ctx.Pool(1, initializer=_ignore_sigint)
+        finally:
+            if main:
+                signal.signal(signal.SIGINT, previous)
+        if warm:
+            pool.apply(_warm)
+        else:
+            pool.apply_async(_warm)  # the first job waits for it
         return pool
+
+    def prestart(self) -> None:
+        """Start the worker process now, from this thread (``pi-env serve`` calls it in the main
+        thread, so the worker ignores Ctrl-C from its very start); it loads the solver in the
+        background. Later restarts (after a stopped view) happen in the worker thread."""
+        with self._cv:
+            if self._pool is not None or self._closed:
+                return
+            self._pool = self._new_pool(warm=False)
+            self._sent = set()
 
     def request(self, key: tuple, args: tuple) -> tuple[str, Any]:
         """The state of computation ``key`` (``args`` for :func:`_solve_job`), queuing it if new."""
@@ -354,8 +513,12 @@ class SolverWorker:
                 key, args = self._pending.popitem(last=True)  # the newest first
                 self._running = key
             if self._pool is None:
-                self._pool = self._new_pool()
-                self._sent = set()
+                pool = self._new_pool()
+                with self._cv:
+                    if self._closed:  # closed while the worker started
+                        pool.terminate()
+                        return
+                    self._pool, self._sent = pool, set()
             rid = args[0]
             lean = (rid, None) + tuple(args[2:]) if rid in self._sent else args  # the text once per worker
             try:

@@ -9,7 +9,10 @@ The result goes to the same leaderboard as ``pi-env solo play``
 (:class:`pi_env.apps.leaderboard.Leaderboard`), ranked by docs/rules.md §8.
 
 A solo game's id is its private link (144 random bits); the view never contains the case until
-the case is solved.
+the case is solved, nor its seed (which fixes the case: ``pi-env solo generate --seed N`` prints it),
+as in the terminal app. A game started without a seed or date is a random case
+(:func:`pi_env.apps.solo_app.random_seed`), named "a random case" until it is solved; a daily case
+is the same for everyone on that date and reproducible from the date by design.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import numpy as np
 
 from pi_env.agents.human import case_doc
 from pi_env.apps.leaderboard import Entry, Leaderboard, LeaderboardError
-from pi_env.apps.solo_app import SoloGame, answer_phrase, game_from_seed, solo_hint
+from pi_env.apps.solo_app import RANDOM_CASE, SoloGame, answer_phrase, game_from_seed, solo_hint
 from pi_env.core.actions import action_name, case_name
 from pi_env.core.constants import INVESTIGATE_BASE, NUM_ACTIONS, SOLVE_BASE
 from pi_env.core.errors import PIError
@@ -84,10 +87,8 @@ class SoloManager:
         name = doc.get("name") or "player"
         if not isinstance(name, str) or not name.strip() or len(name) > 40:
             raise Unprocessable("'name' must be 1..40 characters")
-        if daily is None and seed is None:
-            seed = secrets.randbelow(1_000_000)
-        try:
-            game = game_from_seed(seed or 0, date=daily, difficulty=difficulty, investigators=inv)
+        try:  # neither seed nor date: a random case (its seed is shown once it is solved)
+            game = game_from_seed(seed, date=daily, difficulty=difficulty, investigators=inv)
         except PIError as exc:
             raise Unprocessable(str(exc)) from None
         sid = secrets.token_urlsafe(18)
@@ -102,6 +103,7 @@ class SoloManager:
         doc["game"] = game.to_json()
         doc["game"]["seed"] = game.seed
         doc["date"] = game.date
+        doc["random"] = game.random
         self.store.put_solo(sid, doc)
 
     def get(self, sid: str) -> tuple[SoloGame, dict[str, Any]]:
@@ -119,6 +121,9 @@ class SoloManager:
             for text in actions:
                 game.step(parse_action(text, game.board))
             game.date = doc.get("date")
+            game.random = bool(doc.get("random", False))
+            if game.random:
+                game.source = RANDOM_CASE
             meta = {k: doc.get(k) for k in ("name", "started", "finished", "result")}
             if not finished and game.done:  # pragma: no cover - saved before the result was stored
                 meta["finished"] = self.clock()
@@ -161,7 +166,7 @@ class SoloManager:
         view = {
             "id": sid, "version": len(game.actions), "done": game.done, "source": game.source,
             "difficulty": game.difficulty, "greedy_actions": game.greedy_actions, "name": meta["name"],
-            "seed": game.seed, "date": game.date, "investigators": game.config.investigators,
+            "seed": game.seed if game.done else None, "date": game.date, "investigators": game.config.investigators,
             "board": board_doc(board), "tiles": tiles, "answers": {str(k): v for k, v in answers.items()},
             "spots": [[x for x, w in answers.items() if w == "spot"]],
             "traces": [[x for x, w in answers.items() if w == "trace"]],

@@ -11,28 +11,36 @@ after a restart by replaying the moves through the engine. Seat tokens are store
 digests. Every write is one transaction (WAL journal): a move is stored before it is applied, so a
 move that was answered is never lost.
 
-Schema (``PRAGMA user_version = 1``)::
+Opened records (``replays``) are bounded: :meth:`Store.add_replay` keeps at most ``max_count``
+of them and ``max_bytes`` of their text, dropping the least recently opened ones (a record opened
+again, or read back after the server forgot it, counts as opened then); the same text opened twice
+is stored once, under its first id.
+
+Schema (``PRAGMA user_version = 2``; a version-1 file gains the replays' new columns when opened)::
 
     games   (id TEXT PRIMARY KEY, created TEXT, spec TEXT)        -- spec: JSON settings + seats
     moves   (game TEXT, n INTEGER, action INTEGER, at TEXT, PRIMARY KEY (game, n))
     solo    (id TEXT PRIMARY KEY, created TEXT, doc TEXT)         -- doc: JSON of the game so far
-    replays (id TEXT PRIMARY KEY, created TEXT, text TEXT)        -- the record as opened
+    replays (id TEXT PRIMARY KEY, created TEXT, text TEXT,        -- the record as opened,
+             digest TEXT, size INTEGER, opened REAL)              -- its SHA-256, UTF-8 bytes, last use
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import json
 import sqlite3
 import threading
+import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from pi_env.core.errors import PIError
 
 __all__ = ["Store", "StoreError", "SCHEMA_VERSION"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (id TEXT PRIMARY KEY, created TEXT NOT NULL, spec TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS moves (game TEXT NOT NULL, n INTEGER NOT NULL, action INTEGER NOT NULL,
@@ -40,6 +48,7 @@ CREATE TABLE IF NOT EXISTS moves (game TEXT NOT NULL, n INTEGER NOT NULL, action
 CREATE TABLE IF NOT EXISTS solo (id TEXT PRIMARY KEY, created TEXT NOT NULL, doc TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS replays (id TEXT PRIMARY KEY, created TEXT NOT NULL, text TEXT NOT NULL);
 """
+_REPLAY_COLUMNS = (("digest", "TEXT"), ("size", "INTEGER NOT NULL DEFAULT 0"), ("opened", "REAL NOT NULL DEFAULT 0"))
 
 
 class StoreError(PIError):
@@ -69,6 +78,14 @@ class Store:
             self._con.execute("PRAGMA journal_mode = WAL")
             self._con.execute("PRAGMA synchronous = NORMAL")
             self._con.executescript(_SCHEMA)
+            have = {row[1] for row in self._con.execute("PRAGMA table_info(replays)")}
+            for name, kind in _REPLAY_COLUMNS:  # a version-1 file
+                if name not in have:
+                    self._con.execute(f"ALTER TABLE replays ADD COLUMN {name} {kind}")
+            if "size" not in have:
+                self._con.execute("UPDATE replays SET size = length(CAST(text AS BLOB))")
+            self._con.execute("CREATE INDEX IF NOT EXISTS replays_digest ON replays (digest)")
+            self._con.execute("CREATE INDEX IF NOT EXISTS replays_opened ON replays (opened)")
             self._con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except (sqlite3.Error, OSError) as exc:
             raise StoreError(f"{self.path}: cannot be used as the web app's database ({exc})") from None
@@ -77,16 +94,18 @@ class Store:
         with self._lock:
             self._con.close()
 
-    def _write(self, sql: str, args: tuple) -> None:
+    def _write(self, sql: "str | Callable[[sqlite3.Connection], Any]", args: tuple = ()) -> Any:
+        """One statement (or a function of the connection) in one transaction; returns its result."""
         with self._lock:
             try:
                 self._con.execute("BEGIN IMMEDIATE")
                 try:
-                    self._con.execute(sql, args)
+                    result = sql(self._con) if callable(sql) else self._con.execute(sql, args)
                 except BaseException:
                     self._con.execute("ROLLBACK")
                     raise
                 self._con.execute("COMMIT")
+                return result
             except sqlite3.IntegrityError as exc:
                 raise StoreError(f"{self.path}: refused ({exc})") from None
             except sqlite3.Error as exc:
@@ -128,9 +147,50 @@ class Store:
         return json.loads(rows[0][0]) if rows else None
 
     # replays ------------------------------------------------------------------------------
-    def add_replay(self, replay_id: str, text: str) -> None:
-        self._write("INSERT INTO replays (id, created, text) VALUES (?, ?, ?)", (replay_id, _now(), text))
+    def add_replay(self, replay_id: str, text: str, *, max_count: int = 500,
+                   max_bytes: int = 50_000_000) -> str:
+        """Store an opened record under ``replay_id``; returns the id it is stored under (the first
+        id of the same text when it was opened before). Then the least recently opened records are
+        dropped until at most ``max_count`` remain, holding at most ``max_bytes`` bytes of text (the
+        newest is always kept)."""
+        data = text.encode("utf-8")
+        digest = hashlib.sha256(data).hexdigest()
+
+        def add(con: sqlite3.Connection) -> str:
+            now = time.time()
+            row = con.execute("SELECT id FROM replays WHERE digest = ? AND text = ?", (digest, text)).fetchone()
+            if row is not None:
+                con.execute("UPDATE replays SET opened = ? WHERE id = ?", (now, row[0]))
+                kept = row[0]
+            else:
+                con.execute("INSERT INTO replays (id, created, text, digest, size, opened) VALUES (?, ?, ?, ?, ?, ?)",
+                            (replay_id, _now(), text, digest, len(data), now))
+                kept = replay_id
+            count, total = con.execute("SELECT count(*), coalesce(sum(size), 0) FROM replays").fetchone()
+            if count > max_count or total > max_bytes:
+                rows = con.execute("SELECT id, size FROM replays WHERE id != ? ORDER BY opened, rowid",
+                                   (kept,)).fetchall()
+                drop = []
+                for rid, size in rows:
+                    if count <= max_count and total <= max_bytes:
+                        break
+                    drop.append(rid)
+                    count, total = count - 1, total - size
+                con.executemany("DELETE FROM replays WHERE id = ?", [(rid,) for rid in drop])
+            return kept
+
+        return self._write(add)
 
     def replay(self, replay_id: str) -> str | None:
-        rows = self._read("SELECT text FROM replays WHERE id = ?", (replay_id,))
-        return rows[0][0] if rows else None
+        """The text of an opened record (``None``: never opened, or dropped since); marks it used."""
+        def get(con: sqlite3.Connection) -> str | None:
+            row = con.execute("SELECT text FROM replays WHERE id = ?", (replay_id,)).fetchone()
+            if row is not None:
+                con.execute("UPDATE replays SET opened = ? WHERE id = ?", (time.time(), replay_id))
+            return None if row is None else row[0]
+
+        return self._write(get)
+
+    def count_replays(self) -> int:
+        """How many opened records are stored."""
+        return int(self._read("SELECT count(*) FROM replays")[0][0])

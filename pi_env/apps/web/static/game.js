@@ -57,7 +57,8 @@ function render(view) {
       order.map(i => `${res.ranks[i]}. ${view.names[i]} ${res.scores[i]}`).join(" · ") +
       (res.truncated ? " (a round was ended by the safeguard)" : "");
     const dl = document.getElementById("download");
-    dl.href = `/api/games/${GAME}/record` + (TOKEN ? `?seat=${TOKEN}` : "");
+    dl.href = `/api/games/${GAME}/record`;  // the game is over: every case is public; no token in the address
+    dl.setAttribute("download", `pi-game-${GAME}.json`);
     document.getElementById("to-replay").onclick = async (e) => {
       e.preventDefault();
       const r = await api("POST", `/api/games/${GAME}/replay`);

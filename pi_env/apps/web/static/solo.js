@@ -40,7 +40,8 @@ async function finish(view) {
   const r = view.result || {};
   document.getElementById("end").textContent =
     `Solved: ${caseText(view.case)} in ${view.actions} actions, ${view.investigators_used} investigator tiles, ` +
-    `${view.wrong_solves} wrong, ${fmt(view.seconds)}` + (r.ranked ? ` — rank ${r.rank} of ${r.of}` : (r.why ? ` (${r.why})` : ""));
+    `${view.wrong_solves} wrong, ${fmt(view.seconds)}` + (r.ranked ? ` — rank ${r.rank} of ${r.of}` : (r.why ? ` (${r.why})` : "")) +
+    (view.seed !== null && view.seed !== undefined ? `. It was the case of seed ${view.seed} (play it again with this seed).` : "");
   document.getElementById("download").href = `/api/solo/${SID}/record`;
   const doc = await api("GET", `/api/leaderboard?seed=${view.seed}&investigators=${view.investigators}`);
   const box = document.getElementById("board-table");
@@ -67,7 +68,7 @@ document.getElementById("hint-button").addEventListener("click", async () => {
     const d = await api("POST", `/api/solo/${SID}/hint`);
     const box = document.getElementById("hint");
     box.innerHTML = "";
-    h("div", {}, box, `${d.count} case${d.count === 1 ? "" : "s"} fit what you know.` +
+    h("div", {}, box, `${d.count} case${d.count === 1 ? " fits" : "s fit"} what you know.` +
       (d.certain.length && d.count > 1 ? ` Certain: ${d.certain.join(", ")}.` : ""));
     if (d.count <= 4) h("div", {class: "muted"}, box, d.cases.map(caseText).join("; "));
     if (d.count === 1) h("div", {}, box, `Name it: ${caseText(d.cases[0])}`);

@@ -1,0 +1,287 @@
+"""What stands between the web app and the network: ASGI middleware that needs no web framework.
+
+:class:`RequestGuard` (outermost) refuses, before any endpoint runs:
+
+* a ``Host`` header that is not this server (:class:`HostPolicy`): a page of another site whose
+  name was pointed at 127.0.0.1 (DNS rebinding) reaches the socket with that site's name;
+* a state-changing request (``POST``, ``PUT``, ``PATCH``, ``DELETE``) from another page: an
+  ``Origin`` other than this server's own (scheme, name and port of the request's ``Host``), or
+  ``Sec-Fetch-Site`` other than ``same-origin``/``none``; a request without either header
+  (``curl``, scripts) is not a browser's cross-site request and is served;
+* a request body that is not declared ``Content-Type: application/json`` (a page elsewhere can
+  send ``text/plain`` and form bodies without asking; JSON it cannot);
+
+and turns any unexpected exception into a JSON 500 with a one-line reason (the traceback goes to
+the ``pi_env.web`` log), so the server never answers with a bare error page or drops the
+connection. :class:`BodyLimit` refuses a body over the limit with 413: a declared
+``Content-Length`` before any byte is read, a streamed (chunked) body as soon as the bytes that
+arrived pass the limit, so no request holds more than the limit in memory.
+
+Every refusal is ``{"error": "one-line reason"}`` and changes nothing.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import logging
+import re
+import socket
+from typing import Any, Awaitable, Callable
+
+__all__ = ["HostPolicy", "RequestGuard", "BodyLimit", "is_loopback", "error_body", "BodyTooLarge", "redact"]
+
+log = logging.getLogger("pi_env.web")
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+_TOKEN_IN_PATH = re.compile(r"(/seat/|[?&]seat=)[^/?&#\s\"]+")
+
+
+def redact(text: str) -> str:
+    """``text`` with every seat token in a path or query (``/seat/TOKEN``, ``?seat=TOKEN``)
+    replaced by ``…``: tokens are private links and never go to a log."""
+    return _TOKEN_IN_PATH.sub(lambda m: m.group(1) + "\u2026", text)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names only this machine (``127.0.0.0/8``, ``::1``, ``localhost``)."""
+    if host.lower().rstrip(".") == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _ip(name: str) -> "ipaddress.IPv4Address | ipaddress.IPv6Address | None":
+    try:
+        return ipaddress.ip_address(name)
+    except ValueError:
+        return None
+
+
+def split_host(value: str) -> tuple[str, int] | None:
+    """``(name, port)`` of a ``Host`` header value (``name``, ``name:port``, ``[v6]:port``; port 80
+    when absent), the name lower-cased without a trailing dot; ``None`` when malformed."""
+    value = value.strip()
+    if value.startswith("["):
+        end = value.find("]")
+        if end < 0:
+            return None
+        name, rest = value[1:end], value[end + 1:]
+        if _ip(name) is None:
+            return None
+    else:
+        name, sep, rest = value.partition(":")
+        rest = sep + rest
+    if rest == "":
+        port = 80
+    elif rest.startswith(":") and rest[1:].isdigit() and len(rest) <= 6:
+        port = int(rest[1:])
+    else:
+        return None
+    name = name.lower().rstrip(".")
+    if not name:
+        return None
+    return name, port
+
+
+class HostPolicy:
+    """Which ``Host`` values name this server (listening on ``host``, ``port``).
+
+    * A loopback interface (``127.0.0.1``, ``::1``, ``localhost``): ``localhost``, ``127.0.0.1``
+      and ``[::1]``.
+    * Every interface (``0.0.0.0``, ``::``, ``""``): any IP address (an address reached the socket,
+      so it is this machine's; no other site can be named by one), ``localhost``, and this
+      machine's own name (:func:`socket.gethostname`, :func:`socket.getfqdn`).
+    * Any other ``--host``: exactly that name or address.
+
+    Always with the port the server listens on (80 may be left out, as browsers do).
+
+    Args:
+        host: the interface as given to ``pi-env serve --host``.
+        port: the port the socket listens on (the real one when 0 was asked).
+    """
+
+    def __init__(self, host: str, port: int):
+        self.host, self.port = host, int(port)
+        bare = host.strip("[]").lower().rstrip(".")
+        self.any_ip = bare in ("", "0.0.0.0", "::")
+        names = {bare}
+        if is_loopback(bare) or self.any_ip:
+            names |= LOOPBACK_NAMES
+        if self.any_ip:
+            for name in (socket.gethostname(), socket.getfqdn()):
+                if name:
+                    names.add(name.lower().rstrip("."))
+        self.names = frozenset(n for n in names if n)
+
+    def allows(self, value: str | None) -> bool:
+        """Whether a ``Host`` header value names this server."""
+        parts = split_host(value or "")
+        if parts is None:
+            return False
+        name, port = parts
+        if port != self.port:
+            return False
+        if name in self.names:
+            return True
+        return self.any_ip and _ip(name) is not None
+
+    def describe(self) -> str:
+        shown = sorted(f"[{n}]" if ":" in n else n for n in self.names if n not in ("", "0.0.0.0", "::"))
+        extra = "any address of this machine, " if self.any_ip else ""
+        return f"{extra}{', '.join(shown)} on port {self.port}"
+
+
+def error_body(reason: str) -> bytes:
+    """``{"error": reason}`` as bytes; ASCII-escaped, so any text (even a lone surrogate) encodes."""
+    return json.dumps({"error": " ".join(str(reason).split())}, ensure_ascii=True).encode("ascii")
+
+
+async def send_error(send: Send, status: int, reason: str) -> None:
+    """A whole JSON error response."""
+    body = error_body(reason)
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                            (b"cache-control", b"no-store")]})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", []):
+        if key == name:
+            return value.decode("latin-1")
+    return None
+
+
+def _shown(text: str, limit: int = 60) -> str:
+    text = "".join(ch if ch.isprintable() else "?" for ch in text)
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+class RequestGuard:
+    """ASGI middleware: Host, Origin and Content-Type checks and the catch-all 500 (module docstring).
+
+    Args:
+        app: the ASGI application.
+        policy: the server's names (:class:`HostPolicy`).
+    """
+
+    def __init__(self, app, policy: HostPolicy):
+        self.app, self.policy = app, policy
+
+    def refusal(self, scope: Scope) -> tuple[int, str] | None:
+        """``(status, reason)`` when the request must be refused, else ``None``."""
+        host = _header(scope, b"host")
+        if not self.policy.allows(host):
+            return 400, (f"Host {_shown(host or '')} is not this server ({self.policy.describe()}); "
+                         f"open the address pi-env serve printed")
+        if scope.get("method", "GET").upper() not in UNSAFE_METHODS:
+            return None
+        fetch_site = _header(scope, b"sec-fetch-site")
+        origin = _header(scope, b"origin")
+        if fetch_site is not None and fetch_site.strip().lower() not in ("same-origin", "none"):
+            return 403, f"refused: a request from another page or site (Sec-Fetch-Site: {_shown(fetch_site)})"
+        if origin is not None:
+            scheme, sep, rest = origin.strip().partition("://")
+            mine = split_host(host or "")
+            theirs = split_host(rest) if sep and scheme.lower() == "http" and "/" not in rest else None
+            if theirs is None or theirs != mine:
+                return 403, f"refused: a request from another page (Origin {_shown(origin)}) to this server"
+        length = _header(scope, b"content-length")
+        has_body = _header(scope, b"transfer-encoding") is not None or (length or "0").strip() not in ("", "0")
+        if has_body:
+            kind = (_header(scope, b"content-type") or "").split(";", 1)[0].strip().lower()
+            if kind != "application/json":
+                return 415, (f"the request body must be JSON sent with Content-Type: application/json "
+                             f"(got {_shown(kind) if kind else 'none'})")
+        return None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        refused = self.refusal(scope)
+        if refused is not None:
+            await send_error(send, *refused)
+            return
+        started = False
+
+        async def tracking_send(message: dict[str, Any]) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracking_send)
+        except Exception as exc:  # the catch-all: logged with its traceback, answered in one line
+            log.exception("%s %s failed", scope.get("method"), redact(str(scope.get("path"))))
+            if not started:
+                await send_error(send, 500, f"internal error in the server ({type(exc).__name__}); the "
+                                            f"details are in the server's log")
+
+
+class BodyTooLarge(Exception):
+    """Raised from ``receive`` when a streamed body passes the limit (turned into 413)."""
+
+
+class BodyLimit:
+    """ASGI middleware: 413 for a body over ``limit`` bytes, declared or streamed (module docstring).
+
+    The exception :class:`BodyTooLarge` raised to the endpoint that reads the body is caught here
+    (or by a handler the application registers for it) and answered with 413.
+
+    Args:
+        app: the ASGI application.
+        limit: the largest body accepted, bytes.
+        too_large: the exception raised from ``receive`` (the app may map it to its own 413 answer).
+    """
+
+    def __init__(self, app, limit: int, too_large: type[Exception] = BodyTooLarge):
+        self.app, self.limit, self.too_large = app, int(limit), too_large
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = _header(scope, b"content-length")
+        if length is not None:
+            text = length.strip()
+            if not text.isdigit() or len(text) > 18:
+                await send_error(send, 400, f"malformed Content-Length header {_shown(length)}")
+                return
+            if int(text) > self.limit:
+                await send_error(send, 413, f"request body too large: {int(text)} bytes, the limit is {self.limit}")
+                return
+        seen = 0
+        started = False
+
+        async def limited_receive() -> dict[str, Any]:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise self.too_large(f"request body too large: more than {self.limit} bytes")
+            return message
+
+        async def tracking_send(message: dict[str, Any]) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, tracking_send)
+        except self.too_large as exc:
+            if not started:
+                await send_error(send, 413, str(exc))
