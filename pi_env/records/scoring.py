@@ -126,7 +126,7 @@ def score_record(record: GameRecord, *, check_end: bool = True) -> RecordScores:
         out: set[int] = set()
         gain = [0] * n  # this round's score gain from each player's correct solve
         rotation, tier, solved_in_rotation, prev_seat = 0, 0, False, -1
-        ev_infos = []
+        ev_infos: list[EventInfo] = []
         for ev in rnd.events:
             if ev.kind == INCORRECT:  # the incorrect-information rule: not a turn
                 q = ev.player
@@ -255,7 +255,7 @@ def _score_duel(record: GameRecord, check_end: bool = True) -> RecordScores:
         result: int | None = None
         decided_at = -1
         extra_turn = False
-        ev_infos = []
+        ev_infos: list[EventInfo] = []
         for ev in rnd.events:
             p = ev.player
             if ev.kind == INCORRECT:  # the asker wins the round, whatever decided it before
