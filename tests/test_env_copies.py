@@ -143,8 +143,9 @@ def test_saved_position_refusals():
     bad["env"]["agent_selection"] = "player_7"
     with pytest.raises(PositionError, match="env.agent_selection 'player_7' is not an agent of this env"):
         env.reset(options={"position": bad})
-    with pytest.raises(PIError, match="unknown reset option 'positions'"):
+    with pytest.warns(UserWarning, match="unknown option 'positions' ignored"):
         env.reset(options={"positions": [saved]})
+    assert env.agents == env.possible_agents and not env.game_state.done[0]  # a new game
     bare = {k: v for k, v in saved.items() if k != "env"}  # a bare engine position: starts as after reset
     env2 = raw_env(num_players=3)
     env2.reset(options={"position": bare})
