@@ -5,18 +5,23 @@
 
 Positions (one player p's :class:`~pi_env.solvers.Knowledge` each), by kind:
 
-==============  ==============================================================================
-``sparse``      no event; 2, 3, 4, 5 players; the case p holds known / not given
-``early``       1 to 3 answers in the round; 3 to 5 players; held case known / not given
-``few``         one answer per player; 4 and 5 players; held case known / not given
-``many``        engine self-play, 4 and 5 players (``greedy``/``deducer``/``random`` seats): every
-                fourth event of every round, each player in turn
-``first``       the same, first edition (4 players)
-``duel``        the same, a duel (2 players)
-``adversarial`` positions found in the run by a hill-climbing search over legal rounds that maximises
-                the dynamic programme's work (4 and 5 players, events by any player in any order,
-                as a typed-in record allows; ``--climbs`` searches of ``--climb-steps`` steps)
-==============  ==============================================================================
+===============  ==============================================================================
+``sparse``       no event; 2, 3, 4, 5 players; the case p holds known / not given
+``early``        1 to 3 answers in the round; 3 to 5 players; held case known / not given
+``few``          one answer per player; 4 and 5 players; held case known / not given
+``N solves``     N = 10, 20, 30, 45 solves of random triples (nearly all failed) by random players and 3
+                 other answers; 4 and 5 players; held case known / not given
+``many``         engine self-play, 4 and 5 players (``greedy``/``deducer``/``random`` seats): every
+                 fourth event of every round, each player in turn
+``first``        the same, first edition (4 players)
+``duel``         the same, a duel (2 players)
+``random first`` first edition, 4 and 5 players, every seat ``random``: rounds of about 300 events,
+                 nearly all of them failed solves (one game per player count, every 16th event)
+``adversarial``  positions found in the run by a hill-climbing search over legal rounds that maximises
+                 the dynamic programme's work (4 and 5 players; clues, investigations and failed or
+                 correct solves by any player in any order, as a typed-in record allows;
+                 ``--climbs`` searches of ``--climb-steps`` steps)
+===============  ==============================================================================
 
 Measured (numba compile time excluded: every kernel runs once first), per position:
 
@@ -53,13 +58,14 @@ from pi_env.core.constants import NUM_CASES, case_index
 from pi_env.records.record_file import clue_answer, investigate_answer, suppression
 from pi_env.solvers import (Knowledge, analyze_knowledge, case_bits, count_joint, joint_table, knowledge_of,
                             world_sampler)
-from pi_env.solvers.knowledge import CLUE_KIND, INVESTIGATE_KIND, SOLVE_FAILED
+from pi_env.solvers.knowledge import CLUE_KIND, INVESTIGATE_KIND, SOLVE_CORRECT, SOLVE_FAILED
 from pi_env.solvers.tables import from_bitset
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import joint_baseline  # noqa: E402  (the pre-#15 implementation, kept beside this script)
 
 TARGET_S = 0.100
+FAILED_SOLVES = (10, 20, 30, 45)  # solves in a round (nearly all failed) of the ``N solves`` kinds
 TARGET_WORLDS = 10_000
 
 try:  # optional progress bars
@@ -94,13 +100,16 @@ def random_deal(rng: np.random.Generator, n: int) -> tuple[np.ndarray, list[int]
 
 def answer_rows(td: np.ndarray, cases: list[int], specs: list[tuple[int, int, int]]) -> np.ndarray:
     """The truthful event rows of ``specs`` — ``(player, kind, target)`` with kind 0 a clue card
-    (target 0..35) and 1 an investigation (district 0..13) — in order, clues marking the tiles
-    that later investigations suppress (docs/rules.md §4.1, §4.2)."""
+    (target 0..35), 1 an investigation (district 0..13), 2 a solve (case 0..1679: failed unless it
+    is the player's case) — in order, clues marking the tiles that later investigations suppress
+    (docs/rules.md §4.1–§4.3)."""
     adj = DAYTIME.adjacency
     marked: dict[int, set[int]] = {}
     rows = []
     for i, (q, kind, x) in enumerate(specs):
-        if kind == 0:
+        if kind == 2:
+            rows.append((i, q, SOLVE_CORRECT if x == cases[q] else SOLVE_FAILED, x, 0, 0, 0))
+        elif kind == 0:
             a = clue_answer(td, cases[q], x, adj)
             if a:
                 marked.setdefault(q, set()).add(x)
@@ -115,6 +124,13 @@ def answer_rows(td: np.ndarray, cases: list[int], specs: list[tuple[int, int, in
 
 def random_spec(rng: np.random.Generator, q: int) -> tuple[int, int, int]:
     return (q, 0, int(rng.integers(36))) if rng.random() < 0.6 else (q, 1, int(rng.integers(14)))
+
+
+def adversarial_spec(rng: np.random.Generator, q: int, case: int) -> tuple[int, int, int]:
+    """A clue, an investigation or (one time in four) a solve: of a random case, rarely of ``case``."""
+    if rng.random() < 0.75:
+        return random_spec(rng, q)
+    return (q, 2, case if rng.random() < 0.1 else int(rng.integers(NUM_CASES)))
 
 
 def random_events(rng: np.random.Generator, n: int, count: int):
@@ -143,30 +159,46 @@ def synthetic_positions(rng: np.random.Generator) -> list[Position]:
             for known in (True, False):
                 p = int(rng.integers(n))
                 out.append(Position("few", Knowledge(p, n, td, adj, cases[(p + 1) % n] if known else -1, rows)))
+    for failed in FAILED_SOLVES:  # many failed solves (legal: a wrong triple may be named again and again)
+        for n in (4, 5):
+            for _ in range(2):
+                td, cases = random_deal(rng, n)
+                specs = [(int(rng.integers(n)), 2, int(rng.integers(NUM_CASES))) for _ in range(failed)]
+                specs += [random_spec(rng, int(rng.integers(n))) for _ in range(3)]
+                specs = [specs[i] for i in rng.permutation(len(specs))]
+                for known in (True, False):
+                    p = int(rng.integers(n))
+                    out.append(Position(f"{failed} solves", Knowledge(p, n, td, adj, cases[(p + 1) % n] if known else -1,
+                                                                      answer_rows(td, cases, specs))))
     return out
 
 
 def engine_positions(kind: str, games: int, rng: np.random.Generator) -> list[Position]:
+    """Positions of engine games: every fourth event of every round (every sixteenth for
+    ``random first``, whose rounds run to about 300 events), each player in turn."""
     from pi_env.agents.runner import play_game
     from pi_env.engine import GameConfig
     from pi_env.records.record_file import load_record, record_to_dict
 
-    if kind == "duel":
-        config, n = GameConfig(num_players=2, mode="duel"), 2
-    elif kind == "first":
-        config, n = GameConfig(num_players=4, edition="first"), 4
-    else:
-        config, n = None, None
     out = []
-    player_counts = (4, 5) if kind == "many" else (n,)
+    player_counts = {"many": (4, 5), "first": (4,), "random first": (4, 5), "duel": (2,)}[kind]
+    stride = 16 if kind == "random first" else 4
     for n in player_counts:
-        cfg = config or GameConfig(num_players=n)
+        if kind == "duel":
+            cfg = GameConfig(num_players=2, mode="duel")
+        elif kind in ("first", "random first"):
+            cfg = GameConfig(num_players=n, edition="first")
+        else:
+            cfg = GameConfig(num_players=n)
         for _ in range(games):
-            seats = [str(rng.choice(["greedy", "deducer", "random"], p=[0.4, 0.4, 0.2])) for _ in range(n)]
+            if kind == "random first":
+                seats = ["random"] * n
+            else:
+                seats = [str(rng.choice(["greedy", "deducer", "random"], p=[0.4, 0.4, 0.2])) for _ in range(n)]
             _, rec = play_game(cfg, seats, int(rng.integers(2**31)))
             record = load_record(record_to_dict(rec.record()))
             for r, rnd in enumerate(record.rounds):
-                for j, ev in enumerate(rnd.events[::4]):
+                for j, ev in enumerate(rnd.events[::stride]):
                     out.append(Position(kind, knowledge_of(record, (r + j) % n, r, ev.index)))
     return out
 
@@ -192,18 +224,22 @@ def adversarial_positions(rng: np.random.Generator, starts: int, steps: int) -> 
             def make(specs, p, known):
                 return Knowledge(p, n, td, adj, cases[(p + 1) % n] if known else -1, answer_rows(td, cases, specs))
 
-            specs = [random_spec(rng, int(rng.integers(n))) for _ in range(int(rng.integers(0, 4)))]
+            def spec():
+                q = int(rng.integers(n))
+                return adversarial_spec(rng, q, cases[q])
+
+            specs = [spec() for _ in range(int(rng.integers(0, 4)))]
             p, known = int(rng.integers(n)), bool(rng.random() < 0.5)
             best = dp_work(make(specs, p, known))
             for _ in range(steps):
                 s2, p2, k2 = list(specs), p, known
                 move = rng.random()
                 if move < 0.35 or not s2:
-                    s2.insert(int(rng.integers(len(s2) + 1)), random_spec(rng, int(rng.integers(n))))
+                    s2.insert(int(rng.integers(len(s2) + 1)), spec())
                 elif move < 0.55:
                     s2.pop(int(rng.integers(len(s2))))
                 elif move < 0.85:
-                    s2[int(rng.integers(len(s2)))] = random_spec(rng, int(rng.integers(n)))
+                    s2[int(rng.integers(len(s2)))] = spec()
                 elif move < 0.95:
                     p2 = int(rng.integers(n))
                 else:
@@ -254,8 +290,8 @@ def main(argv: list[str] | None = None) -> None:
 
     positions = synthetic_positions(rng)
     games = 1 if args.quick else args.games
-    for kind in ("many", "first", "duel"):
-        positions += engine_positions(kind, games, rng)
+    for kind in ("many", "first", "random first", "duel"):
+        positions += engine_positions(kind, 1 if kind == "random first" else games, rng)
     if args.quick:
         positions = positions[::4]
     positions += adversarial_positions(rng, 1 if args.quick else args.climbs, 30 if args.quick else args.climb_steps)
@@ -293,14 +329,14 @@ def main(argv: list[str] | None = None) -> None:
             worst = (ours, pos)
 
     print(f"exact joint inference, worst case: {len(positions)} positions, seed {args.seed}")
-    header = ("kind", "positions", "players", "analyze worst", "analyze median", "count_joint worst",
-              "baseline count_joint worst", "baseline/ours (count_joint worst)")
+    header = ("kind", "positions", "players", "analyze worst", "analyze median", f"within {fmt(TARGET_S)}",
+              "count_joint worst", "baseline count_joint worst", "baseline/ours (count_joint worst)")
     lines = []
     for kind, row in kinds.items():
         o, c, b = np.array(row["ours"]), np.array(row["count"]), np.array(row["base"])
         est = " est." if np.array(row["est"])[int(np.argmax(b))] else ""
         lines.append((kind, str(o.size), f"{min(row['players'])}-{max(row['players'])}", fmt(o.max()),
-                      fmt(float(np.median(o))), fmt(c.max()), fmt(b.max()) + est, f"{b.max() / c.max():,.3g}x"))
+                      fmt(float(np.median(o))), f"{int((o <= TARGET_S).sum())}/{o.size}", fmt(c.max()), fmt(b.max()) + est, f"{b.max() / c.max():,.3g}x"))
     widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(header)]
     print("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |")
     print("|" + "|".join("-" * (w + 2) for w in widths) + "|")

@@ -39,6 +39,14 @@ The type order is chosen by an estimate of the state's size (:func:`_site_orders
 ``benchmarks/joint_worst_case.py`` times the worst positions found by a search that maximised the
 work, against the previous meet-in-the-middle method.
 
+**When the state is not small.** Sets broken up by failed solves (each removes one case, telling
+its three elements apart) are the hard case. For counts only, small positions are enumerated
+directly (:func:`_enumerate`, bounded), and with at most three other players the dynamic programme
+gives up once its work passes a share of what meeting in the middle costs
+(:mod:`pi_env.solvers.joint_mitm`, a fixed cost), which then counts: together at most about twice
+the cheaper of the two. Four other players with many failed solves each (five players, the held
+case not given) remain the slow corner (``N solves`` rows of the benchmark).
+
 Counts are exact ``int64``: with at most five players the total is at most ``(12*11*10*9*8) *
 (10*9*8*7*6) * (14*13*12*11*10)`` ~ 6.9e14 < 2^63, and every partial sum is a sub-count of it.
 
@@ -57,6 +65,7 @@ import numpy as np
 
 from pi_env.core._config import kernel
 from pi_env.core.constants import NUM_CASES
+from pi_env.solvers.joint_mitm import count_mitm, mitm_steps
 from pi_env.solvers.tables import CASE_ELEMENT_MASKS
 
 TYPE_SIZES3 = np.array([12, 10, 14], dtype=np.int64)
@@ -65,6 +74,10 @@ SIG_WORDS = 3  # a per-element slice has at most 168 cases: 3 words of 64 bits
 CODE_LIMIT = 1 << 62  # state keys must stay below this (int64 arithmetic)
 ROOT = 0  # index of the root among the sets
 ENUMERATION_BUDGET = 100_000  # steps of direct enumeration before the dynamic programme takes over
+# With at most three other players, the dynamic programme gives up past this multiple of the steps
+# meeting in the middle would take (measured: a unit of DP work costs about 20 steps of it; so the
+# two together cost at most about twice the cheaper one)
+DP_BUDGET_PER_MITM_STEP = 1 / 20
 VECTOR_SPEEDUP = 20.0  # a transition of the forward pass costs about this many backward multiply-adds
 
 
@@ -196,7 +209,7 @@ def _slot(key, bits):
 
 @kernel
 def _site_expand(codes, pend, t, n_t, sizes, rt, pr, pc, q, own, table, parent, next_rt, next_mt, next_pr,
-                 next_pp):
+                 next_pp, limit):
     """Every transition of one site: player ``q`` chooses its class of type ``t``.
 
     A state is four codes: per type, the used-element counts over the type's classes
@@ -216,12 +229,13 @@ def _site_expand(codes, pend, t, n_t, sizes, rt, pr, pc, q, own, table, parent, 
             choose this type after q).
         next_rt: ``int64[14]`` the next layout's radices of type t; ``next_mt``: ``int64[3]`` its code
             ranges; ``next_pr``, ``next_pp``: its pending radices (0: no field) and range.
+        limit: give up after this many transitions.
 
     Returns:
         ``row_ptr int64[S+1]`` (state ``s``'s transitions are ``row_ptr[s]:row_ptr[s+1]``), ``alpha
-        int64[T]`` (class), ``ways int64[T]``, ``next_index int64[T]``, and the next states'
-        ``codes`` and ``pend`` (first-appearance order; an open-addressing hash table on their keys
-        finds them).
+        int64[T]`` (class), ``ways int64[T]``, ``next_index int64[T]``, the next states' ``codes``
+        and ``pend`` (first-appearance order; an open-addressing hash table on their keys finds
+        them), and ``done`` (False: stopped at ``limit``, the arrays are partial).
     """
     n_states = pend.shape[0]
     k = pr.shape[0]
@@ -319,8 +333,11 @@ def _site_expand(codes, pend, t, n_t, sizes, rt, pr, pc, q, own, table, parent, 
             next_index[j] = idx
             j += 1
         row_ptr[s + 1] = j
+        if j > limit:
+            return (row_ptr, alpha[:j].copy(), ways[:j].copy(), next_index[:j].copy(), next_codes[:n_next].copy(),
+                    next_pend[:n_next].copy(), False)
     return (row_ptr, alpha[:j].copy(), ways[:j].copy(), next_index[:j].copy(), next_codes[:n_next].copy(),
-            next_pend[:n_next].copy())
+            next_pend[:n_next].copy(), True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -559,9 +576,10 @@ def _site_orders(rels: dict[int, np.ndarray], root_cases: np.ndarray, sig: np.nd
     return orders
 
 
-def _forward(sites: list[_Site]) -> "tuple[list[tuple[np.ndarray, ...] | None], int]":
+def _forward(sites: list[_Site], budget: int = CODE_LIMIT
+             ) -> "tuple[list[tuple[np.ndarray, ...] | None] | None, int]":
     """Every site's transitions (``None`` at the root's sites, which branch) and the work done
-    (transitions plus states)."""
+    (transitions plus states); ``(None, work)`` as soon as the work exceeds ``budget``."""
     codes = np.zeros((1, 3), dtype=np.int64)
     pend = np.zeros(1, dtype=np.int64)
     out: list[tuple[np.ndarray, ...] | None] = []
@@ -576,12 +594,16 @@ def _forward(sites: list[_Site]) -> "tuple[list[tuple[np.ndarray, ...] | None], 
             out.append(None)
         else:
             lay, nxt = site.before, site.after
-            row_ptr, alpha, ways, next_index, codes, pend = _site_expand(
+            row_ptr, alpha, ways, next_index, codes, pend, done = _site_expand(
                 codes, pend, t, lay.n[t], lay.sizes[t], lay.rt[t], lay.pr, lay.pc, site.q, site.own,
-                site.table, site.parent, nxt.rt[t], nxt.mt, nxt.pr, nxt.pp)
+                site.table, site.parent, nxt.rt[t], nxt.mt, nxt.pr, nxt.pp, budget - work)
             out.append((row_ptr, alpha, ways, next_index))
             work += int(alpha.size)
+            if not done:
+                return None, work
         work += int(pend.size)
+        if work > budget:
+            return None, work
     return out, work
 
 
@@ -696,6 +718,11 @@ class JointTable:
             enumerated directly.
         work: the dynamic programme's size (transitions plus states of its forward pass), or the
             number of steps of the direct enumeration.
+        method: how the counts were made: ``"enumeration"`` (small positions), ``"dp"`` (the
+            dynamic programme; always when sampling) or ``"mitm"`` (meeting in the middle,
+            :mod:`pi_env.solvers.joint_mitm`: at most three other players and a dynamic programme
+            that would cost more, e.g. sets broken up by many failed solves; ``work`` is then the
+            dynamic programme's work when it gave up).
     """
 
     counts: np.ndarray = field(repr=False)
@@ -706,6 +733,7 @@ class JointTable:
     _root_cases: np.ndarray = field(repr=False)
     _root_cum: np.ndarray = field(repr=False)
     _sampling: tuple | None = field(repr=False)
+    method: str = "dp"
 
     @property
     def can_sample(self) -> bool:
@@ -807,7 +835,7 @@ def joint_table(sets: "np.ndarray | list[np.ndarray]", sampling: bool = False) -
             counts[lists[0]] = direct
             keep = direct > 0
             return JointTable(counts, int(direct.sum()), k, (), int(steps), lists[0][keep],
-                              np.cumsum(direct[keep]), None)
+                              np.cumsum(direct[keep]), None, "enumeration")
     sig = _slice_signatures(arr)
     own_labels, rels = _own_relations(sig, lists, k)
     sites = None
@@ -818,7 +846,18 @@ def joint_table(sets: "np.ndarray | list[np.ndarray]", sampling: bool = False) -
     if sites is None:  # pragma: no cover - a state key needs at most about 2^50
         raise RuntimeError("joint_table: no order of choices has state keys that fit in int64")
     entries = _root_entries(sites, lists[0])
-    expansions, work = _forward(sites)
+    if sampling or k > 4:
+        expansions, work = _forward(sites)
+    else:
+        budget = int(mitm_steps(lists[0].size, [c.size for c in lists[1:]]) * DP_BUDGET_PER_MITM_STEP)
+        expansions, work = _forward(sites, budget)
+        if expansions is None:  # a large dynamic programme: meet in the middle (a fixed cost)
+            direct = count_mitm(lists[0], lists[1:])
+            counts[lists[0]] = direct
+            keep = direct > 0
+            return JointTable(counts, int(direct.sum()), k, (), work, lists[0][keep], np.cumsum(direct[keep]),
+                              None, "mitm")
+    assert expansions is not None
     # backward: bs[i] is B before site i (bs[-1] = 1 after the last one)
     b = np.ones((1, 1), dtype=np.int64)
     bs = [b]

@@ -27,6 +27,7 @@ from pi_env.core.board import DAYTIME
 from pi_env.core.constants import CASE_TRIPLES, NUM_CASES
 from pi_env.solvers import (ContradictionError, analyze_knowledge, case_bits, count_joint, joint_table,
                             knowledge_from_round, sample_worlds, world_sampler)
+from pi_env.solvers.joint_mitm import count_mitm
 from pi_env.solvers.tables import CASE_ELEMENT_MASKS, from_bitset
 from test_solver_properties import random_round
 
@@ -121,6 +122,40 @@ def test_joint_table_equals_brute_force_on_sparse_sets(seed: int, k: int, size: 
     brute = brute_force_counts(sets)
     assert brute is not None
     assert np.array_equal(joint_table(sets).counts, brute[0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 4))
+def test_meeting_in_the_middle_equals_brute_force(seed: int, k: int) -> None:
+    """The fallback for at most three other players (:mod:`pi_env.solvers.joint_mitm`)."""
+    rng = np.random.default_rng(seed)
+    sets = thin(rng, structured_sets(rng, k), 3e5)
+    lists = [np.flatnonzero(row).astype(np.int64) for row in sets]
+    assert np.array_equal(count_mitm(lists[0], lists[1:]), brute_force_counts(sets)[0][lists[0]])
+
+
+def with_failed_solves(rng: np.random.Generator, sets: np.ndarray, per_player: int) -> np.ndarray:
+    """``sets`` with ``per_player`` random cases removed from every player's but the root's set
+    (failed solves: they tell almost every element apart, the dynamic programme's hard case)."""
+    sets = sets.copy()
+    for q in range(1, sets.shape[0]):
+        sets[q, rng.choice(NUM_CASES, size=per_player, replace=False)] = False
+    return sets
+
+
+def test_joint_table_meets_in_the_middle_when_the_dynamic_programme_is_large() -> None:
+    """Four players, the other three sets riddled with failed solves: the counts come from meeting
+    in the middle and equal the dynamic programme's (forced with ``sampling=True``), which the
+    brute-force tests above check; five players always use the dynamic programme."""
+    rng = np.random.default_rng(8)
+    sets = with_failed_solves(rng, np.ones((4, NUM_CASES), dtype=bool), 60)
+    table = joint_table(sets)
+    assert table.method == "mitm"
+    dp = joint_table(sets, sampling=True)
+    assert dp.method == "dp" and np.array_equal(table.counts, dp.counts) and table.total == dp.total > 0
+    assert joint_table(with_failed_solves(rng, np.ones((5, NUM_CASES), dtype=bool), 5)).method == "dp"
+    with pytest.raises(ValueError, match="at most 3 other players"):
+        count_mitm(np.arange(3), [np.arange(3)] * 4)
 
 
 def test_joint_table_without_constraints_is_falling_factorials() -> None:
@@ -289,6 +324,7 @@ import numpy as np
 sys.path.insert(0, {tests!r})
 from test_joint import structured_sets
 from pi_env.solvers.joint import joint_table
+from pi_env.solvers.joint_mitm import count_mitm
 h = hashlib.sha256()
 for seed, k in [(1, 3), (2, 5), (3, 4)]:
     sets = structured_sets(np.random.default_rng(seed), k)
@@ -296,6 +332,8 @@ for seed, k in [(1, 3), (2, 5), (3, 4)]:
     h.update(table.counts.tobytes())
     if table.total:
         h.update(table.sample(50, rng=seed).tobytes())
+    lists = [np.flatnonzero(row).astype(np.int64) for row in sets[:4]]
+    h.update(count_mitm(lists[0], lists[1:]).tobytes())  # meeting in the middle
 print(h.hexdigest())
 """
 
