@@ -9,7 +9,7 @@ Positions (one player p's :class:`~pi_env.solvers.Knowledge` each), by kind:
 ``sparse``       no event; 2, 3, 4, 5 players; the case p holds known / not given
 ``early``        1 to 3 answers in the round; 3 to 5 players; held case known / not given
 ``few``          one answer per player; 4 and 5 players; held case known / not given
-``N solves``     N = 10, 20, 30, 45 solves of random triples (nearly all failed) by random players and 3
+``N solves``     N = 10, 20, 30, 45, 100, 150 solves of random triples (nearly all failed) by random players and 3
                  other answers; 4 and 5 players; held case known / not given
 ``many``         engine self-play, 4 and 5 players (``greedy``/``deducer``/``random`` seats): every
                  fourth event of every round, each player in turn
@@ -65,7 +65,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import joint_baseline  # noqa: E402  (the pre-#15 implementation, kept beside this script)
 
 TARGET_S = 0.100
-FAILED_SOLVES = (10, 20, 30, 45)  # solves in a round (nearly all failed) of the ``N solves`` kinds
+FAILED_SOLVES = (10, 20, 30, 45, 100, 150)  # solves in a round (nearly all failed) of the ``N solves`` kinds
 TARGET_WORLDS = 10_000
 
 try:  # optional progress bars
