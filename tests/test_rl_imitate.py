@@ -221,3 +221,36 @@ def test_training_with_a_dagger_warm_start_records_every_round(tmp_path):
     rounds = run["warm_start"]["rounds"]
     assert [r["round"] for r in rounds] == [0, 1] and [r["rows"] for r in rounds] == [600, 600]
     assert rounds[1]["imitation_rows"] == 1200
+
+
+def test_command_line_collection_equals_collect_and_feeds_training(tmp_path, capsys):
+    """``python -m pi_env.rl.imitate`` writes the rows of :func:`collect` with the same arguments;
+    an existing file is refused; ``train --demos`` uses them as the first round and refuses rows of
+    another width, naming the files."""
+    _rl()
+    from pi_env.rl.imitate import Demonstrations, collect, main
+    from pi_env.rl.train import main as train_main
+
+    f = tmp_path / "d.npz"
+    assert main(["2p", "--teacher", "gain", "--rows", "300", "--seed", "5", "--opponents", "gain:1,random:1",
+                 "--num-envs", "16", "--out", str(f), "--no-progress"]) == 0
+    got = Demonstrations.load(str(f))
+    want = collect(2, "gain", 300, opponents=[("gain", 1.0), ("random", 1.0)], num_envs=16, seed=5)
+    for k in ("x", "mask", "y", "value", "played_teacher"):
+        np.testing.assert_array_equal(getattr(got, k), getattr(want, k))
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exc:
+        main(["2p", "--teacher", "gain", "--rows", "10", "--out", str(f)])
+    assert exc.value.code == 2 and "exists: --force to overwrite it" in capsys.readouterr().err
+    common = ["2p", "--timesteps", "1024", "--num-envs", "64", "--n-steps", "16", "--batch-size", "512",
+              "--n-epochs", "1", "--trunk", "32", "--hidden", "16", "--no-progress", "--imitate", "gain",
+              "--imitate-epochs", "1"]
+    assert train_main([*common, "--out", str(tmp_path / "run"), "--demos", f"{f},{f}"]) == 0
+    run = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert run["warm_start"]["rounds"][0]["rows"] == 600
+    narrow = tmp_path / "narrow.npz"
+    Demonstrations(got.x[:, :10], got.mask, got.y, got.value, got.played_teacher).save(str(narrow))
+    with pytest.raises(SystemExit) as exc:
+        train_main([*common, "--out", str(tmp_path / "run2"), "--demos", str(narrow)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exc.value.code == 2 and len(err) == 1 and "narrow.npz" in err[0] and "10 inputs" in err[0]

@@ -30,7 +30,7 @@ the policy and value heads are fitted to ``--imitate-rows`` rows of the teacher'
 learner's seat (behaviour cloning; any built-in agent, e.g. ``greedy``, played game by game, or the
 batched ``gain``), against ``--imitate-opponents``; ``--dagger-rounds N`` then adds N rounds where
 the current policy plays (the teacher's action with probability ``--dagger-beta``) and the teacher
-labels every position (DAgger), each followed by a fit on all rows so far; ``--demos FILE`` starts
+labels every position (DAgger), each followed by a fit on all rows so far; ``--demos F1,F2`` starts
 from saved rows (:meth:`pi_env.rl.imitate.Demonstrations.save`). PPO then improves on the clone
 against the pool.
 
@@ -382,8 +382,8 @@ def warm_start(model: Any, num_players: int, teacher: str, rows: int, *, encodin
     own play (behaviour cloning), then ``dagger_rounds`` rounds that each add ``rows`` rows of games
     where the current policy plays (the teacher's action with probability ``dagger_beta``) and the
     teacher labels every position; after every round the policy and value heads are fitted to all
-    rows so far. ``demos``: a :meth:`~pi_env.rl.imitate.Demonstrations.save` file to start from
-    instead of the first collection. The policy of every round is written to
+    rows so far. ``demos``: :meth:`~pi_env.rl.imitate.Demonstrations.save` files (comma-separated,
+    concatenated) to start from instead of the first collection (``python -m pi_env.rl.imitate``). The policy of every round is written to
     ``out/imitation/round_K.pt``. Returns the statistics of every round."""
     from pi_env.rl.imitate import Demonstrations, collect_parallel, fit
 
@@ -397,7 +397,12 @@ def warm_start(model: Any, num_players: int, teacher: str, rows: int, *, encodin
     for k in range(dagger_rounds + 1):
         t0 = time.perf_counter()
         if k == 0 and demos:
-            part = Demonstrations.load(demos)
+            files = [f.strip() for f in demos.split(",") if f.strip()]
+            part = Demonstrations.concat([Demonstrations.load(f) for f in files])
+            width = int(model.observation_space.shape[0])
+            if part.x.shape[1] != width:
+                raise PIError(f"demonstrations {demos!r} hold rows of {part.x.shape[1]} inputs, the policy takes "
+                              f"{width} ({encoding}, {num_players} players)")
         else:
             part = collect_parallel(num_players, teacher, rows, workers=workers, seed=seed + 7919 * (k + 1),
                                     policy=policy_file if k else None, beta=1.0 if k == 0 else dagger_beta,
@@ -502,7 +507,9 @@ def _parser(prog: str) -> argparse.ArgumentParser:
                    help="share of the teacher's actions played in DAgger rounds (default 0.3)")
     p.add_argument("--imitate-workers", type=int, default=1, help="processes collecting demonstrations (default 1)")
     p.add_argument("--imitate-epochs", type=int, default=10, help="passes over the rows per imitation round")
-    p.add_argument("--demos", default=None, help="demonstrations file (.npz) to use as the first imitation round")
+    p.add_argument("--demos", default=None,
+                   help="demonstration files (.npz, comma-separated; python -m pi_env.rl.imitate) used as the first "
+                        "imitation round instead of collecting it")
     p.add_argument("--max-minutes", type=float, default=None,
                    help="stop after this much wall-clock time in this session (then save as at the end)")
     for k in ("n_steps", "batch_size", "n_epochs"):
