@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Callable
 
 from pi_env.core.errors import UnknownNameError
@@ -56,10 +57,11 @@ def make_agent(name: str, *, edition: str = "second") -> Agent:
 def opponent_factory(spec: "str | Agent") -> "str | Agent | Callable[[], Agent]":
     """An opponent entry for :class:`pi_env.envs.selfplay.SelfPlayVecEnv`: ``"self"`` stays, an
     agent name becomes a factory of new agents of that name (checked now: an unknown name raises
-    :class:`UnknownNameError` here), anything else is returned as it is."""
+    :class:`UnknownNameError` here; picklable, so the env pickles, docs/positions.md), anything else
+    is returned as it is."""
     if isinstance(spec, str) and spec.strip().lower() != "self":
         make_agent(spec)  # fail early on an unknown name
-        return lambda: make_agent(spec)
+        return functools.partial(make_agent, spec)
     return spec
 
 

@@ -23,7 +23,8 @@ Modules (lowest level first):
   sets;
 * :mod:`pi_env.solvers.analysis` — :func:`analyze`, :class:`Analysis`, :class:`ContradictionError`;
 * :mod:`pi_env.solvers.worlds` — :func:`sample_worlds`: complete worlds drawn exactly from the joint
-  posterior;
+  posterior; :func:`complete_cases`: a typed-in record's missing cases drawn that way (the
+  ``complete_cases`` of a record start, docs/positions.md);
 * :mod:`pi_env.solvers.observation` — :func:`knowledge_from_observation`: a :class:`Knowledge` from one
   player's engine observation;
 * :mod:`pi_env.solvers.turns` — the rules facts of a player's turn (:class:`TurnContext`,
@@ -50,7 +51,7 @@ from pi_env.solvers.own_info import (joint_features, observation_case_mask, obse
 from pi_env.solvers.sat_model import is_consistent, minimal_conflict, sat_consistent_cases
 from pi_env.solvers.solve_report import record_hint, solve_report
 from pi_env.solvers.turns import TurnContext, turn_context
-from pi_env.solvers.worlds import WorldSampler, sample_worlds, world_sampler
+from pi_env.solvers.worlds import WorldSampler, complete_cases, sample_worlds, world_sampler
 
 __all__ = [
     "Analysis", "CaseFilter", "ContradictionError", "Knowledge", "analyze", "analyze_knowledge",
@@ -59,6 +60,6 @@ __all__ = [
     "Hint", "hint", "knowledge_from_observation", "record_hint", "solve_report", "TurnContext",
     "turn_context", "own_features", "own_case_mask", "observation_features",
     "observation_case_mask", "solo_features", "solo_observation_features", "query_gains", "joint_features",
-    "JointTable", "joint_table", "WorldSampler", "sample_worlds",
+    "JointTable", "joint_table", "WorldSampler", "sample_worlds", "complete_cases",
     "world_sampler",
 ]

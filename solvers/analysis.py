@@ -40,12 +40,12 @@ class ContradictionError(PIError):
             with the case the player holds (see :func:`pi_env.solvers.sat_model.minimal_conflict`).
     """
 
-    def __init__(self, player: int, events: tuple[int, ...]):
+    def __init__(self, player: int, events: tuple[int, ...], message: str | None = None):
         self.player = player
         self.events = events
         what = ", ".join(map(str, events)) if events else "(none: the held case alone)"
-        super().__init__(f"player {player}: no deal is consistent with the events; these cannot all "
-                         f"hold: {what}")
+        super().__init__(message or f"player {player}: no deal is consistent with the events; these cannot "
+                         f"all hold: {what}")
 
 
 @dataclass(frozen=True, eq=False)

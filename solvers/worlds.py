@@ -21,6 +21,11 @@ Which posterior:
 * ``fixed={player: case, ...}``: further known cases (e.g. a typed-in record that states some of
   them, issue #17); the other players' cases are drawn consistently with all of them.
 
+:func:`complete_cases` is the :class:`pi_env.records.start.CaseCompleter` built on it: starting an
+environment from a typed-in record that does not give every case
+(``reset(options={"record": ..., "complete_cases": complete_cases})``, docs/positions.md), it draws
+the missing cases of a round exactly from the public posterior of that round given the stated ones.
+
 For many draws from one position build a :class:`WorldSampler` once (:func:`world_sampler`); its
 :meth:`WorldSampler.sample` draws hundreds of thousands of worlds per second
 (``benchmarks/joint_worst_case.py``).
@@ -29,16 +34,20 @@ For many draws from one position build a :class:`WorldSampler` once (:func:`worl
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, Union
+from typing import TYPE_CHECKING, Mapping, Union
 
 import numpy as np
 
 from pi_env.core.constants import NUM_CASES
-from pi_env.solvers.analysis import Analysis, ContradictionError
+from pi_env.core.names import element_names
+from pi_env.solvers.analysis import Analysis, ContradictionError, knowledge_of
 from pi_env.solvers.case_sets import case_bits
 from pi_env.solvers.joint import JointTable, joint_table
-from pi_env.solvers.knowledge import Knowledge
+from pi_env.solvers.knowledge import Knowledge, knowledge_from_round
 from pi_env.solvers.tables import from_bitset
+
+if TYPE_CHECKING:
+    from pi_env.records.types import GameRecord
 
 RngLike = Union[np.random.Generator, int, None]
 
@@ -149,3 +158,43 @@ def sample_worlds(source: "Knowledge | Analysis", n: int, rng: RngLike = None, *
         ValueError: ``n < 0`` or a bad ``fixed`` entry.
     """
     return world_sampler(source, fixed).sample(n, rng)
+
+
+def complete_cases(record: "GameRecord", round_index: int, known: Mapping[int, int],
+                   rng: np.random.Generator) -> dict[int, int]:
+    """The cases of round ``round_index`` a typed-in record does not give, drawn exactly from the
+    posterior (a :class:`pi_env.records.start.CaseCompleter`; docs/rules.md §9, docs/positions.md).
+
+    One world is drawn uniformly from the deals (pairwise disjoint cases, docs/rules.md §3) that fit
+    every answer of the round — all its events, also those after the position, except answers the
+    record declares incorrect — and the stated cases ``known``: the public information of the whole
+    round, as a spectator who was told the stated cases knows it.
+
+    Args:
+        record: the record (a :class:`~pi_env.records.types.GameRecord`).
+        round_index: the round, 0-based.
+        known: ``{player: case id}``, the cases the round states; they are kept.
+        rng: the only source of randomness (the same generator state draws the same cases).
+
+    Returns:
+        ``{player: case id}`` for every player of the round, ``known`` included. A solo record's case
+        (docs/rules.md §8) is drawn uniformly from the cases its answers allow.
+
+    Raises:
+        ContradictionError: no deal fits the round's answers and the stated cases (one line naming a
+            smallest set of conflicting events of the round, 0-based).
+    """
+    if record.rules.mode == "solo":  # one player's share of a 2-player deal whose other player asks nothing
+        knowledge = knowledge_from_round(record.rounds[round_index], 0, 2, record.board.adjacency, None,
+                                         element_names(record.board)).for_player(0, -1)
+    else:
+        knowledge = knowledge_of(record, 0, round_index).for_player(0, -1)  # public answers only
+    try:
+        sampler = world_sampler(knowledge, known)
+    except ContradictionError as err:
+        what = ", ".join(map(str, err.events)) if err.events else "(none without the stated cases)"
+        raise ContradictionError(err.player, err.events,
+                                 f"round {round_index}: no deal of the missing cases fits the record's "
+                                 f"answers and stated cases; these events cannot all hold: {what}") from None
+    world = sampler.sample(1, rng)[0]
+    return {q: int(world[q]) for q in range(record.rules.players)}

@@ -254,14 +254,17 @@ def _selfplay_step_outputs(envs, actions):
     return outs[0]
 
 
-@pytest.mark.parametrize("setting", ["self-play", "agents", "batch"])
+@pytest.mark.parametrize("setting", ["self-play", "agents", "batch", "named"])
 def test_selfplay_copies_play_on_identically(setting):
     """deepcopy and pickle of SelfPlayVecEnv, mid-game and after games have ended and autoreset: the
     copies return the same rows (observations, rewards, flags, masks, seats) for the same actions,
-    with their opponents' memory and generators (per-slot agents, a shared batch opponent)."""
+    with their opponents' memory and generators (per-slot agents, a shared batch opponent, built-in
+    agents by name through opponent_factory)."""
+    from pi_env.agents import opponent_factory
     from pi_env.envs.selfplay import RandomBatchOpponent, SelfPlayVecEnv
 
-    opponents = {"self-play": None, "agents": [_Memory(), "self"], "batch": [RandomBatchOpponent(), _Memory()]}
+    opponents = {"self-play": None, "agents": [_Memory(), "self"], "batch": [RandomBatchOpponent(), _Memory()],
+                 "named": [opponent_factory("random"), opponent_factory("heuristic")]}
     # copy=False: the outputs are read-only views of the env's buffers, which a copy must rebuild
     env = SelfPlayVecEnv(6, num_players=3, opponents=opponents[setting], seed=4, copy=setting == "batch")
     env.reset(seed=4)
@@ -281,7 +284,7 @@ def test_selfplay_copies_play_on_identically(setting):
         if t in (3, 150):
             group += [copy.deepcopy(env), pickle.loads(pickle.dumps(env))]
     assert ended >= 6 and len(group) == 5
-    if setting != "self-play":
+    if setting in ("agents", "batch"):
         moved = [a.moves for row in env._agents for a in row if a is not None]
         copied = [a.moves for row in group[1]._agents for a in row if a is not None]
         assert moved == copied and sum(moved) > 0

@@ -227,3 +227,94 @@ def test_typed_clue_cards_follow_the_record():
     for seed in range(3):
         rs = record_start(stated, 0, 9, seed=seed)
         assert sorted(np.flatnonzero(rs.state.card_place[0] == 1).tolist()) == engine_display
+
+
+# A 3-player round typed in by Ben (player 1, who holds Cleo's case), answers worked out by hand from
+# the cases Ann (Queenie / Forgery / Skid Row) and Ben (Dutch / Bank Job / Main Street) were dealt.
+TABLE = {
+    "format": "pi-record/1", "rules": {"players": 3}, "players": ["Ann", "Ben", "Cleo"],
+    "rounds": [{
+        "first_player": 0,
+        "tiles": {
+            "suspect": {"Lakeside": "Shorty", "Forest Park": "Doc", "Little Italy": "Rusty", "Trocadero": "Bubbles",
+                        "Ocean Drive": "Frenchy", "China Town": "Maurice", "Central Station": "Pop",
+                        "Main Street": "Dutch", "Road House": "Knuckles", "Union Square": "Pinky",
+                        "Downtown": "Queenie", "Rick's Café": "Earl", "Waterfront": None, "Skid Row": None},
+            "evidence": {"Lakeside": None, "Forest Park": None, "Little Italy": None, "Trocadero": None,
+                         "Ocean Drive": "Murder", "China Town": "Mob Killing", "Central Station": "Bank Job",
+                         "Main Street": "Blackmail", "Road House": "Police Corruption", "Union Square": "Forgery",
+                         "Downtown": "Kidnapping", "Rick's Café": "Jewellery Heist", "Waterfront": "Smuggling",
+                         "Skid Row": "Protection Racket"}},
+        "cases": {"2": {"suspect": "Doc", "evidence": "Murder", "location": "Lakeside"}},
+        "events": [
+            {"player": 0, "clue": "Pinky", "answer": "trace"}, {"player": 1, "clue": "Dutch", "answer": "spot"},
+            {"player": 2, "investigate": "Downtown", "spots": 0, "traces": 0},
+            {"player": 0, "investigate": "Union Square", "spots": 1, "traces": 0},
+            {"player": 1, "clue": "Bank Job", "answer": "spot"}, {"player": 2, "clue": "Frenchy", "answer": "trace"},
+            {"player": 0, "clue": "Kidnapping", "answer": "trace"}, {"player": 1, "clue": "Trocadero", "answer": "trace"},
+            {"player": 2, "solve": ["Pop", "Blackmail", "Road House"], "correct": False},
+            {"player": 0, "solve": ["Earl", "Smuggling", "Waterfront"], "correct": False}]}]}
+
+
+def test_solver_completer_draws_exactly_from_the_posterior():
+    """pi_env.solvers.complete_cases (the CaseCompleter the docs name) draws the missing cases uniformly
+    from the deals that fit every answer and the stated case: compared with a brute force over pairs."""
+    from pi_env.solvers import complete_cases
+    record = load_record(TABLE)
+    stated = record.rounds[0].cases[2]
+    s0 = np.flatnonzero(consistent_cases(record, 0, 0))
+    s1 = np.flatnonzero(consistent_cases(record, 0, 1))
+    disjoint = lambda a, b: bool((CASE_TRIPLES[a] != CASE_TRIPLES[b]).all())  # noqa: E731
+    worlds = {(int(a), int(b)) for a in s0 for b in s1
+              if disjoint(a, b) and disjoint(a, stated) and disjoint(b, stated)}
+    assert len(worlds) == 153  # also counted by hand-written code outside pi-env
+    ben_location = {}
+    for _, b in worlds:
+        ben_location[b % 14] = ben_location.get(b % 14, 0) + 1
+    assert ben_location == {6: 33, 1: 30, 2: 30, 4: 30, 7: 30}  # Central Station, Forest Park, ...
+    drawn = []
+    for s in range(2500):
+        got = complete_cases(record, 0, {2: stated}, np.random.default_rng(s))
+        assert set(got) == {0, 1, 2} and got[2] == stated
+        drawn.append((got[0], got[1]))
+    assert set(drawn) == worlds  # every world fits, and every world is reached
+    share = sum(b % 14 == 6 for _, b in drawn) / len(drawn)
+    assert abs(share - 33 / 153) < 0.03
+    rng = np.random.default_rng(7)
+    again = np.random.default_rng(7)
+    assert complete_cases(record, 0, {2: stated}, rng) == complete_cases(record, 0, {2: stated}, again)
+
+
+def test_solver_completer_starts_environments():
+    """The completer works where the docs use it: an AEC env and the solo env started from typed
+    records without (all) cases; a record whose answers no deal fits is one line naming events."""
+    import gymnasium as gym
+    import pi_env
+    from pi_env.solvers import ContradictionError, complete_cases
+    env = pi_env.env(num_players=3)
+    env.reset(seed=0, options={"record": TABLE, "round": 0, "event": 5, "complete_cases": complete_cases})
+    assert env.agent_selection == "player_0"
+    assert env.infos["player_0"]["record"]["drawn_cases"] == [[0, 1]]
+    case = env.unwrapped.game_state.case[0]
+    assert cid(case[2]) == load_record(TABLE).rounds[0].cases[2]
+    assert consistent_cases(load_record(TABLE), 0, 0)[cid(case[0])]
+    assert consistent_cases(load_record(TABLE), 0, 1)[cid(case[1])]
+
+    bad = json.loads(json.dumps(TABLE))
+    bad["rounds"][0]["events"][7]["answer"] = "nothing"  # Ben: Dutch and Bank Job spots, Trocadero nothing,
+    bad["rounds"][0]["events"].append({"player": 1, "clue": "Lakeside", "answer": "spot"})  # yet Lakeside
+    with pytest.raises(ContradictionError, match=r"^round 0: no deal of the missing cases fits the record's "
+                       r"answers and stated cases; these events cannot all hold: .*\b10\b"):
+        complete_cases(load_record(bad), 0, {2: load_record(bad).rounds[0].cases[2]}, np.random.default_rng(0))
+
+    solo = {"format": "pi-record/1", "rules": {"mode": "solo", "players": 1},
+            "rounds": [{"first_player": 0, "tiles": TABLE["rounds"][0]["tiles"], "cases": {},
+                        "events": [{"player": 0, "clue": "Pinky", "answer": "spot"},
+                                   {"player": 0, "clue": "Murder", "answer": "spot"},
+                                   {"player": 0, "clue": "Lakeside", "answer": "trace"}]}]}
+    env = gym.make("pi_env.envs.solo:pi_env/SoloTimeAttack-v0")
+    _, info = env.reset(seed=1, options={"record": solo, "event": 2, "complete_cases": complete_cases})
+    assert info["record"]["drawn_cases"] == [[0]]
+    seen = {complete_cases(load_record(solo), 0, {}, np.random.default_rng(s))[0] for s in range(60)}
+    pinky_murder = 9 * 140 + 0 * 14
+    assert seen == {pinky_murder + 1, pinky_murder + 2, pinky_murder + 3}  # Lakeside's neighbours

@@ -207,7 +207,8 @@ a `pi-record/1` record (a path, a parsed object or a `GameRecord`) of this env's
 player to move (`agent_selection`): an engine-written record (with its seed) exactly as played; a
 record typed in at a table from its stated layouts and cases, with the clue cards and any later
 chance drawn from `s`, and missing cases drawn by `options["complete_cases"]` (a
-`pi_env.records.start.CaseCompleter`; `pi_env.records.start` explains). Every agent's info then has
+`pi_env.records.start.CaseCompleter`, such as `pi_env.solvers.complete_cases`: the solver's exact
+posterior; `pi_env.records.start` explains). Every agent's info then has
 `"record": {"round", "event", "seeded", "drawn_cases", "drawn_cards"}` (`drawn_cases[r]`: whose
 cases were drawn in round `r`; never a case).
 

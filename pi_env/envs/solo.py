@@ -132,7 +132,8 @@ and the same next games after `reset()`. `env.clone_state()` returns the game as
 `reset(options={"position": saved})` puts it into an env with the same options (another game's
 position is refused with a `PositionError`). `reset(options={"record": r, "event": e})` starts after
 event `e` of a solo record (`pi_env.records.start.solo_record_start`; open queries only; a typed
-record without its case needs `"complete_cases"`, a `pi_env.records.start.CaseCompleter`);
+record without its case needs `"complete_cases"`, a `pi_env.records.start.CaseCompleter` such as
+`pi_env.solvers.complete_cases`);
 the info then has `"record"`. The vector env's `clone_state()` lists one position per sub-env, and
 `reset(options={"positions": [...]})` starts sub-env `i` from position `i`.
 

@@ -16,7 +16,8 @@ to be played on. The environments call it for ``reset(options={"record": ..., "r
 
   - a player's **case** missing from a round: by ``complete_cases``, a :class:`CaseCompleter`
     passed in (this layer and the environments cannot import the solver), which draws it
-    consistently with every answer of that round in the record;
+    consistently with every answer of that round in the record (the solver's exact posterior:
+    ``pi_env.solvers.complete_cases``);
   - the **clue cards**: the display's cards the record does not state and the deck's order are
     shuffled; a clue card the record takes, or states face up, that the shuffle left in the deck
     changes places with a face-up card the record does not state (so every recorded clue is legal
