@@ -77,6 +77,9 @@ def test_daytime_matches_the_spelled_out_list():
 def test_bundled_json_round_trips():
     doc = json.loads(resources.files("pi_env.core").joinpath("data/daytime.json").read_text("utf-8"))
     assert load_board("daytime") == DAYTIME
+    assert load_board("daytime") is load_board("daytime")  # read once (saved positions name it)
+    with pytest.raises(ValueError, match="read-only"):
+        load_board("daytime").adjacency[0, 1] = False  # so sharing it is safe
     again = board_from_dict(DAYTIME.to_dict())
     assert again == DAYTIME and np.array_equal(again.positions, DAYTIME.positions)
     assert len(doc["adjacency"]) == 29

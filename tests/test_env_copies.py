@@ -224,6 +224,32 @@ def test_record_start_in_the_aec_env(tmp_path):
         env.reset(options={"event": 3})
 
 
+def test_record_of_another_game_is_refused_before_it_is_played(tmp_path):
+    """A finished record put into an env of another game names the difference (it said only that the
+    game is over at the record's default position, its last event); into its own game: game over."""
+    from pi_env.engine import sample_actions, step_inplace
+    from pi_env.records.record_file import record_to_dict
+    from pi_env.records.recorder import Recorder
+
+    cfg = GameConfig(num_players=2)
+    st = init(cfg, 1, seed=3)
+    rec = Recorder(cfg, st, 3)
+    rng = np.random.default_rng(0)
+    while not st.done[0]:
+        step_inplace(st, sample_actions(st, rng), cfg)
+        rec.after_step(st)
+    path = tmp_path / "done.json"
+    path.write_text(json.dumps(record_to_dict(rec.record())))
+    with pytest.raises(PositionError, match=r"the record is a 2-player standard game \(second edition, no "
+                                            r"variants\); this env plays a 2-player standard game \(first "
+                                            r"edition, no variants\) \(edition 'second', not 'first'\)"):
+        pi_env.env(num_players=2, edition="first").reset(options={"record": str(path)})
+    with pytest.raises(PositionError, match=r"\(mode 'standard' is not 'duel'\)"):
+        pi_env.env(mode="duel").reset(options={"record": str(path)})
+    with pytest.raises(PIError, match=r"^the game is over after event \d+ of round 2: nothing is left to play"):
+        pi_env.env(num_players=2).reset(options={"record": str(path)})
+
+
 # --- SelfPlayVecEnv ----------------------------------------------------------------------------
 
 class _Memory:

@@ -97,6 +97,27 @@ def test_load_positions_builds_a_batch_from_chosen_positions():
     bad["state"]["deck_size"] = 99
     with pytest.raises(PositionError, match=r"positions\[1\]: saved position: state.deck_size holds 99, outside 0..36"):
         load_positions([chosen[0], bad], cfg)
+    with pytest.raises(PositionError, match=r"positions\[2\]: saved position: state.deck_size"):
+        load_positions([chosen[0], chosen[0], bad, bad], cfg)  # the first index of a repeated object
+
+
+def test_load_positions_repeated_objects_are_separate_games():
+    """A position object listed many times is decoded once, yet gives separate games: the batch
+    equals the batch of distinct copies, and a game stepped or changed leaves its twins alone."""
+    cfg = GameConfig(num_players=3)
+    st = init(cfg, 2, seed=5)
+    rng = np.random.default_rng(1)
+    for _ in range(9):
+        step_inplace(st, _policy(st, rng), cfg)
+    chosen = [save_position(st, cfg, b) for b in range(2)]
+    order = [1, 0, 1, 1, 0]
+    shared = load_positions([chosen[b] for b in order], cfg)
+    distinct = load_positions([_json(chosen[b]) for b in order], cfg)
+    assert shared == distinct and shared == st.take(order)
+    shared.score[2, 0] += 3
+    step_inplace(shared, np.full(5, 50 + 7), cfg)  # everyone names case 7
+    step_inplace(distinct, np.full(5, 50 + 7), cfg)
+    assert shared.take([0, 3]) == distinct.take([0, 3]) and not shared.take(2) == distinct.take(2)
 
 
 @pytest.mark.parametrize("change, message", [
@@ -119,6 +140,11 @@ def test_load_positions_builds_a_batch_from_chosen_positions():
     (lambda p: p["state"].update(inv_left=[5, 5, 6]), r"state.inv_left holds 6, outside 0..5"),
     (lambda p: p["state"].update(score=[1.5, 0, 0]), r"state.score must hold integers"),
     (lambda p: p["state"].update(done=[True]), r"state.done must have shape \[\], got \[1\]"),
+    (lambda p: p["state"].update(score=[30, 0, 0]), r"state.score holds 30, outside -5..21"),
+    (lambda p: p["state"].update(solved=[False, True, False]),
+     r"state.solved has player 1 solved without having attempted a solve"),
+    (lambda p: p["state"].update(solved=[p["state"]["current_player"] == i for i in range(3)], attempted=[True] * 3),
+     r"state.current_player is player \d, who has solved this round and takes no more turns in it"),
 ])
 def test_refusals_name_what_is_wrong(change, message):
     cfg = GameConfig(num_players=3)

@@ -7,6 +7,7 @@ The published daytime board ships as ``pi_env/data/daytime.json`` and loads with
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from importlib import resources
@@ -165,9 +166,16 @@ def load_board(board: "str | dict[str, Any] | Board" = "daytime") -> Board:
     if isinstance(board, str):
         if board not in BUNDLED_BOARDS:
             raise BoardError(f"unknown board {board!r}; bundled boards: {', '.join(BUNDLED_BOARDS)}")
-        text = resources.files("pi_env.core").joinpath(f"data/{board}.json").read_text(encoding="utf-8")
-        return board_from_dict(json.loads(text), name=board)
+        return _bundled_board(board)
     return board_from_dict(board)
+
+
+@functools.lru_cache(maxsize=None)
+def _bundled_board(name: str) -> Board:
+    """A bundled board, read and validated once (a Board is immutable: frozen, read-only arrays);
+    saved positions name their board, and loading thousands of them read the file each time."""
+    text = resources.files("pi_env.core").joinpath(f"data/{name}.json").read_text(encoding="utf-8")
+    return board_from_dict(json.loads(text), name=name)
 
 
 DAYTIME: Board = load_board("daytime")

@@ -382,6 +382,15 @@ def _new_state(position: Mapping[str, Any], config: GameConfig) -> State:
     _check_range(st, "last_action", -1, NUM_ACTIONS - 1)
     _check_range(st, "last_answer", -1, 3)
     _check_range(st, "round_winner", -2, P - 1)
+    if not config.is_duel:  # what a standard game cannot reach (docs/rules.md §4.3, §5)
+        if config.edition == "second":
+            _check_range(st, "score", -5, 21)
+        not_attempted = np.flatnonzero(st.solved[0] & ~st.attempted[0])
+        if not_attempted.size:
+            _fail("solved", f"has player {int(not_attempted[0])} solved without having attempted a solve")
+        if not st.done[0] and st.solved[0, int(st.current_player[0])]:
+            _fail("current_player", f"is player {int(st.current_player[0])}, who has solved this round and "
+                  f"takes no more turns in it")
     return st
 
 
@@ -436,19 +445,28 @@ def load_position(position: Mapping[str, Any], config: GameConfig | None = None)
 def load_positions(positions: Sequence[Mapping[str, Any]], config: GameConfig) -> State:
     """A batch of ``len(positions)`` games, game ``b`` from ``positions[b]`` (each checked as by
     :func:`load_position`): search and RL start thousands of games from chosen positions at once.
+    A position object listed several times is checked and decoded once (``[saved[b % 8] for b in
+    range(4096)]`` costs 8 loads and one copy).
 
     Raises:
         PositionError: as :func:`load_position`, with the position's index; an empty list.
     """
     if isinstance(positions, Mapping) or not isinstance(positions, Sequence) or not len(positions):
         raise PositionError("positions must be a non-empty list of saved positions")
-    states = []
+    states: list[State] = []
+    first: dict[int, int] = {}  # id of a position object (all alive in ``positions``) -> its state
+    index = np.empty(len(positions), dtype=np.int64)
     for i, pos in enumerate(positions):
-        try:
-            states.append(load_position(pos, config))
-        except PositionError as exc:
-            raise PositionError(f"positions[{i}]: {exc}") from None
-    return State.concatenate(states)
+        k = first.get(id(pos))
+        if k is None:
+            try:
+                states.append(load_position(pos, config))
+            except PositionError as exc:
+                raise PositionError(f"positions[{i}]: {exc}") from None
+            k = first[id(pos)] = len(states) - 1
+        index[i] = k
+    batch = State.concatenate(states)
+    return batch if len(states) == len(positions) else batch.take(index)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -414,12 +414,15 @@ class raw_env(AECEnv):
             self._engine.load(load_position(position, self.config))
             saved_env = position.get("env")
         elif start:
-            from pi_env.records.start import record_start
+            from pi_env.records.recorder import config_of
+            from pi_env.records.start import as_record, record_start
 
-            rs = record_start(start["record"], start.get("round"), start.get("event"),
+            rec = as_record(start["record"])
+            if rec.rules.mode != "solo":  # (record_start refuses a solo record) another game: said first
+                check_rules({"format": POSITION_FORMAT, "rules": rules_of(config_of(rec)), "state": {}},
+                            rules_of(self.config), what="the record")
+            rs = record_start(rec, start.get("round"), start.get("event"),
                               complete_cases=start.get("complete_cases"), seed=game_seed)
-            check_rules({"format": POSITION_FORMAT, "rules": rules_of(rs.config), "state": {}},
-                        rules_of(self.config), what="the record")
             st = self._engine.state
             assert isinstance(rs.state, State)  # record_start plays standard and duel records
             self._engine.load(rs.state)
