@@ -31,8 +31,8 @@ and the card flow (``_play_clue_card``) — are shared with the Solo Time Attack
 import numpy as np
 from numba import prange
 
-from pi_env.core._config import batch_kernel, kernel
-from pi_env.core.constants import (IN_DECK, IN_DISCARD, IN_FRONT, MAX_INVESTIGATORS, NOTHING,
+from pi_env.core._config import batch_kernel, kernel, rule_step
+from pi_env.core.constants import (IN_DECK, IN_DISCARD, IN_FRONT, INVESTIGATE_BASE, MAX_INVESTIGATORS, NOTHING,
                                    NUM_CASES, NUM_ELEMENTS, ON_DISPLAY, SCORE_CAP, SCORE_FLOOR, SOLVE_BASE, SPOT,
                                    TRACE, WRONG_SOLVE_PENALTY)
 
@@ -40,7 +40,7 @@ _OFFSETS = np.array([0, 12, 22], dtype=np.int64)
 _TIER_POINTS = np.array([7, 5, 3, 1], dtype=np.int64)
 
 
-@kernel
+@rule_step
 def _next_u64(rng, b):
     x = rng[b]
     x ^= x << np.uint64(13)
@@ -50,12 +50,12 @@ def _next_u64(rng, b):
     return x
 
 
-@kernel
+@rule_step
 def _below(rng, b, n):
     return np.int64(_next_u64(rng, b) % np.uint64(n))
 
 
-@kernel
+@rule_step
 def _shuffle(rng, b, a, n):
     for i in range(n - 1, 0, -1):
         j = _below(rng, b, i + 1)
@@ -64,7 +64,7 @@ def _shuffle(rng, b, a, n):
         a[j] = t
 
 
-@kernel
+@rule_step
 def _element_type(x):
     if x < 12:
         return 0
@@ -73,7 +73,7 @@ def _element_type(x):
     return 2
 
 
-@kernel
+@rule_step
 def _draw_card(b, card_place, deck, deck_size, rng):
     """Refill one display slot from the deck; reshuffle the discard pile if the deck is empty."""
     if deck_size[b] == 0:
@@ -147,13 +147,13 @@ def _deal_clue_cards(rng, b, card_place, deck, deck_size):
         _draw_card(b, card_place, deck, deck_size, rng)
 
 
-@kernel
+@rule_step
 def _case_element(case_row, t):
     """Element id of the type-``t`` part of a case given as type-local ``case_row[3]``."""
     return _OFFSETS[t] + np.int64(case_row[t])
 
 
-@kernel
+@rule_step
 def _clue_answer(td, adjacency, case_row, x):
     """docs/rules.md §4.1: the answer to the clue on element ``x`` for a player whose case is
     ``case_row`` (type-local ``[3]``); ``td`` is the game's ``tile_district[36]``.
@@ -167,7 +167,7 @@ def _clue_answer(td, adjacency, case_row, x):
     return NOTHING
 
 
-@kernel
+@rule_step
 def _play_clue_card(b, x, ans, card_place, deck, deck_size, rng):
     """docs/rules.md §4.1 card flow: a card answered nothing goes face up in front of the player (out
     of circulation for the round), otherwise to the discard pile; then refill the display."""
@@ -175,7 +175,7 @@ def _play_clue_card(b, x, ans, card_place, deck, deck_size, rng):
     _draw_card(b, card_place, deck, deck_size, rng)
 
 
-@kernel
+@rule_step
 def _investigate_answer(td, dtile, adjacency, case_row, spot_row, trace_row, d, sup_out):
     """docs/rules.md §4.2: ``(spots, traces)`` an investigator in district ``d`` receives.
 
@@ -201,7 +201,7 @@ def _investigate_answer(td, dtile, adjacency, case_row, spot_row, trace_row, d, 
     return ns, nt
 
 
-@kernel
+@rule_step
 def _is_case(case_row, c):
     """Whether case id ``c`` (``s * 140 + e * 14 + l``) is the case ``case_row`` (docs/rules.md §4.3)."""
     return c // 140 == case_row[0] and (c // 14) % 10 == case_row[1] and c % 14 == case_row[2]
@@ -293,20 +293,20 @@ def init_kernel(which, num_players, investigators, *S):
         _new_games(c * CHUNK, min(n, (c + 1) * CHUNK), which, num_players, investigators, *S)
 
 
-@kernel
+@rule_step(inline=True)
 def _is_legal(b, p, a, card_place, inv_count, inv_district, inv_left):
-    if a < 0:
-        return False
-    if a < 36:
-        return card_place[b, a] == ON_DISPLAY
+    """docs/rules.md §4: whether action ``a`` (any ``int64``) is legal for player ``p`` in game b: a
+    clue card on the display (§4.1), an investigator while the player has one left and none of its
+    own in the district this round (§4.2), any of the 1680 solves (§4.3)."""
+    if a < INVESTIGATE_BASE:
+        return a >= 0 and card_place[b, a] == ON_DISPLAY
     if a < SOLVE_BASE:
-        if inv_left[b, p] <= 0:
-            return False
-        d = a - 36
+        ok = inv_left[b, p] > 0
+        d = a - INVESTIGATE_BASE
         for k in range(inv_count[b, p]):
             if inv_district[b, p, k] == d:
-                return False
-        return True
+                ok = False
+        return ok
     return a < SOLVE_BASE + NUM_CASES
 
 
@@ -387,14 +387,245 @@ def sample_kernel(u, out, current_player, done, card_place, inv_count, inv_distr
                                inv_left)
 
 
-@kernel
+@rule_step
 def _tier_points(tier, num_players):
     if tier > num_players - 2 or tier > 3:
         return 0
     return _TIER_POINTS[tier]
 
 
-@kernel
+# --- the rule steps of one turn, each for one game b (docs/rules.md §4–§7) ----------------------
+# Compiled with ``rule_step(inline=True)`` (no reference counting, inlined into ``_step_games`` at
+# numba's level): the named steps cost what the same turn costs written out in one function
+# (measured, CHANGELOG 0.2.0 "engine speed").
+
+NOT_DECIDED = -3
+"""``decided`` of a turn that did not decide a duel round (``-1``: a draw, ``>= 0``: the winner)."""
+DRAW = -1
+
+
+@rule_step(inline=True)
+def _select_clue_card(b, p, x, adjacency, rng, tile_district, case, card_place, deck, deck_size,
+                      front, spot, trace, inv_count, inv_district, inv_markers, last_answer):
+    """docs/rules.md §4.1: player ``p`` of game b selects the clue card of element ``x`` (on the
+    display). The answer (spot / trace / nothing) puts the player's marker on ``x``'s tile or the
+    card in front of the player; a marker moves from the player's investigator in ``x``'s
+    district only when a new marker goes on the tile; the card is played and the display refilled.
+    ``last_answer[b, 0]`` receives the answer code."""
+    ans = _clue_answer(tile_district[b], adjacency, case[b, p], x)
+    if ans == NOTHING:
+        front[b, p, x] = True
+    else:
+        if ans == SPOT:
+            fresh = not spot[b, p, x]
+            spot[b, p, x] = True
+            kind = 0
+        else:
+            fresh = not trace[b, p, x]
+            trace[b, p, x] = True
+            kind = 1
+        if fresh:
+            dx = tile_district[b, x]
+            for k in range(inv_count[b, p]):
+                if inv_district[b, p, k] == dx and inv_markers[b, p, k, kind] > 0:
+                    inv_markers[b, p, k, kind] -= 1
+                    break
+    _play_clue_card(b, x, ans, card_place, deck, deck_size, rng)
+    last_answer[b, 0] = ans
+
+
+@rule_step(inline=True)
+def _place_investigator(b, p, d, adjacency, tile_district, district_tile, case, spot, trace,
+                        inv_count, inv_district, inv_answer, inv_markers, inv_suppressed, inv_left,
+                        last_answer):
+    """docs/rules.md §4.2: player ``p`` of game b places an investigator in district ``d`` (it has
+    one left and none of its own in ``d``): answered (spots, traces) with suppression, the tile
+    spent for the game. ``last_answer[b]`` receives (spots, traces)."""
+    k = inv_count[b, p]
+    inv_district[b, p, k] = d
+    ns, nt = _investigate_answer(tile_district[b], district_tile[b], adjacency, case[b, p],
+                                 spot[b, p], trace[b, p], d, inv_suppressed[b, p, k])
+    inv_answer[b, p, k, 0] = ns
+    inv_answer[b, p, k, 1] = nt
+    inv_markers[b, p, k, 0] = ns
+    inv_markers[b, p, k, 1] = nt
+    inv_count[b, p] = k + 1
+    inv_left[b, p] -= 1
+    last_answer[b, 0] = ns
+    last_answer[b, 1] = nt
+
+
+@rule_step(inline=True)
+def _solve(b, p, c, num_players, edition, duel, round_, tier, case, attempted, solved, solved_case,
+           solved_this_rotation, failed, score, solve_points, penalty, last_answer):
+    """docs/rules.md §4.3 with the points of §5: player ``p`` of game b names case ``c``; the first
+    attempt marks it attempted. Correct: solved for the round, the tier's points (second
+    edition: plus the round bonus, the score capped at 21). Wrong: the triple is public
+    (``failed``), 2 penalty points (second edition: the score floored at −5). A duel (§7) has
+    no points. ``last_answer[b, 0]`` receives 1 / 0. Returns whether the solve was correct."""
+    attempted[b, p] = True
+    if _is_case(case[b, p], c):
+        solved[b, p] = True
+        solved_case[b, p] = c
+        solved_this_rotation[b] = True
+        if not duel:
+            pts = _tier_points(tier[b], num_players)
+            if edition == 0:
+                pts += round_[b]
+            solve_points[b, p] += pts
+            if edition == 0:
+                score[b, p] = min(SCORE_CAP, score[b, p] + pts)
+            else:
+                score[b, p] = solve_points[b, p] - penalty[b, p]
+        last_answer[b, 0] = 1
+        return True
+    failed[b, p, c] = True
+    if not duel:
+        penalty[b, p] += WRONG_SOLVE_PENALTY
+        if edition == 0:
+            score[b, p] = max(SCORE_FLOOR, score[b, p] - WRONG_SOLVE_PENALTY)
+        else:
+            score[b, p] = solve_points[b, p] - penalty[b, p]
+    last_answer[b, 0] = 0
+    return False
+
+
+@rule_step(inline=True)
+def _duel_decision(b, p, is_solve, correct, first_player, extra_turn):
+    """docs/rules.md §7: whether player ``p``'s turn in game b decides the duel round:
+    ``NOT_DECIDED``, ``DRAW`` or the round's winner. The round's first solve attempt decides it:
+    wrong, the other player wins; correct by the round's second player, it wins; correct by the
+    first player, the other player gets one more turn (``extra_turn``), in which a correct
+    solve draws and anything else loses."""
+    if extra_turn[b]:
+        extra_turn[b] = False
+        if is_solve and correct:
+            return DRAW
+        return np.int64(first_player[b])
+    if is_solve:
+        if not correct:
+            return 1 - np.int64(p)
+        if p == first_player[b]:
+            extra_turn[b] = True
+            return NOT_DECIDED
+        return np.int64(p)
+    return NOT_DECIDED
+
+
+@rule_step(inline=True)
+def _nick_of_time(b, num_players, last_tier, tier, solved_this_rotation, solved):
+    """docs/rules.md §6 nick of time, at the end of a rotation of game b: once anyone has solved
+    this round, the tier advances every rotation; the rotation played at the last tier
+    (``last_tier``) ends the round. Returns ``(applies, ends_round)``: ``applies`` False before
+    the round's first correct solve (then the tier follows §5)."""
+    any_solved = False
+    for i in range(num_players):
+        if solved[b, i]:
+            any_solved = True
+    if not any_solved:
+        return False, False
+    solved_this_rotation[b] = False
+    if tier[b] >= last_tier:
+        return True, True
+    tier[b] += 1
+    return True, False
+
+
+@rule_step(inline=True)
+def _end_of_rotation(b, num_players, edition, nick, duel, max_rotations, rotation, tier,
+                     solved_this_rotation, truncated, attempted, solved):
+    """The checks at the end of a rotation of game b (docs/rules.md §4, §5, §6). The tier
+    advances after a rotation with a correct solve (with nick of time: ``_nick_of_time``); a
+    standard round ends when at most one player has not attempted (second edition) / not solved
+    (first edition); any round ends at the ``max_rotations`` safeguard (§5, ``truncated`` set).
+    Returns ``(end, safeguard)``: the round ends, and it was ended by the safeguard."""
+    end = False
+    applies = False
+    if nick:
+        applies, end = _nick_of_time(b, num_players, min(3, num_players - 2), tier,
+                                     solved_this_rotation, solved)
+    if not applies and solved_this_rotation[b]:
+        tier[b] += 1
+        solved_this_rotation[b] = False
+    rotation[b] += 1
+    if not duel:
+        open_ = 0
+        for i in range(num_players):
+            if edition == 0:
+                if not attempted[b, i]:
+                    open_ += 1
+            elif not solved[b, i]:
+                open_ += 1
+        if open_ <= 1:
+            end = True
+    if not end and rotation[b] >= max_rotations:
+        truncated[b] = True
+        return True, True
+    return end, False
+
+
+@rule_step(inline=True)
+def _next_seat(b, p, num_players, edition, nick, duel, max_rotations, first_player, current_player,
+               rotation, tier, solved_this_rotation, truncated, attempted, solved):
+    """docs/rules.md §4 turn order after player ``p``'s turn in game b: the next seat that has not
+    solved this round moves; every pass of the round's last seat ends a rotation
+    (``_end_of_rotation``). Returns ``(round_over, safeguard)``; when the round is over the
+    player to move is left as it was (the new round sets it)."""
+    last_seat = (np.int64(first_player[b]) + num_players - 1) % num_players
+    q = np.int64(p)
+    while True:
+        if q == last_seat:
+            end, safeguard = _end_of_rotation(b, num_players, edition, nick, duel, max_rotations,
+                                              rotation, tier, solved_this_rotation, truncated,
+                                              attempted, solved)
+            if end:
+                return True, safeguard
+        q = (q + 1) % num_players
+        if not solved[b, q]:
+            current_player[b] = q
+            return False, False
+
+
+@rule_step(inline=True)
+def _end_round(b, decided, num_players, duel, num_rounds, max_rounds, round_, first_player, done,
+               truncated, inv_left, score, rewards, extra_turn, round_winner):
+    """The end of a round of game b (docs/rules.md §5, §7): a duel's round result (``decided``:
+    ``DRAW`` or the winner; scores and rewards ±1); the game ends after the last round (a duel:
+    once the rounds won differ, with a game reward ±1, or at ``max_rounds``, truncated); else the
+    first player passes left and a duel gives 2 more investigators (the winner 1, at most 5).
+    Returns whether a next round follows (then set it up: ``_setup_round``, §3)."""
+    if duel:
+        round_winner[b] = decided
+        extra_turn[b] = False
+        if decided >= 0:
+            score[b, decided] += 1
+            rewards[b, decided] += 1
+            rewards[b, 1 - decided] -= 1
+    round_[b] += 1
+    finished = False
+    if duel:
+        if round_[b] >= num_rounds and score[b, 0] != score[b, 1]:
+            finished = True
+            w = 0 if score[b, 0] > score[b, 1] else 1
+            rewards[b, w] += 1
+            rewards[b, 1 - w] -= 1
+        elif round_[b] >= max_rounds:
+            finished = True
+            truncated[b] = True
+    elif round_[b] >= num_rounds:
+        finished = True
+    if finished:
+        done[b] = True
+        return False
+    if duel:
+        for i in range(num_players):
+            gain = 1 if i == decided else 2
+            inv_left[b, i] = min(MAX_INVESTIGATORS, inv_left[b, i] + gain)
+    first_player[b] = (first_player[b] + 1) % num_players
+    return True
+
+
+@rule_step
 def _step_games(lo, hi, actions, rejected, num_players, rules, num_rounds, max_rotations, adjacency,
                 rng, round_, first_player, current_player, rotation, tier, solved_this_rotation,
                 done, truncated, turn, tile_district, district_tile, case, card_place, deck,
@@ -402,9 +633,13 @@ def _step_games(lo, hi, actions, rejected, num_players, rules, num_rounds, max_r
                 inv_suppressed, inv_left, attempted, solved, solved_case, failed, score,
                 solve_points, penalty, rewards, last_action, last_answer, last_player, extra_turn,
                 round_winner):
-    """Apply ``actions[b]`` to every live game b of ``lo <= b < hi`` in place (docs/rules.md §4–§7): §4.1 select a clue card,
-    §4.2 place an investigator, §4.3 solve (§5 points), §7 the duel's decision, then the next seat,
-    the end of a rotation (§5, §6) and of a round (§5, §7).
+    """Apply ``actions[b]`` to every live game b of ``lo <= b < hi`` in place (docs/rules.md §4–§7),
+    one turn each, by the rule steps: the action of the player to move (§4.1
+    ``_select_clue_card``, §4.2 ``_place_investigator``, §4.3 ``_solve``), the duel's decision
+    (§7 ``_duel_decision``), the next seat and the end of a rotation (§4, §5, §6 ``_next_seat``),
+    the end of the round (§5, §7 ``_end_round``) and the next round's setup (§3
+    ``_setup_round``). ``rewards[b]`` receives every player's score change (duel: the round and
+    game results).
 
     Any ``int64`` action is safe: one that is not legal for the player to move (negative, ``>=
     1730``, a card not on the display, a district already used this round, no investigator left)
@@ -417,7 +652,6 @@ def _step_games(lo, hi, actions, rejected, num_players, rules, num_rounds, max_r
     nick = (rules >> 1) & 1
     duel = (rules >> 2) & 1
     max_rounds = rules >> 8
-    last_tier = min(3, num_players - 2)
     for b in range(lo, hi):
         for i in range(num_players):
             rewards[b, i] = 0
@@ -426,17 +660,7 @@ def _step_games(lo, hi, actions, rejected, num_players, rules, num_rounds, max_r
             continue
         a = actions[b]
         p = current_player[b]
-        # the legality check of _is_legal, written out: a call here costs as much as the step
-        if a < 36:
-            ok = a >= 0 and card_place[b, a] == ON_DISPLAY
-        elif a < SOLVE_BASE:
-            ok = inv_left[b, p] > 0
-            for k in range(inv_count[b, p]):
-                if inv_district[b, p, k] == a - 36:
-                    ok = False
-        else:
-            ok = a < SOLVE_BASE + NUM_CASES
-        if not ok:
+        if not _is_legal(b, p, a, card_place, inv_count, inv_district, inv_left):
             rejected[b] = True
             continue
         last_action[b] = a
@@ -446,172 +670,37 @@ def _step_games(lo, hi, actions, rejected, num_players, rules, num_rounds, max_r
             for i in range(num_players):
                 rewards[b, i] = -score[b, i]  # becomes the score change below
         correct = False
-        if a < 36:
-            # §4.1 select a clue card
-            x = a
-            ans = _clue_answer(tile_district[b], adjacency, case[b, p], x)
-            dx = tile_district[b, x]
-            if ans == NOTHING:
-                front[b, p, x] = True
-            else:
-                if ans == SPOT:
-                    fresh = not spot[b, p, x]
-                    spot[b, p, x] = True
-                    kind = 0
-                else:
-                    fresh = not trace[b, p, x]
-                    trace[b, p, x] = True
-                    kind = 1
-                # a marker moves from the investigator only when a new one goes on the tile
-                if fresh:
-                    for k in range(inv_count[b, p]):
-                        if inv_district[b, p, k] == dx and inv_markers[b, p, k, kind] > 0:
-                            inv_markers[b, p, k, kind] -= 1
-                            break
-            _play_clue_card(b, x, ans, card_place, deck, deck_size, rng)
-            last_answer[b, 0] = ans
+        if a < INVESTIGATE_BASE:
+            _select_clue_card(b, p, a, adjacency, rng, tile_district, case, card_place, deck,
+                              deck_size, front, spot, trace, inv_count, inv_district, inv_markers,
+                              last_answer)
         elif a < SOLVE_BASE:
-            # §4.2 place an investigator
-            d = a - 36
-            k = inv_count[b, p]
-            inv_district[b, p, k] = d
-            ns, nt = _investigate_answer(tile_district[b], district_tile[b], adjacency, case[b, p],
-                                         spot[b, p], trace[b, p], d, inv_suppressed[b, p, k])
-            inv_answer[b, p, k, 0] = ns
-            inv_answer[b, p, k, 1] = nt
-            inv_markers[b, p, k, 0] = ns
-            inv_markers[b, p, k, 1] = nt
-            inv_count[b, p] = k + 1
-            inv_left[b, p] -= 1
-            last_answer[b, 0] = ns
-            last_answer[b, 1] = nt
+            _place_investigator(b, p, a - INVESTIGATE_BASE, adjacency, tile_district, district_tile,
+                                case, spot, trace, inv_count, inv_district, inv_answer, inv_markers,
+                                inv_suppressed, inv_left, last_answer)
         else:
-            # §4.3 solve (a duel has no points: §7)
-            c = a - SOLVE_BASE
-            attempted[b, p] = True
-            if _is_case(case[b, p], c):
-                correct = True
-                solved[b, p] = True
-                solved_case[b, p] = c
-                solved_this_rotation[b] = True
-                if not duel:
-                    pts = _tier_points(tier[b], num_players)
-                    if edition == 0:
-                        pts += round_[b]
-                    solve_points[b, p] += pts
-                    if edition == 0:
-                        score[b, p] = min(SCORE_CAP, score[b, p] + pts)
-                    else:
-                        score[b, p] = solve_points[b, p] - penalty[b, p]
-                last_answer[b, 0] = 1
-            else:
-                failed[b, p, c] = True
-                if not duel:
-                    penalty[b, p] += WRONG_SOLVE_PENALTY
-                    if edition == 0:
-                        score[b, p] = max(SCORE_FLOOR, score[b, p] - WRONG_SOLVE_PENALTY)
-                    else:
-                        score[b, p] = solve_points[b, p] - penalty[b, p]
-                last_answer[b, 0] = 0
+            correct = _solve(b, p, a - SOLVE_BASE, num_players, edition, duel, round_, tier, case,
+                             attempted, solved, solved_case, solved_this_rotation, failed, score,
+                             solve_points, penalty, last_answer)
         turn[b] += 1
-        # §7: the first solve attempt of a duel round decides it (-1 draw, else the winner)
-        decided = -3
+        decided = NOT_DECIDED
         if duel:
-            if extra_turn[b]:
-                extra_turn[b] = False
-                if a >= SOLVE_BASE and correct:
-                    decided = -1
-                else:
-                    decided = first_player[b]
-            elif a >= SOLVE_BASE:
-                if not correct:
-                    decided = 1 - p
-                elif p == first_player[b]:
-                    extra_turn[b] = True
-                else:
-                    decided = p
-        round_over = decided != -3
+            decided = _duel_decision(b, p, a >= SOLVE_BASE, correct, first_player, extra_turn)
+        round_over = decided != NOT_DECIDED
         if not round_over:
-            # advance to the next unsolved seat; every pass of the last seat ends a rotation (§4)
-            q = p
-            while True:
-                last_seat = (first_player[b] + num_players - 1) % num_players
-                if q == last_seat:
-                    nick_end = False
-                    any_solved = False
-                    for i in range(num_players):
-                        if solved[b, i]:
-                            any_solved = True
-                    if nick and any_solved:
-                        # §6 nick of time: the tier advances every rotation after the first solve;
-                        # the rotation played at the last tier ends the round
-                        if tier[b] >= last_tier:
-                            nick_end = True
-                        else:
-                            tier[b] += 1
-                        solved_this_rotation[b] = False
-                    elif solved_this_rotation[b]:
-                        tier[b] += 1
-                        solved_this_rotation[b] = False
-                    rotation[b] += 1
-                    end = nick_end
-                    if not duel:
-                        open_ = 0
-                        for i in range(num_players):
-                            if edition == 0:
-                                if not attempted[b, i]:
-                                    open_ += 1
-                            elif not solved[b, i]:
-                                open_ += 1
-                        if open_ <= 1:
-                            end = True
-                    if not end and rotation[b] >= max_rotations:
-                        end = True
-                        truncated[b] = True
-                        decided = -1  # a duel round ended by the safeguard is a draw
-                    if end:
-                        round_over = True
-                        break
-                q = (q + 1) % num_players
-                if not solved[b, q]:
-                    current_player[b] = q
-                    break
-        if round_over:
-            finished = False
-            if duel:
-                round_winner[b] = decided
-                extra_turn[b] = False
-                if decided >= 0:
-                    score[b, decided] += 1
-                    rewards[b, decided] += 1
-                    rewards[b, 1 - decided] -= 1
-            round_[b] += 1
-            if duel:
-                if round_[b] >= num_rounds and score[b, 0] != score[b, 1]:
-                    finished = True
-                    w = 0 if score[b, 0] > score[b, 1] else 1
-                    rewards[b, w] += 1
-                    rewards[b, 1 - w] -= 1
-                elif round_[b] >= max_rounds:
-                    finished = True
-                    truncated[b] = True
-            elif round_[b] >= num_rounds:
-                finished = True
-            if finished:
-                done[b] = True
-            else:
-                if duel:
-                    # §7: 2 more tiles after every round, at most 5; the winner gives one back
-                    for i in range(num_players):
-                        gain = 1 if i == decided else 2
-                        inv_left[b, i] = min(MAX_INVESTIGATORS, inv_left[b, i] + gain)
-                first_player[b] = (first_player[b] + 1) % num_players
-                _setup_round(b, num_players, rng, round_, first_player, current_player,
-                             rotation, tier, solved_this_rotation, tile_district,
-                             district_tile, case, card_place, deck, deck_size, front,
-                             spot, trace, inv_count, inv_district, inv_answer,
-                             inv_markers, inv_suppressed, attempted, solved, solved_case,
-                             failed, extra_turn)
+            round_over, safeguard = _next_seat(b, p, num_players, edition, nick, duel, max_rotations,
+                                               first_player, current_player, rotation, tier,
+                                               solved_this_rotation, truncated, attempted, solved)
+            if safeguard:
+                decided = DRAW  # §5, §7: a duel round ended by the safeguard is a draw
+        if round_over and _end_round(b, decided, num_players, duel, num_rounds, max_rounds, round_,
+                                     first_player, done, truncated, inv_left, score, rewards,
+                                     extra_turn, round_winner):
+            _setup_round(b, num_players, rng, round_, first_player, current_player, rotation, tier,
+                         solved_this_rotation, tile_district, district_tile, case, card_place, deck,
+                         deck_size, front, spot, trace, inv_count, inv_district, inv_answer,
+                         inv_markers, inv_suppressed, attempted, solved, solved_case, failed,
+                         extra_turn)
         if not duel:
             for i in range(num_players):
                 rewards[b, i] += score[b, i]
