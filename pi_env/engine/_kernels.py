@@ -57,11 +57,16 @@ def _below(rng, b, n):
 
 @rule_step
 def _shuffle(rng, b, a, n):
+    x = rng[b]  # the generator's state stays in a register: the draws of _below, written out
     for i in range(n - 1, 0, -1):
-        j = _below(rng, b, i + 1)
+        x ^= x << np.uint64(13)
+        x ^= x >> np.uint64(7)
+        x ^= x << np.uint64(17)
+        j = np.int64(x % np.uint64(i + 1))
         t = a[i]
         a[i] = a[j]
         a[j] = t
+    rng[b] = x
 
 
 @rule_step
@@ -92,13 +97,14 @@ def _draw_card(b, card_place, deck, deck_size, rng):
     card_place[b, deck[b, deck_size[b]]] = ON_DISPLAY
 
 
-@kernel
-def _deal_layout(rng, b, tile_district, district_tile):
+@rule_step
+def _deal_layout(rng, b, tile_district, district_tile, tiles):
     """docs/rules.md §3 step 1 for game b: shuffle the 14 suspect tiles (suspects 0..11, then 2 blanks)
     and place tile ``k`` of the shuffled list in district ``k``; the same for the 14 evidence tiles
     (0..9 + 4 blanks); locations are printed (``22 + d`` in district ``d``).
-    ``district_tile[b, d, t]`` is the element of type ``t`` in district ``d`` (``-1`` blank)."""
-    tiles = np.empty(14, dtype=np.int64)
+    ``district_tile[b, d, t]`` is the element of type ``t`` in district ``d`` (``-1`` blank).
+    ``tiles``: scratch space of at least 14 integers (the callers pass the game's deck row, which
+    is dealt afterwards: no allocation, so this compiles as a rule step)."""
     # suspect tiles: 12 suspects + 2 blanks
     for k in range(14):
         tiles[k] = k if k < 12 else -1
@@ -120,12 +126,12 @@ def _deal_layout(rng, b, tile_district, district_tile):
         tile_district[b, 22 + d] = d
 
 
-@kernel
-def _deal_cases(rng, b, cases, num_players):
+@rule_step
+def _deal_cases(rng, b, cases, num_players, tiles):
     """docs/rules.md §3 step 2 for game b: per type, shuffle the type-local ids and deal
     ``cases[i, t] = perm[i]`` to players ``0..num_players-1`` (pairwise disjoint).
-    ``cases`` is game b's ``[P, 3]`` block (a solo game passes a ``[1, 3]`` view)."""
-    tiles = np.empty(14, dtype=np.int64)
+    ``cases`` is game b's ``[P, 3]`` block (a solo game passes a ``[1, 3]`` view); ``tiles``:
+    scratch space of at least 14 integers, as for ``_deal_layout``."""
     for t in range(3):
         n = 12 if t == 0 else (10 if t == 1 else 14)
         for k in range(n):
@@ -135,7 +141,7 @@ def _deal_cases(rng, b, cases, num_players):
             cases[i, t] = tiles[i]
 
 
-@kernel
+@rule_step
 def _deal_clue_cards(rng, b, card_place, deck, deck_size):
     """docs/rules.md §3 step 3 for game b: shuffle the 36 clue cards into the deck, turn 9 face up."""
     for x in range(NUM_ELEMENTS):
@@ -207,35 +213,30 @@ def _is_case(case_row, c):
     return c // 140 == case_row[0] and (c // 14) % 10 == case_row[1] and c % 14 == case_row[2]
 
 
-@kernel
+@rule_step
 def _setup_round(b, num_players, rng, round_, first_player, current_player, rotation, tier,
                  solved_this_rotation, tile_district, district_tile, case, card_place, deck,
                  deck_size, front, spot, trace, inv_count, inv_district, inv_answer, inv_markers,
                  inv_suppressed, attempted, solved, solved_case, failed, extra_turn):
-    """docs/rules.md §3: new layout, deal, deck and display; clear every per-round field of game b."""
-    _deal_layout(rng, b, tile_district, district_tile)
-    _deal_cases(rng, b, case[b], num_players)
+    """docs/rules.md §3: new layout, deal, deck and display; clear every per-round field of game b
+    (the per-player arrays have ``num_players`` rows: whole rows of game b are cleared)."""
+    _deal_layout(rng, b, tile_district, district_tile, deck[b])
+    _deal_cases(rng, b, case[b], num_players, deck[b])
     _deal_clue_cards(rng, b, card_place, deck, deck_size)
-    # per-round bookkeeping
+    # per-round bookkeeping (whole rows of game b: contiguous fills)
+    front[b] = False
+    spot[b] = False
+    trace[b] = False
+    inv_district[b] = -1
+    inv_answer[b] = 0
+    inv_markers[b] = 0
+    inv_suppressed[b] = False
+    failed[b] = False
     for i in range(num_players):
-        for x in range(NUM_ELEMENTS):
-            front[b, i, x] = False
-            spot[b, i, x] = False
-            trace[b, i, x] = False
         inv_count[b, i] = 0
-        for k in range(inv_district.shape[2]):
-            inv_district[b, i, k] = -1
-            inv_answer[b, i, k, 0] = 0
-            inv_answer[b, i, k, 1] = 0
-            inv_markers[b, i, k, 0] = 0
-            inv_markers[b, i, k, 1] = 0
-            for t in range(3):
-                inv_suppressed[b, i, k, t] = False
         attempted[b, i] = False
         solved[b, i] = False
         solved_case[b, i] = -1
-        for c in range(NUM_CASES):
-            failed[b, i, c] = False
     rotation[b] = 0
     tier[b] = 0
     solved_this_rotation[b] = False
@@ -249,7 +250,7 @@ kernel hands ranges of this many games to its threads, and the fused play loop k
 states in cache while it plays them (a tuning constant)."""
 
 
-@kernel
+@rule_step
 def _new_games(lo, hi, which, num_players, investigators, rng, round_, first_player, current_player,
                 rotation, tier, solved_this_rotation, done, truncated, turn, tile_district,
                 district_tile, case, card_place, deck, deck_size, front, spot, trace, inv_count,
@@ -343,7 +344,7 @@ def mask_kernel(out, head_only, current_player, done, card_place, inv_count, inv
                 out[b, a] = 1
 
 
-@kernel
+@rule_step
 def _sample_legal(b, u, current_player, done, card_place, inv_count, inv_district, inv_left):
     """A legal action of game b chosen uniformly by the uniform variate ``u`` in [0, 1)
     (docs/rules.md §4): the ``k``-th legal action in id order, ``k = floor(u * count)``."""

@@ -14,7 +14,7 @@ chance is unchanged by the policy). Two policies, documented in :mod:`pi_env.eng
 import numpy as np
 from numba import prange
 
-from pi_env.core._config import batch_kernel, kernel
+from pi_env.core._config import batch_kernel, kernel, rule_step
 from pi_env.core.constants import INVESTIGATE_BASE, NUM_ELEMENTS, ON_DISPLAY, SOLVE_BASE
 from pi_env.engine._kernels import CHUNK, _new_games, _next_u64, _sample_legal, _step_games
 
@@ -28,13 +28,13 @@ _TYPE_START = np.array([0, 12, 22], dtype=np.int64)
 _TYPE_SIZE = np.array([12, 10, 14], dtype=np.int64)
 
 
-@kernel
+@rule_step
 def _uniform(prng, b):
     """A uniform variate in [0, 1) from the policy stream of game b (53 bits)."""
     return np.float64(_next_u64(prng, b) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@kernel
+@rule_step
 def _random_index(prng, b, n):
     k = np.int64(_uniform(prng, b) * n)
     return n - 1 if k >= n else k

@@ -217,8 +217,8 @@ def _init_kernel(which, investigators, use_display, rng, tile_district, district
     for b in prange(rng.shape[0]):
         if not which[b]:
             continue
-        _deal_layout(rng, b, tile_district, district_tile)
-        _deal_cases(rng, b, case[b:b + 1], 1)
+        _deal_layout(rng, b, tile_district, district_tile, deck[b])  # deck[b]: scratch, dealt below
+        _deal_cases(rng, b, case[b:b + 1], 1, deck[b])
         if use_display:
             _deal_clue_cards(rng, b, card_place, deck, deck_size)
         else:
