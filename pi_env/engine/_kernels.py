@@ -397,8 +397,8 @@ def _tier_points(tier, num_players):
 
 # --- the rule steps of one turn, each for one game b (docs/rules.md §4–§7) ----------------------
 # Compiled with ``rule_step(inline=True)`` (no reference counting, inlined into ``_step_games`` at
-# numba's level): the named steps cost what the same turn costs written out in one function
-# (measured, CHANGELOG 0.2.0 "engine speed").
+# numba's level): measured close to the same turn written out in one function (CHANGELOG 0.2.0,
+# "engine speed").
 
 NOT_DECIDED = -3
 """``decided`` of a turn that did not decide a duel round (``-1``: a draw, ``>= 0``: the winner)."""
