@@ -221,6 +221,12 @@ def test_training_with_a_dagger_warm_start_records_every_round(tmp_path):
     rounds = run["warm_start"]["rounds"]
     assert [r["round"] for r in rounds] == [0, 1] and [r["rows"] for r in rounds] == [600, 600]
     assert rounds[1]["imitation_rows"] == 1200
+    from pi_env.agents.learned import load_model
+
+    _, meta = load_model(str(out / "imitation" / "round_1.pt"))
+    card = meta["card"]
+    assert card["imitation_round"] == 1 and card["teacher"] == "gain" and card["timesteps"] == 1200
+    assert card["seconds"] > 0 and card["imitation_agreement"] == rounds[1]["imitation_agreement"]
 
 
 def test_command_line_collection_equals_collect_and_feeds_training(tmp_path, capsys):

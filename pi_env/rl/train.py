@@ -384,7 +384,8 @@ def warm_start(model: Any, num_players: int, teacher: str, rows: int, *, encodin
     teacher labels every position; after every round the policy and value heads are fitted to all
     rows so far. ``demos``: :meth:`~pi_env.rl.imitate.Demonstrations.save` files (comma-separated,
     concatenated) to start from instead of the first collection (``python -m pi_env.rl.imitate``). The policy of every round is written to
-    ``out/imitation/round_K.pt``. Returns the statistics of every round."""
+    ``out/imitation/round_K.pt`` (its card: the round, teacher, rows so far as ``timesteps``, seconds
+    of this warm start so far, fit statistics). Returns the statistics of every round."""
     from pi_env.rl.imitate import Demonstrations, collect_parallel, fit
 
     folder = out / "imitation"
@@ -393,6 +394,7 @@ def warm_start(model: Any, num_players: int, teacher: str, rows: int, *, encodin
                             "dagger_rounds": dagger_rounds, "dagger_beta": dagger_beta, "rounds": []}
     common = dict(opponents=list(opponents), encoding=encoding, num_envs=num_envs, gamma=gamma, reward=reward)
     all_demos: list[Any] = []
+    t_start = time.perf_counter()
     policy_file: str | None = None
     for k in range(dagger_rounds + 1):
         t0 = time.perf_counter()
@@ -411,7 +413,10 @@ def warm_start(model: Any, num_players: int, teacher: str, rows: int, *, encodin
         all_demos.append(part)
         stats = fit(model.policy, Demonstrations.concat(all_demos), epochs=epochs, seed=seed + k, verbose=verbose)
         policy_file = str(folder / f"round_{k}.pt")
-        export_policy(model, policy_file, {**(meta or {}), "card": {"imitation_round": k}})
+        rows_so_far = sum(len(d) for d in all_demos)
+        export_policy(model, policy_file, {**(meta or {}), "card": {
+            "imitation_round": k, "teacher": teacher, "dagger_beta": dagger_beta, "timesteps": rows_so_far,
+            "seconds": round(time.perf_counter() - t_start, 1), **stats}})
         row = {"round": k, "rows": len(part), "collect_seconds": round(t1 - t0, 1),
                "fit_seconds": round(time.perf_counter() - t1, 1), **stats}
         info["rounds"].append(row)
