@@ -11,10 +11,12 @@ from pi_env.agents.base import Agent, RandomAgent
 from pi_env.agents.deducer import DeducerAgent
 from pi_env.agents.greedy import GreedyAgent
 from pi_env.agents.heuristic import HeuristicAgent
+from pi_env.agents.rollout import RolloutAgent
 from pi_env.agents.search import SearchAgent
 
 AGENTS: dict[str, type[Agent]] = {"random": RandomAgent, "deducer": DeducerAgent, "heuristic": HeuristicAgent,
-                               "greedy": GreedyAgent, "search": SearchAgent}
+                               "greedy": GreedyAgent, "search": SearchAgent,
+                               "rollout": RolloutAgent}
 
 
 def make_agent(name: str, *, edition: str = "second") -> Agent:
@@ -65,5 +67,5 @@ def opponent_factory(spec: "str | Agent") -> "str | Agent | Callable[[], Agent]"
     return spec
 
 
-__all__ = ["opponent_factory", "Agent", "RandomAgent", "DeducerAgent", "HeuristicAgent", "GreedyAgent", "SearchAgent", "AGENTS",
+__all__ = ["opponent_factory", "Agent", "RandomAgent", "DeducerAgent", "HeuristicAgent", "GreedyAgent", "SearchAgent", "RolloutAgent", "AGENTS",
            "make_agent"]
