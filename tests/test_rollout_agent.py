@@ -135,3 +135,33 @@ def test_paired_games_differing_only_in_the_hidden_case_look_the_same(monkeypatc
 
     monkeypatch.setitem(agents.AGENTS, "rollout", SmallRollout)
     check_hidden_state_invariance(["rollout", "greedy"], 2, 4, RolloutAgent, 10)
+
+
+@pytest.mark.parametrize("players, seed, turns", [(2, 5, 3), (4, 5, 11), (3, 8, 20)])
+def test_round_values_equal_a_turn_by_turn_replay(players, seed, turns):
+    """The fused rollout cut at the round's end (played as the last round, later-round bonus removed)
+    gives, per world and candidate, exactly the score changes of the same games played turn by turn
+    with the same policy streams in the true round until the round ends."""
+    from pi_env.engine.play import play
+
+    st, config, p, obs = _midgame(players, seed, turns)
+    mask = legal_action_mask(st)[0]
+    agent = RolloutAgent(budget_ms=None, worlds=4)
+    agent.reset(players, config.board, seed=0)
+    s = agent.situation(obs, mask)
+    cands = candidates(s, greedy_decision(s))
+    worlds = world_sampler(s.knowledge).sample(4, 0)
+    base = world_states(obs, players, worlds, np.random.default_rng(2), pending=s.outlook.pending)
+    streams = np.arange(1, 5, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    got = agent._play(base, cands, streams.copy())
+    for c, action in enumerate(cands):
+        for w in range(4):
+            g = base.take([w])
+            score0 = g.score[0].astype(np.int64)
+            step_inplace(g, np.array([action]), config)
+            stream = streams[w:w + 1].copy()
+            rnd = int(g.round[0])
+            while not g.done[0] and int(g.round[0]) == rnd:
+                play(g, config, 1, "rules", seed=stream, autoreset=False)
+            delta = g.score[0].astype(np.int64) - score0  # the step ending the round scores its solve
+            assert got[w, c] == delta[0] - delta[1:].mean(), (c, w)
