@@ -146,3 +146,9 @@ def test_ismcts_bot_runs_unchanged_and_is_deterministic_given_its_seed():
 
 def test_config_matches_the_engine():
     assert og._config(4, "second") == GameConfig(num_players=4)
+
+
+def test_without_openspiel_a_one_line_install_hint(monkeypatch):
+    monkeypatch.setattr(og, "pyspiel", None)
+    with pytest.raises(og.PIError, match=r"pip install '\.\[openspiel\]'"):
+        og.require_openspiel()

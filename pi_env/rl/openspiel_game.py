@@ -60,8 +60,8 @@ from pi_env.engine import GameConfig, init, legal_action_mask, observe, outcome,
 from pi_env.engine.observe import observation_layout, observation_size
 from pi_env.engine.play import rollout
 
-__all__ = ["GAME_NAME", "OPENSPIEL_INSTALL_HINT", "PiGame", "PiState", "PiObserver", "RulesRolloutEvaluator",
-           "require_openspiel", "case_triple"]
+__all__ = ["GAME_NAME", "OPENSPIEL_INSTALL_HINT", "RulesRolloutEvaluator", "require_openspiel", "case_triple"]
+# with OpenSpiel installed also PiGame, PiState and PiObserver (defined below)
 
 GAME_NAME = "python_pi"
 """The name the game is registered under (``pyspiel.load_game(GAME_NAME, {...})``)."""
@@ -370,6 +370,7 @@ if pyspiel is not None:
             return f"p{player} " + " ".join(f"{i}:{int(obs[i])}" for i in nz)
 
     pyspiel.register_game(_GAME_TYPE, PiGame)
+    __all__ += ["PiGame", "PiState", "PiObserver"]
 
 
 class RulesRolloutEvaluator:
