@@ -371,4 +371,13 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except (KeyboardInterrupt, SystemError) as exc:  # Ctrl-C: one line, exit status 130, no traceback
+        # (nothing is written); inside a numba kernel it arrives as a SystemError caused by it
+        from pi_env.apps.interrupts import caused_by_interrupt
+
+        if not caused_by_interrupt(exc):
+            raise
+        print("\njoint_worst_case: interrupted", file=sys.stderr)
+        sys.exit(130)

@@ -411,7 +411,12 @@ def _check_jointly_consistent(record) -> None:
 
     from pi_env.core.errors import RecordError
 
-    for r in range(len(record.rounds)):
+    from tqdm import tqdm
+
+    rounds = range(len(record.rounds))
+    # a bar on a terminal only (disable=None): a round of sparse or many-failed-solve answers takes seconds
+    for r in tqdm(rounds, desc="checking rounds", unit="round", file=sys.stderr, disable=None, leave=False,
+                  delay=0.5):
         try:
             analyze(record, 0, round_index=r)
         except ContradictionError as exc:
@@ -635,8 +640,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         msg = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         print(f"pi-env: error: {where}{msg}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("pi-env: interrupted", file=sys.stderr)
+    except (KeyboardInterrupt, SystemError) as exc:  # Ctrl-C: one line, no traceback; commands write
+        # files atomically, so nothing is half-written (pi_env.core.files). Ctrl-C inside a numba kernel
+        # arrives as a SystemError caused by the KeyboardInterrupt.
+        from pi_env.apps.interrupts import caused_by_interrupt
+
+        if not caused_by_interrupt(exc):
+            raise
+        print("\npi-env: interrupted", file=sys.stderr)
         return 130
 
 

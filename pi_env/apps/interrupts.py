@@ -12,12 +12,31 @@ import signal
 import threading
 from typing import Any, Iterator
 
-__all__ = ["ignore_sigint", "terminate_as_interrupt", "signals_held"]
+__all__ = ["ignore_sigint", "terminate_as_interrupt", "signals_held", "caused_by_interrupt"]
 
 
 def ignore_sigint() -> None:
     """Pool initializer for worker processes: Ctrl-C is handled by the parent alone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def caused_by_interrupt(exc: BaseException) -> bool:
+    """Whether ``exc`` is, or was raised because of, a :class:`KeyboardInterrupt` (its chain of
+    causes and contexts holds one).
+
+    Ctrl-C while a numba kernel runs surfaces as ``SystemError: ... returned a result with an
+    exception set`` whose cause is the ``KeyboardInterrupt`` (Python code the kernel calls back,
+    such as numba's unpickling of constants, receives the pending signal); such an error is an
+    interruption, not a failure.
+    """
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
 
 
 def _raise_interrupt(signum: int, frame: Any) -> None:
