@@ -12,6 +12,7 @@ are still the ids (``int``).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass, field
 from typing import Union
@@ -26,8 +27,8 @@ from pi_env.core.names import element_names
 from pi_env.records.types import GameRecord, RoundRecord, number_text, resolve_player
 
 from pi_env.solvers.case_sets import case_bits
-from pi_env.solvers.joint import count_joint
-from pi_env.solvers.knowledge import Knowledge, knowledge_from_round
+from pi_env.solvers.joint import count_joint, count_joint_split
+from pi_env.solvers.knowledge import COL_KIND, COL_PLAYER, SOLVE_FAILED, Knowledge, knowledge_from_round
 from pi_env.solvers.tables import CASE_ELEMENTS, from_bitset
 
 
@@ -143,8 +144,35 @@ def analyze_knowledge(knowledge: Knowledge, strict: bool = True) -> Analysis:
         known.add(knowledge.held_player)
     unknown = [q for q in range(n) if q not in known]
     held_ok = knowledge.held_case < 0 or bool(sets[knowledge.held_player].any())
-    counts = count_joint(own, [sets[q] for q in unknown]) if held_ok else np.zeros(NUM_CASES, np.int64)
+    if not held_ok:
+        counts = np.zeros(NUM_CASES, np.int64)
+    else:
+        counts = _count_unknown(knowledge, own, [sets[q] for q in unknown], unknown)
     return _analysis(knowledge, own, counts, strict)
+
+
+# With four unknown players and at least this many failed solves among them, count by
+# inclusion–exclusion over the cases they named (pi_env.solvers.joint.count_joint_split)
+SPLIT_MIN_FAILED = 20
+
+
+def _count_unknown(knowledge: Knowledge, own: np.ndarray, others: list[np.ndarray], unknown: list[int]
+                   ) -> np.ndarray:
+    """``count_joint(own, others)``; for four unknown players with many failed solves (the slow
+    corner of the dynamic programme, issue #15 item 8) by inclusion–exclusion over the cases they
+    named: the supersets are the case sets without the failed solves (docs/rules.md §4.3), coarse,
+    and the asking player's set is enlarged likewise (its counts per case do not depend on the rest
+    of its set). The same counts either way (tests/test_joint.py)."""
+    ev = knowledge.events
+    failed = ev[:, COL_KIND] == SOLVE_FAILED
+    if len(unknown) < 4 or int(np.isin(ev[failed, COL_PLAYER], unknown).sum()) < SPLIT_MIN_FAILED:
+        return count_joint(own, others)
+    coarse = [from_bitset(b) for b in case_bits(dataclasses.replace(knowledge, events=ev[~failed]))]
+    supersets = [coarse[q] for q in unknown]
+    root = coarse[knowledge.player]
+    if (own & ~root).any() or any((o & ~a).any() for o, a in zip(others, supersets)):  # pragma: no cover
+        return count_joint(own, others)  # not supersets (cannot happen: answers only remove cases)
+    return np.where(own, count_joint_split(root, others, supersets), 0)
 
 
 def _analysis(knowledge: Knowledge, own: np.ndarray, counts: np.ndarray, strict: bool) -> Analysis:

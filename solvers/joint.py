@@ -45,7 +45,9 @@ directly (:func:`_enumerate`, bounded), and with at most three other players the
 gives up once its work passes a share of what meeting in the middle costs
 (:mod:`pi_env.solvers.joint_mitm`, a fixed cost), which then counts: together at most about twice
 the cheaper of the two. Four other players with many failed solves each (five players, the held
-case not given) remain the slow corner (``N solves`` rows of the benchmark).
+case not given) are counted by inclusion–exclusion over the cases they named
+(:func:`count_joint_split`, used by :func:`pi_env.solvers.analyze_knowledge`): 16 counts of coarse
+sets and of tiny ones (the tuples of tiny sets are enumerated once, :func:`_tuples_by_type`).
 
 Counts are exact ``int64``: with at most five players the total is at most ``(12*11*10*9*8) *
 (10*9*8*7*6) * (14*13*12*11*10)`` ~ 6.9e14 < 2^63, and every partial sum is a sub-count of it.
@@ -64,7 +66,7 @@ from itertools import permutations
 import numpy as np
 
 from pi_env.core._config import kernel
-from pi_env.core.constants import NUM_CASES
+from pi_env.core.constants import CASE_TRIPLES, NUM_CASES
 from pi_env.solvers.joint_mitm import count_mitm, mitm_steps
 from pi_env.solvers.tables import CASE_ELEMENT_MASKS
 
@@ -74,6 +76,11 @@ SIG_WORDS = 3  # a per-element slice has at most 168 cases: 3 words of 64 bits
 CODE_LIMIT = 1 << 62  # state keys must stay below this (int64 arithmetic)
 ROOT = 0  # index of the root among the sets
 ENUMERATION_BUDGET = 100_000  # steps of direct enumeration before the dynamic programme takes over
+# the other players' tuples enumerated once (_tuples_by_type) when the product of their set sizes is
+# at most TUPLE_PRODUCT, within TUPLE_BUDGET steps (tiny sets, e.g. a player's failed solves alone)
+TUPLE_PRODUCT = 1_000_000
+TUPLE_BUDGET = 20_000_000
+CASE_TYPE_INDICES = np.ascontiguousarray(CASE_TRIPLES, dtype=np.int64)  # int64[1680, 3]: (s, e, l)
 # With at most three other players, the dynamic programme gives up past this multiple of the steps
 # meeting in the middle would take (measured: a unit of DP work costs about 20 steps of it; so the
 # two together cost at most about twice the cheaper one)
@@ -698,6 +705,77 @@ def _enumerate(root, cases, offsets, masks, budget):
     return counts, steps, True
 
 
+@kernel
+def _tuples_by_type(root, cases, offsets, masks, triples, budget):
+    """Per root case, the number of pairwise-disjoint tuples of the other players (one case of each,
+    ``cases[offsets[q]:offsets[q+1]]``) disjoint from it, for small other sets: the tuples are
+    enumerated once (not once per root case) and, per element and per pair and triple of elements
+    of different types, the number of tuples using them is kept; then for a root case ``(s, e, l)``
+    the tuples avoiding all three follow by inclusion–exclusion over the types: ``T - A[s] - A[e] -
+    A[l] + B[s, e] + B[s, l] + B[e, l] - C[s, e, l]`` (``T`` tuples; ``A[x]`` of them use element
+    ``x``, ``B[x, y]`` use both, ``C`` all three: a disjoint tuple uses an element at most once).
+    The cost does not grow with the root's set. Gives up past ``budget`` steps (a leaf costs
+    ``m**3``).
+
+    Returns ``(counts int64[len(root)], steps, done)``."""
+    m = offsets.shape[0] - 1
+    counts = np.zeros(root.shape[0], dtype=np.int64)
+    a_s = np.zeros(12, dtype=np.int64)
+    a_e = np.zeros(10, dtype=np.int64)
+    a_l = np.zeros(14, dtype=np.int64)
+    b_se = np.zeros((12, 10), dtype=np.int64)
+    b_sl = np.zeros((12, 14), dtype=np.int64)
+    b_el = np.zeros((10, 14), dtype=np.int64)
+    c_sel = np.zeros((12, 10, 14), dtype=np.int64)
+    total = 0
+    chosen = np.zeros(max(m, 1), dtype=np.int64)
+    next_j = np.zeros(max(m, 1), dtype=np.int64)
+    used = np.zeros(m + 1, dtype=np.int64)
+    steps = 0
+    level = 0
+    next_j[0] = offsets[0]
+    while m > 0 and level >= 0:
+        j = next_j[level]
+        if j == offsets[level + 1]:
+            level -= 1
+            continue
+        next_j[level] = j + 1
+        steps += 1
+        if steps > budget:
+            return counts, steps, False
+        mj = masks[cases[j]]
+        if mj & used[level] != 0:
+            continue
+        chosen[level] = cases[j]
+        if level < m - 1:
+            used[level + 1] = used[level] | mj
+            level += 1
+            next_j[level] = offsets[level]
+            continue
+        # a complete tuple
+        total += 1
+        steps += m * m * m
+        for x in range(m):
+            cx = chosen[x]
+            a_s[triples[cx, 0]] += 1
+            a_e[triples[cx, 1]] += 1
+            a_l[triples[cx, 2]] += 1
+            for y in range(m):
+                cy = chosen[y]
+                b_se[triples[cx, 0], triples[cy, 1]] += 1
+                b_sl[triples[cx, 0], triples[cy, 2]] += 1
+                b_el[triples[cx, 1], triples[cy, 2]] += 1
+                for z in range(m):
+                    c_sel[triples[cx, 0], triples[cy, 1], triples[chosen[z], 2]] += 1
+    if m == 0:
+        total = 1
+    for i in range(root.shape[0]):
+        s, e, l = triples[root[i], 0], triples[root[i], 1], triples[root[i], 2]
+        counts[i] = (total - a_s[s] - a_e[e] - a_l[l] + b_se[s, e] + b_sl[s, l] + b_el[e, l]
+                     - c_sel[s, e, l])
+    return counts, steps, True
+
+
 # ---------------------------------------------------------------------------------------------
 # public API
 
@@ -831,6 +909,9 @@ def joint_table(sets: "np.ndarray | list[np.ndarray]", sampling: bool = False) -
         offsets = np.cumsum([0] + [c.size for c in others]).astype(np.int64)
         cases = np.concatenate(others) if others else np.zeros(0, np.int64)
         direct, steps, done = _enumerate(lists[0], cases, offsets, CASE_ELEMENT_MASKS, ENUMERATION_BUDGET)
+        if not done and np.prod([float(c.size) for c in others]) <= TUPLE_PRODUCT:
+            direct, steps, done = _tuples_by_type(lists[0], cases, offsets, CASE_ELEMENT_MASKS, CASE_TYPE_INDICES,
+                                                  TUPLE_BUDGET)
         if done:
             counts[lists[0]] = direct
             keep = direct > 0
@@ -913,3 +994,47 @@ def count_joint(own: np.ndarray, others: "list[np.ndarray]") -> np.ndarray:
     if len(others) > 4:
         raise ValueError(f"at most 4 unknown players, got {len(others)}")
     return joint_table(np.stack([own] + [np.asarray(o, dtype=bool) for o in others])).counts
+
+
+def count_joint_split(own: np.ndarray, others: "list[np.ndarray]", supersets: "list[np.ndarray]") -> np.ndarray:
+    """:func:`count_joint` by inclusion–exclusion over each player's *holes*: with ``others[j] =
+    supersets[j] minus holes[j]`` (``holes[j] = supersets[j] & ~others[j]``),
+
+    ``count(others) = sum over J of (-1)^|J| count(holes[j] for j in J, supersets[k] for k not in J)``
+
+    (the count is linear in each player's set). Exact for any supersets; fast when the supersets
+    are coarse (few classes of interchangeable elements) and the holes small: a player's set is
+    what its answers allow minus the cases it named in failed solves (docs/rules.md §4.3), each of
+    which tells its three elements apart and together make the dynamic programme's state large
+    (five players, many failed solves, issue #15 item 8). A term whose sets are all holes is
+    enumerated directly (:func:`_tuples_by_type`).
+
+    Args:
+        own: ``bool[1680]``, the asking player's case set.
+        others: one ``bool[1680]`` per unknown player (at most 4).
+        supersets: per unknown player a ``bool[1680]`` superset of its set in ``others``.
+
+    Returns:
+        ``int64[1680]``, equal to ``count_joint(own, others)``.
+
+    Raises:
+        ValueError: wrong shapes, more than 4 unknown players, or a superset that is not one.
+    """
+    own = np.asarray(own, dtype=bool)
+    sets = [np.asarray(o, dtype=bool) for o in others]
+    sups = [np.asarray(a, dtype=bool) for a in supersets]
+    if len(sups) != len(sets) or any(a.shape != (NUM_CASES,) for a in sups):
+        raise ValueError("supersets: one bool[1680] per unknown player")
+    if any((s & ~a).any() for s, a in zip(sets, sups)):
+        raise ValueError("supersets: each must contain the player's set")
+    holes = [a & ~s for a, s in zip(sups, sets)]
+    split = [j for j in range(len(sets)) if holes[j].any()]
+    total = np.zeros(NUM_CASES, dtype=np.int64)
+    for mask in range(1 << len(split)):
+        chosen = {split[i] for i in range(len(split)) if mask >> i & 1}
+        term = count_joint(own, [holes[j] if j in chosen else sups[j] for j in range(len(sets))])
+        if len(chosen) % 2:
+            total -= term
+        else:
+            total += term
+    return total

@@ -348,3 +348,65 @@ def test_jit_off_path_gives_the_same_counts_and_worlds() -> None:
         assert out.returncode == 0, out.stderr[-3000:]
         digests.append(out.stdout.strip().splitlines()[-1])
     assert digests[0] == digests[1] and len(digests[0]) == 64
+
+
+# ------------------------------------------------------------------------------------------------
+# many failed solves: inclusion–exclusion over the holes, tiny sets enumerated once (issue #15 item 8)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 5), size=st.integers(1, 14),
+       root_size=st.integers(1, 300))
+def test_tuples_by_type_equals_brute_force(seed: int, k: int, size: int, root_size: int) -> None:
+    from pi_env.solvers.joint import CASE_TYPE_INDICES, _tuples_by_type
+
+    rng = np.random.default_rng(seed)
+    sets = sparse_sets(rng, k, size)
+    sets[0] = False
+    sets[0, rng.choice(NUM_CASES, size=root_size, replace=False)] = True
+    brute = brute_force_counts(sets, limit=5_000_000)
+    assert brute is not None
+    lists = [np.flatnonzero(row).astype(np.int64) for row in sets]
+    offsets = np.cumsum([0] + [c.size for c in lists[1:]]).astype(np.int64)
+    cases = np.concatenate(lists[1:]) if k > 1 else np.zeros(0, np.int64)
+    counts, _, done = _tuples_by_type(lists[0], cases, offsets, CASE_ELEMENT_MASKS, CASE_TYPE_INDICES, 10**9)
+    assert done and np.array_equal(counts, brute[0][lists[0]])
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 5), holes=st.integers(0, 30))
+def test_count_joint_split_equals_brute_force(seed: int, k: int, holes: int) -> None:
+    from pi_env.solvers.joint import count_joint_split
+
+    rng = np.random.default_rng(seed)
+    supersets = thin(rng, structured_sets(rng, k), 3e5)
+    sets = supersets.copy()
+    for q in range(1, k):  # failed solves: cases removed from the supersets
+        sets[q, rng.choice(NUM_CASES, size=holes, replace=False)] = False
+    brute = brute_force_counts(sets)
+    assert np.array_equal(count_joint_split(sets[0], list(sets[1:]), list(supersets[1:])), brute[0])
+    if k > 1:
+        with pytest.raises(ValueError, match="must contain"):
+            count_joint_split(sets[0], [np.ones(NUM_CASES, bool)] * (k - 1), [np.zeros(NUM_CASES, bool)] * (k - 1))
+
+
+def test_analysis_of_many_failed_solves_by_inclusion_exclusion_equals_the_dynamic_programme(monkeypatch) -> None:
+    """Five players, the held case not given, 40 failed solves by the four unknown players: the
+    analysis counts by :func:`count_joint_split` and gets the dynamic programme's counts."""
+    import pi_env.solvers.analysis as analysis
+    from pi_env.solvers.knowledge import SOLVE_FAILED, Knowledge
+
+    rng = np.random.default_rng(5)
+    _, base = _position(11, 5, 3)
+    rows = [tuple(r) for r in base.events]
+    failed = [(len(rows) + i, 1 + i % 4, SOLVE_FAILED, int(rng.integers(NUM_CASES)), 0, 0, 0) for i in range(40)]
+    k = Knowledge(0, 5, base.tile_district, DAYTIME.adjacency, -1, np.array(rows + failed, dtype=np.int32))
+    calls = []
+    real = analysis.count_joint_split
+    monkeypatch.setattr(analysis, "count_joint_split", lambda *a: calls.append(1) or real(*a))
+    counts = np.zeros(NUM_CASES, np.int64)
+    a = analyze_knowledge(k, strict=False)
+    counts[a.cases] = a.joint_counts
+    sets = [from_bitset(b) for b in case_bits(k)]
+    assert calls == [1]
+    assert np.array_equal(counts, count_joint(sets[0], sets[1:])) and a.total > 0
