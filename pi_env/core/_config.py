@@ -14,12 +14,14 @@ Environment variables:
         it).
 """
 
+import hashlib
 import os
 import sys
 import types
 from typing import Any
 
 import numba
+from numba.core import caching as _numba_caching
 from numba.core import event as _numba_event
 
 # numba's OpenMP threads wait for work passively (sleep) unless the user says otherwise: with the
@@ -29,6 +31,86 @@ from numba.core import event as _numba_event
 # one thread at every batch size). Must be set before OpenMP starts, hence here.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 CACHE: bool = os.environ.get("PI_ENV_NUMBA_CACHE", "1") != "0"
+
+
+# --- cache keys that see a kernel's dependencies ------------------------------------------------
+# numba keys a cached kernel by the content of the file that defines it, and nothing else: a kernel
+# that calls a kernel of another file (the fused play loop calls the step's rule functions in
+# _kernels.py) or reads another module's constants kept running its old machine code after only
+# that other file changed (seen in development: the fused path ran the step rules of the commit
+# before). pi-env's kernels are keyed by the content of every file kernels are built from (the
+# core's constants and settings, the engine, the solver) together with their own file; a change to
+# any of them recompiles them. A locator class placed first in numba's list (numba.core.caching:
+# CacheImpl._locator_classes; the locators themselves are numba's, only the source stamp differs).
+_KERNEL_SOURCE_DIRS = ("core", "engine", "solvers")
+
+
+def _kernel_source_files() -> list[str]:
+    root = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # the pi_env package
+    files = []
+    for sub in _KERNEL_SOURCE_DIRS:
+        d = os.path.realpath(os.path.join(root, sub))  # pi_env/solvers is a link in a checkout
+        if os.path.isdir(d):
+            files += sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".py"))
+    return files
+
+
+_SOURCES_DIGEST: "bytes | None" = None
+
+
+def _sources_digest(files: list[str]) -> bytes:
+    """SHA-256 over the base names and contents of ``files``, in order."""
+    h = hashlib.sha256()
+    for path in files:
+        h.update(os.path.basename(path).encode())
+        with open(path, "rb") as f:
+            h.update(hashlib.sha256(f.read()).digest())
+    return h.digest()
+
+
+def _kernel_sources_digest() -> bytes:
+    """:func:`_sources_digest` of the files in ``_KERNEL_SOURCE_DIRS`` (once per process)."""
+    global _SOURCES_DIGEST
+    if _SOURCES_DIGEST is None:
+        _SOURCES_DIGEST = _sources_digest(_kernel_source_files())
+    return _SOURCES_DIGEST
+
+
+def _package_root_dirs() -> tuple[str, ...]:
+    root = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    subs = [os.path.realpath(os.path.join(root, d)) for d in os.listdir(root)]
+    return tuple({root, *[d for d in subs if os.path.isdir(d)]})
+
+
+def _kernel_locator(base: type) -> type:
+    class Locator(base):  # type: ignore[misc, valid-type]
+        """numba's ``base`` locator for pi-env's kernels, whose source stamp also covers the files
+        kernels are built from (see ``_KERNEL_SOURCE_DIRS``)."""
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            real = os.path.realpath(py_file)
+            if not any(real.startswith(d + os.sep) for d in _package_root_dirs()):
+                return None
+            return super().from_function(py_func, py_file)
+
+        def get_source_stamp(self):
+            return (super().get_source_stamp(), _kernel_sources_digest())
+
+    Locator.__name__ = Locator.__qualname__ = "PiEnv" + base.__name__
+    return Locator
+
+
+def _install_kernel_locators() -> None:
+    classes = _numba_caching.CacheImpl._locator_classes
+    if any(c.__name__.startswith("PiEnv") for c in classes):
+        return
+    ours = [_kernel_locator(c) for c in (_numba_caching.UserProvidedCacheLocator,  # NUMBA_CACHE_DIR, if set
+                                         _numba_caching.InTreeCacheLocator, _numba_caching.UserWideCacheLocator)]
+    classes[:0] = ours
+
+
+_install_kernel_locators()
 PARALLEL: bool = os.environ.get("PI_ENV_NUMBA_PARALLEL", "1") != "0"
 PARALLEL_MIN_BATCH: int = 256
 FASTMATH: bool = False
