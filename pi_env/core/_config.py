@@ -83,7 +83,7 @@ def _package_root_dirs() -> tuple[str, ...]:
 
 
 def _kernel_locator(base: type) -> type:
-    class Locator(base):  # type: ignore[misc, valid-type]
+    class Locator(base):
         """numba's ``base`` locator for pi-env's kernels, whose source stamp also covers the files
         kernels are built from (see ``_KERNEL_SOURCE_DIRS``)."""
 
@@ -102,7 +102,7 @@ def _kernel_locator(base: type) -> type:
 
 
 def _install_kernel_locators() -> None:
-    classes = _numba_caching.CacheImpl._locator_classes
+    classes: list = _numba_caching.CacheImpl._locator_classes  # numba types it as an iterable; it is a list
     if any(c.__name__.startswith("PiEnv") for c in classes):
         return
     ours = [_kernel_locator(c) for c in (_numba_caching.UserProvidedCacheLocator,  # NUMBA_CACHE_DIR, if set
