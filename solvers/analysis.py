@@ -48,6 +48,10 @@ class ContradictionError(PIError):
         super().__init__(message or f"player {player}: no deal is consistent with the events; these cannot "
                          f"all hold: {what}")
 
+    def __reduce__(self) -> tuple:
+        # picklable (a worker process's error reaches its parent): the default passes only the message
+        return (type(self), (self.player, self.events, str(self)))
+
 
 @dataclass(frozen=True, eq=False)
 class Analysis:

@@ -306,6 +306,13 @@ def test_solver_completer_starts_environments():
     with pytest.raises(ContradictionError, match=r"^round 0: no deal of the missing cases fits the record's "
                        r"answers and stated cases; these events cannot all hold: .*\b10\b"):
         complete_cases(load_record(bad), 0, {2: load_record(bad).rounds[0].cases[2]}, np.random.default_rng(0))
+    import pickle
+    try:
+        complete_cases(load_record(bad), 0, {2: load_record(bad).rounds[0].cases[2]}, np.random.default_rng(0))
+    except ContradictionError as err:  # it crosses process boundaries intact (worker pools)
+        back = pickle.loads(pickle.dumps(err))
+        assert (type(back), back.player, back.events, str(back)) == (ContradictionError, err.player, err.events,
+                                                                     str(err))
 
     solo = {"format": "pi-record/1", "rules": {"mode": "solo", "players": 1},
             "rounds": [{"first_player": 0, "tiles": TABLE["rounds"][0]["tiles"], "cases": {},
