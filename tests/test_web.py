@@ -5,6 +5,7 @@ positions and solver view. Browser tests: tests/test_web_browser.py; load: tests
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -439,3 +440,34 @@ def test_solver_worker_stops_a_view_past_its_time_and_recovers(tmp_path):
         assert worker.request(("r", 2, 0, 3), ()) == ("done", doc)  # cached
     finally:
         worker.close()
+
+
+def test_solver_worker_killed_from_outside_is_reported_and_close_does_not_hang(tmp_path):
+    """A worker process killed while idle (SIGTERM to the server's process group from `timeout`,
+    `kill -TERM -PGID` or systemd; the out-of-memory killer) keeps the task queue's lock, so
+    multiprocessing's Pool.terminate would wait for it forever: the next view is reported at once
+    as the worker's death, the one after it is computed by a new worker, and close() returns."""
+    import signal
+    import time
+
+    from pi_env.apps.web.replay import STOP_WAIT, SolverWorker
+
+    record = _engine_record(players=3, seed=5)
+    text = json.dumps(record_to_dict(record))
+    worker = SolverWorker(timeout=120.0)
+    try:
+        status, doc = worker.wait(("r", 0, 0, 3), ("r", text, 0, 0, 3), 180)
+        assert status == "done" and doc["player"] == 0
+        os.kill(worker._pool.pi_env_workers[0], signal.SIGTERM)
+        time.sleep(0.5)
+        status, message = worker.wait(("r", 1, 0, 3), ("r", text, 1, 0, 3), 30)
+        assert status == "error" and "worker process died" in message
+        status, doc = worker.wait(("r", 2, 0, 3), ("r", text, 2, 0, 3), 180)
+        assert status == "done" and doc["player"] == 2
+        os.kill(worker._pool.pi_env_workers[0], signal.SIGTERM)  # dies idle; close() must not wait for it
+        time.sleep(0.5)
+    finally:
+        start = time.monotonic()
+        worker.close()
+        took = time.monotonic() - start
+    assert took < STOP_WAIT + 3.0, f"close() took {took:.1f} s"

@@ -211,3 +211,30 @@ def test_serve_with_an_unusable_host_prints_only_the_error(capsys):
     assert main(["serve", "--host", "nonexist.invalid", "--port", "0"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.startswith("pi-env: error: --host 'nonexist.invalid': ") and err.count("\n") == 1
+
+
+def test_serve_stops_on_sigterm_to_its_process_group(tmp_path):
+    """SIGTERM to the whole process group (`timeout`, `kill -TERM -PGID`, systemd's stop) also kills
+    the idle solver worker, which then holds its task queue's lock forever: the server still stops
+    within seconds (it hung at "Waiting for application shutdown" before)."""
+    pytest.importorskip("uvicorn", reason="the web app needs the 'web' extra")
+    import time
+    import urllib.request
+
+    proc = subprocess.Popen([sys.executable, "-m", "pi_env.apps.cli", "serve", "--port", "0", "--data", str(tmp_path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=dict(os.environ, PYTHONUNBUFFERED="1"), start_new_session=True)
+    try:
+        base = proc.stdout.readline().split()[2].rstrip("/")
+        with urllib.request.urlopen(base + "/api/games", timeout=60) as resp:  # it answers: started
+            assert resp.status == 200
+        time.sleep(3.0)  # the solver worker is up and idle
+        start = time.monotonic()
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.communicate(timeout=30)
+        took = time.monotonic() - start
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert took < 10.0, f"the server took {took:.1f} s to stop"

@@ -393,6 +393,10 @@ class _Abandoned(Exception):
     """A long computation nobody waits for any more (newer views were asked for)."""
 
 
+class _WorkerDied(Exception):
+    """The worker process is gone (killed from outside): its jobs will never be answered."""
+
+
 class _Resend(Exception):
     """The worker does not hold the record any more: send its text again."""
 
@@ -407,6 +411,34 @@ def _ignore_sigint() -> None:
     """The worker's initializer: Ctrl-C at the terminal reaches the whole process group, but only
     the server acts on it (it stops the worker); the worker prints nothing."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+STOP_WAIT = 2.0
+"""Seconds :func:`_stop_pool` lets ``Pool.terminate`` run before it kills the worker outright."""
+
+
+def _stop_pool(pool, wait: float = STOP_WAIT) -> None:
+    """Stop a worker pool; never hangs.
+
+    ``multiprocessing.Pool.terminate`` first takes the lock of the task queue, which an idle worker
+    holds while it waits for work. A worker killed from outside while idle -- SIGTERM sent to the
+    server's whole process group (``timeout``, ``kill -TERM -PGID``, systemd's default stop), the
+    out-of-memory killer -- never releases it, and ``terminate`` waits forever (``pi-env serve``
+    hung at "Waiting for application shutdown"). So ``terminate`` runs in a daemon thread for at
+    most ``wait`` seconds; after that every worker process is killed (SIGKILL) and the thread is
+    left behind (it holds nothing the server needs).
+    """
+    procs = list(getattr(pool, "_pool", []))  # the worker processes (CPython's Pool attribute)
+    stopper = threading.Thread(target=pool.terminate, name="pi-env-solver-stop", daemon=True)
+    stopper.start()
+    stopper.join(wait)
+    if stopper.is_alive():
+        log.warning("the solver worker did not stop within %.0f s (killed from outside?): killed", wait)
+        for proc in procs + list(getattr(pool, "_pool", [])):
+            try:
+                proc.kill()
+            except Exception:  # pragma: no cover - already gone
+                pass
 
 
 class SolverWorker:
@@ -456,6 +488,7 @@ class SolverWorker:
         finally:
             if main:
                 signal.signal(signal.SIGINT, previous)
+        pool.pi_env_workers = [proc.pid for proc in getattr(pool, "_pool", [])]  # see _get
         if warm:
             pool.apply(_warm)
         else:
@@ -516,7 +549,7 @@ class SolverWorker:
                 pool = self._new_pool()
                 with self._cv:
                     if self._closed:  # closed while the worker started
-                        pool.terminate()
+                        _stop_pool(pool)
                         return
                     self._pool, self._sent = pool, set()
             rid = args[0]
@@ -530,13 +563,19 @@ class SolverWorker:
                 self._store(key, ("done", doc))
             except _Abandoned:
                 log.info("solver view %s abandoned: newer views were asked for", key)
-                self._pool.terminate()
+                _stop_pool(self._pool)
                 self._pool = None
                 with self._cv:  # not stored: asked again, it is computed again
                     self._running = None
+            except _WorkerDied:
+                log.warning("solver view %s: the worker process died (killed from outside?)", key)
+                _stop_pool(self._pool)
+                self._pool = None
+                self._store(key, ("error", "the solver's worker process died (killed from outside or out of "
+                                           "memory); a new one answers the next view"))
             except multiprocessing.TimeoutError:
                 log.warning("solver view %s took more than %.0f s: stopped", key, self.timeout)
-                self._pool.terminate()
+                _stop_pool(self._pool)
                 self._pool = None
                 self._store(key, ("timeout", f"the solver took more than {self.timeout:g} s here and was "
                                              f"stopped (exact joint inference early in a 5-player round "
@@ -546,9 +585,15 @@ class SolverWorker:
 
     def _get(self, job):
         """The job's result; raises :class:`_Abandoned` when it has run :data:`ABANDON_AFTER`
-        seconds while newer views wait, ``multiprocessing.TimeoutError`` after ``timeout``."""
+        seconds while newer views wait, ``multiprocessing.TimeoutError`` after ``timeout``,
+        :class:`_WorkerDied` at once when the worker process is gone (the pool starts another one,
+        which never gets the job when the dead one held the task queue's lock)."""
         start = time.monotonic()
+        workers = getattr(self._pool, "pi_env_workers", None)
         while True:
+            if workers is not None and [proc.pid for proc in getattr(self._pool, "_pool", [])
+                                        if proc.exitcode is None] != workers:
+                raise _WorkerDied
             left = self.timeout - (time.monotonic() - start)
             if left <= 0:
                 raise multiprocessing.TimeoutError
@@ -565,4 +610,4 @@ class SolverWorker:
             self._closed = True
             self._cv.notify_all()
         if self._pool is not None:
-            self._pool.terminate()
+            _stop_pool(self._pool)
