@@ -177,6 +177,16 @@ def test_deep_nesting_null_bytes_and_lone_surrogates_are_4xx(tmp_path):
         assert c.get("/api/games").json()["games"][0]["moves"] == 0 and len(c.get("/api/games").json()["games"]) == 1
 
 
+def test_leaderboard_of_a_seed_out_of_range_is_422(tmp_path):
+    """A seed past SQLite's 64-bit integers was a 500 (OverflowError); out-of-range numbers are 422."""
+    with client(tmp_path) as c:
+        one_line(c.get(f"/api/leaderboard?seed={2**63}"), 422, "'seed' must be 0..2**63-1")
+        one_line(c.get("/api/leaderboard?seed=-1"), 422, "'seed' must be 0..2**63-1")
+        one_line(c.get("/api/leaderboard?seed=1&investigators=15"), 422, "'investigators' must be 0..14")
+        one_line(c.get("/api/leaderboard?seed=1&investigators=-5"), 422, "'investigators' must be 0..14")
+        assert c.get(f"/api/leaderboard?seed={2**63 - 1}&investigators=0").json() == {"seed": 2**63 - 1, "rows": []}
+
+
 def test_an_unexpected_error_is_a_one_line_json_500_and_the_server_goes_on(tmp_path, caplog, monkeypatch):
     with client(tmp_path) as c:
         def broken(doc):

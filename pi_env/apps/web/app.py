@@ -368,7 +368,12 @@ def create_app(data_dir: "str | Path", *, host: str = "127.0.0.1", port: int = 8
         seed = _int_param(request, "seed")
         if seed is None:
             raise BadRequest("give ?seed=N (and &investigators=K, default 5)")
-        return {"seed": seed, "rows": solos.leaderboard_rows(seed, _int_param(request, "investigators", 5))}
+        investigators = _int_param(request, "investigators", 5)
+        if not 0 <= seed < 2**63:  # a solo case's seed (SQLite holds 64-bit integers)
+            raise Unprocessable(f"'seed' must be 0..2**63-1, got {str(seed)[:40]}")
+        if not 0 <= investigators <= 14:
+            raise Unprocessable(f"'investigators' must be 0..14, got {str(investigators)[:40]}")
+        return {"seed": seed, "rows": solos.leaderboard_rows(seed, investigators)}
 
     # -- replays ------------------------------------------------------------------------------
     # Building a document, its summary and positions take time in proportion to the record: they
