@@ -259,8 +259,15 @@ def test_only_regular_files_are_opened_by_path_with_one_answer(tmp_path):
         f.truncate(MAX_BODY + 1)
     latin = tmp_path / "latin.json"
     latin.write_bytes(b'{"x": "caf\xe9"}')
+    # readable files that are no record: their parse or check errors would quote them (it said "the
+    # record is not JSON (Expecting value at line 1, column 1)" for /etc/shadow)
+    not_json = tmp_path / "secret.txt"
+    not_json.write_text("root:$6$salt$hash:19000:0:99999:7:::\n")
+    config = tmp_path / "config.json"
+    config.write_text('{"format": "pi-record/1", "password": "hunter2", "rounds": [{"x": "hunter2"}]}')
     paths = ["/dev/zero", "/dev/urandom", "/dev/null", str(fifo), str(sock_path), str(tmp_path), str(big),
-             str(latin), str(tmp_path / "missing.json"), "/root/../nonexistent/x", "~/../../nope"]
+             str(latin), str(tmp_path / "missing.json"), "/root/../nonexistent/x", "~/../../nope",
+             str(not_json), str(config)]
     with client(tmp_path / "data") as c:
         answers: dict[str, object] = {}
 
@@ -278,8 +285,9 @@ def test_only_regular_files_are_opened_by_path_with_one_answer(tmp_path):
         for p in paths:
             reason = one_line(answers[p], 422, "cannot open")
             shown = reason.split(" as a record", 1)
-            assert shown[1] == (f": it must be a readable regular file (not a folder, device or pipe) of UTF-8 "
-                                f"JSON text, at most {MAX_BODY} bytes; or upload it"), reason
+            assert shown[1] == (f": it must be a readable regular file (not a folder, device or pipe) holding a "
+                                f"pi-record/1 record of at most {MAX_BODY} bytes ('pi-env replay PATH' says what "
+                                f"is wrong); or upload it"), reason
         for p in (good, link):
             r = c.post("/api/replays", json={"path": str(p)})
             assert r.status_code == 201, r.text

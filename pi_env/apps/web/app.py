@@ -58,7 +58,7 @@ from pi_env.records.record_file import record_to_dict
 from pi_env.apps.web.errors import BadRequest, Conflict, NotFound, TooLarge, Unprocessable, WebError
 from pi_env.apps.web.games import GameManager
 from pi_env.apps.web.guard import BodyLimit, HostPolicy, RequestGuard, error_body, is_loopback
-from pi_env.apps.web.replay import ReplayCache, ReplayDoc, SolverWorker, read_record_file
+from pi_env.apps.web.replay import ReplayCache, ReplayDoc, SolverWorker, path_refusal, read_record_file
 from pi_env.apps.web.solo import SoloManager
 from pi_env.apps.web.store import Store, StoreError
 
@@ -397,9 +397,11 @@ def create_app(data_dir: "str | Path", *, host: str = "127.0.0.1", port: int = 8
                 raise Conflict("records can be opened by path only when the server listens on 127.0.0.1; "
                                "upload the file instead")
             text = await asyncio.to_thread(read_record_file, body["path"], MAX_BODY)
-        else:
-            text = body["text"]
-        return await asyncio.to_thread(open_replay, text)
+            try:
+                return await asyncio.to_thread(open_replay, text)
+            except (WebError, PIError):  # their messages quote the file: one answer for every failure
+                raise path_refusal(body["path"], MAX_BODY) from None
+        return await asyncio.to_thread(open_replay, body["text"])
 
     @app.get("/api/replays/{rid}")
     async def replay_summary(rid: str):

@@ -81,6 +81,16 @@ def parse_record_text(text: str) -> GameRecord:
     return record
 
 
+def path_refusal(path: str, limit: int) -> Unprocessable:
+    """The one answer to every failure of opening ``path`` as a record (:func:`read_record_file`):
+    reading it, and also parsing and checking what was read, whose messages would quote the file
+    (line and column of the first non-JSON character, keys, values)."""
+    shown = path if len(path) <= 200 else path[:200] + "..."
+    return Unprocessable(f"cannot open {shown!r} as a record: it must be a readable regular file (not a "
+                         f"folder, device or pipe) holding a pi-record/1 record of at most {limit} bytes "
+                         f"('pi-env replay PATH' says what is wrong); or upload it")
+
+
 def read_record_file(path: str, limit: int) -> str:
     """The text of a record file on this machine, named by ``path`` (``~`` expanded).
 
@@ -92,14 +102,13 @@ def read_record_file(path: str, limit: int) -> str:
     Every way of failing — no such file, no permission, not a regular file, more than ``limit``
     bytes, not UTF-8 — gives the same one-line answer, so that the path box tells nobody more about
     the machine's other files than that they are not records it can open (decision: the person at
-    the server's own keyboard finds the reason with ``pi-env replay PATH``).
+    the server's own keyboard finds the reason with ``pi-env replay PATH``). The caller answers a
+    text that is no record with the same :func:`path_refusal`.
 
     Raises:
-        Unprocessable: ``cannot open PATH as a record: ...``.
+        Unprocessable: ``cannot open PATH as a record: ...`` (:func:`path_refusal`).
     """
-    shown = path if len(path) <= 200 else path[:200] + "..."
-    refusal = Unprocessable(f"cannot open {shown!r} as a record: it must be a readable regular file (not a "
-                            f"folder, device or pipe) of UTF-8 JSON text, at most {limit} bytes; or upload it")
+    refusal = path_refusal(path, limit)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         name = os.path.expanduser(path)
