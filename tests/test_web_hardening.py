@@ -354,6 +354,43 @@ def test_slow_replay_work_does_not_hold_up_other_requests(tmp_path, monkeypatch)
             monkeypatch.setattr(ReplayDoc, method, original)
 
 
+def test_a_slow_solo_hint_holds_up_no_other_request(tmp_path, monkeypatch):
+    """A hint computing in a worker thread (tens of seconds while numba compiles) holds the solo
+    games' lock: the solo page's view and moves waited for it on the event loop, and every other
+    request of the server waited behind them (47 s measured on a fresh install)."""
+    import pi_env.apps.web.solo as web_solo
+
+    release = threading.Event()
+    original = web_solo.solo_hint
+
+    def slow_hint(game):
+        release.wait(10)
+        return original(game)
+
+    monkeypatch.setattr(web_solo, "solo_hint", slow_hint)
+    with client(tmp_path) as c:
+        sid = c.post("/api/solo", json={"seed": 7}).json()["id"]
+        box = {}
+        threads = [threading.Thread(target=lambda k=k, call=call: box.setdefault(k, call()), daemon=True)
+                   for k, call in (("hint", lambda: c.post(f"/api/solo/{sid}/hint")),
+                                   ("view", lambda: c.get(f"/api/solo/{sid}")),
+                                   ("move", lambda: c.post(f"/api/solo/{sid}/move", json={"version": 0, "action": 0})))]
+        threads[0].start()
+        time.sleep(0.3)
+        for t in threads[1:]:
+            t.start()
+        time.sleep(0.3)
+        start = time.monotonic()
+        assert c.get("/api/games").status_code == 200
+        waited = time.monotonic() - start
+        release.set()
+        for t in threads:
+            t.join(30)
+        assert waited < 2.0, f"/api/games waited {waited:.1f} s behind a solo hint"
+        assert box["hint"].status_code == 200 and box["view"].status_code == 200
+        assert box["move"].status_code == 200 and box["move"].json()["version"] == 1
+
+
 def test_moves_with_unknown_keys_favicon_and_token_free_downloads(tmp_path):
     with client(tmp_path) as c:
         gid = c.post("/api/games", json={"seats": ["human", "human"], "seed": 3}).json()

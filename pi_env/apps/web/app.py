@@ -343,15 +343,22 @@ def create_app(data_dir: "str | Path", *, host: str = "127.0.0.1", port: int = 8
         sid = await asyncio.to_thread(solos.create, body)
         return {"id": sid, "link": f"/solo/{sid}"}
 
+    # The solo manager's lock is held by a hint computing in a worker thread (seconds, tens of
+    # seconds while numba compiles): views and moves wait for it in worker threads too, never on the
+    # event loop, which would stop every other request and game meanwhile.
     @app.get("/api/solo/{sid}")
     async def solo_view(sid: str):
-        return solos.view(sid)
+        return await asyncio.to_thread(solos.view, sid)
 
     @app.post("/api/solo/{sid}/move")
     async def solo_move(sid: str, request: Request):
         body = _move_body(await _json(request))
-        solos.move(sid, body["version"], body["action"])
-        return solos.view(sid)
+
+        def move() -> dict[str, Any]:
+            solos.move(sid, body["version"], body["action"])
+            return solos.view(sid)
+
+        return await asyncio.to_thread(move)
 
     @app.post("/api/solo/{sid}/hint")
     async def solo_hint(sid: str):
