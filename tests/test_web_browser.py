@@ -97,6 +97,8 @@ def test_game_with_one_person_and_three_agents_played_to_the_end(browser, server
         version = attr(d, "data-version")
         held = d.find_element("id", "held").text
         assert "You hold B (random)'s case" in held
+        rule = d.find_element("id", "solve-rule").text
+        assert rule == "A correct solve scores the current tier's points; a wrong one costs 2 (never below −5).", rule
         if moves % 3 == 2:  # name a case with the three selects
             for sel, value in (("solve-suspect", "1"), ("solve-evidence", "2"), ("solve-location", "3")):
                 Select(d.find_element("id", sel)).select_by_value(value)
@@ -125,6 +127,23 @@ def test_game_with_one_person_and_three_agents_played_to_the_end(browser, server
         record = load_record(json.loads(resp.read()))
     assert bool(replay_with_engine(record).done[0])
     assert sum(1 for rnd in record.rounds for ev in rnd.events if ev.player == 0) == moves
+
+
+def test_duel_page_states_the_duel_solve_rule(browser, server):
+    """A duel's solve panel says what a duel's solve does (it said "a wrong one costs 2", a
+    standard game's rule: in a duel the first attempt decides the round, docs/rules.md §7)."""
+    import urllib.request
+
+    req = urllib.request.Request(server + "/api/games", method="POST", headers={"content-type": "application/json"},
+                                 data=json.dumps({"seats": ["human", "random"], "mode": "duel", "seed": 3}).encode())
+    with urllib.request.urlopen(req) as resp:
+        link = json.loads(resp.read())["seats"][0]["link"]
+    d = browser
+    d.get(server + link)
+    wait_for(lambda: attr(d, "data-your-turn") == "1", what="my turn")
+    rule = d.find_element("id", "solve-rule").text
+    assert rule.startswith("Your first solve attempt of the round decides it: a wrong one gives the round to the "
+                           "other player"), rule
 
 
 def test_solo_case_played_to_the_end(browser, server):

@@ -41,6 +41,11 @@ function render(view) {
     h("small", {}, c, typeOf(x));
   }
   document.getElementById("deck").textContent = `(deck ${view.deck}, discard ${view.discard})`;
+  document.getElementById("solve-rule").textContent = view.mode === "duel"  // docs/rules.md §7, §4.4
+    ? "Your first solve attempt of the round decides it: a wrong one gives the round to the other player; " +
+      "a correct one wins it (by the round's first player: the other gets one more turn, to draw)."
+    : "A correct solve scores the current tier's points; a wrong one costs 2" +
+      (view.edition === "second" ? " (never below −5)." : " (penalty points).");
   const solvePanel = document.getElementById("solve-panel");
   solvePanel.hidden = !view.your_turn;
   if (view.your_turn && !document.getElementById("solve-button")) caseSelects(document.getElementById("solve"), b.elements, send);
