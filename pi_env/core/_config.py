@@ -14,6 +14,7 @@ Environment variables:
         it).
 """
 
+import functools
 import hashlib
 import os
 import sys
@@ -43,19 +44,16 @@ CACHE: bool = os.environ.get("PI_ENV_NUMBA_CACHE", "1") != "0"
 # any of them recompiles them. A locator class placed first in numba's list (numba.core.caching:
 # CacheImpl._locator_classes; the locators themselves are numba's, only the source stamp differs).
 _KERNEL_SOURCE_DIRS = ("core", "engine", "solvers")
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # the pi_env package
 
 
 def _kernel_source_files() -> list[str]:
-    root = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # the pi_env package
     files = []
     for sub in _KERNEL_SOURCE_DIRS:
-        d = os.path.realpath(os.path.join(root, sub))  # pi_env/solvers is a link in a checkout
+        d = os.path.realpath(os.path.join(_PACKAGE_DIR, sub))  # pi_env/solvers is a link in a checkout
         if os.path.isdir(d):
             files += sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".py"))
     return files
-
-
-_SOURCES_DIGEST: "bytes | None" = None
 
 
 def _sources_digest(files: list[str]) -> bytes:
@@ -68,18 +66,17 @@ def _sources_digest(files: list[str]) -> bytes:
     return h.digest()
 
 
+@functools.cache
 def _kernel_sources_digest() -> bytes:
     """:func:`_sources_digest` of the files in ``_KERNEL_SOURCE_DIRS`` (once per process)."""
-    global _SOURCES_DIGEST
-    if _SOURCES_DIGEST is None:
-        _SOURCES_DIGEST = _sources_digest(_kernel_source_files())
-    return _SOURCES_DIGEST
+    return _sources_digest(_kernel_source_files())
 
 
+@functools.cache
 def _package_root_dirs() -> tuple[str, ...]:
-    root = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-    subs = [os.path.realpath(os.path.join(root, d)) for d in os.listdir(root)]
-    return tuple({root, *[d for d in subs if os.path.isdir(d)]})
+    """The package folder and its subfolders, links resolved (once per process, not per kernel)."""
+    subs = [os.path.realpath(os.path.join(_PACKAGE_DIR, d)) for d in os.listdir(_PACKAGE_DIR)]
+    return tuple({_PACKAGE_DIR, *[d for d in subs if os.path.isdir(d)]})
 
 
 def _kernel_locator(base: type) -> type:
