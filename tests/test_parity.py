@@ -278,10 +278,14 @@ def test_rollouts_exercise_the_rules():
         assert TOTALS[k] > 0, (k, TOTALS)
 
 
-def test_threaded_build_matches_reference():
-    """Batches of at least ``PARALLEL_MIN_BATCH`` games may run the threaded (prange) kernels."""
+def test_threaded_build_matches_reference(monkeypatch):
+    """The threaded (prange) builds play the reference's games: every family's threshold set to 1
+    game, so that the default dispatch picks them at B = 256."""
     from pi_env.core import _config
-    B = max(256, getattr(_config, "PARALLEL_MIN_BATCH", 256))
+    for family, threshold in _config.PARALLEL_MIN_BATCH.items():
+        if threshold is not None:
+            monkeypatch.setitem(_config.PARALLEL_MIN_BATCH, family, 1)
+    B = 256
     config = GameConfig(num_players=4, max_rotations=6)
     stats = lockstep(config, seeds_for("threaded", B), (0.85, 0.05, 0.05, 0.02), policy_seed=1,
                      check_mask_every=7, check_every_game=17)

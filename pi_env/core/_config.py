@@ -4,7 +4,8 @@ Environment variables:
     PI_ENV_NUMBA_CACHE: ``0`` turns the on-disk kernel cache off (default on).
     PI_ENV_NUMBA_PARALLEL: ``0`` never uses threads; by default a batch kernel runs with
         ``numba.prange`` over games on all cores when the batch has at least
-        ``PARALLEL_MIN_BATCH`` games, and serially below (threads cost more than they save there).
+        ``PARALLEL_MIN_BATCH[family]`` games for its kernel family, and serially below (threads
+        cost more than they save there).
     OMP_WAIT_POLICY: set to ``PASSIVE`` unless already set (threads sleep while they wait:
         measured far faster on a busy machine); ``ACTIVE`` restores OpenMP's spinning.
     NUMBA_DISABLE_JIT: numba's own switch; ``1`` runs every kernel as plain Python over numpy
@@ -109,7 +110,25 @@ def _install_kernel_locators() -> None:
 
 _install_kernel_locators()
 PARALLEL: bool = os.environ.get("PI_ENV_NUMBA_PARALLEL", "1") != "0"
-PARALLEL_MIN_BATCH: int = 256
+PARALLEL_MIN_BATCH: dict[str, "int | None"] = {
+    "step": 1024,
+    "sample": None,
+    "init": 1024,
+    "observe": 1024,
+    "fused": 512,
+    "default": 256,
+}
+"""The smallest batch from which a kernel family runs threaded by default (``None``: never; one
+place for every threshold, issue #16 item 1). Chosen by measurement: ``python
+benchmarks/thread_thresholds.py`` times each family's one-thread and threaded builds on equal games
+at 16 .. 8192 games and prints where threads break even (2-core machine; numba's default thread
+count, one per core). Families: ``step`` (a turn of every game: :data:`pi_env.engine._kernels.step_kernel`,
+the solo step), ``sample`` (legal actions, masks, random legal actions: a few hundred nanoseconds per
+game, so threads never paid at any size measured), ``init`` (new games' setup), ``observe`` (the
+engine observation and the incremental flat writer), ``fused`` (:func:`pi_env.engine.play`, many turns
+per call), ``default`` (kernels without a family, e.g. the solver's per-row posteriors, tens of
+microseconds per game; not measured here). Development figures (load 5-8, 4 players; the lead
+re-measures quiet): see CHANGELOG 0.2.0 "threads never slower"."""
 FASTMATH: bool = False
 
 
@@ -148,11 +167,16 @@ def rule_step(fn=None, *, inline: bool = False):
 class BatchKernel:
     """A kernel over the batch axis in two builds: serial (``__call__``) and threaded.
 
-    ``for_batch(B)`` picks the threaded build when ``B >= min_batch`` (default
-    ``PARALLEL_MIN_BATCH``); ``min_batch=None`` marks a kernel too cheap per game for threads to
-    pay (it always runs serially unless the threaded build is asked for explicitly)."""
+    ``for_batch(B)`` picks the threaded build when ``B >= min_batch``: the kernel's own
+    ``min_batch`` if given, else ``PARALLEL_MIN_BATCH[family]`` (read at each call, so the table in
+    this module is the one place to change); a threshold of ``None`` (``cheap=True`` is the family
+    ``"sample"``) always picks the serial build (the threaded one is there for measurements:
+    ``.parallel``).
 
-    def __init__(self, fn, min_batch: "int | None" = None, cheap: bool = False):
+    Raises:
+        KeyError: an unknown ``family``."""
+
+    def __init__(self, fn, min_batch: "int | None" = None, cheap: bool = False, family: str = "default"):
         self.serial = numba.njit(cache=CACHE, fastmath=FASTMATH, nogil=True)(fn)
         self.parallel = self.serial
         if PARALLEL:
@@ -162,7 +186,15 @@ class BatchKernel:
             self.parallel = numba.njit(cache=CACHE, fastmath=FASTMATH, nogil=True, parallel=True)(twin)
         self.__doc__ = fn.__doc__
         self.py_func = fn
-        self.min_batch = None if cheap else (PARALLEL_MIN_BATCH if min_batch is None else int(min_batch))
+        self.family = "sample" if cheap else family
+        if self.family not in PARALLEL_MIN_BATCH:
+            raise KeyError(f"unknown batch-kernel family {family!r}; known: {', '.join(PARALLEL_MIN_BATCH)}")
+        self._min_batch = None if min_batch is None else int(min_batch)
+
+    @property
+    def min_batch(self) -> "int | None":
+        """The batch size from which :meth:`for_batch` picks the threaded build (``None``: never)."""
+        return self._min_batch if self._min_batch is not None else PARALLEL_MIN_BATCH[self.family]
 
     def __call__(self, *args):
         return self.serial(*args)
@@ -171,19 +203,21 @@ class BatchKernel:
         """The build to use for ``batch_size`` games: threaded from ``min_batch`` games on
         (``parallel=None``), always threaded where threads can pay (``True``: not for a cheap
         kernel), or serial (``False``)."""
-        if parallel is False or self.min_batch is None:
+        threshold = self.min_batch
+        if parallel is False or threshold is None:
             return self.serial
         if parallel:
             return self.parallel
-        return self.parallel if batch_size >= self.min_batch else self.serial
+        return self.parallel if batch_size >= threshold else self.serial
 
 
-def batch_kernel(fn=None, *, min_batch: "int | None" = None, cheap: bool = False):
+def batch_kernel(fn=None, *, min_batch: "int | None" = None, cheap: bool = False, family: str = "default"):
     """Compile a kernel that loops over the batch axis with ``numba.prange``
-    (``@batch_kernel`` or ``@batch_kernel(min_batch=..., cheap=...)``, see :class:`BatchKernel`)."""
+    (``@batch_kernel`` or ``@batch_kernel(family=..., min_batch=..., cheap=...)``, see
+    :class:`BatchKernel`)."""
     if fn is None:
-        return lambda f: BatchKernel(f, min_batch=min_batch, cheap=cheap)
-    return BatchKernel(fn, min_batch=min_batch, cheap=cheap)
+        return lambda f: BatchKernel(f, min_batch=min_batch, cheap=cheap, family=family)
+    return BatchKernel(fn, min_batch=min_batch, cheap=cheap, family=family)
 
 
 COMPILING_MESSAGE = ("pi-env: compiling numba kernels for this command (this can take a minute or two; "

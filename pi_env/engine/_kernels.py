@@ -285,7 +285,7 @@ def _new_games(lo, hi, which, num_players, investigators, rng, round_, first_pla
                      extra_turn)
 
 
-@batch_kernel
+@batch_kernel(family="init")
 def init_kernel(which, num_players, investigators, *S):
     """Set up a new game in every slot b with ``which[b]`` (docs/rules.md §3; ``S``: the state's arrays
     in :meth:`State.arrays` order), range by range."""
@@ -707,7 +707,7 @@ def _step_games(lo, hi, actions, rejected, num_players, rules, num_rounds, max_r
                 rewards[b, i] += score[b, i]
 
 
-@batch_kernel
+@batch_kernel(family="step")
 def step_kernel(actions, rejected, num_players, rules, num_rounds, max_rotations, adjacency, *S):
     """Apply ``actions[b]`` to every live game (``_step_games``, range by range; ``S``: the state's
     arrays in :meth:`State.arrays` order)."""

@@ -249,7 +249,7 @@ def _pick_case(b, p, r, cand, failed):
     return 0
 
 
-@batch_kernel(min_batch=2 * CHUNK)
+@batch_kernel(family="fused")
 def play_kernel(num_steps, autoreset, policy, prng, steps_out, games_out, actions_out, num_players, rules,
                 num_rounds, max_rotations, adjacency, investigators, *S):
     """Play up to ``num_steps`` turns of every game with ``policy`` in one call (docs/rules.md §3–§7).

@@ -101,7 +101,7 @@ def _offsets(num_players: int) -> np.ndarray:
     return np.array([start for start, _ in observation_layout(num_players).values()], dtype=np.int64)
 
 
-@batch_kernel
+@batch_kernel(family="observe")
 def _observe_kernel(players, off, out, round_, first_player, current_player, rotation, tier,
                     tile_district, case, card_place, deck_size, front, spot, trace, inv_count,
                     inv_district, inv_answer, inv_suppressed, inv_left, attempted, solved,

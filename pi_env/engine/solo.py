@@ -208,7 +208,7 @@ def empty_solo_state(batch_size: int) -> SoloState:
 # kernels (private): trust their input, never raise, fill arrays in place
 
 
-@batch_kernel
+@batch_kernel(family="init")
 def _init_kernel(which, investigators, use_display, rng, tile_district, district_tile, case,
                  card_place, deck, deck_size, spot, trace, nothing, inv_placed, inv_answer,
                  inv_suppressed, inv_left, failed, actions, investigators_used, wrong_solves, done,
@@ -251,7 +251,7 @@ def _init_kernel(which, investigators, use_display, rng, tile_district, district
         last_answer[b, 1] = -1
 
 
-@batch_kernel
+@batch_kernel(cheap=True)
 def _legal_kernel(acts, out, done, card_place, inv_placed, inv_left):
     """out[b] = whether ``acts[b]`` is legal (always True for a done game)."""
     for b in prange(acts.shape[0]):
@@ -269,7 +269,7 @@ def _legal_kernel(acts, out, done, card_place, inv_placed, inv_left):
         out[b] = ok
 
 
-@batch_kernel
+@batch_kernel(cheap=True)
 def _mask_kernel(out, done, card_place, inv_placed, inv_left):
     """Fill ``out[B, 1730]`` (int8) with the legal-action mask (all ones for a done game)."""
     for b in prange(out.shape[0]):
@@ -283,7 +283,7 @@ def _mask_kernel(out, done, card_place, inv_placed, inv_left):
         out[b, 50:] = 1
 
 
-@batch_kernel
+@batch_kernel(family="step")
 def _step_kernel(acts, use_display, max_actions, adjacency, rng, tile_district, district_tile, case,
                  card_place, deck, deck_size, spot, trace, nothing, inv_placed, inv_answer,
                  inv_suppressed, inv_left, failed, actions, investigators_used, wrong_solves, done,
@@ -441,7 +441,7 @@ def observation_bounds(config: SoloConfig) -> tuple[np.ndarray, np.ndarray]:
     return low, high
 
 
-@batch_kernel
+@batch_kernel(family="observe")
 def _observe_kernel(off, out, tile_district, card_place, deck_size, spot, trace, nothing, inv_placed,
                     inv_answer, inv_suppressed, inv_left, failed, actions, wrong_solves):
     for b in prange(out.shape[0]):

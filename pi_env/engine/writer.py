@@ -53,7 +53,7 @@ def _write_bits(dst, old, new, one):
                 dst[x] = one if (new >> np.uint64(x)) & np.uint64(1) else np.float32(0.0)
 
 
-@batch_kernel
+@batch_kernel(family="observe")
 def _write_kernel(players, off, scale, out, c_td, c_fpos, c_fn, c_bits, c_held, c_solved, c_inv,
                  f_list, f_count, round_, first_player, current_player, rotation, tier, tile_district, case,
                  card_place, deck_size, front, spot, trace, inv_count, inv_district, inv_answer,
@@ -212,7 +212,7 @@ def _write_kernel(players, off, scale, out, c_td, c_fpos, c_fn, c_bits, c_held, 
         o[off[22]] = np.float32((current_player[b] - p + P) % P) * scale[22]
 
 
-@batch_kernel
+@batch_kernel(cheap=True)
 def _track_failed_kernel(active, f_list, f_count, f_round, done, round_, last_action, last_answer,
                          last_player):
     """After an engine step of every active game: forget the failed solves when a new round was

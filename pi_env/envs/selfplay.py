@@ -185,7 +185,7 @@ from pi_env.envs.encoders import FailedSolves, FlatEncoder, flat_bounds
 __all__ = ["SelfPlayVecEnv", "RandomBatchOpponent", "is_batch_opponent"]
 
 
-@batch_kernel
+@batch_kernel(cheap=True)
 def _advance_kernel(active, learner, notified, acc, row_seat, row_terminal, pending_reset, need_opp,
                     out_reward, out_term, out_trunc, done, truncated, current_player, last_player,
                     rewards):
