@@ -32,10 +32,9 @@ import tracemalloc
 import numba
 import numpy as np
 
+from pi_env.core._config import threaded_by_default
 from pi_env.core.text import format_table
 from pi_env.engine import Engine, GameConfig, init, play, policy_streams
-from pi_env.engine import _kernels as K
-from pi_env.engine import _play
 
 
 class _Batched:
@@ -110,11 +109,10 @@ def batched_peak_mib(config: GameConfig, batch: int, seed: int = 0) -> float:
 
 
 def default_builds(batch: int, fused: bool) -> str:
-    """Which kernel families the default dispatch threads at ``batch`` games (``-``: none)."""
+    """Which kernel families the default dispatch threads at ``batch`` games."""
     if fused:
-        return "threads" if _play.play_kernel.for_batch(batch) is not _play.play_kernel.serial else "1 thread"
-    kernels = (("step", K.step_kernel), ("init", K.init_kernel), ("sample", K.sample_kernel))
-    threaded = [name for name, k in kernels if k.for_batch(batch) is not k.serial]
+        return "threads" if threaded_by_default("fused", batch) else "1 thread"
+    threaded = [f for f in ("step", "init", "sample") if threaded_by_default(f, batch)]
     return "threads: " + "+".join(threaded) if threaded else "1 thread"
 
 

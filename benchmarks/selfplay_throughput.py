@@ -7,12 +7,17 @@ Rows, all measured in this run (numba compile time excluded by a warm-up):
   ``step``; a finished game is reset), i.e. what a loop of single envs costs per agent-step;
 * (b) the bare batched engine (``sample_actions`` + ``step_inplace`` + ``reset_done``), no
   observation: the ceiling;
-* (c) ``SelfPlayVecEnv`` at ``--batch`` games, every seat the learner, the flat encoding
-  (``float32[B, 618 + 1912·P]``) and masks returned every call, uniformly random legal actions from
-  the engine's sample kernel (``env.sample_actions``): no Python loop per game; with the kernels
-  threaded (the default) and on one thread (``parallel=False``: faster when other processes keep
-  the cores busy, since a threaded kernel waits for its slowest thread). Target at B = 4096 on the
-  2-core machine: >= 500,000 agent-steps/s;
+* (c) ``SelfPlayVecEnv`` at each of ``--batch`` games (default 256, 1024, 4096), every seat the
+  learner, observations in the **flat** encoding (``float32[B, 618 + 1912·P]``, 4,442 floats per
+  row for 2 players: the only encoding the env returns) and masks returned every call, uniformly
+  random legal actions from the engine's sample kernel (``env.sample_actions``): no Python loop per
+  game; each turn is one fused numba call (:class:`pi_env.engine.rows.SelfPlayTurn`: step, new
+  games, next rows, observation and mask). Three builds, measured in alternating slices: one
+  thread (``parallel=False``), threads (``parallel=True``) and the default for that batch size
+  (``parallel=None``); ``default / 1`` is the never-slower check. Also (c0) the same env with
+  ``observations=False`` (rows and masks only: what the flat encoding costs). Targets on the
+  2-core machine: >= 500,000 agent-steps/s at B = 4096 (issue #7), >= 2,000,000 with observations
+  and masks (issue #16 item 1);
 * (d) the same with the solver-augmented encoding (``SolverFeaturesVecEnv``: the exact posterior,
   :func:`pi_env.solvers.own_info.joint_features`, in batch) at ``--solver-batch`` games and a policy that mostly queries (so positions
   look like real play); its cost per row is printed;
@@ -22,7 +27,11 @@ An *agent-step* is one row: a seat's turn, or the terminal row that tells a seat
 (the AEC loop of (a) counts the matching dead steps the same way). ``turns/s`` counts only the rows
 that applied an action.
 
-    python benchmarks/selfplay_throughput.py [--players 2] [--batch 4096] [--seconds 3]
+The compact encoding (``pi_env.solvers.compact``, a few hundred floats of posteriors and gains) is
+not an encoding of this env (it belongs to the solver layer and is computed per row by the solver:
+``benchmarks/rl_training_speed.py`` measures it), so it has no row here.
+
+    python benchmarks/selfplay_throughput.py [--players 2] [--batch 256 1024 4096] [--seconds 3]
 """
 
 from __future__ import annotations
@@ -37,8 +46,14 @@ from pi_env.core.constants import NUM_CASES, SOLVE_BASE
 from pi_env.rl.solver_features_env import SolverFeaturesVecEnv
 from pi_env.engine import GameConfig, init, legal_action_mask, reset_done, sample_actions, step_inplace
 from pi_env.envs.selfplay import SelfPlayVecEnv
+from pi_env.core._config import threaded_by_default
 from pi_env.agents import RandomAgent
 from pi_env.core.text import format_table
+
+
+def default_threaded(batch: int) -> bool:
+    """Whether the env's default (``parallel=None``) runs the fused turn threaded at ``batch`` games."""
+    return threaded_by_default("selfplay", batch)
 
 
 def bench_baseline(players: int, n_envs: int, seconds: float, seed: int = 0) -> tuple[float, float]:
@@ -106,6 +121,32 @@ def bench_env(env, seconds: float, policy=None) -> tuple[float, float, float, fl
             return rows / elapsed, turns / elapsed, elapsed / calls, rows / (time.process_time() - c0)
 
 
+def bench_builds(players: int, batch: int, seconds: float, observations: bool = True, rounds: int = 3
+                 ) -> dict[bool | None, tuple[float, float]]:
+    """``{parallel: (rows/s, rows per CPU second)}`` of ``SelfPlayVecEnv`` with random legal actions
+    for one thread (``False``), threads (``True``) and the default (``None``), in ``rounds``
+    alternating slices of ``seconds / rounds`` each."""
+    envs = {p: SelfPlayVecEnv(batch, num_players=players, parallel=p, observations=observations)
+            for p in (False, True, None)}
+    actions = np.empty(batch, dtype=np.int64)
+    totals = {p: [0, 0.0, 0.0] for p in envs}
+    for env in envs.values():
+        env.reset(seed=0)
+        env.step(env.sample_actions(out=actions))  # warm
+    for _ in range(rounds):
+        for p, env in envs.items():
+            calls = 0
+            t0, c0 = time.perf_counter(), time.process_time()
+            while time.perf_counter() - t0 < seconds / rounds:
+                for _ in range(5):
+                    env.step(env.sample_actions(out=actions))
+                calls += 5
+            totals[p][0] += calls * batch
+            totals[p][1] += time.perf_counter() - t0
+            totals[p][2] += time.process_time() - c0
+    return {p: (n / wall, n / cpu) for p, (n, wall, cpu) in totals.items()}
+
+
 def querying_policy(env) -> np.ndarray:
     """Mostly clues and investigators (uniform among the legal ones), a random solve 1 time in 20."""
     rng = env.np_random
@@ -123,7 +164,7 @@ def querying_policy(env) -> np.ndarray:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--batch", type=int, default=4096)
+    parser.add_argument("--batch", type=int, nargs="+", default=[256, 1024, 4096])
     parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
     parser.add_argument("--baseline-envs", type=int, default=256,
                         help="single raw_env games in the baseline loop (its cost per agent-step does "
@@ -131,23 +172,30 @@ def main() -> None:
     parser.add_argument("--solver-batch", type=int, default=64)
     parser.add_argument("--opponent-batch", type=int, default=1024)
     args = parser.parse_args()
-    P, B = args.players, args.batch
+    P, B = args.players, max(args.batch)
     # warm-up: compile every kernel outside the measurements
     bench_engine(P, 300, 0.05)
-    bench_env(SelfPlayVecEnv(300, num_players=P), 0.05)
-    bench_env(SelfPlayVecEnv(300, num_players=P, parallel=False), 0.05)
-    bench_env(SelfPlayVecEnv(4, num_players=P), 0.05)
+    for parallel in (False, True):
+        for observations in (True, False):
+            bench_env(SelfPlayVecEnv(4, num_players=P, parallel=parallel, observations=observations), 0.02)
     bench_baseline(P, 2, 0.05)
 
     nan = float("nan")
     rows = []
+    load0 = os.getloadavg()[0] if hasattr(os, "getloadavg") else nan
     base, base_cpu = bench_baseline(P, args.baseline_envs, args.seconds)
     rows.append((f"(a) loop of {args.baseline_envs} PettingZoo raw_env", base, nan, nan, base_cpu))
     eng, eng_cpu = bench_engine(P, B, args.seconds)
     rows.append((f"(b) bare engine B={B}, no observations", eng, nan, nan, eng_cpu))
-    for parallel, label in ((None, "threads"), (False, "1 thread")):
-        env = SelfPlayVecEnv(B, num_players=P, parallel=parallel)
-        rows.append((f"(c) SelfPlayVecEnv B={B}, flat, {label}", *bench_env(env, args.seconds)))
+    builds = []
+    for b in sorted(args.batch):
+        for observations, label in ((True, "(c) flat obs + masks"), (False, "(c0) no obs, masks")):
+            res = bench_builds(P, b, args.seconds, observations)
+            one, many, default = res[False][0], res[True][0], res[None][0]
+            chosen = "threads" if default_threaded(b) else "1 thread"
+            builds.append((f"{label} B={b}", f"{one:,.0f}", f"{res[False][1]:,.0f}", f"{many:,.0f}",
+                           f"{many / one:.2f}", f"{default:,.0f} ({chosen})", f"{default / one:.2f}",
+                           f"{max(one, many, default) / base:.1f}"))
     sb = args.solver_batch
     wrapped = SolverFeaturesVecEnv(SelfPlayVecEnv(sb, num_players=P))
     bench_env(wrapped, 0.05, querying_policy)
@@ -162,8 +210,15 @@ def main() -> None:
     rows.append((f"(e) learner vs random agents B={ob}", *bench_env(opp, args.seconds)))
 
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else nan
-    print(f"{P} players, {args.seconds:g} s per row, {os.cpu_count()} CPUs, load average {load:.1f} "
-          f"at the end; agent-steps = rows returned (turns + terminal rows)")
+    print(f"{P} players, {args.seconds:g} s per row (and per build), {os.cpu_count()} CPUs, load average "
+          f"{load0:.1f} at the start, {load:.1f} at the end; agent-steps = rows returned (turns + terminal "
+          "rows)")
+    print("SelfPlayVecEnv, every seat a learner, random legal actions (agent-steps/s; flat encoding: "
+          f"float32[B, {618 + 1912 * P}]):")
+    print("\n".join(format_table(builds, ("configuration", "1 thread", "per CPU-s", "threads", "threads / 1",
+                                          "default (build chosen)", "default / 1", "best vs (a)"),
+                                 align="lrrrrrrr")))
+    print("Other rows:")
     body = [(name, f"{sps:,.0f}", "" if np.isnan(tps) else f"{tps:,.0f}",
              "" if np.isnan(call) else f"{call * 1e3:.2f}", f"{sps / base:.1f}", f"{cpu:,.0f}")
             for name, sps, tps, call, cpu in rows]

@@ -16,7 +16,9 @@ quiet 2-core machine; the last column shows the threshold in force. Families:
 * ``observe``: :meth:`~pi_env.engine.Engine.observe` (the whole ``int16`` observation) and the
   incremental float writer of the flat encoding (:class:`pi_env.engine.writer.ObservationWriter`),
   after a step of every game;
-* ``fused``: :func:`pi_env.engine.play`, 20 random turns per game.
+* ``fused``: :func:`pi_env.engine.play`, 20 random turns per game;
+* ``selfplay``: a turn of :class:`pi_env.envs.selfplay.SelfPlayVecEnv` (every seat a learner: the
+  fused :class:`pi_env.engine.rows.SelfPlayTurn` with the flat observation and the mask).
 
 Timings are the median over repeated calls of the per-game time; numba compile time is excluded
 (both builds are called once before timing). Figures from a machine busy with other processes
@@ -36,17 +38,22 @@ import numpy as np
 from pi_env.core import _config
 from pi_env.core.text import format_table
 from pi_env.engine import Engine, GameConfig, init, play, policy_streams
-from pi_env.engine import _kernels as K
 from pi_env.engine.observe import observation_size
 from pi_env.engine.writer import ObservationWriter, NUM_COMPONENTS
 
-FAMILIES = ("step", "sample", "init", "observe", "fused")
+FAMILIES = ("step", "sample", "init", "observe", "fused", "selfplay")
 
 
 def _timer(config: GameConfig, family: str, batch: int, parallel: bool, seed: int = 0):
     """A zero-argument function running one call of ``family`` with the chosen build and returning
     its wall-clock seconds (set-up work outside the timing)."""
-    eng = Engine(config, batch, seed=seed, parallel=parallel)
+    saved = _config.PARALLEL_MIN_BATCH["sample"]
+    if family == "sample" and parallel:  # never threaded by default: lift that for this engine
+        _config.PARALLEL_MIN_BATCH["sample"] = 1
+    try:
+        eng = Engine(config, batch, seed=seed, parallel=parallel)
+    finally:
+        _config.PARALLEL_MIN_BATCH["sample"] = saved
     rng = np.random.default_rng(seed)
     actions = np.empty(batch, dtype=np.int64)
     if family == "step":
@@ -59,8 +66,6 @@ def _timer(config: GameConfig, family: str, batch: int, parallel: bool, seed: in
             return t
     elif family == "sample":
         mask = np.empty((batch, 1730), dtype=np.int8)
-        if parallel:  # the engine never threads these by default: bind the threaded builds here
-            eng._sample, eng._mask = K.sample_kernel.parallel, K.mask_kernel.parallel
 
         def run():
             t = time.perf_counter()
@@ -96,6 +101,17 @@ def _timer(config: GameConfig, family: str, batch: int, parallel: bool, seed: in
         def run():
             t = time.perf_counter()
             play(state, config, 20, "random", seed=streams, parallel=parallel)
+            return time.perf_counter() - t
+    elif family == "selfplay":
+        from pi_env.envs.selfplay import SelfPlayVecEnv
+
+        env = SelfPlayVecEnv(batch, config.num_players, parallel=parallel)
+        env.reset(seed=seed)
+
+        def run():
+            env.sample_actions(rng, out=actions)
+            t = time.perf_counter()
+            env.step(actions)
             return time.perf_counter() - t
     else:
         raise ValueError(family)

@@ -298,3 +298,34 @@ def test_a_closed_env_says_so():
         env.step(np.zeros(2, dtype=np.int64))
     with pytest.raises(PIError, match="the env is closed"):
         env.reset()
+
+
+@pytest.mark.parametrize("num_players,observations,check,parallel", [
+    (2, True, True, False), (4, True, False, True), (3, False, False, None), (5, True, True, True)])
+def test_the_fused_turn_equals_the_separate_stages(num_players, observations, check, parallel):
+    """Every seat a learner: one fused call per turn (pi_env.engine.rows.SelfPlayTurn: step,
+    failed solves, new games, next rows, observation and mask) returns exactly what the separate
+    stages return (the same env with the fused turn switched off), over many games; unchecked,
+    also with illegal actions (their games are not stepped and their rows come again)."""
+    B = 37
+    envs = [SelfPlayVecEnv(B, num_players=num_players, seed=4, observations=observations, check=check,
+                           parallel=parallel) for _ in range(2)]
+    outs = [e.reset(seed=4) for e in envs]
+    assert envs[0]._turn is not None
+    envs[1]._turn = None  # the separate stages
+    rng = np.random.default_rng(7)
+    ends = 0
+    for call in range(700):
+        a = envs[0].sample_actions(rng)
+        if not check:
+            a[rng.random(B) < 0.05] = rng.integers(0, 50)  # some of them illegal
+        outs = [e.step(a.copy()) for e in envs]
+        (o0, r0, t0, u0, i0), (o1, r1, t1, u1, i1) = outs
+        for x, y in ((o0, o1), (r0, r1), (t0, t1), (u0, u1), (i0["action_mask"], i1["action_mask"]),
+                     (i0["to_move"], i1["to_move"])):
+            assert np.array_equal(x, y), call
+        assert o0.shape == (B, envs[0].single_observation_space.shape[0] if observations else 0)
+        ends += int(t0.sum() + u0.sum())
+    for x, y in zip(envs[0].state.arrays(), envs[1].state.arrays()):
+        assert np.array_equal(x, y)
+    assert np.array_equal(envs[0]._games, envs[1]._games) and ends > B

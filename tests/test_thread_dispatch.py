@@ -115,3 +115,30 @@ def test_same_games_either_side_of_the_threshold(monkeypatch):
         results.append([a.copy() for a in eng.state.arrays()])
     for a, b in zip(*results):
         np.testing.assert_array_equal(a, b)
+
+
+def test_threaded_by_default_says_what_the_dispatch_picks():
+    for family, kernel in FAMILY_OF.items():
+        threshold = _config.PARALLEL_MIN_BATCH[family]
+        for b in (1, 255, 256, 1023, 1024, 4096) + (() if threshold is None else (threshold - 1, threshold)):
+            picked = kernel.for_batch(b) is not kernel.serial  # without threads the two builds are one
+            expected = _config.PARALLEL and threshold is not None and b >= threshold
+            assert _config.threaded_by_default(family, b) == expected, (family, b)
+            assert picked == expected, (family, b)
+    assert _config.threaded_by_default("selfplay", 10**6) == _config.PARALLEL
+
+
+def test_the_selfplay_env_runs_its_fused_turn_serially_below_the_threshold(monkeypatch):
+    """The env's default build of its fused turn (pi_env.engine.rows.SelfPlayTurn)."""
+    from pi_env.engine import rows
+    from pi_env.envs.selfplay import SelfPlayVecEnv
+
+    threshold = _config.PARALLEL_MIN_BATCH["selfplay"]
+    env = SelfPlayVecEnv(8, num_players=2, seed=0)
+    env.reset(seed=0)
+    assert threshold > 8 and env._turn._kernel is rows._selfplay_kernel.serial
+    monkeypatch.setitem(_config.PARALLEL_MIN_BATCH, "selfplay", 8)
+    env = SelfPlayVecEnv(8, num_players=2, seed=0)
+    env.reset(seed=0)
+    assert env._turn._kernel is rows._selfplay_kernel.parallel
+

@@ -115,7 +115,8 @@ PARALLEL_MIN_BATCH: dict[str, "int | None"] = {
     "sample": None,
     "init": 1024,
     "observe": 1024,
-    "fused": 512,
+    "fused": 256,
+    "selfplay": 1024,
     "default": 256,
 }
 """The smallest batch from which a kernel family runs threaded by default (``None``: never; one
@@ -126,10 +127,21 @@ count, one per core). Families: ``step`` (a turn of every game: :data:`pi_env.en
 the solo step), ``sample`` (legal actions, masks, random legal actions: a few hundred nanoseconds per
 game, so threads never paid at any size measured), ``init`` (new games' setup), ``observe`` (the
 engine observation and the incremental flat writer), ``fused`` (:func:`pi_env.engine.play`, many turns
-per call), ``default`` (kernels without a family, e.g. the solver's per-row posteriors, tens of
+per call), ``selfplay`` (one whole self-play turn with its observation and mask,
+:class:`pi_env.engine.rows.SelfPlayTurn`), ``default`` (kernels without a family, e.g. the solver's per-row posteriors, tens of
 microseconds per game; not measured here). Development figures (load 5-8, 4 players; the lead
 re-measures quiet): see CHANGELOG 0.2.0 "threads never slower"."""
 FASTMATH: bool = False
+
+
+def threaded_by_default(family: str, batch_size: int) -> bool:
+    """Whether the default dispatch (``parallel=None``) runs a kernel of ``family`` threaded for
+    ``batch_size`` games (:data:`PARALLEL_MIN_BATCH`; never with ``PI_ENV_NUMBA_PARALLEL=0``).
+
+    Raises:
+        KeyError: an unknown family."""
+    threshold = PARALLEL_MIN_BATCH[family]
+    return PARALLEL and threshold is not None and batch_size >= threshold
 
 
 def kernel(fn):

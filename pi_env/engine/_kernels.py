@@ -319,29 +319,35 @@ def legal_kernel(actions, out, current_player, done, card_place, inv_count, inv_
                                       inv_district, inv_left)
 
 
+@rule_step(inline=True)
+def _mask_row(b, out, head_only, current_player, done, card_place, inv_count, inv_district, inv_left):
+    """Row ``b`` of :data:`mask_kernel` (docs/rules.md §4)."""
+    if done[b]:
+        end = SOLVE_BASE if head_only else out.shape[1]
+        for a in range(end):
+            out[b, a] = 1
+        return
+    p = current_player[b]
+    for x in range(36):
+        out[b, x] = 1 if card_place[b, x] == ON_DISPLAY else 0
+    ok = inv_left[b, p] > 0
+    for d in range(14):
+        out[b, 36 + d] = 1 if ok else 0
+    if ok:
+        for k in range(inv_count[b, p]):
+            out[b, 36 + inv_district[b, p, k]] = 0
+    if not head_only:
+        for a in range(SOLVE_BASE, out.shape[1]):
+            out[b, a] = 1
+
+
 @batch_kernel(cheap=True)
 def mask_kernel(out, head_only, current_player, done, card_place, inv_count, inv_district, inv_left):
     """Fill ``out[B, 1730]`` (int8) with the legal-action mask of the player to move (docs/rules.md §4);
     with ``head_only`` only the clue and investigator entries ``out[b, :50]`` (the solves are
     always legal, for a finished game too)."""
     for b in prange(out.shape[0]):
-        if done[b]:
-            end = SOLVE_BASE if head_only else out.shape[1]
-            for a in range(end):
-                out[b, a] = 1
-            continue
-        p = current_player[b]
-        for x in range(36):
-            out[b, x] = 1 if card_place[b, x] == ON_DISPLAY else 0
-        ok = inv_left[b, p] > 0
-        for d in range(14):
-            out[b, 36 + d] = 1 if ok else 0
-        if ok:
-            for k in range(inv_count[b, p]):
-                out[b, 36 + inv_district[b, p, k]] = 0
-        if not head_only:
-            for a in range(SOLVE_BASE, out.shape[1]):
-                out[b, a] = 1
+        _mask_row(b, out, head_only, current_player, done, card_place, inv_count, inv_district, inv_left)
 
 
 @rule_step

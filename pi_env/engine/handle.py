@@ -204,12 +204,8 @@ class Engine:
             IllegalActionError: (checked) an action not legal for the player to move; the message
                 names the game, the action and the player.
         """
-        st = self.state
         if check:
-            a = action_array(actions, self.batch_size)
-            self._legal_kernel(a, self._legal, *self._turn_args)
-            if not self._legal.all():
-                raise illegal_action_error(st, a, self._legal, self.config.board)
+            a = self.check_actions(actions)
         else:
             a = actions
             if (not isinstance(a, np.ndarray) or a.dtype != np.int64 or a.shape != (self.batch_size,)
@@ -217,6 +213,21 @@ class Engine:
                 a = action_array(actions, self.batch_size, check_range=False)
         self._step(a, self._rejected, *self._step_args)
         return self._rejected_view
+
+    def check_actions(self, actions: np.ndarray) -> np.ndarray:
+        """The checks of a checked :meth:`step`, without the step: ``actions`` as ``int64[B]``.
+
+        Raises:
+            InvalidActionError: not an integer array of shape ``(B,)``, or an id outside
+                ``0..1729``; the message names the game.
+            IllegalActionError: an action not legal for the player to move (naming the game, the
+                action and the player).
+        """
+        a = action_array(actions, self.batch_size)
+        self._legal_kernel(a, self._legal, *self._turn_args)
+        if not self._legal.all():
+            raise illegal_action_error(self.state, a, self._legal, self.config.board)
+        return a
 
     @property
     def rejected(self) -> np.ndarray:

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from numba import prange
 
-from pi_env.core._config import batch_kernel, kernel
+from pi_env.core._config import batch_kernel, kernel, rule_step
 from pi_env.core.constants import IN_DISCARD, MAX_INVESTIGATORS, NUM_CASES, NUM_ELEMENTS, ON_DISPLAY, SOLVE_BASE
 from pi_env.core.errors import PIError
 from pi_env.engine.observe import _offsets, observation_layout, observation_size, player_array
@@ -53,6 +53,146 @@ def _write_bits(dst, old, new, one):
                 dst[x] = one if (new >> np.uint64(x)) & np.uint64(1) else np.float32(0.0)
 
 
+@rule_step
+def _write_row(b, p, off, scale, out, c_td, c_fpos, c_fn, c_bits, c_held, c_solved, c_inv, f_list, f_count, round_,
+               first_player, current_player, rotation, tier, tile_district, case, card_place, deck_size, front,
+               spot, trace, inv_count, inv_district, inv_answer, inv_suppressed, inv_left, attempted, solved,
+               solved_case, failed, failed_words, score):
+    """Write row ``b`` of ``out``: the observation of player ``p`` (see ``_write_kernel``), each
+    entry times its component's ``scale``, touching only the entries that change."""
+    P = case.shape[1]
+    K = c_fpos.shape[1]
+    nf = P * NUM_CASES
+    W = failed_words.shape[2]
+    L = f_list.shape[2]
+    o = out[b]
+    bits = c_bits[b]
+    # tiles: only where a tile moved since this row was last written
+    tiles = o[off[0]:off[0] + NUM_ELEMENTS * 14]
+    td, ctd = tile_district[b], c_td[b]
+    for x in range(NUM_ELEMENTS):
+        d = np.int64(td[x])
+        old = np.int64(ctd[x])
+        if old != d:
+            if old >= 0:
+                tiles[x * 14 + old] = 0.0
+            tiles[x * 14 + d] = scale[0]
+            ctd[x] = d
+    place = card_place[b]
+    m_disp = np.uint64(0)
+    m_disc = np.uint64(0)
+    for x in range(NUM_ELEMENTS):
+        m_disp |= np.uint64(place[x] == ON_DISPLAY) << np.uint64(x)
+        m_disc |= np.uint64(place[x] == IN_DISCARD) << np.uint64(x)
+    _write_bits(o[off[1]:off[1] + NUM_ELEMENTS], bits[0], m_disp, scale[1])
+    _write_bits(o[off[2]:off[2] + NUM_ELEMENTS], bits[1], m_disc, scale[2])
+    bits[0] = m_disp
+    bits[1] = m_disc
+    # failed: clear what was set before
+    fail = o[off[12]:off[12] + nf]
+    n = c_fn[b]
+    pos = c_fpos[b]
+    if n > K:
+        fail[:] = 0.0
+    else:
+        for k in range(n):
+            fail[pos[k]] = 0.0
+    n = 0
+    for j in range(P):
+        q = (p + j) % P
+        for kind in range(3):
+            src = front[b, q] if kind == 0 else (spot[b, q] if kind == 1 else trace[b, q])
+            m = _bits36(src)
+            start = off[3 + kind] + j * 36
+            _write_bits(o[start:start + 36], bits[2 + 3 * j + kind], m, scale[3 + kind])
+            bits[2 + 3 * j + kind] = m
+        # investigators: clear the districts written before, write the current ones
+        placed = o[off[6] + j * 14:off[6] + j * 14 + 14]
+        spots = o[off[7] + j * 14:off[7] + j * 14 + 14]
+        traces = o[off[8] + j * 14:off[8] + j * 14 + 14]
+        sup = o[off[9] + j * 42:off[9] + j * 42 + 42]
+        ci = c_inv[b, j]
+        for k in range(ci.shape[0]):
+            d = np.int64(ci[k])
+            if d >= 0:
+                placed[d] = 0.0
+                spots[d] = 0.0
+                traces[d] = 0.0
+                for t in range(3):
+                    sup[d * 3 + t] = 0.0
+                ci[k] = -1
+        for k in range(inv_count[b, q]):
+            d = np.int64(inv_district[b, q, k])
+            ci[k] = d
+            placed[d] = scale[6]
+            spots[d] = np.float32(inv_answer[b, q, k, 0]) * scale[7]
+            traces[d] = np.float32(inv_answer[b, q, k, 1]) * scale[8]
+            for t in range(3):
+                sup[d * 3 + t] = scale[9] if inv_suppressed[b, q, k, t] else np.float32(0.0)
+        # the correct solve named this round
+        c = np.int64(solved_case[b, q])
+        c_old = np.int64(c_solved[b, j])
+        if c != c_old:
+            named = o[off[11] + j * 36:off[11] + j * 36 + 36]
+            if c_old >= 0:
+                named[c_old // 140] = 0.0
+                named[12 + (c_old // 14) % 10] = 0.0
+                named[22 + c_old % 14] = 0.0
+            if c >= 0:
+                named[c // 140] = scale[11]
+                named[12 + (c // 14) % 10] = scale[11]
+                named[22 + c % 14] = scale[11]
+            c_solved[b, j] = c
+        if f_count[b, q] <= L:
+            base = j * NUM_CASES
+            for i in range(f_count[b, q]):
+                k = base + np.int64(f_list[b, q, i])
+                fail[k] = scale[12]
+                if n < K:
+                    pos[n] = k
+                n += 1
+        elif attempted[b, q]:  # failed solves imply an attempt this round
+            words = failed_words[b, q]
+            any_ = np.uint64(0)
+            for w in range(W):
+                any_ |= words[w]
+            if any_ != 0:
+                base = j * NUM_CASES
+                flags = failed[b, q]
+                for w in range(W):
+                    if words[w] != 0:
+                        for i in range(8 * w, 8 * w + 8):
+                            if flags[i]:
+                                k = base + i
+                                fail[k] = scale[12]
+                                if n < K:
+                                    pos[n] = k
+                                n += 1
+        o[off[13] + j] = np.float32(score[b, q]) * scale[13]
+        o[off[14] + j] = scale[14] if attempted[b, q] else np.float32(0.0)
+        o[off[15] + j] = scale[15] if solved[b, q] else np.float32(0.0)
+        o[off[16] + j] = np.float32(inv_left[b, q]) * scale[16]
+    c_fn[b] = n
+    h = (p + 1) % P  # the observer holds the case of the next player (docs/rules.md §3)
+    e0, e1, e2 = case[b, h, 0], 12 + case[b, h, 1], 22 + case[b, h, 2]
+    ch = c_held[b]
+    if e0 != ch[0] or e1 != ch[1] or e2 != ch[2]:
+        held = o[off[10]:off[10] + NUM_ELEMENTS]
+        for t in range(3):
+            if ch[t] >= 0:
+                held[ch[t]] = 0.0
+        held[e0] = scale[10]
+        held[e1] = scale[10]
+        held[e2] = scale[10]
+        ch[0], ch[1], ch[2] = e0, e1, e2
+    o[off[17]] = np.float32(round_[b]) * scale[17]
+    o[off[18]] = np.float32(tier[b]) * scale[18]
+    o[off[19]] = np.float32(rotation[b]) * scale[19]
+    o[off[20]] = np.float32((first_player[b] - p + P) % P) * scale[20]
+    o[off[21]] = np.float32(deck_size[b]) * scale[21]
+    o[off[22]] = np.float32((current_player[b] - p + P) % P) * scale[22]
+
+
 @batch_kernel(family="observe")
 def _write_kernel(players, off, scale, out, c_td, c_fpos, c_fn, c_bits, c_held, c_solved, c_inv,
                  f_list, f_count, round_, first_player, current_player, rotation, tier, tile_district, case,
@@ -75,141 +215,41 @@ def _write_kernel(players, off, scale, out, c_td, c_fpos, c_fn, c_bits, c_held, 
     tracks them (:class:`FailedSolves`); ``f_count[b, q] > L`` means "not tracked": the kernel
     scans ``failed`` (the 1680 flags, as ``uint64`` words) instead.
     """
-    P = case.shape[1]
-    K = c_fpos.shape[1]
-    nf = P * NUM_CASES
-    W = failed_words.shape[2]
-    L = f_list.shape[2]
     for b in prange(out.shape[0]):
         p = players[b]
-        if p < 0:
-            continue
-        o = out[b]
-        bits = c_bits[b]
-        # tiles: only where a tile moved since this row was last written
-        tiles = o[off[0]:off[0] + NUM_ELEMENTS * 14]
-        td, ctd = tile_district[b], c_td[b]
-        for x in range(NUM_ELEMENTS):
-            d = np.int64(td[x])
-            old = np.int64(ctd[x])
-            if old != d:
-                if old >= 0:
-                    tiles[x * 14 + old] = 0.0
-                tiles[x * 14 + d] = scale[0]
-                ctd[x] = d
-        place = card_place[b]
-        m_disp = np.uint64(0)
-        m_disc = np.uint64(0)
-        for x in range(NUM_ELEMENTS):
-            m_disp |= np.uint64(place[x] == ON_DISPLAY) << np.uint64(x)
-            m_disc |= np.uint64(place[x] == IN_DISCARD) << np.uint64(x)
-        _write_bits(o[off[1]:off[1] + NUM_ELEMENTS], bits[0], m_disp, scale[1])
-        _write_bits(o[off[2]:off[2] + NUM_ELEMENTS], bits[1], m_disc, scale[2])
-        bits[0] = m_disp
-        bits[1] = m_disc
-        # failed: clear what was set before
-        fail = o[off[12]:off[12] + nf]
-        n = c_fn[b]
-        pos = c_fpos[b]
-        if n > K:
-            fail[:] = 0.0
-        else:
-            for k in range(n):
-                fail[pos[k]] = 0.0
-        n = 0
-        for j in range(P):
-            q = (p + j) % P
-            for kind in range(3):
-                src = front[b, q] if kind == 0 else (spot[b, q] if kind == 1 else trace[b, q])
-                m = _bits36(src)
-                start = off[3 + kind] + j * 36
-                _write_bits(o[start:start + 36], bits[2 + 3 * j + kind], m, scale[3 + kind])
-                bits[2 + 3 * j + kind] = m
-            # investigators: clear the districts written before, write the current ones
-            placed = o[off[6] + j * 14:off[6] + j * 14 + 14]
-            spots = o[off[7] + j * 14:off[7] + j * 14 + 14]
-            traces = o[off[8] + j * 14:off[8] + j * 14 + 14]
-            sup = o[off[9] + j * 42:off[9] + j * 42 + 42]
-            ci = c_inv[b, j]
-            for k in range(ci.shape[0]):
-                d = np.int64(ci[k])
-                if d >= 0:
-                    placed[d] = 0.0
-                    spots[d] = 0.0
-                    traces[d] = 0.0
-                    for t in range(3):
-                        sup[d * 3 + t] = 0.0
-                    ci[k] = -1
-            for k in range(inv_count[b, q]):
-                d = np.int64(inv_district[b, q, k])
-                ci[k] = d
-                placed[d] = scale[6]
-                spots[d] = np.float32(inv_answer[b, q, k, 0]) * scale[7]
-                traces[d] = np.float32(inv_answer[b, q, k, 1]) * scale[8]
-                for t in range(3):
-                    sup[d * 3 + t] = scale[9] if inv_suppressed[b, q, k, t] else np.float32(0.0)
-            # the correct solve named this round
-            c = np.int64(solved_case[b, q])
-            c_old = np.int64(c_solved[b, j])
-            if c != c_old:
-                named = o[off[11] + j * 36:off[11] + j * 36 + 36]
-                if c_old >= 0:
-                    named[c_old // 140] = 0.0
-                    named[12 + (c_old // 14) % 10] = 0.0
-                    named[22 + c_old % 14] = 0.0
-                if c >= 0:
-                    named[c // 140] = scale[11]
-                    named[12 + (c // 14) % 10] = scale[11]
-                    named[22 + c % 14] = scale[11]
-                c_solved[b, j] = c
-            if f_count[b, q] <= L:
-                base = j * NUM_CASES
-                for i in range(f_count[b, q]):
-                    k = base + np.int64(f_list[b, q, i])
-                    fail[k] = scale[12]
-                    if n < K:
-                        pos[n] = k
-                    n += 1
-            elif attempted[b, q]:  # failed solves imply an attempt this round
-                words = failed_words[b, q]
-                any_ = np.uint64(0)
-                for w in range(W):
-                    any_ |= words[w]
-                if any_ != 0:
-                    base = j * NUM_CASES
-                    flags = failed[b, q]
-                    for w in range(W):
-                        if words[w] != 0:
-                            for i in range(8 * w, 8 * w + 8):
-                                if flags[i]:
-                                    k = base + i
-                                    fail[k] = scale[12]
-                                    if n < K:
-                                        pos[n] = k
-                                    n += 1
-            o[off[13] + j] = np.float32(score[b, q]) * scale[13]
-            o[off[14] + j] = scale[14] if attempted[b, q] else np.float32(0.0)
-            o[off[15] + j] = scale[15] if solved[b, q] else np.float32(0.0)
-            o[off[16] + j] = np.float32(inv_left[b, q]) * scale[16]
-        c_fn[b] = n
-        h = (p + 1) % P  # the observer holds the case of the next player (docs/rules.md §3)
-        e0, e1, e2 = case[b, h, 0], 12 + case[b, h, 1], 22 + case[b, h, 2]
-        ch = c_held[b]
-        if e0 != ch[0] or e1 != ch[1] or e2 != ch[2]:
-            held = o[off[10]:off[10] + NUM_ELEMENTS]
-            for t in range(3):
-                if ch[t] >= 0:
-                    held[ch[t]] = 0.0
-            held[e0] = scale[10]
-            held[e1] = scale[10]
-            held[e2] = scale[10]
-            ch[0], ch[1], ch[2] = e0, e1, e2
-        o[off[17]] = np.float32(round_[b]) * scale[17]
-        o[off[18]] = np.float32(tier[b]) * scale[18]
-        o[off[19]] = np.float32(rotation[b]) * scale[19]
-        o[off[20]] = np.float32((first_player[b] - p + P) % P) * scale[20]
-        o[off[21]] = np.float32(deck_size[b]) * scale[21]
-        o[off[22]] = np.float32((current_player[b] - p + P) % P) * scale[22]
+        if p >= 0:
+            _write_row(b, p, off, scale, out, c_td, c_fpos, c_fn, c_bits, c_held, c_solved, c_inv,
+                       f_list, f_count, round_, first_player, current_player, rotation, tier,
+                       tile_district, case, card_place, deck_size, front, spot, trace, inv_count,
+                       inv_district, inv_answer, inv_suppressed, inv_left, attempted, solved,
+                       solved_case, failed, failed_words, score)
+
+
+@rule_step(inline=True)
+def _track_failed_game(b, f_list, f_count, f_round, done, round_, last_action, last_answer, last_player):
+    """Game ``b`` of ``_track_failed_kernel``."""
+    L = f_list.shape[2]
+    P = f_list.shape[1]
+    if round_[b] != f_round[b]:
+        f_round[b] = round_[b]
+        if not done[b]:  # the step ended the round and the engine set up a new one (a
+            for q in range(P):  # finished game keeps its last round's flags)
+                f_count[b, q] = 0
+            return
+    a = np.int64(last_action[b])
+    if a >= SOLVE_BASE and last_answer[b, 0] == 0:
+        q = np.int64(last_player[b])
+        c = a - SOLVE_BASE
+        n = f_count[b, q]
+        if n <= L:
+            known = False
+            for i in range(n):
+                if f_list[b, q, i] == c:
+                    known = True
+            if not known:
+                if n < L:
+                    f_list[b, q, n] = c
+                f_count[b, q] = n + 1  # L + 1: too many, scan instead
 
 
 @batch_kernel(cheap=True)
@@ -217,31 +257,9 @@ def _track_failed_kernel(active, f_list, f_count, f_round, done, round_, last_ac
                          last_player):
     """After an engine step of every active game: forget the failed solves when a new round was
     set up, then add the step's wrong solve (if it was one) to its player's list."""
-    L = f_list.shape[2]
-    P = f_list.shape[1]
     for b in prange(active.shape[0]):
-        if not active[b]:
-            continue
-        if round_[b] != f_round[b]:
-            f_round[b] = round_[b]
-            if not done[b]:  # the step ended the round and the engine set up a new one (a
-                for q in range(P):  # finished game keeps its last round's flags)
-                    f_count[b, q] = 0
-                continue
-        a = np.int64(last_action[b])
-        if a >= SOLVE_BASE and last_answer[b, 0] == 0:
-            q = np.int64(last_player[b])
-            c = a - SOLVE_BASE
-            n = f_count[b, q]
-            if n <= L:
-                known = False
-                for i in range(n):
-                    if f_list[b, q, i] == c:
-                        known = True
-                if not known:
-                    if n < L:
-                        f_list[b, q, n] = c
-                    f_count[b, q] = n + 1  # L + 1: too many, scan instead
+        if active[b]:
+            _track_failed_game(b, f_list, f_count, f_round, done, round_, last_action, last_answer, last_player)
 
 
 class FailedSolves:

@@ -175,6 +175,16 @@ class FlatEncoder:
         self.__dict__.update(saved)
         self._make_view()
 
+    @property
+    def writer(self) -> ObservationWriter:
+        """The engine's writer that fills :attr:`buffer` (for fused calls that write the rows)."""
+        return self._writer
+
+    @property
+    def view(self) -> np.ndarray:
+        """The read-only ``float32[B, D]`` view of the buffer that :meth:`encode` returns."""
+        return self._view
+
     def encode(self, state: State, player: "int | np.ndarray", check: bool = True,
                failed: "FailedSolves | None" = None) -> np.ndarray:
         """Encode row ``b`` for player ``player[b]`` (an int: the same player in every game;

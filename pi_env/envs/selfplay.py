@@ -171,63 +171,17 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
-from numba import prange
-
-from pi_env.core._config import batch_kernel
 from pi_env.core.board import Board, load_board
 from pi_env.core.constants import NUM_ACTIONS
 from pi_env.core.errors import IllegalActionError, InvalidActionError, PIError
 from pi_env.engine import NO_ACTION, Engine, GameConfig, State, legal_action_mask, observe, sample_actions
+from pi_env.engine.arrays import action_array
 from pi_env.engine.position import check_rules, load_positions, rules_of, save_position
+from pi_env.engine.rows import SelfPlayTurn, advance_kernel
 from pi_env.engine.state import DEFAULT_MAX_ROUNDS
 from pi_env.envs.encoders import FailedSolves, FlatEncoder, flat_bounds
 
 __all__ = ["SelfPlayVecEnv", "RandomBatchOpponent", "is_batch_opponent"]
-
-
-@batch_kernel(cheap=True)
-def _advance_kernel(active, learner, notified, acc, row_seat, row_terminal, pending_reset, need_opp,
-                    out_reward, out_term, out_trunc, done, truncated, current_player, last_player,
-                    rewards):
-    """For every active game: add the last step's rewards to ``acc`` and pick the game's next row
-    (a terminal row for the next learner seat not yet told, a turn of the learner to move, or
-    ``need_opp`` when an opponent agent is to move)."""
-    P = acc.shape[1]
-    for b in prange(active.shape[0]):
-        if not active[b]:
-            continue
-        for i in range(P):
-            acc[b, i] += rewards[b, i]
-        need_opp[b] = False
-        if done[b]:
-            s = -1
-            left = 0
-            for k in range(P):
-                q = (np.int64(last_player[b]) + 1 + k) % P
-                if learner[b, q] and not notified[b, q]:
-                    if s < 0:
-                        s = q
-                    else:
-                        left += 1
-            notified[b, s] = True
-            row_seat[b] = s
-            row_terminal[b] = True
-            out_reward[b] = acc[b, s]
-            acc[b, s] = 0
-            out_term[b] = not truncated[b]
-            out_trunc[b] = truncated[b]
-            pending_reset[b] = left == 0
-        else:
-            cp = np.int64(current_player[b])
-            if learner[b, cp]:
-                row_seat[b] = cp
-                row_terminal[b] = False
-                out_reward[b] = acc[b, cp]
-                acc[b, cp] = 0
-                out_term[b] = False
-                out_trunc[b] = False
-            else:
-                need_opp[b] = True
 
 
 def is_batch_opponent(spec: Any) -> bool:
@@ -396,7 +350,8 @@ class SelfPlayVecEnv(VectorEnv):
         # for B, or as ``parallel`` says; the cheap kernels run serially); built at the first reset
         self._parallel = parallel
         self._engine: Engine | None = None
-        self._advance = _advance_kernel.serial
+        self._turn: SelfPlayTurn | None = None  # the fused self-play turn (every seat a learner)
+        self._advance = advance_kernel.serial
         self._np_random, self._np_random_seed = _generator(seed)
         self._seed = seed
         self.state: State | None = None
@@ -458,6 +413,8 @@ class SelfPlayVecEnv(VectorEnv):
         if loaded is not None:
             self._engine.load(loaded)
         self.state = st = self._engine.state
+        if self.self_play and self._turn is None:
+            self._turn = self._make_turn()
         self._adv_args = (self._learner, self._notified, self._acc, self._row_seat, self._row_terminal,
                           self._pending, self._need_opp, self._rewards, self._term, self._trunc, st.done,
                           st.truncated, st.current_player, st.last_player, st.rewards)
@@ -536,6 +493,15 @@ class SelfPlayVecEnv(VectorEnv):
             np.copyto(self._actions, a, casting="unsafe")
             self._actions[self._row_terminal] = 0
             a = self._actions
+        if self._turn is not None:
+            # the whole turn in one call: step, failed solves, new games, next rows, observations
+            # and masks (pi_env.engine.rows); a bad action raises first, before any game is stepped
+            if self.check:
+                eng.check_actions(a)
+            elif a.dtype != np.int64 or not a.flags.c_contiguous:
+                a = action_array(a, B, check_range=False)
+            self._turn(a)
+            return self._turn_outputs()
         # checked: a bad action raises before any game is stepped; finished games are not stepped
         eng.step(a, check=self.check)
         self._failed.after_step(self._all, st)
@@ -602,6 +568,23 @@ class SelfPlayVecEnv(VectorEnv):
         info = {"action_mask": self._mask_view, "to_move": self._seat_view}
         return obs, self._rewards.copy(), self._term.copy(), self._trunc.copy(), info
 
+    def _turn_outputs(self):
+        """The outputs after a fused turn (:meth:`_outputs` without the encoding and the mask, which
+        the turn wrote)."""
+        obs = self._encoder.view if self._encoder is not None else self._no_obs
+        if self.copy:
+            info = {"action_mask": self._mask.copy(), "to_move": self._seat8.copy()}
+            return obs.copy(), self._rewards.copy(), self._term.copy(), self._trunc.copy(), info
+        info = {"action_mask": self._mask_view, "to_move": self._seat_view}
+        return obs, self._rewards.copy(), self._term.copy(), self._trunc.copy(), info
+
+    def _make_turn(self) -> SelfPlayTurn:
+        rows = (self._learner, self._notified, self._acc, self._row_seat, self._row_terminal, self._pending,
+                self._need_opp, self._games, self._rewards, self._term, self._trunc, self._seat8)
+        return SelfPlayTurn(self._engine, rows, self._failed,
+                            None if self._encoder is None else self._encoder.writer, self._mask,
+                            parallel=self._parallel)
+
     # --- helpers --------------------------------------------------------------------------
     def sample_actions(self, rng: np.random.Generator | None = None,
                        out: np.ndarray | None = None) -> np.ndarray:
@@ -639,7 +622,7 @@ class SelfPlayVecEnv(VectorEnv):
         rewards, the opponents with their memory and generators); the read-only views of the
         output buffers are rebuilt (a copied view would be a separate array)."""
         saved = dict(self.__dict__)
-        for name in ("_mask_view", "_seat_view", "_advance"):
+        for name in ("_mask_view", "_seat_view", "_advance", "_turn"):
             saved.pop(name, None)
         return saved
 
@@ -649,7 +632,8 @@ class SelfPlayVecEnv(VectorEnv):
         self._mask_view.flags.writeable = False
         self._seat_view = self._seat8.view()
         self._seat_view.flags.writeable = False
-        self._advance = _advance_kernel.serial
+        self._advance = advance_kernel.serial
+        self._turn = self._make_turn() if self.self_play and self._engine is not None else None
 
     @property
     def learner_mask(self) -> np.ndarray:

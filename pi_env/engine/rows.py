@@ -1,0 +1,168 @@
+"""Rows of learner seats over a batch of games, and the fused self-play turn (issue #16 item 1).
+
+The self-play vector env (:mod:`pi_env.envs.selfplay`) returns, per game, one *row* for the next
+learner seat: a turn of the learner to move, or a terminal row telling a learner seat its last
+reward (the env's module docstring specifies them). :data:`advance_kernel` picks every game's next
+row after an engine step. :class:`SelfPlayTurn` is one whole turn of self-play (every seat a learner)
+in one numba call, range by range of 64 games whose states stay in cache: the engine step of every
+game (docs/rules.md §4–§7), its failed solves recorded (:class:`~pi_env.engine.writer.FailedSolves`),
+a new game in every slot whose last terminal row was returned (the slot's generator stream continues,
+as :func:`pi_env.engine.reset_games`), the next row picked, and that row's observation written
+(:class:`~pi_env.engine.writer.ObservationWriter`, the flat encoding's scales) with its legal-action
+mask. It gives exactly what the separate calls give (``tests/test_selfplay.py`` compares them),
+without a pass over the batch per stage.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import prange
+
+from pi_env.core._config import batch_kernel, rule_step
+from pi_env.engine import _kernels as K
+from pi_env.engine.writer import FailedSolves, ObservationWriter, _track_failed_game, _write_row
+
+__all__ = ["advance_kernel", "SelfPlayTurn"]
+
+
+@rule_step(inline=True)
+def _advance_game(b, learner, notified, acc, row_seat, row_terminal, pending_reset, need_opp, out_reward,
+                  out_term, out_trunc, done, truncated, current_player, last_player, rewards):
+    """Game ``b`` of :data:`advance_kernel`."""
+    P = acc.shape[1]
+    for i in range(P):
+        acc[b, i] += rewards[b, i]
+    need_opp[b] = False
+    if done[b]:
+        s = -1
+        left = 0
+        for k in range(P):
+            q = (np.int64(last_player[b]) + 1 + k) % P
+            if learner[b, q] and not notified[b, q]:
+                if s < 0:
+                    s = q
+                else:
+                    left += 1
+        notified[b, s] = True
+        row_seat[b] = s
+        row_terminal[b] = True
+        out_reward[b] = acc[b, s]
+        acc[b, s] = 0
+        out_term[b] = not truncated[b]
+        out_trunc[b] = truncated[b]
+        pending_reset[b] = left == 0
+    else:
+        cp = np.int64(current_player[b])
+        if learner[b, cp]:
+            row_seat[b] = cp
+            row_terminal[b] = False
+            out_reward[b] = acc[b, cp]
+            acc[b, cp] = 0
+            out_term[b] = False
+            out_trunc[b] = False
+        else:
+            need_opp[b] = True
+
+
+@batch_kernel(cheap=True)
+def advance_kernel(active, learner, notified, acc, row_seat, row_terminal, pending_reset, need_opp,
+                   out_reward, out_term, out_trunc, done, truncated, current_player, last_player,
+                   rewards):
+    """For every active game: add the last step's rewards to ``acc`` and pick the game's next row
+    (a terminal row for the next learner seat not yet told, a turn of the learner to move, or
+    ``need_opp`` when an opponent agent is to move)."""
+    for b in prange(active.shape[0]):
+        if active[b]:
+            _advance_game(b, learner, notified, acc, row_seat, row_terminal, pending_reset, need_opp, out_reward,
+                          out_term, out_trunc, done, truncated, current_player, last_player, rewards)
+
+
+@batch_kernel(family="selfplay")
+def _selfplay_kernel(actions, rejected, num_players, rules, num_rounds, max_rotations, adjacency, investigators,
+                     learner, notified, acc, row_seat, row_terminal, pending, need_opp, games, out_reward,
+                     out_term, out_trunc, seat8, f_list, f_count, f_round, encode, off, scale, obs, c_td,
+                     c_fpos, c_fn, c_bits, c_held, c_solved, c_inv, mask, failed_words, *S):
+    """One self-play turn of every game, range by range (module docstring; ``S``: the state's
+    arrays in :meth:`State.arrays` order)."""
+    (rng, round_, first_player, current_player, rotation, tier, solved_this_rotation, done, truncated, turn,
+     tile_district, district_tile, case, card_place, deck, deck_size, front, spot, trace, inv_count,
+     inv_district, inv_answer, inv_markers, inv_suppressed, inv_left, attempted, solved, solved_case,
+     failed, score, solve_points, penalty, rewards, last_action, last_answer, last_player, extra_turn,
+     round_winner) = S
+    n = actions.shape[0]
+    P = acc.shape[1]
+    for c in prange((n + K.CHUNK - 1) // K.CHUNK):
+        lo = c * K.CHUNK
+        hi = min(n, lo + K.CHUNK)
+        K._step_games(lo, hi, actions, rejected, num_players, rules, num_rounds, max_rotations, adjacency, *S)
+        any_pending = False
+        for b in range(lo, hi):
+            _track_failed_game(b, f_list, f_count, f_round, done, round_, last_action, last_answer, last_player)
+            any_pending = any_pending or pending[b]
+        if any_pending:  # the slots whose last terminal row was returned: new games
+            K._new_games(lo, hi, pending, num_players, investigators, *S)
+            for b in range(lo, hi):
+                if pending[b]:
+                    pending[b] = False
+                    for i in range(P):
+                        acc[b, i] = 0
+                        notified[b, i] = False
+                        f_count[b, i] = 0
+                    f_round[b] = round_[b]
+                    games[b] += 1
+        for b in range(lo, hi):
+            _advance_game(b, learner, notified, acc, row_seat, row_terminal, pending, need_opp, out_reward,
+                          out_term, out_trunc, done, truncated, current_player, last_player, rewards)
+            p = row_seat[b]
+            seat8[b] = p
+            if encode:
+                _write_row(b, p, off, scale, obs, c_td, c_fpos, c_fn, c_bits, c_held, c_solved, c_inv, f_list,
+                           f_count, round_, first_player, current_player, rotation, tier, tile_district, case,
+                           card_place, deck_size, front, spot, trace, inv_count, inv_district, inv_answer,
+                           inv_suppressed, inv_left, attempted, solved, solved_case, failed, failed_words,
+                           score)
+            K._mask_row(b, mask, True, current_player, done, card_place, inv_count, inv_district, inv_left)
+
+
+class SelfPlayTurn:
+    """One self-play turn of ``B`` games in one call (module docstring), bound to the buffers of
+    the caller's rows (every seat a learner).
+
+    Args:
+        engine: the :class:`~pi_env.engine.Engine` of the games.
+        rows: the caller's row arrays, in this order: ``learner bool[B, P]``, ``notified
+            bool[B, P]``, ``acc int32[B, P]`` (rewards not yet paid), ``row_seat int64[B]``,
+            ``row_terminal bool[B]``, ``pending bool[B]`` (a new game is due in the slot),
+            ``need_opp bool[B]``, ``games int64[B]`` (games started per slot), ``reward
+            float32[B]``, ``terminated bool[B]``, ``truncated bool[B]``, ``seat int8[B]`` (the
+            row's seat).
+        failed: the :class:`~pi_env.engine.writer.FailedSolves` of the games.
+        writer: the observation writer of the rows, or ``None`` (no observations).
+        mask: ``int8[B, 1730]``: the rows' legal-action masks (the clue and investigator entries are
+            written; the solve entries are left as they are, ones).
+        parallel: threaded (``True``), serial (``False``) or by batch size (``None``, the family
+            ``"selfplay"`` of ``pi_env.core._config.PARALLEL_MIN_BATCH``).
+    """
+
+    def __init__(self, engine: Any, rows: tuple[np.ndarray, ...], failed: FailedSolves,
+                 writer: "ObservationWriter | None", mask: np.ndarray, parallel: bool | None = None):
+        st = engine.state
+        B, P = engine.batch_size, engine.num_players
+        self._kernel = _selfplay_kernel.for_batch(B, parallel)
+        if writer is None:
+            dummy = ObservationWriter(1, P, np.ones(23, dtype=np.float32))
+            enc = (False, dummy._offsets, dummy.scales, dummy._rows, *dummy._caches.arrays())
+        else:
+            enc = (True, writer._offsets, writer.scales, writer._rows, *writer._caches.arrays())
+        cfg = engine.config
+        self._rejected = engine._rejected
+        self._args = (P, cfg.rules_code, cfg.num_rounds, cfg.max_rotations, cfg.board.adjacency,
+                      np.array(cfg.investigators, dtype=np.int8), *rows, failed.list, failed.count,
+                      failed.round, *enc, mask, st.failed.view(np.uint64), *st.arrays())
+
+    def __call__(self, actions: np.ndarray) -> None:
+        """Play ``actions`` (``int64[B]``, C-contiguous; any value for a finished game; an illegal
+        one leaves its game unchanged, as an unchecked :meth:`~pi_env.engine.Engine.step`)."""
+        self._kernel(actions, self._rejected, *self._args)
