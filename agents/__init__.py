@@ -13,10 +13,11 @@ from pi_env.agents.greedy import GreedyAgent
 from pi_env.agents.heuristic import HeuristicAgent
 from pi_env.agents.rollout import RolloutAgent
 from pi_env.agents.search import SearchAgent
+from pi_env.agents.winprob import WinProbAgent
 
 AGENTS: dict[str, type[Agent]] = {"random": RandomAgent, "deducer": DeducerAgent, "heuristic": HeuristicAgent,
                                "greedy": GreedyAgent, "search": SearchAgent,
-                               "rollout": RolloutAgent}
+                               "rollout": RolloutAgent, "winprob": WinProbAgent}
 
 
 def make_agent(name: str, *, edition: str = "second") -> Agent:
@@ -67,5 +68,5 @@ def opponent_factory(spec: "str | Agent") -> "str | Agent | Callable[[], Agent]"
     return spec
 
 
-__all__ = ["opponent_factory", "Agent", "RandomAgent", "DeducerAgent", "HeuristicAgent", "GreedyAgent", "SearchAgent", "RolloutAgent", "AGENTS",
+__all__ = ["opponent_factory", "Agent", "RandomAgent", "DeducerAgent", "HeuristicAgent", "GreedyAgent", "SearchAgent", "RolloutAgent", "WinProbAgent", "AGENTS",
            "make_agent"]
