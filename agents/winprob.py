@@ -151,6 +151,7 @@ def plan_win_shares(o: Outlook, scores: np.ndarray, inv_left: np.ndarray, p: flo
     T_me = np.full(S, 1 << 30, dtype=np.int64)
     if me_pmf is not None and np.sum(me_pmf) > 0:
         T_me = rng.choice(len(me_pmf), size=S, p=np.asarray(me_pmf) / np.sum(me_pmf)) + 2
+    pts = np.array([tier_points(t, o.round_index, P, o.edition) for t in range(P + 1)])  # tier > P-2: 0
     out = []
     reached = np.zeros(S, dtype=bool)
     for plan in ("now", "wait"):
@@ -164,7 +165,8 @@ def plan_win_shares(o: Outlook, scores: np.ndarray, inv_left: np.ndarray, p: flo
         on = np.ones(S, dtype=bool)
 
         def solve(mask, seat, correct):
-            pts = np.array([tier_points(int(t), o.round_index, P, o.edition) for t in range(P + 1)])
+            if not mask.any():
+                return
             gain = np.minimum(pts[np.minimum(tier, P)], SCORE_CAP - sc[:, seat])
             right = mask & correct
             wrong = mask & ~correct
@@ -189,8 +191,6 @@ def plan_win_shares(o: Outlook, scores: np.ndarray, inv_left: np.ndarray, p: flo
                         my_turns = 1
                         reached = act.copy()
                         pk = best[k]
-                        pts = np.array([tier_points(int(t), o.round_index, P, o.edition)
-                                        for t in range(P + 1)])
                         gain = np.minimum(pts[np.minimum(tier, P)], SCORE_CAP - sc[:, 0])
                         go = act & (pk * gain - (1 - pk) * np.minimum(2, sc[:, 0] - SCORE_FLOOR) > 0)
                         solve(go, 0, u_next < pk)
