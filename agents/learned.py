@@ -10,11 +10,13 @@ choice      engine action
 ==========  =====================================================================================
 0 .. 35     clue card of element ``a`` (legal while the card is on the display), as the engine's
 36 .. 49    investigator in district ``a − 36``, as the engine's
-50          **solve**: name the case :func:`best_cases` picks from the player's own information
+50          **solve**: name the case :func:`best_cases` picks (2 players: from the player's own
+            information, its exact posterior; 3–5 players: the most likely case of the joint
+            posterior over every player's public answers)
 ==========  =====================================================================================
 
 so the policy decides *what to ask* and *when to solve*; *which* case to name is the solver's
-(:func:`best_cases`: a case still possible from the player's own information, never one it already
+(:func:`best_cases`: a case still possible from the player's information, never one it already
 named wrongly this round). The 1680 solve logits of the engine's action space are not needed.
 
 **Input encodings** (:data:`ENCODINGS`), each computed in batch from the engine state (training,
@@ -25,6 +27,12 @@ entry by entry (tested):
   player deduces from its answers (own-information marginals, the gain of every query, what the
   next player would learn from each clue card, every seat's public progress): ``216 + 8·P`` entries
   (2 players: 232). From observations it is computed on :func:`state_from_observations`.
+* ``"compact-v2"``: ``"compact-v1"`` followed by the joint block
+  (:func:`pi_env.solvers.compact.encode_joint_block`, 38 entries: the marginals, case count and
+  largest case probability of the **joint** posterior over every player's public answers, what
+  ``greedy`` decides on): ``254 + 8·P`` entries (4 players: 286). Its joint count is one Python
+  call per row at 3–5 players (about 200 rows/s at 4 players on one core), for models that
+  play 3–5 players (``learned:4p``).
 * ``"flat-v1"``: the flat encoding (:mod:`pi_env.envs.encoders`) without the per-seat failed-solve
   blocks (``1680·P`` entries that only the solve choice needs, and :func:`best_cases` applies
   them): ``618 + 232·P`` entries (2 players: 1082).
@@ -58,7 +66,7 @@ from pi_env.core.constants import CASE_TRIPLES, NUM_ACTIONS, SOLVE_BASE
 from pi_env.core.errors import PIError, UnknownNameError
 from pi_env.engine.observe import observation_layout, observation_size
 
-__all__ = ["LearnedAgent", "state_from_observations", "load_model", "model_path", "best_cases", "best_cases_from_mask", "best_cases_of_state", "encode_state", "encoding_fingerprint",
+__all__ = ["LearnedAgent", "state_from_observations", "load_model", "model_path", "best_cases", "best_cases_from_mask", "best_cases_from_counts", "best_cases_of_state", "encode_state", "encoding_fingerprint",
            "encode_observations", "encoding_size", "policy_mask",
            "to_engine_actions", "ENCODINGS", "ZOO", "POLICY_ACTIONS", "SOLVE_ACTION", "MODEL_FORMAT",
            "PREFIX", "TORCH_HINT"]
@@ -131,7 +139,34 @@ class _CompactV1:
         return encode_compact(state_from_observations(obs, config.num_players), config, 0, parallel=False)
 
 
-ENCODINGS: dict[str, Any] = {"flat-v1": _FlatV1(), "compact-v1": _CompactV1()}
+class _CompactV2:
+    """``"compact-v2"`` (module docstring): ``"compact-v1"`` then the joint block
+    (:func:`pi_env.solvers.compact.encode_joint_block`)."""
+
+    def size(self, num_players: int) -> int:
+        from pi_env.solvers.compact import JOINT_BLOCK_SIZE, compact_size
+
+        return compact_size(num_players) + JOINT_BLOCK_SIZE
+
+    def from_state(self, state: Any, config: Any, players: np.ndarray, flat: "np.ndarray | None" = None,
+                   out: "np.ndarray | None" = None, parallel: "bool | None" = False) -> np.ndarray:
+        from pi_env.solvers.compact import compact_size, encode_compact, encode_joint_block
+
+        players = np.asarray(players, dtype=np.int64)
+        if out is None:
+            out = np.empty((state.batch_size, self.size(config.num_players)), dtype=np.float32)
+        n = compact_size(config.num_players)
+        encode_compact(state, config, players, out=out[:, :n], parallel=parallel)
+        encode_joint_block(state, config, players, out=out[:, n:])
+        return out
+
+    def from_observations(self, observations: np.ndarray, config: Any) -> np.ndarray:
+        obs = np.atleast_2d(observations)
+        return self.from_state(state_from_observations(obs, config.num_players), config,
+                               np.zeros(len(obs), dtype=np.int64))
+
+
+ENCODINGS: dict[str, Any] = {"flat-v1": _FlatV1(), "compact-v1": _CompactV1(), "compact-v2": _CompactV2()}
 """Encoding name -> encoder with ``size(P)``, ``from_state(state, config, players, flat=None)`` (the
 batched training path) and ``from_observations(observations, config)`` (agents): the same
 ``float32[n, size(P)]`` from both."""
@@ -212,13 +247,29 @@ def best_cases_from_mask(mask: np.ndarray) -> np.ndarray:
     return score.argmax(axis=1).astype(np.int64)
 
 
+def best_cases_from_counts(counts: np.ndarray) -> np.ndarray:
+    """``int64[n]``: for each row of joint-deal counts ``int64[n, 1680]``
+    (:func:`pi_env.solvers.joint_case_counts`), the most likely case: the largest count, lowest
+    case id on a tie (the case ``greedy`` names); 0 for an all-zero row."""
+    c = np.atleast_2d(counts)
+    return c.argmax(axis=1).astype(np.int64) if c.shape[0] else np.zeros(0, dtype=np.int64)
+
+
 def best_cases(observations: np.ndarray, num_players: int, board: Board = DAYTIME) -> np.ndarray:
-    """``int64[n]``: the case each observing player names when its policy chooses to solve:
-    :func:`best_cases_from_mask` of its own-information case set
-    (:func:`pi_env.solvers.own_info.observation_case_mask`, one batch call: its answers, the case it holds, other players'
-    spots and correct solves, without the cases it already named wrongly this round), whose cases
-    are equally likely under that information. Never empty in a real game: the player's case is
-    always possible.
+    """``int64[n]``: the case each observing player names when its policy chooses to solve.
+
+    * 2 players: :func:`best_cases_from_mask` of its own-information case set
+      (:func:`pi_env.solvers.own_info.observation_case_mask`, one batch call: its answers, the case
+      it holds, other players' spots and correct solves, without the cases it already named
+      wrongly this round), whose cases are equally likely under that information — there it is
+      the exact posterior.
+    * 3–5 players: the most likely case of the **joint** posterior, which also weighs every other
+      player's public answers through disjointness (:func:`best_cases_from_counts` of
+      :func:`pi_env.solvers.joint_case_counts` on :func:`state_from_observations`; the case
+      ``greedy`` names); a row without a consistent deal (impossible in a real game) falls back
+      to the own-information pick.
+
+    Never empty in a real game: the player's case is always possible.
 
     Args:
         observations: ``int16[n, 618 + 1912·P]`` engine observations (seat 0 = the player).
@@ -230,18 +281,30 @@ def best_cases(observations: np.ndarray, num_players: int, board: Board = DAYTIM
     obs = np.atleast_2d(observations)
     if not len(obs):
         return np.zeros(0, dtype=np.int64)
-    return best_cases_from_mask(observation_case_mask(obs, num_players, board))
+    if num_players == 2:
+        return best_cases_from_mask(observation_case_mask(obs, num_players, board))
+    return best_cases_of_state(state_from_observations(obs, num_players), board, np.zeros(len(obs), dtype=np.int64))
 
 
 def best_cases_of_state(state: Any, board: Board, players: np.ndarray) -> np.ndarray:
     """``int64[B]``: :func:`best_cases` of ``players[b]`` in game ``b`` of an engine ``state``, computed
-    from the state in one batch call (:func:`pi_env.solvers.own_info.own_case_mask`, which reads
-    only what each player may know: the same case sets as from its observation)."""
-    from pi_env.solvers.own_info import own_case_mask
+    from the state in batch (:func:`pi_env.solvers.own_info.own_case_mask` for 2 players,
+    :func:`pi_env.solvers.joint_case_counts` for more, which read only what each player may know:
+    the same cases as from its observation)."""
+    from pi_env.solvers.own_info import joint_case_counts, own_case_mask
 
     if state.batch_size == 0:
         return np.zeros(0, dtype=np.int64)
-    return best_cases_from_mask(own_case_mask(state, board, np.asarray(players, dtype=np.int64)))
+    players = np.asarray(players, dtype=np.int64)
+    if state.num_players == 2:
+        return best_cases_from_mask(own_case_mask(state, board, players))
+    counts = joint_case_counts(state, board, players)
+    out = best_cases_from_counts(counts)
+    empty = ~counts.any(axis=1)
+    if empty.any():
+        rows = np.flatnonzero(empty)
+        out[rows] = best_cases_from_mask(own_case_mask(state.take(rows), board, players[rows]))
+    return out
 
 
 def to_engine_actions(choices: np.ndarray, observations_of: Callable[[np.ndarray], np.ndarray],

@@ -18,7 +18,9 @@ round. Solo: the same for Solo Time Attack games (open mode). Rows, per player c
   joint count per row for 4–5 players, on ``--joint-rows`` rows);
 * the compact observation encoding (:func:`pi_env.solvers.compact.encode_compact`: own features,
   query gains, public sets of every seat) threaded and serial, beside the flat encoding
-  (:func:`pi_env.envs.encoders.encode_flat`, stateless) it replaces for learning;
+  (:func:`pi_env.envs.encoders.encode_flat`, stateless) it replaces for learning; the joint block
+  that ``compact-v2`` appends (:func:`pi_env.solvers.compact.encode_joint_block`: the joint posterior,
+  numba for 2 players, a Python joint count per row for 3–5 players on ``--joint-rows`` rows);
 * solo: ``solo_features``, with gains, and :func:`pi_env.solvers.compact.encode_solo_compact`.
 
 Target: >= 100,000 rows/s for ``own_features`` (2 players, B = 4096). The numba compile is done before
@@ -41,7 +43,8 @@ from pi_env.engine import GameConfig, init, legal_action_mask, observe, reset_do
 from pi_env.engine import solo as S
 from pi_env.solvers import analyze_knowledge, case_bits, knowledge_from_observation
 from pi_env.envs.encoders import encode_flat, flat_size
-from pi_env.solvers.compact import SOLO_COMPACT_SIZE, compact_size, encode_compact, encode_solo_compact
+from pi_env.solvers.compact import (JOINT_BLOCK_SIZE, SOLO_COMPACT_SIZE, compact_size, encode_compact,
+                                   encode_joint_block, encode_solo_compact)
 from pi_env.solvers.own_info import (JOINT_FEATURES, OWN_FEATURES, QUERY_GAINS, joint_features, observation_features,
                                      own_features, solo_features)
 from pi_env.solvers.tables import from_bitset
@@ -172,6 +175,11 @@ def main(argv: "list[str] | None" = None) -> None:
             jsub = np.empty((m, JOINT_FEATURES), dtype=np.float32)
             r = rate(lambda: joint_features(sub, config.board, players[:m], out=jsub), m, args.seconds)
             line(P, "joint_features (numba sets + per-row count)", r, base_own, base_joint)
+        m = B if P == 2 else min(args.joint_rows, B)
+        sub = state.take(np.arange(m))
+        block = np.empty((m, JOINT_BLOCK_SIZE), dtype=np.float32)
+        r = rate(lambda: encode_joint_block(sub, config, players[:m], out=block), m, args.seconds)
+        line(P, f"encode_joint_block ({JOINT_BLOCK_SIZE} floats of compact-v2)", r, base_own, base_joint)
     config, solo = solo_positions(B, args.steps // 3, args.seed)
     feat = np.empty((B, OWN_FEATURES), dtype=np.float32)
     gains = np.empty((B, QUERY_GAINS), dtype=np.float32)

@@ -15,7 +15,7 @@ Modules (lowest level first):
 * :mod:`pi_env.solvers.own_info` — the own-information filter of a whole batch of engine states or
   observations (standard and solo) in one numba call: case sets, marginals, query gains, and the
   exact joint posterior in batch (:func:`own_features`, :func:`observation_features`,
-  :func:`solo_features`, :func:`query_gains`, :func:`joint_features`);
+  :func:`solo_features`, :func:`query_gains`, :func:`joint_features`, :func:`joint_case_counts`);
 * :mod:`pi_env.solvers.compact` — the compact observation encoding for learning
   (:func:`~pi_env.solvers.compact.encode_compact`, :func:`~pi_env.solvers.compact.encode_solo_compact`);
 * :mod:`pi_env.solvers.joint` — exact counts of joint deals (:func:`count_joint`, :func:`joint_table`);
@@ -46,7 +46,7 @@ from pi_env.solvers.hints import Hint, hint
 from pi_env.solvers.joint import JointTable, count_joint, joint_table
 from pi_env.solvers.knowledge import Knowledge, event_row, event_rows, knowledge_from_round
 from pi_env.solvers.observation import knowledge_from_observation
-from pi_env.solvers.own_info import (joint_features, observation_case_mask, observation_features, own_case_mask,
+from pi_env.solvers.own_info import (joint_case_counts, joint_features, observation_case_mask, observation_features, own_case_mask,
                                      own_features, query_gains, solo_features, solo_observation_features)
 from pi_env.solvers.sat_model import is_consistent, minimal_conflict, sat_consistent_cases
 from pi_env.solvers.solve_report import record_hint, solve_report
@@ -59,7 +59,7 @@ __all__ = [
     "knowledge_from_round", "knowledge_of", "minimal_conflict", "sat_consistent_cases",
     "Hint", "hint", "knowledge_from_observation", "record_hint", "solve_report", "TurnContext",
     "turn_context", "own_features", "own_case_mask", "observation_features",
-    "observation_case_mask", "solo_features", "solo_observation_features", "query_gains", "joint_features",
+    "observation_case_mask", "solo_features", "solo_observation_features", "query_gains", "joint_features", "joint_case_counts",
     "JointTable", "joint_table", "WorldSampler", "sample_worlds", "complete_cases",
     "world_sampler",
 ]

@@ -58,6 +58,29 @@ Gymnasium ``Box``.) The gains carry the layout, the answers so far and the suppr
 form a policy needs to choose a query; the case set itself is available as a mask (``mask=``) for
 narrowing the solve actions.
 
+Joint block (``compact-v2``)
+----------------------------
+
+``float32[JOINT_BLOCK_SIZE]`` = 38 (:func:`encode_joint_block`, :data:`JOINT_BLOCK_LAYOUT`), appended to
+the standard encoding by the learned agents' ``"compact-v2"`` (:mod:`pi_env.agents.learned`). It is
+the observer's **joint** posterior (:func:`pi_env.solvers.own_info.joint_case_counts`: uniform over the
+joint deals consistent with every player's public answers, the case it holds and its own answers —
+what the ``greedy`` agent decides on). With 2 players it equals the own-information entries; with
+more it also weighs what the other players' answers exclude through disjointness.
+
+==================  ========  ===========  ===========================================================
+name                shape     range        meaning
+==================  ========  ===========  ===========================================================
+joint_marginals     [36]      0..1         P(own suspect / evidence / location is element ``x``) under
+                                           the joint posterior
+joint_log2_count    [1]       0..1         ``log2(k) / log2(1680)``, ``k`` the cases with a consistent
+                                           joint deal
+joint_p_best        [1]       0..1         the largest joint probability of one case: P(a solve naming
+                                           the joint posterior's most likely case is right)
+==================  ========  ===========  ===========================================================
+
+A row without a consistent deal (impossible in an engine game) is all zeros.
+
 Solo encoding
 -------------
 
@@ -89,7 +112,8 @@ from pi_env.solvers.own_info import (_CHUNK, _LOG2, _LOG2_CASES, _any, _apply_he
                                      _finish_row, _gather_solo, _gather_state, _held_of, _near_counts, _failed_words, _pick,
                                      _scratch, _state_args, adjacency_words)
 
-__all__ = ["compact_size", "compact_layout", "compact_bounds", "encode_compact", "SOLO_COMPACT_SIZE",
+__all__ = ["compact_size", "compact_layout", "compact_bounds", "encode_compact", "JOINT_BLOCK_SIZE",
+           "JOINT_BLOCK_LAYOUT", "encode_joint_block", "SOLO_COMPACT_SIZE",
            "solo_compact_layout", "solo_compact_bounds", "encode_solo_compact", "GAIN_SCALE"]
 
 GAIN_SCALE = 0.25
@@ -335,6 +359,57 @@ def encode_compact(state: State, config: GameConfig, players: "int | np.ndarray"
                                         GAIN_SCALE, mask is not None, out, m, s.round, s.first_player,
                                         s.current_player, s.rotation, s.tier, s.card_place, s.deck_size, s.score,
                                         s.attempted, s.solved, s.inv_left, *_state_args(s))
+    return out
+
+
+JOINT_BLOCK_LAYOUT: dict[str, tuple[int, tuple[int, ...]]] = {
+    "joint_marginals": (0, (36,)), "joint_log2_count": (36, (1,)), "joint_p_best": (37, (1,))}
+"""Offsets and shapes of the joint block (module docstring)."""
+JOINT_BLOCK_SIZE = 38
+"""Length of the joint block."""
+
+
+def encode_joint_block(state: State, config: GameConfig, players: "int | np.ndarray",
+                       out: "np.ndarray | None" = None) -> np.ndarray:
+    """The joint block (module docstring) of ``players`` in every game of ``state``.
+
+    One numba call for the case sets of every seat, then one joint count per row
+    (:func:`pi_env.solvers.own_info.joint_case_counts`; 2 players: one numba call in all).
+
+    Args:
+        state: a batch of ``B`` standard or duel games.
+        config: their rules.
+        players: one player for all games, or ``int[B]``.
+        out: optional ``float32[B, 38]`` buffer (every entry is overwritten; a column slice of a
+            wider buffer works).
+
+    Returns:
+        ``float32[B, 38]`` (``out`` if given).
+
+    Raises:
+        PIError: a ``config`` for another player count, a player out of range, a wrong buffer.
+    """
+    from pi_env.solvers.own_info import joint_case_counts
+
+    check_config(state, config)
+    B = state.batch_size
+    players = players_array(state, players)
+    if out is None:
+        out = np.empty((B, JOINT_BLOCK_SIZE), dtype=np.float32)
+    elif not isinstance(out, np.ndarray) or out.shape != (B, JOINT_BLOCK_SIZE) or out.dtype != np.float32:
+        raise PIError(f"out must be float32[{B}, {JOINT_BLOCK_SIZE}], got "
+                      f"{getattr(out, 'dtype', type(out).__name__)}{list(getattr(out, 'shape', ()))}")
+    counts = joint_case_counts(state, config.board, players).astype(np.float64)
+    total = counts.sum(axis=1)
+    w = counts / np.maximum(total, 1.0)[:, None]
+    cube = w.reshape(B, 12, 10, 14)
+    out[:, 0:12] = cube.sum(axis=(2, 3))
+    out[:, 12:22] = cube.sum(axis=(1, 3))
+    out[:, 22:36] = cube.sum(axis=(1, 2))
+    k = (counts > 0).sum(axis=1)
+    out[:, 36] = np.log2(np.maximum(k, 1)) / math.log2(NUM_CASES)
+    out[:, 37] = w.max(axis=1) if B else 0.0
+    out[total == 0] = 0.0
     return out
 
 

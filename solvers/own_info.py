@@ -77,7 +77,7 @@ from pi_env.engine.state import State
 __all__ = ["OWN_FEATURES", "OWN_LAYOUT", "QUERY_GAINS", "JOINT_FEATURES", "own_features",
            "observation_features", "solo_features", "solo_observation_features", "query_gains",
            "solo_query_gains", "joint_features", "own_case_mask", "observation_case_mask",
-           "solo_observation_case_mask", "adjacency_words", "seat_case_masks"]
+           "solo_observation_case_mask", "adjacency_words", "seat_case_masks", "joint_case_counts"]
 
 OWN_FEATURES = 38
 """Entries of the own-information features (:data:`OWN_LAYOUT`)."""
@@ -1067,6 +1067,39 @@ def _state_args(state: State) -> tuple[np.ndarray, ...]:
             state.failed)
 
 
+def joint_case_counts(state: State, board: "Board | np.ndarray", player: "int | np.ndarray") -> np.ndarray:
+    """The exact joint posterior of ``player``'s case, unnormalised (docs/rules.md §9): for every
+    case, the number of joint deals of the unknown players' cases consistent with every public
+    answer, the case the player holds and its own answers (uniform over those deals, as
+    :func:`pi_env.solvers.analyze_knowledge` and the ``greedy`` agent weigh them).
+
+    2 players: the own-information set (:func:`own_case_mask`, one numba call) with weight 1 —
+    the only other case is the held one, so it is exact. 3–5 players: the sets of
+    :func:`seat_case_masks` (one numba call), combined by :func:`pi_env.solvers.joint.count_joint`
+    one Python call per row (a few ms each at 4 players).
+
+    Args:
+        state, board, player: as :func:`own_features`.
+
+    Returns:
+        ``int64[B, 1680]``; a row with no consistent deal (impossible in an engine game) is all 0.
+    """
+    from pi_env.solvers.joint import count_joint
+
+    B, P = state.batch_size, state.num_players
+    players = _players(state, player)
+    if P == 2:
+        return own_case_mask(state, board, players).astype(np.int64)
+    out = np.zeros((B, NUM_CASES), dtype=np.int64)
+    if B == 0:
+        return out
+    masks, sizes = seat_case_masks(state, board, players)
+    for b in range(B):
+        if sizes[b, 0] and sizes[b, 1]:
+            out[b] = count_joint(masks[b, 0], [masks[b, j] for j in range(2, P)])
+    return out
+
+
 def joint_features(state: State, board: "Board | np.ndarray", player: "int | np.ndarray",
                    out: "np.ndarray | None" = None, rows: "np.ndarray | None" = None,
                    parallel: "bool | None" = None) -> np.ndarray:
@@ -1091,8 +1124,6 @@ def joint_features(state: State, board: "Board | np.ndarray", player: "int | np.
         ``float32[B, 37]`` (``out`` if given); a row with no consistent deal (impossible in an
         engine game) is all zeros.
     """
-    from pi_env.solvers.joint import count_joint
-
     B, P = state.batch_size, state.num_players
     players = _players(state, player)
     if out is None:
@@ -1116,13 +1147,11 @@ def joint_features(state: State, board: "Board | np.ndarray", player: "int | np.
             _pick(_joint3_kernel, which.size, parallel)(players[which], words, tmp, *_state_args(sub))
         out[which] = tmp[:, :JOINT_FEATURES]
         return out
-    masks, sizes = seat_case_masks(sub, board, players[which])
+    all_counts = joint_case_counts(sub, board, players[which])
     for i, b in enumerate(which):
         row = out[b]
         row[:] = 0.0
-        if sizes[i, 1] == 0:
-            continue
-        counts = count_joint(masks[i, 0], [masks[i, j] for j in range(2, P)])
+        counts = all_counts[i]
         cases = np.flatnonzero(counts)
         if cases.size == 0:
             continue
