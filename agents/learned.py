@@ -31,8 +31,9 @@ entry by entry (tested):
   (:func:`pi_env.solvers.compact.encode_joint_block`, 38 entries: the marginals, case count and
   largest case probability of the **joint** posterior over every player's public answers, what
   ``greedy`` decides on): ``254 + 8·P`` entries (4 players: 286). Its joint count is one Python
-  call per row at 3–5 players (about 200 rows/s at 4 players on one core), for models that
-  play 3–5 players (``learned:4p``).
+  call per row at 3–5 players (measured on a loaded machine: 200 rows/s at 4 players for
+  20-step random-play positions, 8 rows/s for batches rich in failed solves, which make the
+  joint count slow), for models that play 3–5 players.
 * ``"flat-v1"``: the flat encoding (:mod:`pi_env.envs.encoders`) without the per-seat failed-solve
   blocks (``1680·P`` entries that only the solve choice needs, and :func:`best_cases` applies
   them): ``618 + 232·P`` entries (2 players: 1082).
