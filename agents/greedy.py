@@ -63,10 +63,24 @@ seating (games)                                 no      weight 0.5  weight 1   w
 the second it holds a random player's case, and denial without the activity scale spent its turns
 keeping cards from a player that never uses them.
 
+**Player counts** (:data:`DENIAL_WEIGHTS`, :func:`denial_weight_for`). With 5 players the weight is
+0: the query is chosen by the agent's own gain alone (and a wait, step 5, takes the lowest legal
+clue). Denial slows one of four rivals, and the own bits it gives up slowed the agent in a race
+where the tier falls by 2 points per rotation someone solves: in 120 games of
+``greedy,deducer,heuristic,deducer,heuristic`` (5 players, tuning seed 3003, same games per
+line) greedy with weight 1 won 10.8% of its seat-games (7.50 rotations to a correct solve;
+deducer 26.9%, 6.82), with weight 0 32.2% (6.55; deducer 21.2%). Weights on 150 games of tuning
+seed 3004: 0 → 26.6%, 0.25 → 29.2%, 0.5 → 18.7% (deducer 24.7%, 21.7%, 24.4%); 0 and 0.25 are
+within noise and 0 is the simpler rule. Not adopted, same games: without investigator rationing
+(weight 0: 26.9% on seed 3003, against 32.2% with it); keeping one tile unused for the tiebreak (``reserve=1``; ties at
+the top score decided 30% of those games, and ties go to more unused tiles, docs/rules.md §5):
+26.7% on seed 3004, mean score 15.69 against 17.23 without it. 2–4 players keep weight 1.
+
 **Candidate queries**: the legal clues and investigators of the action mask. Investigator tiles
 are spent for the game (5 for 3 rounds), so with ``ration_investigators`` (default) an investigator
 is a candidate only while this round's share is not used up: ``ceil(tiles at the round's start /
-rounds left)``, assuming 3 rounds (as :mod:`pi_env.agents.heuristic`).
+rounds left)``, assuming 3 rounds (as :mod:`pi_env.agents.heuristic`). ``reserve`` tiles (default
+0) are never candidates and are left out of the tiles rationing spreads.
 
 **Scores** (second edition by default; the observation does not say the edition): ``points =
 [7, 5, 3, 1][tier] + round`` (:func:`pi_env.engine.ranking.tier_points`, 0 for a tier the player count does
@@ -131,7 +145,8 @@ from pi_env.solvers.turns import TURNS_MEAN, TURNS_SD, turns_to_solve_pmf  # the
 from pi_env.agents.base import Agent
 
 __all__ = ["GreedyAgent", "Outlook", "Situation", "assess", "greedy_decision", "turns_to_solve_pmf",
-           "q_after", "next_player_gains", "next_player_activity", "public_case_bits", "best_query", "waiting_clue", "ROUNDS", "HORIZON", "TURNS_MEAN", "TURNS_SD", "DENIAL_WEIGHT"]
+           "q_after", "next_player_gains", "next_player_activity", "public_case_bits", "best_query", "waiting_clue", "ROUNDS", "HORIZON", "TURNS_MEAN", "TURNS_SD", "DENIAL_WEIGHT",
+           "DENIAL_WEIGHTS", "denial_weight_for"]
 
 ROUNDS = 3
 """Rounds assumed when rationing investigator tiles."""
@@ -139,7 +154,17 @@ HORIZON = DEFAULT_MAX_ROTATIONS
 """Turns modelled ahead (the rotation safeguard of docs/rules.md §5)."""
 DENIAL_WEIGHT = 1.0
 """Weight of the next player's information (:func:`next_player_gains`) against the agent's own in
-the query choice (module docstring, step 4)."""
+the query choice (module docstring, step 4), for the player counts without an entry in
+:data:`DENIAL_WEIGHTS`."""
+DENIAL_WEIGHTS: dict[int, float] = {5: 0.0}
+"""Denial weight by player count where it differs from :data:`DENIAL_WEIGHT` (module docstring,
+*denial by player count*)."""
+
+
+def denial_weight_for(num_players: int) -> float:
+    """The denial weight greedy uses with ``num_players`` players: :data:`DENIAL_WEIGHTS` or else
+    :data:`DENIAL_WEIGHT`."""
+    return DENIAL_WEIGHTS.get(int(num_players), DENIAL_WEIGHT)
 
 
 @dataclass(frozen=True, eq=False)
@@ -295,14 +320,21 @@ def q_after(codes: np.ndarray, probs: np.ndarray) -> float:
 
 
 def assess(observation: np.ndarray, action_mask: np.ndarray, num_players: int, board: "Board | np.ndarray",
-           *, edition: str = "second", ration_investigators: bool = True,
+           *, edition: str = "second", ration_investigators: bool = True, reserve: int = 0,
            previous: "tuple[int, int, tuple[bool, ...]] | None" = None) -> Situation:
     """Read a :class:`Situation` from one player's observation and legal-action mask.
 
     Args:
+        reserve: investigator tiles kept unused for the tiebreak: never candidates, and rationing
+            spreads only the others over the rounds.
         previous: ``(round, rotation, solved flags)`` seen at the agent's previous turn, to tell
             whether someone solved earlier in this rotation (else only known in rotation 0).
+
+    Raises:
+        ValueError: ``reserve`` is negative.
     """
+    if reserve < 0:
+        raise ValueError(f"reserve must be at least 0 investigator tiles, got {reserve}")
     P = num_players
     k = knowledge_from_observation(observation, P, board)
     o = decode_observation(np.asarray(observation), P)
@@ -320,11 +352,11 @@ def assess(observation: np.ndarray, action_mask: np.ndarray, num_players: int, b
     placed = int(o["inv_placed"][0].sum())
     left = int(o["inv_left"][0])
     rnd = int(o["round"][0])
-    if ration_investigators:
-        share = math.ceil((left + placed) / max(1, ROUNDS - rnd))
-        inv_allowed = max(0, min(left, share - placed))
+    if ration_investigators:  # this round's share of the tiles not kept in reserve
+        share = math.ceil(max(0, left + placed - reserve) / max(1, ROUNDS - rnd))
+        inv_allowed = max(0, min(left - reserve, share - placed))
     else:
-        inv_allowed = left
+        inv_allowed = max(0, left - reserve)
     if inv_allowed <= 0:
         actions = actions[actions < INVESTIGATE_BASE]
     answers = answer_matrix(k, actions, cases)
@@ -449,9 +481,12 @@ def waiting_clue(s: Situation) -> int:
     return int(s.legal_clues[best_gain_index(denial)])
 
 
-def greedy_decision(s: Situation, denial_weight: float = DENIAL_WEIGHT) -> int:
+def greedy_decision(s: Situation, denial_weight: float | None = None) -> int:
     """The greedy rule (steps 2–5 of the module docstring) on a :class:`Situation`;
-    ``denial_weight=0`` is the rule without denial."""
+    ``denial_weight=0`` is the rule without denial, ``None`` (default) the weight of the player
+    count (:func:`denial_weight_for`)."""
+    if denial_weight is None:
+        denial_weight = denial_weight_for(s.outlook.num_players)
     if s.cases.size == 0:
         return int(s.legal_clues[0]) if s.legal_clues.size else SOLVE_BASE
     solve = SOLVE_BASE + s.best_case
@@ -478,16 +513,20 @@ class GreedyAgent(Agent):
         ration_investigators: spread investigator tiles over the rounds (default) or use them
             whenever they are the most informative query.
         denial_weight: weight of the next player's information in the query choice (module
-            docstring, step 4; default :data:`DENIAL_WEIGHT`, 0 = choose by own gain alone).
+            docstring, step 4; default ``None``: by player count, :func:`denial_weight_for`;
+            0 = choose by own gain alone).
+        reserve: investigator tiles never placed, kept for the tiebreak (module docstring,
+            *player counts*; default 0).
     """
 
     name = "greedy"
 
     def __init__(self, edition: str = "second", ration_investigators: bool = True,
-                 denial_weight: float = DENIAL_WEIGHT):
+                 denial_weight: float | None = None, reserve: int = 0):
         self.edition = edition
         self.ration_investigators = ration_investigators
-        self.denial_weight = float(denial_weight)
+        self.denial_weight = None if denial_weight is None else float(denial_weight)
+        self.reserve = int(reserve)
         self._previous: tuple[int, int, tuple[bool, ...]] | None = None
 
     def reset(self, num_players: int, board: Board = DAYTIME, seed: int | None = None) -> None:
@@ -499,6 +538,7 @@ class GreedyAgent(Agent):
         turn)."""
         s = assess(observation, action_mask, self.num_players, self.board, edition=self.edition,
                    ration_investigators=self.ration_investigators,
+                   reserve=self.reserve,
                    previous=getattr(self, "_previous", None))
         o = s.outlook
         self._previous = (o.round_index, o.rotation, tuple(bool(v) for v in o.solved))

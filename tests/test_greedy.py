@@ -12,8 +12,9 @@ import pytest
 from helpers import play_game
 
 from pi_env.agents import AGENTS, GreedyAgent, make_agent
-from pi_env.agents.greedy import (HORIZON, TURNS_MEAN, Outlook, assess, best_query, greedy_decision,
-                           next_player_gains, q_after, read_outlook, turns_to_solve_pmf, waiting_clue)
+from pi_env.agents.greedy import (HORIZON, TURNS_MEAN, Outlook, assess, best_query, denial_weight_for,
+                                 greedy_decision, next_player_gains, q_after, read_outlook,
+                                 turns_to_solve_pmf, waiting_clue)
 from pi_env.core.constants import INVESTIGATE_BASE, NUM_ACTIONS, SOLVE_BASE, TYPE_SIZES, case_index
 from pi_env.engine import GameConfig, init, legal_action_mask, observe, outcome
 from pi_env.engine.observe import decode_observation, observation_layout, observation_size
@@ -201,6 +202,83 @@ def test_query_and_wait_deny_the_next_player():
     assert denial[0] == pytest.approx(math.log2(11), abs=1e-12)
     assert waiting_clue(w) == 26
     assert greedy_decision(w) == 26 and greedy_decision(w, 0.0) == 0
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_denial_weight_by_player_count(players):
+    """The position of the test above at 2–5 seats (the other seats without answers, so the
+    agent's cases are still M and X, 1/2 each, and every legal split is worth 1 bit). With 2–4
+    players the default weight is 1: card 26 (1 + log2 14); with 5 players it is 0 (measured:
+    denial made greedy the weakest of a 5-player table, module docstring): the lowest-id 1-bit
+    card, 23 — also for ``greedy_decision`` of the same situation without an explicit weight."""
+    obs, mask, board, m, x = two_case_position(False, players=players, held=(0, 0, 4))
+    s = assess(obs, mask, players, board)
+    assert s.probs.tolist() == [0.5, 0.5]
+    denial = dict(zip(s.actions.tolist(), s.denial.tolist()))
+    assert denial[26] == pytest.approx(math.log2(14), abs=1e-12)
+    assert denial[23] == pytest.approx(math.log2(14 / 3), abs=1e-12)
+    expected = 23 if players == 5 else 26
+    assert denial_weight_for(players) == (0.0 if players == 5 else 1.0)
+    assert greedy_decision(s) == expected
+    agent = GreedyAgent()
+    agent.reset(players, board, seed=0)
+    assert agent.act(obs, mask) == expected
+    agent = GreedyAgent(denial_weight=1.0)  # an explicit weight overrides the player count's
+    agent.reset(players, board, seed=0)
+    assert agent.act(obs, mask) == 26
+
+
+def _last_round_position(players):
+    """The position above in round 3 with one investigator tile left (4 placed in earlier rounds)
+    and the five clue cards that split M from X (23, 24, 26, 27, 28) gone from the display: only
+    investigators in districts 1, 2, 4, 5, 6 (actions 37, 38, 40, 41, 42) still split them."""
+    obs, mask, board, m, x = two_case_position(False, players=players, held=(0, 0, 4))
+    layout = observation_layout(players)
+    _put(obs, layout, "round", 2)
+    _put(obs, layout, "inv_left", 1, seat=0)
+    mask[[23, 24, 26, 27, 28]] = 0
+    return obs, mask, board
+
+
+@pytest.mark.parametrize("players", [4, 5])
+def test_reserve_keeps_the_last_tile_for_the_tiebreak(players):
+    """Ties are broken by unused investigator tiles (docs/rules.md §5). Round 3, one tile left,
+    only investigators split M from X. Without a reserve (the default) this round's share is
+    ``ceil(1 / 1) = 1``: the lowest informative investigator, 37. With ``reserve=1`` no
+    investigator is a candidate; no legal clue splits the cases, so greedy compares naming M now
+    (``0.5 · 9 − 0.5 · 2 = 3.5``, tier 0 of round 3) with waiting for others' solves, which cannot
+    raise ``p`` and can only advance the tier or end the round: it names M (the lower case id)."""
+    obs, mask, board = _last_round_position(players)
+    s0 = assess(obs, mask, players, board, reserve=0)
+    s1 = assess(obs, mask, players, board, reserve=1)
+    assert s0.inv_allowed == 1 and s1.inv_allowed == 0
+    assert [int(a) for a in s0.actions[s0.gains > 1e-9]] == [37, 38, 40, 41, 42]
+    assert not (s1.actions >= INVESTIGATE_BASE).any() and not (s1.gains > 1e-9).any()
+    assert s1.outlook.solve_value(0.5) == pytest.approx(3.5)
+    assert s1.outlook.wait_value(0.5) < 3.5
+    agent = GreedyAgent(reserve=1)
+    agent.reset(players, board, seed=0)
+    assert agent.act(obs, mask) == SOLVE_BASE + case_index(1, 1, 1)
+    agent = GreedyAgent()
+    agent.reset(players, board, seed=0)
+    assert agent.act(obs, mask) == 37
+    with pytest.raises(ValueError, match="reserve must be at least 0"):
+        assess(obs, mask, players, board, reserve=-1)
+
+
+def test_reserve_rationing_exact():
+    """Rationing spreads the tiles not kept in reserve: with 5 tiles and a reserve of 1 the shares
+    are ``ceil(4 / 3) = 2`` in round 1, ``ceil(2 / 2) = 1`` in round 2 (3 tiles at its start),
+    ``ceil(1 / 1) = 1`` in round 3 (2 at its start): 4 tiles in the game, against 2, 2, 1 without
+    a reserve; none without rationing beyond the reserve either."""
+    obs, mask, board, m, x = two_case_position(False, players=5, held=(0, 0, 4))
+    layout = observation_layout(5)
+    for rnd, left, no_reserve, with_reserve in ((0, 5, 2, 2), (1, 3, 2, 1), (2, 2, 2, 1), (2, 1, 1, 0)):
+        _put(obs, layout, "round", rnd)
+        _put(obs, layout, "inv_left", left, seat=0)
+        assert assess(obs, mask, 5, board, reserve=0).inv_allowed == no_reserve
+        assert assess(obs, mask, 5, board, reserve=1).inv_allowed == with_reserve
+        assert assess(obs, mask, 5, board, reserve=1, ration_investigators=False).inv_allowed == left - 1
 
 
 # ---------------------------------------------------------------------------------------------
