@@ -266,6 +266,34 @@ def test_reserve_keeps_the_last_tile_for_the_tiebreak(players):
         assess(obs, mask, players, board, reserve=-1)
 
 
+@pytest.mark.parametrize("players", [4, 5])
+def test_last_tile_kept_while_a_clue_informs(players):
+    """Round 3 of the two-case position, M and X 1/2 each. A hand-set gain of 1.5 bits for the
+    investigator 37 (every other informative candidate: 1 bit) makes it the best query: by default
+    greedy places it (highest gain; denial set to 0). With ``last_tile`` and its last tile, the
+    tile is kept for the tiebreak (docs/rules.md §5) while a clue card informs: the lowest-id 1-bit
+    card, 23; with 2 tiles left it places 37. With the splitting clue cards gone (23, 24, 26, 27,
+    28) the investigator is the only informative query and greedy places it even as its last
+    tile."""
+    obs, mask, board = _last_round_position(players)
+    mask[[23, 24, 26, 27, 28]] = 1  # the splitting cards back on the display
+    s = assess(obs, mask, players, board)
+    assert s.inv_left == 1 and s.inv_allowed == 1
+    gains = s.gains.copy()
+    gains[list(s.actions).index(37)] = 1.5
+    s = dataclasses.replace(s, gains=gains, denial=np.zeros_like(gains))
+    assert sorted(int(a) for a in s.actions[s.gains > 1e-9]) == [23, 24, 26, 27, 28, 37, 38, 40, 41, 42]
+    assert greedy_decision(s) == 37 and greedy_decision(s, last_tile=True) == 23
+    assert greedy_decision(dataclasses.replace(s, inv_left=2), last_tile=True) == 37  # not the last
+    gone = np.isin(s.actions, [23, 24, 26, 27, 28])
+    only_inv = dataclasses.replace(s, gains=np.where(gone, 0.0, s.gains))
+    assert greedy_decision(only_inv) == 37 and greedy_decision(only_inv, last_tile=True) == 37
+    obs, mask, board = _last_round_position(players)  # the real position without those cards
+    for agent in (GreedyAgent(), GreedyAgent(last_tile=True)):
+        agent.reset(players, board, seed=0)
+        assert agent.act(obs, mask) == 37
+
+
 def test_reserve_rationing_exact():
     """Rationing spreads the tiles not kept in reserve: with 5 tiles and a reserve of 1 the shares
     are ``ceil(4 / 3) = 2`` in round 1, ``ceil(2 / 2) = 1`` in round 2 (3 tiles at its start),
