@@ -465,12 +465,16 @@ def read_outlook(o: dict, k: Knowledge, P: int, edition: str,
                    order, solved, attempted, idle, counts, pmf)
 
 
-def best_query(s: Situation, denial_weight: float = DENIAL_WEIGHT, last_tile: bool = False) -> int | None:
+def best_query(s: Situation, denial_weight: float | None = None, last_tile: bool = False) -> int | None:
     """Index into ``s.actions`` of the query of step 4 (module docstring): among candidates with
     ``gain > GAIN_TOLERANCE``, the highest ``gain + denial_weight · denial`` (ties within
     ``GAIN_TOLERANCE``: the first, i.e. the lowest action id); ``None`` if no candidate is
-    informative. With ``last_tile`` the agent's last investigator tile (``s.inv_left == 1``) is a
-    candidate only when no clue card is informative (module docstring, *player counts*)."""
+    informative. ``denial_weight=None`` (default): the weight of the player count
+    (:func:`denial_weight_for`). With ``last_tile`` the agent's last investigator tile
+    (``s.inv_left == 1``) is a candidate only when no clue card is informative (module docstring,
+    *player counts*)."""
+    if denial_weight is None:
+        denial_weight = denial_weight_for(s.outlook.num_players)
     useful = s.gains > GAIN_TOLERANCE
     if last_tile and s.inv_left == 1:
         clue = s.actions < INVESTIGATE_BASE
