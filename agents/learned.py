@@ -19,6 +19,18 @@ so the policy decides *what to ask* and *when to solve*; *which* case to name is
 (:func:`best_cases`: a case still possible from the player's information, never one it already
 named wrongly this round). The 1680 solve logits of the engine's action space are not needed.
 
+**Solo models** (``num_players`` 0 in the file, ``learned:solo``) play Solo Time Attack
+(docs/rules.md §8) on the ``"solo-compact-v1"`` encoding. They take a solo observation
+``int16[2452]`` (:func:`pi_env.engine.solo.observe`, the Gymnasium env :mod:`pi_env.envs.solo`) or
+its 2-player :func:`~pi_env.engine.solo.standard_view` (how
+:mod:`pi_env.experiments.strategy_benchmark` and :func:`pi_env.agents.runner.play_solo_cases` show
+a solo game to every agent; :func:`solo_observation_of_view` turns it back), are reset with 2
+players, and are made for the default solo options (5 investigators, open mode). Their choices are
+restricted by :func:`useful_queries`: a query whose answer is already certain (information gain 0:
+a repeated clue, an investigator that cannot split the cases left) is never chosen, so a solo
+policy cannot spend actions on queries that tell it nothing; the solve choice names
+:func:`best_cases_from_mask` of the solo own-information set.
+
 **Input encodings** (:data:`ENCODINGS`), each computed in batch from the engine state (training,
 :func:`encode_state`) and from engine observations (agents, :func:`encode_observations`), equal
 entry by entry (tested):
@@ -34,6 +46,13 @@ entry by entry (tested):
   call per row at 3–5 players (measured on a loaded machine: 200 rows/s at 4 players for
   20-step random-play positions, 8 rows/s for batches rich in failed solves, which make the
   joint count slow), for models that play 3–5 players.
+* ``"solo-compact-v1"`` (solo models), 250 entries: :func:`pi_env.solvers.compact.encode_solo_compact`
+  (142: own-information marginals, case count, the gain of every query, display, investigators
+  placed and left, actions and wrong solves) followed by 108 entries derived from it
+  (:func:`_solo_extra`): ``rel_gain`` [50] ``exp(-10 · (best gain − gain))`` per query (bits; 0 if
+  it cannot split), ``best_gain`` [50] 1 for the queries of the best gain, ``small_count`` [8] the
+  number of consistent cases one-hot for 1..8. From a :class:`~pi_env.engine.solo.SoloState` or
+  from solo observations (:func:`solo_state_from_observations`); the player count is ignored.
 * ``"flat-v1"``: the flat encoding (:mod:`pi_env.envs.encoders`) without the per-seat failed-solve
   blocks (``1680·P`` entries that only the solve choice needs, and :func:`best_cases` applies
   them): ``618 + 232·P`` entries (2 players: 1082).
@@ -69,7 +88,8 @@ from pi_env.engine.observe import observation_layout, observation_size
 
 __all__ = ["LearnedAgent", "state_from_observations", "load_model", "model_path", "best_cases", "best_cases_from_mask", "best_cases_from_counts", "best_cases_of_state", "encode_state", "encoding_fingerprint",
            "encode_observations", "encoding_size", "policy_mask",
-           "to_engine_actions", "ENCODINGS", "ZOO", "POLICY_ACTIONS", "SOLVE_ACTION", "MODEL_FORMAT",
+           "to_engine_actions", "useful_queries", "save_model", "solo_state_from_observations",
+           "solo_observation_of_view", "SOLO_ENCODING", "ENCODINGS", "ZOO", "POLICY_ACTIONS", "SOLVE_ACTION", "MODEL_FORMAT",
            "PREFIX", "TORCH_HINT"]
 
 POLICY_ACTIONS = SOLVE_BASE + 1
@@ -167,7 +187,57 @@ class _CompactV2:
                                np.zeros(len(obs), dtype=np.int64))
 
 
-ENCODINGS: dict[str, Any] = {"flat-v1": _FlatV1(), "compact-v1": _CompactV1(), "compact-v2": _CompactV2()}
+_SOLO_EXTRA = 50 + 50 + 8  # rel_gain, best_gain, small_count (module docstring)
+
+
+def _solo_extra(x: np.ndarray) -> np.ndarray:
+    """The derived entries of ``"solo-compact-v1"`` from :func:`encode_solo_compact`'s ``float32[B, 142]``
+    (module docstring): per query ``exp(-10 · (best gain − its gain))`` (bits; 0 for a query that
+    cannot split), whether it has the best gain (ties: all), and the case count one-hot for 1..8."""
+    from pi_env.solvers.compact import GAIN_SCALE, solo_compact_layout
+
+    lay = solo_compact_layout()
+    c0 = lay["clue_gain"][0]
+    g = x[:, c0:c0 + 50].astype(np.float64) / GAIN_SCALE  # clue_gain [36] then district_gain [14]
+    best = g.max(axis=1, keepdims=True)
+    useful = g > 0
+    out = np.zeros((x.shape[0], _SOLO_EXTRA), dtype=np.float32)
+    out[:, :50] = np.where(useful, np.exp(-10.0 * (best - g)), 0.0)
+    out[:, 50:100] = useful & (g >= best - 1e-6)
+    n = np.rint(1.0 / np.maximum(x[:, lay["own_p_best"][0]].astype(np.float64), 1e-9)).astype(np.int64)
+    small = (n >= 1) & (n <= 8)
+    out[np.flatnonzero(small), 100 + n[small] - 1] = 1.0
+    return out
+
+
+class _SoloCompactV1:
+    """``"solo-compact-v1"`` (module docstring): :func:`pi_env.solvers.compact.encode_solo_compact` and
+    :func:`_solo_extra`."""
+
+    def size(self, num_players: int = 0) -> int:
+        from pi_env.solvers.compact import SOLO_COMPACT_SIZE
+
+        return SOLO_COMPACT_SIZE + _SOLO_EXTRA
+
+    def from_state(self, state: Any, config: Any, players: Any = None, flat: "np.ndarray | None" = None,
+                   out: "np.ndarray | None" = None, mask: "np.ndarray | None" = None) -> np.ndarray:
+        from pi_env.solvers.compact import encode_solo_compact
+
+        x = encode_solo_compact(state, config, mask=mask, parallel=False)
+        full = np.concatenate([x, _solo_extra(x)], axis=1)
+        if out is None:
+            return full
+        out[:] = full
+        return out
+
+    def from_observations(self, observations: np.ndarray, config: Any) -> np.ndarray:
+        return self.from_state(solo_state_from_observations(np.atleast_2d(observations)), config)
+
+
+SOLO_ENCODING = "solo-compact-v1"
+"""The encoding of solo models."""
+ENCODINGS: dict[str, Any] = {"flat-v1": _FlatV1(), "compact-v1": _CompactV1(), "compact-v2": _CompactV2(),
+                             SOLO_ENCODING: _SoloCompactV1()}
 """Encoding name -> encoder with ``size(P)``, ``from_state(state, config, players, flat=None)`` (the
 batched training path) and ``from_observations(observations, config)`` (agents): the same
 ``float32[n, size(P)]`` from both."""
@@ -208,6 +278,19 @@ def encoding_fingerprint(name: str, num_players: int) -> str:
 
     from pi_env.engine import GameConfig, init, sample_actions, step_inplace
 
+    if name == SOLO_ENCODING:  # solo positions: 16 games of that seed after 4 random queries each
+        from pi_env.engine import solo
+
+        scfg = solo.SoloConfig()
+        sst = solo.init(scfg, 16, seed=20261201)
+        rng = np.random.default_rng(20261201)
+        for _ in range(4):
+            legal = solo.legal_action_mask(sst)[:, :SOLVE_BASE].astype(np.float64)
+            a = np.array([rng.choice(SOLVE_BASE, p=row / row.sum()) for row in legal])
+            solo.step_inplace(sst, a, scfg)
+        return hashlib.sha1(np.round(encode_state(name, sst, scfg, np.zeros(16, dtype=np.int64)).astype(
+            np.float64), 5).tobytes()).hexdigest()[:16]
+
     cfg = GameConfig(num_players=num_players)
     st = init(cfg, 16, seed=20261201)
     rng = np.random.default_rng(20261201)
@@ -229,6 +312,88 @@ def policy_mask(legal: np.ndarray) -> np.ndarray:
     out = np.empty((legal.shape[0], POLICY_ACTIONS), dtype=bool)
     out[:, :SOLVE_BASE] = legal[:, :SOLVE_BASE] != 0
     out[:, SOLVE_BASE] = True
+    return out
+
+
+def useful_queries(x: np.ndarray) -> np.ndarray:
+    """``bool[B, 51]``: the choices a solo model may take given its encodings ``float32[B, 250]``
+    (``"solo-compact-v1"``): the queries whose expected information gain in the encoding
+    (``clue_gain``, ``district_gain``, :mod:`pi_env.solvers.compact`) is positive — those whose
+    answer is not yet certain — and the solve choice. AND it with :func:`policy_mask`."""
+    from pi_env.solvers.compact import solo_compact_layout
+
+    lay = solo_compact_layout()
+    x = np.atleast_2d(x)
+    out = np.ones((x.shape[0], POLICY_ACTIONS), dtype=bool)
+    (c0, (nc,)), (d0, (nd,)) = lay["clue_gain"], lay["district_gain"]
+    out[:, :nc] = x[:, c0:c0 + nc] > 0
+    out[:, nc:nc + nd] = x[:, d0:d0 + nd] > 0
+    return out
+
+
+def solo_state_from_observations(observations: np.ndarray) -> "Any":
+    """A :class:`~pi_env.engine.solo.SoloState` holding exactly what solo observations
+    ``int16[n, 2452]`` show (layout, card places, answers, investigators with their answers and
+    suppressions, failed solves, investigators left, actions, wrong solves, deck size); the hidden
+    case (zeros), the deck order and the generator are left empty. The solo encoders read only what
+    the observation shows, so they compute from it what they compute from the real state (tested)."""
+    from pi_env.core.constants import IN_DECK, IN_DISCARD, ON_DISPLAY
+    from pi_env.engine import solo
+
+    obs = np.atleast_2d(observations)
+    st = solo.empty_solo_state(obs.shape[0])
+    for b in range(obs.shape[0]):
+        o = solo.decode_observation(obs[b])
+        st.tile_district[b] = o["tiles"].argmax(axis=1)
+        for d in range(14):
+            for x in np.flatnonzero(o["tiles"][:, d]):
+                st.district_tile[b, d, 0 if x < 12 else 1 if x < 22 else 2] = x
+        place = np.full(36, IN_DECK, dtype=np.int8)
+        place[o["display"] > 0] = ON_DISPLAY
+        place[o["discard"] > 0] = IN_DISCARD
+        st.card_place[b] = place
+        st.spot[b], st.trace[b], st.nothing[b] = o["spot"] > 0, o["trace"] > 0, o["nothing"] > 0
+        st.inv_placed[b] = o["inv_placed"] > 0
+        st.inv_answer[b, :, 0], st.inv_answer[b, :, 1] = o["inv_spots"], o["inv_traces"]
+        st.inv_suppressed[b] = o["inv_suppressed"] > 0
+        st.failed[b] = o["failed"] > 0
+        st.inv_left[b] = o["inv_left"][0]
+        st.actions[b] = o["actions"][0]
+        st.wrong_solves[b] = o["wrong_solves"][0]
+        st.deck_size[b] = o["deck_size"][0]
+    return st
+
+
+def solo_observation_of_view(view: np.ndarray) -> np.ndarray:
+    """The solo observation ``int16[2452]`` that :func:`pi_env.engine.solo.standard_view` showed as
+    ``view`` (``int16[618 + 1912·2]``): its inverse (``wrong_solves`` is the number of failed
+    solves, which it equals in solo)."""
+    from pi_env.engine import solo
+
+    layout = observation_layout(solo.VIEW_PLAYERS)
+    v = np.asarray(view)
+
+    def get(name: str, seat: "int | None" = None) -> np.ndarray:
+        start, shape = layout[name]
+        size = int(np.prod(shape[1:] if seat is not None else shape)) if shape else 1
+        if seat is not None:
+            start += seat * size
+        return v[start:start + size]
+
+    out = np.zeros(solo.OBSERVATION_SIZE, dtype=np.int16)
+    for name, (start, shape) in solo.observation_layout().items():
+        size = int(np.prod(shape))
+        if name in ("tiles", "display", "discard", "deck_size"):
+            value = get(name)
+        elif name == "nothing":
+            value = get("front", 0)
+        elif name == "actions":
+            value = get("rotation")
+        elif name == "wrong_solves":
+            value = np.array([int(get("failed", 0).sum())])
+        else:
+            value = get(name, 0)
+        out[start:start + size] = value.reshape(-1)[:size]
     return out
 
 
@@ -420,13 +585,16 @@ def _load(path: str, mtime: float) -> tuple[Any, dict[str, Any]]:
     try:
         meta = {k: saved[k] for k in ("encoding", "num_players", "hidden", "trunk", "activation", "input_size")}
         meta["card"] = dict(saved.get("card", {}))
+        if (meta["encoding"] == SOLO_ENCODING) != (not int(meta["num_players"])):
+            raise PIError(f"its encoding {meta['encoding']!r} is not for {int(meta['num_players']) or 'solo'} "
+                          "games")
         want = encoding_size(meta["encoding"], int(meta["num_players"]) or 2)
         if int(meta["input_size"]) != want:
             raise PIError(f"its input has {meta['input_size']} entries, the {meta['encoding']!r} encoding "
                           f"{want}")
         meta["fingerprint"] = saved.get("fingerprint")
-        if meta["fingerprint"] and int(meta["num_players"]) and meta["fingerprint"] != encoding_fingerprint(
-                meta["encoding"], int(meta["num_players"])):
+        if meta["fingerprint"] and meta["fingerprint"] != encoding_fingerprint(
+                meta["encoding"], int(meta["num_players"]) or 2):  # solo models: the 2-player view
             raise PIError(f"it was trained on another version of the {meta['encoding']!r} encoding "
                           "(its fingerprint differs)")
         net = PolicyNet(int(meta["input_size"]), tuple(int(h) for h in meta["hidden"]), meta["activation"],
@@ -440,6 +608,30 @@ def _load(path: str, mtime: float) -> tuple[Any, dict[str, Any]]:
                       f"({type(exc).__name__}: {first})") from None
     net.eval()
     return net, meta
+
+
+def save_model(net: Any, path: "str | Path", *, encoding: str, num_players: int, card: dict[str, Any]) -> None:
+    """Write a :class:`~pi_env.agents._policy_net.PolicyNet` as a :data:`MODEL_FORMAT` file
+    (atomically; read back by :func:`load_model`): ``num_players`` 0 for a solo model, ``card``
+    plain values (how it was trained). The fingerprint is the encoding's now
+    (:func:`encoding_fingerprint`, of the 2-player view for a solo model)."""
+    import json
+
+    import torch
+
+    def widths(seq: Any) -> list[int]:
+        return [int(m.out_features) for m in seq if isinstance(m, torch.nn.Linear)]
+
+    data = {"format": MODEL_FORMAT, "encoding": encoding, "num_players": int(num_players),
+            "fingerprint": encoding_fingerprint(encoding, int(num_players) or 2),
+            "trunk": widths(net.trunk), "hidden": widths(net.policy_net), "activation": "relu",
+            "input_size": int(encoding_size(encoding, int(num_players) or 2)),
+            "card": json.loads(json.dumps(card)),
+            "state_dict": {k: v.detach().clone() for k, v in net.state_dict().items()}}
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    torch.save(data, tmp)
+    tmp.replace(path)
 
 
 def load_model(spec: str) -> tuple[Any, dict[str, Any]]:
@@ -484,22 +676,48 @@ class LearnedAgent(Agent):
         self._config = GameConfig(num_players=num_players, board=board)
         self._players = num_players
 
+    def _solo(self, observation: np.ndarray) -> np.ndarray:
+        """A solo model's input as a solo observation ``int16[2452]`` (module docstring)."""
+        from pi_env.engine import solo
+
+        if observation.shape[-1] == solo.OBSERVATION_SIZE:
+            return observation
+        return solo_observation_of_view(observation)
+
     def choice(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """The compact choice (0..50) of the policy for one observation."""
+        """The compact choice (0..50) of the policy for one observation (a solo model: a solo
+        observation or its standard view)."""
         import torch
 
         if not self._players:
             raise PIError("call reset() before act()")
-        x = torch.from_numpy(encode_observations(self.meta["encoding"], observation[None], self._config))
+        observation = np.asarray(observation)
+        solo_model = not int(self.meta["num_players"])
+        if solo_model:
+            from pi_env.engine.solo import SoloConfig
+
+            x = encode_observations(self.meta["encoding"], self._solo(observation)[None], SoloConfig(board=self.board))
+        else:
+            x = encode_observations(self.meta["encoding"], observation[None], self._config)
         with torch.no_grad():
-            logits = self.net.logits(x)[0].numpy()
+            logits = self.net.logits(torch.from_numpy(x))[0].numpy()
         mask = policy_mask(action_mask[None])[0]
+        if solo_model:  # never a query whose answer is certain
+            mask &= useful_queries(x)[0]
         return int(np.argmax(np.where(mask, logits, -np.inf)))
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        observation = np.asarray(observation)
         c = self.choice(observation, action_mask)
-        a = c if c < SOLVE_ACTION else SOLVE_BASE + int(best_cases(observation[None], self._players, self.board)[0])
+        if c < SOLVE_ACTION:
+            a = c
+        elif not int(self.meta["num_players"]):
+            from pi_env.solvers.own_info import solo_observation_case_mask
+
+            a = SOLVE_BASE + int(best_cases_from_mask(solo_observation_case_mask(self._solo(observation)[None],
+                                                                                 self.board))[0])
+        else:
+            a = SOLVE_BASE + int(best_cases(observation[None], self._players, self.board)[0])
         if not 0 <= a < NUM_ACTIONS or not action_mask[a]:  # cannot happen: the mask is the engine's
             raise PIError(f"learned model {self.path!r} chose the illegal action {a}")
         return a
-

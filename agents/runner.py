@@ -61,3 +61,57 @@ def play_game(config: GameConfig, agents: Sequence["Agent | str"], seed: int, *,
         if after_step is not None:
             after_step(state)
     return state, recorder
+
+
+def play_solo_cases(agent: "Agent | str", tile_district: np.ndarray, *, cases: "np.ndarray | None" = None,
+                    investigators: int = 5, max_actions: int = 200,
+                    board=None) -> tuple[np.ndarray, np.ndarray]:
+    """Play a deterministic agent on every case of one Solo Time Attack layout (docs/rules.md §8):
+    its exact expected number of actions is the mean of the counts (each case has weight 1/1680).
+
+    All the games run in one batch of the solo engine (:mod:`pi_env.engine.solo`, open mode); the
+    agent sees :func:`pi_env.engine.solo.standard_view` of each game and its legal-action mask, as
+    in :mod:`pi_env.experiments.strategy_benchmark`, and is reset once with 2 players and seed 0.
+    Games whose observations are equal (the same answers so far) get the agent's action of the
+    first of them: the evaluation is the agent's decision tree, each node asked once — exact for
+    an agent whose action is a function of its observation (``learned:*``, a solver's policy), not
+    for one that draws at random or remembers earlier turns.
+
+    Args:
+        agent: an :class:`Agent` or an agent name.
+        tile_district: ``int[36]`` the layout (e.g. ``pi_env.engine.solo.init(SoloConfig(), 1, seed)``'s).
+        cases: case ids to play (default all 1680).
+        investigators: investigator tiles (default 5).
+        max_actions: a game still unsolved after this many actions is cut off (its count is then
+            ``max_actions``).
+        board: the board (default the daytime board).
+
+    Returns:
+        ``(actions int64[n], solved bool[n])``: the solo engine's count of actions of each game (the
+        final correct solve and wrong solves included) and whether it ended solved.
+    """
+    from pi_env.agents import make_agent
+    from pi_env.core.board import DAYTIME
+    from pi_env.core.constants import CASE_TRIPLES, NUM_CASES
+    from pi_env.engine import solo as S
+
+    board = DAYTIME if board is None else board
+    agent = make_agent(agent) if isinstance(agent, str) else agent
+    agent.reset(S.VIEW_PLAYERS, board, seed=0)
+    config = S.SoloConfig(investigators=investigators, max_actions=max_actions, board=board)
+    ids = np.arange(NUM_CASES) if cases is None else np.asarray(cases, dtype=np.int64)
+    state = S.from_layout(config, tile_district, 0).take(np.zeros(ids.size, dtype=np.int64))
+    state.case[:] = CASE_TRIPLES[ids]
+    memo: dict[bytes, int] = {}
+    actions = np.zeros(ids.size, dtype=np.int64)
+    while not state.done.all():
+        obs = S.observe(state)
+        mask = S.legal_action_mask(state)
+        actions[:] = 0
+        for b in np.flatnonzero(~state.done).tolist():
+            key = obs[b].tobytes()
+            if key not in memo:
+                memo[key] = int(agent.act(S.standard_view(obs[b]), mask[b]))
+            actions[b] = memo[key]
+        S.step_inplace(state, actions, config)
+    return state.actions.astype(np.int64), state.solved.copy()

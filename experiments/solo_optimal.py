@@ -10,6 +10,12 @@ Usage::
 
     python -m pi_env.experiments.solo_optimal --layouts 10 --seed 0 --time-limit 600 --out results/solo_optimal.csv
     python -m pi_env.experiments.solo_optimal ... --resume   # after an interruption: only the missing layouts
+    python -m pi_env.experiments.solo_optimal --agent learned:solo --compare docs/figures/solo_optimal.csv
+
+With ``--agent NAME`` nothing is searched: the agent plays every case of each layout in the solo engine
+(:func:`agent_expected`, :func:`pi_env.agents.runner.play_solo_cases`) and its exact expected number of
+actions is printed beside the greedy's (computed) and the optimum (from ``--compare``, a CSV of this
+experiment); ``--out`` then writes that table as CSV.
 
 An existing ``--out`` is replaced only with ``--force``; the CSV is rewritten atomically after each
 layout, so an interrupted run keeps every finished layout.
@@ -41,7 +47,8 @@ from pi_env.core.files import check_output_path, write_text_atomic
 from pi_env.core.text import format_table as text_table
 from pi_env.solvers.solo_optimum import GUESS, OptimalSearch, answer_codes, play_in_engine
 
-__all__ = ["LayoutResult", "layout_of", "gap_target", "solve_layout", "format_table", "read_results", "main"]
+__all__ = ["LayoutResult", "AgentResult", "layout_of", "gap_target", "solve_layout", "agent_expected", "format_table",
+           "read_results", "main"]
 
 
 @dataclass
@@ -79,6 +86,88 @@ def greedy_expected(codes: np.ndarray, investigators: int) -> float:
     A = codes.shape[0]
     return greedy_expected_actions(codes.astype(np.int16), np.ones(codes.shape[1]),
                                    np.arange(A) >= INVESTIGATE_BASE, investigators)
+
+
+@dataclass
+class AgentResult:
+    """An agent's exact result on one layout (``--agent``): ``total`` actions over the 1680 cases
+    (``mean`` = total / 1680), ``unsolved`` games cut off at ``max_actions``, ``greedy`` (computed)
+    and ``optimum`` (from ``--compare``, NaN without)."""
+
+    layout: int
+    seed: int
+    agent: str
+    total: int
+    mean: float
+    unsolved: int
+    greedy: float
+    optimum: float
+    seconds: float
+
+
+def agent_expected(agent: str, layout: int, seed: int, investigators: int = 5,
+                   optimum: float = float("nan")) -> AgentResult:
+    """The exact expected number of actions of a deterministic agent (an agent name, e.g.
+    ``learned:solo``) on the layout of ``seed``: it plays all 1680 cases in the solo engine
+    (:func:`pi_env.agents.runner.play_solo_cases`, the final solve included, games cut off after 200
+    actions counted as 200), beside the greedy's exact value."""
+    from pi_env.agents.runner import play_solo_cases
+
+    t0 = time.monotonic()
+    tiles = layout_of(seed)
+    counts, solved = play_solo_cases(agent, tiles, investigators=investigators)
+    seconds = time.monotonic() - t0
+    return AgentResult(layout=layout, seed=seed, agent=agent, total=int(counts.sum()), mean=float(counts.mean()),
+                       unsolved=int((~solved).sum()), greedy=greedy_expected(answer_codes(tiles), investigators),
+                       optimum=optimum, seconds=seconds)
+
+
+def _agent_table(rows: Sequence[AgentResult]) -> list[str]:
+    head = ("layout", "seed", rows[0].agent if rows else "agent", "greedy", "optimum", "above optimum %", "unsolved",
+            "seconds")
+    body = [(r.layout, r.seed, f"{r.mean:.4f}", f"{r.greedy:.4f}",
+             "-" if math.isnan(r.optimum) else f"{r.optimum:.4f}",
+             "-" if math.isnan(r.optimum) else f"{100 * (r.mean - r.optimum) / r.optimum:.2f}", r.unsolved,
+             f"{r.seconds:.0f}") for r in rows]
+    if rows:
+        opt = [r.optimum for r in rows]
+        mo = float(np.mean(opt))
+        body.append(("mean", "", f"{np.mean([r.mean for r in rows]):.4f}", f"{np.mean([r.greedy for r in rows]):.4f}",
+                     "-" if math.isnan(mo) else f"{mo:.4f}",
+                     "-" if math.isnan(mo) else f"{100 * (np.mean([r.mean for r in rows]) - mo) / mo:.2f}",
+                     sum(r.unsolved for r in rows), f"{sum(r.seconds for r in rows):.0f}"))
+    return text_table(body, head, align="rrrrrrrr", style="rule")
+
+
+def _run_agent(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """``--agent``: the agent's exact expected actions per layout (module docstring)."""
+    from pi_env.agents import make_agent
+
+    optimum: dict[int, float] = {}
+    try:
+        make_agent(args.agent)  # an unknown name or a bad model file: one line now
+        if args.compare:
+            optimum = {r.seed: r.best_policy for r in read_results(Path(args.compare)) if r.exact}
+        if args.out:
+            check_output_path(Path(args.out), force=args.force)
+    except (PIError, ValueError, OSError) as exc:
+        parser.error(str(exc))
+    rows = []
+    for i in range(args.layouts):
+        s = args.seed + i
+        rows.append(agent_expected(args.agent, i, s, args.investigators, optimum.get(s, float("nan"))))
+        if args.verbose:
+            print(f"  layout {i}: {rows[-1].mean:.4f} ({rows[-1].seconds:.0f} s)", file=sys.stderr, flush=True)
+    print("\n".join(_agent_table(rows)))
+    if args.out:
+        buf = io.StringIO()
+        w = csv.DictWriter(buf, fieldnames=list(asdict(rows[0])), lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            w.writerow(asdict(r))
+        write_text_atomic(Path(args.out), buf.getvalue())
+        print(f"written {args.out}")
+    return 0
 
 
 def gap_target(best: int, gap: float) -> int:
@@ -228,7 +317,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "proven within GAP %% of the optimum (default 1; 0 aims at the exact optimum); the "
                              "time left then goes to the exact search at the top")
     parser.add_argument("--workers", type=int, default=1, help="layouts solved in parallel (default 1)")
-    parser.add_argument("--out", default="solo_optimal.csv", help="CSV file (default solo_optimal.csv)")
+    parser.add_argument("--out", default=None, help="CSV file (default solo_optimal.csv; with --agent: none)")
+    parser.add_argument("--agent", default=None,
+                        help="evaluate this agent instead (e.g. learned:solo): its exact expected actions on "
+                             "every case of each layout, beside the greedy and the optimum of --compare")
+    parser.add_argument("--compare", default=None, metavar="CSV",
+                        help="with --agent: a CSV of this experiment whose exact optima are printed beside it "
+                             "(e.g. docs/figures/solo_optimal.csv)")
     again = parser.add_mutually_exclusive_group()
     again.add_argument("--resume", action="store_true",
                        help="keep every row already in --out and solve only the missing layouts (the other "
@@ -246,7 +341,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--gap must be a number >= 0 (percent), got {args.gap}")
     if not (math.isfinite(args.time_limit) and args.time_limit > 0):
         parser.error(f"--time-limit must be a positive number of seconds, got {args.time_limit}")
-    out = Path(args.out)
+    if args.agent is not None:
+        return _run_agent(args, parser)
+    if args.compare is not None:
+        parser.error("--compare goes with --agent")
+    out = Path(args.out or "solo_optimal.csv")
     rows: list[LayoutResult] = []
     if out.is_dir():
         parser.error(f"--out: {out} is a directory, not a file")
