@@ -208,3 +208,21 @@ def test_solo_optimal_agent_mode_table(capsys):
     counts, _ = play_solo_cases("learned:solo", _tiles(0))
     assert r.total == int(counts.sum()) and r.greedy * 1680 == pytest.approx(GREEDY_LAYOUT_0)
     assert f"{r.mean:.4f}" in row and "6.3869" in row and "5.9351" in row
+
+
+def test_solo_imitate_command_writes_a_loadable_run_and_refuses_to_overwrite(tmp_path, capsys):
+    import json
+
+    from pi_env.agents import make_agent
+    from pi_env.rl.solo_imitate import main
+
+    out = tmp_path / "run"
+    assert main(["--out", str(out), "--layouts", "1", "--cases", "4", "--epochs", "1", "--trunk", "16",
+                 "--hidden", "16", "--validate", "0", "--no-progress"]) == 0
+    run = json.loads((out / "run.json").read_text())
+    assert [r["round"] for r in run["rounds"]] == [0] and run["rounds"][0]["rows"] >= 4
+    agent = make_agent(f"learned:{out / 'policy.pt'}")
+    assert agent.meta["card"]["timesteps"] == run["rounds"][0]["rows"] and agent.meta["trunk"] == [16]
+    with pytest.raises(SystemExit) as exc:
+        main(["--out", str(out), "--layouts", "1"])
+    assert exc.value.code == 2 and "exists: --force to replace it" in capsys.readouterr().err

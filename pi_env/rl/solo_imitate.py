@@ -343,9 +343,11 @@ def main(argv: "Sequence[str] | None" = None, prog: str = "python -m pi_env.rl.s
             print(json.dumps(row), flush=True)
     except PIError as exc:
         p.exit(2, f"{p.prog}: error: {exc}\n")
-    (out / "policy.pt").write_bytes((out / f"round_{args.rounds}.pt").read_bytes())
+    from pi_env.core.files import write_bytes_atomic, write_text_atomic
+
+    write_bytes_atomic(out / "policy.pt", (out / f"round_{args.rounds}.pt").read_bytes())
     run = {"settings": vars(args), "rounds": rounds, "seconds": round(time.perf_counter() - t_start, 1)}
-    (out / "run.json").write_text(json.dumps(run, indent=1) + "\n", encoding="utf-8")
+    write_text_atomic(out / "run.json", json.dumps(run, indent=1) + "\n")
     print(f"written {out / 'policy.pt'} ({run['seconds']} s)", file=sys.stdout)
     return 0
 
