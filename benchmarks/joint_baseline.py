@@ -47,7 +47,7 @@ from pi_env.core.constants import NUM_CASES
 
 from pi_env.solvers.tables import CASE_ELEMENT_MASKS
 
-_DEADLINE: list = [None]  # perf_counter time at which the loop over cases stops
+_DEADLINE: list = [None]  # process_time (CPU seconds) at which the loop over cases stops
 _CAPPED: list = [None]  # extrapolated seconds of the loop when it was stopped
 
 _CASE_TYPE_INDEX = np.stack([np.arange(NUM_CASES) // 140, (np.arange(NUM_CASES) // 14) % 10,
@@ -251,10 +251,10 @@ def _counts(p_cases: np.ndarray, others: list[np.ndarray]) -> np.ndarray:
         k = min(range(m), key=lambda i: others[i].size)
         rest = [o for i, o in enumerate(others) if i != k]
         out = np.zeros(p_cases.size, dtype=np.int64)
-        start = time.perf_counter()
+        start = time.process_time()
         for i, c in enumerate(others[k]):
-            if _DEADLINE[0] is not None and time.perf_counter() > _DEADLINE[0]:
-                _CAPPED[0] = (time.perf_counter() - start) * others[k].size / max(i, 1)
+            if _DEADLINE[0] is not None and time.process_time() > _DEADLINE[0]:
+                _CAPPED[0] = (time.process_time() - start) * others[k].size / max(i, 1)
                 return out
             used = CASE_ELEMENT_MASKS[c]
             keep = (CASE_ELEMENT_MASKS[p_cases] & used) == 0
@@ -307,14 +307,14 @@ def count_joint_capped(own: np.ndarray, others: "list[np.ndarray]", cap_seconds:
                        ) -> "tuple[np.ndarray, float, bool]":
     """:func:`count_joint` stopped after about ``cap_seconds``: ``(counts, seconds, finished)``; when
     not finished, ``seconds`` is extrapolated and the counts are partial."""
-    _DEADLINE[0] = time.perf_counter() + cap_seconds
+    _DEADLINE[0] = time.process_time() + cap_seconds
     _CAPPED[0] = None
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     try:
         counts = count_joint(own, others)
     finally:
         _DEADLINE[0] = None
-    elapsed = time.perf_counter() - t0
+    elapsed = time.process_time() - t0
     if _CAPPED[0] is not None:
         return counts, max(_CAPPED[0], elapsed), False
     return counts, elapsed, True

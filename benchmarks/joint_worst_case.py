@@ -11,6 +11,9 @@ Positions (one player p's :class:`~pi_env.solvers.Knowledge` each), by kind:
 ``few``          one answer per player; 4 and 5 players; held case known / not given
 ``N solves``     N = 10, 20, 30, 45, 100, 150 solves of random triples (nearly all failed) by random players and 3
                  other answers; 4 and 5 players; held case known / not given
+``N failed``     exactly N failed solves and nothing else, players in turn: 20, 60, 150 and 300 (the legal
+``solves only``  maximum of a first-edition round, 60 rotations) with 5 players and the held case not given;
+                 300 with it known; 240 (the maximum) with 4 players, not given
 ``many``         engine self-play, 4 and 5 players (``greedy``/``deducer``/``random`` seats): every
                  fourth event of every round, each player in turn
 ``first``        the same, first edition (4 players)
@@ -23,23 +26,26 @@ Positions (one player p's :class:`~pi_env.solvers.Knowledge` each), by kind:
                  ``--climbs`` searches of ``--climb-steps`` steps)
 ===============  ==============================================================================
 
-Measured (numba compile time excluded: every kernel runs once first), per position:
+Measured in CPU seconds of this process (``time.process_time``; numba compile time excluded: every
+kernel runs once first), per position:
 
 * analyze: :func:`pi_env.solvers.analyze_knowledge` (case sets, exact joint counts, probabilities,
   marginals), the median of 3 calls — the figure the target is about;
-* count_joint: :func:`pi_env.solvers.count_joint` alone on the case sets ``analyze_knowledge``
-  gives it, the median of 3 calls;
+* count: the exact joint counts alone (:func:`pi_env.solvers.analysis.joint_counts`:
+  :func:`pi_env.solvers.count_joint` on the case sets ``analyze_knowledge`` gives it, or with many
+  failed solves :func:`pi_env.solvers.joint_holes.count_joint_split`), the median of 3 calls;
 * baseline: the previous ``count_joint`` (``benchmarks/joint_baseline.py``, the meet-in-the-middle
   code this issue replaced) on the same case sets, in the same run, capped at ``--baseline-cap``
-  seconds per position (then extrapolated from the cases done, marked ``est.``); its counts are
+  CPU seconds per position (then extrapolated from the cases done, marked ``est.``); its counts are
   compared with ours wherever it finished.
 
 The table gives per kind the number of positions, our worst and median times, the baseline's worst,
-and the ratio of the count_joint worsts; then the overall worst against the target (every position within
-100 ms). Then world sampling (:func:`pi_env.solvers.world_sampler`): for the 5-player positions, the
-time to build a sampler and the worlds drawn per second over ``--samples`` draws (target: at least
-10,000 worlds/s). The machine's load average is printed before and after: figures measured while
-other work runs on the machine are for development only.
+and the ratio of the count worsts; then the overall worst against the target (every position within
+100 ms). Then world sampling (:func:`pi_env.solvers.world_sampler`), per kind, for the 5-player
+positions and every many-failed-solves position: the time to build a sampler and the worlds drawn
+per second over ``--samples`` draws (target: at least 10,000 worlds/s). The machine's load average
+is printed before and after: CPU times suffer less than wall times from other work on the machine,
+but figures measured while other work runs are still for development only.
 """
 
 from __future__ import annotations
@@ -58,6 +64,7 @@ from pi_env.core.constants import NUM_CASES, case_index
 from pi_env.records.record_file import clue_answer, investigate_answer, suppression
 from pi_env.solvers import (Knowledge, analyze_knowledge, case_bits, count_joint, joint_table, knowledge_of,
                             world_sampler)
+from pi_env.solvers.analysis import joint_counts
 from pi_env.solvers.knowledge import CLUE_KIND, INVESTIGATE_KIND, SOLVE_CORRECT, SOLVE_FAILED
 from pi_env.solvers.tables import from_bitset
 
@@ -66,6 +73,9 @@ import joint_baseline  # noqa: E402  (the pre-#15 implementation, kept beside th
 
 TARGET_S = 0.100
 FAILED_SOLVES = (10, 20, 30, 45, 100, 150)  # solves in a round (nearly all failed) of the ``N solves`` kinds
+# (failed solves, players, held case known) of the ``N failed solves only`` kinds; the legal maximum of a
+# round is 60 rotations: 300 failed solves with 5 players, 240 with 4 (first edition, docs/rules.md §4.3)
+FAILED_ONLY = ((20, 5, False), (60, 5, False), (150, 5, False), (300, 5, False), (300, 5, True), (240, 4, False))
 TARGET_WORLDS = 10_000
 
 try:  # optional progress bars
@@ -170,6 +180,20 @@ def synthetic_positions(rng: np.random.Generator) -> list[Position]:
                     p = int(rng.integers(n))
                     out.append(Position(f"{failed} solves", Knowledge(p, n, td, adj, cases[(p + 1) % n] if known else -1,
                                                                       answer_rows(td, cases, specs))))
+    for failed, n, known in FAILED_ONLY:  # exactly N failed solves, players in turn, nothing else
+        for _ in range(2):
+            td, cases = random_deal(rng, n)
+            specs = []
+            for i in range(failed):
+                q = i % n
+                c = int(rng.integers(NUM_CASES))
+                while c == cases[q]:  # a failed solve names a wrong case
+                    c = int(rng.integers(NUM_CASES))
+                specs.append((q, 2, c))
+            p = int(rng.integers(n))
+            out.append(Position(f"{failed} failed solves only, {n}p{', held known' if known else ''}",
+                                Knowledge(p, n, td, adj, cases[(p + 1) % n] if known else -1,
+                                          answer_rows(td, cases, specs))))
     return out
 
 
@@ -263,16 +287,26 @@ def joint_inputs(k: Knowledge) -> tuple[np.ndarray, list[np.ndarray]]:
 
 
 def median_time(fn, reps: int = 3) -> float:
+    """The median CPU time of ``reps`` calls (seconds of this process, ``time.process_time``: other
+    work on a shared machine inflates it far less than wall time)."""
     times = []
     for _ in range(reps):
-        t = time.perf_counter()
+        t = time.process_time()
         fn()
-        times.append(time.perf_counter() - t)
+        times.append(time.process_time() - t)
     return float(np.median(times))
 
 
 def fmt(seconds: float) -> str:
     return f"{seconds * 1e3:.3g} ms" if seconds < 1 else f"{seconds:.3g} s"
+
+
+def print_table(header: tuple[str, ...], lines: list[tuple[str, ...]]) -> None:
+    widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(header)]
+    print("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |")
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for line in lines:
+        print("| " + " | ".join(v.ljust(w) for v, w in zip(line, widths)) + " |")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -292,13 +326,15 @@ def main(argv: list[str] | None = None) -> None:
     games = 1 if args.quick else args.games
     for kind in ("many", "first", "random first", "duel"):
         positions += engine_positions(kind, 1 if kind == "random first" else games, rng)
-    if args.quick:
-        positions = positions[::4]
+    if args.quick:  # every fourth position, every second of the many-failed-solves corner
+        positions = [p for i, p in enumerate(positions) if i % 4 == 0 or ("only" in p.kind and i % 2 == 0)]
     positions += adversarial_positions(rng, 1 if args.quick else args.climbs, 30 if args.quick else args.climb_steps)
 
     # warm-up: compile every kernel once
-    for pos in positions[:3] + positions[-3:]:
+    corner = [p for p in positions if "only" in p.kind]
+    for pos in positions[:3] + positions[-3:] + corner[:1] + corner[-1:]:
         analyze_knowledge(pos.knowledge, strict=False)
+        world_sampler(pos.knowledge)
     full = np.ones(NUM_CASES, dtype=bool)
     small = np.zeros(NUM_CASES, dtype=bool)
     small[::97] = True
@@ -313,8 +349,8 @@ def main(argv: list[str] | None = None) -> None:
         k = pos.knowledge
         ours = median_time(lambda: analyze_knowledge(k, strict=False))
         own, others = joint_inputs(k)
-        counts = count_joint(own, others)
-        ours_count = median_time(lambda: count_joint(own, others))
+        counts = joint_counts(k)
+        ours_count = median_time(lambda: joint_counts(k))
         base_counts, base_s, finished = joint_baseline.count_joint_capped(own, others, args.baseline_cap)
         if finished:
             compared += 1
@@ -330,18 +366,14 @@ def main(argv: list[str] | None = None) -> None:
 
     print(f"exact joint inference, worst case: {len(positions)} positions, seed {args.seed}")
     header = ("kind", "positions", "players", "analyze worst", "analyze median", f"within {fmt(TARGET_S)}",
-              "count_joint worst", "baseline count_joint worst", "baseline/ours (count_joint worst)")
+              "count worst", "baseline count_joint worst", "baseline/ours (count worst)")
     lines = []
     for kind, row in kinds.items():
         o, c, b = np.array(row["ours"]), np.array(row["count"]), np.array(row["base"])
         est = " est." if np.array(row["est"])[int(np.argmax(b))] else ""
         lines.append((kind, str(o.size), f"{min(row['players'])}-{max(row['players'])}", fmt(o.max()),
                       fmt(float(np.median(o))), f"{int((o <= TARGET_S).sum())}/{o.size}", fmt(c.max()), fmt(b.max()) + est, f"{b.max() / c.max():,.3g}x"))
-    widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(header)]
-    print("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " |")
-    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    for line in lines:
-        print("| " + " | ".join(v.ljust(w) for v, w in zip(line, widths)) + " |")
+    print_table(header, lines)
     wk = worst[1].knowledge
     print(f"worst position: {fmt(worst[0])} ({worst[1].kind}, {wk.n_players} players, {len(wk.events)} events, "
           f"held case {'known' if wk.held_case >= 0 else 'not given'}); target <= {fmt(TARGET_S)}: "
@@ -350,21 +382,35 @@ def main(argv: list[str] | None = None) -> None:
           f"{compared} positions compared count by count with ours, {mismatches} mismatches")
 
     # sampling
-    five = [p for p in positions if p.knowledge.n_players == 5]
-    build, rates = [], []
+    five = [p for p in positions if p.knowledge.n_players == 5 or "only" in p.kind]
+    sampling: dict[str, dict[str, list]] = {}
     for pos in progress(five, "sampling"):
-        t = time.perf_counter()
+        t = time.process_time()
         sampler = world_sampler(pos.knowledge)
-        build.append(time.perf_counter() - t)
+        build = time.process_time() - t
         sampler.sample(100, rng=0)
-        t = time.perf_counter()
+        t = time.process_time()
         sampler.sample(args.samples, rng=1)
-        rates.append(args.samples / (time.perf_counter() - t))
-    if five:
-        print(f"world sampling, 5 players ({len(five)} positions, {args.samples:,} worlds each): build "
-              f"median {fmt(float(np.median(build)))}, worst {fmt(max(build))}; worlds/s median "
-              f"{np.median(rates):,.0f}, worst {min(rates):,.0f} (target >= {TARGET_WORLDS:,}: "
-              f"{'met' if min(rates) >= TARGET_WORLDS else 'NOT met'})")
+        row = sampling.setdefault(pos.kind, {"build": [], "rate": [], "players": []})
+        row["build"].append(build)
+        row["rate"].append(args.samples / max(time.process_time() - t, 1e-9))
+        row["players"].append(pos.knowledge.n_players)
+    if sampling:
+        print(f"\nworld sampling (world_sampler, CPU time): 5-player positions and the many-failed-solves corner, "
+              f"{args.samples:,} worlds each")
+        header = ("kind", "positions", "players", "build worst", "build median", f"build within {fmt(TARGET_S)}",
+                  "worlds/s worst")
+        lines = []
+        for kind, row in sampling.items():
+            b, r = np.array(row["build"]), np.array(row["rate"])
+            lines.append((kind, str(b.size), f"{min(row['players'])}-{max(row['players'])}", fmt(b.max()),
+                          fmt(float(np.median(b))), f"{int((b <= TARGET_S).sum())}/{b.size}", f"{r.min():,.0f}"))
+        print_table(header, lines)
+        builds = np.concatenate([row["build"] for row in sampling.values()])
+        rates = np.concatenate([row["rate"] for row in sampling.values()])
+        print(f"sampler build worst {fmt(builds.max())}, median {fmt(float(np.median(builds)))}; worlds/s median "
+              f"{np.median(rates):,.0f}, worst {rates.min():,.0f} (target >= {TARGET_WORLDS:,}: "
+              f"{'met' if rates.min() >= TARGET_WORLDS else 'NOT met'})")
     load_after = os.getloadavg()
     print(f"load average (1/5/15 min): before {load_before[0]:.2f}/{load_before[1]:.2f}/{load_before[2]:.2f}, "
           f"after {load_after[0]:.2f}/{load_after[1]:.2f}/{load_after[2]:.2f} on {os.cpu_count()} cores")

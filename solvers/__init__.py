@@ -19,6 +19,8 @@ Modules (lowest level first):
 * :mod:`pi_env.solvers.compact` — the compact observation encoding for learning
   (:func:`~pi_env.solvers.compact.encode_compact`, :func:`~pi_env.solvers.compact.encode_solo_compact`);
 * :mod:`pi_env.solvers.joint` — exact counts of joint deals (:func:`count_joint`, :func:`joint_table`);
+  :mod:`pi_env.solvers.joint_holes` the same for sets with many failed solves (inclusion–exclusion over
+  the named cases);
 * :mod:`pi_env.solvers.sat_model` — python-sat model: consistency cross-check, smallest conflicting event
   sets;
 * :mod:`pi_env.solvers.analysis` — :func:`analyze`, :class:`Analysis`, :class:`ContradictionError`;

@@ -27,7 +27,8 @@ from pi_env.core.names import element_names
 from pi_env.records.types import GameRecord, RoundRecord, number_text, resolve_player
 
 from pi_env.solvers.case_sets import case_bits
-from pi_env.solvers.joint import count_joint, count_joint_split
+from pi_env.solvers.joint import count_joint
+from pi_env.solvers.joint_holes import count_joint_split
 from pi_env.solvers.knowledge import COL_KIND, COL_PLAYER, SOLVE_FAILED, Knowledge, knowledge_from_round
 from pi_env.solvers.tables import CASE_ELEMENTS, from_bitset
 
@@ -156,26 +157,55 @@ def analyze_knowledge(knowledge: Knowledge, strict: bool = True) -> Analysis:
 
 
 # With four unknown players and at least this many failed solves among them, count by
-# inclusion–exclusion over the cases they named (pi_env.solvers.joint.count_joint_split)
+# inclusion–exclusion over the cases they named (pi_env.solvers.joint_holes.count_joint_split)
 SPLIT_MIN_FAILED = 20
+
+
+def failed_solve_supersets(knowledge: Knowledge) -> list[np.ndarray]:
+    """Every player's case set without the failed solves (``bool[1680]`` each, docs/rules.md §4.3):
+    a coarse superset of its set in ``case_bits(knowledge)``, whose holes are the cases named in
+    failed solves (:func:`pi_env.solvers.joint_holes.count_joint_split`)."""
+    ev = knowledge.events
+    kept = ev[ev[:, COL_KIND] != SOLVE_FAILED]
+    return [from_bitset(b) for b in case_bits(dataclasses.replace(knowledge, events=kept))]
+
+
+def joint_counts(knowledge: Knowledge) -> np.ndarray:
+    """The exact joint counts :func:`analyze_knowledge` computes (docs/rules.md §9): ``int64[1680]``,
+    per case of the asking player the number of joint deals of the players whose cases it does not
+    know (0 outside the cases its own information allows; all 0 when the held case contradicts the
+    answers). Counted by :func:`pi_env.solvers.joint.count_joint`, or with many failed solves by
+    :func:`pi_env.solvers.joint_holes.count_joint_split`."""
+    p, n = knowledge.player, knowledge.n_players
+    sets = [from_bitset(b) for b in case_bits(knowledge)]
+    known = {p} | ({knowledge.held_player} if knowledge.held_case >= 0 else set())
+    unknown = [q for q in range(n) if q not in known]
+    if knowledge.held_case >= 0 and not sets[knowledge.held_player].any():
+        return np.zeros(NUM_CASES, np.int64)
+    return _count_unknown(knowledge, sets[p], [sets[q] for q in unknown], unknown)
 
 
 def _count_unknown(knowledge: Knowledge, own: np.ndarray, others: list[np.ndarray], unknown: list[int]
                    ) -> np.ndarray:
-    """``count_joint(own, others)``; for four unknown players with many failed solves (the slow
+    """``count_joint(own, others)``; for three or four unknown players with many failed solves (the slow
     corner of the dynamic programme, issue #15 item 8) by inclusion–exclusion over the cases they
     named: the supersets are the case sets without the failed solves (docs/rules.md §4.3), coarse,
     and the asking player's set is enlarged likewise (its counts per case do not depend on the rest
-    of its set). The same counts either way (tests/test_joint.py)."""
+    of its set). With three unknown players the split is dropped for the plain count as soon as one
+    of its terms is not fast (many other answers: supersets that are not coarse). The same counts
+    either way (tests/test_joint.py)."""
     ev = knowledge.events
     failed = ev[:, COL_KIND] == SOLVE_FAILED
-    if len(unknown) < 4 or int(np.isin(ev[failed, COL_PLAYER], unknown).sum()) < SPLIT_MIN_FAILED:
+    if len(unknown) < 3 or int(np.isin(ev[failed, COL_PLAYER], unknown).sum()) < SPLIT_MIN_FAILED:
         return count_joint(own, others)
-    coarse = [from_bitset(b) for b in case_bits(dataclasses.replace(knowledge, events=ev[~failed]))]
+    coarse = failed_solve_supersets(knowledge)
     supersets = [coarse[q] for q in unknown]
     root = coarse[knowledge.player]
     if (own & ~root).any() or any((o & ~a).any() for o, a in zip(others, supersets)):  # pragma: no cover
         return count_joint(own, others)  # not supersets (cannot happen: answers only remove cases)
+    if len(unknown) == 3:  # the dynamic programme (or meeting in the middle) when a term is not fast
+        counts = count_joint_split(root, others, supersets, fallback=False)
+        return count_joint(own, others) if counts is None else np.where(own, counts, 0)
     return np.where(own, count_joint_split(root, others, supersets), 0)
 
 

@@ -44,10 +44,12 @@ its three elements apart) are the hard case. For counts only, small positions ar
 directly (:func:`_enumerate`, bounded), and with at most three other players the dynamic programme
 gives up once its work passes a share of what meeting in the middle costs
 (:mod:`pi_env.solvers.joint_mitm`, a fixed cost), which then counts: together at most about twice
-the cheaper of the two. Four other players with many failed solves each (five players, the held
-case not given) are counted by inclusion–exclusion over the cases they named
-(:func:`count_joint_split`, used by :func:`pi_env.solvers.analyze_knowledge`): 16 counts of coarse
-sets and of tiny ones (the tuples of tiny sets are enumerated once, :func:`_tuples_by_type`).
+the cheaper of the two. With many failed solves (three or four other players: five players, or
+four with the held case not given) :func:`pi_env.solvers.analyze_knowledge` counts by
+inclusion–exclusion over the cases they named (:mod:`pi_env.solvers.joint_holes`): the sets
+without the failed solves are coarse, the named cases few, and each term is counted from
+statistics of the tuples of named cases (met in the middle) and falling factorials of the coarse
+sets' classes; sampling there draws from the coarse sets' table and keeps the consistent worlds.
 
 Counts are exact ``int64``: with at most five players the total is at most ``(12*11*10*9*8) *
 (10*9*8*7*6) * (14*13*12*11*10)`` ~ 6.9e14 < 2^63, and every partial sum is a sub-count of it.
@@ -812,11 +814,13 @@ class JointTable:
     _root_cum: np.ndarray = field(repr=False)
     _sampling: tuple | None = field(repr=False)
     method: str = "dp"
+    _proposal: "JointTable | None" = field(default=None, repr=False)
+    _accept: "np.ndarray | None" = field(default=None, repr=False)
 
     @property
     def can_sample(self) -> bool:
         """Whether the table kept what :meth:`sample` needs (``joint_table(..., sampling=True)``)."""
-        return self._sampling is not None
+        return self._sampling is not None or self._proposal is not None
 
     def sample(self, n: int, rng: "np.random.Generator | int | None" = None) -> np.ndarray:
         """Draw ``n`` joint assignments exactly from the uniform distribution over all of them.
@@ -838,11 +842,13 @@ class JointTable:
             raise ValueError(f"n must be >= 0, got {n}")
         if self.total == 0:
             raise ValueError("no joint assignment is consistent with the case sets; nothing to sample")
-        if self._sampling is None:
+        if not self.can_sample:
             raise ValueError("this JointTable was built without sampling=True")
         gen = np.random.default_rng(rng)
         if n == 0:
             return np.zeros((0, self.n_players), dtype=np.int64)
+        if self._proposal is not None:  # rejection: draws of the supersets' table inside every set
+            return self._rejection_sample(n, gen)
         sites, bs, entries = self._sampling
         elems = np.zeros((self.n_players, 3, n), dtype=np.int64)  # [player, type, draw]
         idx = np.searchsorted(self._root_cum, gen.integers(0, self.total, size=n, dtype=np.int64), side="right")
@@ -865,6 +871,21 @@ class JointTable:
                         avail, chosen)
             _pick_element(chosen, gen.integers(0, avail, dtype=np.int64), used[t], elems[q, t])
         return (elems[:, 0] * 140 + elems[:, 1] * 14 + elems[:, 2]).T.copy()
+
+    def _rejection_sample(self, n: int, gen: np.random.Generator) -> np.ndarray:
+        """``n`` draws of the proposal (uniform over the supersets' joint assignments), keeping in
+        order those whose every case lies in its player's set (``_accept``, ``bool[k, 1680]``):
+        independent and exactly uniform over the joint assignments of the sets."""
+        assert self._proposal is not None and self._accept is not None
+        rate = self.total / self._proposal.total
+        players = np.arange(self.n_players)
+        kept, got = [], 0
+        while got < n:
+            drawn = self._proposal.sample(int((n - got) / rate * 1.1) + 16, gen)
+            ok = self._accept[players[None, :], drawn].all(axis=1)
+            kept.append(drawn[ok])
+            got += int(ok.sum())
+        return np.concatenate(kept)[:n]
 
 
 def _own_relations(sig: np.ndarray, lists: list[np.ndarray], k: int
@@ -994,47 +1015,3 @@ def count_joint(own: np.ndarray, others: "list[np.ndarray]") -> np.ndarray:
     if len(others) > 4:
         raise ValueError(f"at most 4 unknown players, got {len(others)}")
     return joint_table(np.stack([own] + [np.asarray(o, dtype=bool) for o in others])).counts
-
-
-def count_joint_split(own: np.ndarray, others: "list[np.ndarray]", supersets: "list[np.ndarray]") -> np.ndarray:
-    """:func:`count_joint` by inclusion–exclusion over each player's *holes*: with ``others[j] =
-    supersets[j] minus holes[j]`` (``holes[j] = supersets[j] & ~others[j]``),
-
-    ``count(others) = sum over J of (-1)^|J| count(holes[j] for j in J, supersets[k] for k not in J)``
-
-    (the count is linear in each player's set). Exact for any supersets; fast when the supersets
-    are coarse (few classes of interchangeable elements) and the holes small: a player's set is
-    what its answers allow minus the cases it named in failed solves (docs/rules.md §4.3), each of
-    which tells its three elements apart and together make the dynamic programme's state large
-    (five players, many failed solves, issue #15 item 8). A term whose sets are all holes is
-    enumerated directly (:func:`_tuples_by_type`).
-
-    Args:
-        own: ``bool[1680]``, the asking player's case set.
-        others: one ``bool[1680]`` per unknown player (at most 4).
-        supersets: per unknown player a ``bool[1680]`` superset of its set in ``others``.
-
-    Returns:
-        ``int64[1680]``, equal to ``count_joint(own, others)``.
-
-    Raises:
-        ValueError: wrong shapes, more than 4 unknown players, or a superset that is not one.
-    """
-    own = np.asarray(own, dtype=bool)
-    sets = [np.asarray(o, dtype=bool) for o in others]
-    sups = [np.asarray(a, dtype=bool) for a in supersets]
-    if len(sups) != len(sets) or any(a.shape != (NUM_CASES,) for a in sups):
-        raise ValueError("supersets: one bool[1680] per unknown player")
-    if any((s & ~a).any() for s, a in zip(sets, sups)):
-        raise ValueError("supersets: each must contain the player's set")
-    holes = [a & ~s for a, s in zip(sups, sets)]
-    split = [j for j in range(len(sets)) if holes[j].any()]
-    total = np.zeros(NUM_CASES, dtype=np.int64)
-    for mask in range(1 << len(split)):
-        chosen = {split[i] for i in range(len(split)) if mask >> i & 1}
-        term = count_joint(own, [holes[j] if j in chosen else sups[j] for j in range(len(sets))])
-        if len(chosen) % 2:
-            total -= term
-        else:
-            total += term
-    return total

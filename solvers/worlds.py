@@ -3,8 +3,12 @@
 A *world* is one case per player, pairwise disjoint per type (docs/rules.md §3), consistent with every
 public answer of the round — and, when drawn from a player's information set, with the case that
 player holds. Under the uniform deal prior the posterior is uniform over these worlds;
-:func:`sample_worlds` draws from it exactly (no rejection, no approximation) with the dynamic
-programme that counts them (:func:`pi_env.solvers.joint.joint_table`).
+:func:`sample_worlds` draws from it exactly (no approximation) with the dynamic programme that
+counts them (:func:`pi_env.solvers.joint.joint_table`). With many failed solves (20 or more in the
+round, four or five players), whose named cases make that programme slow, it draws from the
+players' sets without the failed solves and keeps the worlds in which no player holds a case it
+named (:func:`pi_env.solvers.joint_holes.joint_table_split`: rejection, still exactly uniform; at
+least 1/16 of the draws are kept, else the dynamic programme is used).
 
 >>> from pi_env.solvers import analyze_knowledge, sample_worlds
 >>> worlds = sample_worlds(knowledge, 10_000, rng=0)      # doctest: +SKIP
@@ -40,10 +44,12 @@ import numpy as np
 
 from pi_env.core.constants import NUM_CASES
 from pi_env.core.names import element_names
-from pi_env.solvers.analysis import Analysis, ContradictionError, knowledge_of
+from pi_env.solvers.analysis import (SPLIT_MIN_FAILED, Analysis, ContradictionError, failed_solve_supersets,
+                                     knowledge_of)
 from pi_env.solvers.case_sets import case_bits
 from pi_env.solvers.joint import JointTable, joint_table
-from pi_env.solvers.knowledge import Knowledge, knowledge_from_round
+from pi_env.solvers.joint_holes import joint_table_split
+from pi_env.solvers.knowledge import COL_KIND, SOLVE_FAILED, Knowledge, knowledge_from_round
 from pi_env.solvers.tables import from_bitset
 
 if TYPE_CHECKING:
@@ -123,18 +129,30 @@ def world_sampler(source: "Knowledge | Analysis", fixed: "Mapping[int, int] | No
     if knowledge.held_case >= 0 and fixed.get(knowledge.held_player, knowledge.held_case) != knowledge.held_case:
         raise ValueError(f"fixed: player {knowledge.held_player}'s case {fixed[knowledge.held_player]} is not "
                          f"the held case {knowledge.held_case}")
-    sets = np.stack([from_bitset(b) for b in case_bits(knowledge)])
-    for q, c in fixed.items():
-        keep = np.zeros(NUM_CASES, dtype=bool)
-        keep[c] = sets[q, c]
-        sets[q] = keep
+    sets = _fix(np.stack([from_bitset(b) for b in case_bits(knowledge)]), fixed)
     p = knowledge.player
     players = [p] + [q for q in range(n) if q != p]
-    table = joint_table(sets[players], sampling=True)
+    table = None
+    if n >= 4 and int((knowledge.events[:, COL_KIND] == SOLVE_FAILED).sum()) >= SPLIT_MIN_FAILED:
+        # many failed solves (issue #15 item 8): drawn from the sets without them, kept when consistent
+        supersets = _fix(np.stack(failed_solve_supersets(knowledge)), fixed)
+        if not (sets & ~supersets).any():  # always (answers only remove cases)
+            table = joint_table_split(sets[players], supersets[players], sampling=True)
+    if table is None:
+        table = joint_table(sets[players], sampling=True)
     if table.total == 0:
         from pi_env.solvers.sat_model import minimal_conflict
         raise ContradictionError(p, minimal_conflict(knowledge) or ())
     return WorldSampler(n, tuple(players), table)
+
+
+def _fix(sets: np.ndarray, fixed: Mapping[int, int]) -> np.ndarray:
+    """``sets`` (``bool[n, 1680]``) with each fixed player's set cut down to its fixed case."""
+    for q, c in fixed.items():
+        keep = np.zeros(NUM_CASES, dtype=bool)
+        keep[c] = sets[q, c]
+        sets[q] = keep
+    return sets
 
 
 def sample_worlds(source: "Knowledge | Analysis", n: int, rng: RngLike = None, *,

@@ -334,6 +334,16 @@ for seed, k in [(1, 3), (2, 5), (3, 4)]:
         h.update(table.sample(50, rng=seed).tobytes())
     lists = [np.flatnonzero(row).astype(np.int64) for row in sets[:4]]
     h.update(count_mitm(lists[0], lists[1:]).tobytes())  # meeting in the middle
+from pi_env.solvers.joint_holes import count_joint_split, joint_table_split
+for seed, k in [(4, 5), (5, 4)]:  # failed solves: holes in full sets (met in the middle) and in coarse ones
+    rng = np.random.default_rng(seed)
+    sups = np.ones((k, 1680), dtype=bool)
+    sups[k - 1] = structured_sets(rng, 1)[0] | (rng.random(1680) < 0.5)
+    sets = sups.copy()
+    for q in range(k):
+        sets[q, rng.choice(1680, size=6, replace=False)] = False
+    h.update(count_joint_split(sets[0], list(sets[1:]), list(sups[1:])).tobytes())
+    h.update(joint_table_split(sets, sups, sampling=True).sample(50, rng=seed).tobytes())
 print(h.hexdigest())
 """
 
@@ -376,7 +386,7 @@ def test_tuples_by_type_equals_brute_force(seed: int, k: int, size: int, root_si
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 5), holes=st.integers(0, 30))
 def test_count_joint_split_equals_brute_force(seed: int, k: int, holes: int) -> None:
-    from pi_env.solvers.joint import count_joint_split
+    from pi_env.solvers.joint_holes import count_joint_split
 
     rng = np.random.default_rng(seed)
     supersets = thin(rng, structured_sets(rng, k), 3e5)
@@ -410,3 +420,173 @@ def test_analysis_of_many_failed_solves_by_inclusion_exclusion_equals_the_dynami
     sets = [from_bitset(b) for b in case_bits(k)]
     assert calls == [1]
     assert np.array_equal(counts, count_joint(sets[0], sets[1:])) and a.total > 0
+
+
+def _case(s: int, e: int, loc: int) -> int:
+    return s * 140 + e * 14 + loc
+
+
+def test_count_joint_split_by_hand_two_other_players() -> None:
+    """Full supersets and one hole each, ``h1 = (0,0,0)``, ``h2 = (1,1,1)``: the pairs disjoint from
+    ``c`` (``1287 * 960``: 11*9*13 cases for the first player, 10*8*12 for the second) minus those
+    giving a player its hole (960 each when the hole avoids ``c``), plus those giving both."""
+    from pi_env.solvers.joint_holes import count_joint_split
+
+    full = np.ones(NUM_CASES, dtype=bool)
+    h1, h2 = _case(0, 0, 0), _case(1, 1, 1)
+    s1, s2 = full.copy(), full.copy()
+    s1[h1] = s2[h2] = False
+    counts = count_joint_split(full, [s1, s2], [full, full])
+    base = 1287 * 960
+    assert counts[_case(2, 2, 2)] == base - 960 - 960 + 1  # both holes avoid c
+    assert counts[_case(0, 5, 5)] == base - 960  # h1 meets c
+    assert counts[_case(5, 1, 5)] == base - 960  # h2 meets c
+    assert counts[_case(0, 1, 5)] == base  # both meet c
+    assert np.array_equal(counts, count_joint(full, [s1, s2]))
+
+
+def test_count_joint_split_by_hand_four_other_players() -> None:
+    """Four other players, full supersets, one hole each, the holes and ``c`` pairwise disjoint:
+    by inclusion–exclusion over which players take their hole, ``sum_j (-1)^j C(4, j) *
+    P(11-j, 4-j) * P(9-j, 4-j) * P(13-j, 4-j)`` (``P(n, r)`` falling factorials: the remaining
+    players' distinct elements). A case meeting three holes leaves only the fourth player's to
+    subtract."""
+    from math import comb, perm
+
+    from pi_env.solvers.joint_holes import count_joint_split
+
+    full = np.ones(NUM_CASES, dtype=bool)
+    holes = [_case(i, i, i) for i in range(4)]
+    sets = []
+    for h in holes:
+        s = full.copy()
+        s[h] = False
+        sets.append(s)
+    counts = count_joint_split(full, sets, [full] * 4)
+    expected = sum((-1) ** j * comb(4, j) * perm(11 - j, 4 - j) * perm(9 - j, 4 - j) * perm(13 - j, 4 - j)
+                   for j in range(5))
+    assert counts[_case(9, 9, 9)] == expected
+    assert counts[_case(0, 1, 2)] == perm(11, 4) * perm(9, 4) * perm(13, 4) - perm(10, 3) * perm(8, 3) * perm(12, 3)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), m=st.integers(2, 4), size=st.integers(1, 40))
+def test_mitm_statistics_equal_the_enumeration(seed: int, m: int, size: int) -> None:
+    """The statistics of the tuples of holes met in the middle (``_mitm_stats``) = those of the
+    enumeration of every tuple (``_tuple_stats``), element by element."""
+    from pi_env.solvers.joint import CASE_TYPE_INDICES
+    from pi_env.solvers.joint_holes import _mitm_stats, _packed, _tuple_stats
+
+    rng = np.random.default_rng(seed)
+    lists = [np.sort(rng.choice(NUM_CASES, size=int(rng.integers(1, size + 1)), replace=False)).astype(np.int64)
+             for _ in range(m)]
+    half = 2 if m >= 3 else 1
+    met = _mitm_stats(lists[:half], lists[half:])
+    cases, offsets, masks = _packed(lists)
+    listed = _tuple_stats(cases, offsets, masks, CASE_TYPE_INDICES, np.zeros(NUM_CASES, np.int64),
+                          np.zeros(1, np.int64), 10**9)
+    assert listed[5] and met[0] == listed[0][0]
+    assert np.array_equal(met[1], listed[1][0]) and np.array_equal(met[3], listed[3][0])
+    for rows, cols in ((slice(0, 12), slice(12, 22)), (slice(0, 12), slice(22, 36)), (slice(12, 22), slice(22, 36))):
+        assert np.array_equal(met[2][rows, cols], listed[2][0][rows, cols])  # pairs of elements of two types
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(2, 5), holes=st.integers(1, 6))
+def test_count_joint_split_with_full_supersets_equals_the_dynamic_programme(seed: int, k: int, holes: int) -> None:
+    """Failed solves and nothing else (full supersets, the corner of issue #15 item 8) at a small
+    size: every term met in the middle or enumerated; the same counts as the dynamic programme."""
+    from pi_env.solvers.joint_holes import count_joint_split
+
+    rng = np.random.default_rng(seed)
+    full = np.ones(NUM_CASES, dtype=bool)
+    sets = np.ones((k, NUM_CASES), dtype=bool)
+    for q in range(1, k):
+        sets[q, rng.choice(NUM_CASES, size=holes, replace=False)] = False
+    own = rng.random(NUM_CASES) < 0.5
+    assert np.array_equal(count_joint_split(own, list(sets[1:]), [full] * (k - 1)), count_joint(own, list(sets[1:])))
+
+
+def test_split_table_samples_exactly() -> None:
+    """Sampling from the supersets' table and keeping the draws inside every set
+    (``joint_table_split``): 100,000 draws with a fixed seed pass a chi-square test of uniformity
+    over every consistent joint assignment (a small instance: failed solves removed from coarse
+    sets)."""
+    from pi_env.solvers.joint_holes import joint_table_split
+
+    rng = np.random.default_rng(12)
+    for _ in range(500):
+        supersets = thin(rng, structured_sets(rng, 4), 2e5)
+        sets = supersets.copy()
+        for q in range(4):
+            inside = np.flatnonzero(sets[q])
+            if inside.size > 1:
+                sets[q, rng.choice(inside, size=min(3, inside.size - 1), replace=False)] = False
+        brute = brute_force_counts(sets)
+        if brute is not None and brute[1] is not None and 50 <= brute[1].shape[0] <= 3000:
+            break
+    else:
+        pytest.fail("no small instance found")
+    table = joint_table_split(sets, supersets, sampling=True)
+    assert table.method == "split" and table.can_sample and table.total == brute[1].shape[0]
+    assert np.array_equal(table.counts, brute[0])
+    drawn = table.sample(100_000, rng=np.random.default_rng(3))
+    assert drawn.shape == (100_000, 4)
+    assert _chi_square_pvalue(drawn, brute[1]) > 1e-4
+    with pytest.raises(ValueError, match="must contain"):
+        joint_table_split(supersets, sets)
+
+
+def test_world_sampler_in_the_many_failed_solves_corner() -> None:
+    """Five players, the held case not given, 40 failed solves (and a few answers): the sampler
+    draws from the sets without the failed solves and keeps the consistent worlds; every world is
+    consistent, and the asking player's suspect frequencies over 50,000 worlds pass a chi-square
+    test against the exact marginal of the analysis."""
+    from pi_env.solvers.knowledge import SOLVE_FAILED, Knowledge
+
+    rng = np.random.default_rng(5)
+    _, base = _position(11, 5, 3)
+    rows = [tuple(r) for r in base.events]
+    failed = [(len(rows) + i, i % 5, SOLVE_FAILED, int(rng.integers(NUM_CASES)), 0, 0, 0) for i in range(40)]
+    k = Knowledge(0, 5, base.tile_district, DAYTIME.adjacency, -1, np.array(rows + failed, dtype=np.int32))
+    sets = np.stack([from_bitset(b) for b in case_bits(k)])
+    sampler = world_sampler(k)
+    assert sampler.table.method == "split"
+    a = analyze_knowledge(k)
+    assert sampler.total == a.total
+    worlds = sampler.sample(50_000, rng=9)
+    for q in range(5):
+        assert sets[q, worlds[:, q]].all()
+    masks = CASE_ELEMENT_MASKS[worlds]
+    for i in range(5):
+        for j in range(i):
+            assert not (masks[:, i] & masks[:, j]).any()
+    observed = np.bincount(worlds[:, 0] // 140, minlength=12)
+    expected = a.suspect * worlds.shape[0]
+    keep = expected > 0
+    assert observed[~keep].sum() == 0
+    stat = float(((observed[keep] - expected[keep]) ** 2 / expected[keep]).sum())
+    assert chi2.sf(stat, int(keep.sum()) - 1) > 1e-4
+
+
+def test_analysis_with_three_unknown_players_and_many_failed_solves_equals_the_dynamic_programme(monkeypatch) -> None:
+    """Four players, the held case not given, 40 failed solves: the analysis counts by
+    inclusion–exclusion (every term fast) and gets the dynamic programme's counts; a term that is
+    not fast (``_hole_term`` gives up) makes it count the sets themselves, with the same result."""
+    import pi_env.solvers.analysis as analysis
+    import pi_env.solvers.joint_holes as joint_holes
+    from pi_env.solvers.knowledge import SOLVE_FAILED, Knowledge
+
+    rng = np.random.default_rng(6)
+    _, base = _position(12, 4, 3)
+    rows = [tuple(r) for r in base.events]
+    failed = [(len(rows) + i, i % 4, SOLVE_FAILED, int(rng.integers(NUM_CASES)), 0, 0, 0) for i in range(40)]
+    k = Knowledge(0, 4, base.tile_district, DAYTIME.adjacency, -1, np.array(rows + failed, dtype=np.int32))
+    sets = [from_bitset(b) for b in case_bits(k)]
+    expected = count_joint(sets[0], sets[1:])
+    calls = []
+    real = analysis.count_joint_split
+    monkeypatch.setattr(analysis, "count_joint_split", lambda *a, **kw: calls.append(1) or real(*a, **kw))
+    assert np.array_equal(analysis.joint_counts(k), expected) and calls == [1] and expected.sum() > 0
+    monkeypatch.setattr(joint_holes, "_hole_term", lambda holes, coarse: None)
+    assert np.array_equal(analysis.joint_counts(k), expected) and calls == [1, 1]
