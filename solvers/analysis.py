@@ -206,7 +206,9 @@ def _count_unknown(knowledge: Knowledge, own: np.ndarray, others: list[np.ndarra
     if len(unknown) == 3:  # the dynamic programme (or meeting in the middle) when a term is not fast
         counts = count_joint_split(root, others, supersets, fallback=False)
         return count_joint(own, others) if counts is None else np.where(own, counts, 0)
-    return np.where(own, count_joint_split(root, others, supersets), 0)
+    counts = count_joint_split(root, others, supersets)
+    assert counts is not None  # (with fallback, always)
+    return np.where(own, counts, 0)
 
 
 def _analysis(knowledge: Knowledge, own: np.ndarray, counts: np.ndarray, strict: bool) -> Analysis:

@@ -849,6 +849,7 @@ class JointTable:
             return np.zeros((0, self.n_players), dtype=np.int64)
         if self._proposal is not None:  # rejection: draws of the supersets' table inside every set
             return self._rejection_sample(n, gen)
+        assert self._sampling is not None
         sites, bs, entries = self._sampling
         elems = np.zeros((self.n_players, 3, n), dtype=np.int64)  # [player, type, draw]
         idx = np.searchsorted(self._root_cum, gen.integers(0, self.total, size=n, dtype=np.int64), side="right")

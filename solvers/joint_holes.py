@@ -584,11 +584,11 @@ def count_joint_split(own: np.ndarray, others: "list[np.ndarray]", supersets: "l
             term = count_joint(full, sups)
         else:
             coarse = [sups[j] for j in range(len(sets)) if j not in inside]
-            term = _hole_term([holes[j] for j in sorted(inside)], coarse)
-            if term is None and not fallback:
+            found = _hole_term([holes[j] for j in sorted(inside)], coarse)
+            if found is None and not fallback:
                 return None
-            if term is None:
-                term = count_joint(full, [holes[j] if j in inside else sups[j] for j in range(len(sets))])
+            term = found if found is not None else count_joint(
+                full, [holes[j] if j in inside else sups[j] for j in range(len(sets))])
         if len(inside) % 2:
             total -= term
         else:
@@ -622,6 +622,7 @@ def joint_table_split(sets: np.ndarray, supersets: np.ndarray, sampling: bool = 
     if (arr & ~sup).any():
         raise ValueError("supersets: each must contain the player's set")
     counts = count_joint_split(arr[0], list(arr[1:]), list(sup[1:]))
+    assert counts is not None  # (with fallback, always)
     total = int(counts.sum())
     root_cases = np.flatnonzero(counts)
     proposal = None
