@@ -438,7 +438,9 @@ class _Completions:
             if vec_codes.size > MAX_COUNT_VECTORS:
                 self.ok = False
                 break
-        self.vectors = (vec_codes[:, None] // radix[None, :]) % base
+        # without ``ok`` the radix may have overflowed (to 0): no vectors, the caller falls back
+        self.vectors = ((vec_codes[:, None] // radix[None, :]) % base if self.ok
+                        else np.zeros((0, self.n_classes), dtype=np.int64))
         self.mult = mult
 
     def case_classes(self) -> np.ndarray:

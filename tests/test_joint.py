@@ -590,3 +590,20 @@ def test_analysis_with_three_unknown_players_and_many_failed_solves_equals_the_d
     assert np.array_equal(analysis.joint_counts(k), expected) and calls == [1] and expected.sum() > 0
     monkeypatch.setattr(joint_holes, "_hole_term", lambda holes, coarse: None)
     assert np.array_equal(analysis.joint_counts(k), expected) and calls == [1, 1]
+
+
+def test_completions_too_fine_for_count_vectors_fall_back_without_warnings():
+    """Three sets that split the elements into 36 classes: 4**36 count-vector codes do not fit in
+    int64, so the fast completions decline (``ok`` False, no vectors) and the caller falls back; the
+    overflowed radix used to print 'divide by zero encountered in floor_divide' (a tester's record)."""
+    import warnings
+
+    from pi_env.solvers.joint_holes import _Completions, _hole_term
+    rng = np.random.default_rng(0)
+    sets = [rng.random(NUM_CASES) < 0.05 for _ in range(3)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        comp = _Completions(sets)
+        assert (comp.ok, comp.n_classes, comp.base) == (False, 36, 4)
+        assert comp.vectors.shape == (0, 36)
+        assert _hole_term([sets[0]], sets[1:]) is None
