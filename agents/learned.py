@@ -46,6 +46,16 @@ entry by entry (tested):
   call per row at 3–5 players (measured on a loaded machine: 200 rows/s at 4 players for
   20-step random-play positions, 8 rows/s for batches rich in failed solves, which make the
   joint count slow), for models that play 3–5 players.
+* ``"compact-v3"``: ``"compact-v2"`` followed by 100 entries derived from its query gains
+  (:func:`_query_extra`, the solo models' ``rel_gain`` and ``best_gain`` for the standard game):
+  ``rel_gain`` [50] ``exp(-10 · (best gain − gain))`` per query (bits; the 36 clue cards then the
+  14 districts, as in ``clue_gain`` / ``district_gain``), 0 for a query that is not available
+  (a clue card not on the display; a district where the observer has an investigator, or every
+  district once it has none left) or cannot split its own-information set (gain 0); ``best_gain``
+  [50] 1 for the available queries of the best gain (ties: all). The best is over the available
+  queries, so the network reads which query ``deducer(joint=False)`` would ask instead of computing
+  an argmax over 50 gains. Own-information gains only (public information and the observer's own
+  answers, :func:`pi_env.solvers.own_info.query_gains`): ``354 + 8·P`` entries (4 players: 386).
 * ``"solo-compact-v1"`` (solo models), 250 entries: :func:`pi_env.solvers.compact.encode_solo_compact`
   (142: own-information marginals, case count, the gain of every query, display, investigators
   placed and left, actions and wrong solves) followed by 108 entries derived from it
@@ -188,6 +198,35 @@ class _CompactV2:
 
 
 _SOLO_EXTRA = 50 + 50 + 8  # rel_gain, best_gain, small_count (module docstring)
+_QUERY_EXTRA = 50 + 50  # rel_gain, best_gain (module docstring, "compact-v3")
+
+
+def _query_extra(gains: np.ndarray, available: np.ndarray) -> np.ndarray:
+    """``float32[B, 100]``: ``rel_gain`` [50] and ``best_gain`` [50] (module docstring) of the query gains
+    ``gains`` (``float[B, 50]``, bits: 36 clue cards then 14 districts) among the queries
+    ``available`` (``bool[B, 50]``); a query that is not available or has gain 0 gets 0 in both."""
+    useful = available & (gains > 0)
+    best = np.where(useful, gains, 0.0).max(axis=1, keepdims=True)
+    out = np.zeros((gains.shape[0], _QUERY_EXTRA), dtype=np.float32)
+    out[:, :50] = np.where(useful, np.exp(-10.0 * (best - gains)), 0.0)
+    out[:, 50:] = useful & (gains >= best - 1e-6)
+    return out
+
+
+def _compact_extra(x: np.ndarray, num_players: int) -> np.ndarray:
+    """The derived entries of ``"compact-v3"`` (module docstring) from the ``"compact-v1"`` part of
+    ``x`` (``float32[B, >= 216 + 8·P]``): :func:`_query_extra` of ``clue_gain`` / ``district_gain``
+    with the queries available to the observer read off ``display``, ``own_inv_placed`` and its
+    ``inv_left`` (docs/rules.md §5-§6: a clue card on the display; an investigator in a district
+    without one of its own)."""
+    from pi_env.solvers.compact import GAIN_SCALE, compact_layout
+
+    lay = compact_layout(num_players)
+    c0, d0 = lay["clue_gain"][0], lay["district_gain"][0]
+    gains = np.concatenate([x[:, c0:c0 + 36], x[:, d0:d0 + 14]], axis=1).astype(np.float64) / GAIN_SCALE
+    s0, p0, i0 = lay["display"][0], lay["own_inv_placed"][0], lay["inv_left"][0]
+    available = np.concatenate([x[:, s0:s0 + 36] > 0.5, (x[:, p0:p0 + 14] < 0.5) & (x[:, i0:i0 + 1] > 0)], axis=1)
+    return _query_extra(gains, available)
 
 
 def _solo_extra(x: np.ndarray) -> np.ndarray:
@@ -199,11 +238,8 @@ def _solo_extra(x: np.ndarray) -> np.ndarray:
     lay = solo_compact_layout()
     c0 = lay["clue_gain"][0]
     g = x[:, c0:c0 + 50].astype(np.float64) / GAIN_SCALE  # clue_gain [36] then district_gain [14]
-    best = g.max(axis=1, keepdims=True)
-    useful = g > 0
     out = np.zeros((x.shape[0], _SOLO_EXTRA), dtype=np.float32)
-    out[:, :50] = np.where(useful, np.exp(-10.0 * (best - g)), 0.0)
-    out[:, 50:100] = useful & (g >= best - 1e-6)
+    out[:, :_QUERY_EXTRA] = _query_extra(g, np.ones(g.shape, dtype=bool))
     n = np.rint(1.0 / np.maximum(x[:, lay["own_p_best"][0]].astype(np.float64), 1e-9)).astype(np.int64)
     small = (n >= 1) & (n <= 8)
     out[np.flatnonzero(small), 100 + n[small] - 1] = 1.0
@@ -234,10 +270,31 @@ class _SoloCompactV1:
         return self.from_state(solo_state_from_observations(np.atleast_2d(observations)), config)
 
 
+class _CompactV3:
+    """``"compact-v3"`` (module docstring): ``"compact-v2"`` then :func:`_compact_extra`."""
+
+    def size(self, num_players: int) -> int:
+        return _CompactV2().size(num_players) + _QUERY_EXTRA
+
+    def from_state(self, state: Any, config: Any, players: np.ndarray, flat: "np.ndarray | None" = None,
+                   out: "np.ndarray | None" = None, parallel: "bool | None" = False) -> np.ndarray:
+        if out is None:
+            out = np.empty((state.batch_size, self.size(config.num_players)), dtype=np.float32)
+        n = out.shape[1] - _QUERY_EXTRA
+        _CompactV2().from_state(state, config, players, out=out[:, :n], parallel=parallel)
+        out[:, n:] = _compact_extra(out[:, :n], config.num_players)
+        return out
+
+    def from_observations(self, observations: np.ndarray, config: Any) -> np.ndarray:
+        obs = np.atleast_2d(observations)
+        return self.from_state(state_from_observations(obs, config.num_players), config,
+                               np.zeros(len(obs), dtype=np.int64))
+
+
 SOLO_ENCODING = "solo-compact-v1"
 """The encoding of solo models."""
 ENCODINGS: dict[str, Any] = {"flat-v1": _FlatV1(), "compact-v1": _CompactV1(), "compact-v2": _CompactV2(),
-                             SOLO_ENCODING: _SoloCompactV1()}
+                             "compact-v3": _CompactV3(), SOLO_ENCODING: _SoloCompactV1()}
 """Encoding name -> encoder with ``size(P)``, ``from_state(state, config, players, flat=None)`` (the
 batched training path) and ``from_observations(observations, config)`` (agents): the same
 ``float32[n, size(P)]`` from both."""

@@ -94,3 +94,68 @@ def test_compact_v2_never_shows_the_own_case(num_players):
 
     reasons = [run_pair(num_players, seed, p, "compact-v2") for seed in (1, 2) for p in range(num_players)]
     assert "answer differs" in reasons
+
+
+# --- compact-v3: compact-v2 and each query's own-information gain relative to the best ----------
+
+def test_query_extra_hand_worked():
+    """Gains 1, 0.5, 0 (cannot split) and 2 (not available): the best available gain is 1."""
+    from pi_env.agents.learned import _query_extra
+
+    gains = np.zeros((1, 50))
+    gains[0, :4] = [1.0, 0.5, 0.0, 2.0]
+    available = np.zeros((1, 50), dtype=bool)
+    available[0, :3] = True
+    out = _query_extra(gains, available)
+    assert out[0, :4].tolist() == pytest.approx([1.0, np.exp(-5.0), 0.0, 0.0])
+    assert out[0, 50:54].tolist() == [1.0, 0.0, 0.0, 0.0]
+    assert not out[0, 4:50].any() and not out[0, 54:].any()
+
+
+@pytest.mark.parametrize("num_players,seed", [(2, 33), (4, 34)])
+def test_compact_v3_is_v2_then_relative_own_information_gains(num_players, seed):
+    """Against the deducer's own-information path (:func:`information_gains` over the
+    own-information set, uniform weights) over the queries the encoding shows as available (a clue
+    card on the display, a district without the observer's investigator while it has some left):
+    ``rel_gain`` and ``best_gain`` per query, from observations and from the engine state alike."""
+    from pi_env.agents.learned import encode_observations, encode_state, encoding_size
+    from pi_env.solvers.compact import compact_layout
+    from pi_env.solvers.hints import answer_matrix, information_gains
+
+    cfg, st = _played(num_players, 4, seed, 24)
+    lay = compact_layout(num_players)
+    s0, p0, i0 = lay["display"][0], lay["own_inv_placed"][0], lay["inv_left"][0]
+    n2 = encoding_size("compact-v2", num_players)
+    assert encoding_size("compact-v3", num_players) == n2 + 100 == 354 + 8 * num_players
+    checked = 0
+    for p in range(num_players):
+        obs = observe(st, p)
+        x = encode_state("compact-v3", st, cfg, np.full(4, p))
+        assert np.array_equal(x, encode_observations("compact-v3", obs, cfg))
+        assert np.array_equal(x[:, :n2], encode_state("compact-v2", st, cfg, np.full(4, p)))
+        for b in range(4):
+            k = knowledge_from_observation(obs[b], num_players, cfg.board)
+            cases = np.flatnonzero(observation_case_mask(obs[b:b + 1], num_players, cfg.board)[0])
+            acts = np.arange(50)
+            g = information_gains(answer_matrix(k, acts, cases), np.full(cases.size, 1.0 / cases.size))
+            available = np.concatenate([x[b, s0:s0 + 36] == 1, (x[b, p0:p0 + 14] == 0) & (x[b, i0] > 0)])
+            assert 0 < available.sum() < 50
+            useful = available & (g > 1e-9)
+            rel, best = x[b, n2:n2 + 50], x[b, n2 + 50:]
+            if not useful.any():
+                assert not rel.any() and not best.any()
+                continue
+            top = g[useful].max()
+            assert np.allclose(rel, np.where(useful, np.exp(-10 * (top - g)), 0.0), atol=1e-4)
+            assert np.flatnonzero(best).tolist() == np.flatnonzero(useful & (g >= top - 1e-5)).tolist()
+            checked += 1
+    assert checked >= 4
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_compact_v3_never_shows_the_own_case(num_players):
+    """Paired games that differ only in the observer's own case look identical to it."""
+    from test_rl_train import run_pair
+
+    reasons = [run_pair(num_players, seed, p, "compact-v3") for seed in (1, 2) for p in range(num_players)]
+    assert "answer differs" in reasons
