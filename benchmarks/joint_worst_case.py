@@ -1,7 +1,7 @@
 """Worst-case speed of exact joint inference (issue #15 item 8) and of exact world sampling (#16 item 2).
 
     python benchmarks/joint_worst_case.py [--games 4] [--baseline-cap 2] [--samples 100000] [--seed 0]
-                                          [--climbs 4] [--climb-steps 150] [--quick]
+                                          [--climbs 4] [--climb-steps 150] [--mixed 40] [--quick]
 
 Positions (one player p's :class:`~pi_env.solvers.Knowledge` each), by kind:
 
@@ -24,6 +24,13 @@ Positions (one player p's :class:`~pi_env.solvers.Knowledge` each), by kind:
                  the dynamic programme's work (4 and 5 players; clues, investigations and failed or
                  correct solves by any player in any order, as a typed-in record allows;
                  ``--climbs`` searches of ``--climb-steps`` steps)
+``legal``        first edition, 5 players, held case not given: one investigation per player, then 40, 50
+                 or 60 rotations of failed solves naming cases the players' answers allow (``--mixed``
+                 positions; 4 with ``--quick``)
+``mixed``        5 players: 15-35 clue and investigation answers and 20-70 failed solves in random order
+                 (``--mixed`` positions; 4 with ``--quick``)
+``huge record``  typed-in records past the 60-rotation safeguard: 200,000 failed solves (and, without
+                 ``--quick``, 1,500), 5 players in turn, held case not given
 ===============  ==============================================================================
 
 Measured in CPU seconds of this process (``time.process_time``; numba compile time excluded: every
@@ -197,6 +204,59 @@ def synthetic_positions(rng: np.random.Generator) -> list[Position]:
     return out
 
 
+def mixed_positions(rng: np.random.Generator, count: int) -> list[Position]:
+    """The legal corner between the two methods (issue #15 item 8): first edition, 5 players, the held
+    case not given; ``legal`` rounds of one investigation per player then 40, 50 or 60 rotations of
+    failed solves, each naming a wrong case its player's answers allow; and ``mixed`` rounds of 15
+    to 35 clue and investigation answers and 20 to 70 failed solves (four in five naming a case the
+    player's answers allow), in random order. ``count`` of each."""
+    out = []
+    adj = DAYTIME.adjacency
+    n = 5
+    for i in range(2 * count):
+        td, cases = random_deal(rng, n)
+        legal = i < count
+        if legal:
+            specs = [(q, 1, int(rng.integers(14))) for q in range(n)]
+        else:
+            specs = [random_spec(rng, int(rng.integers(n))) for _ in range(int(rng.integers(15, 36)))]
+        base = Knowledge(0, n, td, adj, -1, answer_rows(td, cases, specs))
+        allowed = [from_bitset(b) for b in case_bits(base)]
+        failed = []
+        for j in range(n * int(rng.choice([40, 50, 60])) if legal else int(rng.integers(20, 71))):
+            q = j % n if legal else int(rng.integers(n))
+            pool = np.flatnonzero(allowed[q])
+            pool = pool[pool != cases[q]]
+            if pool.size == 0 or (not legal and rng.random() < 0.2):
+                pool = np.setdiff1d(np.arange(NUM_CASES), [cases[q]])
+            failed.append((q, 2, int(rng.choice(pool))))
+        specs = specs + failed
+        if not legal:  # in random order
+            specs = [specs[j] for j in rng.permutation(len(specs))]
+        kind = "legal: 1 investigation each, 40-60 rotations" if legal else "mixed answers and failed solves"
+        out.append(Position(kind, Knowledge(int(rng.integers(n)), n, td, adj, -1, answer_rows(td, cases, specs))))
+    return out
+
+
+def huge_positions(rng: np.random.Generator, quick: bool) -> list[Position]:
+    """Typed-in records past the engine's 60-rotation safeguard (not a rule): 5 players, the held
+    case not given, N failed solves of random wrong cases, players in turn — 200,000 (every wrong
+    case named, most of them many times: the same constraint again adds nothing) and 1,500 (about
+    270 distinct cases per player: the costliest density for inclusion–exclusion measured here)."""
+    out = []
+    adj = DAYTIME.adjacency
+    for total in ((200_000,) if quick else (200_000, 1_500)):
+        td, cases = random_deal(rng, 5)
+        named = rng.integers(NUM_CASES - 1, size=total)
+        q = np.arange(total) % 5
+        named = named + (named >= np.array(cases)[q])  # a wrong case: skip the player's own
+        rows = np.zeros((total, 7), dtype=np.int32)
+        rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3] = np.arange(total), q, SOLVE_FAILED, named
+        out.append(Position(f"huge record: {total:,} failed solves, 5p", Knowledge(int(rng.integers(5)), 5, td, adj, -1,
+                                                                                  rows)))
+    return out
+
+
 def engine_positions(kind: str, games: int, rng: np.random.Generator) -> list[Position]:
     """Positions of engine games: every fourth event of every round (every sixteenth for
     ``random first``, whose rounds run to about 300 events), each player in turn."""
@@ -316,6 +376,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--samples", type=int, default=100_000, help="worlds drawn per sampling measurement")
     ap.add_argument("--climbs", type=int, default=4, help="adversarial searches per player count")
     ap.add_argument("--climb-steps", type=int, default=150, help="steps of each adversarial search")
+    ap.add_argument("--mixed", type=int, default=40, help="legal and mixed many-failed-solves positions, each")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--quick", action="store_true", help="fewer positions (a smoke run)")
     args = ap.parse_args(argv)
@@ -329,9 +390,11 @@ def main(argv: list[str] | None = None) -> None:
     if args.quick:  # every fourth position, every second of the many-failed-solves corner
         positions = [p for i, p in enumerate(positions) if i % 4 == 0 or ("only" in p.kind and i % 2 == 0)]
     positions += adversarial_positions(rng, 1 if args.quick else args.climbs, 30 if args.quick else args.climb_steps)
+    positions += mixed_positions(rng, 4 if args.quick else args.mixed)
+    positions += huge_positions(rng, args.quick)
 
     # warm-up: compile every kernel once
-    corner = [p for p in positions if "only" in p.kind]
+    corner = [p for p in positions if "only" in p.kind or "huge" in p.kind or "legal" in p.kind]
     for pos in positions[:3] + positions[-3:] + corner[:1] + corner[-1:]:
         analyze_knowledge(pos.knowledge, strict=False)
         world_sampler(pos.knowledge)
@@ -382,7 +445,7 @@ def main(argv: list[str] | None = None) -> None:
           f"{compared} positions compared count by count with ours, {mismatches} mismatches")
 
     # sampling
-    five = [p for p in positions if p.knowledge.n_players == 5 or "only" in p.kind]
+    five = [p for p in positions if p.knowledge.n_players == 5 or "only" in p.kind or "huge" in p.kind]
     sampling: dict[str, dict[str, list]] = {}
     for pos in progress(five, "sampling"):
         t = time.process_time()

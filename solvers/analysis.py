@@ -27,7 +27,7 @@ from pi_env.core.names import element_names
 from pi_env.records.types import GameRecord, RoundRecord, number_text, resolve_player
 
 from pi_env.solvers.case_sets import case_bits
-from pi_env.solvers.joint import count_joint
+from pi_env.solvers.joint import count_joint, joint_table_within
 from pi_env.solvers.joint_holes import count_joint_split
 from pi_env.solvers.knowledge import COL_KIND, COL_PLAYER, SOLVE_FAILED, Knowledge, knowledge_from_round
 from pi_env.solvers.tables import CASE_ELEMENTS, from_bitset
@@ -157,8 +157,10 @@ def analyze_knowledge(knowledge: Knowledge, strict: bool = True) -> Analysis:
 
 
 # With four unknown players and at least this many failed solves among them, count by
-# inclusion–exclusion over the cases they named (pi_env.solvers.joint_holes.count_joint_split)
+# inclusion–exclusion over the cases they named (pi_env.solvers.joint_holes.count_joint_split) when the
+# dynamic programme on the case sets themselves passes DIRECT_WORK (small or simple sets: a few ms)
 SPLIT_MIN_FAILED = 20
+DIRECT_WORK = 600_000
 
 
 def failed_solve_supersets(knowledge: Knowledge) -> list[np.ndarray]:
@@ -192,12 +194,16 @@ def _count_unknown(knowledge: Knowledge, own: np.ndarray, others: list[np.ndarra
     named: the supersets are the case sets without the failed solves (docs/rules.md §4.3), coarse,
     and the asking player's set is enlarged likewise (its counts per case do not depend on the rest
     of its set). With three unknown players the split is dropped for the plain count as soon as one
-    of its terms is not fast (many other answers: supersets that are not coarse). The same counts
-    either way (tests/test_joint.py)."""
+    of its terms is not fast (many other answers: supersets that are not coarse). Before the split,
+    the case sets themselves are counted if that takes at most :data:`DIRECT_WORK` (sets kept small
+    or simple by other answers). The same counts either way (tests/test_joint.py)."""
     ev = knowledge.events
     failed = ev[:, COL_KIND] == SOLVE_FAILED
     if len(unknown) < 3 or int(np.isin(ev[failed, COL_PLAYER], unknown).sum()) < SPLIT_MIN_FAILED:
         return count_joint(own, others)
+    direct = joint_table_within(np.stack([own] + others), work_limit=DIRECT_WORK)
+    if direct is not None:
+        return direct.counts
     coarse = failed_solve_supersets(knowledge)
     supersets = [coarse[q] for q in unknown]
     root = coarse[knowledge.player]

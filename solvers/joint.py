@@ -68,8 +68,9 @@ from itertools import permutations
 import numpy as np
 
 from pi_env.core._config import kernel
-from pi_env.core.constants import CASE_TRIPLES, NUM_CASES
+from pi_env.core.constants import NUM_CASES
 from pi_env.solvers.joint_mitm import count_mitm, mitm_steps
+from pi_env.solvers.joint_tuples import CASE_TYPE_INDICES, count_listed, listed_cost
 from pi_env.solvers.tables import CASE_ELEMENT_MASKS
 
 TYPE_SIZES3 = np.array([12, 10, 14], dtype=np.int64)
@@ -78,15 +79,21 @@ SIG_WORDS = 3  # a per-element slice has at most 168 cases: 3 words of 64 bits
 CODE_LIMIT = 1 << 62  # state keys must stay below this (int64 arithmetic)
 ROOT = 0  # index of the root among the sets
 ENUMERATION_BUDGET = 100_000  # steps of direct enumeration before the dynamic programme takes over
-# the other players' tuples enumerated once (_tuples_by_type) when the product of their set sizes is
-# at most TUPLE_PRODUCT, within TUPLE_BUDGET steps (tiny sets, e.g. a player's failed solves alone)
-TUPLE_PRODUCT = 1_000_000
-TUPLE_BUDGET = 20_000_000
-CASE_TYPE_INDICES = np.ascontiguousarray(CASE_TRIPLES, dtype=np.int64)  # int64[1680, 3]: (s, e, l)
+# the other players' listed sets met in the middle (pi_env.solvers.joint_tuples.count_listed) when that
+# costs at most LISTED_STEPS estimated steps (small sets, e.g. investigations and failed solves)
+LISTED_STEPS = 3_000_000
+# the dynamic programme gives up past this share of the listed method's estimated steps (measured: a unit
+# of its work costs about as much as LISTED_PER_DP_UNIT of them), which then counts
+LISTED_PER_DP_UNIT = 20.0
 # With at most three other players, the dynamic programme gives up past this multiple of the steps
 # meeting in the middle would take (measured: a unit of DP work costs about 20 steps of it; so the
 # two together cost at most about twice the cheaper one)
 DP_BUDGET_PER_MITM_STEP = 1 / 20
+# joint_table_within gives up at once when the product of the smallest numbers of open values when a type
+# is chosen first and last (_open_counts) passes this multiple of its work limit (measured on five players
+# with failed solves: work 10-150 thousand at products up to 1.1e5; 0.44 million at 2.1e6; 18-21 million at
+# 2.2e8-4e8)
+OPEN_PRODUCT_PER_WORK = 20
 VECTOR_SPEEDUP = 20.0  # a transition of the forward pass costs about this many backward multiply-adds
 
 
@@ -545,6 +552,20 @@ def _root_entries(sites: list[_Site], root_cases: np.ndarray) -> np.ndarray:
     return entry
 
 
+def _open_counts(rels: dict[int, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """``(open1, open2)``, ``float64[3]`` each: per type, the product over the other players of their
+    numbers of distinct slices (open values when the type is chosen first) and of fibers (when it
+    is chosen last): the size of the dynamic programme's state, roughly."""
+    open1 = np.ones(3)
+    open2 = np.ones(3)
+    for r in rels.values():
+        for t, axes in enumerate(((0, 1, 2), (1, 0, 2), (2, 0, 1))):
+            moved = r.transpose(axes).reshape(r.shape[t], -1)
+            open1[t] *= _distinct_rows(np.ascontiguousarray(moved))[0].size
+            open2[t] *= _distinct_rows(np.ascontiguousarray(moved.T))[0].size
+    return open1, open2
+
+
 def _site_orders(rels: dict[int, np.ndarray], root_cases: np.ndarray, sig: np.ndarray,
                  k: int) -> list[list[tuple[int, int]]]:
     """The six type orders as orders of choices, the most promising first.
@@ -559,13 +580,7 @@ def _site_orders(rels: dict[int, np.ndarray], root_cases: np.ndarray, sig: np.nd
     if k <= 3:  # at most two other players: the state stays small in any order
         return [[site for t in range(3) for site in [(ROOT, t)] + [(q, t) for q in sorted(
             rels, key=lambda q: (-rels[q].shape[t], q))]]]
-    open1 = np.ones(3)  # per first type: the product of the players' numbers of slices
-    open2 = np.ones(3)  # per last type: the product of the players' numbers of fibers
-    for r in rels.values():
-        for t, axes in enumerate(((0, 1, 2), (1, 0, 2), (2, 0, 1))):
-            moved = r.transpose(axes).reshape(r.shape[t], -1)
-            open1[t] *= _distinct_rows(np.ascontiguousarray(moved))[0].size
-            open2[t] *= _distinct_rows(np.ascontiguousarray(moved.T))[0].size
+    open1, open2 = _open_counts(rels)
     el = np.stack([root_cases // 140, (root_cases // 14) % 10, root_cases % 14])
     members = np.arange(1, k, dtype=np.int64)
     root_classes = [_refine_type(sig, members, t)[0][el[t]] for t in range(3)]
@@ -707,77 +722,6 @@ def _enumerate(root, cases, offsets, masks, budget):
     return counts, steps, True
 
 
-@kernel
-def _tuples_by_type(root, cases, offsets, masks, triples, budget):
-    """Per root case, the number of pairwise-disjoint tuples of the other players (one case of each,
-    ``cases[offsets[q]:offsets[q+1]]``) disjoint from it, for small other sets: the tuples are
-    enumerated once (not once per root case) and, per element and per pair and triple of elements
-    of different types, the number of tuples using them is kept; then for a root case ``(s, e, l)``
-    the tuples avoiding all three follow by inclusion–exclusion over the types: ``T - A[s] - A[e] -
-    A[l] + B[s, e] + B[s, l] + B[e, l] - C[s, e, l]`` (``T`` tuples; ``A[x]`` of them use element
-    ``x``, ``B[x, y]`` use both, ``C`` all three: a disjoint tuple uses an element at most once).
-    The cost does not grow with the root's set. Gives up past ``budget`` steps (a leaf costs
-    ``m**3``).
-
-    Returns ``(counts int64[len(root)], steps, done)``."""
-    m = offsets.shape[0] - 1
-    counts = np.zeros(root.shape[0], dtype=np.int64)
-    a_s = np.zeros(12, dtype=np.int64)
-    a_e = np.zeros(10, dtype=np.int64)
-    a_l = np.zeros(14, dtype=np.int64)
-    b_se = np.zeros((12, 10), dtype=np.int64)
-    b_sl = np.zeros((12, 14), dtype=np.int64)
-    b_el = np.zeros((10, 14), dtype=np.int64)
-    c_sel = np.zeros((12, 10, 14), dtype=np.int64)
-    total = 0
-    chosen = np.zeros(max(m, 1), dtype=np.int64)
-    next_j = np.zeros(max(m, 1), dtype=np.int64)
-    used = np.zeros(m + 1, dtype=np.int64)
-    steps = 0
-    level = 0
-    next_j[0] = offsets[0]
-    while m > 0 and level >= 0:
-        j = next_j[level]
-        if j == offsets[level + 1]:
-            level -= 1
-            continue
-        next_j[level] = j + 1
-        steps += 1
-        if steps > budget:
-            return counts, steps, False
-        mj = masks[cases[j]]
-        if mj & used[level] != 0:
-            continue
-        chosen[level] = cases[j]
-        if level < m - 1:
-            used[level + 1] = used[level] | mj
-            level += 1
-            next_j[level] = offsets[level]
-            continue
-        # a complete tuple
-        total += 1
-        steps += m * m * m
-        for x in range(m):
-            cx = chosen[x]
-            a_s[triples[cx, 0]] += 1
-            a_e[triples[cx, 1]] += 1
-            a_l[triples[cx, 2]] += 1
-            for y in range(m):
-                cy = chosen[y]
-                b_se[triples[cx, 0], triples[cy, 1]] += 1
-                b_sl[triples[cx, 0], triples[cy, 2]] += 1
-                b_el[triples[cx, 1], triples[cy, 2]] += 1
-                for z in range(m):
-                    c_sel[triples[cx, 0], triples[cy, 1], triples[chosen[z], 2]] += 1
-    if m == 0:
-        total = 1
-    for i in range(root.shape[0]):
-        s, e, l = triples[root[i], 0], triples[root[i], 1], triples[root[i], 2]
-        counts[i] = (total - a_s[s] - a_e[e] - a_l[l] + b_se[s, e] + b_sl[s, l] + b_el[e, l]
-                     - c_sel[s, e, l])
-    return counts, steps, True
-
-
 # ---------------------------------------------------------------------------------------------
 # public API
 
@@ -802,6 +746,9 @@ class JointTable:
             dynamic programme; always when sampling) or ``"mitm"`` (meeting in the middle,
             :mod:`pi_env.solvers.joint_mitm`: at most three other players and a dynamic programme
             that would cost more, e.g. sets broken up by many failed solves; ``work`` is then the
+            dynamic programme's work when it gave up) or ``"listed"`` (the other players' sets met
+            in the middle as lists, :func:`pi_env.solvers.joint_tuples.count_listed`: small sets,
+            or a dynamic programme that would cost more; ``work`` its estimated steps or the
             dynamic programme's work when it gave up).
     """
 
@@ -902,6 +849,15 @@ def _own_relations(sig: np.ndarray, lists: list[np.ndarray], k: int
 
 
 def joint_table(sets: "np.ndarray | list[np.ndarray]", sampling: bool = False) -> JointTable:
+    """Exact joint-deal counts of a group of players, root first (docs/rules.md §3, §9): the
+    :class:`JointTable` of :func:`joint_table_within` without a work limit."""
+    table = joint_table_within(sets, sampling)
+    assert table is not None  # (no limit)
+    return table
+
+
+def joint_table_within(sets: "np.ndarray | list[np.ndarray]", sampling: bool = False,
+                       work_limit: "int | None" = None) -> "JointTable | None":
     """Exact joint-deal counts of a group of players, root first (docs/rules.md §3, §9).
 
     Args:
@@ -910,10 +866,14 @@ def joint_table(sets: "np.ndarray | list[np.ndarray]", sampling: bool = False) -
             respect everything but the disjointness between these players (the dynamic programme
             adds exactly that).
         sampling: keep what :meth:`JointTable.sample` needs (the ``B`` vectors of every state).
+        work_limit: give up (return ``None``: the caller counts another way, e.g.
+            :func:`pi_env.solvers.joint_holes.count_joint_split`) once the dynamic programme's work
+            passes this, unless meeting in the middle then counts for less; ``None``: no limit.
 
     Returns:
         A :class:`JointTable`: ``counts[c]`` = number of ways to give every other player a case from
-        its set such that all ``k`` cases are pairwise disjoint per type, the root's being ``c``.
+        its set such that all ``k`` cases are pairwise disjoint per type, the root's being ``c``;
+        ``None`` only with ``work_limit``.
 
     Raises:
         ValueError: wrong shapes, or no player / more than 5 players.
@@ -931,16 +891,21 @@ def joint_table(sets: "np.ndarray | list[np.ndarray]", sampling: bool = False) -
         offsets = np.cumsum([0] + [c.size for c in others]).astype(np.int64)
         cases = np.concatenate(others) if others else np.zeros(0, np.int64)
         direct, steps, done = _enumerate(lists[0], cases, offsets, CASE_ELEMENT_MASKS, ENUMERATION_BUDGET)
-        if not done and np.prod([float(c.size) for c in others]) <= TUPLE_PRODUCT:
-            direct, steps, done = _tuples_by_type(lists[0], cases, offsets, CASE_ELEMENT_MASKS, CASE_TYPE_INDICES,
-                                                  TUPLE_BUDGET)
+        method = "enumeration"
+        listed = listed_cost([c.size for c in others])
+        if not done and listed <= LISTED_STEPS:
+            direct, steps, done, method = count_listed(lists[0], others), int(listed), True, "listed"
         if done:
             counts[lists[0]] = direct
             keep = direct > 0
             return JointTable(counts, int(direct.sum()), k, (), int(steps), lists[0][keep],
-                              np.cumsum(direct[keep]), None, "enumeration")
+                              np.cumsum(direct[keep]), None, method)
     sig = _slice_signatures(arr)
     own_labels, rels = _own_relations(sig, lists, k)
+    if work_limit is not None and k > 3:
+        open1, open2 = _open_counts(rels)
+        if open1.min() * open2.min() > work_limit * OPEN_PRODUCT_PER_WORK:
+            return None  # a large dynamic programme ahead: give up before starting
     sites = None
     for order in _site_orders(rels, lists[0], sig, k):  # the first whose keys fit int64 (in practice: the first)
         sites = _plan(sig, rels, own_labels, order, k)
@@ -949,17 +914,27 @@ def joint_table(sets: "np.ndarray | list[np.ndarray]", sampling: bool = False) -
     if sites is None:  # pragma: no cover - a state key needs at most about 2^50
         raise RuntimeError("joint_table: no order of choices has state keys that fit in int64")
     entries = _root_entries(sites, lists[0])
-    if sampling or k > 4:
-        expansions, work = _forward(sites)
-    else:
-        budget = int(mitm_steps(lists[0].size, [c.size for c in lists[1:]]) * DP_BUDGET_PER_MITM_STEP)
-        expansions, work = _forward(sites, budget)
+    limit = CODE_LIMIT if work_limit is None else int(work_limit)
+    if sampling:
+        expansions, work = _forward(sites, limit)
+        if expansions is None:
+            return None
+    else:  # give up once meeting in the middle (by element subsets, or with listed sets) is cheaper
+        listed = listed_cost([c.size for c in lists[1:]]) / LISTED_PER_DP_UNIT
+        mitm = mitm_steps(lists[0].size, [c.size for c in lists[1:]]) * DP_BUDGET_PER_MITM_STEP if k <= 4 else np.inf
+        budget = min(listed, mitm)
+        expansions, work = _forward(sites, int(min(budget, limit)))
+        if expansions is None and limit < budget:
+            return None
         if expansions is None:  # a large dynamic programme: meet in the middle (a fixed cost)
-            direct = count_mitm(lists[0], lists[1:])
+            if listed <= mitm:
+                direct, method = count_listed(lists[0], lists[1:]), "listed"
+            else:
+                direct, method = count_mitm(lists[0], lists[1:]), "mitm"
             counts[lists[0]] = direct
             keep = direct > 0
             return JointTable(counts, int(direct.sum()), k, (), work, lists[0][keep], np.cumsum(direct[keep]),
-                              None, "mitm")
+                              None, method)
     assert expansions is not None
     # backward: bs[i] is B before site i (bs[-1] = 1 after the last one)
     b = np.ones((1, 1), dtype=np.int64)

@@ -24,12 +24,15 @@ without the dynamic programme:
   elements of different types: ``T - A[s] - A[e] - A[l] + B[s, e] + B[s, l] + B[e, l] - C[s, e, l]``
   for ``c = (s, e, l)`` (a disjoint tuple uses an element at most once). Then ``term_J(c) = sum over
   v of D_v(c) * G(profile(c) + v)``.
-* The statistics: enumerating the tuples of holes (:func:`_tuple_stats`, groups of any profile), or,
-  when there is one group (every superset of ``K`` is the full set, as with failed solves and no
-  other answer), by meeting in the middle (:func:`_mitm_stats`): the tuples are pairs ``(P, Q)`` of
-  a tuple ``P`` of the first two players' holes and a tuple ``Q`` of the others', disjoint; per
-  ``P`` the number of ``Q`` disjoint from it and how many of those use each element (and the same
-  per ``Q``) give every statistic without visiting the ``~2e6`` quadruples one by one.
+* The statistics (:mod:`pi_env.solvers.joint_tuples`): enumerating the tuples of holes (groups of
+  any profile), or, when there is one group (every superset of ``K`` is the full set, as with
+  failed solves and no other answer), by meeting in the middle
+  (:func:`pi_env.solvers.joint_tuples.listed_stats`): the tuples are pairs ``(P, Q)`` of a tuple
+  ``P`` of one or two players' holes and a tuple ``Q`` of the others', disjoint; per ``P`` the
+  number of ``Q`` disjoint from it and how many of those use each element (and the same per
+  ``Q``) give every statistic without visiting the ``~2e6`` quadruples one by one. Its cost grows
+  as the product of the numbers of holes (distinct named cases: a failed solve named again adds
+  nothing), about ``n**4 / 8`` steps for four players with ``n`` each.
 
 Counts are exact ``int64`` (every term and partial sum is at most ``2^4`` times the largest count,
 ``~6.9e14``, docs in :mod:`pi_env.solvers.joint`).
@@ -48,338 +51,16 @@ import numpy as np
 
 from pi_env.core._config import kernel
 from pi_env.core.constants import NUM_CASES
-from pi_env.solvers.joint import (CASE_TYPE_INDICES, JointTable, _own_relation, _refine_type, _slice_signatures,
-                                  count_joint, joint_table)
-from pi_env.solvers.tables import CASE_ELEMENT_MASKS
+from pi_env.solvers.joint import JointTable, _own_relation, _refine_type, _slice_signatures, count_joint, joint_table
+from pi_env.solvers.joint_tuples import CASE_TYPE_INDICES, _tuple_stats, avoiding, listed_stats, packed
 
 TYPE_SIZES3 = (12, 10, 14)
 TUPLE_STEPS = 20_000_000  # enumeration budget of one term's tuples of holes (then: the dynamic programme)
 MAX_PROFILES = 400  # groups of tuples of holes kept apart (statistics of ~3,000 int64 each)
 MAX_COUNT_VECTORS = 5_000  # distinct count vectors of the coarse players' class triples
-MAX_CLASS_TUPLES = 2_000_000  # tuples of class triples enumerated to find them
+MAX_CLASS_TUPLES = 200_000  # tuples of class triples enumerated to find them (past it: the dynamic programme, faster)
 MAX_COMPLETION_STEPS = 3_000_000  # (profiles x class triples of the root) x count vectors x classes for G
 MIN_ACCEPTANCE = 1 / 16  # rejection sampling from the supersets when at least this share is accepted
-
-
-# ---------------------------------------------------------------------------------------------
-# statistics of tuples of holes
-
-
-@kernel
-def _disjoint_tuples(cases, offsets, masks):
-    """Every tuple (one case of each list ``cases[offsets[i]:offsets[i+1]]``) pairwise disjoint:
-    ``(int64[N, m] cases, int64[N] element masks)``; ``m = 0`` gives the one empty tuple."""
-    m = offsets.shape[0] - 1
-    cap = 1
-    for i in range(m):
-        cap *= offsets[i + 1] - offsets[i]
-    out = np.zeros((max(cap, 1), max(m, 1)), dtype=np.int64)
-    out_mask = np.zeros(max(cap, 1), dtype=np.int64)
-    if m == 0:
-        return out[:1, :0].copy(), out_mask[:1].copy()
-    n = 0
-    chosen = np.zeros(m, dtype=np.int64)
-    next_j = np.zeros(m, dtype=np.int64)
-    used = np.zeros(m + 1, dtype=np.int64)
-    level = 0
-    next_j[0] = offsets[0]
-    while level >= 0:
-        j = next_j[level]
-        if j == offsets[level + 1]:
-            level -= 1
-            continue
-        next_j[level] = j + 1
-        mj = masks[cases[j]]
-        if mj & used[level] != 0:
-            continue
-        chosen[level] = cases[j]
-        if level < m - 1:
-            used[level + 1] = used[level] | mj
-            level += 1
-            next_j[level] = offsets[level]
-            continue
-        out[n] = chosen
-        out_mask[n] = used[level] | mj
-        n += 1
-    return out[:n].copy(), out_mask[:n].copy()
-
-
-WORD = 32  # bits per word of the bitsets over a list of holes (kept in int64: no overflow anywhere)
-DEBRUIJN32 = np.array([0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8, 31, 27, 13, 23, 21, 19, 16, 7, 26,
-                       12, 18, 6, 11, 5, 10, 9], dtype=np.int64)  # bit index of a power of two (de Bruijn)
-
-
-@kernel
-def _popcount32(x):
-    x = x - ((x >> 1) & 0x55555555)
-    x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F
-    return ((x * 0x01010101) & 0xFFFFFFFF) >> 24
-
-
-@kernel
-def _bitsets(lst, triples, against):
-    """Bitsets over the cases of ``lst`` (``int64[n]``, words of 32 bits): ``free[x]`` the cases not
-    using element ``x`` (``int64[36, W]``), ``fits[i]`` the cases disjoint from ``against[i]``
-    (``int64[len(against), W]``)."""
-    n = lst.shape[0]
-    nw = (n + WORD - 1) // WORD
-    free = np.zeros((36, nw), dtype=np.int64)
-    fits = np.zeros((against.shape[0], nw), dtype=np.int64)
-    offs = (0, 12, 22)
-    for x in range(36):
-        for i in range(n):
-            free[x, i // WORD] |= 1 << (i % WORD)
-    for i in range(n):
-        for t in range(3):
-            free[triples[lst[i], t] + offs[t], i // WORD] &= ~(1 << (i % WORD))
-    for a in range(against.shape[0]):
-        for i in range(n):
-            ok = True
-            for t in range(3):
-                if triples[lst[i], t] == triples[against[a], t]:
-                    ok = False
-            if ok:
-                fits[a, i // WORD] |= 1 << (i % WORD)
-    return free, fits
-
-
-@kernel
-def _side_counts(obj_el, x_list, x_free, y_list, y_free, x_fits_y, y_fits_x, triples, debruijn):
-    """Per object ``P`` (``obj_el int64[N, 3, w]``: its elements 0..35 per type), the tuples ``Q`` of
-    the other side disjoint from it: ``n int64[N]`` their number and ``a int64[N, 36]`` how many
-    of them use each element. The other side is one list of holes ``x_list`` (``y_list`` empty) or
-    the disjoint pairs of ``x_list`` and ``y_list``; ``*_free`` are their :func:`_bitsets`
-    (``x_fits_y[j]``: the ``x`` disjoint from ``y_list[j]``, and conversely). Per ``P``: the ``x``
-    and ``y`` disjoint from ``P`` (ANDs of bitsets), then for each such ``y`` the number of
-    such ``x`` disjoint from it (a popcount), and conversely."""
-    n_obj = obj_el.shape[0]
-    w = obj_el.shape[2]
-    n = np.zeros(n_obj, dtype=np.int64)
-    a = np.zeros((n_obj, 36), dtype=np.int64)
-    nwx = x_free.shape[1]
-    nwy = y_free.shape[1]
-    cx = np.empty(nwx, dtype=np.int64)
-    cy = np.empty(nwy, dtype=np.int64)
-    pair = y_list.shape[0] > 0
-    for i in range(n_obj):
-        for k in range(nwx):
-            v = x_free[obj_el[i, 0, 0], k] if w > 0 else -1
-            for t in range(3):
-                for u in range(w):
-                    v &= x_free[obj_el[i, t, u], k]
-            cx[k] = v & 0xFFFFFFFF
-        if not pair:
-            for k in range(nwx):
-                m = cx[k]
-                while m != 0:
-                    low = m & -m
-                    j = k * WORD + debruijn[((low * 0x077CB531) & 0xFFFFFFFF) >> 27]
-                    m ^= low
-                    n[i] += 1
-                    c = x_list[j]
-                    a[i, triples[c, 0]] += 1
-                    a[i, triples[c, 1] + 12] += 1
-                    a[i, triples[c, 2] + 22] += 1
-            continue
-        for k in range(nwy):
-            v = y_free[obj_el[i, 0, 0], k] if w > 0 else -1
-            for t in range(3):
-                for u in range(w):
-                    v &= y_free[obj_el[i, t, u], k]
-            cy[k] = v & 0xFFFFFFFF
-        for k in range(nwy):  # each y, weighted by its x
-            m = cy[k]
-            while m != 0:
-                low = m & -m
-                j = k * WORD + debruijn[((low * 0x077CB531) & 0xFFFFFFFF) >> 27]
-                m ^= low
-                cnt = 0
-                for kk in range(nwx):
-                    cnt += _popcount32(cx[kk] & x_fits_y[j, kk])
-                if cnt == 0:
-                    continue
-                n[i] += cnt
-                c = y_list[j]
-                a[i, triples[c, 0]] += cnt
-                a[i, triples[c, 1] + 12] += cnt
-                a[i, triples[c, 2] + 22] += cnt
-        for k in range(nwx):  # each x, weighted by its y
-            m = cx[k]
-            while m != 0:
-                low = m & -m
-                j = k * WORD + debruijn[((low * 0x077CB531) & 0xFFFFFFFF) >> 27]
-                m ^= low
-                cnt = 0
-                for kk in range(nwy):
-                    cnt += _popcount32(cy[kk] & y_fits_x[j, kk])
-                c = x_list[j]
-                a[i, triples[c, 0]] += cnt
-                a[i, triples[c, 1] + 12] += cnt
-                a[i, triples[c, 2] + 22] += cnt
-    return n, a
-
-
-@kernel
-def _elements(tuples, triples):
-    """``int64[N, 3, w]``: the elements (0..35) of each tuple of cases, per type."""
-    out = np.zeros((tuples.shape[0], 3, tuples.shape[1]), dtype=np.int64)
-    offs = (0, 12, 22)
-    for i in range(tuples.shape[0]):
-        for u in range(tuples.shape[1]):
-            for t in range(3):
-                out[i, t, u] = triples[tuples[i, u], t] + offs[t]
-    return out
-
-
-def _side(objects: np.ndarray, other: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_side_counts` of the tuples ``objects`` (``int64[N, w]``) against the tuples of the
-    one or two lists ``other``."""
-    x = other[0]
-    y = other[1] if len(other) > 1 else np.zeros(0, dtype=np.int64)
-    x_free, x_fits_y = _bitsets(x, CASE_TYPE_INDICES, y)
-    y_free, y_fits_x = _bitsets(y, CASE_TYPE_INDICES, x if y.size else y)
-    return _side_counts(_elements(objects, CASE_TYPE_INDICES), x, x_free, y, y_free, x_fits_y, y_fits_x,
-                        CASE_TYPE_INDICES, DEBRUIJN32)
-
-
-def _mitm_stats(p_lists: list[np.ndarray], q_lists: list[np.ndarray]
-                ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
-    """Statistics of the pairwise-disjoint tuples of holes ``p_lists + q_lists`` (one or two lists
-    each), as pairs ``(P, Q)`` of a tuple of each side: ``T`` tuples; ``A int64[36]`` of them using
-    each element; ``B int64[36, 36]`` using both of two elements (meaningful for different types);
-    ``C int64[12, 10, 14]`` using a suspect, an evidence and a location. Elements are numbered
-    0..35 (suspects, then evidences from 12, locations from 22).
-
-    Per ``P``: ``n_P`` (the ``Q`` disjoint from it) and ``a_P[y]`` (how many of them use ``y``),
-    :func:`_side`; likewise per ``Q``. A statistic splits by the side each of its elements comes
-    from, e.g. ``C[s, e, l]`` with ``s, e`` from ``P`` and ``l`` from ``Q`` is ``sum over P holding
-    s, e of a_P[l]`` (:func:`_side_stats`)."""
-    p_tuples, _ = _disjoint_tuples(*_packed(p_lists))
-    q_tuples, _ = _disjoint_tuples(*_packed(q_lists))
-    n_p, a_p = _side(p_tuples, q_lists)
-    n_q, a_q = _side(q_tuples, p_lists)
-    return _side_stats(_elements(p_tuples, CASE_TYPE_INDICES), n_p, a_p, _elements(q_tuples, CASE_TYPE_INDICES),
-                       n_q, a_q)
-
-
-@kernel
-def _side_stats(el_p, n_p, a_p, el_q, n_q, a_q):
-    """The statistics of :func:`_mitm_stats` from both sides' counts."""
-    total = 0
-    a = np.zeros(36, dtype=np.int64)
-    b = np.zeros((36, 36), dtype=np.int64)
-    c = np.zeros((12, 10, 14), dtype=np.int64)
-    for side in range(2):
-        n_x = n_p if side == 0 else n_q
-        a_x = a_p if side == 0 else a_q
-        el = el_p if side == 0 else el_q
-        w = el.shape[2]
-        for i in range(n_x.shape[0]):
-            nx = n_x[i]
-            if side == 0:
-                total += nx
-            if nx == 0:
-                continue
-            for t in range(3):
-                for u in range(w):
-                    x = el[i, t, u]
-                    a[x] += nx
-                    for t2 in range(3):  # both elements on this side
-                        for u2 in range(w):
-                            b[x, el[i, t2, u2]] += nx
-                    for y in range(36):  # x on this side, y on the other
-                        b[x, y] += a_x[i, y]
-            for us in range(w):
-                s = el[i, 0, us]
-                for ue in range(w):
-                    e = el[i, 1, ue] - 12
-                    for ul in range(w):
-                        c[s, e, el[i, 2, ul] - 22] += nx  # all three on this side
-                    for ll in range(14):  # s, e here, l on the other side
-                        c[s, e, ll] += a_x[i, 22 + ll]
-                for ul in range(w):  # s, l here, e on the other side
-                    loc = el[i, 2, ul] - 22
-                    for ee in range(10):
-                        c[s, ee, loc] += a_x[i, 12 + ee]
-            for ue in range(w):  # e, l here, s on the other side
-                e = el[i, 1, ue] - 12
-                for ul in range(w):
-                    loc = el[i, 2, ul] - 22
-                    for ss in range(12):
-                        c[ss, e, loc] += a_x[i, ss]
-    return total, a, b, c
-
-
-@kernel
-def _tuple_stats(cases, offsets, masks, triples, codes, profiles, budget):
-    """Statistics (as :func:`_mitm_stats`) of the pairwise-disjoint tuples of the lists
-    ``cases[offsets[i]:offsets[i+1]]``, per profile: a tuple's profile is the sum of its cases'
-    ``codes`` (``int64[1680]``), found in the sorted ``profiles`` (``int64[V]``). Returns ``(T
-    int64[V], A int64[V, 36], B int64[V, 36, 36], C int64[V, 12, 10, 14], steps, done)``; gives
-    up past ``budget`` steps (``done`` False)."""
-    m = offsets.shape[0] - 1
-    nv = profiles.shape[0]
-    t_ = np.zeros(nv, dtype=np.int64)
-    a = np.zeros((nv, 36), dtype=np.int64)
-    b = np.zeros((nv, 36, 36), dtype=np.int64)
-    c = np.zeros((nv, 12, 10, 14), dtype=np.int64)
-    el = np.zeros((3, max(m, 1)), dtype=np.int64)
-    chosen = np.zeros(max(m, 1), dtype=np.int64)
-    next_j = np.zeros(max(m, 1), dtype=np.int64)
-    used = np.zeros(m + 1, dtype=np.int64)
-    code = np.zeros(m + 1, dtype=np.int64)
-    steps = 0
-    if m == 0:
-        t_[np.searchsorted(profiles, 0)] = 1
-        return t_, a, b, c, steps, True
-    level = 0
-    next_j[0] = offsets[0]
-    while level >= 0:
-        j = next_j[level]
-        if j == offsets[level + 1]:
-            level -= 1
-            continue
-        next_j[level] = j + 1
-        steps += 1
-        if steps > budget:
-            return t_, a, b, c, steps, False
-        mj = masks[cases[j]]
-        if mj & used[level] != 0:
-            continue
-        chosen[level] = cases[j]
-        if level < m - 1:
-            used[level + 1] = used[level] | mj
-            code[level + 1] = code[level] + codes[cases[j]]
-            level += 1
-            next_j[level] = offsets[level]
-            continue
-        v = np.searchsorted(profiles, code[level] + codes[cases[j]])
-        steps += m * m * m
-        t_[v] += 1
-        for x in range(m):
-            el[0, x] = triples[chosen[x], 0]
-            el[1, x] = triples[chosen[x], 1] + 12
-            el[2, x] = triples[chosen[x], 2] + 22
-        for t in range(3):
-            for x in range(m):
-                a[v, el[t, x]] += 1
-        for x in range(m):
-            for y in range(m):
-                b[v, el[0, x], el[1, y]] += 1
-                b[v, el[0, x], el[2, y]] += 1
-                b[v, el[1, x], el[2, y]] += 1
-                for z in range(m):
-                    c[v, el[0, x], el[1, y] - 12, el[2, z] - 22] += 1
-    return t_, a, b, c, steps, True
-
-
-def _avoiding(t_: np.ndarray, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """``int64[V, 1680]``: per group, the tuples disjoint from each case ``(s, e, l)``, by
-    inclusion–exclusion over the case's three elements."""
-    s, e, loc = CASE_TYPE_INDICES[:, 0], CASE_TYPE_INDICES[:, 1] + 12, CASE_TYPE_INDICES[:, 2] + 22
-    return (t_[:, None] - a[:, s] - a[:, e] - a[:, loc] + b[:, s, e] + b[:, s, loc] + b[:, e, loc]
-            - c.reshape(c.shape[0], -1))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -508,34 +189,25 @@ def _hole_term(holes: list[np.ndarray], coarse: list[np.ndarray]) -> "np.ndarray
         profiles = np.unique((profiles[:, None] + np.unique(codes[lst])[None, :]).ravel())
         if profiles.size > MAX_PROFILES:
             return None
+    triples, case_triple = np.unique(codes, return_inverse=True)  # the root's class triples
+    if profiles.size * triples.size * comp.mult.size * comp.n_classes > MAX_COMPLETION_STEPS:
+        return None  # (checked before the statistics: they may cost far more)
     if profiles.size == 1 and m >= 2:  # one group: meet in the middle
-        half = 2 if m >= 3 else 1
-        t_, a, b, c = _mitm_stats(lists[:half], lists[half:])
-        stats = (np.array([t_]), a[None], b[None], c[None])
+        stats = listed_stats(lists)  # (at the cheapest cut; progress shown when long)
     else:
-        cases, offsets, _ = _packed(sorted(lists, key=len))
+        cases, offsets, masks = packed(sorted(lists, key=len))
         if np.prod([float(x.size) for x in lists]) * m ** 3 > 10 * TUPLE_STEPS:
             return None
-        t_, a, b, c, _, done = _tuple_stats(cases, offsets, CASE_ELEMENT_MASKS, CASE_TYPE_INDICES, codes, profiles,
-                                            TUPLE_STEPS)
+        t_, a, b, c, _, done = _tuple_stats(cases, offsets, masks, CASE_TYPE_INDICES, codes, profiles, TUPLE_STEPS)
         if not done:
             return None
         stats = (t_, a, b, c)
-    avoid = _avoiding(*stats)  # int64[V, 1680]
+    avoid = avoiding(*stats)  # int64[V, 1680]
     # G(profile(c) + v) per (group v, class triple of c)
-    triples, case_triple = np.unique(codes, return_inverse=True)
-    if profiles.size * triples.size * comp.mult.size * comp.n_classes > MAX_COMPLETION_STEPS:
-        return None
     used_codes = (profiles[:, None] + triples[None, :]).ravel()
     used = (used_codes[:, None] // radix[None, :]) % base
     g = comp.values(np.ascontiguousarray(used)).reshape(profiles.size, triples.size)
     return (avoid * g[:, case_triple.ravel()]).sum(axis=0)
-
-
-def _packed(lists: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    offsets = np.cumsum([0] + [x.size for x in lists]).astype(np.int64)
-    cases = np.concatenate(lists) if lists else np.zeros(0, dtype=np.int64)
-    return cases.astype(np.int64), offsets, CASE_ELEMENT_MASKS
 
 
 def count_joint_split(own: np.ndarray, others: "list[np.ndarray]", supersets: "list[np.ndarray]",

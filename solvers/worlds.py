@@ -44,10 +44,10 @@ import numpy as np
 
 from pi_env.core.constants import NUM_CASES
 from pi_env.core.names import element_names
-from pi_env.solvers.analysis import (SPLIT_MIN_FAILED, Analysis, ContradictionError, failed_solve_supersets,
-                                     knowledge_of)
+from pi_env.solvers.analysis import (DIRECT_WORK, SPLIT_MIN_FAILED, Analysis, ContradictionError,
+                                     failed_solve_supersets, knowledge_of)
 from pi_env.solvers.case_sets import case_bits
-from pi_env.solvers.joint import JointTable, joint_table
+from pi_env.solvers.joint import JointTable, joint_table, joint_table_within
 from pi_env.solvers.joint_holes import joint_table_split
 from pi_env.solvers.knowledge import COL_KIND, SOLVE_FAILED, Knowledge, knowledge_from_round
 from pi_env.solvers.tables import from_bitset
@@ -134,9 +134,11 @@ def world_sampler(source: "Knowledge | Analysis", fixed: "Mapping[int, int] | No
     players = [p] + [q for q in range(n) if q != p]
     table = None
     if n >= 4 and int((knowledge.events[:, COL_KIND] == SOLVE_FAILED).sum()) >= SPLIT_MIN_FAILED:
-        # many failed solves (issue #15 item 8): drawn from the sets without them, kept when consistent
+        # many failed solves (issue #15 item 8): the sets themselves when their dynamic programme is
+        # small, else drawn from the sets without the failed solves and kept when consistent
+        table = joint_table_within(sets[players], sampling=True, work_limit=DIRECT_WORK)
         supersets = _fix(np.stack(failed_solve_supersets(knowledge)), fixed)
-        if not (sets & ~supersets).any():  # always (answers only remove cases)
+        if table is None and not (sets & ~supersets).any():  # always (answers only remove cases)
             table = joint_table_split(sets[players], supersets[players], sampling=True)
     if table is None:
         table = joint_table(sets[players], sampling=True)

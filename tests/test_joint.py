@@ -334,6 +334,8 @@ for seed, k in [(1, 3), (2, 5), (3, 4)]:
         h.update(table.sample(50, rng=seed).tobytes())
     lists = [np.flatnonzero(row).astype(np.int64) for row in sets[:4]]
     h.update(count_mitm(lists[0], lists[1:]).tobytes())  # meeting in the middle
+    from pi_env.solvers.joint_tuples import count_listed
+    h.update(count_listed(lists[0], [c[:40] for c in lists[1:]]).tobytes())  # listed sets met in the middle
 from pi_env.solvers.joint_holes import count_joint_split, joint_table_split
 for seed, k in [(4, 5), (5, 4)]:  # failed solves: holes in full sets (met in the middle) and in coarse ones
     rng = np.random.default_rng(seed)
@@ -367,8 +369,9 @@ def test_jit_off_path_gives_the_same_counts_and_worlds() -> None:
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 5), size=st.integers(1, 14),
        root_size=st.integers(1, 300))
-def test_tuples_by_type_equals_brute_force(seed: int, k: int, size: int, root_size: int) -> None:
-    from pi_env.solvers.joint import CASE_TYPE_INDICES, _tuples_by_type
+def test_count_listed_equals_brute_force(seed: int, k: int, size: int, root_size: int) -> None:
+    """Small sets met in the middle as lists (or enumerated, one list) = brute force."""
+    from pi_env.solvers.joint_tuples import count_listed
 
     rng = np.random.default_rng(seed)
     sets = sparse_sets(rng, k, size)
@@ -377,10 +380,7 @@ def test_tuples_by_type_equals_brute_force(seed: int, k: int, size: int, root_si
     brute = brute_force_counts(sets, limit=5_000_000)
     assert brute is not None
     lists = [np.flatnonzero(row).astype(np.int64) for row in sets]
-    offsets = np.cumsum([0] + [c.size for c in lists[1:]]).astype(np.int64)
-    cases = np.concatenate(lists[1:]) if k > 1 else np.zeros(0, np.int64)
-    counts, _, done = _tuples_by_type(lists[0], cases, offsets, CASE_ELEMENT_MASKS, CASE_TYPE_INDICES, 10**9)
-    assert done and np.array_equal(counts, brute[0][lists[0]])
+    assert np.array_equal(count_listed(lists[0], lists[1:]), brute[0][lists[0]])
 
 
 @settings(max_examples=40, deadline=None)
@@ -472,23 +472,24 @@ def test_count_joint_split_by_hand_four_other_players() -> None:
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), m=st.integers(2, 4), size=st.integers(1, 40))
 def test_mitm_statistics_equal_the_enumeration(seed: int, m: int, size: int) -> None:
-    """The statistics of the tuples of holes met in the middle (``_mitm_stats``) = those of the
-    enumeration of every tuple (``_tuple_stats``), element by element."""
-    from pi_env.solvers.joint import CASE_TYPE_INDICES
-    from pi_env.solvers.joint_holes import _mitm_stats, _packed, _tuple_stats
+    """The statistics of the tuples of holes met in the middle (``mitm_stats``, every cut) = those
+    of the enumeration of every tuple (``_tuple_stats``), element by element."""
+    from pi_env.solvers.joint_tuples import CASE_TYPE_INDICES, _splits, _tuple_stats, mitm_stats, packed
 
     rng = np.random.default_rng(seed)
     lists = [np.sort(rng.choice(NUM_CASES, size=int(rng.integers(1, size + 1)), replace=False)).astype(np.int64)
              for _ in range(m)]
-    half = 2 if m >= 3 else 1
-    met = _mitm_stats(lists[:half], lists[half:])
-    cases, offsets, masks = _packed(lists)
+    cases, offsets, masks = packed(lists)
     listed = _tuple_stats(cases, offsets, masks, CASE_TYPE_INDICES, np.zeros(NUM_CASES, np.int64),
                           np.zeros(1, np.int64), 10**9)
-    assert listed[5] and met[0] == listed[0][0]
-    assert np.array_equal(met[1], listed[1][0]) and np.array_equal(met[3], listed[3][0])
-    for rows, cols in ((slice(0, 12), slice(12, 22)), (slice(0, 12), slice(22, 36)), (slice(12, 22), slice(22, 36))):
-        assert np.array_equal(met[2][rows, cols], listed[2][0][rows, cols])  # pairs of elements of two types
+    assert listed[5]
+    for p, q in _splits(m):
+        met = mitm_stats([lists[i] for i in p], [lists[i] for i in q])
+        assert met[0] == listed[0][0]
+        assert np.array_equal(met[1], listed[1][0]) and np.array_equal(met[3], listed[3][0])
+        for rows, cols in ((slice(0, 12), slice(12, 22)), (slice(0, 12), slice(22, 36)),
+                           (slice(12, 22), slice(22, 36))):
+            assert np.array_equal(met[2][rows, cols], listed[2][0][rows, cols])  # pairs of elements of two types
 
 
 @settings(max_examples=25, deadline=None)
@@ -537,12 +538,17 @@ def test_split_table_samples_exactly() -> None:
         joint_table_split(supersets, sets)
 
 
-def test_world_sampler_in_the_many_failed_solves_corner() -> None:
+def test_world_sampler_in_the_many_failed_solves_corner(monkeypatch) -> None:
     """Five players, the held case not given, 40 failed solves (and a few answers): the sampler
-    draws from the sets without the failed solves and keeps the consistent worlds; every world is
-    consistent, and the asking player's suspect frequencies over 50,000 worlds pass a chi-square
-    test against the exact marginal of the analysis."""
+    draws from the sets without the failed solves and keeps the consistent worlds (forced: the
+    sets' own dynamic programme is small here and would be used); every world is consistent, and
+    the asking player's suspect frequencies over 50,000 worlds pass a chi-square test against the
+    exact marginal of the analysis."""
+    import pi_env.solvers.worlds as worlds_module
     from pi_env.solvers.knowledge import SOLVE_FAILED, Knowledge
+
+    assert world_sampler(_failed_solve_position(21, 16, 30)[0]).table.method != "split"  # small sets: direct
+    monkeypatch.setattr(worlds_module, "joint_table_within", lambda *a, **kw: None)
 
     rng = np.random.default_rng(5)
     _, base = _position(11, 5, 3)
@@ -584,10 +590,12 @@ def test_analysis_with_three_unknown_players_and_many_failed_solves_equals_the_d
     k = Knowledge(0, 4, base.tile_district, DAYTIME.adjacency, -1, np.array(rows + failed, dtype=np.int32))
     sets = [from_bitset(b) for b in case_bits(k)]
     expected = count_joint(sets[0], sets[1:])
+    assert np.array_equal(analysis.joint_counts(k), expected) and expected.sum() > 0  # (the sets: small)
+    monkeypatch.setattr(analysis, "joint_table_within", lambda *a, **kw: None)  # as if the sets were large
     calls = []
     real = analysis.count_joint_split
     monkeypatch.setattr(analysis, "count_joint_split", lambda *a, **kw: calls.append(1) or real(*a, **kw))
-    assert np.array_equal(analysis.joint_counts(k), expected) and calls == [1] and expected.sum() > 0
+    assert np.array_equal(analysis.joint_counts(k), expected) and calls == [1]
     monkeypatch.setattr(joint_holes, "_hole_term", lambda holes, coarse: None)
     assert np.array_equal(analysis.joint_counts(k), expected) and calls == [1, 1]
 
@@ -607,3 +615,84 @@ def test_completions_too_fine_for_count_vectors_fall_back_without_warnings():
         assert (comp.ok, comp.n_classes, comp.base) == (False, 36, 4)
         assert comp.vectors.shape == (0, 36)
         assert _hole_term([sets[0]], sets[1:]) is None
+
+
+# ------------------------------------------------------------------------------------------------
+# the corner between the methods (issue #15 item 8): answers that keep the sets small, then many
+# failed solves; and the same failed solve named many times
+
+
+def _failed_solve_position(seed: int, answers: int, failed: int, copies: int = 1):
+    """5 players, the held case not given: ``answers`` truthful clue/investigation answers, then
+    ``failed`` failed solves by players in turn, each naming a wrong case its player's answers allow
+    (``copies`` times in a row). Returns ``(knowledge, case sets bool[5, 1680])``."""
+    from pi_env.solvers.knowledge import SOLVE_FAILED, Knowledge
+
+    rng = np.random.default_rng(seed)
+    rnd, base = _position(seed, 5, answers)
+    base = dataclasses.replace(base, held_case=-1)
+    allowed = [from_bitset(b) for b in case_bits(base)]
+    rows = [tuple(r) for r in base.events]
+    for i in range(failed):
+        q = i % 5
+        pool = np.flatnonzero(allowed[q])
+        pool = pool[pool != rnd.cases[q]]
+        if pool.size:
+            c = int(rng.choice(pool))
+            rows += [(len(rows) + j, q, SOLVE_FAILED, c, 0, 0, 0) for j in range(copies)]
+    k = dataclasses.replace(base, events=np.array(rows, dtype=np.int32))
+    return k, np.stack([from_bitset(b) for b in case_bits(k)])
+
+
+@pytest.mark.parametrize("seed, answers, failed", [(20, 24, 60), (21, 16, 30), (22, 20, 40), (21, 24, 60)])
+def test_answers_then_many_failed_solves_equal_brute_force(seed: int, answers: int, failed: int,
+                                                           monkeypatch) -> None:
+    """Small sets broken up by failed solves (the shape that fell back to the dynamic programme term
+    by term): the analysis's counts equal an independent brute force, whether the sets are counted
+    directly or (forced) by inclusion–exclusion over the named cases; so do the world sampler's."""
+    import pi_env.solvers.analysis as analysis
+    import pi_env.solvers.worlds as worlds
+
+    k, sets = _failed_solve_position(seed, answers, failed)
+    p = k.player
+    order = [p] + [q for q in range(5) if q != p]
+    brute = brute_force_counts(sets[order], limit=3_000_000)
+    assert brute is not None and brute[0].sum() > 0
+    assert np.array_equal(analysis.joint_counts(k), brute[0])
+    assert np.array_equal(world_sampler(k).table.counts, brute[0])
+    monkeypatch.setattr(analysis, "joint_table_within", lambda *a, **kw: None)  # as if the sets were large
+    monkeypatch.setattr(worlds, "joint_table_within", lambda *a, **kw: None)
+    assert np.array_equal(analysis.joint_counts(k), brute[0])
+    assert np.array_equal(world_sampler(k).table.counts, brute[0])
+
+
+def test_the_same_failed_solve_many_times_counts_as_once() -> None:
+    """N copies of a failed solve give the same counts as one (the constraint is the same): 25
+    copies each pass the many-failed-solves threshold, one copy does not; both equal brute force."""
+    from pi_env.solvers.analysis import SPLIT_MIN_FAILED, joint_counts
+
+    once, sets = _failed_solve_position(21, 16, 5)
+    many, sets_many = _failed_solve_position(21, 16, 5, copies=25)
+    assert len(many.events) - len(once.events) == 24 * 5 >= SPLIT_MIN_FAILED
+    assert np.array_equal(sets, sets_many)
+    p = once.player
+    brute = brute_force_counts(sets[[p] + [q for q in range(5) if q != p]], limit=3_000_000)
+    assert brute is not None and brute[0].sum() > 0
+    assert np.array_equal(joint_counts(once), brute[0]) and np.array_equal(joint_counts(many), brute[0])
+    assert np.array_equal(world_sampler(many).table.counts, brute[0])
+
+
+def test_joint_table_within_gives_up_only_past_its_limit() -> None:
+    """``joint_table_within``: the same table as ``joint_table`` when the work fits; ``None`` when
+    the dynamic programme passes the limit and meeting in the middle would cost more."""
+    from pi_env.solvers.joint import joint_table_within
+
+    rng = np.random.default_rng(3)
+    sets = np.ones((5, NUM_CASES), dtype=bool)
+    for q in range(5):  # failed solves alone: fine sets, a large dynamic programme
+        sets[q, rng.choice(NUM_CASES, size=60, replace=False)] = False
+    assert joint_table_within(sets, work_limit=1_000) is None
+    assert joint_table_within(sets, sampling=True, work_limit=1_000) is None
+    small = structured_sets(np.random.default_rng(4), 4)
+    table = joint_table_within(small, work_limit=10**9)
+    assert table is not None and np.array_equal(table.counts, joint_table(small).counts)

@@ -7,8 +7,10 @@ import csv
 import io
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 
 
+@lru_cache(maxsize=4096)  # a record names the same few dozen names again and again
 def normalize(name: str) -> str:
     """Fold a name for matching: strip accents, case, spaces, apostrophes, hyphens, dots.
 
