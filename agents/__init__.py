@@ -8,14 +8,15 @@ from typing import Callable
 from pi_env.core.errors import UnknownNameError
 
 from pi_env.agents.base import Agent, RandomAgent
-from pi_env.agents.deducer import DeducerAgent
+from pi_env.agents.deducer import DeducerAgent, OwnQueryDeducerAgent
 from pi_env.agents.greedy import GreedyAgent
 from pi_env.agents.heuristic import HeuristicAgent
 from pi_env.agents.rollout import RolloutAgent
 from pi_env.agents.search import SearchAgent
 from pi_env.agents.winprob import WinProbAgent
 
-AGENTS: dict[str, type[Agent]] = {"random": RandomAgent, "deducer": DeducerAgent, "heuristic": HeuristicAgent,
+AGENTS: dict[str, type[Agent]] = {"random": RandomAgent, "deducer": DeducerAgent,
+                               "deducer-own": OwnQueryDeducerAgent, "heuristic": HeuristicAgent,
                                "greedy": GreedyAgent, "search": SearchAgent,
                                "rollout": RolloutAgent, "winprob": WinProbAgent}
 
@@ -68,5 +69,5 @@ def opponent_factory(spec: "str | Agent") -> "str | Agent | Callable[[], Agent]"
     return spec
 
 
-__all__ = ["opponent_factory", "Agent", "RandomAgent", "DeducerAgent", "HeuristicAgent", "GreedyAgent", "SearchAgent", "RolloutAgent", "WinProbAgent", "AGENTS",
+__all__ = ["opponent_factory", "Agent", "RandomAgent", "DeducerAgent", "OwnQueryDeducerAgent", "HeuristicAgent", "GreedyAgent", "SearchAgent", "RolloutAgent", "WinProbAgent", "AGENTS",
            "make_agent"]

@@ -8,6 +8,13 @@ investigator whose answer splits that set most evenly — the highest expected i
 the highest entropy of the answer distribution (:func:`pi_env.solvers.hints.information_gains`) — and
 solves when one case is left. If no legal query can split the set any more it names the most likely
 case. Ties are broken by the agent's seeded rng.
+
+``deducer-own`` (:class:`OwnQueryDeducerAgent`) solves as ``deducer`` does (the joint posterior) but
+asks the legal query that splits its **own-information** set (uniform weights) most evenly — the
+gains the compact encodings show (``clue_gain`` / ``district_gain``,
+:func:`pi_env.solvers.own_info.query_gains`) — and solves when no query splits that set. It is the
+labeller of the 4-player model's demonstrations (``python -m pi_env.rl.imitate --label deducer-own``):
+a rule a policy can read off its encoding, and the solve timing of the joint posterior.
 """
 
 from __future__ import annotations
@@ -45,12 +52,16 @@ class DeducerAgent(Agent):
     Args:
         joint: use the joint posterior over all players' answers (default) or only its own
             information with uniform weights.
+        own_queries: rank the queries by their gain over the own-information set with uniform
+            weights (docs/rules.md §9) instead of over the set of ``joint``; when no query splits
+            it, solve. Whether to solve and which case to name still come from ``joint``'s set.
     """
 
     name = "deducer"
 
-    def __init__(self, joint: bool = True):
+    def __init__(self, joint: bool = True, own_queries: bool = False):
         self.joint = joint
+        self.own_queries = own_queries
 
     def distribution(self, observation: np.ndarray) -> "tuple[np.ndarray, np.ndarray, object]":
         """``(cases, probabilities, knowledge)`` of the observer's case as this agent sees it."""
@@ -68,7 +79,11 @@ class DeducerAgent(Agent):
         if cases.size == 1:
             return SOLVE_BASE + int(cases[0])
         actions = candidate_actions(k, action_mask)
-        gains = information_gains(answer_matrix(k, actions, cases), probs) if actions.size else np.zeros(0)
+        q_cases, q_probs = cases, probs
+        if self.own_queries and self.joint:
+            q_cases = np.flatnonzero(observation_case_mask(observation, self.num_players, self.board))
+            q_probs = np.full(q_cases.size, 1.0 / max(q_cases.size, 1))
+        gains = information_gains(answer_matrix(k, actions, q_cases), q_probs) if actions.size else np.zeros(0)
         if gains.size == 0 or gains.max() <= GAIN_TOLERANCE:  # nothing can split the set: guess
             top = np.flatnonzero(probs >= probs.max() - 1e-15)
             return SOLVE_BASE + int(cases[top[self.rng.integers(top.size)]])
@@ -76,4 +91,14 @@ class DeducerAgent(Agent):
         return int(choices[self.rng.integers(choices.size)])
 
 
-__all__ = ["DeducerAgent", "consistent_cases"]
+class OwnQueryDeducerAgent(DeducerAgent):
+    """``deducer-own`` (module docstring): :class:`DeducerAgent` with the joint posterior for solving
+    and the own-information set for asking (``DeducerAgent(joint=True, own_queries=True)``)."""
+
+    name = "deducer-own"
+
+    def __init__(self) -> None:
+        super().__init__(joint=True, own_queries=True)
+
+
+__all__ = ["DeducerAgent", "OwnQueryDeducerAgent", "consistent_cases"]

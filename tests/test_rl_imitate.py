@@ -41,26 +41,33 @@ def _tiny_model(num_envs: int = 8, trunk=(32,), hidden=(16,)):
 
 
 def _replay(num_players: int, teacher: str, rows: int, *, seed: int, num_envs: int, gamma: float,
-            net=None):
+            net=None, label: "str | None" = None, encoding: str = "compact-v1", opponents=(("gain", 1.0),)):
     """The rows :func:`collect` should return, computed game by game: the teacher is a fresh
     ``make_agent(teacher)`` per game, seeded as :class:`Teacher` seeds it, acting on
     ``observe`` of its one game; the encoding and mask of each row come from that game alone; with
     ``net`` (beta 0) the policy's masked argmax is played, a solve naming ``best_cases`` of the
-    player's observation. Returns ``(x, mask, y, value)`` in the order of ``collect``."""
+    player's observation; with ``label`` a fresh ``make_agent(label)`` per game (seeded from
+    ``seed + 2``) gives ``y`` on the same observation while the teacher's action is played.
+    Returns ``(x, mask, y, value)`` in the order of ``collect``."""
     import torch
 
     from pi_env.rl.engine_env import LearnerBatch
     from pi_env.rl.pool import PoolOpponent
 
     config = GameConfig(num_players=num_players)
-    pools = [PoolOpponent([("gain", 1.0)], config) for _ in range(num_players - 1)]
-    batch = LearnerBatch(num_envs, num_players, pools, encoding="compact-v1", seed=seed, parallel=False)
+    pools = [PoolOpponent(list(opponents), config) for _ in range(num_players - 1)]
+    batch = LearnerBatch(num_envs, num_players, pools, encoding=encoding, seed=seed, parallel=False)
     rng = np.random.default_rng(seed + 1)
+    rng_label = np.random.default_rng(seed + 2)
     agents = [None] * num_envs
+    labellers = [None] * num_envs
 
     def fresh(b: int) -> None:
         agents[b] = make_agent(teacher)
         agents[b].reset(num_players, config.board, seed=int(rng.integers(2**62)))
+        if label is not None:
+            labellers[b] = make_agent(label)
+            labellers[b].reset(num_players, config.board, seed=int(rng_label.integers(2**62)))
 
     for b in range(num_envs):
         fresh(b)
@@ -78,10 +85,11 @@ def _replay(num_players: int, teacher: str, rows: int, *, seed: int, num_envs: i
             obs = observe(one, seat)[0]
             legal = legal_action_mask(one)[0]
             action = int(agents[b].act(obs, legal))
-            x = encode_state("compact-v1", one, config, seat)[0]
+            y = action if label is None else int(labellers[b].act(obs, legal))
+            x = encode_state(encoding, one, config, seat)[0]
             mask = policy_mask(legal[None])[0]
             open_rows[b].append(len(records))
-            records.append((x, mask, min(action, SOLVE_BASE)))
+            records.append((x, mask, min(y, SOLVE_BASE)))
             if net is not None:
                 with torch.no_grad():
                     logits = net.logits(torch.from_numpy(x[None]))[0].numpy()
@@ -142,6 +150,106 @@ def test_dagger_rows_are_labelled_by_the_teacher_where_the_policy_plays(tmp_path
     np.testing.assert_array_equal(demos.value, value)
 
 
+def _rule_labels(x: np.ndarray, mask: np.ndarray, num_players: int) -> "tuple[np.ndarray, np.ndarray]":
+    """``deducer-own``'s rule read off ``compact-v2``/``-v3`` rows (the compact kernel's
+    own-information gains and the joint block: an implementation independent of the agent's
+    :func:`information_gains` over :func:`answer_matrix`): ``(solve, best)`` where ``solve[r]`` says
+    the rule solves (the joint posterior leaves one case, or no legal query has a positive gain)
+    and ``best[r]`` marks the legal queries of the largest gain (ties within the encoding's
+    float32 precision)."""
+    from pi_env.solvers.compact import GAIN_SCALE, compact_layout, compact_size
+
+    lay = compact_layout(num_players)
+    c0, d0 = lay["clue_gain"][0], lay["district_gain"][0]
+    g = np.concatenate([x[:, c0:c0 + 36], x[:, d0:d0 + 14]], axis=1).astype(np.float64) / GAIN_SCALE
+    g = np.where(mask[:, :50], g, -1.0)
+    top = g.max(axis=1)
+    joint_log2_count = x[:, compact_size(num_players) + 36]
+    solve = (joint_log2_count == 0) | (top <= 1e-6)
+    return solve, g >= top[:, None] - 1e-5
+
+
+def test_rows_played_by_one_agent_and_labelled_by_another():
+    """``label``: the teacher's play and the labeller's choices on the states it reached. 4 players
+    against ``heuristic``, ``compact-v3`` rows written directly: every row equals an independent
+    game-by-game replay where ``greedy`` plays and a fresh ``deducer-own`` labels; the states, masks
+    and value targets are exactly those of the unlabelled collection with the same seed (the play
+    is the player's); each label is ``deducer-own``'s rule read off the row itself (solve iff the
+    joint posterior leaves one case or nothing splits the own-information set, else a legal query of
+    the largest own-information gain); the file records who played and who labelled."""
+    _rl()
+    from pi_env.rl.imitate import collect
+
+    kw = dict(opponents=[("heuristic", 1.0)], encoding="compact-v3", num_envs=2, seed=21, gamma=0.9)
+    demos = collect(4, "greedy", 40, label="deducer-own", **kw)
+    x, mask, y, value = _replay(4, "greedy", 40, seed=21, num_envs=2, gamma=0.9, label="deducer-own",
+                                encoding="compact-v3", opponents=[("heuristic", 1.0)])
+    assert demos.x.shape == (40, 386) and demos.played_teacher.all()
+    np.testing.assert_array_equal(demos.x, x)
+    np.testing.assert_array_equal(demos.mask, mask)
+    np.testing.assert_array_equal(demos.y, y)
+    np.testing.assert_allclose(demos.value, value, rtol=1e-6)
+    played = collect(4, "greedy", 40, **kw)  # greedy's own labels, same games
+    np.testing.assert_array_equal(demos.x, played.x)
+    np.testing.assert_array_equal(demos.value, played.value)
+    assert (demos.y != played.y).any()  # the labels are not greedy's
+    solve, best = _rule_labels(demos.x, demos.mask, 4)
+    assert 0 < solve.sum() < 40
+    np.testing.assert_array_equal(demos.y == SOLVE_ACTION, solve)
+    queries = np.flatnonzero(~solve)
+    assert best[queries, demos.y[queries]].all()
+    assert demos.info == {"teacher": "greedy", "label": "deducer-own", "encoding": "compact-v3",
+                          "num_players": 4, "seed": 21, "opponents": [["heuristic", 1.0]], "beta": 1.0,
+                          "policy": None}
+    again = collect(4, "greedy", 40, label="deducer-own", **kw)  # determinism by seed
+    for k in ("x", "mask", "y", "value", "played_teacher"):
+        np.testing.assert_array_equal(getattr(again, k), getattr(demos, k))
+    other = collect(4, "greedy", 40, label="deducer-own", **{**kw, "seed": 22})
+    assert not np.array_equal(other.x, demos.x)
+
+
+def test_labeller_never_sees_the_own_case():
+    """The leak-test pattern on the labelling path (:class:`Teacher` on an engine state, as
+    :func:`collect` labels): paired 4-player games that differ only in the labelled player's own
+    case get the same labels from equally seeded ``deducer-own`` labellers until an answer to that
+    player differs."""
+    _rl()
+    from test_hygiene import assert_disjoint, other_case, pick
+
+    from pi_env.engine import init, step_inplace
+    from pi_env.rl.imitate import Teacher
+
+    cfg = GameConfig(num_players=4)
+    reasons = []
+    labels = 0
+    for seed in (1, 2):
+        for p in range(4):
+            a = init(cfg, 1, seed=seed)
+            rng = np.random.default_rng(seed * 7 + p)
+            b = a.copy()
+            b.case[0, p] = other_case(a, p, rng)
+            assert_disjoint(b.case[0])
+            ta, tb = Teacher("deducer-own", cfg, 1, seed=5), Teacher("deducer-own", cfg, 1, seed=5)
+            ta.new_games(np.array([0]))
+            tb.new_games(np.array([0]))
+            buf = np.zeros(1, dtype=np.int64)
+            while True:
+                if a.done[0]:
+                    reasons.append("game over")
+                    break
+                if int(a.current_player[0]) == p:
+                    one = np.array([0])
+                    assert ta.act(a, one, np.array([p])).tolist() == tb.act(b, one, np.array([p])).tolist()
+                    labels += 1
+                buf[0] = pick(a, rng, legal_action_mask(a)[0], p)
+                step_inplace(a, buf, cfg)
+                step_inplace(b, buf, cfg)
+                if int(a.last_player[0]) == p and a.last_answer[0].tolist() != b.last_answer[0].tolist():
+                    reasons.append("answer differs")
+                    break
+    assert "answer differs" in reasons and labels >= 8
+
+
 def test_collect_bad_input_is_named():
     _rl()
     from pi_env.rl.imitate import collect
@@ -152,6 +260,8 @@ def test_collect_bad_input_is_named():
         collect(2, "greedy", 10, beta=1.5)
     with pytest.raises(UnknownNameError):
         collect(2, "no-such-agent", 10)
+    with pytest.raises(UnknownNameError, match="unknown agent 'no-such-labeller'"):
+        collect(2, "greedy", 10, label="no-such-labeller")
 
 
 def test_fit_reproduces_a_hand_made_dataset_exactly():
@@ -260,3 +370,46 @@ def test_command_line_collection_equals_collect_and_feeds_training(tmp_path, cap
         train_main([*common, "--out", str(tmp_path / "run2"), "--demos", str(narrow)])
     err = capsys.readouterr().err.strip().splitlines()
     assert exc.value.code == 2 and len(err) == 1 and "narrow.npz" in err[0] and "10 inputs" in err[0]
+
+
+def test_labelled_collection_from_the_command_line_and_imitation_only_training(tmp_path, capsys):
+    """``--teacher gain --label deducer-own`` writes :func:`collect`'s rows with that labeller; an
+    unknown labeller is one line (exit 2, nothing written); ``train --timesteps 0 --demos F``
+    trains no PPO: ``policy.pt`` is the clone (equal to ``imitation/round_0.pt``) and its card
+    names who played and who labelled the rows."""
+    _rl()
+    import torch
+
+    from pi_env.agents.learned import load_model
+    from pi_env.rl.imitate import Demonstrations, collect, main
+    from pi_env.rl.train import main as train_main
+
+    f = tmp_path / "d.npz"
+    assert main(["2p", "--teacher", "gain", "--label", "deducer-own", "--rows", "60", "--seed", "3",
+                 "--num-envs", "4", "--out", str(f), "--no-progress"]) == 0
+    got = Demonstrations.load(str(f))
+    want = collect(2, "gain", 60, num_envs=4, seed=3, label="deducer-own")
+    for k in ("x", "mask", "y", "value", "played_teacher"):
+        np.testing.assert_array_equal(getattr(got, k), getattr(want, k))
+    assert got.info["teacher"] == "gain" and got.info["label"] == "deducer-own"
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exc:
+        main(["2p", "--teacher", "gain", "--label", "nobody", "--rows", "10", "--out", str(tmp_path / "n.npz")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exc.value.code == 2 and len(err) == 1 and "unknown agent 'nobody'" in err[0]
+    assert not (tmp_path / "n.npz").exists()
+    out = tmp_path / "run"
+    assert train_main(["2p", "--timesteps", "0", "--out", str(out), "--num-envs", "4", "--trunk", "32",
+                       "--hidden", "16", "--no-progress", "--imitate", "deducer-own", "--imitate-epochs", "1",
+                       "--demos", str(f)]) == 0
+    _, meta = load_model(str(out / "policy.pt"))
+    a = torch.load(out / "policy.pt", weights_only=True)["state_dict"]
+    b = torch.load(out / "imitation" / "round_0.pt", weights_only=True)["state_dict"]
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    demos = meta["card"]["warm_start"]["demos"]
+    assert meta["card"]["timesteps"] == 0 and len(demos) == 1
+    assert demos[0] == {"file": "d.npz", "rows": 60, **got.info}
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exc:
+        train_main(["2p", "--timesteps", "0", "--out", str(tmp_path / "run2")])
+    assert exc.value.code == 2 and "0: imitation only, with --imitate" in capsys.readouterr().err

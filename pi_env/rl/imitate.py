@@ -16,10 +16,22 @@ collects demonstrations and fits a policy to them:
   learning and structured prediction to no-regret online learning"): the teacher labels the states
   the learner itself reaches, which corrects the errors that compound along the learner's own
   games.
+* ``label``: another agent **labels** the rows while the teacher plays (``--teacher greedy --label
+  deducer-own``): at every learner turn the labeller (an agent by name, one object per game slot
+  and game, as the teacher) is asked for its action on the same observation, and its compact
+  choice is ``y``; the teacher's (or, with ``beta < 1``, the policy's) action is still the one
+  played. The rows then cover the states one agent reaches and teach another agent's decisions
+  there. The labeller's actions are never played: an agent that remembers its previous turn
+  (``greedy``) remembers a turn that did not happen, so label with stateless agents
+  (``deducer``, ``deducer-own``, ``heuristic``).
 * Every row also gets a value target: the learner's outcome of its game (the share of first
   place, as tournaments count it, or the final score with ``reward="score"``) discounted by
   ``gamma`` per learner step still to come — what PPO's critic estimates — so that PPO starts with
   a fitted critic as well as a fitted policy. Only rows of finished games are kept.
+* Rows are written in the learner's encoding as they are collected (``--encoding compact-v3``
+  directly: nothing to convert afterwards); the file also records how they were made
+  (:attr:`Demonstrations.info`: teacher, labeller, encoding, players, seed, opponents, beta), which
+  :func:`pi_env.rl.train.warm_start` copies into the model's card.
 * :func:`collect_parallel`: the same in ``workers`` processes (disjoint seeds), concatenated.
 * :func:`fit`: cross-entropy of the policy's masked logits against ``y`` plus ``value_coef`` times
   the squared error of the value head, Adam, minibatches; returns the loss and the share of rows
@@ -32,12 +44,18 @@ seeds and pass the files to ``python -m pi_env.rl.train --demos A.npz,B.npz``)::
 
     python -m pi_env.rl.imitate 2p --teacher greedy --rows 25000 --seed 101 \
         --opponents gain:0.75,heuristic:0.25 --num-envs 128 --out results/rl/demos/greedy_0.npz
+
+and with a labeller other than the player (the 4-player model's rows, README "learned:4p")::
+
+    python -m pi_env.rl.imitate 4p --teacher greedy --label deducer-own --rows 2000 --seed 4101 \
+        --encoding compact-v3 --opponents heuristic:1 --num-envs 32 --out demos/4p/gl_4101.npz
 """
 
 from __future__ import annotations
 
+import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
@@ -58,6 +76,10 @@ class Demonstrations:
         y: ``int64[N]`` the teacher's compact choices.
         value: ``float32[N]`` discounted outcomes (module docstring).
         played_teacher: ``bool[N]`` whether the teacher's action was the one played.
+        info: how the rows were made (plain values: ``teacher``, ``label``, ``encoding``,
+            ``num_players``, ``seed``, ``opponents``, ``beta``; empty for files written before
+            it existed); :meth:`concat` of parts with different ``info`` keeps them all as
+            ``{"parts": [...]}``.
     """
 
     x: np.ndarray
@@ -65,6 +87,7 @@ class Demonstrations:
     y: np.ndarray
     value: np.ndarray
     played_teacher: np.ndarray
+    info: dict[str, Any] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return int(self.y.shape[0])
@@ -72,20 +95,23 @@ class Demonstrations:
     @staticmethod
     def concat(parts: Sequence["Demonstrations"]) -> "Demonstrations":
         """All rows of ``parts`` in order."""
+        infos = [p.info for p in parts]
+        info = infos[0] if infos and all(i == infos[0] for i in infos) else {"parts": infos}
         return Demonstrations(*(np.concatenate([getattr(p, k) for p in parts]) for k in
-                                ("x", "mask", "y", "value", "played_teacher")))
+                                ("x", "mask", "y", "value", "played_teacher")), info=info)
 
     def save(self, path: str) -> None:
-        """Write the rows as a compressed ``.npz``."""
+        """Write the rows (and :attr:`info` as JSON) as a compressed ``.npz``."""
         np.savez_compressed(path, x=self.x, mask=self.mask, y=self.y, value=self.value,
-                            played_teacher=self.played_teacher)
+                            played_teacher=self.played_teacher, info=np.array(json.dumps(self.info)))
 
     @staticmethod
     def load(path: str) -> "Demonstrations":
         """Rows written by :meth:`save`. Raises PIError for a file without them."""
         try:
             with np.load(path) as f:
-                return Demonstrations(f["x"], f["mask"], f["y"], f["value"], f["played_teacher"])
+                info = json.loads(str(f["info"])) if "info" in f.files else {}
+                return Demonstrations(f["x"], f["mask"], f["y"], f["value"], f["played_teacher"], info)
         except (OSError, KeyError, ValueError) as exc:
             raise PIError(f"demonstrations file {path!r} is not readable ({type(exc).__name__})") from None
 
@@ -150,7 +176,8 @@ def _policy_choices(net: Any, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 def collect(num_players: int, teacher: str, rows: int, *, opponents: Sequence[tuple[Any, float]] = (("gain", 1.0),),
             encoding: str = "compact-v1", policy: "str | None" = None, beta: float = 1.0, num_envs: int = 256,
-            seed: int = 0, gamma: float = 0.995, reward: str = "win", progress: bool = False) -> Demonstrations:
+            seed: int = 0, gamma: float = 0.995, reward: str = "win", label: "str | None" = None,
+            progress: bool = False) -> Demonstrations:
     """At least ``rows`` rows of finished games (module docstring), then cut to ``rows``.
 
     Args:
@@ -167,6 +194,8 @@ def collect(num_players: int, teacher: str, rows: int, *, opponents: Sequence[tu
         seed: games, seats, opponents' and teacher's draws.
         gamma: discount per learner step of the value targets.
         reward: ``"win"`` or ``"score"`` (the value target's outcome).
+        label: an agent name (:func:`pi_env.agents.make_agent`, or ``"gain"``) whose choices label
+            the rows instead of the teacher's (module docstring); ``None``: the teacher labels.
         progress: a tqdm bar.
 
     Raises:
@@ -192,9 +221,12 @@ def collect(num_players: int, teacher: str, rows: int, *, opponents: Sequence[tu
     pools = [PoolOpponent(list(opponents), config) for _ in range(num_players - 1)]
     batch = LearnerBatch(num_envs, num_players, pools, encoding=encoding, seed=seed, parallel=False, reward=reward)
     tutor = Teacher(teacher, config, num_envs, seed=seed + 1)
+    labeller = None if label is None else Teacher(label, config, num_envs, seed=seed + 2)
     rng = np.random.default_rng([seed, 7])
     B = num_envs
     tutor.new_games(np.arange(B))
+    if labeller is not None:
+        labeller.new_games(np.arange(B))
     x, mask = batch.reset()
     open_rows: list[list[int]] = [[] for _ in range(B)]  # rows of each slot's running game
     xs, ms, ys, teach = [], [], [], []
@@ -205,7 +237,8 @@ def collect(num_players: int, teacher: str, rows: int, *, opponents: Sequence[tu
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=rows, desc=f"demonstrations ({teacher}, beta {beta:g})", unit="row")
+        bar = tqdm(total=rows, desc=f"demonstrations ({teacher}{'' if label is None else ', labels ' + label}, "
+                                    f"beta {beta:g})", unit="row")
     while len(kept) < rows:
         live = np.flatnonzero(~batch._restart)
         st = batch.venv.state
@@ -223,7 +256,7 @@ def collect(num_players: int, teacher: str, rows: int, *, opponents: Sequence[tu
                 engine[live[own]] = batch.engine_actions(choice)[live[own]]
         xs.append(x[live])
         ms.append(mask[live])
-        ys.append(np.minimum(t_act, SOLVE_BASE))
+        ys.append(np.minimum(t_act if labeller is None else labeller.act(st, live, seats), SOLVE_BASE))
         teach.append(use_teacher)
         for b, r in zip(live.tolist(), range(total, total + live.size)):
             open_rows[b].append(r)
@@ -243,11 +276,16 @@ def collect(num_players: int, teacher: str, rows: int, *, opponents: Sequence[tu
         ended = np.flatnonzero(done)
         if ended.size:
             tutor.new_games(ended)
+            if labeller is not None:
+                labeller.new_games(ended)
     if bar is not None:
         bar.close()
     idx = np.sort(np.asarray(kept[:rows], dtype=np.int64))
     X, M, Y, T = (np.concatenate(a)[idx] for a in (xs, ms, ys, teach))
-    return Demonstrations(X, M, Y.astype(np.int64), np.asarray(values, dtype=np.float32)[idx], T)
+    info = {"teacher": teacher, "label": teacher if label is None else label, "encoding": encoding,
+            "num_players": num_players, "seed": seed, "opponents": [[str(o), float(w)] for o, w in opponents],
+            "beta": beta, "policy": policy}
+    return Demonstrations(X, M, Y.astype(np.int64), np.asarray(values, dtype=np.float32)[idx], T, info)
 
 
 def _collect_job(kwargs: dict[str, Any]) -> Demonstrations:
@@ -266,7 +304,13 @@ def _collect_job(kwargs: dict[str, Any]) -> Demonstrations:
 def collect_parallel(num_players: int, teacher: str, rows: int, *, workers: int = 2, seed: int = 0,
                      progress: bool = False, **kwargs: Any) -> Demonstrations:
     """:func:`collect` split over ``workers`` processes (worker ``k`` plays seed ``seed + 1000 k``;
-    ``workers == 1`` runs here); the rows of all workers, in worker order."""
+    ``workers == 1`` runs here); the rows of all workers, in worker order (their
+    :attr:`~Demonstrations.info`: the first worker's, with ``seed`` and ``workers`` of this call)."""
+    from pi_env.engine import GameConfig
+
+    for name in (teacher, kwargs.get("label")):  # an unknown agent name fails here, not in a worker
+        if name is not None:
+            Teacher(name, GameConfig(num_players=num_players), 1)
     jobs = []
     per = -(-rows // workers)
     for k in range(workers):
@@ -282,7 +326,9 @@ def collect_parallel(num_players: int, teacher: str, rows: int, *, workers: int 
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
     with ProcessPoolExecutor(len(jobs), mp_context=multiprocessing.get_context(method)) as pool:
         parts = list(pool.map(_collect_job, jobs))
-    return Demonstrations.concat(parts)
+    out = Demonstrations.concat(parts)
+    out.info = {**parts[0].info, "seed": seed, "workers": len(jobs)}
+    return out
 
 
 def fit(policy: Any, demos: Demonstrations, *, epochs: int = 10, minibatch: int = 1024, lr: float = 1e-3,
@@ -378,12 +424,16 @@ def main(argv: "Sequence[str] | None" = None, prog: str = "python -m pi_env.rl.i
 
     p = argparse.ArgumentParser(prog=prog, description="Collect a built-in teacher's play from the learner seat.")
     p.add_argument("task", choices=sorted(TASKS))
-    p.add_argument("--teacher", default="greedy", help="agent name or gain (default greedy)")
+    p.add_argument("--teacher", default="greedy", help="agent name or gain (default greedy): the agent that plays")
+    p.add_argument("--label", default=None, metavar="AGENT",
+                   help="agent name whose choices label the rows (default: the teacher's own)")
     p.add_argument("--rows", type=int, required=True, help="rows of finished games to keep")
     p.add_argument("--out", required=True, help="the .npz file to write")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--opponents", default="gain:1", help="opponents name:weight,... (default gain:1)")
-    p.add_argument("--num-envs", type=int, default=128, help="games stepped together (default 128)")
+    p.add_argument("--num-envs", type=int, default=128, help="games stepped together per worker (default 128)")
+    p.add_argument("--workers", type=int, default=1,
+                   help="processes, worker k playing seed + 1000 k (default 1)")
     p.add_argument("--encoding", default="compact-v1")
     p.add_argument("--gamma", type=float, default=0.995, help="discount of the value targets (default 0.995)")
     p.add_argument("--reward", choices=("win", "score"), default="win")
@@ -395,20 +445,23 @@ def main(argv: "Sequence[str] | None" = None, prog: str = "python -m pi_env.rl.i
     out = Path(args.out)
     if out.exists() and not args.force:
         p.error(f"{out} exists: --force to overwrite it")
-    if args.rows < 1 or args.num_envs < 1:
-        p.error("--rows and --num-envs must be at least 1")
+    if args.rows < 1 or args.num_envs < 1 or args.workers < 1:
+        p.error("--rows, --num-envs and --workers must be at least 1")
     try:
         t0 = time.perf_counter()
-        demos = collect(TASKS[args.task], args.teacher, args.rows, opponents=parse_opponents(args.opponents),
+        demos = collect_parallel(TASKS[args.task], args.teacher, args.rows, workers=args.workers,
+                        opponents=parse_opponents(args.opponents),
                         encoding=args.encoding, policy=args.policy, beta=args.beta, num_envs=args.num_envs,
-                        seed=args.seed, gamma=args.gamma, reward=args.reward, progress=not args.no_progress)
+                        seed=args.seed, gamma=args.gamma, reward=args.reward, label=args.label,
+                        progress=not args.no_progress)
     except PIError as exc:
         p.exit(2, f"{p.prog}: error: {exc}\n")
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.stem + ".tmp.npz")
     demos.save(str(tmp))
     tmp.replace(out)
-    print(f"{len(demos)} rows ({args.teacher}, beta {args.beta:g}) in {time.perf_counter() - t0:.1f} s: {out}",
+    print(f"{len(demos)} rows ({args.teacher}{'' if args.label is None else ', labels ' + args.label}, "
+          f"beta {args.beta:g}) in {time.perf_counter() - t0:.1f} s: {out}",
           file=sys.stdout)
     return 0
 

@@ -52,7 +52,8 @@ from its last checkpoint) or ``--force`` (start again, deleting it)):
   folder per session, ``N`` its first step);
 * ``run.json``: the settings, steps, wall-clock seconds and steps per second of every session.
 
-``--timesteps`` is the total over every session of the run; ``--max-minutes`` ends this session
+``--timesteps`` is the total over every session of the run (``0`` with ``--imitate``: no PPO,
+``policy.pt`` is the warm start's clone); ``--max-minutes`` ends this session
 earlier (the files are written as at the end; ``--resume`` goes on from there).
 
 **Seeds.** ``--seed`` seeds the games, the seats, the opponents' draws and torch; two runs with
@@ -383,7 +384,9 @@ def warm_start(model: Any, num_players: int, teacher: str, rows: int, *, encodin
     where the current policy plays (the teacher's action with probability ``dagger_beta``) and the
     teacher labels every position; after every round the policy and value heads are fitted to all
     rows so far. ``demos``: :meth:`~pi_env.rl.imitate.Demonstrations.save` files (comma-separated,
-    concatenated) to start from instead of the first collection (``python -m pi_env.rl.imitate``). The policy of every round is written to
+    concatenated) to start from instead of the first collection (``python -m pi_env.rl.imitate``; how
+    each file was made, its :attr:`~pi_env.rl.imitate.Demonstrations.info`, goes into the cards as
+    ``demos``). The policy of every round is written to
     ``out/imitation/round_K.pt`` (its card: the round, teacher, rows so far as ``timesteps``, seconds
     of this warm start so far, fit statistics). Returns the statistics of every round."""
     from pi_env.rl.imitate import Demonstrations, collect_parallel, fit
@@ -400,7 +403,9 @@ def warm_start(model: Any, num_players: int, teacher: str, rows: int, *, encodin
         t0 = time.perf_counter()
         if k == 0 and demos:
             files = [f.strip() for f in demos.split(",") if f.strip()]
-            part = Demonstrations.concat([Demonstrations.load(f) for f in files])
+            loaded = [Demonstrations.load(f) for f in files]
+            info["demos"] = [{"file": Path(f).name, "rows": len(d), **d.info} for f, d in zip(files, loaded)]
+            part = Demonstrations.concat(loaded)
             width = int(model.observation_space.shape[0])
             if part.x.shape[1] != width:
                 raise PIError(f"demonstrations {demos!r} hold rows of {part.x.shape[1]} inputs, the policy takes "
@@ -415,7 +420,8 @@ def warm_start(model: Any, num_players: int, teacher: str, rows: int, *, encodin
         policy_file = str(folder / f"round_{k}.pt")
         rows_so_far = sum(len(d) for d in all_demos)
         export_policy(model, policy_file, {**(meta or {}), "card": {
-            "imitation_round": k, "teacher": teacher, "dagger_beta": dagger_beta, "timesteps": rows_so_far,
+            "imitation_round": k, "teacher": teacher, **({"demos": info["demos"]} if "demos" in info else {}),
+            "dagger_beta": dagger_beta, "timesteps": rows_so_far,
             "seconds": round(time.perf_counter() - t_start, 1), **stats}})
         row = {"round": k, "rows": len(part), "collect_seconds": round(t1 - t0, 1),
                "fit_seconds": round(time.perf_counter() - t1, 1), **stats}
@@ -539,7 +545,9 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m pi_env.rl.tra
         require_rl()
     except PIError as exc:
         p.exit(2, f"{p.prog}: error: {exc}\n")
-    for k in ("timesteps", "num_envs", "snapshot_every", "max_snapshots", "threads", "checkpoint_every",
+    if args.timesteps < 0 or (args.timesteps == 0 and not args.imitate):
+        p.error(f"--timesteps must be at least 1 (0: imitation only, with --imitate), got {args.timesteps}")
+    for k in ("num_envs", "snapshot_every", "max_snapshots", "threads", "checkpoint_every",
               "n_steps", "batch_size", "n_epochs", "imitate_rows", "imitate_workers", "imitate_epochs"):
         if getattr(args, k) < 1:
             p.error(f"--{k.replace('_', '-')} must be at least 1, got {getattr(args, k)}")
