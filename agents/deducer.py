@@ -12,7 +12,9 @@ case. Ties are broken by the agent's seeded rng.
 ``deducer-own`` (:class:`OwnQueryDeducerAgent`) solves as ``deducer`` does (the joint posterior) but
 asks the legal query that splits its **own-information** set (uniform weights) most evenly — the
 gains the compact encodings show (``clue_gain`` / ``district_gain``,
-:func:`pi_env.solvers.own_info.query_gains`) — and solves when no query splits that set. It is the
+:func:`pi_env.solvers.own_info.query_gains`), ties to the lowest action id (a clue card before an
+investigator, :func:`~pi_env.solvers.hints.best_gain_index`) — and solves when no query splits that
+set. Deterministic, so a policy can learn it exactly. It is the
 labeller of the 4-player model's demonstrations (``python -m pi_env.rl.imitate --label deducer-own``):
 a rule a policy can read off its encoding, and the solve timing of the joint posterior.
 """
@@ -23,9 +25,10 @@ import numpy as np
 
 from pi_env.core.board import Board
 from pi_env.core.constants import SOLVE_BASE
+from pi_env.core.errors import PIError
 from pi_env.solvers.analysis import analyze_knowledge
-from pi_env.solvers.hints import (GAIN_TOLERANCE, answer_matrix, best_gain_ties, candidate_actions,
-                                  information_gains)
+from pi_env.solvers.hints import (GAIN_TOLERANCE, answer_matrix, best_gain_index, best_gain_ties,
+                                  candidate_actions, information_gains)
 from pi_env.solvers.observation import knowledge_from_observation
 from pi_env.solvers.own_info import observation_case_mask
 
@@ -55,13 +58,21 @@ class DeducerAgent(Agent):
         own_queries: rank the queries by their gain over the own-information set with uniform
             weights (docs/rules.md §9) instead of over the set of ``joint``; when no query splits
             it, solve. Whether to solve and which case to name still come from ``joint``'s set.
+        ties: ``"random"`` (the agent's seeded rng draws among the best queries) or ``"first"``
+            (the lowest action id, :func:`~pi_env.solvers.hints.best_gain_index`).
+
+    Raises:
+        PIError: an unknown ``ties``.
     """
 
     name = "deducer"
 
-    def __init__(self, joint: bool = True, own_queries: bool = False):
+    def __init__(self, joint: bool = True, own_queries: bool = False, ties: str = "random"):
+        if ties not in ("random", "first"):
+            raise PIError(f"ties must be 'random' or 'first', got {ties!r}")
         self.joint = joint
         self.own_queries = own_queries
+        self.ties = ties
 
     def distribution(self, observation: np.ndarray) -> "tuple[np.ndarray, np.ndarray, object]":
         """``(cases, probabilities, knowledge)`` of the observer's case as this agent sees it."""
@@ -87,18 +98,21 @@ class DeducerAgent(Agent):
         if gains.size == 0 or gains.max() <= GAIN_TOLERANCE:  # nothing can split the set: guess
             top = np.flatnonzero(probs >= probs.max() - 1e-15)
             return SOLVE_BASE + int(cases[top[self.rng.integers(top.size)]])
+        if self.ties == "first":
+            return int(actions[best_gain_index(gains)])
         choices = actions[best_gain_ties(gains)]
         return int(choices[self.rng.integers(choices.size)])
 
 
 class OwnQueryDeducerAgent(DeducerAgent):
     """``deducer-own`` (module docstring): :class:`DeducerAgent` with the joint posterior for solving
-    and the own-information set for asking (``DeducerAgent(joint=True, own_queries=True)``)."""
+    and the own-information set for asking, ties to the lowest action id
+    (``DeducerAgent(joint=True, own_queries=True, ties="first")``)."""
 
     name = "deducer-own"
 
     def __init__(self) -> None:
-        super().__init__(joint=True, own_queries=True)
+        super().__init__(joint=True, own_queries=True, ties="first")
 
 
 __all__ = ["DeducerAgent", "OwnQueryDeducerAgent", "consistent_cases"]

@@ -1,6 +1,6 @@
 """``deducer-own`` (:class:`pi_env.agents.deducer.OwnQueryDeducerAgent`, issue #12: the labeller of
 the 4-player model's demonstrations): it solves on the joint posterior as ``deducer`` does and asks
-the legal query of the largest gain over its own-information set. Checked against the compact
+the legal query of the largest gain over its own-information set, ties to the lowest action id. Checked against the compact
 encoding's own-information gains and joint block (the numba kernels: an implementation independent
 of the agent's :func:`information_gains` over :func:`answer_matrix`) at every turn of 4-player games
 played by ``heuristic`` agents."""
@@ -15,6 +15,15 @@ from pi_env.core.constants import SOLVE_BASE
 from pi_env.engine import GameConfig, init, legal_action_mask, observe, step_inplace
 from pi_env.solvers import analyze_knowledge, knowledge_from_observation
 from pi_env.solvers.compact import GAIN_SCALE, compact_layout, compact_size
+
+
+def test_deducer_ties_option_is_checked():
+    import pytest
+
+    from pi_env.core.errors import PIError
+
+    with pytest.raises(PIError, match="ties must be 'random' or 'first', got 'last'"):
+        DeducerAgent(ties="last")
 
 
 def test_deducer_own_asks_the_best_own_information_query_and_solves_on_the_joint_posterior():
@@ -49,7 +58,7 @@ def test_deducer_own_asks_the_best_own_information_query_and_solves_on_the_joint
                 assert action - SOLVE_BASE in joint.cases[joint.probabilities >= top - 1e-15].tolist()
                 counts["nothing splits"] += 1
             else:
-                assert action < SOLVE_BASE and g[action] >= g.max() - 1e-5
+                assert action == int(np.flatnonzero(g >= g.max() - 1e-5)[0])  # ties: the lowest action id
                 counts["query"] += 1
                 ded = DeducerAgent()
                 ded.reset(P, cfg.board, seed=3)
