@@ -375,8 +375,8 @@ def test_command_line_collection_equals_collect_and_feeds_training(tmp_path, cap
 def test_labelled_collection_from_the_command_line_and_imitation_only_training(tmp_path, capsys):
     """``--teacher gain --label deducer-own`` writes :func:`collect`'s rows with that labeller; an
     unknown labeller is one line (exit 2, nothing written); ``train --timesteps 0 --demos F``
-    trains no PPO: ``policy.pt`` is the clone (equal to ``imitation/round_0.pt``) and its card
-    names who played and who labelled the rows."""
+    trains no PPO: ``policy.pt`` is the clone (the file ``imitation/round_0.pt``, card and all) and
+    its card names who played and who labelled the rows."""
     _rl()
     import torch
 
@@ -406,9 +406,11 @@ def test_labelled_collection_from_the_command_line_and_imitation_only_training(t
     a = torch.load(out / "policy.pt", weights_only=True)["state_dict"]
     b = torch.load(out / "imitation" / "round_0.pt", weights_only=True)["state_dict"]
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
-    demos = meta["card"]["warm_start"]["demos"]
-    assert meta["card"]["timesteps"] == 0 and len(demos) == 1
-    assert demos[0] == {"file": "d.npz", "rows": 60, **got.info}
+    card = meta["card"]
+    assert card["imitation_round"] == 0 and card["teacher"] == "deducer-own" and card["timesteps"] == 60
+    assert card["demos"] == [{"file": "d.npz", "rows": 60, **got.info}]
+    run = json.loads((out / "run.json").read_text())
+    assert run["timesteps"] == 0 and run["warm_start"]["demos"] == card["demos"]
     capsys.readouterr()
     with pytest.raises(SystemExit) as exc:
         train_main(["2p", "--timesteps", "0", "--out", str(tmp_path / "run2")])

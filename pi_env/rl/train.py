@@ -53,7 +53,8 @@ from its last checkpoint) or ``--force`` (start again, deleting it)):
 * ``run.json``: the settings, steps, wall-clock seconds and steps per second of every session.
 
 ``--timesteps`` is the total over every session of the run (``0`` with ``--imitate``: no PPO,
-``policy.pt`` is the warm start's clone); ``--max-minutes`` ends this session
+``policy.pt`` is the warm start's last clone, the file ``imitation/round_K.pt`` with its card);
+``--max-minutes`` ends this session
 earlier (the files are written as at the end; ``--resume`` goes on from there).
 
 **Seeds.** ``--seed`` seeds the games, the seats, the opponents' draws and torch; two runs with
@@ -77,7 +78,7 @@ import numpy as np
 
 from pi_env.agents.learned import MODEL_FORMAT, SOLVE_ACTION
 from pi_env.core.errors import PIError
-from pi_env.core.files import write_figure_atomic, write_text_atomic
+from pi_env.core.files import write_bytes_atomic, write_figure_atomic, write_text_atomic
 from pi_env.core.text import csv_text
 
 __all__ = ["train", "main", "PPO_DEFAULTS", "INITIAL_SOLVE_BIAS", "TASKS", "parse_opponents", "export_policy"]
@@ -362,7 +363,11 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     monitor._checkpoint()
     total_seconds = float(rows[-1]["seconds"]) if rows else seconds
     card.update(timesteps=steps, seconds=round(total_seconds, 1), torch=torch.__version__)
-    export_policy(model, out / "policy.pt", {**meta, "card": card})
+    if steps == 0 and warm:  # imitation only: the policy is the last round's clone, card and all
+        last = out / "imitation" / f"round_{len(warm['rounds']) - 1}.pt"
+        write_bytes_atomic(out / "policy.pt", last.read_bytes())
+    else:
+        export_policy(model, out / "policy.pt", {**meta, "card": card})
     model.save(out / "model.zip")
     _write_curve(rows, curve_path)
     plot_curve(rows, out / "curve.png", f"MaskablePPO, {task} ({opponents}; snapshots {snapshot_weight})")
