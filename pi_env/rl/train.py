@@ -392,7 +392,7 @@ def warm_start(model: Any, num_players: int, teacher: str, rows: int, *, encodin
     concatenated) to start from instead of the first collection (``python -m pi_env.rl.imitate``; how
     each file was made, its :attr:`~pi_env.rl.imitate.Demonstrations.info`, goes into the cards as
     ``demos``). The policy of every round is written to
-    ``out/imitation/round_K.pt`` (its card: the round, teacher, rows so far as ``timesteps``, seconds
+    ``out/imitation/round_K.pt`` (its card: the round, teacher, epochs, rows so far as ``timesteps``, seconds
     of this warm start so far, fit statistics). Returns the statistics of every round."""
     from pi_env.rl.imitate import Demonstrations, collect_parallel, fit
 
@@ -426,7 +426,7 @@ def warm_start(model: Any, num_players: int, teacher: str, rows: int, *, encodin
         rows_so_far = sum(len(d) for d in all_demos)
         export_policy(model, policy_file, {**(meta or {}), "card": {
             "imitation_round": k, "teacher": teacher, **({"demos": info["demos"]} if "demos" in info else {}),
-            "dagger_beta": dagger_beta, "timesteps": rows_so_far,
+            "dagger_beta": dagger_beta, "epochs": epochs, "timesteps": rows_so_far,
             "seconds": round(time.perf_counter() - t_start, 1), **stats}})
         row = {"round": k, "rows": len(part), "collect_seconds": round(t1 - t0, 1),
                "fit_seconds": round(time.perf_counter() - t1, 1), **stats}
