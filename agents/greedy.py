@@ -63,7 +63,7 @@ seating (games)                                 no      weight 0.5  weight 1   w
 the second it holds a random player's case, and denial without the activity scale spent its turns
 keeping cards from a player that never uses them.
 
-**Player counts** (:data:`DENIAL_WEIGHTS`, :func:`denial_weight_for`). With 5 players the weight is
+**Player counts** (:data:`DENIAL_WEIGHTS`, :func:`denial_weight_for`). With 4 and 5 players the weight is
 0: the query is chosen by the agent's own gain alone (and a wait, step 5, takes the lowest legal
 clue). Denial slows one of four rivals, and the own bits it gives up slowed the agent in a race
 where the tier falls by 2 points per rotation someone solves: in 120 games of
@@ -77,8 +77,14 @@ the top score decided 30% of those games, and ties go to more unused tiles, docs
 26.7% on seed 3004, mean score 15.69 against 17.23 without it; keeping only the last tile while
 a clue card informs (``last_tile=True``): 35.0% against 31.0% on 150 games of seed 3007, a paired
 difference of +4.0 ± 3.7 (one standard error) points, too weak to adopt in the time measured;
-never naming a case while a query informs: 30.0%. 2–4 players keep weight 1 and every rule
-above (the decisions there are those of the rule before).
+never naming a case while a query informs: 30.0%. With 4 players the weight is 0 too: on tuning
+seed 3021 (200 games per line, same games, one greedy seat against three of the same agent) weight
+0 won 39.8% of its seat-games against three ``heuristic`` (weight 1: 19.5%; paired difference
++20.3 ± 3.9 points, one standard error; 6.70 rotations to a correct solve against 7.63) and 24.3%
+against three ``deducer`` (weight 1: 13.9%; +10.5 ± 3.6, 148 games of each); in
+``greedy,heuristic,random,random`` (seed 3022, 240 games), where greedy holds an active player's
+case a third of the time, 60.2% against 58.5% (+1.7 ± 3.6, no worse). 2 and 3 players keep weight 1
+and every rule above (the decisions there are those of the rule before).
 
 **Candidate queries**: the legal clues and investigators of the action mask. Investigator tiles
 are spent for the game (5 for 3 rounds), so with ``ration_investigators`` (default) an investigator
@@ -160,7 +166,7 @@ DENIAL_WEIGHT = 1.0
 """Weight of the next player's information (:func:`next_player_gains`) against the agent's own in
 the query choice (module docstring, step 4), for the player counts without an entry in
 :data:`DENIAL_WEIGHTS`."""
-DENIAL_WEIGHTS: dict[int, float] = {5: 0.0}
+DENIAL_WEIGHTS: dict[int, float] = {4: 0.0, 5: 0.0}
 """Denial weight by player count where it differs from :data:`DENIAL_WEIGHT` (module docstring,
 *denial by player count*)."""
 
