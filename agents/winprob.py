@@ -31,6 +31,17 @@ player ahead should not risk a −2 that greedy accepts. On every turn of the la
    round surely ends before its next turn (no simulated continuation reaches it: then the plan
    "wait" is exact but for the opponents after it this rotation).
 
+**Player counts** (:data:`EARLY_SOLVES`, :func:`early_solves_for`). With 4 players greedy's query
+becomes a solve only on a surely last turn (as without ``continuation``; the plan "wait" is still
+valued with it): where the round may go on to the agent's next turn (an outcome of
+:meth:`~pi_env.agents.greedy.Outlook.next_turn` leaves it on) greedy's query stands and nothing is
+simulated. With 4 players most such solves were long shots taken when behind (60 games of
+``winprob,greedy,greedy,greedy``, tuning seed 3121, denial weight 1: 23 of the 28 changes of
+greedy's choice, at ``p`` from 0.007 to 0.5, in games the agent then won 2 times), as if the model's
+opponents solved sooner than real ones do (it counts an attempt as a solve); the 5 games in which
+greedy's solve became a query were all won. The 4-player evaluation of the rule before
+(seed 9102) is in the README.
+
 The choices of step 4 are measured, not rules: without the continuation the plan "wait" looks one
 query ahead and then gives up, so it undervalues waiting whenever more turns follow; letting it
 turn greedy's queries into solves anyway made the agent solve far too early (tuning seed 3101,
@@ -59,7 +70,7 @@ from pi_env.agents.greedy import (GreedyAgent, Outlook, Situation, best_query, g
                                   waiting_clue)
 
 __all__ = ["WinProbAgent", "plan_win_shares", "answer_classes", "win_shares", "DEFAULT_SAMPLES", "MARGIN", "CONTINUATION",
-           "ROUNDS_IN_GAME"]
+           "EARLY_SOLVES", "early_solves_for", "ROUNDS_IN_GAME"]
 
 DEFAULT_SAMPLES = 2000
 """Simulated continuations per last-round decision."""
@@ -70,8 +81,19 @@ CONTINUATION = True
 3102, 300 two-player games each against greedy, win share minus greedy's own share in the same
 games (greedy against greedy, paired): with it +2.8 (± 1.9) and +4.3 (± 2.0) points (0.95–0.98
 wrong solves per game), without it +1.0 (± 0.5) on seed 3101."""
+EARLY_SOLVES: dict[int, bool] = {4: False}
+"""By player count where it differs from ``True``: whether the agent may name a case where greedy
+queries while its next turn may still come this round (module docstring, step 4, *player counts*).
+``False``: only on a surely last turn (no outcome of the seats after it in this rotation leaves the
+round on, :meth:`~pi_env.agents.greedy.Outlook.next_turn`); the simulation then runs only where
+greedy solves or on such a turn."""
 ROUNDS_IN_GAME = 3
 """Rounds of a standard game (docs/rules.md §5)."""
+
+
+def early_solves_for(num_players: int) -> bool:
+    """:data:`EARLY_SOLVES` of ``num_players`` (``True`` without an entry)."""
+    return EARLY_SOLVES.get(int(num_players), True)
 _ROTATIONS = 30  # rotations simulated at most (the round ends far earlier in practice)
 
 
@@ -219,6 +241,9 @@ class WinProbAgent(GreedyAgent):
         margin: win share by which the other plan must beat greedy's choice.
         continuation: the plan "wait" goes on after its next turn (module docstring, step 2) and
             may then also turn greedy's queries into solves (step 4).
+        early_solves: with ``continuation``, greedy's query may become a solve on any turn (step 4);
+            ``False``: only on a surely last turn; ``None`` (default): by player count,
+            :func:`early_solves_for` (``False`` with 4 players).
         edition, ration_investigators, denial_weight: as :class:`~pi_env.agents.greedy.GreedyAgent`.
 
     Raises:
@@ -228,8 +253,10 @@ class WinProbAgent(GreedyAgent):
     name = "winprob"
 
     def __init__(self, samples: int = DEFAULT_SAMPLES, margin: float = MARGIN, edition: str = "second",
-                 ration_investigators: bool = True, continuation: bool = CONTINUATION, **kwargs):
+                 ration_investigators: bool = True, continuation: bool = CONTINUATION,
+                 early_solves: bool | None = None, **kwargs):
         super().__init__(edition=edition, ration_investigators=ration_investigators, **kwargs)
+        self.early_solves = None if early_solves is None else bool(early_solves)
         if int(samples) < 1:
             raise ValueError(f"samples must be at least 1, got {samples!r}")
         if not margin >= 0:
@@ -253,6 +280,10 @@ class WinProbAgent(GreedyAgent):
     def decide(self, s: Situation, observation: np.ndarray, g: int) -> int:
         """The plan of step 4 (module docstring) given greedy's choice ``g``."""
         solve = SOLVE_BASE + s.best_case
+        allowed = early_solves_for(self.num_players) if self.early_solves is None else self.early_solves
+        early = self.continuation and allowed
+        if g < SOLVE_BASE and not allowed and any(on and prob > 0 for prob, on, _ in s.outlook.next_turn()):
+            return g  # the round may go on to the agent's next turn: greedy's query stands, unsimulated
         if g >= SOLVE_BASE:
             b = best_query(s, self.denial_weight)
             if b is not None:
@@ -276,4 +307,4 @@ class WinProbAgent(GreedyAgent):
         self.last = (now, wait, nxt)
         if g >= SOLVE_BASE:
             return query if wait > now + self.margin else g
-        return solve if (nxt == 0.0 or self.continuation) and now > wait + self.margin else g
+        return solve if (nxt == 0.0 or early) and now > wait + self.margin else g

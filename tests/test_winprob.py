@@ -223,3 +223,75 @@ def test_plan_wait_goes_on_with_its_own_turns_to_solve():
     one_hot = np.roll(one_hot, 1)
     assert plan_win_shares(*args, np.random.default_rng(0), one_hot)[1] == 0.0
     assert plan_win_shares(*args, np.random.default_rng(0))[1] == 0.0
+
+
+def _four_player_last_turn(seat2_open: bool):
+    """The two-case position (M, X at 1/2 each) with 4 players in round 3: seat 1 moved first this
+    rotation and named its case H correctly (21 points), the agent has 20 (a right solve gains 1,
+    capped at 21) and moves last in the rotation (order 1, 2, 3, 0). Seat 3 attempted earlier in
+    the round (a failed solve); seat 2 too unless ``seat2_open`` (then it answered one clue card
+    with nothing and has not attempted)."""
+    from test_greedy import _elements
+
+    from pi_env.core.constants import case_index
+
+    obs, mask, board, m, x = two_case_position(False, players=4)
+    layout = observation_layout(4)
+    _put(obs, layout, "round", 2)
+    _put(obs, layout, "score", 20, seat=0)
+    _put(obs, layout, "score", 21, seat=1)
+    named = np.zeros(36, dtype=np.int16)
+    named[_elements((0, 0, 0))] = 1
+    _put(obs, layout, "solved_case", named, seat=1)
+    _put(obs, layout, "solved", 1, seat=1)
+    _put(obs, layout, "attempted", 1, seat=1)
+    _put(obs, layout, "first_seat", 1)
+    for seat in (1, 2, 3):
+        _put(obs, layout, "inv_left", 4, seat=seat)
+    for seat in ((3,) if seat2_open else (2, 3)):
+        failed = np.zeros(1680, dtype=np.int16)
+        failed[case_index(5, 5, 5 + seat)] = 1
+        _put(obs, layout, "failed", failed, seat=seat)
+        _put(obs, layout, "attempted", 1, seat=seat)
+    if seat2_open:
+        front = np.zeros(36, dtype=np.int16)
+        front[35] = 1
+        _put(obs, layout, "front", front, seat=2)
+    return obs, mask, board, m, x
+
+
+def test_four_players_solve_instead_of_a_query_only_on_a_surely_last_turn():
+    """4 players (``EARLY_SOLVES``): greedy's query becomes a solve only on a surely last turn.
+    Seats 2 and 3 have attempted, seat 1 solved: after the agent's turn at most one player (the
+    agent) has not attempted, so the round ends with this rotation (docs/rules.md §5). Greedy
+    waits (E_now = 1/2 · 1 − 1/2 · 2 < 0); waiting loses 20 : 21, a right solve ties at 21 and wins
+    on 5 unused tiles against 4: winprob names M (the lower id; solve-now win share about 1/2,
+    wait 0). With seat 2 still open the round goes on after this rotation whatever happens (no
+    seat acts after the agent in it): the 4-player default keeps greedy's query without
+    simulating (``last`` is None); with ``early_solves=True`` (the 2-player rule) it simulates and
+    also keeps it there (waiting, it is certain on its next turn: 21 : 21, tiles 5 : 4, a win)."""
+    from pi_env.agents.winprob import early_solves_for
+
+    assert [early_solves_for(p) for p in (2, 3, 4, 5)] == [True, True, False, True]
+    obs, mask, board, m, x = _four_player_last_turn(seat2_open=False)
+    s = assess(obs, mask, 4, board)
+    assert s.probs.tolist() == [0.5, 0.5] and s.outlook.order == (1, 2, 3, 0)
+    assert all(not on for _, on, _ in s.outlook.next_turn())
+    g = greedy_decision(s)
+    assert g < SOLVE_BASE
+    agent = WinProbAgent(samples=500)
+    agent.reset(4, board, seed=0)
+    assert agent.act(obs, mask) == SOLVE_BASE + m
+    assert agent.last[1] == 0.0 and agent.last[2] == 0.0 and 0.4 < agent.last[0] < 0.6
+    obs, mask, board, m, x = _four_player_last_turn(seat2_open=True)
+    s = assess(obs, mask, 4, board)
+    assert s.probs.tolist() == [0.5, 0.5]
+    assert [(prob, on) for prob, on, _ in s.outlook.next_turn()] == [(1.0, True)]
+    g = greedy_decision(s)
+    assert g < SOLVE_BASE
+    agent = WinProbAgent(samples=500)
+    agent.reset(4, board, seed=0)
+    assert agent.act(obs, mask) == g and agent.last is None
+    agent = WinProbAgent(samples=500, early_solves=True)
+    agent.reset(4, board, seed=0)
+    assert agent.act(obs, mask) == g and agent.last is not None and agent.last[1] == 1.0
