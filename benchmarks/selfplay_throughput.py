@@ -14,10 +14,13 @@ Rows, all measured in this run (numba compile time excluded by a warm-up):
   game; each turn is one fused numba call (:class:`pi_env.engine.rows.SelfPlayTurn`: step, new
   games, next rows, observation and mask). Three builds, measured in alternating slices: one
   thread (``parallel=False``), threads (``parallel=True``) and the default for that batch size
-  (``parallel=None``); ``default / 1`` is the never-slower check. Also (c0) the same env with
-  ``observations=False`` (rows and masks only: what the flat encoding costs). Targets on the
-  2-core machine: >= 500,000 agent-steps/s at B = 4096 (issue #7), >= 2,000,000 with observations
-  and masks (issue #16 item 1);
+  (``parallel=None``); ``default / 1`` is the never-slower check. Also (c1) the same env with
+  ``observations="packed"`` (the packed encoding of :mod:`pi_env.engine.packed`, ``float32[B, 150 +
+  269·P]``, 688 floats per row for 2 players, written by the same fused call) and (c0) with
+  ``observations=False`` (rows and masks only: what an encoding costs); ``vs flat`` is the
+  default build's rate over that of the flat rows at the same batch size, measured in the same
+  slices. Targets on the 2-core machine: >= 500,000 agent-steps/s at B = 4096 (issue #7),
+  >= 2,000,000 with observations and masks (issue #16 item 1);
 * (d) the same with the solver-augmented encoding (``SolverFeaturesVecEnv``: the exact posterior,
   :func:`pi_env.solvers.own_info.joint_features`, in batch) at ``--solver-batch`` games and a policy that mostly queries (so positions
   look like real play); its cost per row is printed;
@@ -27,11 +30,13 @@ An *agent-step* is one row: a seat's turn, or the terminal row that tells a seat
 (the AEC loop of (a) counts the matching dead steps the same way). ``turns/s`` counts only the rows
 that applied an action.
 
-The compact encoding (``pi_env.solvers.compact``, a few hundred floats of posteriors and gains) is
-not an encoding of this env (it belongs to the solver layer and is computed per row by the solver:
-``benchmarks/rl_training_speed.py`` measures it), so it has no row here.
+The compact encodings of the learned agents (``pi_env.solvers.compact``, a few hundred floats of
+posteriors and gains) are not encodings of this env (they belong to the solver layer and are
+computed per row by the solver, some 30,000 rows/s: ``benchmarks/own_info_speed.py`` and
+``benchmarks/rl_training_speed.py`` measure them), so they have no row here.
 
-    python benchmarks/selfplay_throughput.py [--players 2] [--batch 256 1024 4096] [--seconds 3]
+    python benchmarks/selfplay_throughput.py [--players 2] [--batch 256 1024 4096] [--seconds 3] [--rounds 3]
+        [--only-selfplay]
 """
 
 from __future__ import annotations
@@ -121,13 +126,18 @@ def bench_env(env, seconds: float, policy=None) -> tuple[float, float, float, fl
             return rows / elapsed, turns / elapsed, elapsed / calls, rows / (time.process_time() - c0)
 
 
-def bench_builds(players: int, batch: int, seconds: float, observations: bool = True, rounds: int = 3
-                 ) -> dict[bool | None, tuple[float, float]]:
-    """``{parallel: (rows/s, rows per CPU second)}`` of ``SelfPlayVecEnv`` with random legal actions
-    for one thread (``False``), threads (``True``) and the default (``None``), in ``rounds``
-    alternating slices of ``seconds / rounds`` each."""
-    envs = {p: SelfPlayVecEnv(batch, num_players=players, parallel=p, observations=observations)
-            for p in (False, True, None)}
+ENCODINGS = ((True, "(c) flat obs + masks"), ("packed", "(c1) packed obs + masks"), (False, "(c0) no obs, masks"))
+"""The ``observations=`` of the env measured, with their row labels."""
+
+
+def bench_builds(players: int, batch: int, seconds: float, observations=(True, "packed", False), rounds: int = 3
+                 ) -> dict[tuple, tuple[float, float]]:
+    """``{(observations, parallel): (rows/s, rows per CPU second)}`` of ``SelfPlayVecEnv`` with
+    random legal actions, for each ``observations`` and one thread (``False``), threads (``True``)
+    and the default (``None``), in ``rounds`` alternating slices of ``seconds / rounds`` each per
+    configuration (every configuration gets a slice in each round)."""
+    envs = {(o, p): SelfPlayVecEnv(batch, num_players=players, parallel=p, observations=o)
+            for o in observations for p in (False, True, None)}
     actions = np.empty(batch, dtype=np.int64)
     totals = {p: [0, 0.0, 0.0] for p in envs}
     for env in envs.values():
@@ -171,12 +181,15 @@ def main() -> None:
                              "not depend on how many)")
     parser.add_argument("--solver-batch", type=int, default=64)
     parser.add_argument("--opponent-batch", type=int, default=1024)
+    parser.add_argument("--rounds", type=int, default=3, help="alternating slices per measurement")
+    parser.add_argument("--only-selfplay", action="store_true",
+                        help="only the baseline (a) and the SelfPlayVecEnv table (no (b), (d), (e))")
     args = parser.parse_args()
     P, B = args.players, max(args.batch)
     # warm-up: compile every kernel outside the measurements
     bench_engine(P, 300, 0.05)
     for parallel in (False, True):
-        for observations in (True, False):
+        for observations, _ in ENCODINGS:
             bench_env(SelfPlayVecEnv(4, num_players=P, parallel=parallel, observations=observations), 0.02)
     bench_baseline(P, 2, 0.05)
 
@@ -185,17 +198,31 @@ def main() -> None:
     load0 = os.getloadavg()[0] if hasattr(os, "getloadavg") else nan
     base, base_cpu = bench_baseline(P, args.baseline_envs, args.seconds)
     rows.append((f"(a) loop of {args.baseline_envs} PettingZoo raw_env", base, nan, nan, base_cpu))
-    eng, eng_cpu = bench_engine(P, B, args.seconds)
-    rows.append((f"(b) bare engine B={B}, no observations", eng, nan, nan, eng_cpu))
+    if not args.only_selfplay:
+        eng, eng_cpu = bench_engine(P, B, args.seconds)
+        rows.append((f"(b) bare engine B={B}, no observations", eng, nan, nan, eng_cpu))
     builds = []
+    kinds = [o for o, _ in ENCODINGS]
     for b in sorted(args.batch):
-        for observations, label in ((True, "(c) flat obs + masks"), (False, "(c0) no obs, masks")):
-            res = bench_builds(P, b, args.seconds, observations)
-            one, many, default = res[False][0], res[True][0], res[None][0]
+        res = bench_builds(P, b, args.seconds, kinds, args.rounds)
+        for observations, label in ENCODINGS:
+            one, many, default = (res[observations, p][0] for p in (False, True, None))
             chosen = "threads" if default_threaded(b) else "1 thread"
-            builds.append((f"{label} B={b}", f"{one:,.0f}", f"{res[False][1]:,.0f}", f"{many:,.0f}",
+            builds.append((f"{label} B={b}", f"{one:,.0f}", f"{res[observations, False][1]:,.0f}", f"{many:,.0f}",
                            f"{many / one:.2f}", f"{default:,.0f} ({chosen})", f"{default / one:.2f}",
-                           f"{max(one, many, default) / base:.1f}"))
+                           f"{default / res[True, None][0]:.2f}", f"{max(one, many, default) / base:.1f}"))
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else nan
+    print(f"{P} players, {args.seconds:g} s per row (and per build, in {args.rounds} alternating slices), "
+          f"{os.cpu_count()} CPUs, load average {load0:.1f} at the start, {load:.1f} after the self-play table; "
+          "agent-steps = rows returned (turns + terminal rows)")
+    print("SelfPlayVecEnv, every seat a learner, random legal actions (agent-steps/s; flat encoding: "
+          f"float32[B, {618 + 1912 * P}], packed: float32[B, {150 + 269 * P}]):")
+    print("\n".join(format_table(builds, ("configuration", "1 thread", "per CPU-s", "threads", "threads / 1",
+                                          "default (build chosen)", "default / 1", "vs flat", "best vs (a)"),
+                                 align="lrrrrrrrr")))
+    print(f"(a) baseline: a loop of {args.baseline_envs} PettingZoo raw_env: {base:,.0f} agent-steps/s")
+    if args.only_selfplay:
+        return
     sb = args.solver_batch
     wrapped = SolverFeaturesVecEnv(SelfPlayVecEnv(sb, num_players=P))
     bench_env(wrapped, 0.05, querying_policy)
@@ -210,15 +237,7 @@ def main() -> None:
     rows.append((f"(e) learner vs random agents B={ob}", *bench_env(opp, args.seconds)))
 
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else nan
-    print(f"{P} players, {args.seconds:g} s per row (and per build), {os.cpu_count()} CPUs, load average "
-          f"{load0:.1f} at the start, {load:.1f} at the end; agent-steps = rows returned (turns + terminal "
-          "rows)")
-    print("SelfPlayVecEnv, every seat a learner, random legal actions (agent-steps/s; flat encoding: "
-          f"float32[B, {618 + 1912 * P}]):")
-    print("\n".join(format_table(builds, ("configuration", "1 thread", "per CPU-s", "threads", "threads / 1",
-                                          "default (build chosen)", "default / 1", "best vs (a)"),
-                                 align="lrrrrrrr")))
-    print("Other rows:")
+    print(f"Other rows (load average {load:.1f} at the end):")
     body = [(name, f"{sps:,.0f}", "" if np.isnan(tps) else f"{tps:,.0f}",
              "" if np.isnan(call) else f"{call * 1e3:.2f}", f"{sps / base:.1f}", f"{cpu:,.0f}")
             for name, sps, tps, call, cpu in rows]

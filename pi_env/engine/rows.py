@@ -8,8 +8,9 @@ in one numba call, range by range of 64 games whose states stay in cache: the en
 game (docs/rules.md §4–§7), its failed solves recorded (:class:`~pi_env.engine.writer.FailedSolves`),
 a new game in every slot whose last terminal row was returned (the slot's generator stream continues,
 as :func:`pi_env.engine.reset_games`), the next row picked, and that row's observation written
-(:class:`~pi_env.engine.writer.ObservationWriter`, the flat encoding's scales) with its legal-action
-mask. It gives exactly what the separate calls give (``tests/test_selfplay.py`` compares them),
+(the flat rows of :class:`~pi_env.engine.writer.ObservationWriter` or the packed rows of
+:class:`~pi_env.engine.packed.PackedWriter`, or none) with its legal-action mask. It gives exactly
+what the separate calls give (``tests/test_selfplay.py`` and ``tests/test_packed.py`` compare them),
 without a pass over the batch per stage.
 """
 
@@ -22,6 +23,7 @@ from numba import prange
 
 from pi_env.core._config import batch_kernel, rule_step
 from pi_env.engine import _kernels as K
+from pi_env.engine.packed import PackedWriter, _write_packed_row
 from pi_env.engine.writer import FailedSolves, ObservationWriter, _track_failed_game, _write_row
 
 __all__ = ["advance_kernel", "SelfPlayTurn"]
@@ -83,9 +85,11 @@ def advance_kernel(active, learner, notified, acc, row_seat, row_terminal, pendi
 def _selfplay_kernel(actions, rejected, num_players, rules, num_rounds, max_rotations, adjacency, investigators,
                      learner, notified, acc, row_seat, row_terminal, pending, need_opp, games, out_reward,
                      out_term, out_trunc, seat8, f_list, f_count, f_round, encode, off, scale, obs, c_td,
-                     c_fpos, c_fn, c_bits, c_held, c_solved, c_inv, mask, failed_words, *S):
-    """One self-play turn of every game, range by range (module docstring; ``S``: the state's
-    arrays in :meth:`State.arrays` order)."""
+                     c_fpos, c_fn, c_bits, c_held, c_solved, c_inv, p_off, p_scale, p_fcount, p_obs, p_td,
+                     p_bits, p_inv, p_fn, mask, failed_words, *S):
+    """One self-play turn of every game, range by range (module docstring; ``encode``: 0 no
+    observation, 1 the flat rows ``obs``, 2 the packed rows ``p_obs``; ``S``: the state's arrays in
+    :meth:`State.arrays` order)."""
     (rng, round_, first_player, current_player, rotation, tier, solved_this_rotation, done, truncated, turn,
      tile_district, district_tile, case, card_place, deck, deck_size, front, spot, trace, inv_count,
      inv_district, inv_answer, inv_markers, inv_suppressed, inv_left, attempted, solved, solved_case,
@@ -117,7 +121,13 @@ def _selfplay_kernel(actions, rejected, num_players, rules, num_rounds, max_rota
                           out_term, out_trunc, done, truncated, current_player, last_player, rewards)
             p = row_seat[b]
             seat8[b] = p
-            if encode:
+            if encode == 2:
+                _write_packed_row(b, p, p_off, p_scale, p_fcount, p_obs, p_td, p_bits, p_inv, p_fn, f_list, f_count,
+                                  round_, first_player,
+                                  current_player, rotation, tier, tile_district, case, card_place, deck_size, front,
+                                  spot, trace, inv_count, inv_district, inv_answer, inv_suppressed, inv_left,
+                                  attempted, solved, solved_case, failed, failed_words, score)
+            elif encode == 1:
                 _write_row(b, p, off, scale, obs, c_td, c_fpos, c_fn, c_bits, c_held, c_solved, c_inv, f_list,
                            f_count, round_, first_player, current_player, rotation, tier, tile_district, case,
                            card_place, deck_size, front, spot, trace, inv_count, inv_district, inv_answer,
@@ -139,7 +149,10 @@ class SelfPlayTurn:
             float32[B]``, ``terminated bool[B]``, ``truncated bool[B]``, ``seat int8[B]`` (the
             row's seat).
         failed: the :class:`~pi_env.engine.writer.FailedSolves` of the games.
-        writer: the observation writer of the rows, or ``None`` (no observations).
+        writer: the writer of the rows' observations: an
+            :class:`~pi_env.engine.writer.ObservationWriter` (the flat rows), a
+            :class:`~pi_env.engine.packed.PackedWriter` (the packed rows), or ``None`` (no
+            observations).
         mask: ``int8[B, 1730]``: the rows' legal-action masks (the clue and investigator entries are
             written; the solve entries are left as they are, ones).
         parallel: threaded (``True``), serial (``False``) or by batch size (``None``, the family
@@ -147,15 +160,17 @@ class SelfPlayTurn:
     """
 
     def __init__(self, engine: Any, rows: tuple[np.ndarray, ...], failed: FailedSolves,
-                 writer: "ObservationWriter | None", mask: np.ndarray, parallel: bool | None = None):
+                 writer: "ObservationWriter | PackedWriter | None", mask: np.ndarray, parallel: bool | None = None):
         st = engine.state
         B, P = engine.batch_size, engine.num_players
         self._kernel = _selfplay_kernel.for_batch(B, parallel)
-        if writer is None:
-            dummy = ObservationWriter(1, P, np.ones(23, dtype=np.float32))
-            enc = (False, dummy._offsets, dummy.scales, dummy._rows, *dummy._caches.arrays())
-        else:
-            enc = (True, writer._offsets, writer.scales, writer._rows, *writer._caches.arrays())
+        # the kernel takes both writers' arrays; the one not in use is a dummy of one row
+        ones = np.ones(23, dtype=np.float32)
+        flat = writer if isinstance(writer, ObservationWriter) else ObservationWriter(1, P, ones)
+        packed = writer if isinstance(writer, PackedWriter) else PackedWriter(1, P, ones)
+        code = 0 if writer is None else (1 if isinstance(writer, ObservationWriter) else 2)
+        enc: tuple[Any, ...] = (code, flat._offsets, flat.scales, flat._rows, *flat._caches.arrays(),
+                                *packed.kernel_args())
         cfg = engine.config
         self._rejected = engine._rejected
         self._args = (P, cfg.rules_code, cfg.num_rounds, cfg.max_rotations, cfg.board.adjacency,

@@ -33,7 +33,7 @@ NUM_COMPONENTS = len(observation_layout(2))
 """Number of observation components (23), the length of a ``scales`` vector."""
 
 
-@kernel
+@rule_step(inline=True)
 def _bits36(flags):
     """The 36 flags ``flags[0..35]`` as the low bits of a ``uint64``."""
     m = np.uint64(0)
@@ -42,7 +42,7 @@ def _bits36(flags):
     return m
 
 
-@kernel
+@rule_step(inline=True)
 def _write_bits(dst, old, new, one):
     """Store the flags ``new`` (36 bits) as ``0`` / ``one`` into ``dst[0..35]``, which holds
     ``old``: only the entries that differ are written."""

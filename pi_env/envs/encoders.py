@@ -58,6 +58,15 @@ code: what a player sees is the engine's.
 
 The encoding contains nothing from which the player's own case follows other than the
 answers to it (``tests/test_encoders.py`` checks two games that differ only in that case).
+
+Packed encoding
+---------------
+
+``float32[150 + 269 * P]`` (2 players: 688): the flat encoding with the one-hot tiles replaced by
+each tile's district index and the ``P × 1680`` failed-solve flags by a count and per-element shares
+(:mod:`pi_env.engine.packed` documents every entry; the other components and their scales are the
+flat encoding's). :func:`encode_packed`, :class:`PackedEncoder`, :func:`packed_bounds`; the
+self-play env returns it with ``observations="packed"``.
 """
 
 from __future__ import annotations
@@ -69,10 +78,13 @@ import numpy as np
 
 from pi_env.engine import GameConfig, State, check_config, observation_layout, observation_size
 from pi_env.engine.observe import player_array
+from pi_env.engine.packed import PackedWriter, packed_layout, packed_size, write_packed
 from pi_env.engine.writer import FailedSolves, ObservationWriter, observe_scaled
+from pi_env.core.errors import PIError
 
 __all__ = ["flat_size", "flat_layout", "flat_scales", "flat_bounds", "encode_flat",
-           "encode_flat_reference", "FlatEncoder", "FailedSolves", "check_config", "players_array"]
+           "encode_flat_reference", "FlatEncoder", "FailedSolves", "check_config", "players_array",
+           "packed_size", "packed_layout", "packed_bounds", "encode_packed", "PackedEncoder"]
 
 _COMPONENT_NAMES = tuple(observation_layout(2))
 players_array = player_array  # the engine's, under the name this module has always exported
@@ -227,3 +239,108 @@ def encode_flat(state: State, config: GameConfig, player: "int | np.ndarray",
     """
     check_config(state, config)
     return observe_scaled(state, player, _component_scales(config), out)
+
+
+def packed_bounds(config: GameConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Per-entry ``(low, high)`` ``float32`` bounds of the packed encoding: the flat encoding's
+    bounds for the components it shares with it, ``[0, 1]`` for ``tile_district``,
+    ``failed_count`` and ``failed_share``."""
+    P = config.num_players
+    flow, fhigh = flat_bounds(config)
+    flat = flat_layout(P)
+    low = np.zeros(packed_size(P), dtype=np.float32)
+    high = np.ones(packed_size(P), dtype=np.float32)
+    for name, (start, shape) in packed_layout(P).items():
+        if name in flat and name != "tiles":
+            n = int(np.prod(shape)) if shape else 1
+            f0 = flat[name][0]
+            low[start:start + n] = flow[f0:f0 + n]
+            high[start:start + n] = fhigh[f0:f0 + n]
+    return low, high
+
+
+def encode_packed(state: State, config: GameConfig, player: "int | np.ndarray",
+                  out: np.ndarray | None = None) -> np.ndarray:
+    """The packed encoding (:mod:`pi_env.engine.packed`) of ``player`` in every game of ``state``,
+    with the flat encoding's scales.
+
+    Args:
+        state: a batch of ``B`` games.
+        config: its rules (for the scales).
+        player: one player for all games, or ``int[B]`` a player per game.
+        out: optional C-contiguous ``float32[B, packed_size(P)]`` buffer; it is overwritten entirely.
+
+    Returns:
+        ``float32[B, packed_size(P)]`` (``out`` if given).
+
+    Raises:
+        PIError: a player out of range or of the wrong shape, a ``config`` for another player
+            count, or a wrong ``out``.
+
+    Example:
+        >>> from pi_env.engine import GameConfig, init
+        >>> cfg = GameConfig(num_players=2)
+        >>> encode_packed(init(cfg, 3, seed=0), cfg, [0, 1, 0]).shape
+        (3, 688)
+    """
+    check_config(state, config)
+    return write_packed(state, player_array(state, player), _component_scales(config), out)
+
+
+class PackedEncoder:
+    """Fills a preallocated ``float32[B, packed_size(P)]`` buffer with packed encodings (the
+    counterpart of :class:`FlatEncoder`; each row is rewritten whole).
+
+    Args:
+        config: the batch's rules (player count and scales).
+        batch_size: ``B``.
+        parallel: threaded (``True``), serial (``False``) or as :mod:`pi_env.core._config` decides
+            for ``batch_size`` (``None``).
+    """
+
+    def __init__(self, config: GameConfig, batch_size: int, parallel: bool | None = None):
+        P = config.num_players
+        self.config, self.batch_size, self.size = config, int(batch_size), packed_size(P)
+        self._writer = PackedWriter(self.batch_size, P, _component_scales(config), parallel=parallel)
+        self.buffer = self._writer.buffer
+        self._make_view()
+
+    def _make_view(self) -> None:
+        self._view = self.buffer.view()
+        self._view.flags.writeable = False
+
+    def __getstate__(self) -> dict[str, Any]:
+        saved = dict(self.__dict__)
+        del saved["_view"]
+        return saved
+
+    def __setstate__(self, saved: dict[str, Any]) -> None:
+        self.__dict__.update(saved)
+        self._make_view()
+
+    @property
+    def writer(self) -> PackedWriter:
+        """The engine's writer that fills :attr:`buffer` (for the fused self-play turn)."""
+        return self._writer
+
+    @property
+    def view(self) -> np.ndarray:
+        """The read-only ``float32[B, packed_size(P)]`` view of the buffer."""
+        return self._view
+
+    def encode(self, state: State, player: "int | np.ndarray", check: bool = True,
+               failed: "FailedSolves | None" = None) -> np.ndarray:
+        """Encode row ``b`` for player ``player[b]`` (negative: leave the row); ``failed``: the
+        caller's up-to-date :class:`FailedSolves` of ``state`` (faster), else the flags are
+        scanned. Returns the read-only view, overwritten by the next call.
+
+        Raises:
+            PIError: (``check``) a state of another shape, or bad players.
+        """
+        if check:
+            if state.batch_size != self.batch_size or state.num_players != self.config.num_players:
+                raise PIError(f"state has B={state.batch_size}, P={state.num_players}; the encoder was built "
+                              f"for B={self.batch_size}, P={self.config.num_players}")
+            player = player_array(state, player)
+        self._writer.write(state, np.asarray(player, dtype=np.int64), failed)
+        return self._view

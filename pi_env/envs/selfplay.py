@@ -10,7 +10,7 @@ returns, per game, one *row* for the next learner seat that must act.
 | Games              | `num_envs` (B), each with 2 to 5 players (`num_players`, default 2)       |
 | Learner seats      | every seat (`opponents=None`), or one rotating seat plus `"self"` seats   |
 | Action Shape       | `int[B]`, values 0 .. 1729 (`single_action_space = Discrete(1730)`)      |
-| Observation Shape  | `float32[B, 618 + 1912·P]` (2 players: 4442), the flat encoding           |
+| Observation Shape  | `float32[B, 618 + 1912·P]` (2 players: 4442), the flat encoding; `observations="packed"`: `float32[B, 150 + 269·P]` (688) |
 | Observation Values | about 0 .. 1 (`pi_env.envs.encoders`; bounds in `single_observation_space`)     |
 | Rewards            | `float32[B]`: the row's seat's score change since its previous row        |
 | Episode end        | `bool[B]` terminated / truncated, one terminal row per learner seat       |
@@ -29,7 +29,8 @@ Games are independent: in one call some rows may be turns and others terminal ro
 
 ### Observation Space
 
-`obs[b]` is the flat encoding (:func:`pi_env.envs.encoders.encode_flat`, documented there) of seat `s`'s
+`obs[b]` is the flat encoding (:func:`pi_env.envs.encoders.encode_flat`, documented there; with
+`observations="packed"` the packed encoding, :mod:`pi_env.engine.packed`) of seat `s`'s
 view: the engine observation of `s` (docs/rules.md §9: everything public plus the case `s` holds, never
 its own case), scaled to about `[0, 1]`, relative seats (seat 0 = `s`). For a terminal row it is the
 view of the final position. :class:`pi_env.envs.encoders.SolverFeaturesVecEnv` wraps this env to append
@@ -134,7 +135,11 @@ The rules arguments are those of :class:`pi_env.engine.GameConfig` (and of `pi_e
 `check=False` skips the legality check of the learner's actions: the engine then ignores an
 illegal one (any integer; that game is not stepped and its row comes again, reward 0), see
 :meth:`pi_env.engine.Engine.step`.
-`observations=False` skips the flat encoding: `obs` is then `float32[B, 0]`, for learners that
+`observations="packed"` returns the packed encoding instead of the flat one (`float32[B, 150 + 269·P]`,
+688 for 2 players: the flat encoding with the one-hot tiles as district indices and the failed-solve
+flags as counts and per-element shares; :mod:`pi_env.engine.packed` documents every entry), written by
+the same fused call; `observations="flat"` is `True`.
+`observations=False` skips the encoding: `obs` is then `float32[B, 0]`, for learners that
 encode the rows themselves from `state` and `info["to_move"]` (e.g. :mod:`pi_env.rl.engine_env`);
 rows, masks, rewards and ends are unchanged.
 `parallel`: run the engine's kernels and the encoder on all cores (`True`), on one (`False`), or
@@ -180,7 +185,7 @@ from pi_env.engine.arrays import action_array
 from pi_env.engine.position import check_rules, load_positions, rules_of, save_position
 from pi_env.engine.rows import SelfPlayTurn, advance_kernel
 from pi_env.engine.state import DEFAULT_MAX_ROUNDS
-from pi_env.envs.encoders import FailedSolves, FlatEncoder, flat_bounds
+from pi_env.envs.encoders import FailedSolves, FlatEncoder, PackedEncoder, flat_bounds, packed_bounds
 
 __all__ = ["SelfPlayVecEnv", "RandomBatchOpponent", "is_batch_opponent"]
 
@@ -275,7 +280,7 @@ class SelfPlayVecEnv(VectorEnv):
                  mode: str = "standard", max_rounds: int = DEFAULT_MAX_ROUNDS,
                  opponents: "None | str | Sequence[Any]" = None, learner_seats: "str | int" = "rotate",
                  seed: int | None = None, copy: bool = False, check: bool = True,
-                 parallel: bool | None = None, observations: bool = True):
+                 parallel: bool | None = None, observations: "bool | str" = True):
         if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
             raise PIError(f"num_envs must be a positive integer, got {num_envs!r}")
         self.config = GameConfig(num_players=num_players, edition=edition, variants=tuple(variants),
@@ -314,11 +319,20 @@ class SelfPlayVecEnv(VectorEnv):
                 self._agents[b] = [None] + [None if f is None or is_batch_opponent(f) else f()
                                             for f in self._factories]
         # spaces
-        self.observations = bool(observations)
-        self._encoder = FlatEncoder(self.config, B, parallel=parallel) if self.observations else None
-        self._failed = FailedSolves(B, P)
+        if isinstance(observations, str) and observations in ("flat", "packed"):
+            self.encoding: "str | None" = observations
+        elif isinstance(observations, bool):
+            self.encoding = "flat" if observations else None
+        else:
+            raise PIError(f"observations must be True, False, 'flat' or 'packed', got {observations!r}")
+        self.observations = self.encoding is not None
+        self._encoder: "FlatEncoder | PackedEncoder | None" = (
+            None if self.encoding is None else FlatEncoder(self.config, B, parallel=parallel)
+            if self.encoding == "flat" else PackedEncoder(self.config, B, parallel=parallel))
+        # the packed rows count every failed triple: a longer list keeps random play off the scan
+        self._failed = FailedSolves(B, P, 64 if self.encoding == "packed" else 16)
         self._no_obs = np.zeros((B, 0), dtype=np.float32)
-        low, high = flat_bounds(self.config)
+        low, high = packed_bounds(self.config) if self.encoding == "packed" else flat_bounds(self.config)
         self.single_observation_space = spaces.Box(low, high, dtype=np.float32)
         self.observation_space = batch_space(self.single_observation_space, B)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)

@@ -1,0 +1,445 @@
+"""The packed observation encoding (issue #16 item 1): one player's observation in a few hundred ``float32``.
+
+The flat encoding (:mod:`pi_env.envs.encoders`, ``618 + 1912·P`` entries: 4,442 for 2 players) is
+the engine observation (:func:`pi_env.engine.observe`, docs/rules.md §9) entry for entry; most of it
+is the one-hot tiles (504) and the failed-solve flags (1680 per player). The **packed** encoding keeps
+every other component of the observation as it is and replaces those two by small summaries, so a
+row is ``150 + 269·P`` entries (688 for 2 players, 1,495 for 5): about a sixth of the flat row, small
+enough for a batch of rows to stay in the processor's cache. It is written from the engine state by
+the same fused self-play call that steps the games (:class:`pi_env.engine.rows.SelfPlayTurn`), or by
+:func:`write_packed`. The compact encodings of the learned agents (``compact-v1..v3``,
+:mod:`pi_env.solvers.compact`) are not this: they are computed by the solver layer (posteriors and
+information gains over the 1680 cases, some 30,000 rows per second), far from engine speed.
+
+Layout
+------
+
+Per-player blocks are in *relative seat* order: seat ``j`` is player ``(p + j) % P`` (seat 0 the
+observer, seat 1 the player whose case it holds). The column *scale* names the flat encoding's
+component scale the entry is multiplied by (``scales[c]``: ``float32[23]``, one per component of
+:func:`pi_env.engine.observation_layout`, as :class:`pi_env.engine.writer.ObservationWriter` takes;
+:func:`pi_env.envs.encoders.flat_scales` gives them per entry).
+
+=================  ============  ==================  ===================================================
+name               shape         value               meaning
+=================  ============  ==================  ===================================================
+tile_district      [36]          ``d / 13``          district ``d`` (0..13) of the element's tile; the
+                                                     flat ``tiles`` one-hot as one number
+display            [36]          0/1 × scale         the element's clue card is on the display
+discard            [36]          0/1 × scale         the card is in the discard pile
+front              [P, 36]       0/1 × scale         cards answered *nothing*, in front of the seat
+spot               [P, 36]       0/1 × scale         the seat's spot markers
+trace              [P, 36]       0/1 × scale         the seat's trace markers
+inv_placed         [P, 14]       0/1 × scale         the seat has an investigator in the district
+inv_spots          [P, 14]       0..3 × scale        spots answered by that investigator
+inv_traces         [P, 14]       0..3 × scale        traces answered by that investigator
+inv_suppressed     [P, 14, 3]    0/1 × scale         types the suppression rule skipped
+held_case          [36]          0/1 × scale         the case the observer holds (seat 1's: 3 ones)
+solved_case        [P, 36]       0/1 × scale         the elements of the seat's correct solve this round
+failed_count       [P]           0..1                ``log2(1 + n) / log2(1681)``, ``n`` the distinct
+                                                     triples the seat named wrongly this round
+failed_share       [P, 36]       0..1                the share of those ``n`` triples that name the
+                                                     element (0 when ``n = 0``)
+score              [P]           × scale             scores
+attempted          [P]           0/1 × scale         attempted a solve this round
+solved             [P]           0/1 × scale         solved this round
+inv_left           [P]           0..5 × scale        investigator tiles left
+round              [1]           × scale             round, 0-based
+tier               [1]           × scale             tier (docs/rules.md §5)
+rotation           [1]           × scale             rotations completed this round
+first_seat         [1]           × scale             relative seat of the round's first player
+deck_size          [1]           × scale             cards left in the deck
+to_move            [1]           × scale             relative seat of the player to move
+=================  ============  ==================  ===================================================
+
+What is lost against the flat encoding: only the failed triples themselves. With one wrong triple
+(``n = 1``) ``failed_share`` names its three elements, so the triple is there; with more, only how
+often each element was named (docs/rules.md §4.3: every named triple is public). Everything else is
+the observation's own value, so :func:`packed_from_observation` computes the encoding from
+:func:`pi_env.engine.observe` alone, in plain numpy (the reference the kernel is tested against,
+bit for bit). The observation holds nothing from which the player's own case follows except the
+answers to it, hence neither does this encoding (``tests/test_packed.py`` plays pairs of games that
+differ only in that case).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+from numba import prange
+
+from pi_env.core._config import batch_kernel, rule_step
+from pi_env.core.constants import IN_DISCARD, MAX_INVESTIGATORS, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS, ON_DISPLAY
+from pi_env.core.errors import PIError
+from pi_env.engine.observe import decode_observation, player_array
+from pi_env.engine.state import State
+from pi_env.engine.writer import NUM_COMPONENTS, _bits36, _untracked, _write_bits
+
+__all__ = ["packed_layout", "packed_size", "write_packed", "packed_from_observation", "PackedWriter",
+           "PACKED_COMPONENTS"]
+
+_COMPONENTS = (
+    ("tile_district", (NUM_ELEMENTS,), False), ("display", (NUM_ELEMENTS,), False),
+    ("discard", (NUM_ELEMENTS,), False), ("front", (NUM_ELEMENTS,), True),
+    ("spot", (NUM_ELEMENTS,), True), ("trace", (NUM_ELEMENTS,), True),
+    ("inv_placed", (NUM_DISTRICTS,), True), ("inv_spots", (NUM_DISTRICTS,), True),
+    ("inv_traces", (NUM_DISTRICTS,), True), ("inv_suppressed", (NUM_DISTRICTS, 3), True),
+    ("held_case", (NUM_ELEMENTS,), False), ("solved_case", (NUM_ELEMENTS,), True),
+    ("failed_count", (), True), ("failed_share", (NUM_ELEMENTS,), True),
+    ("score", (), True), ("attempted", (), True), ("solved", (), True), ("inv_left", (), True),
+    ("round", (1,), False), ("tier", (1,), False), ("rotation", (1,), False),
+    ("first_seat", (1,), False), ("deck_size", (1,), False), ("to_move", (1,), False),
+)
+PACKED_COMPONENTS = tuple(name for name, _, _ in _COMPONENTS)
+"""The component names, in layout order (module docstring)."""
+
+TILE_SCALE = np.float32(1.0 / 13.0)
+"""``tile_district`` is the district index times this."""
+FAILED_COUNT = (np.log2(1.0 + np.arange(NUM_CASES + 1)) / math.log2(NUM_CASES + 1)).astype(np.float32)
+"""``float32[1681]``: ``failed_count`` of ``n`` distinct wrong triples."""
+FAILED_COUNT.flags.writeable = False
+
+
+@functools.lru_cache(maxsize=None)
+def _layout(num_players: int) -> tuple[tuple[str, int, int, tuple[int, ...]], ...]:
+    out = []
+    pos = 0
+    for name, shape, per_seat in _COMPONENTS:
+        full = ((num_players,) + shape) if per_seat else shape
+        n = int(np.prod(full)) if full else 1
+        out.append((name, pos, n, full))
+        pos += n
+    return tuple(out)
+
+
+def packed_layout(num_players: int) -> dict[str, tuple[int, tuple[int, ...]]]:
+    """Offsets and shapes of the packed encoding's components: ``name -> (start, shape)`` (module
+    docstring table, in order; a new dict every call)."""
+    return {name: (start, shape) for name, start, _, shape in _layout(num_players)}
+
+
+@functools.lru_cache(maxsize=None)
+def packed_size(num_players: int) -> int:
+    """Length of the packed encoding: ``150 + 269 * num_players`` (2 players: 688)."""
+    _, start, n, _ = _layout(num_players)[-1]
+    return start + n
+
+
+@functools.lru_cache(maxsize=None)
+def _offsets(num_players: int) -> np.ndarray:
+    out = np.array([start for _, start, _, _ in _layout(num_players)], dtype=np.int64)
+    out.flags.writeable = False
+    return out
+
+
+@rule_step
+def _write_packed_row(b, p, off, scale, fcount, out, c_td, c_bits, c_inv, c_fn, f_list, f_count, round_, first_player,
+                      current_player, rotation, tier, tile_district, case, card_place, deck_size, front, spot, trace,
+                      inv_count, inv_district, inv_answer, inv_suppressed, inv_left, attempted, solved, solved_case,
+                      failed, failed_words, score):
+    """Write row ``b`` of ``out``: the packed encoding of player ``p`` (module docstring), touching
+    only the entries that change (as :class:`~pi_env.engine.writer.ObservationWriter`).
+
+    The row caches say what row ``b`` holds (an all-zero row: ``c_td`` ``-1``, the rest 0 / ``-1``):
+    ``c_td[b, x]`` the district written for tile ``x``; ``c_bits[b]`` 36-bit masks of display,
+    discard, the held case and, per relative seat ``j``, front, spot, trace and the correct solve's
+    elements (``3 + 4 j + k``); ``c_inv[b, j]`` the districts of seat ``j``'s investigators
+    written (``-1`` unused); ``c_fn[b, j]`` the ``n`` of seat ``j``'s ``failed_share`` (0: all
+    zero). ``f_list[b, q, :f_count[b, q]]``: player ``q``'s distinct failed triples this round
+    (:class:`~pi_env.engine.writer.FailedSolves`); ``f_count[b, q]`` above ``L``: not tracked, the
+    flags (``failed``, as ``uint64`` words) are scanned."""
+    P = case.shape[1]
+    L = f_list.shape[2]
+    W = failed_words.shape[2]
+    o = out[b]
+    zero = np.float32(0.0)
+    one = np.float32(1.0)
+    bits = c_bits[b]
+    tiles = o[off[0]:off[0] + NUM_ELEMENTS]
+    td, ctd = tile_district[b], c_td[b]
+    for x in range(NUM_ELEMENTS):
+        if ctd[x] != td[x]:
+            tiles[x] = np.float32(td[x]) * TILE_SCALE
+            ctd[x] = td[x]
+    place = card_place[b]
+    m_disp = np.uint64(0)
+    m_disc = np.uint64(0)
+    for x in range(NUM_ELEMENTS):
+        m_disp |= np.uint64(place[x] == ON_DISPLAY) << np.uint64(x)
+        m_disc |= np.uint64(place[x] == IN_DISCARD) << np.uint64(x)
+    _write_bits(o[off[1]:off[1] + NUM_ELEMENTS], bits[0], m_disp, scale[1])
+    _write_bits(o[off[2]:off[2] + NUM_ELEMENTS], bits[1], m_disc, scale[2])
+    bits[0] = m_disp
+    bits[1] = m_disc
+    h = (p + 1) % P  # the observer holds the case of the next player (docs/rules.md §3)
+    m = _case_bits(np.int64(case[b, h, 0]) * 140 + np.int64(case[b, h, 1]) * 14 + np.int64(case[b, h, 2]))
+    _write_bits(o[off[10]:off[10] + NUM_ELEMENTS], bits[2], m, scale[10])
+    bits[2] = m
+    for j in range(P):
+        q = (p + j) % P
+        for kind in range(3):
+            src = front[b, q] if kind == 0 else (spot[b, q] if kind == 1 else trace[b, q])
+            m = _bits36(src)
+            start = off[3 + kind] + j * 36
+            _write_bits(o[start:start + 36], bits[3 + 4 * j + kind], m, scale[3 + kind])
+            bits[3 + 4 * j + kind] = m
+        c = np.int64(solved_case[b, q])
+        m = _case_bits(c) if c >= 0 else np.uint64(0)
+        _write_bits(o[off[11] + j * 36:off[11] + j * 36 + 36], bits[6 + 4 * j], m, scale[11])
+        bits[6 + 4 * j] = m
+        # investigators: clear the districts written before, write the current ones
+        inv = o[off[6] + j * 14:off[6] + j * 14 + 14]
+        ins = o[off[7] + j * 14:off[7] + j * 14 + 14]
+        itr = o[off[8] + j * 14:off[8] + j * 14 + 14]
+        sup = o[off[9] + j * 42:off[9] + j * 42 + 42]
+        ci = c_inv[b, j]
+        for k in range(ci.shape[0]):
+            d = np.int64(ci[k])
+            if d >= 0:
+                inv[d] = zero
+                ins[d] = zero
+                itr[d] = zero
+                for t in range(3):
+                    sup[d * 3 + t] = zero
+                ci[k] = -1
+        for k in range(inv_count[b, q]):
+            d = np.int64(inv_district[b, q, k])
+            ci[k] = d
+            inv[d] = scale[6]
+            ins[d] = np.float32(inv_answer[b, q, k, 0]) * scale[7]
+            itr[d] = np.float32(inv_answer[b, q, k, 1]) * scale[8]
+            for t in range(3):
+                sup[d * 3 + t] = scale[9] if inv_suppressed[b, q, k, t] else zero
+        # failed solves: how many, and how often each element was named
+        share = o[off[13] + j * 36:off[13] + j * 36 + 36]
+        n = 0
+        if c_fn[b, j] != 0:
+            for x in range(NUM_ELEMENTS):
+                share[x] = zero
+        if f_count[b, q] <= L:
+            for i in range(f_count[b, q]):
+                cc = np.int64(f_list[b, q, i])
+                share[cc // 140] += one
+                share[12 + (cc // 14) % 10] += one
+                share[22 + cc % 14] += one
+                n += 1
+        elif attempted[b, q]:  # failed solves imply an attempt this round
+            words = failed_words[b, q]
+            flags = failed[b, q]
+            for w in range(W):
+                if words[w] != 0:
+                    for cc in range(8 * w, 8 * w + 8):
+                        if flags[cc]:
+                            share[cc // 140] += one
+                            share[12 + (cc // 14) % 10] += one
+                            share[22 + cc % 14] += one
+                            n += 1
+        c_fn[b, j] = n
+        o[off[12] + j] = fcount[n]
+        if n > 1:
+            nf = np.float32(n)
+            for x in range(NUM_ELEMENTS):
+                share[x] = share[x] / nf
+        o[off[14] + j] = np.float32(score[b, q]) * scale[13]
+        o[off[15] + j] = scale[14] if attempted[b, q] else zero
+        o[off[16] + j] = scale[15] if solved[b, q] else zero
+        o[off[17] + j] = np.float32(inv_left[b, q]) * scale[16]
+    o[off[18]] = np.float32(round_[b]) * scale[17]
+    o[off[19]] = np.float32(tier[b]) * scale[18]
+    o[off[20]] = np.float32(rotation[b]) * scale[19]
+    o[off[21]] = np.float32((first_player[b] - p + P) % P) * scale[20]
+    o[off[22]] = np.float32(deck_size[b]) * scale[21]
+    o[off[23]] = np.float32((current_player[b] - p + P) % P) * scale[22]
+
+
+@rule_step(inline=True)
+def _case_bits(c):
+    """The 36-bit mask of case ``c``'s three elements."""
+    return ((np.uint64(1) << np.uint64(c // 140)) | (np.uint64(1) << np.uint64(12 + (c // 14) % 10))
+            | (np.uint64(1) << np.uint64(22 + c % 14)))
+
+
+@batch_kernel(family="observe")
+def _packed_kernel(players, off, scale, fcount, out, c_td, c_bits, c_inv, c_fn, f_list, f_count, round_, first_player,
+                   current_player, rotation, tier, tile_district, case, card_place, deck_size, front, spot, trace,
+                   inv_count, inv_district, inv_answer, inv_suppressed, inv_left, attempted, solved, solved_case,
+                   failed, failed_words, score):
+    """The packed encoding of player ``players[b]`` into ``out[b]`` for every game (rows with a
+    negative player are left alone; row caches as ``_write_packed_row``)."""
+    for b in prange(out.shape[0]):
+        p = players[b]
+        if p >= 0:
+            _write_packed_row(b, p, off, scale, fcount, out, c_td, c_bits, c_inv, c_fn, f_list, f_count, round_,
+                              first_player, current_player, rotation, tier, tile_district, case, card_place,
+                              deck_size, front, spot, trace, inv_count, inv_district, inv_answer, inv_suppressed,
+                              inv_left, attempted, solved, solved_case, failed, failed_words, score)
+
+
+class _RowCaches:
+    """What each row of a packed buffer holds (``_write_packed_row``); fresh: all-zero rows."""
+
+    def __init__(self, batch_size: int, num_players: int):
+        B, P = batch_size, num_players
+        self.td = np.full((B, NUM_ELEMENTS), -1, dtype=np.int8)
+        self.bits = np.zeros((B, 3 + 4 * P), dtype=np.uint64)
+        self.inv = np.full((B, P, MAX_INVESTIGATORS), -1, dtype=np.int8)
+        self.fn = np.zeros((B, P), dtype=np.int64)
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        return self.td, self.bits, self.inv, self.fn
+
+
+def _scales(scales: np.ndarray) -> np.ndarray:
+    s = np.asarray(scales)
+    if s.shape != (NUM_COMPONENTS,):
+        raise PIError(f"scales must have one entry per observation component ({NUM_COMPONENTS}), got shape "
+                      f"{s.shape}")
+    return np.ascontiguousarray(s, dtype=np.float32)
+
+
+def _state_args(s: State) -> tuple[np.ndarray, ...]:
+    return (s.round, s.first_player, s.current_player, s.rotation, s.tier, s.tile_district, s.case,
+            s.card_place, s.deck_size, s.front, s.spot, s.trace, s.inv_count, s.inv_district,
+            s.inv_answer, s.inv_suppressed, s.inv_left, s.attempted, s.solved, s.solved_case,
+            s.failed, s.failed.view(np.uint64), s.score)
+
+
+def write_packed(state: State, player: "int | np.ndarray", scales: np.ndarray, out: "np.ndarray | None" = None,
+                 failed: "object | None" = None, parallel: "bool | None" = None) -> np.ndarray:
+    """The packed encoding (module docstring) of ``player`` in every game of ``state`` (the stateless
+    form of :class:`PackedWriter`).
+
+    Args:
+        state: ``B`` games of ``P`` players.
+        player: one player for all games, or ``int[B]`` a player per game.
+        scales: ``float32[23]``, one scale per observation component (module docstring).
+        out: optional C-contiguous ``float32[B, packed_size(P)]`` buffer, overwritten entirely.
+        failed: the caller's up-to-date :class:`~pi_env.engine.writer.FailedSolves` of ``state``
+            (faster), else the failed-solve flags are scanned.
+        parallel: threaded (``True``), serial (``False``) or by batch size (``None``, family
+            ``"observe"``).
+
+    Returns:
+        ``float32[B, packed_size(P)]`` (``out`` if given).
+
+    Raises:
+        PIError: bad players, scales or ``out``.
+
+    Example:
+        >>> from pi_env.engine import GameConfig, init
+        >>> st = init(GameConfig(num_players=2), 3, seed=0)
+        >>> write_packed(st, [0, 1, 0], np.ones(23, dtype=np.float32)).shape
+        (3, 688)
+    """
+    B, P = state.batch_size, state.num_players
+    players = player_array(state, player)
+    D = packed_size(P)
+    if out is None:
+        out = np.zeros((B, D), dtype=np.float32)
+    elif (not isinstance(out, np.ndarray) or out.shape != (B, D) or out.dtype != np.float32
+          or not out.flags.c_contiguous):
+        raise PIError(f"out must be a C-contiguous float32[{B}, {D}], got "
+                      f"{getattr(out, 'dtype', type(out).__name__)}{list(getattr(out, 'shape', ()))}")
+    else:
+        out[:] = 0.0
+    return _run(players, _scales(scales), out, _RowCaches(B, P), failed, parallel, state)
+
+
+def _run(players, scales, out, caches, failed, parallel, state):
+    B, P = state.batch_size, state.num_players
+    lists = _untracked(B, P) if failed is None else (failed.list, failed.count)
+    _packed_kernel.for_batch(B, parallel)(players, _offsets(P), scales, FAILED_COUNT, out, *caches.arrays(), *lists,
+                                          *_state_args(state))
+    return out
+
+
+class PackedWriter:
+    """Fills the rows of a ``float32[B, packed_size(P)]`` buffer with packed encodings,
+    incrementally (only the entries that change are written: only this writer may write to the
+    buffer). What the fused self-play turn writes into; :func:`write_packed` is the stateless call.
+
+    Args:
+        batch_size: ``B``.
+        num_players: ``P``.
+        scales: ``float32[23]``, one per observation component.
+        parallel: for :meth:`write` (as :func:`write_packed`).
+
+    Attributes:
+        buffer: ``float32[B, packed_size(P)]``, starts all zero.
+
+    Raises:
+        PIError: ``scales`` of the wrong length.
+    """
+
+    def __init__(self, batch_size: int, num_players: int, scales: np.ndarray, parallel: "bool | None" = None):
+        self.batch_size, self.num_players = int(batch_size), int(num_players)
+        self.size = packed_size(self.num_players)
+        self.scales = _scales(scales)
+        self.buffer = np.zeros((self.batch_size, self.size), dtype=np.float32)
+        self._caches = _RowCaches(self.batch_size, self.num_players)
+        self._parallel = parallel
+
+    def kernel_args(self) -> tuple[np.ndarray, ...]:
+        """``(offsets, scales, failed_count table, buffer, *row caches)``: the row writer's arguments."""
+        return (_offsets(self.num_players), self.scales, FAILED_COUNT, self.buffer, *self._caches.arrays())
+
+    def write(self, state: State, players: np.ndarray, failed: "object | None" = None) -> np.ndarray:
+        """Write row ``b`` for player ``players[b]`` (``int64[B]``, C-contiguous, below ``P``;
+        negative: leave the row) and return :attr:`buffer`. ``failed``: the caller's up-to-date
+        :class:`~pi_env.engine.writer.FailedSolves` of ``state`` (faster), else the flags are scanned."""
+        return _run(players, self.scales, self.buffer, self._caches, failed, self._parallel, state)
+
+
+def packed_from_observation(observation: np.ndarray, scales: np.ndarray) -> np.ndarray:
+    """The packed encoding computed from engine observations alone, in plain numpy: the reference
+    :func:`write_packed` is tested against (bit for bit).
+
+    Args:
+        observation: ``int16[..., observation_size(P)]`` (:func:`pi_env.engine.observe`).
+        scales: ``float32[23]``, one per observation component.
+
+    Returns:
+        ``float32[..., packed_size(P)]``.
+
+    Raises:
+        PIError: an observation length that is no player count's, bad scales.
+    """
+    from pi_env.engine.observe import observation_size
+
+    obs = np.asarray(observation)
+    sizes = {observation_size(P): P for P in range(2, 6)}
+    if obs.ndim < 1 or obs.shape[-1] not in sizes:
+        raise PIError(f"observation length {obs.shape[-1] if obs.ndim else None} is not that of 2..5 players")
+    P = sizes[obs.shape[-1]]
+    s = _scales(scales)
+    lead = obs.shape[:-1]
+    rows = obs.reshape(-1, obs.shape[-1])
+    out = np.empty((rows.shape[0], packed_size(P)), dtype=np.float32)
+    lay = packed_layout(P)
+    comp = list(decode_observation(rows[0], P))  # the observation's component order (scales' index)
+
+    def put(name: str, value: np.ndarray) -> None:
+        start, shape = lay[name]
+        n = int(np.prod(shape)) if shape else 1
+        out[:, start:start + n] = np.asarray(value, dtype=np.float32).reshape(rows.shape[0], n)
+
+    views = [decode_observation(r, P) for r in rows]
+
+    def stack(name: str) -> np.ndarray:
+        return np.stack([v[name] for v in views]) if views else np.zeros((0,), dtype=np.int16)
+
+    tiles = stack("tiles")  # [N, 36, 14] one-hot
+    put("tile_district", tiles.argmax(axis=-1).astype(np.float32) * TILE_SCALE)
+    for name in ("display", "discard", "front", "spot", "trace", "inv_placed", "inv_spots", "inv_traces",
+                 "inv_suppressed", "held_case", "solved_case", "score", "attempted", "solved", "inv_left", "round",
+                 "tier", "rotation", "first_seat", "deck_size", "to_move"):
+        put(name, stack(name).astype(np.float32) * s[comp.index(name)])
+    failed = stack("failed").astype(bool).reshape(-1, P, 12, 10, 14)  # [N, P, suspect, evidence, location]
+    n = failed.sum(axis=(2, 3, 4))
+    put("failed_count", FAILED_COUNT[n])
+    per = np.concatenate([failed.sum(axis=(3, 4)), failed.sum(axis=(2, 4)), failed.sum(axis=(2, 3))], axis=-1)
+    share = per.astype(np.float32) / np.maximum(n, 1).astype(np.float32)[..., None]
+    put("failed_share", share)
+    return out.reshape(lead + (packed_size(P),))
