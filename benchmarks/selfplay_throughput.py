@@ -9,7 +9,7 @@ Rows, all measured in this run (numba compile time excluded by a warm-up):
   observation: the ceiling;
 * (c) ``SelfPlayVecEnv`` at each of ``--batch`` games (default 256, 1024, 4096), every seat the
   learner, observations in the **flat** encoding (``float32[B, 618 + 1912·P]``, 4,442 floats per
-  row for 2 players: the only encoding the env returns) and masks returned every call, uniformly
+  row for 2 players: the env's default encoding) and masks returned every call, uniformly
   random legal actions from the engine's sample kernel (``env.sample_actions``): no Python loop per
   game; each turn is one fused numba call (:class:`pi_env.engine.rows.SelfPlayTurn`: step, new
   games, next rows, observation and mask). Three builds, measured in alternating slices: one
