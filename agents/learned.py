@@ -615,7 +615,8 @@ def model_path(spec: str) -> Path:
     """The file of a model: a zoo name (:data:`ZOO`) or a path to a ``.pt`` file.
 
     Raises:
-        UnknownNameError: neither a zoo name nor an existing file (the message lists the names).
+        UnknownNameError: neither a zoo name nor an existing file (the message lists the names), or a
+            directory (the message names its ``policy.pt`` if it holds one).
     """
     spec = spec.strip()
     if spec in ZOO:
@@ -623,6 +624,10 @@ def model_path(spec: str) -> Path:
     p = Path(spec).expanduser()
     if p.is_file():
         return p
+    if p.is_dir():
+        inside = p / "policy.pt"
+        hint = f"; did you mean learned:{inside}?" if inside.is_file() else " (give a .pt model file)"
+        raise UnknownNameError(f"learned model {spec!r} is a directory, not a model file{hint}")
     raise UnknownNameError(f"unknown learned model {spec!r}: not a zoo name ({', '.join(ZOO)}) and no such file")
 
 

@@ -144,8 +144,14 @@ def _run_agent(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
     from pi_env.agents import make_agent
 
     optimum: dict[int, float] = {}
+    from pi_env.engine import solo
+
+    try:  # an unknown name, a bad model file or one trained for another player count than the solo
+        # view's: one line now, before any game
+        make_agent(args.agent).reset(solo.VIEW_PLAYERS)
+    except PIError as exc:
+        parser.exit(2, f"{parser.prog}: error: --agent: {exc}\n")
     try:
-        make_agent(args.agent)  # an unknown name or a bad model file: one line now
         if args.compare:
             optimum = {r.seed: r.best_policy for r in read_results(Path(args.compare)) if r.exact}
         if args.out:

@@ -415,3 +415,86 @@ def test_labelled_collection_from_the_command_line_and_imitation_only_training(t
     with pytest.raises(SystemExit) as exc:
         train_main(["2p", "--timesteps", "0", "--out", str(tmp_path / "run2")])
     assert exc.value.code == 2 and "0: imitation only, with --imitate" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--teacher", "nonesuch"], "--teacher: unknown agent 'nonesuch'"),
+    (["--label", "nonesuch"], "--label: unknown agent 'nonesuch'"),
+    (["--opponents", "gain:1,nonesuch:2"], "--opponents: unknown agent 'nonesuch'"),
+    (["--teacher", "learned:2p"], "--teacher: learned model '"),
+    (["--opponents", "learned:2p:0.5"], "was trained for 2 players, not 4"),
+    (["--label", "learned:{dir}"], "--label: learned model '{dir}' is a directory, not a model file; "
+                                   "did you mean learned:{dir}/policy.pt?"),
+    (["--rows", "0"], "--rows must be at least 1, got 0"),
+    (["--num-envs", "-3"], "--num-envs must be at least 1, got -3"),
+    (["--workers", "0"], "--workers must be at least 1, got 0"),
+    (["--out", "{dir}", "--force"], "--out: {dir} is a directory, not a file"),
+    (["--out", "{dir}/policy.pt/d.npz"], "a parent of it is a file, not a directory"),
+])
+def test_command_line_errors_name_the_option_and_write_nothing(tmp_path, capsys, argv, message):
+    """Every bad option of ``python -m pi_env.rl.imitate`` is one line naming it (exit 2), found
+    before any game is played; nothing is written (no ``.tmp.npz`` either)."""
+    _rl()
+    from pi_env.rl.imitate import main
+
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "policy.pt").write_bytes(b"")
+    argv = [a.format(dir=run_dir) for a in argv]
+    if "--out" not in argv:
+        argv += ["--out", str(tmp_path / "d.npz")]
+    with pytest.raises(SystemExit) as exc:
+        main(["4p", "--rows", "20", "--no-progress", *argv] if "--rows" not in argv else ["4p", "--no-progress", *argv])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exc.value.code == 2 and len(err) == 1
+    assert err[0].startswith("python -m pi_env.rl.imitate: error: ") and message.format(dir=run_dir) in err[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]
+    assert sorted(p.name for p in run_dir.iterdir()) == ["policy.pt"]
+
+
+def test_a_failed_write_leaves_no_temporary_file(tmp_path, capsys, monkeypatch):
+    """When writing ``--out`` fails after the collection, the error is one line and the
+    ``.tmp.npz`` file is removed."""
+    _rl()
+    from pi_env.rl import imitate
+
+    def fail(self, path):
+        open(path, "wb").close()  # a partial file, then the disk fails
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(imitate.Demonstrations, "save", fail)
+    with pytest.raises(SystemExit) as exc:
+        imitate.main(["2p", "--teacher", "gain", "--rows", "10", "--num-envs", "4", "--no-progress",
+                      "--out", str(tmp_path / "d.npz")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exc.value.code == 2 and len(err) == 1
+    assert err[0].endswith(f"--out: cannot write {tmp_path / 'd.npz'} (No space left on device)")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--opponents", "nonesuch"], "--opponents: unknown agent 'nonesuch'"),
+    (["--imitate-opponents", "gain,nonesuch:0.5"], "--imitate-opponents: unknown agent 'nonesuch'"),
+    (["--imitate-opponents", "gain:x"], "--imitate-opponents entry 'gain:x': the weight 'x' is not a number"),
+    (["--imitate", "nonesuch"], "--imitate: unknown agent 'nonesuch'"),
+    (["--opponents", "learned:4p"], "--opponents: learned model '"),
+])
+def test_train_agent_errors_name_the_option_and_write_nothing(tmp_path, capsys, argv, message):
+    _rl()
+    from pi_env.rl.train import main as train_main
+
+    with pytest.raises(SystemExit) as exc:
+        train_main(["2p", "--timesteps", "64", "--out", str(tmp_path / "run"), "--no-progress", *argv])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exc.value.code == 2 and len(err) == 1
+    assert err[0].startswith("python -m pi_env.rl.train: error: ") and message in err[0]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_parse_opponents_keeps_learned_model_names_whole():
+    from pi_env.rl.train import parse_opponents
+
+    assert parse_opponents("learned:2p, gain:0.25,learned:a/b.pt:3,heuristic") == [
+        ("learned:2p", 1.0), ("gain", 0.25), ("learned:a/b.pt", 3.0), ("heuristic", 1.0)]
+    with pytest.raises(PIError, match="^--imitate-opponents lists no agent$"):
+        parse_opponents(" , ", "--imitate-opponents")

@@ -226,3 +226,23 @@ def test_solo_imitate_command_writes_a_loadable_run_and_refuses_to_overwrite(tmp
     with pytest.raises(SystemExit) as exc:
         main(["--out", str(out), "--layouts", "1"])
     assert exc.value.code == 2 and "exists: --force to replace it" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("agent, message", [
+    ("learned:4p", "was trained for 4 players, not 2"),
+    ("learned:{dir}", "learned model '{dir}' is a directory, not a model file; did you mean "
+                      "learned:{dir}/policy.pt?"),
+    ("nonesuch", "unknown agent 'nonesuch'"),
+])
+def test_solo_optimal_agent_that_cannot_play_solo_is_one_line(tmp_path, capsys, agent, message):
+    """``--agent`` with a model of another player count, a run directory or an unknown name: one
+    line naming ``--agent`` (exit 2), no traceback, no game played."""
+    from pi_env.experiments.solo_optimal import main
+
+    (tmp_path / "policy.pt").write_bytes(b"")
+    with pytest.raises(SystemExit) as exc:
+        main(["--agent", agent.format(dir=tmp_path), "--layouts", "1"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exc.value.code == 2 and len(err) == 1
+    assert err[0].startswith("python -m pi_env.experiments.solo_optimal: error: --agent: ")
+    assert message.format(dir=tmp_path) in err[0]

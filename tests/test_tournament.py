@@ -444,3 +444,23 @@ def test_a_second_ctrl_c_during_shutdown_does_not_hang(tmp_path):
     assert "interrupted after" in err.decode()
     games = T.read_games(out / "games.csv", T.load_settings(out))
     assert 0 < len(games) < 400
+
+
+@pytest.mark.parametrize("agents, message", [
+    ("learned:4p,heuristic", "was trained for 4 players, not 2"),
+    ("heuristic,learned:{dir}", "is a directory, not a model file; did you mean learned:{dir}/policy.pt?"),
+])
+def test_a_learned_model_that_cannot_play_is_refused_before_anything_is_written(capsys, tmp_path, agents,
+                                                                                 message):
+    """A model of another player count (or a run directory given as a model) is one line, exit 2,
+    and ``--out`` is not created: the corrected rerun then starts afresh (issue: a header-only
+    games.csv used to make it fail with "already holds a tournament")."""
+    pytest.importorskip("torch")
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "policy.pt").write_bytes(b"")
+    argv = ["--agents", agents.format(dir=run_dir), "--players", "2", "--games", "2"]
+    code, out, err = run(capsys, "tournament", "--out", str(tmp_path / "r"), *argv)
+    assert (code, out) == (2, "")
+    assert err.startswith("pi-env: error: ") and message.format(dir=run_dir) in err and err.count("\n") == 1
+    assert not (tmp_path / "r").exists()

@@ -101,7 +101,8 @@ class TournamentSettings:
     """Everything a tournament's games depend on (workers and backend do not count).
 
     Raises:
-        PIError: an unknown agent, a seat count other than ``players``, ``games < 1``, a bad seed,
+        PIError: an unknown agent (or a learned model trained for another player count), a seat count
+            other than ``players``, ``games < 1``, a bad seed,
             or bad rules options (see :class:`pi_env.engine.GameConfig`).
     """
 
@@ -121,8 +122,7 @@ class TournamentSettings:
         names = tuple(_agent_key(a) for a in self.agents)
         if any(not n for n in names):
             raise PIError(f"an agent name is empty in {','.join(self.agents)!r}")
-        for n in names:
-            make_agent(n)  # UnknownNameError with close matches
+        agents = [make_agent(n) for n in names]  # UnknownNameError with close matches
         object.__setattr__(self, "agents", names)
         object.__setattr__(self, "variants", tuple(self.variants))
         for name in ("games", "players", "seed", "max_rotations"):
@@ -138,6 +138,9 @@ class TournamentSettings:
         if len(names) != self.players:
             raise PIError(f"{len(names)} agents given for {self.players} players "
                           f"(list one agent per seat: {','.join(names)})")
+        config = self.config()
+        for agent in agents:  # a learned model of another player count fails now, before anything is written
+            agent.reset(config.num_players, config.board, seed=0)
 
     def config(self):
         """The :class:`~pi_env.engine.GameConfig` of every game."""

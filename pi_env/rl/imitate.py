@@ -128,7 +128,7 @@ class Teacher:
         seed: seeds the agents (game ``k`` of slot ``b`` gets a seed drawn from it).
 
     Raises:
-        UnknownNameError: an unknown agent name.
+        UnknownNameError: an unknown agent name; PIError: a learned model of another player count.
     """
 
     def __init__(self, spec: str, config: Any, num_envs: int, seed: int = 0):
@@ -139,7 +139,8 @@ class Teacher:
         self._batch = batch_opponent(spec, config) if spec.strip().lower() in ("gain", "random") else None
         self._make = (lambda: make_agent(spec, edition=config.edition)) if self._batch is None else None
         if self._make is not None:
-            self._make()  # an unknown name fails now
+            self._make().reset(config.num_players, config.board)  # an unknown name, or a learned model
+            # of another player count, fails now
         self._agents: list[Any] = [None] * num_envs
         self._rng = np.random.default_rng(seed)
 
@@ -301,16 +302,27 @@ def _collect_job(kwargs: dict[str, Any]) -> Demonstrations:
     return collect(**kwargs)
 
 
+def _check_agent(name: str, num_players: int) -> None:
+    """Build ``name`` as a :class:`Teacher` of a ``num_players`` game once, so that an unknown agent
+    or a learned model of another player count fails before any game is played.
+
+    Raises:
+        PIError: as :class:`Teacher` (an unknown agent name, an unreadable model, a model for another
+            player count).
+    """
+    from pi_env.engine import GameConfig
+
+    Teacher(name, GameConfig(num_players=num_players), 1)
+
+
 def collect_parallel(num_players: int, teacher: str, rows: int, *, workers: int = 2, seed: int = 0,
                      progress: bool = False, **kwargs: Any) -> Demonstrations:
     """:func:`collect` split over ``workers`` processes (worker ``k`` plays seed ``seed + 1000 k``;
     ``workers == 1`` runs here); the rows of all workers, in worker order (their
     :attr:`~Demonstrations.info`: the first worker's, with ``seed`` and ``workers`` of this call)."""
-    from pi_env.engine import GameConfig
-
     for name in (teacher, kwargs.get("label")):  # an unknown agent name fails here, not in a worker
         if name is not None:
-            Teacher(name, GameConfig(num_players=num_players), 1)
+            _check_agent(name, num_players)
     jobs = []
     per = -(-rows // workers)
     for k in range(workers):
@@ -419,6 +431,7 @@ def main(argv: "Sequence[str] | None" = None, prog: str = "python -m pi_env.rl.i
     import argparse
     import sys
     from pathlib import Path
+    from typing import NoReturn
 
     from pi_env.rl.train import TASKS, parse_opponents
 
@@ -442,24 +455,52 @@ def main(argv: "Sequence[str] | None" = None, prog: str = "python -m pi_env.rl.i
     p.add_argument("--force", action="store_true", help="overwrite an existing --out file")
     p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
+
+    def fail(message: str) -> "NoReturn":
+        p.exit(2, f"{p.prog}: error: {message}\n")  # one line, no usage
+
     out = Path(args.out)
+    if out.is_dir():
+        fail(f"--out: {out} is a directory, not a file")
+    if any(d.exists() and not d.is_dir() for d in out.parents):
+        fail(f"--out: {out}: a parent of it is a file, not a directory")
     if out.exists() and not args.force:
-        p.error(f"{out} exists: --force to overwrite it")
-    if args.rows < 1 or args.num_envs < 1 or args.workers < 1:
-        p.error("--rows, --num-envs and --workers must be at least 1")
+        fail(f"{out} exists: --force to overwrite it")
+    for flag, value in (("--rows", args.rows), ("--num-envs", args.num_envs), ("--workers", args.workers)):
+        if value < 1:
+            fail(f"{flag} must be at least 1, got {value}")
+    for flag, name in (("--teacher", args.teacher), ("--label", args.label)):
+        if name is not None:
+            try:
+                _check_agent(name, TASKS[args.task])
+            except PIError as exc:
+                fail(f"{flag}: {exc}")
+    try:
+        from pi_env.engine import GameConfig
+        from pi_env.rl.pool import batch_opponent
+
+        opponents = parse_opponents(args.opponents)
+        for name, _ in opponents:
+            batch_opponent(name, GameConfig(num_players=TASKS[args.task]))
+    except PIError as exc:
+        fail(str(exc) if str(exc).startswith("--opponents") else f"--opponents: {exc}")
     try:
         t0 = time.perf_counter()
         demos = collect_parallel(TASKS[args.task], args.teacher, args.rows, workers=args.workers,
-                        opponents=parse_opponents(args.opponents),
+                        opponents=opponents,
                         encoding=args.encoding, policy=args.policy, beta=args.beta, num_envs=args.num_envs,
                         seed=args.seed, gamma=args.gamma, reward=args.reward, label=args.label,
                         progress=not args.no_progress)
     except PIError as exc:
         p.exit(2, f"{p.prog}: error: {exc}\n")
-    out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.stem + ".tmp.npz")
-    demos.save(str(tmp))
-    tmp.replace(out)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        demos.save(str(tmp))
+        tmp.replace(out)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        p.exit(2, f"{p.prog}: error: --out: cannot write {out} ({exc.strerror or type(exc).__name__})\n")
     print(f"{len(demos)} rows ({args.teacher}{'' if args.label is None else ', labels ' + args.label}, "
           f"beta {args.beta:g}) in {time.perf_counter() - t0:.1f} s: {out}",
           file=sys.stdout)

@@ -170,7 +170,8 @@ def batch_opponent(spec: Any, config: GameConfig) -> Any:
     """A batch opponent for ``spec``: ``"random"`` -> :class:`RandomBatchOpponent`; ``"gain"`` ->
     :class:`GainOpponent`; another agent
     name -> :class:`AgentOpponent` (``make_agent``; an unknown name raises
-    :class:`~pi_env.core.errors.UnknownNameError` now); a batch opponent as it is."""
+    :class:`~pi_env.core.errors.UnknownNameError` now, a learned model of another player count
+    :class:`~pi_env.core.errors.PIError`); a batch opponent as it is."""
     if is_batch_opponent(spec):
         return spec
     if isinstance(spec, str):
@@ -178,7 +179,8 @@ def batch_opponent(spec: Any, config: GameConfig) -> Any:
             return RandomBatchOpponent()
         if spec.strip().lower() == "gain":
             return GainOpponent(config)
-        make_agent(spec)  # fail early on an unknown name
+        make_agent(spec).reset(config.num_players, config.board)  # fail early on an unknown name or a
+        # learned model of another player count
         return AgentOpponent(lambda: make_agent(spec, edition=config.edition), config.num_players, config.board)
     raise PIError(f"an opponent must be an agent name or a batch opponent, got {spec!r}")
 

@@ -136,23 +136,27 @@ class TrunkExtractor(_Base):  # type: ignore[misc, valid-type]
         return self.net(x)
 
 
-def parse_opponents(text: str) -> list[tuple[str, float]]:
+def parse_opponents(text: str, flag: str = "--opponents") -> list[tuple[str, float]]:
     """``"random:1,heuristic:0.05"`` -> ``[("random", 1.0), ("heuristic", 0.05)]`` (weight 1 when
-    omitted). Raises PIError for a malformed entry or a negative weight."""
+    omitted; the weight follows the last colon, so ``learned:2p`` and ``learned:2p:0.5`` name the
+    model ``learned:2p``). Raises PIError, naming ``flag``, for a malformed entry or a negative
+    weight."""
     out = []
     for part in (p.strip() for p in text.split(",")):
         if not part:
             continue
-        name, _, w = part.partition(":")
+        name, colon, w = part.rpartition(":")
+        if not colon or (name.strip().lower() in ("learned", "sb3", "sb3-sample")):
+            name, w = part, ""  # no weight: a plain name, or learned:NAME / sb3:PATH
         try:
             weight = float(w) if w else 1.0
         except ValueError:
-            raise PIError(f"--opponents entry {part!r}: the weight {w!r} is not a number") from None
+            raise PIError(f"{flag} entry {part!r}: the weight {w!r} is not a number") from None
         if not weight >= 0:
-            raise PIError(f"--opponents entry {part!r}: the weight must be at least 0")
+            raise PIError(f"{flag} entry {part!r}: the weight must be at least 0")
         out.append((name.strip(), weight))
     if not out:
-        raise PIError("--opponents lists no agent")
+        raise PIError(f"{flag} lists no agent")
     return out
 
 
@@ -540,6 +544,27 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     return p
 
 
+def _check_agents(p: Any, args: Any) -> None:
+    """Build every agent the options name once, before anything is written: an unknown name or a
+    learned model of another player count is a one-line error naming its option (exit status 2)."""
+    from pi_env.engine import GameConfig
+    from pi_env.rl.imitate import _check_agent
+    from pi_env.rl.pool import batch_opponent
+
+    config = GameConfig(num_players=TASKS[args.task])
+    checks: list[tuple[str, Any]] = [
+        (flag, lambda text=text, flag=flag: [batch_opponent(name, config) for name, _ in parse_opponents(text, flag)])
+        for flag, text in (("--opponents", args.opponents), ("--imitate-opponents", args.imitate_opponents))]
+    if args.imitate:
+        checks.append(("--imitate", lambda: _check_agent(args.imitate, config.num_players)))
+    for flag, check in checks:
+        try:
+            check()
+        except PIError as exc:
+            message = str(exc) if str(exc).startswith(flag) else f"{flag}: {exc}"
+            p.exit(2, f"{p.prog}: error: {message}\n")
+
+
 def main(argv: Sequence[str] | None = None, prog: str = "python -m pi_env.rl.train") -> int:
     """Command line (module docstring). Errors: one line, exit status 2."""
     from pi_env.agents.sb3_policy import require_rl
@@ -558,6 +583,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m pi_env.rl.tra
             p.error(f"--{k.replace('_', '-')} must be at least 1, got {getattr(args, k)}")
     if args.dagger_rounds < 0 or not 0.0 <= args.dagger_beta <= 1.0:
         p.error("--dagger-rounds must be at least 0 and --dagger-beta in [0, 1]")
+    _check_agents(p, args)
     try:
         info = train(args.task, args.timesteps, args.out, seed=args.seed, num_envs=args.num_envs,
                      opponents=args.opponents, snapshot_weight=args.snapshot_weight,
