@@ -72,3 +72,28 @@ def test_the_record_format_example_loads():
     rnd = record.rounds[0]
     assert list(rnd.cases) == [1] and len(rnd.events) == 5
     assert [e.kind for e in rnd.events] == ["clue", "clue", "investigate", "solve", "investigate"]
+
+
+def test_every_figure_the_docs_name_exists():
+    """A ``docs/figures/NAME`` named in a tracked text file is in the repository (a removed figure
+    leaves no dangling reference)."""
+    missing = sorted({(f.relative_to(REPO).as_posix(), m) for f in _tracked_text_files()
+                      for m in re.findall(r"docs/figures/[\w.-]+\.(?:png|csv|txt)", f.read_text(encoding="utf-8"))
+                      if not (REPO / m).is_file()})
+    assert missing == []
+
+
+def test_learned_4p_loss_curve_matches_its_model_card():
+    """``docs/figures/rl_4p_imitation_loss.csv`` (parsed from the fit's ``--verbose`` lines by
+    ``docs/make_imitation_curve.py``) has the 20 epochs of the card, the last loss being the card's
+    ``imitation_loss``; the parser reads the training command's own line format."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_imitation_curve", REPO / "docs" / "make_imitation_curve.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.read_epochs("x\nimitation epoch 1/2: loss 2.4783 (3 s)\nimitation epoch 2/2: loss 0.25 (8 s)\n") == [
+        (1, 2.4783, 3), (2, 0.25, 8)]
+    rows = (REPO / "docs" / "figures" / "rl_4p_imitation_loss.csv").read_text().splitlines()
+    assert rows[0] == "epoch,loss,seconds" and [int(r.split(",")[0]) for r in rows[1:]] == list(range(1, 21))
+    assert rows[1].split(",")[1] == "2.4783" and round(float(rows[-1].split(",")[1]), 2) == 0.24
