@@ -427,7 +427,7 @@ def _agreement(policy: Any, X: Any, M: Any, Y: Any, chunk: int = 65536) -> Any:
 
 def main(argv: "Sequence[str] | None" = None, prog: str = "python -m pi_env.rl.imitate") -> int:
     """Collect demonstrations into a ``.npz`` file (module docstring); an existing file is refused
-    without ``--force``. Returns the exit code."""
+    without ``--force``. Returns the exit code (130 when interrupted: nothing written)."""
     import argparse
     import sys
     from pathlib import Path
@@ -484,15 +484,24 @@ def main(argv: "Sequence[str] | None" = None, prog: str = "python -m pi_env.rl.i
             batch_opponent(name, GameConfig(num_players=TASKS[args.task]))
     except PIError as exc:
         fail(str(exc) if str(exc).startswith("--opponents") else f"--opponents: {exc}")
+    from pi_env.core.interrupts import caused_by_interrupt, terminate_as_interrupt
+
     try:
         t0 = time.perf_counter()
-        demos = collect_parallel(TASKS[args.task], args.teacher, args.rows, workers=args.workers,
-                        opponents=opponents,
-                        encoding=args.encoding, policy=args.policy, beta=args.beta, num_envs=args.num_envs,
-                        seed=args.seed, gamma=args.gamma, reward=args.reward, label=args.label,
-                        progress=not args.no_progress)
+        with terminate_as_interrupt():
+            demos = collect_parallel(TASKS[args.task], args.teacher, args.rows, workers=args.workers,
+                            opponents=opponents,
+                            encoding=args.encoding, policy=args.policy, beta=args.beta, num_envs=args.num_envs,
+                            seed=args.seed, gamma=args.gamma, reward=args.reward, label=args.label,
+                            progress=not args.no_progress)
     except PIError as exc:
         p.exit(2, f"{p.prog}: error: {exc}\n")
+    except BaseException as exc:  # Ctrl-C / SIGTERM: nothing written, an existing --out kept as it was
+        if not caused_by_interrupt(exc):
+            raise
+        print(f"{p.prog}: interrupted; nothing written{' (' + str(out) + ' unchanged)' if out.exists() else ''}",
+              file=sys.stderr)
+        return 130
     tmp = out.with_name(out.stem + ".tmp.npz")
     try:
         out.parent.mkdir(parents=True, exist_ok=True)

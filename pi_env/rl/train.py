@@ -50,12 +50,21 @@ from its last checkpoint) or ``--force`` (start again, deleting it)):
   length, steps per second, pool shares), ``curve.png`` (win rate and score against steps), and
   SB3's logger output: ``logs/session_N/`` (``progress.csv`` and TensorBoard event files, one
   folder per session, ``N`` its first step);
-* ``run.json``: the settings, steps, wall-clock seconds and steps per second of every session.
+* ``run.json``: ``settings`` (every option as the run was started, written before training
+  begins), ``resumes`` (per resumed session: its first step and the options it changed), the
+  model card, and the steps, wall-clock seconds and steps per second of every session.
 
-``--timesteps`` is the total over every session of the run (``0`` with ``--imitate``: no PPO,
-``policy.pt`` is the warm start's last clone, the file ``imitation/round_K.pt`` with its card);
-``--max-minutes`` ends this session
-earlier (the files are written as at the end; ``--resume`` goes on from there).
+``--timesteps`` is the total over every session of the run, rounded up to whole updates of
+``--num-envs`` x ``--n-steps`` (the progress bar counts to that figure; ``0`` with ``--imitate``: no
+PPO, ``policy.pt`` is the warm start's last clone, the file ``imitation/round_K.pt`` with its card);
+``--max-minutes`` ends this session earlier (the files are written as at the end; ``--resume`` goes
+on from there). **Resuming** (:func:`resume_settings`): options not given take the run's saved
+values (its settings with the changes of earlier resumes), options given replace them, except
+:data:`FIXED_SETTINGS` (task, ``--encoding``, ``--trunk``, ``--hidden``), which a resumed run cannot
+change: one-line error, exit 2, nothing written. **Interrupted** (Ctrl-C, SIGTERM;
+:mod:`pi_env.core.interrupts`): the checkpoint of the step reached and the files of the end
+(``policy.pt``, ``model.zip``, curves, ``run.json``) are written atomically, one line says how to
+continue (``--resume``), exit status 130. Every option is checked before ``--out`` is created.
 
 **Seeds.** ``--seed`` seeds the games, the seats, the opponents' draws and torch; two runs with
 the same seed and settings on the same machine give the same policy (single-threaded torch). A
@@ -77,11 +86,13 @@ from typing import Any, Sequence
 import numpy as np
 
 from pi_env.agents.learned import MODEL_FORMAT, SOLVE_ACTION
+from pi_env.core.interrupts import caused_by_interrupt, signals_held, terminate_as_interrupt
 from pi_env.core.errors import PIError
 from pi_env.core.files import write_bytes_atomic, write_figure_atomic, write_text_atomic
 from pi_env.core.text import csv_text
 
-__all__ = ["train", "main", "PPO_DEFAULTS", "INITIAL_SOLVE_BIAS", "TASKS", "parse_opponents", "export_policy"]
+__all__ = ["train", "main", "saved_settings", "resume_settings", "TrainingInterrupted", "FIXED_SETTINGS",
+           "DEFAULTS", "PPO_DEFAULTS", "INITIAL_SOLVE_BIAS", "TASKS", "parse_opponents", "export_policy"]
 
 TASKS = {"2p": 2, "4p": 4}
 PPO_DEFAULTS: dict[str, Any] = {"n_steps": 16, "batch_size": 16384, "n_epochs": 2, "learning_rate": 3e-4,
@@ -201,7 +212,8 @@ def _snapshot_net(model: Any, meta: dict[str, Any]) -> Any:
     return net
 
 
-def _prepare_out(out: Path, resume: bool, force: bool) -> None:
+def _check_out(out: Path, resume: bool, force: bool) -> None:
+    """Refuse a bad ``--out`` before anything is written."""
     if resume and force:
         raise PIError("--resume and --force exclude each other")
     if out.exists() and not out.is_dir():
@@ -210,13 +222,88 @@ def _prepare_out(out: Path, resume: bool, force: bool) -> None:
     if resume:
         if not (out / "checkpoints").is_dir() or not list((out / "checkpoints").glob("step_*.zip")):
             raise PIError(f"--resume: {str(out)!r} holds no checkpoint (checkpoints/step_N.zip)")
-    elif nonempty:
-        if not force:
-            raise PIError(f"run directory {str(out)!r} exists and is not empty: --resume to continue it, "
-                          "--force to start again (deletes it), or another --out")
+    elif nonempty and not force:
+        raise PIError(f"run directory {str(out)!r} exists and is not empty: --resume to continue it, "
+                      "--force to start again (deletes it), or another --out")
+
+
+def _prepare_out(out: Path, resume: bool, force: bool) -> None:
+    _check_out(out, resume, force)
+    if not resume and out.is_dir() and any(out.iterdir()):
         shutil.rmtree(out)
     for sub in ("checkpoints", "pool", "logs"):
         (out / sub).mkdir(parents=True, exist_ok=True)
+
+
+FIXED_SETTINGS = ("task", "encoding", "trunk", "hidden")
+"""Settings a resumed run cannot change (they shape the network and its input)."""
+DEFAULTS: dict[str, Any] = {
+    "timesteps": 10_000_000, "seed": 0, "num_envs": DEFAULT_NUM_ENVS, "opponents": "gain:1", "snapshot_weight": 0.0,
+    "snapshot_every": 20, "max_snapshots": 8, "reward": "win", "encoding": "compact-v1",
+    "trunk": list(DEFAULT_TRUNK), "hidden": list(DEFAULT_HIDDEN), "threads": 1, "checkpoint_every": 2_000_000,
+    "imitate": None, "imitate_rows": 300_000, "imitate_opponents": "gain:1", "dagger_rounds": 0,
+    "dagger_beta": 0.3, "imitate_workers": 1, "imitate_epochs": 10, "demos": None, "max_minutes": None,
+    **{k: PPO_DEFAULTS[k] for k in ("n_steps", "batch_size", "n_epochs", "learning_rate", "ent_coef", "gamma")}}
+"""The command line's settings and their defaults (``run.json`` ``settings`` holds them all)."""
+
+
+def saved_settings(out: "str | Path") -> dict[str, Any]:
+    """The settings of the run in ``out``: ``run.json``'s ``settings`` (as the run was started) with
+    the changes of its ``resumes`` applied in order (for runs written before ``settings`` was stored
+    there, rebuilt from the card and the latest checkpoint's policy file).
+
+    Raises:
+        PIError: no readable ``run.json``.
+    """
+    path = Path(out) / "run.json"
+    try:
+        doc = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise PIError(f"--resume: {str(out)!r} has no run.json (its settings)") from None
+    except json.JSONDecodeError as exc:
+        raise PIError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
+    if "settings" in doc:  # as started, then what each resumed session changed
+        return {**DEFAULTS, **doc["settings"], **{k: v for r in doc.get("resumes", []) for k, v in r["changed"].items()}}
+    got = {k: doc[k] for k in ("task", "seed", "opponents", "snapshot_weight", "reward", "num_envs", "trunk",
+                               "hidden", "encoding") if k in doc}
+    got.update({k: v for k, v in doc.get("ppo", {}).items() if k in DEFAULTS})
+    if "encoding" not in got:  # older run.json: the checkpoints' policy files name it
+        import torch
+
+        pts = _latest(Path(out), "checkpoints", "pt")
+        if pts:
+            got["encoding"] = torch.load(pts[-1], weights_only=True)["encoding"]
+    return {**DEFAULTS, "timesteps": int(doc.get("timesteps", DEFAULTS["timesteps"])), **got}
+
+
+def resume_settings(out: "str | Path", given: dict[str, Any]) -> dict[str, Any]:
+    """The settings of a resumed run: the saved ones (:func:`saved_settings`), replaced by the
+    options ``given`` (those not ``None``).
+
+    Raises:
+        PIError: a given option differs from a saved :data:`FIXED_SETTINGS` one (one line naming the
+            run directory, the saved and the given value).
+    """
+    saved = saved_settings(out)
+    for k in FIXED_SETTINGS:
+        if given.get(k) is not None and given[k] != saved[k]:
+            opt = "task" if k == "task" else "--" + k
+            raise PIError(f"--resume: the run in {str(out)!r} was started with {opt} {_show(saved[k])}, "
+                          f"not {_show(given[k])}; a resumed run keeps it (another --out, or --force to start again)")
+    return {**saved, **{k: v for k, v in given.items() if v is not None}}
+
+
+def _show(v: Any) -> str:
+    return ",".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v)
+
+
+class TrainingInterrupted(PIError):
+    """Training was interrupted (Ctrl-C or SIGTERM); the run is saved at step ``steps`` (a
+    checkpoint ``--resume`` continues from, ``policy.pt``, ``model.zip``, ``run.json``)."""
+
+    def __init__(self, out: Path, steps: int | None):
+        self.out, self.steps = out, steps
+        super().__init__(f"interrupted at step {steps}" if steps is not None else "interrupted")
 
 
 def _latest(out: Path, sub: str, ext: str) -> list[Path]:
@@ -235,13 +322,17 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     """Train (module docstring); returns the ``run.json`` dict of this session.
 
     Raises:
-        PIError: the ``rl`` extra is missing, a bad option, or a run directory that exists
-            without ``--resume`` / ``--force``.
+        PIError: the ``rl`` extra is missing, a bad option (unknown agent or encoding, missing
+            demonstration file: checked before ``out`` is created), a run directory that exists
+            without ``--resume`` / ``--force``; with ``resume``, another task, encoding, trunk or
+            hidden widths than the saved run, or ``timesteps`` already reached.
+        TrainingInterrupted: Ctrl-C or SIGTERM; the run is saved at the step reached.
     """
     torch, MaskablePPO, _ = _sb3()
     import numba
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.logger import configure
+    from tqdm import tqdm
 
     from pi_env.engine import GameConfig
     from pi_env.rl.engine_env import SB3LearnerVecEnv
@@ -253,11 +344,15 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
         raise PIError(f"--reward must be 'win' or 'score', got {reward!r}")
     P = TASKS[task]
     out = Path(out)
-    _prepare_out(out, resume, force)
-    threads = max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS))
-    numba.set_num_threads(threads)
-    torch.set_num_threads(threads)
-    torch.distributions.Distribution.set_default_validate_args(False)
+    # everything that can be refused is checked before the run directory is created or changed
+    _check_out(out, resume, force)
+    saved_doc: dict[str, Any] = {}
+    if resume:
+        resume_settings(out, {"task": task, "encoding": encoding, "trunk": list(trunk), "hidden": list(hidden)})
+        saved_doc = json.loads((out / "run.json").read_text())
+    from pi_env.agents.learned import encoding_size
+
+    encoding_size(encoding, P)  # an unknown encoding is refused here
     settings = {**PPO_DEFAULTS, **ppo}
     members = parse_opponents(opponents)
     config = GameConfig(num_players=P)
@@ -265,9 +360,36 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
 
     ckpts = _latest(out, "checkpoints", "zip") if resume else []
     start = int(ckpts[-1].stem.split("_")[1]) if ckpts else 0
+    if ckpts and start >= timesteps:
+        raise PIError(f"--resume: the run in {str(out)!r} is already at step {start}; --timesteps is the total "
+                      f"over every session ({timesteps} given): give a larger one")
     session_seed = seed + start
     pools = [PoolOpponent(members, config, snapshot_weight=snapshot_weight, max_snapshots=max_snapshots)
              for _ in range(P - 1)]
+    if imitate_teacher and not ckpts:
+        from pi_env.rl.imitate import Teacher
+
+        Teacher(imitate_teacher, config, 1)
+        PoolOpponent(parse_opponents(imitate_opponents), config)
+        for name in (d.strip() for d in (demos or "").split(",")):
+            if name and not Path(name).is_file():
+                raise PIError(f"--demos: no file {name!r}")
+    settings_doc = {"task": task, "timesteps": int(timesteps), "seed": seed, "num_envs": num_envs,
+                    "opponents": opponents, "snapshot_weight": snapshot_weight, "snapshot_every": snapshot_every,
+                    "max_snapshots": max_snapshots, "reward": reward, "encoding": encoding, "trunk": list(trunk),
+                    "hidden": list(hidden), "threads": threads, "checkpoint_every": checkpoint_every,
+                    "imitate": imitate_teacher, "imitate_rows": imitate_rows, "imitate_opponents": imitate_opponents,
+                    "dagger_rounds": dagger_rounds, "dagger_beta": dagger_beta, "imitate_workers": imitate_workers,
+                    "imitate_epochs": imitate_epochs, "demos": demos, "max_minutes": max_minutes,
+                    **{k: settings[k] for k in ("n_steps", "batch_size", "n_epochs", "learning_rate", "ent_coef",
+                                                "gamma")}}
+    _prepare_out(out, resume, force)
+    if not resume:  # the settings first: an interrupted run can be resumed with them
+        write_text_atomic(out / "run.json", json.dumps({"settings": settings_doc, "sessions": []}, indent=2) + "\n")
+    threads = max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS))
+    numba.set_num_threads(threads)
+    torch.set_num_threads(threads)
+    torch.distributions.Distribution.set_default_validate_args(False)
     if resume:
         from pi_env.agents.learned import load_model
 
@@ -280,7 +402,7 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     policy_kwargs = {"features_extractor_class": TrunkExtractor, "features_extractor_kwargs": {"trunk": list(trunk)},
                      "net_arch": {"pi": list(hidden), "vf": list(hidden)}, "activation_fn": torch.nn.ReLU}
     if ckpts:
-        model = MaskablePPO.load(ckpts[-1], env=env, device="cpu")
+        model = MaskablePPO.load(ckpts[-1], env=env, device="cpu", **settings)
         model.set_random_seed(session_seed)
     else:
         model = MaskablePPO("MlpPolicy", env, policy_kwargs=policy_kwargs, seed=seed, device="cpu", verbose=0,
@@ -290,11 +412,18 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     warm: dict[str, Any] = {}
     if imitate_teacher and not ckpts:
         t_im = time.perf_counter()
-        warm = warm_start(model, P, imitate_teacher, imitate_rows, encoding=encoding, out=out,
-                          opponents=parse_opponents(imitate_opponents), dagger_rounds=dagger_rounds,
-                          dagger_beta=dagger_beta, workers=imitate_workers, epochs=imitate_epochs,
-                          seed=seed, gamma=float(settings["gamma"]), reward=reward, meta=meta, demos=demos,
-                          verbose=verbose)
+        try:
+            with terminate_as_interrupt():
+                warm = warm_start(model, P, imitate_teacher, imitate_rows, encoding=encoding, out=out,
+                                  opponents=parse_opponents(imitate_opponents), dagger_rounds=dagger_rounds,
+                                  dagger_beta=dagger_beta, workers=imitate_workers, epochs=imitate_epochs,
+                                  seed=seed, gamma=float(settings["gamma"]), reward=reward, meta=meta,
+                                  demos=demos, verbose=verbose)
+        except BaseException as exc:
+            env.close()
+            if caused_by_interrupt(exc):
+                raise TrainingInterrupted(out, None) from None
+            raise
         warm["imitation_seconds"] = round(time.perf_counter() - t_im, 1)
     logs = out / "logs" / f"session_{start}"  # SB3's logger: progress.csv and TensorBoard events
     model.set_logger(configure(str(logs), ["csv", "tensorboard"] if _has_tensorboard() else ["csv"]))
@@ -302,7 +431,7 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     curve_path = out / "curve.csv"
     rows: list[dict[str, Any]] = _read_curve(curve_path) if resume else []
     rows = [r for r in rows if int(r["timesteps"]) <= start]
-    card = {"task": task, "seed": seed, "opponents": opponents, "snapshot_weight": snapshot_weight,
+    card = {"task": task, "encoding": encoding, "seed": seed, "opponents": opponents, "snapshot_weight": snapshot_weight,
             **({"warm_start": warm} if warm else {}), "reward": reward, "num_envs": num_envs, "ppo": settings, "trunk": list(trunk), "hidden": list(hidden)}
 
     class Monitor(BaseCallback):
@@ -313,8 +442,16 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
             self.last_ckpt = start
             self.seconds0 = float(rows[-1]["seconds"]) if rows else 0.0
             self.steps0 = self.num_timesteps
+            per_update = num_envs * int(settings["n_steps"])
+            planned = start + -(-(timesteps - start) // per_update) * per_update
+            self.bar = tqdm(total=planned, initial=start, unit="step", unit_scale=True, file=sys.stderr,
+                            disable=not progress, dynamic_ncols=True, desc=f"training to {planned:,} steps")
+
+        def _on_training_end(self) -> None:
+            self.bar.close()
 
         def _on_step(self) -> bool:
+            self.bar.update(self.num_timesteps - self.bar.n)
             for info in self.locals["infos"]:
                 if "episode" in info:
                     self.eps.append(info["episode"])
@@ -350,20 +487,53 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
 
         def _checkpoint(self) -> None:
             self.last_ckpt = self.num_timesteps
-            self.model.save(out / "checkpoints" / f"step_{self.num_timesteps}.zip")
+            _save_model(self.model, out / "checkpoints" / f"step_{self.num_timesteps}.zip")
             export_policy(self.model, out / "checkpoints" / f"step_{self.num_timesteps}.pt",
                           {**meta, "card": {**card, "timesteps": self.num_timesteps}})
             _write_curve(rows, curve_path)
 
     monitor = Monitor()
     t0 = time.perf_counter()
+    interrupted = False
     try:
-        model.learn(total_timesteps=max(timesteps - start, 0), callback=monitor, reset_num_timesteps=not ckpts,
-                    progress_bar=progress)
+        with terminate_as_interrupt():
+            model.learn(total_timesteps=max(timesteps - start, 0), callback=monitor, reset_num_timesteps=not ckpts)
+    except BaseException as exc:  # Ctrl-C / SIGTERM (also when it surfaces inside a numba kernel)
+        if not caused_by_interrupt(exc):
+            raise
+        interrupted = True
+        if hasattr(monitor, "bar"):
+            monitor.bar.close()
     finally:
         env.close()
+    with signals_held():  # a second Ctrl-C cannot break the saving
+        info = _finish(model, monitor, out, start, t0, rows, card, warm, meta, curve_path, saved_doc,
+                       settings_doc, interrupted, f"MaskablePPO, {task} ({opponents}; snapshots {snapshot_weight})")
+    if interrupted:
+        raise TrainingInterrupted(out, info["sessions"][-1]["timesteps"])
+    return info
+
+
+def _save_model(model: Any, path: Path) -> None:
+    """``model.save`` to ``path`` atomically (a run interrupted while saving keeps the old file)."""
+    import io
+
+    buf = io.BytesIO()
+    model.save(buf)
+    write_bytes_atomic(path, buf.getvalue())
+
+
+def _finish(model: Any, monitor: Any, out: Path, start: int, t0: float, rows: list[dict[str, Any]],
+            card: dict[str, Any], warm: dict[str, Any], meta: dict[str, Any], curve_path: Path,
+            saved_doc: dict[str, Any], settings_doc: dict[str, Any], interrupted: bool, title: str) -> dict[str, Any]:
+    """Write the session's files: last checkpoint, policy, model, curve, ``run.json`` (returned)."""
+    import torch
+
     seconds = time.perf_counter() - t0
     steps = int(model.num_timesteps)
+    if not hasattr(monitor, "t0"):  # interrupted before training started
+        monitor.init_callback(model)
+    monitor.num_timesteps = steps
     monitor._checkpoint()
     total_seconds = float(rows[-1]["seconds"]) if rows else seconds
     card.update(timesteps=steps, seconds=round(total_seconds, 1), torch=torch.__version__)
@@ -372,13 +542,19 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
         write_bytes_atomic(out / "policy.pt", last.read_bytes())
     else:
         export_policy(model, out / "policy.pt", {**meta, "card": card})
-    model.save(out / "model.zip")
+    _save_model(model, out / "model.zip")
     _write_curve(rows, curve_path)
-    plot_curve(rows, out / "curve.png", f"MaskablePPO, {task} ({opponents}; snapshots {snapshot_weight})")
+    plot_curve(rows, out / "curve.png", title)
     session = {"started_at_step": start, "timesteps": steps, "seconds": round(seconds, 1),
-               "sps": round((steps - start) / max(seconds, 1e-9), 1)}
-    runs = json.loads((out / "run.json").read_text())["sessions"] if (resume and (out / "run.json").is_file()) else []
-    info = {**card, "sessions": runs + [session]}
+               "sps": round((steps - start) / max(seconds, 1e-9), 1), **({"interrupted": True} if interrupted else {})}
+    if saved_doc:  # resumed: the original settings and card stay; what this session changed is appended
+        saved = saved_doc.get("settings") or {k: v for k, v in settings_doc.items() if k not in ("timesteps",)}
+        changed = {k: v for k, v in settings_doc.items() if saved.get(k, DEFAULTS.get(k)) != v}
+        info = {**saved_doc, "timesteps": steps, "seconds": card["seconds"], "torch": card["torch"],
+                "settings": {**DEFAULTS, **saved}, "sessions": saved_doc.get("sessions", []) + [session],
+                "resumes": saved_doc.get("resumes", []) + [{"at_step": start, "changed": changed}]}
+    else:
+        info = {**card, "settings": settings_doc, "sessions": [session]}
     write_text_atomic(out / "run.json", json.dumps(info, indent=2) + "\n")
     return info
 
@@ -469,11 +645,11 @@ def plot_curve(rows: Sequence[dict[str, Any]], path: "str | Path", title: str) -
     pts = [r for r in rows if r.get("win_rate") is not None]
     x = [float(r["timesteps"]) for r in pts]
     fig, ax = plt.subplots(figsize=(7, 4))
-    ax.plot(x, [r["win_rate"] for r in pts], color="C0")
+    ax.plot(x, [r["win_rate"] for r in pts], color="C0", marker="o", markersize=3)
     ax.set_ylabel("win rate in training games", color="C0")
     ax.set_ylim(0, 1.02)
     ax2 = ax.twinx()
-    ax2.plot(x, [r["score_mean"] for r in pts], color="C1")
+    ax2.plot(x, [r["score_mean"] for r in pts], color="C1", marker="o", markersize=3)
     ax2.set_ylabel("learner's final score (mean)", color="C1")
     ax.set_xlabel("environment steps")
     ax.set_title(title, fontsize=9)
@@ -494,48 +670,51 @@ def _ints(text: str) -> list[int]:
 
 
 def _parser(prog: str) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=prog, description="Train a P.I. policy with MaskablePPO at engine speed.")
+    p = argparse.ArgumentParser(prog=prog, description="Train a P.I. policy with MaskablePPO at engine speed.",
+                                epilog="With --resume, options not given keep the run's saved values (run.json); "
+                                "task, --encoding, --trunk and --hidden cannot change.")
     p.add_argument("task", choices=list(TASKS))
-    p.add_argument("--timesteps", type=int, default=10_000_000, help="environment steps in total (default 10M)")
+    p.add_argument("--timesteps", type=int, help="environment steps in total over every session of the run, rounded up to whole updates "
+                        "(default 10M; with --resume: the saved target)")
     p.add_argument("--out", required=True, help="run directory")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--num-envs", type=int, default=DEFAULT_NUM_ENVS,
+    p.add_argument("--seed", type=int, help="seed (default 0)")
+    p.add_argument("--num-envs", type=int,
                    help=f"games stepped together (default {DEFAULT_NUM_ENVS})")
-    p.add_argument("--opponents", default="gain:1",
+    p.add_argument("--opponents",
                    help="built-in opponents name:weight,... (default gain:1; random and gain run in batch)")
-    p.add_argument("--snapshot-weight", type=float, default=0.0, help="weight of the learner's snapshots (default 0)")
-    p.add_argument("--snapshot-every", type=int, default=20, help="updates between snapshots (default 20)")
-    p.add_argument("--max-snapshots", type=int, default=8)
-    p.add_argument("--reward", choices=("win", "score"), default="win")
-    p.add_argument("--encoding", default="compact-v1", help="policy input (default compact-v1)")
-    p.add_argument("--trunk", type=_ints, default=list(DEFAULT_TRUNK),
+    p.add_argument("--snapshot-weight", type=float, help="weight of the learner's snapshots (default 0)")
+    p.add_argument("--snapshot-every", type=int, help="updates between snapshots (default 20)")
+    p.add_argument("--max-snapshots", type=int)
+    p.add_argument("--reward", choices=("win", "score"))
+    p.add_argument("--encoding", help="policy input (default compact-v1)")
+    p.add_argument("--trunk", type=_ints,
                    help=f"trunk widths (default {','.join(map(str, DEFAULT_TRUNK))})")
-    p.add_argument("--hidden", type=_ints, default=list(DEFAULT_HIDDEN),
+    p.add_argument("--hidden", type=_ints,
                    help=f"policy and value widths (default {','.join(map(str, DEFAULT_HIDDEN))})")
-    p.add_argument("--threads", type=int, default=1,
+    p.add_argument("--threads", type=int,
                    help="threads of the engine and encoder (numba) and of torch (default 1)")
-    p.add_argument("--checkpoint-every", type=int, default=2_000_000, help="steps between checkpoints")
+    p.add_argument("--checkpoint-every", type=int, help="steps between checkpoints")
     p.add_argument("--imitate", default=None, metavar="TEACHER",
                    help="warm start: clone a batch teacher's choices first (e.g. gain)")
-    p.add_argument("--imitate-rows", type=int, default=300_000,
+    p.add_argument("--imitate-rows", type=int,
                    help="teacher-labelled rows per imitation round (default 300000)")
-    p.add_argument("--imitate-opponents", default="gain:1",
+    p.add_argument("--imitate-opponents",
                    help="opponents name:weight,... of the imitation games (default gain:1)")
-    p.add_argument("--dagger-rounds", type=int, default=0,
+    p.add_argument("--dagger-rounds", type=int,
                    help="imitation rounds after the first where the policy plays and the teacher labels (default 0)")
-    p.add_argument("--dagger-beta", type=float, default=0.3,
+    p.add_argument("--dagger-beta", type=float,
                    help="share of the teacher's actions played in DAgger rounds (default 0.3)")
-    p.add_argument("--imitate-workers", type=int, default=1, help="processes collecting demonstrations (default 1)")
-    p.add_argument("--imitate-epochs", type=int, default=10, help="passes over the rows per imitation round")
+    p.add_argument("--imitate-workers", type=int, help="processes collecting demonstrations (default 1)")
+    p.add_argument("--imitate-epochs", type=int, help="passes over the rows per imitation round")
     p.add_argument("--demos", default=None,
                    help="demonstration files (.npz, comma-separated; python -m pi_env.rl.imitate) used as the first "
                         "imitation round instead of collecting it")
     p.add_argument("--max-minutes", type=float, default=None,
                    help="stop after this much wall-clock time in this session (then save as at the end)")
     for k in ("n_steps", "batch_size", "n_epochs"):
-        p.add_argument(f"--{k.replace('_', '-')}", type=int, default=PPO_DEFAULTS[k])
+        p.add_argument(f"--{k.replace('_', '-')}", type=int)
     for k in ("learning_rate", "ent_coef", "gamma"):
-        p.add_argument(f"--{k.replace('_', '-')}", type=float, default=PPO_DEFAULTS[k])
+        p.add_argument(f"--{k.replace('_', '-')}", type=float)
     g = p.add_mutually_exclusive_group()
     g.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
     g.add_argument("--force", action="store_true", help="delete an existing --out and start again")
@@ -566,7 +745,8 @@ def _check_agents(p: Any, args: Any) -> None:
 
 
 def main(argv: Sequence[str] | None = None, prog: str = "python -m pi_env.rl.train") -> int:
-    """Command line (module docstring). Errors: one line, exit status 2."""
+    """Command line (module docstring). Errors: one line, exit status 2; interrupted (Ctrl-C,
+    SIGTERM): the run saved, one line saying how to continue, exit status 130."""
     from pi_env.agents.sb3_policy import require_rl
 
     p = _parser(prog)
@@ -575,28 +755,46 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m pi_env.rl.tra
         require_rl()
     except PIError as exc:
         p.exit(2, f"{p.prog}: error: {exc}\n")
-    if args.timesteps < 0 or (args.timesteps == 0 and not args.imitate):
-        p.error(f"--timesteps must be at least 1 (0: imitation only, with --imitate), got {args.timesteps}")
+    given = {k: getattr(args, k) for k in DEFAULTS}
+    given["task"] = args.task
+    try:
+        if args.resume:
+            _check_out(Path(args.out), True, args.force)
+            a = {**resume_settings(args.out, given), "max_minutes": args.max_minutes}  # per session
+        else:
+            a = {**DEFAULTS, **{k: v for k, v in given.items() if v is not None}}
+    except PIError as exc:
+        p.exit(2, f"{p.prog}: error: {exc}\n")
+    if a["timesteps"] < 0 or (a["timesteps"] == 0 and not a["imitate"]):
+        p.error(f"--timesteps must be at least 1 (0: imitation only, with --imitate), got {a['timesteps']}")
     for k in ("num_envs", "snapshot_every", "max_snapshots", "threads", "checkpoint_every",
               "n_steps", "batch_size", "n_epochs", "imitate_rows", "imitate_workers", "imitate_epochs"):
-        if getattr(args, k) < 1:
-            p.error(f"--{k.replace('_', '-')} must be at least 1, got {getattr(args, k)}")
-    if args.dagger_rounds < 0 or not 0.0 <= args.dagger_beta <= 1.0:
+        if a[k] < 1:
+            p.error(f"--{k.replace('_', '-')} must be at least 1, got {a[k]}")
+    if a["dagger_rounds"] < 0 or not 0.0 <= a["dagger_beta"] <= 1.0:
         p.error("--dagger-rounds must be at least 0 and --dagger-beta in [0, 1]")
-    _check_agents(p, args)
+    _check_agents(p, argparse.Namespace(**{**a, "task": args.task}))  # the settings in force (saved ones on --resume)
     try:
-        info = train(args.task, args.timesteps, args.out, seed=args.seed, num_envs=args.num_envs,
-                     opponents=args.opponents, snapshot_weight=args.snapshot_weight,
-                     snapshot_every=args.snapshot_every, max_snapshots=args.max_snapshots, reward=args.reward,
-                     encoding=args.encoding, trunk=args.trunk, hidden=args.hidden,
-                     threads=args.threads, checkpoint_every=args.checkpoint_every,
-                     max_minutes=args.max_minutes, imitate_teacher=args.imitate, imitate_rows=args.imitate_rows,
-                     imitate_opponents=args.imitate_opponents, dagger_rounds=args.dagger_rounds,
-                     dagger_beta=args.dagger_beta, imitate_workers=args.imitate_workers,
-                     imitate_epochs=args.imitate_epochs, demos=args.demos,
+        info = train(args.task, a["timesteps"], args.out, seed=a["seed"], num_envs=a["num_envs"],
+                     opponents=a["opponents"], snapshot_weight=a["snapshot_weight"],
+                     snapshot_every=a["snapshot_every"], max_snapshots=a["max_snapshots"], reward=a["reward"],
+                     encoding=a["encoding"], trunk=a["trunk"], hidden=a["hidden"],
+                     threads=a["threads"], checkpoint_every=a["checkpoint_every"],
+                     max_minutes=a["max_minutes"], imitate_teacher=a["imitate"], imitate_rows=a["imitate_rows"],
+                     imitate_opponents=a["imitate_opponents"], dagger_rounds=a["dagger_rounds"],
+                     dagger_beta=a["dagger_beta"], imitate_workers=a["imitate_workers"],
+                     imitate_epochs=a["imitate_epochs"], demos=a["demos"],
                      resume=args.resume, force=args.force, progress=not args.no_progress, verbose=args.verbose,
-                     n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.n_epochs,
-                     learning_rate=args.learning_rate, ent_coef=args.ent_coef, gamma=args.gamma)
+                     n_steps=a["n_steps"], batch_size=a["batch_size"], n_epochs=a["n_epochs"],
+                     learning_rate=a["learning_rate"], ent_coef=a["ent_coef"], gamma=a["gamma"])
+    except TrainingInterrupted as exc:
+        if exc.steps is None:
+            print(f"{p.prog}: interrupted during the warm start (no checkpoint yet); start again with "
+                  f"{prog} {args.task} --out {args.out} --force ...", file=sys.stderr)
+        else:
+            print(f"{p.prog}: interrupted at step {exc.steps:,}; saved in {args.out}; continue with: "
+                  f"{prog} {args.task} --out {args.out} --resume", file=sys.stderr)
+        return 130
     except PIError as exc:
         p.exit(2, f"{p.prog}: error: {exc}\n")
     s = info["sessions"][-1]

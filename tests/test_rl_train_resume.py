@@ -1,0 +1,179 @@
+"""``python -m pi_env.rl.train`` / ``pi_env.rl.imitate`` command lines: ``--resume`` keeps the saved
+settings, refuses changes to the network's shape and input, an interruption saves a resumable run
+(exit 130), failed validation leaves no directory behind, a one-update curve is drawn."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+
+import pytest
+
+
+def _rl():
+    pytest.importorskip("torch")
+    pytest.importorskip("stable_baselines3")
+    pytest.importorskip("sb3_contrib")
+
+
+# 64 games x 16 steps: 1024 steps per update
+TINY = ["--num-envs", "64", "--n-steps", "16", "--batch-size", "512", "--n-epochs", "1", "--trunk", "32",
+        "--hidden", "16", "--opponents", "random:1", "--checkpoint-every", "2048", "--seed", "5"]
+
+
+def _train(*argv):
+    from pi_env.rl.train import main
+
+    return main([*argv, "--no-progress"])
+
+
+def _curve_steps(out):
+    with open(out / "curve.csv", newline="") as f:
+        return [int(float(r["timesteps"])) for r in csv.DictReader(f)]
+
+
+def _digest(folder):
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def run2048(tmp_path_factory):
+    _rl()
+    out = tmp_path_factory.mktemp("rl") / "run"
+    assert _train("2p", "--out", str(out), "--timesteps", "2048", *TINY) == 0
+    return out
+
+
+def test_resume_takes_the_saved_settings_and_timesteps_is_the_total(run2048, tmp_path):
+    import shutil
+
+    out = tmp_path / "run"
+    shutil.copytree(run2048, out)
+    assert _train("2p", "--out", str(out), "--resume", "--timesteps", "4096") == 0
+    run = json.loads((out / "run.json").read_text())
+    s = run["settings"]
+    assert (s["num_envs"], s["n_steps"], s["batch_size"], s["opponents"], s["trunk"], s["hidden"], s["seed"],
+            s["timesteps"]) == (64, 16, 512, "random:1", [32], [16], 5, 2048)  # as started
+    assert run["num_envs"] == 64 and run["opponents"] == "random:1" and run["timesteps"] == 4096
+    assert run["resumes"] == [{"at_step": 2048, "changed": {"timesteps": 4096}}]
+    assert [(x["started_at_step"], x["timesteps"]) for x in run["sessions"]] == [(0, 2048), (2048, 4096)]
+    # one row per update of 64 x 16 steps, in both sessions
+    assert _curve_steps(out) == [1024, 2048, 3072, 4096]
+    assert sorted(p.name for p in (out / "checkpoints").glob("*.zip")) == ["step_2048.zip", "step_4096.zip"]
+    # a second resume without --timesteps takes the last target (4096): nothing left to do, refused
+    with pytest.raises(SystemExit) as exc:
+        _train("2p", "--out", str(out), "--resume")
+    assert exc.value.code == 2
+    assert _train("2p", "--out", str(out), "--resume", "--timesteps", "5000") == 0  # rounded up to whole updates
+    run = json.loads((out / "run.json").read_text())
+    assert run["sessions"][-1]["timesteps"] == 5120 and run["resumes"][-1]["changed"] == {"timesteps": 5000}
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["4p"], "was started with task 2p, not 4p"),
+    (["2p", "--encoding", "compact-v2"], "was started with --encoding compact-v1, not compact-v2"),
+    (["2p", "--hidden", "8"], "was started with --hidden 16, not 8"),
+    (["2p", "--trunk", "32,32"], "was started with --trunk 32, not 32,32"),
+    (["2p", "--timesteps", "1000"], "is already at step 2048; --timesteps is the total over every session "
+                                    "(1000 given): give a larger one"),
+])
+def test_a_conflicting_resume_is_one_line_and_changes_nothing(run2048, capsys, argv, message):
+    before = _digest(run2048)
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exc:
+        _train(argv[0], "--out", str(run2048), "--resume", *argv[1:])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"the run in '{run2048}'" in err[0] and message in err[0], err
+    assert _digest(run2048) == before
+
+
+def test_an_interrupted_run_is_saved_and_resumes(tmp_path, monkeypatch, capsys):
+    _rl()
+    from pi_env.agents.learned import load_model
+    from pi_env.rl.engine_env import SB3LearnerVecEnv
+
+    real, calls = SB3LearnerVecEnv.step_wait, [0]
+
+    def step_wait(self):
+        calls[0] += 1
+        if calls[0] == 41:  # Ctrl-C during the 41st step: 40 x 64 steps done
+            raise KeyboardInterrupt
+        return real(self)
+
+    monkeypatch.setattr(SB3LearnerVecEnv, "step_wait", step_wait)
+    out = tmp_path / "run"
+    capsys.readouterr()
+    assert _train("2p", "--out", str(out), "--timesteps", "4096", *TINY) == 130
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"python -m pi_env.rl.train: interrupted at step 2,560; saved in {out}; continue with: "
+                   f"python -m pi_env.rl.train 2p --out {out} --resume"]
+    run = json.loads((out / "run.json").read_text())
+    assert run["sessions"] == [{**run["sessions"][0], "started_at_step": 0, "timesteps": 2560, "interrupted": True}]
+    assert run["settings"]["timesteps"] == 4096 and run["settings"]["num_envs"] == 64
+    assert (out / "checkpoints" / "step_2560.zip").is_file() and (out / "model.zip").is_file()
+    assert load_model(str(out / "policy.pt"))[1]["card"]["timesteps"] == 2560
+    assert not list(out.rglob("*.tmp"))
+    monkeypatch.setattr(SB3LearnerVecEnv, "step_wait", real)
+    # --resume goes on to the saved target, in whole updates of 1024 steps: 2560 + 2 x 1024
+    assert _train("2p", "--out", str(out), "--resume") == 0
+    run = json.loads((out / "run.json").read_text())
+    assert [(x["started_at_step"], x["timesteps"]) for x in run["sessions"]] == [(0, 2560), (2560, 4608)]
+    assert run["resumes"] == [{"at_step": 2560, "changed": {}}]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--opponents", "nobody:1"], "unknown agent 'nobody'"),
+    (["--encoding", "nope"], "unknown encoding 'nope'"),
+    (["--imitate", "nobody"], "unknown agent 'nobody'"),
+    (["--imitate", "gain", "--imitate-opponents", "zz:1"], "unknown agent 'zz'"),
+    (["--imitate", "gain", "--demos", "missing.npz"], "--demos: no file 'missing.npz'"),
+])
+def test_failed_validation_leaves_no_run_directory(tmp_path, capsys, argv, message):
+    _rl()
+    out = tmp_path / "new" / "run"
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exc:
+        _train("2p", "--out", str(out), "--timesteps", "1024", *argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0], err
+    assert not (tmp_path / "new").exists()
+
+
+def test_imitate_interrupted_writes_nothing_and_keeps_the_old_file(tmp_path, monkeypatch, capsys):
+    _rl()
+    from pi_env.rl import imitate
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(imitate, "collect_parallel", interrupted)
+    out = tmp_path / "demos.npz"
+    out.write_bytes(b"old rows")
+    capsys.readouterr()
+    assert imitate.main(["2p", "--rows", "10", "--out", str(out), "--force", "--no-progress"]) == 130
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"python -m pi_env.rl.imitate: interrupted; nothing written ({out} unchanged)"]
+    assert out.read_bytes() == b"old rows" and sorted(p.name for p in tmp_path.iterdir()) == ["demos.npz"]
+
+
+def test_a_one_update_curve_is_drawn(tmp_path):
+    pytest.importorskip("matplotlib")
+    import matplotlib.image as mpimg
+
+    from pi_env.rl.train import plot_curve
+
+    plot_curve([], tmp_path / "empty.png", "t")
+    plot_curve([{"timesteps": 1024, "win_rate": 0.5, "score_mean": 3.0}], tmp_path / "one.png", "t")
+    empty, one = mpimg.imread(tmp_path / "empty.png"), mpimg.imread(tmp_path / "one.png")
+    assert empty.shape == one.shape
+
+    def pixels(img, rgb):
+        return int(((img[:, :, :3] * 255).round().astype(int) == rgb).all(axis=-1).sum())
+
+    # the point is drawn in both series' colours (C0 #1f77b4, C1 #ff7f0e; the axis labels use them too)
+    for rgb in ((31, 119, 180), (255, 127, 14)):
+        assert pixels(one, rgb) > pixels(empty, rgb) + 4
