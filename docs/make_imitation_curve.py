@@ -2,7 +2,9 @@
 
 The training command prints one line per epoch of behaviour cloning
 (``imitation epoch 3/20: loss 0.5988 (13 s)``, :func:`pi_env.rl.imitate.fit`: the mean masked
-cross-entropy of the epoch's minibatches over the training rows, nats). This script reads those
+cross-entropy of the epoch's minibatches over the training rows, nats); ``python -m
+pi_env.rl.solo_imitate`` prints the same without the word ``imitation`` (``epoch 3/40: loss ...``,
+:func:`pi_env.rl.solo_imitate.fit`), which this script reads too. This script reads those
 lines from the saved output, writes them as a CSV (``epoch,loss,seconds``) and plots loss against
 epoch with the command that produced them as the caption::
 
@@ -19,7 +21,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-LINE = re.compile(r"imitation epoch (\d+)/(\d+): loss ([0-9.]+) \((\d+) s\)")
+LINE = re.compile(r"(?:imitation )?epoch (\d+)/(\d+): loss ([0-9.]+) \((\d+) s\)")
 
 
 def read_epochs(text: str) -> list[tuple[int, float, int]]:
@@ -41,6 +43,7 @@ def main(argv: "list[str] | None" = None) -> int:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
     out = Path(args.out)
     out.with_suffix(".csv").write_text("epoch,loss,seconds\n" + "".join(f"{e},{l},{s}\n" for e, l, s in rows))
@@ -49,7 +52,10 @@ def main(argv: "list[str] | None" = None) -> int:
     ax.set_xlabel("epoch")
     ax.set_ylabel("cross-entropy on the training rows (nats)")
     ax.set_yscale("log")
-    ax.set_xticks([r[0] for r in rows])
+    if len(rows) <= 20:
+        ax.set_xticks([r[0] for r in rows])
+    else:  # too many to label each: integer ticks
+        ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
     ax.grid(True, alpha=0.3)
     ax.set_title(args.title, fontsize=9, parse_math=False)
     if args.caption:

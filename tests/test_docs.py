@@ -97,3 +97,20 @@ def test_learned_4p_loss_curve_matches_its_model_card():
     rows = (REPO / "docs" / "figures" / "rl_4p_imitation_loss.csv").read_text().splitlines()
     assert rows[0] == "epoch,loss,seconds" and [int(r.split(",")[0]) for r in rows[1:]] == list(range(1, 21))
     assert rows[1].split(",")[1] == "2.4783" and round(float(rows[-1].split(",")[1]), 2) == 0.24
+
+
+def test_learned_solo_loss_curve_matches_its_model_file():
+    """``docs/figures/rl_solo_imitation_loss.csv`` (parsed from ``python -m pi_env.rl.solo_imitate``'s
+    ``epoch N/M: loss ...`` lines) has the 40 epochs of the model card's command, and its last loss is
+    the ``loss`` recorded in the card inside ``pi_env/models/learned_solo.pt`` (0.172; CI's docs tests
+    do not load torch, so the value is written here)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_imitation_curve", REPO / "docs" / "make_imitation_curve.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.read_epochs("layouts\n  epoch 1/40: loss 1.4001 (2 s)\n  epoch 2/40: loss 0.6392 (3 s)\n") == [
+        (1, 1.4001, 2), (2, 0.6392, 3)]
+    rows = (REPO / "docs" / "figures" / "rl_solo_imitation_loss.csv").read_text().splitlines()
+    assert rows[0] == "epoch,loss,seconds" and [int(r.split(",")[0]) for r in rows[1:]] == list(range(1, 41))
+    assert rows[-1].split(",")[1] == "0.172"
