@@ -83,15 +83,21 @@ def test_every_figure_the_docs_name_exists():
     assert missing == []
 
 
-def test_learned_4p_loss_curve_matches_its_model_card():
-    """``docs/figures/rl_4p_imitation_loss.csv`` (parsed from the fit's ``--verbose`` lines by
-    ``docs/make_imitation_curve.py``) has the 20 epochs of the card, the last loss being the card's
-    ``imitation_loss``; the parser reads the training command's own line format."""
+def _curve_script():
+    """``docs/make_imitation_curve.py`` loaded as a module (it is a script, not part of the package)."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("make_imitation_curve", REPO / "docs" / "make_imitation_curve.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
+    return mod
+
+
+def test_learned_4p_loss_curve_matches_its_model_card():
+    """``docs/figures/rl_4p_imitation_loss.csv`` (parsed from the fit's ``--verbose`` lines by
+    ``docs/make_imitation_curve.py``) has the 20 epochs of the card, the last loss being the card's
+    ``imitation_loss``; the parser reads the training command's own line format."""
+    mod = _curve_script()
     assert mod.read_epochs("x\nimitation epoch 1/2: loss 2.4783 (3 s)\nimitation epoch 2/2: loss 0.25 (8 s)\n") == [
         (1, 2.4783, 3), (2, 0.25, 8)]
     rows = (REPO / "docs" / "figures" / "rl_4p_imitation_loss.csv").read_text().splitlines()
@@ -104,11 +110,7 @@ def test_learned_solo_loss_curve_matches_its_model_file():
     ``epoch N/M: loss ...`` lines) has the 40 epochs of the model card's command, and its last loss is
     the ``loss`` recorded in the card inside ``pi_env/models/learned_solo.pt`` (0.172; CI's docs tests
     do not load torch, so the value is written here)."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("make_imitation_curve", REPO / "docs" / "make_imitation_curve.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = _curve_script()
     assert mod.read_epochs("layouts\n  epoch 1/40: loss 1.4001 (2 s)\n  epoch 2/40: loss 0.6392 (3 s)\n") == [
         (1, 1.4001, 2), (2, 0.6392, 3)]
     rows = (REPO / "docs" / "figures" / "rl_solo_imitation_loss.csv").read_text().splitlines()
