@@ -177,3 +177,166 @@ def test_a_one_update_curve_is_drawn(tmp_path):
     # the point is drawn in both series' colours (C0 #1f77b4, C1 #ff7f0e; the axis labels use them too)
     for rgb in ((31, 119, 180), (255, 127, 14)):
         assert pixels(one, rgb) > pixels(empty, rgb) + 4
+
+
+def _copy(run, tmp_path):
+    import shutil
+
+    out = tmp_path / "run"
+    shutil.copytree(run, out)
+    return out
+
+
+def _edit_settings(**changes):
+    def edit(doc):
+        doc["settings"].update(changes)
+        return doc
+    return edit
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda doc: [doc], "run.json: top level: expected a JSON object, got list"),
+    ("directory", "run.json: is a directory, not a file"),
+    (lambda doc: {**doc, "settings": "x"}, "run.json: settings: 'x' is not of type 'object'"),
+    (lambda doc: {**doc, "resumes": 5}, "run.json: resumes: 5 is not of type 'array'"),
+    (lambda doc: {**doc, "sessions": {"a": 1}}, "run.json: sessions: {'a': 1} is not of type 'array'"),
+    (lambda doc: {**doc, "resumes": [{"at_step": 2048, "changed": {"num_envs": 0}}]},
+     "run.json: resumes.0.changed.num_envs: 0 is less than the minimum of 1"),
+    (_edit_settings(learning_rate="fast"), "run.json: settings.learning_rate: 'fast' is not of type 'number'"),
+    (_edit_settings(num_envs="64"), "run.json: settings.num_envs: '64' is not of type 'integer'"),
+    (_edit_settings(num_envs=-1), "run.json: settings.num_envs: -1 is less than the minimum of 1"),
+    (_edit_settings(num_envs=64.5), "run.json: settings.num_envs: 64.5 is not of type 'integer'"),
+    (_edit_settings(num_envs=None), "run.json: settings.num_envs: null is not of type 'integer'"),
+    (_edit_settings(n_steps=None), "run.json: settings.n_steps: null is not of type 'integer'"),
+    (_edit_settings(trunk="128"), "run.json: settings.trunk: '128' is not of type 'array'"),
+    (_edit_settings(task=2), "run.json: settings.task: 2 is not one of ['2p', '4p']"),
+    (_edit_settings(bogus=1), "run.json: settings: unknown setting(s) ('bogus' was unexpected)"),
+])
+def test_a_corrupt_run_json_is_one_line_naming_the_field_and_changes_nothing(run2048, tmp_path, capsys, edit,
+                                                                               message):
+    out = _copy(run2048, tmp_path)
+    path = out / "run.json"
+    if edit == "directory":
+        path.unlink()
+        path.mkdir()
+    else:
+        path.write_text(json.dumps(edit(json.loads(path.read_text()))))
+    before = _digest(out)
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exc:
+        _train("2p", "--out", str(out), "--resume", "--timesteps", "4096")
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"python -m pi_env.rl.train: error: {out}/{message}"]
+    assert _digest(out) == before and path.is_dir() == (edit == "directory")
+
+
+def test_the_top_level_card_follows_the_settings_in_force_after_a_resume(run2048, tmp_path):
+    from pi_env.rl.train import saved_settings
+
+    out = _copy(run2048, tmp_path)
+    assert _train("2p", "--out", str(out), "--resume", "--timesteps", "3072", "--learning-rate", "0.001",
+                  "--ent-coef", "0.05") == 0
+    run = json.loads((out / "run.json").read_text())
+    assert (run["settings"]["learning_rate"], run["settings"]["ent_coef"]) == (3e-4, 0.01)  # as started
+    assert (run["ppo"]["learning_rate"], run["ppo"]["ent_coef"], run["ppo"]["n_steps"]) == (0.001, 0.05, 16)
+    assert (run["timesteps"], run["num_envs"], run["opponents"]) == (3072, 64, "random:1")
+    with open(out / "curve.csv", newline="") as f:
+        assert run["seconds"] == round(float(list(csv.DictReader(f))[-1]["seconds"]), 1)
+    assert run["resumes"] == [{"at_step": 2048, "changed": {"timesteps": 3072, "learning_rate": 0.001,
+                                                            "ent_coef": 0.05}}]
+    got = saved_settings(out)
+    assert (got["learning_rate"], got["ent_coef"], got["timesteps"]) == (0.001, 0.05, 3072)
+
+
+def test_ctrl_c_before_the_first_checkpoint_is_one_line_and_a_plain_rerun_starts_again(tmp_path, monkeypatch,
+                                                                                       capsys):
+    _rl()
+    from pi_env.rl import train as train_mod
+    from pi_env.rl.engine_env import SB3LearnerVecEnv
+
+    out = tmp_path / "run"
+    real_sb3 = train_mod._sb3
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train_mod, "_sb3", interrupted)  # during the imports: nothing created yet
+    capsys.readouterr()
+    assert _train("2p", "--out", str(out), "--timesteps", "1024", *TINY) == 130
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "python -m pi_env.rl.train: interrupted before the first checkpoint; nothing to resume "
+        "(run the same command again to start)"]
+    assert not out.exists()
+    monkeypatch.setattr(train_mod, "_sb3", real_sb3)
+    monkeypatch.setattr(SB3LearnerVecEnv, "__init__", interrupted)  # while the games are built
+    assert _train("2p", "--out", str(out), "--timesteps", "1024", *TINY) == 130
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+    assert [str(f.relative_to(out)) for f in out.rglob("*") if f.is_file()] == ["run.json"]
+    with pytest.raises(SystemExit) as exc:  # nothing to resume
+        _train("2p", "--out", str(out), "--resume")
+    assert exc.value.code == 2 and "holds no checkpoint" in capsys.readouterr().err
+    monkeypatch.undo()
+    assert _train("2p", "--out", str(out), "--timesteps", "1024", *TINY) == 0  # no --force needed
+    run = json.loads((out / "run.json").read_text())
+    assert [(x["started_at_step"], x["timesteps"]) for x in run["sessions"]] == [(0, 1024)]
+    (out / "notes.txt").write_text("mine")
+    with pytest.raises(SystemExit) as exc:  # a run with a checkpoint is still refused without --force
+        _train("2p", "--out", str(out), "--timesteps", "1024", *TINY)
+    assert exc.value.code == 2 and "exists and is not empty" in capsys.readouterr().err
+
+
+def test_ctrl_c_while_a_resume_starts_leaves_the_run_unchanged(run2048, tmp_path, monkeypatch, capsys):
+    from pi_env.rl import train as train_mod
+
+    out = _copy(run2048, tmp_path)
+    before = _digest(out)
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train_mod, "_sb3", interrupted)
+    capsys.readouterr()
+    assert _train("2p", "--out", str(out), "--resume", "--timesteps", "4096") == 130
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "python -m pi_env.rl.train: interrupted before training resumed; the run is unchanged (--resume again)"]
+    assert _digest(out) == before
+
+
+def test_imitate_ctrl_c_during_setup_is_one_line_and_an_existing_out_names_the_option(tmp_path, monkeypatch,
+                                                                                      capsys):
+    from pi_env.rl import imitate
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(imitate, "_check_agent", interrupted)  # before any collection
+    out = tmp_path / "demos.npz"
+    capsys.readouterr()
+    assert imitate.main(["2p", "--rows", "10", "--out", str(out), "--no-progress"]) == 130
+    assert capsys.readouterr().err.strip().splitlines() == ["python -m pi_env.rl.imitate: interrupted; nothing written"]
+    assert not list(tmp_path.iterdir())
+    out.write_bytes(b"old rows")
+    with pytest.raises(SystemExit) as exc:
+        imitate.main(["2p", "--rows", "10", "--out", str(out), "--no-progress"])
+    assert exc.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"python -m pi_env.rl.imitate: error: --out: {out} exists: --force to overwrite it"]
+    assert out.read_bytes() == b"old rows"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--learning-rate", "-1"], "--learning-rate: -1.0 is less than or equal to the minimum of 0"),
+    (["--gamma", "2"], "--gamma: 2.0 is greater than the maximum of 1"),
+    (["--snapshot-weight", "-1"], "--snapshot-weight: -1.0 is less than the minimum of 0"),
+    (["--num-envs", "0"], "--num-envs must be at least 1, got 0"),
+])
+def test_options_pass_the_checks_of_the_saved_settings(tmp_path, capsys, argv, message):
+    _rl()
+    out = tmp_path / "run"
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exc:
+        _train("2p", "--out", str(out), "--timesteps", "1024", *argv)
+    assert exc.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines() == [f"python -m pi_env.rl.train: error: {message}"]
+    assert not out.exists()

@@ -427,7 +427,23 @@ def _agreement(policy: Any, X: Any, M: Any, Y: Any, chunk: int = 65536) -> Any:
 
 def main(argv: "Sequence[str] | None" = None, prog: str = "python -m pi_env.rl.imitate") -> int:
     """Collect demonstrations into a ``.npz`` file (module docstring); an existing file is refused
-    without ``--force``. Returns the exit code (130 when interrupted: nothing written)."""
+    without ``--force``. Returns the exit code (130 when interrupted, also during the imports and
+    checks before collecting: one line, nothing written)."""
+    import sys
+
+    from pi_env.core.interrupts import caused_by_interrupt, terminate_as_interrupt
+
+    try:
+        with terminate_as_interrupt():
+            return _main(argv, prog)
+    except BaseException as exc:
+        if not caused_by_interrupt(exc):
+            raise
+        print(f"{prog}: interrupted; nothing written", file=sys.stderr)
+        return 130
+
+
+def _main(argv: "Sequence[str] | None", prog: str) -> int:
     import argparse
     import sys
     from pathlib import Path
@@ -465,7 +481,7 @@ def main(argv: "Sequence[str] | None" = None, prog: str = "python -m pi_env.rl.i
     if any(d.exists() and not d.is_dir() for d in out.parents):
         fail(f"--out: {out}: a parent of it is a file, not a directory")
     if out.exists() and not args.force:
-        fail(f"{out} exists: --force to overwrite it")
+        fail(f"--out: {out} exists: --force to overwrite it")
     for flag, value in (("--rows", args.rows), ("--num-envs", args.num_envs), ("--workers", args.workers)):
         if value < 1:
             fail(f"{flag} must be at least 1, got {value}")

@@ -52,7 +52,12 @@ from its last checkpoint) or ``--force`` (start again, deleting it)):
   folder per session, ``N`` its first step);
 * ``run.json``: ``settings`` (every option as the run was started, written before training
   begins), ``resumes`` (per resumed session: its first step and the options it changed), the
-  model card, and the steps, wall-clock seconds and steps per second of every session.
+  model card at the top level (the settings in force in the last session: ``num_envs``, ``ppo``,
+  ``timesteps``, ``seconds``, ...), and the steps, wall-clock seconds and steps per second of every
+  session. ``--resume`` checks it first (:data:`RUN_SCHEMA`: a hand-edited field of the wrong type or
+  out of range, or an unknown setting, is a one-line error naming ``run.json`` and the field, exit 2,
+  nothing written). A directory interrupted before its first checkpoint holds only ``run.json``
+  without sessions: the same command (no ``--force`` needed) starts it again.
 
 ``--timesteps`` is the total over every session of the run, rounded up to whole updates of
 ``--num-envs`` x ``--n-steps`` (the progress bar counts to that figure; ``0`` with ``--imitate``: no
@@ -81,7 +86,7 @@ import shutil
 import sys
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, NoReturn, Sequence
 
 import numpy as np
 
@@ -91,7 +96,7 @@ from pi_env.core.errors import PIError
 from pi_env.core.files import write_bytes_atomic, write_figure_atomic, write_text_atomic
 from pi_env.core.text import csv_text
 
-__all__ = ["train", "main", "saved_settings", "resume_settings", "TrainingInterrupted", "FIXED_SETTINGS",
+__all__ = ["train", "main", "saved_settings", "SETTINGS_SCHEMA", "RUN_SCHEMA", "resume_settings", "TrainingInterrupted", "FIXED_SETTINGS",
            "DEFAULTS", "PPO_DEFAULTS", "INITIAL_SOLVE_BIAS", "TASKS", "parse_opponents", "export_policy"]
 
 TASKS = {"2p": 2, "4p": 4}
@@ -218,13 +223,26 @@ def _check_out(out: Path, resume: bool, force: bool) -> None:
         raise PIError("--resume and --force exclude each other")
     if out.exists() and not out.is_dir():
         raise PIError(f"--out {str(out)!r} is a file, not a run directory")
-    nonempty = out.is_dir() and any(out.iterdir())
+    nonempty = out.is_dir() and any(out.iterdir()) and not _never_started(out)
     if resume:
         if not (out / "checkpoints").is_dir() or not list((out / "checkpoints").glob("step_*.zip")):
             raise PIError(f"--resume: {str(out)!r} holds no checkpoint (checkpoints/step_N.zip)")
     elif nonempty and not force:
         raise PIError(f"run directory {str(out)!r} exists and is not empty: --resume to continue it, "
                       "--force to start again (deletes it), or another --out")
+
+
+def _never_started(out: Path) -> bool:
+    """Whether ``out`` holds only what a run writes before its first checkpoint (its folders and a
+    ``run.json`` with no session): a plain rerun may reuse it (an interrupted start)."""
+    files = [f for f in out.rglob("*") if not f.is_dir()]
+    if [f.relative_to(out) for f in files] != [Path("run.json")]:
+        return False
+    try:
+        doc = json.loads(files[0].read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(doc, dict) and not doc.get("sessions") and isinstance(doc.get("settings"), dict)
 
 
 def _prepare_out(out: Path, resume: bool, force: bool) -> None:
@@ -247,21 +265,78 @@ DEFAULTS: dict[str, Any] = {
 """The command line's settings and their defaults (``run.json`` ``settings`` holds them all)."""
 
 
+_POS_INT = {"type": "integer", "minimum": 1}
+_WIDTHS = {"type": "array", "items": _POS_INT, "minItems": 1}
+SETTINGS_SCHEMA: dict[str, Any] = {
+    "type": "object", "additionalProperties": False,
+    "properties": {
+        "task": {"enum": list(TASKS)}, "timesteps": {"type": "integer", "minimum": 0}, "seed": {"type": "integer"},
+        **{k: _POS_INT for k in ("num_envs", "snapshot_every", "max_snapshots", "threads", "checkpoint_every",
+                                 "imitate_rows", "imitate_workers", "imitate_epochs", "n_steps", "batch_size",
+                                 "n_epochs")},
+        "opponents": {"type": "string"}, "imitate_opponents": {"type": "string"}, "encoding": {"type": "string"},
+        "snapshot_weight": {"type": "number", "minimum": 0}, "reward": {"enum": ["win", "score"]},
+        "trunk": _WIDTHS, "hidden": _WIDTHS, "imitate": {"type": ["string", "null"]},
+        "demos": {"type": ["string", "null"]}, "dagger_rounds": {"type": "integer", "minimum": 0},
+        "dagger_beta": {"type": "number", "minimum": 0, "maximum": 1},
+        "max_minutes": {"type": ["number", "null"], "minimum": 0},
+        "learning_rate": {"type": "number", "exclusiveMinimum": 0}, "ent_coef": {"type": "number"},
+        "gamma": {"type": "number", "minimum": 0, "maximum": 1}}}
+"""JSON schema of ``run.json`` ``settings`` (and of each resume's ``changed``): the types and ranges
+the command line accepts (:func:`main`)."""
+RUN_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "settings": SETTINGS_SCHEMA,
+        "resumes": {"type": "array", "items": {
+            "type": "object", "required": ["at_step", "changed"],
+            "properties": {"at_step": {"type": "integer", "minimum": 0},
+                           "changed": {**SETTINGS_SCHEMA, "properties": {
+                               k: v for k, v in SETTINGS_SCHEMA["properties"].items() if k not in FIXED_SETTINGS}}}}},
+        "sessions": {"type": "array", "items": {"type": "object"}},
+        "ppo": {"type": "object"}}}
+"""JSON schema of ``run.json`` as :func:`saved_settings` reads it."""
+
+
+def _check_schema(doc: Any, schema: dict[str, Any], path: Path, where: str = "") -> None:
+    """Raise PIError ``PATH: FIELD: what is wrong`` (one line) unless ``doc`` matches ``schema``."""
+    import jsonschema
+
+    err = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(doc))
+    if err is None:
+        return
+    field = ".".join(str(k) for k in [*([where] if where else []), *err.absolute_path]) or "top level"
+    if err.validator == "additionalProperties":
+        message = err.message.replace("Additional properties are not allowed", "unknown setting(s)")
+    elif err.validator == "type" and not err.absolute_path and not where:
+        message = f"expected a JSON object, got {type(doc).__name__}"
+    else:
+        message = err.message.replace("None is not", "null is not", 1)
+    raise PIError(f"{path}: {field}: {message}")
+
+
 def saved_settings(out: "str | Path") -> dict[str, Any]:
     """The settings of the run in ``out``: ``run.json``'s ``settings`` (as the run was started) with
     the changes of its ``resumes`` applied in order (for runs written before ``settings`` was stored
-    there, rebuilt from the card and the latest checkpoint's policy file).
+    there, rebuilt from the card and the latest checkpoint's policy file). ``run.json`` is checked
+    against :data:`RUN_SCHEMA` first and the result against :data:`SETTINGS_SCHEMA`.
 
     Raises:
-        PIError: no readable ``run.json``.
+        PIError: no readable ``run.json``, or one with a field of the wrong type or out of range, or
+            an unknown setting (one line naming ``run.json`` and the field).
     """
     path = Path(out) / "run.json"
     try:
         doc = json.loads(path.read_text())
     except FileNotFoundError:
         raise PIError(f"--resume: {str(out)!r} has no run.json (its settings)") from None
-    except json.JSONDecodeError as exc:
-        raise PIError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
+    except IsADirectoryError:
+        raise PIError(f"{path}: is a directory, not a file") from None
+    except OSError as exc:
+        raise PIError(f"{path}: cannot read it ({exc.strerror or type(exc).__name__})") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise PIError(f"{path}: not valid JSON ({getattr(exc, 'msg', exc)}, line {getattr(exc, 'lineno', 1)})") from None
+    _check_schema(doc, RUN_SCHEMA, path)
     if "settings" in doc:  # as started, then what each resumed session changed
         return {**DEFAULTS, **doc["settings"], **{k: v for r in doc.get("resumes", []) for k, v in r["changed"].items()}}
     got = {k: doc[k] for k in ("task", "seed", "opponents", "snapshot_weight", "reward", "num_envs", "trunk",
@@ -273,7 +348,10 @@ def saved_settings(out: "str | Path") -> dict[str, Any]:
         pts = _latest(Path(out), "checkpoints", "pt")
         if pts:
             got["encoding"] = torch.load(pts[-1], weights_only=True)["encoding"]
-    return {**DEFAULTS, "timesteps": int(doc.get("timesteps", DEFAULTS["timesteps"])), **got}
+    if "timesteps" in doc:
+        got["timesteps"] = doc["timesteps"]
+    _check_schema(got, SETTINGS_SCHEMA, path)  # an older run.json: its top-level fields
+    return {**DEFAULTS, **got}
 
 
 def resume_settings(out: "str | Path", given: dict[str, Any]) -> dict[str, Any]:
@@ -550,7 +628,8 @@ def _finish(model: Any, monitor: Any, out: Path, start: int, t0: float, rows: li
     if saved_doc:  # resumed: the original settings and card stay; what this session changed is appended
         saved = saved_doc.get("settings") or {k: v for k, v in settings_doc.items() if k not in ("timesteps",)}
         changed = {k: v for k, v in settings_doc.items() if saved.get(k, DEFAULTS.get(k)) != v}
-        info = {**saved_doc, "timesteps": steps, "seconds": card["seconds"], "torch": card["torch"],
+        # the top-level card: the settings in force in this session (the imitation card of the start stays)
+        info = {**saved_doc, **card,
                 "settings": {**DEFAULTS, **saved}, "sessions": saved_doc.get("sessions", []) + [session],
                 "resumes": saved_doc.get("resumes", []) + [{"at_step": start, "changed": changed}]}
     else:
@@ -746,7 +825,29 @@ def _check_agents(p: Any, args: Any) -> None:
 
 def main(argv: Sequence[str] | None = None, prog: str = "python -m pi_env.rl.train") -> int:
     """Command line (module docstring). Errors: one line, exit status 2; interrupted (Ctrl-C,
-    SIGTERM): the run saved, one line saying how to continue, exit status 130."""
+    SIGTERM): the run saved, one line saying how to continue, exit status 130 (interrupted before
+    training starts — imports, checks, building the games — one line, exit 130, and nothing to
+    resume: the same command starts the run again, :func:`_never_started`)."""
+    try:
+        with terminate_as_interrupt():
+            return _main(argv, prog)
+    except BaseException as exc:
+        if not caused_by_interrupt(exc):
+            raise
+        if "--resume" in (sys.argv[1:] if argv is None else argv):
+            print(f"{prog}: interrupted before training resumed; the run is unchanged (--resume again)",
+                  file=sys.stderr)
+        else:
+            print(f"{prog}: interrupted before the first checkpoint; nothing to resume (run the same command "
+                  "again to start)", file=sys.stderr)
+        return 130
+
+
+def _fail(p: argparse.ArgumentParser, message: str) -> "NoReturn":
+    p.exit(2, f"{p.prog}: error: {message}\n")  # one line, no usage
+
+
+def _main(argv: Sequence[str] | None, prog: str) -> int:
     from pi_env.agents.sb3_policy import require_rl
 
     p = _parser(prog)
@@ -766,13 +867,19 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m pi_env.rl.tra
     except PIError as exc:
         p.exit(2, f"{p.prog}: error: {exc}\n")
     if a["timesteps"] < 0 or (a["timesteps"] == 0 and not a["imitate"]):
-        p.error(f"--timesteps must be at least 1 (0: imitation only, with --imitate), got {a['timesteps']}")
+        _fail(p, f"--timesteps must be at least 1 (0: imitation only, with --imitate), got {a['timesteps']}")
     for k in ("num_envs", "snapshot_every", "max_snapshots", "threads", "checkpoint_every",
               "n_steps", "batch_size", "n_epochs", "imitate_rows", "imitate_workers", "imitate_epochs"):
         if a[k] < 1:
-            p.error(f"--{k.replace('_', '-')} must be at least 1, got {a[k]}")
+            _fail(p, f"--{k.replace('_', '-')} must be at least 1, got {a[k]}")
     if a["dagger_rounds"] < 0 or not 0.0 <= a["dagger_beta"] <= 1.0:
-        p.error("--dagger-rounds must be at least 0 and --dagger-beta in [0, 1]")
+        _fail(p, "--dagger-rounds must be at least 0 and --dagger-beta in [0, 1]")
+    import jsonschema
+
+    err = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(SETTINGS_SCHEMA).iter_errors(
+        {k: a[k] for k in DEFAULTS}))  # the saved values passed this check already: a given option is wrong
+    if err is not None:
+        _fail(p, f"--{str(err.absolute_path[0]).replace('_', '-')}: {err.message}")
     _check_agents(p, argparse.Namespace(**{**a, "task": args.task}))  # the settings in force (saved ones on --resume)
     try:
         info = train(args.task, a["timesteps"], args.out, seed=a["seed"], num_envs=a["num_envs"],
