@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import sys
 
-from pi_env.rl.train import main
+try:
+    from pi_env.rl.train import main
+except KeyboardInterrupt:  # Ctrl-C during the imports (~3 s): one line, exit 130
+    if __name__ != "__main__":
+        raise
+    print("python -m pi_env.experiments.train_rl: interrupted while starting; nothing written", file=sys.stderr)
+    raise SystemExit(130) from None
 
 if __name__ == "__main__":
     sys.exit(main(prog="python -m pi_env.experiments.train_rl"))

@@ -88,11 +88,23 @@ import time
 from pathlib import Path
 from typing import Any, NoReturn, Sequence
 
-import numpy as np
-
-from pi_env.agents.learned import MODEL_FORMAT, SOLVE_ACTION
-from pi_env.core.interrupts import caused_by_interrupt, signals_held, terminate_as_interrupt
 from pi_env.core.errors import PIError
+from pi_env.core.interrupts import caused_by_interrupt, signals_held, terminate_as_interrupt
+
+try:  # the heavy imports (~3 s: numba kernels, torch); Ctrl-C meanwhile under ``python -m``: one line, exit 130
+    import numpy as np
+
+    from pi_env.agents.learned import MODEL_FORMAT, SOLVE_ACTION
+
+    try:  # saved models refer to pi_env.rl.train.TrunkExtractor: it must be importable by name
+        from stable_baselines3.common.torch_layers import BaseFeaturesExtractor as _Base
+    except ImportError:  # without the rl extra the module still imports; _sb3() says what to install
+        _Base = object
+except KeyboardInterrupt:
+    if __name__ != "__main__":
+        raise
+    print("python -m pi_env.rl.train: interrupted while starting; nothing written", file=sys.stderr)
+    raise SystemExit(130) from None
 from pi_env.core.files import write_bytes_atomic, write_figure_atomic, write_text_atomic
 from pi_env.core.text import csv_text
 
@@ -126,11 +138,6 @@ def _sb3():
 
     return torch, MaskablePPO, BaseFeaturesExtractor
 
-
-try:  # saved models refer to pi_env.rl.train.TrunkExtractor: it must be importable by name
-    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor as _Base
-except ImportError:  # without the rl extra the module still imports; _sb3() says what to install
-    _Base = object
 
 
 class TrunkExtractor(_Base):  # type: ignore[misc, valid-type]
