@@ -116,3 +116,23 @@ def test_numpy_integers_are_integers():
                first_player=np.int64(2))
     record = load_record(doc)
     assert record.rounds[0].first_player == 2 and record.rounds[0].events[0].spots == 1
+
+
+def test_repeated_events_are_validated_once_with_errors_at_their_own_index():
+    """check_structure validates each distinct event once (issue #15 item 8: 200,000 failed solves):
+    the error names the first bad event's index in the document, however many equal events come
+    before it, and events that differ only in type (1 / 1.0 / True) or key order are told apart."""
+    good = {"player": 0, "clue": "Pinky", "answer": "nothing"}
+    bad = {"player": 0, "clue": "Pinky", "answer": "nothing", "extra": 1}
+    events = [dict(good) for _ in range(5)] + [{"answer": "nothing", "clue": "Pinky", "player": 0}] + [bad, bad]
+    assert _reject(_doc(events)) == ("rounds[0].events[6]: unknown key 'extra' (allowed: player, clue, answer, "
+                                     "display)")
+    solve = {"player": 1, "solve": ["Doc", "Forgery", "Lakeside"], "correct": False}
+    events = [dict(solve) for _ in range(4)] + [{**solve, "player": 1.0}, {**solve, "player": True}]
+    assert _reject(_doc(events)) == "rounds[0].events[4].player: must be an integer, got 1.0"
+    assert _reject(_doc(events[:4] + events[5:])) == "rounds[0].events[4].player: must be an integer, got True"
+    # a numpy integer is validated on its own, an int key never equals a string key
+    events = [dict(solve), {**solve, "player": np.int64(1)}, {**solve, "player": np.int64(-1)}]
+    assert _reject(_doc(events)) == "rounds[0].events[2].player: must be at least 0, got np.int64(-1)"
+    events = [dict(solve), {1: 0, "solve": ["Doc", "Forgery", "Lakeside"], "correct": False}]
+    assert _reject(_doc(events)).startswith("rounds[0].events[1]")

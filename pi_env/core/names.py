@@ -8,6 +8,7 @@ Names match case-insensitively, ignoring spaces, apostrophes, hyphens and accent
 from __future__ import annotations
 
 import difflib
+from functools import lru_cache
 
 from pi_env.core.board import DAYTIME, Board
 from pi_env.core.constants import (ANSWER_NAMES, EVIDENCE_NAMES, NUM_ELEMENTS, SUSPECT_NAMES, TYPE_OFFSETS,
@@ -64,11 +65,20 @@ def parse_element(name: str, board: Board = DAYTIME, type_: int | None = None) -
         ids = range(start, start + size)
         kind = TYPE_NAMES[type_]
     if isinstance(name, str):
-        key = normalize(name)
-        for i in ids:
-            if normalize(names[i]) == key:
-                return i
+        found = _name_index(names, ids.start, ids.stop).get(normalize(name))
+        if found is not None:
+            return found
     raise _unknown(kind, name, tuple(names[i] for i in ids))
+
+
+@lru_cache(maxsize=64)
+def _name_index(names: tuple[str, ...], start: int, stop: int) -> dict[str, int]:
+    """Folded name -> id of ``names[start:stop]`` (the first id when two names fold alike): a record
+    of 200,000 events looks its names up 600,000 times."""
+    index: dict[str, int] = {}
+    for i in range(start, stop):
+        index.setdefault(normalize(names[i]), i)
+    return index
 
 
 def parse_district(name: "str | int", board: Board = DAYTIME) -> int:
