@@ -5,13 +5,10 @@ from __future__ import annotations
 
 import sys
 
-try:
+from pi_env.core.interrupts import interrupted_while_starting
+
+with interrupted_while_starting(__name__, "python -m pi_env.experiments.train_rl"):  # the imports (~3 s)
     from pi_env.rl.train import main
-except KeyboardInterrupt:  # Ctrl-C during the imports (~3 s): one line, exit 130
-    if __name__ != "__main__":
-        raise
-    print("python -m pi_env.experiments.train_rl: interrupted while starting; nothing written", file=sys.stderr)
-    raise SystemExit(130) from None
 
 if __name__ == "__main__":
     sys.exit(main(prog="python -m pi_env.experiments.train_rl"))

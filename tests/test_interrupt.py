@@ -131,3 +131,54 @@ def test_caused_by_interrupt_follows_the_chain():
             raise SystemError("y")  # context, not an interruption
     except SystemError as exc:
         assert not caused_by_interrupt(exc)
+
+
+def test_exit_130_when_interrupted_prints_one_line(capsys):
+    from pi_env.core.interrupts import exit_130_when_interrupted
+
+    def interrupted_in_kernel() -> int:  # Ctrl-C inside a numba kernel: a SystemError caused by it
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as exc:
+            raise SystemError("returned a result with an exception set") from exc
+
+    def fails() -> int:
+        raise SystemError("a real failure")
+
+    assert exit_130_when_interrupted(lambda: 7, "unused") == 7
+    assert capsys.readouterr().err == ""
+    assert exit_130_when_interrupted(interrupted_in_kernel, "prog: interrupted") == 130
+    assert capsys.readouterr().err == "prog: interrupted\n"
+    with pytest.raises(SystemError, match="a real failure"):
+        exit_130_when_interrupted(fails, "unused")
+    assert capsys.readouterr().err == ""
+
+
+def test_exit_130_when_interrupted_turns_sigterm_into_an_interrupt(capsys):
+    from pi_env.core.interrupts import exit_130_when_interrupted
+
+    def killed() -> int:
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)  # the handler raises KeyboardInterrupt before this ends
+        return 0
+
+    previous = signal.getsignal(signal.SIGTERM)
+    assert exit_130_when_interrupted(killed, "prog: terminated") == 130
+    assert capsys.readouterr().err == "prog: terminated\n"
+    assert signal.getsignal(signal.SIGTERM) == previous  # restored
+
+
+def test_interrupted_while_starting_exits_130_only_under_python_m(capsys):
+    from pi_env.core.interrupts import interrupted_while_starting
+
+    with pytest.raises(SystemExit) as stop:
+        with interrupted_while_starting("__main__", "python -m some.tool"):
+            raise KeyboardInterrupt
+    assert stop.value.code == 130 and stop.value.__cause__ is None and stop.value.__suppress_context__
+    assert capsys.readouterr().err == "python -m some.tool: interrupted while starting; nothing written\n"
+    with pytest.raises(KeyboardInterrupt):  # imported, not run: the caller decides
+        with interrupted_while_starting("some.tool", "python -m some.tool"):
+            raise KeyboardInterrupt
+    with interrupted_while_starting("__main__", "python -m some.tool"):
+        pass
+    assert capsys.readouterr().err == ""

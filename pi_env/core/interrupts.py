@@ -2,7 +2,8 @@
 both raise :class:`KeyboardInterrupt` in the main process, whose pool of workers then shuts down
 (no orphaned worker keeps computing), and a second signal cannot break the shutdown.
 
-Used by :mod:`pi_env.apps.tournament`, :mod:`pi_env.experiments.solo_optimal` and :mod:`pi_env.rl.train`
+Used by :mod:`pi_env.apps.tournament`, :mod:`pi_env.experiments.solo_optimal`, :mod:`pi_env.rl.train`,
+:mod:`pi_env.rl.imitate` and :mod:`pi_env.experiments.train_rl`
 (in the core layer so that every layer above can use it; :mod:`pi_env.apps.interrupts` re-exports it).
 """
 
@@ -10,10 +11,12 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import sys
 import threading
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
-__all__ = ["ignore_sigint", "terminate_as_interrupt", "signals_held", "caused_by_interrupt"]
+__all__ = ["ignore_sigint", "terminate_as_interrupt", "signals_held", "caused_by_interrupt",
+           "exit_130_when_interrupted", "interrupted_while_starting"]
 
 
 def ignore_sigint() -> None:
@@ -74,3 +77,52 @@ def signals_held() -> Iterator[None]:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def exit_130_when_interrupted(main: Callable[[], int], message: str) -> int:
+    """Run a command line's ``main()`` with SIGTERM raising :class:`KeyboardInterrupt` (see
+    :func:`terminate_as_interrupt`); when it is interrupted (:func:`caused_by_interrupt`), print
+    ``message`` as one line on stderr, no traceback, and return 130 (128 + SIGINT, the shell's convention).
+
+    Args:
+        main: the command's body; its return value (an exit status) is passed through.
+        message: the one line printed when interrupted.
+
+    Returns:
+        ``main()``'s exit status, or 130 when interrupted.
+
+    Raises:
+        BaseException: whatever ``main`` raises that is not an interruption, unchanged.
+    """
+    try:
+        with terminate_as_interrupt():
+            return main()
+    except BaseException as exc:
+        if not caused_by_interrupt(exc):
+            raise
+        print(message, file=sys.stderr)
+        return 130
+
+
+@contextlib.contextmanager
+def interrupted_while_starting(module: str, prog: str) -> Iterator[None]:
+    """Around a command module's heavy imports (numba kernels, torch: seconds): Ctrl-C meanwhile,
+    when the module runs as ``python -m`` (``module == "__main__"``), prints one line
+    ``"{prog}: interrupted while starting; nothing written"`` on stderr and exits with status 130;
+    when the module is merely imported, the :class:`KeyboardInterrupt` propagates unchanged.
+
+    Args:
+        module: the calling module's ``__name__``.
+        prog: the command as the user typed it, e.g. ``"python -m pi_env.rl.train"``.
+
+    Raises:
+        SystemExit: status 130, interrupted under ``python -m``.
+        KeyboardInterrupt: interrupted while imported.
+    """
+    try:
+        yield
+    except KeyboardInterrupt:
+        if module != "__main__":
+            raise
+        print(f"{prog}: interrupted while starting; nothing written", file=sys.stderr)
+        raise SystemExit(130) from None

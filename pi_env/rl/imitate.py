@@ -429,18 +429,9 @@ def main(argv: "Sequence[str] | None" = None, prog: str = "python -m pi_env.rl.i
     """Collect demonstrations into a ``.npz`` file (module docstring); an existing file is refused
     without ``--force``. Returns the exit code (130 when interrupted, also during the imports and
     checks before collecting: one line, nothing written)."""
-    import sys
+    from pi_env.core.interrupts import exit_130_when_interrupted
 
-    from pi_env.core.interrupts import caused_by_interrupt, terminate_as_interrupt
-
-    try:
-        with terminate_as_interrupt():
-            return _main(argv, prog)
-    except BaseException as exc:
-        if not caused_by_interrupt(exc):
-            raise
-        print(f"{prog}: interrupted; nothing written", file=sys.stderr)
-        return 130
+    return exit_130_when_interrupted(lambda: _main(argv, prog), f"{prog}: interrupted; nothing written")
 
 
 def _main(argv: "Sequence[str] | None", prog: str) -> int:

@@ -89,9 +89,10 @@ from pathlib import Path
 from typing import Any, NoReturn, Sequence
 
 from pi_env.core.errors import PIError
-from pi_env.core.interrupts import caused_by_interrupt, signals_held, terminate_as_interrupt
+from pi_env.core.interrupts import (caused_by_interrupt, exit_130_when_interrupted, interrupted_while_starting,
+                                   signals_held, terminate_as_interrupt)
 
-try:  # the heavy imports (~3 s: numba kernels, torch); Ctrl-C meanwhile under ``python -m``: one line, exit 130
+with interrupted_while_starting(__name__, "python -m pi_env.rl.train"):  # the heavy imports (~3 s: numba, torch)
     import numpy as np
 
     from pi_env.agents.learned import MODEL_FORMAT, SOLVE_ACTION
@@ -100,11 +101,6 @@ try:  # the heavy imports (~3 s: numba kernels, torch); Ctrl-C meanwhile under `
         from stable_baselines3.common.torch_layers import BaseFeaturesExtractor as _Base
     except ImportError:  # without the rl extra the module still imports; _sb3() says what to install
         _Base = object
-except KeyboardInterrupt:
-    if __name__ != "__main__":
-        raise
-    print("python -m pi_env.rl.train: interrupted while starting; nothing written", file=sys.stderr)
-    raise SystemExit(130) from None
 from pi_env.core.files import write_bytes_atomic, write_figure_atomic, write_text_atomic
 from pi_env.core.text import csv_text
 
@@ -835,19 +831,12 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m pi_env.rl.tra
     SIGTERM): the run saved, one line saying how to continue, exit status 130 (interrupted before
     training starts — imports, checks, building the games — one line, exit 130, and nothing to
     resume: the same command starts the run again, :func:`_never_started`)."""
-    try:
-        with terminate_as_interrupt():
-            return _main(argv, prog)
-    except BaseException as exc:
-        if not caused_by_interrupt(exc):
-            raise
-        if "--resume" in (sys.argv[1:] if argv is None else argv):
-            print(f"{prog}: interrupted before training resumed; the run is unchanged (--resume again)",
-                  file=sys.stderr)
-        else:
-            print(f"{prog}: interrupted before the first checkpoint; nothing to resume (run the same command "
-                  "again to start)", file=sys.stderr)
-        return 130
+    if "--resume" in (sys.argv[1:] if argv is None else argv):
+        message = f"{prog}: interrupted before training resumed; the run is unchanged (--resume again)"
+    else:
+        message = (f"{prog}: interrupted before the first checkpoint; nothing to resume (run the same command "
+                   "again to start)")
+    return exit_130_when_interrupted(lambda: _main(argv, prog), message)
 
 
 def _fail(p: argparse.ArgumentParser, message: str) -> "NoReturn":
