@@ -11,6 +11,12 @@ epoch with the command that produced them as the caption::
     python docs/make_imitation_curve.py LOG --out docs/figures/rl_4p_imitation_loss \
         --title "..." --caption "..."
 
+A run with DAgger rounds (``--dagger-rounds N``) fits N + 1 times, each fit counting its epochs from
+1 again (round 0 on the first demonstrations, round k on all rows so far, starting from round k-1's
+network); the CSV then has a ``round`` column first (``round,epoch,loss,seconds``, seconds counted
+from the start of that round's fit) and the plot runs the epochs of all rounds one after another,
+a dashed line marking where each round starts.
+
 Raises (one line, exit 2): a log without epoch lines.
 """
 from __future__ import annotations
@@ -27,6 +33,17 @@ LINE = re.compile(r"(?:imitation )?epoch (\d+)/(\d+): loss ([0-9.]+) \((\d+) s\)
 def read_epochs(text: str) -> list[tuple[int, float, int]]:
     """``(epoch, loss, seconds)`` of every epoch line of ``text`` (a run's output), in order."""
     return [(int(m[1]), float(m[3]), int(m[4])) for m in LINE.finditer(text)]
+
+
+def split_rounds(rows: list[tuple[int, float, int]]) -> list[list[tuple[int, float, int]]]:
+    """The epoch lines of :func:`read_epochs` cut into fits (imitation rounds 0, 1, ...): a new
+    round starts wherever the epoch counter goes back to 1. One fit gives one round."""
+    rounds: list[list[tuple[int, float, int]]] = []
+    for row in rows:
+        if row[0] == 1 or not rounds:
+            rounds.append([])
+        rounds[-1].append(row)
+    return rounds
 
 
 def main(argv: "list[str] | None" = None) -> int:
@@ -46,13 +63,27 @@ def main(argv: "list[str] | None" = None) -> int:
     import matplotlib.ticker
 
     out = Path(args.out)
-    out.with_suffix(".csv").write_text("epoch,loss,seconds\n" + "".join(f"{e},{l},{s}\n" for e, l, s in rows))
+    rounds = split_rounds(rows)
     fig, ax = plt.subplots(figsize=(7.5, 4.8))
-    ax.plot([r[0] for r in rows], [r[1] for r in rows], marker="o")
-    ax.set_xlabel("epoch")
+    if len(rounds) == 1:
+        out.with_suffix(".csv").write_text("epoch,loss,seconds\n" + "".join(f"{e},{l},{s}\n" for e, l, s in rows))
+        ax.plot([r[0] for r in rows], [r[1] for r in rows], marker="o")
+        ax.set_xlabel("epoch")
+    else:
+        out.with_suffix(".csv").write_text("round,epoch,loss,seconds\n" + "".join(
+            f"{k},{e},{l},{s}\n" for k, fit in enumerate(rounds) for e, l, s in fit))
+        start = 0
+        for k, fit in enumerate(rounds):
+            if k:
+                ax.axvline(start + 0.5, color="grey", linestyle="--", linewidth=0.8)
+            ax.plot([start + e for e, _, _ in fit], [l for _, l, _ in fit], marker="o", markersize=3,
+                    label=f"round {k}")
+            start += len(fit)
+        ax.legend(fontsize=8)
+        ax.set_xlabel("epoch (the fits of all imitation rounds in turn)")
     ax.set_ylabel("cross-entropy on the training rows (nats)")
     ax.set_yscale("log")
-    if len(rows) <= 20:
+    if len(rows) <= 20 and len(rounds) == 1:
         ax.set_xticks([r[0] for r in rows])
     else:  # too many to label each: integer ticks
         ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
@@ -63,7 +94,7 @@ def main(argv: "list[str] | None" = None) -> int:
                  va="bottom", parse_math=False)
         fig.subplots_adjust(bottom=0.32)
     fig.savefig(out.with_suffix(".png"), dpi=110)
-    print(f"{len(rows)} epochs: {out.with_suffix('.csv')}, {out.with_suffix('.png')}", file=sys.stdout)
+    print(f"{len(rows)} epochs in {len(rounds)} round(s): {out.with_suffix('.csv')}, {out.with_suffix('.png')}", file=sys.stdout)
     return 0
 
 

@@ -105,6 +105,27 @@ def test_learned_4p_loss_curve_matches_its_model_card():
     assert rows[1].split(",")[1] == "2.4783" and round(float(rows[-1].split(",")[1]), 2) == 0.24
 
 
+def test_learned_2p_loss_curve_matches_its_run():
+    """``docs/figures/rl_2p_imitation_loss.csv`` (parsed from the ``--verbose`` output of the run that
+    trained ``learned:2p``) has the two fits of that run, 25 epochs each: round 0 (behaviour
+    cloning) and round 1 (after one DAgger round), each ending at the ``imitation_loss`` the run
+    recorded for that round (0.709 and 0.4717 nats, the model card's table); the parser cuts a log
+    into rounds where the epoch counter restarts at 1."""
+    mod = _curve_script()
+    text = ("imitation epoch 1/2: loss 2.6784 (14 s)\nimitation epoch 2/2: loss 2.2416 (28 s)\n{'round': 0}\n"
+            "demonstrations: 15043row [12:40]imitation epoch 1/2: loss 0.7668 (16 s)\n"
+            "imitation epoch 2/2: loss 0.7314 (29 s)\n")
+    assert mod.split_rounds(mod.read_epochs(text)) == [[(1, 2.6784, 14), (2, 2.2416, 28)],
+                                                       [(1, 0.7668, 16), (2, 0.7314, 29)]]
+    assert mod.split_rounds([(1, 2.0, 1), (2, 1.0, 2)]) == [[(1, 2.0, 1), (2, 1.0, 2)]]
+    rows = [r.split(",") for r in (REPO / "docs" / "figures" / "rl_2p_imitation_loss.csv").read_text().splitlines()]
+    assert rows[0] == ["round", "epoch", "loss", "seconds"]
+    assert [(int(r[0]), int(r[1])) for r in rows[1:]] == [(k, e) for k in (0, 1) for e in range(1, 26)]
+    assert [r[2] for r in rows[1:2] + rows[25:27] + rows[-1:]] == ["2.6784", "0.709", "0.7668", "0.4717"]
+    card = (REPO / "pi_env" / "models" / "learned_2p.md").read_text()
+    assert "rl_2p_imitation_loss" in card and "0.709" in card and "0.4717" in card
+
+
 def test_learned_solo_loss_curve_matches_its_model_file():
     """``docs/figures/rl_solo_imitation_loss.csv`` (parsed from ``python -m pi_env.rl.solo_imitate``'s
     ``epoch N/M: loss ...`` lines) has the 40 epochs of the model card's command, and its last loss is
