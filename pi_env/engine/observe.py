@@ -61,18 +61,27 @@ _COMPONENTS = (
 )
 
 
-@functools.lru_cache(maxsize=None)
-def _layout(num_players: int) -> tuple[tuple[str, int, int, tuple[int, ...]], ...]:
-    """``(name, start, size, shape)`` of every component, in order (computed once per player count:
-    agents decode an observation at every decision)."""
+def _component_layout(components: "tuple[tuple[str, tuple[int, ...], bool], ...]",
+                      num_players: int) -> tuple[tuple[str, int, int, tuple[int, ...]], ...]:
+    """``(name, start, size, shape)`` of every component of ``components`` (``(name, shape,
+    per_seat)``, a per-seat component repeated for the ``num_players`` relative seats), laid out one
+    after another in order. Shared by the observation and the packed encoding
+    (:mod:`pi_env.engine.packed`)."""
     out = []
     pos = 0
-    for name, shape, per_seat in _COMPONENTS:
+    for name, shape, per_seat in components:
         full = ((num_players,) + shape) if per_seat else shape
         n = int(np.prod(full)) if full else 1
         out.append((name, pos, n, full))
         pos += n
     return tuple(out)
+
+
+@functools.lru_cache(maxsize=None)
+def _layout(num_players: int) -> tuple[tuple[str, int, int, tuple[int, ...]], ...]:
+    """``(name, start, size, shape)`` of every component, in order (computed once per player count:
+    agents decode an observation at every decision)."""
+    return _component_layout(_COMPONENTS, num_players)
 
 
 def observation_layout(num_players: int) -> dict[str, tuple[int, tuple[int, ...]]]:

@@ -71,11 +71,12 @@ import numpy as np
 from numba import prange
 
 from pi_env.core._config import batch_kernel, rule_step
-from pi_env.core.constants import IN_DISCARD, MAX_INVESTIGATORS, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS, ON_DISPLAY
+from pi_env.core.constants import MAX_INVESTIGATORS, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS
 from pi_env.core.errors import PIError
-from pi_env.engine.observe import decode_observation, player_array
+from pi_env.engine.observe import _component_layout, decode_observation, player_array
 from pi_env.engine.state import State
-from pi_env.engine.writer import NUM_COMPONENTS, _bits36, _untracked, _write_bits
+from pi_env.engine.writer import (NUM_COMPONENTS, _untracked, _write_bits, _write_investigators, _write_markers,
+                                  _write_places)
 
 __all__ = ["packed_layout", "packed_size", "write_packed", "packed_from_observation", "PackedWriter",
            "PACKED_COMPONENTS"]
@@ -104,14 +105,7 @@ FAILED_COUNT.flags.writeable = False
 
 @functools.lru_cache(maxsize=None)
 def _layout(num_players: int) -> tuple[tuple[str, int, int, tuple[int, ...]], ...]:
-    out = []
-    pos = 0
-    for name, shape, per_seat in _COMPONENTS:
-        full = ((num_players,) + shape) if per_seat else shape
-        n = int(np.prod(full)) if full else 1
-        out.append((name, pos, n, full))
-        pos += n
-    return tuple(out)
+    return _component_layout(_COMPONENTS, num_players)
 
 
 def packed_layout(num_players: int) -> dict[str, tuple[int, tuple[int, ...]]]:
@@ -163,55 +157,20 @@ def _write_packed_row(b, p, off, scale, fcount, out, c_td, c_bits, c_inv, c_fn, 
         if ctd[x] != td[x]:
             tiles[x] = np.float32(td[x]) * TILE_SCALE
             ctd[x] = td[x]
-    place = card_place[b]
-    m_disp = np.uint64(0)
-    m_disc = np.uint64(0)
-    for x in range(NUM_ELEMENTS):
-        m_disp |= np.uint64(place[x] == ON_DISPLAY) << np.uint64(x)
-        m_disc |= np.uint64(place[x] == IN_DISCARD) << np.uint64(x)
-    _write_bits(o[off[1]:off[1] + NUM_ELEMENTS], bits[0], m_disp, scale[1])
-    _write_bits(o[off[2]:off[2] + NUM_ELEMENTS], bits[1], m_disc, scale[2])
-    bits[0] = m_disp
-    bits[1] = m_disc
+    _write_places(o, off, scale, bits, card_place[b])
     h = (p + 1) % P  # the observer holds the case of the next player (docs/rules.md §3)
     m = _case_bits(np.int64(case[b, h, 0]) * 140 + np.int64(case[b, h, 1]) * 14 + np.int64(case[b, h, 2]))
     _write_bits(o[off[10]:off[10] + NUM_ELEMENTS], bits[2], m, scale[10])
     bits[2] = m
     for j in range(P):
         q = (p + j) % P
-        for kind in range(3):
-            src = front[b, q] if kind == 0 else (spot[b, q] if kind == 1 else trace[b, q])
-            m = _bits36(src)
-            start = off[3 + kind] + j * 36
-            _write_bits(o[start:start + 36], bits[3 + 4 * j + kind], m, scale[3 + kind])
-            bits[3 + 4 * j + kind] = m
+        _write_markers(o, off, scale, bits, 3 + 4 * j, b, q, j, front, spot, trace)
         c = np.int64(solved_case[b, q])
         m = _case_bits(c) if c >= 0 else np.uint64(0)
         _write_bits(o[off[11] + j * 36:off[11] + j * 36 + 36], bits[6 + 4 * j], m, scale[11])
         bits[6 + 4 * j] = m
-        # investigators: clear the districts written before, write the current ones
-        inv = o[off[6] + j * 14:off[6] + j * 14 + 14]
-        ins = o[off[7] + j * 14:off[7] + j * 14 + 14]
-        itr = o[off[8] + j * 14:off[8] + j * 14 + 14]
-        sup = o[off[9] + j * 42:off[9] + j * 42 + 42]
-        ci = c_inv[b, j]
-        for k in range(ci.shape[0]):
-            d = np.int64(ci[k])
-            if d >= 0:
-                inv[d] = zero
-                ins[d] = zero
-                itr[d] = zero
-                for t in range(3):
-                    sup[d * 3 + t] = zero
-                ci[k] = -1
-        for k in range(inv_count[b, q]):
-            d = np.int64(inv_district[b, q, k])
-            ci[k] = d
-            inv[d] = scale[6]
-            ins[d] = np.float32(inv_answer[b, q, k, 0]) * scale[7]
-            itr[d] = np.float32(inv_answer[b, q, k, 1]) * scale[8]
-            for t in range(3):
-                sup[d * 3 + t] = scale[9] if inv_suppressed[b, q, k, t] else zero
+        _write_investigators(o, off, scale, c_inv[b, j], b, q, j, inv_count, inv_district, inv_answer,
+                             inv_suppressed)
         # failed solves: how many, and how often each element was named
         share = o[off[13] + j * 36:off[13] + j * 36 + 36]
         n = 0

@@ -53,6 +53,65 @@ def _write_bits(dst, old, new, one):
                 dst[x] = one if (new >> np.uint64(x)) & np.uint64(1) else np.float32(0.0)
 
 
+@rule_step(inline=True)
+def _write_places(o, off, scale, bits, place):
+    """The display and discard components of row ``o`` (starting at ``off[1]``, ``off[2]``; values
+    ``scale[1]``, ``scale[2]``) from the clue cards' places ``place[0..35]`` (docs/rules.md §9),
+    touching only the entries that differ from the masks ``bits[0]``, ``bits[1]`` the row holds
+    (updated). Shared by :class:`ObservationWriter` and the packed encoding, whose layouts agree here."""
+    m_disp = np.uint64(0)
+    m_disc = np.uint64(0)
+    for x in range(NUM_ELEMENTS):
+        m_disp |= np.uint64(place[x] == ON_DISPLAY) << np.uint64(x)
+        m_disc |= np.uint64(place[x] == IN_DISCARD) << np.uint64(x)
+    _write_bits(o[off[1]:off[1] + NUM_ELEMENTS], bits[0], m_disp, scale[1])
+    _write_bits(o[off[2]:off[2] + NUM_ELEMENTS], bits[1], m_disc, scale[2])
+    bits[0] = m_disp
+    bits[1] = m_disc
+
+
+@rule_step(inline=True)
+def _write_markers(o, off, scale, bits, first, b, q, j, front, spot, trace):
+    """Relative seat ``j``'s front cards, spot and trace markers (player ``q`` of game ``b``; the
+    components starting at ``off[3..5]``, 36 entries a seat, values ``scale[3..5]``), touching only
+    the entries that differ from the masks ``bits[first..first + 2]`` the row holds (updated)."""
+    for kind in range(3):
+        src = front[b, q] if kind == 0 else (spot[b, q] if kind == 1 else trace[b, q])
+        m = _bits36(src)
+        start = off[3 + kind] + j * 36
+        _write_bits(o[start:start + 36], bits[first + kind], m, scale[3 + kind])
+        bits[first + kind] = m
+
+
+@rule_step(inline=True)
+def _write_investigators(o, off, scale, ci, b, q, j, inv_count, inv_district, inv_answer, inv_suppressed):
+    """Relative seat ``j``'s investigators (player ``q`` of game ``b``; the components
+    ``inv_placed``, ``inv_spots``, ``inv_traces``, ``inv_suppressed`` at ``off[6..9]``, 14 / 14 / 14 /
+    42 entries a seat, values times ``scale[6..9]``): clears the districts ``ci`` (``int8[K]``,
+    ``-1`` unused) written before, writes the current ones and records them in ``ci``."""
+    placed = o[off[6] + j * 14:off[6] + j * 14 + 14]
+    spots = o[off[7] + j * 14:off[7] + j * 14 + 14]
+    traces = o[off[8] + j * 14:off[8] + j * 14 + 14]
+    sup = o[off[9] + j * 42:off[9] + j * 42 + 42]
+    for k in range(ci.shape[0]):
+        d = np.int64(ci[k])
+        if d >= 0:
+            placed[d] = 0.0
+            spots[d] = 0.0
+            traces[d] = 0.0
+            for t in range(3):
+                sup[d * 3 + t] = 0.0
+            ci[k] = -1
+    for k in range(inv_count[b, q]):
+        d = np.int64(inv_district[b, q, k])
+        ci[k] = d
+        placed[d] = scale[6]
+        spots[d] = np.float32(inv_answer[b, q, k, 0]) * scale[7]
+        traces[d] = np.float32(inv_answer[b, q, k, 1]) * scale[8]
+        for t in range(3):
+            sup[d * 3 + t] = scale[9] if inv_suppressed[b, q, k, t] else np.float32(0.0)
+
+
 @rule_step
 def _write_row(b, p, off, scale, out, c_td, c_fpos, c_fn, c_bits, c_held, c_solved, c_inv, f_list, f_count, round_,
                first_player, current_player, rotation, tier, tile_district, case, card_place, deck_size, front,
@@ -78,16 +137,7 @@ def _write_row(b, p, off, scale, out, c_td, c_fpos, c_fn, c_bits, c_held, c_solv
                 tiles[x * 14 + old] = 0.0
             tiles[x * 14 + d] = scale[0]
             ctd[x] = d
-    place = card_place[b]
-    m_disp = np.uint64(0)
-    m_disc = np.uint64(0)
-    for x in range(NUM_ELEMENTS):
-        m_disp |= np.uint64(place[x] == ON_DISPLAY) << np.uint64(x)
-        m_disc |= np.uint64(place[x] == IN_DISCARD) << np.uint64(x)
-    _write_bits(o[off[1]:off[1] + NUM_ELEMENTS], bits[0], m_disp, scale[1])
-    _write_bits(o[off[2]:off[2] + NUM_ELEMENTS], bits[1], m_disc, scale[2])
-    bits[0] = m_disp
-    bits[1] = m_disc
+    _write_places(o, off, scale, bits, card_place[b])
     # failed: clear what was set before
     fail = o[off[12]:off[12] + nf]
     n = c_fn[b]
@@ -100,35 +150,9 @@ def _write_row(b, p, off, scale, out, c_td, c_fpos, c_fn, c_bits, c_held, c_solv
     n = 0
     for j in range(P):
         q = (p + j) % P
-        for kind in range(3):
-            src = front[b, q] if kind == 0 else (spot[b, q] if kind == 1 else trace[b, q])
-            m = _bits36(src)
-            start = off[3 + kind] + j * 36
-            _write_bits(o[start:start + 36], bits[2 + 3 * j + kind], m, scale[3 + kind])
-            bits[2 + 3 * j + kind] = m
-        # investigators: clear the districts written before, write the current ones
-        placed = o[off[6] + j * 14:off[6] + j * 14 + 14]
-        spots = o[off[7] + j * 14:off[7] + j * 14 + 14]
-        traces = o[off[8] + j * 14:off[8] + j * 14 + 14]
-        sup = o[off[9] + j * 42:off[9] + j * 42 + 42]
-        ci = c_inv[b, j]
-        for k in range(ci.shape[0]):
-            d = np.int64(ci[k])
-            if d >= 0:
-                placed[d] = 0.0
-                spots[d] = 0.0
-                traces[d] = 0.0
-                for t in range(3):
-                    sup[d * 3 + t] = 0.0
-                ci[k] = -1
-        for k in range(inv_count[b, q]):
-            d = np.int64(inv_district[b, q, k])
-            ci[k] = d
-            placed[d] = scale[6]
-            spots[d] = np.float32(inv_answer[b, q, k, 0]) * scale[7]
-            traces[d] = np.float32(inv_answer[b, q, k, 1]) * scale[8]
-            for t in range(3):
-                sup[d * 3 + t] = scale[9] if inv_suppressed[b, q, k, t] else np.float32(0.0)
+        _write_markers(o, off, scale, bits, 2 + 3 * j, b, q, j, front, spot, trace)
+        _write_investigators(o, off, scale, c_inv[b, j], b, q, j, inv_count, inv_district, inv_answer,
+                             inv_suppressed)
         # the correct solve named this round
         c = np.int64(solved_case[b, q])
         c_old = np.int64(c_solved[b, j])
