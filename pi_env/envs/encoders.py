@@ -72,7 +72,7 @@ self-play env returns it with ``observations="packed"``.
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
@@ -141,7 +141,47 @@ def encode_flat_reference(observation: np.ndarray, config: GameConfig) -> np.nda
     return np.asarray(observation).astype(np.float32) * flat_scales(config)
 
 
-class FlatEncoder:
+_Writer = TypeVar("_Writer", ObservationWriter, PackedWriter)
+
+
+class _RowEncoder(Generic[_Writer]):
+    """What :class:`FlatEncoder` and :class:`PackedEncoder` share: the engine's writer that fills
+    the ``float32[B, ...]`` :attr:`buffer`, whose first ``size`` columns are the encoding, and the
+    read-only view of those columns that ``encode`` returns (copies keep the buffer, the writer's
+    one object, and rebuild the view of it)."""
+
+    def __init__(self, config: GameConfig, size: int, writer: _Writer):
+        self.config, self.batch_size, self.size = config, writer.batch_size, size
+        self._writer: _Writer = writer
+        self.buffer = writer.buffer
+        self._make_view()
+
+    def _make_view(self) -> None:
+        self._view = self.buffer[:, :self.size].view()
+        self._view.flags.writeable = False
+
+    def __getstate__(self) -> dict[str, Any]:
+        saved = dict(self.__dict__)
+        del saved["_view"]
+        return saved
+
+    def __setstate__(self, saved: dict[str, Any]) -> None:
+        self.__dict__.update(saved)
+        self._make_view()
+
+    @property
+    def writer(self) -> _Writer:
+        """The engine's writer that fills :attr:`buffer` (for fused calls that write the rows, such
+        as the self-play turn)."""
+        return self._writer
+
+    @property
+    def view(self) -> np.ndarray:
+        """The read-only ``float32[B, size]`` view of the buffer that ``encode`` returns."""
+        return self._view
+
+
+class FlatEncoder(_RowEncoder[ObservationWriter]):
     """Fills a preallocated ``float32[B, D]`` buffer with flat encodings, incrementally.
 
     Args:
@@ -167,35 +207,8 @@ class FlatEncoder:
     def __init__(self, config: GameConfig, batch_size: int, extra_columns: int = 0,
                  parallel: bool | None = None):
         P = config.num_players
-        self.config, self.batch_size, self.size = config, int(batch_size), flat_size(P)
-        self._writer = ObservationWriter(self.batch_size, P, _component_scales(config), extra_columns,
-                                         parallel=parallel)
-        self.buffer = self._writer.buffer
-        self._make_view()
-
-    def _make_view(self) -> None:
-        self._view = self.buffer[:, :self.size].view()
-        self._view.flags.writeable = False
-
-    def __getstate__(self) -> dict[str, Any]:
-        """Copies keep the buffer (the writer's, one object) and rebuild the read-only view of it."""
-        saved = dict(self.__dict__)
-        del saved["_view"]
-        return saved
-
-    def __setstate__(self, saved: dict[str, Any]) -> None:
-        self.__dict__.update(saved)
-        self._make_view()
-
-    @property
-    def writer(self) -> ObservationWriter:
-        """The engine's writer that fills :attr:`buffer` (for fused calls that write the rows)."""
-        return self._writer
-
-    @property
-    def view(self) -> np.ndarray:
-        """The read-only ``float32[B, D]`` view of the buffer that :meth:`encode` returns."""
-        return self._view
+        super().__init__(config, flat_size(P), ObservationWriter(int(batch_size), P, _component_scales(config),
+                                                                 extra_columns, parallel=parallel))
 
     def encode(self, state: State, player: "int | np.ndarray", check: bool = True,
                failed: "FailedSolves | None" = None) -> np.ndarray:
@@ -287,7 +300,7 @@ def encode_packed(state: State, config: GameConfig, player: "int | np.ndarray",
     return write_packed(state, player_array(state, player), _component_scales(config), out)
 
 
-class PackedEncoder:
+class PackedEncoder(_RowEncoder[PackedWriter]):
     """Fills a preallocated ``float32[B, packed_size(P)]`` buffer with packed encodings (the
     counterpart of :class:`FlatEncoder`; each row is rewritten whole).
 
@@ -300,33 +313,8 @@ class PackedEncoder:
 
     def __init__(self, config: GameConfig, batch_size: int, parallel: bool | None = None):
         P = config.num_players
-        self.config, self.batch_size, self.size = config, int(batch_size), packed_size(P)
-        self._writer = PackedWriter(self.batch_size, P, _component_scales(config), parallel=parallel)
-        self.buffer = self._writer.buffer
-        self._make_view()
-
-    def _make_view(self) -> None:
-        self._view = self.buffer.view()
-        self._view.flags.writeable = False
-
-    def __getstate__(self) -> dict[str, Any]:
-        saved = dict(self.__dict__)
-        del saved["_view"]
-        return saved
-
-    def __setstate__(self, saved: dict[str, Any]) -> None:
-        self.__dict__.update(saved)
-        self._make_view()
-
-    @property
-    def writer(self) -> PackedWriter:
-        """The engine's writer that fills :attr:`buffer` (for the fused self-play turn)."""
-        return self._writer
-
-    @property
-    def view(self) -> np.ndarray:
-        """The read-only ``float32[B, packed_size(P)]`` view of the buffer."""
-        return self._view
+        super().__init__(config, packed_size(P),
+                         PackedWriter(int(batch_size), P, _component_scales(config), parallel=parallel))
 
     def encode(self, state: State, player: "int | np.ndarray", check: bool = True,
                failed: "FailedSolves | None" = None) -> np.ndarray:
