@@ -388,27 +388,37 @@ def useful_queries(x: np.ndarray) -> np.ndarray:
     return out
 
 
+def _copy_layout(o: "dict[str, np.ndarray]", st: "Any", b: int) -> np.ndarray:
+    """Copy the layout that a decoded observation ``o`` shows (``o["tiles"]``: ``[36, 14]`` one-hot)
+    into game ``b`` of ``st`` (``tile_district``, ``district_tile``) and return the clue cards'
+    places it shows, ``int8[36]``: on the display, in the discard pile, else in the deck (the
+    caller adds what else it knows). Shared by :func:`solo_state_from_observations` and
+    :func:`state_from_observations` (engine and solo observations agree on these components)."""
+    from pi_env.core.constants import IN_DECK, IN_DISCARD, ON_DISPLAY
+
+    st.tile_district[b] = o["tiles"].argmax(axis=1)
+    for d in range(14):
+        for x in np.flatnonzero(o["tiles"][:, d]):
+            st.district_tile[b, d, 0 if x < 12 else 1 if x < 22 else 2] = x
+    place = np.full(36, IN_DECK, dtype=np.int8)
+    place[o["display"] > 0] = ON_DISPLAY
+    place[o["discard"] > 0] = IN_DISCARD
+    return place
+
+
 def solo_state_from_observations(observations: np.ndarray) -> "Any":
     """A :class:`~pi_env.engine.solo.SoloState` holding exactly what solo observations
     ``int16[n, 2452]`` show (layout, card places, answers, investigators with their answers and
     suppressions, failed solves, investigators left, actions, wrong solves, deck size); the hidden
     case (zeros), the deck order and the generator are left empty. The solo encoders read only what
     the observation shows, so they compute from it what they compute from the real state (tested)."""
-    from pi_env.core.constants import IN_DECK, IN_DISCARD, ON_DISPLAY
     from pi_env.engine import solo
 
     obs = np.atleast_2d(observations)
     st = solo.empty_solo_state(obs.shape[0])
     for b in range(obs.shape[0]):
         o = solo.decode_observation(obs[b])
-        st.tile_district[b] = o["tiles"].argmax(axis=1)
-        for d in range(14):
-            for x in np.flatnonzero(o["tiles"][:, d]):
-                st.district_tile[b, d, 0 if x < 12 else 1 if x < 22 else 2] = x
-        place = np.full(36, IN_DECK, dtype=np.int8)
-        place[o["display"] > 0] = ON_DISPLAY
-        place[o["discard"] > 0] = IN_DISCARD
-        st.card_place[b] = place
+        st.card_place[b] = _copy_layout(o, st, b)
         st.spot[b], st.trace[b], st.nothing[b] = o["spot"] > 0, o["trace"] > 0, o["nothing"] > 0
         st.inv_placed[b] = o["inv_placed"] > 0
         st.inv_answer[b, :, 0], st.inv_answer[b, :, 1] = o["inv_spots"], o["inv_traces"]
@@ -554,7 +564,7 @@ def state_from_observations(observations: np.ndarray, num_players: int) -> "Any"
     compute from the real state — how a learned agent, which is given observations, encodes its
     view like the batched training path (tested entry by entry).
     """
-    from pi_env.core.constants import IN_DECK, IN_DISCARD, IN_FRONT, ON_DISPLAY
+    from pi_env.core.constants import IN_FRONT
     from pi_env.engine.observe import decode_observation
     from pi_env.engine.state import empty_state
 
@@ -563,13 +573,7 @@ def state_from_observations(observations: np.ndarray, num_players: int) -> "Any"
     st = empty_state(n, P)
     for b in range(n):
         o = decode_observation(obs[b], P)
-        st.tile_district[b] = o["tiles"].argmax(axis=1)
-        for d in range(14):
-            for x in np.flatnonzero(o["tiles"][:, d]):
-                st.district_tile[b, d, 0 if x < 12 else 1 if x < 22 else 2] = x
-        place = np.full(36, IN_DECK, dtype=np.int8)
-        place[o["display"] > 0] = ON_DISPLAY
-        place[o["discard"] > 0] = IN_DISCARD
+        place = _copy_layout(o, st, b)
         place[(o["front"] > 0).any(axis=0)] = IN_FRONT
         st.card_place[b] = place
         st.front[b] = o["front"] > 0
