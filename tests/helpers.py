@@ -2,14 +2,81 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
-from pi_env.agents.runner import play_game as _play
+import numpy as np
 
+from pi_env.agents.runner import play_game as _play
+from pi_env.engine import GameConfig, init, legal_action_mask, step_inplace
+
+TESTS = Path(__file__).resolve().parent
 # The golden solver positions (README there): *.record.json and the brute-force *.expected.json.
-SOLVER_FIXTURES = Path(__file__).resolve().parent / "data" / "solver"
+SOLVER_FIXTURES = TESTS / "data" / "solver"
 
 
 def play_game(config, agent_names, seed, on_step=None):
     """Play one game (B = 1) with the first P of ``agent_names``; returns (final state, recorder)."""
     return _play(config, list(agent_names)[:config.num_players], seed, before_step=on_step)
+
+
+def script_digest(code: str, jit: bool = True, timeout: float = 600) -> str:
+    """Run the Python ``code`` in a fresh interpreter (cwd the repository root, the ``tests`` folder
+    importable) with numba's JIT on, or off (``jit=False``: ``NUMBA_DISABLE_JIT=1`` and the kernel
+    cache off, the plain-Python path of STYLE.md §5), and return the last line it prints (the
+    scripts print a SHA-256 hex digest). The test fails, showing the end of the script's stderr, if
+    it exits non-zero or the JIT setting did not take."""
+    env = dict(os.environ, NUMBA_DISABLE_JIT="0" if jit else "1",
+               PYTHONPATH=os.pathsep.join([str(TESTS)] + [v for v in [os.environ.get("PYTHONPATH")] if v]))
+    if not jit:
+        env["PI_ENV_NUMBA_CACHE"] = "0"
+    check = f"import numba as _numba\nassert bool(_numba.config.DISABLE_JIT) is {not jit}\n"
+    out = subprocess.run([sys.executable, "-c", check + code], capture_output=True, text=True, env=env,
+                         cwd=str(TESTS.parent), timeout=timeout)
+    assert out.returncode == 0, out.stderr[-3000:]
+    lines = out.stdout.strip().splitlines()
+    assert lines, f"the script printed nothing; stderr: {out.stderr[-3000:]}"
+    return lines[-1]
+
+
+def assert_jit_off_agrees(code: str, timeout: float = 600) -> str:
+    """Run ``code`` (:func:`script_digest`) with the JIT on and off: both must print the same
+    SHA-256 hex digest (64 characters), which is returned."""
+    on, off = (script_digest(code, jit, timeout) for jit in (True, False))
+    assert off == on and len(on) == 64, (on, off)
+    return on
+
+
+def own_case_pair(num_players: int, seed: int, p: int, encode, also=(), **options) -> str:
+    """Information hygiene of an encoding (docs/rules.md §9): games A and B (B = A with player
+    ``p``'s own case replaced, every case still disjoint) play the same actions; ``p``'s
+    ``encode(state, config, player)`` rows (and those of every function in ``also``) are identical
+    until an answer to ``p`` differs, after which ``encode``'s differ; in round 0 the holder of
+    ``p``'s case does see the change (positive control). ``options`` go to :class:`GameConfig`.
+    Returns why the comparison ended: ``"answer differs"`` or ``"game over"``."""
+    from test_hygiene import assert_disjoint, other_case, pick
+
+    cfg = GameConfig(num_players=num_players, **options)
+    a = init(cfg, 1, seed=seed)
+    rng = np.random.default_rng(seed * 7 + p)
+    b = a.copy()
+    b.case[0, p] = other_case(a, p, rng)
+    assert_disjoint(b.case[0])
+    holder = (p - 1) % num_players
+    buf = np.zeros(1, dtype=np.int64)
+    while True:
+        assert np.array_equal(encode(a, cfg, p), encode(b, cfg, p))
+        for other in also:
+            assert np.array_equal(other(a, cfg, p), other(b, cfg, p))
+        if int(a.round[0]) == 0:  # positive control: the holder's view does differ
+            assert not np.array_equal(encode(a, cfg, holder), encode(b, cfg, holder))
+        if a.done[0]:
+            return "game over"
+        buf[0] = pick(a, rng, legal_action_mask(a)[0], p)
+        step_inplace(a, buf, cfg)
+        step_inplace(b, buf, cfg)
+        if int(a.last_player[0]) == p and a.last_answer[0].tolist() != b.last_answer[0].tolist():
+            assert not np.array_equal(encode(a, cfg, p), encode(b, cfg, p))
+            return "answer differs"

@@ -6,10 +6,6 @@ identical encodings until an answer to it differs — 2 to 5 players, both editi
 from __future__ import annotations
 
 import math
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,6 +21,7 @@ from pi_env.solvers.compact import (GAIN_SCALE, SOLO_COMPACT_SIZE, compact_bound
 from pi_env.solvers.own_info import (own_case_mask, own_features, query_gains, solo_features,
                                      solo_observation_features)
 from pi_env.solvers.tables import from_bitset
+from helpers import assert_jit_off_agrees
 from test_hygiene import assert_disjoint, other_case, pick
 from test_own_info import CONFIGS, random_positions
 
@@ -251,11 +248,4 @@ print(h.hexdigest())
 def test_jit_off_path_agrees():
     """STYLE.md §5: the compact kernels run as plain Python with NUMBA_DISABLE_JIT=1 and agree
     (to 4 decimals: float summation order may differ)."""
-    root = Path(__file__).resolve().parents[1]
-    digests = []
-    for off in ("0", "1"):
-        out = subprocess.run([sys.executable, "-c", _JIT_SCRIPT], capture_output=True, text=True, cwd=root,
-                             env=dict(os.environ, NUMBA_DISABLE_JIT=off), timeout=300)
-        assert out.returncode == 0, out.stderr[-2000:]
-        digests.append(out.stdout.strip())
-    assert digests[0] == digests[1] and len(digests[0]) == 64
+    assert_jit_off_agrees(_JIT_SCRIPT, timeout=300)

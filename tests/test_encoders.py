@@ -18,7 +18,7 @@ from pi_env.engine import (GameConfig, decode_observation, init, legal_action_ma
                            reset_done, step_inplace)
 from pi_env.engine.setup import from_layout
 from pi_env.core.errors import PIError
-from test_hygiene import assert_disjoint, other_case, pick
+from helpers import own_case_pair
 
 F32 = np.float32
 
@@ -216,45 +216,18 @@ def test_solver_features_follow_the_analysis():
             assert g[36] == F32(math.log2(a.count) / math.log2(1680))
 
 
-def run_pair(num_players, seed, p, solver, **options):
-    """Games A and B (= A with ``p``'s own case replaced), same actions: ``p``'s encodings are
-    identical until an answer to ``p`` differs; the holder of ``p``'s case sees the change."""
-    cfg = GameConfig(num_players=num_players, **options)
-    a = init(cfg, 1, seed=seed)
-    rng = np.random.default_rng(seed * 7 + p)
-    b = a.copy()
-    b.case[0, p] = other_case(a, p, rng)
-    assert_disjoint(b.case[0])
-    holder = (p - 1) % num_players
-    buf = np.zeros(1, dtype=np.int64)
-    while True:
-        assert np.array_equal(encode_flat(a, cfg, p), encode_flat(b, cfg, p))
-        if solver:
-            assert np.array_equal(solver_features(a, cfg, p), solver_features(b, cfg, p))
-        if int(a.round[0]) == 0:  # positive control: the holder's view does differ
-            assert not np.array_equal(encode_flat(a, cfg, holder), encode_flat(b, cfg, holder))
-        if a.done[0]:
-            return "game over"
-        buf[0] = pick(a, rng, legal_action_mask(a)[0], p)
-        step_inplace(a, buf, cfg)
-        step_inplace(b, buf, cfg)
-        if int(a.last_player[0]) == p and a.last_answer[0].tolist() != b.last_answer[0].tolist():
-            assert not np.array_equal(encode_flat(a, cfg, p), encode_flat(b, cfg, p))
-            return "answer differs"
-
-
 @pytest.mark.parametrize("num_players,options", [(2, {}), (3, {}), (4, dict(edition="first")),
                                                  (5, dict(variants=("nick-of-time",))),
                                                  (2, dict(mode="duel"))])
 def test_flat_encoding_never_shows_the_own_case(num_players, options):
-    reasons = [run_pair(num_players, seed, p, solver=False, **options)
+    reasons = [own_case_pair(num_players, seed, p, encode_flat, **options)
                for seed in (1, 2) for p in range(num_players)]
     assert "answer differs" in reasons
 
 
 @pytest.mark.parametrize("num_players", [2, 3])
 def test_solver_features_never_show_the_own_case(num_players):
-    reasons = [run_pair(num_players, 1, p, solver=True) for p in range(num_players)]
+    reasons = [own_case_pair(num_players, 1, p, encode_flat, also=(solver_features,)) for p in range(num_players)]
     assert "answer differs" in reasons
 
 

@@ -11,11 +11,6 @@ exact marginals of :func:`pi_env.solvers.analyze_knowledge`.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -29,6 +24,7 @@ from pi_env.solvers import (ContradictionError, analyze_knowledge, case_bits, co
                             knowledge_from_round, sample_worlds, world_sampler)
 from pi_env.solvers.joint_mitm import count_mitm
 from pi_env.solvers.tables import CASE_ELEMENT_MASKS, from_bitset
+from helpers import assert_jit_off_agrees
 from test_solver_properties import random_round
 
 SIZES = (12, 10, 14)
@@ -319,9 +315,8 @@ def test_sample_worlds_contradiction() -> None:
 # the plain-Python path (NUMBA_DISABLE_JIT=1) computes the same counts and draws the same worlds
 
 _DIGEST = """
-import hashlib, sys
+import hashlib
 import numpy as np
-sys.path.insert(0, {tests!r})
 from test_joint import structured_sets
 from pi_env.solvers.joint import joint_table
 from pi_env.solvers.joint_mitm import count_mitm
@@ -351,15 +346,7 @@ print(h.hexdigest())
 
 
 def test_jit_off_path_gives_the_same_counts_and_worlds() -> None:
-    here = Path(__file__).resolve().parent
-    digests = []
-    for jit_off in ("0", "1"):
-        env = dict(os.environ, NUMBA_DISABLE_JIT=jit_off, PI_ENV_NUMBA_CACHE="0" if jit_off == "1" else "1")
-        out = subprocess.run([sys.executable, "-c", _DIGEST.format(tests=str(here))], capture_output=True,
-                             text=True, env=env, cwd=str(here.parent), timeout=600)
-        assert out.returncode == 0, out.stderr[-3000:]
-        digests.append(out.stdout.strip().splitlines()[-1])
-    assert digests[0] == digests[1] and len(digests[0]) == 64
+    assert_jit_off_agrees(_DIGEST, timeout=600)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -8,10 +8,6 @@ equal the hint module's brute force (:func:`pi_env.solvers.hints.information_gai
 from __future__ import annotations
 
 import math
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -27,6 +23,7 @@ from pi_env.solvers.own_info import (OWN_FEATURES, OWN_LAYOUT, QUERY_GAINS, adja
                                      solo_features, solo_observation_case_mask, solo_observation_features,
                                      solo_query_gains)
 from pi_env.solvers.tables import from_bitset
+from helpers import assert_jit_off_agrees
 
 
 def random_positions(config, batch, seed, steps, solve_rate=0.12):
@@ -294,15 +291,7 @@ print(h.hexdigest())
 def test_jit_off_path_agrees():
     """STYLE.md §5: the kernels run as plain Python with NUMBA_DISABLE_JIT=1 and give the same
     features (gains compared to 4 decimals: float summation order may differ)."""
-    root = Path(__file__).resolve().parents[1]
-    digests = []
-    for off in ("0", "1"):
-        env = dict(os.environ, NUMBA_DISABLE_JIT=off)
-        out = subprocess.run([sys.executable, "-c", _JIT_SCRIPT], capture_output=True, text=True, env=env,
-                             cwd=root, timeout=300)
-        assert out.returncode == 0, out.stderr[-2000:]
-        digests.append(out.stdout.strip())
-    assert digests[0] == digests[1] and len(digests[0]) == 64
+    assert_jit_off_agrees(_JIT_SCRIPT, timeout=300)
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5])

@@ -9,24 +9,20 @@ from __future__ import annotations
 import copy
 import hashlib
 import math
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from pi_env.core.constants import NUM_CASES, ON_DISPLAY
 from pi_env.core.errors import PIError
-from pi_env.engine import GameConfig, init, legal_action_mask, observe, step_inplace
+from pi_env.engine import GameConfig, init, observe
 from pi_env.engine.packed import (FAILED_COUNT, PackedWriter, packed_from_observation, packed_layout, packed_size,
                                   write_packed)
 from pi_env.engine.writer import FailedSolves
 from pi_env.envs.encoders import _component_scales, encode_packed, flat_layout, flat_scales, packed_bounds
 from pi_env.envs.selfplay import SelfPlayVecEnv
+from helpers import own_case_pair, script_digest
 from test_encoders import mixed_policy
-from test_hygiene import assert_disjoint, other_case, pick
 
 F32 = np.float32
 
@@ -114,35 +110,11 @@ def test_selfplay_rows_equal_the_numpy_reference(num_players, options):
     assert scanned  # the flag scan was exercised
 
 
-def _pair(num_players, seed, p, **options):
-    """Games A and B (= A with ``p``'s own case replaced), same actions: ``p``'s packed rows are
-    identical until an answer to ``p`` differs; the holder of ``p``'s case sees the change."""
-    cfg = GameConfig(num_players=num_players, **options)
-    a = init(cfg, 1, seed=seed)
-    rng = np.random.default_rng(seed * 7 + p)
-    b = a.copy()
-    b.case[0, p] = other_case(a, p, rng)
-    assert_disjoint(b.case[0])
-    holder = (p - 1) % num_players
-    buf = np.zeros(1, dtype=np.int64)
-    while True:
-        assert np.array_equal(encode_packed(a, cfg, p), encode_packed(b, cfg, p))
-        if int(a.round[0]) == 0:  # positive control: the holder's view does differ
-            assert not np.array_equal(encode_packed(a, cfg, holder), encode_packed(b, cfg, holder))
-        if a.done[0]:
-            return "game over"
-        buf[0] = pick(a, rng, legal_action_mask(a)[0], p)
-        step_inplace(a, buf, cfg)
-        step_inplace(b, buf, cfg)
-        if int(a.last_player[0]) == p and a.last_answer[0].tolist() != b.last_answer[0].tolist():
-            assert not np.array_equal(encode_packed(a, cfg, p), encode_packed(b, cfg, p))
-            return "answer differs"
-
-
 @pytest.mark.parametrize("num_players,options", [(2, {}), (3, {}), (5, dict(edition="first")),
                                                  (2, dict(mode="duel"))])
 def test_packed_encoding_never_shows_the_own_case(num_players, options):
-    reasons = [_pair(num_players, seed, p, **options) for seed in (1, 2) for p in range(num_players)]
+    reasons = [own_case_pair(num_players, seed, p, encode_packed, **options)
+               for seed in (1, 2) for p in range(num_players)]
     assert "answer differs" in reasons
 
 
@@ -164,14 +136,8 @@ def digest_packed_rollout() -> str:
 
 
 def test_jit_off_gives_the_same_arrays():
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1", PI_ENV_NUMBA_CACHE="0")
-    here = Path(__file__).resolve().parent
-    code = (f"import sys; sys.path.insert(0, {str(here)!r}); import numba, test_packed; "
-            f"assert numba.config.DISABLE_JIT; print(test_packed.digest_packed_rollout())")
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300,
-                         cwd=str(here.parent))
-    assert out.returncode == 0, out.stderr[-3000:]
-    assert out.stdout.strip().splitlines()[-1] == digest_packed_rollout()
+    code = "import test_packed; print(test_packed.digest_packed_rollout())"
+    assert script_digest(code, jit=False, timeout=300) == digest_packed_rollout()
 
 
 def test_bad_input_is_refused_in_one_line():

@@ -15,10 +15,6 @@ per configuration; small ``max_rotations`` exercise the safeguard.
 from __future__ import annotations
 
 import hashlib
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -27,6 +23,8 @@ from pi_env.core.constants import (IN_DISCARD, INVESTIGATE_BASE, NUM_ACTIONS, NU
                               SOLVE_BASE, case_index)
 from pi_env.engine import GameConfig, init, legal_action_mask, sample_actions, step_inplace
 from pi_env.engine.reference import ReferenceGame
+
+from helpers import script_digest
 
 # (config, batch, mix) where mix = (clue, repeat-a-marked-card, investigator, correct solve);
 # the rest of the probability goes to engine.sample_actions.
@@ -341,14 +339,8 @@ def digest_rollouts() -> str:
 
 
 def test_jit_off_matches_jit_on():
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1", PI_ENV_NUMBA_CACHE="0")
-    here = Path(__file__).resolve().parent
-    code = (f"import sys; sys.path.insert(0, {str(here)!r}); import numba, test_parity; "
-            f"assert numba.config.DISABLE_JIT; print(test_parity.digest_rollouts())")
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                         timeout=120, cwd=str(here.parent))
-    assert out.returncode == 0, out.stderr[-3000:]
-    assert out.stdout.strip().splitlines()[-1] == digest_rollouts()
+    code = "import test_parity; print(test_parity.digest_rollouts())"
+    assert script_digest(code, jit=False, timeout=120) == digest_rollouts()
 
 
 if __name__ == "__main__":  # pragma: no cover - used by hand

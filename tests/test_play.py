@@ -6,9 +6,6 @@ outcomes are the ranking rules' (docs/rules.md §5, §7)."""
 from __future__ import annotations
 
 import hashlib
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -17,6 +14,7 @@ from pi_env.core.errors import PIError
 from pi_env.engine import (Engine, GameConfig, init, outcome, play, policy_streams, reset_done, rollout,
                            step_inplace)
 from pi_env.engine.ranking import rank_batch, rank_players
+from helpers import assert_jit_off_agrees
 
 CONFIGS = [GameConfig(num_players=4), GameConfig(num_players=2, edition="first"),
            GameConfig(num_players=5, variants=("nick-of-time",), max_rotations=5),
@@ -175,11 +173,4 @@ print(h.hexdigest())
 
 def test_jit_off_play_matches_jit_on():
     """The fused kernels as plain Python (``NUMBA_DISABLE_JIT=1``) play the same games."""
-    digests = []
-    for jit_off in ("0", "1"):
-        env = dict(os.environ, NUMBA_DISABLE_JIT=jit_off)
-        out = subprocess.run([sys.executable, "-c", DIGEST_SCRIPT], capture_output=True, text=True, env=env,
-                             check=True, timeout=600)
-        digests.append(out.stdout.strip())
-    assert digests[0] == digests[1] and len(digests[0]) == 64
-    assert hashlib.sha256(b"").hexdigest() not in digests
+    assert assert_jit_off_agrees(DIGEST_SCRIPT, timeout=600) != hashlib.sha256(b"").hexdigest()

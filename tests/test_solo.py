@@ -13,10 +13,8 @@ The solo case is (Doc, Forgery, Waterfront): tiles in Forest Park 1, Union Squar
 from __future__ import annotations
 
 import hashlib
-import os
 import subprocess
 import sys
-from pathlib import Path
 
 import gymnasium
 import numpy as np
@@ -32,6 +30,7 @@ from pi_env.engine import solo as S
 from pi_env.core.errors import IllegalActionError, InvalidActionError, PIError
 from pi_env.records.record_file import clue_answer, investigate_answer, suppression
 from pi_env.envs.solo import SoloTimeAttackEnv, SoloTimeAttackVectorEnv
+from helpers import assert_jit_off_agrees
 
 LAYOUT_S = tuple(range(12)) + tuple(range(4, 14)) + tuple(range(14))
 CASE = case_index(1, 5, 12)  # Doc, Forgery, Waterfront
@@ -288,13 +287,7 @@ print(h.hexdigest())
 
 def test_jit_off_path_gives_the_same_games():
     """STYLE.md §5: the kernels run as plain Python with NUMBA_DISABLE_JIT=1 and must agree."""
-    digests = []
-    for jit_off in ("0", "1"):
-        env = dict(os.environ, NUMBA_DISABLE_JIT=jit_off)
-        out = subprocess.run([sys.executable, "-c", _DIGEST_SCRIPT], capture_output=True, text=True,
-                             env=env, check=True, cwd=Path(__file__).resolve().parents[1])
-        digests.append(out.stdout.strip())
-    assert digests[0] == digests[1] and len(digests[0]) == 64
+    assert_jit_off_agrees(_DIGEST_SCRIPT)
 
 
 # --------------------------------------------------------------------------------------------
