@@ -108,9 +108,9 @@ from pi_env.core.constants import MAX_INVESTIGATORS, NUM_CASES, NUM_DISTRICTS, N
 from pi_env.core.errors import PIError
 from pi_env.engine.state import GameConfig, State
 from pi_env.envs.encoders import check_config, players_array
-from pi_env.solvers.own_info import (_CHUNK, _LOG2, _LOG2_CASES, _any, _apply_held, _case_set, _code, _dummy,
-                                     _finish_row, _gather_solo, _gather_state, _held_of, _near_counts, _failed_words, _pick,
-                                     _scratch, _state_args, adjacency_words)
+from pi_env.solvers.own_info import (_CHUNK, _LOG2, _LOG2_CASES, _any, _apply_held, _case_set, _code, _finish_row,
+                                     _gather_solo, _gather_state, _held_of, _near_counts, _failed_words,
+                                     _optional_buffer, _pick, _rows_buffer, _scratch, _state_args, adjacency_words)
 
 __all__ = ["compact_size", "compact_layout", "compact_bounds", "encode_compact", "JOINT_BLOCK_SIZE",
            "JOINT_BLOCK_LAYOUT", "encode_joint_block", "SOLO_COMPACT_SIZE",
@@ -344,16 +344,8 @@ def encode_compact(state: State, config: GameConfig, players: "int | np.ndarray"
     P, B = config.num_players, state.batch_size
     players = players_array(state, players)
     D = compact_size(P)
-    if out is None:
-        out = np.empty((B, D), dtype=np.float32)
-    elif (not isinstance(out, np.ndarray) or out.shape != (B, D) or out.dtype != np.float32
-          or out.strides[1] != 4):
-        raise PIError(f"out must be float32[{B}, {D}] with contiguous rows, got "
-                      f"{getattr(out, 'dtype', type(out).__name__)}{list(getattr(out, 'shape', ()))}")
-    if mask is not None and (not isinstance(mask, np.ndarray) or mask.shape != (B, NUM_CASES)
-                             or mask.dtype != np.bool_):
-        raise PIError(f"mask must be bool[{B}, {NUM_CASES}]")
-    m = _dummy(0, NUM_CASES, np.bool_) if mask is None else mask
+    out = _rows_buffer(out, B, D)
+    m = _optional_buffer(mask, B, NUM_CASES, np.bool_, "mask")
     s = state
     _pick(_compact_kernel, B, parallel)(players, adjacency_words(config.board), _offsets(P), _scales(config),
                                         GAIN_SCALE, mask is not None, out, m, s.round, s.first_player,
@@ -492,16 +484,8 @@ def encode_solo_compact(state, config, out: "np.ndarray | None" = None, mask: "n
         PIError: a wrong buffer.
     """
     B = state.batch_size
-    if out is None:
-        out = np.empty((B, SOLO_COMPACT_SIZE), dtype=np.float32)
-    elif (not isinstance(out, np.ndarray) or out.shape != (B, SOLO_COMPACT_SIZE) or out.dtype != np.float32
-          or out.strides[1] != 4):
-        raise PIError(f"out must be float32[{B}, {SOLO_COMPACT_SIZE}] with contiguous rows, got "
-                      f"{getattr(out, 'dtype', type(out).__name__)}{list(getattr(out, 'shape', ()))}")
-    if mask is not None and (not isinstance(mask, np.ndarray) or mask.shape != (B, NUM_CASES)
-                             or mask.dtype != np.bool_):
-        raise PIError(f"mask must be bool[{B}, {NUM_CASES}]")
-    m = _dummy(0, NUM_CASES, np.bool_) if mask is None else mask
+    out = _rows_buffer(out, B, SOLO_COMPACT_SIZE)
+    m = _optional_buffer(mask, B, NUM_CASES, np.bool_, "mask")
     scale = np.array([1.0 / config.investigators if config.investigators else 0.0, 1.0 / config.max_actions,
                       1.0 / NUM_ELEMENTS], dtype=np.float64)
     _pick(_solo_compact_kernel, B, parallel)(adjacency_words(config.board), _SOLO_OFF, scale, GAIN_SCALE,

@@ -865,9 +865,7 @@ def own_features(state: State, board: "Board | np.ndarray", player: "int | np.nd
     """
     B = state.batch_size
     players = _players(state, player)
-    out = _feature_buffer(out, B)
-    m = _dummy(0, NUM_CASES, np.bool_) if mask is None else _buffer(mask, (B, NUM_CASES), np.bool_, "mask")
-    g = _dummy(0, QUERY_GAINS, np.float32) if gains is None else _buffer(gains, (B, QUERY_GAINS), np.float32, "gains")
+    out, m, g = _feature_buffers(out, mask, gains, B)
     _pick(_state_kernel, B, parallel)(players, adjacency_words(board), mask is not None, gains is not None,
                                       out, m, g, *_state_args(state))
     return out
@@ -880,14 +878,31 @@ def _pick(kernel_, batch_size: int, parallel: "bool | None"):
     return kernel_.parallel if parallel else kernel_.serial
 
 
-def _feature_buffer(out: "np.ndarray | None", B: int) -> np.ndarray:
+def _rows_buffer(out: "np.ndarray | None", B: int, width: int) -> np.ndarray:
+    """The caller's ``out`` checked to be ``float32[B, width]`` with contiguous rows (what the
+    kernels write), or a new one (uninitialised). Raises :class:`PIError` naming ``out``."""
     if out is None:
-        return np.empty((B, OWN_FEATURES), dtype=np.float32)
-    if (not isinstance(out, np.ndarray) or out.shape != (B, OWN_FEATURES) or out.dtype != np.float32
+        return np.empty((B, width), dtype=np.float32)
+    if (not isinstance(out, np.ndarray) or out.shape != (B, width) or out.dtype != np.float32
             or out.strides[1] != 4):
-        raise PIError(f"out must be float32[{B}, {OWN_FEATURES}] with contiguous rows, got "
+        raise PIError(f"out must be float32[{B}, {width}] with contiguous rows, got "
                       f"{getattr(out, 'dtype', type(out).__name__)}{list(getattr(out, 'shape', ()))}")
     return out
+
+
+def _optional_buffer(x: "np.ndarray | None", B: int, width: int, dtype, name: str) -> np.ndarray:
+    """The caller's optional output ``x`` checked to be ``dtype[B, width]`` (:func:`_buffer`), or,
+    when not given, an empty stand-in (no rows) for the kernel, which is told not to write it."""
+    return _dummy(0, width, dtype) if x is None else _buffer(x, (B, width), dtype, name)
+
+
+def _feature_buffers(out: "np.ndarray | None", mask: "np.ndarray | None", gains: "np.ndarray | None",
+                     B: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The three outputs of the feature kernels: ``float32[B, 38]`` features, the optional
+    ``bool[B, 1680]`` case-set mask and ``float32[B, 180]`` query gains (checked, or made / stood in
+    for: :func:`_rows_buffer`, :func:`_optional_buffer`)."""
+    return (_rows_buffer(out, B, OWN_FEATURES), _optional_buffer(mask, B, NUM_CASES, np.bool_, "mask"),
+            _optional_buffer(gains, B, QUERY_GAINS, np.float32, "gains"))
 
 
 def own_case_mask(state: State, board: "Board | np.ndarray", player: "int | np.ndarray",
@@ -950,9 +965,7 @@ def observation_features(observations: np.ndarray, num_players: int, board: "Boa
     P = int(num_players)
     obs = _observations(observations, observation_size(P), f"{P}-player")
     B = obs.shape[0]
-    out = _feature_buffer(out, B)
-    m = _dummy(0, NUM_CASES, np.bool_) if mask is None else _buffer(mask, (B, NUM_CASES), np.bool_, "mask")
-    g = _dummy(0, QUERY_GAINS, np.float32) if gains is None else _buffer(gains, (B, QUERY_GAINS), np.float32, "gains")
+    out, m, g = _feature_buffers(out, mask, gains, B)
     _pick(_observation_kernel, B, parallel)(obs, P, _obs_offsets(P), adjacency_words(board), mask is not None,
                                      gains is not None, out, m, g)
     return out
@@ -986,9 +999,7 @@ def solo_observation_features(observations: np.ndarray, board: "Board | np.ndarr
 
     obs = _observations(observations, OBSERVATION_SIZE, "solo")
     B = obs.shape[0]
-    out = _feature_buffer(out, B)
-    m = _dummy(0, NUM_CASES, np.bool_) if mask is None else _buffer(mask, (B, NUM_CASES), np.bool_, "mask")
-    g = _dummy(0, QUERY_GAINS, np.float32) if gains is None else _buffer(gains, (B, QUERY_GAINS), np.float32, "gains")
+    out, m, g = _feature_buffers(out, mask, gains, B)
     _solo_observation_kernel.for_batch(B)(obs, _solo_offsets(), adjacency_words(board), mask is not None,
                                           gains is not None, out, m, g)
     return out
@@ -1021,9 +1032,7 @@ def solo_features(state, board: "Board | np.ndarray", out: "np.ndarray | None" =
         ``float32[B, 38]`` (``out`` if given); ``mask`` / ``gains`` filled when given.
     """
     B = state.batch_size
-    out = _feature_buffer(out, B)
-    m = _dummy(0, NUM_CASES, np.bool_) if mask is None else _buffer(mask, (B, NUM_CASES), np.bool_, "mask")
-    g = _dummy(0, QUERY_GAINS, np.float32) if gains is None else _buffer(gains, (B, QUERY_GAINS), np.float32, "gains")
+    out, m, g = _feature_buffers(out, mask, gains, B)
     _pick(_solo_state_kernel, B, parallel)(adjacency_words(board), mask is not None, gains is not None, out, m, g,
                                     state.tile_district, state.spot, state.trace, state.nothing,
                                     state.inv_placed, state.inv_answer, state.inv_suppressed, state.failed,
@@ -1126,12 +1135,7 @@ def joint_features(state: State, board: "Board | np.ndarray", player: "int | np.
     """
     B, P = state.batch_size, state.num_players
     players = _players(state, player)
-    if out is None:
-        out = np.zeros((B, JOINT_FEATURES), dtype=np.float32)
-    elif (not isinstance(out, np.ndarray) or out.shape != (B, JOINT_FEATURES) or out.dtype != np.float32
-          or out.strides[1] != 4):
-        raise PIError(f"out must be float32[{B}, {JOINT_FEATURES}] with contiguous rows, got "
-                      f"{getattr(out, 'dtype', type(out).__name__)}{list(getattr(out, 'shape', ()))}")
+    out = np.zeros((B, JOINT_FEATURES), dtype=np.float32) if out is None else _rows_buffer(out, B, JOINT_FEATURES)
     which = np.arange(B) if rows is None else np.flatnonzero(np.asarray(rows, dtype=bool))
     if which.size == 0:
         return out
