@@ -18,6 +18,7 @@ from pi_env.apps.cli import main
 from pi_env.core.errors import RecordError
 from pi_env.apps.leaderboard import Leaderboard
 from pi_env.records.recorder import replay_with_engine
+from pi_env.records.start import solo_record_start
 from pi_env.records.record_file import load_record, record_to_dict, write_record
 from pi_env.apps.solo_app import (HELP, SAVE_FORMAT, SaveError, SoloApp, SoloGame, format_time, game_from_case_file,
                              game_from_seed)
@@ -325,6 +326,9 @@ def test_solo_replay_rejects_a_tampered_answer(tmp_path):
     del doc["rounds"][0]["cases"]  # without it, only the engine can tell
     with pytest.raises(RecordError, match="event 1: the recorded answer differs from the engine's"):
         replay_with_engine(load_record(doc))
+    with pytest.raises(RecordError, match="event 1: the recorded answer differs from the engine's"):
+        solo_record_start(load_record(doc), 2)  # starting a game there checks the same way
+    assert int(solo_record_start(load_record(doc), 0).state.actions[0]) == 1  # before the tampered event
     doc = json.loads(path.read_text())
     doc["engine"]["seed"] = 8
     with pytest.raises(RecordError, match="tiles differ"):

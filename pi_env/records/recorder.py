@@ -165,9 +165,24 @@ def _replay_solo(record: GameRecord, on_step: Callable | None):
         raise RecordError("tiles differ from the solo engine's for this seed", round_index=0)
     if rnd.cases.get(0, S.case_of(state)) != S.case_of(state):
         raise RecordError("the case differs from the solo engine's for this seed", round_index=0)
-    for ev in rnd.events:
+    play_solo_events(state, config, rnd.events, on_step)
+    return state
+
+
+def play_solo_events(state, config, events, on_step: Callable | None = None) -> None:
+    """Play a solo record's ``events`` (round 0) in ``state`` (a :class:`~pi_env.engine.solo.SoloState`
+    of one game, played in place with ``config``), checking each against the solo engine
+    (docs/rules.md §7): the game is not over yet, the action is legal, and the engine gives the
+    recorded answer. ``on_step(state)`` is called after each event.
+
+    Raises:
+        RecordError: the first event that fails a check (round 0 and the event's index).
+    """
+    from pi_env.engine import solo as S
+
+    for ev in events:
         if state.done[0]:
-            raise RecordError("the game was already solved", round_index=0, event_index=ev.index)
+            raise RecordError("the game was already over", round_index=0, event_index=ev.index)
         a = np.array([action_of(ev)])
         if not S.is_legal(state, a)[0]:
             raise RecordError("the action is not legal here", round_index=0, event_index=ev.index)
@@ -178,7 +193,6 @@ def _replay_solo(record: GameRecord, on_step: Callable | None):
                               event_index=ev.index)
         if on_step is not None:
             on_step(state)
-    return state
 
 
 def _display_difference(stated, engine, record: GameRecord) -> str:
@@ -281,4 +295,4 @@ def check_with_engine(record: GameRecord) -> State:
 
 
 __all__ = ["Recorder", "replay_with_engine", "check_with_engine", "config_of", "action_of", "event_from_state",
-           "solo_event"]
+           "solo_event", "play_solo_events"]

@@ -49,7 +49,7 @@ from pi_env.core.errors import PIError, RecordError
 from pi_env.engine import GameConfig, State, is_legal, step_inplace
 from pi_env.engine.setup import from_layout
 from pi_env.records.record_file import load_record
-from pi_env.records.recorder import action_of, config_of, event_from_state, replay_with_engine, solo_event
+from pi_env.records.recorder import action_of, config_of, event_from_state, play_solo_events, replay_with_engine
 from pi_env.records.types import CLUE, INCORRECT, GameRecord
 
 if TYPE_CHECKING:
@@ -410,16 +410,7 @@ def solo_record_start(record: Any, after_event: int | None = None, config: Any =
         rng_state = True
     if rec.seed is not None and 0 in rnd.cases and rnd.cases[0] != S.case_of(state):
         raise RecordError("the case differs from the solo engine's for this seed", round_index=0)
-    for ev in rnd.events[:e + 1]:
-        if state.done[0]:
-            raise RecordError("the game was already over", round_index=0, event_index=ev.index)
-        a = np.array([action_of(ev)])
-        if not S.is_legal(state, a)[0]:
-            raise RecordError("the action is not legal here", round_index=0, event_index=ev.index)
-        S.step_inplace(state, a, config, check=False)
-        seen = solo_event(state, 0, ev.index)
-        if (seen.answer, seen.spots, seen.traces, seen.correct) != (ev.answer, ev.spots, ev.traces, ev.correct):
-            raise RecordError(f"the solo engine answers differently ({seen})", round_index=0, event_index=ev.index)
+    play_solo_events(state, config, rnd.events[:e + 1])
     if state.done[0]:
         raise PIError(f"the game is over after event {e}: nothing is left to play (choose an earlier event)")
     return RecordStart(state=state, config=config, round_index=0, after_event=e, seeded=rng_state is None,
