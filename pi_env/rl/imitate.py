@@ -56,14 +56,14 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from pi_env.core.constants import SOLVE_BASE
 from pi_env.core.errors import PIError
 
-__all__ = ["Demonstrations", "Teacher", "collect", "collect_parallel", "fit", "main"]
+__all__ = ["Demonstrations", "Teacher", "collect", "collect_parallel", "fit", "minibatch_epochs", "main"]
 
 
 @dataclass
@@ -370,36 +370,60 @@ def fit(policy: Any, demos: Demonstrations, *, epochs: int = 10, minibatch: int 
     n_out = int(round(holdout * X.shape[0]))
     held, train_rows = order[:n_out], order[n_out:]
     opt = torch.optim.Adam(policy.parameters(), lr=lr)
-    loss_value = float("nan")
+
+    def step(idx: Any) -> Any:
+        logits, values = _heads(policy, X[idx])
+        loss = torch.nn.functional.cross_entropy(logits.masked_fill(~M[idx], -1e9), Y[idx])
+        if value_coef:
+            loss_v = torch.nn.functional.mse_loss(values, V[idx])
+            full = loss + value_coef * loss_v
+        else:
+            full = loss
+        opt.zero_grad()
+        full.backward()
+        torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+        opt.step()
+        return loss
+
     policy.set_training_mode(True)
+    loss_value = minibatch_epochs(train_rows, epochs, minibatch, gen, step, verbose=verbose,
+                                  label="imitation epoch")
+    policy.set_training_mode(False)
+    agree = _agreement(policy, X, M, Y)
+    return {"imitation_rows": int(X.shape[0]), "imitation_loss": round(loss_value, 4),
+            "imitation_agreement": round(float(agree.float().mean()), 4),
+            "imitation_holdout_agreement": round(float(agree[held].float().mean()), 4) if n_out else float("nan")}
+
+
+def minibatch_epochs(train_rows: Any, epochs: int, minibatch: int, gen: Any, step: Callable[[Any], Any], *,
+                     after_epoch: "Callable[[], None] | None" = None, verbose: bool = False,
+                     label: str = "epoch") -> float:
+    """The epoch loop of behaviour cloning, shared by :func:`fit` and :func:`pi_env.rl.solo_imitate.fit`:
+    each epoch shuffles ``train_rows`` (``torch.int64[n]`` row indices) with the generator ``gen``,
+    calls ``step(idx)`` on consecutive minibatches of ``minibatch`` rows (it takes the optimiser
+    step and returns the minibatch's mean cross-entropy, a tensor), then ``after_epoch()``; with
+    ``verbose`` it prints ``{label} {e}/{epochs}: loss {loss:.4f} ({seconds:.0f} s)``, the line
+    ``docs/make_imitation_curve.py`` reads. Returns the last epoch's cross-entropy averaged over its
+    rows (nats; NaN when ``epochs`` is 0)."""
+    import torch
+
+    loss_value = float("nan")
     t0 = time.perf_counter()
     for epoch in range(epochs):
         perm = train_rows[torch.randperm(train_rows.numel(), generator=gen)]
         total, count = 0.0, 0
         for k in range(0, perm.numel(), minibatch):
             idx = perm[k:k + minibatch]
-            logits, values = _heads(policy, X[idx])
-            loss = torch.nn.functional.cross_entropy(logits.masked_fill(~M[idx], -1e9), Y[idx])
-            if value_coef:
-                loss_v = torch.nn.functional.mse_loss(values, V[idx])
-                full = loss + value_coef * loss_v
-            else:
-                full = loss
-            opt.zero_grad()
-            full.backward()
-            torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
-            opt.step()
+            loss = step(idx)
             total += loss.item() * idx.numel()
             count += idx.numel()
+        if after_epoch is not None:
+            after_epoch()
         loss_value = total / max(count, 1)
         if verbose:
-            print(f"imitation epoch {epoch + 1}/{epochs}: loss {loss_value:.4f} "
-                  f"({time.perf_counter() - t0:.0f} s)", flush=True)
-    policy.set_training_mode(False)
-    agree = _agreement(policy, X, M, Y)
-    return {"imitation_rows": int(X.shape[0]), "imitation_loss": round(loss_value, 4),
-            "imitation_agreement": round(float(agree.float().mean()), 4),
-            "imitation_holdout_agreement": round(float(agree[held].float().mean()), 4) if n_out else float("nan")}
+            print(f"{label} {epoch + 1}/{epochs}: loss {loss_value:.4f} ({time.perf_counter() - t0:.0f} s)",
+                  flush=True)
+    return loss_value
 
 
 def _heads(policy: Any, x: Any) -> tuple[Any, Any]:

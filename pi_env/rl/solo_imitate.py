@@ -54,6 +54,7 @@ import numpy as np
 
 from pi_env.core.constants import CASE_TRIPLES, INVESTIGATE_BASE, NUM_CASES, SOLVE_BASE
 from pi_env.core.errors import PIError
+from pi_env.rl.imitate import minibatch_epochs
 
 __all__ = ["SoloTeacher", "SoloRows", "collect", "fit", "new_net", "main", "ENCODING", "FIRST_TRAINING_SEED"]
 
@@ -235,25 +236,17 @@ def fit(net: Any, rows: SoloRows, *, epochs: int = 20, minibatch: int = 512, lr:
     held, train_rows = order[:n_out], order[n_out:]
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, max(epochs, 1))
-    loss_value = float("nan")
+
+    def step(idx: Any) -> Any:
+        loss = torch.nn.functional.cross_entropy(net.logits(X[idx]).masked_fill(~M[idx], -1e9), Y[idx])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
+
     net.train()
-    t0 = time.perf_counter()
-    for epoch in range(epochs):
-        perm = train_rows[torch.randperm(train_rows.numel(), generator=gen)]
-        total, count = 0.0, 0
-        for k in range(0, perm.numel(), minibatch):
-            idx = perm[k:k + minibatch]
-            loss = torch.nn.functional.cross_entropy(net.logits(X[idx]).masked_fill(~M[idx], -1e9), Y[idx])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            total += loss.item() * idx.numel()
-            count += idx.numel()
-        sched.step()
-        loss_value = total / max(count, 1)
-        if verbose:
-            print(f"  epoch {epoch + 1}/{epochs}: loss {loss_value:.4f} ({time.perf_counter() - t0:.0f} s)",
-                  flush=True)
+    loss_value = minibatch_epochs(train_rows, epochs, minibatch, gen, step, after_epoch=sched.step,
+                                  verbose=verbose, label="  epoch")
     net.eval()
     with torch.no_grad():
         agree = net.logits(X).masked_fill(~M, -1e9).argmax(-1) == Y
