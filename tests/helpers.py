@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from pi_env.agents.runner import play_game as _play
+from pi_env.core.constants import INVESTIGATE_BASE, SOLVE_BASE, case_index
 from pi_env.engine import GameConfig, init, legal_action_mask, step_inplace
 
 TESTS = Path(__file__).resolve().parent
@@ -20,6 +21,24 @@ SOLVER_FIXTURES = TESTS / "data" / "solver"
 def play_game(config, agent_names, seed, on_step=None):
     """Play one game (B = 1) with the first P of ``agent_names``; returns (final state, recorder)."""
     return _play(config, list(agent_names)[:config.num_players], seed, before_step=on_step)
+
+
+def policy_action(state, rng: np.random.Generator, mask: np.ndarray, solve_true: float = 0.3) -> int:
+    """A test policy for game 0 of ``state`` that plays all three kinds of action: mostly clues and
+    investigators, and solves that are right (it peeks at the engine state) with probability
+    ``solve_true``, else a random case (``mask``: the legal actions, ``bool[1730]``)."""
+    p = int(state.current_player[0])
+    u = rng.random()
+    clues = np.flatnonzero(mask[:INVESTIGATE_BASE])
+    invs = np.flatnonzero(mask[INVESTIGATE_BASE:SOLVE_BASE]) + INVESTIGATE_BASE
+    if u < 0.55 and clues.size:
+        return int(rng.choice(clues))
+    if u < 0.8 and invs.size:
+        return int(rng.choice(invs))
+    if rng.random() < solve_true:
+        s, e, l = (int(v) for v in state.case[0, p])
+        return SOLVE_BASE + case_index(s, e, l)
+    return SOLVE_BASE + int(rng.integers(1680))
 
 
 def script_digest(code: str, jit: bool = True, timeout: float = 600) -> str:

@@ -24,29 +24,14 @@ from pi_env.engine import (GameConfig, decode_observation, init, legal_action_ma
 from pi_env.core.errors import IllegalActionError, InvalidActionError, PIError
 from pi_env.envs.render import render_text
 
+from helpers import policy_action
+
 # api_test warns about these for every dict-observation env that is not one of PettingZoo's own
 # classic games (it whitelists those by name); anything else is a real finding.
 KNOWN_API_WARNINGS = {
     "Observation is not a NumPy array",
     "Observation space for each agent probably should be gymnasium.spaces.box or gymnasium.spaces.discrete",
 }
-
-
-def policy_action(state, rng: np.random.Generator, mask: np.ndarray, solve_true: float = 0.3) -> int:
-    """A test policy that plays all three kinds of action: mostly clues and investigators, and
-    solves that are right (it peeks at the engine state) with probability ``solve_true``."""
-    p = int(state.current_player[0])
-    u = rng.random()
-    clues = np.flatnonzero(mask[:INVESTIGATE_BASE])
-    invs = np.flatnonzero(mask[INVESTIGATE_BASE:SOLVE_BASE]) + INVESTIGATE_BASE
-    if u < 0.55 and clues.size:
-        return int(rng.choice(clues))
-    if u < 0.8 and invs.size:
-        return int(rng.choice(invs))
-    if rng.random() < solve_true:
-        s, e, l = (int(v) for v in state.case[0, p])
-        return SOLVE_BASE + case_index(s, e, l)
-    return SOLVE_BASE + int(rng.integers(1680))
 
 
 def run_api_test(e) -> None:

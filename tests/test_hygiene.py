@@ -13,11 +13,12 @@ import numpy as np
 import pytest
 
 from pi_env.envs.aec import raw_env
-from pi_env.core.constants import (EVIDENCE_NAMES, INVESTIGATE_BASE, SOLVE_BASE, SUSPECT_NAMES,
-                              TYPE_SIZES, case_index)
+from pi_env.core.constants import EVIDENCE_NAMES, SOLVE_BASE, SUSPECT_NAMES, TYPE_SIZES
 from pi_env.engine import (GameConfig, decode_observation, init, legal_action_mask, observe,
                            step_inplace)
 from pi_env.envs.render import render_text
+
+from helpers import policy_action
 
 
 def other_case(state, p: int, rng: np.random.Generator) -> np.ndarray:
@@ -41,20 +42,10 @@ def case_names(case, board) -> list[str]:
 
 
 def pick(state_a, rng: np.random.Generator, mask: np.ndarray, p: int) -> int:
-    """Clues, investigators and solves; solves name game A's true case half the time (for ``p``
-    that is right in game A and wrong in game B, so the answers to ``p`` diverge)."""
-    me = int(state_a.current_player[0])
-    u = rng.random()
-    clues = np.flatnonzero(mask[:INVESTIGATE_BASE])
-    invs = np.flatnonzero(mask[INVESTIGATE_BASE:SOLVE_BASE]) + INVESTIGATE_BASE
-    if u < 0.55 and clues.size:
-        return int(rng.choice(clues))
-    if u < 0.8 and invs.size:
-        return int(rng.choice(invs))
-    if rng.random() < (0.6 if me == p else 0.3):
-        s, e, l = (int(v) for v in state_a.case[0, me])
-        return SOLVE_BASE + case_index(s, e, l)
-    return SOLVE_BASE + int(rng.integers(1680))
+    """Clues, investigators and solves (:func:`helpers.policy_action`); solves name game A's true
+    case with probability 0.6 when ``p`` moves (right in game A and wrong in game B, so the answers
+    to ``p`` diverge), 0.3 otherwise."""
+    return policy_action(state_a, rng, mask, solve_true=0.6 if int(state_a.current_player[0]) == p else 0.3)
 
 
 def view(e, agent: str, p: int) -> tuple:
