@@ -68,6 +68,21 @@ def assert_jit_off_agrees(code: str, timeout: float = 600) -> str:
     return on
 
 
+def paired_games(config: GameConfig, seed: int, p: int, rng: "np.random.Generator | None" = None):
+    """Games A and B for a hygiene test (docs/rules.md §9): A is ``init(config, 1, seed=seed)``, B
+    is A with player ``p``'s own case replaced by one that differs in every type (all cases still
+    disjoint). ``rng`` draws the new case and, after, the caller's actions (default: seeded with
+    ``seed * 7 + p``). Returns ``(a, b, rng)``."""
+    from test_hygiene import assert_disjoint, other_case
+
+    a = init(config, 1, seed=seed)
+    rng = np.random.default_rng(seed * 7 + p) if rng is None else rng
+    b = a.copy()
+    b.case[0, p] = other_case(a, p, rng)
+    assert_disjoint(b.case[0])
+    return a, b, rng
+
+
 def own_case_pair(num_players: int, seed: int, p: int, encode, also=(), **options) -> str:
     """Information hygiene of an encoding (docs/rules.md §9): games A and B (B = A with player
     ``p``'s own case replaced, every case still disjoint) play the same actions; ``p``'s
@@ -75,14 +90,10 @@ def own_case_pair(num_players: int, seed: int, p: int, encode, also=(), **option
     until an answer to ``p`` differs, after which ``encode``'s differ; in round 0 the holder of
     ``p``'s case does see the change (positive control). ``options`` go to :class:`GameConfig`.
     Returns why the comparison ended: ``"answer differs"`` or ``"game over"``."""
-    from test_hygiene import assert_disjoint, other_case, pick
+    from test_hygiene import pick
 
     cfg = GameConfig(num_players=num_players, **options)
-    a = init(cfg, 1, seed=seed)
-    rng = np.random.default_rng(seed * 7 + p)
-    b = a.copy()
-    b.case[0, p] = other_case(a, p, rng)
-    assert_disjoint(b.case[0])
+    a, b, rng = paired_games(cfg, seed, p)
     holder = (p - 1) % num_players
     buf = np.zeros(1, dtype=np.int64)
     while True:

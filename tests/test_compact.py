@@ -21,8 +21,8 @@ from pi_env.solvers.compact import (GAIN_SCALE, SOLO_COMPACT_SIZE, compact_bound
 from pi_env.solvers.own_info import (own_case_mask, own_features, query_gains, solo_features,
                                      solo_observation_features)
 from pi_env.solvers.tables import from_bitset
-from helpers import assert_jit_off_agrees
-from test_hygiene import assert_disjoint, other_case, pick
+from helpers import assert_jit_off_agrees, paired_games
+from test_hygiene import pick
 from test_own_info import CONFIGS, random_positions
 
 
@@ -113,11 +113,7 @@ def run_pair(config, seed, p):
     (and case-set masks) are identical until an answer to ``p`` differs; the holder of ``p``'s case
     sees the change (positive control)."""
     P = config.num_players
-    a = init(config, 1, seed=seed)
-    rng = np.random.default_rng(seed * 13 + p)
-    b = a.copy()
-    b.case[0, p] = other_case(a, p, rng)
-    assert_disjoint(b.case[0])
+    a, b, rng = paired_games(config, seed, p, np.random.default_rng(seed * 13 + p))
     holder = (p - 1) % P
     mask_a = np.empty((1, NUM_CASES), dtype=bool)
     mask_b = np.empty((1, NUM_CASES), dtype=bool)

@@ -214,9 +214,10 @@ def test_labeller_never_sees_the_own_case():
     case get the same labels from equally seeded ``deducer-own`` labellers until an answer to that
     player differs."""
     _rl()
-    from test_hygiene import assert_disjoint, other_case, pick
+    from helpers import paired_games
+    from test_hygiene import pick
 
-    from pi_env.engine import init, step_inplace
+    from pi_env.engine import step_inplace
     from pi_env.rl.imitate import Teacher
 
     cfg = GameConfig(num_players=4)
@@ -224,11 +225,7 @@ def test_labeller_never_sees_the_own_case():
     labels = 0
     for seed in (1, 2):
         for p in range(4):
-            a = init(cfg, 1, seed=seed)
-            rng = np.random.default_rng(seed * 7 + p)
-            b = a.copy()
-            b.case[0, p] = other_case(a, p, rng)
-            assert_disjoint(b.case[0])
+            a, b, rng = paired_games(cfg, seed, p)
             ta, tb = Teacher("deducer-own", cfg, 1, seed=5), Teacher("deducer-own", cfg, 1, seed=5)
             ta.new_games(np.array([0]))
             tb.new_games(np.array([0]))

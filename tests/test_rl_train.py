@@ -22,7 +22,8 @@ from pi_env.core.errors import PIError, UnknownNameError
 from pi_env.engine import GameConfig, init, legal_action_mask, observe, sample_actions, step_inplace
 from pi_env.envs.encoders import encode_flat, flat_layout
 from pi_env.envs.selfplay import RandomBatchOpponent, SelfPlayVecEnv
-from test_hygiene import assert_disjoint, other_case, pick
+from helpers import paired_games
+from test_hygiene import pick
 
 
 def _rl():
@@ -130,11 +131,7 @@ def run_pair(num_players, seed, p, encoding):
     """Games A and B (= A with ``p``'s own case replaced), same actions: ``p``'s policy input,
     mask and named case are identical until an answer to ``p`` differs."""
     cfg = GameConfig(num_players=num_players)
-    a = init(cfg, 1, seed=seed)
-    rng = np.random.default_rng(seed * 7 + p)
-    b = a.copy()
-    b.case[0, p] = other_case(a, p, rng)
-    assert_disjoint(b.case[0])
+    a, b, rng = paired_games(cfg, seed, p)
     buf = np.zeros(1, dtype=np.int64)
 
     def view(s):
