@@ -42,7 +42,7 @@ import functools
 import numpy as np
 from numba import prange
 
-from pi_env.core._config import batch_kernel
+from pi_env.core._config import batch_kernel, rule_step
 from pi_env.core.constants import IN_DISCARD, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS, ON_DISPLAY
 from pi_env.core.errors import PIError
 from pi_env.engine.state import State
@@ -110,6 +110,20 @@ def _offsets(num_players: int) -> np.ndarray:
     return np.array([start for start, _ in observation_layout(num_players).values()], dtype=np.int64)
 
 
+@rule_step(inline=True)
+def _observe_board(o, off, tile_district, card_place, b):
+    """The board part of an observation row ``o`` (``int16``, zero there before): the tiles'
+    districts one-hot from ``off[0]`` (36 × 14), the display from ``off[1]`` and the discard pile
+    from ``off[2]`` (36 flags each) of game ``b`` (docs/rules.md §9). Shared with the solo
+    observation (:mod:`pi_env.engine.solo`), whose first three components are these."""
+    for x in range(36):
+        o[off[0] + x * 14 + tile_district[b, x]] = 1
+        if card_place[b, x] == ON_DISPLAY:
+            o[off[1] + x] = 1
+        elif card_place[b, x] == IN_DISCARD:
+            o[off[2] + x] = 1
+
+
 @batch_kernel(family="observe")
 def _observe_kernel(players, off, out, round_, first_player, current_player, rotation, tier,
                     tile_district, case, card_place, deck_size, front, spot, trace, inv_count,
@@ -120,12 +134,7 @@ def _observe_kernel(players, off, out, round_, first_player, current_player, rot
         o = out[b]
         o[:] = 0
         p = players[b]
-        for x in range(36):
-            o[off[0] + x * 14 + tile_district[b, x]] = 1
-            if card_place[b, x] == ON_DISPLAY:
-                o[off[1] + x] = 1
-            elif card_place[b, x] == IN_DISCARD:
-                o[off[2] + x] = 1
+        _observe_board(o, off, tile_district, card_place, b)
         for j in range(P):
             q = (p + j) % P
             for x in range(36):

@@ -73,12 +73,12 @@ from numba import prange
 
 from pi_env.core._config import batch_kernel
 from pi_env.core.board import DAYTIME, Board, load_board
-from pi_env.core.constants import (CASE_TRIPLES, DISPLAY_SIZE, IN_DECK, IN_DISCARD, NUM_ACTIONS, NUM_CASES,
+from pi_env.core.constants import (CASE_TRIPLES, DISPLAY_SIZE, IN_DECK, NUM_ACTIONS, NUM_CASES,
                          NUM_DISTRICTS, NUM_ELEMENTS, ON_DISPLAY, SPOT, TRACE, TYPE_OFFSETS, TYPE_SIZES,
                          case_index)
 from pi_env.core.errors import IllegalActionError, PIError
 from pi_env.engine.arrays import BatchArrays, action_array
-from pi_env.engine.observe import observation_layout as standard_layout, observation_size
+from pi_env.engine.observe import _observe_board, observation_layout as standard_layout, observation_size
 from pi_env.engine._kernels import (_clue_answer, _deal_cases, _deal_clue_cards, _deal_layout, _investigate_answer,
                        _is_case, _play_clue_card)
 
@@ -447,12 +447,8 @@ def _observe_kernel(off, out, tile_district, card_place, deck_size, spot, trace,
     for b in prange(out.shape[0]):
         o = out[b]
         o[:] = 0
+        _observe_board(o, off, tile_district, card_place, b)
         for x in range(36):
-            o[off[0] + x * 14 + tile_district[b, x]] = 1
-            if card_place[b, x] == ON_DISPLAY:
-                o[off[1] + x] = 1
-            elif card_place[b, x] == IN_DISCARD:
-                o[off[2] + x] = 1
             o[off[3] + x] = spot[b, x]
             o[off[4] + x] = trace[b, x]
             o[off[5] + x] = nothing[b, x]
