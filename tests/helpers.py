@@ -18,6 +18,19 @@ TESTS = Path(__file__).resolve().parent
 SOLVER_FIXTURES = TESTS / "data" / "solver"
 
 
+def fixture_players(paths):
+    """``pytest.param(path, player)`` for every player of every record in ``paths`` (the golden
+    solver positions), with ids such as ``5p_seed300-p2``."""
+    import json
+
+    import pytest
+
+    for path in paths:
+        n = json.loads(path.read_text())["rules"]["players"]
+        for p in range(n):
+            yield pytest.param(path, p, id=f"{path.name.split('.')[0]}-p{p}")
+
+
 def play_game(config, agent_names, seed, on_step=None):
     """Play one game (B = 1) with the first P of ``agent_names``; returns (final state, recorder)."""
     return _play(config, list(agent_names)[:config.num_players], seed, before_step=on_step)

@@ -18,6 +18,7 @@ from pi_env.solvers.solve_report import (display_at, investigators_left_at, next
                                          solve_report_lines)
 
 from helpers import SOLVER_FIXTURES as FIXTURES
+from helpers import fixture_players
 
 RECORDS = sorted(FIXTURES.glob("*.record.json"))
 RECORD = FIXTURES / "5p_seed300.record.json"
@@ -45,14 +46,7 @@ def fixture_report(path, player, after_event=None, top=10) -> dict:
     return json.loads(json.dumps(solve_report(path, player, 0, after_event, top, strict=False)))
 
 
-def _players(paths):
-    for path in paths:
-        n = json.loads(path.read_text())["rules"]["players"]
-        for p in range(n):
-            yield pytest.param(path, p, id=f"{path.name.split('.')[0]}-p{p}")
-
-
-@pytest.mark.parametrize("path,player", list(_players(RECORDS)))
+@pytest.mark.parametrize("path,player", list(fixture_players(RECORDS)))
 def test_fixture_answers_exactly(capsys, path: Path, player: int) -> None:
     want = json.loads(path.with_name(path.name.replace(".record.json", ".expected.json")).read_text())[str(player)]
     doc = fixture_report(path, player, top=0)

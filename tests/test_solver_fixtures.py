@@ -19,6 +19,7 @@ from pi_env.records.record_file import load_record
 from pi_env.solvers import CaseFilter, analyze, case_mask_reference, knowledge_of, sat_consistent_cases
 
 from helpers import SOLVER_FIXTURES as FIXTURES
+from helpers import fixture_players
 
 RECORDS = sorted(FIXTURES.glob("*.record.json"))
 
@@ -40,14 +41,7 @@ def _case_id(entry: dict, board) -> int:
     return case_index(s, e, loc)
 
 
-def _players(paths):
-    for path in paths:
-        n = json.loads(path.read_text())["rules"]["players"]
-        for p in range(n):
-            yield pytest.param(path, p, id=f"{path.name.split('.')[0]}-p{p}")
-
-
-@pytest.mark.parametrize("path,player", list(_players(RECORDS)))
+@pytest.mark.parametrize("path,player", list(fixture_players(RECORDS)))
 def test_fixture_exact(path: Path, player: int) -> None:
     record = load_record(path)
     want = _expected(path)[str(player)]
@@ -65,14 +59,14 @@ def test_fixture_exact(path: Path, player: int) -> None:
     assert set(a.cases) <= set(a.own_cases)
 
 
-@pytest.mark.parametrize("path,player", list(_players(RECORDS)))
+@pytest.mark.parametrize("path,player", list(fixture_players(RECORDS)))
 def test_fixture_sat_model_agrees(path: Path, player: int) -> None:
     record = load_record(path)
     k = knowledge_of(record, player)
     assert set(np.flatnonzero(sat_consistent_cases(k))) == set(analyze(k, player).cases)
 
 
-@pytest.mark.parametrize("path,player", list(_players(RECORDS)))
+@pytest.mark.parametrize("path,player", list(fixture_players(RECORDS)))
 def test_fixture_information_hygiene(path: Path, player: int) -> None:
     """Removing every case but the held one (p+1's) from the record changes nothing."""
     record = load_record(path)
