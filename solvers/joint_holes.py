@@ -12,7 +12,15 @@ A_j minus H_j``. The count is linear in each set, so with the root's case ``c``
 (inclusion–exclusion over the players with holes, :func:`count_joint_split`). A term is counted
 without the dynamic programme:
 
-* ``J`` empty: every set coarse, the dynamic programme (:func:`pi_env.solvers.joint.count_joint`).
+* ``J`` empty: every set coarse, the dynamic programme (:func:`pi_env.solvers.joint.count_joint`,
+  with the asking player's set as the root: only its entries are kept).
+* a term the profiles below decline (too many profiles or count vectors: supersets split by other
+  answers) whose sets met in the middle as lists (:func:`pi_env.solvers.joint_tuples.count_listed`)
+  cost at most :data:`TERM_LISTED_STEPS` estimated steps and hold at most one superset (the holes
+  of three or four players) is counted so (there the dynamic programme is slowest: 5 players, one
+  investigation each and 50 holes per player, 12-22 ms listed against 120-130 ms); any other by the
+  dynamic programme. Once a group of coarse players has too many count vectors, the profiles are
+  not tried again for a group containing it.
 * otherwise: the tuples of holes of ``J`` are few (at most ~60 per player), the players ``K`` not in
   ``J`` coarse. A tuple ``t`` of holes disjoint from ``c`` is completed in ``G(c, t)`` ways, the
   number of disjoint tuples of ``K``'s supersets avoiding the elements of ``c`` and ``t``; ``G``
@@ -52,7 +60,8 @@ import numpy as np
 from pi_env.core._config import kernel
 from pi_env.core.constants import NUM_CASES
 from pi_env.solvers.joint import JointTable, _own_relation, _refine_type, _slice_signatures, count_joint, joint_table
-from pi_env.solvers.joint_tuples import CASE_TYPE_INDICES, _tuple_stats, avoiding, listed_stats, packed
+from pi_env.solvers.joint_tuples import (CASE_TYPE_INDICES, _tuple_stats, avoiding, count_listed, listed_cost,
+                                         listed_stats, packed)
 
 TYPE_SIZES3 = (12, 10, 14)
 TUPLE_STEPS = 20_000_000  # enumeration budget of one term's tuples of holes (then: the dynamic programme)
@@ -60,7 +69,12 @@ MAX_PROFILES = 400  # groups of tuples of holes kept apart (statistics of ~3,000
 MAX_COUNT_VECTORS = 5_000  # distinct count vectors of the coarse players' class triples
 MAX_CLASS_TUPLES = 200_000  # tuples of class triples enumerated to find them (past it: the dynamic programme, faster)
 MAX_COMPLETION_STEPS = 3_000_000  # (profiles x class triples of the root) x count vectors x classes for G
-MIN_ACCEPTANCE = 1 / 16  # rejection sampling from the supersets when at least this share is accepted
+MIN_ACCEPTANCE = 1 / 16
+# a term whose sets (holes of some players, supersets of the others) meet in the middle as lists within this
+# many estimated steps (pi_env.solvers.joint_tuples.listed_cost, about a nanosecond each) is counted so: e.g.
+# three players' 50 holes and a 570-case superset, 1.8e7-3.7e7 steps, 12-22 ms, where the dynamic programme
+# took 120-130 ms (5 players, first edition, one investigation each and 40-60 rotations of failed solves)
+TERM_LISTED_STEPS = 6e7  # rejection sampling from the supersets when at least this share is accepted
 
 
 # ---------------------------------------------------------------------------------------------
@@ -167,11 +181,14 @@ def _completion_values(used, vectors, mult, sizes):
 # one term, and the sum
 
 
-def _hole_term(holes: list[np.ndarray], coarse: list[np.ndarray]) -> "np.ndarray | None":
+def _hole_term(holes: list[np.ndarray], coarse: list[np.ndarray], comp: "_Completions | None" = None
+               ) -> "np.ndarray | None":
     """``term(c)`` for every case ``c`` (``int64[1680]``): the tuples of one hole of each of
-    ``holes`` and one case of each of ``coarse``, pairwise disjoint and disjoint from ``c``.
-    ``None`` when this way would be slow (many profiles or count vectors, too many tuples)."""
-    comp = _Completions(coarse)
+    ``holes`` and one case of each of ``coarse`` (whose :class:`_Completions` ``comp`` may be
+    given), pairwise disjoint and disjoint from ``c``. ``None`` when this way would be slow (many
+    profiles or count vectors, too many tuples)."""
+    if comp is None:
+        comp = _Completions(coarse)
     if not comp.ok:
         return None
     m = len(holes)
@@ -251,18 +268,32 @@ def count_joint_split(own: np.ndarray, others: "list[np.ndarray]", supersets: "l
     holes = [a & ~s for a, s in zip(sups, sets)]
     split = [j for j in range(len(sets)) if holes[j].any()]
     total = np.zeros(NUM_CASES, dtype=np.int64)
-    full = np.ones(NUM_CASES, dtype=bool)
+    own_cases = np.flatnonzero(own).astype(np.int64)
+    too_many: list[frozenset[int]] = []  # coarse groups whose count vectors were too many
     for chosen in sorted(product((False, True), repeat=len(split)), key=sum, reverse=True):
-        inside = {j for j, c in zip(split, chosen) if c}  # the terms of most holes first (the fastest)
+        inside = frozenset(j for j, c in zip(split, chosen) if c)  # the terms of most holes first (the fastest)
         if not inside:
-            term = count_joint(full, sups)
-        else:
-            coarse = [sups[j] for j in range(len(sets)) if j not in inside]
-            found = _hole_term([holes[j] for j in sorted(inside)], coarse)
-            if found is None and not fallback:
-                return None
-            term = found if found is not None else count_joint(
-                full, [holes[j] if j in inside else sups[j] for j in range(len(sets))])
+            term = count_joint(own, sups)  # (only own's entries are kept: own as the root, fewer states)
+            total += term
+            continue
+        term_sets = [holes[j] if j in inside else sups[j] for j in range(len(sets))]
+        outside = frozenset(range(len(sets))) - inside
+        coarse = [sups[j] for j in sorted(outside)]
+        found = None
+        if not any(k <= outside for k in too_many):  # (more coarse players: more count vectors)
+            comp = _Completions(coarse)
+            if comp.ok:
+                found = _hole_term([holes[j] for j in sorted(inside)], coarse, comp)
+            else:
+                too_many.append(outside)
+        if found is None and len(outside) <= 1:  # (with two supersets the dynamic programme is faster)
+            lists = [np.flatnonzero(x).astype(np.int64) for x in term_sets]
+            if listed_cost([x.size for x in lists]) <= TERM_LISTED_STEPS:  # e.g. three players' holes, a superset
+                found = np.zeros(NUM_CASES, dtype=np.int64)
+                found[own_cases] = count_listed(own_cases, lists)
+        if found is None and not fallback:
+            return None
+        term = found if found is not None else count_joint(own, term_sets)
         if len(inside) % 2:
             total -= term
         else:

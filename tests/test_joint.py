@@ -583,7 +583,7 @@ def test_analysis_with_three_unknown_players_and_many_failed_solves_equals_the_d
     real = analysis.count_joint_split
     monkeypatch.setattr(analysis, "count_joint_split", lambda *a, **kw: calls.append(1) or real(*a, **kw))
     assert np.array_equal(analysis.joint_counts(k), expected) and calls == [1]
-    monkeypatch.setattr(joint_holes, "_hole_term", lambda holes, coarse: None)
+    monkeypatch.setattr(joint_holes, "_hole_term", lambda holes, coarse, comp=None: None)
     assert np.array_equal(analysis.joint_counts(k), expected) and calls == [1, 1]
 
 
@@ -683,3 +683,40 @@ def test_joint_table_within_gives_up_only_past_its_limit() -> None:
     small = structured_sets(np.random.default_rng(4), 4)
     table = joint_table_within(small, work_limit=10**9)
     assert table is not None and np.array_equal(table.counts, joint_table(small).counts)
+
+
+def test_split_terms_by_lists_by_profiles_and_by_the_dynamic_programme_agree(monkeypatch) -> None:
+    """A legal 5-player corner (5 answers, 200 failed solves, sets of 450-1,000 cases): the terms of
+    :func:`count_joint_split` go three ways — by profiles of the coarse players (:class:`_Completions`),
+    met in the middle as lists (a term of three players' holes the profiles decline: the costliest
+    for the dynamic programme) and by the dynamic programme (the asking player's superset as the
+    root) — and the sum equals the dynamic programme on the sets themselves (brute force is out of
+    reach here; test_answers_then_many_failed_solves_equal_brute_force checks the listed terms
+    against brute force on small sets)."""
+    import pi_env.solvers.joint_holes as holes
+    from pi_env.solvers.analysis import failed_solve_supersets
+
+    k, sets = _failed_solve_position(23, 5, 200)
+    p = k.player
+    unknown = [q for q in range(5) if q != p]
+    sups = failed_solve_supersets(k)
+    log: list = []
+    real_listed, real_completions, real_count = holes.count_listed, holes._Completions, holes.count_joint
+
+    class Spy(real_completions):  # type: ignore[misc, valid-type]
+        def __init__(self, coarse):
+            super().__init__(coarse)
+            log.append(("profiles", len(coarse), self.ok))
+
+    monkeypatch.setattr(holes, "count_listed", lambda *a: log.append(("listed",)) or real_listed(*a))
+    monkeypatch.setattr(holes, "_Completions", Spy)
+    monkeypatch.setattr(holes, "count_joint", lambda own, o: log.append(("dp", len(o))) or real_count(own, o))
+    counts = holes.count_joint_split(sups[p], [sets[q] for q in unknown], [sups[q] for q in unknown])
+    monkeypatch.undo()
+    expected = count_joint(sets[p], [sets[q] for q in unknown])
+    assert np.array_equal(np.where(sets[p], counts, 0), expected) and expected.sum() > 0
+    # all four players' holes, then each three with one superset: by profiles, one declined and met in
+    # the middle as lists; two holes and two supersets: profiles declined, the dynamic programme
+    assert log[:6] == [("profiles", 0, True)] + [("profiles", 1, True)] * 3 + [("listed",), ("profiles", 1, True)]
+    assert log.count(("listed",)) == 1 and ("profiles", 3, False) in log
+    assert log.count(("dp", 4)) == 7 and log[-1] == ("dp", 4)  # 6 declined terms; the supersets last
