@@ -167,6 +167,20 @@ def _shown(text: str, limit: int = 60) -> str:
     return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
+class _TrackedSend:
+    """An ASGI ``send`` that passes every message on and remembers whether the response has started
+    (:attr:`started`: after that, an error can no longer be answered with a response of its own)."""
+
+    def __init__(self, send: Send):
+        self._send = send
+        self.started = False
+
+    async def __call__(self, message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            self.started = True
+        await self._send(message)
+
+
 class RequestGuard:
     """ASGI middleware: Host, Origin and Content-Type checks and the catch-all 500 (module docstring).
 
@@ -213,19 +227,12 @@ class RequestGuard:
         if refused is not None:
             await send_error(send, *refused)
             return
-        started = False
-
-        async def tracking_send(message: dict[str, Any]) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
+        tracked = _TrackedSend(send)
         try:
-            await self.app(scope, receive, tracking_send)
+            await self.app(scope, receive, tracked)
         except Exception as exc:  # the catch-all: logged with its traceback, answered in one line
             log.exception("%s %s failed", scope.get("method"), redact(str(scope.get("path"))))
-            if not started:
+            if not tracked.started:
                 await send_error(send, 500, f"internal error in the server ({type(exc).__name__}); the "
                                             f"details are in the server's log")
 
@@ -263,7 +270,6 @@ class BodyLimit:
                 await send_error(send, 413, f"request body too large: {int(text)} bytes, the limit is {self.limit}")
                 return
         seen = 0
-        started = False
 
         async def limited_receive() -> dict[str, Any]:
             nonlocal seen
@@ -274,14 +280,9 @@ class BodyLimit:
                     raise self.too_large(f"request body too large: more than {self.limit} bytes")
             return message
 
-        async def tracking_send(message: dict[str, Any]) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
+        tracked = _TrackedSend(send)
         try:
-            await self.app(scope, limited_receive, tracking_send)
+            await self.app(scope, limited_receive, tracked)
         except self.too_large as exc:
-            if not started:
+            if not tracked.started:
                 await send_error(send, 413, str(exc))
