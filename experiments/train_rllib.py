@@ -33,7 +33,6 @@ return per policy, seconds, checkpoint); ``tests/test_rllib.py`` (marked slow) r
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -119,6 +118,10 @@ def train(iterations: int = 3, *, out: "str | Path | None" = None, ray_address: 
 
     start = 0
     if out is not None:
+        from pi_env.core.files import check_replaceable_dir, remove_run_dir
+
+        if force:
+            check_replaceable_dir(out, lambda d: bool(checkpoints(d)), what="an RLlib run (no checkpoint_N folder)")
         out = Path(out).resolve()
         if resume and force:
             raise PIError("--resume and --force exclude each other")
@@ -130,7 +133,7 @@ def train(iterations: int = 3, *, out: "str | Path | None" = None, ray_address: 
             if not force:
                 raise PIError(f"output directory {str(out)!r} exists and is not empty: --resume to continue, "
                               "--force to start again (deletes it)")
-            shutil.rmtree(out)
+            remove_run_dir(out, lambda d: bool(checkpoints(d)), what="an RLlib run (no checkpoint_N folder)")
         out.mkdir(parents=True, exist_ok=True)
     elif resume:
         raise PIError("--resume needs --out")

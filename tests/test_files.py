@@ -166,3 +166,52 @@ def test_a_replaced_file_keeps_its_permission_bits(tmp_path):
     write_text_atomic(link, "y")
     assert not link.is_symlink() and oct(link.stat().st_mode & 0o777) == oct(0o666 & ~_umask())
     assert oct(other.stat().st_mode & 0o777) == oct(0o400) and other.read_text() == "x"
+
+
+# --- check_replaceable_dir / remove_run_dir: what --force may delete (issue #12) ---------------------
+
+def _is_run(d):
+    return (d / "run.json").is_file()
+
+
+def test_force_deletes_only_a_run_or_an_empty_directory(tmp_path, monkeypatch):
+    from pi_env.core.files import check_replaceable_dir, remove_run_dir
+
+    run = tmp_path / "run"
+    (run / "checkpoints").mkdir(parents=True)
+    (run / "run.json").write_text("{}")
+    remove_run_dir(run, _is_run)
+    assert not run.exists()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    remove_run_dir(empty, _is_run)
+    assert not empty.exists()
+    remove_run_dir(tmp_path / "missing", _is_run)  # nothing to delete
+    thesis = tmp_path / "notrun"
+    thesis.mkdir()
+    (thesis / "thesis.tex").write_text("x")
+    with pytest.raises(PIError, match=r"^--out '.*notrun' is not a pi-env run and not empty: --force replaces"):
+        remove_run_dir(thesis, _is_run)
+    assert (thesis / "thesis.tex").read_text() == "x"
+    link = tmp_path / "link"
+    link.symlink_to(thesis)
+    with pytest.raises(PIError, match=r"^--out '.*link' is a symbolic link"):
+        remove_run_dir(link, _is_run)
+    (tmp_path / "f").write_text("y")
+    with pytest.raises(PIError, match=r"is a file, not a run directory$"):
+        check_replaceable_dir(tmp_path / "f", _is_run)
+    # the working directory and its parents, even when they look like a run
+    work = tmp_path / "a" / "b"
+    work.mkdir(parents=True)
+    (tmp_path / "a" / "run.json").write_text("{}")
+    (work / "run.json").write_text("{}")
+    monkeypatch.chdir(work)
+    for name in (".", "..", str(tmp_path)):
+        with pytest.raises(PIError, match=r"is the working directory or one of its parents"):
+            remove_run_dir(name, _is_run)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "run.json").write_text("{}")
+    with pytest.raises(PIError, match=r"is the home directory or one of its parents"):
+        remove_run_dir(tmp_path / "home", _is_run)
+    assert (work / "run.json").is_file() and (tmp_path / "home" / "run.json").is_file()

@@ -340,3 +340,26 @@ def test_options_pass_the_checks_of_the_saved_settings(tmp_path, capsys, argv, m
     assert exc.value.code == 2
     assert capsys.readouterr().err.strip().splitlines() == [f"python -m pi_env.rl.train: error: {message}"]
     assert not out.exists()
+
+
+def test_force_refuses_a_folder_that_is_not_a_run_and_keeps_it(tmp_path, capsys, monkeypatch):
+    """``--force`` replaces only a run (``run.json``): never a folder of other files, ``..``, or a link."""
+    _rl()
+    notrun = tmp_path / "notrun"
+    notrun.mkdir()
+    (notrun / "thesis.tex").write_text("chapter 1")
+    (tmp_path / "link").symlink_to(notrun)
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path / "work")
+    for out, message in ((str(notrun), "is not a pi-env training run (no run.json) and not empty"),
+                         ("..", "is the working directory or one of its parents"),
+                         (str(tmp_path / "link"), "is a symbolic link")):
+        capsys.readouterr()
+        with pytest.raises(SystemExit) as exc:
+            _train("2p", "--out", out, "--timesteps", "1024", "--force", *TINY)
+        assert exc.value.code == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and message in err[0], err
+    assert [p.name for p in notrun.iterdir()] == ["thesis.tex"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "notrun", "work"]
+

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import stat
 import tempfile
 from pathlib import Path
@@ -20,7 +21,7 @@ from typing import Any
 
 from pi_env.core.errors import PIError
 
-__all__ = ["check_output_path", "write_atomic", "write_text_atomic", "write_bytes_atomic", "write_figure_atomic"]
+__all__ = ["check_output_path", "check_replaceable_dir", "remove_run_dir", "write_atomic", "write_text_atomic", "write_bytes_atomic", "write_figure_atomic"]
 
 
 def check_output_path(path: str | os.PathLike, *, force: bool = False) -> Path:
@@ -128,3 +129,54 @@ def write_figure_atomic(path: str | os.PathLike, figure: Any, *, dpi: int = 100,
     buf = io.BytesIO()
     figure.savefig(buf, format="png", dpi=dpi)
     return write_atomic(path, buf.getvalue(), force=force)
+
+
+def check_replaceable_dir(path: str | os.PathLike, is_run: Any, *, what: str = "a pi-env run",
+                          option: str = "--out") -> Path:
+    """``path`` as a :class:`~pathlib.Path` after checking that ``--force`` may delete it.
+
+    A directory is deleted only when it is a run of the command (``is_run(path)`` is true) or
+    empty; never a symbolic link, the file-system root, the home directory, the working
+    directory or one of its ancestors (``.``, ``..``), nor anything that is not a directory.
+    A missing ``path`` passes (nothing to delete).
+
+    Args:
+        path: the directory ``--force`` would replace.
+        is_run: ``Callable[[Path], bool]``, whether the directory holds the command's own run
+            (e.g. has ``run.json``).
+        what: what a run is called in the message ("a pi-env run").
+        option: the option that named ``path`` (for the message).
+
+    Raises:
+        PIError: one line naming ``path`` and why it is not deleted.
+    """
+    p = Path(path)
+    if str(path) == "":
+        raise PIError(f"{option}: the name is empty")
+    if p.is_symlink():
+        raise PIError(f"{option} {str(path)!r} is a symbolic link: --force replaces only a real run "
+                      "directory (give the folder it points to)")
+    if not p.exists():
+        return p
+    if not p.is_dir():
+        raise PIError(f"{option} {str(path)!r} is a file, not a run directory")
+    real, cwd, home = p.resolve(), Path.cwd().resolve(), Path.home().resolve()
+    if real == cwd or real in cwd.parents:
+        raise PIError(f"{option} {str(path)!r} is the working directory or one of its parents: "
+                      "--force will not delete it; give the run's own folder")
+    if real == home or real in home.parents:
+        raise PIError(f"{option} {str(path)!r} is the home directory or one of its parents: "
+                      "--force will not delete it; give the run's own folder")
+    if any(p.iterdir()) and not is_run(p):
+        raise PIError(f"{option} {str(path)!r} is not {what} and not empty: --force replaces only "
+                      "a run directory; give another " + option)
+    return p
+
+
+def remove_run_dir(path: str | os.PathLike, is_run: Any, *, what: str = "a pi-env run",
+                   option: str = "--out") -> None:
+    """Delete the run directory ``path`` for ``--force`` after :func:`check_replaceable_dir`
+    (same arguments and errors); a missing ``path`` is left missing."""
+    p = check_replaceable_dir(path, is_run, what=what, option=option)
+    if p.is_dir():
+        shutil.rmtree(p)

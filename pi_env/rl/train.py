@@ -82,7 +82,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -101,7 +100,8 @@ with interrupted_while_starting(__name__, "python -m pi_env.rl.train"):  # the h
         from stable_baselines3.common.torch_layers import BaseFeaturesExtractor as _Base
     except ImportError:  # without the rl extra the module still imports; _sb3() says what to install
         _Base = object
-from pi_env.core.files import write_bytes_atomic, write_figure_atomic, write_text_atomic
+from pi_env.core.files import (check_replaceable_dir, remove_run_dir, write_bytes_atomic, write_figure_atomic,
+                               write_text_atomic)
 from pi_env.core.text import csv_text
 
 __all__ = ["train", "main", "saved_settings", "SETTINGS_SCHEMA", "RUN_SCHEMA", "resume_settings", "TrainingInterrupted", "FIXED_SETTINGS",
@@ -233,6 +233,13 @@ def _check_out(out: Path, resume: bool, force: bool) -> None:
     elif nonempty and not force:
         raise PIError(f"run directory {str(out)!r} exists and is not empty: --resume to continue it, "
                       "--force to start again (deletes it), or another --out")
+    if force:
+        check_replaceable_dir(out, _is_run, what="a pi-env training run (no run.json)")
+
+
+def _is_run(out: Path) -> bool:
+    """Whether ``out`` holds a training run (its ``run.json``): what ``--force`` may delete."""
+    return (out / "run.json").is_file()
 
 
 def _never_started(out: Path) -> bool:
@@ -251,7 +258,7 @@ def _never_started(out: Path) -> bool:
 def _prepare_out(out: Path, resume: bool, force: bool) -> None:
     _check_out(out, resume, force)
     if not resume and out.is_dir() and any(out.iterdir()):
-        shutil.rmtree(out)
+        remove_run_dir(out, _is_run, what="a pi-env training run (no run.json)")
     for sub in ("checkpoints", "pool", "logs"):
         (out / sub).mkdir(parents=True, exist_ok=True)
 
