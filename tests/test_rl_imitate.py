@@ -425,6 +425,7 @@ def test_labelled_collection_from_the_command_line_and_imitation_only_training(t
     (["--rows", "0"], "--rows must be at least 1, got 0"),
     (["--num-envs", "-3"], "--num-envs must be at least 1, got -3"),
     (["--workers", "0"], "--workers must be at least 1, got 0"),
+    (["--workers", "100000"], "--workers 100000: this machine has "),
     (["--out", "{dir}", "--force"], "--out: {dir} is a directory, not a file"),
     (["--out", "{dir}/policy.pt/d.npz"], "a parent of it is a file, not a directory"),
 ])
@@ -495,3 +496,19 @@ def test_parse_opponents_keeps_learned_model_names_whole():
         ("learned:2p", 1.0), ("gain", 0.25), ("learned:a/b.pt", 3.0), ("heuristic", 1.0)]
     with pytest.raises(PIError, match="^--imitate-opponents lists no agent$"):
         parse_opponents(" , ", "--imitate-opponents")
+
+
+def test_collect_parallel_refuses_more_workers_than_cpus_and_starts_no_more_than_rows(monkeypatch):
+    """``workers`` above ``os.cpu_count()`` is refused before any process starts; 3 rows over 2
+    workers is 2 jobs of 2 and 1 rows, 1 row over 2 workers runs here (one job)."""
+    _rl()
+    import os
+
+    from pi_env.rl import imitate
+
+    with pytest.raises(PIError, match=rf"^--workers {os.cpu_count() + 1}: this machine has {os.cpu_count()} CPU"):
+        imitate.collect_parallel(2, "gain", 10, workers=os.cpu_count() + 1)
+    calls = []
+    monkeypatch.setattr(imitate, "collect", lambda **job: calls.append(job["rows"]) or "here")
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    assert imitate.collect_parallel(2, "gain", 1, workers=4) == "here" and calls == [1]

@@ -315,11 +315,33 @@ def _check_agent(name: str, num_players: int) -> None:
     Teacher(name, GameConfig(num_players=num_players), 1)
 
 
+def check_workers(workers: int, option: str = "--workers") -> None:
+    """Refuse a worker count the machine cannot run: below 1 or above ``os.cpu_count()``.
+
+    Raises:
+        PIError: one line naming ``option``, the value and the number of CPUs.
+    """
+    import os
+
+    cpus = os.cpu_count() or 1
+    if workers < 1:
+        raise PIError(f"{option} must be at least 1, got {workers}")
+    if workers > cpus:
+        raise PIError(f"{option} {workers}: this machine has {cpus} CPU{'s' if cpus > 1 else ''}, "
+                      f"give at most {cpus}")
+
+
 def collect_parallel(num_players: int, teacher: str, rows: int, *, workers: int = 2, seed: int = 0,
                      progress: bool = False, **kwargs: Any) -> Demonstrations:
     """:func:`collect` split over ``workers`` processes (worker ``k`` plays seed ``seed + 1000 k``;
     ``workers == 1`` runs here); the rows of all workers, in worker order (their
-    :attr:`~Demonstrations.info`: the first worker's, with ``seed`` and ``workers`` of this call)."""
+    :attr:`~Demonstrations.info`: the first worker's, with ``seed`` and ``workers`` of this call).
+    Never more processes than rows.
+
+    Raises:
+        PIError: ``workers`` outside 1..``os.cpu_count()`` (:func:`check_workers`), an unknown agent.
+    """
+    check_workers(workers)
     for name in (teacher, kwargs.get("label")):  # an unknown agent name fails here, not in a worker
         if name is not None:
             _check_agent(name, num_players)
@@ -497,9 +519,13 @@ def _main(argv: "Sequence[str] | None", prog: str) -> int:
         fail(f"--out: {out}: a parent of it is a file, not a directory")
     if out.exists() and not args.force:
         fail(f"--out: {out} exists: --force to overwrite it")
-    for flag, value in (("--rows", args.rows), ("--num-envs", args.num_envs), ("--workers", args.workers)):
+    for flag, value in (("--rows", args.rows), ("--num-envs", args.num_envs)):
         if value < 1:
             fail(f"{flag} must be at least 1, got {value}")
+    try:
+        check_workers(args.workers)
+    except PIError as exc:
+        fail(str(exc))
     for flag, name in (("--teacher", args.teacher), ("--label", args.label)):
         if name is not None:
             try:

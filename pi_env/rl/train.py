@@ -875,6 +875,13 @@ def _main(argv: Sequence[str] | None, prog: str) -> int:
               "n_steps", "batch_size", "n_epochs", "imitate_rows", "imitate_workers", "imitate_epochs"):
         if a[k] < 1:
             _fail(p, f"--{k.replace('_', '-')} must be at least 1, got {a[k]}")
+    from pi_env.rl.imitate import check_workers
+
+    if a["imitate"]:
+        try:
+            check_workers(a["imitate_workers"], "--imitate-workers")
+        except PIError as exc:
+            _fail(p, str(exc))
     if a["dagger_rounds"] < 0 or not 0.0 <= a["dagger_beta"] <= 1.0:
         _fail(p, "--dagger-rounds must be at least 0 and --dagger-beta in [0, 1]")
     import jsonschema
