@@ -364,3 +364,28 @@ def test_force_refuses_a_folder_that_is_not_a_run_and_keeps_it(tmp_path, capsys,
     assert [p.name for p in notrun.iterdir()] == ["thesis.tex"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "notrun", "work"]
 
+
+@pytest.mark.parametrize("damage", ["empty", "truncated", "other_zip"])
+def test_a_corrupt_checkpoint_on_resume_is_one_line_naming_it_and_changes_nothing(run2048, tmp_path, capsys,
+                                                                                  damage):
+    import shutil
+    import zipfile
+
+    run = tmp_path / "run"
+    shutil.copytree(run2048, run)
+    ckpt = max((run / "checkpoints").glob("step_*.zip"), key=lambda p: int(p.stem.split("_")[1]))
+    if damage == "empty":
+        ckpt.write_bytes(b"")
+    elif damage == "truncated":
+        ckpt.write_bytes(ckpt.read_bytes()[:1000])
+    else:
+        with zipfile.ZipFile(ckpt, "w") as z:
+            z.writestr("notes.txt", "not a model")
+    before = _digest(run)
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exc:
+        _train("2p", "--out", str(run), "--timesteps", "4096", "--resume")
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"--resume: the checkpoint '{ckpt}' is not a readable model" in err[0], err
+    assert _digest(run) == before

@@ -394,6 +394,23 @@ class TrainingInterrupted(PIError):
         super().__init__(f"interrupted at step {steps}" if steps is not None else "interrupted")
 
 
+def _load_checkpoint(cls: Any, path: Path, **kwargs: Any) -> Any:
+    """``cls.load(path, **kwargs)``, a damaged file (truncated, empty, not SB3's zip, other contents)
+    turned into one line naming it.
+
+    Raises:
+        PIError: the checkpoint cannot be loaded (nothing was written before this point on ``--resume``).
+    """
+    try:
+        return cls.load(path, **kwargs)
+    except PIError:
+        raise
+    except Exception as exc:  # zipfile.BadZipFile, KeyError, RuntimeError, EOFError, pickle errors...
+        reason = str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
+        raise PIError(f"--resume: the checkpoint {str(path)!r} is not a readable model ({type(exc).__name__}: "
+                      f"{reason}); delete it to resume from the one before, or --force to start again") from None
+
+
 def _latest(out: Path, sub: str, ext: str) -> list[Path]:
     return sorted((out / sub).glob(f"step_*.{ext}"), key=lambda p: int(p.stem.split("_")[1]))
 
@@ -490,7 +507,7 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     policy_kwargs = {"features_extractor_class": TrunkExtractor, "features_extractor_kwargs": {"trunk": list(trunk)},
                      "net_arch": {"pi": list(hidden), "vf": list(hidden)}, "activation_fn": torch.nn.ReLU}
     if ckpts:
-        model = MaskablePPO.load(ckpts[-1], env=env, device="cpu", **settings)
+        model = _load_checkpoint(MaskablePPO, ckpts[-1], env=env, device="cpu", **settings)
         model.set_random_seed(session_seed)
     else:
         model = MaskablePPO("MlpPolicy", env, policy_kwargs=policy_kwargs, seed=seed, device="cpu", verbose=0,
