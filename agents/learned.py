@@ -99,7 +99,7 @@ from pi_env.engine.observe import observation_layout, observation_size
 __all__ = ["LearnedAgent", "state_from_observations", "load_model", "model_path", "best_cases", "best_cases_from_mask", "best_cases_from_counts", "best_cases_of_state", "encode_state", "encoding_fingerprint",
            "encode_observations", "encoding_size", "policy_mask",
            "to_engine_actions", "useful_queries", "save_model", "solo_state_from_observations",
-           "solo_observation_of_view", "SOLO_ENCODING", "ENCODINGS", "ZOO", "POLICY_ACTIONS", "SOLVE_ACTION", "MODEL_FORMAT",
+           "solo_observation_of_view", "SOLO_ENCODING", "ENCODINGS", "PLAYER_ENCODINGS", "check_player_encoding", "ZOO", "POLICY_ACTIONS", "SOLVE_ACTION", "MODEL_FORMAT",
            "PREFIX", "TORCH_HINT"]
 
 POLICY_ACTIONS = SOLVE_BASE + 1
@@ -298,6 +298,22 @@ ENCODINGS: dict[str, Any] = {"flat-v1": _FlatV1(), "compact-v1": _CompactV1(), "
 """Encoding name -> encoder with ``size(P)``, ``from_state(state, config, players, flat=None)`` (the
 batched training path) and ``from_observations(observations, config)`` (agents): the same
 ``float32[n, size(P)]`` from both."""
+PLAYER_ENCODINGS: tuple[str, ...] = tuple(n for n in ENCODINGS if n != SOLO_ENCODING)
+"""The encodings of 2- to 5-player models (every one but the solo encoding)."""
+
+
+def check_player_encoding(name: str) -> None:
+    """Refuse an encoding a 2- to 5-player model cannot take (before anything is written).
+
+    Raises:
+        PIError: one line: the solo encoding (Solo Time Attack models only) or an unknown name,
+            listing :data:`PLAYER_ENCODINGS`.
+    """
+    if name == SOLO_ENCODING:
+        raise PIError(f"encoding {name!r} is for Solo Time Attack models, not player games "
+                      f"(one of: {', '.join(PLAYER_ENCODINGS)})")
+    if name not in ENCODINGS:
+        raise PIError(f"unknown encoding {name!r} (one of: {', '.join(PLAYER_ENCODINGS)})")
 
 
 def _encoding(name: str):

@@ -426,6 +426,7 @@ def test_labelled_collection_from_the_command_line_and_imitation_only_training(t
     (["--num-envs", "-3"], "--num-envs must be at least 1, got -3"),
     (["--workers", "0"], "--workers must be at least 1, got 0"),
     (["--workers", "100000"], "--workers 100000: this machine has "),
+    (["--encoding", "solo-compact-v1"], "--encoding: encoding 'solo-compact-v1' is for Solo Time Attack models"),
     (["--out", "{dir}", "--force"], "--out: {dir} is a directory, not a file"),
     (["--out", "{dir}/policy.pt/d.npz"], "a parent of it is a file, not a directory"),
 ])

@@ -486,6 +486,7 @@ def _main(argv: "Sequence[str] | None", prog: str) -> int:
     from pathlib import Path
     from typing import NoReturn
 
+    from pi_env.agents.learned import PLAYER_ENCODINGS, check_player_encoding
     from pi_env.rl.train import TASKS, parse_opponents
 
     p = argparse.ArgumentParser(prog=prog, description="Collect a built-in teacher's play from the learner seat.")
@@ -500,7 +501,8 @@ def _main(argv: "Sequence[str] | None", prog: str) -> int:
     p.add_argument("--num-envs", type=int, default=128, help="games stepped together per worker (default 128)")
     p.add_argument("--workers", type=int, default=1,
                    help="processes, worker k playing seed + 1000 k (default 1)")
-    p.add_argument("--encoding", default="compact-v1")
+    p.add_argument("--encoding", default="compact-v1",
+                   help=f"the learner's input: {', '.join(PLAYER_ENCODINGS)} (default compact-v1)")
     p.add_argument("--gamma", type=float, default=0.995, help="discount of the value targets (default 0.995)")
     p.add_argument("--reward", choices=("win", "score"), default="win")
     p.add_argument("--policy", default=None, help="model file whose choices are played with probability 1 - beta")
@@ -512,6 +514,10 @@ def _main(argv: "Sequence[str] | None", prog: str) -> int:
     def fail(message: str) -> "NoReturn":
         p.exit(2, f"{p.prog}: error: {message}\n")  # one line, no usage
 
+    try:
+        check_player_encoding(args.encoding)
+    except PIError as exc:
+        fail(f"--encoding: {exc}")
     out = Path(args.out)
     if out.is_dir():
         fail(f"--out: {out} is a directory, not a file")

@@ -94,7 +94,7 @@ from pi_env.core.interrupts import (caused_by_interrupt, exit_130_when_interrupt
 with interrupted_while_starting(__name__, "python -m pi_env.rl.train"):  # the heavy imports (~3 s: numba, torch)
     import numpy as np
 
-    from pi_env.agents.learned import MODEL_FORMAT, SOLVE_ACTION
+    from pi_env.agents.learned import MODEL_FORMAT, PLAYER_ENCODINGS, SOLVE_ACTION
 
     try:  # saved models refer to pi_env.rl.train.TrunkExtractor: it must be importable by name
         from stable_baselines3.common.torch_layers import BaseFeaturesExtractor as _Base
@@ -455,9 +455,9 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     if resume:
         resume_settings(out, {"task": task, "encoding": encoding, "trunk": list(trunk), "hidden": list(hidden)})
         saved_doc = json.loads((out / "run.json").read_text())
-    from pi_env.agents.learned import encoding_size
+    from pi_env.agents.learned import check_player_encoding
 
-    encoding_size(encoding, P)  # an unknown encoding is refused here
+    check_player_encoding(encoding)  # an unknown or solo encoding is refused here
     settings = {**PPO_DEFAULTS, **ppo}
     members = parse_opponents(opponents)
     config = GameConfig(num_players=P)
@@ -792,7 +792,7 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--snapshot-every", type=int, help="updates between snapshots (default 20)")
     p.add_argument("--max-snapshots", type=int)
     p.add_argument("--reward", choices=("win", "score"))
-    p.add_argument("--encoding", help="policy input (default compact-v1)")
+    p.add_argument("--encoding", help=f"policy input: {', '.join(PLAYER_ENCODINGS)} (default compact-v1)")
     p.add_argument("--trunk", type=_ints,
                    help=f"trunk widths (default {','.join(map(str, DEFAULT_TRUNK))})")
     p.add_argument("--hidden", type=_ints,
@@ -892,8 +892,13 @@ def _main(argv: Sequence[str] | None, prog: str) -> int:
               "n_steps", "batch_size", "n_epochs", "imitate_rows", "imitate_workers", "imitate_epochs"):
         if a[k] < 1:
             _fail(p, f"--{k.replace('_', '-')} must be at least 1, got {a[k]}")
+    from pi_env.agents.learned import check_player_encoding
     from pi_env.rl.imitate import check_workers
 
+    try:
+        check_player_encoding(a["encoding"])
+    except PIError as exc:
+        _fail(p, f"--encoding: {exc}")
     if a["imitate"]:
         try:
             check_workers(a["imitate_workers"], "--imitate-workers")
