@@ -427,6 +427,9 @@ def test_labelled_collection_from_the_command_line_and_imitation_only_training(t
     (["--workers", "0"], "--workers must be at least 1, got 0"),
     (["--workers", "100000"], "--workers 100000: this machine has "),
     (["--encoding", "solo-compact-v1"], "--encoding: encoding 'solo-compact-v1' is for Solo Time Attack models"),
+    (["--policy", "{dir}/missing.pt"], "--policy: unknown learned model '{dir}/missing.pt': not a zoo name"),
+    (["--gamma", "3"], "--gamma: 3.0 is greater than the maximum of 1"),
+    (["--beta", "-1", "--policy", "learned:4p"], "--beta: -1.0 is less than the minimum of 0"),
     (["--out", "{dir}", "--force"], "--out: {dir} is a directory, not a file"),
     (["--out", "{dir}/policy.pt/d.npz"], "a parent of it is a file, not a directory"),
 ])
@@ -513,3 +516,17 @@ def test_collect_parallel_refuses_more_workers_than_cpus_and_starts_no_more_than
     monkeypatch.setattr(imitate, "collect", lambda **job: calls.append(job["rows"]) or "here")
     monkeypatch.setattr(os, "cpu_count", lambda: 4)
     assert imitate.collect_parallel(2, "gain", 1, workers=4) == "here" and calls == [1]
+
+
+def test_a_bad_option_is_named_before_an_existing_out(tmp_path, capsys):
+    """The options are checked before ``--out``: with an existing file the bad option is reported."""
+    _rl()
+    from pi_env.rl.imitate import main
+
+    out = tmp_path / "d.npz"
+    out.write_bytes(b"old")
+    with pytest.raises(SystemExit) as exc:
+        main(["2p", "--rows", "20", "--no-progress", "--out", str(out), "--opponents", "x:1"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exc.value.code == 2 and len(err) == 1 and "--opponents: unknown agent 'x'" in err[0], err
+    assert out.read_bytes() == b"old"

@@ -131,6 +131,7 @@ def test_an_interrupted_run_is_saved_and_resumes(tmp_path, monkeypatch, capsys):
     (["--imitate", "nobody"], "unknown agent 'nobody'"),
     (["--imitate", "gain", "--imitate-opponents", "zz:1"], "unknown agent 'zz'"),
     (["--imitate", "gain", "--demos", "missing.npz"], "--demos: no file 'missing.npz'"),
+    (["--demos", "missing.npz"], "--demos needs --imitate"),
     (["--imitate", "gain", "--imitate-workers", "100000"], "--imitate-workers 100000: this machine has "),
 ])
 def test_failed_validation_leaves_no_run_directory(tmp_path, capsys, argv, message):
@@ -318,6 +319,7 @@ def test_imitate_ctrl_c_during_setup_is_one_line_and_an_existing_out_names_the_o
     assert imitate.main(["2p", "--rows", "10", "--out", str(out), "--no-progress"]) == 130
     assert capsys.readouterr().err.strip().splitlines() == ["python -m pi_env.rl.imitate: interrupted; nothing written"]
     assert not list(tmp_path.iterdir())
+    monkeypatch.undo()  # the options are checked before --out: the agents must build now
     out.write_bytes(b"old rows")
     with pytest.raises(SystemExit) as exc:
         imitate.main(["2p", "--rows", "10", "--out", str(out), "--no-progress"])

@@ -209,15 +209,10 @@ def collect(num_players: int, teacher: str, rows: int, *, opponents: Sequence[tu
     if not 0.0 <= beta <= 1.0:
         raise PIError(f"beta must be in [0, 1], got {beta}")
     net = None
-    if beta < 1.0:
-        if policy is None:
-            raise PIError("a DAgger round (beta < 1) needs the policy to play")
-        from pi_env.agents.learned import load_model
-
-        net, meta = load_model(policy)
-        if meta["encoding"] != encoding or int(meta["num_players"]) != num_players:
-            raise PIError(f"policy {policy!r} is for {meta['num_players']} players / {meta['encoding']}, "
-                          f"not {num_players} / {encoding}")
+    if beta < 1.0 and policy is None:
+        raise PIError("a DAgger round (beta < 1) needs the policy to play")
+    if policy is not None:  # checked even when beta == 1 (it never plays then): a wrong file is named
+        net = _check_policy(policy, num_players, encoding)
     config = GameConfig(num_players=num_players)
     pools = [PoolOpponent(list(opponents), config) for _ in range(num_players - 1)]
     batch = LearnerBatch(num_envs, num_players, pools, encoding=encoding, seed=seed, parallel=False, reward=reward)
@@ -300,6 +295,22 @@ def _collect_job(kwargs: dict[str, Any]) -> Demonstrations:
     except ImportError:
         pass
     return collect(**kwargs)
+
+
+def _check_policy(policy: str, num_players: int, encoding: str) -> Any:
+    """Load the model file ``policy`` and check it plays ``num_players`` games on ``encoding``;
+    returns its network.
+
+    Raises:
+        PIError: a missing or unreadable file, another player count or encoding (naming the file).
+    """
+    from pi_env.agents.learned import load_model
+
+    net, meta = load_model(policy)
+    if meta["encoding"] != encoding or int(meta["num_players"]) != num_players:
+        raise PIError(f"policy {policy!r} is for {meta['num_players']} players / {meta['encoding']}, "
+                      f"not {num_players} / {encoding}")
+    return net
 
 
 def _check_agent(name: str, num_players: int) -> None:
@@ -487,7 +498,7 @@ def _main(argv: "Sequence[str] | None", prog: str) -> int:
     from typing import NoReturn
 
     from pi_env.agents.learned import PLAYER_ENCODINGS, check_player_encoding
-    from pi_env.rl.train import TASKS, parse_opponents
+    from pi_env.rl.train import TASKS, check_settings, parse_opponents
 
     p = argparse.ArgumentParser(prog=prog, description="Collect a built-in teacher's play from the learner seat.")
     p.add_argument("task", choices=sorted(TASKS))
@@ -518,17 +529,13 @@ def _main(argv: "Sequence[str] | None", prog: str) -> int:
         check_player_encoding(args.encoding)
     except PIError as exc:
         fail(f"--encoding: {exc}")
-    out = Path(args.out)
-    if out.is_dir():
-        fail(f"--out: {out} is a directory, not a file")
-    if any(d.exists() and not d.is_dir() for d in out.parents):
-        fail(f"--out: {out}: a parent of it is a file, not a directory")
-    if out.exists() and not args.force:
-        fail(f"--out: {out} exists: --force to overwrite it")
     for flag, value in (("--rows", args.rows), ("--num-envs", args.num_envs)):
         if value < 1:
             fail(f"{flag} must be at least 1, got {value}")
-    try:
+    try:  # the options first (the same checks as train's), then --out
+        check_settings({"imitate_rows": args.rows, "num_envs": args.num_envs, "gamma": args.gamma,
+                        "dagger_beta": args.beta, "seed": args.seed},
+                       {"imitate_rows": "--rows", "dagger_beta": "--beta"})
         check_workers(args.workers)
     except PIError as exc:
         fail(str(exc))
@@ -547,6 +554,20 @@ def _main(argv: "Sequence[str] | None", prog: str) -> int:
             batch_opponent(name, GameConfig(num_players=TASKS[args.task]))
     except PIError as exc:
         fail(str(exc) if str(exc).startswith("--opponents") else f"--opponents: {exc}")
+    if args.policy is not None:
+        try:
+            _check_policy(args.policy, TASKS[args.task], args.encoding)
+        except PIError as exc:
+            fail(f"--policy: {exc}")
+    elif args.beta < 1.0:
+        fail("--beta below 1 (a DAgger round) needs --policy, the model that plays the other share")
+    out = Path(args.out)
+    if out.is_dir():
+        fail(f"--out: {out} is a directory, not a file")
+    if any(d.exists() and not d.is_dir() for d in out.parents):
+        fail(f"--out: {out}: a parent of it is a file, not a directory")
+    if out.exists() and not args.force:
+        fail(f"--out: {out} exists: --force to overwrite it")
     from pi_env.core.interrupts import caused_by_interrupt, terminate_as_interrupt
 
     try:

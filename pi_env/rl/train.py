@@ -104,7 +104,7 @@ from pi_env.core.files import (check_replaceable_dir, remove_run_dir, write_byte
                                write_text_atomic)
 from pi_env.core.text import csv_text
 
-__all__ = ["train", "main", "saved_settings", "SETTINGS_SCHEMA", "RUN_SCHEMA", "resume_settings", "TrainingInterrupted", "FIXED_SETTINGS",
+__all__ = ["train", "main", "saved_settings", "check_settings", "SETTINGS_SCHEMA", "RUN_SCHEMA", "resume_settings", "TrainingInterrupted", "FIXED_SETTINGS",
            "DEFAULTS", "PPO_DEFAULTS", "INITIAL_SOLVE_BIAS", "TASKS", "parse_opponents", "export_policy"]
 
 TASKS = {"2p": 2, "4p": 4}
@@ -294,6 +294,27 @@ SETTINGS_SCHEMA: dict[str, Any] = {
         "gamma": {"type": "number", "minimum": 0, "maximum": 1}}}
 """JSON schema of ``run.json`` ``settings`` (and of each resume's ``changed``): the types and ranges
 the command line accepts (:func:`main`)."""
+
+
+def check_settings(values: dict[str, Any], flags: "dict[str, str] | None" = None) -> None:
+    """Check command-line settings (any of :data:`SETTINGS_SCHEMA`'s keys) against their types and
+    ranges: the one check of ``train`` and ``imitate`` options.
+
+    Args:
+        values: setting name -> value (e.g. ``{"gamma": 0.99, "num_envs": 64}``).
+        flags: setting name -> the option that gave it, where it is not ``--`` + the name with
+            dashes (``{"imitate_rows": "--rows"}``).
+
+    Raises:
+        PIError: one line: the option and what is wrong (``--gamma: 3.0 is greater than the maximum of 1``).
+    """
+    import jsonschema
+
+    err = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(SETTINGS_SCHEMA).iter_errors(values))
+    if err is not None:
+        key = str(err.absolute_path[0]) if err.absolute_path else ""
+        flag = (flags or {}).get(key, "--" + key.replace("_", "-"))
+        raise PIError(f"{flag}: {err.message}")
 RUN_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -899,6 +920,8 @@ def _main(argv: Sequence[str] | None, prog: str) -> int:
         check_player_encoding(a["encoding"])
     except PIError as exc:
         _fail(p, f"--encoding: {exc}")
+    if a["demos"] and not a["imitate"]:
+        _fail(p, "--demos needs --imitate (the demonstrations feed the imitation warm start)")
     if a["imitate"]:
         try:
             check_workers(a["imitate_workers"], "--imitate-workers")
@@ -906,12 +929,10 @@ def _main(argv: Sequence[str] | None, prog: str) -> int:
             _fail(p, str(exc))
     if a["dagger_rounds"] < 0 or not 0.0 <= a["dagger_beta"] <= 1.0:
         _fail(p, "--dagger-rounds must be at least 0 and --dagger-beta in [0, 1]")
-    import jsonschema
-
-    err = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(SETTINGS_SCHEMA).iter_errors(
-        {k: a[k] for k in DEFAULTS}))  # the saved values passed this check already: a given option is wrong
-    if err is not None:
-        _fail(p, f"--{str(err.absolute_path[0]).replace('_', '-')}: {err.message}")
+    try:  # the saved values passed this check already: a given option is wrong
+        check_settings({k: a[k] for k in DEFAULTS})
+    except PIError as exc:
+        _fail(p, str(exc))
     _check_agents(p, argparse.Namespace(**{**a, "task": args.task}))  # the settings in force (saved ones on --resume)
     try:
         info = train(args.task, a["timesteps"], args.out, seed=a["seed"], num_envs=a["num_envs"],
