@@ -23,8 +23,8 @@ from numba import prange
 
 from pi_env.core._config import batch_kernel, rule_step
 from pi_env.engine import _kernels as K
-from pi_env.engine.packed import PackedWriter, _write_packed_row
-from pi_env.engine.writer import FailedSolves, ObservationWriter, _track_failed_game, _write_row
+from pi_env.engine.packed import PackedWriter, _write_packed_rows
+from pi_env.engine.writer import FailedSolves, ObservationWriter, _track_failed_game, _write_rows
 
 __all__ = ["advance_kernel", "SelfPlayTurn"]
 
@@ -119,20 +119,19 @@ def _selfplay_kernel(actions, rejected, num_players, rules, num_rounds, max_rota
         for b in range(lo, hi):
             _advance_game(b, learner, notified, acc, row_seat, row_terminal, pending, need_opp, out_reward,
                           out_term, out_trunc, done, truncated, current_player, last_player, rewards)
-            p = row_seat[b]
-            seat8[b] = p
-            if encode == 2:
-                _write_packed_row(b, p, p_off, p_scale, p_fcount, p_obs, p_td, p_bits, p_inv, p_fn, f_list, f_count,
-                                  round_, first_player,
-                                  current_player, rotation, tier, tile_district, case, card_place, deck_size, front,
-                                  spot, trace, inv_count, inv_district, inv_answer, inv_suppressed, inv_left,
-                                  attempted, solved, solved_case, failed, failed_words, score)
-            elif encode == 1:
-                _write_row(b, p, off, scale, obs, c_td, c_fpos, c_fn, c_bits, c_held, c_solved, c_inv, f_list,
-                           f_count, round_, first_player, current_player, rotation, tier, tile_district, case,
-                           card_place, deck_size, front, spot, trace, inv_count, inv_district, inv_answer,
-                           inv_suppressed, inv_left, attempted, solved, solved_case, failed, failed_words,
-                           score)
+            seat8[b] = row_seat[b]
+        # the rows' observations, one call for the range (a call per row cost as much as the row)
+        if encode == 2:
+            _write_packed_rows(lo, hi, row_seat, p_off, p_scale, p_fcount, p_obs, p_td, p_bits, p_inv, p_fn, f_list,
+                               f_count, round_, first_player, current_player, rotation, tier, tile_district, case,
+                               card_place, deck_size, front, spot, trace, inv_count, inv_district, inv_answer,
+                               inv_suppressed, inv_left, attempted, solved, solved_case, failed, failed_words, score)
+        elif encode == 1:
+            _write_rows(lo, hi, row_seat, off, scale, obs, c_td, c_fpos, c_fn, c_bits, c_held, c_solved, c_inv, f_list,
+                        f_count, round_, first_player, current_player, rotation, tier, tile_district, case,
+                        card_place, deck_size, front, spot, trace, inv_count, inv_district, inv_answer,
+                        inv_suppressed, inv_left, attempted, solved, solved_case, failed, failed_words, score)
+        for b in range(lo, hi):
             K._mask_row(b, mask, True, current_player, done, card_place, inv_count, inv_district, inv_left)
 
 

@@ -23,6 +23,7 @@ from numba import prange
 from pi_env.core._config import batch_kernel, kernel, rule_step
 from pi_env.core.constants import IN_DISCARD, MAX_INVESTIGATORS, NUM_CASES, NUM_ELEMENTS, ON_DISPLAY, SOLVE_BASE
 from pi_env.core.errors import PIError
+from pi_env.engine._kernels import CHUNK
 from pi_env.engine.observe import _offsets, observation_layout, observation_size, player_array
 from pi_env.engine.state import State
 
@@ -113,108 +114,115 @@ def _write_investigators(o, off, scale, ci, b, q, j, inv_count, inv_district, in
 
 
 @rule_step
-def _write_row(b, p, off, scale, out, c_td, c_fpos, c_fn, c_bits, c_held, c_solved, c_inv, f_list, f_count, round_,
+def _write_rows(lo, hi, players, off, scale, out, c_td, c_fpos, c_fn, c_bits, c_held, c_solved, c_inv, f_list, f_count, round_,
                first_player, current_player, rotation, tier, tile_district, case, card_place, deck_size, front,
                spot, trace, inv_count, inv_district, inv_answer, inv_suppressed, inv_left, attempted, solved,
                solved_case, failed, failed_words, score):
-    """Write row ``b`` of ``out``: the observation of player ``p`` (see ``_write_kernel``), each
-    entry times its component's ``scale``, touching only the entries that change."""
-    P = case.shape[1]
-    K = c_fpos.shape[1]
-    nf = P * NUM_CASES
-    W = failed_words.shape[2]
-    L = f_list.shape[2]
-    o = out[b]
-    bits = c_bits[b]
-    # tiles: only where a tile moved since this row was last written
-    tiles = o[off[0]:off[0] + NUM_ELEMENTS * 14]
-    td, ctd = tile_district[b], c_td[b]
-    for x in range(NUM_ELEMENTS):
-        d = np.int64(td[x])
-        old = np.int64(ctd[x])
-        if old != d:
-            if old >= 0:
-                tiles[x * 14 + old] = 0.0
-            tiles[x * 14 + d] = scale[0]
-            ctd[x] = d
-    _write_places(o, off, scale, bits, card_place[b])
-    # failed: clear what was set before
-    fail = o[off[12]:off[12] + nf]
-    n = c_fn[b]
-    pos = c_fpos[b]
-    if n > K:
-        fail[:] = 0.0
-    else:
-        for k in range(n):
-            fail[pos[k]] = 0.0
-    n = 0
-    for j in range(P):
-        q = (p + j) % P
-        _write_markers(o, off, scale, bits, 2 + 3 * j, b, q, j, front, spot, trace)
-        _write_investigators(o, off, scale, c_inv[b, j], b, q, j, inv_count, inv_district, inv_answer,
-                             inv_suppressed)
-        # the correct solve named this round
-        c = np.int64(solved_case[b, q])
-        c_old = np.int64(c_solved[b, j])
-        if c != c_old:
-            named = o[off[11] + j * 36:off[11] + j * 36 + 36]
-            if c_old >= 0:
-                named[c_old // 140] = 0.0
-                named[12 + (c_old // 14) % 10] = 0.0
-                named[22 + c_old % 14] = 0.0
-            if c >= 0:
-                named[c // 140] = scale[11]
-                named[12 + (c // 14) % 10] = scale[11]
-                named[22 + c % 14] = scale[11]
-            c_solved[b, j] = c
-        if f_count[b, q] <= L:
-            base = j * NUM_CASES
-            for i in range(f_count[b, q]):
-                k = base + np.int64(f_list[b, q, i])
-                fail[k] = scale[12]
-                if n < K:
-                    pos[n] = k
-                n += 1
-        elif attempted[b, q]:  # failed solves imply an attempt this round
-            words = failed_words[b, q]
-            any_ = np.uint64(0)
-            for w in range(W):
-                any_ |= words[w]
-            if any_ != 0:
-                base = j * NUM_CASES
-                flags = failed[b, q]
-                for w in range(W):
-                    if words[w] != 0:
-                        for i in range(8 * w, 8 * w + 8):
-                            if flags[i]:
-                                k = base + i
-                                fail[k] = scale[12]
-                                if n < K:
-                                    pos[n] = k
-                                n += 1
-        o[off[13] + j] = np.float32(score[b, q]) * scale[13]
-        o[off[14] + j] = scale[14] if attempted[b, q] else np.float32(0.0)
-        o[off[15] + j] = scale[15] if solved[b, q] else np.float32(0.0)
-        o[off[16] + j] = np.float32(inv_left[b, q]) * scale[16]
-    c_fn[b] = n
-    h = (p + 1) % P  # the observer holds the case of the next player (docs/rules.md §3)
-    e0, e1, e2 = case[b, h, 0], 12 + case[b, h, 1], 22 + case[b, h, 2]
-    ch = c_held[b]
-    if e0 != ch[0] or e1 != ch[1] or e2 != ch[2]:
-        held = o[off[10]:off[10] + NUM_ELEMENTS]
-        for t in range(3):
-            if ch[t] >= 0:
-                held[ch[t]] = 0.0
-        held[e0] = scale[10]
-        held[e1] = scale[10]
-        held[e2] = scale[10]
-        ch[0], ch[1], ch[2] = e0, e1, e2
-    o[off[17]] = np.float32(round_[b]) * scale[17]
-    o[off[18]] = np.float32(tier[b]) * scale[18]
-    o[off[19]] = np.float32(rotation[b]) * scale[19]
-    o[off[20]] = np.float32((first_player[b] - p + P) % P) * scale[20]
-    o[off[21]] = np.float32(deck_size[b]) * scale[21]
-    o[off[22]] = np.float32((current_player[b] - p + P) % P) * scale[22]
+    """Write row ``b`` of ``out``, for every game ``b`` of ``lo <= b < hi`` with ``p = players[b] >= 0``:
+    the observation of player ``p`` (see ``_write_kernel``), each
+    entry times its component's ``scale``, touching only the entries that change.
+
+    One call per range of games, not per row: a call passes every array as its fields, measured
+    ~0.28 µs a call with these ~35 arrays (2 players, load 7), a quarter of a row's whole cost."""
+    for b in range(lo, hi):
+        p = players[b]
+        if p >= 0:
+            P = case.shape[1]
+            K = c_fpos.shape[1]
+            nf = P * NUM_CASES
+            W = failed_words.shape[2]
+            L = f_list.shape[2]
+            o = out[b]
+            bits = c_bits[b]
+            # tiles: only where a tile moved since this row was last written
+            tiles = o[off[0]:off[0] + NUM_ELEMENTS * 14]
+            td, ctd = tile_district[b], c_td[b]
+            for x in range(NUM_ELEMENTS):
+                d = np.int64(td[x])
+                old = np.int64(ctd[x])
+                if old != d:
+                    if old >= 0:
+                        tiles[x * 14 + old] = 0.0
+                    tiles[x * 14 + d] = scale[0]
+                    ctd[x] = d
+            _write_places(o, off, scale, bits, card_place[b])
+            # failed: clear what was set before
+            fail = o[off[12]:off[12] + nf]
+            n = c_fn[b]
+            pos = c_fpos[b]
+            if n > K:
+                fail[:] = 0.0
+            else:
+                for k in range(n):
+                    fail[pos[k]] = 0.0
+            n = 0
+            for j in range(P):
+                q = (p + j) % P
+                _write_markers(o, off, scale, bits, 2 + 3 * j, b, q, j, front, spot, trace)
+                _write_investigators(o, off, scale, c_inv[b, j], b, q, j, inv_count, inv_district, inv_answer,
+                                     inv_suppressed)
+                # the correct solve named this round
+                c = np.int64(solved_case[b, q])
+                c_old = np.int64(c_solved[b, j])
+                if c != c_old:
+                    named = o[off[11] + j * 36:off[11] + j * 36 + 36]
+                    if c_old >= 0:
+                        named[c_old // 140] = 0.0
+                        named[12 + (c_old // 14) % 10] = 0.0
+                        named[22 + c_old % 14] = 0.0
+                    if c >= 0:
+                        named[c // 140] = scale[11]
+                        named[12 + (c // 14) % 10] = scale[11]
+                        named[22 + c % 14] = scale[11]
+                    c_solved[b, j] = c
+                if f_count[b, q] <= L:
+                    base = j * NUM_CASES
+                    for i in range(f_count[b, q]):
+                        k = base + np.int64(f_list[b, q, i])
+                        fail[k] = scale[12]
+                        if n < K:
+                            pos[n] = k
+                        n += 1
+                elif attempted[b, q]:  # failed solves imply an attempt this round
+                    words = failed_words[b, q]
+                    any_ = np.uint64(0)
+                    for w in range(W):
+                        any_ |= words[w]
+                    if any_ != 0:
+                        base = j * NUM_CASES
+                        flags = failed[b, q]
+                        for w in range(W):
+                            if words[w] != 0:
+                                for i in range(8 * w, 8 * w + 8):
+                                    if flags[i]:
+                                        k = base + i
+                                        fail[k] = scale[12]
+                                        if n < K:
+                                            pos[n] = k
+                                        n += 1
+                o[off[13] + j] = np.float32(score[b, q]) * scale[13]
+                o[off[14] + j] = scale[14] if attempted[b, q] else np.float32(0.0)
+                o[off[15] + j] = scale[15] if solved[b, q] else np.float32(0.0)
+                o[off[16] + j] = np.float32(inv_left[b, q]) * scale[16]
+            c_fn[b] = n
+            h = (p + 1) % P  # the observer holds the case of the next player (docs/rules.md §3)
+            e0, e1, e2 = case[b, h, 0], 12 + case[b, h, 1], 22 + case[b, h, 2]
+            ch = c_held[b]
+            if e0 != ch[0] or e1 != ch[1] or e2 != ch[2]:
+                held = o[off[10]:off[10] + NUM_ELEMENTS]
+                for t in range(3):
+                    if ch[t] >= 0:
+                        held[ch[t]] = 0.0
+                held[e0] = scale[10]
+                held[e1] = scale[10]
+                held[e2] = scale[10]
+                ch[0], ch[1], ch[2] = e0, e1, e2
+            o[off[17]] = np.float32(round_[b]) * scale[17]
+            o[off[18]] = np.float32(tier[b]) * scale[18]
+            o[off[19]] = np.float32(rotation[b]) * scale[19]
+            o[off[20]] = np.float32((first_player[b] - p + P) % P) * scale[20]
+            o[off[21]] = np.float32(deck_size[b]) * scale[21]
+            o[off[22]] = np.float32((current_player[b] - p + P) % P) * scale[22]
 
 
 @batch_kernel(family="observe")
@@ -239,14 +247,13 @@ def _write_kernel(players, off, scale, out, c_td, c_fpos, c_fn, c_bits, c_held, 
     tracks them (:class:`FailedSolves`); ``f_count[b, q] > L`` means "not tracked": the kernel
     scans ``failed`` (the 1680 flags, as ``uint64`` words) instead.
     """
-    for b in prange(out.shape[0]):
-        p = players[b]
-        if p >= 0:
-            _write_row(b, p, off, scale, out, c_td, c_fpos, c_fn, c_bits, c_held, c_solved, c_inv,
-                       f_list, f_count, round_, first_player, current_player, rotation, tier,
-                       tile_district, case, card_place, deck_size, front, spot, trace, inv_count,
-                       inv_district, inv_answer, inv_suppressed, inv_left, attempted, solved,
-                       solved_case, failed, failed_words, score)
+    n = out.shape[0]
+    for c in prange((n + CHUNK - 1) // CHUNK):
+        _write_rows(c * CHUNK, min(n, c * CHUNK + CHUNK), players, off, scale, out, c_td, c_fpos, c_fn, c_bits,
+                    c_held, c_solved, c_inv, f_list, f_count, round_, first_player, current_player, rotation, tier,
+                    tile_district, case, card_place, deck_size, front, spot, trace, inv_count, inv_district,
+                    inv_answer, inv_suppressed, inv_left, attempted, solved, solved_case, failed, failed_words,
+                    score)
 
 
 @rule_step(inline=True)
