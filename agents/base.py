@@ -7,10 +7,26 @@ An agent sees exactly what one player may see (docs/rules.md §9): the flat obse
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import Any
 
 import numpy as np
 
 from pi_env.core.board import DAYTIME, Board
+
+
+def reset_for_game(agent: "Agent", config: Any, seed: int | None = None) -> None:
+    """Reset ``agent`` for a game of ``config`` (a :class:`pi_env.engine.GameConfig`):
+    ``agent.reset(config.num_players, config.board, seed=seed)``, then the agent's own check of the
+    game's rules, ``agent.check_game(config)``, when it has one (a learned model refuses a mode,
+    edition, variant or investigator count it was not trained for).
+
+    Raises:
+        PIError: the agent cannot play this game (one line naming it).
+    """
+    agent.reset(config.num_players, config.board, seed=seed)
+    check = getattr(agent, "check_game", None)
+    if check is not None:
+        check(config)
 
 
 class Agent(ABC):

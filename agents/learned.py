@@ -631,6 +631,12 @@ def _require_torch() -> None:
         raise PIError(f"learned policies need the 'rl' extra ({exc.name} is missing); {TORCH_HINT}") from None
 
 
+def _show_setting(value: Any) -> str:
+    if isinstance(value, tuple):
+        return ",".join(str(v) for v in value) or "none"
+    return str(value)
+
+
 def model_path(spec: str) -> Path:
     """The file of a model: a zoo name (:data:`ZOO`) or a path to a ``.pt`` file.
 
@@ -639,6 +645,9 @@ def model_path(spec: str) -> Path:
             directory (the message names its ``policy.pt`` if it holds one).
     """
     spec = spec.strip()
+    if not spec:
+        raise UnknownNameError(f"learned model name is empty: give a zoo name ({', '.join(ZOO)}) or a .pt file, "
+                               "e.g. learned:2p")
     if spec in ZOO:
         return Path(str(resources.files("pi_env.models").joinpath(ZOO[spec])))
     p = Path(spec).expanduser()
@@ -752,11 +761,44 @@ class LearnedAgent(Agent):
         super().reset(num_players, board, seed)
         want = int(self.meta["num_players"]) or 2  # a solo model plays the 2-player solo view
         if num_players != want:
+            if not int(self.meta["num_players"]):
+                raise PIError(f"learned model {self.path!r} is a Solo Time Attack model (it plays the solo "
+                              f"game's 2-player view), not a {num_players}-player game")
             raise PIError(f"learned model {self.path!r} was trained for {want} players, not {num_players}")
         from pi_env.engine import GameConfig
 
         self._config = GameConfig(num_players=num_players, board=board)
         self._players = num_players
+
+    def check_game(self, config: Any) -> None:
+        """Refuse a game whose rules differ from those the model was trained on: the standard mode,
+        the second edition, no variants, the default investigators (unless the model file's card
+        names others under ``"game"``: ``mode``, ``edition``, ``variants``, ``investigators``).
+        Called after :meth:`reset` (:func:`pi_env.agents.base.reset_for_game`).
+
+        Raises:
+            PIError: one line naming the model and what differs.
+        """
+        from pi_env.engine import GameConfig
+
+        if not int(self.meta["num_players"]):  # a solo model plays the solo view, never a duel
+            if config.mode != "standard":
+                raise PIError(f"learned model {self.path!r} is a Solo Time Attack model, not for a "
+                              f"{config.mode} game")
+            return
+        card = self.meta.get("card") or {}
+        game = card.get("game") if isinstance(card.get("game"), dict) else {}
+        base = GameConfig(num_players=config.num_players, mode=game.get("mode", "standard"))
+        trained = {"mode": base.mode, "edition": game.get("edition", base.edition),
+                   "variants": tuple(game.get("variants", base.variants)),
+                   "investigators": tuple(game.get("investigators", base.investigators))}
+        given = {"mode": config.mode, "edition": config.edition, "variants": tuple(config.variants),
+                 "investigators": tuple(config.investigators)}
+        keys = ["mode"] if given["mode"] != trained["mode"] else list(trained)  # a duel's other defaults follow
+        diff = [f"{k} {_show_setting(given[k])} (trained: {_show_setting(trained[k])})"
+                for k in keys if given[k] != trained[k]]
+        if diff:
+            raise PIError(f"learned model {self.path!r} was trained for other games: {'; '.join(diff)}")
 
     def _solo(self, observation: np.ndarray) -> np.ndarray:
         """A solo model's input as a solo observation ``int16[2452]`` (module docstring)."""

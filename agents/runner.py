@@ -14,7 +14,7 @@ import numpy as np
 from pi_env.engine import GameConfig, State, init, legal_action_mask, observe, step_inplace
 from pi_env.records.recorder import Recorder
 
-from pi_env.agents.base import Agent
+from pi_env.agents.base import Agent, reset_for_game
 
 BeforeStep = Callable[[State, int, np.ndarray, Agent], None]
 
@@ -47,7 +47,7 @@ def play_game(config: GameConfig, agents: Sequence["Agent | str"], seed: int, *,
     agents = [make_agent(a, edition=config.edition) if isinstance(a, str) else a for a in agents]
     state = init(config, 1, seed=seed)
     for i, agent in enumerate(agents):
-        agent.reset(config.num_players, config.board, seed=seed * 10 + i)
+        reset_for_game(agent, config, seed=seed * 10 + i)
     recorder = Recorder(config, state, seed)
     action = np.zeros(1, dtype=np.int64)
     while not state.done[0]:

@@ -446,3 +446,34 @@ def test_the_model_zoo_loads_by_name():
         card = agent.meta["card"]
         assert card["timesteps"] > 0 and card["seconds"] > 0
         assert model_path(name).with_suffix(".md").is_file()
+
+
+@pytest.mark.parametrize("spec, config, message", [
+    ("2p", dict(num_players=2, mode="duel"), "was trained for other games: mode duel (trained: standard)"),
+    ("2p", dict(num_players=2, edition="first"), "was trained for other games: edition first (trained: second)"),
+    ("2p", dict(num_players=2, variants=("fast", "nick-of-time")),
+     "was trained for other games: variants fast,nick-of-time (trained: none)"),
+    ("4p", dict(num_players=4, edition="first", investigators=(1, 1, 1, 1)),
+     "was trained for other games: edition first (trained: second); investigators 1,1,1,1 (trained: 5,5,5,5)"),
+    ("solo", dict(num_players=2, mode="duel"), "is a Solo Time Attack model, not for a duel game"),
+    ("solo", dict(num_players=4), "is a Solo Time Attack model (it plays the solo game's 2-player view), "
+                                  "not a 4-player game"),
+])
+def test_a_learned_model_refuses_games_it_was_not_trained_for(spec, config, message):
+    """At reset for a game (``reset_for_game``: play, tournaments, the web app) a zoo model names
+    what differs from the standard second-edition game it was trained on; that game is accepted."""
+    _rl()
+    from pi_env.agents.base import reset_for_game
+    from pi_env.engine import GameConfig
+
+    agent = make_agent(f"learned:{spec}")
+    import re
+
+    with pytest.raises(PIError, match=rf"^learned model '.*learned_{spec}\.pt' {re.escape(message)}$"):
+        reset_for_game(agent, GameConfig(**config))
+    reset_for_game(agent, GameConfig(num_players=2 if spec != "4p" else 4))  # the game it was trained for
+
+
+def test_an_empty_learned_name_says_so():
+    with pytest.raises(UnknownNameError, match=r"^learned model name is empty: give a zoo name \(2p, 4p, solo\)"):
+        make_agent("learned:")

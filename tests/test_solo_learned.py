@@ -156,7 +156,7 @@ def test_solo_model_refused_for_other_player_counts_and_bad_files(tmp_path):
     from pi_env.agents.learned import LearnedAgent, save_model
 
     agent = LearnedAgent("solo")
-    with pytest.raises(PIError, match="trained for 2 players, not 4"):
+    with pytest.raises(PIError, match=r"is a Solo Time Attack model \(it plays the solo game's 2-player view\), not a 4-player game$"):
         agent.reset(4)
     path = tmp_path / "bad.pt"
     save_model(PolicyNet(232, (8,), "relu", (8,)), path, encoding="compact-v1", num_players=0, card={})

@@ -116,6 +116,7 @@ class TournamentSettings:
 
     def __post_init__(self) -> None:
         from pi_env.agents import make_agent
+        from pi_env.agents.base import reset_for_game
 
         if isinstance(self.agents, str):
             raise PIError(f"agents must be a sequence of agent names, got the string {self.agents!r}")
@@ -140,7 +141,7 @@ class TournamentSettings:
                           f"(list one agent per seat: {','.join(names)})")
         config = self.config()
         for agent in agents:  # a learned model of another player count fails now, before anything is written
-            agent.reset(config.num_players, config.board, seed=0)
+            reset_for_game(agent, config, seed=0)
 
     def config(self):
         """The :class:`~pi_env.engine.GameConfig` of every game."""

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from pi_env.agents import AGENTS, make_agent
-from pi_env.agents.base import Agent
+from pi_env.agents.base import Agent, reset_for_game
 from pi_env.agents.human import seat_view
 from pi_env.core.actions import action_name
 from pi_env.core.constants import NUM_ACTIONS
@@ -115,7 +115,7 @@ class LiveGame:
                 self.agents.append(None)
             else:
                 agent = make_agent(kind, edition=self.config.edition)
-                agent.reset(self.config.num_players, self.config.board, seed=self.seed * 10 + i)
+                reset_for_game(agent, self.config, seed=self.seed * 10 + i)
                 self.agents.append(agent)
         self.lock = asyncio.Lock()
         self.changed = asyncio.Event()
