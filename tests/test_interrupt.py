@@ -182,3 +182,18 @@ def test_interrupted_while_starting_exits_130_only_under_python_m(capsys):
     with interrupted_while_starting("__main__", "python -m some.tool"):
         pass
     assert capsys.readouterr().err == ""
+
+
+def test_signals_held_defers_and_records_a_signal():
+    """A Ctrl-C or SIGTERM inside the block does not interrupt it; it is recorded for the caller."""
+    import os
+    import signal
+
+    from pi_env.core.interrupts import signals_held
+
+    with signals_held() as held:
+        os.kill(os.getpid(), signal.SIGINT)
+        os.kill(os.getpid(), signal.SIGTERM)
+        done = True
+    assert done and held == [signal.SIGINT, signal.SIGTERM]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -392,3 +392,45 @@ def test_a_corrupt_checkpoint_on_resume_is_one_line_naming_it_and_changes_nothin
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"--resume: the checkpoint '{ckpt}' is not a readable model" in err[0], err
     assert _digest(run) == before
+
+
+def test_ctrl_c_during_the_warm_start_before_a_round_is_saved_says_a_plain_rerun_starts_again(tmp_path, monkeypatch,
+                                                                                              capsys):
+    _rl()
+    from pi_env.rl import train as train_mod
+
+    def interrupted(*args, out, **kwargs):
+        (out / "imitation").mkdir()  # what the warm start makes before its first round is saved
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train_mod, "warm_start", interrupted)
+    out = tmp_path / "run"
+    capsys.readouterr()
+    assert _train("2p", "--out", str(out), "--timesteps", "1024", "--imitate", "gain", *TINY) == 130
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "python -m pi_env.rl.train: interrupted before the first checkpoint; nothing to resume "
+        "(run the same command again to start)"]
+    assert train_mod._never_started(out)  # so the same command starts again, without --force
+
+
+def test_ctrl_c_while_the_finished_run_is_saved_exits_130_with_the_files_complete(tmp_path, monkeypatch, capsys):
+    _rl()
+    import os
+    import signal
+
+    from pi_env.rl import train as train_mod
+
+    real = train_mod._finish
+
+    def finish(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGINT)  # ~the last seconds of a run
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(train_mod, "_finish", finish)
+    out = tmp_path / "run"
+    capsys.readouterr()
+    assert _train("2p", "--out", str(out), "--timesteps", "1024", *TINY) == 130
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"python -m pi_env.rl.train: interrupted while saving the finished run (step 1,024); it is complete in {out}"]
+    run = json.loads((out / "run.json").read_text())
+    assert run["sessions"][-1]["timesteps"] == 1024 and (out / "policy.pt").is_file()

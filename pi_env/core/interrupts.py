@@ -66,14 +66,18 @@ def terminate_as_interrupt() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def signals_held() -> Iterator[None]:
-    """Ignore SIGINT and SIGTERM for the duration (main thread only): used while shutting down."""
+def signals_held() -> Iterator[list[int]]:
+    """Hold SIGINT and SIGTERM for the duration (main thread only): used while saving or shutting
+    down. A signal that arrives does not interrupt the block; it is recorded in the list yielded
+    (signal numbers, in order), so that the caller can honour it afterwards."""
+    received: list[int] = []
     if not _main_thread():
-        yield
+        yield received
         return
-    previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT, signal.SIGTERM)}
+    previous = {sig: signal.signal(sig, lambda signum, frame: received.append(signum))
+                for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        yield
+        yield received
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)

@@ -366,11 +366,16 @@ def collect_parallel(num_players: int, teacher: str, rows: int, *, workers: int 
     if len(jobs) == 1:
         return collect(**jobs[0])
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
 
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    with ProcessPoolExecutor(len(jobs), mp_context=multiprocessing.get_context(method)) as pool:
-        parts = list(pool.map(_collect_job, jobs))
+    # multiprocessing.Pool, not ProcessPoolExecutor: leaving the block terminates the workers at once
+    # (an interrupt or SIGTERM ends the command in a moment, not when the workers' games are done)
+    pool = multiprocessing.get_context(method).Pool(len(jobs))
+    try:
+        parts = pool.map(_collect_job, jobs, chunksize=1)
+    finally:
+        pool.terminate()
+        pool.join()
     out = Demonstrations.concat(parts)
     out.info = {**parts[0].info, "seed": seed, "workers": len(jobs)}
     return out

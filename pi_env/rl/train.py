@@ -632,10 +632,10 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
             monitor.bar.close()
     finally:
         env.close()
-    with signals_held():  # a second Ctrl-C cannot break the saving
+    with signals_held() as held:  # a (second) Ctrl-C cannot break the saving; one that came is honoured after
         info = _finish(model, monitor, out, start, t0, rows, card, warm, meta, curve_path, saved_doc,
                        settings_doc, interrupted, f"MaskablePPO, {task} ({opponents}; snapshots {snapshot_weight})")
-    if interrupted:
+    if interrupted or held:  # the files are complete either way
         raise TrainingInterrupted(out, info["sessions"][-1]["timesteps"])
     return info
 
@@ -948,9 +948,15 @@ def _main(argv: Sequence[str] | None, prog: str) -> int:
                      n_steps=a["n_steps"], batch_size=a["batch_size"], n_epochs=a["n_epochs"],
                      learning_rate=a["learning_rate"], ent_coef=a["ent_coef"], gamma=a["gamma"])
     except TrainingInterrupted as exc:
-        if exc.steps is None:
+        if exc.steps is None and _never_started(Path(args.out)):  # as the other early interrupts
+            print(f"{p.prog}: interrupted before the first checkpoint; nothing to resume (run the same command "
+                  "again to start)", file=sys.stderr)
+        elif exc.steps is None:  # a warm-start round was saved (imitation/): a plain rerun is refused
             print(f"{p.prog}: interrupted during the warm start (no checkpoint yet); start again with "
                   f"{prog} {args.task} --out {args.out} --force ...", file=sys.stderr)
+        elif exc.steps >= a["timesteps"]:  # the signal came while the finished run was saved
+            print(f"{p.prog}: interrupted while saving the finished run (step {exc.steps:,}); it is complete "
+                  f"in {args.out}", file=sys.stderr)
         else:
             print(f"{p.prog}: interrupted at step {exc.steps:,}; saved in {args.out}; continue with: "
                   f"{prog} {args.task} --out {args.out} --resume", file=sys.stderr)
