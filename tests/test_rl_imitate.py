@@ -530,3 +530,27 @@ def test_a_bad_option_is_named_before_an_existing_out(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert exc.value.code == 2 and len(err) == 1 and "--opponents: unknown agent 'x'" in err[0], err
     assert out.read_bytes() == b"old"
+
+
+def test_the_progress_bar_stops_at_the_rows_asked(monkeypatch):
+    """The bar counts rows kept: it ends at ``rows`` though the last games bring more."""
+    _rl()
+    import tqdm
+
+    from pi_env.rl.imitate import collect
+
+    seen = []
+
+    class Bar:
+        def __init__(self, total, **kwargs):
+            self.total, self.n = total, 0
+
+        def update(self, k):
+            self.n += k
+
+        def close(self):
+            seen.append((self.total, self.n))
+
+    monkeypatch.setattr(tqdm, "tqdm", Bar)
+    demos = collect(2, "gain", 50, num_envs=8, seed=1, progress=True)
+    assert len(demos) == 50 and seen == [(50, 50)]

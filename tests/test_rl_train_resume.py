@@ -246,6 +246,7 @@ def test_the_top_level_card_follows_the_settings_in_force_after_a_resume(run2048
     assert (run["timesteps"], run["num_envs"], run["opponents"]) == (3072, 64, "random:1")
     with open(out / "curve.csv", newline="") as f:
         assert run["seconds"] == round(float(list(csv.DictReader(f))[-1]["seconds"]), 1)
+    assert run["seconds"] == pytest.approx(sum(x["seconds"] for x in run["sessions"]), abs=0.15)  # consistent
     assert run["resumes"] == [{"at_step": 2048, "changed": {"timesteps": 3072, "learning_rate": 0.001,
                                                             "ent_coef": 0.05}}]
     got = saved_settings(out)

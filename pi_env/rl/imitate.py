@@ -267,8 +267,8 @@ def collect(num_players: int, teacher: str, rows: int, *, opponents: Sequence[tu
                 values[r] = outcome * gamma ** (k - 1 - i)
             kept.extend(mine)
             open_rows[b] = []
-            if bar is not None:
-                bar.update(k)
+            if bar is not None:  # rows kept, never past the total (the last game's extra rows are dropped)
+                bar.update(max(0, min(k, rows - bar.n)))
         ended = np.flatnonzero(done)
         if ended.size:
             tutor.new_games(ended)

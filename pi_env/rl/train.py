@@ -662,6 +662,8 @@ def _finish(model: Any, monitor: Any, out: Path, start: int, t0: float, rows: li
     monitor.num_timesteps = steps
     monitor._checkpoint()
     total_seconds = float(rows[-1]["seconds"]) if rows else seconds
+    if rows and hasattr(monitor, "seconds0"):  # this session's share of the curve's clock: the sessions'
+        seconds = total_seconds - monitor.seconds0  # seconds add up to the top-level "seconds"
     card.update(timesteps=steps, seconds=round(total_seconds, 1), torch=torch.__version__)
     if steps == 0 and warm:  # imitation only: the policy is the last round's clone, card and all
         last = out / "imitation" / f"round_{len(warm['rounds']) - 1}.pt"
