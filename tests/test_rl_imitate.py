@@ -554,3 +554,24 @@ def test_the_progress_bar_stops_at_the_rows_asked(monkeypatch):
     monkeypatch.setattr(tqdm, "tqdm", Bar)
     demos = collect(2, "gain", 50, num_envs=8, seed=1, progress=True)
     assert len(demos) == 50 and seen == [(50, 50)]
+
+
+def test_an_interrupt_ends_collect_parallel_without_waiting_for_the_workers():
+    """Ctrl-C (or SIGTERM, turned into one) while 2 workers collect ends the call within seconds:
+    the pool is terminated, not drained (their 1,000,000 rows would take minutes)."""
+    _rl()
+    import os
+    import signal
+    import threading
+    import time
+
+    from pi_env.rl.imitate import collect_parallel
+
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("needs 2 CPUs")
+    timer = threading.Timer(8.0, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT))
+    t0 = time.perf_counter()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        collect_parallel(2, "gain", 1_000_000, workers=2, num_envs=64)
+    assert time.perf_counter() - t0 < 20.0
