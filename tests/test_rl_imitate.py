@@ -367,6 +367,18 @@ def test_command_line_collection_equals_collect_and_feeds_training(tmp_path, cap
         train_main([*common, "--out", str(tmp_path / "run2"), "--demos", str(narrow)])
     err = capsys.readouterr().err.strip().splitlines()
     assert exc.value.code == 2 and len(err) == 1 and "narrow.npz" in err[0] and "10 inputs" in err[0]
+    assert not (tmp_path / "run2").exists()  # checked before the run directory is created
+    # a truncated and an empty file: one line naming the file, exit 2, no run directory
+    data = f.read_bytes()
+    (tmp_path / "trunc.npz").write_bytes(data[: len(data) // 2])
+    (tmp_path / "empty.npz").write_bytes(b"")
+    for bad, kind in (("trunc.npz", "BadZipFile"), ("empty.npz", "EOFError")):
+        with pytest.raises(SystemExit) as exc:
+            train_main([*common, "--out", str(tmp_path / "run3"), "--demos", str(tmp_path / bad)])
+        err = capsys.readouterr().err.strip().splitlines()
+        assert exc.value.code == 2 and len(err) == 1, err
+        assert f"demonstrations file {str(tmp_path / bad)!r} is not readable ({kind})" in err[0], err
+        assert not (tmp_path / "run3").exists()
 
 
 def test_labelled_collection_from_the_command_line_and_imitation_only_training(tmp_path, capsys):

@@ -55,6 +55,8 @@ from __future__ import annotations
 
 import json
 import time
+import zipfile
+import zlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -107,12 +109,13 @@ class Demonstrations:
 
     @staticmethod
     def load(path: str) -> "Demonstrations":
-        """Rows written by :meth:`save`. Raises PIError for a file without them."""
+        """Rows written by :meth:`save`. Raises PIError (one line naming the file) for a file without them:
+        missing, empty, truncated, corrupt or another kind of file."""
         try:
             with np.load(path) as f:
                 info = json.loads(str(f["info"])) if "info" in f.files else {}
                 return Demonstrations(f["x"], f["mask"], f["y"], f["value"], f["played_teacher"], info)
-        except (OSError, KeyError, ValueError) as exc:
+        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
             raise PIError(f"demonstrations file {path!r} is not readable ({type(exc).__name__})") from None
 
 

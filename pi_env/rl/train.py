@@ -497,9 +497,8 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
 
         Teacher(imitate_teacher, config, 1)
         PoolOpponent(parse_opponents(imitate_opponents), config)
-        for name in (d.strip() for d in (demos or "").split(",")):
-            if name and not Path(name).is_file():
-                raise PIError(f"--demos: no file {name!r}")
+        if demos:  # read and checked now: a bad file leaves no run directory behind
+            load_demos(demos, encoding, P)
     settings_doc = {"task": task, "timesteps": int(timesteps), "seed": seed, "num_envs": num_envs,
                     "opponents": opponents, "snapshot_weight": snapshot_weight, "snapshot_every": snapshot_every,
                     "max_snapshots": max_snapshots, "reward": reward, "encoding": encoding, "trunk": list(trunk),
@@ -688,6 +687,33 @@ def _finish(model: Any, monitor: Any, out: Path, start: int, t0: float, rows: li
     return info
 
 
+def load_demos(demos: str, encoding: str, num_players: int) -> tuple[list[str], list[Any]]:
+    """The ``--demos`` files (comma-separated), read and checked against the run's encoding.
+
+    Returns:
+        The file names and their :class:`~pi_env.rl.imitate.Demonstrations`, in order.
+
+    Raises:
+        PIError: a missing, empty, truncated or corrupt file, or rows of another width (another
+            player count or encoding): one line naming the file.
+    """
+    from pi_env.agents.learned import encoding_size
+    from pi_env.rl.imitate import Demonstrations
+
+    files = [f.strip() for f in demos.split(",") if f.strip()]
+    width = encoding_size(encoding, num_players)
+    loaded = []
+    for name in files:
+        if not Path(name).is_file():
+            raise PIError(f"--demos: no file {name!r}")
+        d = Demonstrations.load(name)
+        if d.x.ndim != 2 or d.x.shape[1] != width:
+            raise PIError(f"--demos: {name!r} holds rows of {d.x.shape[-1]} inputs, the policy takes {width} "
+                          f"({encoding}, {num_players} players)")
+        loaded.append(d)
+    return files, loaded
+
+
 def warm_start(model: Any, num_players: int, teacher: str, rows: int, *, encoding: str, out: Path,
                opponents: Sequence[tuple[str, float]] = (("gain", 1.0),), dagger_rounds: int = 0,
                dagger_beta: float = 0.3, workers: int = 1, epochs: int = 10, num_envs: int = 256, seed: int = 0,
@@ -716,14 +742,9 @@ def warm_start(model: Any, num_players: int, teacher: str, rows: int, *, encodin
     for k in range(dagger_rounds + 1):
         t0 = time.perf_counter()
         if k == 0 and demos:
-            files = [f.strip() for f in demos.split(",") if f.strip()]
-            loaded = [Demonstrations.load(f) for f in files]
+            files, loaded = load_demos(demos, encoding, num_players)
             info["demos"] = [{"file": Path(f).name, "rows": len(d), **d.info} for f, d in zip(files, loaded)]
             part = Demonstrations.concat(loaded)
-            width = int(model.observation_space.shape[0])
-            if part.x.shape[1] != width:
-                raise PIError(f"demonstrations {demos!r} hold rows of {part.x.shape[1]} inputs, the policy takes "
-                              f"{width} ({encoding}, {num_players} players)")
         else:
             part = collect_parallel(num_players, teacher, rows, workers=workers, seed=seed + 7919 * (k + 1),
                                     policy=policy_file if k else None, beta=1.0 if k == 0 else dagger_beta,
