@@ -197,15 +197,21 @@ minibatches of 8192, 2 epochs, trunk 256, heads 128."""
 
 
 def main() -> None:
+    from pi_env.agents.sb3_policy import require_rl
+    from pi_env.core.errors import PIError
     from pi_env.rl.train import DEFAULT_HIDDEN, DEFAULT_NUM_ENVS, DEFAULT_TRUNK
 
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     p.add_argument("--updates", type=int, default=3, help="timed PPO updates per row (after 1 warm-up)")
     p.add_argument("--num-envs", type=int, default=DEFAULT_NUM_ENVS)
     p.add_argument("--encoding", default="compact-v1")
     p.add_argument("--rows", default="abcde", help="which rows to run (default abcde; f: TorchRL)")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args()
+    try:
+        require_rl()
+    except PIError as exc:
+        p.exit(2, f"{p.prog}: error: {exc}\n")  # one line: the install hint
     print(f"load average at start: {', '.join(f'{x:.2f}' for x in os.getloadavg())}; {os.cpu_count()} cores")
     rows = []
     new = dict(trunk=DEFAULT_TRUNK, hidden=DEFAULT_HIDDEN)

@@ -587,3 +587,30 @@ def test_an_interrupt_ends_collect_parallel_without_waiting_for_the_workers():
     with pytest.raises(KeyboardInterrupt):
         collect_parallel(2, "gain", 1_000_000, workers=2, num_envs=64)
     assert time.perf_counter() - t0 < 20.0
+
+
+@pytest.mark.parametrize("missing", ["torch", "stable_baselines3", "sb3_contrib"])
+def test_without_the_rl_extra_imitate_and_the_speed_benchmark_print_the_install_hint(missing):
+    """Without torch / stable-baselines3 / sb3-contrib (simulated: the module blocked in
+    ``sys.modules``), ``imitate`` and ``benchmarks/rl_training_speed.py`` print the one-line install
+    hint (exit 2) and write nothing, as ``train`` does."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from pi_env.agents.sb3_policy import RL_INSTALL_HINT
+
+    root = Path(__file__).resolve().parents[1]
+    block = f"import sys; sys.modules[{missing!r}] = None; "
+    runs = {
+        "imitate": block + "from pi_env.rl.imitate import main; sys.exit(main(['2p', '--rows', '10', '--out', 'x.npz']))",
+        "benchmark": block + "import runpy; sys.argv = ['rl_training_speed.py']; "
+                             "runpy.run_path('benchmarks/rl_training_speed.py', run_name='__main__')",
+    }
+    for what, code in runs.items():
+        out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120)
+        err = out.stderr.strip().splitlines()
+        assert out.returncode == 2 and len(err) == 1, (what, out.stderr)
+        assert "need the 'rl' extra" in err[0] and err[0].endswith(RL_INSTALL_HINT), (what, err)
+        assert out.stdout == ""
+    assert not (root / "x.npz").exists()

@@ -506,6 +506,7 @@ def _main(argv: "Sequence[str] | None", prog: str) -> int:
     from typing import NoReturn
 
     from pi_env.agents.learned import PLAYER_ENCODINGS, check_player_encoding
+    from pi_env.agents.sb3_policy import require_rl
     from pi_env.rl.train import TASKS, check_settings, parse_opponents
 
     p = argparse.ArgumentParser(prog=prog, description="Collect a built-in teacher's play from the learner seat.")
@@ -533,6 +534,10 @@ def _main(argv: "Sequence[str] | None", prog: str) -> int:
     def fail(message: str) -> "NoReturn":
         p.exit(2, f"{p.prog}: error: {message}\n")  # one line, no usage
 
+    try:
+        require_rl()  # without the rl extra: the one-line install hint, as train says it
+    except PIError as exc:
+        fail(str(exc))
     try:
         check_player_encoding(args.encoding)
     except PIError as exc:
