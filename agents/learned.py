@@ -771,9 +771,11 @@ class LearnedAgent(Agent):
         self._players = num_players
 
     def check_game(self, config: Any) -> None:
-        """Refuse a game whose rules differ from those the model was trained on: the standard mode,
-        the second edition, no variants, the default investigators (unless the model file's card
-        names others under ``"game"``: ``mode``, ``edition``, ``variants``, ``investigators``).
+        """Refuse a game the model was not trained for. A Solo Time Attack model refuses every player
+        game (the solo game resets it with :meth:`reset` alone, never through this check). A player
+        model refuses rules other than those it was trained on: the standard mode, the second
+        edition, no variants, the default investigators (unless the model file's card names others
+        under ``"game"``: ``mode``, ``edition``, ``variants``, ``investigators``).
         Called after :meth:`reset` (:func:`pi_env.agents.base.reset_for_game`).
 
         Raises:
@@ -781,11 +783,12 @@ class LearnedAgent(Agent):
         """
         from pi_env.engine import GameConfig
 
-        if not int(self.meta["num_players"]):  # a solo model plays the solo view, never a duel
+        if not int(self.meta["num_players"]):  # a solo model: no player game at all
             if config.mode != "standard":
                 raise PIError(f"learned model {self.path!r} is a Solo Time Attack model, not for a "
                               f"{config.mode} game")
-            return
+            raise PIError(f"learned model {self.path!r} is a Solo Time Attack model (it plays the solo "
+                          f"game's 2-player view), not a {config.num_players}-player game")
         card = self.meta.get("card") or {}
         game = card.get("game") if isinstance(card.get("game"), dict) else {}
         base = GameConfig(num_players=config.num_players, mode=game.get("mode", "standard"))

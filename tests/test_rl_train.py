@@ -458,10 +458,13 @@ def test_the_model_zoo_loads_by_name():
     ("solo", dict(num_players=2, mode="duel"), "is a Solo Time Attack model, not for a duel game"),
     ("solo", dict(num_players=4), "is a Solo Time Attack model (it plays the solo game's 2-player view), "
                                   "not a 4-player game"),
+    ("solo", dict(num_players=2), "is a Solo Time Attack model (it plays the solo game's 2-player view), "
+                                  "not a 2-player game"),
 ])
 def test_a_learned_model_refuses_games_it_was_not_trained_for(spec, config, message):
     """At reset for a game (``reset_for_game``: play, tournaments, the web app) a zoo model names
-    what differs from the standard second-edition game it was trained on; that game is accepted."""
+    what differs from the standard second-edition game it was trained on; that game is accepted
+    (a Solo Time Attack model refuses every player game, also a standard 2-player one)."""
     _rl()
     from pi_env.agents.base import reset_for_game
     from pi_env.engine import GameConfig
@@ -471,7 +474,8 @@ def test_a_learned_model_refuses_games_it_was_not_trained_for(spec, config, mess
 
     with pytest.raises(PIError, match=rf"^learned model '.*learned_{spec}\.pt' {re.escape(message)}$"):
         reset_for_game(agent, GameConfig(**config))
-    reset_for_game(agent, GameConfig(num_players=2 if spec != "4p" else 4))  # the game it was trained for
+    if spec != "solo":  # a solo model plays no player game at all (its solo use: test_solo_learned.py)
+        reset_for_game(agent, GameConfig(num_players=2 if spec == "2p" else 4))  # the game it was trained for
 
 
 def test_an_empty_learned_name_says_so():
