@@ -117,8 +117,12 @@ def test_an_interrupted_run_is_saved_and_resumes(tmp_path, monkeypatch, capsys):
     assert load_model(str(out / "policy.pt"))[1]["card"]["timesteps"] == 2560
     assert not list(out.rglob("*.tmp"))
     monkeypatch.setattr(SB3LearnerVecEnv, "step_wait", real)
+    first_rows = (out / "curve.csv").read_text().splitlines()
+    assert first_rows[1].split(",")[0] == "1024"  # steps, an integer column
     # --resume goes on to the saved target, in whole updates of 1024 steps: 2560 + 2 x 1024
     assert _train("2p", "--out", str(out), "--resume") == 0
+    # the earlier rows are rewritten exactly as they were (integers stay integers, not 1024.0)
+    assert (out / "curve.csv").read_text().splitlines()[:len(first_rows)] == first_rows
     run = json.loads((out / "run.json").read_text())
     assert [(x["started_at_step"], x["timesteps"]) for x in run["sessions"]] == [(0, 2560), (2560, 4608)]
     assert run["resumes"] == [{"at_step": 2560, "changed": {}}]

@@ -778,7 +778,18 @@ def _read_curve(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         return []
     with open(path, newline="") as f:
-        return [{k: (float(v) if v not in ("", None) else None) for k, v in r.items()} for r in csv.DictReader(f)]
+        return [{k: _curve_value(v) for k, v in r.items()} for r in csv.DictReader(f)]
+
+
+def _curve_value(text: "str | None") -> "int | float | None":
+    """A ``curve.csv`` field as written: an integer column stays an integer (``4096``, not ``4096.0``)
+    when a resume rewrites the earlier rows; an empty field is None."""
+    if text in ("", None):
+        return None
+    try:
+        return int(text)  # type: ignore[arg-type]
+    except ValueError:
+        return float(text)  # type: ignore[arg-type]
 
 
 def _write_curve(rows: Sequence[dict[str, Any]], path: Path) -> None:
