@@ -91,6 +91,7 @@ from typing import Any, Callable
 import numpy as np
 
 from pi_env.agents.base import Agent
+from pi_env.agents.sb3_policy import RL_INSTALL_HINT
 from pi_env.core.board import DAYTIME, Board
 from pi_env.core.constants import CASE_TRIPLES, NUM_ACTIONS, SOLVE_BASE
 from pi_env.core.errors import PIError, UnknownNameError
@@ -110,8 +111,8 @@ MODEL_FORMAT = "pi-env-policy/1"
 PREFIX = "learned:"
 ZOO: dict[str, str] = {"2p": "learned_2p.pt", "4p": "learned_4p.pt", "solo": "learned_solo.pt"}
 """Model names of the zoo and their files in ``pi_env/models/``."""
-TORCH_HINT = ("install the RL extra: pip install torch --index-url https://download.pytorch.org/whl/cpu "
-              "&& pip install '.[rl]'")
+TORCH_HINT = RL_INSTALL_HINT
+"""The install hint for the ``rl`` extra (one string for the project: :data:`pi_env.agents.sb3_policy.RL_INSTALL_HINT`)."""
 
 
 @functools.lru_cache(maxsize=8)
