@@ -120,8 +120,12 @@ def train(iterations: int = 3, *, out: "str | Path | None" = None, ray_address: 
     if out is not None:
         from pi_env.core.files import check_replaceable_dir, remove_run_dir
 
+        def is_run(d: Path) -> bool:
+            return bool(checkpoints(d))
+
+        what = "an RLlib run (no checkpoint_N folder)"
         if force:
-            check_replaceable_dir(out, lambda d: bool(checkpoints(d)), what="an RLlib run (no checkpoint_N folder)")
+            check_replaceable_dir(out, is_run, what=what)
         out = Path(out).resolve()
         if resume and force:
             raise PIError("--resume and --force exclude each other")
@@ -133,7 +137,7 @@ def train(iterations: int = 3, *, out: "str | Path | None" = None, ray_address: 
             if not force:
                 raise PIError(f"output directory {str(out)!r} exists and is not empty: --resume to continue, "
                               "--force to start again (deletes it)")
-            remove_run_dir(out, lambda d: bool(checkpoints(d)), what="an RLlib run (no checkpoint_N folder)")
+            remove_run_dir(out, is_run, what=what)
         out.mkdir(parents=True, exist_ok=True)
     elif resume:
         raise PIError("--resume needs --out")

@@ -234,7 +234,11 @@ def _check_out(out: Path, resume: bool, force: bool) -> None:
         raise PIError(f"run directory {str(out)!r} exists and is not empty: --resume to continue it, "
                       "--force to start again (deletes it), or another --out")
     if force:
-        check_replaceable_dir(out, _is_run, what="a pi-env training run (no run.json)")
+        check_replaceable_dir(out, _is_run, what=_RUN_WHAT)
+
+
+_RUN_WHAT = "a pi-env training run (no run.json)"
+"""What ``--force`` may replace, as its refusal names it (:func:`_is_run`)."""
 
 
 def _is_run(out: Path) -> bool:
@@ -258,7 +262,7 @@ def _never_started(out: Path) -> bool:
 def _prepare_out(out: Path, resume: bool, force: bool) -> None:
     _check_out(out, resume, force)
     if not resume and out.is_dir() and any(out.iterdir()):
-        remove_run_dir(out, _is_run, what="a pi-env training run (no run.json)")
+        remove_run_dir(out, _is_run, what=_RUN_WHAT)
     for sub in ("checkpoints", "pool", "logs"):
         (out / sub).mkdir(parents=True, exist_ok=True)
 
