@@ -64,7 +64,9 @@ def test_an_engine_binds_the_serial_builds_below_the_thresholds():
     big = _config.PARALLEL_MIN_BATCH["step"]
     eng = Engine(config, big, seed=0)
     assert eng._step is K.step_kernel.parallel
-    assert eng._sample is K.sample_kernel.serial  # cheap per game: one thread at every size
+    sample_threshold = _config.PARALLEL_MIN_BATCH["sample"]
+    threaded_sample = sample_threshold is not None and big >= sample_threshold
+    assert eng._sample is (K.sample_kernel.parallel if threaded_sample else K.sample_kernel.serial)
     assert Engine(config, big, seed=0, parallel=False)._step is K.step_kernel.serial
 
 

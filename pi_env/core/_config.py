@@ -111,12 +111,12 @@ def _install_kernel_locators() -> None:
 _install_kernel_locators()
 PARALLEL: bool = os.environ.get("PI_ENV_NUMBA_PARALLEL", "1") != "0"
 PARALLEL_MIN_BATCH: dict[str, "int | None"] = {
-    "step": 1024,
-    "sample": None,
-    "init": 1024,
-    "observe": 1024,
-    "fused": 256,
-    "selfplay": 1024,
+    "step": 4096,
+    "sample": 4096,
+    "init": None,
+    "observe": 128,
+    "fused": 128,
+    "selfplay": 256,
     "default": 256,
 }
 """The smallest batch from which a kernel family runs threaded by default (``None``: never; one
@@ -125,12 +125,14 @@ benchmarks/thread_thresholds.py`` times each family's one-thread and threaded bu
 at 16 .. 8192 games and prints where threads break even (2-core machine; numba's default thread
 count, one per core). Families: ``step`` (a turn of every game: :data:`pi_env.engine._kernels.step_kernel`,
 the solo step), ``sample`` (legal actions, masks, random legal actions: a few hundred nanoseconds per
-game, so threads never paid at any size measured), ``init`` (new games' setup), ``observe`` (the
+game, so threads pay only from 4,096 games), ``init`` (new games' setup: threads never paid), ``observe`` (the
 engine observation and the incremental flat writer), ``fused`` (:func:`pi_env.engine.play`, many turns
 per call), ``selfplay`` (one whole self-play turn with its observation and mask,
 :class:`pi_env.engine.rows.SelfPlayTurn`), ``default`` (kernels without a family, e.g. the solver's per-row posteriors, tens of
-microseconds per game; not measured here). Development figures (load 5-8, 4 players; the lead
-re-measures quiet): see CHANGELOG 0.2.0 "threads never slower"."""
+microseconds per game; not measured here). The values are the break-even points of three quiet
+runs (2026-12-02 05:16-05:18 UTC, load 0.8-1.0, 4 players: the largest break-even of the three per
+family; at B = 1,024 the step kernel ran at 0.86-0.99 of one thread, at 2,048 at 0.98-1.15, and
+threads never paid for ``init``), see CHANGELOG 0.2.0 "threads never slower"."""
 FASTMATH: bool = False
 
 
