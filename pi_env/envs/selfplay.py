@@ -112,13 +112,13 @@ each game from its own generator, independently.
 
 ### Speed
 
-`benchmarks/selfplay_throughput.py` (2 players, B = 4096, random legal actions from
-`sample_actions`, on the shared 2-core machine): on one thread (`parallel=False`) about 0.5–0.6
-million agent-steps (rows) per second when a core is free, 0.4 million of them turns (measured
-0.51–0.61 M rows/s at load average ≈ 2; about 0.52 M per CPU-second, 0.34 M wall, at load 4–5),
-some 25 times a Python loop of single `raw_env` games. The flat encoding costs under a
-microsecond per row (see :mod:`pi_env.envs.encoders`); the rest is mostly the engine. Threads help only
-when both cores are free: on a loaded machine every threaded kernel waits for its slowest thread.
+`benchmarks/selfplay_throughput.py --only-selfplay` (2 players, random legal actions, every seat a
+learner; quiet 2-core machine, 2026-12-02 05:21-05:23 UTC, load average 0.6-1.0, code of commit
+a3ec71e): at B = 4096 with flat observations and masks 681,458 agent-steps (rows) per second on one
+thread and 1,294,097 threaded; packed observations 693,644 / 1,397,424; masks only (no observation)
+1,318,138 / 2,439,310: writing the observation costs about as much as the step. The README's
+*Self-play throughput* has the whole table (4 players too). Threads help only when both cores are
+free: on a loaded machine every threaded kernel waits for its slowest thread.
 
 ### Arguments
 
@@ -144,7 +144,7 @@ encode the rows themselves from `state` and `info["to_move"]` (e.g. :mod:`pi_env
 rows, masks, rewards and ends are unchanged.
 `parallel`: run the engine's kernels and the encoder on all cores (`True`), on one (`False`), or
 as `pi_env.core._config.PARALLEL_MIN_BATCH` decides for `num_envs` (`None`; with every seat a
-learner a turn is one fused call, family `selfplay`: threads from 1024 games on, unless
+learner a turn is one fused call, family `selfplay`: threads from 256 games on, unless
 `PI_ENV_NUMBA_PARALLEL=0`). On a machine busy with other work one thread can be faster: every
 threaded kernel waits for its slowest thread.
 
