@@ -96,6 +96,19 @@ def paired_games(config: GameConfig, seed: int, p: int, rng: "np.random.Generato
     return a, b, rng
 
 
+def step_pair(a, b, config: GameConfig, p: int, rng: np.random.Generator) -> bool:
+    """One turn of the paired games ``a`` and ``b`` of :func:`paired_games` (one game each): the
+    action :func:`test_hygiene.pick` chooses in ``a`` (with ``rng``) is played in both. Returns
+    whether an answer to ``p`` now differs between them (``p`` moved last and the two games'
+    ``last_answer`` differ), the moment after which ``p`` may see the difference (docs/rules.md §9)."""
+    from test_hygiene import pick
+
+    act = np.array([pick(a, rng, legal_action_mask(a)[0], p)], dtype=np.int64)
+    step_inplace(a, act, config)
+    step_inplace(b, act, config)
+    return int(a.last_player[0]) == p and a.last_answer[0].tolist() != b.last_answer[0].tolist()
+
+
 def own_case_pair(num_players: int, seed: int, p: int, encode, also=(), **options) -> str:
     """Information hygiene of an encoding (docs/rules.md §9): games A and B (B = A with player
     ``p``'s own case replaced, every case still disjoint) play the same actions; ``p``'s
@@ -103,12 +116,9 @@ def own_case_pair(num_players: int, seed: int, p: int, encode, also=(), **option
     until an answer to ``p`` differs, after which ``encode``'s differ; in round 0 the holder of
     ``p``'s case does see the change (positive control). ``options`` go to :class:`GameConfig`.
     Returns why the comparison ended: ``"answer differs"`` or ``"game over"``."""
-    from test_hygiene import pick
-
     cfg = GameConfig(num_players=num_players, **options)
     a, b, rng = paired_games(cfg, seed, p)
     holder = (p - 1) % num_players
-    buf = np.zeros(1, dtype=np.int64)
     while True:
         assert np.array_equal(encode(a, cfg, p), encode(b, cfg, p))
         for other in also:
@@ -117,9 +127,6 @@ def own_case_pair(num_players: int, seed: int, p: int, encode, also=(), **option
             assert not np.array_equal(encode(a, cfg, holder), encode(b, cfg, holder))
         if a.done[0]:
             return "game over"
-        buf[0] = pick(a, rng, legal_action_mask(a)[0], p)
-        step_inplace(a, buf, cfg)
-        step_inplace(b, buf, cfg)
-        if int(a.last_player[0]) == p and a.last_answer[0].tolist() != b.last_answer[0].tolist():
+        if step_pair(a, b, cfg, p, rng):
             assert not np.array_equal(encode(a, cfg, p), encode(b, cfg, p))
             return "answer differs"

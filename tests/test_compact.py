@@ -12,7 +12,7 @@ import pytest
 
 from pi_env.core.constants import NUM_CASES, SOLVE_BASE, case_index
 from pi_env.core.errors import PIError
-from pi_env.engine import GameConfig, decode_observation, init, legal_action_mask, observe, step_inplace
+from pi_env.engine import GameConfig, decode_observation, init, observe
 from pi_env.engine import solo as S
 from pi_env.envs.encoders import encode_flat, flat_layout
 from pi_env.solvers import Knowledge, case_bits, knowledge_from_observation
@@ -21,8 +21,7 @@ from pi_env.solvers.compact import (GAIN_SCALE, SOLO_COMPACT_SIZE, compact_bound
 from pi_env.solvers.own_info import (own_case_mask, own_features, query_gains, solo_features,
                                      solo_observation_features)
 from pi_env.solvers.tables import from_bitset
-from helpers import assert_jit_off_agrees, paired_games
-from test_hygiene import pick
+from helpers import assert_jit_off_agrees, paired_games, step_pair
 from test_own_info import CONFIGS, random_positions
 
 
@@ -117,7 +116,6 @@ def run_pair(config, seed, p):
     holder = (p - 1) % P
     mask_a = np.empty((1, NUM_CASES), dtype=bool)
     mask_b = np.empty((1, NUM_CASES), dtype=bool)
-    act = np.zeros(1, dtype=np.int64)
     steps = 0
     while True:
         xa = encode_compact(a, config, p, mask=mask_a)
@@ -127,11 +125,9 @@ def run_pair(config, seed, p):
             assert not np.array_equal(encode_compact(a, config, holder), encode_compact(b, config, holder))
         if a.done[0]:
             return "game over"
-        act[0] = pick(a, rng, legal_action_mask(a)[0], p)
-        step_inplace(a, act, config)
-        step_inplace(b, act, config)
+        differs = step_pair(a, b, config, p, rng)
         steps += 1
-        if int(a.last_player[0]) == p and a.last_answer[0].tolist() != b.last_answer[0].tolist():
+        if differs:
             assert not np.array_equal(encode_compact(a, config, p), encode_compact(b, config, p))
             return "answer differs"
 

@@ -14,16 +14,14 @@ import pytest
 
 from pi_env.agents import make_agent
 from pi_env.agents.deducer import consistent_cases
-from pi_env.agents.learned import (ENCODINGS, POLICY_ACTIONS, SOLVE_ACTION, ZOO, best_cases, encode_observations,
-                                   encode_state, encoding_size, policy_mask, state_from_observations,
-                                   to_engine_actions)
-from pi_env.core.constants import CASE_TRIPLES, NUM_ACTIONS, NUM_CASES, SOLVE_BASE
+from pi_env.agents.learned import (POLICY_ACTIONS, SOLVE_ACTION, ZOO, best_cases, encode_observations, encode_state,
+                                   encoding_size, policy_mask, to_engine_actions)
+from pi_env.core.constants import CASE_TRIPLES, NUM_CASES, SOLVE_BASE
 from pi_env.core.errors import PIError, UnknownNameError
 from pi_env.engine import GameConfig, init, legal_action_mask, observe, sample_actions, step_inplace
 from pi_env.envs.encoders import encode_flat, flat_layout
 from pi_env.envs.selfplay import RandomBatchOpponent, SelfPlayVecEnv
-from helpers import paired_games
-from test_hygiene import pick
+from helpers import paired_games, step_pair
 
 
 def _rl():
@@ -132,7 +130,6 @@ def run_pair(num_players, seed, p, encoding):
     mask and named case are identical until an answer to ``p`` differs."""
     cfg = GameConfig(num_players=num_players)
     a, b, rng = paired_games(cfg, seed, p)
-    buf = np.zeros(1, dtype=np.int64)
 
     def view(s):
         return (encode_state(encoding, s, cfg, np.array([p])), policy_mask(legal_action_mask(s)),
@@ -143,10 +140,7 @@ def run_pair(num_players, seed, p, encoding):
         assert all(np.array_equal(x, y) for x, y in zip(va, vb))
         if a.done[0]:
             return "game over"
-        buf[0] = pick(a, rng, legal_action_mask(a)[0], p)
-        step_inplace(a, buf, cfg)
-        step_inplace(b, buf, cfg)
-        if int(a.last_player[0]) == p and a.last_answer[0].tolist() != b.last_answer[0].tolist():
+        if step_pair(a, b, cfg, p, rng):
             return "answer differs"
 
 

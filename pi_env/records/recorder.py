@@ -10,7 +10,7 @@ engine (:mod:`pi_env.engine.solo`, open queries) and give a :class:`~pi_env.engi
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable, Iterator
+from typing import Callable
 
 import numpy as np
 
