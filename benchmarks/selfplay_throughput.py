@@ -16,7 +16,9 @@ Rows, all measured in this run (numba compile time excluded by a warm-up):
   thread (``parallel=False``), threads (``parallel=True``) and the default for that batch size
   (``parallel=None``); ``default / 1`` is the never-slower check. Also (c1) the same env with
   ``observations="packed"`` (the packed encoding of :mod:`pi_env.engine.packed`, ``float32[B, 150 +
-  269·P]``, 688 floats per row for 2 players, written by the same fused call) and (c0) with
+  269·P]``, 688 floats per row for 2 players, written by the same fused call), (c2) with
+  ``observations="packed-int8"`` (the same rows before their scales, ``int8[B, 150 + 269·P]``, a
+  quarter of the bytes; the learner converts them, :mod:`pi_env.rl.packed_int`) and (c0) with
   ``observations=False`` (rows and masks only: what an encoding costs); ``vs flat`` is the
   default build's rate over that of the flat rows at the same batch size, measured in the same
   slices. Targets on the 2-core machine: >= 500,000 agent-steps/s at B = 4096 (issue #7),
@@ -126,12 +128,13 @@ def bench_env(env, seconds: float, policy=None) -> tuple[float, float, float, fl
             return rows / elapsed, turns / elapsed, elapsed / calls, rows / (time.process_time() - c0)
 
 
-ENCODINGS = ((True, "(c) flat obs + masks"), ("packed", "(c1) packed obs + masks"), (False, "(c0) no obs, masks"))
+ENCODINGS = ((True, "(c) flat obs + masks"), ("packed", "(c1) packed obs + masks"),
+             ("packed-int8", "(c2) packed int8 obs + masks"), (False, "(c0) no obs, masks"))
 """The ``observations=`` of the env measured, with their row labels."""
 
 
-def bench_builds(players: int, batch: int, seconds: float, observations=(True, "packed", False), rounds: int = 3
-                 ) -> dict[tuple, tuple[float, float]]:
+def bench_builds(players: int, batch: int, seconds: float, observations=(True, "packed", "packed-int8", False),
+                 rounds: int = 3) -> dict[tuple, tuple[float, float]]:
     """``{(observations, parallel): (rows/s, rows per CPU second)}`` of ``SelfPlayVecEnv`` with
     random legal actions, for each ``observations`` and one thread (``False``), threads (``True``)
     and the default (``None``), in ``rounds`` alternating slices of ``seconds / rounds`` each per
@@ -216,7 +219,7 @@ def main() -> None:
           f"{os.cpu_count()} CPUs, load average {load0:.1f} at the start, {load:.1f} after the self-play table; "
           "agent-steps = rows returned (turns + terminal rows)")
     print("SelfPlayVecEnv, every seat a learner, random legal actions (agent-steps/s; flat encoding: "
-          f"float32[B, {618 + 1912 * P}], packed: float32[B, {150 + 269 * P}]):")
+          f"float32[B, {618 + 1912 * P}], packed: float32[B, {150 + 269 * P}], packed int8: int8[B, {150 + 269 * P}]):")
     print("\n".join(format_table(builds, ("configuration", "1 thread", "per CPU-s", "threads", "threads / 1",
                                           "default (build chosen)", "default / 1", "vs flat", "best vs (a)"),
                                  align="lrrrrrrrr")))

@@ -141,7 +141,8 @@ def test_jit_off_gives_the_same_arrays():
 
 
 def test_bad_input_is_refused_in_one_line():
-    with pytest.raises(PIError, match=r"^observations must be True, False, 'flat' or 'packed', got 'compact'$"):
+    with pytest.raises(PIError, match=r"^observations must be True, False, 'flat', 'packed', 'packed-int8' or "
+                                      r"'packed-int16', got 'compact'$"):
         SelfPlayVecEnv(2, observations="compact")
     cfg = GameConfig(num_players=2)
     st = init(cfg, 3, seed=0)

@@ -60,18 +60,41 @@ the observation's own value, so :func:`packed_from_observation` computes the enc
 bit for bit). The observation holds nothing from which the player's own case follows except the
 answers to it, hence neither does this encoding (``tests/test_packed.py`` plays pairs of games that
 differ only in that case).
+
+Integer rows
+------------
+
+The same layout before the scales, as integers: ``int8[packed_size(P)]`` (or ``int16``), a quarter
+of the bytes, written by the same fused self-play call (:class:`PackedIntWriter`,
+:func:`write_packed_int`; the self-play env's ``observations="packed-int8"``). Entry by entry:
+``tile_district`` the district ``d`` (0..13); the 0/1 components 0/1; ``inv_spots`` /
+``inv_traces`` 0..3; ``failed_count`` the number ``n`` of distinct wrong triples; ``failed_share``
+how many of them name the element (0..n); ``score``, ``inv_left``, ``round``, ``tier``,
+``rotation``, ``first_seat``, ``deck_size``, ``to_move`` the observation's own values. So the
+packed row is ``x * packed_int_scales(P, scales)`` in ``float32`` (the scale of the entry's
+component, ``TILE_SCALE`` for ``tile_district``), except ``failed_count = FAILED_COUNT[n]`` and
+``failed_share = x / max(n, 1)`` (``float32`` division): :func:`packed_from_int` (numpy) and
+:class:`pi_env.rl.packed_int.PackedIntToFloat` (torch) compute exactly the ``float32`` rows, bit for
+bit (``tests/test_packed_int.py``). Ranges (:func:`pi_env.envs.encoders.packed_int_bounds`): scores
+−5..21 (second edition), 0..rounds (duel), down to ``−2 · max_rotations · rounds`` (first edition);
+``rotation`` and ``n`` at most ``max_rotations`` (a player has at most one turn a rotation; a duel's
+first attempt ends the round); the rest below 37. So ``int8`` holds every second-edition and duel
+game with ``max_rotations <= 127`` (the default is 60) and ``int16`` every game
+(:func:`pi_env.envs.encoders.check_packed_int` refuses a dtype too narrow). Being the packed rows'
+values, they show a player nothing of its own case either (tested with paired games too).
 """
 
 from __future__ import annotations
 
 import functools
 import math
+from typing import Any
 
 import numpy as np
 from numba import prange
 
 from pi_env.core._config import batch_kernel, rule_step
-from pi_env.core.constants import MAX_INVESTIGATORS, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS
+from pi_env.core.constants import IN_DISCARD, MAX_INVESTIGATORS, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS, ON_DISPLAY
 from pi_env.core.errors import PIError
 from pi_env.engine._kernels import CHUNK
 from pi_env.engine.observe import _component_layout, decode_observation, player_array
@@ -80,7 +103,8 @@ from pi_env.engine.writer import (NUM_COMPONENTS, _untracked, _write_bits, _writ
                                   _write_places)
 
 __all__ = ["packed_layout", "packed_size", "write_packed", "packed_from_observation", "PackedWriter",
-           "PACKED_COMPONENTS"]
+           "PACKED_COMPONENTS", "INT_DTYPES", "write_packed_int", "PackedIntWriter", "packed_int_from_observation",
+           "packed_from_int", "packed_int_scales"]
 
 _COMPONENTS = (
     ("tile_district", (NUM_ELEMENTS,), False), ("display", (NUM_ELEMENTS,), False),
@@ -409,3 +433,340 @@ def packed_from_observation(observation: np.ndarray, scales: np.ndarray) -> np.n
     share = per.astype(np.float32) / np.maximum(n, 1).astype(np.float32)[..., None]
     put("failed_share", share)
     return out.reshape(lead + (packed_size(P),))
+
+
+# --- the integer rows --------------------------------------------------------------------------
+INT_DTYPES: dict[str, np.dtype[Any]] = {"int8": np.dtype(np.int8), "int16": np.dtype(np.int16)}
+"""The dtypes of the packed integer rows, by name (module docstring, "Integer rows")."""
+
+
+@rule_step
+def _write_packed_int_rows(lo, hi, players, off, out, f_list, f_count, round_, first_player, current_player,
+                           rotation, tier, tile_district, case, card_place, deck_size, front, spot, trace, inv_count,
+                           inv_district, inv_answer, inv_suppressed, inv_left, attempted, solved, solved_case, failed,
+                           failed_words, score):
+    """Write row ``b`` of ``out`` (``int8``), for every game ``b`` of ``lo <= b < hi`` with
+    ``p = players[b] >= 0``: the packed integer row of player ``p`` (module docstring, "Integer
+    rows"), every entry written: no row caches, as a row is a few hundred bytes, mostly copies of
+    the state's own ``bool``/``int8`` arrays. ``f_list``/``f_count`` as ``_write_packed_rows``.
+
+    Written for the compiler: each block is a slice of the row indexed from 0 (an index ``start +
+    x`` into the row costs a negative-index check per entry) and the 36-entry loops run to a
+    trip count read from an array (a constant 36 was unrolled into byte-by-byte code; a runtime
+    count is vectorized): measured 116 ns a row (2 players) against 450-650 ns written plainly."""
+    E = tile_district.shape[1]  # NUM_ELEMENTS, as a runtime trip count (docstring)
+    L = f_list.shape[2]
+    W = failed_words.shape[2]
+    P = case.shape[1]
+    for b in range(lo, hi):
+        p = players[b]
+        if p >= 0:
+            o = out[b]
+            td = tile_district[b]
+            place = card_place[b]
+            d0 = o[off[0]:off[0] + E]
+            d1 = o[off[1]:off[1] + E]
+            d2 = o[off[2]:off[2] + E]
+            for x in range(E):
+                d0[x] = td[x]
+            for x in range(E):
+                d1[x] = place[x] == ON_DISPLAY
+            for x in range(E):
+                d2[x] = place[x] == IN_DISCARD
+            # the blocks written sparsely, zeroed: investigators, held and solved cases (off[6] ..
+            # off[12]), failed counts and shares (off[12] .. off[14])
+            z = o[off[6]:off[12]]
+            for x in range(z.shape[0]):
+                z[x] = 0
+            z = o[off[12]:off[14]]
+            for x in range(z.shape[0]):
+                z[x] = 0
+            h = (p + 1) % P  # the observer holds the case of the next player (docs/rules.md §3)
+            held = o[off[10]:off[10] + NUM_ELEMENTS]
+            held[case[b, h, 0]] = 1
+            held[12 + case[b, h, 1]] = 1
+            held[22 + case[b, h, 2]] = 1
+            for j in range(P):
+                q = (p + j) % P
+                fr, sp, tr = front[b, q], spot[b, q], trace[b, q]
+                d3 = o[off[3] + j * 36:off[3] + j * 36 + 36]
+                d4 = o[off[4] + j * 36:off[4] + j * 36 + 36]
+                d5 = o[off[5] + j * 36:off[5] + j * 36 + 36]
+                for x in range(E):
+                    d3[x] = fr[x]
+                for x in range(E):
+                    d4[x] = sp[x]
+                for x in range(E):
+                    d5[x] = tr[x]
+                placed = o[off[6] + j * 14:off[6] + j * 14 + 14]
+                spots = o[off[7] + j * 14:off[7] + j * 14 + 14]
+                traces = o[off[8] + j * 14:off[8] + j * 14 + 14]
+                sup = o[off[9] + j * 42:off[9] + j * 42 + 42]
+                for k in range(inv_count[b, q]):
+                    d = np.int64(inv_district[b, q, k])
+                    placed[d] = 1
+                    spots[d] = inv_answer[b, q, k, 0]
+                    traces[d] = inv_answer[b, q, k, 1]
+                    for t in range(3):
+                        sup[3 * d + t] = inv_suppressed[b, q, k, t]
+                c = np.int64(solved_case[b, q])
+                if c >= 0:
+                    sc = o[off[11] + j * 36:off[11] + j * 36 + 36]
+                    sc[c // 140] = 1
+                    sc[12 + (c // 14) % 10] = 1
+                    sc[22 + c % 14] = 1
+                # failed solves: how many distinct triples, and how many of them name each element
+                share = o[off[13] + j * 36:off[13] + j * 36 + 36]
+                n = 0
+                if f_count[b, q] <= L:
+                    fl = f_list[b, q]
+                    for i in range(f_count[b, q]):
+                        cc = np.int64(fl[i])
+                        share[cc // 140] += 1
+                        share[12 + (cc // 14) % 10] += 1
+                        share[22 + cc % 14] += 1
+                    n = f_count[b, q]
+                elif attempted[b, q]:  # failed solves imply an attempt this round
+                    words = failed_words[b, q]
+                    flags = failed[b, q]
+                    for w in range(W):
+                        if words[w] != 0:
+                            for cc in range(8 * w, 8 * w + 8):
+                                if flags[cc]:
+                                    share[cc // 140] += 1
+                                    share[12 + (cc // 14) % 10] += 1
+                                    share[22 + cc % 14] += 1
+                                    n += 1
+                o[off[12] + j] = n
+                o[off[14] + j] = score[b, q]
+                o[off[15] + j] = attempted[b, q]
+                o[off[16] + j] = solved[b, q]
+                o[off[17] + j] = inv_left[b, q]
+            o[off[18]] = round_[b]
+            o[off[19]] = tier[b]
+            o[off[20]] = rotation[b]
+            o[off[21]] = (first_player[b] - p + P) % P
+            o[off[22]] = deck_size[b]
+            o[off[23]] = (current_player[b] - p + P) % P
+
+
+@batch_kernel(family="observe")
+def _packed_int_kernel(players, off, out, f_list, f_count, round_, first_player, current_player, rotation, tier,
+                       tile_district, case, card_place, deck_size, front, spot, trace, inv_count, inv_district,
+                       inv_answer, inv_suppressed, inv_left, attempted, solved, solved_case, failed, failed_words,
+                       score):
+    """The packed integer row of player ``players[b]`` into ``out[b]`` for every game (rows with a
+    negative player are left alone)."""
+    n = out.shape[0]
+    for c in prange((n + CHUNK - 1) // CHUNK):
+        _write_packed_int_rows(c * CHUNK, min(n, c * CHUNK + CHUNK), players, off, out, f_list, f_count, round_,
+                               first_player, current_player, rotation, tier, tile_district, case, card_place,
+                               deck_size, front, spot, trace, inv_count, inv_district, inv_answer, inv_suppressed,
+                               inv_left, attempted, solved, solved_case, failed, failed_words, score)
+
+
+def _int_dtype(dtype: Any) -> np.dtype[Any]:
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        dt = None
+    if dt not in INT_DTYPES.values():
+        raise PIError(f"dtype must be int8 or int16, got {dtype!r}")
+    return dt
+
+
+def write_packed_int(state: State, player: "int | np.ndarray", dtype: Any = np.int8,
+                     out: "np.ndarray | None" = None, failed: Any = None,
+                     parallel: "bool | None" = None) -> np.ndarray:
+    """The packed integer rows (module docstring, "Integer rows") of ``player`` in every game of
+    ``state``. The caller makes sure the game's values fit ``dtype``
+    (:func:`pi_env.envs.encoders.packed_int_bounds`); a value that does not is wrapped around.
+
+    Args:
+        state: ``B`` games of ``P`` players.
+        player: one player for all games, or ``int[B]`` a player per game.
+        dtype: ``int8`` or ``int16``.
+        out: optional C-contiguous ``dtype[B, packed_size(P)]`` buffer, overwritten entirely.
+        failed: the caller's up-to-date :class:`~pi_env.engine.writer.FailedSolves` of ``state``
+            (faster), else the failed-solve flags are scanned.
+        parallel: threaded (``True``), serial (``False``) or by batch size (``None``, family
+            ``"observe"``).
+
+    Returns:
+        ``dtype[B, packed_size(P)]`` (``out`` if given).
+
+    Raises:
+        PIError: bad players, dtype or ``out``.
+
+    Example:
+        >>> from pi_env.engine import GameConfig, init
+        >>> write_packed_int(init(GameConfig(num_players=2), 3, seed=0), [0, 1, 0]).dtype
+        dtype('int8')
+    """
+    B, P = state.batch_size, state.num_players
+    players = player_array(state, player)
+    dt = _int_dtype(dtype)
+    D = packed_size(P)
+    if out is None:
+        out = np.zeros((B, D), dtype=dt)
+    elif (not isinstance(out, np.ndarray) or out.shape != (B, D) or out.dtype != dt or not out.flags.c_contiguous):
+        raise PIError(f"out must be a C-contiguous {dt}[{B}, {D}], got "
+                      f"{getattr(out, 'dtype', type(out).__name__)}{list(getattr(out, 'shape', ()))}")
+    lists = _untracked(B, P) if failed is None else (failed.list, failed.count)
+    _packed_int_kernel.for_batch(B, parallel)(players, _offsets(P), out, *lists, *_state_args(state))
+    return out
+
+
+class PackedIntWriter:
+    """Fills the rows of a ``dtype[B, packed_size(P)]`` buffer with packed integer rows (module
+    docstring, "Integer rows"): what the fused self-play turn writes into with
+    ``observations="packed-int8"`` / ``"packed-int16"``; :func:`write_packed_int` is the call.
+
+    Args:
+        batch_size: ``B``.
+        num_players: ``P``.
+        dtype: ``int8`` or ``int16``.
+        parallel: for :meth:`write` (as :func:`write_packed_int`).
+
+    Attributes:
+        buffer: ``dtype[B, packed_size(P)]``, starts all zero.
+
+    Raises:
+        PIError: another dtype.
+    """
+
+    def __init__(self, batch_size: int, num_players: int, dtype: Any = np.int8, parallel: "bool | None" = None):
+        self.batch_size, self.num_players = int(batch_size), int(num_players)
+        self.size = packed_size(self.num_players)
+        self.dtype = _int_dtype(dtype)
+        self.buffer: np.ndarray = np.zeros((self.batch_size, self.size), dtype=self.dtype)
+        self._parallel = parallel
+
+    def kernel_args(self) -> tuple[np.ndarray, ...]:
+        """``(offsets, buffer)``: the row writer's arguments."""
+        return (_offsets(self.num_players), self.buffer)
+
+    def write(self, state: State, players: np.ndarray, failed: Any = None) -> np.ndarray:
+        """Write row ``b`` for player ``players[b]`` (``int64[B]``, C-contiguous, below ``P``;
+        negative: leave the row) and return :attr:`buffer`. ``failed`` as :meth:`PackedWriter.write`."""
+        lists = (_untracked(self.batch_size, self.num_players) if failed is None
+                 else (failed.list, failed.count))
+        _packed_int_kernel.for_batch(self.batch_size, self._parallel)(
+            players, _offsets(self.num_players), self.buffer, *lists, *_state_args(state))
+        return self.buffer
+
+
+@functools.lru_cache(maxsize=64)
+def _int_scales(num_players: int, scales: bytes) -> np.ndarray:
+    s = np.frombuffer(scales, dtype=np.float32)
+    out = np.zeros(packed_size(num_players), dtype=np.float32)
+    # the packed components' scales: tile_district TILE_SCALE; failed_count/failed_share 0 (not a
+    # product: packed_from_int computes them); the others their observation component's scale
+    comp = {name: c for c, name in enumerate(("tiles", "display", "discard", "front", "spot", "trace", "inv_placed",
+                                              "inv_spots", "inv_traces", "inv_suppressed", "held_case",
+                                              "solved_case", "failed", "score", "attempted", "solved", "inv_left",
+                                              "round", "tier", "rotation", "first_seat", "deck_size", "to_move"))}
+    for name, start, n, _ in _layout(num_players):
+        if name == "tile_district":
+            out[start:start + n] = TILE_SCALE
+        elif name not in ("failed_count", "failed_share"):
+            out[start:start + n] = s[comp[name]]
+    out.flags.writeable = False
+    return out
+
+
+def packed_int_scales(num_players: int, scales: np.ndarray) -> np.ndarray:
+    """``float32[packed_size(P)]``: per entry, what an integer row's entry is multiplied by to give
+    the packed (``float32``) entry: ``TILE_SCALE`` for ``tile_district``, the observation
+    component's scale (``scales``, ``float32[23]``) for the others, 0 for ``failed_count`` and
+    ``failed_share`` (those follow from the counts: :func:`packed_from_int`). Read-only.
+
+    Raises:
+        PIError: ``scales`` of the wrong length.
+    """
+    return _int_scales(int(num_players), _scales(scales).tobytes())
+
+
+def packed_from_int(rows: np.ndarray, scales: np.ndarray) -> np.ndarray:
+    """The packed ``float32`` rows of packed integer rows: equal bit for bit to what
+    :func:`write_packed` writes for the same players (module docstring, "Integer rows"; tested).
+
+    ``x * packed_int_scales(P, scales)`` entry by entry (in ``float32``), except ``failed_count``
+    (``FAILED_COUNT[n]``) and ``failed_share`` (the count divided by ``max(n, 1)``, in ``float32``).
+
+    Args:
+        rows: ``int8`` or ``int16[..., packed_size(P)]`` (any integer dtype).
+        scales: ``float32[23]``, one per observation component (the flat encoding's:
+            :func:`pi_env.envs.encoders.float_from_packed_int` passes them).
+
+    Returns:
+        ``float32[..., packed_size(P)]``.
+
+    Raises:
+        PIError: a row length that is no player count's, bad scales.
+    """
+    x = np.asarray(rows)
+    sizes = {packed_size(P): P for P in range(2, 6)}
+    if x.ndim < 1 or x.shape[-1] not in sizes or not np.issubdtype(x.dtype, np.integer):
+        raise PIError(f"rows must be integer rows of length {sorted(sizes)} (2..5 players), got "
+                      f"{x.dtype}{list(x.shape)}")
+    P = sizes[x.shape[-1]]
+    out = x.astype(np.float32) * packed_int_scales(P, scales)
+    lay = packed_layout(P)
+    fc, _ = lay["failed_count"]
+    fs, _ = lay["failed_share"]
+    n = x[..., fc:fc + P].astype(np.int64)
+    out[..., fc:fc + P] = FAILED_COUNT[n]
+    share = x[..., fs:fs + 36 * P].astype(np.float32).reshape(x.shape[:-1] + (P, 36))
+    out[..., fs:fs + 36 * P] = (share / np.maximum(n, 1).astype(np.float32)[..., None]).reshape(
+        x.shape[:-1] + (36 * P,))
+    return out
+
+
+def packed_int_from_observation(observation: np.ndarray, dtype: Any = np.int8) -> np.ndarray:
+    """The packed integer rows computed from engine observations alone, in plain numpy: the
+    reference :func:`write_packed_int` is tested against.
+
+    Args:
+        observation: ``int16[..., observation_size(P)]`` (:func:`pi_env.engine.observe`).
+        dtype: ``int8`` or ``int16`` (values are cast: the caller checks that they fit).
+
+    Returns:
+        ``dtype[..., packed_size(P)]``.
+
+    Raises:
+        PIError: an observation length that is no player count's, a bad dtype.
+    """
+    from pi_env.engine.observe import observation_size
+
+    dt = _int_dtype(dtype)
+    obs = np.asarray(observation)
+    sizes = {observation_size(P): P for P in range(2, 6)}
+    if obs.ndim < 1 or obs.shape[-1] not in sizes:
+        raise PIError(f"observation length {obs.shape[-1] if obs.ndim else None} is not that of 2..5 players")
+    P = sizes[obs.shape[-1]]
+    lead = obs.shape[:-1]
+    rows = obs.reshape(-1, obs.shape[-1])
+    out = np.empty((rows.shape[0], packed_size(P)), dtype=np.int64)
+    lay = packed_layout(P)
+
+    def put(name: str, value: np.ndarray) -> None:
+        start, shape = lay[name]
+        n = int(np.prod(shape)) if shape else 1
+        out[:, start:start + n] = np.asarray(value, dtype=np.int64).reshape(rows.shape[0], n)
+
+    views = [decode_observation(r, P) for r in rows]
+
+    def stack(name: str) -> np.ndarray:
+        return np.stack([v[name] for v in views]) if views else np.zeros((0,), dtype=np.int16)
+
+    put("tile_district", stack("tiles").argmax(axis=-1))
+    for name in ("display", "discard", "front", "spot", "trace", "inv_placed", "inv_spots", "inv_traces",
+                 "inv_suppressed", "held_case", "solved_case", "score", "attempted", "solved", "inv_left", "round",
+                 "tier", "rotation", "first_seat", "deck_size", "to_move"):
+        put(name, stack(name))
+    failed = stack("failed").astype(bool).reshape(-1, P, 12, 10, 14)
+    put("failed_count", failed.sum(axis=(2, 3, 4)))
+    put("failed_share", np.concatenate([failed.sum(axis=(3, 4)), failed.sum(axis=(2, 4)), failed.sum(axis=(2, 3))],
+                                       axis=-1))
+    return out.astype(dt).reshape(lead + (packed_size(P),))

@@ -23,7 +23,7 @@ from numba import prange
 
 from pi_env.core._config import batch_kernel, rule_step
 from pi_env.engine import _kernels as K
-from pi_env.engine.packed import PackedWriter, _write_packed_rows
+from pi_env.engine.packed import PackedIntWriter, PackedWriter, _write_packed_int_rows, _write_packed_rows
 from pi_env.engine.writer import FailedSolves, ObservationWriter, _track_failed_game, _write_rows
 
 __all__ = ["advance_kernel", "SelfPlayTurn"]
@@ -86,9 +86,10 @@ def _selfplay_kernel(actions, rejected, num_players, rules, num_rounds, max_rota
                      learner, notified, acc, row_seat, row_terminal, pending, need_opp, games, out_reward,
                      out_term, out_trunc, seat8, f_list, f_count, f_round, encode, off, scale, obs, c_td,
                      c_fpos, c_fn, c_bits, c_held, c_solved, c_inv, p_off, p_scale, p_fcount, p_obs, p_td,
-                     p_bits, p_inv, p_fn, mask, failed_words, *S):
+                     p_bits, p_inv, p_fn, i_off, i_obs, mask, failed_words, *S):
     """One self-play turn of every game, range by range (module docstring; ``encode``: 0 no
-    observation, 1 the flat rows ``obs``, 2 the packed rows ``p_obs``; ``S``: the state's arrays in
+    observation, 1 the flat rows ``obs``, 2 the packed rows ``p_obs``, 3 the packed integer rows
+    ``i_obs``; ``S``: the state's arrays in
     :meth:`State.arrays` order)."""
     (rng, round_, first_player, current_player, rotation, tier, solved_this_rotation, done, truncated, turn,
      tile_district, district_tile, case, card_place, deck, deck_size, front, spot, trace, inv_count,
@@ -126,6 +127,11 @@ def _selfplay_kernel(actions, rejected, num_players, rules, num_rounds, max_rota
                                f_count, round_, first_player, current_player, rotation, tier, tile_district, case,
                                card_place, deck_size, front, spot, trace, inv_count, inv_district, inv_answer,
                                inv_suppressed, inv_left, attempted, solved, solved_case, failed, failed_words, score)
+        elif encode == 3:
+            _write_packed_int_rows(lo, hi, row_seat, i_off, i_obs, f_list, f_count, round_, first_player,
+                                   current_player, rotation, tier, tile_district, case, card_place, deck_size, front,
+                                   spot, trace, inv_count, inv_district, inv_answer, inv_suppressed, inv_left,
+                                   attempted, solved, solved_case, failed, failed_words, score)
         elif encode == 1:
             _write_rows(lo, hi, row_seat, off, scale, obs, c_td, c_fpos, c_fn, c_bits, c_held, c_solved, c_inv, f_list,
                         f_count, round_, first_player, current_player, rotation, tier, tile_district, case,
@@ -150,8 +156,9 @@ class SelfPlayTurn:
         failed: the :class:`~pi_env.engine.writer.FailedSolves` of the games.
         writer: the writer of the rows' observations: an
             :class:`~pi_env.engine.writer.ObservationWriter` (the flat rows), a
-            :class:`~pi_env.engine.packed.PackedWriter` (the packed rows), or ``None`` (no
-            observations).
+            :class:`~pi_env.engine.packed.PackedWriter` (the packed rows), a
+            :class:`~pi_env.engine.packed.PackedIntWriter` (the packed integer rows), or ``None``
+            (no observations).
         mask: ``int8[B, 1730]``: the rows' legal-action masks (the clue and investigator entries are
             written; the solve entries are left as they are, ones).
         parallel: threaded (``True``), serial (``False``) or by batch size (``None``, the family
@@ -159,7 +166,7 @@ class SelfPlayTurn:
     """
 
     def __init__(self, engine: Any, rows: tuple[np.ndarray, ...], failed: FailedSolves,
-                 writer: "ObservationWriter | PackedWriter | None", mask: np.ndarray, parallel: bool | None = None):
+                 writer: "ObservationWriter | PackedWriter | PackedIntWriter | None", mask: np.ndarray, parallel: bool | None = None):
         st = engine.state
         B, P = engine.batch_size, engine.num_players
         self._kernel = _selfplay_kernel.for_batch(B, parallel)
@@ -167,9 +174,11 @@ class SelfPlayTurn:
         ones = np.ones(23, dtype=np.float32)
         flat = writer if isinstance(writer, ObservationWriter) else ObservationWriter(1, P, ones)
         packed = writer if isinstance(writer, PackedWriter) else PackedWriter(1, P, ones)
-        code = 0 if writer is None else (1 if isinstance(writer, ObservationWriter) else 2)
+        ints = writer if isinstance(writer, PackedIntWriter) else PackedIntWriter(1, P)
+        code = (0 if writer is None else 1 if isinstance(writer, ObservationWriter)
+                else 2 if isinstance(writer, PackedWriter) else 3)
         enc: tuple[Any, ...] = (code, flat._offsets, flat.scales, flat._rows, *flat._caches.arrays(),
-                                *packed.kernel_args())
+                                *packed.kernel_args(), *ints.kernel_args())
         cfg = engine.config
         self._rejected = engine._rejected
         self._args = (P, cfg.rules_code, cfg.num_rounds, cfg.max_rotations, cfg.board.adjacency,

@@ -67,6 +67,17 @@ each tile's district index and the ``P × 1680`` failed-solve flags by a count a
 (:mod:`pi_env.engine.packed` documents every entry; the other components and their scales are the
 flat encoding's). :func:`encode_packed`, :class:`PackedEncoder`, :func:`packed_bounds`; the
 self-play env returns it with ``observations="packed"``.
+
+Packed integer rows
+-------------------
+
+``int8[150 + 269 * P]`` or ``int16[...]``: the packed encoding before its scales, a quarter (int8)
+or half the bytes (:mod:`pi_env.engine.packed`, "Integer rows", lists every entry's value range).
+:func:`float_from_packed_int` turns them into the packed ``float32`` rows, bit for bit;
+:func:`packed_int_bounds` gives every entry's range for a game, :func:`check_packed_int` whether a
+dtype holds them (``int8``: every second-edition and duel game with ``max_rotations <= 127``;
+``int16``: every game). :func:`encode_packed_int`, :class:`PackedIntEncoder`; the self-play env
+returns them with ``observations="packed-int8"`` / ``"packed-int16"``.
 """
 
 from __future__ import annotations
@@ -78,13 +89,16 @@ import numpy as np
 
 from pi_env.engine import GameConfig, State, check_config, observation_layout, observation_size
 from pi_env.engine.observe import player_array
-from pi_env.engine.packed import PackedWriter, packed_layout, packed_size, write_packed
+from pi_env.engine.packed import (INT_DTYPES, PackedIntWriter, PackedWriter, packed_from_int, packed_int_scales,
+                                  packed_layout, packed_size, write_packed, write_packed_int)
 from pi_env.engine.writer import FailedSolves, ObservationWriter, observe_scaled
+from pi_env.core.constants import NUM_CASES, NUM_DISTRICTS
 from pi_env.core.errors import PIError
 
 __all__ = ["flat_size", "flat_layout", "flat_scales", "flat_bounds", "encode_flat",
            "encode_flat_reference", "FlatEncoder", "FailedSolves", "check_config", "players_array",
-           "packed_size", "packed_layout", "packed_bounds", "encode_packed", "PackedEncoder"]
+           "packed_size", "packed_layout", "packed_bounds", "encode_packed", "PackedEncoder", "packed_int_bounds",
+           "check_packed_int", "encode_packed_int", "PackedIntEncoder", "float_from_packed_int", "int_row_scales"]
 
 _COMPONENT_NAMES = tuple(observation_layout(2))
 players_array = player_array  # the engine's, under the name this module has always exported
@@ -141,19 +155,19 @@ def encode_flat_reference(observation: np.ndarray, config: GameConfig) -> np.nda
     return np.asarray(observation).astype(np.float32) * flat_scales(config)
 
 
-_Writer = TypeVar("_Writer", ObservationWriter, PackedWriter)
+_Writer = TypeVar("_Writer", ObservationWriter, PackedWriter, PackedIntWriter)
 
 
 class _RowEncoder(Generic[_Writer]):
-    """What :class:`FlatEncoder` and :class:`PackedEncoder` share: the engine's writer that fills
-    the ``float32[B, ...]`` :attr:`buffer`, whose first ``size`` columns are the encoding, and the
+    """What :class:`FlatEncoder`, :class:`PackedEncoder` and :class:`PackedIntEncoder` share: the
+    engine's writer that fills the ``float32[B, ...]`` (integer rows: ``int8``/``int16``) :attr:`buffer`, whose first ``size`` columns are the encoding, and the
     read-only view of those columns that ``encode`` returns (copies keep the buffer, the writer's
     one object, and rebuild the view of it)."""
 
     def __init__(self, config: GameConfig, size: int, writer: _Writer):
         self.config, self.batch_size, self.size = config, writer.batch_size, size
         self._writer: _Writer = writer
-        self.buffer = writer.buffer
+        self.buffer: np.ndarray = writer.buffer
         self._make_view()
 
     def _make_view(self) -> None:
@@ -325,6 +339,138 @@ class PackedEncoder(_RowEncoder[PackedWriter]):
         Raises:
             PIError: (``check``) a state of another shape, or bad players.
         """
+        if check:
+            if state.batch_size != self.batch_size or state.num_players != self.config.num_players:
+                raise PIError(f"state has B={state.batch_size}, P={state.num_players}; the encoder was built "
+                              f"for B={self.batch_size}, P={self.config.num_players}")
+            player = player_array(state, player)
+        self._writer.write(state, np.asarray(player, dtype=np.int64), failed)
+        return self._view
+
+
+def packed_int_bounds(config: GameConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Per-entry ``(low, high)`` ``int64`` bounds of the packed integer rows of a game with
+    ``config`` (:mod:`pi_env.engine.packed`, "Integer rows"): the engine observation's bounds
+    (:func:`pi_env.envs.aec.observation_bounds`) for the components it shares with the packed
+    encoding, ``0..13`` for ``tile_district``, and ``0..n_max`` for ``failed_count`` and
+    ``failed_share`` with ``n_max = min(1680, max_rotations)`` (a player takes at most one turn a
+    rotation, so names at most ``max_rotations`` triples in a round; in a duel the first attempt ends
+    the round)."""
+    from pi_env.envs.aec import observation_bounds
+
+    P = config.num_players
+    olow, ohigh = observation_bounds(config)
+    flat = flat_layout(P)
+    n_max = 1 if config.is_duel else min(NUM_CASES, int(config.max_rotations))
+    low = np.zeros(packed_size(P), dtype=np.int64)
+    high = np.ones(packed_size(P), dtype=np.int64)
+    for name, (start, shape) in packed_layout(P).items():
+        n = int(np.prod(shape)) if shape else 1
+        if name == "tile_district":
+            high[start:start + n] = NUM_DISTRICTS - 1
+        elif name in ("failed_count", "failed_share"):
+            high[start:start + n] = n_max
+        else:
+            f0 = flat[name][0]
+            low[start:start + n] = olow[f0:f0 + n]
+            high[start:start + n] = ohigh[f0:f0 + n]
+    return low, high
+
+
+def check_packed_int(config: GameConfig, dtype: Any) -> np.dtype[Any]:
+    """The dtype (``"int8"`` or ``"int16"``) if it holds every value of :func:`packed_int_bounds`.
+
+    Raises:
+        PIError: another dtype, or one that cannot hold a value of this game (naming the first
+            component and its range).
+    """
+    name = str(np.dtype(dtype)) if not isinstance(dtype, str) else dtype
+    if name not in INT_DTYPES:
+        raise PIError(f"dtype must be int8 or int16, got {dtype!r}")
+    dt = INT_DTYPES[name]
+    info = np.iinfo(dt)
+    low, high = packed_int_bounds(config)
+    for comp, (start, shape) in packed_layout(config.num_players).items():
+        n = int(np.prod(shape)) if shape else 1
+        lo, hi = int(low[start:start + n].min()), int(high[start:start + n].max())
+        if lo < info.min or hi > info.max:
+            raise PIError(f"{name} cannot hold {comp} of this game ({lo}..{hi}); use int16 or the float32 "
+                          f"packed rows")
+    return dt
+
+
+def encode_packed_int(state: State, config: GameConfig, player: "int | np.ndarray", dtype: str = "int8",
+                      out: np.ndarray | None = None) -> np.ndarray:
+    """The packed integer rows (:mod:`pi_env.engine.packed`, "Integer rows") of ``player`` in
+    every game of ``state``: ``float_from_packed_int(rows, config)`` equals
+    :func:`encode_packed` bit for bit.
+
+    Args:
+        state: a batch of ``B`` games.
+        config: its rules.
+        player: one player for all games, or ``int[B]`` a player per game.
+        dtype: ``"int8"`` or ``"int16"``.
+        out: optional C-contiguous ``dtype[B, packed_size(P)]`` buffer; overwritten entirely.
+
+    Returns:
+        ``dtype[B, packed_size(P)]`` (``out`` if given).
+
+    Raises:
+        PIError: a dtype that cannot hold this game's values (:func:`check_packed_int`), a bad
+            player, a ``config`` for another player count, a wrong ``out``.
+
+    Example:
+        >>> from pi_env.engine import GameConfig, init
+        >>> cfg = GameConfig(num_players=2)
+        >>> encode_packed_int(init(cfg, 3, seed=0), cfg, [0, 1, 0]).shape
+        (3, 688)
+    """
+    check_config(state, config)
+    dt = check_packed_int(config, dtype)
+    return write_packed_int(state, player_array(state, player), dt, out)
+
+
+def int_row_scales(config: GameConfig) -> np.ndarray:
+    """``float32[packed_size(P)]`` (read-only): what each entry of an integer row of a game with
+    ``config`` is multiplied by to give the packed ``float32`` entry, 0 for ``failed_count`` and
+    ``failed_share`` (:func:`pi_env.engine.packed.packed_int_scales` with the flat encoding's scales)."""
+    return packed_int_scales(config.num_players, _component_scales(config))
+
+
+def float_from_packed_int(rows: np.ndarray, config: GameConfig) -> np.ndarray:
+    """``float32[..., packed_size(P)]``: the packed encoding of packed integer rows (``int8`` or
+    ``int16[..., packed_size(P)]``) of a game with ``config``, equal to :func:`encode_packed` bit
+    for bit (:func:`pi_env.engine.packed.packed_from_int` with the flat encoding's scales).
+
+    Raises:
+        PIError: rows of another length or a non-integer dtype.
+    """
+    return packed_from_int(rows, _component_scales(config))
+
+
+class PackedIntEncoder(_RowEncoder[PackedIntWriter]):
+    """Fills a preallocated ``int8[B, packed_size(P)]`` (or ``int16``) buffer with packed integer
+    rows (the counterpart of :class:`PackedEncoder`).
+
+    Args:
+        config: the batch's rules.
+        batch_size: ``B``.
+        dtype: ``"int8"`` or ``"int16"``.
+        parallel: threaded (``True``), serial (``False``) or as :mod:`pi_env.core._config` decides
+            for ``batch_size`` (``None``).
+
+    Raises:
+        PIError: a dtype that cannot hold this game's values (:func:`check_packed_int`).
+    """
+
+    def __init__(self, config: GameConfig, batch_size: int, dtype: str = "int8", parallel: bool | None = None):
+        P = config.num_players
+        super().__init__(config, packed_size(P),
+                         PackedIntWriter(int(batch_size), P, check_packed_int(config, dtype), parallel=parallel))
+
+    def encode(self, state: State, player: "int | np.ndarray", check: bool = True,
+               failed: "FailedSolves | None" = None) -> np.ndarray:
+        """As :meth:`PackedEncoder.encode`, into the integer buffer."""
         if check:
             if state.batch_size != self.batch_size or state.num_players != self.config.num_players:
                 raise PIError(f"state has B={state.batch_size}, P={state.num_players}; the encoder was built "

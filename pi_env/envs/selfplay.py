@@ -10,7 +10,7 @@ returns, per game, one *row* for the next learner seat that must act.
 | Games              | `num_envs` (B), each with 2 to 5 players (`num_players`, default 2)       |
 | Learner seats      | every seat (`opponents=None`), or one rotating seat plus `"self"` seats   |
 | Action Shape       | `int[B]`, values 0 .. 1729 (`single_action_space = Discrete(1730)`)      |
-| Observation Shape  | `float32[B, 618 + 1912·P]` (2 players: 4442), the flat encoding; `observations="packed"`: `float32[B, 150 + 269·P]` (688) |
+| Observation Shape  | `float32[B, 618 + 1912·P]` (2 players: 4442), the flat encoding; `observations="packed"`: `float32[B, 150 + 269·P]` (688); `"packed-int8"`: `int8[B, 150 + 269·P]` |
 | Observation Values | about 0 .. 1 (`pi_env.envs.encoders`; bounds in `single_observation_space`)     |
 | Rewards            | `float32[B]`: the row's seat's score change since its previous row        |
 | Episode end        | `bool[B]` terminated / truncated, one terminal row per learner seat       |
@@ -139,6 +139,15 @@ illegal one (any integer; that game is not stepped and its row comes again, rewa
 688 for 2 players: the flat encoding with the one-hot tiles as district indices and the failed-solve
 flags as counts and per-element shares; :mod:`pi_env.engine.packed` documents every entry), written by
 the same fused call; `observations="flat"` is `True`.
+`observations="packed-int8"` returns the packed encoding *before its scales*, as `int8[B, 150 +
+269·P]` (a quarter of the bytes: district indices, 0/1 flags, counts, scores; `"packed-int16"`:
+`int16`, for the games `int8` cannot hold: the first edition, `max_rotations` above 127; the
+constructor says so), written by the same fused call. The learner turns a batch into the packed
+`float32` rows, bit for bit, with :class:`pi_env.rl.packed_int.PackedIntToFloat` (torch:
+`to_float(torch.from_numpy(obs))`) or :func:`pi_env.envs.encoders.float_from_packed_int` (numpy);
+or feeds the integers to its network as they are (`obs.astype(np.float32)` is an encoding in its own
+right, entries up to 60). :mod:`pi_env.engine.packed` ("Integer rows") lists every entry's range;
+`single_observation_space` is a `Box` of that dtype with those bounds.
 `observations=False` skips the encoding: `obs` is then `float32[B, 0]`, for learners that
 encode the rows themselves from `state` and `info["to_move"]` (e.g. :mod:`pi_env.rl.engine_env`);
 rows, masks, rewards and ends are unchanged.
@@ -185,7 +194,8 @@ from pi_env.engine.arrays import action_array
 from pi_env.engine.position import check_rules, load_positions, rules_of, save_position
 from pi_env.engine.rows import SelfPlayTurn, advance_kernel
 from pi_env.engine.state import DEFAULT_MAX_ROUNDS
-from pi_env.envs.encoders import FailedSolves, FlatEncoder, PackedEncoder, flat_bounds, packed_bounds
+from pi_env.envs.encoders import (FailedSolves, FlatEncoder, PackedEncoder, PackedIntEncoder, flat_bounds, packed_bounds,
+                                  packed_int_bounds)
 
 __all__ = ["SelfPlayVecEnv", "RandomBatchOpponent", "is_batch_opponent"]
 
@@ -319,21 +329,30 @@ class SelfPlayVecEnv(VectorEnv):
                 self._agents[b] = [None] + [None if f is None or is_batch_opponent(f) else f()
                                             for f in self._factories]
         # spaces
-        if isinstance(observations, str) and observations in ("flat", "packed"):
+        if isinstance(observations, str) and observations in ("flat", "packed", "packed-int8", "packed-int16"):
             self.encoding: "str | None" = observations
         elif isinstance(observations, bool):
             self.encoding = "flat" if observations else None
         else:
-            raise PIError(f"observations must be True, False, 'flat' or 'packed', got {observations!r}")
+            raise PIError(f"observations must be True, False, 'flat', 'packed', 'packed-int8' or 'packed-int16', "
+                          f"got {observations!r}")
         self.observations = self.encoding is not None
-        self._encoder: "FlatEncoder | PackedEncoder | None" = (
-            None if self.encoding is None else FlatEncoder(self.config, B, parallel=parallel)
-            if self.encoding == "flat" else PackedEncoder(self.config, B, parallel=parallel))
+        ints = None
+        if self.encoding in ("packed-int8", "packed-int16"):  # refuses a dtype too narrow for the game
+            ints = PackedIntEncoder(self.config, B, self.encoding[7:], parallel=parallel)
+        self._encoder: "FlatEncoder | PackedEncoder | PackedIntEncoder | None" = (
+            ints if ints is not None else None if self.encoding is None
+            else FlatEncoder(self.config, B, parallel=parallel) if self.encoding == "flat"
+            else PackedEncoder(self.config, B, parallel=parallel))
         # the packed rows count every failed triple: a longer list keeps random play off the scan
-        self._failed = FailedSolves(B, P, 64 if self.encoding == "packed" else 16)
+        self._failed = FailedSolves(B, P, 16 if self.encoding in ("flat", None) else 64)
         self._no_obs = np.zeros((B, 0), dtype=np.float32)
-        low, high = packed_bounds(self.config) if self.encoding == "packed" else flat_bounds(self.config)
-        self.single_observation_space = spaces.Box(low, high, dtype=np.float32)
+        if ints is not None:
+            ilow, ihigh = packed_int_bounds(self.config)
+            self.single_observation_space = spaces.Box(ilow, ihigh, dtype=ints.buffer.dtype)
+        else:
+            low, high = packed_bounds(self.config) if self.encoding == "packed" else flat_bounds(self.config)
+            self.single_observation_space = spaces.Box(low, high, dtype=np.float32)
         self.observation_space = batch_space(self.single_observation_space, B)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.action_space = batch_space(self.single_action_space, B)

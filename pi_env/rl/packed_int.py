@@ -1,0 +1,62 @@
+"""The packed integer rows of the self-play env (``observations="packed-int8"`` / ``"packed-int16"``,
+:mod:`pi_env.engine.packed`, "Integer rows") turned into the packed ``float32`` encoding on the
+learner's side, in torch: a quarter of the bytes cross from the env to the learner, and the
+conversion is one batched multiply, a table look-up and a division, equal bit for bit to the
+``float32`` rows the env returns with ``observations="packed"`` (``tests/test_packed_int.py``).
+
+Example (needs the ``rl`` extra)::
+
+    env = SelfPlayVecEnv(4096, observations="packed-int8")
+    to_float = PackedIntToFloat(env.config)
+    obs, info = env.reset(seed=0)
+    x = to_float(torch.from_numpy(obs))        # float32[4096, 688]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from pi_env.engine import GameConfig
+from pi_env.engine.packed import FAILED_COUNT, packed_layout, packed_size
+from pi_env.envs.encoders import int_row_scales
+
+__all__ = ["PackedIntToFloat"]
+
+
+class PackedIntToFloat:
+    """Callable: integer rows (a torch tensor ``int8`` or ``int16[..., packed_size(P)]``) to the
+    packed ``float32`` rows of a game with ``config`` (what
+    :func:`pi_env.envs.encoders.float_from_packed_int` computes in numpy).
+
+    Args:
+        config: the game's rules (player count and scales).
+        device: where the constant tensors live (the rows must be there too).
+
+    Raises:
+        ImportError: torch is not installed (the ``rl`` extra).
+    """
+
+    def __init__(self, config: GameConfig, device: Any = "cpu"):
+        import torch
+
+        P = config.num_players
+        self.num_players, self.size = P, packed_size(P)
+        self.scale = torch.from_numpy(np.array(int_row_scales(config))).to(device)
+        self.failed_count = torch.from_numpy(FAILED_COUNT.copy()).to(device)
+        lay = packed_layout(P)
+        self._fc, self._fs = lay["failed_count"][0], lay["failed_share"][0]
+
+    def __call__(self, rows: Any) -> Any:
+        """``float32[..., packed_size(P)]`` of ``rows`` (a new tensor)."""
+        import torch
+
+        P, fc, fs = self.num_players, self._fc, self._fs
+        out = rows.to(torch.float32) * self.scale
+        n = rows[..., fc:fc + P].to(torch.int64)
+        out[..., fc:fc + P] = self.failed_count[n]
+        share = rows[..., fs:fs + 36 * P].to(torch.float32).reshape(rows.shape[:-1] + (P, 36))
+        den = n.clamp(min=1).to(torch.float32).unsqueeze(-1)
+        out[..., fs:fs + 36 * P] = (share / den).reshape(rows.shape[:-1] + (36 * P,))
+        return out

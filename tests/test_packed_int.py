@@ -1,0 +1,234 @@
+"""The packed integer rows (issue #16 item 1, :mod:`pi_env.engine.packed`, "Integer rows"): values
+worked out by hand, the value ranges and which games ``int8`` holds, bit-for-bit equality of the
+converted rows with the packed ``float32`` rows (fused self-play turn, stand-alone writer, numpy
+reference from the engine observation; terminal rows and autoresets included), the same arrays
+with ``NUMBA_DISABLE_JIT=1``, and information hygiene (docs/rules.md §9): paired games that differ
+only in a player's own case give that player identical integer rows."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+
+import numpy as np
+import pytest
+
+from pi_env.core.constants import ON_DISPLAY
+from pi_env.core.errors import PIError
+from pi_env.engine import GameConfig, init, observe
+from pi_env.engine.packed import (PackedIntWriter, packed_from_int, packed_int_from_observation, packed_int_scales,
+                                  packed_layout, packed_size, write_packed_int)
+from pi_env.engine.writer import FailedSolves
+from pi_env.envs.encoders import (_component_scales, check_packed_int, encode_packed, encode_packed_int,
+                                  float_from_packed_int, packed_int_bounds)
+from pi_env.envs.selfplay import SelfPlayVecEnv
+from helpers import own_case_pair, script_digest
+from test_encoders import mixed_policy
+
+F32 = np.float32
+
+
+def test_values_worked_out_by_hand():
+    cfg = GameConfig(num_players=3)
+    st = init(cfg, 1, seed=4)
+    lay = packed_layout(3)
+    # player 2 named three wrong triples this round: (suspect 1, evidence 2, location 3),
+    # (suspect 1, evidence 5, location 3) and (suspect 4, evidence 5, location 0)
+    c1, c2, c3 = 1 * 140 + 2 * 14 + 3, 1 * 140 + 5 * 14 + 3, 4 * 140 + 5 * 14 + 0
+    st.failed[0, 2, [c1, c2, c3]] = True
+    st.attempted[0, 2] = True
+    st.score[0, 2] = -5
+    st.front[0, 0, 7] = True
+    x = encode_packed_int(st, cfg, 1)[0]  # observer 1: seat 1 is player 2, seat 2 is player 0
+    assert x.dtype == np.int8 and x.shape == (957,)
+
+    def comp(name):
+        start, shape = lay[name]
+        return x[start:start + (int(np.prod(shape)) if shape else 1)].reshape(shape or (1,))
+
+    assert comp("tile_district").tolist() == st.tile_district[0].tolist()
+    held = np.zeros(36, dtype=np.int8)  # player 1 holds player 2's case
+    s, e, l = (int(v) for v in st.case[0, 2])
+    held[[s, 12 + e, 22 + l]] = 1
+    assert comp("held_case").tolist() == held.tolist()
+    assert comp("failed_count").tolist() == [0, 3, 0]
+    share = np.zeros(36, dtype=np.int8)
+    share[1], share[4], share[12 + 2], share[12 + 5], share[22 + 3], share[22 + 0] = 2, 1, 1, 2, 2, 1
+    assert comp("failed_share")[1].tolist() == share.tolist()
+    assert not comp("failed_share")[[0, 2]].any()
+    assert comp("score").tolist() == [0, -5, 0] and comp("attempted").tolist() == [0, 1, 0]
+    assert comp("inv_left").tolist() == [5, 5, 5]
+    assert np.flatnonzero(comp("front")[2]).tolist() == [7]  # player 0 is seat 2
+    assert comp("display").tolist() == (st.card_place[0] == ON_DISPLAY).astype(int).tolist()
+    assert comp("to_move")[0] == (int(st.current_player[0]) - 1) % 3
+    assert comp("round")[0] == 0 and comp("deck_size")[0] == int(st.deck_size[0])
+    # converted: the float rows exactly; failed_share 2/3 and 1/3 in float32
+    f = float_from_packed_int(x, cfg)
+    assert np.array_equal(f, encode_packed(st, cfg, 1)[0])
+    fs = packed_layout(3)["failed_share"][0] + 36
+    assert f[fs + 1] == F32(2) / F32(3) and f[fs + 4] == F32(1) / F32(3)
+
+
+def test_value_ranges_and_which_games_int8_holds():
+    low, high = packed_int_bounds(GameConfig(num_players=2))
+    lay = packed_layout(2)
+    at = {name: (int(low[start]), int(high[start])) for name, (start, _) in lay.items()}
+    assert at["tile_district"] == (0, 13) and at["display"] == (0, 1) and at["inv_spots"] == (0, 3)
+    assert at["score"] == (-5, 21) and at["rotation"] == (0, 60) and at["round"] == (0, 3)
+    assert at["failed_count"] == (0, 60) and at["failed_share"] == (0, 60) and at["to_move"] == (0, 1)
+    assert int(high.max()) == 60 and int(low.min()) == -5
+    duel = packed_int_bounds(GameConfig(num_players=2, mode="duel"))
+    assert int(duel[1][lay["failed_count"][0]]) == 1 and int(duel[1][lay["round"][0]]) == 9
+    assert check_packed_int(GameConfig(num_players=5, max_rotations=127), "int8") == np.int8
+    with pytest.raises(PIError, match=r"^int8 cannot hold failed_count of this game \(0\.\.128\); use int16 or the "
+                                      r"float32 packed rows$"):
+        check_packed_int(GameConfig(num_players=2, max_rotations=128), "int8")
+    first = GameConfig(num_players=3, edition="first")
+    with pytest.raises(PIError, match=r"^int8 cannot hold score of this game \(-360\.\.21\)"):
+        check_packed_int(first, "int8")
+    assert check_packed_int(first, "int16") == np.int16
+    # int16 holds every game: the widest, first edition at the rotation limit
+    assert check_packed_int(GameConfig(num_players=5, edition="first", max_rotations=1000), "int16") == np.int16
+    with pytest.raises(PIError, match=r"^dtype must be int8 or int16, got 'uint8'$"):
+        check_packed_int(first, "uint8")
+
+
+@pytest.mark.parametrize("num_players,options,dtype", [
+    (2, {}, "int8"), (3, dict(edition="first"), "int16"), (4, {}, "int8"), (5, dict(edition="first"), "int16"),
+    (5, {}, "int8"), (2, dict(mode="duel"), "int8"), (3, dict(variants=("fast", "nick-of-time")), "int8")])
+def test_selfplay_int_rows_convert_to_the_float_rows(num_players, options, dtype):
+    """Two envs with the same seed and actions, one returning the packed float32 rows and one the
+    integer rows: at every step the converted integer rows equal the float rows bit for bit, equal
+    the numpy reference from the engine observation and a stand-alone writer scanning the failed
+    flags, and lie within :func:`packed_int_bounds`; terminal rows and autoresets occur."""
+    B = 24
+    kw = dict(num_players=num_players, seed=3, parallel=False, **options)
+    env = SelfPlayVecEnv(B, observations=f"packed-{dtype}", **kw)
+    ref_env = SelfPlayVecEnv(B, observations="packed", **kw)
+    obs, _ = env.reset(seed=3)
+    fobs, _ = ref_env.reset(seed=3)
+    lo, hi = packed_int_bounds(env.config)
+    assert obs.dtype == np.dtype(dtype) and obs.shape == (B, packed_size(num_players)) == env.observation_space.shape
+    assert env.single_observation_space.dtype == np.dtype(dtype)
+    short = FailedSolves(B, num_players, length=0)  # not tracked: every failed solve is read from the flags
+    short.reset(np.ones(B, dtype=bool), env.state)
+    other = PackedIntWriter(B, num_players, dtype)
+    rng = np.random.default_rng(num_players)
+    ends = 0
+    for t in range(200):
+        conv = float_from_packed_int(obs, env.config)
+        assert np.array_equal(conv.view(np.uint32), fobs.view(np.uint32)), t  # bit for bit (also -0.0)
+        ref = packed_int_from_observation(env.engine_observations(), dtype)
+        assert np.array_equal(obs, ref), t
+        assert np.array_equal(other.write(env.state, env._row_seat, short), ref), t
+        assert (obs >= lo).all() and (obs <= hi).all()
+        if t == 60:
+            twin = copy.deepcopy(env)
+        if t % 2:
+            acts = env.sample_actions(rng)
+        else:
+            acts = np.array([mixed_policy(env.state, rng, b) if not env.state.done[b] else 0 for b in range(B)])
+        obs, rew, term, trunc, info = env.step(acts)
+        fobs, frew, fterm, ftrunc, finfo = ref_env.step(acts)
+        assert np.array_equal(rew, frew) and np.array_equal(term, fterm)
+        assert np.array_equal(info["action_mask"], finfo["action_mask"])
+        short.after_step(np.ones(B, dtype=bool), env.state)
+        ends += int((term | trunc).sum())
+        if t == 60:
+            assert np.array_equal(twin.step(acts)[0], obs)
+    if (num_players, options.get("edition")) != (5, "first"):  # (first-edition 5-player games last longer)
+        assert ends > B and (env._games > 1).any()  # terminal rows and autoresets were compared
+
+
+def test_stateless_call_and_conversion_in_every_form():
+    cfg = GameConfig(num_players=4)
+    st = init(cfg, 5, seed=9)
+    players = np.array([0, 1, 2, 3, 1])
+    x = encode_packed_int(st, cfg, players)
+    assert np.array_equal(x, packed_int_from_observation(observe(st, players), "int8"))
+    out = np.full((5, packed_size(4)), 99, dtype=np.int8)
+    assert encode_packed_int(st, cfg, players, out=out) is out and np.array_equal(out, x)
+    f = encode_packed(st, cfg, players)
+    scales = _component_scales(cfg)
+    assert np.array_equal(packed_from_int(x, scales), f)
+    assert np.array_equal(packed_from_int(x.astype(np.int16), scales), f)
+    assert np.array_equal(packed_from_int(x[None], scales)[0], f)  # any leading shape
+    # the per-entry scales: tile_district 1/13, inv_spots 1/3, failed columns 0
+    s = packed_int_scales(4, scales)
+    lay = packed_layout(4)
+    assert s[lay["tile_district"][0]] == F32(1 / 13) and s[lay["inv_spots"][0]] == F32(1 / 3)
+    assert not s[lay["failed_count"][0]:lay["failed_share"][0] + 4 * 36].any() and not s.flags.writeable
+
+
+def test_torch_conversion_is_exact():
+    torch = pytest.importorskip("torch")
+    from pi_env.rl.packed_int import PackedIntToFloat
+
+    cfg = GameConfig(num_players=3)
+    env = SelfPlayVecEnv(16, num_players=3, observations="packed-int8", seed=1, parallel=False)
+    ref = SelfPlayVecEnv(16, num_players=3, observations="packed", seed=1, parallel=False)
+    obs, _ = env.reset(seed=1)
+    fobs, _ = ref.reset(seed=1)
+    conv = PackedIntToFloat(cfg)
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        got = conv(torch.from_numpy(obs.copy()))
+        assert got.dtype == torch.float32
+        assert np.array_equal(got.numpy().view(np.uint32), fobs.view(np.uint32))
+        acts = env.sample_actions(rng)
+        obs = env.step(acts)[0]
+        fobs = ref.step(acts)[0]
+
+
+@pytest.mark.parametrize("num_players,options,dtype", [(2, {}, "int8"), (3, {}, "int8"), (4, {}, "int8"),
+                                                       (5, dict(edition="first"), "int16"),
+                                                       (2, dict(mode="duel"), "int8")])
+def test_int_rows_never_show_the_own_case(num_players, options, dtype):
+    def encode(state, config, player):
+        return encode_packed_int(state, config, player, dtype)
+
+    # (seeds where no answer to the player is wiped by the round's end in the same step: the helper
+    # then expects the rows to differ, and no encoding can show a cleared board's answer)
+    seeds = (3, 4) if num_players == 4 else (1, 2)
+    reasons = [own_case_pair(num_players, seed, p, encode, **options) for seed in seeds for p in range(num_players)]
+    assert "answer differs" in reasons
+
+
+def digest_int_rollout() -> str:
+    """SHA-256 of seeded self-play rollouts' integer rows (int8, 2 and 4 players; int16, first
+    edition), masks and rewards at every step, and the stand-alone call's rows."""
+    h = hashlib.sha256()
+    for P, obs_kind, options in ((2, "packed-int8", {}), (4, "packed-int8", {}), (3, "packed-int16",
+                                                                                  dict(edition="first"))):
+        env = SelfPlayVecEnv(5, num_players=P, observations=obs_kind, parallel=False, **options)
+        obs, info = env.reset(seed=11)
+        rng = np.random.default_rng(P)
+        for _ in range(40):
+            h.update(obs.tobytes())
+            h.update(info["action_mask"].tobytes())
+            h.update(write_packed_int(env.state, env._row_seat, obs.dtype).tobytes())
+            obs, rewards, term, trunc, info = env.step(env.sample_actions(rng))
+            h.update(rewards.tobytes())
+    return h.hexdigest()
+
+
+def test_jit_off_gives_the_same_arrays():
+    code = "import test_packed_int; print(test_packed_int.digest_int_rollout())"
+    assert script_digest(code, jit=False, timeout=300) == digest_int_rollout()
+
+
+def test_bad_input_is_refused_in_one_line():
+    with pytest.raises(PIError, match=r"^int8 cannot hold score of this game \(-360\.\.21\); use int16"):
+        SelfPlayVecEnv(2, num_players=2, edition="first", observations="packed-int8")
+    with pytest.raises(PIError, match=r"^observations must be True, False, 'flat', 'packed', 'packed-int8' or "
+                                      r"'packed-int16', got 'packed-uint8'$"):
+        SelfPlayVecEnv(2, observations="packed-uint8")
+    cfg = GameConfig(num_players=2)
+    st = init(cfg, 3, seed=0)
+    with pytest.raises(PIError, match=r"^out must be a C-contiguous int8\[3, 688\], got int16\[3, 688\]$"):
+        encode_packed_int(st, cfg, 0, out=np.zeros((3, 688), dtype=np.int16))
+    with pytest.raises(PIError, match=r"^dtype must be int8 or int16, got 'float32'$"):
+        write_packed_int(st, 0, "float32")
+    with pytest.raises(PIError, match=r"^rows must be integer rows of length \[688, 957, 1226, 1495\] \(2\.\.5 "
+                                      r"players\), got float32\[3, 688\]$"):
+        packed_from_int(np.zeros((3, 688), dtype=F32), _component_scales(cfg))
