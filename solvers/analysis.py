@@ -160,7 +160,7 @@ def analyze_knowledge(knowledge: Knowledge, strict: bool = True) -> Analysis:
 # inclusion–exclusion over the cases they named (pi_env.solvers.joint_holes.count_joint_split) when the
 # dynamic programme on the case sets themselves passes DIRECT_WORK (small or simple sets: a few ms)
 SPLIT_MIN_FAILED = 20
-DIRECT_WORK = 600_000
+DIRECT_WORK = 200_000
 
 
 def failed_solve_supersets(knowledge: Knowledge) -> list[np.ndarray]:

@@ -14,27 +14,27 @@ without the dynamic programme:
 
 * ``J`` empty: every set coarse, the dynamic programme (:func:`pi_env.solvers.joint.count_joint`,
   with the asking player's set as the root: only its entries are kept).
-* a term the profiles below decline (too many profiles or count vectors: supersets split by other
-  answers) whose sets met in the middle as lists (:func:`pi_env.solvers.joint_tuples.count_listed`)
-  cost at most :data:`TERM_LISTED_STEPS` estimated steps and hold at most one superset (the holes
-  of three or four players) is counted so (there the dynamic programme is slowest: 5 players, one
-  investigation each and 50 holes per player, 12-22 ms listed against 120-130 ms); any other by the
-  dynamic programme. Once a group of coarse players has too many count vectors, the profiles are
-  not tried again for a group containing it.
-* otherwise: the tuples of holes of ``J`` are few (at most ~60 per player), the players ``K`` not in
-  ``J`` coarse. A tuple ``t`` of holes disjoint from ``c`` is completed in ``G(c, t)`` ways, the
-  number of disjoint tuples of ``K``'s supersets avoiding the elements of ``c`` and ``t``; ``G``
-  depends only on how many of those elements fall in each class of ``K``'s joint classes (its
-  *profile*), and is a sum over the tuples of ``K``'s class triples (their *count vectors*, grouped)
-  of products of falling factorials (:func:`_completions`). The tuples of holes are grouped by their
-  profile ``v``; per group, the number of its tuples avoiding ``c`` follows for every ``c`` at once
-  from statistics of the group — how many tuples use each element, each pair and each triple of
-  elements of different types: ``T - A[s] - A[e] - A[l] + B[s, e] + B[s, l] + B[e, l] - C[s, e, l]``
-  for ``c = (s, e, l)`` (a disjoint tuple uses an element at most once). Then ``term_J(c) = sum over
-  v of D_v(c) * G(profile(c) + v)``.
-* The statistics (:mod:`pi_env.solvers.joint_tuples`): enumerating the tuples of holes (groups of
-  any profile), or, when there is one group (every superset of ``K`` is the full set, as with
-  failed solves and no other answer), by meeting in the middle
+* a term the profiles below decline (the coarse players' class tensor too large: three supersets
+  split by other answers; or too many profiles or tuples of holes) whose sets met in the middle as
+  lists (:func:`pi_env.solvers.joint_tuples.count_listed`) cost at most :data:`TERM_LISTED_STEPS`
+  estimated steps and hold at most one superset is counted so; any other by the dynamic programme.
+  Once a group of coarse players has too large a tensor, the profiles are not tried again for a
+  group containing it.
+* otherwise: the tuples of holes of ``J`` are few (at most ~60 per player in a legal round), the
+  players ``K`` not in ``J`` coarse. A tuple ``t`` of holes disjoint from ``c`` is completed in
+  ``G(c, t)`` ways, the number of disjoint tuples of ``K``'s supersets avoiding the elements of
+  ``c`` and ``t``; ``G`` depends only on how many of those elements fall in each class of ``K``'s
+  joint classes (its *profile*). ``G`` factors by element type: a tensor over the coarse players'
+  class triples contracted with one small matrix per type gives it for every profile at once
+  (:meth:`_Completions.table`; an 8 ms term where the earlier sum over count vectors took seconds
+  and the dynamic programme 5-20 ms). The tuples of holes are grouped by their profile ``v``; the
+  number of tuples avoiding ``c = (s, e, l)`` follows from how many use each element, each pair and
+  each triple of elements of different types, ``T - A[s] - A[e] - A[l] + B[s, e] + B[s, l] + B[e,
+  l] - C[s, e, l]`` (a disjoint tuple uses an element at most once), and ``term_J(c) = sum over v of
+  D_v(c) * G(profile(c) + v)``: the tuples are enumerated once, ``T``, ``A``, ``B`` kept per profile
+  and ``C`` weighted by ``G`` as it is summed (:func:`_weighted_avoiding`).
+* One group (every superset of ``K`` the full set, as with failed solves and no other answer) of
+  several players' holes is met in the middle when that is cheaper than enumerating its tuples
   (:func:`pi_env.solvers.joint_tuples.listed_stats`): the tuples are pairs ``(P, Q)`` of a tuple
   ``P`` of one or two players' holes and a tuple ``Q`` of the others', disjoint; per ``P`` the
   number of ``Q`` disjoint from it and how many of those use each element (and the same per
@@ -60,15 +60,14 @@ import numpy as np
 from pi_env.core._config import kernel
 from pi_env.core.constants import NUM_CASES
 from pi_env.solvers.joint import JointTable, _own_relation, _refine_type, _slice_signatures, count_joint, joint_table
-from pi_env.solvers.joint_tuples import (CASE_TYPE_INDICES, _tuple_stats, avoiding, count_listed, listed_cost,
+from pi_env.solvers.joint_tuples import (CASE_TYPE_INDICES, avoiding, count_listed, listed_cost,
                                          listed_stats, packed)
 
 TYPE_SIZES3 = (12, 10, 14)
 TUPLE_STEPS = 20_000_000  # enumeration budget of one term's tuples of holes (then: the dynamic programme)
-MAX_PROFILES = 400  # groups of tuples of holes kept apart (statistics of ~3,000 int64 each)
-MAX_COUNT_VECTORS = 5_000  # distinct count vectors of the coarse players' class triples
-MAX_CLASS_TUPLES = 200_000  # tuples of class triples enumerated to find them (past it: the dynamic programme, faster)
-MAX_COMPLETION_STEPS = 3_000_000  # (profiles x class triples of the root) x count vectors x classes for G
+MAX_PROFILES = 4_000  # groups of tuples of holes kept apart (statistics of ~470 int64 each)
+MAX_TENSOR = 200_000  # entries of the coarse players' class tensor Z (_Completions)
+MAX_TABLE_STEPS = 3e7  # multiply-adds of the completions table (_Completions.table)
 MIN_ACCEPTANCE = 1 / 16
 # a term whose sets (holes of some players, supersets of the others) meet in the middle as lists within this
 # many estimated steps (pi_env.solvers.joint_tuples.listed_cost, about a nanosecond each) is counted so: e.g.
@@ -85,58 +84,46 @@ class _Completions:
     """``G(used)``: the number of pairwise-disjoint tuples of the coarse players' sets avoiding given
     elements, a function of how many of them fall in each of the players' joint classes.
 
+    ``G`` factors by element type: with ``K`` coarse players, a tuple of their class triples
+    ``r_1 .. r_K`` (each allowed by its player's set) gives ``prod over types t of W_t(u_t, (r_1t ..
+    r_Kt))`` tuples of cases, ``W_t`` the ways to give the players distinct unused elements of the
+    classes they name in type ``t`` (``u_t``: the used elements per class of type ``t``). So ``G`` is
+    the contraction of the tensor ``Z[x_s, x_e, x_l]`` (``x_t`` the ``K`` players' classes in type
+    ``t``; ``Z`` 1 where every player's set allows its triple) with the three matrices ``W_t``, for
+    every combination of the per-type ``u_t`` at once (:meth:`table`).
+
     Attributes:
         labels: ``int64[3, 14]`` the joint class of each element (numbered per type).
-        offsets: ``int64[3]`` first global class of each type (classes numbered across types).
+        counts: ``int64[3]`` classes per type; ``offsets``: ``int64[3]`` first global class of each
+            type (classes numbered across types); ``n_classes`` their sum.
         sizes: ``int64[n_classes]`` elements per class.
-        vectors: ``int64[M, n_classes]`` the count vectors (players choosing each class) of the
-            tuples of class triples the players' sets allow, with their multiplicities ``mult``.
+        rels: per coarse player ``bool[counts[0], counts[1], counts[2]]``, the class triples its set
+            holds.
+        ok: the tensor ``Z`` has at most :data:`MAX_TENSOR` entries (else the caller counts the term
+            another way).
     """
 
     def __init__(self, sets: list[np.ndarray]):
-        arr = np.stack(sets) if sets else np.ones((0, NUM_CASES), dtype=bool)
-        n = []
         labels = np.zeros((3, 14), dtype=np.int64)
+        n = [1, 1, 1]
         if sets:
-            sig = _slice_signatures(np.ascontiguousarray(arr))
+            sig = _slice_signatures(np.ascontiguousarray(np.stack(sets)))
             members = np.arange(len(sets), dtype=np.int64)
             for t in range(3):
                 lab, cnt = _refine_type(sig, members, t)
                 labels[t] = lab
-                n.append(int(cnt))
-        else:
-            labels[:, :] = 0
-            n = [1, 1, 1]
+                n[t] = int(cnt)
         self.labels = labels
+        self.counts = np.array(n, dtype=np.int64)
         self.offsets = np.array([0, n[0], n[0] + n[1]], dtype=np.int64)
         self.n_classes = sum(n)
         self.sizes = np.zeros(self.n_classes, dtype=np.int64)
         for t in range(3):
             np.add.at(self.sizes, labels[t, :TYPE_SIZES3[t]] + self.offsets[t], 1)
-        # count vectors, built player by player (their codes add up: base len(sets) + 1 per class)
-        base = len(sets) + 1
-        self.base = base
-        radix = base ** np.arange(self.n_classes, dtype=np.int64)
-        vec_codes, mult = np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int64)
-        self.ok = base ** self.n_classes < 2**62
-        for lst in (np.flatnonzero(s) for s in sets):
-            if not self.ok:
-                break
-            rel = _own_relation(lst, labels, np.array(n, dtype=np.int64))
-            trip = np.argwhere(rel)  # allowed class triples
-            step = radix[trip[:, 0]] + radix[trip[:, 1] + self.offsets[1]] + radix[trip[:, 2] + self.offsets[2]]
-            if vec_codes.size * step.size > MAX_CLASS_TUPLES:
-                self.ok = False
-                break
-            vec_codes, inverse = np.unique((vec_codes[:, None] + step[None, :]).ravel(), return_inverse=True)
-            mult = _sum_by(inverse.ravel(), np.repeat(mult, step.size), vec_codes.size)
-            if vec_codes.size > MAX_COUNT_VECTORS:
-                self.ok = False
-                break
-        # without ``ok`` the radix may have overflowed (to 0): no vectors, the caller falls back
-        self.vectors = ((vec_codes[:, None] // radix[None, :]) % base if self.ok
-                        else np.zeros((0, self.n_classes), dtype=np.int64))
-        self.mult = mult
+        self.k = len(sets)
+        self.ok = float(np.prod([float(x) ** self.k for x in n])) <= MAX_TENSOR
+        self.rels = [_own_relation(np.flatnonzero(s).astype(np.int64), labels, self.counts) for s in sets] \
+            if self.ok else []
 
     def case_classes(self) -> np.ndarray:
         """``int64[1680, 3]``: the global class of each case's three elements."""
@@ -144,87 +131,209 @@ class _Completions:
         return np.stack([self.labels[0, t[:, 0]], self.labels[1, t[:, 1]] + self.offsets[1],
                          self.labels[2, t[:, 2]] + self.offsets[2]], axis=1)
 
-    def values(self, used: np.ndarray) -> np.ndarray:
-        """``int64[N]``: ``G`` for each row of ``used`` (``int64[N, n_classes]``)."""
-        return _completion_values(used, self.vectors, self.mult, self.sizes)
+    def table_cost(self, n_used: "list[int]") -> float:
+        """Estimated multiply-adds of :meth:`table` for ``n_used[t]`` distinct ``u_t`` per type."""
+        x = [float(c) ** self.k for c in self.counts]
+        u = [float(v) for v in n_used]
+        return x[0] * x[1] * x[2] * u[2] + x[0] * x[1] * u[1] * u[2] + x[0] * u[0] * u[1] * u[2]
 
+    def _weights(self, t: int, used: np.ndarray) -> np.ndarray:
+        """``W_t``: ``int64[len(used), counts[t]**K]``, for each row of ``used`` (``int64[N,
+        counts[t]]``, used elements per class of type ``t``) and each choice of one class per coarse
+        player (player 1's class the most significant digit), the ways to give the players distinct
+        unused elements of their classes."""
+        n = int(self.counts[t])
+        avail = self.sizes[self.offsets[t]:self.offsets[t] + n][None, :] - used  # int64[N, n]
+        w = np.ones((used.shape[0], 1), dtype=np.int64)
+        chosen = np.zeros((1, 0), dtype=np.int64)  # the classes chosen so far, per column of w
+        for _ in range(self.k):
+            # choosing class a after the earlier players: avail[a] minus those of them in class a
+            before = (chosen[:, :, None] == np.arange(n)[None, None, :]).sum(axis=1)  # int64[X, n]
+            factor = np.maximum(avail[:, None, :] - before[None, :, :], 0)  # int64[N, X, n]
+            w = (w[:, :, None] * factor).reshape(used.shape[0], -1)
+            chosen = np.concatenate([np.repeat(chosen, n, axis=0), np.tile(np.arange(n), chosen.shape[0])[:, None]],
+                                    axis=1)
+        return w
 
-def _sum_by(index: np.ndarray, weights: np.ndarray, size: int) -> np.ndarray:
-    """Exact ``int64`` sums of ``weights`` by ``index``: ``np.bincount`` sums in float64, exact here
-    (every sum is at most the number of tuples of class triples, ``1680**4 < 2**53``)."""
-    return np.rint(np.bincount(index, weights=weights.astype(np.float64), minlength=size)).astype(np.int64)
-
-
-@kernel
-def _completion_values(used, vectors, mult, sizes):
-    """``G(u) = sum over count vectors v of mult(v) * prod over classes a of ff(size_a - u_a, v_a)``
-    (``ff(n, k) = n (n-1) ... (n-k+1)``, 0 when ``n < k``): the ways to give each coarse player
-    distinct unused elements of the classes its class triple names."""
-    out = np.zeros(used.shape[0], dtype=np.int64)
-    for i in range(used.shape[0]):
-        total = 0
-        for j in range(vectors.shape[0]):
-            prod = mult[j]
-            for a in range(vectors.shape[1]):
-                free = sizes[a] - used[i, a]
-                for r in range(vectors[j, a]):
-                    prod *= free - r
-                if prod <= 0:
-                    prod = 0
-                    break
-            total += prod
-        out[i] = total
-    return out
+    def table(self, used: "list[np.ndarray]") -> np.ndarray:
+        """``G`` for every combination of per-type used counts: ``int64[N_s, N_e, N_l]`` for
+        ``used[t]`` (``int64[N_t, counts[t]]``). Requires ``ok``."""
+        if self.k == 0:
+            return np.ones(tuple(u.shape[0] for u in used), dtype=np.int64)
+        z = self.rels[0].astype(np.int64)
+        for rel in self.rels[1:]:  # Z[(a_1s .. a_Ks), (a_1e ..), (a_1l ..)]: every player's triple allowed
+            z = np.multiply.outer(z, rel.astype(np.int64))
+        z = z.transpose([k * 3 + t for t in range(3) for k in range(self.k)])
+        z = z.reshape([int(c) ** self.k for c in self.counts])
+        w = [self._weights(t, used[t]) for t in range(3)]
+        y = np.tensordot(z, w[2], axes=([2], [1]))  # (x_s, x_e, u_l)
+        y = np.tensordot(y, w[1], axes=([1], [1]))  # (x_s, u_l, u_e)
+        y = np.tensordot(w[0], y, axes=([1], [0]))  # (u_s, u_l, u_e)
+        return np.ascontiguousarray(y.transpose(0, 2, 1))
 
 
 # ---------------------------------------------------------------------------------------------
 # one term, and the sum
 
 
-def _hole_term(holes: list[np.ndarray], coarse: list[np.ndarray], comp: "_Completions | None" = None
-               ) -> "np.ndarray | None":
-    """``term(c)`` for every case ``c`` (``int64[1680]``): the tuples of one hole of each of
-    ``holes`` and one case of each of ``coarse`` (whose :class:`_Completions` ``comp`` may be
-    given), pairwise disjoint and disjoint from ``c``. ``None`` when this way would be slow (many
-    profiles or count vectors, too many tuples)."""
+@kernel
+def _weighted_avoiding(cases, offsets, masks, triples, codes, profiles, g, case_trip, root, budget):
+    """``term(c)`` for each root case: the sum over the pairwise-disjoint tuples ``t`` of the lists
+    ``cases[offsets[i]:offsets[i+1]]`` (one case each) disjoint from ``c`` of ``g[v(t), case_trip[c]]``
+    (``v(t)``: the index in the sorted ``profiles`` (``int64[V]``) of the sum of the tuple's case
+    ``codes`` (``int64[1680]``); ``g``: ``int64[V, n_triples]``).
+
+    The tuples are enumerated once: per profile their number ``T_v`` and how many use each element
+    (``A_v``) and each two elements of different types (``B_v``); and one array ``Cw[s, e, l]``, the
+    sum of ``g[v(t), case_trip[(s, e, l)]]`` over the tuples using ``s``, ``e`` and ``l``. A disjoint
+    tuple uses an element at most once, so by inclusion–exclusion over the root case's elements
+    ``term(c) = sum over v of g[v, k(c)] (T_v - A_v[s] - A_v[e] - A_v[l] + B_v[s, e] + B_v[s, l] +
+    B_v[e, l]) - Cw[s, e, l]``.
+
+    Returns ``(int64[len(root)], done)``; ``done`` False (and zeros) past ``budget`` steps (a tuple
+    costs about ``(m + 1)**3``)."""
+    m = offsets.shape[0] - 1
+    nv = profiles.shape[0]
+    out = np.zeros(root.shape[0], dtype=np.int64)
+    t_ = np.zeros(nv, dtype=np.int64)
+    a = np.zeros((nv, 36), dtype=np.int64)
+    bse = np.zeros((nv, 12, 10), dtype=np.int64)
+    bsl = np.zeros((nv, 12, 14), dtype=np.int64)
+    bel = np.zeros((nv, 10, 14), dtype=np.int64)
+    cw = np.zeros((12, 10, 14), dtype=np.int64)
+    per = (m + 1) * (m + 1) * (m + 1)
+    steps = 0
+    if m == 0:
+        t_[np.searchsorted(profiles, 0)] = 1
+    else:
+        chosen = np.zeros(m, dtype=np.int64)
+        next_j = np.zeros(m, dtype=np.int64)
+        used = np.zeros(m + 1, dtype=np.int64)
+        code = np.zeros(m + 1, dtype=np.int64)
+        el = np.zeros((3, m), dtype=np.int64)
+        level = 0
+        next_j[0] = offsets[0]
+        while level >= 0:
+            j = next_j[level]
+            if j == offsets[level + 1]:
+                level -= 1
+                continue
+            next_j[level] = j + 1
+            mj = masks[cases[j]]
+            if mj & used[level] != 0:
+                continue
+            chosen[level] = cases[j]
+            if level < m - 1:
+                used[level + 1] = used[level] | mj
+                code[level + 1] = code[level] + codes[cases[j]]
+                level += 1
+                next_j[level] = offsets[level]
+                continue
+            steps += per
+            if steps > budget:
+                return out, False
+            v = np.searchsorted(profiles, code[level] + codes[cases[j]])
+            t_[v] += 1
+            for x in range(m):
+                el[0, x] = triples[chosen[x], 0]
+                el[1, x] = triples[chosen[x], 1]
+                el[2, x] = triples[chosen[x], 2]
+                a[v, el[0, x]] += 1
+                a[v, 12 + el[1, x]] += 1
+                a[v, 22 + el[2, x]] += 1
+            for x in range(m):
+                for y in range(m):
+                    bse[v, el[0, x], el[1, y]] += 1
+                    bsl[v, el[0, x], el[2, y]] += 1
+                    bel[v, el[1, x], el[2, y]] += 1
+                    for z in range(m):
+                        c = el[0, x] * 140 + el[1, y] * 14 + el[2, z]
+                        cw[el[0, x], el[1, y], el[2, z]] += g[v, case_trip[c]]
+    for r in range(root.shape[0]):
+        c = root[r]
+        s, e, loc = triples[c, 0], triples[c, 1], triples[c, 2]
+        k = case_trip[c]
+        total = 0
+        for v in range(nv):
+            gv = g[v, k]
+            if gv != 0:
+                total += gv * (t_[v] - a[v, s] - a[v, 12 + e] - a[v, 22 + loc] + bse[v, s, e] + bsl[v, s, loc]
+                               + bel[v, e, loc])
+        out[r] = total - cw[s, e, loc]
+    return out, True
+
+
+def _tuples_estimate(sizes: "list[int]") -> float:
+    """About how many pairwise-disjoint tuples lists of these sizes have (random cases: two are
+    disjoint with probability ``11/12 * 9/10 * 13/14``)."""
+    m = len(sizes)
+    return float(np.prod([float(x) for x in sizes])) * 0.766 ** (m * (m - 1) / 2)
+
+
+def _hole_term(holes: list[np.ndarray], coarse: list[np.ndarray], comp: "_Completions | None" = None,
+               root: "np.ndarray | None" = None) -> "np.ndarray | None":
+    """``term(c)`` for every case ``c`` of ``root`` (``int64`` case ids; default all 1680), as
+    ``int64[1680]`` (0 elsewhere): the tuples of one hole of each of ``holes`` and one case of each
+    of ``coarse`` (whose :class:`_Completions` ``comp`` may be given), pairwise disjoint and
+    disjoint from ``c``. ``None`` when this way would be slow (a large class tensor, many profiles
+    or tuples of holes).
+
+    The tuples of holes are grouped by profile ``v``; ``G(profile(c) + v)`` comes from
+    :meth:`_Completions.table`; then one group (every superset of the coarse players the full set,
+    or none of them) of several players' holes is met in the middle
+    (:func:`pi_env.solvers.joint_tuples.listed_stats`) when that is cheaper than enumerating its
+    tuples, and otherwise the tuples are enumerated once, weighted (:func:`_weighted_avoiding`)."""
     if comp is None:
         comp = _Completions(coarse)
     if not comp.ok:
         return None
     m = len(holes)
     lists = [np.flatnonzero(h).astype(np.int64) for h in holes]
-    if any(x.size == 0 for x in lists):
-        return np.zeros(NUM_CASES, dtype=np.int64)
+    out = np.zeros(NUM_CASES, dtype=np.int64)
+    root = np.arange(NUM_CASES, dtype=np.int64) if root is None else np.asarray(root, dtype=np.int64)
+    if any(x.size == 0 for x in lists) or root.size == 0:
+        return out
     cls = comp.case_classes()
     base = m + 2  # counts per class of a tuple of holes and the root's case: at most m + 1
-    radix = base ** np.arange(comp.n_classes, dtype=np.int64)
     if base ** comp.n_classes >= 2**62:
         return None
+    radix = base ** np.arange(comp.n_classes, dtype=np.int64)
     codes = radix[cls].sum(axis=1)  # int64[1680]: a case's profile code
     profiles = np.zeros(1, dtype=np.int64)
     for lst in lists:  # every sum of codes of one case per player (disjoint or not)
         profiles = np.unique((profiles[:, None] + np.unique(codes[lst])[None, :]).ravel())
         if profiles.size > MAX_PROFILES:
             return None
-    triples, case_triple = np.unique(codes, return_inverse=True)  # the root's class triples
-    if profiles.size * triples.size * comp.mult.size * comp.n_classes > MAX_COMPLETION_STEPS:
-        return None  # (checked before the statistics: they may cost far more)
-    if profiles.size == 1 and m >= 2:  # one group: meet in the middle
+    triples, case_trip = np.unique(codes, return_inverse=True)  # the root's class triples
+    case_trip = case_trip.ravel().astype(np.int64)
+    # per type, the distinct used counts u_t of (profile + class triple): no carries, so per type
+    # the digits of the codes add
+    inverse, used = [], []
+    for t in range(3):
+        lo, n = int(comp.offsets[t]), int(comp.counts[t])
+        up, ip = np.unique((profiles // base ** lo) % base ** n, return_inverse=True)
+        ut, it = np.unique((triples // base ** lo) % base ** n, return_inverse=True)
+        sums = up[:, None] + ut[None, :]
+        uniq = np.unique(sums)
+        inverse.append(np.searchsorted(uniq, sums)[ip.ravel()][:, it.ravel()].ravel())
+        used.append((uniq[:, None] // base ** np.arange(n, dtype=np.int64)[None, :]) % base)
+    table_cost = comp.table_cost([u.shape[0] for u in used])
+    enum_cost = _tuples_estimate([x.size for x in lists]) * (m + 1) ** 3 + profiles.size * root.size * 8
+    one_group = profiles.size == 1 and m >= 2
+    if table_cost > MAX_TABLE_STEPS or (enum_cost > TUPLE_STEPS and not one_group):
+        return None
+    g = comp.table(used)[inverse[0], inverse[1], inverse[2]].reshape(profiles.size, triples.size)
+    if one_group and listed_cost([x.size for x in lists]) < enum_cost:  # meet in the middle
         stats = listed_stats(lists)  # (at the cheapest cut; progress shown when long)
-    else:
-        cases, offsets, masks = packed(sorted(lists, key=len))
-        if np.prod([float(x.size) for x in lists]) * m ** 3 > 10 * TUPLE_STEPS:
-            return None
-        t_, a, b, c, _, done = _tuple_stats(cases, offsets, masks, CASE_TYPE_INDICES, codes, profiles, TUPLE_STEPS)
-        if not done:
-            return None
-        stats = (t_, a, b, c)
-    avoid = avoiding(*stats)  # int64[V, 1680]
-    # G(profile(c) + v) per (group v, class triple of c)
-    used_codes = (profiles[:, None] + triples[None, :]).ravel()
-    used = (used_codes[:, None] // radix[None, :]) % base
-    g = comp.values(np.ascontiguousarray(used)).reshape(profiles.size, triples.size)
-    return (avoid * g[:, case_triple.ravel()]).sum(axis=0)
+        out[root] = avoiding(*stats)[0, root] * g[0, case_trip[root]]
+        return out
+    cases, offsets, masks = packed(sorted(lists, key=len))
+    vals, done = _weighted_avoiding(cases, offsets, masks, CASE_TYPE_INDICES, codes, profiles, g, case_trip, root,
+                                    TUPLE_STEPS)
+    if not done:  # pragma: no cover (the estimate is an upper bound)
+        return None
+    out[root] = vals
+    return out
 
 
 def count_joint_split(own: np.ndarray, others: "list[np.ndarray]", supersets: "list[np.ndarray]",
@@ -269,7 +378,7 @@ def count_joint_split(own: np.ndarray, others: "list[np.ndarray]", supersets: "l
     split = [j for j in range(len(sets)) if holes[j].any()]
     total = np.zeros(NUM_CASES, dtype=np.int64)
     own_cases = np.flatnonzero(own).astype(np.int64)
-    too_many: list[frozenset[int]] = []  # coarse groups whose count vectors were too many
+    too_many: list[frozenset[int]] = []  # coarse groups whose class tensor was too large
     for chosen in sorted(product((False, True), repeat=len(split)), key=sum, reverse=True):
         inside = frozenset(j for j, c in zip(split, chosen) if c)  # the terms of most holes first (the fastest)
         if not inside:
@@ -280,10 +389,10 @@ def count_joint_split(own: np.ndarray, others: "list[np.ndarray]", supersets: "l
         outside = frozenset(range(len(sets))) - inside
         coarse = [sups[j] for j in sorted(outside)]
         found = None
-        if not any(k <= outside for k in too_many):  # (more coarse players: more count vectors)
+        if not any(k <= outside for k in too_many):  # (more coarse players: a larger tensor)
             comp = _Completions(coarse)
             if comp.ok:
-                found = _hole_term([holes[j] for j in sorted(inside)], coarse, comp)
+                found = _hole_term([holes[j] for j in sorted(inside)], coarse, comp, own_cases)
             else:
                 too_many.append(outside)
         if found is None and len(outside) <= 1:  # (with two supersets the dynamic programme is faster)

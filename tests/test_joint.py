@@ -332,10 +332,12 @@ for seed, k in [(1, 3), (2, 5), (3, 4)]:
     from pi_env.solvers.joint_tuples import count_listed
     h.update(count_listed(lists[0], [c[:40] for c in lists[1:]]).tobytes())  # listed sets met in the middle
 from pi_env.solvers.joint_holes import count_joint_split, joint_table_split
-for seed, k in [(4, 5), (5, 4)]:  # failed solves: holes in full sets (met in the middle) and in coarse ones
-    rng = np.random.default_rng(seed)
+for seed, k in [(4, 5), (5, 4), (6, 5)]:  # failed solves: holes in full sets (met in the middle), in coarse ones
+    rng = np.random.default_rng(seed)  # (profiles weighted by the completions of one or two coarse players)
     sups = np.ones((k, 1680), dtype=bool)
     sups[k - 1] = structured_sets(rng, 1)[0] | (rng.random(1680) < 0.5)
+    if seed == 6:
+        sups[k - 2] = structured_sets(rng, 1)[0]
     sets = sups.copy()
     for q in range(k):
         sets[q, rng.choice(1680, size=6, replace=False)] = False
@@ -583,14 +585,87 @@ def test_analysis_with_three_unknown_players_and_many_failed_solves_equals_the_d
     real = analysis.count_joint_split
     monkeypatch.setattr(analysis, "count_joint_split", lambda *a, **kw: calls.append(1) or real(*a, **kw))
     assert np.array_equal(analysis.joint_counts(k), expected) and calls == [1]
-    monkeypatch.setattr(joint_holes, "_hole_term", lambda holes, coarse, comp=None: None)
+    monkeypatch.setattr(joint_holes, "_hole_term", lambda holes, coarse, comp=None, root=None: None)
     assert np.array_equal(analysis.joint_counts(k), expected) and calls == [1, 1]
 
 
-def test_completions_too_fine_for_count_vectors_fall_back_without_warnings():
-    """Three sets that split the elements into 36 classes: 4**36 count-vector codes do not fit in
-    int64, so the fast completions decline (``ok`` False, no vectors) and the caller falls back; the
-    overflowed radix used to print 'divide by zero encountered in floor_divide' (a tester's record)."""
+def shared_class_sets(rng: np.random.Generator, k: int) -> np.ndarray:
+    """``bool[k, 1680]``: per type 3 to 5 live elements split into 1 or 2 classes shared by the
+    ``k`` players (answers about the same districts: few joint classes), each set a random union of
+    triples of live classes (at most 125 cases)."""
+    triples = CASE_TRIPLES.astype(np.int64)
+    labels = []
+    for n in SIZES:
+        lab = np.full(n, 2)  # class 2: dead (in no set)
+        live = rng.choice(n, size=int(rng.integers(3, 6)), replace=False)
+        lab[live] = rng.integers(0, 2, size=live.size)
+        labels.append(lab)
+    rel = np.zeros((k, 3, 3, 3), dtype=bool)
+    rel[:, :2, :2, :2] = rng.random((k, 2, 2, 2)) < 0.7
+    return rel[:, labels[0][triples[:, 0]], labels[1][triples[:, 1]], labels[2][triples[:, 2]]]
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(0, 3))
+def test_completions_table_equals_brute_force(seed: int, k: int) -> None:
+    """``G`` from the class tensor (:meth:`_Completions.table`) = the pairwise-disjoint tuples of
+    ``k`` coarse sets avoiding a set of used elements, enumerated (brute force), for random used
+    elements (0 to 3 per type, so some classes run out)."""
+    from pi_env.solvers.joint_holes import _Completions
+
+    rng = np.random.default_rng(seed)
+    coarse = (shared_class_sets(rng, k) if k == 3 else thin(rng, structured_sets(rng, k), 2e5) if k
+              else np.zeros((0, NUM_CASES), dtype=bool))
+    comp = _Completions(list(coarse))
+    if not comp.ok:  # (two thinned sets with many joint classes: a tensor past MAX_TENSOR)
+        coarse = shared_class_sets(rng, k)
+        comp = _Completions(list(coarse))
+    assert comp.ok
+    used_t, expected = [[], [], []], []
+    for _ in range(6):
+        avoid = np.zeros(NUM_CASES, dtype=bool)  # the cases that use one of the used elements
+        for t in range(3):
+            els = rng.choice(SIZES[t], size=int(rng.integers(0, 4)), replace=False)
+            avoid |= np.isin(CASE_TRIPLES[:, t], els)
+            u = np.zeros(int(comp.counts[t]), dtype=np.int64)
+            np.add.at(u, comp.labels[t, els], 1)
+            used_t[t].append(u)
+        brute = brute_force_counts(coarse & ~avoid, limit=3_000_000) if k else None
+        assert brute is not None or k == 0
+        expected.append(int(brute[0].sum()) if brute is not None else 1)
+    table = comp.table([np.array(u) for u in used_t])
+    assert [int(table[i, i, i]) for i in range(6)] == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), m=st.integers(1, 4), k=st.integers(0, 2), size=st.integers(0, 12))
+def test_hole_term_equals_brute_force(seed: int, m: int, k: int, size: int) -> None:
+    """One inclusion–exclusion term (:func:`_hole_term`: tuples of holes grouped by profile, weighted
+    by the completions; or met in the middle) = brute force over the holes and the coarse sets, per
+    root case; holes empty, holes that are a whole coarse set and holes that share cases included."""
+    from pi_env.solvers.joint_holes import _hole_term
+
+    rng = np.random.default_rng(seed)
+    coarse = structured_sets(rng, k)
+    holes = sparse_sets(rng, m, size) if size else np.zeros((m, NUM_CASES), dtype=bool)
+    root = rng.random(NUM_CASES) < 0.2
+    sets = thin(rng, np.vstack([root[None, :], holes, coarse]), 1e6)
+    root, holes, coarse = sets[0], sets[1:m + 1], sets[m + 1:]
+    if k and m > 1 and coarse[0].sum() <= 40 and rng.random() < 0.5:
+        holes[1] = coarse[0]  # a hole set that is a whole (small) superset
+    if m > 1 and rng.random() < 0.3:
+        holes[0] |= holes[-1]  # shared cases
+    brute = brute_force_counts(np.vstack([root[None, :], holes, coarse]), limit=5_000_000)
+    assert brute is not None
+    term = _hole_term(list(holes), list(coarse), root=np.flatnonzero(root))
+    assert term is not None and np.array_equal(term, brute[0])
+
+
+def test_completions_too_fine_for_the_class_tensor_fall_back_without_warnings():
+    """Three sets that split the elements into 36 classes: the coarse players' class tensor would
+    hold (12 * 10 * 14)**3 entries, so the fast completions decline (``ok`` False, no relations
+    built) and the caller falls back, without numpy warnings (an overflowed radix used to print
+    'divide by zero encountered in floor_divide': a tester's record)."""
     import warnings
 
     from pi_env.solvers.joint_holes import _Completions, _hole_term
@@ -599,8 +674,7 @@ def test_completions_too_fine_for_count_vectors_fall_back_without_warnings():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         comp = _Completions(sets)
-        assert (comp.ok, comp.n_classes, comp.base) == (False, 36, 4)
-        assert comp.vectors.shape == (0, 36)
+        assert (comp.ok, comp.n_classes, comp.rels) == (False, 36, [])
         assert _hole_term([sets[0]], sets[1:]) is None
 
 
@@ -687,12 +761,13 @@ def test_joint_table_within_gives_up_only_past_its_limit() -> None:
 
 def test_split_terms_by_lists_by_profiles_and_by_the_dynamic_programme_agree(monkeypatch) -> None:
     """A legal 5-player corner (5 answers, 200 failed solves, sets of 450-1,000 cases): the terms of
-    :func:`count_joint_split` go three ways — by profiles of the coarse players (:class:`_Completions`),
-    met in the middle as lists (a term of three players' holes the profiles decline: the costliest
-    for the dynamic programme) and by the dynamic programme (the asking player's superset as the
-    root) — and the sum equals the dynamic programme on the sets themselves (brute force is out of
-    reach here; test_answers_then_many_failed_solves_equal_brute_force checks the listed terms
-    against brute force on small sets)."""
+    :func:`count_joint_split` go three ways — by profiles of the coarse players (:class:`_Completions`:
+    every term of two or more players' holes), met in the middle as lists (the terms of three players'
+    holes when the completions table is declined) and by the dynamic programme (the asking player's
+    superset as the root: a class tensor of three coarse players too large, or the table declined) —
+    and the sum equals the dynamic programme on the sets themselves either way (brute force is out of
+    reach here; test_answers_then_many_failed_solves_equal_brute_force checks the terms against brute
+    force on small sets)."""
     import pi_env.solvers.joint_holes as holes
     from pi_env.solvers.analysis import failed_solve_supersets
 
@@ -700,23 +775,28 @@ def test_split_terms_by_lists_by_profiles_and_by_the_dynamic_programme_agree(mon
     p = k.player
     unknown = [q for q in range(5) if q != p]
     sups = failed_solve_supersets(k)
-    log: list = []
-    real_listed, real_completions, real_count = holes.count_listed, holes._Completions, holes.count_joint
-
-    class Spy(real_completions):  # type: ignore[misc, valid-type]
-        def __init__(self, coarse):
-            super().__init__(coarse)
-            log.append(("profiles", len(coarse), self.ok))
-
-    monkeypatch.setattr(holes, "count_listed", lambda *a: log.append(("listed",)) or real_listed(*a))
-    monkeypatch.setattr(holes, "_Completions", Spy)
-    monkeypatch.setattr(holes, "count_joint", lambda own, o: log.append(("dp", len(o))) or real_count(own, o))
-    counts = holes.count_joint_split(sups[p], [sets[q] for q in unknown], [sups[q] for q in unknown])
-    monkeypatch.undo()
     expected = count_joint(sets[p], [sets[q] for q in unknown])
-    assert np.array_equal(np.where(sets[p], counts, 0), expected) and expected.sum() > 0
-    # all four players' holes, then each three with one superset: by profiles, one declined and met in
-    # the middle as lists; two holes and two supersets: profiles declined, the dynamic programme
-    assert log[:6] == [("profiles", 0, True)] + [("profiles", 1, True)] * 3 + [("listed",), ("profiles", 1, True)]
-    assert log.count(("listed",)) == 1 and ("profiles", 3, False) in log
-    assert log.count(("dp", 4)) == 7 and log[-1] == ("dp", 4)  # 6 declined terms; the supersets last
+    assert expected.sum() > 0
+    real_listed, real_completions, real_count = holes.count_listed, holes._Completions, holes.count_joint
+    for table_steps in (holes.MAX_TABLE_STEPS, 0):
+        log: list = []
+
+        class Spy(real_completions):  # type: ignore[misc, valid-type]
+            def __init__(self, coarse):
+                super().__init__(coarse)
+                log.append(("profiles", len(coarse), self.ok))
+
+        monkeypatch.setattr(holes, "count_listed", lambda *a: log.append(("listed",)) or real_listed(*a))
+        monkeypatch.setattr(holes, "_Completions", Spy)
+        monkeypatch.setattr(holes, "count_joint", lambda own, o: log.append(("dp", len(o))) or real_count(own, o))
+        monkeypatch.setattr(holes, "MAX_TABLE_STEPS", table_steps)
+        counts = holes.count_joint_split(sups[p], [sets[q] for q in unknown], [sups[q] for q in unknown])
+        monkeypatch.undo()
+        assert np.array_equal(np.where(sets[p], counts, 0), expected)
+        if table_steps:  # all four players' holes, each three and each two with the supersets: by profiles
+            assert log[:11] == [("profiles", 0, True)] + [("profiles", 1, True)] * 4 + [("profiles", 2, True)] * 6
+            assert ("profiles", 3, False) in log and "listed" not in {x[0] for x in log}
+        else:  # declined: the holes of four and of three players met in the middle, the others by the dp
+            assert log[:10] == [("profiles", 0, True), ("listed",)] + [("profiles", 1, True), ("listed",)] * 4
+            assert log.count(("listed",)) == 5 and log.count(("dp", 4)) == 11
+        assert log[-1] == ("dp", 4)  # the supersets last
