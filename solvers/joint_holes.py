@@ -157,19 +157,71 @@ class _Completions:
 
     def table(self, used: "list[np.ndarray]") -> np.ndarray:
         """``G`` for every combination of per-type used counts: ``int64[N_s, N_e, N_l]`` for
-        ``used[t]`` (``int64[N_t, counts[t]]``). Requires ``ok``."""
+        ``used[t]`` (``int64[N_t, counts[t]]``). Requires ``ok``.
+
+        Raises:
+            ValueError: more than 4 coarse players.
+        """
         if self.k == 0:
             return np.ones(tuple(u.shape[0] for u in used), dtype=np.int64)
+        if self.k > 4:
+            raise ValueError(f"at most 4 coarse players, got {self.k}")
         z = self.rels[0].astype(np.int64)
         for rel in self.rels[1:]:  # Z[(a_1s .. a_Ks), (a_1e ..), (a_1l ..)]: every player's triple allowed
             z = np.multiply.outer(z, rel.astype(np.int64))
         z = z.transpose([k * 3 + t for t in range(3) for k in range(self.k)])
-        z = z.reshape([int(c) ** self.k for c in self.counts])
-        w = [self._weights(t, used[t]) for t in range(3)]
-        y = np.tensordot(z, w[2], axes=([2], [1]))  # (x_s, x_e, u_l)
-        y = np.tensordot(y, w[1], axes=([1], [1]))  # (x_s, u_l, u_e)
-        y = np.tensordot(w[0], y, axes=([1], [0]))  # (u_s, u_l, u_e)
-        return np.ascontiguousarray(y.transpose(0, 2, 1))
+        z = np.ascontiguousarray(z.reshape([int(c) ** self.k for c in self.counts]))
+        w = [np.ascontiguousarray(self._weights(t, used[t])) for t in range(3)]
+        return _contract(z, w[0], w[1], w[2])
+
+
+@kernel
+def _contract(z, w0, w1, w2):
+    """``G[i, j, k] = sum over (a, b, c) of z[a, b, c] * w0[i, a] * w1[j, b] * w2[k, c]`` (``int64``;
+    ``z``: ``int64[A, B, C]``, ``w0``: ``int64[N_s, A]``, ``w1``: ``int64[N_e, B]``, ``w2``: ``int64[N_l,
+    C]``), one type at a time, skipping zeros. Exact: every partial sum counts disjoint choices of
+    at most 4 players' elements, at most ``1680**4``."""
+    na, nb, nc = z.shape
+    ns, ne, nl = w0.shape[0], w1.shape[0], w2.shape[0]
+    y1 = np.zeros((na, nb, nl), dtype=np.int64)
+    for a in range(na):
+        for b in range(nb):
+            for c in range(nc):
+                zv = z[a, b, c]
+                if zv != 0:
+                    for k in range(nl):
+                        y1[a, b, k] += zv * w2[k, c]
+    y2 = np.zeros((na, ne, nl), dtype=np.int64)
+    for a in range(na):
+        for b in range(nb):
+            for j in range(ne):
+                wv = w1[j, b]
+                if wv != 0:
+                    for k in range(nl):
+                        y2[a, j, k] += wv * y1[a, b, k]
+    out = np.zeros((ns, ne, nl), dtype=np.int64)
+    for i in range(ns):
+        for a in range(na):
+            wv = w0[i, a]
+            if wv != 0:
+                for j in range(ne):
+                    for k in range(nl):
+                        out[i, j, k] += wv * y2[a, j, k]
+    return out
+
+
+@kernel
+def _gather(table, map_s, map_e, map_l, rows, cols):
+    """``g[v, k] = table[map_s[rows[0, v], cols[0, k]], map_e[rows[1, v], cols[1, k]], map_l[rows[2,
+    v], cols[2, k]]]``: ``G`` per (profile, class triple of the root) from the per-type table
+    (``rows``: ``int64[3, V]``, ``cols``: ``int64[3, n_trip]``)."""
+    nv, nk = rows.shape[1], cols.shape[1]
+    g = np.empty((nv, nk), dtype=np.int64)
+    for v in range(nv):
+        rs, re, rl = rows[0, v], rows[1, v], rows[2, v]
+        for k in range(nk):
+            g[v, k] = table[map_s[rs, cols[0, k]], map_e[re, cols[1, k]], map_l[rl, cols[2, k]]]
+    return g
 
 
 # ---------------------------------------------------------------------------------------------
@@ -177,40 +229,57 @@ class _Completions:
 
 
 @kernel
-def _weighted_avoiding(cases, offsets, masks, triples, codes, profiles, g, case_trip, root, budget):
+def _weighted_avoiding(cases, offsets, masks, triples, codes, profiles, g, gt, elem_k, case_k, root, budget):
     """``term(c)`` for each root case: the sum over the pairwise-disjoint tuples ``t`` of the lists
-    ``cases[offsets[i]:offsets[i+1]]`` (one case each) disjoint from ``c`` of ``g[v(t), case_trip[c]]``
+    ``cases[offsets[i]:offsets[i+1]]`` (one case each) disjoint from ``c`` of ``g[v(t), case_k[c]]``
     (``v(t)``: the index in the sorted ``profiles`` (``int64[V]``) of the sum of the tuple's case
-    ``codes`` (``int64[1680]``); ``g``: ``int64[V, n_triples]``).
+    ``codes`` (``int64[1680]``); ``g``: ``int64[V, n_triples]`` and ``gt`` its transpose; ``case_k``:
+    ``int64[1680]`` the class triple of each case, the sum of ``elem_k`` (``int64[36]``) over its
+    three elements).
 
     The tuples are enumerated once: per profile their number ``T_v`` and how many use each element
     (``A_v``) and each two elements of different types (``B_v``); and one array ``Cw[s, e, l]``, the
-    sum of ``g[v(t), case_trip[(s, e, l)]]`` over the tuples using ``s``, ``e`` and ``l``. A disjoint
+    sum of ``g[v(t), case_k[(s, e, l)]]`` over the tuples using ``s``, ``e`` and ``l``. A disjoint
     tuple uses an element at most once, so by inclusion–exclusion over the root case's elements
     ``term(c) = sum over v of g[v, k(c)] (T_v - A_v[s] - A_v[e] - A_v[l] + B_v[s, e] + B_v[s, l] +
-    B_v[e, l]) - Cw[s, e, l]``.
+    B_v[e, l]) - Cw[s, e, l]``. A profile's index is found by an open-addressing hash of its code.
 
     Returns ``(int64[len(root)], done)``; ``done`` False (and zeros) past ``budget`` steps (a tuple
     costs about ``(m + 1)**3``)."""
     m = offsets.shape[0] - 1
     nv = profiles.shape[0]
+    nk = g.shape[1]
     out = np.zeros(root.shape[0], dtype=np.int64)
-    t_ = np.zeros(nv, dtype=np.int64)
-    a = np.zeros((nv, 36), dtype=np.int64)
-    bse = np.zeros((nv, 12, 10), dtype=np.int64)
-    bsl = np.zeros((nv, 12, 14), dtype=np.int64)
-    bel = np.zeros((nv, 10, 14), dtype=np.int64)
-    cw = np.zeros((12, 10, 14), dtype=np.int64)
+    # per profile one row: T, A (36 elements), B (suspect-evidence 120, suspect-location 168,
+    # evidence-location 140 pairs), so a tuple's updates stay in one row
+    st = np.zeros((nv, 465), dtype=np.int64)
+    cw = np.zeros(NUM_CASES, dtype=np.int64)
+    gf = g.ravel()
+    bits = 4
+    while (1 << bits) < 4 * nv:
+        bits += 1
+    mask = (1 << bits) - 1
+    slots = -np.ones(1 << bits, dtype=np.int64)
+    for v in range(nv):
+        h = ((profiles[v] % 2147483629) * 2654435761 >> 16) & mask
+        while slots[h] >= 0:
+            h = (h + 1) & mask
+        slots[h] = v
     per = (m + 1) * (m + 1) * (m + 1)
     steps = 0
     if m == 0:
-        t_[np.searchsorted(profiles, 0)] = 1
+        st[np.searchsorted(profiles, 0), 0] = 1
     else:
         chosen = np.zeros(m, dtype=np.int64)
         next_j = np.zeros(m, dtype=np.int64)
         used = np.zeros(m + 1, dtype=np.int64)
         code = np.zeros(m + 1, dtype=np.int64)
-        el = np.zeros((3, m), dtype=np.int64)
+        es = np.zeros(m, dtype=np.int64)
+        ee = np.zeros(m, dtype=np.int64)
+        el = np.zeros(m, dtype=np.int64)
+        ks = np.zeros(m, dtype=np.int64)
+        ke = np.zeros(m, dtype=np.int64)
+        kl = np.zeros(m, dtype=np.int64)
         level = 0
         next_j[0] = offsets[0]
         while level >= 0:
@@ -232,34 +301,58 @@ def _weighted_avoiding(cases, offsets, masks, triples, codes, profiles, g, case_
             steps += per
             if steps > budget:
                 return out, False
-            v = np.searchsorted(profiles, code[level] + codes[cases[j]])
-            t_[v] += 1
+            full = code[level] + codes[cases[j]]
+            h = ((full % 2147483629) * 2654435761 >> 16) & mask
+            while profiles[slots[h]] != full:
+                h = (h + 1) & mask
+            v = slots[h]
+            st[v, 0] += 1
             for x in range(m):
-                el[0, x] = triples[chosen[x], 0]
-                el[1, x] = triples[chosen[x], 1]
-                el[2, x] = triples[chosen[x], 2]
-                a[v, el[0, x]] += 1
-                a[v, 12 + el[1, x]] += 1
-                a[v, 22 + el[2, x]] += 1
+                cx = chosen[x]
+                es[x] = triples[cx, 0]
+                ee[x] = triples[cx, 1]
+                el[x] = triples[cx, 2]
+                ks[x] = elem_k[es[x]]
+                ke[x] = elem_k[12 + ee[x]]
+                kl[x] = elem_k[22 + el[x]]
+                st[v, 1 + es[x]] += 1
+                st[v, 13 + ee[x]] += 1
+                st[v, 23 + el[x]] += 1
+            row = v * nk
+            # the members' locations and their class offsets as scalars (at most 4 members): the
+            # compiler cannot tell the arrays apart, so values read from arrays are read again after
+            # every store
+            l0, l1, l2, l3 = el[0], el[min(1, m - 1)], el[min(2, m - 1)], el[min(3, m - 1)]
+            q0, q1, q2, q3 = kl[0], kl[min(1, m - 1)], kl[min(2, m - 1)], kl[min(3, m - 1)]
             for x in range(m):
+                sx = es[x]
+                ex = ee[x]
+                kx = row + ks[x]
                 for y in range(m):
-                    bse[v, el[0, x], el[1, y]] += 1
-                    bsl[v, el[0, x], el[2, y]] += 1
-                    bel[v, el[1, x], el[2, y]] += 1
-                    for z in range(m):
-                        c = el[0, x] * 140 + el[1, y] * 14 + el[2, z]
-                        cw[el[0, x], el[1, y], el[2, z]] += g[v, case_trip[c]]
+                    ey = ee[y]
+                    ly = el[y]
+                    kxy = kx + ke[y]
+                    st[v, 37 + sx * 10 + ey] += 1
+                    st[v, 157 + sx * 14 + ly] += 1
+                    st[v, 325 + ex * 14 + ly] += 1
+                    base = sx * 140 + ey * 14
+                    cw[base + l0] += gf[kxy + q0]
+                    if m > 1:
+                        cw[base + l1] += gf[kxy + q1]
+                    if m > 2:
+                        cw[base + l2] += gf[kxy + q2]
+                    if m > 3:
+                        cw[base + l3] += gf[kxy + q3]
+    stt = np.ascontiguousarray(st.T)  # (profile last: the sums below run along it)
     for r in range(root.shape[0]):
         c = root[r]
         s, e, loc = triples[c, 0], triples[c, 1], triples[c, 2]
-        k = case_trip[c]
+        k = case_k[c]
         total = 0
         for v in range(nv):
-            gv = g[v, k]
-            if gv != 0:
-                total += gv * (t_[v] - a[v, s] - a[v, 12 + e] - a[v, 22 + loc] + bse[v, s, e] + bsl[v, s, loc]
-                               + bel[v, e, loc])
-        out[r] = total - cw[s, e, loc]
+            total += gt[k, v] * (stt[0, v] - stt[1 + s, v] - stt[13 + e, v] - stt[23 + loc, v]
+                                 + stt[37 + s * 10 + e, v] + stt[157 + s * 14 + loc, v] + stt[325 + e * 14 + loc, v])
+        out[r] = total - cw[c]
     return out, True
 
 
@@ -283,16 +376,16 @@ def _hole_term(holes: list[np.ndarray], coarse: list[np.ndarray], comp: "_Comple
     or none of them) of several players' holes is met in the middle
     (:func:`pi_env.solvers.joint_tuples.listed_stats`) when that is cheaper than enumerating its
     tuples, and otherwise the tuples are enumerated once, weighted (:func:`_weighted_avoiding`)."""
-    if comp is None:
-        comp = _Completions(coarse)
-    if not comp.ok:
-        return None
     m = len(holes)
     lists = [np.flatnonzero(h).astype(np.int64) for h in holes]
     out = np.zeros(NUM_CASES, dtype=np.int64)
     root = np.arange(NUM_CASES, dtype=np.int64) if root is None else np.asarray(root, dtype=np.int64)
     if any(x.size == 0 for x in lists) or root.size == 0:
         return out
+    if comp is None:
+        comp = _Completions(coarse)
+    if not comp.ok:
+        return None
     cls = comp.case_classes()
     base = m + 2  # counts per class of a tuple of holes and the root's case: at most m + 1
     if base ** comp.n_classes >= 2**62:
@@ -304,32 +397,38 @@ def _hole_term(holes: list[np.ndarray], coarse: list[np.ndarray], comp: "_Comple
         profiles = np.unique((profiles[:, None] + np.unique(codes[lst])[None, :]).ravel())
         if profiles.size > MAX_PROFILES:
             return None
-    triples, case_trip = np.unique(codes, return_inverse=True)  # the root's class triples
-    case_trip = case_trip.ravel().astype(np.int64)
+    # the root's class triples, numbered densely: k = (class_s * n_e + class_e) * n_l + class_l
+    n_s, n_e, n_l = (int(x) for x in comp.counts)
+    elem_k = np.concatenate([comp.labels[0, :12] * (n_e * n_l), comp.labels[1, :10] * n_l, comp.labels[2, :14]])
+    case_k = elem_k[CASE_TYPE_INDICES[:, 0]] + elem_k[12 + CASE_TYPE_INDICES[:, 1]] + elem_k[22 + CASE_TYPE_INDICES[:, 2]]
+    k_s, k_e, k_l = np.meshgrid(np.arange(n_s), np.arange(n_e), np.arange(n_l), indexing="ij")
+    triples = (radix[k_s.ravel()] + radix[comp.offsets[1] + k_e.ravel()] + radix[comp.offsets[2] + k_l.ravel()])
     # per type, the distinct used counts u_t of (profile + class triple): no carries, so per type
     # the digits of the codes add
-    inverse, used = [], []
+    maps, rows, cols, used = [], [], [], []
     for t in range(3):
         lo, n = int(comp.offsets[t]), int(comp.counts[t])
         up, ip = np.unique((profiles // base ** lo) % base ** n, return_inverse=True)
         ut, it = np.unique((triples // base ** lo) % base ** n, return_inverse=True)
         sums = up[:, None] + ut[None, :]
         uniq = np.unique(sums)
-        inverse.append(np.searchsorted(uniq, sums)[ip.ravel()][:, it.ravel()].ravel())
+        maps.append(np.searchsorted(uniq, sums).astype(np.int64))  # (type-t part of v, of k) -> u_t
+        rows.append(ip.ravel().astype(np.int64))
+        cols.append(it.ravel().astype(np.int64))
         used.append((uniq[:, None] // base ** np.arange(n, dtype=np.int64)[None, :]) % base)
     table_cost = comp.table_cost([u.shape[0] for u in used])
     enum_cost = _tuples_estimate([x.size for x in lists]) * (m + 1) ** 3 + profiles.size * root.size * 8
     one_group = profiles.size == 1 and m >= 2
     if table_cost > MAX_TABLE_STEPS or (enum_cost > TUPLE_STEPS and not one_group):
         return None
-    g = comp.table(used)[inverse[0], inverse[1], inverse[2]].reshape(profiles.size, triples.size)
+    g = _gather(comp.table(used), maps[0], maps[1], maps[2], np.stack(rows), np.stack(cols))  # int64[V, n_trip]
     if one_group and listed_cost([x.size for x in lists]) < enum_cost:  # meet in the middle
         stats = listed_stats(lists)  # (at the cheapest cut; progress shown when long)
-        out[root] = avoiding(*stats)[0, root] * g[0, case_trip[root]]
+        out[root] = avoiding(*stats)[0, root] * g[0, case_k[root]]
         return out
     cases, offsets, masks = packed(sorted(lists, key=len))
-    vals, done = _weighted_avoiding(cases, offsets, masks, CASE_TYPE_INDICES, codes, profiles, g, case_trip, root,
-                                    TUPLE_STEPS)
+    vals, done = _weighted_avoiding(cases, offsets, masks, CASE_TYPE_INDICES, codes, profiles, g,
+                                    np.ascontiguousarray(g.T), elem_k, case_k, root, TUPLE_STEPS)
     if not done:  # pragma: no cover (the estimate is an upper bound)
         return None
     out[root] = vals

@@ -643,18 +643,21 @@ def test_hole_term_equals_brute_force(seed: int, m: int, k: int, size: int) -> N
     """One inclusion–exclusion term (:func:`_hole_term`: tuples of holes grouped by profile, weighted
     by the completions; or met in the middle) = brute force over the holes and the coarse sets, per
     root case; holes empty, holes that are a whole coarse set and holes that share cases included."""
-    from pi_env.solvers.joint_holes import _hole_term
+    from pi_env.solvers.joint_holes import _Completions, _hole_term
 
+    k = min(k, 4 - m)  # (at most four unknown players)
     rng = np.random.default_rng(seed)
-    coarse = structured_sets(rng, k)
+    coarse = thin(rng, structured_sets(rng, k), 1e4) if k else np.zeros((0, NUM_CASES), dtype=bool)
+    if not _Completions(list(coarse)).ok:  # (two thinned sets with many joint classes)
+        coarse = shared_class_sets(rng, k)
     holes = sparse_sets(rng, m, size) if size else np.zeros((m, NUM_CASES), dtype=bool)
-    root = rng.random(NUM_CASES) < 0.2
-    sets = thin(rng, np.vstack([root[None, :], holes, coarse]), 1e6)
-    root, holes, coarse = sets[0], sets[1:m + 1], sets[m + 1:]
     if k and m > 1 and coarse[0].sum() <= 40 and rng.random() < 0.5:
         holes[1] = coarse[0]  # a hole set that is a whole (small) superset
     if m > 1 and rng.random() < 0.3:
         holes[0] |= holes[-1]  # shared cases
+    others = float(np.prod([max(int(x.sum()), 1) for x in np.vstack([holes, coarse])]))
+    root = np.zeros(NUM_CASES, dtype=bool)  # as many root cases as the brute force affords
+    root[rng.choice(NUM_CASES, size=int(np.clip(3e6 / others, 1, 400)), replace=False)] = True
     brute = brute_force_counts(np.vstack([root[None, :], holes, coarse]), limit=5_000_000)
     assert brute is not None
     term = _hole_term(list(holes), list(coarse), root=np.flatnonzero(root))
