@@ -343,6 +343,10 @@ for seed, k in [(4, 5), (5, 4), (6, 5)]:  # failed solves: holes in full sets (m
         sets[q, rng.choice(1680, size=6, replace=False)] = False
     h.update(count_joint_split(sets[0], list(sets[1:]), list(sups[1:])).tobytes())
     h.update(joint_table_split(sets, sups, sampling=True).sample(50, rng=seed).tobytes())
+from pi_env.solvers.joint_holes import LATTICE_UNIONS, _triples_avoiding  # three lists by element sets
+from pi_env.solvers.joint_tuples import CASE_TYPE_INDICES
+lists = [np.random.default_rng(7).choice(1680, size=n, replace=False).astype(np.int64) for n in (9, 8, 3, 60)]
+h.update(_triples_avoiding(*lists[:3], lists[3], CASE_TYPE_INDICES, LATTICE_UNIONS).tobytes())
 print(h.hexdigest())
 """
 
@@ -662,6 +666,28 @@ def test_hole_term_equals_brute_force(seed: int, m: int, k: int, size: int) -> N
     assert brute is not None
     term = _hole_term(list(holes), list(coarse), root=np.flatnonzero(root))
     assert term is not None and np.array_equal(term, brute[0])
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), sizes=st.tuples(st.integers(0, 40), st.integers(0, 40), st.integers(0, 40)))
+def test_triples_by_element_sets_equal_brute_force(seed: int, sizes: tuple) -> None:
+    """Three lists (empty ones, shared cases included), per root case the disjoint triples avoiding it
+    by inclusion–exclusion over element sets (:func:`_triples_avoiding`) = brute force."""
+    from pi_env.solvers.joint_holes import LATTICE_UNIONS, _triples_avoiding
+    from pi_env.solvers.joint_tuples import CASE_TYPE_INDICES
+
+    rng = np.random.default_rng(seed)
+    sets = np.zeros((4, NUM_CASES), dtype=bool)
+    sets[0] = rng.random(NUM_CASES) < 0.2
+    for q, n in enumerate(sizes):
+        sets[q + 1, rng.choice(NUM_CASES, size=n, replace=False)] = True
+    if rng.random() < 0.3:
+        sets[2] |= sets[1]  # shared cases
+    brute = brute_force_counts(sets, limit=5_000_000)
+    assert brute is not None
+    lists = [np.flatnonzero(row).astype(np.int64) for row in sets]
+    got = _triples_avoiding(lists[1], lists[2], lists[3], lists[0], CASE_TYPE_INDICES, LATTICE_UNIONS)
+    assert np.array_equal(got, brute[0][lists[0]])
 
 
 def test_completions_too_fine_for_the_class_tensor_fall_back_without_warnings():
