@@ -160,9 +160,10 @@ _Writer = TypeVar("_Writer", ObservationWriter, PackedWriter, PackedIntWriter)
 
 class _RowEncoder(Generic[_Writer]):
     """What :class:`FlatEncoder`, :class:`PackedEncoder` and :class:`PackedIntEncoder` share: the
-    engine's writer that fills the ``float32[B, ...]`` (integer rows: ``int8``/``int16``) :attr:`buffer`, whose first ``size`` columns are the encoding, and the
-    read-only view of those columns that ``encode`` returns (copies keep the buffer, the writer's
-    one object, and rebuild the view of it)."""
+    engine's writer that fills the ``float32[B, ...]`` (integer rows: ``int8``/``int16``)
+    :attr:`buffer`, whose first ``size`` columns are the encoding, and the read-only view of those
+    columns that ``encode`` returns (copies keep the buffer, the writer's one object, and rebuild
+    the view of it)."""
 
     def __init__(self, config: GameConfig, size: int, writer: _Writer):
         self.config, self.batch_size, self.size = config, writer.batch_size, size
