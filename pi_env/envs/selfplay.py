@@ -174,7 +174,7 @@ and fails on a change without a new version.
 
 * v0: Initial version. In pi-env 0.2.0 `opponents` takes agents or factories instead of names;
   behaviour unchanged. Additive: copies keep the game, `clone_state()`, `reset(options={"positions":
-  ...})`.
+  ...})`, `observations="packed"`, `"packed-int8"` / `"packed-int16"` (the default rows unchanged).
 """
 
 from __future__ import annotations
