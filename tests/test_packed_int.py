@@ -232,3 +232,23 @@ def test_bad_input_is_refused_in_one_line():
     with pytest.raises(PIError, match=r"^rows must be integer rows of length \[688, 957, 1226, 1495\] \(2\.\.5 "
                                       r"players\), got float32\[3, 688\]$"):
         packed_from_int(np.zeros((3, 688), dtype=F32), _component_scales(cfg))
+
+
+def test_rows_with_fixed_opponents_convert_to_the_float_rows():
+    """One learner seat against batched random opponents (the env's per-call path, not the fused
+    turn): the converted integer rows equal the packed float32 rows at every step."""
+    from pi_env.envs.selfplay import RandomBatchOpponent
+
+    kw = dict(num_players=3, seed=5, opponents=[RandomBatchOpponent(1), RandomBatchOpponent(2)])
+    env = SelfPlayVecEnv(12, observations="packed-int8", **kw)
+    ref = SelfPlayVecEnv(12, observations="packed", **{**kw, "opponents": [RandomBatchOpponent(1),
+                                                                          RandomBatchOpponent(2)]})
+    obs, _ = env.reset(seed=5)
+    fobs, _ = ref.reset(seed=5)
+    rng = np.random.default_rng(1)
+    for t in range(80):
+        assert np.array_equal(float_from_packed_int(obs, env.config).view(np.uint32), fobs.view(np.uint32)), t
+        assert np.array_equal(obs, packed_int_from_observation(env.engine_observations(), "int8")), t
+        acts = env.sample_actions(rng)
+        obs = env.step(acts)[0]
+        fobs = ref.step(acts)[0]
