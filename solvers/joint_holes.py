@@ -473,9 +473,14 @@ def _hole_term(holes: list[np.ndarray], coarse: list[np.ndarray], comp: "_Comple
 
     The tuples of holes are grouped by profile ``v``; ``G(profile(c) + v)`` comes from
     :meth:`_Completions.table`; then one group (every superset of the coarse players the full set,
-    or none of them) of several players' holes is met in the middle
-    (:func:`pi_env.solvers.joint_tuples.listed_stats`) when that is cheaper than enumerating its
-    tuples, and otherwise the tuples are enumerated once, weighted (:func:`_weighted_avoiding`)."""
+    or none of them) of three players' holes is counted by :func:`_triples_avoiding`, one of two or
+    four players' holes met in the middle (:func:`pi_env.solvers.joint_tuples.listed_stats`), when
+    that is cheaper than enumerating the tuples; otherwise the tuples are enumerated once, weighted
+    (:func:`_weighted_avoiding`).
+
+    Raises:
+        ValueError: (from :meth:`_Completions.table`) more than 4 coarse players.
+    """
     m = len(holes)
     lists = [np.flatnonzero(h).astype(np.int64) for h in holes]
     out = np.zeros(NUM_CASES, dtype=np.int64)
@@ -617,9 +622,10 @@ def count_joint_split(own: np.ndarray, others: "list[np.ndarray]", supersets: "l
 def joint_table_split(sets: np.ndarray, supersets: np.ndarray, sampling: bool = False) -> JointTable:
     """:func:`~pi_env.solvers.joint.joint_table` of sets with holes (many failed solves): counts by
     :func:`count_joint_split`; with ``sampling=True`` the table draws worlds from the supersets'
-    table (fast to build: coarse sets) and keeps those whose every case lies in its player's set —
-    exactly uniform over the consistent worlds — when at least :data:`MIN_ACCEPTANCE` of them are
-    kept, else it is the dynamic programme's table of ``sets``.
+    table (fast to build: coarse sets; a player whose holes take at least half of its superset is
+    drawn from its own set) and keeps those whose every case lies in its player's set — exactly
+    uniform over the consistent worlds — when at least :data:`MIN_ACCEPTANCE` of them are kept,
+    else it is the dynamic programme's table of ``sets``.
 
     Args:
         sets: ``bool[k, 1680]``, ``1 <= k <= 5``, the root first.
@@ -645,7 +651,12 @@ def joint_table_split(sets: np.ndarray, supersets: np.ndarray, sampling: bool = 
     root_cases = np.flatnonzero(counts)
     proposal = None
     if sampling and total > 0:
-        proposal = joint_table(sup, sampling=True)
+        # a player whose holes take at least half of its superset is drawn from its own set (few
+        # cases left: still a small dynamic programme, and far fewer draws rejected)
+        prop = sup.copy()
+        emptied = 2 * arr.sum(axis=1) <= sup.sum(axis=1)
+        prop[emptied] = arr[emptied]
+        proposal = joint_table(prop, sampling=True)
         if total < MIN_ACCEPTANCE * proposal.total:
             return joint_table(arr, sampling=True)
     return JointTable(counts, total, arr.shape[0], (), 0, root_cases, np.cumsum(counts[root_cases]),
