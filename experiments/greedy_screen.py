@@ -1,0 +1,233 @@
+"""Paired screens of ``greedy`` variants in 4-player games (issue #16 item 3; docs/tuning-log.md,
+*Win-seeking greedy variants at 4 players*).
+
+    python -m pi_env.experiments.greedy_screen --seed S --games N [--start G] [--option NAME=VALUE ...]
+
+Game ``g`` (engine seed :func:`pi_env.apps.tournament.game_seed` of ``(S, g)``) is played twice: once
+with a :class:`TunedGreedy` of the given options in seat ``g mod 4`` and ``greedy`` in the other
+seats, once with ``greedy`` in every seat. Greedy is deterministic, so the two games are equal up to the
+variant's first decision that differs from greedy's; the paired difference of the variant seat's win
+share (a first place shared by ``k`` counts ``1/k``, docs/rules.md §5) has a far smaller spread than two
+independent runs. Printed: the variant's and greedy's win share in the same seats, the mean paired
+difference with one standard error, the games whose scores or unused tiles changed, and the mean
+scores. A screen is a tuning tool: its seeds are tuning seeds, never evaluation seeds.
+
+:class:`TunedGreedy` is greedy (:func:`pi_env.agents.greedy.greedy_decision`, denial weight of the
+player count) with these options, each 0 / off by default (the defaults play exactly as greedy):
+
+* ``delta``: solve (greedy's step 3) iff ``E_now > floor`` and ``E_now ≥ E_wait + margin``, ``margin
+  = delta`` (greedy: 0), and in step 5 wait iff ``E_now < E_wait + margin``;
+* ``hazard_scale``: the opponents' solve probabilities on their coming turn in ``E_wait`` times this
+  (capped at 1; greedy: 1);
+* ``q_weight``: the query is the candidate of the highest ``gain + q_weight · q`` (``q``:
+  :func:`pi_env.agents.greedy.q_after`, the expected probability of the most likely case after its
+  answer; greedy: 0, information gain alone);
+* ``gap_weight`` (from round index ``gap_from_round``): ``margin −= gap_weight · max(0, leader's
+  score − own score)`` — more willing to solve when behind;
+* ``closing_margin``: when the agent has not attempted and exactly one other player has neither
+  attempted nor solved (its attempt would end the round at this rotation's end, docs/rules.md §5,
+  denying that player the round), ``margin −= closing_margin`` and ``floor = −closing_margin``
+  (greedy: ``floor = 0``);
+* ``keep_tile_from``: in the last round (round index 2) with at least this score and one
+  investigator tile left, investigators are not candidates while a clue card is informative (the
+  tile is kept for the tiebreak, docs/rules.md §5; as greedy's ``last_tile`` there only).
+
+The denial weight is greedy's (by player count); the options were screened with 4 players only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from pi_env.agents.greedy import GreedyAgent, Situation, denial_weight_for, q_after, waiting_clue
+from pi_env.core.constants import INVESTIGATE_BASE, SOLVE_BASE
+from pi_env.solvers.hints import GAIN_TOLERANCE, best_gain_index
+
+__all__ = ["TunedGreedy", "OPTIONS", "ScreenResult", "paired_screen", "main"]
+
+OPTIONS = ("delta", "hazard_scale", "q_weight", "gap_weight", "gap_from_round", "closing_margin",
+           "keep_tile_from")
+"""Option names of :class:`TunedGreedy` (module docstring)."""
+
+
+class TunedGreedy(GreedyAgent):
+    """Greedy with the screening options of the module docstring (defaults: exactly greedy).
+
+    Raises:
+        ValueError: ``hazard_scale`` negative.
+    """
+
+    name = "greedy-tuned"
+
+    def __init__(self, delta: float = 0.0, hazard_scale: float = 1.0, q_weight: float = 0.0,
+                 gap_weight: float = 0.0, gap_from_round: float = 1, closing_margin: float = 0.0,
+                 keep_tile_from: float = math.inf, **kwargs: Any):
+        super().__init__(**kwargs)
+        if not hazard_scale >= 0:
+            raise ValueError(f"hazard_scale must be at least 0, got {hazard_scale!r}")
+        self.delta, self.hazard_scale, self.q_weight = float(delta), float(hazard_scale), float(q_weight)
+        self.gap_weight, self.gap_from_round = float(gap_weight), int(gap_from_round)
+        self.closing_margin, self.keep_tile_from = float(closing_margin), float(keep_tile_from)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        from pi_env.engine.observe import decode_observation
+
+        s = self.situation(observation, action_mask)
+        scores = decode_observation(np.asarray(observation), self.num_players)["score"]
+        return self.decide(s, np.asarray(scores, dtype=np.int64))
+
+    def margins(self, s: Situation, scores: np.ndarray) -> tuple[float, float]:
+        """``(margin, floor)`` of the solve rule (module docstring) with ``scores[P]`` the scores in
+        relative seats (0 = the agent)."""
+        o = s.outlook
+        margin, floor = self.delta, 0.0
+        if self.gap_weight and o.round_index >= self.gap_from_round:
+            margin -= self.gap_weight * max(0, int(scores[1:].max()) - int(scores[0]))
+        if self.closing_margin and not o.attempted:
+            open_others = [j for j in range(1, o.num_players) if not o.seat_attempted[j] and not o.solved[j]]
+            if len(open_others) == 1:
+                margin -= self.closing_margin
+                floor = -self.closing_margin
+        return margin, floor
+
+    def decide(self, s: Situation, scores: np.ndarray) -> int:
+        """The decision on a :class:`~pi_env.agents.greedy.Situation` (greedy's steps 2–5 with the
+        options)."""
+        if s.cases.size == 0:
+            return int(s.legal_clues[0]) if s.legal_clues.size else SOLVE_BASE
+        solve = SOLVE_BASE + s.best_case
+        if s.cases.size == 1:
+            return solve
+        o = s.outlook
+        hazard = np.minimum(1.0, o.pmf[:, 0] * self.hazard_scale)
+        e_now = o.solve_value(s.p_best)
+        useful = s.gains > GAIN_TOLERANCE
+        if o.round_index >= 2 and o.score >= self.keep_tile_from and s.inv_left == 1:
+            clue = s.actions < INVESTIGATE_BASE
+            if (useful & clue).any():
+                useful = useful & clue
+        margin, floor = self.margins(s, scores)
+        w = denial_weight_for(o.num_players) if self.denial_weight is None else self.denial_weight
+        if useful.any():
+            value = s.gains + w * s.denial
+            if self.q_weight:
+                value = value + self.q_weight * np.array([q_after(s.answers[i], s.probs)
+                                                          for i in range(s.actions.size)])
+            b = int(best_gain_index(np.where(useful, value, -np.inf)))
+            e_wait = o.wait_value(q_after(s.answers[b], s.probs), hazard)
+            if e_now > floor and e_now >= e_wait + margin:
+                return solve
+            return int(s.actions[b])
+        if s.legal_clues.size and e_now < o.wait_value(s.p_best, hazard) + margin:
+            return waiting_clue(s) if w else int(s.legal_clues[0])
+        return solve
+
+
+@dataclass(frozen=True)
+class ScreenResult:
+    """A paired screen's figures (module docstring); shares and differences in ``[0, 1]`` units.
+
+    Attributes:
+        games: games played (each twice).
+        variant, greedy: mean win share of the variant's seat and of greedy in the same seats.
+        difference, se: mean paired difference and its standard error.
+        changed: games whose scores or unused tiles differ from the all-greedy game.
+        variant_score, greedy_score: mean scores of those seats.
+    """
+
+    games: int
+    variant: float
+    greedy: float
+    difference: float
+    se: float
+    changed: int
+    variant_score: float
+    greedy_score: float
+
+
+def paired_screen(options: dict[str, float], seed: int, games: int, start: int = 0,
+                  players: int = 4, progress: bool = False) -> ScreenResult:
+    """Play games ``start .. start + games − 1`` of tournament seed ``seed`` twice (module docstring).
+
+    Raises:
+        ValueError: ``games < 2``, an unknown option name, or fewer than 2 players.
+    """
+    from pi_env.agents.runner import play_game
+    from pi_env.apps.tournament import game_seed
+    from pi_env.engine import GameConfig, outcome
+
+    if games < 2:
+        raise ValueError(f"a paired screen needs at least 2 games, got {games}")
+    unknown = set(options) - set(OPTIONS)
+    if unknown:
+        raise ValueError(f"unknown option(s) {sorted(unknown)} (known: {', '.join(OPTIONS)})")
+    config = GameConfig(num_players=players)
+
+    def shares(agents: list) -> tuple[list[float], list[int], list[int]]:
+        state, _ = play_game(config, agents, game_seed(seed, g))
+        r = outcome(state, config)
+        k = len(r.winners)
+        return ([1.0 / k if r.ranks[j] == 1 else 0.0 for j in range(players)], [int(x) for x in r.scores],
+                [int(x) for x in state.inv_left[0]])
+
+    rows = []
+    games_range: Any = range(start, start + games)
+    if progress:
+        from tqdm import tqdm
+
+        games_range = tqdm(games_range, desc="paired games")
+    for g in games_range:
+        seat = g % players
+        base = shares([GreedyAgent() for _ in range(players)])
+        agents: list = [GreedyAgent() for _ in range(players)]
+        agents[seat] = TunedGreedy(**options)
+        var = shares(agents)
+        rows.append((var[0][seat], base[0][seat], var[1][seat], base[1][seat], var[1:] != base[1:]))
+    v = np.array([r[0] for r in rows])
+    b = np.array([r[1] for r in rows])
+    d = v - b
+    return ScreenResult(games, float(v.mean()), float(b.mean()), float(d.mean()),
+                        float(d.std(ddof=1) / math.sqrt(games)), int(sum(r[4] for r in rows)),
+                        float(np.mean([r[2] for r in rows])), float(np.mean([r[3] for r in rows])))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m pi_env.experiments.greedy_screen",
+                                     description="Paired screen of a greedy variant (4 players by default).")
+    parser.add_argument("--seed", type=int, required=True, help="tournament seed (a tuning seed)")
+    parser.add_argument("--games", type=int, default=400, help="games, each played twice (default 400)")
+    parser.add_argument("--start", type=int, default=0, help="first game index (default 0)")
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                        help=f"a TunedGreedy option ({', '.join(OPTIONS)}); repeatable")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    options: dict[str, float] = {}
+    for item in args.option:
+        name, sep, value = item.partition("=")
+        if not sep:
+            parser.error(f"--option {item!r}: expected NAME=VALUE")
+        try:
+            options[name.strip()] = float(value)
+        except ValueError:
+            parser.error(f"--option {item!r}: {value!r} is not a number")
+    try:
+        r = paired_screen(options, args.seed, args.games, args.start, args.players, progress=not args.quiet)
+    except ValueError as e:
+        parser.error(str(e))
+    label = ", ".join(f"{k}={v:g}" for k, v in options.items()) or "greedy (no options)"
+    print(f"{label}: seed {args.seed}, games {args.start}..{args.start + r.games - 1}: variant "
+          f"{100 * r.variant:.1f}%, greedy in the same seats {100 * r.greedy:.1f}%, paired difference "
+          f"{100 * r.difference:+.1f} ± {100 * r.se:.1f} points (1 SE); {r.changed} games changed; mean score "
+          f"{r.variant_score:.2f} against {r.greedy_score:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
