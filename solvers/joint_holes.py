@@ -37,7 +37,11 @@ without the dynamic programme:
   three players' holes is counted by inclusion–exclusion over element sets
   (:func:`_triples_avoiding`: the disjoint pairs of two lists holding each set of at most two
   elements per type, then per case of the third list; ~10 ms for three lists of 300 cases, where
-  meeting in the middle took ~60 ms). One group of two or four players' holes is met in the middle
+  meeting in the middle took ~60 ms); one of four players' holes likewise when that is cheaper
+  (:func:`quadruples_avoiding`: the disjoint pairs of two lists and those of the other two tallied
+  per element set, then one small kernel per element type contracted; a fixed ~25-50 ms, where
+  meeting in the middle took ~0.4-0.6 s for four lists of 300 cases: the typed-in record of 1,500
+  failed solves). Any other group of two or four players' holes is met in the middle
   when that is cheaper than enumerating its tuples
   (:func:`pi_env.solvers.joint_tuples.listed_stats`): the tuples are pairs ``(P, Q)`` of a tuple
   ``P`` of one or two players' holes and a tuple ``Q`` of the others', disjoint; per ``P`` the
@@ -383,15 +387,11 @@ LATTICE_SIZES = tuple(1 + n + n * (n - 1) // 2 for n in TYPE_SIZES3)  # (79, 56,
 
 
 @kernel
-def _triples_avoiding(l1, l2, l3, root, triples, uni):
-    """Per root case ``c``: the pairwise-disjoint triples of one case of each list (``int64`` case
-    ids) disjoint from ``c``, by inclusion–exclusion over element sets (no triple visited):
-    ``f[X]``, the disjoint pairs ``p`` of ``l1 x l2`` holding the element set ``X`` (at most two
-    elements per type: ``int64[79, 56, 106]``, superset sums by one pass per type); per case ``q``
-    of ``l3``, ``h_q(U) = #{p containing U, disjoint from q} = sum over T in subsets of q of
-    (-1)^|T| f[U | T]`` for every partial case ``U``; then ``D(c) = sum over q disjoint from c of
-    sum over U in subsets of c of (-1)^|U| h_q(U)``. About ``|l1| |l2| + |l3| (17,000 + 8 |root|)``
-    steps. Returns ``int64[len(root)]``."""
+def _pair_supersets(l1, l2, triples, uni):
+    """``f int64[79, 56, 106]``: per element set ``X`` of at most two elements per type (indexed per
+    type as in :func:`_lattice_unions`: suspect, evidence, location), the pairwise-disjoint pairs
+    ``(a, b)`` of ``l1 x l2`` (``int64`` case ids) whose six elements include ``X`` (superset sums,
+    one pass per type; only pairs are filled along the type not yet summed)."""
     n_s, n_e, n_l = 12, 10, 14
     m_s, m_e, m_l = 1 + n_s + 66, 1 + n_e + 45, 1 + n_l + 91
     f = np.zeros((m_s, m_e, m_l), dtype=np.int64)
@@ -433,6 +433,21 @@ def _triples_avoiding(l1, l2, l3, root, triples, uni):
                         f[i, j, 1 + x] += v
                         f[i, j, 1 + y] += v
                         f[i, j, 0] += v
+    return f
+
+
+@kernel
+def _triples_avoiding(l1, l2, l3, root, triples, uni):
+    """Per root case ``c``: the pairwise-disjoint triples of one case of each list (``int64`` case
+    ids) disjoint from ``c``, by inclusion–exclusion over element sets (no triple visited):
+    ``f[X]``, the disjoint pairs ``p`` of ``l1 x l2`` holding the element set ``X`` (at most two
+    elements per type: ``int64[79, 56, 106]``, superset sums by one pass per type); per case ``q``
+    of ``l3``, ``h_q(U) = #{p containing U, disjoint from q} = sum over T in subsets of q of
+    (-1)^|T| f[U | T]`` for every partial case ``U``; then ``D(c) = sum over q disjoint from c of
+    sum over U in subsets of c of (-1)^|U| h_q(U)``. About ``|l1| |l2| + |l3| (17,000 + 8 |root|)``
+    steps. Returns ``int64[len(root)]``."""
+    n_s, n_e, n_l = 12, 10, 14
+    f = _pair_supersets(l1, l2, triples, uni)
     out = np.zeros(root.shape[0], dtype=np.int64)
     h = np.zeros((n_s + 1, n_e + 1, n_l + 1), dtype=np.int64)
     for r in range(l3.shape[0]):
@@ -456,6 +471,157 @@ def _triples_avoiding(l1, l2, l3, root, triples, uni):
     return out
 
 
+def _type_entries(t: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The kernel of one element type for :func:`_quadruples_avoiding`, on the type's element sets of
+    at most two elements (indices of :func:`_lattice_unions`): the disjoint pairs ``(X, Y)`` of a
+    side ``P`` and a side ``Q`` avoiding ``x`` are weighed ``[X, Y disjoint][x not in X][x not in
+    Y] = J - [x in X or Y] J`` (``J``: disjoint). With superset sums on both sides, ``J`` is the
+    diagonal ``(-1)^|U|`` (``o = 0``) and ``-[x in X or Y] J`` (``o = 1 + x``) has ``3 n`` entries:
+    ``({x}, {}), ({}, {x})`` weight -1, ``({x}, {x})`` 2, and per ``y != x`` ``({x, y}, {y}),
+    ({y}, {x, y})`` 1 and ``({x, y}, {x, y})`` -2.
+
+    Returns:
+        ``(rel, entries, offsets)``: ``rel int64[R, 2]`` the distinct index pairs ``(i, j)`` (of the
+        ``P`` and ``Q`` sides), ``entries int64[E, 3]`` rows ``(pair, o, weight)`` sorted by pair,
+        ``offsets int64[R + 1]`` each pair's first entry.
+    """
+    n = TYPE_SIZES3[t]
+    uni = LATTICE_UNIONS[t]
+    size = [0] + [1] * n + [2] * (n * (n - 1) // 2)
+    raw = [(k, k, 0, (-1) ** size[k]) for k in range(len(size))]
+    for x in range(n):
+        sx = 1 + x
+        raw += [(sx, 0, 1 + x, -1), (0, sx, 1 + x, -1), (sx, sx, 1 + x, 2)]
+        for y in range(n):
+            if y != x:
+                pxy, sy = int(uni[x + 1, y + 1]), 1 + y
+                raw += [(pxy, sy, 1 + x, 1), (sy, pxy, 1 + x, 1), (pxy, pxy, 1 + x, -2)]
+    pairs = sorted({(i, j) for i, j, _, _ in raw})
+    index = {pq: r for r, pq in enumerate(pairs)}
+    entries = np.array(sorted((index[i, j], o, w) for i, j, o, w in raw), dtype=np.int64)
+    offsets = np.searchsorted(entries[:, 0], np.arange(len(pairs) + 1)).astype(np.int64)
+    return np.array(pairs, dtype=np.int64), entries, offsets
+
+
+S_REL, S_ENTRIES, S_OFFSETS = _type_entries(0)  # 367 pairs, 511 entries
+E_REL, E_ENTRIES, _E_OFFSETS = _type_entries(1)  # 256 pairs, 356 entries
+# listed_cost steps (about 0.4 ns each) of _quadruples_avoiding besides ~10 per pair it tallies: measured 24-50 ms
+# for four lists of 10-300 cases (numba, load 3.3), where meeting in the middle took 45 ms at 120 cases each, 630 ms
+# at 300
+QUAD_STEPS = 1e8
+
+
+@kernel
+def _location_rows(f, uni):
+    """``int64[79, 56, 288]``: ``f`` (:func:`_pair_supersets`) with the location sets laid out for
+    :func:`_quadruples_avoiding`: the empty set at 0, ``{a}`` at ``16 + a``, ``{a, b}`` at ``32 +
+    16 a + b`` and ``32 + 16 b + a`` (a full 16 x 16 matrix, zero on the diagonal and past 14),
+    and ``bool[79, 56]``: the rows with a nonzero entry."""
+    out = np.zeros((f.shape[0], f.shape[1], 288), dtype=np.int64)
+    nz = np.zeros((f.shape[0], f.shape[1]), dtype=np.bool_)
+    for i in range(f.shape[0]):
+        for j in range(f.shape[1]):
+            out[i, j, 0] = f[i, j, 0]
+            for a in range(14):
+                out[i, j, 16 + a] = f[i, j, 1 + a]
+                for b in range(14):
+                    if a != b:
+                        out[i, j, 32 + 16 * a + b] = f[i, j, uni[2, a + 1, b + 1]]
+            for k in range(288):
+                if out[i, j, k] != 0:
+                    nz[i, j] = True
+                    break
+    return out, nz
+
+
+@kernel
+def _quadruples_avoiding(l1, l2, l3, l4, root, triples, uni, s_rel, s_entries, s_offsets, e_rel, e_entries):
+    """Per root case ``c``: the pairwise-disjoint quadruples of one case of each list (``int64`` case
+    ids) disjoint from ``c``, by inclusion–exclusion over element sets (no quadruple visited).
+
+    With ``P`` the disjoint pairs of ``l1 x l2`` and ``Q`` those of ``l3 x l4``, ``f_P[X]`` and
+    ``f_Q[X]`` (:func:`_pair_supersets`) count those holding the element set ``X``; a pair ``(p,
+    q)`` is counted when ``p`` and ``q`` are disjoint and avoid ``c``, a product over the element
+    types of one kernel each (:func:`_type_entries`: the diagonal ``o = 0`` and one part ``o = 1 +
+    x`` per element ``x``). So ``R[o_s, o_e, o_l] = sum over i, j of f_P[i] f_Q[j] times the
+    three types' weights`` (``int64[13, 11, 15]``; the location kernel written out on 16 x 16
+    matrices, :func:`_location_rows`; then evidence, then suspect entries), and ``D(c)`` is the sum
+    of ``R`` over ``o_t`` in ``{0, 1 + c_t}`` (8 terms). About ``|l1| |l2| + |l3| |l4|`` plus
+    ``367 * 256`` location contractions of ~600 multiply-adds (rows without pairs skipped).
+    Exact: every partial sum is at most ``2^18 |P| |Q|`` in size. ``s_*``, ``e_*``: the suspect's
+    and the evidence's :func:`_type_entries`. Returns ``int64[len(root)]``."""
+    fp, nzp = _location_rows(_pair_supersets(l1, l2, triples, uni), uni)
+    fq, nzq = _location_rows(_pair_supersets(l3, l4, triples, uni), uni)
+    n_re = e_rel.shape[0]
+    r = np.zeros((13, 11, 15), dtype=np.int64)
+    y1 = np.zeros((n_re, 15), dtype=np.int64)
+    y2 = np.zeros((11, 15), dtype=np.int64)
+    used = np.zeros(n_re, dtype=np.bool_)
+    for ps in range(s_rel.shape[0]):
+        i_s, j_s = s_rel[ps, 0], s_rel[ps, 1]
+        found = False
+        for pe in range(n_re):
+            i_e, j_e = e_rel[pe, 0], e_rel[pe, 1]
+            used[pe] = nzp[i_s, i_e] and nzq[j_s, j_e]
+            if not used[pe]:
+                continue
+            found = True
+            u = fp[i_s, i_e]
+            v = fq[j_s, j_e]
+            u0, v0 = u[0], v[0]
+            s1 = 0
+            s3 = 0
+            for x in range(14):
+                ux, vx = u[16 + x], v[16 + x]
+                t1 = 0
+                t3 = 0
+                for b in range(16):
+                    uxb = u[32 + 16 * x + b]
+                    vxb = v[32 + 16 * x + b]
+                    t1 += uxb * v[16 + b] + u[16 + b] * vxb
+                    t3 += uxb * vxb
+                y1[pe, 1 + x] = 2 * ux * vx - ux * v0 - u0 * vx + t1 - 2 * t3
+                s1 += ux * vx
+                s3 += t3
+            y1[pe, 0] = u0 * v0 - s1 + s3 // 2  # (each location pair twice in the matrix)
+        if not found:
+            continue
+        y2[:, :] = 0
+        for k in range(e_entries.shape[0]):
+            pe = e_entries[k, 0]
+            if used[pe]:
+                o, w = e_entries[k, 1], e_entries[k, 2]
+                for c in range(15):
+                    y2[o, c] += w * y1[pe, c]
+        for k in range(s_offsets[ps], s_offsets[ps + 1]):
+            o, w = s_entries[k, 1], s_entries[k, 2]
+            for a in range(11):
+                for c in range(15):
+                    r[o, a, c] += w * y2[a, c]
+    out = np.zeros(root.shape[0], dtype=np.int64)
+    for i in range(root.shape[0]):
+        c = root[i]
+        s, e, loc = triples[c, 0] + 1, triples[c, 1] + 1, triples[c, 2] + 1
+        out[i] = (r[0, 0, 0] + r[s, 0, 0] + r[0, e, 0] + r[0, 0, loc] + r[s, e, 0] + r[s, 0, loc] + r[0, e, loc]
+                  + r[s, e, loc])
+    return out
+
+
+def quadruples_avoiding(lists: "list[np.ndarray]", root: np.ndarray) -> np.ndarray:
+    """Per case of ``root`` (``int64`` case ids), the pairwise-disjoint quadruples of one case of each
+    of the four ``lists`` (``int64`` case ids) disjoint from it: ``int64[len(root)]``
+    (:func:`_quadruples_avoiding`; the lists paired so that the pairs to tally are fewest).
+
+    Raises:
+        ValueError: not four lists.
+    """
+    if len(lists) != 4:
+        raise ValueError(f"four lists, got {len(lists)}")
+    a, b, c, d = sorted((np.asarray(x, dtype=np.int64) for x in lists), key=len)
+    return _quadruples_avoiding(a, d, b, c, np.asarray(root, dtype=np.int64), CASE_TYPE_INDICES, LATTICE_UNIONS,
+                                S_REL, S_ENTRIES, S_OFFSETS, E_REL, E_ENTRIES)
+
+
 def _tuples_estimate(sizes: "list[int]") -> float:
     """About how many pairwise-disjoint tuples lists of these sizes have (random cases: two are
     disjoint with probability ``11/12 * 9/10 * 13/14``)."""
@@ -473,9 +639,10 @@ def _hole_term(holes: list[np.ndarray], coarse: list[np.ndarray], comp: "_Comple
 
     The tuples of holes are grouped by profile ``v``; ``G(profile(c) + v)`` comes from
     :meth:`_Completions.table`; then one group (every superset of the coarse players the full set,
-    or none of them) of three players' holes is counted by :func:`_triples_avoiding`, one of two or
-    four players' holes met in the middle (:func:`pi_env.solvers.joint_tuples.listed_stats`), when
-    that is cheaper than enumerating the tuples; otherwise the tuples are enumerated once, weighted
+    or none of them) of three players' holes is counted by :func:`_triples_avoiding`, one of four
+    by :func:`quadruples_avoiding` (a fixed cost, :data:`QUAD_STEPS`), one of two or four players'
+    holes met in the middle (:func:`pi_env.solvers.joint_tuples.listed_stats`), each when that is
+    cheaper than the ways after it and than enumerating the tuples; otherwise the tuples are enumerated once, weighted
     (:func:`_weighted_avoiding`).
 
     Raises:
@@ -531,6 +698,12 @@ def _hole_term(holes: list[np.ndarray], coarse: list[np.ndarray], comp: "_Comple
         l1, l2, l3 = sorted(lists, key=len)
         if float(l1.size) * l2.size + l3.size * (17_000 + 8.0 * root.size) < min(enum_cost, listed_cost([x.size for x in lists])):
             out[root] = _triples_avoiding(l1, l2, l3, root, CASE_TYPE_INDICES, LATTICE_UNIONS) * g[0, case_k[root]]
+            return out
+    if one_group and m == 4:  # four lists: by element sets (fixed cost) when meeting in the middle costs more
+        sizes = sorted(x.size for x in lists)
+        quad_cost = QUAD_STEPS + 10.0 * (sizes[0] * sizes[3] + sizes[1] * sizes[2])
+        if quad_cost < min(enum_cost, listed_cost(sizes)):
+            out[root] = quadruples_avoiding(lists, root) * g[0, case_k[root]]
             return out
     if one_group and listed_cost([x.size for x in lists]) < enum_cost:  # meet in the middle
         stats = listed_stats(lists)  # (at the cheapest cut; progress shown when long)

@@ -11,6 +11,8 @@ exact marginals of :func:`pi_env.solvers.analyze_knowledge`.
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
+from itertools import product
 
 import numpy as np
 import pytest
@@ -347,6 +349,11 @@ from pi_env.solvers.joint_holes import LATTICE_UNIONS, _triples_avoiding  # thre
 from pi_env.solvers.joint_tuples import CASE_TYPE_INDICES
 lists = [np.random.default_rng(7).choice(1680, size=n, replace=False).astype(np.int64) for n in (9, 8, 3, 60)]
 h.update(_triples_avoiding(*lists[:3], lists[3], CASE_TYPE_INDICES, LATTICE_UNIONS).tobytes())
+from pi_env.solvers.joint_holes import quadruples_avoiding  # four lists by element sets
+rng = np.random.default_rng(8)
+lists = [rng.choice(1680, size=n, replace=False).astype(np.int64) for n in (3, 4, 2, 3)]
+lists[2][0] = lists[0][0]  # (a shared case)
+h.update(quadruples_avoiding(lists, rng.choice(1680, size=50, replace=False)).tobytes())
 print(h.hexdigest())
 """
 
@@ -721,6 +728,64 @@ def test_triples_by_element_sets_equal_brute_force(seed: int, sizes: tuple) -> N
     lists = [np.flatnonzero(row).astype(np.int64) for row in sets]
     got = _triples_avoiding(lists[1], lists[2], lists[3], lists[0], CASE_TYPE_INDICES, LATTICE_UNIONS)
     assert np.array_equal(got, brute[0][lists[0]])
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), sizes=st.tuples(*[st.integers(0, 12)] * 4), shared=st.booleans())
+def test_quadruples_by_element_sets_equal_brute_force(seed: int, sizes: tuple, shared: bool) -> None:
+    """Four lists (empty ones, shared cases included), per root case the disjoint quadruples avoiding
+    it by inclusion–exclusion over element sets (:func:`quadruples_avoiding`) = the brute force and
+    an enumeration of the quadruples written out here."""
+    from pi_env.solvers.joint_holes import quadruples_avoiding
+
+    rng = np.random.default_rng(seed)
+    sets = np.zeros((5, NUM_CASES), dtype=bool)
+    sets[0] = rng.random(NUM_CASES) < 0.2
+    for q, n in enumerate(sizes):
+        sets[q + 1, rng.choice(NUM_CASES, size=n, replace=False)] = True
+    if shared:
+        sets[3] |= sets[1]
+        sets[4, np.flatnonzero(sets[2])[:3]] = True
+    brute = brute_force_counts(sets, limit=5_000_000)
+    assert brute is not None
+    lists = [np.flatnonzero(row).astype(np.int64) for row in sets]
+    got = quadruples_avoiding(lists[1:], lists[0])
+    assert np.array_equal(got, brute[0][lists[0]])
+    triples = CASE_TRIPLES.astype(np.int64)
+    by_elements: Counter = Counter()  # the disjoint quadruples, by the element sets they use
+    for quad in product(*(triples[lst].tolist() for lst in lists[1:])):
+        used = tuple(frozenset(case[t] for case in quad) for t in range(3))
+        if all(len(u) == 4 for u in used):
+            by_elements[used] += 1
+    by_hand = np.zeros(NUM_CASES, dtype=np.int64)
+    for (ss, es, ls), n in by_elements.items():
+        by_hand += n * (~np.isin(triples[:, 0], list(ss)) & ~np.isin(triples[:, 1], list(es))
+                        & ~np.isin(triples[:, 2], list(ls)))
+    assert np.array_equal(got, by_hand[lists[0]])
+    with pytest.raises(ValueError, match="four lists"):
+        quadruples_avoiding(lists[1:4], lists[0])
+
+
+def test_four_players_holes_by_element_sets_equal_meeting_in_the_middle(monkeypatch) -> None:
+    """The term of four players' long lists of holes (200 cases each, no coarse player) is counted by
+    element sets (:func:`quadruples_avoiding`, meeting in the middle would cost more) and equals the
+    statistics met in the middle (:func:`count_listed`)."""
+    from pi_env.solvers import joint_holes
+    from pi_env.solvers.joint_tuples import count_listed
+
+    rng = np.random.default_rng(12)
+    holes = np.zeros((4, NUM_CASES), dtype=bool)
+    for q in range(4):
+        holes[q, rng.choice(NUM_CASES, size=200, replace=False)] = True
+    root = np.flatnonzero(rng.random(NUM_CASES) < 0.5)
+    calls = []
+    real = joint_holes.quadruples_avoiding
+    monkeypatch.setattr(joint_holes, "quadruples_avoiding", lambda *a: calls.append(1) or real(*a))
+    term = joint_holes._hole_term(list(holes), [], root=root)
+    assert calls == [1] and term is not None
+    lists = [np.flatnonzero(row).astype(np.int64) for row in holes]
+    assert np.array_equal(term[root], count_listed(root, lists))
+    assert not term[np.setdiff1d(np.arange(NUM_CASES), root)].any()
 
 
 def test_completions_too_fine_for_the_class_tensor_fall_back_without_warnings():
