@@ -252,3 +252,36 @@ def test_rows_with_fixed_opponents_convert_to_the_float_rows():
         acts = env.sample_actions(rng)
         obs = env.step(acts)[0]
         fobs = ref.step(acts)[0]
+
+
+def test_conversion_refuses_rows_of_another_game_in_one_line():
+    """Rows of another player count than the config's, out-of-range failed counts, float or numpy
+    rows given to the torch converter: a one-line PIError (each was converted silently or failed
+    inside numpy/torch)."""
+    c2 = GameConfig(num_players=2)
+    rows3 = np.zeros((4, packed_size(3)), dtype=np.int8)
+    with pytest.raises(PIError, match=r"^rows must be integer rows of length 688 \(2 players\), got int8\[4, 957\]$"):
+        float_from_packed_int(rows3, c2)
+    bad = np.zeros((1, 688), dtype=np.int16)
+    bad[0, packed_layout(2)["failed_count"][0]] = 5000
+    with pytest.raises(PIError, match=r"^rows hold a failed_count of 0\.\.5000; a count of distinct wrong triples is "
+                                      r"0\.\.1680"):
+        float_from_packed_int(bad, c2)
+    bad[0, packed_layout(2)["failed_count"][0]] = -1
+    with pytest.raises(PIError, match=r"^rows hold a failed_count of -1\.\.0"):
+        float_from_packed_int(bad, c2)
+    torch = pytest.importorskip("torch")
+    from pi_env.rl.packed_int import PackedIntToFloat
+
+    conv = PackedIntToFloat(c2)
+    with pytest.raises(PIError, match=r"^rows must be a torch tensor of int8 or int16 rows of length 688 \(2 players\), "
+                                      r"got torch\.float32\[4, 688\]$"):
+        conv(torch.zeros(4, 688))
+    with pytest.raises(PIError, match=r"got torch\.int8\[4, 957\]$"):
+        conv(torch.from_numpy(rows3))
+    with pytest.raises(PIError, match=r"got ndarray$"):
+        conv(np.zeros((4, 688), dtype=np.int8))
+    with pytest.raises(PIError, match=r"got torch\.uint8\[4, 688\]$"):
+        conv(torch.zeros(4, 688, dtype=torch.uint8))
+    one = conv(torch.zeros(688, dtype=torch.int16))  # a single row (no batch dimension) still converts
+    assert one.shape == (688,) and np.array_equal(one.numpy(), float_from_packed_int(np.zeros(688, np.int16), c2))

@@ -444,9 +444,20 @@ def float_from_packed_int(rows: np.ndarray, config: GameConfig) -> np.ndarray:
     for bit (:func:`pi_env.engine.packed.packed_from_int` with the flat encoding's scales).
 
     Raises:
-        PIError: rows of another length or a non-integer dtype.
+        PIError: rows of another length than ``packed_size(config.num_players)`` (rows of another
+            player count included), a non-integer dtype, a ``failed_count`` outside ``0..1680``.
     """
-    return packed_from_int(rows, _component_scales(config))
+    x = np.asarray(rows)
+    if x.ndim >= 1 and x.shape[-1] != packed_size(config.num_players) and np.issubdtype(x.dtype, np.integer):
+        raise PIError(f"rows must be integer rows of length {packed_size(config.num_players)} "
+                      f"({config.num_players} players), got {x.dtype}{list(x.shape)}")
+    if x.ndim >= 1 and x.shape[-1] == packed_size(config.num_players) and np.issubdtype(x.dtype, np.integer):
+        fc = packed_layout(config.num_players)["failed_count"][0]
+        n = x[..., fc:fc + config.num_players]
+        if n.size and (int(n.min()) < 0 or int(n.max()) > NUM_CASES):
+            raise PIError(f"rows hold a failed_count of {int(n.min())}..{int(n.max())}; a count of distinct wrong "
+                          f"triples is 0..{NUM_CASES} (not integer rows of this encoding?)")
+    return packed_from_int(x, _component_scales(config))
 
 
 class PackedIntEncoder(_RowEncoder[PackedIntWriter]):

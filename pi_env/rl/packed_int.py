@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from pi_env.core.errors import PIError
 from pi_env.engine import GameConfig
 from pi_env.engine.packed import FAILED_COUNT, packed_layout, packed_size
 from pi_env.envs.encoders import int_row_scales
@@ -36,6 +37,10 @@ class PackedIntToFloat:
 
     Raises:
         ImportError: torch is not installed (the ``rl`` extra).
+        PIError: (on a call) rows that are not a torch tensor of a signed integer dtype (``int8``,
+            ``int16``, ``int32``, ``int64``) with last dimension ``packed_size(P)``: float rows (already
+            converted?) or another player count's rows would otherwise be converted silently or fail
+            inside torch.
     """
 
     def __init__(self, config: GameConfig, device: Any = "cpu"):
@@ -49,9 +54,19 @@ class PackedIntToFloat:
         self._fc, self._fs = lay["failed_count"][0], lay["failed_share"][0]
 
     def __call__(self, rows: Any) -> Any:
-        """``float32[..., packed_size(P)]`` of ``rows`` (a new tensor)."""
+        """``float32[..., packed_size(P)]`` of ``rows`` (a new tensor).
+
+        Raises:
+            PIError: rows of another dtype, type or length (class docstring).
+        """
         import torch
 
+        if not isinstance(rows, torch.Tensor) or rows.dtype not in (torch.int8, torch.int16, torch.int32,
+                                                                     torch.int64) or rows.dim() < 1 \
+                or rows.shape[-1] != self.size:
+            what = f"{rows.dtype}{list(rows.shape)}" if isinstance(rows, torch.Tensor) else type(rows).__name__
+            raise PIError(f"rows must be a torch tensor of int8 or int16 rows of length {self.size} "
+                          f"({self.num_players} players), got {what}")
         P, fc, fs = self.num_players, self._fc, self._fs
         out = rows.to(torch.float32) * self.scale
         n = rows[..., fc:fc + P].to(torch.int64)
