@@ -60,7 +60,8 @@ class TunedGreedy(GreedyAgent):
     """Greedy with the screening options of the module docstring (defaults: exactly greedy).
 
     Raises:
-        ValueError: ``hazard_scale`` negative.
+        ValueError: ``hazard_scale`` negative; an option that is NaN, infinite (only ``keep_tile_from``
+            may be ``inf``, its default: never) or a ``gap_from_round`` that is not a whole number.
     """
 
     name = "greedy-tuned"
@@ -69,6 +70,14 @@ class TunedGreedy(GreedyAgent):
                  gap_weight: float = 0.0, gap_from_round: float = 1, closing_margin: float = 0.0,
                  keep_tile_from: float = math.inf, **kwargs: Any):
         super().__init__(**kwargs)
+        given = dict(delta=delta, hazard_scale=hazard_scale, q_weight=q_weight, gap_weight=gap_weight,
+                     gap_from_round=gap_from_round, closing_margin=closing_margin, keep_tile_from=keep_tile_from)
+        for name, value in given.items():
+            v = float(value)
+            if math.isnan(v) or (math.isinf(v) and not (name == "keep_tile_from" and v > 0)):
+                raise ValueError(f"{name} must be a finite number, got {value!r}")
+        if float(gap_from_round) != int(gap_from_round):
+            raise ValueError(f"gap_from_round must be a whole round index, got {gap_from_round!r}")
         if not hazard_scale >= 0:
             raise ValueError(f"hazard_scale must be at least 0, got {hazard_scale!r}")
         self.delta, self.hazard_scale, self.q_weight = float(delta), float(hazard_scale), float(q_weight)
@@ -156,7 +165,8 @@ def paired_screen(options: dict[str, float], seed: int, games: int, start: int =
     """Play games ``start .. start + games − 1`` of tournament seed ``seed`` twice (module docstring).
 
     Raises:
-        ValueError: ``games < 2``, an unknown option name, or fewer than 2 players.
+        ValueError: ``games < 2``, an unknown option name or a bad value (:class:`TunedGreedy`), or
+            fewer than 2 players.
     """
     from pi_env.agents.runner import play_game
     from pi_env.apps.tournament import game_seed
@@ -167,6 +177,7 @@ def paired_screen(options: dict[str, float], seed: int, games: int, start: int =
     unknown = set(options) - set(OPTIONS)
     if unknown:
         raise ValueError(f"unknown option(s) {sorted(unknown)} (known: {', '.join(OPTIONS)})")
+    TunedGreedy(**options)  # (bad values refused before any game is played)
     config = GameConfig(num_players=players)
 
     def shares(agents: list) -> tuple[list[float], list[int], list[int]]:
@@ -213,10 +224,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         name, sep, value = item.partition("=")
         if not sep:
             parser.error(f"--option {item!r}: expected NAME=VALUE")
+        if name.strip() in options:
+            parser.error(f"--option {name.strip()} given twice")
         try:
             options[name.strip()] = float(value)
         except ValueError:
             parser.error(f"--option {item!r}: {value!r} is not a number")
+    for flag, value in (("--seed", args.seed), ("--start", args.start)):
+        if value < 0:
+            parser.error(f"{flag} must be at least 0, got {value}")
     try:
         r = paired_screen(options, args.seed, args.games, args.start, args.players, progress=not args.quiet)
     except ValueError as e:
@@ -230,4 +246,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from pi_env.core.interrupts import exit_130_when_interrupted
+
+    sys.exit(exit_130_when_interrupted(main, "python -m pi_env.experiments.greedy_screen: interrupted; nothing "
+                                              "printed"))

@@ -129,3 +129,52 @@ def test_paired_screen_of_the_defaults_is_zero_and_bad_options_refused(capsys):
         TunedGreedy(hazard_scale=-1.0)
     assert main(["--seed", "4199", "--games", "2", "--quiet"]) == 0
     assert "paired difference +0.0 ± 0.0 points" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--option", "q_weight=nan"], "q_weight must be a finite number, got nan"),
+    (["--option", "delta=inf"], "delta must be a finite number, got inf"),
+    (["--option", "keep_tile_from=-inf"], "keep_tile_from must be a finite number, got -inf"),
+    (["--option", "gap_from_round=1.5"], "gap_from_round must be a whole round index, got 1.5"),
+    (["--option", "gap_from_round=inf"], "gap_from_round must be a finite number, got inf"),
+    (["--option", "q_weight=6", "--option", "q_weight=7"], "--option q_weight given twice"),
+    (["--seed", "-1"], "--seed must be at least 0, got -1"),
+    (["--start", "-5"], "--start must be at least 0, got -5"),
+])
+def test_bad_command_lines_are_refused_in_one_line_before_any_game(argv, message, capsys):
+    """NaN options were played (a variant that never solved: "0.0%"), a repeated option silently
+    kept its last value, a negative seed or start failed with "expected non-negative integer"
+    naming neither: now one usage error, status 2, naming the option, before any game."""
+    if "--seed" not in argv:
+        argv = ["--seed", "4199"] + argv
+    with pytest.raises(SystemExit) as exc:
+        main(argv + ["--games", "2", "--quiet"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err == f"python -m pi_env.experiments.greedy_screen: error: {message}"
+
+
+def test_keep_tile_from_may_stay_infinite():
+    assert TunedGreedy(keep_tile_from=float("inf")).keep_tile_from == float("inf")
+
+
+@pytest.mark.skipif(__import__("sys").platform == "win32", reason="POSIX signals")
+def test_ctrl_c_ends_the_screen_with_one_line_and_status_130():
+    """A real SIGINT once the games run: one line on stderr, exit status 130, no traceback (was a
+    KeyboardInterrupt traceback)."""
+    import signal
+    import subprocess
+    import sys
+
+    p = subprocess.Popen([sys.executable, "-m", "pi_env.experiments.greedy_screen", "--seed", "1", "--games", "400"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    seen = b""
+    while b"paired games" not in seen:
+        chunk = p.stderr.read1(100)
+        assert chunk, seen
+        seen += chunk
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 130 and out == b""
+    assert "Traceback" not in err.decode()
+    assert err.decode().strip().splitlines()[-1] == "python -m pi_env.experiments.greedy_screen: interrupted; nothing printed"
