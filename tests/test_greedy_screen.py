@@ -177,4 +177,5 @@ def test_ctrl_c_ends_the_screen_with_one_line_and_status_130():
     out, err = p.communicate(timeout=120)
     assert p.returncode == 130 and out == b""
     assert "Traceback" not in err.decode()
-    assert err.decode().strip().splitlines()[-1] == "python -m pi_env.experiments.greedy_screen: interrupted; nothing printed"
+    last = err.decode().strip().splitlines()[-1]
+    assert last == "python -m pi_env.experiments.greedy_screen: interrupted; nothing printed"

@@ -260,7 +260,8 @@ def test_conversion_refuses_rows_of_another_game_in_one_line():
     inside numpy/torch)."""
     c2 = GameConfig(num_players=2)
     rows3 = np.zeros((4, packed_size(3)), dtype=np.int8)
-    with pytest.raises(PIError, match=r"^rows must be integer rows of length 688 \(2 players\), got int8\[4, 957\]$"):
+    with pytest.raises(PIError, match=r"^rows must be integer rows of length 688 \(2 players\), "
+                                      r"got int8\[4, 957\]$"):
         float_from_packed_int(rows3, c2)
     bad = np.zeros((1, 688), dtype=np.int16)
     bad[0, packed_layout(2)["failed_count"][0]] = 5000
