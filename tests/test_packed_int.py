@@ -275,8 +275,8 @@ def test_conversion_refuses_rows_of_another_game_in_one_line():
     from pi_env.rl.packed_int import PackedIntToFloat
 
     conv = PackedIntToFloat(c2)
-    with pytest.raises(PIError, match=r"^rows must be a torch tensor of int8 or int16 rows of length 688 \(2 players\), "
-                                      r"got torch\.float32\[4, 688\]$"):
+    with pytest.raises(PIError, match=r"^rows must be a torch tensor of int8 or int16 rows of length 688 "
+                                      r"\(2 players\), got torch\.float32\[4, 688\]$"):
         conv(torch.zeros(4, 688))
     with pytest.raises(PIError, match=r"got torch\.int8\[4, 957\]$"):
         conv(torch.from_numpy(rows3))
