@@ -660,22 +660,21 @@ def _step_games(lo, hi, actions, rejected, num_players, rules, num_rounds, max_r
     duel = (rules >> 2) & 1
     max_rounds = rules >> 8
     for b in range(lo, hi):
-        for i in range(num_players):
-            rewards[b, i] = 0
         rejected[b] = False
-        if done[b]:
-            continue
         a = actions[b]
         p = current_player[b]
-        if not _is_legal(b, p, a, card_place, inv_count, inv_district, inv_left):
-            rejected[b] = True
+        if done[b] or not _is_legal(b, p, a, card_place, inv_count, inv_district, inv_left):
+            rejected[b] = not done[b]
+            for i in range(num_players):
+                rewards[b, i] = 0
             continue
         last_action[b] = a
         last_player[b] = p
         last_answer[b, 1] = -1
-        if not duel:
-            for i in range(num_players):
-                rewards[b, i] = -score[b, i]  # becomes the score change below
+        # the rewards are zeroed here, not before the checks: a loop over ``num_players`` that
+        # only zeroes compiles to a call of memset, which cost ~15% of a self-play turn
+        for i in range(num_players):
+            rewards[b, i] = 0 if duel else -score[b, i]  # becomes the score change below
         correct = False
         if a < INVESTIGATE_BASE:
             _select_clue_card(b, p, a, adjacency, rng, tile_district, case, card_place, deck,

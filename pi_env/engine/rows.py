@@ -81,6 +81,60 @@ def advance_kernel(active, learner, notified, acc, row_seat, row_terminal, pendi
                           out_term, out_trunc, done, truncated, current_player, last_player, rewards)
 
 
+@rule_step
+def _selfplay_range(lo, hi, actions, rejected, num_players, rules, num_rounds, max_rotations, adjacency,
+                    investigators, learner, notified, acc, row_seat, row_terminal, pending, need_opp, games, out_reward,
+                    out_term, out_trunc, seat8, f_list, f_count, f_round, encode, off, scale, obs, c_td,
+                    c_fpos, c_fn, c_bits, c_held, c_solved, c_inv, p_off, p_scale, p_fcount, p_obs, p_td,
+                    p_bits, p_inv, p_fn, i_off, i_obs, mask, failed_words, *S):
+    """Games ``lo <= b < hi`` of :data:`_selfplay_kernel` (a rule step: no reference counting, so
+    the calls it makes per game and per range count no references either)."""
+    (rng, round_, first_player, current_player, rotation, tier, solved_this_rotation, done, truncated, turn,
+     tile_district, district_tile, case, card_place, deck, deck_size, front, spot, trace, inv_count,
+     inv_district, inv_answer, inv_markers, inv_suppressed, inv_left, attempted, solved, solved_case,
+     failed, score, solve_points, penalty, rewards, last_action, last_answer, last_player, extra_turn,
+     round_winner) = S
+    P = acc.shape[1]
+    K._step_games(lo, hi, actions, rejected, num_players, rules, num_rounds, max_rotations, adjacency, *S)
+    any_pending = False
+    for b in range(lo, hi):
+        _track_failed_game(b, f_list, f_count, f_round, done, round_, last_action, last_answer, last_player)
+        any_pending = any_pending or pending[b]
+    if any_pending:  # the slots whose last terminal row was returned: new games
+        K._new_games(lo, hi, pending, num_players, investigators, *S)
+        for b in range(lo, hi):
+            if pending[b]:
+                pending[b] = False
+                for i in range(P):
+                    acc[b, i] = 0
+                    notified[b, i] = False
+                    f_count[b, i] = 0
+                f_round[b] = round_[b]
+                games[b] += 1
+    for b in range(lo, hi):
+        _advance_game(b, learner, notified, acc, row_seat, row_terminal, pending, need_opp, out_reward,
+                      out_term, out_trunc, done, truncated, current_player, last_player, rewards)
+        seat8[b] = row_seat[b]
+    # the rows' observations, one call for the range (a call per row cost as much as the row)
+    if encode == 2:
+        _write_packed_rows(lo, hi, row_seat, p_off, p_scale, p_fcount, p_obs, p_td, p_bits, p_inv, p_fn, f_list,
+                           f_count, round_, first_player, current_player, rotation, tier, tile_district, case,
+                           card_place, deck_size, front, spot, trace, inv_count, inv_district, inv_answer,
+                           inv_suppressed, inv_left, attempted, solved, solved_case, failed, failed_words, score)
+    elif encode == 3:
+        _write_packed_int_rows(lo, hi, row_seat, i_off, i_obs, f_list, f_count, round_, first_player,
+                               current_player, rotation, tier, tile_district, case, card_place, deck_size, front,
+                               spot, trace, inv_count, inv_district, inv_answer, inv_suppressed, inv_left,
+                               attempted, solved, solved_case, failed, failed_words, score)
+    elif encode == 1:
+        _write_rows(lo, hi, row_seat, off, scale, obs, c_td, c_fpos, c_fn, c_bits, c_held, c_solved, c_inv, f_list,
+                    f_count, round_, first_player, current_player, rotation, tier, tile_district, case,
+                    card_place, deck_size, front, spot, trace, inv_count, inv_district, inv_answer,
+                    inv_suppressed, inv_left, attempted, solved, solved_case, failed, failed_words, score)
+    for b in range(lo, hi):
+        K._mask_row(b, mask, True, current_player, done, card_place, inv_count, inv_district, inv_left)
+
+
 @batch_kernel(family="selfplay")
 def _selfplay_kernel(actions, rejected, num_players, rules, num_rounds, max_rotations, adjacency, investigators,
                      learner, notified, acc, row_seat, row_terminal, pending, need_opp, games, out_reward,
@@ -89,56 +143,18 @@ def _selfplay_kernel(actions, rejected, num_players, rules, num_rounds, max_rota
                      p_bits, p_inv, p_fn, i_off, i_obs, mask, failed_words, *S):
     """One self-play turn of every game, range by range (module docstring; ``encode``: 0 no
     observation, 1 the flat rows ``obs``, 2 the packed rows ``p_obs``, 3 the packed integer rows
-    ``i_obs``; ``S``: the state's arrays in
-    :meth:`State.arrays` order)."""
-    (rng, round_, first_player, current_player, rotation, tier, solved_this_rotation, done, truncated, turn,
-     tile_district, district_tile, case, card_place, deck, deck_size, front, spot, trace, inv_count,
-     inv_district, inv_answer, inv_markers, inv_suppressed, inv_left, attempted, solved, solved_case,
-     failed, score, solve_points, penalty, rewards, last_action, last_answer, last_player, extra_turn,
-     round_winner) = S
+    ``i_obs``; ``S``: the state's arrays in :meth:`State.arrays` order). A range is one call of the
+    rule step ``_selfplay_range``: a kernel counts references (atomic increments and decrements of
+    every array passed) around each call it makes, and the calls it made per range and per row
+    (the mask) cost ~20% of a turn without observations (issue #16 item 1)."""
     n = actions.shape[0]
-    P = acc.shape[1]
     for c in prange((n + K.CHUNK - 1) // K.CHUNK):
         lo = c * K.CHUNK
-        hi = min(n, lo + K.CHUNK)
-        K._step_games(lo, hi, actions, rejected, num_players, rules, num_rounds, max_rotations, adjacency, *S)
-        any_pending = False
-        for b in range(lo, hi):
-            _track_failed_game(b, f_list, f_count, f_round, done, round_, last_action, last_answer, last_player)
-            any_pending = any_pending or pending[b]
-        if any_pending:  # the slots whose last terminal row was returned: new games
-            K._new_games(lo, hi, pending, num_players, investigators, *S)
-            for b in range(lo, hi):
-                if pending[b]:
-                    pending[b] = False
-                    for i in range(P):
-                        acc[b, i] = 0
-                        notified[b, i] = False
-                        f_count[b, i] = 0
-                    f_round[b] = round_[b]
-                    games[b] += 1
-        for b in range(lo, hi):
-            _advance_game(b, learner, notified, acc, row_seat, row_terminal, pending, need_opp, out_reward,
-                          out_term, out_trunc, done, truncated, current_player, last_player, rewards)
-            seat8[b] = row_seat[b]
-        # the rows' observations, one call for the range (a call per row cost as much as the row)
-        if encode == 2:
-            _write_packed_rows(lo, hi, row_seat, p_off, p_scale, p_fcount, p_obs, p_td, p_bits, p_inv, p_fn, f_list,
-                               f_count, round_, first_player, current_player, rotation, tier, tile_district, case,
-                               card_place, deck_size, front, spot, trace, inv_count, inv_district, inv_answer,
-                               inv_suppressed, inv_left, attempted, solved, solved_case, failed, failed_words, score)
-        elif encode == 3:
-            _write_packed_int_rows(lo, hi, row_seat, i_off, i_obs, f_list, f_count, round_, first_player,
-                                   current_player, rotation, tier, tile_district, case, card_place, deck_size, front,
-                                   spot, trace, inv_count, inv_district, inv_answer, inv_suppressed, inv_left,
-                                   attempted, solved, solved_case, failed, failed_words, score)
-        elif encode == 1:
-            _write_rows(lo, hi, row_seat, off, scale, obs, c_td, c_fpos, c_fn, c_bits, c_held, c_solved, c_inv, f_list,
-                        f_count, round_, first_player, current_player, rotation, tier, tile_district, case,
-                        card_place, deck_size, front, spot, trace, inv_count, inv_district, inv_answer,
-                        inv_suppressed, inv_left, attempted, solved, solved_case, failed, failed_words, score)
-        for b in range(lo, hi):
-            K._mask_row(b, mask, True, current_player, done, card_place, inv_count, inv_district, inv_left)
+        _selfplay_range(lo, min(n, lo + K.CHUNK), actions, rejected, num_players, rules, num_rounds, max_rotations,
+                        adjacency, investigators, learner, notified, acc, row_seat, row_terminal, pending, need_opp,
+                        games, out_reward, out_term, out_trunc, seat8, f_list, f_count, f_round, encode, off, scale,
+                        obs, c_td, c_fpos, c_fn, c_bits, c_held, c_solved, c_inv, p_off, p_scale, p_fcount, p_obs,
+                        p_td, p_bits, p_inv, p_fn, i_off, i_obs, mask, failed_words, *S)
 
 
 class SelfPlayTurn:
