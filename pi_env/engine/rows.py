@@ -87,8 +87,9 @@ def _selfplay_range(lo, hi, actions, rejected, num_players, rules, num_rounds, m
                     out_term, out_trunc, seat8, f_list, f_count, f_round, encode, off, scale, obs, c_td,
                     c_fpos, c_fn, c_bits, c_held, c_solved, c_inv, p_off, p_scale, p_fcount, p_obs, p_td,
                     p_bits, p_inv, p_fn, i_off, i_obs, mask, failed_words, *S):
-    """Games ``lo <= b < hi`` of :data:`_selfplay_kernel` (a rule step: no reference counting, so
-    the calls it makes per game and per range count no references either)."""
+    """Games ``lo <= b < hi`` of :data:`_selfplay_kernel` without the observations (a rule step: no
+    reference counting, so the calls it makes per game and per range count no references either;
+    the writers' arguments are passed through unused)."""
     (rng, round_, first_player, current_player, rotation, tier, solved_this_rotation, done, truncated, turn,
      tile_district, district_tile, case, card_place, deck, deck_size, front, spot, trace, inv_count,
      inv_district, inv_answer, inv_markers, inv_suppressed, inv_left, attempted, solved, solved_case,
@@ -115,22 +116,6 @@ def _selfplay_range(lo, hi, actions, rejected, num_players, rules, num_rounds, m
         _advance_game(b, learner, notified, acc, row_seat, row_terminal, pending, need_opp, out_reward,
                       out_term, out_trunc, done, truncated, current_player, last_player, rewards)
         seat8[b] = row_seat[b]
-    # the rows' observations, one call for the range (a call per row cost as much as the row)
-    if encode == 2:
-        _write_packed_rows(lo, hi, row_seat, p_off, p_scale, p_fcount, p_obs, p_td, p_bits, p_inv, p_fn, f_list,
-                           f_count, round_, first_player, current_player, rotation, tier, tile_district, case,
-                           card_place, deck_size, front, spot, trace, inv_count, inv_district, inv_answer,
-                           inv_suppressed, inv_left, attempted, solved, solved_case, failed, failed_words, score)
-    elif encode == 3:
-        _write_packed_int_rows(lo, hi, row_seat, i_off, i_obs, f_list, f_count, round_, first_player,
-                               current_player, rotation, tier, tile_district, case, card_place, deck_size, front,
-                               spot, trace, inv_count, inv_district, inv_answer, inv_suppressed, inv_left,
-                               attempted, solved, solved_case, failed, failed_words, score)
-    elif encode == 1:
-        _write_rows(lo, hi, row_seat, off, scale, obs, c_td, c_fpos, c_fn, c_bits, c_held, c_solved, c_inv, f_list,
-                    f_count, round_, first_player, current_player, rotation, tier, tile_district, case,
-                    card_place, deck_size, front, spot, trace, inv_count, inv_district, inv_answer,
-                    inv_suppressed, inv_left, attempted, solved, solved_case, failed, failed_words, score)
     for b in range(lo, hi):
         K._mask_row(b, mask, True, current_player, done, card_place, inv_count, inv_district, inv_left)
 
@@ -144,9 +129,16 @@ def _selfplay_kernel(actions, rejected, num_players, rules, num_rounds, max_rota
     """One self-play turn of every game, range by range (module docstring; ``encode``: 0 no
     observation, 1 the flat rows ``obs``, 2 the packed rows ``p_obs``, 3 the packed integer rows
     ``i_obs``; ``S``: the state's arrays in :meth:`State.arrays` order). A range is one call of the
-    rule step ``_selfplay_range``: a kernel counts references (atomic increments and decrements of
-    every array passed) around each call it makes, and the calls it made per range and per row
-    (the mask) cost ~20% of a turn without observations (issue #16 item 1)."""
+    rule step ``_selfplay_range`` (the turn and the masks) and one of the writer: a kernel counts
+    references (atomic increments and decrements of every array passed) around each call it makes,
+    and its calls per range and per row (the mask) had cost ~20% of the one-thread build (the
+    threaded build measured no different; the writer's call stays in the kernel, where it measured
+    no slower threaded; issue #16 item 1)."""
+    (rng, round_, first_player, current_player, rotation, tier, solved_this_rotation, done, truncated, turn,
+     tile_district, district_tile, case, card_place, deck, deck_size, front, spot, trace, inv_count,
+     inv_district, inv_answer, inv_markers, inv_suppressed, inv_left, attempted, solved, solved_case,
+     failed, score, solve_points, penalty, rewards, last_action, last_answer, last_player, extra_turn,
+     round_winner) = S
     n = actions.shape[0]
     for c in prange((n + K.CHUNK - 1) // K.CHUNK):
         lo = c * K.CHUNK
@@ -155,6 +147,23 @@ def _selfplay_kernel(actions, rejected, num_players, rules, num_rounds, max_rota
                         games, out_reward, out_term, out_trunc, seat8, f_list, f_count, f_round, encode, off, scale,
                         obs, c_td, c_fpos, c_fn, c_bits, c_held, c_solved, c_inv, p_off, p_scale, p_fcount, p_obs,
                         p_td, p_bits, p_inv, p_fn, i_off, i_obs, mask, failed_words, *S)
+        # the rows' observations, one call for the range (a call per row cost as much as the row)
+        hi = min(n, lo + K.CHUNK)
+        if encode == 2:
+            _write_packed_rows(lo, hi, row_seat, p_off, p_scale, p_fcount, p_obs, p_td, p_bits, p_inv, p_fn, f_list,
+                               f_count, round_, first_player, current_player, rotation, tier, tile_district, case,
+                               card_place, deck_size, front, spot, trace, inv_count, inv_district, inv_answer,
+                               inv_suppressed, inv_left, attempted, solved, solved_case, failed, failed_words, score)
+        elif encode == 3:
+            _write_packed_int_rows(lo, hi, row_seat, i_off, i_obs, f_list, f_count, round_, first_player,
+                                   current_player, rotation, tier, tile_district, case, card_place, deck_size, front,
+                                   spot, trace, inv_count, inv_district, inv_answer, inv_suppressed, inv_left,
+                                   attempted, solved, solved_case, failed, failed_words, score)
+        elif encode == 1:
+            _write_rows(lo, hi, row_seat, off, scale, obs, c_td, c_fpos, c_fn, c_bits, c_held, c_solved, c_inv, f_list,
+                        f_count, round_, first_player, current_player, rotation, tier, tile_district, case,
+                        card_place, deck_size, front, spot, trace, inv_count, inv_district, inv_answer,
+                        inv_suppressed, inv_left, attempted, solved, solved_case, failed, failed_words, score)
 
 
 class SelfPlayTurn:
