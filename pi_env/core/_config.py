@@ -116,7 +116,7 @@ PARALLEL_MIN_BATCH: dict[str, "int | None"] = {
     "init": None,
     "observe": 128,
     "fused": 128,
-    "selfplay": 256,
+    "selfplay": 1024,
     "default": 256,
 }
 """The smallest batch from which a kernel family runs threaded by default (``None``: never; one
@@ -132,7 +132,10 @@ per call), ``selfplay`` (one whole self-play turn with its observation and mask,
 microseconds per game; not measured here). The values are the break-even points of three quiet
 runs (2026-12-02 05:16-05:18 UTC, load 0.8-1.0, 4 players: the largest break-even of the three per
 family; at B = 1,024 the step kernel ran at 0.86-0.99 of one thread, at 2,048 at 0.98-1.15, and
-threads never paid for ``init``), see CHANGELOG 0.2.0 "threads never slower"."""
+threads never paid for ``init``). ``selfplay`` is 1024: after the fused turn's one-thread build lost
+its reference counting (commit 47bc811) a quiet ``benchmarks/selfplay_throughput.py`` run (07:37 UTC,
+2 players) measured threads at 0.44-0.63 of one thread at B = 256 and 0.99-1.24 at 1,024. See
+CHANGELOG 0.2.0 "threads never slower"."""
 FASTMATH: bool = False
 
 

@@ -153,7 +153,7 @@ encode the rows themselves from `state` and `info["to_move"]` (e.g. :mod:`pi_env
 rows, masks, rewards and ends are unchanged.
 `parallel`: run the engine's kernels and the encoder on all cores (`True`), on one (`False`), or
 as `pi_env.core._config.PARALLEL_MIN_BATCH` decides for `num_envs` (`None`; with every seat a
-learner a turn is one fused call, family `selfplay`: threads from 256 games on, unless
+learner a turn is one fused call, family `selfplay`: threads from 1,024 games on, unless
 `PI_ENV_NUMBA_PARALLEL=0`). On a machine busy with other work one thread can be faster: every
 threaded kernel waits for its slowest thread.
 
