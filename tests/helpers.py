@@ -81,6 +81,30 @@ def assert_jit_off_agrees(code: str, timeout: float = 600) -> str:
     return on
 
 
+def selfplay_rollout_digest(runs, rows) -> str:
+    """SHA-256 hex digest of seeded self-play rollouts for a JIT-on/off comparison: for each
+    ``(num_players, observations, options)`` of ``runs``, a :class:`SelfPlayVecEnv` of 5 games
+    (one thread, reset with seed 11, actions ``env.sample_actions`` drawn with a generator seeded
+    with the player count) plays 40 steps; every step's observations, action masks, rewards and
+    ``rows(env, obs)`` (the caller's stand-alone rows, an array) are hashed."""
+    import hashlib
+
+    from pi_env.envs.selfplay import SelfPlayVecEnv
+
+    h = hashlib.sha256()
+    for P, obs_kind, options in runs:
+        env = SelfPlayVecEnv(5, num_players=P, observations=obs_kind, parallel=False, **options)
+        obs, info = env.reset(seed=11)
+        rng = np.random.default_rng(P)
+        for _ in range(40):
+            h.update(obs.tobytes())
+            h.update(info["action_mask"].tobytes())
+            h.update(rows(env, obs).tobytes())
+            obs, rewards, term, trunc, info = env.step(env.sample_actions(rng))
+            h.update(rewards.tobytes())
+    return h.hexdigest()
+
+
 def paired_games(config: GameConfig, seed: int, p: int, rng: "np.random.Generator | None" = None):
     """Games A and B for a hygiene test (docs/rules.md §9): A is ``init(config, 1, seed=seed)``, B
     is A with player ``p``'s own case replaced by one that differs in every type (all cases still

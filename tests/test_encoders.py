@@ -39,6 +39,18 @@ def mixed_policy(state, rng, b=0, solve_true=0.2):
     return SOLVE_BASE + int(rng.integers(NUM_CASES))
 
 
+def mixed_actions(state, rng):
+    """:func:`mixed_policy` for every game of ``state`` (action 0 for a finished game), ``int64[B]``."""
+    return np.array([mixed_policy(state, rng, b) if not state.done[b] else 0 for b in range(state.done.shape[0])])
+
+
+def alternating_actions(env, rng, t):
+    """The actions of step ``t`` of a seeded rollout of ``env`` (a :class:`SelfPlayVecEnv`):
+    ``env.sample_actions(rng)`` on odd steps, :func:`mixed_actions` (clue-heavy, some solves) on
+    even ones."""
+    return env.sample_actions(rng) if t % 2 else mixed_actions(env.state, rng)
+
+
 def play(config, batch, seed, steps):
     """Yield the state after each of ``steps`` mixed-policy steps (finished games reset)."""
     state = init(config, batch, seed=seed)
@@ -244,7 +256,7 @@ def test_solver_features_wrapper():
         seats = info["to_move"].astype(np.int64)
         assert np.array_equal(obs[:, :D], encode_flat(env.state, env.config, seats))
         assert np.array_equal(obs[:, D:], solver_features(env.state, env.config, seats))
-        acts = np.array([mixed_policy(env.state, rng, b) if not env.state.done[b] else 0 for b in range(3)])
+        acts = mixed_actions(env.state, rng)
         obs, rewards, term, trunc, info = env.step(acts)
     assert decode_observation(observe(env.state, 0)[0], 2)["held_case"].sum() == 3
 

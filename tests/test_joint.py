@@ -508,6 +508,31 @@ def test_count_joint_split_with_full_supersets_equals_the_dynamic_programme(seed
     assert np.array_equal(count_joint_split(own, list(sets[1:]), [full] * (k - 1)), count_joint(own, list(sets[1:])))
 
 
+def _split_instance(seed: int, two_left: "int | None" = None):
+    """A small 4-player instance for the split table: supersets (structured, thinned), the sets
+    = the supersets minus up to 3 random cases each (failed solves; player ``two_left``, if given,
+    keeps only the first 2 cases of a superset of at least 8), between 50 and 3,000 consistent
+    joint assignments. Returns ``(supersets, sets, brute_force_counts(sets))``; the test fails if
+    500 draws from ``np.random.default_rng(seed)`` find none."""
+    rng = np.random.default_rng(seed)
+    for _ in range(500):
+        supersets = thin(rng, structured_sets(rng, 4), 2e5)
+        sets = supersets.copy()
+        if two_left is not None:
+            inside = np.flatnonzero(sets[two_left])
+            if inside.size < 8:
+                continue
+            sets[two_left, inside[2:]] = False  # two cases left
+        for q in range(4):
+            inside = np.flatnonzero(sets[q])
+            if q != two_left and inside.size > 1:
+                sets[q, rng.choice(inside, size=min(3, inside.size - 1), replace=False)] = False
+        brute = brute_force_counts(sets)
+        if brute is not None and brute[1] is not None and 50 <= brute[1].shape[0] <= 3000:
+            return supersets, sets, brute
+    pytest.fail("no small instance found")
+
+
 def test_split_table_samples_exactly() -> None:
     """Sampling from the supersets' table and keeping the draws inside every set
     (``joint_table_split``): 100,000 draws with a fixed seed pass a chi-square test of uniformity
@@ -515,19 +540,7 @@ def test_split_table_samples_exactly() -> None:
     sets)."""
     from pi_env.solvers.joint_holes import joint_table_split
 
-    rng = np.random.default_rng(12)
-    for _ in range(500):
-        supersets = thin(rng, structured_sets(rng, 4), 2e5)
-        sets = supersets.copy()
-        for q in range(4):
-            inside = np.flatnonzero(sets[q])
-            if inside.size > 1:
-                sets[q, rng.choice(inside, size=min(3, inside.size - 1), replace=False)] = False
-        brute = brute_force_counts(sets)
-        if brute is not None and brute[1] is not None and 50 <= brute[1].shape[0] <= 3000:
-            break
-    else:
-        pytest.fail("no small instance found")
+    supersets, sets, brute = _split_instance(12)
     table = joint_table_split(sets, supersets, sampling=True)
     assert table.method == "split" and table.can_sample and table.total == brute[1].shape[0]
     assert np.array_equal(table.counts, brute[0])
@@ -546,23 +559,7 @@ def test_split_table_draws_a_nearly_emptied_player_from_its_own_set() -> None:
     uniformity over every consistent joint assignment."""
     from pi_env.solvers.joint_holes import MIN_ACCEPTANCE, joint_table_split
 
-    rng = np.random.default_rng(13)
-    for _ in range(500):
-        supersets = thin(rng, structured_sets(rng, 4), 2e5)
-        sets = supersets.copy()
-        inside = np.flatnonzero(sets[1])
-        if inside.size < 8:
-            continue
-        sets[1, inside[2:]] = False  # two cases left
-        for q in (0, 2, 3):
-            inside = np.flatnonzero(sets[q])
-            if inside.size > 1:
-                sets[q, rng.choice(inside, size=min(3, inside.size - 1), replace=False)] = False
-        brute = brute_force_counts(sets)
-        if brute is not None and brute[1] is not None and 50 <= brute[1].shape[0] <= 3000:
-            break
-    else:
-        pytest.fail("no small instance found")
+    supersets, sets, brute = _split_instance(13, two_left=1)
     table = joint_table_split(sets, supersets, sampling=True)
     assert table.method == "split" and table.can_sample and np.array_equal(table.counts, brute[0])
     assert table._proposal is not None and table.total >= MIN_ACCEPTANCE * table._proposal.total

@@ -7,7 +7,6 @@ differ only in a player's own case give that player identical rows."""
 from __future__ import annotations
 
 import copy
-import hashlib
 import math
 
 import numpy as np
@@ -21,8 +20,8 @@ from pi_env.engine.packed import (FAILED_COUNT, PackedWriter, packed_from_observ
 from pi_env.engine.writer import FailedSolves
 from pi_env.envs.encoders import _component_scales, encode_packed, flat_layout, flat_scales, packed_bounds
 from pi_env.envs.selfplay import SelfPlayVecEnv
-from helpers import own_case_pair, script_digest
-from test_encoders import mixed_policy
+from helpers import own_case_pair, script_digest, selfplay_rollout_digest
+from test_encoders import alternating_actions
 
 F32 = np.float32
 
@@ -98,10 +97,7 @@ def test_selfplay_rows_equal_the_numpy_reference(num_players, options):
         assert (obs >= lo).all() and (obs <= hi).all()
         if t == 60:
             twin = copy.deepcopy(env)
-        if t % 2:
-            acts = env.sample_actions(rng)
-        else:
-            acts = np.array([mixed_policy(env.state, rng, b) if not env.state.done[b] else 0 for b in range(B)])
+        acts = alternating_actions(env, rng, t)
         obs, _, term, trunc, info = env.step(acts)
         short.after_step(np.ones(B, dtype=bool), env.state)
         scanned |= bool((short.count > 0).any())
@@ -119,20 +115,10 @@ def test_packed_encoding_never_shows_the_own_case(num_players, options):
 
 
 def digest_packed_rollout() -> str:
-    """SHA-256 of a seeded self-play rollout's packed rows, masks and rewards (every step), the
-    stand-alone writer's rows, and the numpy reference's."""
-    h = hashlib.sha256()
-    for P in (2, 4):
-        env = SelfPlayVecEnv(5, num_players=P, observations="packed", parallel=False)
-        obs, info = env.reset(seed=11)
-        rng = np.random.default_rng(P)
-        for _ in range(40):
-            h.update(obs.tobytes())
-            h.update(info["action_mask"].tobytes())
-            h.update(encode_packed(env.state, env.config, env._row_seat).tobytes())
-            obs, rewards, term, trunc, info = env.step(env.sample_actions(rng))
-            h.update(rewards.tobytes())
-    return h.hexdigest()
+    """SHA-256 of a seeded self-play rollout's packed rows, masks and rewards (every step) and the
+    stand-alone writer's rows (2 and 4 players)."""
+    return selfplay_rollout_digest([(2, "packed", {}), (4, "packed", {})],
+                                   lambda env, obs: encode_packed(env.state, env.config, env._row_seat))
 
 
 def test_jit_off_gives_the_same_arrays():

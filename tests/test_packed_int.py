@@ -8,7 +8,6 @@ only in a player's own case give that player identical integer rows."""
 from __future__ import annotations
 
 import copy
-import hashlib
 
 import numpy as np
 import pytest
@@ -22,8 +21,8 @@ from pi_env.engine.writer import FailedSolves
 from pi_env.envs.encoders import (_component_scales, check_packed_int, encode_packed, encode_packed_int,
                                   float_from_packed_int, packed_int_bounds)
 from pi_env.envs.selfplay import SelfPlayVecEnv
-from helpers import own_case_pair, script_digest
-from test_encoders import mixed_policy
+from helpers import own_case_pair, script_digest, selfplay_rollout_digest
+from test_encoders import alternating_actions
 
 F32 = np.float32
 
@@ -124,10 +123,7 @@ def test_selfplay_int_rows_convert_to_the_float_rows(num_players, options, dtype
         assert (obs >= lo).all() and (obs <= hi).all()
         if t == 60:
             twin = copy.deepcopy(env)
-        if t % 2:
-            acts = env.sample_actions(rng)
-        else:
-            acts = np.array([mixed_policy(env.state, rng, b) if not env.state.done[b] else 0 for b in range(B)])
+        acts = alternating_actions(env, rng, t)
         obs, rew, term, trunc, info = env.step(acts)
         fobs, frew, fterm, ftrunc, finfo = ref_env.step(acts)
         assert np.array_equal(rew, frew) and np.array_equal(term, fterm)
@@ -197,19 +193,9 @@ def test_int_rows_never_show_the_own_case(num_players, options, dtype):
 def digest_int_rollout() -> str:
     """SHA-256 of seeded self-play rollouts' integer rows (int8, 2 and 4 players; int16, first
     edition), masks and rewards at every step, and the stand-alone call's rows."""
-    h = hashlib.sha256()
-    for P, obs_kind, options in ((2, "packed-int8", {}), (4, "packed-int8", {}), (3, "packed-int16",
-                                                                                  dict(edition="first"))):
-        env = SelfPlayVecEnv(5, num_players=P, observations=obs_kind, parallel=False, **options)
-        obs, info = env.reset(seed=11)
-        rng = np.random.default_rng(P)
-        for _ in range(40):
-            h.update(obs.tobytes())
-            h.update(info["action_mask"].tobytes())
-            h.update(write_packed_int(env.state, env._row_seat, obs.dtype).tobytes())
-            obs, rewards, term, trunc, info = env.step(env.sample_actions(rng))
-            h.update(rewards.tobytes())
-    return h.hexdigest()
+    return selfplay_rollout_digest([(2, "packed-int8", {}), (4, "packed-int8", {}),
+                                    (3, "packed-int16", dict(edition="first"))],
+                                   lambda env, obs: write_packed_int(env.state, env._row_seat, obs.dtype))
 
 
 def test_jit_off_gives_the_same_arrays():

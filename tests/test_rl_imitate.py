@@ -214,10 +214,8 @@ def test_labeller_never_sees_the_own_case():
     case get the same labels from equally seeded ``deducer-own`` labellers until an answer to that
     player differs."""
     _rl()
-    from helpers import paired_games
-    from test_hygiene import pick
+    from helpers import paired_games, step_pair
 
-    from pi_env.engine import step_inplace
     from pi_env.rl.imitate import Teacher
 
     cfg = GameConfig(num_players=4)
@@ -229,7 +227,6 @@ def test_labeller_never_sees_the_own_case():
             ta, tb = Teacher("deducer-own", cfg, 1, seed=5), Teacher("deducer-own", cfg, 1, seed=5)
             ta.new_games(np.array([0]))
             tb.new_games(np.array([0]))
-            buf = np.zeros(1, dtype=np.int64)
             while True:
                 if a.done[0]:
                     reasons.append("game over")
@@ -238,10 +235,7 @@ def test_labeller_never_sees_the_own_case():
                     one = np.array([0])
                     assert ta.act(a, one, np.array([p])).tolist() == tb.act(b, one, np.array([p])).tolist()
                     labels += 1
-                buf[0] = pick(a, rng, legal_action_mask(a)[0], p)
-                step_inplace(a, buf, cfg)
-                step_inplace(b, buf, cfg)
-                if int(a.last_player[0]) == p and a.last_answer[0].tolist() != b.last_answer[0].tolist():
+                if step_pair(a, b, cfg, p, rng):
                     reasons.append("answer differs")
                     break
     assert "answer differs" in reasons and labels >= 8
