@@ -471,14 +471,16 @@ def read_outlook(o: dict, k: Knowledge, P: int, edition: str,
                    order, solved, attempted, idle, counts, pmf)
 
 
-def best_query(s: Situation, denial_weight: float | None = None, last_tile: bool = False) -> int | None:
+def best_query(s: Situation, denial_weight: float | None = None, last_tile: bool = False,
+               bonus: "np.ndarray | None" = None) -> int | None:
     """Index into ``s.actions`` of the query of step 4 (module docstring): among candidates with
     ``gain > GAIN_TOLERANCE``, the highest ``gain + denial_weight · denial`` (ties within
     ``GAIN_TOLERANCE``: the first, i.e. the lowest action id); ``None`` if no candidate is
     informative. ``denial_weight=None`` (default): the weight of the player count
     (:func:`denial_weight_for`). With ``last_tile`` the agent's last investigator tile
     (``s.inv_left == 1``) is a candidate only when no clue card is informative (module docstring,
-    *player counts*)."""
+    *player counts*). ``bonus``: ``float64[len(s.actions)]`` added to every candidate's value (a
+    variant's hook, e.g. :class:`pi_env.experiments.greedy_screen.TunedGreedy`; greedy: none)."""
     if denial_weight is None:
         denial_weight = denial_weight_for(s.outlook.num_players)
     useful = s.gains > GAIN_TOLERANCE
@@ -488,8 +490,10 @@ def best_query(s: Situation, denial_weight: float | None = None, last_tile: bool
             useful &= clue
     if not useful.any():
         return None
-    value = np.where(useful, s.gains + denial_weight * s.denial, -np.inf)
-    return int(best_gain_index(value))
+    value = s.gains + denial_weight * s.denial
+    if bonus is not None:
+        value = value + bonus
+    return int(best_gain_index(np.where(useful, value, -np.inf)))
 
 
 def waiting_clue(s: Situation) -> int:
@@ -502,11 +506,19 @@ def waiting_clue(s: Situation) -> int:
     return int(s.legal_clues[best_gain_index(denial)])
 
 
-def greedy_decision(s: Situation, denial_weight: float | None = None, last_tile: bool = False) -> int:
+def greedy_decision(s: Situation, denial_weight: float | None = None, last_tile: bool = False, *,
+                    margin: float = 0.0, floor: float = 0.0, hazard: "np.ndarray | None" = None,
+                    bonus: "np.ndarray | None" = None) -> int:
     """The greedy rule (steps 2–5 of the module docstring) on a :class:`Situation`;
     ``denial_weight=0`` is the rule without denial, ``None`` (default) the weight of the player
     count (:func:`denial_weight_for`); ``last_tile``: keep the last investigator tile while a clue
-    card is informative (:func:`best_query`; module docstring, *player counts*; off by default)."""
+    card is informative (:func:`best_query`; module docstring, *player counts*; off by default).
+
+    The keyword arguments are the hooks of greedy's variants (their defaults are greedy):
+    step 3 solves iff ``E_now > floor`` and ``E_now ≥ E_wait + margin``, step 5 waits iff
+    ``E_now < E_wait + margin``; ``hazard`` (``float64[P]``, the opponents' solve probabilities on
+    their coming turn, default the outlook's own) goes to :meth:`Outlook.wait_value`; ``bonus`` to
+    :func:`best_query`."""
     if denial_weight is None:
         denial_weight = denial_weight_for(s.outlook.num_players)
     if s.cases.size == 0:
@@ -516,13 +528,13 @@ def greedy_decision(s: Situation, denial_weight: float | None = None, last_tile:
         return solve
     p = s.p_best
     e_now = s.outlook.solve_value(p)
-    b = best_query(s, denial_weight, last_tile)
+    b = best_query(s, denial_weight, last_tile, bonus)
     if b is not None:
-        e_wait = s.outlook.wait_value(q_after(s.answers[b], s.probs))
-        if e_now > 0 and e_now >= e_wait:
+        e_wait = s.outlook.wait_value(q_after(s.answers[b], s.probs), hazard)
+        if e_now > floor and e_now >= e_wait + margin:
             return solve
         return int(s.actions[b])
-    if s.legal_clues.size and e_now < s.outlook.wait_value(p):
+    if s.legal_clues.size and e_now < s.outlook.wait_value(p, hazard) + margin:
         return waiting_clue(s) if denial_weight else int(s.legal_clues[0])
     return solve
 

@@ -45,9 +45,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from pi_env.agents.greedy import GreedyAgent, Situation, denial_weight_for, q_after, waiting_clue
-from pi_env.core.constants import INVESTIGATE_BASE, SOLVE_BASE
-from pi_env.solvers.hints import GAIN_TOLERANCE, best_gain_index
+from pi_env.agents.greedy import GreedyAgent, Situation, greedy_decision, q_after
 
 __all__ = ["TunedGreedy", "OPTIONS", "ScreenResult", "paired_screen", "main"]
 
@@ -106,36 +104,17 @@ class TunedGreedy(GreedyAgent):
         return margin, floor
 
     def decide(self, s: Situation, scores: np.ndarray) -> int:
-        """The decision on a :class:`~pi_env.agents.greedy.Situation` (greedy's steps 2–5 with the
-        options)."""
-        if s.cases.size == 0:
-            return int(s.legal_clues[0]) if s.legal_clues.size else SOLVE_BASE
-        solve = SOLVE_BASE + s.best_case
-        if s.cases.size == 1:
-            return solve
+        """The decision on a :class:`~pi_env.agents.greedy.Situation`:
+        :func:`~pi_env.agents.greedy.greedy_decision` with the options' margin, floor, hazard,
+        query bonus and last-tile rule."""
         o = s.outlook
-        hazard = np.minimum(1.0, o.pmf[:, 0] * self.hazard_scale)
-        e_now = o.solve_value(s.p_best)
-        useful = s.gains > GAIN_TOLERANCE
-        if o.round_index >= 2 and o.score >= self.keep_tile_from and s.inv_left == 1:
-            clue = s.actions < INVESTIGATE_BASE
-            if (useful & clue).any():
-                useful = useful & clue
         margin, floor = self.margins(s, scores)
-        w = denial_weight_for(o.num_players) if self.denial_weight is None else self.denial_weight
-        if useful.any():
-            value = s.gains + w * s.denial
-            if self.q_weight:
-                value = value + self.q_weight * np.array([q_after(s.answers[i], s.probs)
-                                                          for i in range(s.actions.size)])
-            b = int(best_gain_index(np.where(useful, value, -np.inf)))
-            e_wait = o.wait_value(q_after(s.answers[b], s.probs), hazard)
-            if e_now > floor and e_now >= e_wait + margin:
-                return solve
-            return int(s.actions[b])
-        if s.legal_clues.size and e_now < o.wait_value(s.p_best, hazard) + margin:
-            return waiting_clue(s) if w else int(s.legal_clues[0])
-        return solve
+        bonus = None
+        if self.q_weight and s.cases.size > 1:
+            bonus = self.q_weight * np.array([q_after(s.answers[i], s.probs) for i in range(s.actions.size)])
+        last_tile = self.last_tile or (o.round_index >= 2 and o.score >= self.keep_tile_from)
+        return greedy_decision(s, self.denial_weight, last_tile, margin=margin, floor=floor,
+                               hazard=np.minimum(1.0, o.pmf[:, 0] * self.hazard_scale), bonus=bonus)
 
 
 @dataclass(frozen=True)

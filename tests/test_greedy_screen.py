@@ -61,6 +61,20 @@ def test_delta_and_gap_weight_two_players_by_hand():
     assert _act(TunedGreedy(delta=3.5, gap_weight=0.5, gap_from_round=2), obs, mask, board, 2) == a
 
 
+def test_greedy_decision_takes_the_variants_margin_and_floor():
+    """Greedy's own rule carries the variants' hooks (TunedGreedy keeps no solve-or-wait
+    comparison of its own): on the two-case position of the test above (E_now = 3, E_wait = 0),
+    ``margin`` 3.5 takes the query TunedGreedy(delta=3.5) takes, 2.5 solves; ``floor`` 3 (E_now not
+    above it) queries; the defaults are greedy's decision."""
+    obs, mask, board, m, x = two_case_position(True)
+    _put(obs, observation_layout(2), "round", 1)
+    s = assess(obs, mask, 2, board)
+    query = greedy_decision(s, margin=3.5)
+    assert query < SOLVE_BASE and query == _act(TunedGreedy(delta=3.5), obs, mask, board, 2)
+    assert greedy_decision(s, margin=2.5) == greedy_decision(s) == SOLVE_BASE + m
+    assert greedy_decision(s, floor=3.0) == query and greedy_decision(s, floor=2.9) == SOLVE_BASE + m
+
+
 def test_closing_margin_four_players_by_hand():
     """Round 3, the agent at 20 moves last (order 1, 2, 3, 0); seat 1 solved, seat 3 attempted,
     seat 2 open: the agent's attempt leaves one other player unattempted, so it ends the round.
