@@ -261,6 +261,33 @@ def test_solver_features_wrapper():
     assert decode_observation(observe(env.state, 0)[0], 2)["held_case"].sum() == 3
 
 
+@pytest.mark.parametrize("observations,D", [("packed", 150 + 269 * 3), (False, 0)])
+def test_solver_features_env_over_packed_rows_and_no_rows(observations, D):
+    """The wrapper sizes its rows from the wrapped env (it used the flat size whatever the
+    encoding: packed rows gave a 5,354-column buffer and space with the packed rows at its start;
+    with ``observations=False`` the env's own space claimed flat rows for its ``float32[B, 0]``):
+    the packed rows (or none) followed by the row player's features, at every step; integer rows
+    are refused in one line."""
+    from pi_env.envs.encoders import encode_packed
+    from pi_env.envs.selfplay import SelfPlayVecEnv
+
+    env = SolverFeaturesVecEnv(SelfPlayVecEnv(4, num_players=3, seed=2, observations=observations))
+    assert env.observation_space.shape == (4, D + SOLVER_FEATURES) and env.single_observation_space.shape[0] == D + 37
+    obs, info = env.reset(seed=2)
+    rng = np.random.default_rng(0)
+    for _ in range(6):
+        seats = info["to_move"].astype(np.int64)
+        assert obs.shape == (4, D + SOLVER_FEATURES)
+        if D:
+            assert np.array_equal(obs[:, :D], encode_packed(env.state, env.config, seats))
+        assert np.array_equal(obs[:, D:], solver_features(env.state, env.config, seats))
+        obs, rewards, term, trunc, info = env.step(mixed_actions(env.state, rng))
+    for kind in ("packed-int8", "packed-int16"):
+        with pytest.raises(PIError, match=rf"^SolverFeaturesVecEnv appends float32 features to float32 rows, but the "
+                                          rf"env's rows are int(8|16) \(observations='{kind}'\); use 'flat' or 'packed'$"):
+            SolverFeaturesVecEnv(SelfPlayVecEnv(2, num_players=2, observations=kind))
+
+
 def test_encoders_reject_a_config_for_another_player_count_and_bad_player_arrays():
     from pi_env.engine import GameConfig, init
     from pi_env.core.errors import PIError

@@ -33,7 +33,7 @@ Games are independent: in one call some rows may be turns and others terminal ro
 `observations="packed"` the packed encoding, :mod:`pi_env.engine.packed`) of seat `s`'s
 view: the engine observation of `s` (docs/rules.md §9: everything public plus the case `s` holds, never
 its own case), scaled to about `[0, 1]`, relative seats (seat 0 = `s`). For a terminal row it is the
-view of the final position. :class:`pi_env.envs.encoders.SolverFeaturesVecEnv` wraps this env to append
+view of the final position. :class:`pi_env.rl.solver_features_env.SolverFeaturesVecEnv` wraps this env to append
 `s`'s exact case marginals.
 
 By default (`copy=False`) `obs`, `info["action_mask"]` and `info["to_move"]` are **read-only views
@@ -350,6 +350,8 @@ class SelfPlayVecEnv(VectorEnv):
         if ints is not None:
             ilow, ihigh = packed_int_bounds(self.config)
             self.single_observation_space = spaces.Box(ilow, ihigh, dtype=ints.buffer.dtype)
+        elif self.encoding is None:  # the rows are float32[B, 0]
+            self.single_observation_space = spaces.Box(np.zeros(0, np.float32), np.zeros(0, np.float32), dtype=np.float32)
         else:
             low, high = packed_bounds(self.config) if self.encoding == "packed" else flat_bounds(self.config)
             self.single_observation_space = spaces.Box(low, high, dtype=np.float32)

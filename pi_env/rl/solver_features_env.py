@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from pi_env.envs.encoders import flat_size
+from pi_env.core.errors import PIError
 from pi_env.solvers.features import SOLVER_FEATURES, solver_features
 
 __all__ = ["SolverFeaturesVecEnv"]
@@ -15,7 +15,9 @@ __all__ = ["SolverFeaturesVecEnv"]
 
 class SolverFeaturesVecEnv:
     """A wrapper over :class:`pi_env.envs.selfplay.SelfPlayVecEnv` whose observations are the
-    solver-augmented encoding ``float32[B, D + 37]`` (module docstring).
+    solver-augmented encoding ``float32[B, D + 37]`` (module docstring): the wrapped env's float32
+    rows (``D`` = 618 + 1912·P for the flat encoding, 150 + 269·P for ``observations="packed"``, 0
+    for ``observations=False``) followed by the row player's solver features.
 
     Everything else (rewards, terminations, infos, autoreset, opponents) is the wrapped env's.
     Each row's features are those of the row's player (``info["to_move"]``) in the current state:
@@ -23,6 +25,11 @@ class SolverFeaturesVecEnv:
 
     Args:
         env: the :class:`~pi_env.envs.selfplay.SelfPlayVecEnv` to wrap.
+
+    Raises:
+        PIError: the env's rows are not float32 (``observations="packed-int8"`` / ``"packed-int16"``:
+            integer rows for :class:`pi_env.rl` learners to convert, which the appended float
+            features would break).
 
     Example:
         >>> from pi_env.envs.selfplay import SelfPlayVecEnv
@@ -39,7 +46,11 @@ class SolverFeaturesVecEnv:
         self.num_envs = env.num_envs
         self.config = env.config
         self.metadata = env.metadata
-        D = flat_size(self.config.num_players)
+        space = env.single_observation_space
+        if space.dtype != np.float32:
+            raise PIError(f"SolverFeaturesVecEnv appends float32 features to float32 rows, but the env's rows are "
+                          f"{space.dtype} (observations={getattr(env, 'encoding', None)!r}); use 'flat' or 'packed'")
+        D = int(space.shape[0])
         self._buffer = np.zeros((self.num_envs, D + SOLVER_FEATURES), dtype=np.float32)
         self._view = self._buffer.view()
         self._view.flags.writeable = False
