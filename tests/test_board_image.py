@@ -149,7 +149,7 @@ def test_cli_render_writes_png(capsys, tmp_path, record_path):
     (["--round", "4"], "round must be 1..3 (the record has 3 rounds), got 4"),
     (["--round", "1", "--event", "999"], "event must be -1.."),
     (["--viewer", "3"], "--viewer: player must be 0..2 in this 3-player record, got 3"),
-    (["--viewer", "Zed"], "--viewer: player 'Zed': this record names no players; give a number 0..2"),
+    (["--viewer", "Zed"], "--viewer: player 'Zed': this record names no players; give a number 0..2 or a seat label P0..P2"),
     (["--round", "x"], "argument --round: expected an integer, got 'x'"),
 ])
 def test_cli_render_errors(capsys, tmp_path, record_path, args, message):

@@ -47,6 +47,26 @@ def test_play_is_deterministic_and_replay_prints_the_same_log(capsys, tmp_path):
     assert out3.splitlines()[-1].startswith("record checked: re-run by the engine")
 
 
+def test_solve_takes_the_seat_labels_play_prints(capsys, tmp_path):
+    """``pi-env play`` labels the seats of a record without names P0, P1, ... (0-based, the player
+    numbers): ``solve --player`` takes those labels (any case) as the numbers (it refused them:
+    "give a number"), and a label out of range gets the numbers' one-line error."""
+    path = tmp_path / "game.json"
+    code, out, _ = run(capsys, "play", "--players", "3", "--seed", "5", "--agents", "random,deducer,random",
+                       "--record", str(path))
+    assert code == 0
+    standings = out.splitlines()[out.splitlines().index("Final standings:") + 1:-1]
+    assert sorted(line.split()[1] for line in standings) == ["P0", "P1", "P2"]
+    assert "P2 (random)" in out and "P1 (deducer)" in out
+    for p in range(3):
+        code, by_number, err = run(capsys, "solve", str(path), "--player", str(p), "--json")
+        assert code == 0 and err == ""
+        for label in (f"P{p}", f"p{p}", f" P{p} "):
+            assert run(capsys, "solve", str(path), "--player", label, "--json") == (0, by_number, "")
+    assert run(capsys, "solve", str(path), "--player", "P3") == (
+        2, "", "pi-env: error: player must be 0..2 in this 3-player record, got P3\n")
+
+
 def test_replay_json(capsys, tmp_path):
     path = tmp_path / "g.json"
     run(capsys, "play", "--players", "3", "--seed", "3", "--edition", "first", "--record", str(path), "--quiet")

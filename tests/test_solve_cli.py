@@ -128,7 +128,7 @@ def test_errors_are_one_line(capsys, tmp_path) -> None:
     assert _bad(capsys, RECORD, "--player", 5) == "pi-env: error: player must be 0..4 in this 5-player record, got 5\n"
     assert "player must be 0..4" in _bad(capsys, RECORD, "--player", -1)
     assert _bad(capsys, RECORD, "--player", "two") == (
-        "pi-env: error: player 'two': this record names no players; give a number 0..4\n")
+        "pi-env: error: player 'two': this record names no players; give a number 0..4 or a seat label P0..P4\n")
     assert "--player" in _bad(capsys, RECORD)
     assert _bad(capsys, RECORD, "--player", 1, "--after-event", 40) == (
         "pi-env: error: --after-event must be -1..39 (round 1 has 40 events), got 40\n")

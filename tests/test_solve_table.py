@@ -125,7 +125,7 @@ def test_player_by_name(capsys, tmp_path):
         2, "", "pi-env: error: player must be 0..2 in this 3-player record, got 3\n")
     plain = _write(tmp_path, _doc(), "plain.json")
     assert _run(capsys, "solve", plain, "--player", "Ann") == (
-        2, "", "pi-env: error: player 'Ann': this record names no players; give a number 0..2\n")
+        2, "", "pi-env: error: player 'Ann': this record names no players; give a number 0..2 or a seat label P0..P2\n")
 
 
 def test_no_hint_when_the_player_has_no_turn(capsys, tmp_path):

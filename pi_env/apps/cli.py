@@ -143,7 +143,8 @@ def build_parser() -> argparse.ArgumentParser:
     solve = sub.add_parser("solve", help="what a player can deduce at a point of a record, and a hint")
     solve.add_argument("record", help="a pi-record/1 JSON file")
     solve.add_argument("--player", required=True,
-                       help="the asking player: a number from 0, or its name in the record")
+                       help="the asking player: a number from 0, its label as play prints it (P0, P1, ...), "
+                            "or its name in the record")
     solve.add_argument("--round", type=_integer, default=None,
                        help="round, 1-based (default: the record's last round)")
     solve.add_argument("--after-event", type=_integer, default=None, metavar="E",
@@ -213,8 +214,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the position after the round's event E (0-based; -1: the round's start; "
                              "default: after its last event)")
     render.add_argument("--viewer", default=None, metavar="P",
-                        help="add the case player P holds: a number from 0, or its name in the record "
-                             "(default: a spectator's picture, no case)")
+                        help="add the case player P holds: a number from 0, its label (P0, P1, ...), or its name "
+                             "in the record (default: a spectator's picture, no case)")
     render.add_argument("--out", required=True, help="the PNG file to write")
     render.add_argument("--force", action="store_true", help="overwrite an existing --out file")
     return parser

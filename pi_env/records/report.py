@@ -8,16 +8,16 @@ from typing import Any
 from pi_env.core.actions import case_name
 from pi_env.core.constants import ANSWER_NAMES
 from pi_env.core.names import element_name
-from pi_env.records.types import CLUE, INCORRECT, INVESTIGATE, Event, GameRecord
+from pi_env.records.types import CLUE, INCORRECT, INVESTIGATE, Event, GameRecord, seat_label
 from pi_env.records.scoring import RecordScores
 from pi_env.core.text import plural
 
 
 def player_label(record: GameRecord, p: int, agents: tuple[str, ...] | None = None) -> str:
-    """``"Ann"`` / ``"P2 (deducer)"`` / ``"P2"``."""
+    """``"Ann"`` / ``"P2 (deducer)"`` / ``"P2"`` (:func:`pi_env.records.types.seat_label`: 0-based)."""
     if record.player_names:
         return record.player_names[p]
-    return f"P{p} ({agents[p]})" if agents else f"P{p}"
+    return f"{seat_label(p)} ({agents[p]})" if agents else seat_label(p)
 
 
 def event_text(ev: Event, record: GameRecord) -> tuple[str, str]:

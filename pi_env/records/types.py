@@ -140,6 +140,13 @@ class GameRecord:
 
 
 _NUMBER = re.compile(r"-?[0-9]+")
+_SEAT_LABEL = re.compile(r"[Pp]\s*([0-9]{1,19})")
+
+
+def seat_label(p: int) -> str:
+    """The label the CLI prints for player number ``p`` of a record without player names:
+    ``"P0"``, ``"P1"``, ... (0-based, as the player numbers); :func:`resolve_player` accepts it."""
+    return f"P{p}"
 
 
 def number_text(name: str) -> int | None:
@@ -155,8 +162,9 @@ def number_text(name: str) -> int | None:
 
 def resolve_player(record: GameRecord, player: "int | str") -> int:
     """The player number of ``player`` in ``record``: a number ``0..n-1`` (an ``int``, or a text
-    that reads as one, ``"2"``) or one of the record's player names, matched as names are
-    (docs/record-format.md: ignoring case, spaces, apostrophes and accents).
+    that reads as one, ``"2"``), one of the record's player names, matched as names are
+    (docs/record-format.md: ignoring case, spaces, apostrophes and accents), or the seat label
+    the CLI prints for it (:func:`seat_label`: ``"P2"`` is player 2; a record's name comes first).
 
     A text that reads as a number is always a player number: records whose names could be taken for
     another player's number (``["1", "0", ...]``) or that name two players alike are refused when
@@ -182,9 +190,13 @@ def resolve_player(record: GameRecord, player: "int | str") -> int:
             if found:
                 raise PIError(f"player {player.strip()!r} is ambiguous: players "
                               f"{', '.join(map(str, found))} have that name")
-            if not names:
+            label = _SEAT_LABEL.fullmatch(player.strip())
+            if label is not None:
+                number = int(label.group(1))
+            elif not names:
                 raise UnknownNameError(f"player {player.strip()!r}: this record names no players; give a "
-                                       f"number 0..{n - 1}")
+                                       f"number 0..{n - 1} or a seat label P0..P{n - 1}")
+        if number is None:
             close = difflib.get_close_matches(player.strip(), list(names), n=2, cutoff=0.5)
             hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
             listed = ", ".join(f"{i} {name}" for i, name in enumerate(names))
