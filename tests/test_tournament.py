@@ -224,7 +224,7 @@ def test_files_written(reference):
                                "games": 6, "players": 3, "seed": 5, "edition": "second",
                                "variants": [], "max_rotations": 60}
     assert doc["complete"] is True and doc["games_finished"] == 6
-    assert json.loads((out / "tournament.json").read_text()) == doc["settings"]
+    assert json.loads((out / "tournament.json").read_text()) == {**doc["settings"], "workers": 1}
 
 
 # --- resume -----------------------------------------------------------------------------------
@@ -293,6 +293,37 @@ def test_resume_on_the_command_line_uses_the_stored_settings(reference, tmp_path
     assert out.splitlines()[0] == ("P.I. tournament: 6 games, 3 players, second edition, seed 5, "
                                    "agents deducer,random,deducer (seats rotate); 1 worker (process); "
                                    "resuming after 0 finished games")
+    assert (tmp_path / "games.csv").read_bytes() == (reference[0] / "games.csv").read_bytes()
+
+
+def test_resume_reuses_the_stored_workers_unless_given_again(reference, tmp_path, capsys, monkeypatch):
+    """``--resume`` without ``--workers`` runs with the workers stored in tournament.json (it took
+    all CPUs); ``--workers`` given again is used and stored for the next resume; a file without
+    them (older) gives all CPUs; a bad stored value is a one-line error. (A finished tournament:
+    nothing is played, only the first line printed differs.)"""
+    import shutil
+
+    monkeypatch.setattr("os.cpu_count", lambda: 7)
+    meta = tmp_path / "tournament.json"
+    shutil.copy(reference[0] / "games.csv", tmp_path / "games.csv")
+    doc = json.loads((reference[0] / "tournament.json").read_text())
+    assert doc.pop("workers") == 1  # (the reference was played with workers=1)
+    meta.write_text(json.dumps({**doc, "workers": 3}))
+
+    def first_line(*extra):
+        code, out, err = run(capsys, "tournament", "--out", str(tmp_path), "--resume", "--quiet", *extra)
+        assert code == 0, err
+        return out.splitlines()[0].split("; ")[1]
+
+    assert first_line() == "3 workers (process)"
+    assert first_line("--workers", "1") == "1 worker (process)"
+    assert json.loads(meta.read_text()) == {**doc, "workers": 1}
+    assert first_line() == "1 worker (process)"
+    meta.write_text(json.dumps(doc))  # no workers stored
+    assert first_line() == "7 workers (process)"
+    meta.write_text(json.dumps({**doc, "workers": "two"}))
+    assert run(capsys, "tournament", "--out", str(tmp_path), "--resume") == (
+        2, "", f"pi-env: error: {meta}: workers must be a positive integer, got 'two'\n")
     assert (tmp_path / "games.csv").read_bytes() == (reference[0] / "games.csv").read_bytes()
 
 

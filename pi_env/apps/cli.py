@@ -129,7 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--max-rotations", type=_positive, default=None,
                       help="safeguard: rotations after which a round ends (default 60)")
     tour.add_argument("--workers", type=_positive, default=None,
-                      help="worker processes / Ray CPUs (default: all CPUs; 1 = in this process)")
+                      help="worker processes / Ray CPUs (default: all CPUs, with --resume the last run's; "
+                           "1 = in this process)")
     tour.add_argument("--backend", choices=("process", "ray"), default="process",
                       help="local processes (default) or a Ray cluster (pip install '.[ray]')")
     tour.add_argument("--ray-address", default=None,

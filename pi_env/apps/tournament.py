@@ -31,6 +31,8 @@ Files in the output folder (``--out``, default ``results/``):
 
 ``tournament.json``
     the settings (``format: pi-tournament/1``), written first; ``--resume`` refuses other settings.
+    Also the ``workers`` last used (not a setting: games do not depend on it), which ``--resume``
+    reuses unless given again.
 ``games.csv``
     one line per seat per game (columns :func:`columns`), appended and flushed as each game
     finishes, so an interrupted tournament keeps every finished game; rewritten in game order when
@@ -576,7 +578,8 @@ def run_tournament(settings: TournamentSettings, out: "str | Path" = "results", 
             ``1`` plays in this process.
         backend: ``"process"`` (local processes) or ``"ray"`` (a Ray cluster: ``ray_address``,
             else ``RAY_ADDRESS``, else a new local instance).
-        resume: continue the tournament in ``out``; its settings must equal ``settings``.
+        resume: continue the tournament in ``out``; its settings must equal ``settings``;
+            ``workers=None`` then means the workers stored with it (:func:`stored_workers`).
         force: start over even though ``out`` holds a tournament.
         progress: show a tqdm progress bar on stderr.
         on_start: called with the number of games already finished once the checks passed and
@@ -591,7 +594,7 @@ def run_tournament(settings: TournamentSettings, out: "str | Path" = "results", 
         TournamentInterrupted: Ctrl-C; finished games and a partial summary are written.
     """
     if workers is None:
-        workers = os.cpu_count() or 1
+        workers = (stored_workers(out) if resume else None) or os.cpu_count() or 1
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
         raise PIError(f"workers must be a positive integer, got {workers!r}")
     if backend not in BACKENDS:
@@ -613,6 +616,8 @@ def run_tournament(settings: TournamentSettings, out: "str | Path" = "results", 
             raise PIError(f"{out} holds a tournament with other settings ({'; '.join(diff)}); "
                           "use another --out or --force to start over")
         finished = read_games(log_path, settings)
+        if stored_workers(out) != workers:  # the workers given again are the ones to resume with next
+            write_text_atomic(meta, json.dumps({**settings.to_dict(), "workers": workers}, indent=1) + "\n")
     else:
         if any((out / f).exists() for f in (META_FILE, GAMES_FILE)) and not force:
             raise PIError(f"{out} already holds a tournament; use --resume to continue it "
@@ -624,7 +629,7 @@ def run_tournament(settings: TournamentSettings, out: "str | Path" = "results", 
         out.mkdir(parents=True, exist_ok=True)
         for f in OUTPUT_FILES:
             (out / f).unlink(missing_ok=True)
-        write_text_atomic(meta, json.dumps(settings.to_dict(), indent=1) + "\n")
+        write_text_atomic(meta, json.dumps({**settings.to_dict(), "workers": workers}, indent=1) + "\n")
         finished = {}
     write_games(log_path, finished, settings)  # drops lines of games cut off by an interruption
     if on_start is not None:
@@ -682,6 +687,26 @@ def load_settings(out: "str | Path") -> TournamentSettings:
         raise PIError(f"{path}: {exc}") from None
 
 
+def stored_workers(out: "str | Path") -> int | None:
+    """The ``workers`` stored in ``out/tournament.json`` (the last run's), or ``None`` if there is
+    no such file or it has none (written before they were stored).
+
+    Raises:
+        PIError: the file is not valid JSON, or its ``workers`` is not a positive integer.
+    """
+    path = Path(out) / META_FILE
+    if not path.exists():
+        return None
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise PIError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
+    workers = doc.get("workers") if isinstance(doc, dict) else None
+    if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
+        raise PIError(f"{path}: workers must be a positive integer, got {workers!r}")
+    return workers
+
+
 # ---------------------------------------------------------------------------------------------
 # command line (``pi-env tournament``, registered in pi_env/cli.py)
 
@@ -716,8 +741,9 @@ def command(args: Any) -> int:
     if not str(args.out).strip():
         raise PIError("--out needs a folder name (the tournament's files go there), got ''")
     settings = settings_from_args(args)
-    workers = args.workers if args.workers is not None else (os.cpu_count() or 1)
     out = Path(args.out)
+    workers = args.workers if args.workers is not None else (
+        (stored_workers(out) if args.resume else None) or os.cpu_count() or 1)
 
     def start(already: int) -> None:
         print(f"P.I. tournament: {settings.games} games, {settings.players} players, "
@@ -749,5 +775,5 @@ def command(args: Any) -> int:
 
 __all__ = ["TournamentSettings", "TournamentInterrupted", "game_seed", "seat_agents", "columns",
            "play_game", "play_games", "read_games", "write_games", "win_interval", "summarize",
-           "summary_table", "write_summary", "plot_scores", "run_tournament", "load_settings",
+           "summary_table", "write_summary", "plot_scores", "run_tournament", "load_settings", "stored_workers",
            "settings_from_args", "command", "BACKENDS", "RAY_MISSING"]
