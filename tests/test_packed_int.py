@@ -176,6 +176,33 @@ def test_torch_conversion_is_exact():
         fobs = ref.step(acts)[0]
 
 
+def test_the_documented_conversion_is_warning_free_and_exact():
+    """The example of :mod:`pi_env.rl.packed_int`'s docstring, run as written (B = 4096) with
+    warnings as errors (``to_float(torch.from_numpy(obs))``, the example before, made torch warn
+    that the env's read-only array is not writable): the rows equal the packed float32 rows of an
+    equally seeded env bit for bit, and the env's rows are left as they were."""
+    import inspect
+    import textwrap
+    import warnings
+
+    torch = pytest.importorskip("torch")
+    import pi_env.rl.packed_int as module
+
+    doc = inspect.getdoc(module)
+    example = textwrap.dedent(doc.split("::\n", 1)[1].split("\n\n", 1)[0]).strip()
+    assert "to_float(obs)" in example and "from_numpy" not in example
+    space = {"SelfPlayVecEnv": SelfPlayVecEnv, "PackedIntToFloat": module.PackedIntToFloat, "torch": torch}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        exec(example, space)
+    obs, x = space["obs"], space["x"]
+    before = obs.copy()
+    ref, _ = SelfPlayVecEnv(4096, observations="packed").reset(seed=0)
+    assert isinstance(x, torch.Tensor) and x.dtype == torch.float32 and x.shape == (4096, 688)
+    assert np.array_equal(x.numpy().view(np.uint32), ref.view(np.uint32))
+    assert not obs.flags.writeable and np.array_equal(obs, before)
+
+
 @pytest.mark.parametrize("num_players,options,dtype", [(2, {}, "int8"), (3, {}, "int8"), (4, {}, "int8"),
                                                        (5, dict(edition="first"), "int16"),
                                                        (2, dict(mode="duel"), "int8")])
@@ -241,9 +268,9 @@ def test_rows_with_fixed_opponents_convert_to_the_float_rows():
 
 
 def test_conversion_refuses_rows_of_another_game_in_one_line():
-    """Rows of another player count than the config's, out-of-range failed counts, float or numpy
-    rows given to the torch converter: a one-line PIError (each was converted silently or failed
-    inside numpy/torch)."""
+    """Rows of another player count than the config's, out-of-range failed counts, float, unsigned
+    or other objects given to the torch converter: a one-line PIError (each was converted silently
+    or failed inside numpy/torch)."""
     c2 = GameConfig(num_players=2)
     rows3 = np.zeros((4, packed_size(3)), dtype=np.int8)
     with pytest.raises(PIError, match=r"^rows must be integer rows of length 688 \(2 players\), "
@@ -261,13 +288,17 @@ def test_conversion_refuses_rows_of_another_game_in_one_line():
     from pi_env.rl.packed_int import PackedIntToFloat
 
     conv = PackedIntToFloat(c2)
-    with pytest.raises(PIError, match=r"^rows must be a torch tensor of int8 or int16 rows of length 688 "
-                                      r"\(2 players\), got torch\.float32\[4, 688\]$"):
+    with pytest.raises(PIError, match=r"^rows must be a torch tensor or numpy array of int8 or int16 rows of "
+                                      r"length 688 \(2 players\), got torch\.float32\[4, 688\]$"):
         conv(torch.zeros(4, 688))
     with pytest.raises(PIError, match=r"got torch\.int8\[4, 957\]$"):
         conv(torch.from_numpy(rows3))
-    with pytest.raises(PIError, match=r"got ndarray$"):
-        conv(np.zeros((4, 688), dtype=np.int8))
+    with pytest.raises(PIError, match=r"got int8\[4, 957\]$"):
+        conv(rows3)
+    with pytest.raises(PIError, match=r"got float32\[4, 688\]$"):
+        conv(np.zeros((4, 688), dtype=F32))
+    with pytest.raises(PIError, match=r"got list$"):
+        conv([0] * 688)
     with pytest.raises(PIError, match=r"got torch\.uint8\[4, 688\]$"):
         conv(torch.zeros(4, 688, dtype=torch.uint8))
     one = conv(torch.zeros(688, dtype=torch.int16))  # a single row (no batch dimension) still converts

@@ -144,7 +144,7 @@ the same fused call; `observations="flat"` is `True`.
 `int16`, for the games `int8` cannot hold: the first edition, `max_rotations` above 127; the
 constructor says so), written by the same fused call. The learner turns a batch into the packed
 `float32` rows, bit for bit, with :class:`pi_env.rl.packed_int.PackedIntToFloat` (torch:
-`to_float(torch.from_numpy(obs))`) or :func:`pi_env.envs.encoders.float_from_packed_int` (numpy);
+`to_float(obs)`, a torch tensor) or :func:`pi_env.envs.encoders.float_from_packed_int` (numpy);
 or feeds the integers to its network as they are (`obs.astype(np.float32)` is an encoding in its own
 right, entries up to 60). :mod:`pi_env.engine.packed` ("Integer rows") lists every entry's range;
 `single_observation_space` is a `Box` of that dtype with those bounds.

@@ -9,7 +9,10 @@ Example (needs the ``rl`` extra)::
     env = SelfPlayVecEnv(4096, observations="packed-int8")
     to_float = PackedIntToFloat(env.config)
     obs, info = env.reset(seed=0)
-    x = to_float(torch.from_numpy(obs))        # float32[4096, 688]
+    x = to_float(obs)                          # torch float32[4096, 688]
+
+(``to_float`` takes the env's numpy rows as they are: ``torch.from_numpy(obs)`` of the env's
+read-only rows makes torch warn that the array is not writable.)
 """
 
 from __future__ import annotations
@@ -27,9 +30,10 @@ __all__ = ["PackedIntToFloat"]
 
 
 class PackedIntToFloat:
-    """Callable: integer rows (a torch tensor ``int8`` or ``int16[..., packed_size(P)]``) to the
-    packed ``float32`` rows of a game with ``config`` (what
-    :func:`pi_env.envs.encoders.float_from_packed_int` computes in numpy).
+    """Callable: integer rows (a torch tensor or numpy array ``int8`` or ``int16[..., packed_size(P)]``,
+    e.g. the env's read-only ``obs``: numpy rows are moved to ``device``) to the packed ``float32``
+    rows of a game with ``config`` (what :func:`pi_env.envs.encoders.float_from_packed_int` computes in
+    numpy).
 
     Args:
         config: the game's rules (player count and scales).
@@ -37,10 +41,10 @@ class PackedIntToFloat:
 
     Raises:
         ImportError: torch is not installed (the ``rl`` extra).
-        PIError: (on a call) rows that are not a torch tensor of a signed integer dtype (``int8``,
-            ``int16``, ``int32``, ``int64``) with last dimension ``packed_size(P)``: float rows (already
-            converted?) or another player count's rows would otherwise be converted silently or fail
-            inside torch.
+        PIError: (on a call) rows that are not a torch tensor or numpy array of a signed integer
+            dtype (``int8``, ``int16``, ``int32``, ``int64``) with last dimension ``packed_size(P)``:
+            float rows (already converted?) or another player count's rows would otherwise be
+            converted silently or fail inside torch.
     """
 
     def __init__(self, config: GameConfig, device: Any = "cpu"):
@@ -61,12 +65,17 @@ class PackedIntToFloat:
         """
         import torch
 
+        if isinstance(rows, np.ndarray) and rows.dtype in (np.int8, np.int16, np.int32, np.int64) \
+                and rows.ndim >= 1 and rows.shape[-1] == self.size:
+            # (a read-only array, as the env's rows, is copied: torch warns on one it would share)
+            rows = torch.as_tensor(rows if rows.flags.writeable else rows.copy(), device=self.scale.device)
         if not isinstance(rows, torch.Tensor) or rows.dtype not in (torch.int8, torch.int16, torch.int32,
                                                                      torch.int64) or rows.dim() < 1 \
                 or rows.shape[-1] != self.size:
-            what = f"{rows.dtype}{list(rows.shape)}" if isinstance(rows, torch.Tensor) else type(rows).__name__
-            raise PIError(f"rows must be a torch tensor of int8 or int16 rows of length {self.size} "
-                          f"({self.num_players} players), got {what}")
+            what = (f"{rows.dtype}{list(rows.shape)}" if isinstance(rows, (torch.Tensor, np.ndarray))
+                    else type(rows).__name__)
+            raise PIError(f"rows must be a torch tensor or numpy array of int8 or int16 rows of length "
+                          f"{self.size} ({self.num_players} players), got {what}")
         P, fc, fs = self.num_players, self._fc, self._fs
         out = rows.to(torch.float32) * self.scale
         n = rows[..., fc:fc + P].to(torch.int64)
