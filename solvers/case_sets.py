@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from numba import njit
 
+from pi_env.core._config import kernel
 from pi_env.core.constants import NUM_CASES, NUM_ELEMENTS
 
 from pi_env.solvers.knowledge import (COL_A, COL_B, COL_C, COL_KIND, COL_PLAYER, COL_SUP, CLUE_KIND, INVESTIGATE_KIND,
@@ -64,7 +64,7 @@ class LayoutBits:
     investigation: np.ndarray
 
 
-@njit(cache=True)
+@kernel
 def _build_layout_bits(clue_answers, inv_spots, inv_traces):
     clue = np.zeros((36, 3, 27), dtype=np.uint64)
     inv = np.zeros((14, 8, MAX_COUNT + 1, MAX_COUNT + 1, 27), dtype=np.uint64)
@@ -111,7 +111,7 @@ def _layout_bits_of(knowledge: Knowledge) -> LayoutBits:
 # numba kernel
 
 
-@njit(cache=True)
+@kernel
 def apply_event_bits(bits, owner, row, clue_bits, inv_bits, element_bits):
     """Update ``bits`` (the case set of player ``owner``) in place with one event row."""
     q = row[COL_PLAYER]
@@ -149,7 +149,7 @@ def apply_event_bits(bits, owner, row, clue_bits, inv_bits, element_bits):
                 bits[w] &= ~(element_bits[s, w] | element_bits[e, w] | element_bits[loc, w])
 
 
-@njit(cache=True)
+@kernel
 def initial_bits(owner, held_player, held_case, all_bits, element_bits):
     """The case set of ``owner`` before any event: the held case alone for its player, else every
     case sharing no element with the held case."""
@@ -167,7 +167,7 @@ def initial_bits(owner, held_player, held_case, all_bits, element_bits):
     return bits
 
 
-@njit(cache=True)
+@kernel
 def all_case_bits(n_players, held_player, held_case, events, all_bits, clue_bits, inv_bits, element_bits):
     """``uint64[n, 27]``: the case set of every player."""
     out = np.empty((n_players, all_bits.shape[0]), dtype=np.uint64)

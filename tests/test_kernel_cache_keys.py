@@ -50,3 +50,39 @@ def test_files_outside_the_package_keep_numbas_own_locator(tmp_path):
     exec(compile(f.read_text(), str(f), "exec"), ns)
     for cls in numba_caching.CacheImpl._locator_classes[:3]:
         assert cls.from_function(ns["g"], str(f)) is None
+
+
+# every kernel goes through pi_env.core._config: a module that decorated with numba's own
+# ``njit(cache=True)`` got numba's locator when it was imported before _config and pi-env's
+# otherwise, so two programs importing in different orders (``pi-env solve``, a script calling
+# the library) overwrote each other's cached machine code of that module and each recompiled it
+# (solvers/case_sets.py: 5-13 s of compilation on every switch, seen as a 3-15 s ``pi-env solve``)
+FIRST_IMPORT = """
+import importlib, pkgutil, sys
+import pi_env.solvers.case_sets  # first, before anything imports pi_env.core._config
+import numba.core.dispatcher as nd
+import pi_env
+wrong, seen = [], 0
+for sub in ("core", "engine", "records", "solvers", "envs", "agents"):
+    pkg = importlib.import_module("pi_env." + sub)
+    for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."):
+        mod = importlib.import_module(info.name)
+        for name, obj in vars(mod).items():
+            for d in (obj, getattr(obj, "serial", None), getattr(obj, "parallel", None)):
+                if isinstance(d, nd.Dispatcher) and getattr(d.py_func, "__module__", "") == mod.__name__:
+                    seen += 1
+                    if not type(d._cache._impl.locator).__name__.startswith("PiEnv"):
+                        wrong.append(mod.__name__ + "." + name)
+print(seen, sorted(set(wrong)))
+"""
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1" or not _config.CACHE, reason="needs the kernel cache")
+def test_every_kernel_is_keyed_by_pi_envs_locator_whatever_the_import_order():
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", FIRST_IMPORT], capture_output=True, text=True, timeout=600,
+                         check=True).stdout.split(maxsplit=1)
+    assert int(out[0]) > 50, out  # the scan reaches the kernels
+    assert out[1].strip() == "[]", f"kernels with numba's own cache locator: {out[1]}"
