@@ -1,7 +1,7 @@
 """Speed of the solver against a plain numpy brute force (issue 3 items 7 and 8).
 
     python benchmarks/solver_speed.py [--positions N] [--seed S] [--baseline-positions M]
-                                      [--baseline-cap SECONDS]
+                                      [--baseline-cap SECONDS] [--long K] [--long-only]
 
 Positions: random mid-game positions of 4- and 5-player games played by the engine (each seat a
 ``deducer`` with probability 3/4, else ``random``), recorded with :class:`pi_env.records.recorder.Recorder`.
@@ -28,6 +28,15 @@ Measured, numba compile time excluded (every kernel is called once before timing
    default arguments (candidate queries derived from the record, ``expected_remaining_actions``
    included), median of 3 calls per position. No baseline.
 
+4. long first-edition records (issue #15's slow corner; ``--long`` per kind, ``--long-only`` for these
+   rows alone): typed-in rounds of 4 or 5 players, the held case given or not, 236-300 events —
+   one investigation each, then failed solves in turn (:func:`long_first_edition_record`) — asked
+   for the player to move. ``pi-env solve``'s report in this process
+   (:func:`pi_env.solvers.solve_report.solve_report`, median of 3 calls; baseline: the joint brute
+   force on the 4-player held-case records) and the whole ``pi-env solve`` command in a new
+   interpreter (median of 3 runs; its wall time in the note), both in CPU time, which suffers less
+   from other work on the machine than wall time. Target: 1 s each.
+
 Targets (issue 3): own-information update <= 5 us per event; joint set with exact probabilities
 <= 20 ms per query with 5 players; hint <= 50 ms.
 """
@@ -35,18 +44,27 @@ Targets (issue 3): own-information update <= 5 us per event; joint set with exac
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import resource
+import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
+from pi_env.core.board import DAYTIME
+from pi_env.core.constants import NUM_CASES, case_index
 from pi_env.engine import GameConfig
-from pi_env.records.record_file import load_record, record_to_dict
-from pi_env.records.types import GameRecord
+from pi_env.records.record_file import investigate_answer, load_record, record_to_dict
+from pi_env.records.types import INVESTIGATE, SOLVE, Event, GameRecord, RoundRecord, Rules
 from pi_env import solvers
 from pi_env.solvers import CaseFilter, Knowledge, analyze, analyze_knowledge, case_mask_reference, knowledge_of
 from pi_env.solvers.case_sets import ELEMENT_BITS, _layout_bits_of, apply_event_bits
+from pi_env.solvers.solve_report import solve_report
 from pi_env.solvers.tables import CASE_ELEMENT_MASKS
 from pi_env.core.text import format_table
 
@@ -115,6 +133,95 @@ def make_positions(n_players: int, count: int, rng: np.random.Generator) -> list
     return out
 
 
+def long_first_edition_record(seed: int, players: int, events: int, held_known: bool,
+                              investigations: int = 1, allowed_only: bool = True) -> GameRecord:
+    """A typed-in first-edition round of many failed solves (the hand-made records of issue #15's
+    breaker, on which ``pi-env solve`` took 3-15 s): a random layout and deal; each player first
+    investigates ``investigations`` random districts (truthful answers, docs/rules.md §4.2), then the
+    players in turn name cases that are not theirs (docs/rules.md §4.3; ``allowed_only``: only cases
+    their own answers allow, as a player at the table would; else any case) until the round has
+    ``events`` events. The round gives the case the next player after the asking player holds when
+    ``held_known``; the asking player is the one to move after the last event
+    (:func:`long_record_player`).
+
+    Returns:
+        The record, written and read back as ``pi-env solve`` reads a file.
+    """
+    rng = np.random.default_rng(seed)
+    adjacency = DAYTIME.adjacency
+    td = np.empty(36, dtype=np.int64)
+    td[:12] = rng.permutation(14)[:12]
+    td[12:22] = rng.permutation(14)[:10]
+    td[22:] = np.arange(14)
+    s, e, loc = rng.permutation(12)[:players], rng.permutation(10)[:players], rng.permutation(14)[:players]
+    cases = [case_index(int(s[q]), int(e[q]), int(loc[q])) for q in range(players)]
+    allowed = [np.ones(NUM_CASES, dtype=bool) for _ in range(players)]
+    rows: list[Event] = []
+    none = (False, False, False)
+    for q in range(players):
+        for d in rng.permutation(14)[:investigations]:
+            sp, tr = investigate_answer(td, cases[q], int(d), none, adjacency)
+            rows.append(Event(index=len(rows), player=q, kind=INVESTIGATE, district=int(d), spots=sp,
+                              traces=tr, suppressed=none))
+            if allowed_only:
+                allowed[q] &= np.array([investigate_answer(td, c, int(d), none, adjacency) == (sp, tr)
+                                        for c in range(NUM_CASES)])
+    for q in range(players):
+        allowed[q][cases[q]] = False
+    while len(rows) < events:
+        q = len(rows) % players
+        pool = np.flatnonzero(allowed[q]) if allowed_only else np.setdiff1d(np.arange(NUM_CASES), [cases[q]])
+        rows.append(Event(index=len(rows), player=q, kind=SOLVE, case=int(rng.choice(pool)), correct=False))
+    p = long_record_player(players, len(rows))
+    held = (p + 1) % players
+    rnd = RoundRecord(first_player=0, tile_district=tuple(int(x) for x in td),
+                      cases={held: cases[held]} if held_known else {}, events=tuple(rows))
+    record = GameRecord(rules=Rules(edition="first", players=players, investigators=(5,) * players),
+                        board=DAYTIME, rounds=(rnd,))
+    return load_record(json.loads(json.dumps(record_to_dict(record))))
+
+
+def long_record_player(players: int, events: int) -> int:
+    """The player to move after ``events`` turns of a round that player 0 started, all still in play."""
+    return events % players
+
+
+LONG_KINDS = ((4, False), (4, True), (5, False), (5, True))  # (players, held case given)
+
+
+def long_records(count: int, seed: int) -> list[tuple[str, GameRecord, int]]:
+    """``count`` records per kind of :data:`LONG_KINDS`: 236-240 events with 4 players, 295-300 with 5
+    (the last rotations of the 60 a first-edition round can have), half naming only allowed cases.
+
+    Returns:
+        ``(label, record, asking player)`` triples."""
+    out = []
+    rng = np.random.default_rng(seed)
+    for players, held in LONG_KINDS:
+        for i in range(count):
+            events = 60 * players - int(rng.integers(0, players + 1))
+            rec = long_first_edition_record(int(rng.integers(2**31)), players, events, held,
+                                            allowed_only=i % 2 == 0)
+            label = f"{players}p {'held' if held else 'no case'} {events} events"
+            out.append((label, rec, long_record_player(players, events)))
+    return out
+
+
+CLI = "import sys; from pi_env.apps.cli import main; sys.exit(main(sys.argv[1:]))"
+
+
+def time_command(path: str, player: int) -> tuple[float, float]:
+    """``(wall, CPU)`` seconds of the whole ``pi-env solve`` command (a new interpreter: imports,
+    numba kernels loaded from the cache, the record read and checked, the report printed)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-c", CLI, "solve", path, "--player", str(player)], check=True,
+                   stdout=subprocess.DEVNULL, env=dict(os.environ, PI_ENV_COMPILE_NOTICE="0"))
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
 # ---------------------------------------------------------------------------------------------
 # the brute-force baseline of the joint set
 
@@ -168,12 +275,12 @@ def brute_force_joint(knowledge: Knowledge, cap_seconds: float, rng: np.random.G
 # measurements
 
 
-def _median_time(fn, reps: int = CALL_REPS) -> float:
+def _median_time(fn, reps: int = CALL_REPS, clock=time.perf_counter) -> float:
     times = []
     for _ in range(reps):
-        t = time.perf_counter()
+        t = clock()
         fn()
-        times.append(time.perf_counter() - t)
+        times.append(clock() - t)
     return float(np.median(times))
 
 
@@ -283,7 +390,13 @@ def main(argv: list[str] | None = None) -> None:
                     help="positions per player count for the joint brute force")
     ap.add_argument("--baseline-cap", type=float, default=3.0,
                     help="seconds per position for the joint brute force (then extrapolated)")
+    ap.add_argument("--long", type=int, default=3,
+                    help="long first-edition records per kind (4/5 players, held case given or not)")
+    ap.add_argument("--long-only", action="store_true", help="only the long-record rows")
     args = ap.parse_args(argv)
+    if args.long_only:
+        long_main(args)
+        return
     rng = np.random.default_rng(args.seed)
     hint_fn = find_hint()
 
@@ -351,6 +464,58 @@ def main(argv: list[str] | None = None) -> None:
           f"prefixes ending at events {FIRST_EVENT}..{LAST_EVENT}; self-play took {t_gen:.0f} s")
     print_table(rows)
     print(f"brute force vs solver: {brute_checked} per-case joint counts compared, {mismatches} mismatches")
+    if args.long:
+        print()
+        long_main(args)
+
+
+def long_main(args: argparse.Namespace) -> None:
+    """The long-record rows: ``pi-env solve``'s report (:func:`pi_env.solvers.solve_report.solve_report`:
+    the record's check, the exact joint analysis, the hint with its gains and greedy expected actions)
+    in this process, median of 3 calls, and the whole command in a new interpreter, both in CPU time
+    (``time.process_time``; the child's user + system time); baseline: the
+    numpy brute-force joint enumeration (:func:`brute_force_joint`) on the 4-player records with the
+    held case given (three unknown players; with four or five the brute force runs for hours)."""
+    load = os.getloadavg()
+    records = long_records(args.long, args.seed)
+    for _, rec, p in records[:2]:  # every kernel loaded or compiled before timing
+        solve_report(rec, p)
+    brng = np.random.default_rng(args.seed + 1)
+    report, command, wall, brute, ours_on_brute = [], [], [], [], []
+    worst = ("", 0.0)
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, (label, rec, p) in enumerate(progress(records, "long records")):
+            t = _median_time(lambda: solve_report(rec, p), clock=time.process_time)
+            report.append(t)
+            path = str(Path(tmp) / f"long{i}.json")
+            Path(path).write_text(json.dumps(record_to_dict(rec)))
+            runs = [time_command(path, p) for _ in range(CALL_REPS)]
+            cpu_time = float(np.median([c for _, c in runs]))
+            command.append(cpu_time)
+            wall.append(float(np.median([w for w, _ in runs])))
+            worst = max(worst, (label, cpu_time), key=lambda x: x[1])
+            if rec.rules.players == 4 and rec.rounds[0].cases:
+                k = knowledge_of(rec, p, 0, len(rec.rounds[0].events) - 1)
+                start = time.process_time()
+                secs, finished, _ = brute_force_joint(k, args.baseline_cap, brng)
+                if finished:  # CPU time as ours (an extrapolated figure stays as estimated)
+                    secs = time.process_time() - start
+                brute.append(secs)
+                ours_on_brute.append(t)
+    kinds = ", ".join(f"{n}p {'held case' if h else 'no case'}" for n, h in LONG_KINDS)
+    rows = [
+        Row("long 1st-edition records: solve_report", report, "ms", 1.0, brute, ours_on_brute,
+            f"{len(records)} records ({kinds}: {args.long} each), 236-300 events, nearly all failed solves; the record loaded once; baseline = "
+            f"numpy brute-force joint enumeration alone on the {len(brute)} 4-player held-case records, cap "
+            f"{args.baseline_cap:g} s each (then extrapolated)"),
+        Row("long 1st-edition records: pi-env solve command", command, "ms", 1.0, None, None,
+            f"CPU time of the whole command in a new interpreter (user + system), median of {CALL_REPS} runs; "
+            f"wall median {_fmt(float(np.median(wall)), 'ms')}, max {_fmt(float(np.max(wall)), 'ms')} (equal to "
+            f"the CPU time on a quiet machine, longer on a busy one); worst CPU: {worst[0]}"),
+    ]
+    print(f"long first-edition records (seed {args.seed}); load average {load[0]:.2f} before, "
+          f"{os.getloadavg()[0]:.2f} after")
+    print_table(rows)
 
 
 if __name__ == "__main__":
