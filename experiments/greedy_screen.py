@@ -9,7 +9,8 @@ seats, once with ``greedy`` in every seat. Greedy is deterministic, so the two g
 variant's first decision that differs from greedy's; the paired difference of the variant seat's win
 share (a first place shared by ``k`` counts ``1/k``, docs/rules.md §5) has a far smaller spread than two
 independent runs. Printed: the variant's and greedy's win share in the same seats, the mean paired
-difference with one standard error, the games whose scores or unused tiles changed, and the mean
+difference with one standard error (and its ratio ``z`` to it, unrounded against the
+"more than 2 SE" criterion), the games whose scores or unused tiles changed, and the mean
 scores. A screen is a tuning tool: its seeds are tuning seeds, never evaluation seeds.
 
 :class:`TunedGreedy` is greedy (:func:`pi_env.agents.greedy.greedy_decision`, denial weight of the
@@ -30,7 +31,20 @@ player count) with these options, each 0 / off by default (the defaults play exa
   (greedy: ``floor = 0``);
 * ``keep_tile_from``: in the last round (round index 2) with at least this score and one
   investigator tile left, investigators are not candidates while a clue card is informative (the
-  tile is kept for the tiebreak, docs/rules.md §5; as greedy's ``last_tile`` there only).
+  tile is kept for the tiebreak, docs/rules.md §5; as greedy's ``last_tile`` there only); with
+  ``keep_tile_rival`` (a score; default ``−inf``: no condition) only while another player has at
+  least that score (a tie at the top is possible);
+* ``tile_decisive`` (a probability; 0 = off): in the last round with one investigator tile left and
+  an informative clue card, investigators are candidates only when one of them makes the agent
+  likely to be certain enough and no informative clue card does: ``max q`` over investigators
+  ``≥ tile_decisive > max q`` over informative clue cards (``q`` as in ``q_weight``); else the tile
+  is kept for the tiebreak;
+* ``denial_weight``: greedy's own option (:class:`~pi_env.agents.greedy.GreedyAgent`; default: the
+  weight of the player count, 0 with 4 players — chosen against ``heuristic`` and ``deducer``
+  opponents, not against greedy);
+* ``lookahead``: the query is the candidate of the highest ``gain + lookahead · q2``, ``q2`` the
+  expected probability of the most likely case after this query and then the best second query
+  for its answer (:func:`q_two_step`; a two-step look-ahead; greedy: 0).
 
 The denial weight is greedy's (by player count); the options were screened with 4 players only.
 """
@@ -46,12 +60,46 @@ from typing import Any, Sequence
 import numpy as np
 
 from pi_env.agents.greedy import GreedyAgent, Situation, greedy_decision, q_after
+from pi_env.core.constants import INVESTIGATE_BASE
+from pi_env.solvers.hints import GAIN_TOLERANCE
 
-__all__ = ["TunedGreedy", "OPTIONS", "ScreenResult", "paired_screen", "main"]
+__all__ = ["TunedGreedy", "OPTIONS", "q_two_step", "ScreenResult", "paired_screen", "main"]
 
 OPTIONS = ("delta", "hazard_scale", "q_weight", "gap_weight", "gap_from_round", "closing_margin",
-           "keep_tile_from")
+           "keep_tile_from", "keep_tile_rival", "tile_decisive", "lookahead",
+           "denial_weight")
 """Option names of :class:`TunedGreedy` (module docstring)."""
+
+
+def q_two_step(answers: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """Two-step look-ahead value of each query: ``float64[A]``, entry ``a`` the expected probability
+    of the most likely case after query ``a`` and then, for each answer ``k`` of it, the second
+    query ``b`` (any of the same candidates) that is best for that answer:
+    ``Σ_k max_b Σ_j max_{c: answers[a, c] = k, answers[b, c] = j} probs[c]``.
+
+    Args:
+        answers: ``int[A, N]`` answer codes ``0..15`` of the candidates per case
+            (:func:`pi_env.solvers.hints.answer_matrix`).
+        probs: ``float64[N]`` the cases' probabilities.
+
+    Raises:
+        ValueError: shapes that do not match, or a code outside ``0..15``.
+    """
+    codes = np.asarray(answers, dtype=np.int64)
+    probs = np.asarray(probs, dtype=np.float64)
+    if codes.ndim != 2 or probs.ndim != 1 or codes.shape[1] != probs.size:
+        raise ValueError(f"answers must be [A, N] and probs [N], got {codes.shape} and {probs.shape}")
+    if codes.size and (codes.min() < 0 or codes.max() > 15):
+        raise ValueError("answer codes must lie in 0..15")
+    A, N = codes.shape
+    out = np.zeros(A)
+    rows = np.repeat(np.arange(A), N)
+    weights = np.tile(probs, A)
+    for a in range(A):
+        best = np.zeros((A, 256))
+        np.maximum.at(best, (rows, (codes[a][None, :] * 16 + codes).ravel()), weights)
+        out[a] = best.reshape(A, 16, 16).sum(axis=2).max(axis=0).sum()
+    return out
 
 
 class TunedGreedy(GreedyAgent):
@@ -59,20 +107,27 @@ class TunedGreedy(GreedyAgent):
 
     Raises:
         ValueError: ``hazard_scale`` negative; an option that is NaN, infinite (only ``keep_tile_from``
-            may be ``inf``, its default: never) or a ``gap_from_round`` that is not a whole number.
+            may be ``inf``, its default: never, and ``keep_tile_rival`` ``-inf``, its default: no
+            condition), a ``tile_decisive`` outside ``[0, 1]`` or a ``gap_from_round`` that is not a
+            whole number.
     """
 
     name = "greedy-tuned"
 
     def __init__(self, delta: float = 0.0, hazard_scale: float = 1.0, q_weight: float = 0.0,
                  gap_weight: float = 0.0, gap_from_round: float = 1, closing_margin: float = 0.0,
-                 keep_tile_from: float = math.inf, **kwargs: Any):
+                 keep_tile_from: float = math.inf, keep_tile_rival: float = -math.inf,
+                 tile_decisive: float = 0.0, lookahead: float = 0.0, **kwargs: Any):
         super().__init__(**kwargs)
+        if self.denial_weight is not None and not math.isfinite(self.denial_weight):
+            raise ValueError(f"denial_weight must be a finite number, got {kwargs['denial_weight']!r}")
         given = dict(delta=delta, hazard_scale=hazard_scale, q_weight=q_weight, gap_weight=gap_weight,
-                     gap_from_round=gap_from_round, closing_margin=closing_margin, keep_tile_from=keep_tile_from)
+                     gap_from_round=gap_from_round, closing_margin=closing_margin, keep_tile_from=keep_tile_from,
+                     keep_tile_rival=keep_tile_rival, tile_decisive=tile_decisive, lookahead=lookahead)
         for name, value in given.items():
             v = float(value)
-            if math.isnan(v) or (math.isinf(v) and not (name == "keep_tile_from" and v > 0)):
+            if math.isnan(v) or (math.isinf(v) and not (name == "keep_tile_from" and v > 0)
+                                 and not (name == "keep_tile_rival" and v < 0)):
                 raise ValueError(f"{name} must be a finite number, got {value!r}")
         if float(gap_from_round) != int(gap_from_round):
             raise ValueError(f"gap_from_round must be a whole round index, got {gap_from_round!r}")
@@ -80,7 +135,11 @@ class TunedGreedy(GreedyAgent):
             raise ValueError(f"hazard_scale must be at least 0, got {hazard_scale!r}")
         self.delta, self.hazard_scale, self.q_weight = float(delta), float(hazard_scale), float(q_weight)
         self.gap_weight, self.gap_from_round = float(gap_weight), int(gap_from_round)
+        if not 0.0 <= tile_decisive <= 1.0:
+            raise ValueError(f"tile_decisive must be a probability in [0, 1], got {tile_decisive!r}")
         self.closing_margin, self.keep_tile_from = float(closing_margin), float(keep_tile_from)
+        self.tile_decisive, self.lookahead = float(tile_decisive), float(lookahead)
+        self.keep_tile_rival = float(keep_tile_rival)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         from pi_env.engine.observe import decode_observation
@@ -112,7 +171,17 @@ class TunedGreedy(GreedyAgent):
         bonus = None
         if self.q_weight and s.cases.size > 1:
             bonus = self.q_weight * np.array([q_after(s.answers[i], s.probs) for i in range(s.actions.size)])
-        last_tile = self.last_tile or (o.round_index >= 2 and o.score >= self.keep_tile_from)
+        if self.lookahead and s.cases.size > 1 and s.actions.size:
+            extra = self.lookahead * q_two_step(s.answers, s.probs)
+            bonus = extra if bonus is None else bonus + extra
+        last_tile = self.last_tile or (o.round_index >= 2 and o.score >= self.keep_tile_from
+                                       and int(scores[1:].max()) >= self.keep_tile_rival)
+        if self.tile_decisive and o.round_index >= 2 and s.inv_left == 1 and not last_tile:
+            useful = s.gains > GAIN_TOLERANCE
+            clue = s.actions < INVESTIGATE_BASE
+            if (useful & clue).any() and (useful & ~clue).any():
+                q = np.array([q_after(s.answers[i], s.probs) for i in range(s.actions.size)])
+                last_tile = not (q[useful & ~clue].max() >= self.tile_decisive > q[useful & clue].max())
         return greedy_decision(s, self.denial_weight, last_tile, margin=margin, floor=floor,
                                hazard=np.minimum(1.0, o.pmf[:, 0] * self.hazard_scale), bonus=bonus)
 
@@ -217,9 +286,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as e:
         parser.error(str(e))
     label = ", ".join(f"{k}={v:g}" for k, v in options.items()) or "greedy (no options)"
+    z = f"; z {r.difference / r.se:+.2f}" if r.se > 0 else ""  # the criterion "more than 2 SE" unrounded
     print(f"{label}: seed {args.seed}, games {args.start}..{args.start + r.games - 1}: variant "
           f"{100 * r.variant:.1f}%, greedy in the same seats {100 * r.greedy:.1f}%, paired difference "
-          f"{100 * r.difference:+.1f} ± {100 * r.se:.1f} points (1 SE); {r.changed} games changed; mean score "
+          f"{100 * r.difference:+.1f} ± {100 * r.se:.1f} points (1 SE{z}); {r.changed} games changed; mean score "
           f"{r.variant_score:.2f} against {r.greedy_score:.2f}")
     return 0
 

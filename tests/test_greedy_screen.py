@@ -8,11 +8,11 @@ import pytest
 from test_greedy import _put, two_case_position
 from test_winprob import _four_player_last_turn
 
-from pi_env.agents.greedy import GreedyAgent, assess, greedy_decision
+from pi_env.agents.greedy import GreedyAgent, assess, greedy_decision, q_after
 from pi_env.core.constants import INVESTIGATE_BASE, SOLVE_BASE
 from pi_env.engine import GameConfig, init, legal_action_mask, observe, step_inplace
 from pi_env.engine.observe import observation_layout
-from pi_env.experiments.greedy_screen import TunedGreedy, main, paired_screen
+from pi_env.experiments.greedy_screen import TunedGreedy, main, paired_screen, q_two_step
 
 
 def _act(agent, obs, mask, board, players):
@@ -131,6 +131,123 @@ def test_keep_tile_from_takes_the_best_clue_instead():
     assert _act(TunedGreedy(keep_tile_from=15), obs, mask, board, 4) == inv
 
 
+def test_keep_tile_rival_keeps_the_tile_only_when_another_player_can_tie():
+    """The position above at 15 points with ``keep_tile_from`` 15 and ``keep_tile_rival`` 12: the
+    other seats at 5, 11, 11 (nobody at 12) — greedy's investigator; one of them at 12 — the best
+    clue card (the tile is kept)."""
+    obs, mask, board, inv = _round3_investigator_turn()
+    layout = observation_layout(4)
+    _put(obs, layout, "score", 15, seat=0)
+    for seat, score in ((1, 5), (2, 11), (3, 11)):
+        _put(obs, layout, "score", score, seat=seat)
+    s = assess(obs, mask, 4, board)
+    clue = s.actions < INVESTIGATE_BASE
+    best_clue = int(s.actions[clue][np.argmax(s.gains[clue])])
+    agent = TunedGreedy(keep_tile_from=15, keep_tile_rival=12)
+    assert _act(agent, obs, mask, board, 4) == inv
+    _put(obs, layout, "score", 12, seat=2)
+    assert _act(agent, obs, mask, board, 4) == best_clue
+
+
+def test_tile_decisive_by_the_expected_top_probability():
+    """The position above (8 points, 1,287 cases): the investigator's ``q`` (expected probability of
+    the most likely case after the answer) is 10/1287 = 0.00777, the best clue card's 3/1287 =
+    0.00233 (worked out from the situation's answers). ``tile_decisive`` 0.005: the investigator
+    reaches it and no clue card does — greedy's investigator; 0.5: none reaches it, 0.002: a clue
+    card reaches it too — the tile is kept and the clue card of the highest gain is taken."""
+    obs, mask, board, inv = _round3_investigator_turn()
+    s = assess(obs, mask, 4, board)
+    clue = s.actions < INVESTIGATE_BASE
+    q = np.array([q_after(s.answers[i], s.probs) for i in range(s.actions.size)])
+    assert s.cases.size == 1287
+    assert q[s.actions == inv][0] == pytest.approx(10 / 1287) and q[clue].max() == pytest.approx(3 / 1287)
+    best_clue = int(s.actions[clue][np.argmax(s.gains[clue])])
+    assert _act(TunedGreedy(tile_decisive=0.005), obs, mask, board, 4) == inv
+    assert _act(TunedGreedy(tile_decisive=0.5), obs, mask, board, 4) == best_clue
+    assert _act(TunedGreedy(tile_decisive=0.002), obs, mask, board, 4) == best_clue
+    with pytest.raises(ValueError, match="tile_decisive"):
+        TunedGreedy(tile_decisive=1.5)
+
+
+FIVE_CASES = np.array([[1, 1, 1, 0, 0], [2, 2, 2, 1, 2], [0, 1, 2, 0, 0]], dtype=np.int16)
+"""Three queries' answers on five cases of probability 1/5 each (the look-ahead tests)."""
+
+
+def test_q_two_step_by_hand_and_by_brute_force():
+    """FIVE_CASES: query 0 answers 1 for cases {0, 1, 2}, which query 2 tells apart, and 0 for {3, 4},
+    which query 1 tells apart: 5/5. Query 1: answer 2 for {0, 1, 2, 4}, at best 3 groups (query 2
+    answers 0, 1, 2, 0 there), answer 1 for {3}: 4/5. Query 2: answer 0 for {0, 3, 4}, at best 2
+    groups, and {1}, {2}: 4/5. Random matrices: equal to a brute force over answers and second
+    queries."""
+    assert q_two_step(FIVE_CASES, np.full(5, 0.2)) == pytest.approx([1.0, 0.8, 0.8])
+    rng = np.random.default_rng(7)
+    for _ in range(30):
+        A, N = rng.integers(1, 5), rng.integers(1, 8)
+        codes = rng.integers(0, 16, (A, N))
+        probs = rng.random(N)
+        probs /= probs.sum()
+        brute = []
+        for a in range(A):
+            total = 0.0
+            for k in set(codes[a].tolist()):
+                m = codes[a] == k
+                total += max(sum(probs[m & (codes[b] == j)].max() for j in set(codes[b][m].tolist()))
+                             for b in range(A))
+            brute.append(total)
+        assert q_two_step(codes, probs) == pytest.approx(brute)
+    with pytest.raises(ValueError, match="0..15"):
+        q_two_step(np.array([[0, 16]]), np.array([0.5, 0.5]))
+    with pytest.raises(ValueError, match="must be"):
+        q_two_step(np.array([[0, 1]]), np.array([1.0]))
+
+
+def test_lookahead_weight_turns_the_query_by_hand():
+    """FIVE_CASES as three legal clue cards of a real position (cases of probability 1/5, so the
+    agent queries): gains 0.971, 0.722, 1.371 bits, look-ahead values 1, 0.8, 0.8. Greedy and
+    ``lookahead`` 1 (1.971 < 2.171) take query 2; ``lookahead`` 3 (3.971 > 3.771) query 0."""
+    from dataclasses import replace
+
+    from pi_env.solvers.hints import information_gains
+
+    obs, mask, board, inv = _round3_investigator_turn()
+    s = assess(obs, mask, 4, board)
+    probs = np.full(5, 0.2)
+    clues = s.legal_clues[:3]
+    gains = information_gains(FIVE_CASES, probs)
+    assert gains == pytest.approx([0.97095059, 0.72192809, 1.37095059])
+    t = replace(s, cases=s.cases[:5], probs=probs, best=0, actions=clues, answers=FIVE_CASES, gains=gains,
+                denial=np.zeros(3))
+    scores = np.zeros(4, dtype=np.int64)
+    assert TunedGreedy().decide(t, scores) == clues[2] == greedy_decision(t)
+    assert TunedGreedy(lookahead=1.0).decide(t, scores) == clues[2]
+    assert TunedGreedy(lookahead=3.0).decide(t, scores) == clues[0]
+
+
+def test_denial_weight_option_decides_as_greedy_with_that_weight():
+    """``denial_weight`` is greedy's own option: at every turn of a four-player game (the others
+    greedy) TunedGreedy(denial_weight=1) decides as greedy_decision with weight 1, and at least one
+    of those decisions differs from greedy's weight 0 at 4 players."""
+    config = GameConfig(num_players=4)
+    state = init(config, 1, seed=12)
+    agents = [GreedyAgent() for _ in range(3)] + [TunedGreedy(denial_weight=1.0)]
+    mirror = GreedyAgent()
+    for j, a in enumerate(agents):
+        a.reset(4, config.board, seed=j)
+    mirror.reset(4, config.board, seed=3)
+    action = np.zeros(1, dtype=np.int64)
+    differ = 0
+    while not state.done[0]:
+        p = int(state.current_player[0])
+        obs, mask = observe(state, p)[0], legal_action_mask(state)[0]
+        action[0] = agents[p].act(obs, mask)
+        if p == 3:
+            s = mirror.situation(obs, mask)
+            assert action[0] == greedy_decision(s, denial_weight=1.0)
+            differ += action[0] != greedy_decision(s)
+        step_inplace(state, action, config)
+    assert differ > 0
+
+
 def test_paired_screen_of_the_defaults_is_zero_and_bad_options_refused(capsys):
     r = paired_screen({}, seed=4199, games=2)
     assert (r.difference, r.se, r.changed) == (0.0, 0.0, 0)
@@ -145,10 +262,29 @@ def test_paired_screen_of_the_defaults_is_zero_and_bad_options_refused(capsys):
     assert "paired difference +0.0 ± 0.0 points" in capsys.readouterr().out
 
 
+def test_printed_line_gives_the_unrounded_ratio_to_the_standard_error(monkeypatch, capsys):
+    """A difference of 0.0084 with a standard error of 0.004 prints "+0.8 ± 0.4 points" — 2 SE when
+    read rounded — and z +2.10; with a zero standard error no ratio is printed."""
+    from pi_env.experiments import greedy_screen
+
+    result = greedy_screen.ScreenResult(400, 0.263, 0.2546, 0.0084, 0.004, 47, 15.09, 15.15)
+    monkeypatch.setattr(greedy_screen, "paired_screen", lambda *a, **k: result)
+    assert main(["--seed", "4199", "--option", "hazard_scale=2.5", "--quiet"]) == 0
+    assert "paired difference +0.8 ± 0.4 points (1 SE; z +2.10); 47 games changed" in capsys.readouterr().out
+    monkeypatch.setattr(greedy_screen, "paired_screen",
+                        lambda *a, **k: greedy_screen.ScreenResult(2, 0.25, 0.25, 0.0, 0.0, 0, 15.0, 15.0))
+    assert main(["--seed", "4199", "--quiet"]) == 0
+    assert "points (1 SE); 0 games changed" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("argv,message", [
     (["--option", "q_weight=nan"], "q_weight must be a finite number, got nan"),
     (["--option", "delta=inf"], "delta must be a finite number, got inf"),
     (["--option", "keep_tile_from=-inf"], "keep_tile_from must be a finite number, got -inf"),
+    (["--option", "keep_tile_rival=inf"], "keep_tile_rival must be a finite number, got inf"),
+    (["--option", "lookahead=nan"], "lookahead must be a finite number, got nan"),
+    (["--option", "denial_weight=inf"], "denial_weight must be a finite number, got inf"),
+    (["--option", "tile_decisive=-0.5"], "tile_decisive must be a probability in [0, 1], got -0.5"),
     (["--option", "gap_from_round=1.5"], "gap_from_round must be a whole round index, got 1.5"),
     (["--option", "gap_from_round=inf"], "gap_from_round must be a finite number, got inf"),
     (["--option", "q_weight=6", "--option", "q_weight=7"], "--option q_weight given twice"),
