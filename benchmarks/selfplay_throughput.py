@@ -12,13 +12,14 @@ Rows, all measured in this run (numba compile time excluded by a warm-up):
   row for 2 players: the env's default encoding) and masks returned every call, uniformly
   random legal actions from the engine's sample kernel (``env.sample_actions``): no Python loop per
   game; each turn is one fused numba call (:class:`pi_env.engine.rows.SelfPlayTurn`: step, new
-  games, next rows, observation and mask). Three builds, measured in alternating slices: one
+  games, next rows, observation and mask). Three builds, measured in interleaved slices (the median of their rates): one
   thread (``parallel=False``), threads (``parallel=True``) and the default for that batch size
   (``parallel=None``); ``default / 1`` is the never-slower check. Also (c1) the same env with
   ``observations="packed"`` (the packed encoding of :mod:`pi_env.engine.packed`, ``float32[B, 150 +
   269·P]``, 688 floats per row for 2 players, written by the same fused call), (c2) with
-  ``observations="packed-int8"`` (the same rows before their scales, ``int8[B, 150 + 269·P]``, a
-  quarter of the bytes; the learner converts them, :mod:`pi_env.rl.packed_int`) and (c0) with
+  ``observations="packed-int8"`` (the same rows before their scales, their 0/1 and 0..3 entries in
+  bit fields, ``int8[B, 78 + 105·P]``: 288 bytes for 2 players; the learner converts them,
+  :mod:`pi_env.rl.packed_int`) and (c0) with
   ``observations=False`` (rows and masks only: what an encoding costs); ``vs flat`` is the
   default build's rate over that of the flat rows at the same batch size, measured in the same
   slices. Targets on the 2-core machine: >= 500,000 agent-steps/s at B = 4096 (issue #7),
@@ -37,8 +38,8 @@ posteriors and gains) are not encodings of this env (they belong to the solver l
 computed per row by the solver, some 30,000 rows/s: ``benchmarks/own_info_speed.py`` and
 ``benchmarks/rl_training_speed.py`` measure them), so they have no row here.
 
-    python benchmarks/selfplay_throughput.py [--players 2] [--batch 256 1024 4096] [--seconds 3] [--rounds 3]
-        [--only-selfplay]
+    python benchmarks/selfplay_throughput.py [--players 2] [--batch 256 1024 4096] [--seconds 3] [--rounds 7]
+        [--observations flat packed packed-int8 none] [--only-selfplay]
 """
 
 from __future__ import annotations
@@ -134,30 +135,50 @@ ENCODINGS = ((True, "(c) flat obs + masks"), ("packed", "(c1) packed obs + masks
 
 
 def bench_builds(players: int, batch: int, seconds: float, observations=(True, "packed", "packed-int8", False),
-                 rounds: int = 3) -> dict[tuple, tuple[float, float]]:
-    """``{(observations, parallel): (rows/s, rows per CPU second)}`` of ``SelfPlayVecEnv`` with
-    random legal actions, for each ``observations`` and one thread (``False``), threads (``True``)
-    and the default (``None``), in ``rounds`` alternating slices of ``seconds / rounds`` each per
-    configuration (every configuration gets a slice in each round)."""
+                 rounds: int = 7, warm_calls: int = 3) -> dict[tuple, tuple[float, float, float]]:
+    """``{(observations, parallel): (rows/s, rows per CPU second, spread)}`` of ``SelfPlayVecEnv``
+    with random legal actions, for each ``observations`` and one thread (``False``), threads
+    (``True``) and the default (``None``).
+
+    Every configuration is measured in ``rounds`` slices of ``seconds / rounds`` each, interleaved:
+    each round visits every configuration once, in a new seeded random order (so no configuration
+    always follows the same one); each slice starts with ``warm_calls`` untimed calls
+    (the thread pool awake, the env's arrays back in cache after the other envs' slices). The
+    rate is the **median** of the slices' rates, the CPU rate the median of theirs, and the spread
+    ``(max - min) / median`` of the slices' rates: on a machine other processes load, a threaded
+    slice that shares a core with them is slowed far more than a one-thread slice, and a total over
+    a few slices let one such slice decide a column (a 2-core run at load 1.0-1.3 measured the
+    same threaded build 26% apart in the "threads" and "default" columns)."""
     envs = {(o, p): SelfPlayVecEnv(batch, num_players=players, parallel=p, observations=o)
             for o in observations for p in (False, True, None)}
+    keys = list(envs)
     actions = np.empty(batch, dtype=np.int64)
-    totals = {p: [0, 0.0, 0.0] for p in envs}
+    rates: dict[tuple, list[float]] = {k: [] for k in keys}
+    cpu_rates: dict[tuple, list[float]] = {k: [] for k in keys}
     for env in envs.values():
         env.reset(seed=0)
         env.step(env.sample_actions(out=actions))  # warm
+    order = np.random.default_rng(batch)
     for _ in range(rounds):
-        for p, env in envs.items():
+        for i in order.permutation(len(keys)):
+            k = keys[i]
+            env = envs[k]
+            for _ in range(warm_calls):
+                env.step(env.sample_actions(out=actions))
             calls = 0
             t0, c0 = time.perf_counter(), time.process_time()
             while time.perf_counter() - t0 < seconds / rounds:
                 for _ in range(5):
                     env.step(env.sample_actions(out=actions))
                 calls += 5
-            totals[p][0] += calls * batch
-            totals[p][1] += time.perf_counter() - t0
-            totals[p][2] += time.process_time() - c0
-    return {p: (n / wall, n / cpu) for p, (n, wall, cpu) in totals.items()}
+            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+            rates[k].append(calls * batch / wall)
+            cpu_rates[k].append(calls * batch / max(cpu, 1e-9))
+    out = {}
+    for k in keys:
+        med = float(np.median(rates[k]))
+        out[k] = (med, float(np.median(cpu_rates[k])), (max(rates[k]) - min(rates[k])) / med)
+    return out
 
 
 def querying_policy(env) -> np.ndarray:
@@ -184,7 +205,11 @@ def main() -> None:
                              "not depend on how many)")
     parser.add_argument("--solver-batch", type=int, default=64)
     parser.add_argument("--opponent-batch", type=int, default=1024)
-    parser.add_argument("--rounds", type=int, default=3, help="alternating slices per measurement")
+    parser.add_argument("--rounds", type=int, default=7,
+                        help="interleaved slices per measurement (the rate is their median)")
+    parser.add_argument("--observations", nargs="+", choices=("flat", "packed", "packed-int8", "none"),
+                        default=["flat", "packed", "packed-int8", "none"],
+                        help="the self-play rows measured (default all: (c), (c1), (c2), (c0))")
     parser.add_argument("--only-selfplay", action="store_true",
                         help="only the baseline (a) and the SelfPlayVecEnv table (no (b), (d), (e))")
     args = parser.parse_args()
@@ -192,7 +217,7 @@ def main() -> None:
     # warm-up: compile every kernel outside the measurements
     bench_engine(P, 300, 0.05)
     for parallel in (False, True):
-        for observations, _ in ENCODINGS:
+        for observations, _ in ENCODINGS:  # every kernel, measured or not (a few ms each once cached)
             bench_env(SelfPlayVecEnv(4, num_players=P, parallel=parallel, observations=observations), 0.02)
     bench_baseline(P, 2, 0.05)
 
@@ -205,24 +230,32 @@ def main() -> None:
         eng, eng_cpu = bench_engine(P, B, args.seconds)
         rows.append((f"(b) bare engine B={B}, no observations", eng, nan, nan, eng_cpu))
     builds = []
-    kinds = [o for o, _ in ENCODINGS]
+    names = {True: "flat", "packed": "packed", "packed-int8": "packed-int8", False: "none"}
+    encodings = [(o, label) for o, label in ENCODINGS if names[o] in args.observations]
+    kinds = [o for o, _ in encodings]
     for b in sorted(args.batch):
         res = bench_builds(P, b, args.seconds, kinds, args.rounds)
-        for observations, label in ENCODINGS:
+        for observations, label in encodings:
             one, many, default = (res[observations, p][0] for p in (False, True, None))
+            spread = max(res[observations, p][2] for p in (False, True, None))
             chosen = "threads" if default_threaded(b) else "1 thread"
             builds.append((f"{label} B={b}", f"{one:,.0f}", f"{res[observations, False][1]:,.0f}", f"{many:,.0f}",
                            f"{many / one:.2f}", f"{default:,.0f} ({chosen})", f"{default / one:.2f}",
-                           f"{default / res[True, None][0]:.2f}", f"{max(one, many, default) / base:.1f}"))
+                           f"{default / res[True, None][0]:.2f}" if (True, None) in res else "",
+                           f"{max(one, many, default) / base:.1f}",
+                           f"{100 * spread:.0f}%"))
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else nan
-    print(f"{P} players, {args.seconds:g} s per row (and per build, in {args.rounds} alternating slices), "
+    print(f"{P} players, {args.seconds:g} s per row (and per build: the median of {args.rounds} interleaved slices), "
           f"{os.cpu_count()} CPUs, load average {load0:.1f} at the start, {load:.1f} after the self-play table; "
           "agent-steps = rows returned (turns + terminal rows)")
     print("SelfPlayVecEnv, every seat a learner, random legal actions (agent-steps/s; flat encoding: "
-          f"float32[B, {618 + 1912 * P}], packed: float32[B, {150 + 269 * P}], packed int8: int8[B, {150 + 269 * P}]):")
+          f"float32[B, {618 + 1912 * P}], packed: float32[B, {150 + 269 * P}], packed int8: int8[B, {78 + 105 * P}]):")
     print("\n".join(format_table(builds, ("configuration", "1 thread", "per CPU-s", "threads", "threads / 1",
-                                          "default (build chosen)", "default / 1", "vs flat", "best vs (a)"),
-                                 align="lrrrrrrrr")))
+                                          "default (build chosen)", "default / 1", "vs flat", "best vs (a)",
+                                          "spread"),
+                                 align="lrrrrrrrrr")))
+    print("spread: the largest (max - min) / median of the slices' rates among the row's three builds (the "
+          "default is the same kernel as one of the others: its column against that one's is the noise)")
     print(f"(a) baseline: a loop of {args.baseline_envs} PettingZoo raw_env: {base:,.0f} agent-steps/s")
     if args.only_selfplay:
         return

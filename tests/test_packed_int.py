@@ -15,8 +15,9 @@ import pytest
 from pi_env.core.constants import ON_DISPLAY
 from pi_env.core.errors import PIError
 from pi_env.engine import GameConfig, init, observe
-from pi_env.engine.packed import (PackedIntWriter, packed_from_int, packed_int_from_observation, packed_int_scales,
-                                  packed_layout, packed_size, write_packed_int)
+from pi_env.engine.packed import (INT_LAYOUT_VERSION, PackedIntWriter, packed_from_int, packed_int_from_observation,
+                                  packed_int_layout, packed_int_scales, packed_int_size, packed_int_unpacking,
+                                  packed_layout, write_packed_int)
 from pi_env.engine.writer import FailedSolves
 from pi_env.envs.encoders import (_component_scales, check_packed_int, encode_packed, encode_packed_int,
                                   float_from_packed_int, packed_int_bounds)
@@ -30,7 +31,7 @@ F32 = np.float32
 def test_values_worked_out_by_hand():
     cfg = GameConfig(num_players=3)
     st = init(cfg, 1, seed=4)
-    lay = packed_layout(3)
+    lay = packed_int_layout(3)
     # player 2 named three wrong triples this round: (suspect 1, evidence 2, location 3),
     # (suspect 1, evidence 5, location 3) and (suspect 4, evidence 5, location 0)
     c1, c2, c3 = 1 * 140 + 2 * 14 + 3, 1 * 140 + 5 * 14 + 3, 4 * 140 + 5 * 14 + 0
@@ -39,17 +40,17 @@ def test_values_worked_out_by_hand():
     st.score[0, 2] = -5
     st.front[0, 0, 7] = True
     x = encode_packed_int(st, cfg, 1)[0]  # observer 1: seat 1 is player 2, seat 2 is player 0
-    assert x.dtype == np.int8 and x.shape == (957,)
+    assert x.dtype == np.int8 and x.shape == (393,) == (78 + 105 * 3,)
 
     def comp(name):
         start, shape = lay[name]
         return x[start:start + (int(np.prod(shape)) if shape else 1)].reshape(shape or (1,))
 
     assert comp("tile_district").tolist() == st.tile_district[0].tolist()
-    held = np.zeros(36, dtype=np.int8)  # player 1 holds player 2's case
-    s, e, l = (int(v) for v in st.case[0, 2])
-    held[[s, 12 + e, 22 + l]] = 1
-    assert comp("held_case").tolist() == held.tolist()
+    cards = (st.card_place[0] == ON_DISPLAY).astype(int)  # bit 0 display, bit 1 discard, bit 2 held case
+    s, e, l = (int(v) for v in st.case[0, 2])  # player 1 holds player 2's case
+    cards[[s, 12 + e, 22 + l]] += 4
+    assert comp("cards").tolist() == cards.tolist()
     assert comp("failed_count").tolist() == [0, 3, 0]
     share = np.zeros(36, dtype=np.int8)
     share[1], share[4], share[12 + 2], share[12 + 5], share[22 + 3], share[22 + 0] = 2, 1, 1, 2, 2, 1
@@ -57,8 +58,8 @@ def test_values_worked_out_by_hand():
     assert not comp("failed_share")[[0, 2]].any()
     assert comp("score").tolist() == [0, -5, 0] and comp("attempted").tolist() == [0, 1, 0]
     assert comp("inv_left").tolist() == [5, 5, 5]
-    assert np.flatnonzero(comp("front")[2]).tolist() == [7]  # player 0 is seat 2
-    assert comp("display").tolist() == (st.card_place[0] == ON_DISPLAY).astype(int).tolist()
+    assert np.flatnonzero(comp("markers")[2]).tolist() == [7] and comp("markers")[2, 7] == 1  # front: bit 0
+    assert not comp("markers")[:2].any() and not comp("investigators").any() and not comp("suppressed").any()
     assert comp("to_move")[0] == (int(st.current_player[0]) - 1) % 3
     assert comp("round")[0] == 0 and comp("deck_size")[0] == int(st.deck_size[0])
     # converted: the float rows exactly; failed_share 2/3 and 1/3 in float32
@@ -68,11 +69,52 @@ def test_values_worked_out_by_hand():
     assert f[fs + 1] == F32(2) / F32(3) and f[fs + 4] == F32(1) / F32(3)
 
 
+def test_bit_fields_worked_out_by_hand():
+    """Layout 2's bit fields (markers: front 1, spot 2, trace 4, correct solve 8; investigators:
+    placed 1, spots x 2, traces x 8; suppressed: type t at 2**t), set by hand in a 2-player game,
+    and the unpacking table that reads them back."""
+    assert INT_LAYOUT_VERSION == 2
+    cfg = GameConfig(num_players=2)
+    st = init(cfg, 1, seed=1)
+    st.spot[0, 1, 5] = st.trace[0, 1, 5] = True  # player 1: a spot and a trace marker on element 5
+    st.front[0, 1, 30] = True
+    st.solved_case[0, 1] = 3 * 140 + 4 * 14 + 5  # suspect 3, evidence 4, location 5
+    st.inv_count[0, 1] = 2
+    st.inv_district[0, 1, :2] = [9, 2]
+    st.inv_answer[0, 1, 0] = [2, 1]  # district 9: 2 spots, 1 trace
+    st.inv_answer[0, 1, 1] = [0, 3]  # district 2: 3 traces, types 0 and 2 suppressed
+    st.inv_suppressed[0, 1, 1] = [True, False, True]
+    st.inv_left[0, 1] = 3
+    x = encode_packed_int(st, cfg, 0)[0]  # player 1 is seat 1
+    lay = packed_int_layout(2)
+    m = x[lay["markers"][0] + 36:lay["markers"][0] + 72]
+    want = np.zeros(36, dtype=np.int64)
+    want[5], want[30] = 2 + 4, 1
+    want[[3, 12 + 4, 22 + 5]] += 8
+    assert m.tolist() == want.tolist()
+    inv = x[lay["investigators"][0] + 14:lay["investigators"][0] + 28]
+    sup = x[lay["suppressed"][0] + 14:lay["suppressed"][0] + 28]
+    assert {d: int(v) for d, v in enumerate(inv) if v} == {9: 1 + 2 * 2 + 8 * 1, 2: 1 + 8 * 3}
+    assert {d: int(v) for d, v in enumerate(sup) if v} == {2: 1 + 4}
+    assert not x[lay["investigators"][0]:lay["investigators"][0] + 14].any()  # seat 0 placed none
+    # the table: packed inv_traces of seat 1 at district 2 is (row[investigators + 14 + 2] >> 3) & 3
+    src, shift, mask = packed_int_unpacking(2)
+    k = packed_layout(2)["inv_traces"][0] + 14 + 2
+    assert (src[k], shift[k], mask[k]) == (lay["investigators"][0] + 14 + 2, 3, 3)
+    k = packed_layout(2)["inv_suppressed"][0] + 42 + 3 * 2 + 2  # seat 1, district 2, type 2
+    assert (src[k], shift[k], mask[k]) == (lay["suppressed"][0] + 14 + 2, 2, 1)
+    k = packed_layout(2)["score"][0]
+    assert (src[k], shift[k], mask[k]) == (lay["score"][0], 0, -1)
+    assert np.array_equal(float_from_packed_int(x, cfg), encode_packed(st, cfg, 0)[0])
+    assert np.array_equal(x, packed_int_from_observation(observe(st, 0), "int8")[0])
+
+
 def test_value_ranges_and_which_games_int8_holds():
     low, high = packed_int_bounds(GameConfig(num_players=2))
-    lay = packed_layout(2)
+    lay = packed_int_layout(2)
     at = {name: (int(low[start]), int(high[start])) for name, (start, _) in lay.items()}
-    assert at["tile_district"] == (0, 13) and at["display"] == (0, 1) and at["inv_spots"] == (0, 3)
+    assert at["tile_district"] == (0, 13) and at["cards"] == (0, 7) and at["markers"] == (0, 15)
+    assert at["investigators"] == (0, 1 + 2 * 3 + 8 * 3) and at["suppressed"] == (0, 7)
     assert at["score"] == (-5, 21) and at["rotation"] == (0, 60) and at["round"] == (0, 3)
     assert at["failed_count"] == (0, 60) and at["failed_share"] == (0, 60) and at["to_move"] == (0, 1)
     assert int(high.max()) == 60 and int(low.min()) == -5
@@ -107,7 +149,7 @@ def test_selfplay_int_rows_convert_to_the_float_rows(num_players, options, dtype
     obs, _ = env.reset(seed=3)
     fobs, _ = ref_env.reset(seed=3)
     lo, hi = packed_int_bounds(env.config)
-    assert obs.dtype == np.dtype(dtype) and obs.shape == (B, packed_size(num_players)) == env.observation_space.shape
+    assert obs.dtype == np.dtype(dtype) and obs.shape == (B, packed_int_size(num_players)) == env.observation_space.shape
     assert env.single_observation_space.dtype == np.dtype(dtype)
     short = FailedSolves(B, num_players, length=0)  # not tracked: every failed solve is read from the flags
     short.reset(np.ones(B, dtype=bool), env.state)
@@ -142,7 +184,7 @@ def test_stateless_call_and_conversion_in_every_form():
     players = np.array([0, 1, 2, 3, 1])
     x = encode_packed_int(st, cfg, players)
     assert np.array_equal(x, packed_int_from_observation(observe(st, players), "int8"))
-    out = np.full((5, packed_size(4)), 99, dtype=np.int8)
+    out = np.full((5, packed_int_size(4)), 99, dtype=np.int8)
     assert encode_packed_int(st, cfg, players, out=out) is out and np.array_equal(out, x)
     f = encode_packed(st, cfg, players)
     scales = _component_scales(cfg)
@@ -238,11 +280,11 @@ def test_bad_input_is_refused_in_one_line():
         SelfPlayVecEnv(2, observations="packed-uint8")
     cfg = GameConfig(num_players=2)
     st = init(cfg, 3, seed=0)
-    with pytest.raises(PIError, match=r"^out must be a C-contiguous int8\[3, 688\], got int16\[3, 688\]$"):
-        encode_packed_int(st, cfg, 0, out=np.zeros((3, 688), dtype=np.int16))
+    with pytest.raises(PIError, match=r"^out must be a C-contiguous int8\[3, 288\], got int16\[3, 288\]$"):
+        encode_packed_int(st, cfg, 0, out=np.zeros((3, 288), dtype=np.int16))
     with pytest.raises(PIError, match=r"^dtype must be int8 or int16, got 'float32'$"):
         write_packed_int(st, 0, "float32")
-    with pytest.raises(PIError, match=r"^rows must be integer rows of length \[688, 957, 1226, 1495\] \(2\.\.5 "
+    with pytest.raises(PIError, match=r"^rows must be integer rows of length \[288, 393, 498, 603\] \(2\.\.5 "
                                       r"players\), got float32\[3, 688\]$"):
         packed_from_int(np.zeros((3, 688), dtype=F32), _component_scales(cfg))
 
@@ -272,16 +314,16 @@ def test_conversion_refuses_rows_of_another_game_in_one_line():
     or other objects given to the torch converter: a one-line PIError (each was converted silently
     or failed inside numpy/torch)."""
     c2 = GameConfig(num_players=2)
-    rows3 = np.zeros((4, packed_size(3)), dtype=np.int8)
-    with pytest.raises(PIError, match=r"^rows must be integer rows of length 688 \(2 players\), "
-                                      r"got int8\[4, 957\]$"):
+    rows3 = np.zeros((4, packed_int_size(3)), dtype=np.int8)
+    with pytest.raises(PIError, match=r"^rows must be integer rows of length 288 \(2 players\), "
+                                      r"got int8\[4, 393\]$"):
         float_from_packed_int(rows3, c2)
-    bad = np.zeros((1, 688), dtype=np.int16)
-    bad[0, packed_layout(2)["failed_count"][0]] = 5000
+    bad = np.zeros((1, 288), dtype=np.int16)
+    bad[0, packed_int_layout(2)["failed_count"][0]] = 5000
     with pytest.raises(PIError, match=r"^rows hold a failed_count of 0\.\.5000; a count of distinct wrong triples is "
                                       r"0\.\.1680"):
         float_from_packed_int(bad, c2)
-    bad[0, packed_layout(2)["failed_count"][0]] = -1
+    bad[0, packed_int_layout(2)["failed_count"][0]] = -1
     with pytest.raises(PIError, match=r"^rows hold a failed_count of -1\.\.0"):
         float_from_packed_int(bad, c2)
     torch = pytest.importorskip("torch")
@@ -289,17 +331,17 @@ def test_conversion_refuses_rows_of_another_game_in_one_line():
 
     conv = PackedIntToFloat(c2)
     with pytest.raises(PIError, match=r"^rows must be a torch tensor or numpy array of int8 or int16 rows of "
-                                      r"length 688 \(2 players\), got torch\.float32\[4, 688\]$"):
-        conv(torch.zeros(4, 688))
-    with pytest.raises(PIError, match=r"got torch\.int8\[4, 957\]$"):
+                                      r"length 288 \(2 players\), got torch\.float32\[4, 288\]$"):
+        conv(torch.zeros(4, 288))
+    with pytest.raises(PIError, match=r"got torch\.int8\[4, 393\]$"):
         conv(torch.from_numpy(rows3))
-    with pytest.raises(PIError, match=r"got int8\[4, 957\]$"):
+    with pytest.raises(PIError, match=r"got int8\[4, 393\]$"):
         conv(rows3)
-    with pytest.raises(PIError, match=r"got float32\[4, 688\]$"):
-        conv(np.zeros((4, 688), dtype=F32))
+    with pytest.raises(PIError, match=r"got float32\[4, 288\]$"):
+        conv(np.zeros((4, 288), dtype=F32))
     with pytest.raises(PIError, match=r"got list$"):
-        conv([0] * 688)
-    with pytest.raises(PIError, match=r"got torch\.uint8\[4, 688\]$"):
-        conv(torch.zeros(4, 688, dtype=torch.uint8))
-    one = conv(torch.zeros(688, dtype=torch.int16))  # a single row (no batch dimension) still converts
-    assert one.shape == (688,) and np.array_equal(one.numpy(), float_from_packed_int(np.zeros(688, np.int16), c2))
+        conv([0] * 288)
+    with pytest.raises(PIError, match=r"got torch\.uint8\[4, 288\]$"):
+        conv(torch.zeros(4, 288, dtype=torch.uint8))
+    one = conv(torch.zeros(288, dtype=torch.int16))  # a single row (no batch dimension) still converts
+    assert one.shape == (688,) and np.array_equal(one.numpy(), float_from_packed_int(np.zeros(288, np.int16), c2))

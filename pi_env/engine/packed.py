@@ -64,24 +64,46 @@ differ only in that case).
 Integer rows
 ------------
 
-The same layout before the scales, as integers: ``int8[packed_size(P)]`` (or ``int16``), a quarter
-of the bytes, written by the same fused self-play call (:class:`PackedIntWriter`,
-:func:`write_packed_int`; the self-play env's ``observations="packed-int8"``). Entry by entry:
-``tile_district`` the district ``d`` (0..13); the 0/1 components 0/1; ``inv_spots`` /
-``inv_traces`` 0..3; ``failed_count`` the number ``n`` of distinct wrong triples; ``failed_share``
-how many of them name the element (0..n); ``score``, ``inv_left``, ``round``, ``tier``,
-``rotation``, ``first_seat``, ``deck_size``, ``to_move`` the observation's own values. So the
-packed row is ``x * packed_int_scales(P, scales)`` in ``float32`` (the scale of the entry's
-component, ``TILE_SCALE`` for ``tile_district``), except ``failed_count = FAILED_COUNT[n]`` and
+The packed encoding before its scales, as integers, with its 0/1 and 0..3 components packed into
+bit fields (layout :data:`INT_LAYOUT_VERSION` = 2): ``int8[packed_int_size(P)]`` (or ``int16``),
+``78 + 105·P`` entries (2 players: 288 bytes against the packed rows' 688 floats; 4 players: 498),
+written by the same fused self-play call (:class:`PackedIntWriter`, :func:`write_packed_int`; the
+self-play env's ``observations="packed-int8"``). Components (:func:`packed_int_layout`; seats
+relative, as above):
+
+=================  ============  ===================================================================
+name               shape         value
+=================  ============  ===================================================================
+tile_district      [36]          the district ``d`` (0..13) of the element's tile
+cards              [36]          display + 2 × discard + 4 × held_case (0..7)
+markers            [P, 36]       front + 2 × spot + 4 × trace + 8 × solved_case (0..15)
+investigators      [P, 14]       inv_placed + 2 × inv_spots + 8 × inv_traces (0..31)
+suppressed         [P, 14]       inv_suppressed of type ``t`` × 2 ** t (0..7)
+failed_count       [P]           the number ``n`` of distinct wrong triples
+failed_share       [P, 36]       how many of them name the element (0..n)
+score, attempted,  [P] each      the observation's own values
+solved, inv_left
+round, tier,       [1] each      the observation's own values
+rotation,
+first_seat,
+deck_size, to_move
+=================  ============  ===================================================================
+
+A packed entry's integer is ``(row[source] >> shift) & mask`` (:func:`packed_int_unpacking`: the
+bit field's position, or the whole entry with ``mask = -1``), and the packed row is that integer
+times ``packed_int_scales(P, scales)`` in ``float32`` (the scale of the entry's component,
+``TILE_SCALE`` for ``tile_district``), except ``failed_count = FAILED_COUNT[n]`` and
 ``failed_share = x / max(n, 1)`` (``float32`` division): :func:`packed_from_int` (numpy) and
 :class:`pi_env.rl.packed_int.PackedIntToFloat` (torch) compute exactly the ``float32`` rows, bit for
-bit (``tests/test_packed_int.py``). Ranges (:func:`pi_env.envs.encoders.packed_int_bounds`): scores
-−5..21 (second edition), 0..rounds (duel), down to ``−2 · max_rotations · rounds`` (first edition);
-``rotation`` and ``n`` at most ``max_rotations`` (a player has at most one turn a rotation; a duel's
-first attempt ends the round); the rest below 37. So ``int8`` holds every second-edition and duel
-game with ``max_rotations <= 127`` (the default is 60) and ``int16`` every game
-(:func:`pi_env.envs.encoders.check_packed_int` refuses a dtype too narrow). Being the packed rows'
-values, they show a player nothing of its own case either (tested with paired games too).
+bit (``tests/test_packed_int.py``). Layout 1 (commits up to a2c8dee) was the packed layout entry for
+entry (``150 + 269·P``); the bit fields cut a 4-player row from 1,226 to 498 bytes and the row's
+writing by about a third (CHANGELOG 0.2.0). Ranges (:func:`pi_env.envs.encoders.packed_int_bounds`):
+scores −5..21 (second edition), 0..rounds (duel), down to ``−2 · max_rotations · rounds`` (first
+edition); ``rotation`` and ``n`` at most ``max_rotations`` (a player has at most one turn a
+rotation; a duel's first attempt ends the round); the rest below 37. So ``int8`` holds every
+second-edition and duel game with ``max_rotations <= 127`` (the default is 60) and ``int16`` every
+game (:func:`pi_env.envs.encoders.check_packed_int` refuses a dtype too narrow). Being the packed
+rows' values, they show a player nothing of its own case either (tested with paired games too).
 """
 
 from __future__ import annotations
@@ -103,6 +125,7 @@ from pi_env.engine.writer import (NUM_COMPONENTS, _untracked, _write_bits, _writ
                                   _write_places)
 
 __all__ = ["packed_layout", "packed_size", "write_packed", "packed_from_observation", "PackedWriter",
+           "INT_LAYOUT_VERSION", "PACKED_INT_COMPONENTS", "packed_int_layout", "packed_int_size", "packed_int_unpacking",
            "PACKED_COMPONENTS", "INT_DTYPES", "write_packed_int", "PackedIntWriter", "packed_int_from_observation",
            "packed_from_int", "packed_int_scales"]
 
@@ -439,24 +462,111 @@ def packed_from_observation(observation: np.ndarray, scales: np.ndarray) -> np.n
 INT_DTYPES: dict[str, np.dtype[Any]] = {"int8": np.dtype(np.int8), "int16": np.dtype(np.int16)}
 """The dtypes of the packed integer rows, by name (module docstring, "Integer rows")."""
 
+INT_LAYOUT_VERSION = 2
+"""The layout of the packed integer rows (module docstring, "Integer rows"): 2 packs the 0/1 and
+0..3 components into bit fields (``78 + 105·P`` entries; 2 players: 288); 1 (until commit a2c8dee)
+was the packed layout entry for entry (``150 + 269·P``: 688)."""
+
+_INT_COMPONENTS = (
+    ("tile_district", (NUM_ELEMENTS,), False), ("cards", (NUM_ELEMENTS,), False),
+    ("markers", (NUM_ELEMENTS,), True), ("investigators", (NUM_DISTRICTS,), True),
+    ("suppressed", (NUM_DISTRICTS,), True), ("failed_count", (), True), ("failed_share", (NUM_ELEMENTS,), True),
+    ("score", (), True), ("attempted", (), True), ("solved", (), True), ("inv_left", (), True),
+    ("round", (1,), False), ("tier", (1,), False), ("rotation", (1,), False),
+    ("first_seat", (1,), False), ("deck_size", (1,), False), ("to_move", (1,), False),
+)
+PACKED_INT_COMPONENTS = tuple(name for name, _, _ in _INT_COMPONENTS)
+"""The integer rows' component names, in layout order (module docstring, "Integer rows")."""
+
+_INT_FIELDS: dict[str, tuple[str, int, int]] = {
+    "display": ("cards", 0, 1), "discard": ("cards", 1, 1), "held_case": ("cards", 2, 1),
+    "front": ("markers", 0, 1), "spot": ("markers", 1, 1), "trace": ("markers", 2, 1),
+    "solved_case": ("markers", 3, 1), "inv_placed": ("investigators", 0, 1),
+    "inv_spots": ("investigators", 1, 2), "inv_traces": ("investigators", 3, 2),
+    "inv_suppressed": ("suppressed", 0, 1),  # type t at bit t
+}
+"""Packed component -> (integer component, first bit, bits) of the components held in bit fields;
+every other packed component is the integer component of its name, entry for entry."""
+
+
+@functools.lru_cache(maxsize=None)
+def _int_layout(num_players: int) -> tuple[tuple[str, int, int, tuple[int, ...]], ...]:
+    return _component_layout(_INT_COMPONENTS, num_players)
+
+
+def packed_int_layout(num_players: int) -> dict[str, tuple[int, tuple[int, ...]]]:
+    """Offsets and shapes of the integer rows' components: ``name -> (start, shape)`` (module
+    docstring, "Integer rows"; a new dict every call)."""
+    return {name: (start, shape) for name, start, _, shape in _int_layout(num_players)}
+
+
+@functools.lru_cache(maxsize=None)
+def packed_int_size(num_players: int) -> int:
+    """Length of an integer row: ``78 + 105 * num_players`` (2 players: 288, 4 players: 498)."""
+    _, start, n, _ = _int_layout(num_players)[-1]
+    return start + n
+
+
+@functools.lru_cache(maxsize=None)
+def _int_offsets(num_players: int) -> np.ndarray:
+    out = np.array([start for _, start, _, _ in _int_layout(num_players)], dtype=np.int64)
+    out.flags.writeable = False
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def _unpack_table(num_players: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(source, shift, mask)``, each ``int64[packed_size(P)]``: packed entry ``k`` is ``(row[source[k]]
+    >> shift[k]) & mask[k]`` of an integer row (``mask`` ``-1``: the whole entry, sign included).
+    Read-only."""
+    ilay = packed_int_layout(num_players)
+    D = packed_size(num_players)
+    src = np.empty(D, dtype=np.int64)
+    shift = np.zeros(D, dtype=np.int64)
+    mask = np.full(D, -1, dtype=np.int64)
+    for name, start, n, shape in _layout(num_players):
+        iname, bit, bits = _INT_FIELDS.get(name, (name, 0, 0))
+        istart = ilay[iname][0]
+        if name == "inv_suppressed":  # [P, 14, 3] -> [P, 14], type t at bit t
+            k = np.arange(n)
+            src[start:start + n] = istart + k // 3
+            shift[start:start + n] = k % 3
+        else:
+            src[start:start + n] = istart + np.arange(n)
+            shift[start:start + n] = bit
+        if bits:
+            mask[start:start + n] = (1 << bits) - 1
+    for a in (src, shift, mask):
+        a.flags.writeable = False
+    return src, shift, mask
+
+
+def _pack_wide(wide: np.ndarray, num_players: int) -> np.ndarray:
+    """``int64[N, packed_int_size(P)]``: integer rows from ``int64[N, packed_size(P)]`` rows of the
+    packed layout's integer values (bit fields put together, in plain numpy)."""
+    src, shift, mask = _unpack_table(num_players)
+    out = np.zeros((wide.shape[0], packed_int_size(num_players)), dtype=np.int64)
+    np.add.at(out, (slice(None), src), np.where(mask == -1, wide, (wide & mask) << shift))
+    return out
+
 
 @rule_step
 def _write_packed_int_rows(lo, hi, players, off, out, f_list, f_count, round_, first_player, current_player,
                            rotation, tier, tile_district, case, card_place, deck_size, front, spot, trace, inv_count,
                            inv_district, inv_answer, inv_suppressed, inv_left, attempted, solved, solved_case, failed,
                            failed_words, score):
-    """Write row ``b`` of ``out`` (``int8``), for every game ``b`` of ``lo <= b < hi`` with
-    ``p = players[b] >= 0``: the packed integer row of player ``p`` (module docstring, "Integer
-    rows"), every entry written: no row caches, as a row is a few hundred bytes, mostly copies of
-    the state's own ``bool``/``int8`` arrays. ``f_list``/``f_count`` as ``_write_packed_rows``.
+    """Write row ``b`` of ``out`` (``int8`` or ``int16``), for every game ``b`` of ``lo <= b < hi``
+    with ``p = players[b] >= 0``: the integer row of player ``p`` (module docstring, "Integer
+    rows", layout :data:`INT_LAYOUT_VERSION` 2), every entry written: no row caches, as a row is a
+    few hundred bytes built from the state's own ``bool``/``int8`` arrays. ``f_list``/``f_count``
+    as ``_write_packed_rows``.
 
     Written for the compiler: each block is a slice of the row indexed from 0 (an index ``start +
     x`` into the row costs a negative-index check per entry) and the 36-entry loops run to a
     trip count read from an array (a constant 36 was unrolled into byte-by-byte code; a runtime
-    count is vectorized): measured stand-alone (B = 1,024, 2 players, load about 2), 116 ns a row
-    against 450-650 ns written plainly. Copying the blocks 4 bytes at a time (``uint32`` views of
-    the state and of the buffer) measured no faster inside the fused turn, so it is not done."""
+    count is vectorized)."""
     E = tile_district.shape[1]  # NUM_ELEMENTS, as a runtime trip count (docstring)
+    D = NUM_DISTRICTS
     L = f_list.shape[2]
     W = failed_words.shape[2]
     P = case.shape[1]
@@ -468,57 +578,40 @@ def _write_packed_int_rows(lo, hi, players, off, out, f_list, f_count, round_, f
             place = card_place[b]
             d0 = o[off[0]:off[0] + E]
             d1 = o[off[1]:off[1] + E]
-            d2 = o[off[2]:off[2] + E]
             for x in range(E):
                 d0[x] = td[x]
             for x in range(E):
-                d1[x] = place[x] == ON_DISPLAY
-            for x in range(E):
-                d2[x] = place[x] == IN_DISCARD
-            # the blocks written sparsely, zeroed: investigators, held and solved cases (off[6] ..
-            # off[12]), failed counts and shares (off[12] .. off[14])
-            z = o[off[6]:off[12]]
-            for x in range(z.shape[0]):
-                z[x] = 0
-            z = o[off[12]:off[14]]
-            for x in range(z.shape[0]):
-                z[x] = 0
+                d1[x] = np.int8(place[x] == ON_DISPLAY) + 2 * np.int8(place[x] == IN_DISCARD)
             h = (p + 1) % P  # the observer holds the case of the next player (docs/rules.md §3)
-            held = o[off[10]:off[10] + NUM_ELEMENTS]
-            held[case[b, h, 0]] = 1
-            held[12 + case[b, h, 1]] = 1
-            held[22 + case[b, h, 2]] = 1
+            d1[case[b, h, 0]] += 4
+            d1[12 + case[b, h, 1]] += 4
+            d1[22 + case[b, h, 2]] += 4
             for j in range(P):
                 q = (p + j) % P
                 fr, sp, tr = front[b, q], spot[b, q], trace[b, q]
-                d3 = o[off[3] + j * 36:off[3] + j * 36 + 36]
-                d4 = o[off[4] + j * 36:off[4] + j * 36 + 36]
-                d5 = o[off[5] + j * 36:off[5] + j * 36 + 36]
+                m = o[off[2] + j * E:off[2] + j * E + E]
                 for x in range(E):
-                    d3[x] = fr[x]
-                for x in range(E):
-                    d4[x] = sp[x]
-                for x in range(E):
-                    d5[x] = tr[x]
-                placed = o[off[6] + j * 14:off[6] + j * 14 + 14]
-                spots = o[off[7] + j * 14:off[7] + j * 14 + 14]
-                traces = o[off[8] + j * 14:off[8] + j * 14 + 14]
-                sup = o[off[9] + j * 42:off[9] + j * 42 + 42]
-                for k in range(inv_count[b, q]):
-                    d = np.int64(inv_district[b, q, k])
-                    placed[d] = 1
-                    spots[d] = inv_answer[b, q, k, 0]
-                    traces[d] = inv_answer[b, q, k, 1]
-                    for t in range(3):
-                        sup[3 * d + t] = inv_suppressed[b, q, k, t]
+                    m[x] = np.int8(fr[x]) + 2 * np.int8(sp[x]) + 4 * np.int8(tr[x])
                 c = np.int64(solved_case[b, q])
                 if c >= 0:
-                    sc = o[off[11] + j * 36:off[11] + j * 36 + 36]
-                    sc[c // 140] = 1
-                    sc[12 + (c // 14) % 10] = 1
-                    sc[22 + c % 14] = 1
+                    m[c // 140] += 8
+                    m[12 + (c // 14) % 10] += 8
+                    m[22 + c % 14] += 8
+                inv = o[off[3] + j * D:off[3] + j * D + D]
+                sup = o[off[4] + j * D:off[4] + j * D + D]
+                for d in range(D):
+                    inv[d] = 0
+                for d in range(D):
+                    sup[d] = 0
+                for k in range(inv_count[b, q]):
+                    d = np.int64(inv_district[b, q, k])
+                    inv[d] = 1 + 2 * inv_answer[b, q, k, 0] + 8 * inv_answer[b, q, k, 1]
+                    sup[d] = (np.int8(inv_suppressed[b, q, k, 0]) + 2 * np.int8(inv_suppressed[b, q, k, 1])
+                              + 4 * np.int8(inv_suppressed[b, q, k, 2]))
                 # failed solves: how many distinct triples, and how many of them name each element
-                share = o[off[13] + j * 36:off[13] + j * 36 + 36]
+                share = o[off[6] + j * E:off[6] + j * E + E]
+                for x in range(E):
+                    share[x] = 0
                 n = 0
                 if f_count[b, q] <= L:
                     fl = f_list[b, q]
@@ -539,17 +632,17 @@ def _write_packed_int_rows(lo, hi, players, off, out, f_list, f_count, round_, f
                                     share[12 + (cc // 14) % 10] += 1
                                     share[22 + cc % 14] += 1
                                     n += 1
-                o[off[12] + j] = n
-                o[off[14] + j] = score[b, q]
-                o[off[15] + j] = attempted[b, q]
-                o[off[16] + j] = solved[b, q]
-                o[off[17] + j] = inv_left[b, q]
-            o[off[18]] = round_[b]
-            o[off[19]] = tier[b]
-            o[off[20]] = rotation[b]
-            o[off[21]] = (first_player[b] - p + P) % P
-            o[off[22]] = deck_size[b]
-            o[off[23]] = (current_player[b] - p + P) % P
+                o[off[5] + j] = n
+                o[off[7] + j] = score[b, q]
+                o[off[8] + j] = attempted[b, q]
+                o[off[9] + j] = solved[b, q]
+                o[off[10] + j] = inv_left[b, q]
+            o[off[11]] = round_[b]
+            o[off[12]] = tier[b]
+            o[off[13]] = rotation[b]
+            o[off[14]] = (first_player[b] - p + P) % P
+            o[off[15]] = deck_size[b]
+            o[off[16]] = (current_player[b] - p + P) % P
 
 
 @batch_kernel(family="observe")
@@ -588,14 +681,14 @@ def write_packed_int(state: State, player: "int | np.ndarray", dtype: Any = np.i
         state: ``B`` games of ``P`` players.
         player: one player for all games, or ``int[B]`` a player per game.
         dtype: ``int8`` or ``int16``.
-        out: optional C-contiguous ``dtype[B, packed_size(P)]`` buffer, overwritten entirely.
+        out: optional C-contiguous ``dtype[B, packed_int_size(P)]`` buffer, overwritten entirely.
         failed: the caller's up-to-date :class:`~pi_env.engine.writer.FailedSolves` of ``state``
             (faster), else the failed-solve flags are scanned.
         parallel: threaded (``True``), serial (``False``) or by batch size (``None``, family
             ``"observe"``).
 
     Returns:
-        ``dtype[B, packed_size(P)]`` (``out`` if given).
+        ``dtype[B, packed_int_size(P)]`` (``out`` if given).
 
     Raises:
         PIError: bad players, dtype or ``out``.
@@ -608,19 +701,19 @@ def write_packed_int(state: State, player: "int | np.ndarray", dtype: Any = np.i
     B, P = state.batch_size, state.num_players
     players = player_array(state, player)
     dt = _int_dtype(dtype)
-    D = packed_size(P)
+    D = packed_int_size(P)
     if out is None:
         out = np.zeros((B, D), dtype=dt)
     elif (not isinstance(out, np.ndarray) or out.shape != (B, D) or out.dtype != dt or not out.flags.c_contiguous):
         raise PIError(f"out must be a C-contiguous {dt}[{B}, {D}], got "
                       f"{getattr(out, 'dtype', type(out).__name__)}{list(getattr(out, 'shape', ()))}")
     lists = _untracked(B, P) if failed is None else (failed.list, failed.count)
-    _packed_int_kernel.for_batch(B, parallel)(players, _offsets(P), out, *lists, *_state_args(state))
+    _packed_int_kernel.for_batch(B, parallel)(players, _int_offsets(P), out, *lists, *_state_args(state))
     return out
 
 
 class PackedIntWriter:
-    """Fills the rows of a ``dtype[B, packed_size(P)]`` buffer with packed integer rows (module
+    """Fills the rows of a ``dtype[B, packed_int_size(P)]`` buffer with packed integer rows (module
     docstring, "Integer rows"): what the fused self-play turn writes into with
     ``observations="packed-int8"`` / ``"packed-int16"``; :func:`write_packed_int` is the call.
 
@@ -631,7 +724,7 @@ class PackedIntWriter:
         parallel: for :meth:`write` (as :func:`write_packed_int`).
 
     Attributes:
-        buffer: ``dtype[B, packed_size(P)]``, starts all zero.
+        buffer: ``dtype[B, packed_int_size(P)]``, starts all zero.
 
     Raises:
         PIError: another dtype.
@@ -639,14 +732,14 @@ class PackedIntWriter:
 
     def __init__(self, batch_size: int, num_players: int, dtype: Any = np.int8, parallel: "bool | None" = None):
         self.batch_size, self.num_players = int(batch_size), int(num_players)
-        self.size = packed_size(self.num_players)
+        self.size = packed_int_size(self.num_players)
         self.dtype = _int_dtype(dtype)
         self.buffer: np.ndarray = np.zeros((self.batch_size, self.size), dtype=self.dtype)
         self._parallel = parallel
 
     def kernel_args(self) -> tuple[np.ndarray, ...]:
         """``(offsets, buffer)``: the row writer's arguments."""
-        return (_offsets(self.num_players), self.buffer)
+        return (_int_offsets(self.num_players), self.buffer)
 
     def write(self, state: State, players: np.ndarray, failed: Any = None) -> np.ndarray:
         """Write row ``b`` for player ``players[b]`` (``int64[B]``, C-contiguous, below ``P``;
@@ -654,7 +747,7 @@ class PackedIntWriter:
         lists = (_untracked(self.batch_size, self.num_players) if failed is None
                  else (failed.list, failed.count))
         _packed_int_kernel.for_batch(self.batch_size, self._parallel)(
-            players, _offsets(self.num_players), self.buffer, *lists, *_state_args(state))
+            players, _int_offsets(self.num_players), self.buffer, *lists, *_state_args(state))
         return self.buffer
 
 
@@ -678,10 +771,11 @@ def _int_scales(num_players: int, scales: bytes) -> np.ndarray:
 
 
 def packed_int_scales(num_players: int, scales: np.ndarray) -> np.ndarray:
-    """``float32[packed_size(P)]``: per entry, what an integer row's entry is multiplied by to give
-    the packed (``float32``) entry: ``TILE_SCALE`` for ``tile_district``, the observation
-    component's scale (``scales``, ``float32[23]``) for the others, 0 for ``failed_count`` and
-    ``failed_share`` (those follow from the counts: :func:`packed_from_int`). Read-only.
+    """``float32[packed_size(P)]``: per entry of the *packed* layout, what the integer value
+    unpacked from an integer row (:func:`packed_from_int`) is multiplied by to give the packed
+    (``float32``) entry: ``TILE_SCALE`` for ``tile_district``, the observation component's scale
+    (``scales``, ``float32[23]``) for the others, 0 for ``failed_count`` and ``failed_share``
+    (those follow from the counts). Read-only.
 
     Raises:
         PIError: ``scales`` of the wrong length.
@@ -689,15 +783,24 @@ def packed_int_scales(num_players: int, scales: np.ndarray) -> np.ndarray:
     return _int_scales(int(num_players), _scales(scales).tobytes())
 
 
-def packed_from_int(rows: np.ndarray, scales: np.ndarray) -> np.ndarray:
-    """The packed ``float32`` rows of packed integer rows: equal bit for bit to what
-    :func:`write_packed` writes for the same players (module docstring, "Integer rows"; tested).
+def packed_int_unpacking(num_players: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(source, shift, mask)``, each read-only ``int64[packed_size(P)]``: entry ``k`` of the packed
+    layout is the integer ``(row[..., source[k]] >> shift[k]) & mask[k]`` of an integer row (an
+    arithmetic shift; ``mask`` ``-1`` for the entries held whole, signed scores included): what
+    :func:`packed_from_int` and :class:`pi_env.rl.packed_int.PackedIntToFloat` compute first."""
+    return _unpack_table(int(num_players))
 
-    ``x * packed_int_scales(P, scales)`` entry by entry (in ``float32``), except ``failed_count``
-    (``FAILED_COUNT[n]``) and ``failed_share`` (the count divided by ``max(n, 1)``, in ``float32``).
+
+def packed_from_int(rows: np.ndarray, scales: np.ndarray) -> np.ndarray:
+    """The packed ``float32`` rows of integer rows: equal bit for bit to what :func:`write_packed`
+    writes for the same players (module docstring, "Integer rows"; tested).
+
+    Each packed entry's integer is unpacked (:func:`packed_int_unpacking`) and multiplied by
+    :func:`packed_int_scales` (in ``float32``), except ``failed_count`` (``FAILED_COUNT[n]``) and
+    ``failed_share`` (the count divided by ``max(n, 1)``, in ``float32``).
 
     Args:
-        rows: ``int8`` or ``int16[..., packed_size(P)]`` (any integer dtype).
+        rows: ``int8`` or ``int16[..., packed_int_size(P)]`` (any signed integer dtype).
         scales: ``float32[23]``, one per observation component (the flat encoding's:
             :func:`pi_env.envs.encoders.float_from_packed_int` passes them).
 
@@ -708,33 +811,36 @@ def packed_from_int(rows: np.ndarray, scales: np.ndarray) -> np.ndarray:
         PIError: a row length that is no player count's, bad scales.
     """
     x = np.asarray(rows)
-    sizes = {packed_size(P): P for P in range(2, 6)}
+    sizes = {packed_int_size(P): P for P in range(2, 6)}
     if x.ndim < 1 or x.shape[-1] not in sizes or not np.issubdtype(x.dtype, np.integer):
         raise PIError(f"rows must be integer rows of length {sorted(sizes)} (2..5 players), got "
                       f"{x.dtype}{list(x.shape)}")
     P = sizes[x.shape[-1]]
-    out = x.astype(np.float32) * packed_int_scales(P, scales)
+    src, shift, mask = _unpack_table(P)
+    v = (x[..., src].astype(np.int64) >> shift) & mask
+    out = v.astype(np.float32) * packed_int_scales(P, scales)
     lay = packed_layout(P)
     fc, _ = lay["failed_count"]
     fs, _ = lay["failed_share"]
-    n = x[..., fc:fc + P].astype(np.int64)
+    n = v[..., fc:fc + P]
     out[..., fc:fc + P] = FAILED_COUNT[n]
-    share = x[..., fs:fs + 36 * P].astype(np.float32).reshape(x.shape[:-1] + (P, 36))
+    share = v[..., fs:fs + 36 * P].astype(np.float32).reshape(x.shape[:-1] + (P, 36))
     out[..., fs:fs + 36 * P] = (share / np.maximum(n, 1).astype(np.float32)[..., None]).reshape(
         x.shape[:-1] + (36 * P,))
     return out
 
 
 def packed_int_from_observation(observation: np.ndarray, dtype: Any = np.int8) -> np.ndarray:
-    """The packed integer rows computed from engine observations alone, in plain numpy: the
-    reference :func:`write_packed_int` is tested against.
+    """The integer rows computed from engine observations alone, in plain numpy: the reference
+    :func:`write_packed_int` is tested against (the packed layout's integer values, then their bit
+    fields put together).
 
     Args:
         observation: ``int16[..., observation_size(P)]`` (:func:`pi_env.engine.observe`).
         dtype: ``int8`` or ``int16`` (values are cast: the caller checks that they fit).
 
     Returns:
-        ``dtype[..., packed_size(P)]``.
+        ``dtype[..., packed_int_size(P)]``.
 
     Raises:
         PIError: an observation length that is no player count's, a bad dtype.
@@ -771,4 +877,4 @@ def packed_int_from_observation(observation: np.ndarray, dtype: Any = np.int8) -
     put("failed_count", failed.sum(axis=(2, 3, 4)))
     put("failed_share", np.concatenate([failed.sum(axis=(3, 4)), failed.sum(axis=(2, 4)), failed.sum(axis=(2, 3))],
                                        axis=-1))
-    return out.astype(dt).reshape(lead + (packed_size(P),))
+    return _pack_wide(out, P).astype(dt).reshape(lead + (packed_int_size(P),))

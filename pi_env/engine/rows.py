@@ -84,12 +84,9 @@ def advance_kernel(active, learner, notified, acc, row_seat, row_terminal, pendi
 @rule_step
 def _selfplay_range(lo, hi, actions, rejected, num_players, rules, num_rounds, max_rotations, adjacency,
                     investigators, learner, notified, acc, row_seat, row_terminal, pending, need_opp, games, out_reward,
-                    out_term, out_trunc, seat8, f_list, f_count, f_round, encode, off, scale, obs, c_td,
-                    c_fpos, c_fn, c_bits, c_held, c_solved, c_inv, p_off, p_scale, p_fcount, p_obs, p_td,
-                    p_bits, p_inv, p_fn, i_off, i_obs, mask, failed_words, *S):
+                    out_term, out_trunc, seat8, f_list, f_count, f_round, mask, *S):
     """Games ``lo <= b < hi`` of :data:`_selfplay_kernel` without the observations (a rule step: no
-    reference counting, so the calls it makes per game and per range count no references either;
-    the writers' arguments are passed through unused)."""
+    reference counting, so the calls it makes per game and per range count no references either)."""
     (rng, round_, first_player, current_player, rotation, tier, solved_this_rotation, done, truncated, turn,
      tile_district, district_tile, case, card_place, deck, deck_size, front, spot, trace, inv_count,
      inv_district, inv_answer, inv_markers, inv_suppressed, inv_left, attempted, solved, solved_case,
@@ -144,9 +141,7 @@ def _selfplay_kernel(actions, rejected, num_players, rules, num_rounds, max_rota
         lo = c * K.CHUNK
         _selfplay_range(lo, min(n, lo + K.CHUNK), actions, rejected, num_players, rules, num_rounds, max_rotations,
                         adjacency, investigators, learner, notified, acc, row_seat, row_terminal, pending, need_opp,
-                        games, out_reward, out_term, out_trunc, seat8, f_list, f_count, f_round, encode, off, scale,
-                        obs, c_td, c_fpos, c_fn, c_bits, c_held, c_solved, c_inv, p_off, p_scale, p_fcount, p_obs,
-                        p_td, p_bits, p_inv, p_fn, i_off, i_obs, mask, failed_words, *S)
+                        games, out_reward, out_term, out_trunc, seat8, f_list, f_count, f_round, mask, *S)
         # the rows' observations, one call for the range (a call per row cost as much as the row)
         hi = min(n, lo + K.CHUNK)
         if encode == 2:

@@ -71,8 +71,9 @@ self-play env returns it with ``observations="packed"``.
 Packed integer rows
 -------------------
 
-``int8[150 + 269 * P]`` or ``int16[...]``: the packed encoding before its scales, a quarter (int8)
-or half the bytes (:mod:`pi_env.engine.packed`, "Integer rows", lists every entry's value range).
+``int8[78 + 105 * P]`` or ``int16[...]`` (2 players: 288): the packed encoding before its scales, its
+0/1 and 0..3 components in bit fields (:mod:`pi_env.engine.packed`, "Integer rows", layout
+``INT_LAYOUT_VERSION`` 2, lists every entry and its value range).
 :func:`float_from_packed_int` turns them into the packed ``float32`` rows, bit for bit;
 :func:`packed_int_bounds` gives every entry's range for a game, :func:`check_packed_int` whether a
 dtype holds them (``int8``: every second-edition and duel game with ``max_rotations <= 127``;
@@ -89,8 +90,9 @@ import numpy as np
 
 from pi_env.engine import GameConfig, State, check_config, observation_layout, observation_size
 from pi_env.engine.observe import player_array
-from pi_env.engine.packed import (INT_DTYPES, PackedIntWriter, PackedWriter, packed_from_int, packed_int_scales,
-                                  packed_layout, packed_size, write_packed, write_packed_int)
+from pi_env.engine.packed import (INT_DTYPES, PackedIntWriter, PackedWriter, packed_from_int, packed_int_layout,
+                                  packed_int_scales, packed_int_size, packed_int_unpacking, packed_layout, packed_size,
+                                  write_packed, write_packed_int)
 from pi_env.engine.writer import FailedSolves, ObservationWriter, observe_scaled
 from pi_env.core.constants import NUM_CASES, NUM_DISTRICTS
 from pi_env.core.errors import PIError
@@ -350,20 +352,22 @@ class PackedEncoder(_RowEncoder[PackedWriter]):
 
 
 def packed_int_bounds(config: GameConfig) -> tuple[np.ndarray, np.ndarray]:
-    """Per-entry ``(low, high)`` ``int64`` bounds of the packed integer rows of a game with
-    ``config`` (:mod:`pi_env.engine.packed`, "Integer rows"): the engine observation's bounds
-    (:func:`pi_env.envs.aec.observation_bounds`) for the components it shares with the packed
-    encoding, ``0..13`` for ``tile_district``, and ``0..n_max`` for ``failed_count`` and
-    ``failed_share`` with ``n_max = min(1680, max_rotations)`` (a player takes at most one turn a
-    rotation, so names at most ``max_rotations`` triples in a round; in a duel the first attempt ends
-    the round)."""
+    """Per-entry ``(low, high)`` ``int64[packed_int_size(P)]`` bounds of the integer rows of a game
+    with ``config`` (:mod:`pi_env.engine.packed`, "Integer rows"). The packed layout's integer
+    values range as the engine observation's (:func:`pi_env.envs.aec.observation_bounds`) for the
+    components it shares with the packed encoding, ``0..13`` for ``tile_district``, and ``0..n_max``
+    for ``failed_count`` and ``failed_share`` with ``n_max = min(1680, max_rotations)`` (a player
+    takes at most one turn a rotation, so names at most ``max_rotations`` triples in a round; in a
+    duel the first attempt ends the round); a bit field ranges from 0 to the sum of its fields'
+    highest values, shifted (``cards`` 0..7, ``markers`` 0..15, ``investigators`` 0..31,
+    ``suppressed`` 0..7)."""
     from pi_env.envs.aec import observation_bounds
 
     P = config.num_players
     olow, ohigh = observation_bounds(config)
     flat = flat_layout(P)
     n_max = 1 if config.is_duel else min(NUM_CASES, int(config.max_rotations))
-    low = np.zeros(packed_size(P), dtype=np.int64)
+    low = np.zeros(packed_size(P), dtype=np.int64)  # in the packed layout, then put together
     high = np.ones(packed_size(P), dtype=np.int64)
     for name, (start, shape) in packed_layout(P).items():
         n = int(np.prod(shape)) if shape else 1
@@ -375,7 +379,14 @@ def packed_int_bounds(config: GameConfig) -> tuple[np.ndarray, np.ndarray]:
             f0 = flat[name][0]
             low[start:start + n] = olow[f0:f0 + n]
             high[start:start + n] = ohigh[f0:f0 + n]
-    return low, high
+    src, shift, mask = packed_int_unpacking(P)
+    whole = mask == -1
+    ilow = np.zeros(packed_int_size(P), dtype=np.int64)
+    ihigh = np.zeros(packed_int_size(P), dtype=np.int64)
+    ilow[src[whole]] = low[whole]
+    ihigh[src[whole]] = high[whole]
+    np.add.at(ihigh, src[~whole], high[~whole] << shift[~whole])  # bit fields (their lows are 0)
+    return ilow, ihigh
 
 
 def check_packed_int(config: GameConfig, dtype: Any) -> np.dtype[Any]:
@@ -383,7 +394,7 @@ def check_packed_int(config: GameConfig, dtype: Any) -> np.dtype[Any]:
 
     Raises:
         PIError: another dtype, or one that cannot hold a value of this game (naming the first
-            component and its range).
+            component of the integer rows and its range).
     """
     name = str(np.dtype(dtype)) if not isinstance(dtype, str) else dtype
     if name not in INT_DTYPES:
@@ -391,7 +402,7 @@ def check_packed_int(config: GameConfig, dtype: Any) -> np.dtype[Any]:
     dt = INT_DTYPES[name]
     info = np.iinfo(dt)
     low, high = packed_int_bounds(config)
-    for comp, (start, shape) in packed_layout(config.num_players).items():
+    for comp, (start, shape) in packed_int_layout(config.num_players).items():
         n = int(np.prod(shape)) if shape else 1
         lo, hi = int(low[start:start + n].min()), int(high[start:start + n].max())
         if lo < info.min or hi > info.max:
@@ -411,10 +422,10 @@ def encode_packed_int(state: State, config: GameConfig, player: "int | np.ndarra
         config: its rules.
         player: one player for all games, or ``int[B]`` a player per game.
         dtype: ``"int8"`` or ``"int16"``.
-        out: optional C-contiguous ``dtype[B, packed_size(P)]`` buffer; overwritten entirely.
+        out: optional C-contiguous ``dtype[B, packed_int_size(P)]`` buffer; overwritten entirely.
 
     Returns:
-        ``dtype[B, packed_size(P)]`` (``out`` if given).
+        ``dtype[B, packed_int_size(P)]`` (``out`` if given).
 
     Raises:
         PIError: a dtype that cannot hold this game's values (:func:`check_packed_int`), a bad
@@ -424,7 +435,7 @@ def encode_packed_int(state: State, config: GameConfig, player: "int | np.ndarra
         >>> from pi_env.engine import GameConfig, init
         >>> cfg = GameConfig(num_players=2)
         >>> encode_packed_int(init(cfg, 3, seed=0), cfg, [0, 1, 0]).shape
-        (3, 688)
+        (3, 288)
     """
     check_config(state, config)
     dt = check_packed_int(config, dtype)
@@ -432,27 +443,29 @@ def encode_packed_int(state: State, config: GameConfig, player: "int | np.ndarra
 
 
 def int_row_scales(config: GameConfig) -> np.ndarray:
-    """``float32[packed_size(P)]`` (read-only): what each entry of an integer row of a game with
-    ``config`` is multiplied by to give the packed ``float32`` entry, 0 for ``failed_count`` and
+    """``float32[packed_size(P)]`` (read-only): what each packed entry's integer, unpacked from an
+    integer row of a game with ``config`` (:func:`pi_env.engine.packed.packed_int_unpacking`), is
+    multiplied by to give the packed ``float32`` entry, 0 for ``failed_count`` and
     ``failed_share`` (:func:`pi_env.engine.packed.packed_int_scales` with the flat encoding's scales)."""
     return packed_int_scales(config.num_players, _component_scales(config))
 
 
 def float_from_packed_int(rows: np.ndarray, config: GameConfig) -> np.ndarray:
     """``float32[..., packed_size(P)]``: the packed encoding of packed integer rows (``int8`` or
-    ``int16[..., packed_size(P)]``) of a game with ``config``, equal to :func:`encode_packed` bit
+    ``int16[..., packed_int_size(P)]``) of a game with ``config``, equal to :func:`encode_packed` bit
     for bit (:func:`pi_env.engine.packed.packed_from_int` with the flat encoding's scales).
 
     Raises:
-        PIError: rows of another length than ``packed_size(config.num_players)`` (rows of another
+        PIError: rows of another length than ``packed_int_size(config.num_players)`` (rows of another
             player count included), a non-integer dtype, a ``failed_count`` outside ``0..1680``.
     """
     x = np.asarray(rows)
-    if x.ndim >= 1 and x.shape[-1] != packed_size(config.num_players) and np.issubdtype(x.dtype, np.integer):
-        raise PIError(f"rows must be integer rows of length {packed_size(config.num_players)} "
+    size = packed_int_size(config.num_players)
+    if x.ndim >= 1 and x.shape[-1] != size and np.issubdtype(x.dtype, np.integer):
+        raise PIError(f"rows must be integer rows of length {size} "
                       f"({config.num_players} players), got {x.dtype}{list(x.shape)}")
-    if x.ndim >= 1 and x.shape[-1] == packed_size(config.num_players) and np.issubdtype(x.dtype, np.integer):
-        fc = packed_layout(config.num_players)["failed_count"][0]
+    if x.ndim >= 1 and x.shape[-1] == size and np.issubdtype(x.dtype, np.integer):
+        fc = packed_int_layout(config.num_players)["failed_count"][0]
         n = x[..., fc:fc + config.num_players]
         if n.size and (int(n.min()) < 0 or int(n.max()) > NUM_CASES):
             raise PIError(f"rows hold a failed_count of {int(n.min())}..{int(n.max())}; a count of distinct wrong "
@@ -461,7 +474,7 @@ def float_from_packed_int(rows: np.ndarray, config: GameConfig) -> np.ndarray:
 
 
 class PackedIntEncoder(_RowEncoder[PackedIntWriter]):
-    """Fills a preallocated ``int8[B, packed_size(P)]`` (or ``int16``) buffer with packed integer
+    """Fills a preallocated ``int8[B, packed_int_size(P)]`` (or ``int16``) buffer with packed integer
     rows (the counterpart of :class:`PackedEncoder`).
 
     Args:
@@ -477,7 +490,7 @@ class PackedIntEncoder(_RowEncoder[PackedIntWriter]):
 
     def __init__(self, config: GameConfig, batch_size: int, dtype: str = "int8", parallel: bool | None = None):
         P = config.num_players
-        super().__init__(config, packed_size(P),
+        super().__init__(config, packed_int_size(P),
                          PackedIntWriter(int(batch_size), P, check_packed_int(config, dtype), parallel=parallel))
 
     def encode(self, state: State, player: "int | np.ndarray", check: bool = True,

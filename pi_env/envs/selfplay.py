@@ -10,7 +10,7 @@ returns, per game, one *row* for the next learner seat that must act.
 | Games              | `num_envs` (B), each with 2 to 5 players (`num_players`, default 2)       |
 | Learner seats      | every seat (`opponents=None`), or one rotating seat plus `"self"` seats   |
 | Action Shape       | `int[B]`, values 0 .. 1729 (`single_action_space = Discrete(1730)`)      |
-| Observation Shape  | `float32[B, 618 + 1912·P]` (2 players: 4442), the flat encoding; `observations="packed"`: `float32[B, 150 + 269·P]` (688); `"packed-int8"`: `int8[B, 150 + 269·P]` |
+| Observation Shape  | `float32[B, 618 + 1912·P]` (2 players: 4442), the flat encoding; `observations="packed"`: `float32[B, 150 + 269·P]` (688); `"packed-int8"`: `int8[B, 78 + 105·P]` (288) |
 | Observation Values | about 0 .. 1 (`pi_env.envs.encoders`; bounds in `single_observation_space`)     |
 | Rewards            | `float32[B]`: the row's seat's score change since its previous row        |
 | Episode end        | `bool[B]` terminated / truncated, one terminal row per learner seat       |
@@ -139,14 +139,15 @@ illegal one (any integer; that game is not stepped and its row comes again, rewa
 688 for 2 players: the flat encoding with the one-hot tiles as district indices and the failed-solve
 flags as counts and per-element shares; :mod:`pi_env.engine.packed` documents every entry), written by
 the same fused call; `observations="flat"` is `True`.
-`observations="packed-int8"` returns the packed encoding *before its scales*, as `int8[B, 150 +
-269·P]` (a quarter of the bytes: district indices, 0/1 flags, counts, scores; `"packed-int16"`:
+`observations="packed-int8"` returns the packed encoding *before its scales*, as `int8[B, 78 +
+105·P]` (288 bytes for 2 players: district indices, bit fields of the 0/1 flags and 0..3 counts,
+failed-solve counts, scores; `"packed-int16"`:
 `int16`, for the games `int8` cannot hold: the first edition, `max_rotations` above 127; the
 constructor says so), written by the same fused call. The learner turns a batch into the packed
 `float32` rows, bit for bit, with :class:`pi_env.rl.packed_int.PackedIntToFloat` (torch:
 `to_float(obs)`, a torch tensor) or :func:`pi_env.envs.encoders.float_from_packed_int` (numpy);
 or feeds the integers to its network as they are (`obs.astype(np.float32)` is an encoding in its own
-right, entries up to 60). :mod:`pi_env.engine.packed` ("Integer rows") lists every entry's range;
+right, entries up to 60, bit fields as numbers). :mod:`pi_env.engine.packed` ("Integer rows") lists every entry's range;
 `single_observation_space` is a `Box` of that dtype with those bounds.
 `observations=False` skips the encoding: `obs` is then `float32[B, 0]`, for learners that
 encode the rows themselves from `state` and `info["to_move"]` (e.g. :mod:`pi_env.rl.engine_env`);
