@@ -545,9 +545,9 @@ def _pack_wide(wide: np.ndarray, num_players: int) -> np.ndarray:
     """``int64[N, packed_int_size(P)]``: integer rows from ``int64[N, packed_size(P)]`` rows of the
     packed layout's integer values (bit fields put together, in plain numpy)."""
     src, shift, mask = _unpack_table(num_players)
-    out = np.zeros((wide.shape[0], packed_int_size(num_players)), dtype=np.int64)
-    np.add.at(out, (slice(None), src), np.where(mask == -1, wide, (wide & mask) << shift))
-    return out
+    out = np.zeros((packed_int_size(num_players), wide.shape[0]), dtype=np.int64)  # entries first
+    np.add.at(out, src, np.where(mask == -1, wide, (wide & mask) << shift).T)
+    return out.T
 
 
 @rule_step
