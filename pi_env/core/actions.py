@@ -13,10 +13,11 @@ from typing import SupportsIndex, cast
 import numpy as np
 
 from pi_env.core.board import DAYTIME, Board
-from pi_env.core.constants import (CASE_TRIPLES, INVESTIGATE_BASE, NUM_ACTIONS, SOLVE_BASE, TYPE_OFFSETS,
+from pi_env.core.constants import (INVESTIGATE_BASE, NUM_ACTIONS, SOLVE_BASE, TYPE_OFFSETS,
                         case_index)
 from pi_env.core.errors import InvalidActionError
-from pi_env.core.names import element_name, parse_district, parse_element
+from pi_env.core.named import action_text
+from pi_env.core.names import element_names, parse_district, parse_element
 
 
 def action_id(action: object) -> int:
@@ -42,17 +43,7 @@ def action_name(action: int, board: Board | None = DAYTIME) -> str:
     Raises:
         InvalidActionError: ``action`` outside ``0..1729``.
     """
-    board = board or DAYTIME
-    a = int(action)
-    if not 0 <= a < NUM_ACTIONS:
-        raise InvalidActionError(f"action {action!r} is outside 0..{NUM_ACTIONS - 1}")
-    if a < INVESTIGATE_BASE:
-        return f"clue {element_name(a, board)}"
-    if a < SOLVE_BASE:
-        return f"investigate {board.districts[a - INVESTIGATE_BASE]}"
-    s, e, l = (int(v) for v in CASE_TRIPLES[a - SOLVE_BASE])
-    return (f"solve {element_name(s, board)} / {element_name(TYPE_OFFSETS[1] + e, board)} / "
-            f"{element_name(TYPE_OFFSETS[2] + l, board)}")
+    return action_text(action, element_names(board or DAYTIME))
 
 
 def case_name(case: int, board: Board = DAYTIME) -> str:

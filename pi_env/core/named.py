@@ -12,6 +12,7 @@ The names are the 36 element names of a board in id order
 from __future__ import annotations
 
 from pi_env.core.constants import CASE_TRIPLES, INVESTIGATE_BASE, NUM_ACTIONS, SOLVE_BASE, TYPE_OFFSETS
+from pi_env.core.errors import InvalidActionError
 
 __all__ = ["Element", "Case", "Action", "case_text", "action_text"]
 
@@ -25,12 +26,14 @@ def case_text(case: int, names: tuple[str, ...]) -> str:
 def action_text(action: int, names: tuple[str, ...]) -> str:
     """``"clue Pinky"``, ``"investigate Downtown"``, ``"solve Doc / Forgery / Downtown"``.
 
+    The one text of an action (:func:`pi_env.core.actions.action_name` gives it for a board).
+
     Raises:
-        ValueError: ``action`` outside ``0..1729``.
+        InvalidActionError: ``action`` outside ``0..1729`` (a ``ValueError``).
     """
     a = int(action)
     if not 0 <= a < NUM_ACTIONS:
-        raise ValueError(f"action {action!r} is outside 0..{NUM_ACTIONS - 1}")
+        raise InvalidActionError(f"action {action!r} is outside 0..{NUM_ACTIONS - 1}")
     if a < INVESTIGATE_BASE:
         return f"clue {names[a]}"
     if a < SOLVE_BASE:

@@ -39,8 +39,9 @@ from pi_env.core.constants import (IN_DISCARD, IN_FRONT, INVESTIGATE_BASE, NUM_D
 from pi_env.engine.state import GameConfig, State
 from pi_env.core.errors import PIError
 from pi_env.core.files import write_bytes_atomic
+from pi_env.core.named import case_text
 from pi_env.core.names import element_names
-from pi_env.envs.render import PLAYER_LETTERS, check_game_and_viewer, _case_text, answer_text, rules_text
+from pi_env.envs.render import PLAYER_LETTERS, check_game_and_viewer, answer_text, rules_text
 
 __all__ = ["board_image", "abbreviate", "PLAYER_COLOURS", "write_png", "png_bytes", "record_position",
            "typed_record_position", "record_picture", "record_panel", "panel_lines", "PanelLine"]
@@ -242,7 +243,7 @@ def panel_lines(state: State, config: GameConfig, game: int = 0, viewer: int | N
             lines.append(PanelLine(("    in front: " if k == 0 else "        ") + ", ".join(front[k:k + 4]), size=0.85))
         sc = int(state.solved_case[b, i])
         if sc >= 0:
-            lines.append(PanelLine(f"    solved: {_case_text(sc, names)}", size=0.85))
+            lines.append(PanelLine(f"    solved: {case_text(sc, names)}", size=0.85))
         nf = int(state.failed[b, i].sum())
         if nf:
             lines.append(PanelLine(f"    failed solves this round: {nf}", size=0.85))

@@ -23,10 +23,11 @@ it never shows ``p``'s own case.
 from __future__ import annotations
 
 from pi_env.core.actions import action_name
-from pi_env.core.constants import (ANSWER_NAMES, CASE_TRIPLES, IN_DISCARD, IN_FRONT, INVESTIGATE_BASE,
+from pi_env.core.constants import (ANSWER_NAMES, IN_DISCARD, IN_FRONT, INVESTIGATE_BASE,
                         MAX_INVESTIGATORS, NUM_CASES, NUM_DISTRICTS, ON_DISPLAY, SOLVE_BASE, TYPE_NAMES, TYPE_OFFSETS)
 from pi_env.engine.state import DUEL_START_INVESTIGATORS, GameConfig, State
 from pi_env.core.errors import PIError
+from pi_env.core.named import case_text
 from pi_env.core.names import element_names
 from pi_env.core.text import format_table
 
@@ -35,11 +36,6 @@ PLAYER_LETTERS = "ABCDE"
 
 def _letter(p: int) -> str:
     return f"{PLAYER_LETTERS[p]}"
-
-
-def _case_text(case: int, names: tuple[str, ...]) -> str:
-    s, e, l = (int(v) for v in CASE_TRIPLES[case])
-    return f"{names[s]} / {names[TYPE_OFFSETS[1] + e]} / {names[TYPE_OFFSETS[2] + l]}"
 
 
 def answer_text(action: int, answer: "tuple[int, int]") -> str:
@@ -215,10 +211,10 @@ def render_text(state: State, config: GameConfig, game: int = 0, viewer: int | N
             lines.append(f"      in front: {', '.join(front)}")
         sc = int(state.solved_case[b, i])
         if sc >= 0:
-            lines.append(f"      solved: {_case_text(sc, names)}")
+            lines.append(f"      solved: {case_text(sc, names)}")
         failed = [c for c in range(NUM_CASES) if state.failed[b, i, c]] if state.attempted[b, i] else []
         if failed:
-            lines.append(f"      failed: {'; '.join(_case_text(c, names) for c in failed)}")
+            lines.append(f"      failed: {'; '.join(case_text(c, names) for c in failed)}")
 
     la = int(state.last_action[b])
     if la >= 0:
