@@ -205,6 +205,24 @@ def _display_difference(stated, engine, record: GameRecord) -> str:
     return f"{names[missing[0]]!r} is face up in the engine's game but not listed"
 
 
+def step_event(state: State, cfg: GameConfig, ev: Event, r: int,
+               differs: str = "the recorded answer differs from the engine's ({got})") -> None:
+    """Play the turn ``ev`` of round index ``r`` in game 0 of ``state`` (``B == 1``) with the engine
+    and check that the engine's answer is the recorded one.
+
+    Raises:
+        RecordError: the action is not legal here, or the engine's answer differs (``differs``,
+            formatted with ``got``, the engine's :class:`~pi_env.records.types.Event`), at ``ev``.
+    """
+    a = np.array([action_of(ev)])
+    if not is_legal(state, a)[0]:
+        raise RecordError("the action is not legal here", round_index=r, event_index=ev.index)
+    step_inplace(state, a, cfg, check=False)
+    got = event_from_state(state, 0, ev.index)
+    if (got.answer, got.spots, got.traces, got.correct) != (ev.answer, ev.spots, ev.traces, ev.correct):
+        raise RecordError(differs.format(got=got), round_index=r, event_index=ev.index)
+
+
 def replay_with_engine(record: GameRecord, on_step: Callable[[State], None] | None = None) -> State:
     """Re-run an engine-written record (one with ``engine.seed``) and check it step by step.
 
@@ -253,14 +271,7 @@ def replay_with_engine(record: GameRecord, on_step: Callable[[State], None] | No
                 raise RecordError(f"player {ev.player} acts but it is player "
                                   f"{int(state.current_player[0])}'s turn", round_index=r,
                                   event_index=ev.index)
-            a = np.array([action_of(ev)])
-            if not is_legal(state, a)[0]:
-                raise RecordError("the action is not legal here", round_index=r, event_index=ev.index)
-            step_inplace(state, a, cfg, check=False)
-            got = event_from_state(state, 0, ev.index)
-            if (got.answer, got.spots, got.traces, got.correct) != (ev.answer, ev.spots, ev.traces, ev.correct):
-                raise RecordError(f"the recorded answer differs from the engine's ({got})",
-                                  round_index=r, event_index=ev.index)
+            step_event(state, cfg, ev, r)
             if ev.display is not None and (int(state.round[0]) == r and not state.done[0]):
                 engine_display = np.flatnonzero(state.card_place[0] == ON_DISPLAY).tolist()
                 if sorted(ev.display) != engine_display:
@@ -295,4 +306,4 @@ def check_with_engine(record: GameRecord) -> State:
 
 
 __all__ = ["Recorder", "replay_with_engine", "check_with_engine", "config_of", "action_of", "event_from_state",
-           "solo_event", "play_solo_events"]
+           "step_event", "solo_event", "play_solo_events"]

@@ -46,10 +46,10 @@ import numpy as np
 
 from pi_env.core.constants import CASE_TRIPLES, DISPLAY_SIZE, IN_DECK, IN_DISCARD, NUM_CASES, NUM_ELEMENTS, ON_DISPLAY
 from pi_env.core.errors import PIError, RecordError
-from pi_env.engine import GameConfig, State, is_legal, step_inplace
+from pi_env.engine import GameConfig, State
 from pi_env.engine.setup import from_layout
 from pi_env.records.record_file import load_record
-from pi_env.records.recorder import action_of, config_of, event_from_state, play_solo_events, replay_with_engine
+from pi_env.records.recorder import config_of, play_solo_events, replay_with_engine, step_event
 from pi_env.records.types import CLUE, INCORRECT, GameRecord
 
 if TYPE_CHECKING:
@@ -284,14 +284,8 @@ def _play_round(rec: GameRecord, r: int, last: int, state: State, cfg: GameConfi
         if ev.kind == CLUE:
             _bring_to_display(state, ev.element, pinned, r, ev.index, "this event takes it")
             pinned.discard(ev.element)
-        a = np.array([action_of(ev)])
-        if not is_legal(state, a)[0]:
-            raise RecordError("the action is not legal here", round_index=r, event_index=ev.index)
-        step_inplace(state, a, cfg, check=False)
-        got = event_from_state(state, 0, ev.index)
-        if (got.answer, got.spots, got.traces, got.correct) != (ev.answer, ev.spots, ev.traces, ev.correct):
-            raise RecordError(f"the engine answers differently with these cases ({got}); the record's "
-                              f"answers and cases do not fit together", round_index=r, event_index=ev.index)
+        step_event(state, cfg, ev, r, "the engine answers differently with these cases ({got}); the record's "
+                                      "answers and cases do not fit together")
         if ev.display is not None and int(state.round[0]) == r and not state.done[0]:
             pinned = set(ev.display)
             for x in sorted(pinned):
