@@ -175,6 +175,19 @@ def test_whole_games_legal_actions_only(players, seed):
     assert state.done[0] and _Checked.decided >= 1
 
 
+def _seat1_solved_first(obs, layout):
+    """In ``obs``: seat 1 moved first this rotation and named its case H (suspect, evidence and
+    location 0) correctly (solved and attempted)."""
+    from test_greedy import _elements
+
+    named = np.zeros(36, dtype=np.int16)
+    named[_elements((0, 0, 0))] = 1
+    _put(obs, layout, "solved_case", named, seat=1)
+    _put(obs, layout, "solved", 1, seat=1)
+    _put(obs, layout, "attempted", 1, seat=1)
+    _put(obs, layout, "first_seat", 1)
+
+
 def test_solves_where_greedy_waits_on_its_last_turn():
     """Round 3, the opponent moved first this rotation and solved (its case H named: 21 points),
     the agent has 20 (a right solve gains 1, capped at 21): greedy waits (E_now = 1/2 · 1 − 1/2 · 2
@@ -182,16 +195,9 @@ def test_solves_where_greedy_waits_on_its_last_turn():
     (20 : 21), solving ties at 21 when right and wins on its 5 unused investigator tiles against 4:
     winprob names the likelier case. With an opponent still to move that has no answers yet (its
     next turn may not end the round), without the continuation option it keeps greedy's query."""
-    from test_greedy import _elements
-
     obs, mask, board, m, x = _last_round((20, 21))
     layout = observation_layout(2)
-    named = np.zeros(36, dtype=np.int16)
-    named[_elements((0, 0, 0))] = 1
-    _put(obs, layout, "solved_case", named, seat=1)
-    _put(obs, layout, "solved", 1, seat=1)
-    _put(obs, layout, "attempted", 1, seat=1)
-    _put(obs, layout, "first_seat", 1)
+    _seat1_solved_first(obs, layout)
     _put(obs, layout, "inv_left", 4, seat=1)
     greedy = GreedyAgent()
     greedy.reset(2, board, seed=0)
@@ -231,8 +237,6 @@ def _four_player_last_turn(seat2_open: bool):
     capped at 21) and moves last in the rotation (order 1, 2, 3, 0). Seat 3 attempted earlier in
     the round (a failed solve); seat 2 too unless ``seat2_open`` (then it answered one clue card
     with nothing and has not attempted)."""
-    from test_greedy import _elements
-
     from pi_env.core.constants import case_index
 
     obs, mask, board, m, x = two_case_position(False, players=4)
@@ -240,12 +244,7 @@ def _four_player_last_turn(seat2_open: bool):
     _put(obs, layout, "round", 2)
     _put(obs, layout, "score", 20, seat=0)
     _put(obs, layout, "score", 21, seat=1)
-    named = np.zeros(36, dtype=np.int16)
-    named[_elements((0, 0, 0))] = 1
-    _put(obs, layout, "solved_case", named, seat=1)
-    _put(obs, layout, "solved", 1, seat=1)
-    _put(obs, layout, "attempted", 1, seat=1)
-    _put(obs, layout, "first_seat", 1)
+    _seat1_solved_first(obs, layout)
     for seat in (1, 2, 3):
         _put(obs, layout, "inv_left", 4, seat=seat)
     for seat in ((3,) if seat2_open else (2, 3)):
