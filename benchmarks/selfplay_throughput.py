@@ -147,8 +147,12 @@ def bench_builds(players: int, batch: int, seconds: float, observations=(True, "
     rate is the **median** of the slices' rates, the CPU rate the median of theirs, and the spread
     ``(max - min) / median`` of the slices' rates: on a machine other processes load, a threaded
     slice that shares a core with them is slowed far more than a one-thread slice, and a total over
-    a few slices let one such slice decide a column (a 2-core run at load 1.0-1.3 measured the
-    same threaded build 26% apart in the "threads" and "default" columns)."""
+    a few slices let one such slice decide a column. The default is not always one of the other
+    two builds: every kernel family has its own threshold (``pi_env.core._config.PARALLEL_MIN_BATCH``),
+    so at B = 1024 the default threads the fused turn (``selfplay`` from 1,024) but samples the
+    actions on one thread (``sample`` from 4,096), while ``parallel=True`` threads both; this, not
+    noise, is why the "threads" and "default" columns differed by 26% at B = 1024 in the quiet
+    runs of 2026-12-02 and agree at B = 4096 and (with one thread) at B = 256."""
     envs = {(o, p): SelfPlayVecEnv(batch, num_players=players, parallel=p, observations=o)
             for o in observations for p in (False, True, None)}
     keys = list(envs)
@@ -238,7 +242,9 @@ def main() -> None:
         for observations, label in encodings:
             one, many, default = (res[observations, p][0] for p in (False, True, None))
             spread = max(res[observations, p][2] for p in (False, True, None))
-            chosen = "threads" if default_threaded(b) else "1 thread"
+            turn, sample = default_threaded(b), threaded_by_default("sample", b)
+            chosen = ("threads" if turn and sample else "turn threaded" if turn
+                      else "sampling threaded" if sample else "1 thread")
             builds.append((f"{label} B={b}", f"{one:,.0f}", f"{res[observations, False][1]:,.0f}", f"{many:,.0f}",
                            f"{many / one:.2f}", f"{default:,.0f} ({chosen})", f"{default / one:.2f}",
                            f"{default / res[True, None][0]:.2f}" if (True, None) in res else "",
@@ -254,8 +260,9 @@ def main() -> None:
                                           "default (build chosen)", "default / 1", "vs flat", "best vs (a)",
                                           "spread"),
                                  align="lrrrrrrrrr")))
-    print("spread: the largest (max - min) / median of the slices' rates among the row's three builds (the "
-          "default is the same kernel as one of the others: its column against that one's is the noise)")
+    print("spread: the largest (max - min) / median of the slices' rates among the row's three builds; "
+          "'turn threaded': the default threads the fused turn but samples the actions on one thread "
+          "(its own threshold), unlike the threads column, which threads both")
     print(f"(a) baseline: a loop of {args.baseline_envs} PettingZoo raw_env: {base:,.0f} agent-steps/s")
     if args.only_selfplay:
         return
