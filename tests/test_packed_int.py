@@ -345,3 +345,22 @@ def test_conversion_refuses_rows_of_another_game_in_one_line():
         conv(torch.zeros(4, 288, dtype=torch.uint8))
     one = conv(torch.zeros(288, dtype=torch.int16))  # a single row (no batch dimension) still converts
     assert one.shape == (688,) and np.array_equal(one.numpy(), float_from_packed_int(np.zeros(288, np.int16), c2))
+
+
+def test_without_torch_the_converter_says_what_to_install(monkeypatch):
+    """A machine without torch gets one line naming the extra and the numpy converter, not a bare
+    ``No module named 'torch'``."""
+    import builtins
+
+    from pi_env.rl.packed_int import PackedIntToFloat
+
+    real_import = builtins.__import__
+
+    def no_torch(name, *args, **kwargs):
+        if name == "torch" or name.startswith("torch."):
+            raise ModuleNotFoundError("No module named 'torch'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_torch)
+    with pytest.raises(ImportError, match=r"pi-deduction\[rl\].*float_from_packed_int"):
+        PackedIntToFloat(GameConfig(num_players=2))

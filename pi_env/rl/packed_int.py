@@ -49,7 +49,12 @@ class PackedIntToFloat:
     """
 
     def __init__(self, config: GameConfig, device: Any = "cpu"):
-        import torch
+        try:
+            import torch
+        except ImportError as exc:
+            raise ImportError("PackedIntToFloat needs torch: install the rl extra (pip install "
+                              "'pi-deduction[rl]'), or convert in numpy with "
+                              "pi_env.envs.encoders.float_from_packed_int") from exc
 
         P = config.num_players
         self.num_players, self.size = P, packed_int_size(P)
