@@ -84,6 +84,64 @@ def test_game_seeds_and_seat_rotation():
     assert T.game_seed(1, 7) == T.game_seed(1, 7) != T.game_seed(2, 7)
 
 
+def test_a_short_agent_list_repeats_to_fill_the_seats():
+    assert T.fill_seats(("x", "greedy"), 4) == ("x", "greedy", "x", "greedy")
+    assert T.fill_seats(("a",), 3) == ("a", "a", "a")
+    assert T.fill_seats(("a", "b", "c"), 3) == ("a", "b", "c")
+    with pytest.raises(PIError) as exc:
+        T.fill_seats(("a", "b"), 5)
+    assert str(exc.value) == ("2 agents given for 5 players: list one agent per seat, or a list that "
+                              "repeats to fill the seats (5 is not a multiple of 2): a,b")
+    short = TournamentSettings(agents=("Random", "greedy"), games=8, players=4)
+    assert short.agents == ("random", "greedy", "random", "greedy")
+    assert short == TournamentSettings(agents=("random", "greedy") * 2, games=8, players=4)
+    # the 4-seat list's 2 cyclic orders (r,g,r,g and r,g,g,r), each rotated through the 4 seats
+    assert [seat_agents(short.agents, g) for g in range(8)] == [
+        ("random", "greedy", "random", "greedy"), ("greedy", "random", "greedy", "random"),
+        ("random", "greedy", "random", "greedy"), ("greedy", "random", "greedy", "random"),
+        ("random", "greedy", "greedy", "random"), ("greedy", "greedy", "random", "random"),
+        ("greedy", "random", "random", "greedy"), ("random", "random", "greedy", "greedy")]
+
+
+def test_a_short_agent_list_on_the_command_line_and_on_resume(tmp_path, capsys):
+    """``--agents random,deducer --players 4`` plays the tournament of ``random,deducer,random,deducer``
+    (same files) and says which seating it used; a stored run resumes with the short or the long list,
+    and a short list that does not repeat into the stored seats is refused in one line."""
+    common = ("--games", "2", "--players", "4", "--seed", "3", "--workers", "1", "--quiet")
+    code, out, err = run(capsys, "tournament", "--agents", "random,deducer", *common, "--out", str(tmp_path / "s"))
+    assert (code, err) == (0, "")
+    assert out.splitlines()[0] == (
+        "P.I. tournament: 2 games, 4 players, second edition, seed 3, agents random,deducer,random,deducer "
+        "(--agents random,deducer repeated to fill 4 seats; seats rotate); 1 worker (process)")
+    code, out, err = run(capsys, "tournament", "--agents", "random,deducer,random,deducer", *common,
+                         "--out", str(tmp_path / "l"))
+    assert (code, err) == (0, "")
+    assert out.splitlines()[0] == (
+        "P.I. tournament: 2 games, 4 players, second edition, seed 3, agents random,deducer,random,deducer "
+        "(seats rotate); 1 worker (process)")
+    games = (tmp_path / "l" / "games.csv").read_bytes()
+    assert (tmp_path / "s" / "games.csv").read_bytes() == games
+    assert (tmp_path / "s" / "tournament.json").read_bytes() == (tmp_path / "l" / "tournament.json").read_bytes()
+    assert [r["agent"] for r in read_csv(tmp_path / "s" / "games.csv")] == [
+        "random", "deducer", "random", "deducer", "deducer", "random", "deducer", "random"]
+    for agents in ("random,deducer", "random,deducer,random,deducer"):  # either spelling resumes
+        code, out, err = run(capsys, "tournament", "--out", str(tmp_path / "l"), "--resume", "--agents", agents)
+        assert (code, err) == (0, "")
+        assert out.splitlines()[0].endswith("; resuming after 2 finished games")
+        assert (tmp_path / "l" / "games.csv").read_bytes() == games
+    code, out, err = run(capsys, "tournament", "--out", str(tmp_path / "l"), "--resume", "--agents", "deducer,random")
+    assert (code, out) == (2, "")
+    assert err == (f"pi-env: error: {tmp_path / 'l'} holds a tournament with agents random,deducer,random,deducer; "
+                   "--agents deducer,random fills its 4 seats as deducer,random,deducer,random; use another "
+                   "--out or --force to start over\n")
+    code, out, err = run(capsys, "tournament", "--out", str(tmp_path / "l"), "--resume", "--agents",
+                         "random,deducer,random")
+    assert (code, out) == (2, "")
+    assert err == ("pi-env: error: 3 agents given for 4 players: list one agent per seat, or a list that "
+                   "repeats to fill the seats (4 is not a multiple of 3): random,deducer,random\n")
+    assert (tmp_path / "l" / "games.csv").read_bytes() == games
+
+
 def test_seating_orders_balance_who_sits_after_whom():
     agents = ("greedy", "heuristic", "random", "random")
     # 4!/2! = 12 seatings, 4 rotations each: 3 cyclic orders
@@ -350,7 +408,8 @@ def test_cli_prints_the_table_of_the_summary(reference, tmp_path, capsys):
 @pytest.mark.parametrize("argv, message", [
     (["--agents", "deducer,randm"], "pi-env: error: unknown agent 'randm'; did you mean 'random'?"),
     (["--agents", "deducer,random,random", "--players", "4"],
-     "pi-env: error: 3 agents given for 4 players"),
+     "pi-env: error: 3 agents given for 4 players: list one agent per seat, or a list that repeats to "
+     "fill the seats (4 is not a multiple of 3): deducer,random,random"),
     (["--agents", "deducer,random", "--games", "0"],
      "pi-env tournament: error: argument --games: expected a positive integer, got '0'"),
     (["--agents", "deducer,random", "--workers", "0"],

@@ -116,11 +116,12 @@ def build_parser() -> argparse.ArgumentParser:
     tour = sub.add_parser("tournament", help="play many seat-rotated games between agents and "
                                              "report win rates, scores and solve statistics")
     tour.add_argument("--agents", default=None,
-                      help="comma-separated agent per seat, e.g. deducer,random,random "
-                           "(seats rotate every game; required unless --resume)")
+                      help="comma-separated agent per seat, e.g. deducer,random,random, or a shorter "
+                           "list repeated to fill the seats (--agents x,greedy --players 4 seats "
+                           "x,greedy,x,greedy); seats rotate every game; required unless --resume")
     tour.add_argument("--games", type=_positive, default=None, help="games to play (default 100)")
     tour.add_argument("--players", type=_players, default=None,
-                      help="2..5 (default: the number of agents; must match it)")
+                      help="2..5 (default: the number of agents; a multiple of it)")
     tour.add_argument("--seed", type=_seed, default=None,
                       help="tournament seed (default 0); game i is seeded from (seed, i)")
     tour.add_argument("--edition", choices=("second", "first"), default=None)

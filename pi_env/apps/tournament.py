@@ -102,9 +102,13 @@ class TournamentInterrupted(KeyboardInterrupt):
 class TournamentSettings:
     """Everything a tournament's games depend on (workers and backend do not count).
 
+    ``agents`` is one agent name per seat, or a shorter list repeated to fill the seats
+    (:func:`fill_seats`: ``("x", "greedy")`` for 4 players is stored as ``("x", "greedy", "x",
+    "greedy")``, so both spellings are the same settings, also on ``--resume``).
+
     Raises:
-        PIError: an unknown agent (or a learned model trained for another player count), a seat count
-            other than ``players``, ``games < 1``, a bad seed,
+        PIError: an unknown agent (or a learned model trained for another player count), a number of
+            players that is not a multiple of the number of agents, ``games < 1``, a bad seed,
             or bad rules options (see :class:`pi_env.engine.GameConfig`).
     """
 
@@ -138,9 +142,8 @@ class TournamentSettings:
         if self.seed < 0:
             raise PIError(f"seed must be a non-negative integer, got {self.seed}")
         self.config()  # validates players, edition, variants, max_rotations
-        if len(names) != self.players:
-            raise PIError(f"{len(names)} agents given for {self.players} players "
-                          f"(list one agent per seat: {','.join(names)})")
+        names = fill_seats(names, self.players)
+        object.__setattr__(self, "agents", names)
         config = self.config()
         for agent in agents:  # a learned model of another player count fails now, before anything is written
             reset_for_game(agent, config, seed=0)
@@ -178,6 +181,24 @@ def _agent_key(name: Any) -> str:
     n = str(name).strip()
     head, sep, tail = n.partition(":")
     return f"{head.lower()}{sep}{tail}" if sep else n.lower()
+
+
+def fill_seats(agents: Sequence[str], players: int) -> tuple[str, ...]:
+    """One agent per seat: ``agents`` repeated ``players // len(agents)`` times.
+
+    ``fill_seats(("x", "greedy"), 4) == ("x", "greedy", "x", "greedy")``; a list of ``players``
+    agents is returned as it is. The seats then rotate as for any list (:func:`seat_agents`).
+
+    Raises:
+        PIError: ``players`` is not a multiple of ``len(agents)`` (the message names both numbers),
+            or ``agents`` is empty.
+    """
+    names = tuple(agents)
+    if not names or players % len(names):
+        raise PIError(f"{len(names)} agents given for {players} players: list one agent per seat, "
+                      f"or a list that repeats to fill the seats ({players} is not a multiple of "
+                      f"{len(names)}): {','.join(names)}")
+    return names * (players // len(names))
 
 
 def game_seed(base_seed: int, game: int) -> int:
@@ -727,9 +748,17 @@ def settings_from_args(args: Any) -> TournamentSettings:
             raise PIError(f"{args.out}: no tournament to resume ({META_FILE} is missing)")
         stored = asdict(load_settings(args.out))
         base = {k: (v if given[k] is None else given[k]) for k, v in stored.items()}
+        agents = given["agents"]
+        if agents is not None and base["players"] == stored["players"] and len(agents) != len(stored["agents"]):
+            filled = fill_seats(tuple(_agent_key(a) for a in agents), base["players"])
+            if filled != stored["agents"]:  # a short list must repeat into the stored seats
+                raise PIError(f"{args.out} holds a tournament with agents {','.join(stored['agents'])}; "
+                              f"--agents {','.join(agents)} fills its {base['players']} seats as "
+                              f"{','.join(filled)}; use another --out or --force to start over")
     else:
         if given["agents"] is None:
-            raise PIError("--agents is required: one agent per seat, e.g. --agents deducer,random,random")
+            raise PIError("--agents is required: one agent per seat (or a list that repeats to fill "
+                          "the seats), e.g. --agents deducer,random,random")
         base = {k: v for k, v in given.items() if v is not None}
         base.setdefault("games", DEFAULT_GAMES)
         base.setdefault("players", len(given["agents"]))
@@ -745,10 +774,14 @@ def command(args: Any) -> int:
     workers = args.workers if args.workers is not None else (
         (stored_workers(out) if args.resume else None) or os.cpu_count() or 1)
 
+    given = [a.strip() for a in args.agents.split(",")] if args.agents is not None else None
+    repeated = (f"--agents {','.join(given)} repeated to fill {settings.players} seats; "
+                if given is not None and len(given) != settings.players else "")
+
     def start(already: int) -> None:
         print(f"P.I. tournament: {settings.games} games, {settings.players} players, "
               f"{settings.edition} edition{''.join(f', {v}' for v in settings.variants)}, seed "
-              f"{settings.seed}, agents {','.join(settings.agents)} (seats rotate); {workers} "
+              f"{settings.seed}, agents {','.join(settings.agents)} ({repeated}seats rotate); {workers} "
               f"worker{'s' * (workers != 1)} ({args.backend})"
               + (f"; resuming after {already} finished games" if args.resume else ""), flush=True)
 
@@ -773,7 +806,7 @@ def command(args: Any) -> int:
     return 0
 
 
-__all__ = ["TournamentSettings", "TournamentInterrupted", "game_seed", "seat_agents", "columns",
+__all__ = ["TournamentSettings", "TournamentInterrupted", "fill_seats", "game_seed", "seat_agents", "columns",
            "play_game", "play_games", "read_games", "write_games", "win_interval", "summarize",
            "summary_table", "write_summary", "plot_scores", "run_tournament", "load_settings", "stored_workers",
            "settings_from_args", "command", "BACKENDS", "RAY_MISSING"]
