@@ -37,7 +37,7 @@ from pi_env.core.constants import (DISPLAY_SIZE, INVESTIGATE_BASE, MAX_INVESTIGA
                                    NUM_ELEMENTS, ON_DISPLAY, TYPE_NAMES, TYPE_OFFSETS, TYPE_SIZES)
 from pi_env.core.errors import PIError, RecordError
 from pi_env.core.names import element_names, parse_element
-from pi_env.records.types import CLUE, INVESTIGATE, GameRecord, resolve_player
+from pi_env.records.types import CLUE, INVESTIGATE, GameRecord, resolve_player, seat_label
 
 from pi_env.solvers.analysis import Analysis, analyze_knowledge, knowledge_of
 from pi_env.solvers.hints import Hint, hint
@@ -240,7 +240,8 @@ def combine_display(given: tuple[int, ...], stated: "tuple[tuple[int, ...], bool
 
 
 def _who(record: GameRecord, p: int) -> str:
-    return f"player {p} ({record.player_names[p]})" if record.player_names else f"player {p}"
+    """``"P2 (Cleo)"`` / ``"P2"``: the seat label (:func:`pi_env.records.types.seat_label`) and the name."""
+    return f"{seat_label(p)} ({record.player_names[p]})" if record.player_names else seat_label(p)
 
 
 def _checked(record: RecordSource, player: "int | str", round_index: int | None,
@@ -512,10 +513,11 @@ def _signed(x: float) -> str:
 def solve_report_lines(doc: dict[str, Any], gains_shown: int = 5) -> list[str]:
     """Human-readable lines of a :func:`solve_report` dict."""
     p, r = doc["player"], doc["round"]
-    who = f"Player {p}" + (f" ({doc['player_name']})" if doc.get("player_name") else "")
+    seat = seat_label(p)
+    who = seat + (f" ({doc['player_name']})" if doc.get("player_name") else "")
     where = ("before any event" if doc["after_event"] < 0 else
              f"after event {doc['after_event']} ({doc['events_used']} of {doc['events_in_round']} events)")
-    lines = [f"{who}, round {r}, {where}; using only what player {p} knows"]
+    lines = [f"{who}, round {r}, {where}; using only what {seat} knows"]
     for note in doc.get("notes", ()):
         lines.append(f"Note: {note}.")
     if doc.get("ignored_events"):
@@ -523,13 +525,13 @@ def solve_report_lines(doc: dict[str, Any], gains_shown: int = 5) -> list[str]:
         lines.append(f"Ignored: the answer{'s' * (len(doc['ignored_events']) > 1)} of event{'s' * (len(doc['ignored_events']) > 1)} "
                      f"{what}, declared incorrect.")
     lines.append(f"Consistent cases: {doc['count']} jointly with all public answers "
-                 f"({doc['own_count']} from player {p}'s own information alone)")
+                 f"({doc['own_count']} from {seat}'s own information alone)")
     if doc["conflict"] is not None:
         what = ", ".join(map(str, doc["conflict"])) or "(none: the held case alone)"
         lines.append(f"No deal is consistent with the events; these cannot all hold: events {what}")
         return lines
     if doc["solved"]:
-        lines.append(f"Player {p} has already solved its case this round.")
+        lines.append(f"{seat} has already solved its case this round.")
     shown = doc["cases"]
     lines.append(f"Most likely cases ({len(shown)} of {doc['count']}):")
     for i, c in enumerate(shown, 1):

@@ -67,6 +67,50 @@ def test_solve_takes_the_seat_labels_play_prints(capsys, tmp_path):
         2, "", "pi-env: error: player must be 0..2 in this 3-player record, got P3\n")
 
 
+def test_solve_and_render_take_the_whole_label_play_prints(capsys, tmp_path):
+    """``play`` prints ``P2 (random)``; ``solve --player`` and ``render --viewer`` take that whole
+    string (the record now names each seat's agent, ``engine.agents``), refuse it in one line when
+    the agent in parentheses is not the seat's, and say what to give for a record that names no
+    agents. ``solve``'s header labels the seat as ``play`` does."""
+    path = tmp_path / "game.json"
+    code, out, _ = run(capsys, "play", "--players", "3", "--seed", "5", "--agents", "random,deducer,random",
+                       "--record", str(path), "--quiet")
+    assert code == 0 and "P2 (random)" in out
+    assert json.loads(path.read_text())["engine"]["agents"] == ["random", "deducer", "random"]
+    assert load_record(path).agents == ("random", "deducer", "random")
+    code, by_number, err = run(capsys, "solve", str(path), "--player", "2")
+    assert code == 0 and err == ""
+    assert by_number.splitlines()[0].endswith("; using only what P2 knows")
+    assert by_number.startswith("P2, round ")
+    for label in ("P2 (random)", " p2  (Random) ", "P2(random)"):
+        assert run(capsys, "solve", str(path), "--player", label) == (0, by_number, "")
+    assert run(capsys, "solve", str(path), "--player", "P1 (random)") == (
+        2, "", "pi-env: error: player 'P1 (random)': in this record P1 is played by 'deducer', not 'random'\n")
+    assert run(capsys, "solve", str(path), "--player", "P3 (random)") == (
+        2, "", "pi-env: error: player must be 0..2 in this 3-player record, got P3\n")
+    png = tmp_path / "board.png"
+    assert run(capsys, "render", str(path), "--round", "1", "--event", "0", "--viewer", "P1 (deducer)",
+               "--out", str(png))[0] == 0
+    code, out, err = run(capsys, "render", str(path), "--round", "1", "--event", "0", "--viewer",
+                         "P0 (deducer)", "--out", str(tmp_path / "other.png"))
+    assert (code, out) == (2, "")
+    assert err == ("pi-env: error: --viewer: player 'P0 (deducer)': in this record P0 is played by "
+                   "'random', not 'deducer'\n")
+    doc = json.loads(path.read_text())
+    del doc["engine"]["agents"]  # a record that does not say which agent played each seat
+    path.write_text(json.dumps(doc))
+    assert run(capsys, "solve", str(path), "--player", "P2 (random)") == (
+        2, "", "pi-env: error: player 'P2 (random)': this record says neither who nor which agent played "
+               "each seat (no player names, no engine.agents); give P2\n")
+    doc["players"] = ["Ann", "Ben", "Cleo"]
+    path.write_text(json.dumps(doc))
+    code, named, _ = run(capsys, "solve", str(path), "--player", "P2 (Cleo)")
+    assert code == 0 and named.startswith("P2 (Cleo), round ")
+    assert run(capsys, "solve", str(path), "--player", "cleo")[1] == named
+    assert run(capsys, "solve", str(path), "--player", "P2 (Ann)") == (
+        2, "", "pi-env: error: player 'P2 (Ann)': in this record P2 is named 'Cleo', not 'Ann'\n")
+
+
 def test_replay_json(capsys, tmp_path):
     path = tmp_path / "g.json"
     run(capsys, "play", "--players", "3", "--seed", "3", "--edition", "first", "--record", str(path), "--quiet")

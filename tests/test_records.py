@@ -563,7 +563,7 @@ def test_reject_engine_max_rounds_outside_a_duel_and_unknown_engine_keys():
     assert _reject(doc) == ("engine.max_rounds is the duel's safeguard (docs/rules.md §7); this record's mode "
                             "is 'standard'")
     doc["engine"] = {"seed": 1, "max_round": 5}
-    assert _reject(doc) == "engine: unknown key 'max_round' (allowed: seed, max_rotations, max_rounds)"
+    assert _reject(doc) == "engine: unknown key 'max_round' (allowed: seed, max_rotations, max_rounds, agents)"
     assert _reject(_duel_doc(engine={"max_rounds": 5})) == "engine: missing key 'seed'"
 
 

@@ -434,7 +434,7 @@ def test_names_that_are_their_own_numbers_are_fine(capsys, tmp_path):
     path = tmp_path / "named.json"
     path.write_text(json.dumps(doc))
     code, out, _ = _run(capsys, "solve", path, "--player", "2")
-    assert code == 0 and out.startswith("Player 2 (2), round 1")
+    assert code == 0 and out.startswith("P2 (2), round 1")
 
 
 def test_a_record_saved_with_a_byte_order_mark_is_read(tmp_path):

@@ -229,7 +229,7 @@ def test_solved_player_gets_no_hint(tmp_path, capsys):
     solver = next(ev.player for ev in rnd.events if ev.kind == "solve" and ev.correct)
     assert main(["solve", str(path), "--player", str(solver)]) == 0
     out = capsys.readouterr().out
-    assert f"Player {solver} has already solved its case this round." in out
+    assert f"\nP{solver} has already solved its case this round.\n" in out
     assert "Hint" not in out and "recommendation" not in out
 
 

@@ -98,7 +98,7 @@ def test_missing_cases_are_said(capsys, tmp_path):
     del doc["rounds"][0]["cases"]["1"]  # the case player 0 holds
     rep = solve_report(doc, 0)
     assert rep["held_case_known"] is False and rep["cases_given"] == [0, 2]
-    missing = ("the record does not give the case player 0 holds (player 1's): the answer uses the public "
+    missing = ("the record does not give the case P0 holds (P1's): the answer uses the public "
                "answers only, so it is weaker than that player's own reasoning at the table")
     assert missing in rep["notes"]
     assert rep["count"] > full["count"]  # weaker indeed
@@ -108,7 +108,7 @@ def test_missing_cases_are_said(capsys, tmp_path):
     rep = solve_report(doc, 0)
     assert rep["cases_given"] == [] and rep["notes"][0] == (
         "the record gives no case for round 1: the answer uses the public answers only, not the case "
-        "player 0 holds (player 1's), so it is weaker than that player's own reasoning at the table")
+        "P0 holds (P1's), so it is weaker than that player's own reasoning at the table")
 
 
 def test_player_by_name(capsys, tmp_path):
@@ -118,7 +118,7 @@ def test_player_by_name(capsys, tmp_path):
     by_name = json.loads(_run(capsys, "solve", path, "--player", "cleo", "--json")[1])
     assert by_name["player"] == 2 and by_name["player_name"] == "Cleo"
     assert by_name == json.loads(_run(capsys, "solve", path, "--player", 2, "--json")[1])
-    assert _run(capsys, "solve", path, "--player", "Cleo")[1].startswith("Player 2 (Cleo), round 1")
+    assert _run(capsys, "solve", path, "--player", "Cleo")[1].startswith("P2 (Cleo), round 1, before any event; using only what P2 knows\n")
     assert _run(capsys, "solve", path, "--player", "Zed") == (
         2, "", "pi-env: error: unknown player 'Zed'; the players are 0 Ann, 1 Ben, 2 Cleo\n")
     assert _run(capsys, "solve", path, "--player", 3) == (
@@ -247,7 +247,7 @@ def test_solve_defaults_to_the_last_round_and_event(capsys, tmp_path):
                               events=[{"player": 1, "clue": "Doc", "answer": "nothing"}]))
     path = _write(tmp_path, doc)
     code, out, err = _run(capsys, "solve", path, "--player", 0)
-    assert code == 0 and out.startswith("Player 0, round 2, after event 0 (1 of 1 events); ")
+    assert code == 0 and out.startswith("P0, round 2, after event 0 (1 of 1 events); using only what P0 knows\n")
     assert "No hint" not in out and "recommendation:" in out
     assert _run(capsys, "solve", path, "--player", 0, "--round", 2) == (code, out, err)
     assert "No hint: the round is over" in _run(capsys, "solve", path, "--player", 0, "--round", 1)[1]

@@ -10,6 +10,7 @@ ends with one line ``pi-env: error: ...`` and exit status 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from typing import Sequence
@@ -145,8 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
     solve = sub.add_parser("solve", help="what a player can deduce at a point of a record, and a hint")
     solve.add_argument("record", help="a pi-record/1 JSON file")
     solve.add_argument("--player", required=True,
-                       help="the asking player: a number from 0, its label as play prints it (P0, P1, ...), "
-                            "or its name in the record")
+                       help="the asking player: a number from 0, its label as play prints it (P2, or "
+                            "'P2 (deducer)', checked against the record's agent), or its name in the record")
     solve.add_argument("--round", type=_integer, default=None,
                        help="round, 1-based (default: the record's last round)")
     solve.add_argument("--after-event", type=_integer, default=None, metavar="E",
@@ -216,8 +217,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the position after the round's event E (0-based; -1: the round's start; "
                              "default: after its last event)")
     render.add_argument("--viewer", default=None, metavar="P",
-                        help="add the case player P holds: a number from 0, its label (P0, P1, ...), or its name "
-                             "in the record (default: a spectator's picture, no case)")
+                        help="add the case player P holds: a number from 0, its label (P2, or 'P2 (deducer)' "
+                             "as play prints it), or its name in the record (default: a spectator's picture, no case)")
     render.add_argument("--out", required=True, help="the PNG file to write")
     render.add_argument("--force", action="store_true", help="overwrite an existing --out file")
     return parser
@@ -289,10 +290,10 @@ def cmd_play(args: argparse.Namespace) -> int:
     if humans:  # the seed determines every case: a person at the table learns it at the end
         return _play_with_humans(args, config, agents, humans, seed)
     state, recorder = play_game(config, agents, seed)
-    record = recorder.record()
+    labels = tuple(a.name for a in agents)
+    record = dataclasses.replace(recorder.record(), agents=labels)  # "P2 (deducer)" resolves against it
     if args.record is not None:  # written before printing, so a closed pipe cannot lose it
         path = write_record(record, args.record, force=args.force)
-    labels = tuple(a.name for a in agents)
     rules = "duel" if duel else f"{config.edition} edition"
     if config.variants:
         rules += ", " + ", ".join(config.variants)
@@ -340,11 +341,12 @@ def _play_with_humans(args: argparse.Namespace, config, agents, humans: list[int
     from pi_env.records.recorder import event_from_state
     from pi_env.records.report import event_text, report_lines
     from pi_env.records.scoring import score_record
+    from pi_env.records.types import seat_label
     from pi_env.envs.render import rules_text
 
     labels = tuple(a.name for a in agents)
     print(f"P.I. — {rules_text(config)}; seats: "
-          + ", ".join(f"{i} {labels[i]}" for i in range(config.num_players))
+          + ", ".join(f"{seat_label(i)} {labels[i]}" for i in range(config.num_players))
           + ". Type 'help' at your prompt.")
     counter = {"round": 0, "events": 0}
 
@@ -353,7 +355,7 @@ def _play_with_humans(args: argparse.Namespace, config, agents, humans: list[int
         from pi_env.records.types import GameRecord, Rules
         stub = GameRecord(rules=Rules(players=config.num_players), board=config.board, rounds=())
         action, answer = event_text(ev, stub)
-        print(f"  player {ev.player} ({labels[ev.player]}): {action} -> {answer}")
+        print(f"  {seat_label(ev.player)} ({labels[ev.player]}): {action} -> {answer}")
         if state.done[0] or int(state.round[0]) != counter["round"]:
             counter["round"] = int(state.round[0])
             if not state.done[0]:
@@ -367,7 +369,7 @@ def _play_with_humans(args: argparse.Namespace, config, agents, humans: list[int
     except KeyboardInterrupt:
         print("\npi-env: interrupted: game abandoned; nothing was written", file=sys.stderr)
         return 130
-    record = recorder.record()
+    record = dataclasses.replace(recorder.record(), agents=labels)
     path = write_record(record, args.record, force=args.force) if args.record is not None else None
     print(f"Game over (seed {seed}).")
     for line in report_lines(record, score_record(record), labels, turns=False):

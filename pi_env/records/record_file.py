@@ -58,7 +58,9 @@ are refused with one line (:data:`MAX_INT_DIGITS`, :data:`MAX_DEPTH`).
 The optional top-level ``engine`` object is a pi-env extension of docs/record-format.md written by
 :class:`pi_env.records.recorder.Recorder`: ``{"seed": int, "max_rotations": int}`` and, in duel records,
 ``"max_rounds": int`` (the duel's safeguard, docs/rules.md §7; optional, at least ``rules.rounds`` and the
-rounds recorded, rejected outside a duel). A solo record's ``engine`` has only ``"seed"`` (solo has no
+rounds recorded, rejected outside a duel); ``pi-env play`` adds ``"agents": [str, ...]``, the agent of
+each seat (optional, one per player; :func:`pi_env.records.types.resolve_player` checks ``"P2 (deducer)"``
+against it). A solo record's ``engine`` has only ``"seed"`` (solo has no
 rotations; a ``max_rotations`` in an older file is read and ignored). With it
 :func:`pi_env.records.recorder.replay_with_engine` re-runs the game exactly.
 
@@ -262,8 +264,23 @@ def load_record(source: PathLike | dict[str, Any]) -> GameRecord:
                                   for k in investigators_left]
         rounds.append(_parse_round(round_doc, r, rules, board, investigators_left))
     seed, max_rotations, max_rounds = _parse_engine(doc.get("engine"), rules, len(rounds))
+    agents = _parse_agents((doc.get("engine") or {}).get("agents"), rules)
     return GameRecord(rules=rules, board=board, rounds=tuple(rounds), player_names=names,
-                      seed=seed, max_rotations=max_rotations, max_rounds=max_rounds)
+                      seed=seed, max_rotations=max_rotations, max_rounds=max_rounds, agents=agents)
+
+
+def _parse_agents(agents: object, rules: Rules) -> tuple[str, ...] | None:
+    """The optional ``engine.agents``: one agent name per player (the schema checked the types)."""
+    if agents is None:
+        return None
+    assert isinstance(agents, list)
+    if rules.mode == "solo":
+        raise RecordError("engine.agents names the agent of each seat of a game pi-env played; a solo "
+                          "record has none")
+    if len(agents) != rules.players:
+        raise RecordError(f"engine.agents lists {len(agents)} agents for {rules.players} players "
+                          "(one per seat)")
+    return tuple(str(a) for a in agents)
 
 
 def _parse_engine(doc: object, rules: Rules, num_rounds: int) -> tuple[int | None, int | None, int | None]:
@@ -1149,6 +1166,8 @@ def record_to_dict(record: GameRecord) -> dict[str, Any]:
                          "max_rotations": record.max_rotations or DEFAULT_MAX_ROTATIONS}
         if record.max_rounds is not None:
             out["engine"]["max_rounds"] = record.max_rounds
+        if record.agents is not None:
+            out["engine"]["agents"] = list(record.agents)
     out["rounds"] = [_round_to_dict(rnd, board, names) for rnd in record.rounds]
     return out
 

@@ -120,6 +120,8 @@ class GameRecord:
     docs/record-format.md): with them a replay re-runs the engine and reproduces every state exactly (deck order
     and reshuffles included). ``max_rounds`` is the duel's safeguard (``GameConfig.max_rounds``),
     present only in duel records (``None`` otherwise, and in duel records that do not give it).
+    ``agents`` (``engine.agents``) names the agent of each seat, as ``pi-env play`` prints it
+    (``"P2 (deducer)"``); ``None`` when the record does not say (typed in at a table, older files).
     """
 
     rules: Rules
@@ -129,6 +131,7 @@ class GameRecord:
     seed: int | None = None
     max_rotations: int | None = None
     max_rounds: int | None = None
+    agents: tuple[str, ...] | None = None
 
     def prefix(self, round_index: int, after_event: int | None = None) -> "GameRecord":
         """The record as it stood after event ``after_event`` of round ``round_index`` (0-based;
@@ -141,11 +144,14 @@ class GameRecord:
 
 _NUMBER = re.compile(r"-?[0-9]+")
 _SEAT_LABEL = re.compile(r"[Pp]\s*([0-9]{1,19})")
+_SEAT_LABEL_WITH = re.compile(r"([Pp]\s*[0-9]{1,19})\s*\((.*)\)")
 
 
 def seat_label(p: int) -> str:
     """The label the CLI prints for player number ``p`` of a record without player names:
-    ``"P0"``, ``"P1"``, ... (0-based, as the player numbers); :func:`resolve_player` accepts it."""
+    ``"P0"``, ``"P1"``, ... (0-based, as the player numbers); :func:`resolve_player` accepts it, also
+    followed by the seat's agent or name as ``pi-env play`` and ``pi-env solve`` print it
+    (``"P2 (deducer)"``, ``"P2 (Cleo)"``)."""
     return f"P{p}"
 
 
@@ -164,7 +170,10 @@ def resolve_player(record: GameRecord, player: "int | str") -> int:
     """The player number of ``player`` in ``record``: a number ``0..n-1`` (an ``int``, or a text
     that reads as one, ``"2"``), one of the record's player names, matched as names are
     (docs/record-format.md: ignoring case, spaces, apostrophes and accents), or the seat label
-    the CLI prints for it (:func:`seat_label`: ``"P2"`` is player 2; a record's name comes first).
+    the CLI prints for it (:func:`seat_label`: ``"P2"`` is player 2; a record's name comes first),
+    also with what ``pi-env play`` and ``pi-env solve`` print after it in parentheses: the seat's
+    agent (``"P2 (deducer)"``, checked against the record's ``agents``) or the player's name
+    (``"P2 (Cleo)"``, checked against the record's names).
 
     A text that reads as a number is always a player number: records whose names could be taken for
     another player's number (``["1", "0", ...]``) or that name two players alike are refused when
@@ -174,11 +183,15 @@ def resolve_player(record: GameRecord, player: "int | str") -> int:
     Raises:
         UnknownNameError: a name the record does not have (the message lists the players and
             suggests close names).
-        PIError: a number out of range, a name given to two players, or neither a number nor a name.
+        PIError: a number out of range, a name given to two players, neither a number nor a name,
+            or a seat label whose agent or name in parentheses is not the record's for that seat.
     """
     n = record.rules.players
     shown = str(player)
     if isinstance(player, str):
+        labelled = _SEAT_LABEL_WITH.fullmatch(player.strip())
+        if labelled is not None and not any(normalize(name) == normalize(player) for name in record.player_names or ()):
+            return _resolve_labelled(record, labelled.group(1), labelled.group(2).strip())
         shown = player.strip()
         number = number_text(player)
         if number is None:
@@ -208,3 +221,19 @@ def resolve_player(record: GameRecord, player: "int | str") -> int:
         raise PIError(f"player must be 0..{n - 1} in this {n}-player record, got {shown[:24]}"
                       + ("..." if len(shown) > 24 else ""))
     return int(player)
+
+
+def _resolve_labelled(record: GameRecord, label: str, said: str) -> int:
+    """``resolve_player`` of ``"P2 (deducer)"``: ``label`` (``"P2"``) resolved as a seat label, and
+    ``said`` (``"deducer"``) checked against the record's agent or name of that seat."""
+    p = resolve_player(record, label)
+    given = f"{label.strip()} ({said})"
+    known = ([("named", record.player_names[p])] if record.player_names else []) + (
+        [("played by", record.agents[p])] if record.agents else [])
+    if not known:
+        raise PIError(f"player {given!r}: this record says neither who nor which agent played each seat "
+                      f"(no player names, no engine.agents); give {seat_label(p)}")
+    if any(normalize(value) == normalize(said) for _, value in known):
+        return p
+    seat = " and ".join(f"{what} {value!r}" for what, value in known)
+    raise PIError(f"player {given!r}: in this record {seat_label(p)} is {seat}, not {said!r}")

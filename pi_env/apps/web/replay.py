@@ -45,7 +45,7 @@ from pi_env.core.errors import PIError, RecordError
 from pi_env.engine.ranking import tier_points
 from pi_env.records.record_file import known_display, load_record
 from pi_env.records.scoring import score_record
-from pi_env.records.types import CLUE, INVESTIGATE, SOLVE, GameRecord
+from pi_env.records.types import CLUE, INVESTIGATE, SOLVE, GameRecord, seat_label
 from pi_env.solvers.solve_report import investigators_left_at, next_turn_tier
 
 from pi_env.agents.human import case_doc
@@ -207,7 +207,7 @@ class ReplayDoc:
         for r, rnd in enumerate(record.rounds):
             rounds.append({"first_player": rnd.first_player,
                            "events": [event_doc(ev, record, r) for ev in rnd.events]})
-        names = list(record.player_names) if record.player_names else [f"P{i}" for i in range(n)]
+        names = list(record.player_names) if record.player_names else [seat_label(i) for i in range(n)]
         complete = all(len(rnd.cases) == n for rnd in record.rounds)
         return {"id": self.id, "players": n, "names": names, "rules": _rules_text(record),
                 "mode": record.rules.mode, "rounds": rounds, "engine": record.seed is not None,
