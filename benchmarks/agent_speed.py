@@ -24,6 +24,7 @@ import time
 
 import numpy as np
 
+from pi_env.core._config import warming_up
 from pi_env.core.text import format_table
 from pi_env.engine import GameConfig, legal_action_mask
 
@@ -61,7 +62,8 @@ def time_agent(name: str, positions: list[tuple[np.ndarray, np.ndarray]], player
     config = GameConfig(num_players=players)
     warm = make_agent(name)
     warm.reset(players, config.board, seed=0)
-    warm.act(*positions[0])  # compile numba kernels outside the measurement
+    with warming_up(f"agent_speed {name}"):
+        warm.act(*positions[0])  # compile numba kernels outside the measurement
     times = np.empty(len(positions))
     for i, (obs, mask) in enumerate(positions):
         agent = make_agent(name)

@@ -32,7 +32,7 @@ import tracemalloc
 import numba
 import numpy as np
 
-from pi_env.core._config import threaded_by_default
+from pi_env.core._config import threaded_by_default, warming_up
 from pi_env.core.text import format_table
 from pi_env.engine import Engine, GameConfig, init, play, policy_streams
 
@@ -151,11 +151,11 @@ def main() -> None:
     parser.add_argument("--batch", type=int, nargs="+", default=[1, 64, 256, 1024, 4096])
     args = parser.parse_args()
     config = GameConfig(num_players=args.players)
-    # warm-up: compile every kernel (serial and threaded builds) outside the measurements
-    for parallel in (False, True):
-        _Batched(config, 2, parallel).run(0.0)
-        _Fused(config, 2, parallel).run(0.0)
-    bench_aec(args.players, 0.05)
+    with warming_up("engine_throughput"):  # compile every kernel (serial and threaded builds) outside the measurements
+        for parallel in (False, True):
+            _Batched(config, 2, parallel).run(0.0)
+            _Fused(config, 2, parallel).run(0.0)
+        bench_aec(args.players, 0.05)
     load0 = os.getloadavg()[0]
     aec = bench_aec(args.players, args.seconds)
     raw = bench_aec(args.players, args.seconds, wrapped=False)

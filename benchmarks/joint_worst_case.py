@@ -66,6 +66,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pi_env.core._config import warming_up
 from pi_env.core.board import DAYTIME
 from pi_env.core.constants import NUM_CASES, case_index
 from pi_env.records.record_file import clue_answer, investigate_answer, suppression
@@ -393,17 +394,17 @@ def main(argv: list[str] | None = None) -> None:
     positions += mixed_positions(rng, 4 if args.quick else args.mixed)
     positions += huge_positions(rng, args.quick)
 
-    # warm-up: compile every kernel once
     corner = [p for p in positions if "only" in p.kind or "huge" in p.kind or "legal" in p.kind]
-    for pos in positions[:3] + positions[-3:] + corner[:1] + corner[-1:]:
-        analyze_knowledge(pos.knowledge, strict=False)
-        world_sampler(pos.knowledge)
-    full = np.ones(NUM_CASES, dtype=bool)
-    small = np.zeros(NUM_CASES, dtype=bool)
-    small[::97] = True
-    for m in range(1, 5):  # every path of the baseline (its 3- and 4-player paths compile on first use)
-        joint_baseline.count_joint(full, [small] * m)
-        count_joint(full, [small] * m)
+    with warming_up("joint_worst_case"):  # compile every kernel once
+        for pos in positions[:3] + positions[-3:] + corner[:1] + corner[-1:]:
+            analyze_knowledge(pos.knowledge, strict=False)
+            world_sampler(pos.knowledge)
+        full = np.ones(NUM_CASES, dtype=bool)
+        small = np.zeros(NUM_CASES, dtype=bool)
+        small[::97] = True
+        for m in range(1, 5):  # every path of the baseline (its 3- and 4-player paths compile on first use)
+            joint_baseline.count_joint(full, [small] * m)
+            count_joint(full, [small] * m)
 
     kinds: dict[str, dict[str, list]] = {}
     compared = mismatches = 0

@@ -54,7 +54,7 @@ from pi_env.core.constants import NUM_CASES, SOLVE_BASE
 from pi_env.rl.solver_features_env import SolverFeaturesVecEnv
 from pi_env.engine import GameConfig, init, legal_action_mask, reset_done, sample_actions, step_inplace
 from pi_env.envs.selfplay import SelfPlayVecEnv
-from pi_env.core._config import threaded_by_default
+from pi_env.core._config import threaded_by_default, warming_up
 from pi_env.agents import RandomAgent
 from pi_env.core.text import format_table
 
@@ -218,12 +218,12 @@ def main() -> None:
                         help="only the baseline (a) and the SelfPlayVecEnv table (no (b), (d), (e))")
     args = parser.parse_args()
     P, B = args.players, max(args.batch)
-    # warm-up: compile every kernel outside the measurements
-    bench_engine(P, 300, 0.05)
-    for parallel in (False, True):
-        for observations, _ in ENCODINGS:  # every kernel, measured or not (a few ms each once cached)
-            bench_env(SelfPlayVecEnv(4, num_players=P, parallel=parallel, observations=observations), 0.02)
-    bench_baseline(P, 2, 0.05)
+    with warming_up("selfplay_throughput"):  # compile every kernel outside the measurements
+        bench_engine(P, 300, 0.05)
+        for parallel in (False, True):
+            for observations, _ in ENCODINGS:  # every kernel, measured or not (a few ms each once cached)
+                bench_env(SelfPlayVecEnv(4, num_players=P, parallel=parallel, observations=observations), 0.02)
+        bench_baseline(P, 2, 0.05)
 
     nan = float("nan")
     rows = []

@@ -146,3 +146,36 @@ def test_a_cold_cache_is_announced_and_a_warm_one_is_not(tmp_path):
             "greedy,greedy,greedy", "--seed", "1", "--quiet"]
     other = subprocess.run(play, capture_output=True, text=True, env=env, timeout=900)
     assert other.returncode == 0 and other.stderr == _config.COMPILING_MESSAGE + "\n"
+
+
+def test_a_benchmark_warm_up_says_it_compiles_and_how_long_it_took():
+    """``_config.warming_up`` (every benchmark's warm-up block): one line before the block, and one
+    after with its seconds and how many kernels numba compiled in it; a second block that calls the
+    same kernel with the same types compiles nothing."""
+    import re
+
+    bump = _fresh_kernel("pi_env.fake_benchmark")
+    out = io.StringIO()
+    with _config.warming_up("probe", stream=out):
+        assert out.getvalue() == ("probe: warming up numba kernels before measuring (kernels not in the cache "
+                                  "compile now: a minute or two with a cold cache; cached after first use) ...\n")
+        assert bump(3) == 6
+    first, done = out.getvalue().splitlines()
+    assert first == _config.WARMING_MESSAGE.format(what="probe")
+    compiled = 0 if os.environ.get("NUMBA_DISABLE_JIT") == "1" else 1
+    expected = f"{compiled} compiled" if compiled else "none compiled: all from the cache"
+    assert re.fullmatch(rf"probe: kernels ready in [0-9]+\.[0-9] s \({expected}\)", done), done
+    again = io.StringIO()
+    with _config.warming_up("probe", stream=again):
+        assert bump(4) == 8
+    assert re.fullmatch(r"probe: kernels ready in [0-9]+\.[0-9] s \(none compiled: all from the cache\)",
+                        again.getvalue().splitlines()[1])
+
+
+def test_a_benchmark_warm_up_prints_to_stderr_by_default(capsys):
+    with _config.warming_up("probe"):
+        pass
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.splitlines()[0] == _config.WARMING_MESSAGE.format(what="probe")
+    assert err.splitlines()[1].startswith("probe: kernels ready in ")

@@ -15,12 +15,14 @@ Environment variables:
         it).
 """
 
+import contextlib
 import functools
 import hashlib
 import os
 import sys
+import time
 import types
-from typing import Any
+from typing import Any, Iterator
 
 import numba
 from numba.core import caching as _numba_caching
@@ -291,3 +293,47 @@ def announce_compilation(stream=None) -> None:
         _numba_event.register("numba:compile", _announcer)
     else:
         _announcer.stream = stream
+
+
+WARMING_MESSAGE = ("{what}: warming up numba kernels before measuring (kernels not in the cache compile "
+                   "now: a minute or two with a cold cache; cached after first use) ...")
+"""The line :func:`warming_up` prints before a benchmark's warm-up (``{what}``: the benchmark)."""
+
+
+class _CompileCounter(_numba_event.Listener):
+    """Counts numba compilations (``numba:compile`` fires only when no cached machine code was found)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def on_start(self, event) -> None:
+        self.count += 1
+
+    def on_end(self, event) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def warming_up(what: str = "benchmark", stream=None) -> Iterator[None]:
+    """Announce a benchmark's warm-up, the block that calls every kernel once before timing.
+
+    Prints :data:`WARMING_MESSAGE` to ``stream`` (default ``sys.stderr``) before the block, and after
+    it one line with the block's wall-clock seconds and how many kernels numba compiled in it (any
+    kernel, pi-env's or not; ``0`` when all came from the on-disk cache or with
+    ``NUMBA_DISABLE_JIT=1``): ``"selfplay_throughput: kernels ready in 93.4 s (41 compiled)"``. A
+    first run is otherwise minutes of silence. Used by every script in ``benchmarks/`` that warms
+    kernels; it changes nothing in what they measure (the block runs before any timing).
+
+    Args:
+        what: the name the lines start with (the benchmark's).
+        stream: a text stream.
+    """
+    out = sys.stderr if stream is None else stream
+    print(WARMING_MESSAGE.format(what=what), file=out, flush=True)
+    counter = _CompileCounter()
+    t0 = time.perf_counter()
+    with _numba_event.install_listener("numba:compile", counter):
+        yield
+    seconds = time.perf_counter() - t0
+    done = f"{counter.count} compiled" if counter.count else "none compiled: all from the cache"
+    print(f"{what}: kernels ready in {seconds:.1f} s ({done})", file=out, flush=True)
