@@ -137,3 +137,62 @@ def test_learned_solo_loss_curve_matches_its_model_file():
     rows = (REPO / "docs" / "figures" / "rl_solo_imitation_loss.csv").read_text().splitlines()
     assert rows[0] == "epoch,loss,seconds" and [int(r.split(",")[0]) for r in rows[1:]] == list(range(1, 41))
     assert rows[-1].split(",")[1] == "0.172"
+
+
+def _python_api_blocks() -> list[str]:
+    """The ```python blocks of the README's "Python API" section, in order."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("\n## Python API\n"):]
+    section = section[:section.index("\n## ", 1)]
+    return re.findall(r"```python\n(.*?)```", section, flags=re.S)
+
+
+def _printed_comments(block: str) -> list[str]:
+    """What a block's comments say its ``print`` calls show: the comment after each ``print(`` line
+    and the comment-only lines right below it (a loop's further lines)."""
+    said, after_print = [], False
+    for line in block.splitlines():
+        code, _, comment = line.partition("#")
+        if "print(" in code:
+            said.append(comment.strip())
+            after_print = True
+        elif not code.strip() and comment and after_print:
+            said.append(comment.strip())
+        else:
+            after_print = False
+    return said
+
+
+def test_the_readme_python_api_blocks_run_as_written(tmp_path, monkeypatch, capsys):
+    """Every code block of the README's Python API section runs as written, in order in one
+    namespace (a later block uses ``state`` and ``config`` of the first), in a folder holding the
+    ``game.json`` its solver block names (made with the command in its first comment); the solver
+    block prints exactly what its comments say. The integer-row block's conversion takes
+    ``env.config`` (a fresh user called it with the rows alone) and gives the packed rows."""
+    import shlex
+
+    import numpy as np
+
+    from pi_env.apps.cli import main
+
+    blocks = _python_api_blocks()
+    assert len(blocks) == 6
+    assert any("float_from_packed_int(obs, env.config)" in b for b in blocks)
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {"__name__": "readme"}
+    for block in blocks:
+        first = block.splitlines()[0]
+        if first.startswith("# game.json: pi-env "):
+            assert main(shlex.split(first.split(": ", 1)[1])[1:]) == 0
+        capsys.readouterr()
+        exec(compile(block, "README.md", "exec"), namespace)
+        printed = capsys.readouterr().out.splitlines()
+        if "record_hint" in block:
+            assert printed == _printed_comments(block)
+        if "float_from_packed_int" in block:
+            from pi_env.envs.selfplay import SelfPlayVecEnv
+
+            obs, x = namespace["obs"], namespace["x"]
+            assert (obs.dtype, obs.shape, x.dtype, x.shape) == (np.int8, (256, 288), np.float32, (256, 688))
+            packed, _ = SelfPlayVecEnv(256, num_players=2, observations="packed").reset(seed=0)
+            assert np.array_equal(x, packed)
