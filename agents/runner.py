@@ -7,6 +7,7 @@ reset with seed ``seed * 10 + i`` so a game is a pure function of ``(config, age
 
 from __future__ import annotations
 
+import inspect
 from typing import Callable, Sequence
 
 import numpy as np
@@ -16,7 +17,20 @@ from pi_env.records.recorder import Recorder
 
 from pi_env.agents.base import Agent, reset_for_game
 
-BeforeStep = Callable[[State, int, np.ndarray, Agent], None]
+BeforeStep = Callable[..., None]
+"""``before_step(state, player, observation, agent)`` or ``before_step(state, player, observation,
+agent, mask)`` (see :func:`play_game`)."""
+
+
+def _takes_mask(before_step: Callable) -> bool:
+    """Whether ``before_step`` accepts a fifth positional argument (the legal-action mask)."""
+    try:
+        inspect.signature(before_step).bind(None, None, None, None, None)
+    except TypeError:
+        return False
+    except ValueError:  # no signature to inspect (some builtins): the four-argument form
+        return False
+    return True
 
 
 def play_game(config: GameConfig, agents: Sequence["Agent | str"], seed: int, *,
@@ -28,7 +42,11 @@ def play_game(config: GameConfig, agents: Sequence["Agent | str"], seed: int, *,
         config: the rules.
         agents: one :class:`Agent` or agent name per seat.
         seed: the game seed (``init(config, 1, seed)``).
-        before_step: called as ``before_step(state, player, observation, agent)`` before each move.
+        before_step: called before each move as ``before_step(state, player, observation, agent)``,
+            or, when it takes a fifth positional parameter, as ``before_step(state, player,
+            observation, agent, mask)``: ``observation`` is the mover's ``int16`` row of
+            :func:`pi_env.engine.observe` and ``mask`` the ``int8[1730]`` legal-action mask, the very
+            arrays the agent is then given (docs/rules.md §9: only the mover's own view).
         after_step: called with the state after each move.
 
     Returns:
@@ -49,13 +67,18 @@ def play_game(config: GameConfig, agents: Sequence["Agent | str"], seed: int, *,
     for i, agent in enumerate(agents):
         reset_for_game(agent, config, seed=seed * 10 + i)
     recorder = Recorder(config, state, seed)
+    with_mask = before_step is not None and _takes_mask(before_step)
     action = np.zeros(1, dtype=np.int64)
     while not state.done[0]:
         p = int(state.current_player[0])
         obs = observe(state, p)[0]
+        mask = legal_action_mask(state)[0]
         if before_step is not None:
-            before_step(state, p, obs, agents[p])
-        action[0] = agents[p].act(obs, legal_action_mask(state)[0])
+            if with_mask:
+                before_step(state, p, obs, agents[p], mask)
+            else:
+                before_step(state, p, obs, agents[p])
+        action[0] = agents[p].act(obs, mask)
         step_inplace(state, action, config)
         recorder.after_step(state)
         if after_step is not None:

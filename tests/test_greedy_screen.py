@@ -9,6 +9,7 @@ from test_greedy import _put, two_case_position
 from test_winprob import _four_player_last_turn
 
 from pi_env.agents.greedy import GreedyAgent, assess, greedy_decision, q_after
+from pi_env.agents.runner import play_game
 from pi_env.core.constants import INVESTIGATE_BASE, SOLVE_BASE
 from pi_env.engine import GameConfig, init, legal_action_mask, observe, step_inplace
 from pi_env.engine.observe import observation_layout
@@ -20,26 +21,30 @@ def _act(agent, obs, mask, board, players):
     return agent.act(obs, mask)
 
 
+def _tuned_beside(agents: list, seed: int, config: GameConfig) -> None:
+    """Reset each of ``agents`` as :func:`pi_env.agents.runner.play_game` resets seat ``j``'s agent."""
+    for j, agent in enumerate(agents):
+        agent.reset(config.num_players, config.board, seed=seed * 10 + j)
+
+
 def test_defaults_decide_as_greedy_at_every_turn_of_a_game():
     """Four greedy players; at every turn a default TunedGreedy with the same memory (one per seat)
     picks greedy's action."""
     config = GameConfig(num_players=4)
-    state = init(config, 1, seed=11)
-    greedy = [GreedyAgent() for _ in range(4)]
     tuned = [TunedGreedy() for _ in range(4)]
-    for j in range(4):
-        greedy[j].reset(4, config.board, seed=j)
-        tuned[j].reset(4, config.board, seed=j)
-    action = np.zeros(1, dtype=np.int64)
-    turns = 0
-    while not state.done[0]:
-        p = int(state.current_player[0])
-        obs, mask = observe(state, p)[0], legal_action_mask(state)[0]
-        action[0] = greedy[p].act(obs, mask)
-        assert tuned[p].act(obs, mask) == action[0]
-        step_inplace(state, action, config)
-        turns += 1
-    assert turns > 40
+    _tuned_beside(tuned, 11, config)
+    expected: list[int] = []
+
+    def check(state, p, obs, agent, mask):  # the mover's view, before greedy acts
+        expected.append(int(tuned[p].act(obs, mask)))
+
+    def taken(state):
+        assert int(state.last_action[0]) == expected[-1]
+
+    state, _ = play_game(config, [GreedyAgent() for _ in range(4)], 11, before_step=check, after_step=taken)
+    turns = len(expected)
+    assert turns == int(state.turn[0]) and turns > 40
+    assert turns == 73  # the game the hand-rolled loop played before (agents reset with seeds 0..3: the same)
 
 
 def test_delta_and_gap_weight_two_players_by_hand():
@@ -228,24 +233,24 @@ def test_denial_weight_option_decides_as_greedy_with_that_weight():
     greedy) TunedGreedy(denial_weight=1) decides as greedy_decision with weight 1, and at least one
     of those decisions differs from greedy's weight 0 at 4 players."""
     config = GameConfig(num_players=4)
-    state = init(config, 1, seed=12)
     agents = [GreedyAgent() for _ in range(3)] + [TunedGreedy(denial_weight=1.0)]
     mirror = GreedyAgent()
-    for j, a in enumerate(agents):
-        a.reset(4, config.board, seed=j)
-    mirror.reset(4, config.board, seed=3)
-    action = np.zeros(1, dtype=np.int64)
-    differ = 0
-    while not state.done[0]:
-        p = int(state.current_player[0])
-        obs, mask = observe(state, p)[0], legal_action_mask(state)[0]
-        action[0] = agents[p].act(obs, mask)
+    mirror.reset(4, config.board, seed=12 * 10 + 3)  # as play_game resets seat 3's agent
+    decisions: list[tuple[int, int]] = []  # seat 3's (weight 1, greedy's weight 0) decisions
+
+    def check(state, p, obs, agent, mask):
         if p == 3:
             s = mirror.situation(obs, mask)
-            assert action[0] == greedy_decision(s, denial_weight=1.0)
-            differ += action[0] != greedy_decision(s)
-        step_inplace(state, action, config)
+            decisions.append((int(greedy_decision(s, denial_weight=1.0)), int(greedy_decision(s))))
+
+    def taken(state):
+        if int(state.last_player[0]) == 3:
+            assert int(state.last_action[0]) == decisions[-1][0]
+
+    play_game(config, agents, 12, before_step=check, after_step=taken)
+    differ = sum(one != zero for one, zero in decisions)
     assert differ > 0
+    assert (len(decisions), differ) == (21, 11)  # as the hand-rolled loop counted before
 
 
 def test_paired_screen_of_the_defaults_is_zero_and_bad_options_refused(capsys):
@@ -329,3 +334,38 @@ def test_ctrl_c_ends_the_screen_with_one_line_and_status_130():
     assert "Traceback" not in err.decode()
     last = err.decode().strip().splitlines()[-1]
     assert last == "python -m pi_env.experiments.greedy_screen: interrupted; nothing printed"
+
+
+def test_the_runner_gives_before_step_the_mask_when_it_takes_one():
+    """``play_game``'s ``before_step`` with a fifth parameter gets the legal-action mask the agent is
+    given (``legal_action_mask`` of the position, the very array), and one with four parameters is
+    called as before: the same game (2 players, greedy and random, seed 3) either way."""
+    from pi_env.agents.runner import play_game as run_game
+
+    config = GameConfig(num_players=2)
+    four: list[tuple[int, int]] = []
+    five: list[tuple[int, int]] = []
+    given: list[np.ndarray] = []
+
+    class Spy(GreedyAgent):
+        def act(self, obs, mask):
+            given.append(mask)
+            return super().act(obs, mask)
+
+    def with_mask(state, p, obs, agent, mask):
+        assert mask.dtype == np.int8 and mask.shape == (1730,)
+        assert np.array_equal(mask, legal_action_mask(state)[0])
+        assert np.array_equal(obs, observe(state, p)[0])
+        five.append((p, int(mask.sum())))
+
+    def check_mask(state, p, obs, agent, mask):
+        with_mask(state, p, obs, agent, mask)
+        if p == 0:
+            given.append(mask)  # the agent's act appends the same object next
+
+    first, _ = run_game(config, ["greedy", "random"], 3,
+                        before_step=lambda state, p, obs, agent: four.append((p, int(legal_action_mask(state)[0].sum()))))
+    second, _ = run_game(config, [Spy(), "random"], 3, before_step=check_mask)
+    assert five == four and len(four) == int(first.turn[0]) == int(second.turn[0]) > 0
+    assert len(given) == 2 * sum(p == 0 for p, _ in four)
+    assert all(given[i] is given[i + 1] for i in range(0, len(given), 2))
