@@ -137,7 +137,7 @@ def win_shares(scores: np.ndarray, inv_left: np.ndarray) -> np.ndarray:
 
 def plan_win_shares(o: Outlook, scores: np.ndarray, inv_left: np.ndarray, p: float, mass: np.ndarray,
                     best: np.ndarray, samples: int, rng: np.random.Generator,
-                    me_pmf: "np.ndarray | None" = None) -> tuple[float, float, float]:
+                    me_pmf: "np.ndarray | None" = None, opp_correct: float = 1.0) -> tuple[float, float, float]:
     """Mean win share of the two plans (module docstring, steps 2–3) over ``samples`` simulated
     continuations of the last round, both plans meeting the same draws.
 
@@ -153,11 +153,21 @@ def plan_win_shares(o: Outlook, scores: np.ndarray, inv_left: np.ndarray, p: flo
         me_pmf: ``float64[H]`` (option) plan "wait" goes on after a next turn without a solve: the
             agent then solves (counted correct, as the opponents) on its ``1 + T``-th turn after
             this one, ``T`` drawn from ``me_pmf``; ``None``: it gives up after that turn.
+        opp_correct: probability that an opponent's simulated attempt names its case correctly
+            (default 1: an attempt counted as a solve, as greedy's model); a wrong one costs it 2
+            points (down to the floor, docs/rules.md §5) and counts as an attempt, not a solve, and
+            the seat does not attempt again in the simulation. Below 1 it draws ``S · P`` more
+            uniforms after all the others (the draws of the default are unchanged).
+
+    Raises:
+        ValueError: ``opp_correct`` outside ``[0, 1]``.
 
     Returns:
         ``(solve_now, wait, next_turn)``: the plans' mean win shares in ``[0, 1]`` and the share of
         continuations in which the agent's next turn comes this round (plan "wait").
     """
+    if not 0.0 <= opp_correct <= 1.0:
+        raise ValueError(f"opp_correct must be a probability in [0, 1], got {opp_correct!r}")
     P, S = o.num_players, int(samples)
     scores = np.asarray(scores, dtype=np.int64)
     H = o.pmf.shape[1]
@@ -173,6 +183,9 @@ def plan_win_shares(o: Outlook, scores: np.ndarray, inv_left: np.ndarray, p: flo
     T_me = np.full(S, 1 << 30, dtype=np.int64)
     if me_pmf is not None and np.sum(me_pmf) > 0:
         T_me = rng.choice(len(me_pmf), size=S, p=np.asarray(me_pmf) / np.sum(me_pmf)) + 2
+    opp_right = np.ones((S, P), dtype=bool)
+    if opp_correct < 1.0:
+        opp_right = rng.random((S, P)) < opp_correct
     pts = np.array([tier_points(t, o.round_index, P, o.edition) for t in range(P + 1)])  # tier > P-2: 0
     out = []
     reached = np.zeros(S, dtype=bool)
@@ -221,7 +234,7 @@ def plan_win_shares(o: Outlook, scores: np.ndarray, inv_left: np.ndarray, p: flo
                         solve(act & (my_turns == T_me), 0, np.ones(S, dtype=bool))
                     continue
                 turns[:, j] += act
-                solve(act & (turns[:, j] == T[:, j]), j, np.ones(S, dtype=bool))
+                solve(act & (turns[:, j] == T[:, j]), j, opp_right[:, j])
             # end of the rotation (docs/rules.md §5, second edition)
             tier += rot_solved
             rot_solved[:] = False
@@ -244,18 +257,31 @@ class WinProbAgent(GreedyAgent):
         early_solves: with ``continuation``, greedy's query may become a solve on any turn (step 4);
             ``False``: only on a surely last turn; ``None`` (default): by player count,
             :func:`early_solves_for` (``False`` with 4 players).
+        opp_correct: probability that a simulated opponent's attempt is correct
+            (:func:`plan_win_shares`; default 1, as greedy's model counts an attempt as a solve).
+        gap_min, gap_max: greedy's query may become a solve only when the leader among the other
+            seats is at least ``gap_min`` and at most ``gap_max`` points ahead of the agent
+            (negative: the agent leads); elsewhere greedy's query stands unsimulated (defaults
+            ``−inf``, ``inf``: no condition). A screening option (4 players, docs/tuning-log.md).
         edition, ration_investigators, denial_weight: as :class:`~pi_env.agents.greedy.GreedyAgent`.
 
     Raises:
-        ValueError: ``samples < 1`` or a negative margin.
+        ValueError: ``samples < 1``, a negative or NaN margin, an ``opp_correct`` outside
+            ``[0, 1]``, a NaN gap or ``gap_min > gap_max``.
     """
 
     name = "winprob"
 
     def __init__(self, samples: int = DEFAULT_SAMPLES, margin: float = MARGIN, edition: str = "second",
                  ration_investigators: bool = True, continuation: bool = CONTINUATION,
-                 early_solves: bool | None = None, **kwargs):
+                 early_solves: bool | None = None, opp_correct: float = 1.0, gap_min: float = -np.inf,
+                 gap_max: float = np.inf, **kwargs):
         super().__init__(edition=edition, ration_investigators=ration_investigators, **kwargs)
+        if not 0.0 <= opp_correct <= 1.0:
+            raise ValueError(f"opp_correct must be a probability in [0, 1], got {opp_correct!r}")
+        if not gap_min <= gap_max:
+            raise ValueError(f"gap_min must be at most gap_max (neither NaN), got {gap_min!r} and {gap_max!r}")
+        self.opp_correct, self.gap_min, self.gap_max = float(opp_correct), float(gap_min), float(gap_max)
         self.early_solves = None if early_solves is None else bool(early_solves)
         if int(samples) < 1:
             raise ValueError(f"samples must be at least 1, got {samples!r}")
@@ -284,6 +310,11 @@ class WinProbAgent(GreedyAgent):
         early = self.continuation and allowed
         if g < SOLVE_BASE and not allowed and any(on and prob > 0 for prob, on, _ in s.outlook.next_turn()):
             return g  # the round may go on to the agent's next turn: greedy's query stands, unsimulated
+        d = decode_observation(np.asarray(observation), self.num_players)
+        if g < SOLVE_BASE and (self.gap_min > -np.inf or self.gap_max < np.inf):
+            lead = int(np.max(d["score"][1:])) - int(d["score"][0])
+            if not self.gap_min <= lead <= self.gap_max:
+                return g  # greedy's query stands, unsimulated (the gap condition)
         if g >= SOLVE_BASE:
             b = best_query(s, self.denial_weight)
             if b is not None:
@@ -297,13 +328,12 @@ class WinProbAgent(GreedyAgent):
             pos = np.flatnonzero(s.actions == g)
             codes = s.answers[pos[0]] if pos.size else np.zeros(s.cases.size, dtype=np.int64)
         mass, best = answer_classes(codes, s.probs)
-        d = decode_observation(np.asarray(observation), self.num_players)
         me_pmf = None
         if self.continuation:
             left = float(-(s.probs * np.log2(np.maximum(s.probs, 1e-300))).sum() + (mass * np.log2(np.maximum(mass, 1e-300))).sum())
             me_pmf = turns_to_solve_pmf(max(1, int(round(2.0 ** left))), s.outlook.pmf.shape[1])
         now, wait, nxt = plan_win_shares(s.outlook, d["score"], d["inv_left"], s.p_best, mass, best,
-                                         self.samples, self.rng, me_pmf)
+                                         self.samples, self.rng, me_pmf, self.opp_correct)
         self.last = (now, wait, nxt)
         if g >= SOLVE_BASE:
             return query if wait > now + self.margin else g

@@ -1,17 +1,23 @@
 """Paired screens of ``greedy`` variants in 4-player games (issue #16 item 3; docs/tuning-log.md,
 *Win-seeking greedy variants at 4 players*).
 
-    python -m pi_env.experiments.greedy_screen --seed S --games N [--start G] [--option NAME=VALUE ...]
+    python -m pi_env.experiments.greedy_screen --seed S --games N [--start G] [--agent winprob]
+        [--option NAME=VALUE ...] [--breakdown]
 
 Game ``g`` (engine seed :func:`pi_env.apps.tournament.game_seed` of ``(S, g)``) is played twice: once
-with a :class:`TunedGreedy` of the given options in seat ``g mod 4`` and ``greedy`` in the other
-seats, once with ``greedy`` in every seat. Greedy is deterministic, so the two games are equal up to the
-variant's first decision that differs from greedy's; the paired difference of the variant seat's win
-share (a first place shared by ``k`` counts ``1/k``, docs/rules.md §5) has a far smaller spread than two
-independent runs. Printed: the variant's and greedy's win share in the same seats, the mean paired
-difference with one standard error (and its ratio ``z`` to it, unrounded against the
+with the variant — a :class:`TunedGreedy` of the given options, or with ``--agent winprob`` a
+:class:`~pi_env.agents.winprob.WinProbAgent` of the given constructor arguments
+(:data:`WINPROB_OPTIONS`) — in seat ``g mod 4`` and ``greedy`` in the other seats, once with
+``greedy`` in every seat. Greedy is deterministic and winprob's draws come from its own seeded
+generator, so the two games are equal up to the variant's first decision that differs from
+greedy's (:func:`play_pair` plays the common part once); the paired difference of the variant
+seat's win share (a first place shared by ``k`` counts ``1/k``, docs/rules.md §5) has a far smaller
+spread than two independent runs. Printed: the variant's and greedy's win share in the same seats,
+the mean paired difference with one standard error (and its ratio ``z`` to it, unrounded against the
 "more than 2 SE" criterion), the games whose scores or unused tiles changed, and the mean
-scores. A screen is a tuning tool: its seeds are tuning seeds, never evaluation seeds.
+scores; with ``--breakdown`` also the difference by the situation of the variant's first differing
+decision (:func:`breakdown`: solve or query turned into the other, standing against the leader).
+A screen is a tuning tool: its seeds are tuning seeds, never evaluation seeds.
 
 :class:`TunedGreedy` is greedy (:func:`pi_env.agents.greedy.greedy_decision`, denial weight of the
 player count) with these options, each 0 / off by default (the defaults play exactly as greedy):
@@ -63,7 +69,8 @@ from pi_env.agents.greedy import GreedyAgent, Situation, greedy_decision, q_afte
 from pi_env.core.constants import INVESTIGATE_BASE
 from pi_env.solvers.hints import GAIN_TOLERANCE
 
-__all__ = ["TunedGreedy", "OPTIONS", "q_two_step", "ScreenResult", "paired_screen", "main"]
+__all__ = ["TunedGreedy", "OPTIONS", "WINPROB_OPTIONS", "VARIANTS", "variant_options", "make_variant", "q_two_step",
+           "FirstChange", "ScreenResult", "play_pair", "paired_screen", "breakdown", "main"]
 
 OPTIONS = ("delta", "hazard_scale", "q_weight", "gap_weight", "gap_from_round", "closing_margin",
            "keep_tile_from", "keep_tile_rival", "tile_decisive", "lookahead",
@@ -186,6 +193,105 @@ class TunedGreedy(GreedyAgent):
                                hazard=np.minimum(1.0, o.pmf[:, 0] * self.hazard_scale), bonus=bonus)
 
 
+WINPROB_OPTIONS: dict[str, type] = {"samples": int, "margin": float, "continuation": bool,
+                                     "early_solves": bool, "opp_correct": float, "gap_min": float,
+                                     "gap_max": float}
+"""Options of the variant ``winprob`` (:class:`~pi_env.agents.winprob.WinProbAgent`'s constructor
+arguments) and their types: an ``int`` option takes a whole number, a ``bool`` option 0 or 1."""
+VARIANTS = ("greedy-tuned", "winprob")
+"""Agents a screen can put in the variant's seat (``--agent``)."""
+
+
+def variant_options(agent: str) -> tuple[str, ...]:
+    """Option names of the variant ``agent`` (:data:`VARIANTS`).
+
+    Raises:
+        ValueError: an agent not in :data:`VARIANTS`.
+    """
+    if agent == "greedy-tuned":
+        return OPTIONS
+    if agent == "winprob":
+        return tuple(WINPROB_OPTIONS)
+    raise ValueError(f"unknown variant agent {agent!r} (known: {', '.join(VARIANTS)})")
+
+
+def make_variant(agent: str, options: dict[str, float]) -> GreedyAgent:
+    """The variant ``agent`` (:data:`VARIANTS`) with ``options`` (name → number, as given on the
+    command line): :class:`TunedGreedy` or :class:`~pi_env.agents.winprob.WinProbAgent`.
+
+    Raises:
+        ValueError: an unknown agent or option name, an ``int`` option that is not a whole number, a
+            ``bool`` option other than 0 or 1, or a value the agent refuses.
+    """
+    known = variant_options(agent)
+    unknown = set(options) - set(known)
+    if unknown:
+        raise ValueError(f"unknown option(s) {sorted(unknown)} of {agent} (known: {', '.join(known)})")
+    if agent == "greedy-tuned":
+        return TunedGreedy(**options)
+    from pi_env.agents.winprob import WinProbAgent
+
+    kwargs: dict[str, Any] = {}
+    for name, value in options.items():
+        kind = WINPROB_OPTIONS[name]
+        v = float(value)
+        arg: Any = v
+        if kind is float and not math.isfinite(v):
+            raise ValueError(f"{name} must be a finite number, got {value!r}")
+        if kind is int:
+            if not (math.isfinite(v) and v == int(v)):
+                raise ValueError(f"{name} must be a whole number, got {value!r}")
+            arg = int(v)
+        if kind is bool:
+            if v not in (0.0, 1.0):
+                raise ValueError(f"{name} must be 0 or 1, got {value!r}")
+            arg = bool(v)
+        kwargs[name] = arg
+    return WinProbAgent(**kwargs)
+
+
+@dataclass(frozen=True)
+class FirstChange:
+    """The variant's first decision that differs from greedy's in a paired game (the two games are
+    equal before it).
+
+    Attributes:
+        game: the game index in the tournament seed.
+        round_index, rotation: when (0-based, docs/rules.md §5).
+        score, leader: the variant seat's score and the highest other score then.
+        greedy, variant: greedy's action and the variant's (action ids, docs/rules.md §4).
+        values: the variant's ``last`` attribute after the decision, when it has one (winprob:
+            ``(solve_now, wait, next_turn)`` win shares, :func:`~pi_env.agents.winprob.plan_win_shares`).
+        difference: the game's paired difference of the variant seat's win share.
+    """
+
+    game: int
+    round_index: int
+    rotation: int
+    score: int
+    leader: int
+    greedy: int
+    variant: int
+    values: "tuple[float, ...] | None"
+    difference: float
+
+    @property
+    def change(self) -> str:
+        """``"solve→query"`` (greedy named a case, the variant did not), ``"query→solve"``, or
+        ``"query→query"`` (two different non-solving actions)."""
+        from pi_env.core.constants import SOLVE_BASE
+
+        g, v = self.greedy >= SOLVE_BASE, self.variant >= SOLVE_BASE
+        return "solve→query" if g and not v else "query→solve" if v and not g else "query→query"
+
+    @property
+    def standing(self) -> str:
+        """The variant seat against the leader among the others: ``"ahead"``, ``"level"``,
+        ``"behind 1-4"`` or ``"behind 5+"`` points."""
+        gap = self.leader - self.score
+        return "ahead" if gap < 0 else "level" if gap == 0 else "behind 1-4" if gap <= 4 else "behind 5+"
+
+
 @dataclass(frozen=True)
 class ScreenResult:
     """A paired screen's figures (module docstring); shares and differences in ``[0, 1]`` units.
@@ -196,6 +302,8 @@ class ScreenResult:
         difference, se: mean paired difference and its standard error.
         changed: games whose scores or unused tiles differ from the all-greedy game.
         variant_score, greedy_score: mean scores of those seats.
+        first_changes: the variant's first differing decision of every game that has one
+            (:class:`FirstChange`), in game order.
     """
 
     games: int
@@ -206,36 +314,95 @@ class ScreenResult:
     changed: int
     variant_score: float
     greedy_score: float
+    first_changes: tuple[FirstChange, ...] = ()
+
+
+def play_pair(config: Any, engine_seed: int, seat: int, variant: GreedyAgent,
+              game: int = 0) -> tuple[Any, Any, "FirstChange | None"]:
+    """One paired game (module docstring): the all-greedy game and the game with ``variant`` in
+    ``seat``, both as :func:`pi_env.agents.runner.play_game` plays them (engine seed
+    ``engine_seed``, agent ``i`` reset with ``engine_seed * 10 + i``).
+
+    The two are played in lockstep: the all-greedy game is played, the variant is asked at each of
+    its seat's turns and, at its first action other than greedy's, the variant game branches off (a
+    copy of the state, copies of the greedy agents, which have seen the same observations) and is
+    played on alone. Agents are deterministic functions of their observations and their seeded
+    generator, so this is the same pair of games as two separate plays, without playing the common
+    part twice.
+
+    Returns:
+        ``(greedy_state, variant_state, first_change)``: the final states (the same object when the
+        variant never decided differently) and the :class:`FirstChange` (its ``difference`` is 0
+        here; ``None`` without one). ``game`` is stored in it.
+    """
+    import copy
+
+    from pi_env.agents.base import reset_for_game
+    from pi_env.engine import init, legal_action_mask, observe, step_inplace
+    from pi_env.engine.observe import decode_observation
+
+    P = config.num_players
+    state = init(config, 1, seed=engine_seed)
+    base = [GreedyAgent() for _ in range(P)]
+    for i, a in enumerate(base):
+        reset_for_game(a, config, seed=engine_seed * 10 + i)
+    reset_for_game(variant, config, seed=engine_seed * 10 + seat)
+    other, agents, first = None, base, None
+    action = np.zeros(1, dtype=np.int64)
+    while not state.done[0]:
+        p = int(state.current_player[0])
+        obs, mask = observe(state, p)[0], legal_action_mask(state)[0]
+        action[0] = base[p].act(obs, mask)
+        if other is None and p == seat:
+            b = int(variant.act(obs, mask))
+            if b != int(action[0]):
+                other = state.copy()
+                agents = [copy.deepcopy(a) for a in base]
+                agents[seat] = variant
+                d = decode_observation(np.asarray(obs), P)
+                last = getattr(variant, "last", None)
+                first = FirstChange(game, int(d["round"][0]), int(d["rotation"][0]), int(d["score"][0]),
+                                    int(np.max(d["score"][1:])), int(action[0]), b,
+                                    None if last is None else tuple(float(x) for x in last), 0.0)
+                step_inplace(other, np.array([b], dtype=np.int64), config)
+        step_inplace(state, action, config)
+    if other is None:
+        return state, state, None
+    while not other.done[0]:
+        p = int(other.current_player[0])
+        action[0] = agents[p].act(observe(other, p)[0], legal_action_mask(other)[0])
+        step_inplace(other, action, config)
+    return state, other, first
 
 
 def paired_screen(options: dict[str, float], seed: int, games: int, start: int = 0,
-                  players: int = 4, progress: bool = False) -> ScreenResult:
-    """Play games ``start .. start + games − 1`` of tournament seed ``seed`` twice (module docstring).
+                  players: int = 4, progress: bool = False, agent: str = "greedy-tuned") -> ScreenResult:
+    """Play games ``start .. start + games − 1`` of tournament seed ``seed`` twice (module docstring,
+    :func:`play_pair`), the variant ``agent`` (:data:`VARIANTS`) with ``options`` in seat ``g mod
+    players`` of game ``g``.
 
     Raises:
-        ValueError: ``games < 2``, an unknown option name or a bad value (:class:`TunedGreedy`), or
-            fewer than 2 players.
+        ValueError: ``games < 2``, an unknown agent or option name or a bad value
+            (:func:`make_variant`), or fewer than 2 players.
     """
-    from pi_env.agents.runner import play_game
+    from dataclasses import replace
+
     from pi_env.apps.tournament import game_seed
     from pi_env.engine import GameConfig, outcome
 
     if games < 2:
         raise ValueError(f"a paired screen needs at least 2 games, got {games}")
-    unknown = set(options) - set(OPTIONS)
-    if unknown:
-        raise ValueError(f"unknown option(s) {sorted(unknown)} (known: {', '.join(OPTIONS)})")
-    TunedGreedy(**options)  # (bad values refused before any game is played)
+    make_variant(agent, options)  # (bad names and values refused before any game is played)
     config = GameConfig(num_players=players)
 
-    def shares(agents: list) -> tuple[list[float], list[int], list[int]]:
-        state, _ = play_game(config, agents, game_seed(seed, g))
+    def shares(state: Any) -> tuple[list[float], list[int], list[int]]:
         r = outcome(state, config)
         k = len(r.winners)
         return ([1.0 / k if r.ranks[j] == 1 else 0.0 for j in range(players)], [int(x) for x in r.scores],
                 [int(x) for x in state.inv_left[0]])
 
     rows = []
+    firsts = []
     games_range: Any = range(start, start + games)
     if progress:
         from tqdm import tqdm
@@ -243,17 +410,32 @@ def paired_screen(options: dict[str, float], seed: int, games: int, start: int =
         games_range = tqdm(games_range, desc="paired games")
     for g in games_range:
         seat = g % players
-        base = shares([GreedyAgent() for _ in range(players)])
-        agents: list = [GreedyAgent() for _ in range(players)]
-        agents[seat] = TunedGreedy(**options)
-        var = shares(agents)
+        base_state, var_state, first = play_pair(config, game_seed(seed, g), seat, make_variant(agent, options), g)
+        base, var = shares(base_state), shares(var_state)
         rows.append((var[0][seat], base[0][seat], var[1][seat], base[1][seat], var[1:] != base[1:]))
+        if first is not None:
+            firsts.append(replace(first, difference=var[0][seat] - base[0][seat]))
     v = np.array([r[0] for r in rows])
     b = np.array([r[1] for r in rows])
     d = v - b
     return ScreenResult(games, float(v.mean()), float(b.mean()), float(d.mean()),
                         float(d.std(ddof=1) / math.sqrt(games)), int(sum(r[4] for r in rows)),
-                        float(np.mean([r[2] for r in rows])), float(np.mean([r[3] for r in rows])))
+                        float(np.mean([r[2] for r in rows])), float(np.mean([r[3] for r in rows])),
+                        tuple(firsts))
+
+
+def breakdown(result: ScreenResult) -> list[tuple[str, str, int, float, float]]:
+    """The paired difference by the situation of the variant's first differing decision:
+    ``[(change, standing, games, mean difference, contribution)]`` (:attr:`FirstChange.change`,
+    :attr:`FirstChange.standing`), sorted by change then standing; ``contribution`` is the group's
+    sum of differences over all ``result.games`` games, so the contributions add up to
+    ``result.difference`` (games without a differing decision have difference 0)."""
+    groups: dict[tuple[str, str], list[float]] = {}
+    for f in result.first_changes:
+        groups.setdefault((f.change, f.standing), []).append(f.difference)
+    order = {"ahead": 0, "level": 1, "behind 1-4": 2, "behind 5+": 3}
+    return [(c, s, len(ds), float(np.mean(ds)), float(np.sum(ds)) / result.games)
+            for (c, s), ds in sorted(groups.items(), key=lambda kv: (kv[0][0], order[kv[0][1]]))]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -263,8 +445,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=400, help="games, each played twice (default 400)")
     parser.add_argument("--start", type=int, default=0, help="first game index (default 0)")
     parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--agent", choices=VARIANTS, default="greedy-tuned",
+                        help="the variant: greedy-tuned (TunedGreedy, default) or winprob")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                        help=f"a TunedGreedy option ({', '.join(OPTIONS)}); repeatable")
+                        help=f"a TunedGreedy option ({', '.join(OPTIONS)}) or, with --agent winprob, a "
+                             f"WinProbAgent option ({', '.join(WINPROB_OPTIONS)}); repeatable")
+    parser.add_argument("--breakdown", action="store_true",
+                        help="also print the paired difference by the situation of the variant's first "
+                             "differing decision (change of action kind, standing against the leader)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     options: dict[str, float] = {}
@@ -282,15 +470,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         if value < 0:
             parser.error(f"{flag} must be at least 0, got {value}")
     try:
-        r = paired_screen(options, args.seed, args.games, args.start, args.players, progress=not args.quiet)
+        r = paired_screen(options, args.seed, args.games, args.start, args.players, progress=not args.quiet,
+                          agent=args.agent)
     except ValueError as e:
         parser.error(str(e))
     label = ", ".join(f"{k}={v:g}" for k, v in options.items()) or "greedy (no options)"
+    if args.agent != "greedy-tuned":
+        label = f"{args.agent}" + (f" ({label})" if options else "")
     z = f"; z {r.difference / r.se:+.2f}" if r.se > 0 else ""  # the criterion "more than 2 SE" unrounded
     print(f"{label}: seed {args.seed}, games {args.start}..{args.start + r.games - 1}: variant "
           f"{100 * r.variant:.1f}%, greedy in the same seats {100 * r.greedy:.1f}%, paired difference "
           f"{100 * r.difference:+.1f} ± {100 * r.se:.1f} points (1 SE{z}); {r.changed} games changed; mean score "
           f"{r.variant_score:.2f} against {r.greedy_score:.2f}")
+    if args.breakdown:
+        print(f"{len(r.first_changes)} games with a decision other than greedy's; by its situation "
+              "(paired difference in points, contribution to the mean):")
+        for change, standing, n, mean, contribution in breakdown(r):
+            print(f"  {change:<12} {standing:<11} {n:>5} games  mean {100 * mean:+6.1f}  "
+                  f"contribution {100 * contribution:+5.2f}")
     return 0
 
 

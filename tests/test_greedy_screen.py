@@ -369,3 +369,105 @@ def test_the_runner_gives_before_step_the_mask_when_it_takes_one():
     assert five == four and len(four) == int(first.turn[0]) == int(second.turn[0]) > 0
     assert len(given) == 2 * sum(p == 0 for p, _ in four)
     assert all(given[i] is given[i + 1] for i in range(0, len(given), 2))
+
+
+# -- the winprob variant and the lockstep pairs -------------------------------------------------
+
+
+def _separate_games(config, engine_seed, seat, variant):
+    """The two games of a pair played separately, as the screen before the lockstep did: scores
+    and unused tiles of the all-greedy game and of the variant game."""
+
+    base, _ = play_game(config, [GreedyAgent() for _ in range(config.num_players)], engine_seed)
+    agents: list = [GreedyAgent() for _ in range(config.num_players)]
+    agents[seat] = variant
+    var, _ = play_game(config, agents, engine_seed)
+    return (base.score[0].tolist(), base.inv_left[0].tolist()), (var.score[0].tolist(), var.inv_left[0].tolist())
+
+
+@pytest.mark.parametrize("agent, options, games", [
+    ("greedy-tuned", {"delta": -2.5}, (0, 1)),
+    ("winprob", {"samples": 200, "early_solves": 1}, (0, 1, 2, 3)),
+])
+def test_lockstep_pairs_equal_the_two_games_played_separately(agent, options, games):
+    """play_pair branches the variant game off at its first differing decision; its final scores
+    and unused tiles equal those of the two games played separately from the start (seed 4199),
+    and at least one of the games has a differing decision (so the branch is exercised)."""
+    from pi_env.apps.tournament import game_seed
+    from pi_env.experiments.greedy_screen import make_variant, play_pair
+
+    config = GameConfig(num_players=4)
+    branched = 0
+    for g in games:
+        es = game_seed(4199, g)
+        base, var, first = play_pair(config, es, g % 4, make_variant(agent, options), g)
+        assert ((base.score[0].tolist(), base.inv_left[0].tolist()), (var.score[0].tolist(), var.inv_left[0].tolist())) \
+            == _separate_games(config, es, g % 4, make_variant(agent, options))
+        branched += first is not None
+        if first is None:
+            assert var is base
+        else:
+            assert first.game == g and first.greedy != first.variant
+    assert branched >= 1
+
+
+def test_winprob_variant_with_greedys_decisions_gives_exactly_zero():
+    """``margin`` 1: the other plan must beat greedy's choice by more than a whole win share, which
+    no plan can, so winprob (with ``early_solves``, simulating every last-round decision it has not
+    attempted in) decides as greedy: on 4 games of seed 4199 the paired difference is exactly 0, no
+    game changed, no first change."""
+    r = paired_screen({"margin": 1.0, "samples": 100, "early_solves": 1}, seed=4199, games=4, agent="winprob")
+    assert (r.difference, r.se, r.changed, r.first_changes) == (0.0, 0.0, 0, ())
+    assert r.variant == r.greedy and r.variant_score == r.greedy_score
+
+
+def test_winprob_options_are_checked_before_any_game():
+    from pi_env.agents.winprob import WinProbAgent
+    from pi_env.experiments.greedy_screen import make_variant
+
+    a = make_variant("winprob", {"samples": 300.0, "early_solves": 1.0, "gap_min": 2.0, "opp_correct": 0.5})
+    assert isinstance(a, WinProbAgent) and (a.samples, a.early_solves, a.gap_min, a.opp_correct) == (300, True, 2.0, 0.5)
+    for options, message in (({"samples": 1.5}, "samples must be a whole number, got 1.5"),
+                             ({"early_solves": 2.0}, "early_solves must be 0 or 1, got 2.0"),
+                             ({"margin": float("nan")}, "margin must be a finite number, got nan"),
+                             ({"delta": 1.0}, r"unknown option\(s\) \['delta'\] of winprob"),
+                             ({"opp_correct": 1.5}, "opp_correct must be a probability"),
+                             ({"gap_min": 3.0, "gap_max": 1.0}, "gap_min must be at most gap_max")):
+        with pytest.raises(ValueError, match=message):
+            paired_screen(options, seed=4199, games=2, agent="winprob")
+    with pytest.raises(ValueError, match="unknown variant agent 'rollout'"):
+        make_variant("rollout", {})
+
+
+def test_breakdown_groups_and_contributions_by_hand():
+    """Five first changes in 10 games: greedy's solve turned into a query when ahead (+1, +0.5),
+    a query turned into a solve 2 points behind (−1) and 6 behind (0), a query for another query
+    level (+1/3). Groups sorted by change then standing; each contribution is the group's sum over
+    the 10 games, and they add up to the mean difference (0.0833...)."""
+    from pi_env.core.constants import SOLVE_BASE
+    from pi_env.experiments.greedy_screen import FirstChange, ScreenResult, breakdown
+
+    def fc(score, leader, greedy, variant, d):
+        return FirstChange(0, 2, 1, score, leader, greedy, variant, None, d)
+
+    firsts = (fc(15, 12, SOLVE_BASE + 3, 7, 1.0), fc(18, 17, SOLVE_BASE, 40, 0.5),
+              fc(10, 12, 5, SOLVE_BASE + 9, -1.0), fc(9, 15, 5, SOLVE_BASE + 9, 0.0), fc(12, 12, 5, 6, 1 / 3))
+    r = ScreenResult(10, 0.3, 0.2, (1.5 - 1 + 1 / 3) / 10, 0.05, 5, 15.0, 15.0, firsts)
+    rows = breakdown(r)
+    assert [(c, s, n) for c, s, n, _, _ in rows] == [
+        ("query→query", "level", 1), ("query→solve", "behind 1-4", 1), ("query→solve", "behind 5+", 1),
+        ("solve→query", "ahead", 2)]
+    assert [m for _, _, _, m, _ in rows] == pytest.approx([1 / 3, -1.0, 0.0, 0.75])
+    assert [c for _, _, _, _, c in rows] == pytest.approx([1 / 30, -0.1, 0.0, 0.15])
+    assert sum(c for *_, c in rows) == pytest.approx(r.difference)
+
+
+def test_winprob_screen_command_line(capsys):
+    """``--agent winprob`` with options prints the winprob label; ``--breakdown`` the count of first
+    changes (none with margin 1)."""
+    assert main(["--seed", "4199", "--games", "2", "--quiet", "--agent", "winprob", "--option", "margin=1",
+                 "--option", "samples=50", "--breakdown"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("winprob (margin=1, samples=50): seed 4199, games 0..1: ")
+    assert "paired difference +0.0 ± 0.0 points (1 SE); 0 games changed" in out
+    assert "0 games with a decision other than greedy's" in out

@@ -294,3 +294,73 @@ def test_four_players_solve_instead_of_a_query_only_on_a_surely_last_turn():
     agent = WinProbAgent(samples=500, early_solves=True)
     agent.reset(4, board, seed=0)
     assert agent.act(obs, mask) == g and agent.last is not None and agent.last[1] == 1.0
+
+
+def test_opponents_wrong_attempts_by_hand():
+    """``opp_correct``. The two-player position of test_plan_values_two_players_by_hand: the
+    opponent acts after the agent and attempts on its coming turn, 0 : 0, tiles 5 : 5. Counted as a
+    solve (default): solving now ties 9 : 9 (1/2), waiting loses 0 : 9. Always wrong (0): it falls
+    to −2; solving now wins 9 : −2, waiting too (0 : −2, the round ends: only the agent has not
+    attempted). Half the time (0.5, sampled): solving now 1/2 · 1/2 + 1/2 · 1 = 3/4, waiting 1/2."""
+    o = _outlook((0, 1), [None, 1])
+    args = (o, np.array([0, 0]), np.array([5, 5]), 1.0, np.array([1.0]), np.array([1.0]))
+    now, wait, _ = plan_win_shares(*args, 200, np.random.default_rng(0))
+    assert (now, wait) == (0.5, 0.0)
+    now, wait, _ = plan_win_shares(*args, 200, np.random.default_rng(0), opp_correct=0.0)
+    assert (now, wait) == (1.0, 1.0)
+    now, wait, _ = plan_win_shares(*args, 8000, np.random.default_rng(0), opp_correct=0.5)
+    assert abs(now - 0.75) < 0.02 and abs(wait - 0.5) < 0.02
+    with pytest.raises(ValueError, match="opp_correct must be a probability"):
+        plan_win_shares(*args, 10, np.random.default_rng(0), opp_correct=1.5)
+    with pytest.raises(ValueError, match="opp_correct must be a probability"):
+        WinProbAgent(opp_correct=-0.1)
+
+
+def test_gap_options_keep_greedys_query_outside_the_gap():
+    """The 4-player surely-last turn (the agent at 20, the leader seat 1 at 21: 1 point behind),
+    where winprob names M instead of greedy's query. ``gap_min`` 2 (solve only 2 or more behind)
+    or ``gap_max`` 0 (only when level or ahead): greedy's query, unsimulated; ``gap_min`` =
+    ``gap_max`` = 1: M."""
+    obs, mask, board, m, x = _four_player_last_turn(seat2_open=False)
+    g = greedy_decision(assess(obs, mask, 4, board))
+    for kwargs, expected in (({"gap_min": 2}, g), ({"gap_max": 0}, g), ({"gap_min": 1, "gap_max": 1}, SOLVE_BASE + m)):
+        agent = WinProbAgent(samples=500, **kwargs)
+        agent.reset(4, board, seed=0)
+        assert agent.act(obs, mask) == expected
+        assert (agent.last is None) == (expected == g)
+    with pytest.raises(ValueError, match="gap_min must be at most gap_max"):
+        WinProbAgent(gap_min=2, gap_max=1)
+
+
+TWO_PLAYER_DIGEST = "f292660351f8711f07ab50aa034d57ebe7c4ac32320a2915d979642cacbf5329"
+"""sha256 of winprob's own actions in 4 two-player games against greedy (engine seeds 21–24, winprob
+in seats 0, 1, 0, 1; agents seeded as play_game does), computed with the code of main at acd5bab,
+before the 4-player screening options (19 of those decisions simulated): its 2-player decisions unchanged."""
+
+
+def test_two_player_decisions_unchanged():
+    import hashlib
+
+    from pi_env.engine import init, legal_action_mask, observe, step_inplace
+
+    config = GameConfig(num_players=2)
+    h = hashlib.sha256()
+    simulated = 0
+    for seed, seat in ((21, 0), (22, 1), (23, 0), (24, 1)):
+        agents = [GreedyAgent(), GreedyAgent()]
+        agents[seat] = WinProbAgent()
+        for i, a in enumerate(agents):
+            a.reset(2, config.board, seed=seed * 10 + i)
+        state = init(config, 1, seed=seed)
+        action = np.zeros(1, dtype=np.int64)
+        mine = []
+        while not state.done[0]:
+            p = int(state.current_player[0])
+            action[0] = agents[p].act(observe(state, p)[0], legal_action_mask(state)[0])
+            if p == seat:
+                mine.append(int(action[0]))
+                simulated += agents[p].last is not None
+            step_inplace(state, action, config)
+        h.update(repr((seed, seat, mine)).encode())
+    assert simulated == 19  # last-round decisions simulated (as at acd5bab)
+    assert h.hexdigest() == TWO_PLAYER_DIGEST
