@@ -117,6 +117,17 @@ mean own turns until the seat's correct solve per ``L`` bin (``L ≈ 0..10``) 1.
 The fit favours small ``L``, where the hazard matters. The model treats an attempt as a solve
 and the seats as independent.
 
+**Calibrated model of greedy opponents** (an option, not greedy's default: greedy is the reference
+opponent and decides as above). :meth:`Outlook.greedy_hazard` gives each other seat's probability
+of attempting a solve on its coming turn and, separately, of that attempt being correct
+(:func:`pi_env.solvers.turns.greedy_hazard`: a table by public case count, tier and whether the seat
+has attempted this round, measured on games of four greedy, tuning seeds 4106–4109, by
+:mod:`pi_env.experiments.opponent_calibration`). Passed to :meth:`Outlook.next_turn` /
+:meth:`Outlook.wait_value` (``hazard``, ``correct``) a wrong attempt ends the round as an attempt
+does but does not advance the tier; :class:`pi_env.experiments.greedy_screen.TunedGreedy`
+(``opponent_model="greedy"``) and :class:`pi_env.agents.winprob.WinProbAgent` (the same option) use
+it.
+
 A seat that has had a turn this round but shows no public action at all is **idle**: in a
 standard game every action leaves a public trace, so such a seat is not playing (e.g. the empty
 seat of a solo adapter) and never solves or attempts.
@@ -150,7 +161,7 @@ from pi_env.solvers.hints import (GAIN_TOLERANCE, answer_matrix, best_gain_index
 from pi_env.solvers.knowledge import Knowledge
 from pi_env.solvers.observation import knowledge_from_observation
 from pi_env.solvers.tables import bitset_cases
-from pi_env.solvers.turns import TURNS_MEAN, TURNS_SD, turns_to_solve_pmf  # the opponent model
+from pi_env.solvers.turns import TURNS_MEAN, TURNS_SD, greedy_hazard, turns_to_solve_pmf  # the opponent models
 
 from pi_env.agents.base import Agent
 
@@ -236,47 +247,77 @@ class Outlook:
         """Seats acting after the agent in this rotation."""
         return self.order[self.order.index(0) + 1:]
 
-    def next_turn(self, hazard: "np.ndarray | None" = None) -> list[tuple[float, bool, int]]:
+    def next_turn(self, hazard: "np.ndarray | None" = None,
+                  correct: "np.ndarray | None" = None) -> list[tuple[float, bool, int]]:
         """Outcomes before the agent's next turn if it does not attempt now:
         ``[(probability, round_on, tier_then)]``.
 
         Args:
-            hazard: ``float[P]`` probability that each seat solves on its coming turn (default:
-                ``pmf[:, 0]``).
+            hazard: ``float[P]`` probability that each seat attempts a solve on its coming turn
+                (default: ``pmf[:, 0]``).
+            correct: ``float[P]`` probability that such an attempt is correct (default ``None``:
+                every attempt counted as a correct solve, greedy's model). A wrong attempt ends the
+                round as an attempt does (docs/rules.md §5) but does not advance the tier.
         """
         h = self.pmf[:, 0] if hazard is None else hazard
         return next_turn_outcomes(self.after_me, h, self.solved, self.seat_attempted, self.idle,
-                                  self.attempted, self.tier, self.pending, self.edition)
+                                  self.attempted, self.tier, self.pending, self.edition, correct)
 
-    def wait_value(self, q: float, hazard: "np.ndarray | None" = None) -> float:
+    def wait_value(self, q: float, hazard: "np.ndarray | None" = None,
+                   correct: "np.ndarray | None" = None) -> float:
         """``E_wait``: expected score change of solving on the next turn with P(correct) = ``q``
-        (or not solving if that is worth less than 0)."""
+        (or not solving if that is worth less than 0); ``hazard``, ``correct``: as
+        :meth:`next_turn`."""
         pen = self.penalty()
         total = 0.0
-        for prob, on, tier in self.next_turn(hazard):
+        for prob, on, tier in self.next_turn(hazard, correct):
             if on and prob > 0:
                 total += prob * max(0.0, q * self.points(tier) - (1.0 - q) * pen)
         return total
 
+    def greedy_hazard(self) -> tuple[np.ndarray, np.ndarray]:
+        """The calibrated opponent model of greedy opponents
+        (:func:`pi_env.solvers.turns.greedy_hazard`): ``(attempt, correct)``, ``float64[P]`` each,
+        every other seat's probability of attempting a solve on its coming turn and of that attempt
+        being correct, from its public case count, the tier (the seats after the agent act in
+        this rotation) and whether it has attempted this round; 0 for the agent, solved and idle
+        seats. For :meth:`next_turn`'s ``hazard`` and
+        ``correct``."""
+        P = self.num_players
+        attempt, correct = np.zeros(P), np.ones(P)
+        for j in range(1, P):
+            if not self.solved[j] and not self.idle[j]:
+                attempt[j], correct[j] = greedy_hazard(int(self.counts[j]), self.tier,
+                                                       bool(self.seat_attempted[j]))
+        return attempt, correct
+
 
 def next_turn_outcomes(after_me, hazard, solved, attempted, idle, me_attempted: bool, tier: int,
-                       pending: bool, edition: str) -> list[tuple[float, bool, int]]:
-    """Enumerate which seats acting after the agent in this rotation solve (each independently with
-    ``hazard[j]``); per outcome: its probability, whether the round goes on after this rotation
-    (more than one player left who has not attempted — not solved in the first edition — the agent
-    included), and the tier of the next rotation."""
+                       pending: bool, edition: str, correct=None) -> list[tuple[float, bool, int]]:
+    """Enumerate which seats acting after the agent in this rotation attempt (each independently
+    with ``hazard[j]``) and, with ``correct`` (``float[P]``, P(correct | attempt)), which of those
+    attempts are correct (``None``: all); per outcome: its probability, whether the round goes on
+    after this rotation (more than one player left who has not attempted — not solved in the first
+    edition — the agent included), and the tier of the next rotation (one higher when a seat
+    solved earlier in this rotation, ``pending``, or one of these solves correctly)."""
     live = [j for j in after_me if not solved[j] and not idle[j] and hazard[j] > 0]
     flag = solved if edition == "first" else attempted
     me_open = 0 if (edition == "second" and me_attempted) else 1
     open_others = [j for j in range(len(solved)) if j != 0 and not flag[j]]
     out = []
-    for bits in product((False, True), repeat=len(live)):
+    # per live seat: 0 no attempt, 1 a wrong attempt, 2 a correct one
+    states = (0, 2) if correct is None else (0, 1, 2)
+    for bits in product(states, repeat=len(live)):
         prob = 1.0
         for j, b in zip(live, bits):
-            prob *= hazard[j] if b else 1.0 - hazard[j]
+            c = 1.0 if correct is None else float(correct[j])
+            prob *= (1.0 - hazard[j]) if b == 0 else hazard[j] * ((1.0 - c) if b == 1 else c)
         now = {j for j, b in zip(live, bits) if b}
-        still_open = me_open + sum(1 for j in open_others if j not in now)
-        out.append((prob, still_open > 1, tier + int(pending or bool(now))))
+        right = {j for j, b in zip(live, bits) if b == 2}
+        # first edition: only a correct solve closes a seat
+        closed = right if edition == "first" else now
+        still_open = me_open + sum(1 for j in open_others if j not in closed)
+        out.append((prob, still_open > 1, tier + int(pending or bool(right))))
     return out
 
 
@@ -508,7 +549,7 @@ def waiting_clue(s: Situation) -> int:
 
 def greedy_decision(s: Situation, denial_weight: float | None = None, last_tile: bool = False, *,
                     margin: float = 0.0, floor: float = 0.0, hazard: "np.ndarray | None" = None,
-                    bonus: "np.ndarray | None" = None) -> int:
+                    bonus: "np.ndarray | None" = None, correct: "np.ndarray | None" = None) -> int:
     """The greedy rule (steps 2–5 of the module docstring) on a :class:`Situation`;
     ``denial_weight=0`` is the rule without denial, ``None`` (default) the weight of the player
     count (:func:`denial_weight_for`); ``last_tile``: keep the last investigator tile while a clue
@@ -517,8 +558,9 @@ def greedy_decision(s: Situation, denial_weight: float | None = None, last_tile:
     The keyword arguments are the hooks of greedy's variants (their defaults are greedy):
     step 3 solves iff ``E_now > floor`` and ``E_now ≥ E_wait + margin``, step 5 waits iff
     ``E_now < E_wait + margin``; ``hazard`` (``float64[P]``, the opponents' solve probabilities on
-    their coming turn, default the outlook's own) goes to :meth:`Outlook.wait_value`; ``bonus`` to
-    :func:`best_query`."""
+    their coming turn, default the outlook's own) and ``correct`` (``float64[P]``, the probability
+    that such an attempt is correct; default ``None``: every attempt a solve) go to
+    :meth:`Outlook.wait_value`; ``bonus`` to :func:`best_query`."""
     if denial_weight is None:
         denial_weight = denial_weight_for(s.outlook.num_players)
     if s.cases.size == 0:
@@ -530,11 +572,11 @@ def greedy_decision(s: Situation, denial_weight: float | None = None, last_tile:
     e_now = s.outlook.solve_value(p)
     b = best_query(s, denial_weight, last_tile, bonus)
     if b is not None:
-        e_wait = s.outlook.wait_value(q_after(s.answers[b], s.probs), hazard)
+        e_wait = s.outlook.wait_value(q_after(s.answers[b], s.probs), hazard, correct)
         if e_now > floor and e_now >= e_wait + margin:
             return solve
         return int(s.actions[b])
-    if s.legal_clues.size and e_now < s.outlook.wait_value(p, hazard) + margin:
+    if s.legal_clues.size and e_now < s.outlook.wait_value(p, hazard, correct) + margin:
         return waiting_clue(s) if denial_weight else int(s.legal_clues[0])
     return solve
 

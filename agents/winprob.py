@@ -69,7 +69,7 @@ from pi_env.engine.ranking import tier_points
 from pi_env.agents.greedy import (GreedyAgent, Outlook, Situation, best_query, greedy_decision, turns_to_solve_pmf,
                                   waiting_clue)
 
-__all__ = ["WinProbAgent", "plan_win_shares", "answer_classes", "win_shares", "DEFAULT_SAMPLES", "MARGIN", "CONTINUATION",
+__all__ = ["WinProbAgent", "plan_win_shares", "greedy_opponents", "OPPONENT_MODELS", "answer_classes", "win_shares", "DEFAULT_SAMPLES", "MARGIN", "CONTINUATION",
            "EARLY_SOLVES", "early_solves_for", "ROUNDS_IN_GAME"]
 
 DEFAULT_SAMPLES = 2000
@@ -89,6 +89,30 @@ round on, :meth:`~pi_env.agents.greedy.Outlook.next_turn`); the simulation then 
 greedy solves or on such a turn."""
 ROUNDS_IN_GAME = 3
 """Rounds of a standard game (docs/rules.md §5)."""
+
+
+OPPONENT_MODELS = ("fitted", "greedy")
+"""Values of :class:`WinProbAgent`'s ``opponent_model``."""
+
+
+def greedy_opponents(o: Outlook) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The calibrated model of greedy opponents (:func:`pi_env.solvers.turns.greedy_turns`) for
+    :func:`plan_win_shares`' ``opponents``: per seat of the outlook, from its public case count,
+    the current tier and whether it has attempted, the turns to its next attempt and their correctness,
+    and the same after a wrong attempt (the cell "attempted before", same count). Rows of the agent,
+    solved and idle seats are zero. ``float64[P, H]`` each, ``H`` the model's horizon."""
+    from pi_env.solvers.turns import greedy_turns
+
+    P = o.num_players
+    H = greedy_turns(1, 0, False)[0].size
+    out = [np.zeros((P, H)) for _ in range(4)]
+    for j in range(1, P):
+        if o.solved[j] or o.idle[j]:
+            continue
+        c = int(o.counts[j])
+        out[0][j], out[1][j] = greedy_turns(c, o.tier, bool(o.seat_attempted[j]))
+        out[2][j], out[3][j] = greedy_turns(c, o.tier, True)
+    return out[0], out[1], out[2], out[3]
 
 
 def early_solves_for(num_players: int) -> bool:
@@ -135,9 +159,32 @@ def win_shares(scores: np.ndarray, inv_left: np.ndarray) -> np.ndarray:
     return np.where(winners[:, 0], 1.0 / winners.sum(axis=1), 0.0)
 
 
+def _calibrated_draws(o: Outlook, opponents, S: int, rng: np.random.Generator):
+    """Draws of :func:`plan_win_shares`' ``opponents`` model: ``(T, right, T2, right2)``, ``[S, P]``
+    each (turns ``1 << 30``: never)."""
+    P = o.num_players
+    T = np.full((S, P), 1 << 30, dtype=np.int64)
+    T2 = T.copy()
+    right, right2 = np.ones((S, P), dtype=bool), np.ones((S, P), dtype=bool)
+    for j in range(1, P):
+        if o.solved[j] or o.idle[j]:
+            continue
+        for tt, ok, pmf, cor in ((T, right, opponents[0][j], opponents[1][j]),
+                                 (T2, right2, opponents[2][j], opponents[3][j])):
+            pmf = np.asarray(pmf, dtype=np.float64)
+            w = np.append(pmf, max(0.0, 1.0 - float(pmf.sum())))
+            t = rng.choice(w.size, size=S, p=w / w.sum())
+            hit = t < pmf.size
+            tt[hit, j] = t[hit] + 1
+            ok[:, j] = rng.random(S) < np.asarray(cor, dtype=np.float64)[np.minimum(t, pmf.size - 1)]
+    return T, right, T2, right2
+
+
 def plan_win_shares(o: Outlook, scores: np.ndarray, inv_left: np.ndarray, p: float, mass: np.ndarray,
                     best: np.ndarray, samples: int, rng: np.random.Generator,
-                    me_pmf: "np.ndarray | None" = None, opp_correct: float = 1.0) -> tuple[float, float, float]:
+                    me_pmf: "np.ndarray | None" = None, opp_correct: float = 1.0,
+                    opponents: "tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None" = None
+                    ) -> tuple[float, float, float]:
     """Mean win share of the two plans (module docstring, steps 2–3) over ``samples`` simulated
     continuations of the last round, both plans meeting the same draws.
 
@@ -158,6 +205,15 @@ def plan_win_shares(o: Outlook, scores: np.ndarray, inv_left: np.ndarray, p: flo
             points (down to the floor, docs/rules.md §5) and counts as an attempt, not a solve, and
             the seat does not attempt again in the simulation. Below 1 it draws ``S · P`` more
             uniforms after all the others (the draws of the default are unchanged).
+
+        opponents: (option) the opponents' calibrated model instead of ``o.pmf`` and ``opp_correct``
+            (:func:`greedy_opponents`): ``(pmf, correct, pmf_again, correct_again)``,
+            ``float64[P, H]`` each: each seat's next attempt comes on its ``T``-th own turn,
+            ``T ~ pmf[j]`` (the mass missing from 1: no attempt), and is correct with probability
+            ``correct[j, T − 1]``; a wrong one costs 2 points (floor −5), counts as an attempt,
+            and the seat's next attempt comes ``T'`` own turns later, ``T' ~ pmf_again[j]``,
+            correct with ``correct_again[j, T' − 1]`` (a third attempt is not simulated). Its
+            draws come after all the others (the draws without it are unchanged).
 
     Raises:
         ValueError: ``opp_correct`` outside ``[0, 1]``.
@@ -186,6 +242,9 @@ def plan_win_shares(o: Outlook, scores: np.ndarray, inv_left: np.ndarray, p: flo
     opp_right = np.ones((S, P), dtype=bool)
     if opp_correct < 1.0:
         opp_right = rng.random((S, P)) < opp_correct
+    T2 = right2 = None  # the calibrated model: own turns from a wrong attempt to the next one
+    if opponents is not None:
+        T, opp_right, T2, right2 = _calibrated_draws(o, opponents, S, rng)
     pts = np.array([tier_points(t, o.round_index, P, o.edition) for t in range(P + 1)])  # tier > P-2: 0
     out = []
     reached = np.zeros(S, dtype=bool)
@@ -235,6 +294,8 @@ def plan_win_shares(o: Outlook, scores: np.ndarray, inv_left: np.ndarray, p: flo
                     continue
                 turns[:, j] += act
                 solve(act & (turns[:, j] == T[:, j]), j, opp_right[:, j])
+                if T2 is not None and right2 is not None:
+                    solve(act & ~opp_right[:, j] & (turns[:, j] == T[:, j] + T2[:, j]), j, right2[:, j])
             # end of the rotation (docs/rules.md §5, second edition)
             tier += rot_solved
             rot_solved[:] = False
@@ -263,11 +324,17 @@ class WinProbAgent(GreedyAgent):
             seats is at least ``gap_min`` and at most ``gap_max`` points ahead of the agent
             (negative: the agent leads); elsewhere greedy's query stands unsimulated (defaults
             ``−inf``, ``inf``: no condition). A screening option (4 players, docs/tuning-log.md).
+        opponent_model: ``"fitted"`` (default) the simulated opponents follow greedy's fitted model
+            (:attr:`~pi_env.agents.greedy.Outlook.pmf`, an attempt counted as a correct solve
+            unless ``opp_correct``); ``"greedy"`` the model calibrated on greedy opponents
+            (:func:`greedy_opponents`: wrong attempts are wrong; ``opp_correct`` is then not used),
+            in the simulation and in the test whether the agent's next turn may come
+            (:meth:`~pi_env.agents.greedy.Outlook.greedy_hazard`).
         edition, ration_investigators, denial_weight: as :class:`~pi_env.agents.greedy.GreedyAgent`.
 
     Raises:
         ValueError: ``samples < 1``, a negative or NaN margin, an ``opp_correct`` outside
-            ``[0, 1]``, a NaN gap or ``gap_min > gap_max``.
+            ``[0, 1]``, a NaN gap, ``gap_min > gap_max`` or an unknown ``opponent_model``.
     """
 
     name = "winprob"
@@ -275,8 +342,11 @@ class WinProbAgent(GreedyAgent):
     def __init__(self, samples: int = DEFAULT_SAMPLES, margin: float = MARGIN, edition: str = "second",
                  ration_investigators: bool = True, continuation: bool = CONTINUATION,
                  early_solves: bool | None = None, opp_correct: float = 1.0, gap_min: float = -np.inf,
-                 gap_max: float = np.inf, **kwargs):
+                 gap_max: float = np.inf, opponent_model: str = "fitted", **kwargs):
         super().__init__(edition=edition, ration_investigators=ration_investigators, **kwargs)
+        if opponent_model not in OPPONENT_MODELS:
+            raise ValueError(f"opponent_model must be one of {', '.join(OPPONENT_MODELS)}, got {opponent_model!r}")
+        self.opponent_model = opponent_model
         if not 0.0 <= opp_correct <= 1.0:
             raise ValueError(f"opp_correct must be a probability in [0, 1], got {opp_correct!r}")
         if not gap_min <= gap_max:
@@ -308,7 +378,9 @@ class WinProbAgent(GreedyAgent):
         solve = SOLVE_BASE + s.best_case
         allowed = early_solves_for(self.num_players) if self.early_solves is None else self.early_solves
         early = self.continuation and allowed
-        if g < SOLVE_BASE and not allowed and any(on and prob > 0 for prob, on, _ in s.outlook.next_turn()):
+        calibrated = self.opponent_model == "greedy"
+        outcomes = s.outlook.next_turn(*s.outlook.greedy_hazard()) if calibrated else s.outlook.next_turn()
+        if g < SOLVE_BASE and not allowed and any(on and prob > 0 for prob, on, _ in outcomes):
             return g  # the round may go on to the agent's next turn: greedy's query stands, unsimulated
         d = decode_observation(np.asarray(observation), self.num_players)
         if g < SOLVE_BASE and (self.gap_min > -np.inf or self.gap_max < np.inf):
@@ -332,8 +404,9 @@ class WinProbAgent(GreedyAgent):
         if self.continuation:
             left = float(-(s.probs * np.log2(np.maximum(s.probs, 1e-300))).sum() + (mass * np.log2(np.maximum(mass, 1e-300))).sum())
             me_pmf = turns_to_solve_pmf(max(1, int(round(2.0 ** left))), s.outlook.pmf.shape[1])
+        opponents = greedy_opponents(s.outlook) if calibrated else None
         now, wait, nxt = plan_win_shares(s.outlook, d["score"], d["inv_left"], s.p_best, mass, best,
-                                         self.samples, self.rng, me_pmf, self.opp_correct)
+                                         self.samples, self.rng, me_pmf, self.opp_correct, opponents)
         self.last = (now, wait, nxt)
         if g >= SOLVE_BASE:
             return query if wait > now + self.margin else g

@@ -50,7 +50,15 @@ player count) with these options, each 0 / off by default (the defaults play exa
   opponents, not against greedy);
 * ``lookahead``: the query is the candidate of the highest ``gain + lookahead · q2``, ``q2`` the
   expected probability of the most likely case after this query and then the best second query
-  for its answer (:func:`q_two_step`; a two-step look-ahead; greedy: 0).
+  for its answer (:func:`q_two_step`; a two-step look-ahead; greedy: 0);
+* ``opponent_model`` (a name, ``--option opponent_model=greedy``): ``"fitted"`` (default) greedy's
+  own opponent model (:func:`pi_env.solvers.turns.attempt_hazard`, every attempt counted as a
+  correct solve); ``"greedy"`` the model calibrated on greedy opponents
+  (:meth:`pi_env.agents.greedy.Outlook.greedy_hazard`, :func:`pi_env.solvers.turns.greedy_hazard`):
+  each later seat's attempt probability and, separately, the probability that the attempt is
+  correct (a wrong attempt ends the round as an attempt but does not advance the tier).
+  ``hazard_scale`` multiplies the attempt probability of either model. ``winprob`` takes the same
+  option (:class:`~pi_env.agents.winprob.WinProbAgent`).
 
 The denial weight is greedy's (by player count); the options were screened with 4 players only.
 """
@@ -69,13 +77,15 @@ from pi_env.agents.greedy import GreedyAgent, Situation, greedy_decision, q_afte
 from pi_env.core.constants import INVESTIGATE_BASE
 from pi_env.solvers.hints import GAIN_TOLERANCE
 
-__all__ = ["TunedGreedy", "OPTIONS", "WINPROB_OPTIONS", "VARIANTS", "variant_options", "make_variant", "q_two_step",
+__all__ = ["TunedGreedy", "OPTIONS", "NAMED_OPTIONS", "WINPROB_OPTIONS", "VARIANTS", "variant_options", "make_variant", "q_two_step",
            "FirstChange", "ScreenResult", "play_pair", "paired_screen", "breakdown", "main"]
 
 OPTIONS = ("delta", "hazard_scale", "q_weight", "gap_weight", "gap_from_round", "closing_margin",
            "keep_tile_from", "keep_tile_rival", "tile_decisive", "lookahead",
-           "denial_weight")
+           "denial_weight", "opponent_model")
 """Option names of :class:`TunedGreedy` (module docstring)."""
+NAMED_OPTIONS = {"opponent_model": ("fitted", "greedy")}
+"""The options whose values are names (the others are numbers), with the names they take."""
 
 
 def q_two_step(answers: np.ndarray, probs: np.ndarray) -> np.ndarray:
@@ -113,7 +123,8 @@ class TunedGreedy(GreedyAgent):
     """Greedy with the screening options of the module docstring (defaults: exactly greedy).
 
     Raises:
-        ValueError: ``hazard_scale`` negative; an option that is NaN, infinite (only ``keep_tile_from``
+        ValueError: ``hazard_scale`` negative; an ``opponent_model`` not in :data:`NAMED_OPTIONS`;
+            an option that is NaN, infinite (only ``keep_tile_from``
             may be ``inf``, its default: never, and ``keep_tile_rival`` ``-inf``, its default: no
             condition), a ``tile_decisive`` outside ``[0, 1]`` or a ``gap_from_round`` that is not a
             whole number.
@@ -124,8 +135,13 @@ class TunedGreedy(GreedyAgent):
     def __init__(self, delta: float = 0.0, hazard_scale: float = 1.0, q_weight: float = 0.0,
                  gap_weight: float = 0.0, gap_from_round: float = 1, closing_margin: float = 0.0,
                  keep_tile_from: float = math.inf, keep_tile_rival: float = -math.inf,
-                 tile_decisive: float = 0.0, lookahead: float = 0.0, **kwargs: Any):
+                 tile_decisive: float = 0.0, lookahead: float = 0.0, opponent_model: str = "fitted",
+                 **kwargs: Any):
         super().__init__(**kwargs)
+        if opponent_model not in NAMED_OPTIONS["opponent_model"]:
+            raise ValueError(f"opponent_model must be one of {', '.join(NAMED_OPTIONS['opponent_model'])}, "
+                             f"got {opponent_model!r}")
+        self.opponent_model = opponent_model
         if self.denial_weight is not None and not math.isfinite(self.denial_weight):
             raise ValueError(f"denial_weight must be a finite number, got {kwargs['denial_weight']!r}")
         given = dict(delta=delta, hazard_scale=hazard_scale, q_weight=q_weight, gap_weight=gap_weight,
@@ -189,15 +205,21 @@ class TunedGreedy(GreedyAgent):
             if (useful & clue).any() and (useful & ~clue).any():
                 q = np.array([q_after(s.answers[i], s.probs) for i in range(s.actions.size)])
                 last_tile = not (q[useful & ~clue].max() >= self.tile_decisive > q[useful & clue].max())
+        correct = None
+        attempt = o.pmf[:, 0]
+        if self.opponent_model == "greedy":
+            attempt, correct = o.greedy_hazard()
         return greedy_decision(s, self.denial_weight, last_tile, margin=margin, floor=floor,
-                               hazard=np.minimum(1.0, o.pmf[:, 0] * self.hazard_scale), bonus=bonus)
+                               hazard=np.minimum(1.0, attempt * self.hazard_scale), bonus=bonus,
+                               correct=correct)
 
 
 WINPROB_OPTIONS: dict[str, type] = {"samples": int, "margin": float, "continuation": bool,
                                      "early_solves": bool, "opp_correct": float, "gap_min": float,
-                                     "gap_max": float}
+                                     "gap_max": float, "opponent_model": str}
 """Options of the variant ``winprob`` (:class:`~pi_env.agents.winprob.WinProbAgent`'s constructor
-arguments) and their types: an ``int`` option takes a whole number, a ``bool`` option 0 or 1."""
+arguments) and their types: an ``int`` option takes a whole number, a ``bool`` option 0 or 1, a
+``str`` option a name (:data:`NAMED_OPTIONS`)."""
 VARIANTS = ("greedy-tuned", "winprob")
 """Agents a screen can put in the variant's seat (``--agent``)."""
 
@@ -215,9 +237,9 @@ def variant_options(agent: str) -> tuple[str, ...]:
     raise ValueError(f"unknown variant agent {agent!r} (known: {', '.join(VARIANTS)})")
 
 
-def make_variant(agent: str, options: dict[str, float]) -> GreedyAgent:
-    """The variant ``agent`` (:data:`VARIANTS`) with ``options`` (name → number, as given on the
-    command line): :class:`TunedGreedy` or :class:`~pi_env.agents.winprob.WinProbAgent`.
+def make_variant(agent: str, options: dict[str, Any]) -> GreedyAgent:
+    """The variant ``agent`` (:data:`VARIANTS`) with ``options`` (name → number, or name for
+    :data:`NAMED_OPTIONS`, as given on the command line): :class:`TunedGreedy` or :class:`~pi_env.agents.winprob.WinProbAgent`.
 
     Raises:
         ValueError: an unknown agent or option name, an ``int`` option that is not a whole number, a
@@ -234,6 +256,9 @@ def make_variant(agent: str, options: dict[str, float]) -> GreedyAgent:
     kwargs: dict[str, Any] = {}
     for name, value in options.items():
         kind = WINPROB_OPTIONS[name]
+        if kind is str:
+            kwargs[name] = str(value)
+            continue
         v = float(value)
         arg: Any = v
         if kind is float and not math.isfinite(v):
@@ -375,7 +400,7 @@ def play_pair(config: Any, engine_seed: int, seat: int, variant: GreedyAgent,
     return state, other, first
 
 
-def paired_screen(options: dict[str, float], seed: int, games: int, start: int = 0,
+def paired_screen(options: dict[str, Any], seed: int, games: int, start: int = 0,
                   players: int = 4, progress: bool = False, agent: str = "greedy-tuned") -> ScreenResult:
     """Play games ``start .. start + games − 1`` of tournament seed ``seed`` twice (module docstring,
     :func:`play_pair`), the variant ``agent`` (:data:`VARIANTS`) with ``options`` in seat ``g mod
@@ -455,13 +480,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "differing decision (change of action kind, standing against the leader)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
-    options: dict[str, float] = {}
+    options: dict[str, Any] = {}
     for item in args.option:
         name, sep, value = item.partition("=")
         if not sep:
             parser.error(f"--option {item!r}: expected NAME=VALUE")
         if name.strip() in options:
             parser.error(f"--option {name.strip()} given twice")
+        if name.strip() in NAMED_OPTIONS:
+            options[name.strip()] = value.strip()
+            continue
         try:
             options[name.strip()] = float(value)
         except ValueError:
@@ -474,7 +502,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                           agent=args.agent)
     except ValueError as e:
         parser.error(str(e))
-    label = ", ".join(f"{k}={v:g}" for k, v in options.items()) or "greedy (no options)"
+    label = ", ".join(f"{k}={v}" if isinstance(v, str) else f"{k}={v:g}" for k, v in options.items()) \
+        or "greedy (no options)"
     if args.agent != "greedy-tuned":
         label = f"{args.agent}" + (f" ({label})" if options else "")
     z = f"; z {r.difference / r.se:+.2f}" if r.se > 0 else ""  # the criterion "more than 2 SE" unrounded

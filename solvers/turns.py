@@ -38,10 +38,20 @@ functions here turn them into values:
 
 With facts missing (``TurnContext.attempted is None``, e.g. :func:`hint` called with only a tier)
 the next turn is assumed to come, one tier later: the reading before issue #15.
+
+A second opponent model, **calibrated on greedy opponents** (:func:`greedy_turns`,
+:func:`greedy_hazard`; issue #16 item 3), separates attempts from correct solves: from a seat's
+public case count, the tier and whether it has attempted this round, the distribution of the own
+turn of its next attempt and that attempt's chance to be correct, estimated from games of four
+``greedy`` (the counts in ``pi_env/core/data/greedy_opponents.json``, written by
+:mod:`pi_env.experiments.opponent_calibration`; its seeds in :func:`greedy_opponent_table`). It is
+an option of greedy's variants and of ``winprob`` (:meth:`pi_env.agents.greedy.Outlook.greedy_hazard`),
+not the model of :func:`wait_outcomes`.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, replace
 from itertools import product
@@ -56,7 +66,9 @@ from pi_env.engine.ranking import tier_points
 from pi_env.records.types import INCORRECT, SOLVE, GameRecord
 
 __all__ = ["TurnContext", "WaitOutcome", "turn_context", "solve_value", "wait_outcomes", "wait_value",
-           "turns_to_solve_pmf", "attempt_hazard", "TURNS_MEAN", "TURNS_SD"]
+           "turns_to_solve_pmf", "attempt_hazard", "TURNS_MEAN", "TURNS_SD", "GREEDY_HAZARD_BINS",
+           "COUNT_EDGES", "SHRINK", "hazard_bin", "greedy_opponent_table", "shrunk_rates", "greedy_turns",
+           "greedy_hazard"]
 
 TURNS_MEAN = (1.15, 0.56)
 """``μ = a + b · log2 n``: mean own turns until a player with ``n`` public cases solves."""
@@ -92,6 +104,119 @@ def attempt_hazard(count: int) -> float:
     its coming turn (``turns_to_solve_pmf(count)[0]``; 0 for ``count <= 0``, a player with no
     consistent case left)."""
     return 0.0 if count <= 0 else float(turns_to_solve_pmf(count, 2)[0])
+
+
+# -- the model calibrated on greedy opponents (issue #16 item 3) --------------------------------
+
+COUNT_EDGES = (1, 2, 4, 8, 16, 32, 64)
+"""Upper ends of the public-case-count bins of :func:`hazard_bin`: ``n = 1``, ``2``, ``3–4``,
+``5–8``, ``9–16``, ``17–32``, ``33–64``, ``> 64``."""
+GREEDY_HAZARD_BINS = (len(COUNT_EDGES) + 1, 3, 2)
+"""Cells of the calibrated model: count bin × tier (docs/rules.md §5) × attempted before this round."""
+SHRINK = 10.0
+"""Pseudo-turns by which a cell's hazard is drawn toward its pooled cell's (:func:`greedy_turns`)."""
+
+
+def hazard_bin(count, tier, attempted_before) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Cell indices of the calibrated model (arrays or scalars, broadcast): the public case count's
+    bin (:data:`COUNT_EDGES`; counts below 1 go to the first), the tier of the seat's turn (0..2,
+    higher tiers to 2) and whether the seat has attempted a solve earlier this round (0/1)."""
+    c = np.searchsorted(np.asarray(COUNT_EDGES), np.maximum(np.asarray(count, dtype=np.int64), 1), side="left")
+    r = np.clip(np.asarray(tier, dtype=np.int64), 0, GREEDY_HAZARD_BINS[1] - 1)
+    a = np.asarray(attempted_before, dtype=bool).astype(np.int64)
+    return c, r, a
+
+
+@functools.cache
+def greedy_opponent_table() -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
+    """The data of the calibrated model (``pi_env/core/data/greedy_opponents.json``, written by
+    :mod:`pi_env.experiments.opponent_calibration`): ``(at_risk, attempts, correct, meta)``, the
+    first three ``int64[8, 3, 2, H]`` per cell of :func:`hazard_bin` and own turn ``t = 1..H``
+    counted from a turn of the cell: the turns from which the seat was still in the round and had
+    not attempted before its ``t``-th own turn, those whose next attempt came on the ``t``-th
+    turn, and those where that attempt was correct (read-only arrays). ``meta``: the command,
+    seeds and games of the data."""
+    import json
+    from importlib import resources
+
+    text = resources.files("pi_env.core").joinpath("data/greedy_opponents.json").read_text(encoding="utf-8")
+    d = json.loads(text)
+    out = []
+    for key in ("at_risk", "attempts", "correct"):
+        arr = np.asarray(d[key], dtype=np.int64)
+        if arr.shape[:3] != GREEDY_HAZARD_BINS:
+            raise PIError(f"greedy_opponents.json: {key} has cells {arr.shape[:3]}, expected {GREEDY_HAZARD_BINS}")
+        arr.flags.writeable = False
+        out.append(arr)
+    return out[0], out[1], out[2], {k: v for k, v in d.items() if k not in ("at_risk", "attempts", "correct")}
+
+
+def shrunk_rates(at_risk: np.ndarray, events: np.ndarray, k: float = SHRINK) -> np.ndarray:
+    """``float64[8, 3, 2, H]``: per cell and turn, ``events / at_risk`` drawn toward the pooled
+    cell's rate by ``k`` pseudo-counts: ``(e + k · r_pool) / (n + k)``, the pool of a cell being
+    the same count bin and attempted flag over all tiers, whose rate is in turn drawn toward the
+    count bin's over both flags, whose rate is ``e / n`` (0 where ``n = 0``).
+
+    Args:
+        at_risk, events: ``int[8, 3, 2, H]`` counts (events ≤ at_risk).
+        k: the pseudo-count (≥ 0).
+    """
+    n = np.asarray(at_risk, dtype=np.float64)
+    e = np.asarray(events, dtype=np.float64)
+    n_bin, e_bin = n.sum(axis=(1, 2)), e.sum(axis=(1, 2))  # [8, H]
+    r_bin = np.divide(e_bin, n_bin, out=np.zeros_like(e_bin), where=n_bin > 0)
+    n_flag, e_flag = n.sum(axis=1), e.sum(axis=1)  # [8, 2, H]
+    r_flag = (e_flag + k * r_bin[:, None, :]) / np.maximum(n_flag + k, 1e-300)
+    return (e + k * r_flag[:, None, :, :]) / np.maximum(n + k, 1e-300)
+
+
+@functools.cache
+def _greedy_rates(k: float) -> tuple[np.ndarray, np.ndarray]:
+    at_risk, attempts, correct, _ = greedy_opponent_table()
+    return shrunk_rates(at_risk, attempts, k), shrunk_rates(attempts, correct, k)
+
+
+def greedy_turns(count: int, tier: int, attempted_before: bool,
+                 horizon: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The calibrated model of a ``greedy`` opponent (a fitted model, not a rule; data and fit:
+    :mod:`pi_env.experiments.opponent_calibration`, seeds in :func:`greedy_opponent_table`'s
+    ``meta``): from one of its turns, with ``count`` cases consistent with its public information
+    (as :func:`attempt_hazard`), the ``tier`` of that turn and whether it has attempted a solve
+    earlier this round, the distribution of the own turn of its next solve attempt and that
+    attempt's chance to be correct.
+
+    Per turn ``t`` of the cell (:func:`hazard_bin`) the hazard ``h_t`` = P(attempt on the ``t``-th
+    own turn | none before, still in the round) is the observed rate drawn toward the pooled
+    cells' (:func:`shrunk_rates`, :data:`SHRINK`); ``pmf_t = h_t · Π_{s<t} (1 − h_s)`` (the
+    discrete Kaplan–Meier estimate: turns cut off by the end of the round are counted at risk only
+    up to it).
+
+    Returns:
+        ``(pmf, correct)``: ``float64[H]`` each (``H`` the table's horizon or ``horizon``, padded
+        with zeros): ``pmf[t − 1]`` P(the next attempt is on the ``t``-th own turn) — summing to at
+        most 1, the rest the chance of no attempt within ``H`` turns — and ``correct[t − 1]``
+        P(that attempt is correct). A ``count`` of 0 or less (no consistent case): no attempt.
+    """
+    hz, cor = _greedy_rates(SHRINK)
+    H = hz.shape[-1] if horizon is None else int(horizon)
+    pmf, right = np.zeros(H), np.zeros(H)
+    if count <= 0:
+        return pmf, right
+    c, r, a = (int(x) for x in hazard_bin(count, tier, attempted_before))
+    h = hz[c, r, a][:H]
+    alive = np.concatenate([[1.0], np.cumprod(1.0 - h)[:-1]])
+    pmf[:h.size] = h * alive
+    right[:h.size] = cor[c, r, a][:H]
+    return pmf, right
+
+
+def greedy_hazard(count: int, tier: int, attempted_before: bool) -> tuple[float, float]:
+    """``(attempt, correct)``: the calibrated probability that a ``greedy`` opponent attempts a
+    solve on its coming turn and that the attempt is correct (:func:`greedy_turns`' first turn;
+    ``(0, 0)`` for ``count <= 0``). The per-turn hazard of greedy's ``E_wait`` under the option
+    ``opponent_model="greedy"`` (:meth:`pi_env.agents.greedy.Outlook.greedy_hazard`)."""
+    pmf, right = greedy_turns(count, tier, attempted_before, 1)
+    return float(pmf[0]), float(right[0])
 
 
 @dataclass(frozen=True)
