@@ -37,6 +37,16 @@ Measured, numba compile time excluded (every kernel is called once before timing
    interpreter (median of 3 runs; its wall time in the note), both in CPU time, which suffers less
    from other work on the machine than wall time. Target: 1 s each.
 
+5. contradictory records (``--conflict K`` per kind, ``--conflict-only`` for these rows alone): the
+   smallest conflicting set of events, :func:`pi_env.solvers.minimal_conflict`, asked for every player,
+   CPU time (median of 3 calls). Kinds: a long first-edition record (:func:`long_first_edition_record`,
+   4 and 5 players) with one clue answer flipped late in the round (:func:`flipped_clue_record`), and a
+   record in which one player names all 1,680 cases and is told 'wrong' every time, its true case
+   included (:func:`all_cases_wrong_record`: the conflict is every case that player could hold,
+   1,287-1,680 events). Baseline: pysat's OptUx exact smallest-conflict search alone
+   (:func:`optux_conflict`, what ``minimal_conflict`` ran on every contradiction before the
+   unique-conflict shortcut); the two must report the same events (mismatches are counted).
+
 Targets (issue 3): own-information update <= 5 us per event; joint set with exact probabilities
 <= 20 ms per query with 5 players; hint <= 50 ms.
 """
@@ -44,6 +54,7 @@ Targets (issue 3): own-information update <= 5 us per event; joint set with exac
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import resource
@@ -58,10 +69,10 @@ import numpy as np
 
 from pi_env.core._config import warming_up
 from pi_env.core.board import DAYTIME
-from pi_env.core.constants import NUM_CASES, case_index
+from pi_env.core.constants import CASE_TRIPLES, NUM_CASES, case_index
 from pi_env.engine import GameConfig
 from pi_env.records.record_file import investigate_answer, load_record, record_to_dict
-from pi_env.records.types import INVESTIGATE, SOLVE, Event, GameRecord, RoundRecord, Rules
+from pi_env.records.types import CLUE, INVESTIGATE, SOLVE, Event, GameRecord, RoundRecord, Rules
 from pi_env import solvers
 from pi_env.solvers import CaseFilter, Knowledge, analyze, analyze_knowledge, case_mask_reference, knowledge_of
 from pi_env.solvers.case_sets import ELEMENT_BITS, _layout_bits_of, apply_event_bits
@@ -394,7 +405,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--long", type=int, default=3,
                     help="long first-edition records per kind (4/5 players, held case given or not)")
     ap.add_argument("--long-only", action="store_true", help="only the long-record rows")
+    ap.add_argument("--conflict", type=int, default=1,
+                    help="contradictory records per kind (late flipped clue, all cases named wrong; 4 and 5 players)")
+    ap.add_argument("--conflict-only", action="store_true", help="only the contradictory-record rows")
     args = ap.parse_args(argv)
+    if args.conflict_only:
+        conflict_main(args)
+        return
     if args.long_only:
         long_main(args)
         return
@@ -469,6 +486,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.long:
         print()
         long_main(args)
+    if args.conflict:
+        print()
+        conflict_main(args)
 
 
 def long_main(args: argparse.Namespace) -> None:
@@ -519,6 +539,93 @@ def long_main(args: argparse.Namespace) -> None:
     print(f"long first-edition records (seed {args.seed}); load average {load[0]:.2f} before, "
           f"{os.getloadavg()[0]:.2f} after")
     print_table(rows)
+
+
+def _true_cases(seed: int, players: int) -> list[int]:
+    """The players' cases :func:`long_first_edition_record` deals for ``seed`` (the same draws)."""
+    rng = np.random.default_rng(seed)
+    rng.permutation(14)
+    rng.permutation(14)
+    s, e, loc = rng.permutation(12)[:players], rng.permutation(10)[:players], rng.permutation(14)[:players]
+    return [case_index(int(s[q]), int(e[q]), int(loc[q])) for q in range(players)]
+
+
+def flipped_clue_record(seed: int, players: int) -> GameRecord:
+    """A long first-edition record (60 rotations of failed solves, the case of one player given)
+    in which player 2 (whose case the asking player does not hold) takes the clue card of its true
+    suspect early, answered 'spot', and again late in the round, answered 'nothing' (the flipped
+    answer); both replace failed solves of that player."""
+    events = 60 * players
+    rec = long_first_edition_record(seed, players, events, True)
+    rnd = rec.rounds[0]
+    evs = list(rnd.events)
+    q = 2
+    early, late = 2 * players + q, events - 2 * players + q
+    x = int(CASE_TRIPLES[_true_cases(seed, players)[q], 0])
+    evs[early] = Event(index=early, player=q, kind=CLUE, element=x, answer=2)
+    evs[late] = Event(index=late, player=q, kind=CLUE, element=x, answer=0)
+    return load_record(json.loads(json.dumps(record_to_dict(
+        dataclasses.replace(rec, rounds=(dataclasses.replace(rnd, events=tuple(evs)),))))))
+
+
+def all_cases_wrong_record(seed: int, players: int) -> GameRecord:
+    """The layout and deal of :func:`long_first_edition_record` (the case of player 1 given), and one
+    round in which player 0 names all 1,680 cases in a random order, each answered 'wrong' (its true
+    case too: the flipped answer)."""
+    rec = long_first_edition_record(seed, players, players, True, investigations=0)
+    rnd = rec.rounds[0]
+    order = np.random.default_rng(seed).permutation(NUM_CASES)
+    evs = tuple(Event(index=i, player=0, kind=SOLVE, case=int(c), correct=False) for i, c in enumerate(order))
+    return load_record(json.loads(json.dumps(record_to_dict(
+        dataclasses.replace(rec, rounds=(dataclasses.replace(rnd, events=evs),))))))
+
+
+def optux_conflict(knowledge: Knowledge) -> tuple[int, ...] | None:
+    """The baseline: pysat's OptUx exact smallest-MUS search over every event, as
+    :func:`pi_env.solvers.minimal_conflict` ran it before the unique-conflict shortcut."""
+    from pysat.solvers import Solver
+
+    from pi_env.solvers.sat_model import SatModel, _smallest_mus
+
+    model = SatModel(knowledge)
+    with Solver(name="g3", bootstrap_with=model.clauses(selected=True)) as solver:
+        if solver.solve(assumptions=model.selectors):
+            return None
+    found = _smallest_mus(model, [])
+    assert found is not None
+    index = {sel: int(row[0]) for sel, row in zip(model.selectors, knowledge.events)}
+    return tuple(sorted(index[sel] for sel in found))
+
+
+def conflict_main(args: argparse.Namespace) -> None:
+    """The contradictory-record rows (kind 5 of the module docstring)."""
+    from pi_env.solvers import minimal_conflict
+
+    load = os.getloadavg()
+    kinds = {"late flipped clue": flipped_clue_record, "all 1,680 cases named wrong": all_cases_wrong_record}
+    rows, mismatches, compared = [], 0, 0
+    for label, make in kinds.items():
+        ours, base, sizes = [], [], []
+        for players in (4, 5):
+            for i in range(args.conflict):
+                rec = make(args.seed + 100 * i + players, players)
+                for p in progress(range(players), f"{label} {players}p"):
+                    k = knowledge_of(rec, p, 0)
+                    got = minimal_conflict(k)
+                    want = optux_conflict(k)
+                    compared += 1
+                    mismatches += got != want
+                    sizes.append(len(got or ()))
+                    ours.append(_median_time(lambda: minimal_conflict(k), clock=time.process_time))
+                    base.append(_median_time(lambda: optux_conflict(k), clock=time.process_time))
+        rows.append(Row(f"contradiction, {label}: minimal_conflict", ours, "ms", None, base, None,
+                        f"{args.conflict} record(s) of 4 and of 5 players, every player asked; conflicts of "
+                        f"{min(sizes)}-{max(sizes)} events; CPU time, median of {CALL_REPS} calls; baseline = "
+                        f"OptUx's exact search alone (optux_conflict)"))
+    print(f"contradictory records (seed {args.seed}); load average {load[0]:.2f} before, "
+          f"{os.getloadavg()[0]:.2f} after")
+    print_table(rows)
+    print(f"minimal_conflict vs OptUx: {compared} conflicts compared, {mismatches} mismatches")
 
 
 if __name__ == "__main__":

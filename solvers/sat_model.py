@@ -153,7 +153,10 @@ def minimal_conflict(knowledge: Knowledge, smallest: bool = True) -> tuple[int, 
         if solver.solve(assumptions=sels):
             return None
         core = sorted(set(solver.get_core() or []))
-        if smallest and core:
+        unique = _unique_mus(model, core) if smallest and core else None
+        if unique is not None:
+            core = unique
+        elif smallest and core:
             found = _smallest_mus(model, core)
             if found is not None:
                 core = found
@@ -163,6 +166,36 @@ def minimal_conflict(knowledge: Knowledge, smallest: bool = True) -> tuple[int, 
             core = _deletion_mus(solver, core)
     idx = {s: int(row[COL_INDEX]) for s, row in zip(sels, knowledge.events)}
     return tuple(sorted(idx[s] for s in core))
+
+
+def _unique_mus(model: SatModel, core: list[int]) -> list[int] | None:
+    """The only minimal conflict among ``model``'s selectors, when there is exactly one; else ``None``.
+
+    A selector is in every MUS exactly when switching off its event alone (all the others on) makes
+    the formula satisfiable; only selectors of an unsatisfiable ``core`` can be. When those necessary
+    selectors are themselves unsatisfiable they are an MUS, and the only one (any MUS contains them
+    all), so it is also what an exact smallest-MUS search returns: :func:`minimal_conflict` reports
+    the same set without OptUx. One incremental SAT call per selector of ``core`` under assumptions
+    (CaDiCaL: about 0.1 ms each on 1,680 events, where glucose took 3-6 ms), instead of OptUx's
+    MaxSAT call per minimal correction set: a record whose conflict is hundreds of failed solves
+    (every case a player could hold named wrong) has that many size-1 correction sets, and OptUx
+    took 1-3 s CPU on it (``python benchmarks/solver_speed.py --conflict-only``). The answer of a
+    SAT call does not depend on the solver, so the set is the same whichever solver decides it.
+    """
+    sels = model.selectors
+    position = {sel: i for i, sel in enumerate(sels)}
+    assumptions = list(sels)
+    necessary = []
+    with Solver(name="cd19", bootstrap_with=model.clauses(selected=True)) as solver:
+        for sel in core:
+            i = position[sel]
+            assumptions[i] = -sel  # that event alone switched off
+            if solver.solve(assumptions=assumptions):
+                necessary.append(sel)
+            assumptions[i] = sel
+        if necessary and not solver.solve(assumptions=necessary):
+            return necessary
+    return None
 
 
 def _deletion_mus(solver: Solver, core: list[int]) -> list[int]:

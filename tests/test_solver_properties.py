@@ -301,6 +301,78 @@ def _is_conflict(k: Knowledge, indices: tuple[int, ...]) -> bool:
     return not is_consistent(k.prefix(0).with_events(rows))
 
 
+def _optux_conflict(k: Knowledge) -> tuple[int, ...]:
+    """What pysat's OptUx (an exact smallest-MUS search over every event) reports: what
+    ``minimal_conflict`` reported on every contradiction before its unique-conflict shortcut."""
+    from pi_env.solvers.sat_model import SatModel, _smallest_mus
+
+    model = SatModel(k)
+    found = _smallest_mus(model, [])
+    assert found is not None
+    index = {sel: int(row[0]) for sel, row in zip(model.selectors, k.events)}
+    return tuple(sorted(index[sel] for sel in found))
+
+
+def _rows(start: int, player: int, rows: list[tuple[int, int]], kind: int) -> np.ndarray:
+    """Event rows ``[index, player, kind, a, b, 0, 0]`` numbered from ``start``."""
+    return np.array([[start + i, player, kind, a, b, 0, 0] for i, (a, b) in enumerate(rows)], dtype=np.int32)
+
+
+def _contradictions() -> list[tuple[str, Knowledge]]:
+    """Contradictory knowledge of real rounds plus a few events: one conflict or several."""
+    out = []
+    for seed in (3, 7, 19):
+        rnd, adj = _game(seed, 4, 24, True)
+        k = knowledge_from_round(rnd, 0, 4, adj)
+        n, q = len(k.events), 2  # not P1, whose case P0 holds
+        x = int(CASE_TRIPLES[rnd.cases[q], 0])  # q's true suspect: 'spot'; then the flipped 'nothing'
+        out.append((f"flipped clue, seed {seed}", k.with_events(_rows(n, q, [(x, 2), (x, 0)], 0))))
+        out.append((f"flipped twice, seed {seed}", k.with_events(_rows(n, q, [(x, 2), (x, 0), (x, 0)], 0))))
+    rnd, adj = _game(5, 3, 0, True)
+    k = knowledge_from_round(rnd, 0, 3, adj)
+    x = int(CASE_TRIPLES[rnd.cases[2], 0])
+    named = [(case_index(x, e, loc), 0) for e in range(10) for loc in range(14)]
+    out.append(("every case of a suspect named wrong", k.with_events(_rows(0, 2, [(x, 2)], 0)).with_events(
+        _rows(1, 2, named, 2))))
+    out.append(("every case named wrong", k.with_events(_rows(0, 0, [(c, 0) for c in range(NUM_CASES)], 2))))
+    return out
+
+
+def test_minimal_conflict_reports_what_the_exact_search_reports():
+    """The unique-conflict shortcut (no OptUx when exactly one minimal conflict exists) reports the
+    same events as OptUx's exact smallest-conflict search, on contradictions with one minimal
+    conflict (a flipped clue; 140 failed solves after a spot; all 1,680 cases named wrong, of which
+    the 1,287 disjoint from the held case conflict) and with several (a flipped clue answered twice)."""
+    sizes = {}
+    for label, k in _contradictions():
+        got = minimal_conflict(k)
+        assert got == _optux_conflict(k), label
+        sizes[label] = len(got)
+    assert sizes["every case named wrong"] == 1287  # 1680 minus the 393 sharing an element with P1's case
+    assert all(sizes[f"flipped clue, seed {s}"] == sizes[f"flipped twice, seed {s}"] == 2 for s in (3, 7, 19))
+
+
+def test_minimal_conflict_is_the_smallest_by_brute_force():
+    """On small contradictory knowledge (a real 3-player round of 6 events plus a flipped clue, once
+    or twice), every set of fewer events than the reported conflict is consistent, the reported one
+    is not; with one flipped answer it is the only minimal conflict, with two the reported one is
+    one of the two."""
+    rnd, adj = _game(23, 3, 6, True)
+    base = knowledge_from_round(rnd, 0, 3, adj)
+    n, q = len(base.events), 2  # not P1, whose case P0 holds
+    x = int(CASE_TRIPLES[rnd.cases[q], 1]) + TYPE_OFFSETS[1]  # q's true evidence
+    for flips in (1, 2):
+        k = base.with_events(_rows(n, q, [(x, 2)] + [(x, 0)] * flips, 0))
+        got = minimal_conflict(k)
+        indices = [int(i) for i in k.events[:, 0]]
+        assert _is_conflict(k, got)
+        smaller = [c for r in range(len(got)) for c in combinations(indices, r) if _is_conflict(k, c)]
+        assert smaller == []
+        minimal = [c for c in combinations(indices, len(got)) if _is_conflict(k, c)]
+        assert got in minimal and len(minimal) == flips
+        assert minimal == [(n, n + 1 + i) for i in range(flips)]
+
+
 def test_contradiction_with_held_case() -> None:
     """An answer of p+1 that its (known) case cannot give contradicts p's private knowledge."""
     rnd, adj = _game(11, 3, 0, True)
