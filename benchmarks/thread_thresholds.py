@@ -169,6 +169,10 @@ def main() -> None:
     rows = [(fam, None) for fam in args.family if fam != "selfplay"]
     if "selfplay" in args.family:
         rows += [("selfplay", o) for o in args.selfplay_observations]
+    with _config.warming_up("thread_thresholds"):  # every family's kernels, both builds, before timing
+        for fam, obs in rows:
+            measure(config, fam, batches[0], 0.0,
+                    **({} if obs is None else {"observations": SELFPLAY_OBSERVATIONS[obs]}))
     load0 = os.getloadavg()[0]
     ratios: dict[tuple, list[list[float]]] = {r: [] for r in rows}
     for _ in range(args.repeats):
