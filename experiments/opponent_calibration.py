@@ -260,6 +260,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         import json
 
+        from pi_env.core.files import write_text_atomic
+
         meta = {"description": "greedy opponents' solve attempts (pi_env.solvers.turns.greedy_turns)",
                 "command": "python -m pi_env.experiments.opponent_calibration " + " ".join(
                     f"--seed {s}" for s in args.seed) + f" --games {args.games} --players {args.players}",
@@ -267,10 +269,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "cells": "public case count bin (count_edges) x tier (0..2) x attempted before this round (0/1) "
                          "x own turn t = 1..horizon",
                 "count_edges": list(COUNT_EDGES), "horizon": int(at_risk.shape[-1])}
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump({**meta, "at_risk": at_risk.tolist(), "attempts": attempts.tolist(),
-                       "correct": correct.tolist()}, f, separators=(",", ":"))
-            f.write("\n")
+        write_text_atomic(args.json, json.dumps({**meta, "at_risk": at_risk.tolist(), "attempts": attempts.tolist(),
+                                                 "correct": correct.tolist()}, separators=(",", ":")) + "\n")
     return 0
 
 
