@@ -26,21 +26,26 @@ player ahead should not risk a −2 that greedy accepts. On every turn of the la
    (docs/rules.md §5, second edition); the final scores are ranked with the tiebreak by unused
    investigator tiles (held as now);
 4. where greedy solves, it takes the query instead if waiting has the higher mean win share (1/k
-   for k tied winners) by more than :data:`MARGIN`; where greedy waits, it solves instead if solving
-   has the higher win share by more than :data:`MARGIN` and — without ``continuation`` — only if the
-   round surely ends before its next turn (no simulated continuation reaches it: then the plan
-   "wait" is exact but for the opponents after it this rotation).
+   for k tied winners) by more than the margin (:func:`margin_for`); where greedy waits, it solves
+   instead if solving has the higher win share by more than the margin and — without
+   ``continuation`` — only if the round surely ends before its next turn (no simulated
+   continuation reaches it: then the plan "wait" is exact but for the opponents after it this
+   rotation).
 
-**Player counts** (:data:`EARLY_SOLVES`, :func:`early_solves_for`). With 4 players greedy's query
-becomes a solve only on a surely last turn (as without ``continuation``; the plan "wait" is still
-valued with it): where the round may go on to the agent's next turn (an outcome of
-:meth:`~pi_env.agents.greedy.Outlook.next_turn` leaves it on) greedy's query stands and nothing is
-simulated. With 4 players most such solves were long shots taken when behind (60 games of
-``winprob,greedy,greedy,greedy``, tuning seed 3121, denial weight 1: 23 of the 28 changes of
-greedy's choice, at ``p`` from 0.007 to 0.5, in games the agent then won 2 times), as if the model's
-opponents solved sooner than real ones do (it counts an attempt as a solve); the 5 games in which
-greedy's solve became a query were all won. The 4-player evaluation of the rule before
-(seed 9102) is in the README.
+**Player counts** (:data:`EARLY_SOLVES`, :data:`MARGINS`, :data:`OPP_CORRECT`). With 4 players the
+other plan must beat greedy's choice by a win share of more than 0.05 (:data:`MARGINS`; 0 with 2,
+3 and 5 players, whose play is unchanged). Chosen by paired screens on tuning seeds 4120–4122 (800
+games each, ``winprob`` in one seat against three ``greedy``, against four ``greedy`` in the same
+deals; docs/tuning-log.md, *winprob at 4 players, 2026-12-02*): with the margin the agent won
++1.9 ± 0.5, +2.5 ± 0.5 and +2.2 ± 0.5 points of win share more than greedy in its seat (one
+standard error). Without it (margin 0; +0.6 ± 0.6 on seed 4120) the changes of greedy's query
+into a solve that the simulation valued at less than 0.1 of a win share (254 of 300 games) lost on
+balance (−0.55 points of the mean), the 46 valued higher won (+18.8 ± 4.8 points in those games):
+the model's small gains are not to be trusted. Until then greedy's query became a solve only on a
+surely last turn with 4 players (:data:`EARLY_SOLVES` ``{4: False}``; +0.2 ± 0.2 on seed 4120, 21 of 800 games with a decision
+other than greedy's): in 60 games of tuning seed 3121 (denial weight 1 then) most early solves had
+been long shots taken when behind. Counting only 80 % of the simulated opponents' attempts as
+correct (``opp_correct=0.8``) screened about as well (+2.0, +2.8, +1.7) and is not the default.
 
 The choices of step 4 are measured, not rules: without the continuation the plan "wait" looks one
 query ahead and then gives up, so it undervalues waiting whenever more turns follow; letting it
@@ -69,8 +74,9 @@ from pi_env.engine.ranking import tier_points
 from pi_env.agents.greedy import (GreedyAgent, Outlook, Situation, best_query, greedy_decision, turns_to_solve_pmf,
                                   waiting_clue)
 
-__all__ = ["WinProbAgent", "plan_win_shares", "greedy_opponents", "OPPONENT_MODELS", "answer_classes", "win_shares", "DEFAULT_SAMPLES", "MARGIN", "CONTINUATION",
-           "EARLY_SOLVES", "early_solves_for", "ROUNDS_IN_GAME"]
+__all__ = ["WinProbAgent", "plan_win_shares", "greedy_opponents", "OPPONENT_MODELS", "answer_classes", "win_shares",
+           "DEFAULT_SAMPLES", "MARGIN", "CONTINUATION", "EARLY_SOLVES", "early_solves_for", "MARGINS", "margin_for",
+           "OPP_CORRECT", "opp_correct_for", "ROUNDS_IN_GAME"]
 
 DEFAULT_SAMPLES = 2000
 """Simulated continuations per last-round decision."""
@@ -81,12 +87,19 @@ CONTINUATION = True
 3102, 300 two-player games each against greedy, win share minus greedy's own share in the same
 games (greedy against greedy, paired): with it +2.8 (± 1.9) and +4.3 (± 2.0) points (0.95–0.98
 wrong solves per game), without it +1.0 (± 0.5) on seed 3101."""
-EARLY_SOLVES: dict[int, bool] = {4: False}
+EARLY_SOLVES: dict[int, bool] = {}
 """By player count where it differs from ``True``: whether the agent may name a case where greedy
 queries while its next turn may still come this round (module docstring, step 4, *player counts*).
 ``False``: only on a surely last turn (no outcome of the seats after it in this rotation leaves the
 round on, :meth:`~pi_env.agents.greedy.Outlook.next_turn`); the simulation then runs only where
-greedy solves or on such a turn."""
+greedy solves or on such a turn. (4 players had ``False`` until the 4-player settings of
+:data:`MARGINS` and :data:`OPP_CORRECT`.)"""
+MARGINS: dict[int, float] = {4: 0.05}
+"""By player count where it differs from :data:`MARGIN`: the win share by which the other plan must
+beat greedy's choice (module docstring, *player counts*)."""
+OPP_CORRECT: dict[int, float] = {}
+"""By player count where it differs from 1: the probability that a simulated opponent's attempt is
+correct (:func:`plan_win_shares`; module docstring, *player counts*)."""
 ROUNDS_IN_GAME = 3
 """Rounds of a standard game (docs/rules.md §5)."""
 
@@ -118,6 +131,17 @@ def greedy_opponents(o: Outlook) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
 def early_solves_for(num_players: int) -> bool:
     """:data:`EARLY_SOLVES` of ``num_players`` (``True`` without an entry)."""
     return EARLY_SOLVES.get(int(num_players), True)
+
+
+def margin_for(num_players: int) -> float:
+    """:data:`MARGINS` of ``num_players`` (:data:`MARGIN` without an entry)."""
+    return MARGINS.get(int(num_players), MARGIN)
+
+
+def opp_correct_for(num_players: int) -> float:
+    """:data:`OPP_CORRECT` of ``num_players`` (1 without an entry)."""
+    return OPP_CORRECT.get(int(num_players), 1.0)
+
 _ROTATIONS = 30  # rotations simulated at most (the round ends far earlier in practice)
 
 
@@ -312,14 +336,16 @@ class WinProbAgent(GreedyAgent):
 
     Args:
         samples: simulated continuations per last-round decision.
-        margin: win share by which the other plan must beat greedy's choice.
+        margin: win share by which the other plan must beat greedy's choice; ``None`` (default): by
+            player count, :func:`margin_for` (0.0 but with 4 players).
         continuation: the plan "wait" goes on after its next turn (module docstring, step 2) and
             may then also turn greedy's queries into solves (step 4).
         early_solves: with ``continuation``, greedy's query may become a solve on any turn (step 4);
             ``False``: only on a surely last turn; ``None`` (default): by player count,
-            :func:`early_solves_for` (``False`` with 4 players).
+            :func:`early_solves_for` (``True``).
         opp_correct: probability that a simulated opponent's attempt is correct
-            (:func:`plan_win_shares`; default 1, as greedy's model counts an attempt as a solve).
+            (:func:`plan_win_shares`; 1: an attempt counted as a solve, as greedy's model); ``None``
+            (default): by player count, :func:`opp_correct_for` (1 but with 4 players).
         gap_min, gap_max: greedy's query may become a solve only when the leader among the other
             seats is at least ``gap_min`` and at most ``gap_max`` points ahead of the agent
             (negative: the agent leads); elsewhere greedy's query stands unsimulated (defaults
@@ -339,29 +365,46 @@ class WinProbAgent(GreedyAgent):
 
     name = "winprob"
 
-    def __init__(self, samples: int = DEFAULT_SAMPLES, margin: float = MARGIN, edition: str = "second",
+    def __init__(self, samples: int = DEFAULT_SAMPLES, margin: float | None = None, edition: str = "second",
                  ration_investigators: bool = True, continuation: bool = CONTINUATION,
-                 early_solves: bool | None = None, opp_correct: float = 1.0, gap_min: float = -np.inf,
+                 early_solves: bool | None = None, opp_correct: float | None = None, gap_min: float = -np.inf,
                  gap_max: float = np.inf, opponent_model: str = "fitted", **kwargs):
         super().__init__(edition=edition, ration_investigators=ration_investigators, **kwargs)
         if opponent_model not in OPPONENT_MODELS:
             raise ValueError(f"opponent_model must be one of {', '.join(OPPONENT_MODELS)}, got {opponent_model!r}")
         self.opponent_model = opponent_model
-        if not 0.0 <= opp_correct <= 1.0:
+        if opp_correct is not None and not 0.0 <= opp_correct <= 1.0:
             raise ValueError(f"opp_correct must be a probability in [0, 1], got {opp_correct!r}")
         if not gap_min <= gap_max:
             raise ValueError(f"gap_min must be at most gap_max (neither NaN), got {gap_min!r} and {gap_max!r}")
-        self.opp_correct, self.gap_min, self.gap_max = float(opp_correct), float(gap_min), float(gap_max)
+        self.gap_min, self.gap_max = float(gap_min), float(gap_max)
+        self.opp_correct_option = None if opp_correct is None else float(opp_correct)
         self.early_solves = None if early_solves is None else bool(early_solves)
         if int(samples) < 1:
             raise ValueError(f"samples must be at least 1, got {samples!r}")
-        if not margin >= 0:
+        if margin is not None and not margin >= 0:
             raise ValueError(f"margin must be non-negative, got {margin!r}")
         self.samples = int(samples)
-        self.margin = float(margin)
+        self.margin_option = None if margin is None else float(margin)
         self.continuation = bool(continuation)
         self.last: tuple[float, float, float] | None = None
         """``plan_win_shares`` of the last decision (``None`` when it played greedy's choice unexamined)."""
+
+    @property
+    def margin(self) -> float:
+        """The option ``margin``, or :func:`margin_for` the player count (:data:`MARGIN` before
+        :meth:`reset`)."""
+        if self.margin_option is not None:
+            return self.margin_option
+        return margin_for(self.num_players) if hasattr(self, "num_players") else MARGIN
+
+    @property
+    def opp_correct(self) -> float:
+        """The option ``opp_correct``, or :func:`opp_correct_for` the player count (1 before
+        :meth:`reset`)."""
+        if self.opp_correct_option is not None:
+            return self.opp_correct_option
+        return opp_correct_for(self.num_players) if hasattr(self, "num_players") else 1.0
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         s = self.situation(observation, action_mask)

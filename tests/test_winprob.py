@@ -259,41 +259,63 @@ def _four_player_last_turn(seat2_open: bool):
     return obs, mask, board, m, x
 
 
-def test_four_players_solve_instead_of_a_query_only_on_a_surely_last_turn():
-    """4 players (``EARLY_SOLVES``): greedy's query becomes a solve only on a surely last turn.
+def test_four_players_without_early_solves_a_query_becomes_a_solve_only_on_a_surely_last_turn():
+    """4 players with ``early_solves=False`` (the 4-player default before the settings of
+    ``MARGINS`` and ``OPP_CORRECT``): greedy's query becomes a solve only on a surely last turn.
     Seats 2 and 3 have attempted, seat 1 solved: after the agent's turn at most one player (the
     agent) has not attempted, so the round ends with this rotation (docs/rules.md §5). Greedy
     waits (E_now = 1/2 · 1 − 1/2 · 2 < 0); waiting loses 20 : 21, a right solve ties at 21 and wins
     on 5 unused tiles against 4: winprob names M (the lower id; solve-now win share about 1/2,
     wait 0). With seat 2 still open the round goes on after this rotation whatever happens (no
-    seat acts after the agent in it): the 4-player default keeps greedy's query without
-    simulating (``last`` is None); with ``early_solves=True`` (the 2-player rule) it simulates and
-    also keeps it there (waiting, it is certain on its next turn: 21 : 21, tiles 5 : 4, a win)."""
+    seat acts after the agent in it): without early solves it keeps greedy's query without
+    simulating (``last`` is None); with ``early_solves=True`` (the default of every player count
+    now) it simulates and also keeps it there (waiting, it is certain on its next turn: 21 : 21,
+    tiles 5 : 4, a win); the 4-player default (margin, opponents' correctness) the same."""
     from pi_env.agents.winprob import early_solves_for
 
-    assert [early_solves_for(p) for p in (2, 3, 4, 5)] == [True, True, False, True]
+    assert [early_solves_for(p) for p in (2, 3, 4, 5)] == [True, True, True, True]
     obs, mask, board, m, x = _four_player_last_turn(seat2_open=False)
     s = assess(obs, mask, 4, board)
     assert s.probs.tolist() == [0.5, 0.5] and s.outlook.order == (1, 2, 3, 0)
     assert all(not on for _, on, _ in s.outlook.next_turn())
     g = greedy_decision(s)
     assert g < SOLVE_BASE
-    agent = WinProbAgent(samples=500)
+    agent = WinProbAgent(samples=500, early_solves=False)
     agent.reset(4, board, seed=0)
     assert agent.act(obs, mask) == SOLVE_BASE + m
     assert agent.last[1] == 0.0 and agent.last[2] == 0.0 and 0.4 < agent.last[0] < 0.6
+    agent = WinProbAgent(samples=500)
+    agent.reset(4, board, seed=0)
+    assert agent.act(obs, mask) == SOLVE_BASE + m
     obs, mask, board, m, x = _four_player_last_turn(seat2_open=True)
     s = assess(obs, mask, 4, board)
     assert s.probs.tolist() == [0.5, 0.5]
     assert [(prob, on) for prob, on, _ in s.outlook.next_turn()] == [(1.0, True)]
     g = greedy_decision(s)
     assert g < SOLVE_BASE
-    agent = WinProbAgent(samples=500)
+    agent = WinProbAgent(samples=500, early_solves=False)
     agent.reset(4, board, seed=0)
     assert agent.act(obs, mask) == g and agent.last is None
-    agent = WinProbAgent(samples=500, early_solves=True)
-    agent.reset(4, board, seed=0)
-    assert agent.act(obs, mask) == g and agent.last is not None and agent.last[1] == 1.0
+    for agent in (WinProbAgent(samples=500, early_solves=True), WinProbAgent(samples=500)):
+        agent.reset(4, board, seed=0)
+        assert agent.act(obs, mask) == g and agent.last is not None and agent.last[1] == 1.0
+
+
+def test_player_count_settings():
+    """The margin and the simulated opponents' correctness by player count (``MARGINS``,
+    ``OPP_CORRECT``): 4 players the screened settings, every other count 0 and 1 (the 2-player rule
+    unchanged); an option given wins over the player count."""
+    from pi_env.agents.winprob import margin_for, opp_correct_for
+
+    assert [margin_for(p) for p in (2, 3, 4, 5)] == [0.0, 0.0, 0.05, 0.0]
+    assert [opp_correct_for(p) for p in (2, 3, 4, 5)] == [1.0, 1.0, 1.0, 1.0]
+    agent = WinProbAgent()
+    for players, margin, correct in ((4, 0.05, 1.0), (2, 0.0, 1.0)):
+        agent.reset(players, seed=0)
+        assert (agent.margin, agent.opp_correct) == (margin, correct)
+    agent = WinProbAgent(margin=0.2, opp_correct=0.5)
+    agent.reset(4, seed=0)
+    assert (agent.margin, agent.opp_correct) == (0.2, 0.5)
 
 
 def test_opponents_wrong_attempts_by_hand():
