@@ -17,6 +17,7 @@ Hand-worked answers use the daytime board (docs/rules.md §2) and the layout of 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 
 import pytest
@@ -659,3 +660,27 @@ def test_solo_records_take_up_to_14_investigators():
     standard = _doc()
     standard["rules"]["investigators"] = [5, 6, 5]
     assert _reject(standard) == "rules.investigators must list 3 integers 0..5, got [5, 6, 5]"
+
+
+def test_engine_agents_round_trip_also_a_learned_model_at_a_long_path(tmp_path):
+    """``pi-env play --record`` writes each seat's agent name, and a learned model's name is
+    ``learned:`` + the path as typed (pi_env.agents.learned.LearnedAgent.name): a model at a
+    240-character name played a whole game and then its record was refused by its own schema
+    (``engine.agents[0]: '...' is too long``, a 200-character limit), so nothing was written."""
+    long_name = "learned:/" + "/".join(["checkpoints_of_a_long_experiment_run"] * 6) + "/policy.pt"
+    assert len(long_name) == 240
+    record = dataclasses.replace(load_record(_doc()), seed=1, agents=(long_name, "random", "deducer"))
+    path = write_record(record, tmp_path / "g.json")
+    assert json.loads(path.read_text())["engine"]["agents"] == [long_name, "random", "deducer"]
+    assert load_record(path).agents == (long_name, "random", "deducer")
+
+
+@pytest.mark.parametrize("agents, message", [
+    (["random", "deducer"], "engine.agents lists 2 agents for 3 players (one per seat)"),
+    (["random", 1, "deducer"], "engine.agents[1]: must be a string, got 1"),
+    (["random", "", "deducer"], "engine.agents[1]: '' should be non-empty"),
+])
+def test_reject_malformed_engine_agents(agents, message):
+    doc = _doc()
+    doc["engine"] = {"seed": 1, "agents": agents}
+    assert _reject(doc) == message
