@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -162,14 +163,26 @@ def test_a_benchmark_warm_up_says_it_compiles_and_how_long_it_took():
         assert bump(3) == 6
     first, done = out.getvalue().splitlines()
     assert first == _config.WARMING_MESSAGE.format(what="probe")
-    compiled = 0 if os.environ.get("NUMBA_DISABLE_JIT") == "1" else 1
-    expected = f"{compiled} compiled" if compiled else "none compiled: all from the cache"
+    no_jit = os.environ.get("NUMBA_DISABLE_JIT") == "1"
+    expected = "numba JIT disabled: nothing compiled" if no_jit else "1 compiled"
     assert re.fullmatch(rf"probe: kernels ready in [0-9]+\.[0-9] s \({expected}\)", done), done
     again = io.StringIO()
     with _config.warming_up("probe", stream=again):
         assert bump(4) == 8
-    assert re.fullmatch(r"probe: kernels ready in [0-9]+\.[0-9] s \(none compiled: all from the cache\)",
+    expected = "numba JIT disabled: nothing compiled" if no_jit else "none compiled: all from the cache"
+    assert re.fullmatch(rf"probe: kernels ready in [0-9]+\.[0-9] s \({expected}\)",
                         again.getvalue().splitlines()[1])
+
+
+def test_a_warm_up_without_jit_does_not_say_kernels_came_from_the_cache(monkeypatch):
+    """With ``NUMBA_DISABLE_JIT=1`` nothing is compiled and nothing comes from numba's cache (the
+    kernels run as Python): the closing line said "none compiled: all from the cache"."""
+    monkeypatch.setattr(numba.config, "DISABLE_JIT", 1)
+    out = io.StringIO()
+    with _config.warming_up("probe", stream=out):
+        pass
+    assert re.fullmatch(r"probe: kernels ready in [0-9]+\.[0-9] s \(numba JIT disabled: nothing compiled\)",
+                        out.getvalue().splitlines()[1]), out.getvalue()
 
 
 def test_a_benchmark_warm_up_prints_to_stderr_by_default(capsys):

@@ -319,8 +319,9 @@ def warming_up(what: str = "benchmark", stream=None) -> Iterator[None]:
 
     Prints :data:`WARMING_MESSAGE` to ``stream`` (default ``sys.stderr``) before the block, and after
     it one line with the block's wall-clock seconds and how many kernels numba compiled in it (any
-    kernel, pi-env's or not; ``0`` when all came from the on-disk cache or with
-    ``NUMBA_DISABLE_JIT=1``): ``"selfplay_throughput: kernels ready in 93.4 s (41 compiled)"``. A
+    kernel, pi-env's or not; ``none compiled: all from the cache`` when all came from the on-disk
+    cache, ``numba JIT disabled: nothing compiled`` with ``NUMBA_DISABLE_JIT=1``):
+    ``"selfplay_throughput: kernels ready in 93.4 s (41 compiled)"``. A
     first run is otherwise minutes of silence. Used by every script in ``benchmarks/`` that warms
     kernels; it changes nothing in what they measure (the block runs before any timing).
 
@@ -335,5 +336,8 @@ def warming_up(what: str = "benchmark", stream=None) -> Iterator[None]:
     with _numba_event.install_listener("numba:compile", counter):
         yield
     seconds = time.perf_counter() - t0
-    done = f"{counter.count} compiled" if counter.count else "none compiled: all from the cache"
+    if getattr(numba.config, "DISABLE_JIT", 0):  # kernels ran as Python: nothing compiled, nothing from the cache
+        done = "numba JIT disabled: nothing compiled"
+    else:
+        done = f"{counter.count} compiled" if counter.count else "none compiled: all from the cache"
     print(f"{what}: kernels ready in {seconds:.1f} s ({done})", file=out, flush=True)
