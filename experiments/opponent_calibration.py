@@ -3,6 +3,10 @@ greedy's opponent model against it, and the fit of the calibrated model
 (:data:`pi_env.solvers.turns.GREEDY_HAZARD`; issue #16 item 3, docs/tuning-log.md).
 
     python -m pi_env.experiments.opponent_calibration --seed S [--seed S2 ...] --games N [--out FILE.npz]
+        [--json FILE.json] [--force]
+
+``--out`` (the rows) and ``--json`` (the fitted counts) replace an existing file only with
+``--force``, checked before any game is played.
 
 Every turn of every seat of games ``0 .. N − 1`` of tournament seed ``S`` (engine seed
 :func:`pi_env.apps.tournament.game_seed` of ``(S, g)``, four ``greedy`` players) is one row of
@@ -20,6 +24,7 @@ A tuning tool: its seeds are tuning seeds, never evaluation seeds.
 from __future__ import annotations
 
 import argparse
+import io
 import math
 import sys
 from typing import Any, Sequence
@@ -28,6 +33,8 @@ import numpy as np
 
 from pi_env.agents.greedy import GreedyAgent, public_case_bits
 from pi_env.core.constants import SOLVE_BASE
+from pi_env.core.errors import PIError
+from pi_env.core.files import check_output_path, write_bytes_atomic, write_text_atomic
 from pi_env.engine.observe import decode_observation
 from pi_env.engine.ranking import tier_points
 from pi_env.solvers.analysis import analyze_knowledge
@@ -216,15 +223,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--holdout", type=int, help="also report the log loss on this seed's rows of a "
                         "table fitted to the other seeds")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--force", action="store_true", help="replace an existing --out or --json file")
     args = parser.parse_args(argv)
-    if args.load:
-        with np.load(args.load) as z:
-            rows = z["rows"]
-    else:
-        rows = np.concatenate([collect_turns(s, args.games, players=args.players, progress=not args.quiet)
-                               for s in args.seed])
-        if args.out:
-            np.savez_compressed(args.out, rows=rows, fields=np.array(FIELDS))
+    try:  # checked before any game is played
+        for path in (None if args.load else args.out, args.json):
+            if path is not None:
+                check_output_path(path, force=args.force)
+        if args.load:
+            with np.load(args.load) as z:
+                rows = z["rows"]
+        else:
+            rows = np.concatenate([collect_turns(s, args.games, players=args.players, progress=not args.quiet)
+                                   for s in args.seed])
+    except (PIError, ValueError) as exc:
+        parser.error(str(exc))
+    if args.out and not args.load:
+        buffer = io.BytesIO()  # the very name given (savez adds .npz to a path without it)
+        np.savez_compressed(buffer, rows=rows, fields=np.array(FIELDS))
+        write_bytes_atomic(args.out, buffer.getvalue(), force=args.force)
     y = _col(rows, "attempt")
     print(f"{len(rows)} turns, {int(y.sum())} attempts, {int(_col(rows, 'correct').sum())} correct")
     print("greedy's opponent model (attempt_hazard of the public case count, an attempt counted as a solve):")
@@ -260,8 +276,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         import json
 
-        from pi_env.core.files import write_text_atomic
-
         meta = {"description": "greedy opponents' solve attempts (pi_env.solvers.turns.greedy_turns)",
                 "command": "python -m pi_env.experiments.opponent_calibration " + " ".join(
                     f"--seed {s}" for s in args.seed) + f" --games {args.games} --players {args.players}",
@@ -270,7 +284,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                          "x own turn t = 1..horizon",
                 "count_edges": list(COUNT_EDGES), "horizon": int(at_risk.shape[-1])}
         write_text_atomic(args.json, json.dumps({**meta, "at_risk": at_risk.tolist(), "attempts": attempts.tolist(),
-                                                 "correct": correct.tolist()}, separators=(",", ":")) + "\n")
+                                                 "correct": correct.tolist()}, separators=(",", ":")) + "\n",
+                          force=args.force)
     return 0
 
 

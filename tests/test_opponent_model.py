@@ -5,6 +5,8 @@ in TunedGreedy and winprob."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from test_greedy import _outlook
@@ -248,3 +250,58 @@ def test_greedy_opponents_rows():
     assert not pmf[0].any() and not pmf[3].any() and not pmf2[3].any()
     assert np.array_equal(pmf[1], greedy_turns(1, 0, True)[0]) and np.array_equal(pmf2[2], greedy_turns(40, 0, True)[0])
     assert np.array_equal(cor[2], greedy_turns(40, 0, False)[1])
+
+
+def test_calibration_refuses_an_existing_json_or_out_before_playing(tmp_path, monkeypatch, capsys):
+    """``opponent_calibration --json``/``--out`` replace an existing file only with ``--force`` (as
+    every command that writes, pi_env.core.files.check_output_path), and say so before any game is
+    played; before, an existing file (the shipped table, say) was overwritten silently after the run,
+    and a missing folder failed only then. Bad ``--games``/``--players`` give one line, not a traceback."""
+    played = []
+    monkeypatch.setattr(oc, "collect_turns", lambda *a, **k: played.append(a) or np.zeros((0, len(oc.FIELDS))))
+    target = tmp_path / "table.json"
+    target.write_text("keep\n")
+    for option in ("--json", "--out"):
+        with pytest.raises(SystemExit) as info:
+            oc.main(["--seed", "1", "--games", "1", "--quiet", option, str(target)])
+        assert info.value.code == 2
+        assert capsys.readouterr().err.splitlines()[-1] == (
+            f"python -m pi_env.experiments.opponent_calibration: error: {target} exists; use --force to "
+            "overwrite it")
+        with pytest.raises(SystemExit):
+            oc.main(["--seed", "1", "--quiet", option, str(tmp_path / "no" / "t.json")])
+        assert capsys.readouterr().err.splitlines()[-1].endswith(
+            f"error: {tmp_path / 'no' / 't.json'}: the folder {str(tmp_path / 'no')!r} does not exist")
+    assert target.read_text() == "keep\n" and played == []
+    monkeypatch.undo()
+    for args, message in ((["--games", "0"], "games must be at least 1 and start at least 0, got 0 and 0"),
+                          (["--games", "1", "--players", "9"], "num_players must be 2..5, got 9")):
+        with pytest.raises(SystemExit) as info:
+            oc.main(["--seed", "1", "--quiet", *args])
+        assert info.value.code == 2
+        assert capsys.readouterr().err.splitlines()[-1] == (
+            f"python -m pi_env.experiments.opponent_calibration: error: {message}")
+
+
+def test_calibration_force_replaces_and_out_writes_the_name_given(tmp_path, rows):
+    """With ``--force`` the files are replaced; ``--out`` writes the very name given (numpy's savez
+    added ``.npz`` to a name without it, so ``--out rows`` then ``--load rows`` failed), and
+    ``--load`` reads the rows back."""
+    saved = tmp_path / "rows"
+    np.savez_compressed(tmp_path / "src.npz", rows=rows, fields=np.array(oc.FIELDS))
+    table = tmp_path / "table.json"
+    table.write_text("old\n")
+    saved.write_text("old\n")
+    assert oc.main(["--seed", "4199", "--load", str(tmp_path / "src.npz"), "--json", str(table), "--force"]) == 0
+    assert json.loads(table.read_text())["turns"] == len(rows)
+    import pi_env.experiments.opponent_calibration as module
+    orig = module.collect_turns
+    try:
+        module.collect_turns = lambda seed, games, players=4, progress=True: rows
+        assert oc.main(["--seed", "4199", "--games", "2", "--quiet", "--out", str(saved), "--force"]) == 0
+    finally:
+        module.collect_turns = orig
+    assert not (tmp_path / "rows.npz").exists()
+    with np.load(saved) as z:
+        assert np.array_equal(z["rows"], rows)
+    assert oc.main(["--seed", "4199", "--load", str(saved)]) == 0
