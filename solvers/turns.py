@@ -196,7 +196,14 @@ def greedy_turns(count: int, tier: int, attempted_before: bool,
         with zeros): ``pmf[t − 1]`` P(the next attempt is on the ``t``-th own turn) — summing to at
         most 1, the rest the chance of no attempt within ``H`` turns — and ``correct[t − 1]``
         P(that attempt is correct). A ``count`` of 0 or less (no consistent case): no attempt.
+
+    Raises:
+        ValueError: a negative ``tier`` or ``horizon``.
     """
+    if tier < 0:
+        raise ValueError(f"tier must be at least 0 (docs/rules.md §5), got {tier}")
+    if horizon is not None and horizon < 0:
+        raise ValueError(f"horizon must be at least 0 own turns, got {horizon}")
     hz, cor = _greedy_rates(SHRINK)
     H = hz.shape[-1] if horizon is None else int(horizon)
     pmf, right = np.zeros(H), np.zeros(H)
@@ -214,7 +221,10 @@ def greedy_hazard(count: int, tier: int, attempted_before: bool) -> tuple[float,
     """``(attempt, correct)``: the calibrated probability that a ``greedy`` opponent attempts a
     solve on its coming turn and that the attempt is correct (:func:`greedy_turns`' first turn;
     ``(0, 0)`` for ``count <= 0``). The per-turn hazard of greedy's ``E_wait`` under the option
-    ``opponent_model="greedy"`` (:meth:`pi_env.agents.greedy.Outlook.greedy_hazard`)."""
+    ``opponent_model="greedy"`` (:meth:`pi_env.agents.greedy.Outlook.greedy_hazard`).
+
+    Raises:
+        ValueError: a negative ``tier``."""
     pmf, right = greedy_turns(count, tier, attempted_before, 1)
     return float(pmf[0]), float(right[0])
 

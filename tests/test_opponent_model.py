@@ -305,3 +305,17 @@ def test_calibration_force_replaces_and_out_writes_the_name_given(tmp_path, rows
     with np.load(saved) as z:
         assert np.array_equal(z["rows"], rows)
     assert oc.main(["--seed", "4199", "--load", str(saved)]) == 0
+
+
+def test_greedy_turns_refuses_a_negative_tier_or_horizon():
+    """Tiers are 0, 1, 2, ... (docs/rules.md §5; higher ones share the table's last cell, as
+    documented): a negative tier was silently read as tier 0, and a negative horizon ended in
+    numpy's 'negative dimensions are not allowed'."""
+    with pytest.raises(ValueError, match=r"^tier must be at least 0 \(docs/rules.md §5\), got -1$"):
+        greedy_turns(5, -1, False)
+    with pytest.raises(ValueError, match=r"^tier must be at least 0 \(docs/rules.md §5\), got -2$"):
+        greedy_hazard(5, -2, False)
+    with pytest.raises(ValueError, match=r"^horizon must be at least 0 own turns, got -1$"):
+        greedy_turns(5, 0, False, -1)
+    assert greedy_turns(5, 7, False, 3)[0].tolist() == greedy_turns(5, 2, False, 3)[0].tolist()
+    assert greedy_turns(5, 0, False, 0)[0].shape == (0,)
