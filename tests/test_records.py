@@ -24,7 +24,7 @@ import pytest
 
 from pi_env.core.board import DAYTIME
 from pi_env.core.constants import (EVIDENCE_NAMES, NOTHING, SPOT, SUSPECT_NAMES, TRACE, case_index)
-from pi_env.core.errors import RecordError
+from pi_env.core.errors import PIError, RecordError
 from pi_env.records.record_file import (MAX_ROUNDS_LIMIT, clue_answer, investigate_answer, load_record,
                             record_to_dict, suppression, tile_element, write_record)
 from pi_env.records.types import Event, Rules
@@ -684,3 +684,22 @@ def test_reject_malformed_engine_agents(agents, message):
     doc = _doc()
     doc["engine"] = {"seed": 1, "agents": agents}
     assert _reject(doc) == message
+
+
+def test_a_seat_label_with_a_name_is_the_seat_even_when_a_name_reads_as_a_label():
+    """``pi-env solve`` prints seat 1 of a record named ``["P1", "Ann", "Bob"]`` as ``"P1 (Ann)"``
+    (solve_report: the seat label, then the name); that label resolved its ``P1`` as the name of
+    seat 0 and was refused ("in this record P0 is named 'P1', not 'Ann'"). In ``"P1 (Ann)"`` the
+    ``P1`` is the seat label; a bare ``"P1"`` still means the player named so (names come first)."""
+    from pi_env.records.types import resolve_player
+
+    doc = _doc()
+    doc["players"] = ["P1", "Ann", "Bob"]
+    record = load_record(doc)
+    assert resolve_player(record, "P1 (Ann)") == 1
+    assert resolve_player(record, "P0 (P1)") == 0
+    assert resolve_player(record, "P1") == 0
+    with pytest.raises(PIError, match=r"^player 'P1 \(Bob\)': in this record P1 is named 'Ann', not 'Bob'$"):
+        resolve_player(record, "P1 (Bob)")
+    with pytest.raises(PIError, match=r"^player must be 0..2 in this 3-player record, got P3$"):
+        resolve_player(record, "P3 (Ann)")

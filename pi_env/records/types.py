@@ -225,8 +225,14 @@ def resolve_player(record: GameRecord, player: "int | str") -> int:
 
 def _resolve_labelled(record: GameRecord, label: str, said: str) -> int:
     """``resolve_player`` of ``"P2 (deducer)"``: ``label`` (``"P2"``) resolved as a seat label, and
-    ``said`` (``"deducer"``) checked against the record's agent or name of that seat."""
-    p = resolve_player(record, label)
+    ``said`` (``"deducer"``) checked against the record's agent or name of that seat. ``label`` is
+    the seat label here even when a player is named like it (``["P1", "Ann", ...]``: ``"P1 (Ann)"``,
+    as ``pi-env solve`` prints seat 1, is seat 1)."""
+    match = _SEAT_LABEL.fullmatch(label.strip())
+    assert match is not None  # _SEAT_LABEL_WITH's label is a _SEAT_LABEL
+    p, n = int(match.group(1)), record.rules.players
+    if p >= n:
+        raise PIError(f"player must be 0..{n - 1} in this {n}-player record, got {label.strip()}")
     given = f"{label.strip()} ({said})"
     known = ([("named", record.player_names[p])] if record.player_names else []) + (
         [("played by", record.agents[p])] if record.agents else [])
