@@ -122,7 +122,8 @@ opponent and decides as above). :meth:`Outlook.greedy_hazard` gives each other s
 of attempting a solve on its coming turn and, separately, of that attempt being correct
 (:func:`pi_env.solvers.turns.greedy_hazard`: a table by public case count, tier and whether the seat
 has attempted this round, measured on games of four greedy, tuning seeds 4106–4109, by
-:mod:`pi_env.experiments.opponent_calibration`). Passed to :meth:`Outlook.next_turn` /
+:mod:`pi_env.experiments.opponent_calibration`; second edition, 4 players: at other player counts
+and in the first edition it is used unchanged, an unchecked extrapolation). Passed to :meth:`Outlook.next_turn` /
 :meth:`Outlook.wait_value` (``hazard``, ``correct``) a wrong attempt ends the round as an attempt
 does but does not advance the tier; :class:`pi_env.experiments.greedy_screen.TunedGreedy`
 (``opponent_model="greedy"``) and :class:`pi_env.agents.winprob.WinProbAgent` (the same option) use

@@ -185,6 +185,10 @@ def greedy_turns(count: int, tier: int, attempted_before: bool,
     earlier this round, the distribution of the own turn of its next solve attempt and that
     attempt's chance to be correct.
 
+    Fitted on standard second-edition games of 4 players (all rounds pooled: the table has no
+    player-count, edition, mode or round cell); with other player counts, the first edition or a
+    duel the same table is used unchanged, an extrapolation nothing checks or warns about.
+
     Per turn ``t`` of the cell (:func:`hazard_bin`) the hazard ``h_t`` = P(attempt on the ``t``-th
     own turn | none before, still in the round) is the observed rate drawn toward the pooled
     cells' (:func:`shrunk_rates`, :data:`SHRINK`); ``pmf_t = h_t · Π_{s<t} (1 − h_s)`` (the
