@@ -144,6 +144,14 @@ def test_record_is_not_overwritten_without_force(capsys, tmp_path):
      f"pi-env: error: unknown agent 'deducr'; did you mean 'deducer'? (known: {KNOWN})\n"),
     (["play", "--players", "3", "--agents", "random,random"],
      "pi-env: error: --agents lists 2 agents for 3 players\n"),
+    # --players defaults to the list's length; a short list that is meant to repeat needs it (the
+    # message said only 'num_players must be 2..5, got 1', a number the user never gave)
+    (["tournament", "--agents", "greedy", "--games", "1", "--out", "unused"],
+     "pi-env: error: --agents greedy lists 1 agent and --players is not given (it defaults to the "
+     "number of agents, 2..5): give --players, e.g. --players 4 to seat greedy 4 times\n"),
+    (["tournament", "--agents", "greedy,random,greedy,random,greedy,random", "--games", "1", "--out", "unused"],
+     "pi-env: error: --agents greedy,random,greedy,random,greedy,random lists 6 agents and --players is "
+     "not given (it defaults to the number of agents, 2..5): at most 5 players sit at a table\n"),
 ])
 def test_play_errors(capsys, argv, message):
     code, out, err = run(capsys, *argv)

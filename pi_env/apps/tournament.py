@@ -63,7 +63,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 import numpy as np
 
 from pi_env.apps.interrupts import ignore_sigint, signals_held, terminate_as_interrupt
-from pi_env.core.constants import DEFAULT_MAX_ROTATIONS, SOLVE_BASE
+from pi_env.core.constants import DEFAULT_MAX_ROTATIONS, MAX_PLAYERS, MIN_PLAYERS, SOLVE_BASE
 from pi_env.core.errors import PIError
 from pi_env.core.files import write_figure_atomic, write_text_atomic
 from pi_env.core.text import csv_text, format_table
@@ -761,7 +761,13 @@ def settings_from_args(args: Any) -> TournamentSettings:
                           "the seats), e.g. --agents deducer,random,random")
         base = {k: v for k, v in given.items() if v is not None}
         base.setdefault("games", DEFAULT_GAMES)
-        base.setdefault("players", len(given["agents"]))
+        agents = given["agents"]
+        if given["players"] is None and not MIN_PLAYERS <= len(agents) <= MAX_PLAYERS and all(agents):
+            listed = (f"--agents {','.join(agents)} lists {len(agents)} agent{'s' * (len(agents) != 1)} and "
+                      f"--players is not given (it defaults to the number of agents, {MIN_PLAYERS}..{MAX_PLAYERS})")
+            raise PIError(f"{listed}: give --players, e.g. --players 4 to seat {agents[0]} 4 times"
+                          if len(agents) < MIN_PLAYERS else f"{listed}: at most {MAX_PLAYERS} players sit at a table")
+        base.setdefault("players", len(agents))
     return TournamentSettings(**base)
 
 
