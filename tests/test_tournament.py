@@ -9,6 +9,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 from helpers import play_game as play_reference
 from scipy import stats
@@ -554,3 +555,17 @@ def test_a_learned_model_that_cannot_play_is_refused_before_anything_is_written(
     assert (code, out) == (2, "")
     assert err.startswith("pi-env: error: ") and message.format(dir=run_dir) in err and err.count("\n") == 1
     assert not (tmp_path / "r").exists()
+
+
+def test_fill_seats_refuses_a_string_or_a_player_count_below_one():
+    """``fill_seats("xy", 4)`` seated agents 'x' and 'y' (a string is a sequence of letters), and
+    ``fill_seats(("x", "y"), 0)`` or ``-2`` returned no seats at all, without a word."""
+    from pi_env.apps.tournament import fill_seats
+
+    assert fill_seats(["x", "greedy"], 4) == ("x", "greedy", "x", "greedy")
+    assert fill_seats(("x",), np.int64(3)) == ("x", "x", "x")
+    with pytest.raises(PIError, match=r"^agents must be a sequence of agent names, got the string 'xy'$"):
+        fill_seats("xy", 4)
+    for players in (0, -2, 2.0, True):
+        with pytest.raises(PIError, match=r"^players must be a positive integer, got "):
+            fill_seats(("x", "y"), players)

@@ -191,8 +191,13 @@ def fill_seats(agents: Sequence[str], players: int) -> tuple[str, ...]:
 
     Raises:
         PIError: ``players`` is not a multiple of ``len(agents)`` (the message names both numbers),
-            or ``agents`` is empty.
+            ``agents`` is empty or a string (not a list of names), or ``players`` is not a positive
+            integer.
     """
+    if isinstance(agents, str):
+        raise PIError(f"agents must be a sequence of agent names, got the string {agents!r}")
+    if not isinstance(players, (int, np.integer)) or isinstance(players, bool) or players < 1:
+        raise PIError(f"players must be a positive integer, got {players!r}")
     names = tuple(agents)
     if not names or players % len(names):
         raise PIError(f"{len(names)} agents given for {players} players: list one agent per seat, "
