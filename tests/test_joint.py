@@ -16,7 +16,7 @@ from itertools import product
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from scipy.stats import chi2
 
@@ -680,6 +680,7 @@ def test_completions_table_equals_brute_force(seed: int, k: int) -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), m=st.integers(1, 4), k=st.integers(0, 2), size=st.integers(0, 12))
+@example(seed=21435, m=2, k=2, size=9)  # a refused term (above): discarded, not a failure
 def test_hole_term_equals_brute_force(seed: int, m: int, k: int, size: int) -> None:
     """One inclusion–exclusion term (:func:`_hole_term`: tuples of holes grouped by profile, weighted
     by the completions; or met in the middle) = brute force over the holes and the coarse sets, per
@@ -702,7 +703,11 @@ def test_hole_term_equals_brute_force(seed: int, m: int, k: int, size: int) -> N
     brute = brute_force_counts(np.vstack([root[None, :], holes, coarse]), limit=5_000_000)
     assert brute is not None
     term = _hole_term(list(holes), list(coarse), root=np.flatnonzero(root))
-    assert term is not None and np.array_equal(term, brute[0])
+    # None is a refusal by design (a completions table above MAX_TABLE_STEPS or too many tuples: the
+    # caller then counts another way), not a wrong count: e.g. seed=21435, m=2, k=2, size=9 (32.1 M
+    # table steps). Hypothesis discards such draws and fails the test if most draws are refused.
+    assume(term is not None)
+    assert np.array_equal(term, brute[0])
 
 
 @settings(max_examples=40, deadline=None)
