@@ -142,8 +142,13 @@ def test_record_is_not_overwritten_without_force(capsys, tmp_path):
      f"pi-env: error: unknown agent 'sherlock' (known: {KNOWN})\n"),
     (["play", "--agents", "random,deducr,random,random"],
      f"pi-env: error: unknown agent 'deducr'; did you mean 'deducer'? (known: {KNOWN})\n"),
+    # a short list repeats to fill the seats (tournament.fill_seats), only when it divides them
     (["play", "--players", "3", "--agents", "random,random"],
-     "pi-env: error: --agents lists 2 agents for 3 players\n"),
+     "pi-env: error: 2 agents given for 3 players: list one agent per seat, or a list that repeats to "
+     "fill the seats (3 is not a multiple of 2): random,random\n"),
+    (["play", "--players", "5", "--agents", "greedy,random,greedy,random"],
+     "pi-env: error: 4 agents given for 5 players: list one agent per seat, or a list that repeats to "
+     "fill the seats (5 is not a multiple of 4): greedy,random,greedy,random\n"),
     # --players defaults to the list's length; a short list that is meant to repeat needs it (the
     # message said only 'num_players must be 2..5, got 1', a number the user never gave)
     (["tournament", "--agents", "greedy", "--games", "1", "--out", "unused"],
@@ -156,6 +161,28 @@ def test_record_is_not_overwritten_without_force(capsys, tmp_path):
 def test_play_errors(capsys, argv, message):
     code, out, err = run(capsys, *argv)
     assert code == 2 and err == message and out == ""
+
+
+@pytest.mark.parametrize("argv,header", [
+    (["--players", "4", "--agents", "greedy,random"],
+     "P.I. — 4 players, second edition, seed 1, agents greedy, random, greedy, random "
+     "(--agents greedy,random repeated to fill 4 seats)"),
+    (["--players", "3", "--agents", " greedy "],
+     "P.I. — 3 players, second edition, seed 1, agents greedy, greedy, greedy "
+     "(--agents greedy repeated to fill 3 seats)"),
+    (["--players", "2", "--agents", "random,greedy"],  # a full list: no note
+     "P.I. — 2 players, second edition, seed 1, agents random, greedy"),
+])
+def test_play_repeats_a_short_agent_list_and_prints_the_seating(capsys, argv, header):
+    """``pi-env play`` fills the seats as ``pi-env tournament`` does (``fill_seats``): the list
+    ``greedy,random`` for 4 players seats greedy, random, greedy, random, and the header says so."""
+    code, out, err = run(capsys, "play", "--seed", "1", "--quiet", *argv)
+    lines = out.splitlines()
+    assert code == 0 and lines[0] == header
+    seats = header.split(", agents ")[1].split(" (")[0].split(", ")
+    assert lines[-len(seats) - 1] == "Final standings:"
+    assert sorted(line.split(". ", 1)[1].split("  ")[0].strip() for line in lines[-len(seats):]) == \
+        sorted(f"P{i} ({a})" for i, a in enumerate(seats))
 
 
 @pytest.mark.parametrize("argv,fragment", [

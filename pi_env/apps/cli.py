@@ -89,8 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="standard game or duel (docs/rules.md §7; 2 players)")
     play.add_argument("--seed", type=_seed, default=None, help="game seed (default: random, printed)")
     play.add_argument("--agents", default=None,
-                      help=f"comma-separated agent per seat (default for 4: {DEFAULT_AGENTS}); "
-                           f"'human' seats a person at this terminal")
+                      help=f"comma-separated agent per seat (default for 4: {DEFAULT_AGENTS}), or a "
+                           f"shorter list repeated to fill the seats (--agents x,greedy --players 4 seats "
+                           f"x,greedy,x,greedy); 'human' seats a person at this terminal")
     play.add_argument("--edition", choices=("second", "first"), default="second")
     play.add_argument("--variant", action="append", choices=("fast", "nick-of-time"), default=[],
                       help="rules variant (repeatable): fast = 2 rounds, nick-of-time (docs/rules.md §6)")
@@ -258,6 +259,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 
     from pi_env.agents import make_agent
     from pi_env.agents.runner import play_game
+    from pi_env.apps.tournament import fill_seats
 
     from pi_env.engine import GameConfig
     from pi_env.core.files import check_output_path
@@ -273,10 +275,11 @@ def cmd_play(args: argparse.Namespace) -> int:
     config = GameConfig(num_players=players, edition=args.edition, variants=tuple(args.variant),
                         investigators=args.investigators, max_rotations=args.max_rotations,
                         mode=args.mode, **extra)
-    names = [a.strip() for a in (args.agents or ",".join(
+    given = [a.strip() for a in (args.agents or ",".join(
         (DEFAULT_AGENTS.split(",") * 2)[:players])).split(",")]
-    if len(names) != players:
-        raise PIError(f"--agents lists {len(names)} agents for {players} players")
+    names = list(fill_seats(given, players))  # a short list repeats, as in ``pi-env tournament``
+    repeated = (f" (--agents {','.join(given)} repeated to fill {players} seats)"
+                if len(given) != players else "")
     humans = [i for i, n in enumerate(names) if n.lower() == "human"]
     if len(humans) > 1 and not args.hot_seat:
         raise PIError(f"--agents seats {len(humans)} people ('human') at this one terminal, where each would "
@@ -299,7 +302,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         rules += ", " + ", ".join(config.variants)
     if args.investigators is not None:
         rules += f", investigators {','.join(map(str, config.investigators))}"
-    print(f"P.I. — {config.num_players} players, {rules}, seed {seed}, agents {', '.join(labels)}")
+    print(f"P.I. — {config.num_players} players, {rules}, seed {seed}, agents {', '.join(labels)}{repeated}")
     for line in report_lines(record, score_record(record), labels, turns=not args.quiet):
         print(line)
     if state.truncated[0]:
