@@ -41,10 +41,12 @@ def test_play_is_deterministic_and_replay_prints_the_same_log(capsys, tmp_path):
     turn_lines = [l for l in out1.splitlines() if l.startswith("  rot")]
     replay_turns = [l for l in out3.splitlines() if l.startswith("  rot")]
     assert len(turn_lines) == sum(len(r.events) for r in record.rounds) == len(replay_turns)
-    # same actions and answers (replay labels players without agent names)
-    assert [l.split("  ", 3)[-1].split(None, 0) for l in turn_lines] != []
-    assert [l[l.index("->"):] for l in turn_lines] == [l[l.index("->"):] for l in replay_turns]
-    assert out3.splitlines()[-1].startswith("record checked: re-run by the engine")
+    # the same log, seat labels included (replay printed "P0" where play printed "P0 (random)"):
+    # play's lines but its header and "record written", replay's but "record checked"
+    assert turn_lines == replay_turns
+    assert out3.splitlines()[:-1] == out1.splitlines()[1:-1]
+    assert out3.splitlines()[0] == "Round 1 (first player P1 (deducer))"
+    assert out3.splitlines()[-1] == "record checked: re-run by the engine from its seed, every answer identical"
 
 
 def test_solve_takes_the_seat_labels_play_prints(capsys, tmp_path):

@@ -703,3 +703,18 @@ def test_a_seat_label_with_a_name_is_the_seat_even_when_a_name_reads_as_a_label(
         resolve_player(record, "P1 (Bob)")
     with pytest.raises(PIError, match=r"^player must be 0..2 in this 3-player record, got P3$"):
         resolve_player(record, "P3 (Ann)")
+
+
+def test_player_label_takes_the_records_agents_unless_given():
+    """``pi-env replay`` labels seats as ``pi-env play`` printed them: the record's names first,
+    else ``P2 (deducer)`` from ``agents`` or, when not given, the record's ``engine.agents``."""
+    from pi_env.records.report import player_label
+
+    bare = load_record(_doc())
+    with_agents = dataclasses.replace(bare, agents=("random", "deducer", "greedy"))
+    named = dataclasses.replace(with_agents, player_names=("Ann", "Bob", "Cleo"))
+    assert [player_label(bare, p) for p in range(3)] == ["P0", "P1", "P2"]
+    assert [player_label(with_agents, p) for p in range(3)] == ["P0 (random)", "P1 (deducer)", "P2 (greedy)"]
+    assert player_label(with_agents, 2, ("x", "y", "z")) == "P2 (z)"
+    assert player_label(bare, 1, ("x", "y", "z")) == "P1 (y)"
+    assert [player_label(named, p) for p in range(3)] == ["Ann", "Bob", "Cleo"]

@@ -14,9 +14,15 @@ from pi_env.core.text import plural
 
 
 def player_label(record: GameRecord, p: int, agents: tuple[str, ...] | None = None) -> str:
-    """``"Ann"`` / ``"P2 (deducer)"`` / ``"P2"`` (:func:`pi_env.records.types.seat_label`: 0-based)."""
+    """``"Ann"`` / ``"P2 (deducer)"`` / ``"P2"`` (:func:`pi_env.records.types.seat_label`: 0-based).
+
+    The seat's agent comes from ``agents``, or when it is ``None`` from the record's own
+    ``engine.agents`` (what ``pi-env play --record`` writes), so ``pi-env replay`` labels the seats
+    as ``pi-env play`` printed them."""
     if record.player_names:
         return record.player_names[p]
+    if agents is None:
+        agents = record.agents
     return f"{seat_label(p)} ({agents[p]})" if agents else seat_label(p)
 
 
@@ -40,6 +46,9 @@ def event_text(ev: Event, record: GameRecord) -> tuple[str, str]:
 def report_lines(record: GameRecord, scores: RecordScores, agents: tuple[str, ...] | None = None,
                  turns: bool = True) -> list[str]:
     """The turn log (if ``turns``), each round's result and the final standings with tiebreaks.
+
+    Players are labelled by :func:`player_label`: the record's names, else ``"P2 (deducer)"`` with
+    the agent from ``agents`` or the record's ``engine.agents``, else ``"P2"``.
 
     A duel (docs/rules.md §7) prints each round as ``Round 1: P0 wins`` or ``Round 1: draw``, the
     standings in round wins and ``Duel won by P0`` (or ``Duel drawn``).
