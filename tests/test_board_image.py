@@ -135,8 +135,10 @@ def test_cli_render_writes_png(capsys, tmp_path, record_path):
 
     img = matplotlib.image.imread(out)
     assert img.shape[:2] == (1000, 1400)
+    from pi_env.envs.board_image import record_panel
+
     st, cfg = record_position(record_path, 1, 5)
-    expect = board_image(st, cfg)
+    expect = board_image(st, cfg, **record_panel(load_record(record_path), 1, 5))
     assert np.array_equal((img[:, :, :3] * 255).round().astype(np.uint8), expect)
     # refuses to overwrite, unless --force
     code, text, err = run(capsys, "render", record_path, "--out", out)
@@ -254,14 +256,14 @@ def test_render_of_a_typed_record_says_the_round_is_over_and_shows_names():
     # the declaration ends the round (only Ben is left): not "To move"
     lines = _typed_panel(_table_doc([trace, nothing, {"incorrect": 0}]))
     assert lines[3] == "Round 1 is over"
-    assert lines[4:8] == ["A Ann: score 7, inv. left 5, out (incorrect information)",
-                          "B Ben: score 0, inv. left 5", "    in front: Doc",
-                          "C Cleo: score 0, inv. left 5, out (incorrect information)"]
-    assert lines[-3:] == ["Last action:", "    A: declared incorrect: the answer at event 0",
+    assert lines[4:8] == ["P0 (Ann): score 7, inv. left 5, out (incorrect information)",
+                          "P1 (Ben): score 0, inv. left 5", "    in front: Doc",
+                          "P2 (Cleo): score 0, inv. left 5, out (incorrect information)"]
+    assert lines[-3:] == ["Last action:", "    P0 (Ann): declared incorrect: the answer at event 0",
                           "    -> Cleo eliminated from the round, Ann gets its top score"]
     # a declaration in the middle of a rotation: the next player to move skips the players out
     lines = _typed_panel(_table_doc([trace, {"incorrect": 0}]))
-    assert lines[3] == "To move: B (Ben); first player A"
+    assert lines[3] == "To move: P1 (Ben); first player P0 (Ann)"
     # an ordinary round end, with the next round recorded, and a finished game
     P1, P2 = ["Pinky", "Murder", "Lakeside"], ["Shorty", "Smuggling", "Downtown"]
     ended = [{"player": 0, "solve": P1, "correct": False}, {"player": 1, "solve": P1, "correct": True},
@@ -269,11 +271,11 @@ def test_render_of_a_typed_record_says_the_round_is_over_and_shows_names():
     doc = _table_doc(ended)
     assert _typed_panel(doc)[3] == "Round 1 is over"
     doc["rounds"].append(dict(doc["rounds"][0], first_player=1, events=[]))
-    assert _typed_panel(doc, 0)[3] == "Round 1 is over; round 2 begins with B (Ben)"
-    assert _typed_panel(doc, 0, 1)[3] == "To move: C (Cleo); first player A"
+    assert _typed_panel(doc, 0)[3] == "Round 1 is over; round 2 begins with P1 (Ben)"
+    assert _typed_panel(doc, 0, 1)[3] == "To move: P2 (Cleo); first player P0 (Ann)"
     assert _typed_panel(_table_doc(ended, rounds=1))[3] == "Game over"
     held = _typed_panel(_table_doc(ended), viewer="ben")
-    assert held[held.index("Held case (B holds C's):") + 1] == "    Shorty / Smuggling / Downtown"
+    assert held[held.index("Held case (P1 (Ben) holds P2 (Cleo)'s):") + 1] == "    Shorty / Smuggling / Downtown"
 
 
 def test_render_viewer_takes_a_name(capsys, tmp_path):
@@ -294,3 +296,36 @@ def test_render_force_keeps_a_read_only_files_mode(capsys, tmp_path, record_path
     out.chmod(0o444)
     assert run(capsys, "render", record_path, "--out", out, "--force")[0] == 0
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and oct(out.stat().st_mode & 0o777) == oct(0o444)
+
+
+def test_render_panel_uses_the_seat_labels_of_play_and_solve(record_path):
+    """The panel names the seats as ``pi-env play``/``replay``/``solve`` print them (``P0 (deducer)``,
+    :func:`pi_env.records.types.seat_label` with the record's agent), not ``A player_0``: a record
+    written by ``pi-env play`` (agents deducer,heuristic,random) and the same record without agents."""
+    import dataclasses
+
+    from pi_env.envs.board_image import panel_lines, record_panel
+
+    record = load_record(record_path)
+    assert record.agents == ("deducer", "heuristic", "random") and not record.player_names
+    st, cfg = record_position(record, 0, 2)
+    panel = record_panel(record, 0, 2)
+    assert panel["labels"] == ["P0 (deducer)", "P1 (heuristic)", "P2 (random)"]
+    lines = [ln.text for ln in panel_lines(st, cfg, 0, 1, **panel)]
+    rows = [ln for ln in lines if ": score " in ln]
+    assert [r.split(":")[0] for r in rows] == ["P0 (deducer)", "P1 (heuristic)", "P2 (random)"]
+    cp, fp, lp = int(st.current_player[0]), int(st.first_player[0]), int(st.last_player[0])
+    assert lines[3] == f"To move: {panel['labels'][cp]}; first player {panel['labels'][fp]}"
+    assert lines[lines.index("Last action:") + 1].startswith(f"    {panel['labels'][lp]}: ")
+    assert "Held case (P1 (heuristic) holds P2 (random)'s):" in lines
+    assert not any(ln.startswith(("A ", "B ", "C ")) or "player_" in ln for ln in lines)
+    bare = dataclasses.replace(record, agents=None)
+    assert record_panel(bare, 0, 2)["labels"] == ["P0", "P1", "P2"]
+    bare_rows = [ln.text.split(":")[0] for ln in panel_lines(st, cfg, 0, **record_panel(bare, 0, 2))
+                 if ": score " in ln.text]
+    assert bare_rows == ["P0", "P1", "P2"]
+    # without a record (the environment's picture) the rows keep the agent names player_0 ...
+    env_rows = [ln.text.split(":")[0] for ln in panel_lines(st, cfg, 0) if ": score " in ln.text]
+    assert env_rows == ["A player_0", "B player_1", "C player_2"]
+    with pytest.raises(PIError, match=r"^labels: one per seat \(3\), got 2: \['x', 'y'\]$"):
+        panel_lines(st, cfg, 0, labels=["x", "y"])

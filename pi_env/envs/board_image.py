@@ -12,7 +12,8 @@ district. A box shows the district's name, its suspect and evidence tile (names 
 
 A panel beside the board (:func:`panel_lines`) gives the rules header (as
 :func:`pi_env.envs.render.render_text`), whose turn it is (or that the round or the game is over),
-each player's colour, letter, name (a record's ``players``), score, investigators left and flags
+each player's colour, label (a record's seat labels as the CLI prints them, ``P1 (Ben)``,
+``P1 (random)``; else the letter and ``player_1``), score, investigators left and flags
 (attempted, solved, out of the round by the incorrect-information rule), the display, the deck and
 discard pile, the last action and its answer (a record's declaration of an incorrect answer
 included), and the final scores once the game is over.
@@ -66,7 +67,7 @@ def abbreviate(name: str) -> str:
 
 def board_image(state: State, config: GameConfig, game: int = 0, viewer: int | None = None,
                 size: tuple[int, int] = (1400, 1000), *, display_known: bool = True,
-                player_names: "Sequence[str] | None" = None, status: str | None = None,
+                labels: "Sequence[str] | None" = None, status: str | None = None,
                 last_event: "tuple[int, str, str] | None" = None, out: "Sequence[int]" = ()) -> np.ndarray:
     """A picture of game ``game`` of ``state`` (module docstring).
 
@@ -79,14 +80,14 @@ def board_image(state: State, config: GameConfig, game: int = 0, viewer: int | N
         display_known: ``False`` for a position of a record typed in at a table
             (:func:`typed_record_position`): the panel then says the display lists only the cards
             known to be face up, and that the deck and the discard pile were not recorded.
-        player_names, status, last_event, out: what a record adds to the panel
+        labels, status, last_event, out: what a record adds to the panel
             (:func:`panel_lines`; :func:`record_picture` fills them in).
 
     Returns:
         ``uint8[height, width, 3]`` RGB.
 
     Raises:
-        PIError: ``game`` or ``viewer`` out of range.
+        PIError: ``game`` or ``viewer`` out of range; ``labels`` not one per seat.
 
     Example:
         >>> from pi_env.engine import GameConfig, init
@@ -168,7 +169,7 @@ def board_image(state: State, config: GameConfig, game: int = 0, viewer: int | N
             ax.add_patch(Rectangle((cx, cy - 0.045), 0.2, 0.09, color=PLAYER_COLOURS[i], zorder=3))
             ax.text(cx + 0.1, cy, f"{s}S{t}T", fontsize=fs * 0.85, color="white", ha="center",
                     va="center", fontweight="bold", zorder=4)
-    _panel(fig, panel_lines(state, config, b, viewer, display_known=display_known, player_names=player_names,
+    _panel(fig, panel_lines(state, config, b, viewer, display_known=display_known, labels=labels,
                             status=status, last_event=last_event, out=out),
            split, 0.012 * height * 72 / dpi)
     canvas.draw()
@@ -190,27 +191,38 @@ class PanelLine:
 
 
 def panel_lines(state: State, config: GameConfig, game: int = 0, viewer: int | None = None, *,
-                display_known: bool = True, player_names: "Sequence[str] | None" = None,
+                display_known: bool = True, labels: "Sequence[str] | None" = None,
                 status: str | None = None, last_event: "tuple[int, str, str] | None" = None,
                 out: "Sequence[int]" = ()) -> list[PanelLine]:
     """The lines of the text panel beside the board (:func:`board_image`), top to bottom.
 
     Args:
         state, config, game, viewer, display_known: as :func:`board_image`.
-        player_names: the players' names (a record's ``players``), shown after their letters;
-            ``None``: ``player_0`` ...
+        labels: one label per seat, shown wherever the panel names a player (a record's seat labels
+            as the CLI prints them, ``"P2 (deducer)"``, ``"P2 (Cleo)"``, ``"P2"``:
+            :func:`record_panel`); ``None``: the seat's letter (``"C"``), and ``"C player_2"`` in
+            its row (the environment's agent names).
         status: replaces the line saying who is to move (e.g. ``"Round 1 is over"`` at a round's
             end); ``None``: "To move: ..." (or "Game over").
         last_event: ``(player, action, answer)`` texts replacing the state's last action (a
             record's declaration of an incorrect answer is not an engine action).
         out: players taking no more turns this round (incorrect information): flagged ``out``.
+
+    Raises:
+        PIError: ``game`` or ``viewer`` out of range; ``labels`` not one per seat.
     """
     b, P = check_game_and_viewer(state, game, viewer)
     board = config.board
     names = element_names(board)
 
-    def who(i: int) -> str:
-        return player_names[i] if player_names is not None else f"player_{i}"
+    if labels is not None and len(labels) != P:
+        raise PIError(f"labels: one per seat ({P}), got {len(labels)}: {list(labels)!r}")
+
+    def tag(i: int) -> str:
+        return PLAYER_LETTERS[i] if labels is None else labels[i]
+
+    def who(i: int) -> str:  # a player's row and whose turn it is
+        return f"{PLAYER_LETTERS[i]} player_{i}" if labels is None else labels[i]
 
     lines: list[PanelLine] = [PanelLine("P.I.", size=1.6, bold=True), PanelLine(rules_text(config), gap=True)]
     done = bool(state.done[b])
@@ -226,14 +238,14 @@ def panel_lines(state: State, config: GameConfig, game: int = 0, viewer: int | N
     else:
         cp = int(state.current_player[b])
         fp = int(state.first_player[b])
-        lines.append(PanelLine(f"To move: {PLAYER_LETTERS[cp]} ({who(cp)}); first player {PLAYER_LETTERS[fp]}",
+        lines.append(PanelLine(f"To move: {who(cp)}; first player {tag(fp)}",
                                bold=True, color=PLAYER_COLOURS[cp]))
     first_row = True
     for i in range(P):
         flags = [f for f, on in (("attempted", state.attempted[b, i]), ("solved", state.solved[b, i]),
                                  ("out (incorrect information)", i in out)) if on]
         what = "rounds won" if config.is_duel else "score"
-        lines.append(PanelLine(f"{PLAYER_LETTERS[i]} {who(i)}: {what} {int(state.score[b, i])}, "
+        lines.append(PanelLine(f"{who(i)}: {what} {int(state.score[b, i])}, "
                                f"inv. left {int(state.inv_left[b, i])}" + (f", {', '.join(flags)}" if flags else ""),
                                swatch=PLAYER_COLOURS[i], gap=first_row))
         first_row = False
@@ -272,23 +284,23 @@ def panel_lines(state: State, config: GameConfig, game: int = 0, viewer: int | N
             action = action_name(la, board)
             answer = answer_text(la, (int(state.last_answer[b, 0]), int(state.last_answer[b, 1])))
         lines.append(PanelLine("Last action:", bold=True, gap=True))
-        lines.append(PanelLine(f"    {PLAYER_LETTERS[lp]}: {action}", color=PLAYER_COLOURS[lp]))
+        lines.append(PanelLine(f"    {tag(lp)}: {action}", color=PLAYER_COLOURS[lp]))
         lines.append(PanelLine(f"    -> {answer}"))
     if viewer is not None:
         v = int(viewer)
         h = (v + 1) % P
         c = state.case[b, h]
-        lines.append(PanelLine(f"Held case ({PLAYER_LETTERS[v]} holds {PLAYER_LETTERS[h]}'s):", bold=True, gap=True))
+        lines.append(PanelLine(f"Held case ({tag(v)} holds {tag(h)}'s):", bold=True, gap=True))
         lines.append(PanelLine(f"    {names[int(c[0])]} / {names[TYPE_OFFSETS[1] + int(c[1])]} / "
                                f"{names[TYPE_OFFSETS[2] + int(c[2])]}"))
     if done:
         from pi_env.engine.api import outcome
 
         res = outcome(state, config, b)
-        lines.append(PanelLine("Final: " + ", ".join(f"{PLAYER_LETTERS[i]} {s}" for i, s in enumerate(res.scores)),
+        lines.append(PanelLine("Final: " + ", ".join(f"{tag(i)} {s}" for i, s in enumerate(res.scores)),
                                bold=True, gap=True))
         lines.append(PanelLine("Winner" + ("s" if len(res.winners) > 1 else "") + ": "
-                               + ", ".join(PLAYER_LETTERS[i] for i in res.winners)))
+                               + ", ".join(tag(i) for i in res.winners)))
     return lines
 
 
@@ -525,8 +537,10 @@ def _position_indices(record: Any, round_index: int | None, after_event: int | N
 
 def record_panel(record: Any, round_index: int, after_event: int) -> dict[str, Any]:
     """What a record adds to the picture's panel at a position (the keyword arguments of
-    :func:`board_image`): the players' names; the round's end said as such (``"Round 1 is over;
-    round 2 begins with B (Ben)"``, ``"Game over"`` for a record typed in at a table) instead of
+    :func:`board_image`): the seat labels the CLI prints (:func:`pi_env.records.types.seat_label`
+    with the player's name or else the seat's agent, ``engine.agents``, in parentheses:
+    ``"P1 (Ben)"``, ``"P1 (random)"``, ``"P1"``); the round's end said as such (``"Round 1 is over;
+    round 2 begins with P1 (Ben)"``, ``"Game over"`` for a record typed in at a table) instead of
     whose turn it is; a declaration of an incorrect answer as the last action; the players it put
     out of the round.
 
@@ -536,10 +550,11 @@ def record_panel(record: Any, round_index: int, after_event: int) -> dict[str, A
     """
     from pi_env.records.report import event_text
     from pi_env.records.scoring import score_record
+    from pi_env.records.types import seat_label
 
     rnd = record.rounds[round_index]
-    names = record.player_names
-    letter = (lambda i: f"{PLAYER_LETTERS[i]} ({names[i]})") if names else (lambda i: PLAYER_LETTERS[i])
+    names = record.player_names or record.agents  # a name, else the agent, after the seat label
+    labels = [f"{seat_label(i)} ({names[i]})" if names else seat_label(i) for i in range(record.rules.players)]
     status = None
     if after_event >= 0:
         scores = score_record(record.prefix(round_index, after_event))
@@ -548,7 +563,7 @@ def record_panel(record: Any, round_index: int, after_event: int) -> dict[str, A
                 status = "Game over" if record.seed is None else None  # the engine's state says it
             elif round_index + 1 < len(record.rounds):
                 status = (f"Round {round_index + 1} is over; round {round_index + 2} begins with "
-                          f"{letter(record.rounds[round_index + 1].first_player)}")
+                          f"{labels[record.rounds[round_index + 1].first_player]}")
             else:
                 status = f"Round {round_index + 1} is over"
     events = [ev for r in record.rounds[:round_index] for ev in r.events] + list(rnd.events[:after_event + 1])
@@ -558,7 +573,7 @@ def record_panel(record: Any, round_index: int, after_event: int) -> dict[str, A
         last_event = (events[-1].player, action, answer)
     out = sorted({q for ev in rnd.events[:after_event + 1] if not ev.is_turn
                   for q in (ev.player, (ev.player - 1) % record.rules.players)})
-    return {"player_names": names, "status": status, "last_event": last_event, "out": out}
+    return {"labels": labels, "status": status, "last_event": last_event, "out": out}
 
 
 def record_picture(record: Any, round_index: int | None = None, after_event: int | None = None,
