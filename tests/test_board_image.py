@@ -329,3 +329,25 @@ def test_render_panel_uses_the_seat_labels_of_play_and_solve(record_path):
     assert env_rows == ["A player_0", "B player_1", "C player_2"]
     with pytest.raises(PIError, match=r"^labels: one per seat \(3\), got 2: \['x', 'y'\]$"):
         panel_lines(st, cfg, 0, labels=["x", "y"])
+
+
+def test_render_panel_final_scores_with_seat_labels_fit_two_a_line(record_path):
+    """At the game's end the panel lists the final scores with the seat labels two a line (on one
+    line five labelled seats ran off the picture); the environment's picture keeps one line."""
+    from pi_env.engine.api import outcome
+    from pi_env.envs.board_image import panel_lines, record_panel
+
+    record = load_record(record_path)
+    k, e = len(record.rounds) - 1, len(record.rounds[-1].events) - 1
+    st, cfg = record_position(record, k, e)
+    assert bool(st.done[0])
+    scores = outcome(st, cfg, 0).scores
+    winners = outcome(st, cfg, 0).winners
+    labels = ["P0 (deducer)", "P1 (heuristic)", "P2 (random)"]
+    lines = [ln.text for ln in panel_lines(st, cfg, 0, **record_panel(record, k, e))]
+    at = lines.index("Final:")
+    assert lines[at + 1:] == [f"    P0 (deducer) {scores[0]}, P1 (heuristic) {scores[1]}",
+                              f"    P2 (random) {scores[2]}",
+                              ("Winners: " if len(winners) > 1 else "Winner: ") + ", ".join(labels[i] for i in winners)]
+    env_lines = [ln.text for ln in panel_lines(st, cfg, 0)]
+    assert env_lines[-2] == f"Final: A {scores[0]}, B {scores[1]}, C {scores[2]}"

@@ -297,8 +297,13 @@ def panel_lines(state: State, config: GameConfig, game: int = 0, viewer: int | N
         from pi_env.engine.api import outcome
 
         res = outcome(state, config, b)
-        lines.append(PanelLine("Final: " + ", ".join(f"{tag(i)} {s}" for i, s in enumerate(res.scores)),
-                               bold=True, gap=True))
+        final = [f"{tag(i)} {s}" for i, s in enumerate(res.scores)]
+        if labels is None:  # letters: one line
+            lines.append(PanelLine("Final: " + ", ".join(final), bold=True, gap=True))
+        else:  # seat labels run longer: two a line (five on one ran off the panel)
+            lines.append(PanelLine("Final:", bold=True, gap=True))
+            for k in range(0, len(final), 2):
+                lines.append(PanelLine("    " + ", ".join(final[k:k + 2]), bold=True))
         lines.append(PanelLine("Winner" + ("s" if len(res.winners) > 1 else "") + ": "
                                + ", ".join(tag(i) for i in res.winners)))
     return lines
