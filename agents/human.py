@@ -29,13 +29,12 @@ from pi_env.core.names import element_names
 from pi_env.core.text import format_table, normalize
 from pi_env.engine.observe import decode_observation
 from pi_env.engine.ranking import tier_points
+from pi_env.records.types import seat_label
 from pi_env.solvers.observation import case_of_elements
 
 from pi_env.agents.base import Agent
 
 __all__ = ["HumanAgent", "seat_view", "seat_view_lines", "HUMAN_HELP", "case_doc"]
-
-PLAYER_LETTERS = "ABCDE"
 
 HUMAN_HELP = """Commands (one per line; names as on the board, case and accents do not matter):
   clue NAME                              take a clue card of the display (suspect, evidence or location)
@@ -149,19 +148,24 @@ def seat_view(observation: np.ndarray, num_players: int, player: int, board: Boa
 
 
 def seat_view_lines(view: dict[str, Any], board: Board = DAYTIME, labels: list[str] | None = None) -> list[str]:
-    """The text form of a :func:`seat_view` (what :class:`HumanAgent` prints)."""
+    """The text form of a :func:`seat_view` (what :class:`HumanAgent` prints).
+
+    Players are named by ``labels`` (one per seat), by default as every ``pi-env`` command labels
+    seats (:func:`pi_env.records.types.seat_label`): ``"P1"``, and ``"P0 (you)"`` for the view's own
+    seat (``view["you"]``). Markers and investigators on the board carry the bare seat label
+    (``P1:S``, ``P1 1S0T``)."""
     names = element_names(board)
     P = view["players"]
-    labels = labels or [f"{PLAYER_LETTERS[i]} (player {i})" for i in range(P)]
+    labels = labels or [f"{seat_label(i)} (you)" if i == view.get("you") else seat_label(i) for i in range(P)]
     lines = [f"Round {view['round']}, rotation {view['rotation']}, tier {view['tier']}"
              + (f" (a correct solve now scores {view['tier_points'][view['tier']]})"
                 if view["tier_points"] and view["tier"] < len(view["tier_points"]) else "")]
     marks: dict[int, list[str]] = {}
     for i in range(P):
         for x in view["spots"][i]:
-            marks.setdefault(x, []).append(f"{PLAYER_LETTERS[i]}:S")
+            marks.setdefault(x, []).append(f"{seat_label(i)}:S")
         for x in view["traces"][i]:
-            marks.setdefault(x, []).append(f"{PLAYER_LETTERS[i]}:T")
+            marks.setdefault(x, []).append(f"{seat_label(i)}:T")
 
     def tile(x: int | None) -> str:
         if x is None:
@@ -172,7 +176,7 @@ def seat_view_lines(view: dict[str, Any], board: Board = DAYTIME, labels: list[s
     invs: dict[int, list[str]] = {}
     for inv in view["investigators"]:
         invs.setdefault(inv["district"], []).append(
-            f"{PLAYER_LETTERS[inv['player']]} {inv['spots']}S{inv['traces']}T")
+            f"{seat_label(inv['player'])} {inv['spots']}S{inv['traces']}T")
     rows = [["district", "suspect", "evidence", "location", "investigators"]]
     pos = board.positions
     order = sorted(range(NUM_DISTRICTS), key=lambda d: (float(pos[d, 1]), float(pos[d, 0]), d))
@@ -211,7 +215,7 @@ class HumanAgent(Agent):
         input_fn: reads one line given a prompt (``input``); ``EOFError`` or ``KeyboardInterrupt``
             propagate (the caller ends the game).
         output_fn: writes one line.
-        label: how the prompt names the player.
+        label: how the prompt names the player (default its seat label, ``"P2"``).
         edition: ``"second"`` or ``"first"`` (tier points shown).
         duel: a duel (no tier points).
         hot_seat: several people share the screen: before the seat's view is shown, ``clear_fn``
@@ -239,7 +243,7 @@ class HumanAgent(Agent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """Ask until a legal move is typed; returns its action id."""
-        label = self.label or f"player {self.player}"
+        label = self.label or seat_label(self.player)
         if self.hot_seat:
             self._clear()
             self.input_fn(f"{label}: your turn. Press Enter when only you can see the screen. ")

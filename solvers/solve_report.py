@@ -37,7 +37,7 @@ from pi_env.core.constants import (DISPLAY_SIZE, INVESTIGATE_BASE, MAX_INVESTIGA
                                    NUM_ELEMENTS, ON_DISPLAY, TYPE_NAMES, TYPE_OFFSETS, TYPE_SIZES)
 from pi_env.core.errors import PIError, RecordError
 from pi_env.core.names import element_names, parse_element
-from pi_env.records.types import CLUE, INVESTIGATE, GameRecord, resolve_player, seat_label
+from pi_env.records.types import CLUE, INVESTIGATE, GameRecord, resolve_player, seat_label, seat_label_with
 
 from pi_env.solvers.analysis import Analysis, analyze_knowledge, knowledge_of
 from pi_env.solvers.hints import Hint, hint
@@ -241,7 +241,7 @@ def combine_display(given: tuple[int, ...], stated: "tuple[tuple[int, ...], bool
 
 def _who(record: GameRecord, p: int) -> str:
     """``"P2 (Cleo)"`` / ``"P2"``: the seat label (:func:`pi_env.records.types.seat_label`) and the name."""
-    return f"{seat_label(p)} ({record.player_names[p]})" if record.player_names else seat_label(p)
+    return seat_label_with(p, record.player_names[p] if record.player_names else None)
 
 
 def _checked(record: RecordSource, player: "int | str", round_index: int | None,

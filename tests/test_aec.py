@@ -23,6 +23,7 @@ from pi_env.engine import (GameConfig, decode_observation, init, legal_action_ma
                            observe, outcome, step_inplace)
 from pi_env.core.errors import IllegalActionError, InvalidActionError, PIError
 from pi_env.envs.render import render_text
+from pi_env.core.names import element_names
 
 from helpers import policy_action
 
@@ -89,8 +90,7 @@ def test_render_ansi_first_frame_and_none_mode():
     text = e.render()
     assert text.splitlines()[0] == "P.I. (second edition, 3 players): round 1/3, rotation 1, tier 0, turn 0"
     first = int(e.unwrapped.game_state.first_player[0])
-    assert text.splitlines()[1] == (f"To move: {'ABC'[first]} (player_{first}); first player this round: "
-                                    f"{'ABC'[first]} (player_{first})")
+    assert text.splitlines()[1] == f"To move: P{first}; first player this round: P{first}"
     quiet = env(num_players=3)
     quiet.reset(seed=5)
     with pytest.warns(UserWarning, match="without specifying any render mode"):
@@ -672,7 +672,7 @@ def _solve_action(state, right: bool) -> int:
 
 def _lines(state, config):
     lines = render_text(state, config).splitlines()
-    return lines, [l for l in lines if l.startswith("  A player_") or l.startswith("  B player_")]
+    return lines, [l for l in lines if l.startswith("  P0: ") or l.startswith("  P1: ")]
 
 
 def test_render_duel_text_exact():
@@ -686,38 +686,66 @@ def test_render_duel_text_exact():
 
     lines, players = _lines(st, config)
     assert lines[:3] == ["P.I. (duel, 2 players): round 1/3, rotation 1, turn 0",
-                         "To move: B (player_1); first player this round: B (player_1)",
-                         "Markers: A = player_0, B = player_1; S = spot, T = trace; investigators show "
-                         "spots/traces answered."]
-    assert players == ["  A player_0: rounds won 0, investigators left 2",
-                       "  B player_1: rounds won 0, investigators left 2  <- to move"]
+                         "To move: P1; first player this round: P1",
+                         "Players P0..P1 are player_0..player_1; markers: S = spot, T = trace; investigators "
+                         "show spots/traces answered."]
+    assert players == ["  P0: rounds won 0, investigators left 2",
+                       "  P1: rounds won 0, investigators left 2  <- to move"]
     do(_solve_action(st, True))  # B, the round's first player, solves: A's one more turn
     lines, players = _lines(st, config)
     assert lines[:3] == ["P.I. (duel, 2 players): round 1/3, rotation 1, turn 1",
-                         "To move: A (player_0); first player this round: B (player_1)",
-                         "One more turn for A (player_0): B (player_1) solved as the round's first player; "
+                         "To move: P0; first player this round: P1",
+                         "One more turn for P0: P1 solved as the round's first player; "
                          "a correct solve now draws the round, anything else loses it."]
-    assert players == ["  A player_0: rounds won 0, investigators left 2  <- to move",
-                       "  B player_1: rounds won 0, investigators left 2, attempted, solved"]
+    assert players == ["  P0: rounds won 0, investigators left 2  <- to move",
+                       "  P1: rounds won 0, investigators left 2, attempted, solved"]
     do(_first_display_card(st))  # A does not solve: B wins round 1
     lines, players = _lines(st, config)
     assert lines[:4] == ["P.I. (duel, 2 players): round 2/3, rotation 1, turn 2",
-                         "To move: A (player_0); first player this round: A (player_0)",
-                         "Round 1 was won by B (player_1).",
-                         "Markers: A = player_0, B = player_1; S = spot, T = trace; investigators show "
-                         "spots/traces answered."]
-    assert players == ["  A player_0: rounds won 0, investigators left 4  <- to move",
-                       "  B player_1: rounds won 1, investigators left 3"]
+                         "To move: P0; first player this round: P0",
+                         "Round 1 was won by P1.",
+                         "Players P0..P1 are player_0..player_1; markers: S = spot, T = trace; investigators "
+                         "show spots/traces answered."]
+    assert players == ["  P0: rounds won 0, investigators left 4  <- to move",
+                       "  P1: rounds won 1, investigators left 3"]
     do(_solve_action(st, False))  # A fails: B wins round 2
     do(_solve_action(st, False))  # round 3: B fails: A wins; 1-2, the duel is over
     lines, players = _lines(st, config)
     assert lines[:3] == ["P.I. (duel, 2 players): round 3/3, rotation 1, turn 4",
                          "Game over.",
-                         "Round 3 was won by A (player_0)."]
-    assert players == ["  A player_0: rounds won 1, investigators left 5",
-                       "  B player_1: rounds won 2, investigators left 4, attempted"]
-    assert lines[-1] == "Final round wins: player_0 1, player_1 2; duel won by player_1"
-    assert lines[-3] == "Last action: B (player_1) " + action_name(int(st.last_action[0])) + " -> wrong"
+                         "Round 3 was won by P0."]
+    assert players == ["  P0: rounds won 1, investigators left 5",
+                       "  P1: rounds won 2, investigators left 4, attempted"]
+    assert lines[-1] == "Final round wins: P0 1, P1 2; duel won by P1"
+    assert lines[-3] == "Last action: P1 " + action_name(int(st.last_action[0])) + " -> wrong"
+
+
+def test_render_text_labels_seats_as_the_cli():
+    """Markers, investigators, rows and the held case name the seats ``P0``, ``P1``, ... as every
+    ``pi-env`` command does (``seat_label``), not letters: spots and traces set by hand on Lakeside's
+    location (district 0), one investigator of P1 answered one spot there."""
+    config = GameConfig(num_players=3)
+    st = init(config, 1, seed=0)
+    loc = TYPE_OFFSETS[2] + 0
+    st.spot[0, 0, loc] = 1
+    st.trace[0, 2, loc] = 1
+    st.inv_count[0, 1] = 1
+    st.inv_district[0, 1, 0] = 0
+    st.inv_answer[0, 1, 0] = (1, 0)
+    lines = render_text(st, config, viewer=1).splitlines()
+    assert lines[1] == "To move: P1; first player this round: P1"
+    assert lines[2] == ("Players P0..P2 are player_0..player_2; markers: S = spot, T = trace; investigators "
+                        "show spots/traces answered.")
+    row = next(ln for ln in lines if ln.startswith("  Lakeside "))
+    assert row.endswith(" P0:S P2:T  P1 1S0T")
+    assert [ln for ln in lines if ln.startswith("  P")] == [
+        "  P0: score 0, investigators left 5", "  P1: score 0, investigators left 5  <- to move",
+        "  P2: score 0, investigators left 5"]
+    assert lines[-1] == "Held case (P1 holds P2's case): Knuckles / Blackmail / Union Square"
+    s_, e_, l_ = (int(v) for v in st.case[0, 2])  # the seed's case of P2, read from the state
+    names = element_names(DAYTIME)
+    assert (names[s_], names[TYPE_OFFSETS[1] + e_], names[TYPE_OFFSETS[2] + l_]) == (
+        "Knuckles", "Blackmail", "Union Square")
 
 
 def test_render_duel_draws_tie_break_and_safeguards():
@@ -730,17 +758,17 @@ def test_render_duel_draws_tie_break_and_safeguards():
             step_inplace(st, buf, config)
     lines, players = _lines(st, config)
     assert lines[:3] == ["P.I. (duel, 2 players): round 4 (tie-break, at most 4), rotation 1, turn 6",
-                         "To move: A (player_0); first player this round: A (player_0)",
+                         "To move: P0; first player this round: P0",
                          "Round 3 was a draw."]
-    assert players == ["  A player_0: rounds won 0, investigators left 5  <- to move",
-                       "  B player_1: rounds won 0, investigators left 5"]
+    assert players == ["  P0: rounds won 0, investigators left 5  <- to move",
+                       "  P1: rounds won 0, investigators left 5"]
     for _ in range(2):
         buf[0] = _solve_action(st, True)
         step_inplace(st, buf, config)
     lines, _ = _lines(st, config)
     assert lines[:3] == ["P.I. (duel, 2 players): round 4 (tie-break, at most 4), rotation 1, turn 8",
                          "Game over.", "Round 4 was a draw."]
-    assert lines[-1] == ("Final round wins: player_0 0, player_1 0; no winner: the duel was still tied "
+    assert lines[-1] == ("Final round wins: P0 0, P1 0; no winner: the duel was still tied "
                          "after 4 rounds (the safeguard)")
     # fast duel: the rotation-limit safeguard draws round 1 (B and A take a clue each), then A fails
     # in round 2: B wins 1-0 after the two regular rounds
@@ -753,16 +781,16 @@ def test_render_duel_draws_tie_break_and_safeguards():
         step_inplace(st, buf, config)
     lines, players = _lines(st, config)
     assert lines[:3] == [header + "round 2/2, rotation 1, turn 2",
-                         "To move: A (player_0); first player this round: A (player_0)",
+                         "To move: P0; first player this round: P0",
                          "Round 1 was a draw."]
-    assert players == ["  A player_0: rounds won 0, investigators left 5  <- to move",
-                       "  B player_1: rounds won 0, investigators left 4"]
+    assert players == ["  P0: rounds won 0, investigators left 5  <- to move",
+                       "  P1: rounds won 0, investigators left 4"]
     buf[0] = _solve_action(st, False)
     step_inplace(st, buf, config)
     lines, players = _lines(st, config)
     assert lines[:3] == [header + "round 2/2, rotation 1, turn 3", "Game over.",
-                         "Round 2 was won by B (player_1)."]
-    assert lines[-1] == ("Final round wins: player_0 0, player_1 1; duel won by player_1; a round was "
+                         "Round 2 was won by P1."]
+    assert lines[-1] == ("Final round wins: P0 0, P1 1; duel won by P1; a round was "
                          "ended by the rotation limit")
 
 

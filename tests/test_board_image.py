@@ -324,9 +324,15 @@ def test_render_panel_uses_the_seat_labels_of_play_and_solve(record_path):
     bare_rows = [ln.text.split(":")[0] for ln in panel_lines(st, cfg, 0, **record_panel(bare, 0, 2))
                  if ": score " in ln.text]
     assert bare_rows == ["P0", "P1", "P2"]
-    # without a record (the environment's picture) the rows keep the agent names player_0 ...
-    env_rows = [ln.text.split(":")[0] for ln in panel_lines(st, cfg, 0) if ": score " in ln.text]
-    assert env_rows == ["A player_0", "B player_1", "C player_2"]
+    # without a record (the environment's picture): the seat labels alone, as the text rendering
+    env_lines = [ln.text for ln in panel_lines(st, cfg, 0)]
+    assert [ln.split(":")[0] for ln in env_lines if ": score " in ln] == ["P0", "P1", "P2"]
+    assert env_lines[3] == f"To move: P{cp}; first player P{fp}"
+    assert env_lines[env_lines.index("Last action:") + 1].startswith(f"    P{lp}: ")
+    seen = [ln.text for ln in panel_lines(st, cfg, 0, 1)]
+    assert [ln.split(":")[0] for ln in seen if ": score " in ln] == ["P0", "P1", "P2"]
+    assert "Held case (P1 holds P2's):" in seen
+    assert not any(ln.startswith(("A ", "B ", "C ")) or "player_" in ln for ln in env_lines + seen)
     with pytest.raises(PIError, match=r"^labels: one per seat \(3\), got 2: \['x', 'y'\]$"):
         panel_lines(st, cfg, 0, labels=["x", "y"])
 
@@ -350,4 +356,4 @@ def test_render_panel_final_scores_with_seat_labels_fit_two_a_line(record_path):
                               f"    P2 (random) {scores[2]}",
                               ("Winners: " if len(winners) > 1 else "Winner: ") + ", ".join(labels[i] for i in winners)]
     env_lines = [ln.text for ln in panel_lines(st, cfg, 0)]
-    assert env_lines[-2] == f"Final: A {scores[0]}, B {scores[1]}, C {scores[2]}"
+    assert env_lines[-2] == f"Final: P0 {scores[0]}, P1 {scores[1]}, P2 {scores[2]}"

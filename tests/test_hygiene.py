@@ -144,7 +144,7 @@ def test_render_shows_only_the_held_case(num_players, options):
             assert len(held) == 1
             part = held[0].split(": ", 1)[1]
             assert part == " / ".join(case_names(state.case[0, h], board))
-            assert held[0].startswith(f"Held case (player_{p} holds player_{h}'s case): ")
+            assert held[0].startswith(f"Held case (P{p} holds P{h}'s case): ")
             for name in case_names(state.case[0, p], board):
                 assert name not in part
             # the observation's held_case is exactly player p+1's case

@@ -705,6 +705,24 @@ def test_a_seat_label_with_a_name_is_the_seat_even_when_a_name_reads_as_a_label(
         resolve_player(record, "P3 (Ann)")
 
 
+def test_seat_label_with_keeps_a_name_that_already_is_the_seats_label():
+    """``"P2 (Cleo)"``; a name that already starts with the seat's own label (the web app's default
+    ``"P0 (you)"``) is kept as it is, one of another seat's label is not."""
+    from pi_env.records.types import resolve_player, seat_label_with
+
+    assert seat_label_with(2, "Cleo") == "P2 (Cleo)"
+    assert seat_label_with(2, None) == "P2" and seat_label_with(2, "") == "P2"
+    assert seat_label_with(0, "P0 (you)") == "P0 (you)"
+    assert seat_label_with(2, "P2 (greedy)") == "P2 (greedy)"
+    assert seat_label_with(3, "P3") == "P3"
+    assert seat_label_with(1, "P0 (you)") == "P1 (P0 (you))"
+    assert seat_label_with(1, "P1x") == "P1 (P1x)"
+    doc = _doc()
+    doc["players"] = ["P0 (you)", "P1 (random)", "P2 (deducer)"]
+    record = load_record(doc)
+    assert [resolve_player(record, seat_label_with(p, record.player_names[p])) for p in range(3)] == [0, 1, 2]
+
+
 def test_player_label_takes_the_records_agents_unless_given():
     """``pi-env replay`` labels seats as ``pi-env play`` printed them: the record's names first,
     else ``P2 (deducer)`` from ``agents`` or, when not given, the record's ``engine.agents``."""

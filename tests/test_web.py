@@ -471,3 +471,19 @@ def test_solver_worker_killed_from_outside_is_reported_and_close_does_not_hang(t
         worker.close()
         took = time.monotonic() - start
     assert took < STOP_WAIT + 3.0, f"close() took {took:.1f} s"
+
+
+def test_default_player_names_are_the_seat_labels_of_the_cli(tmp_path):
+    """A game created without names calls the seats as every ``pi-env`` command labels them
+    (``seat_label``): ``P0 (you)`` for the one person, ``P1 (random)`` for an agent, ``P0 (human)``
+    when several people play; a picture of its record labels them so, not ``P0 (P0 (you))``."""
+    from pi_env.envs.board_image import record_panel
+
+    with client(tmp_path) as c:
+        gid, tokens = new_game(c, ["human", "random", "deducer"], seed=21)
+        assert view(c, gid, tokens[0])["names"] == ["P0 (you)", "P1 (random)", "P2 (deducer)"]
+        record = c.app.state.games.get(gid).recorder.record()  # the game is not over: not served yet
+        assert record.player_names == ("P0 (you)", "P1 (random)", "P2 (deducer)")
+        assert record_panel(record, 0, -1)["labels"] == ["P0 (you)", "P1 (random)", "P2 (deducer)"]
+        gid2, tokens2 = new_game(c, ["human", "greedy", "human"], seed=22)
+        assert view(c, gid2, tokens2[2])["names"] == ["P0 (human)", "P1 (greedy)", "P2 (human)"]

@@ -86,6 +86,8 @@ def test_game_with_one_person_and_three_agents_played_to_the_end(browser, server
     Select(d.find_element("id", "players")).select_by_visible_text("4")
     for i, agent in enumerate(["human", "random", "deducer", "random"]):
         Select(d.find_element("id", f"seat-{i}")).select_by_value(agent)
+    # the seat rows are labelled as every pi-env command labels seats (they were letters A..D)
+    assert [r.text.split()[0] for r in d.find_elements("css selector", "#seats > div")] == ["P0", "P1", "P2", "P3"]
     d.find_element("id", "fast").click()
     d.find_element("id", "create").click()
     wait_for(lambda: "/seat/" in d.current_url, what="the seat page")
@@ -96,7 +98,7 @@ def test_game_with_one_person_and_three_agents_played_to_the_end(browser, server
             break
         version = attr(d, "data-version")
         held = d.find_element("id", "held").text
-        assert "You hold B (random)'s case" in held
+        assert "You hold P1 (random)'s case" in held
         rule = d.find_element("id", "solve-rule").text
         assert rule == "A correct solve scores the current tier's points; a wrong one costs 2 (never below −5).", rule
         if moves % 3 == 2:  # name a case with the three selects

@@ -100,7 +100,7 @@ def test_a_person_plays_a_seat_in_the_terminal(monkeypatch, capsys, tmp_path):
     assert code == 0
     assert "Commands (one per line" in out and "unknown suspect, evidence or location 'Nobody'" in out
     assert "cannot read action 'frobnicate'" in out and "Lakeside: next to Forest Park" in out
-    assert "You hold B (player 1)'s case:" in out
+    assert "You hold P1's case:" in out
     record = load_record(str(out_path))
     before_end = out.split("Game over (seed 3)")[0]
     assert "seed 3" not in before_end  # the seed determines every case: shown only at the end
@@ -238,3 +238,31 @@ def test_serve_stops_on_sigterm_to_its_process_group(tmp_path):
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
     assert took < 10.0, f"the server took {took:.1f} s to stop"
+
+
+def test_seat_view_lines_label_the_seats_as_the_cli():
+    """A person's text view names the seats as every ``pi-env`` command labels them (``P0``,
+    ``P1``, ...), its own seat ``P1 (you)``; markers and investigators carry the bare seat labels.
+    Spots and traces set by hand on Lakeside's location, one investigator of P1 there."""
+    from pi_env.agents.human import seat_view, seat_view_lines
+    from pi_env.core.constants import TYPE_OFFSETS
+    from pi_env.engine import GameConfig, init, observe
+
+    config = GameConfig(num_players=3)
+    st = init(config, 1, seed=0)
+    st.spot[0, 0, TYPE_OFFSETS[2]] = 1
+    st.trace[0, 2, TYPE_OFFSETS[2]] = 1
+    st.inv_count[0, 1] = 1
+    st.inv_district[0, 1, 0] = 0
+    st.inv_answer[0, 1, 0] = (1, 0)
+    st.inv_left[0, 1] = 4
+    lines = seat_view_lines(seat_view(observe(st, 1)[0], 3, 1))
+    assert next(ln for ln in lines if ln.startswith("  Lakeside ")).endswith(" P0:S P2:T  P1 1S0T")
+    assert lines[-4:] == ["  P0: score 0, investigators left 5",
+                          "  P1 (you): score 0, investigators left 4  <- to move",
+                          "  P2: score 0, investigators left 5",
+                          "You hold P2's case: Knuckles / Blackmail / Union Square (you answer its questions; "
+                          "your own case is hidden from you)"]
+    # given labels replace the defaults
+    named = seat_view_lines(seat_view(observe(st, 1)[0], 3, 1), labels=["Ann", "Ben", "Cleo"])
+    assert named[-1].startswith("You hold Cleo's case: ")

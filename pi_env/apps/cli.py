@@ -329,8 +329,9 @@ def _human(seat: int, config, hot_seat: bool = False):
     editing and name completion (:mod:`pi_env.apps.line_input`)."""
     from pi_env.agents.human import HumanAgent
     from pi_env.apps.line_input import game_commands, line_reader
+    from pi_env.records.types import seat_label
 
-    agent = HumanAgent(input_fn=line_reader(game_commands(config.board)), label=f"player {seat}",
+    agent = HumanAgent(input_fn=line_reader(game_commands(config.board)), label=seat_label(seat),
                        edition=config.edition, duel=config.is_duel, hot_seat=hot_seat, clear_fn=_clear_screen)
     agent.player = seat
     return agent

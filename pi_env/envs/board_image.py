@@ -13,7 +13,7 @@ district. A box shows the district's name, its suspect and evidence tile (names 
 A panel beside the board (:func:`panel_lines`) gives the rules header (as
 :func:`pi_env.envs.render.render_text`), whose turn it is (or that the round or the game is over),
 each player's colour, label (a record's seat labels as the CLI prints them, ``P1 (Ben)``,
-``P1 (random)``; else the letter and ``player_1``), score, investigators left and flags
+``P1 (random)``; else the seat label alone, ``P1``), score, investigators left and flags
 (attempted, solved, out of the round by the incorrect-information rule), the display, the deck and
 discard pile, the last action and its answer (a record's declaration of an incorrect answer
 included), and the final scores once the game is over.
@@ -42,13 +42,14 @@ from pi_env.core.errors import PIError
 from pi_env.core.files import write_bytes_atomic
 from pi_env.core.named import case_text
 from pi_env.core.names import element_names
-from pi_env.envs.render import PLAYER_LETTERS, check_game_and_viewer, answer_text, rules_text
+from pi_env.records.types import seat_label
+from pi_env.envs.render import check_game_and_viewer, answer_text, rules_text
 
 __all__ = ["board_image", "abbreviate", "PLAYER_COLOURS", "write_png", "png_bytes", "record_position",
            "typed_record_position", "record_picture", "record_panel", "panel_lines", "PanelLine"]
 
 PLAYER_COLOURS: tuple[str, ...] = ("#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd")
-"""Colour of players A..E (``player_0`` .. ``player_4``)."""
+"""Colour of players P0..P4 (``player_0`` .. ``player_4``)."""
 
 _SHORT = {"Mob Killing": "Mob Kill.", "Police Corruption": "Pol. Corr.", "Kidnapping": "Kidnap.",
           "Jewellery Heist": "Jewel H.", "Protection Racket": "Prot. Rack.", "Blackmail": "Blackm.",
@@ -200,8 +201,8 @@ def panel_lines(state: State, config: GameConfig, game: int = 0, viewer: int | N
         state, config, game, viewer, display_known: as :func:`board_image`.
         labels: one label per seat, shown wherever the panel names a player (a record's seat labels
             as the CLI prints them, ``"P2 (deducer)"``, ``"P2 (Cleo)"``, ``"P2"``:
-            :func:`record_panel`); ``None``: the seat's letter (``"C"``), and ``"C player_2"`` in
-            its row (the environment's agent names).
+            :func:`record_panel`); ``None``: the seat label alone (``"P2"``,
+            :func:`pi_env.records.types.seat_label`), as the text rendering names players.
         status: replaces the line saying who is to move (e.g. ``"Round 1 is over"`` at a round's
             end); ``None``: "To move: ..." (or "Game over").
         last_event: ``(player, action, answer)`` texts replacing the state's last action (a
@@ -219,10 +220,7 @@ def panel_lines(state: State, config: GameConfig, game: int = 0, viewer: int | N
         raise PIError(f"labels: one per seat ({P}), got {len(labels)}: {list(labels)!r}")
 
     def tag(i: int) -> str:
-        return PLAYER_LETTERS[i] if labels is None else labels[i]
-
-    def who(i: int) -> str:  # a player's row and whose turn it is
-        return f"{PLAYER_LETTERS[i]} player_{i}" if labels is None else labels[i]
+        return seat_label(i) if labels is None else labels[i]
 
     lines: list[PanelLine] = [PanelLine("P.I.", size=1.6, bold=True), PanelLine(rules_text(config), gap=True)]
     done = bool(state.done[b])
@@ -238,14 +236,14 @@ def panel_lines(state: State, config: GameConfig, game: int = 0, viewer: int | N
     else:
         cp = int(state.current_player[b])
         fp = int(state.first_player[b])
-        lines.append(PanelLine(f"To move: {who(cp)}; first player {tag(fp)}",
+        lines.append(PanelLine(f"To move: {tag(cp)}; first player {tag(fp)}",
                                bold=True, color=PLAYER_COLOURS[cp]))
     first_row = True
     for i in range(P):
         flags = [f for f, on in (("attempted", state.attempted[b, i]), ("solved", state.solved[b, i]),
                                  ("out (incorrect information)", i in out)) if on]
         what = "rounds won" if config.is_duel else "score"
-        lines.append(PanelLine(f"{who(i)}: {what} {int(state.score[b, i])}, "
+        lines.append(PanelLine(f"{tag(i)}: {what} {int(state.score[b, i])}, "
                                f"inv. left {int(state.inv_left[b, i])}" + (f", {', '.join(flags)}" if flags else ""),
                                swatch=PLAYER_COLOURS[i], gap=first_row))
         first_row = False
@@ -298,7 +296,7 @@ def panel_lines(state: State, config: GameConfig, game: int = 0, viewer: int | N
 
         res = outcome(state, config, b)
         final = [f"{tag(i)} {s}" for i, s in enumerate(res.scores)]
-        if labels is None:  # letters: one line
+        if labels is None:  # seat labels alone: one line
             lines.append(PanelLine("Final: " + ", ".join(final), bold=True, gap=True))
         else:  # seat labels run longer: two a line (five on one ran off the panel)
             lines.append(PanelLine("Final:", bold=True, gap=True))
@@ -555,11 +553,11 @@ def record_panel(record: Any, round_index: int, after_event: int) -> dict[str, A
     """
     from pi_env.records.report import event_text
     from pi_env.records.scoring import score_record
-    from pi_env.records.types import seat_label
+    from pi_env.records.types import seat_label_with
 
     rnd = record.rounds[round_index]
     names = record.player_names or record.agents  # a name, else the agent, after the seat label
-    labels = [f"{seat_label(i)} ({names[i]})" if names else seat_label(i) for i in range(record.rules.players)]
+    labels = [seat_label_with(i, names[i] if names else None) for i in range(record.rules.players)]
     status = None
     if after_event >= 0:
         scores = score_record(record.prefix(round_index, after_event))

@@ -5,9 +5,10 @@ suspect and evidence tile (``-`` for a blank), every player's markers on its til
 investigators placed there; then the display, the cards in front of each player, scores and flags,
 the last action and whose turn it is.
 
-Players are lettered ``A B C D E`` (``player_0`` = ``A``). A marker is written ``A:S`` (a spot of
-player A) or ``B:T`` (a trace of player B); an investigator is written ``C 1S0T`` (player C's
-investigator answered one spot and no trace).
+Players are labelled as every ``pi-env`` command labels seats (:func:`pi_env.records.types.seat_label`):
+``P0``, ``P1``, ... (``P0`` is the environment's ``player_0``). A marker is written ``P0:S`` (a spot
+of player P0) or ``P1:T`` (a trace of player P1); an investigator is written ``P2 1S0T`` (player
+P2's investigator answered one spot and no trace).
 
 The header names the rules: edition (standard games) or ``duel``, the player count, the variants
 and per-player investigator counts when they are not the default. In a duel (docs/rules.md §7) the
@@ -30,12 +31,7 @@ from pi_env.core.errors import PIError
 from pi_env.core.named import case_text
 from pi_env.core.names import element_names
 from pi_env.core.text import format_table
-
-PLAYER_LETTERS = "ABCDE"
-
-
-def _letter(p: int) -> str:
-    return f"{PLAYER_LETTERS[p]}"
+from pi_env.records.types import seat_label
 
 
 def answer_text(action: int, answer: "tuple[int, int]") -> str:
@@ -84,7 +80,7 @@ def render_text(state: State, config: GameConfig, game: int = 0, viewer: int | N
         config: the batch's rules options (board, edition, mode, variants).
         game: which game of the batch.
         viewer: ``None`` for a spectator (no case shown), or the player whose view to draw (adds
-            the case it holds, player ``viewer+1``'s, and never its own).
+            the case it holds, player ``viewer+1``'s, and never its own; nothing else differs).
 
     Returns:
         A multi-line string (no trailing newline).
@@ -118,18 +114,17 @@ def render_text(state: State, config: GameConfig, game: int = 0, viewer: int | N
         lines.append("Game over.")
     else:
         cp = int(state.current_player[b])
-        lines.append(f"To move: {_letter(cp)} (player_{cp}); first player this round: "
-                     f"{_letter(fp)} (player_{fp})")
+        lines.append(f"To move: {seat_label(cp)}; first player this round: {seat_label(fp)}")
         if duel and state.extra_turn[b]:
-            lines.append(f"One more turn for {_letter(cp)} (player_{cp}): {_letter(fp)} (player_{fp}) "
+            lines.append(f"One more turn for {seat_label(cp)}: {seat_label(fp)} "
                          f"solved as the round's first player; a correct solve now draws the round, "
                          f"anything else loses it.")
     if duel and played > 0 and int(state.round_winner[b]) >= -1:
         w = int(state.round_winner[b])
-        lines.append(f"Round {played} was won by {_letter(w)} (player_{w})." if w >= 0
+        lines.append(f"Round {played} was won by {seat_label(w)}." if w >= 0
                      else f"Round {played} was a draw.")
-    lines.append("Markers: " + ", ".join(f"{_letter(i)} = player_{i}" for i in range(P))
-                 + "; S = spot, T = trace; investigators show spots/traces answered.")
+    lines.append(f"Players P0..P{P - 1} are player_0..player_{P - 1}; markers: S = spot, T = trace; "
+                 "investigators show spots/traces answered.")
 
     # Board, row by row.
     lines.append("")
@@ -140,9 +135,9 @@ def render_text(state: State, config: GameConfig, game: int = 0, viewer: int | N
         out = []
         for i in range(P):
             if spot[i, x]:
-                out.append(f"{_letter(i)}:S")
+                out.append(f"{seat_label(i)}:S")
             if trace[i, x]:
-                out.append(f"{_letter(i)}:T")
+                out.append(f"{seat_label(i)}:T")
         return " ".join(out)
 
     def tile(e: int) -> str:
@@ -156,7 +151,7 @@ def render_text(state: State, config: GameConfig, game: int = 0, viewer: int | N
         for k in range(int(state.inv_count[b, i])):
             d = int(state.inv_district[b, i, k])
             s, t = int(state.inv_answer[b, i, k, 0]), int(state.inv_answer[b, i, k, 1])
-            text = f"{_letter(i)} {s}S{t}T"
+            text = f"{seat_label(i)} {s}S{t}T"
             skipped = [TYPE_NAMES[ty] for ty in range(3) if state.inv_suppressed[b, i, k, ty]]
             if skipped:
                 text += f" ({', '.join(skipped)} not counted)"
@@ -204,7 +199,7 @@ def render_text(state: State, config: GameConfig, game: int = 0, viewer: int | N
         if not done and i == int(state.current_player[b]):
             tag = "  <- to move"
         score = (f"rounds won {int(state.score[b, i])}" if duel else f"score {int(state.score[b, i])}")
-        lines.append(f"  {_letter(i)} player_{i}: {score}, investigators left "
+        lines.append(f"  {seat_label(i)}: {score}, investigators left "
                      f"{int(state.inv_left[b, i])}" + (f", {', '.join(flags)}" if flags else "") + tag)
         front = [names[x] for x in range(len(names)) if state.front[b, i, x]]
         if front:
@@ -221,7 +216,7 @@ def render_text(state: State, config: GameConfig, game: int = 0, viewer: int | N
         lp = int(state.last_player[b])
         ans = answer_text(la, (int(state.last_answer[b, 0]), int(state.last_answer[b, 1])))
         lines.append("")
-        lines.append(f"Last action: {_letter(lp)} (player_{lp}) {action_name(la, board)} -> {ans}")
+        lines.append(f"Last action: {seat_label(lp)} {action_name(la, board)} -> {ans}")
 
     if viewer is not None:
         v = int(viewer)
@@ -230,25 +225,25 @@ def render_text(state: State, config: GameConfig, game: int = 0, viewer: int | N
         held = (f"{names[int(c[0])]} / {names[TYPE_OFFSETS[1] + int(c[1])]} / "
                 f"{names[TYPE_OFFSETS[2] + int(c[2])]}")
         lines.append("")
-        lines.append(f"Held case (player_{v} holds player_{h}'s case): {held}")
+        lines.append(f"Held case ({seat_label(v)} holds {seat_label(h)}'s case): {held}")
 
     if done:
         from pi_env.engine.api import outcome
         res = outcome(state, config, b)
         lines.append("")
-        scores = ", ".join(f"player_{i} {s}" for i, s in enumerate(res.scores))
+        scores = ", ".join(f"{seat_label(i)} {s}" for i, s in enumerate(res.scores))
         limit = "; a round was ended by the rotation limit"
         if duel and len(res.winners) > 1:
             lines.append(f"Final round wins: {scores}; no winner: the duel was still tied after "
                          f"{config.max_rounds} rounds (the safeguard)")
         elif duel:
-            lines.append(f"Final round wins: {scores}; duel won by player_{res.winners[0]}"
+            lines.append(f"Final round wins: {scores}; duel won by {seat_label(res.winners[0])}"
                          + (limit if res.truncated else ""))
         else:
             lines.append("Final scores: " + scores + "; winner" + ("s" if len(res.winners) > 1 else "")
-                         + ": " + ", ".join(f"player_{i}" for i in res.winners)
+                         + ": " + ", ".join(seat_label(i) for i in res.winners)
                          + (limit if res.truncated else ""))
     return "\n".join(lines)
 
 
-__all__ = ["render_text", "rules_text", "answer_text", "PLAYER_LETTERS"]
+__all__ = ["render_text", "rules_text", "answer_text"]

@@ -8,7 +8,7 @@ from typing import Any
 from pi_env.core.actions import case_name
 from pi_env.core.constants import ANSWER_NAMES
 from pi_env.core.names import element_name
-from pi_env.records.types import CLUE, INCORRECT, INVESTIGATE, Event, GameRecord, seat_label
+from pi_env.records.types import CLUE, INCORRECT, INVESTIGATE, Event, GameRecord, seat_label_with
 from pi_env.records.scoring import RecordScores
 from pi_env.core.text import plural
 
@@ -23,7 +23,7 @@ def player_label(record: GameRecord, p: int, agents: tuple[str, ...] | None = No
         return record.player_names[p]
     if agents is None:
         agents = record.agents
-    return f"{seat_label(p)} ({agents[p]})" if agents else seat_label(p)
+    return seat_label_with(p, agents[p] if agents else None)
 
 
 def event_text(ev: Event, record: GameRecord) -> tuple[str, str]:

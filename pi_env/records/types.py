@@ -155,6 +155,22 @@ def seat_label(p: int) -> str:
     return f"P{p}"
 
 
+def seat_label_with(p: int, said: "str | None") -> str:
+    """The label the CLI prints for player ``p`` with what it knows of the seat, ``said`` (the
+    player's name or the seat's agent) in parentheses: ``"P2 (Cleo)"``, ``"P2 (deducer)"``;
+    ``"P2"`` when ``said`` is ``None`` or empty. A ``said`` that already is this seat's label, alone
+    or followed by a parenthesis (the web app's default player names ``"P0 (you)"``,
+    ``"P2 (greedy)"``), is returned as it is rather than ``"P2 (P2 (greedy))"``."""
+    if not said:
+        return seat_label(p)
+    text = said.strip()
+    with_more = _SEAT_LABEL_WITH.fullmatch(text)
+    own = _SEAT_LABEL.fullmatch(with_more.group(1) if with_more is not None else text)
+    if own is not None and int(own.group(1)) == p:
+        return text
+    return f"{seat_label(p)} ({said})"
+
+
 def number_text(name: str) -> int | None:
     """The integer a text reads as when a person gives a player (``" 2 "`` -> 2, ``"-1"`` -> -1),
     or ``None`` for a text that is not a number (then it is a player name)."""

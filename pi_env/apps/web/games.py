@@ -44,7 +44,7 @@ from pi_env.envs.render import rules_text
 from pi_env.records.record_file import check_player_names
 from pi_env.records.recorder import Recorder
 from pi_env.records.report import event_text
-from pi_env.records.types import CLUE, INVESTIGATE, SOLVE, Event, GameRecord
+from pi_env.records.types import CLUE, INVESTIGATE, SOLVE, Event, GameRecord, seat_label
 
 from pi_env.apps.web.errors import Conflict, Forbidden, NotFound, Unprocessable
 from pi_env.apps.web.store import Store
@@ -54,7 +54,6 @@ __all__ = ["LiveGame", "GameManager", "HUMAN", "token_digest", "event_doc"]
 log = logging.getLogger("pi_env.web")
 
 HUMAN = "human"
-PLAYER_LETTERS = "ABCDE"
 
 
 def token_digest(token: str) -> str:
@@ -304,7 +303,7 @@ class GameManager:
             raise Unprocessable(f"'seed' must be an integer 0..2**62-1 or null, got {seed!r}")
         names = doc.get("names")
         if names is None:
-            names = [f"{PLAYER_LETTERS[i]} ({'you' if s == HUMAN and seats.count(HUMAN) == 1 else s})"
+            names = [f"{seat_label(i)} ({'you' if s == HUMAN and seats.count(HUMAN) == 1 else s})"
                      for i, s in enumerate(seats)]
         elif (not isinstance(names, list) or len(names) != len(seats)
               or not all(isinstance(n, str) and 0 < len(n.strip()) <= 40 for n in names)):

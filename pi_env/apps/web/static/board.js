@@ -2,7 +2,8 @@
 // hex cells, RULES.md §2). Shared by the game, solo and replay pages. No external code.
 "use strict";
 const COLOURS = ["#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd"];
-const LETTERS = "ABCDE";
+// Seats are labelled as every pi-env command labels them (pi_env.records.types.seat_label): P0, P1, ...
+function seatLabel(i) { return `P${i}`; }
 const SVGNS = "http://www.w3.org/2000/svg";
 const W = 176, H = 203, SX = 176, SY = 152;
 
@@ -84,7 +85,7 @@ function drawBoard(svg, board, view, opts) {
         if (kind === "S") el("circle", {cx: mx, cy: my, r: 6.5, fill: COLOURS[i]}, m);
         else el("rect", {x: mx - 6, y: my - 6, width: 12, height: 12, rx: 2, fill: COLOURS[i], opacity: 0.8}, m);
         el("text", {x: mx, y: my + 3.3, "text-anchor": "middle"}, m, kind);
-        el("title", {}, m, `${LETTERS[i]}: ${kind === "S" ? "spot" : "trace"} on ${board.elements[x]}`);
+        el("title", {}, m, `${seatLabel(i)}: ${kind === "S" ? "spot" : "trace"} on ${board.elements[x]}`);
       });
     });
     (invs[d] || []).forEach((inv, k) => {
@@ -93,7 +94,7 @@ function drawBoard(svg, board, view, opts) {
       el("rect", {x: ix, y: iy, width: 46, height: 15, rx: 2, fill: COLOURS[inv.player]}, gi);
       el("text", {x: ix + 23, y: iy + 11, "text-anchor": "middle"}, gi, `${inv.spots}S ${inv.traces}T`);
       const sup = ["suspect", "evidence", "location"].filter((t, j) => inv.suppressed && inv.suppressed[j]);
-      el("title", {}, gi, `${LETTERS[inv.player]}'s investigator: ${inv.spots} spots, ${inv.traces} traces` +
+      el("title", {}, gi, `${seatLabel(inv.player)}'s investigator: ${inv.spots} spots, ${inv.traces} traces` +
          (sup.length ? ` (${sup.join(", ")} not counted)` : ""));
     });
     if (districts.has(d)) {

@@ -10,7 +10,7 @@ function seatRows() {
   for (let i = 0; i < n; i++) {
     const row = h("div", {}, box);
     h("span", {class: "swatch", style: `background:${COLOURS[i]}`}, row);
-    row.appendChild(document.createTextNode(`${LETTERS[i]} `));
+    row.appendChild(document.createTextNode(`${seatLabel(i)} `));
     const s = h("select", {id: `seat-${i}`}, row);
     for (const a of AGENT_NAMES) h("option", {value: a}, s, a === "human" ? "a person (private link)" : a);
     s.value = old[i] || (i === 0 ? "human" : "greedy");
