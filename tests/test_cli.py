@@ -159,6 +159,19 @@ def test_record_is_not_overwritten_without_force(capsys, tmp_path):
     (["tournament", "--agents", "greedy,random,greedy,random,greedy,random", "--games", "1", "--out", "unused"],
      "pi-env: error: --agents greedy,random,greedy,random,greedy,random lists 6 agents and --players is "
      "not given (it defaults to the number of agents, 2..5): at most 5 players sit at a table\n"),
+    # play takes the list's length as tournament does (tournament.agent_seats): the same refusals
+    (["play", "--agents", "greedy"],
+     "pi-env: error: --agents greedy lists 1 agent and --players is not given (it defaults to the "
+     "number of agents, 2..5): give --players, e.g. --players 4 to seat greedy 4 times\n"),
+    (["play", "--agents", "greedy,random,greedy,random,greedy,random"],
+     "pi-env: error: --agents greedy,random,greedy,random,greedy,random lists 6 agents and --players is "
+     "not given (it defaults to the number of agents, 2..5): at most 5 players sit at a table\n"),
+    (["play", "--agents", "random,,greedy"], "pi-env: error: an agent name is empty in 'random,,greedy'\n"),
+    (["tournament", "--agents", "random,,greedy", "--out", "unused"],
+     "pi-env: error: an agent name is empty in 'random,,greedy'\n"),
+    (["play", "--mode", "duel", "--agents", "greedy,random,random"],
+     "pi-env: error: 3 agents given for 2 players: list one agent per seat, or a list that repeats to "
+     "fill the seats (2 is not a multiple of 3): greedy,random,random\n"),
 ])
 def test_play_errors(capsys, argv, message):
     code, out, err = run(capsys, *argv)
@@ -174,6 +187,14 @@ def test_play_errors(capsys, argv, message):
      "(--agents greedy repeated to fill 3 seats)"),
     (["--players", "2", "--agents", "random,greedy"],  # a full list: no note
      "P.I. — 2 players, second edition, seed 1, agents random, greedy"),
+    # no --players: the list's length, as pi-env tournament (it was 4 and refused 3 agents)
+    (["--agents", "greedy,random,random"],
+     "P.I. — 3 players, second edition, seed 1, agents greedy, random, random"),
+    (["--agents", "greedy, random,random,random,deducer"],
+     "P.I. — 5 players, second edition, seed 1, agents greedy, random, random, random, deducer"),
+    (["--mode", "duel", "--agents", "greedy"],  # a duel seats 2
+     "P.I. — 2 players, duel, seed 1, agents greedy, greedy (--agents greedy repeated to fill 2 seats)"),
+    ([], "P.I. — 4 players, second edition, seed 1, agents deducer, deducer, random, random"),
 ])
 def test_play_repeats_a_short_agent_list_and_prints_the_seating(capsys, argv, header):
     """``pi-env play`` fills the seats as ``pi-env tournament`` does (``fill_seats``): the list
@@ -182,8 +203,8 @@ def test_play_repeats_a_short_agent_list_and_prints_the_seating(capsys, argv, he
     lines = out.splitlines()
     assert code == 0 and lines[0] == header
     seats = header.split(", agents ")[1].split(" (")[0].split(", ")
-    assert lines[-len(seats) - 1] == "Final standings:"
-    assert sorted(line.split(". ", 1)[1].split("  ")[0].strip() for line in lines[-len(seats):]) == \
+    end = lines[lines.index("Final standings:") + 1:][:len(seats)]  # a duel adds "Duel won by ..."
+    assert sorted(line.split(". ", 1)[1].split("  ")[0].strip() for line in end) == \
         sorted(f"P{i} ({a})" for i, a in enumerate(seats))
 
 

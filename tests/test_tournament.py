@@ -557,6 +557,30 @@ def test_a_learned_model_that_cannot_play_is_refused_before_anything_is_written(
     assert not (tmp_path / "r").exists()
 
 
+def test_agent_seats_fills_the_seats_and_words_the_note_for_play_and_tournament():
+    """One helper seats an ``--agents`` list for ``pi-env play`` and ``pi-env tournament``: the
+    list's length without ``--players``, a short list repeated (with the note both print)."""
+    from pi_env.apps.tournament import agent_seats
+
+    assert agent_seats(["greedy", " random"], 4) == (("greedy", "random", "greedy", "random"),
+                                                     "--agents greedy,random repeated to fill 4 seats")
+    assert agent_seats(["a", "b", "c"], None) == (("a", "b", "c"), "")
+    assert agent_seats(["a", "b", "c"], 3) == (("a", "b", "c"), "")
+    assert agent_seats(("x",), 2) == (("x", "x"), "--agents x repeated to fill 2 seats")
+    with pytest.raises(PIError, match=r"^--agents x lists 1 agent and --players is not given \(it defaults "
+                                      r"to the number of agents, 2..5\): give --players, e\.g\. --players 4 "
+                                      r"to seat x 4 times$"):
+        agent_seats(["x"], None)
+    with pytest.raises(PIError, match=r"^--agents a,b,c,d,e,f lists 6 agents .*: at most 5 players sit at a table$"):
+        agent_seats(list("abcdef"), None)
+    with pytest.raises(PIError, match=r"^2 agents given for 3 players: .*\(3 is not a multiple of 2\): a,b$"):
+        agent_seats(["a", "b"], 3)
+    with pytest.raises(PIError, match=r"^an agent name is empty in 'a,,b'$"):
+        agent_seats(["a", "", "b"], None)
+    with pytest.raises(PIError, match=r"^agents must be a sequence of agent names, got the string 'ab'$"):
+        agent_seats("ab", 2)
+
+
 def test_fill_seats_refuses_a_string_or_a_player_count_below_one():
     """``fill_seats("xy", 4)`` seated agents 'x' and 'y' (a string is a sequence of letters), and
     ``fill_seats(("x", "y"), 0)`` or ``-2`` returned no seats at all, without a word."""

@@ -84,7 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     play = sub.add_parser("play", help="play a whole game with built-in agents and print it")
     play.add_argument("--players", type=_players, default=None,
-                      help="2..5 (default 4; a duel is for exactly 2)")
+                      help="2..5 (default: the number of --agents as in tournament, else 4; a duel is for "
+                           "exactly 2)")
     play.add_argument("--mode", choices=("standard", "duel"), default="standard",
                       help="standard game or duel (docs/rules.md §7; 2 players)")
     play.add_argument("--seed", type=_seed, default=None, help="game seed (default: random, printed)")
@@ -259,7 +260,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 
     from pi_env.agents import make_agent
     from pi_env.agents.runner import play_game
-    from pi_env.apps.tournament import fill_seats
+    from pi_env.apps.tournament import agent_seats
 
     from pi_env.engine import GameConfig
     from pi_env.core.files import check_output_path
@@ -268,18 +269,22 @@ def cmd_play(args: argparse.Namespace) -> int:
     from pi_env.records.scoring import score_record
 
     duel = args.mode == "duel"
-    players = args.players if args.players is not None else (2 if duel else 4)
+    if args.agents is None:
+        players = args.players if args.players is not None else (2 if duel else 4)
+        given = (DEFAULT_AGENTS.split(",") * 2)[:players]
+    else:  # as pi-env tournament: --players defaults to the list's length (a duel has 2)
+        players = args.players if args.players is not None or not duel else 2
+        given = args.agents.split(",")
+    seats, note = agent_seats(given, players)  # a short list repeats, as in ``pi-env tournament``
+    players = len(seats)
     if args.max_rounds is not None and not duel:
         raise PIError("--max-rounds is the duel's safeguard; use it with --mode duel")
     extra = {} if args.max_rounds is None else {"max_rounds": args.max_rounds}
     config = GameConfig(num_players=players, edition=args.edition, variants=tuple(args.variant),
                         investigators=args.investigators, max_rotations=args.max_rotations,
                         mode=args.mode, **extra)
-    given = [a.strip() for a in (args.agents or ",".join(
-        (DEFAULT_AGENTS.split(",") * 2)[:players])).split(",")]
-    names = list(fill_seats(given, players))  # a short list repeats, as in ``pi-env tournament``
-    repeated = (f" (--agents {','.join(given)} repeated to fill {players} seats)"
-                if len(given) != players else "")
+    names = list(seats)
+    repeated = f" ({note})" if note else ""
     humans = [i for i, n in enumerate(names) if n.lower() == "human"]
     if len(humans) > 1 and not args.hot_seat:
         raise PIError(f"--agents seats {len(humans)} people ('human') at this one terminal, where each would "

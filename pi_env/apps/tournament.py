@@ -206,6 +206,41 @@ def fill_seats(agents: Sequence[str], players: int) -> tuple[str, ...]:
     return names * (players // len(names))
 
 
+def agent_seats(agents: Sequence[str], players: "int | None") -> tuple[tuple[str, ...], str]:
+    """The seats of an ``--agents`` list and the note saying how they were filled, as ``pi-env
+    play`` and ``pi-env tournament`` print it.
+
+    ``players`` ``None`` (no ``--players``) takes the list's length as the player count. A shorter
+    list repeats to fill the seats (:func:`fill_seats`); then the note is ``"--agents
+    greedy,random repeated to fill 4 seats"``, else ``""``. Names are stripped of spaces, not
+    otherwise checked (an unknown agent is :func:`pi_env.agents.make_agent`'s error).
+
+    ``agent_seats(["greedy", "random"], 4) == (("greedy", "random", "greedy", "random"),
+    "--agents greedy,random repeated to fill 4 seats")``; ``agent_seats(["a", "b", "c"], None) ==
+    (("a", "b", "c"), "")``.
+
+    Raises:
+        PIError: an empty name (``"a,,b"``); ``players`` ``None`` and the list not 2..5 agents long
+            (the message says to give ``--players``); ``players`` not a multiple of the list's
+            length (:func:`fill_seats`).
+    """
+    if isinstance(agents, str):
+        raise PIError(f"agents must be a sequence of agent names, got the string {agents!r}")
+    names = tuple(str(a).strip() for a in agents)
+    if not names or not all(names):
+        raise PIError(f"an agent name is empty in {','.join(names)!r}")
+    if players is None:
+        if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
+            listed = (f"--agents {','.join(names)} lists {len(names)} agent{'s' * (len(names) != 1)} and "
+                      f"--players is not given (it defaults to the number of agents, {MIN_PLAYERS}..{MAX_PLAYERS})")
+            raise PIError(f"{listed}: give --players, e.g. --players 4 to seat {names[0]} 4 times"
+                          if len(names) < MIN_PLAYERS else f"{listed}: at most {MAX_PLAYERS} players sit at a table")
+        players = len(names)
+    seats = fill_seats(names, players)
+    note = f"--agents {','.join(names)} repeated to fill {players} seats" if len(names) != len(seats) else ""
+    return seats, note
+
+
 def game_seed(base_seed: int, game: int) -> int:
     """Engine seed of game ``game`` of a tournament with seed ``base_seed`` (53 bits)."""
     word = np.random.SeedSequence([int(base_seed), int(game)]).generate_state(1, dtype=np.uint64)[0]
@@ -766,13 +801,8 @@ def settings_from_args(args: Any) -> TournamentSettings:
                           "the seats), e.g. --agents deducer,random,random")
         base = {k: v for k, v in given.items() if v is not None}
         base.setdefault("games", DEFAULT_GAMES)
-        agents = given["agents"]
-        if given["players"] is None and not MIN_PLAYERS <= len(agents) <= MAX_PLAYERS and all(agents):
-            listed = (f"--agents {','.join(agents)} lists {len(agents)} agent{'s' * (len(agents) != 1)} and "
-                      f"--players is not given (it defaults to the number of agents, {MIN_PLAYERS}..{MAX_PLAYERS})")
-            raise PIError(f"{listed}: give --players, e.g. --players 4 to seat {agents[0]} 4 times"
-                          if len(agents) < MIN_PLAYERS else f"{listed}: at most {MAX_PLAYERS} players sit at a table")
-        base.setdefault("players", len(agents))
+        if given["players"] is None:  # the list's length (agent_seats says when that cannot be)
+            base["players"] = len(agent_seats(given["agents"], None)[0])
     return TournamentSettings(**base)
 
 
@@ -785,9 +815,8 @@ def command(args: Any) -> int:
     workers = args.workers if args.workers is not None else (
         (stored_workers(out) if args.resume else None) or os.cpu_count() or 1)
 
-    given = [a.strip() for a in args.agents.split(",")] if args.agents is not None else None
-    repeated = (f"--agents {','.join(given)} repeated to fill {settings.players} seats; "
-                if given is not None and len(given) != settings.players else "")
+    note = agent_seats(args.agents.split(","), settings.players)[1] if args.agents is not None else ""
+    repeated = f"{note}; " if note else ""
 
     def start(already: int) -> None:
         print(f"P.I. tournament: {settings.games} games, {settings.players} players, "
@@ -817,7 +846,7 @@ def command(args: Any) -> int:
     return 0
 
 
-__all__ = ["TournamentSettings", "TournamentInterrupted", "fill_seats", "game_seed", "seat_agents", "columns",
+__all__ = ["TournamentSettings", "TournamentInterrupted", "fill_seats", "agent_seats", "game_seed", "seat_agents", "columns",
            "play_game", "play_games", "read_games", "write_games", "win_interval", "summarize",
            "summary_table", "write_summary", "plot_scores", "run_tournament", "load_settings", "stored_workers",
            "settings_from_args", "command", "BACKENDS", "RAY_MISSING"]
