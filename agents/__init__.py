@@ -21,6 +21,33 @@ AGENTS: dict[str, type[Agent]] = {"random": RandomAgent, "deducer": DeducerAgent
                                "rollout": RolloutAgent, "winprob": WinProbAgent}
 
 
+def check_agent_name(name: str) -> None:
+    """Refuse a name :func:`make_agent` would not know, without building the agent: no model is
+    loaded and no kernel compiled, so a command can check all its arguments before it compiles
+    anything (``pi-env play``, ``pi-env tournament``). A ``learned:`` name must be a zoo name or an
+    existing file (:func:`pi_env.agents.learned.model_path`); an ``sb3:`` file is checked when it
+    is loaded; whether a model fits the game is checked when the agent is built and reset.
+
+    Raises:
+        UnknownNameError: the name is not in :data:`AGENTS` (the message lists the known ones and
+            suggests a close one), or an unknown learned model.
+    """
+    key = name.strip().lower()
+    if key.startswith("learned:"):
+        from pi_env.agents.learned import model_path
+
+        model_path(name.strip()[len("learned:"):])
+        return
+    if key.startswith(("sb3:", "sb3-sample:")):
+        return
+    if key not in AGENTS:
+        import difflib
+        close = difflib.get_close_matches(key, list(AGENTS), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise UnknownNameError(f"unknown agent {name!r}{hint} (known: {', '.join(AGENTS)}, learned:2p, "
+                               "learned:4p, learned:solo, learned:MODEL.pt or sb3:MODEL.zip for a trained policy)")
+
+
 def make_agent(name: str, *, edition: str = "second") -> Agent:
     """A new agent by name: one of :data:`AGENTS`; ``learned:NAME`` for a policy of the model zoo
     (``learned:2p``, ``learned:4p``, ``learned:solo``) or ``learned:PATH`` for a checkpoint of
@@ -44,12 +71,7 @@ def make_agent(name: str, *, edition: str = "second") -> Agent:
             from pi_env.agents.sb3_policy import SB3PolicyAgent
 
             return SB3PolicyAgent(name.strip()[len(prefix):], deterministic=prefix == "sb3:")
-    if key not in AGENTS:
-        import difflib
-        close = difflib.get_close_matches(key, list(AGENTS), n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise UnknownNameError(f"unknown agent {name!r}{hint} (known: {', '.join(AGENTS)}, learned:2p, "
-                               "learned:4p, learned:solo, learned:MODEL.pt or sb3:MODEL.zip for a trained policy)")
+    check_agent_name(name)
     cls = AGENTS[key]
     import inspect
 
@@ -69,5 +91,5 @@ def opponent_factory(spec: "str | Agent") -> "str | Agent | Callable[[], Agent]"
     return spec
 
 
-__all__ = ["opponent_factory", "Agent", "RandomAgent", "DeducerAgent", "OwnQueryDeducerAgent", "HeuristicAgent", "GreedyAgent", "SearchAgent", "RolloutAgent", "WinProbAgent", "AGENTS",
+__all__ = ["check_agent_name", "opponent_factory", "Agent", "RandomAgent", "DeducerAgent", "OwnQueryDeducerAgent", "HeuristicAgent", "GreedyAgent", "SearchAgent", "RolloutAgent", "WinProbAgent", "AGENTS",
            "make_agent"]

@@ -192,3 +192,44 @@ def test_a_benchmark_warm_up_prints_to_stderr_by_default(capsys):
     assert out == ""
     assert err.splitlines()[0] == _config.WARMING_MESSAGE.format(what="probe")
     assert err.splitlines()[1].startswith("probe: kernels ready in ")
+
+
+UNKNOWN_NOSUCH = ("pi-env: error: unknown agent 'nosuch' (known: random, deducer, deducer-own, heuristic, greedy, "
+                  "search, rollout, winprob, learned:2p, learned:4p, learned:solo, learned:MODEL.pt or "
+                  "sb3:MODEL.zip for a trained policy)\n")
+
+
+@pytest.mark.parametrize("argv,error", [
+    (["play", "--agents", "learned:2p,nosuch", "--players", "2"], UNKNOWN_NOSUCH),
+    (["play", "--agents", "learned:2p", "--players", "2", "--record", "{tmp}/no-folder/g.json"],
+     "pi-env: error: {tmp}/no-folder/g.json: the folder '{tmp}/no-folder' does not exist\n"),
+    (["tournament", "--agents", "learned:2p,nosuch", "--out", "{tmp}/t"], UNKNOWN_NOSUCH),
+])
+def test_argument_errors_come_before_any_compilation(tmp_path, argv, error):
+    """A learned model runs the engine when it is loaded (its encoding fingerprint), so building
+    ``learned:2p`` before the other arguments were checked compiled kernels with the cache off, and
+    ``pi-env play --agents learned:2p,nosuch`` printed the compile notice and then refused
+    'nosuch'. Every argument is checked first: stderr is the error alone (kernel cache off, so a
+    compilation could not hide behind the cache)."""
+    env = dict(os.environ, PI_ENV_NUMBA_CACHE="0", PI_ENV_COMPILE_NOTICE="1")
+    run = subprocess.run([sys.executable, "-m", "pi_env.apps.cli", *(a.format(tmp=tmp_path) for a in argv)],
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert (run.returncode, run.stdout, run.stderr) == (2, "", error.format(tmp=tmp_path))
+    assert not (tmp_path / "t").exists()
+
+
+def test_play_builds_no_agent_before_its_arguments_are_checked(monkeypatch, capsys, tmp_path):
+    """``pi-env play`` checks the agent names, the seats and the record path before it builds any
+    agent (building one may load a model and compile kernels): ``make_agent`` is never called."""
+    import pi_env.agents
+    from pi_env.apps.cli import main
+
+    def built(name, **kw):
+        raise AssertionError(f"agent {name!r} built before the arguments were checked")
+
+    monkeypatch.setattr(pi_env.agents, "make_agent", built)
+    assert main(["play", "--agents", "random,nosuch", "--players", "2"]) == 2
+    assert capsys.readouterr().err == UNKNOWN_NOSUCH
+    assert main(["play", "--agents", "random", "--players", "2", "--record", str(tmp_path / "no" / "g.json")]) == 2
+    assert capsys.readouterr().err == (f"pi-env: error: {tmp_path}/no/g.json: the folder '{tmp_path}/no' "
+                                       "does not exist\n")

@@ -258,7 +258,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_play(args: argparse.Namespace) -> int:
 
-    from pi_env.agents import make_agent
+    from pi_env.agents import check_agent_name, make_agent
     from pi_env.agents.runner import play_game
     from pi_env.apps.tournament import agent_seats
 
@@ -290,10 +290,13 @@ def cmd_play(args: argparse.Namespace) -> int:
         raise PIError(f"--agents seats {len(humans)} people ('human') at this one terminal, where each would "
                       f"see the case the others hold; add --hot-seat to play so (the screen is cleared "
                       f"between turns and each person presses Enter when alone at it)")
-    agents = [_human(i, config, hot_seat=len(humans) > 1) if i in humans else make_agent(n, edition=config.edition)
-              for i, n in enumerate(names)]
+    for i, n in enumerate(names):  # every argument is checked before an agent is built (a learned
+        if i not in humans:        # model runs the engine when loaded: numba compiles, and says so)
+            check_agent_name(n)
     if args.record is not None:  # checked before the game is played
         check_output_path(args.record, force=args.force)
+    agents = [_human(i, config, hot_seat=len(humans) > 1) if i in humans else make_agent(n, edition=config.edition)
+              for i, n in enumerate(names)]
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % (2**31))
     if humans:  # the seed determines every case: a person at the table learns it at the end
         return _play_with_humans(args, config, agents, humans, seed)

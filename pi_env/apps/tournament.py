@@ -121,7 +121,7 @@ class TournamentSettings:
     max_rotations: int = DEFAULT_MAX_ROTATIONS
 
     def __post_init__(self) -> None:
-        from pi_env.agents import make_agent
+        from pi_env.agents import check_agent_name, make_agent
         from pi_env.agents.base import reset_for_game
 
         if isinstance(self.agents, str):
@@ -129,7 +129,8 @@ class TournamentSettings:
         names = tuple(_agent_key(a) for a in self.agents)
         if any(not n for n in names):
             raise PIError(f"an agent name is empty in {','.join(self.agents)!r}")
-        agents = [make_agent(n) for n in names]  # UnknownNameError with close matches
+        for n in names:  # every name before any agent is built (a learned model compiles kernels)
+            check_agent_name(n)  # UnknownNameError with close matches
         object.__setattr__(self, "agents", names)
         object.__setattr__(self, "variants", tuple(self.variants))
         for name in ("games", "players", "seed", "max_rotations"):
@@ -145,7 +146,7 @@ class TournamentSettings:
         names = fill_seats(names, self.players)
         object.__setattr__(self, "agents", names)
         config = self.config()
-        for agent in agents:  # a learned model of another player count fails now, before anything is written
+        for agent in (make_agent(n) for n in dict.fromkeys(self.agents)):  # a learned model of another player count fails now, before anything is written
             reset_for_game(agent, config, seed=0)
 
     def config(self):
