@@ -138,8 +138,9 @@ def test_a_short_agent_list_on_the_command_line_and_on_resume(tmp_path, capsys):
     code, out, err = run(capsys, "tournament", "--out", str(tmp_path / "l"), "--resume", "--agents",
                          "random,deducer,random")
     assert (code, out) == (2, "")
-    assert err == ("pi-env: error: 3 agents given for 4 players: list one agent per seat, or a list that "
-                   "repeats to fill the seats (4 is not a multiple of 3): random,deducer,random\n")
+    assert err == (f"pi-env: error: {tmp_path / 'l'} holds a tournament of 4 players with agents "
+                   "random,deducer,random,deducer; --agents random,deducer,random cannot fill its 4 seats "
+                   "(4 is not a multiple of 3); give its agents, or use another --out or --force to start over\n")
     assert (tmp_path / "l" / "games.csv").read_bytes() == games
 
 
@@ -402,8 +403,34 @@ def test_cli_prints_the_table_of_the_summary(reference, tmp_path, capsys):
         assert cells[:3] == [a["agent"], str(a["seat_games"]), f"{100 * a['win_rate']:.1f}%"]
         assert cells[3] == f"{100 * a['win_ci_low']:.1f}%..{100 * a['win_ci_high']:.1f}%"
         assert cells[4] == f"{a['mean_score']:.2f}"
-    assert lines[-1].startswith("written: ")
+    files = ("tournament.json", "games.csv", "summary.json", "summary.csv", "scores.png")
+    assert lines[-1] == "written: " + ", ".join(str(tmp_path / f) for f in files)  # tournament.json was left out
+    assert all((tmp_path / f).is_file() for f in files)
     assert (tmp_path / "games.csv").read_bytes() == (reference[0] / "games.csv").read_bytes()
+
+
+def test_one_game_is_one_game(tmp_path, capsys):
+    """The start line said "1 games"; resuming after one finished game says "1 finished game"."""
+    common = ("--seed", "2", "--workers", "1", "--quiet")
+    code, out, err = run(capsys, "tournament", "--agents", "random,random", "--games", "1", *common,
+                         "--out", str(tmp_path / "one"))
+    assert (code, err) == (0, "")
+    assert out.splitlines()[0] == ("P.I. tournament: 1 game, 2 players, second edition, seed 2, agents "
+                                   "random,random (seats rotate); 1 worker (process)")
+    code, out, err = run(capsys, "tournament", "--agents", "random,random", "--games", "2", *common,
+                         "--out", str(tmp_path / "two"))
+    assert (code, err) == (0, "")
+    half = tmp_path / "half"  # the 2-game tournament stopped after its first game (2 rows, one per seat)
+    half.mkdir()
+    (half / "tournament.json").write_bytes((tmp_path / "two" / "tournament.json").read_bytes())
+    (half / "games.csv").write_text("".join((tmp_path / "two" / "games.csv").read_text().splitlines(True)[:3]))
+    code, out, err = run(capsys, "tournament", "--resume", *common, "--out", str(half))
+    assert (code, err) == (0, "")
+    assert out.splitlines()[0] == ("P.I. tournament: 2 games, 2 players, second edition, seed 2, agents "
+                                   "random,random (seats rotate); 1 worker (process); resuming after 1 "
+                                   "finished game")
+    assert (half / "games.csv").read_bytes() == (tmp_path / "two" / "games.csv").read_bytes()
+    assert T.TournamentInterrupted(0, 1, tmp_path).args == ("interrupted after 0 of 1 game",)
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -66,7 +66,7 @@ from pi_env.apps.interrupts import ignore_sigint, signals_held, terminate_as_int
 from pi_env.core.constants import DEFAULT_MAX_ROTATIONS, MAX_PLAYERS, MIN_PLAYERS, SOLVE_BASE
 from pi_env.core.errors import PIError
 from pi_env.core.files import write_figure_atomic, write_text_atomic
-from pi_env.core.text import csv_text, format_table
+from pi_env.core.text import csv_text, format_table, plural
 
 FORMAT = "pi-tournament/1"
 SUMMARY_FORMAT = "pi-tournament-summary/1"
@@ -94,7 +94,7 @@ class TournamentInterrupted(KeyboardInterrupt):
     """
 
     def __init__(self, finished: int, total: int, out: Path):
-        super().__init__(f"interrupted after {finished} of {total} games")
+        super().__init__(f"interrupted after {finished} of {plural(total, 'game')}")
         self.finished, self.total, self.out = finished, total, out
 
 
@@ -537,7 +537,7 @@ def plot_scores(games: dict[int, list[Row]], settings: TournamentSettings, path:
                     label=f"{n} (mean {statistics.fmean(scores[n]):.1f})")
     ax.set_xlabel("final score")
     ax.set_ylabel("share of seat-games")
-    ax.set_title(f"P.I. tournament: {len(games)} games, {settings.players} players, "
+    ax.set_title(f"P.I. tournament: {plural(len(games), 'game')}, {settings.players} players, "
                  f"{settings.edition} edition, seed {settings.seed}")
     if any(scores.values()):
         ax.legend()
@@ -791,7 +791,13 @@ def settings_from_args(args: Any) -> TournamentSettings:
         base = {k: (v if given[k] is None else given[k]) for k, v in stored.items()}
         agents = given["agents"]
         if agents is not None and base["players"] == stored["players"] and len(agents) != len(stored["agents"]):
-            filled = fill_seats(tuple(_agent_key(a) for a in agents), base["players"])
+            P = base["players"]
+            if P % len(agents):  # the list cannot fill the stored seats: say which tournament it is
+                raise PIError(f"{args.out} holds a tournament of {P} players with agents "
+                              f"{','.join(stored['agents'])}; --agents {','.join(agents)} cannot fill its {P} "
+                              f"seats ({P} is not a multiple of {len(agents)}); give its agents, or use "
+                              f"another --out or --force to start over")
+            filled = fill_seats(tuple(_agent_key(a) for a in agents), P)
             if filled != stored["agents"]:  # a short list must repeat into the stored seats
                 raise PIError(f"{args.out} holds a tournament with agents {','.join(stored['agents'])}; "
                               f"--agents {','.join(agents)} fills its {base['players']} seats as "
@@ -820,11 +826,12 @@ def command(args: Any) -> int:
     repeated = f"{note}; " if note else ""
 
     def start(already: int) -> None:
-        print(f"P.I. tournament: {settings.games} games, {settings.players} players, "
+        print(f"P.I. tournament: {plural(settings.games, 'game')}, {settings.players} players, "
               f"{settings.edition} edition{''.join(f', {v}' for v in settings.variants)}, seed "
               f"{settings.seed}, agents {','.join(settings.agents)} ({repeated}seats rotate); {workers} "
               f"worker{'s' * (workers != 1)} ({args.backend})"
-              + (f"; resuming after {already} finished games" if args.resume else ""), flush=True)
+              + (f"; resuming after {already} finished game{'s' * (already != 1)}" if args.resume else ""),
+              flush=True)
 
     try:
         summary = run_tournament(settings, out, workers=workers, backend=args.backend,
@@ -832,7 +839,7 @@ def command(args: Any) -> int:
                                  progress=not args.quiet and sys.stderr.isatty(),
                                  ray_address=args.ray_address, on_start=start)
     except TournamentInterrupted as exc:
-        print(f"pi-env: interrupted after {exc.finished} of {exc.total} games; the finished games "
+        print(f"pi-env: interrupted after {exc.finished} of {plural(exc.total, 'game')}; the finished games "
               f"are in {out / GAMES_FILE}; continue with: pi-env tournament --out {out} --resume",
               file=sys.stderr)
         return 130
@@ -841,9 +848,9 @@ def command(args: Any) -> int:
     print("win rate: wins / seat-games, a first place shared by k players counts 1/k; "
           "95% CI: Wilson score interval")
     if summary["truncated_games"]:
-        print(f"{summary['truncated_games']} games had a round ended by the "
+        print(f"{plural(summary['truncated_games'], 'game')} had a round ended by the "
               f"{settings.max_rotations}-rotation safeguard")
-    print(f"written: {', '.join(str(out / f) for f in (GAMES_FILE, SUMMARY_JSON, SUMMARY_CSV, PLOT_FILE))}")
+    print(f"written: {', '.join(str(out / f) for f in (META_FILE, GAMES_FILE, SUMMARY_JSON, SUMMARY_CSV, PLOT_FILE))}")
     return 0
 
 
