@@ -10,8 +10,9 @@ import hashlib
 import numpy as np
 import pytest
 
+from pi_env.core.constants import SOLVE_BASE
 from pi_env.core.errors import PIError
-from pi_env.engine import (Engine, GameConfig, init, outcome, play, policy_streams, reset_done, rollout,
+from pi_env.engine import (Engine, GameConfig, Script, init, legal_action_mask, outcome, play, policy_streams, reset_done, rollout,
                            step_inplace)
 from pi_env.engine.ranking import rank_batch, rank_players
 from helpers import assert_jit_off_agrees
@@ -143,7 +144,7 @@ def test_engine_handle_play_and_rollout():
 def test_bad_arguments():
     cfg = GameConfig(num_players=2)
     st = init(cfg, 4, seed=0)
-    with pytest.raises(PIError, match="unknown policy 'greedy'; known: random, rules"):
+    with pytest.raises(PIError, match="unknown policy 'greedy'; known: random, rules, scripted"):
         play(st, cfg, 1, "greedy")
     with pytest.raises(PIError, match="num_steps must be a non-negative integer"):
         play(st, cfg, -1)
@@ -159,7 +160,7 @@ def test_bad_arguments():
 
 DIGEST_SCRIPT = """
 import hashlib, numpy as np
-from pi_env.engine import GameConfig, init, play
+from pi_env.engine import GameConfig, Script, init, play
 h = hashlib.sha256()
 for cfg in (GameConfig(num_players=4), GameConfig(mode="duel", max_rotations=3)):
     for policy in ("random", "rules"):
@@ -167,6 +168,14 @@ for cfg in (GameConfig(num_players=4), GameConfig(mode="duel", max_rotations=3))
         play(st, cfg, 40, policy, seed=2)
         for a in st.arrays():
             h.update(np.ascontiguousarray(a).tobytes())
+cfg = GameConfig(num_players=3)
+st = init(cfg, 6, seed=4)
+script = Script.empty(6, 3)
+script.turn[:, :, 0] = (2, 3, 4)
+script.case[:, :, 0] = 77
+play(st, cfg, 40, "scripted", seed=2, script=script)
+for a in st.arrays() + (script.taken,):
+    h.update(np.ascontiguousarray(a).tobytes())
 print(h.hexdigest())
 """
 
@@ -174,3 +183,97 @@ print(h.hexdigest())
 def test_jit_off_play_matches_jit_on():
     """The fused kernels as plain Python (``NUMBA_DISABLE_JIT=1``) play the same games."""
     assert assert_jit_off_agrees(DIGEST_SCRIPT, timeout=600) != hashlib.sha256(b"").hexdigest()
+
+
+def _whose_turns(state, config, actions: np.ndarray, steps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(who, can_pass)``, ``[B, T]`` each: the player who played each recorded action (step by
+    step, checked) and whether a clue card or an investigator was legal for it then."""
+    st = state.copy()
+    B, T = actions.shape
+    who = np.full((B, T), -1)
+    can_pass = np.zeros((B, T), bool)
+    for t in range(T):
+        live = (steps > t) & ~st.done
+        if not live.any():
+            break
+        who[live, t] = st.current_player[live]
+        mask = legal_action_mask(st)
+        can_pass[:, t] = mask[:, :SOLVE_BASE].any(axis=1)
+        step_inplace(st, np.where(live, actions[:, t], 0), config)
+    return who, can_pass
+
+
+@pytest.mark.parametrize("config", [CONFIGS[0], CONFIGS[1], CONFIGS[4]], ids=["4p", "2p-first", "3p-inv-fast"])
+def test_scripted_rollout_names_the_scripted_cases_on_the_scripted_turns(config):
+    """Player p names case 100 + 7 p on its (p + 2)-th own turn and case 1 + p on its (p + 4)-th;
+    every other turn passes time with a clue card or an investigator (docs/rules.md §4), a solve
+    only where neither is legal (the rules' action); ``taken`` counts each player's turns; the
+    games are the step-by-step API's."""
+    B, P = 24, config.num_players
+    st = init(config, B, seed=11)
+    script = Script.empty(B, P)
+    for p in range(P):
+        script.turn[:, p] = (p + 2, p + 4)
+        script.case[:, p] = (100 + 7 * p, 1 + p)
+    T = config.round_limit * (config.max_rotations + 1) * P
+    rec = np.full((B, T), -1, np.int64)
+    res = rollout(st, config, "scripted", seed=3, actions_out=rec, script=script)
+    assert res.done.all()
+    ref = replay(st, config, rec, res.steps, autoreset=False)
+    assert res.state.equals(ref)
+    who, can_pass = _whose_turns(st, config, rec, res.steps)
+    named = forced = 0
+    for b in range(B):
+        for p in range(P):
+            mine = rec[b, who[b] == p]
+            free = can_pass[b, who[b] == p]
+            assert script.taken[b, p] == mine.size
+            expect = np.full(mine.size, -1)
+            # the k-th own turn names the scripted case, counted across rounds (one call)
+            for k, c in ((p + 2, 100 + 7 * p), (p + 4, 1 + p)):
+                if k <= mine.size:
+                    expect[k - 1] = SOLVE_BASE + c
+            forced += int((~free).sum())
+            solves = (mine >= SOLVE_BASE) & free
+            assert (mine[~free] >= SOLVE_BASE).all()
+            assert np.array_equal(np.flatnonzero(solves), np.flatnonzero(expect >= 0))
+            assert np.array_equal(mine[solves], expect[expect >= 0])
+            named += int(solves.sum())
+            assert (mine[~solves & free] < SOLVE_BASE).all()  # clue cards or investigators
+    assert named > 0 and forced < named
+
+
+def test_scripted_play_continues_the_count_across_calls():
+    cfg = GameConfig(num_players=2)
+    B = 6
+    one, two = init(cfg, B, seed=2), init(cfg, B, seed=2)
+    s1, s2 = Script.empty(B, 2, 1), Script.empty(B, 2, 1)
+    for s in (s1, s2):
+        s.turn[:, 0, 0] = 3
+        s.case[:, 0, 0] = 42
+    rec1 = np.zeros((B, 8), np.int64)
+    play(one, cfg, 8, "scripted", seed=np.full(B, 5, np.uint64), autoreset=False, actions_out=rec1, script=s1)
+    streams = np.full(B, 5, np.uint64)
+    ra, rb = np.zeros((B, 3), np.int64), np.zeros((B, 5), np.int64)
+    play(two, cfg, 3, "scripted", seed=streams, autoreset=False, actions_out=ra, script=s2)
+    play(two, cfg, 5, "scripted", seed=streams, autoreset=False, actions_out=rb, script=s2)
+    assert one.equals(two) and np.array_equal(rec1, np.hstack([ra, rb]))
+    assert np.array_equal(s1.taken, s2.taken) and (s1.taken == 4).all()  # 8 turns, 2 players alternate
+    first = init(cfg, B, seed=2).current_player  # player 0's third turn is the game's fifth or sixth
+    assert first.min() == 0 and first.max() == 1  # both seen
+    assert (rec1[np.arange(B), 4 + first] == SOLVE_BASE + 42).all()
+
+
+def test_scripted_bad_arguments():
+    cfg = GameConfig(num_players=2)
+    st = init(cfg, 4, seed=0)
+    with pytest.raises(PIError, match="the policy 'scripted' needs a script"):
+        play(st, cfg, 1, "scripted")
+    with pytest.raises(PIError, match="a script is for the policy 'scripted', not 'rules'"):
+        play(st, cfg, 1, "rules", script=Script.empty(4, 2))
+    with pytest.raises(PIError, match=r"script: turn and case must be int32\[4, 2, K\]"):
+        rollout(st, cfg, "scripted", script=Script.empty(4, 3))
+    bad = Script.empty(4, 2)
+    bad.case[0, 0, 0] = 1680
+    with pytest.raises(PIError, match="script: case ids must be in 0..1679"):
+        rollout(st, cfg, "scripted", script=bad)

@@ -8,7 +8,10 @@ chance is unchanged by the policy). Two policies, documented in :mod:`pi_env.eng
 * ``POLICY_RANDOM``: uniform over the legal actions (as :func:`pi_env.engine.sample_actions`);
 * ``POLICY_RULES``: rules of thumb over the player's own information (docs/rules.md §9): per-type
   candidate elimination from its answers, an informative clue card, an investigator when it splits
-  the candidates clearly better, a solve when one case is left (or a guess when nothing informs).
+  the candidates clearly better, a solve when one case is left (or a guess when nothing informs);
+* ``POLICY_SCRIPTED``: a model of players, not a player: each player names the case its script gives
+  on the own turns its script gives, and otherwise passes time with a clue card (an investigator
+  when no card is on the display; the rules of thumb when neither is legal).
 """
 
 import numpy as np
@@ -20,6 +23,7 @@ from pi_env.engine._kernels import CHUNK, _new_games, _next_u64, _sample_legal, 
 
 POLICY_RANDOM = 0
 POLICY_RULES = 1
+POLICY_SCRIPTED = 2
 GUESS_LIMIT = 64
 """The rules-of-thumb policy enumerates the candidate cases (excluding failed triples) only when the
 per-type product is at most this many; above, it never guesses while it can ask."""
@@ -249,9 +253,57 @@ def _pick_case(b, p, r, cand, failed):
     return 0
 
 
+@kernel
+def _scripted_action(b, prng, current_player, card_place, inv_count, inv_district, inv_left, failed, script_turn,
+                     script_case, script_taken):
+    """The scripted action of the player to move in game b (see :mod:`pi_env.engine.play`), or -1
+    when it would pass time and neither a clue card nor an investigator is legal. Counts the turn
+    in ``script_taken[b, p]``."""
+    p = current_player[b]
+    k = script_taken[b, p] + 1
+    script_taken[b, p] = k
+    for s in range(script_turn.shape[2]):
+        if script_turn[b, p, s] == k:
+            c = script_case[b, p, s]
+            if not failed[b, p, c]:
+                return SOLVE_BASE + c
+    n_display = 0
+    for x in range(NUM_ELEMENTS):
+        if card_place[b, x] == ON_DISPLAY:
+            n_display += 1
+    if n_display > 0:
+        r = _random_index(prng, b, n_display)
+        for x in range(NUM_ELEMENTS):
+            if card_place[b, x] == ON_DISPLAY:
+                if r == 0:
+                    return x
+                r -= 1
+    if inv_left[b, p] > 0:
+        n_free = 0
+        for d in range(14):
+            used = False
+            for j in range(inv_count[b, p]):
+                if inv_district[b, p, j] == d:
+                    used = True
+            if not used:
+                n_free += 1
+        if n_free > 0:
+            r = _random_index(prng, b, n_free)
+            for d in range(14):
+                used = False
+                for j in range(inv_count[b, p]):
+                    if inv_district[b, p, j] == d:
+                        used = True
+                if not used:
+                    if r == 0:
+                        return INVESTIGATE_BASE + d
+                    r -= 1
+    return -1
+
+
 @batch_kernel(family="fused")
-def play_kernel(num_steps, autoreset, policy, prng, steps_out, games_out, actions_out, num_players, rules,
-                num_rounds, max_rotations, adjacency, investigators, *S):
+def play_kernel(num_steps, autoreset, policy, prng, steps_out, games_out, actions_out, script_turn, script_case,
+                script_taken, num_players, rules, num_rounds, max_rotations, adjacency, investigators, *S):
     """Play up to ``num_steps`` turns of every game with ``policy`` in one call (docs/rules.md §3–§7).
 
     Range by range (``CHUNK`` games, whose states stay in cache), turn by turn: a new game in every
@@ -259,7 +311,9 @@ def play_kernel(num_steps, autoreset, policy, prng, steps_out, games_out, action
     action for every live game (always legal); one step of ``_step_games``, the step kernel's
     rules. ``steps_out[b]`` counts the turns played, ``games_out[b]`` the games that ended;
     ``actions_out[b, t]`` receives the action of turn ``t`` while ``t < actions_out.shape[1]``
-    (turns counted per slot, across autoresets). ``S``: the state's arrays (:meth:`State.arrays`).
+    (turns counted per slot, across autoresets). ``script_turn``, ``script_case`` (``int32[B, P, K]``)
+    and ``script_taken`` (``int32[B, P]``, updated) are ``POLICY_SCRIPTED``'s script (empty for the
+    other policies). ``S``: the state's arrays (:meth:`State.arrays`).
     """
     (rng, round_, first_player, current_player, rotation, tier, solved_this_rotation, done, truncated, turn,
      tile_district, district_tile, case, card_place, deck, deck_size, front, spot, trace, inv_count,
@@ -289,11 +343,15 @@ def play_kernel(num_steps, autoreset, policy, prng, steps_out, games_out, action
                     acts[b] = -1
                     continue
                 live = True
-                if policy == POLICY_RULES:
+                a = -1
+                if policy == POLICY_SCRIPTED:
+                    a = _scripted_action(b, prng, current_player, card_place, inv_count, inv_district, inv_left,
+                                         failed, script_turn, script_case, script_taken)
+                if policy == POLICY_RULES or (policy == POLICY_SCRIPTED and a < 0):
                     a = _rules_action(b, prng, duel, adjacency, current_player, tile_district, district_tile,
                                       card_place, spot, trace, front, inv_count, inv_district, inv_answer,
                                       inv_suppressed, inv_left, failed, cand)
-                else:
+                elif policy != POLICY_SCRIPTED:
                     a = _sample_legal(b, _uniform(prng, b), current_player, done, card_place, inv_count,
                                       inv_district, inv_left)
                 acts[b] = a

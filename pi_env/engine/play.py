@@ -29,6 +29,13 @@ the games' generators:
        best clue by at least 3 candidates (investigators are scarce) or no clue informs.
     4. Else **guess** uniformly among the cases left (in a duel, where a wrong guess loses the
        round, only with at most 2 left); else pass time with a random clue card on the display.
+``"scripted"``
+    A model of players for a search's rollouts, not a player (it follows a :class:`Script`, which may
+    come from the hidden cases): on the ``k``-th own turn of the call(s) player ``p`` names case
+    ``script.case[b, p, s]`` where ``script.turn[b, p, s] == k`` (unless ``p`` failed with that case
+    before); on its other turns it passes time with a random clue card on the display, else an
+    investigator in a random district it has not used, else (neither legal) the ``"rules"`` action.
+    ``script.taken[b, p]`` counts the own turns played (updated in place).
 
 Seeds: ``seed`` is an int (policy streams from ``numpy.random.SeedSequence(seed)``, independent of
 the games' streams for the same int), explicit ``uint64[B]`` streams (updated in place, so calls can
@@ -41,15 +48,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pi_env.core.constants import NUM_CASES
 from pi_env.core.errors import PIError
 from pi_env.engine import _play
 from pi_env.engine.api import check_config
 from pi_env.engine.ranking import rank_batch
 from pi_env.engine.state import GameConfig, State
 
-__all__ = ["POLICIES", "RolloutResult", "play", "rollout", "policy_streams"]
+__all__ = ["POLICIES", "RolloutResult", "Script", "play", "rollout", "policy_streams"]
 
-POLICIES = {"random": _play.POLICY_RANDOM, "rules": _play.POLICY_RULES}
+POLICIES = {"random": _play.POLICY_RANDOM, "rules": _play.POLICY_RULES, "scripted": _play.POLICY_SCRIPTED}
 """The policy names of :func:`play` and :func:`rollout`."""
 
 _POLICY_SPAWN_KEY = (0x706F6C,)  # "pol": policy streams differ from the games' for the same seed
@@ -75,6 +83,53 @@ def policy_streams(seed: "int | np.ndarray | None", batch_size: int) -> np.ndarr
     return ss.generate_state(batch_size, dtype=np.uint64) | np.uint64(1)
 
 
+@dataclass(frozen=True)
+class Script:
+    """The script of the ``"scripted"`` policy (module docstring): up to ``K`` attempts per player.
+
+    Attributes:
+        turn: ``int32[B, P, K]`` own-turn numbers (1 = the player's first turn in the call; 0 or
+            negative: none).
+        case: ``int32[B, P, K]`` the case id (0–1679, docs/rules.md §3) named on that turn.
+        taken: ``int32[B, P]`` own turns played so far (the calls count on from it; updated in place).
+    """
+
+    turn: np.ndarray
+    case: np.ndarray
+    taken: np.ndarray
+
+    @classmethod
+    def empty(cls, batch_size: int, num_players: int, attempts: int = 2) -> "Script":
+        """A script of ``attempts`` slots per player that names nothing (every ``turn`` 0)."""
+        shape = (int(batch_size), int(num_players), int(attempts))
+        return cls(np.zeros(shape, dtype=np.int32), np.zeros(shape, dtype=np.int32),
+                   np.zeros(shape[:2], dtype=np.int32))
+
+    def check(self, batch_size: int, num_players: int) -> None:
+        """Raises :class:`PIError` unless the arrays have the documented shapes, dtypes and case range."""
+        ok = (isinstance(self.turn, np.ndarray) and isinstance(self.case, np.ndarray)
+              and isinstance(self.taken, np.ndarray) and self.turn.dtype == np.int32
+              and self.case.dtype == np.int32 and self.taken.dtype == np.int32 and self.turn.ndim == 3
+              and self.turn.shape[:2] == (batch_size, num_players) and self.case.shape == self.turn.shape
+              and self.taken.shape == (batch_size, num_players))
+        if not ok:
+            raise PIError(f"script: turn and case must be int32[{batch_size}, {num_players}, K] and taken "
+                          f"int32[{batch_size}, {num_players}]")
+        if self.case.size and (self.case.min() < 0 or self.case.max() >= NUM_CASES):
+            raise PIError(f"script: case ids must be in 0..{NUM_CASES - 1}")
+
+
+def _script_arrays(policy: str, script: "Script | None", batch_size: int, num_players: int):
+    if policy != "scripted":
+        if script is not None:
+            raise PIError(f"a script is for the policy 'scripted', not {policy!r}")
+        script = Script.empty(batch_size, num_players, 0)
+    elif script is None:
+        raise PIError("the policy 'scripted' needs a script (pi_env.engine.Script)")
+    script.check(batch_size, num_players)
+    return script.turn, script.case, script.taken
+
+
 def _policy_code(policy: str) -> int:
     try:
         return POLICIES[policy]
@@ -93,14 +148,15 @@ def _actions_buffer(actions_out: np.ndarray | None, batch_size: int) -> np.ndarr
 
 def play(state: State, config: GameConfig, num_steps: int, policy: str = "random",
          seed: "int | np.ndarray | None" = None, autoreset: bool = True,
-         actions_out: np.ndarray | None = None, parallel: bool | None = None) -> tuple[np.ndarray, np.ndarray]:
+         actions_out: np.ndarray | None = None, parallel: bool | None = None,
+         script: Script | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Play ``num_steps`` turns in every game of ``state``, in place, in one fused call.
 
     Args:
         state: ``B`` games (changed in place).
         config: their rules (same player count).
         num_steps: turns per game, ``>= 0``.
-        policy: ``"random"`` or ``"rules"`` (module docstring).
+        policy: ``"random"``, ``"rules"`` or ``"scripted"`` (module docstring).
         seed: the policy streams (module docstring).
         autoreset: a finished game is replaced at once by a new one in its slot (continuing the
             slot's generator stream, as :func:`pi_env.engine.reset_done`), also one finished
@@ -108,24 +164,27 @@ def play(state: State, config: GameConfig, num_steps: int, policy: str = "random
             stops when it ends.
         actions_out: optional ``int64[B, T]``: the actions of the first ``T`` turns of each slot.
         parallel: threads over games (``True``), one thread (``False``), or by batch size.
+        script: the :class:`Script` of ``policy="scripted"`` (required there, refused otherwise).
 
     Returns:
         ``(steps, games)``, ``int64[B]`` each: turns played and games finished per slot.
 
     Raises:
-        PIError: a config for another player count, a bad policy, seed, ``num_steps`` or buffer.
+        PIError: a config for another player count, a bad policy, seed, ``num_steps``, buffer or
+            script.
     """
     check_config(state, config)
     if not isinstance(num_steps, (int, np.integer)) or isinstance(num_steps, bool) or num_steps < 0:
         raise PIError(f"num_steps must be a non-negative integer, got {num_steps!r}")
     B = state.batch_size
     code = _policy_code(policy)
+    turns, cases, taken = _script_arrays(policy, script, B, config.num_players)
     prng = policy_streams(seed, B)
     rec = _actions_buffer(actions_out, B)
     steps = np.zeros(B, dtype=np.int64)
     games = np.zeros(B, dtype=np.int64)
     _play.play_kernel.for_batch(B, parallel)(
-        int(num_steps), bool(autoreset), code, prng, steps, games, rec, config.num_players,
+        int(num_steps), bool(autoreset), code, prng, steps, games, rec, turns, cases, taken, config.num_players,
         config.rules_code, config.num_rounds, config.max_rotations, config.board.adjacency,
         np.array(config.investigators, dtype=np.int8), *state.arrays())
     return steps, games
@@ -156,26 +215,28 @@ class RolloutResult:
 
 def rollout(state: State, config: GameConfig, policy: str = "random", seed: "int | np.ndarray | None" = None,
             max_steps: int | None = None, copy: bool = True, actions_out: np.ndarray | None = None,
-            parallel: bool | None = None) -> RolloutResult:
+            parallel: bool | None = None, script: Script | None = None) -> RolloutResult:
     """Play every game of ``state`` from where it stands to its end with ``policy``, in one call.
 
     Args:
         state: ``B`` games (any positions, finished ones included: they stay as they are).
         config: their rules.
-        policy: ``"random"`` or ``"rules"`` (module docstring).
+        policy: ``"random"``, ``"rules"`` or ``"scripted"`` (module docstring).
         seed: the policy streams (module docstring).
         max_steps: stop a game after this many turns (default: the most a game can last,
             ``round_limit * (max_rotations + 1) * P`` turns, so every game ends).
         copy: play copies (default) or ``state`` itself, in place.
         actions_out: optional ``int64[B, T]``: the first ``T`` actions of each game.
         parallel: threads over games (``True``), one thread (``False``), or by batch size.
+        script: the :class:`Script` of ``policy="scripted"`` (required there, refused otherwise).
 
     Returns:
         :class:`RolloutResult`. Ranks of a game not done within ``max_steps`` are those of its
         current scores.
 
     Raises:
-        PIError: a config for another player count, a bad policy, seed, ``max_steps`` or buffer.
+        PIError: a config for another player count, a bad policy, seed, ``max_steps``, buffer or
+            script.
     """
     check_config(state, config)
     if max_steps is None:
@@ -184,7 +245,7 @@ def rollout(state: State, config: GameConfig, policy: str = "random", seed: "int
         raise PIError(f"max_steps must be a non-negative integer, got {max_steps!r}")
     st = state.copy() if copy else state
     steps, _ = play(st, config, int(max_steps), policy, seed, autoreset=False, actions_out=actions_out,
-                    parallel=parallel)
+                    parallel=parallel, script=script)
     ranks = rank_batch(st.score, st.inv_left, st.penalty, config.edition, config.mode)
     return RolloutResult(state=st, scores=st.score.copy(), ranks=ranks, winners=ranks == 1,
                          done=st.done.copy(), truncated=st.truncated.copy(), steps=steps)
