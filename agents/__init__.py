@@ -14,11 +14,13 @@ from pi_env.agents.heuristic import HeuristicAgent
 from pi_env.agents.rollout import RolloutAgent
 from pi_env.agents.search import SearchAgent
 from pi_env.agents.winprob import WinProbAgent
+from pi_env.agents.winrollout import WinRolloutAgent
 
 AGENTS: dict[str, type[Agent]] = {"random": RandomAgent, "deducer": DeducerAgent,
                                "deducer-own": OwnQueryDeducerAgent, "heuristic": HeuristicAgent,
                                "greedy": GreedyAgent, "search": SearchAgent,
-                               "rollout": RolloutAgent, "winprob": WinProbAgent}
+                               "rollout": RolloutAgent, "winprob": WinProbAgent,
+                               "winrollout": WinRolloutAgent}
 
 
 def check_agent_name(name: str) -> None:
@@ -91,5 +93,5 @@ def opponent_factory(spec: "str | Agent") -> "str | Agent | Callable[[], Agent]"
     return spec
 
 
-__all__ = ["check_agent_name", "opponent_factory", "Agent", "RandomAgent", "DeducerAgent", "OwnQueryDeducerAgent", "HeuristicAgent", "GreedyAgent", "SearchAgent", "RolloutAgent", "WinProbAgent", "AGENTS",
+__all__ = ["check_agent_name", "opponent_factory", "Agent", "RandomAgent", "DeducerAgent", "OwnQueryDeducerAgent", "HeuristicAgent", "GreedyAgent", "SearchAgent", "RolloutAgent", "WinProbAgent", "WinRolloutAgent", "AGENTS",
            "make_agent"]

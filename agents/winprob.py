@@ -447,10 +447,18 @@ class WinProbAgent(GreedyAgent):
         if self.continuation:
             left = float(-(s.probs * np.log2(np.maximum(s.probs, 1e-300))).sum() + (mass * np.log2(np.maximum(mass, 1e-300))).sum())
             me_pmf = turns_to_solve_pmf(max(1, int(round(2.0 ** left))), s.outlook.pmf.shape[1])
-        opponents = greedy_opponents(s.outlook) if calibrated else None
-        now, wait, nxt = plan_win_shares(s.outlook, d["score"], d["inv_left"], s.p_best, mass, best,
-                                         self.samples, self.rng, me_pmf, self.opp_correct, opponents)
+        now, wait, nxt = self.plan_shares(s, observation, d, query, codes, mass, best, me_pmf)
         self.last = (now, wait, nxt)
         if g >= SOLVE_BASE:
             return query if wait > now + self.margin else g
         return solve if (nxt == 0.0 or early) and now > wait + self.margin else g
+
+    def plan_shares(self, s: Situation, observation: np.ndarray, d: dict, query: int, codes: np.ndarray,
+                    mass: np.ndarray, best: np.ndarray, me_pmf: "np.ndarray | None") -> tuple[float, float, float]:
+        """``(solve_now, wait, next_turn)`` of step 3 (module docstring): :func:`plan_win_shares` with
+        the agent's options. ``d`` is the decoded observation, ``query`` the plan "wait"'s action and
+        ``codes`` (``int[N]``) its answer per case of ``s.cases``; a subclass may simulate otherwise
+        (:class:`pi_env.agents.winrollout.WinRolloutAgent`)."""
+        opponents = greedy_opponents(s.outlook) if self.opponent_model == "greedy" else None
+        return plan_win_shares(s.outlook, d["score"], d["inv_left"], s.p_best, mass, best, self.samples,
+                               self.rng, me_pmf, self.opp_correct, opponents)

@@ -77,7 +77,7 @@ from pi_env.agents.greedy import GreedyAgent, Situation, greedy_decision, q_afte
 from pi_env.core.constants import INVESTIGATE_BASE
 from pi_env.solvers.hints import GAIN_TOLERANCE
 
-__all__ = ["TunedGreedy", "OPTIONS", "NAMED_OPTIONS", "WINPROB_OPTIONS", "VARIANTS", "variant_options", "make_variant", "q_two_step",
+__all__ = ["TunedGreedy", "OPTIONS", "NAMED_OPTIONS", "WINPROB_OPTIONS", "WINROLLOUT_OPTIONS", "VARIANTS", "variant_options", "make_variant", "q_two_step",
            "FirstChange", "ScreenResult", "play_pair", "paired_screen", "breakdown", "main"]
 
 OPTIONS = ("delta", "hazard_scale", "q_weight", "gap_weight", "gap_from_round", "closing_margin",
@@ -220,7 +220,11 @@ WINPROB_OPTIONS: dict[str, type] = {"samples": int, "margin": float, "continuati
 """Options of the variant ``winprob`` (:class:`~pi_env.agents.winprob.WinProbAgent`'s constructor
 arguments) and their types: an ``int`` option takes a whole number, a ``bool`` option 0 or 1, a
 ``str`` option a name (:data:`NAMED_OPTIONS`)."""
-VARIANTS = ("greedy-tuned", "winprob")
+WINROLLOUT_OPTIONS: dict[str, type] = {**{k: v for k, v in WINPROB_OPTIONS.items() if k != "samples"},
+                                        "worlds": int, "budget_ms": float}
+"""Options of the variant ``winrollout`` (:class:`~pi_env.agents.winrollout.WinRolloutAgent`), typed
+as :data:`WINPROB_OPTIONS`."""
+VARIANTS = ("greedy-tuned", "winprob", "winrollout")
 """Agents a screen can put in the variant's seat (``--agent``)."""
 
 
@@ -234,6 +238,8 @@ def variant_options(agent: str) -> tuple[str, ...]:
         return OPTIONS
     if agent == "winprob":
         return tuple(WINPROB_OPTIONS)
+    if agent == "winrollout":
+        return tuple(WINROLLOUT_OPTIONS)
     raise ValueError(f"unknown variant agent {agent!r} (known: {', '.join(VARIANTS)})")
 
 
@@ -252,10 +258,12 @@ def make_variant(agent: str, options: dict[str, Any]) -> GreedyAgent:
     if agent == "greedy-tuned":
         return TunedGreedy(**options)
     from pi_env.agents.winprob import WinProbAgent
+    from pi_env.agents.winrollout import WinRolloutAgent
 
+    typed = WINROLLOUT_OPTIONS if agent == "winrollout" else WINPROB_OPTIONS
     kwargs: dict[str, Any] = {}
     for name, value in options.items():
-        kind = WINPROB_OPTIONS[name]
+        kind = typed[name]
         if kind is str:
             kwargs[name] = str(value)
             continue
@@ -272,7 +280,7 @@ def make_variant(agent: str, options: dict[str, Any]) -> GreedyAgent:
                 raise ValueError(f"{name} must be 0 or 1, got {value!r}")
             arg = bool(v)
         kwargs[name] = arg
-    return WinProbAgent(**kwargs)
+    return WinRolloutAgent(**kwargs) if agent == "winrollout" else WinProbAgent(**kwargs)
 
 
 @dataclass(frozen=True)
@@ -471,10 +479,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--start", type=int, default=0, help="first game index (default 0)")
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--agent", choices=VARIANTS, default="greedy-tuned",
-                        help="the variant: greedy-tuned (TunedGreedy, default) or winprob")
+                        help="the variant: greedy-tuned (TunedGreedy, default), winprob or winrollout")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help=f"a TunedGreedy option ({', '.join(OPTIONS)}) or, with --agent winprob, a "
-                             f"WinProbAgent option ({', '.join(WINPROB_OPTIONS)}); repeatable")
+                             f"WinProbAgent option ({', '.join(WINPROB_OPTIONS)}), with --agent winrollout a "
+                             f"WinRolloutAgent option ({', '.join(WINROLLOUT_OPTIONS)}); repeatable")
     parser.add_argument("--breakdown", action="store_true",
                         help="also print the paired difference by the situation of the variant's first "
                              "differing decision (change of action kind, standing against the leader)")

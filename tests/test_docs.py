@@ -176,7 +176,7 @@ def test_the_readme_python_api_blocks_run_as_written(tmp_path, monkeypatch, caps
     from pi_env.apps.cli import main
 
     blocks = _python_api_blocks()
-    assert len(blocks) == 6
+    assert len(blocks) == 7
     assert any("float_from_packed_int(obs, env.config)" in b for b in blocks)
     monkeypatch.chdir(tmp_path)
     namespace: dict = {"__name__": "readme"}
@@ -189,6 +189,8 @@ def test_the_readme_python_api_blocks_run_as_written(tmp_path, monkeypatch, caps
         printed = capsys.readouterr().out.splitlines()
         if "record_hint" in block:
             assert printed == _printed_comments(block)
+        if "Script.empty" in block:  # the scripted rollout: its last line as its comment says
+            assert printed[-1] == _printed_comments(block)[-1] == "True True"
         if "float_from_packed_int" in block:
             from pi_env.envs.selfplay import SelfPlayVecEnv
 
