@@ -675,6 +675,36 @@ def test_engine_agents_round_trip_also_a_learned_model_at_a_long_path(tmp_path):
     assert load_record(path).agents == (long_name, "random", "deducer")
 
 
+@pytest.mark.parametrize("engine", [
+    {"seed": 1, "max_rotations": 60, "agents": ["random", "deducer", "human"]},
+    {"agents": ["random", "deducer", "human"]},  # a record without a seed keeps its agents
+])
+def test_engine_agents_round_trip_with_and_without_a_seed(engine, tmp_path):
+    """``record_to_dict`` wrote ``engine.agents`` only with a seed: a record built in Python with
+    agents and no seed lost them (dict -> record -> dict was not the identity)."""
+    doc = _doc()
+    doc["engine"] = engine
+    record = load_record(doc)
+    assert record.agents == ("random", "deducer", "human") and record.seed == engine.get("seed")
+    assert record_to_dict(record) == {**record_to_dict(load_record(_doc())), "engine": engine}
+    assert load_record(record_to_dict(record)) == record
+    assert load_record(write_record(record, tmp_path / "g.json")) == record
+    bare = dataclasses.replace(record, agents=None)
+    assert "engine" not in record_to_dict(bare) if "seed" not in engine else \
+        record_to_dict(bare)["engine"] == {"seed": 1, "max_rotations": 60}
+
+
+@pytest.mark.parametrize("engine, message", [
+    ({}, "engine: missing key 'seed'"),
+    ({"max_rotations": 60}, "engine: missing key 'seed'"),
+    ({"agents": ["random", "deducer", "human"], "max_rotations": 60}, "engine: missing key 'seed'"),
+])
+def test_an_engine_without_a_seed_holds_only_agents(engine, message):
+    doc = _doc()
+    doc["engine"] = engine
+    assert _reject(doc) == message
+
+
 @pytest.mark.parametrize("agents, message", [
     (["random", "deducer"], "engine.agents lists 2 agents for 3 players (one per seat)"),
     (["random", 1, "deducer"], "engine.agents[1]: must be a string, got 1"),

@@ -287,7 +287,7 @@ def _parse_engine(doc: object, rules: Rules, num_rounds: int) -> tuple[int | Non
     """The optional pi-env extension ``engine: {"seed": int >= 0, "max_rotations": int >= 1,
     "max_rounds": int}``; ``max_rounds`` (the duel's safeguard, docs/rules.md §7) only in a duel record,
     at least ``rules.rounds`` and the rounds recorded, at most 100."""
-    if doc is None:
+    if doc is None or "seed" not in doc:  # no engine, or only its agents (the schema: no safeguards then)
         return None, None, None
     assert isinstance(doc, dict)  # the schema checked the keys and the types
     seed, rot = doc["seed"], doc.get("max_rotations", DEFAULT_MAX_ROTATIONS)
@@ -1166,8 +1166,8 @@ def record_to_dict(record: GameRecord) -> dict[str, Any]:
                          "max_rotations": record.max_rotations or DEFAULT_MAX_ROTATIONS}
         if record.max_rounds is not None:
             out["engine"]["max_rounds"] = record.max_rounds
-        if record.agents is not None:
-            out["engine"]["agents"] = list(record.agents)
+    if record.agents is not None:  # with a seed or without (a record built in Python): kept either way
+        out.setdefault("engine", {})["agents"] = list(record.agents)
     out["rounds"] = [_round_to_dict(rnd, board, names) for rnd in record.rounds]
     return out
 
