@@ -194,9 +194,14 @@ def test_a_benchmark_warm_up_prints_to_stderr_by_default(capsys):
     assert err.splitlines()[1].startswith("probe: kernels ready in ")
 
 
-UNKNOWN_NOSUCH = ("pi-env: error: unknown agent 'nosuch' (known: random, deducer, deducer-own, heuristic, greedy, "
-                  "search, rollout, winprob, learned:2p, learned:4p, learned:solo, learned:MODEL.pt or "
-                  "sb3:MODEL.zip for a trained policy)\n")
+def _unknown_nosuch() -> str:
+    from pi_env.agents import AGENTS  # the agents registered (others may be added)
+
+    return (f"pi-env: error: unknown agent 'nosuch' (known: {', '.join(AGENTS)}, learned:2p, learned:4p, "
+            "learned:solo, learned:MODEL.pt or sb3:MODEL.zip for a trained policy)\n")
+
+
+UNKNOWN_NOSUCH = _unknown_nosuch()
 
 
 @pytest.mark.parametrize("argv,error", [
