@@ -24,7 +24,10 @@ round. Solo: the same for Solo Time Attack games (open mode). Rows, per player c
 * solo: ``solo_features``, with gains, and :func:`pi_env.solvers.compact.encode_solo_compact`.
 
 Target: >= 100,000 rows/s for ``own_features`` (2 players, B = 4096). The numba compile is done before
-timing. Speeds measured while other processes use the cores are lower (say so when quoting them).
+timing: every position is built and every measured call made once in one warm-up block, announced
+on stderr (:func:`pi_env.core._config.warming_up`, as the other benchmarks; every player count's
+positions are then held at once, about 0.8 GB at B = 4096). Speeds measured while other processes
+use the cores are lower (say so when quoting them).
 
     python benchmarks/own_info_speed.py [--players 2 3 4 5] [--batch 4096] [--seconds 2]
 """
@@ -38,6 +41,7 @@ import time
 
 import numpy as np
 
+from pi_env.core._config import warming_up
 from pi_env.core.constants import NUM_CASES, SOLVE_BASE
 from pi_env.engine import GameConfig, init, legal_action_mask, observe, reset_done, step_inplace
 from pi_env.engine import solo as S
@@ -112,6 +116,62 @@ def per_row_own(obs: np.ndarray, P: int, config: GameConfig, players: np.ndarray
         out[b, 22:36] = m.sum(axis=(0, 1)) / n
 
 
+def player_rows(P: int, args: argparse.Namespace) -> list[tuple[str, object, int]]:
+    """The measured rows of ``P`` players, ``(name, fn, rows per call)`` in table order, with their
+    positions and buffers built (the first two are the per-row baselines)."""
+    B = args.batch
+    config = GameConfig(num_players=P)
+    state, players = positions(config, B, args.steps, args.seed + P)
+    obs = np.stack([observe(state.take(b), int(players[b]))[0] for b in range(B)])
+    n = min(args.baseline_rows, B)
+    rows: list[tuple[str, object, int]] = [
+        ("baseline: per-row joint (solver_features)", lambda: per_row_joint(obs[:n], P, config, players[:n]), n),
+        ("baseline: per-row own filter (case_bits)", lambda: per_row_own(obs[:n], P, config, players[:n]), n)]
+    feat = np.empty((B, OWN_FEATURES), dtype=np.float32)
+    mask = np.empty((B, NUM_CASES), dtype=bool)
+    gains = np.empty((B, QUERY_GAINS), dtype=np.float32)
+    for par, tag in ((None, "threaded"), (False, "serial")):
+        rows.append((f"own_features ({tag})",
+                     lambda par=par: own_features(state, config.board, players, out=feat, parallel=par), B))
+    rows.append(("own_features + case-set mask", lambda: own_features(state, config.board, players, out=feat, mask=mask), B))
+    rows.append(("own_features + query gains", lambda: own_features(state, config.board, players, out=feat, gains=gains), B))
+    rows.append(("observation_features", lambda: observation_features(obs, P, config.board, out=feat), B))
+    flat = np.zeros((B, flat_size(P)), dtype=np.float32)
+    rows.append((f"encode_flat ({flat_size(P)} floats, for comparison)",
+                 lambda: encode_flat(state, config, players, out=flat), B))
+    compact = np.empty((B, compact_size(P)), dtype=np.float32)
+    for par, tag in ((None, "threaded"), (False, "serial")):
+        rows.append((f"encode_compact ({compact_size(P)} floats, {tag})",
+                     lambda par=par: encode_compact(state, config, players, out=compact, parallel=par), B))
+    if P <= 3:
+        jout = np.empty((B, JOINT_FEATURES), dtype=np.float32)
+        rows.append(("joint_features (numba)", lambda: joint_features(state, config.board, players, out=jout), B))
+    else:
+        m = min(args.joint_rows, B)
+        sub = state.take(np.arange(m))
+        jsub = np.empty((m, JOINT_FEATURES), dtype=np.float32)
+        rows.append(("joint_features (numba sets + per-row count)",
+                     lambda: joint_features(sub, config.board, players[:m], out=jsub), m))
+    m2 = B if P == 2 else min(args.joint_rows, B)
+    sub2 = state.take(np.arange(m2))
+    block = np.empty((m2, JOINT_BLOCK_SIZE), dtype=np.float32)
+    rows.append((f"encode_joint_block ({JOINT_BLOCK_SIZE} floats of compact-v2)",
+                 lambda: encode_joint_block(sub2, config, players[:m2], out=block), m2))
+    return rows
+
+
+def solo_rows(args: argparse.Namespace) -> list[tuple[str, object, int]]:
+    """The measured solo rows, as :func:`player_rows`."""
+    B = args.batch
+    config, solo = solo_positions(B, args.steps // 3, args.seed)
+    feat = np.empty((B, OWN_FEATURES), dtype=np.float32)
+    gains = np.empty((B, QUERY_GAINS), dtype=np.float32)
+    compact = np.empty((B, SOLO_COMPACT_SIZE), dtype=np.float32)
+    return [("solo_features", lambda: solo_features(solo, config.board, out=feat), B),
+            ("solo_features + query gains", lambda: solo_features(solo, config.board, out=feat, gains=gains), B),
+            (f"encode_solo_compact ({SOLO_COMPACT_SIZE} floats)", lambda: encode_solo_compact(solo, config, out=compact), B)]
+
+
 def main(argv: "list[str] | None" = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--players", type=int, nargs="+", default=[2, 3, 4, 5])
@@ -125,6 +185,13 @@ def main(argv: "list[str] | None" = None) -> None:
     B = args.batch
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"own-information features, B = {B}, {os.cpu_count()} cores, load average {load:.1f} at start")
+    # every position built and every measured call made once (serial and threaded builds, the
+    # solver's kernels of the baselines) before any timing, under the shared warm-up notice
+    with warming_up("own_info_speed"):
+        tables = [(P, player_rows(P, args)) for P in args.players] + [("solo", solo_rows(args))]
+        for _, rows in tables:
+            for _, fn, _ in rows:
+                fn()  # type: ignore[operator]
     head = (f"{'players':>7}  {'row':<46} {'rows/s':>11} {'us/row':>8} {'rows/CPU-s':>11} "
             f"{'x per-row own':>14} {'x per-row joint':>16}")
     print(head)
@@ -137,59 +204,16 @@ def main(argv: "list[str] | None" = None) -> None:
         joint = f"{r / base_joint[0]:16.0f}" if base_joint else " " * 16
         print(f"{P:>7}  {name:<46} {r:11,.0f} {1e6 / r:8.2f} {cpu:11,.0f} {own} {joint}", flush=True)
 
-    for P in args.players:
-        config = GameConfig(num_players=P)
-        state, players = positions(config, B, args.steps, args.seed + P)
-        obs = np.stack([observe(state.take(b), int(players[b]))[0] for b in range(B)])
-        n = min(args.baseline_rows, B)
-        base_joint = rate(lambda: per_row_joint(obs[:n], P, config, players[:n]), n, args.seconds)
-        base_own = rate(lambda: per_row_own(obs[:n], P, config, players[:n]), n, args.seconds)
-        line(P, "baseline: per-row joint (solver_features)", base_joint, None, base_joint)
-        line(P, "baseline: per-row own filter (case_bits)", base_own, base_own, base_joint)
-        feat = np.empty((B, OWN_FEATURES), dtype=np.float32)
-        mask = np.empty((B, NUM_CASES), dtype=bool)
-        gains = np.empty((B, QUERY_GAINS), dtype=np.float32)
-        for par, tag in ((None, "threaded"), (False, "serial")):
-            r = rate(lambda: own_features(state, config.board, players, out=feat, parallel=par), B, args.seconds)
-            line(P, f"own_features ({tag})", r, base_own, base_joint)
-        r = rate(lambda: own_features(state, config.board, players, out=feat, mask=mask), B, args.seconds)
-        line(P, "own_features + case-set mask", r, base_own, base_joint)
-        r = rate(lambda: own_features(state, config.board, players, out=feat, gains=gains), B, args.seconds)
-        line(P, "own_features + query gains", r, base_own, base_joint)
-        r = rate(lambda: observation_features(obs, P, config.board, out=feat), B, args.seconds)
-        line(P, "observation_features", r, base_own, base_joint)
-        flat = np.zeros((B, flat_size(P)), dtype=np.float32)
-        r = rate(lambda: encode_flat(state, config, players, out=flat), B, args.seconds)
-        line(P, f"encode_flat ({flat_size(P)} floats, for comparison)", r, base_own, base_joint)
-        compact = np.empty((B, compact_size(P)), dtype=np.float32)
-        for par, tag in ((None, "threaded"), (False, "serial")):
-            r = rate(lambda: encode_compact(state, config, players, out=compact, parallel=par), B, args.seconds)
-            line(P, f"encode_compact ({compact_size(P)} floats, {tag})", r, base_own, base_joint)
-        jout = np.empty((B, JOINT_FEATURES), dtype=np.float32)
-        if P <= 3:
-            r = rate(lambda: joint_features(state, config.board, players, out=jout), B, args.seconds)
-            line(P, "joint_features (numba)", r, base_own, base_joint)
-        else:
-            m = min(args.joint_rows, B)
-            sub = state.take(np.arange(m))
-            jsub = np.empty((m, JOINT_FEATURES), dtype=np.float32)
-            r = rate(lambda: joint_features(sub, config.board, players[:m], out=jsub), m, args.seconds)
-            line(P, "joint_features (numba sets + per-row count)", r, base_own, base_joint)
-        m = B if P == 2 else min(args.joint_rows, B)
-        sub = state.take(np.arange(m))
-        block = np.empty((m, JOINT_BLOCK_SIZE), dtype=np.float32)
-        r = rate(lambda: encode_joint_block(sub, config, players[:m], out=block), m, args.seconds)
-        line(P, f"encode_joint_block ({JOINT_BLOCK_SIZE} floats of compact-v2)", r, base_own, base_joint)
-    config, solo = solo_positions(B, args.steps // 3, args.seed)
-    feat = np.empty((B, OWN_FEATURES), dtype=np.float32)
-    gains = np.empty((B, QUERY_GAINS), dtype=np.float32)
-    r = rate(lambda: solo_features(solo, config.board, out=feat), B, args.seconds)
-    line("solo", "solo_features", r, None, None)
-    r = rate(lambda: solo_features(solo, config.board, out=feat, gains=gains), B, args.seconds)
-    line("solo", "solo_features + query gains", r, None, None)
-    compact = np.empty((B, SOLO_COMPACT_SIZE), dtype=np.float32)
-    r = rate(lambda: encode_solo_compact(solo, config, out=compact), B, args.seconds)
-    line("solo", f"encode_solo_compact ({SOLO_COMPACT_SIZE} floats)", r, None, None)
+    for P, rows in tables:
+        base_own = base_joint = None
+        if P != "solo":  # the two per-row baselines first, then the rows against them
+            base_joint = rate(rows[0][1], rows[0][2], args.seconds)  # type: ignore[arg-type]
+            base_own = rate(rows[1][1], rows[1][2], args.seconds)  # type: ignore[arg-type]
+            line(P, rows[0][0], base_joint, None, base_joint)
+            line(P, rows[1][0], base_own, base_own, base_joint)
+            rows = rows[2:]
+        for name, fn, n in rows:
+            line(P, name, rate(fn, n, args.seconds), base_own, base_joint)  # type: ignore[arg-type]
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"load average {load:.1f} at the end", file=sys.stdout)
 

@@ -2,7 +2,9 @@
 rollout collection and updates together, 2-player games against a fixed built-in opponent.
 
 Rows, all measured in this run, each a fixed number of PPO updates after one untimed warm-up
-update (numba compile time, torch's first calls):
+update (torch's first calls). Every numba kernel the rows' environments use is compiled first, in
+one warm-up block announced on stderr (:func:`pi_env.core._config.warming_up`, as the other
+benchmarks; :func:`warm_up`):
 
 * (a) **baseline**, today's path (``python -m pi_env.experiments.train_sb3 2p``): sb3-contrib's
   MaskablePPO on :class:`pi_env.rl.sb3_envs.SelfPlaySB3VecEnv` (64 games, the flat encoding
@@ -190,6 +192,43 @@ def bench_torchrl(updates: int, seed: int, num_envs: int, encoding: str, threads
             "steps": steps, "seconds": wall, "sps": steps / wall, "collect_sps": steps / collect}
 
 
+def warm_up(rows: str, num_envs: int, encoding: str, seed: int, steps: int = 8) -> None:
+    """Compile every numba kernel the selected rows' environments use before any row is timed,
+    under the benchmarks' warm-up notice (:func:`pi_env.core._config.warming_up`): each distinct
+    environment of the rows (its games, encoding, opponent and threading, as the row builds it) is
+    reset and stepped ``steps`` times with random legal actions (solves included). Torch's first
+    calls stay in each row's untimed warm-up update."""
+    import numba
+
+    from pi_env.core._config import warming_up
+    from pi_env.rl.engine_env import LearnerBatch
+    from pi_env.rl.sb3_envs import SelfPlaySB3VecEnv
+
+    rng = np.random.default_rng(seed)
+
+    def pick(mask: np.ndarray) -> np.ndarray:
+        return np.argmax(rng.random(mask.shape) * mask, axis=1)
+
+    envs = {(PREVIOUS["num_envs"], 1, "random"): "b", (num_envs, 1, "random"): "cf", (num_envs, 2, "random"): "d",
+            (num_envs, 2, "gain"): "e"}
+    with warming_up("rl_training_speed"):
+        if "a" in rows:
+            env = SelfPlaySB3VecEnv(64, 2, opponents=["random"], seed=seed)
+            env.reset()
+            for _ in range(steps):
+                env.step(pick(env.action_masks()))
+            env.close()
+        for (games, threads, opponent), used_by in envs.items():
+            if not set(used_by) & set(rows):
+                continue
+            numba.set_num_threads(threads)
+            batch = LearnerBatch(games, 2, [opponent], encoding, seed, parallel=threads > 1, reward="win")
+            _, mask = batch.reset()
+            for _ in range(steps):
+                _, mask, *_ = batch.step(pick(mask))
+        numba.set_num_threads(1)
+
+
 PREVIOUS = {"num_envs": 1024, "ppo": {"n_steps": 32, "batch_size": 8192, "n_epochs": 2}, "trunk": (256,),
             "hidden": (128,)}
 """The engine path as first landed (pi-env 0.2.0 development): 1024 games, 32 steps per update,
@@ -213,6 +252,7 @@ def main() -> None:
     except PIError as exc:
         p.exit(2, f"{p.prog}: error: {exc}\n")  # one line: the install hint
     print(f"load average at start: {', '.join(f'{x:.2f}' for x in os.getloadavg())}; {os.cpu_count()} cores")
+    warm_up(args.rows, args.num_envs, args.encoding, args.seed)
     rows = []
     new = dict(trunk=DEFAULT_TRUNK, hidden=DEFAULT_HIDDEN)
     if "a" in args.rows:
