@@ -319,3 +319,36 @@ def test_replay_rejects_answers_no_deal_fits(capsys, tmp_path):
         analyze(str(bad), 0, round_index=0)
     assert len(exc.value.events) == 2  # a smallest conflict: two spots on one element (or an equivalent pair)
     assert err.rstrip().endswith(f"events {', '.join(map(str, exc.value.events))}")
+
+
+def test_solve_and_render_name_the_position_alike(capsys, tmp_path):
+    """``solve --after-event`` and ``render --event`` named the same position differently; both
+    commands take both spellings (``--after-event`` documented, ``--event`` its alias, both in
+    ``--help``), with the same meaning and the same refusal of an event out of range."""
+    path = tmp_path / "game.json"
+    assert run(capsys, "play", "--players", "3", "--seed", "4", "--agents", "random",
+               "--quiet", "--record", str(path))[0] == 0
+    n = len(load_record(path).rounds[0].events)
+    for e in ("-1", "2"):
+        after = run(capsys, "solve", str(path), "--player", "1", "--round", "1", "--after-event", e, "--json")
+        alias = run(capsys, "solve", str(path), "--player", "1", "--round", "1", "--event", e, "--json")
+        assert after[0] == 0 and after == alias
+        assert json.loads(after[1])["after_event"] == int(e)
+        pictures = []
+        for option in ("--after-event", "--event"):
+            png = tmp_path / f"{option.strip('-')}{e}.png"
+            assert run(capsys, "render", str(path), "--round", "1", option, e, "--out", str(png)) == (
+                0, f"picture written to {png}\n", "")
+            pictures.append(png.read_bytes())
+        assert pictures[0] == pictures[1]
+    refusal = f"pi-env: error: --after-event must be -1..{n - 1} (round 1 has {n} events), got {n}\n"
+    for option in ("--after-event", "--event"):
+        assert run(capsys, "solve", str(path), "--player", "1", "--round", "1", option, str(n)) == (2, "", refusal)
+        assert run(capsys, "render", str(path), "--round", "1", option, str(n), "--out",
+                   str(tmp_path / "x.png")) == (2, "", refusal)
+    assert run(capsys, "render", str(path), "--round", "9", "--out", str(tmp_path / "x.png")) == (
+        2, "", "pi-env: error: --round must be 1..3 (the record has 3 rounds), got 9\n")
+    for command in ("solve", "render"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        assert "--after-event E, --event E" in capsys.readouterr().out

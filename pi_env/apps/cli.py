@@ -77,6 +77,12 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
+POSITION_HELP = ("the position after the round's event E, its events 0..E played (0-based; -1: the round's "
+                 "start; default: after its last event); --event E is an alias, as in pi-env solve and render")
+"""Help of ``--after-event`` (alias ``--event``) in ``pi-env solve`` and ``pi-env render``: one
+position, named alike in both commands."""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="pi-env", description="P.I.: rules engine, agents and solver.")
     parser.add_argument("--version", action="version", version=f"pi-env {__version__}")
@@ -152,8 +158,8 @@ def build_parser() -> argparse.ArgumentParser:
                             "'P2 (deducer)', checked against the record's agent), or its name in the record")
     solve.add_argument("--round", type=_integer, default=None,
                        help="round, 1-based (default: the record's last round)")
-    solve.add_argument("--after-event", type=_integer, default=None, metavar="E",
-                       help="use the round's events 0..E (-1: none; default: all)")
+    solve.add_argument("--after-event", "--event", dest="after_event", type=_integer, default=None, metavar="E",
+                       help=POSITION_HELP)
     solve.add_argument("--top", type=_integer, default=10, help="cases to list (default 10, 0 = all)")
     solve.add_argument("--display", default=None, metavar="CARDS",
                        help="the clue cards face up now, e.g. \"Doc, Bubbles, Lakeside\" (default: from "
@@ -215,9 +221,8 @@ def build_parser() -> argparse.ArgumentParser:
     render = sub.add_parser("render", help="draw the board at a point of a record as a PNG")
     render.add_argument("record", help="a pi-record/1 JSON file (engine-written, or typed in at a table)")
     render.add_argument("--round", type=_integer, default=None, help="round, 1-based (default: the last)")
-    render.add_argument("--event", type=_integer, default=None, metavar="E",
-                        help="the position after the round's event E (0-based; -1: the round's start; "
-                             "default: after its last event)")
+    render.add_argument("--after-event", "--event", dest="after_event", type=_integer, default=None, metavar="E",
+                        help=POSITION_HELP)
     render.add_argument("--viewer", default=None, metavar="P",
                         help="add the case player P holds: a number from 0, its label (P2, or 'P2 (deducer)' "
                              "as play prints it), or its name in the record (default: a spectator's picture, no case)")
@@ -612,11 +617,13 @@ def cmd_render(args: argparse.Namespace) -> int:
         raise PIError(f"--out {args.out}: the picture is written as PNG; give a .png file name")
     check_output_path(out, force=args.force)
     try:
-        image = record_picture(args.record, None if args.round is None else args.round - 1, args.event,
+        image = record_picture(args.record, None if args.round is None else args.round - 1, args.after_event,
                                viewer=args.viewer)
     except PIError as exc:
-        if str(exc).startswith("viewer: "):  # the library's words for the option's value
+        if str(exc).startswith(("viewer: ", "round must be ")):  # the library's words for the option's value
             raise type(exc)(f"--{exc}") from None
+        if str(exc).startswith("event must be "):  # worded as pi-env solve words it
+            raise type(exc)(f"--after-{exc}") from None
         raise
     write_png(image, out, force=args.force)
     print(f"picture written to {out}")
