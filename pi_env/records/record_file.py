@@ -287,9 +287,11 @@ def _parse_engine(doc: object, rules: Rules, num_rounds: int) -> tuple[int | Non
     """The optional pi-env extension ``engine: {"seed": int >= 0, "max_rotations": int >= 1,
     "max_rounds": int}``; ``max_rounds`` (the duel's safeguard, docs/rules.md §7) only in a duel record,
     at least ``rules.rounds`` and the rounds recorded, at most 100."""
-    if doc is None or "seed" not in doc:  # no engine, or only its agents (the schema: no safeguards then)
+    if doc is None:
         return None, None, None
     assert isinstance(doc, dict)  # the schema checked the keys and the types
+    if "seed" not in doc:  # only the agents (the schema allows no safeguards without a seed)
+        return None, None, None
     seed, rot = doc["seed"], doc.get("max_rotations", DEFAULT_MAX_ROTATIONS)
     max_rounds = doc.get("max_rounds")
     if max_rounds is not None:
