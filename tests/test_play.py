@@ -271,9 +271,96 @@ def test_scripted_bad_arguments():
         play(st, cfg, 1, "scripted")
     with pytest.raises(PIError, match="a script is for the policy 'scripted', not 'rules'"):
         play(st, cfg, 1, "rules", script=Script.empty(4, 2))
-    with pytest.raises(PIError, match=r"script: turn and case must be int32\[4, 2, K\]"):
+    with pytest.raises(PIError, match=r"script\.turn must be int32\[4, 2, K\], got int32\[4, 3, 2\]"):
         rollout(st, cfg, "scripted", script=Script.empty(4, 3))
     bad = Script.empty(4, 2)
     bad.case[0, 0, 0] = 1680
     with pytest.raises(PIError, match="script: case ids must be in 0..1679"):
         rollout(st, cfg, "scripted", script=bad)
+
+
+def test_scripted_slots_below_turn_one_never_name_a_case():
+    """``turn`` 0 or negative is "none" whatever ``taken`` holds: a count that would reach 0 or wrap
+    past the int32 range does not fire those slots (the empty script names case 0 in every slot);
+    a negative count is refused."""
+    cfg = GameConfig(num_players=3)
+    B = 8
+    st = init(cfg, B, seed=1)
+    s = Script.empty(B, 3, 2)
+    s.turn[:, :, 1] = np.iinfo(np.int32).min + 1
+    s.taken[:] = np.iinfo(np.int32).max  # the next own turn is the 2^31-th: stored as -2^31, then -2^31 + 1
+    rec = np.zeros((B, 9), np.int64)
+    play(st, cfg, 9, "scripted", seed=2, autoreset=False, actions_out=rec, script=s)
+    assert (rec < SOLVE_BASE).all()  # clue cards and investigators only (the rules' action is never needed here)
+    bad = Script.empty(B, 3, 1)
+    bad.taken[2, 1] = -1
+    with pytest.raises(PIError, match=r"script: taken must be non-negative \(taken\[2, 1\] = -1\)"):
+        play(init(cfg, B, seed=1), cfg, 3, "scripted", seed=2, script=bad)
+
+
+def test_scripted_bad_arrays_named():
+    """Wrong dtypes and shapes name the array and what it was; a read-only ``taken`` (it is
+    updated) and negative sizes are refused by name; non-contiguous arrays play as contiguous
+    copies do."""
+    cfg = GameConfig(num_players=2)
+    B = 4
+    st = init(cfg, B, seed=0)
+    good = Script.empty(B, 2)
+    with pytest.raises(PIError, match=r"script\.case must be int32\[4, 2, 2\] like script\.turn, got int64\[4, 2, 2\]"):
+        play(st, cfg, 1, "scripted", script=Script(good.turn, good.case.astype(np.int64), good.taken))
+    with pytest.raises(PIError, match=r"script\.turn must be int32\[4, 2, K\], got int32\[4, 2\]"):
+        play(st, cfg, 1, "scripted", script=Script(good.taken, good.case, good.taken))
+    with pytest.raises(PIError, match=r"script\.taken must be int32\[4, 2\], got int32\[4, 3\]"):
+        play(st, cfg, 1, "scripted", script=Script(good.turn, good.case, np.zeros((4, 3), np.int32)))
+    with pytest.raises(PIError, match=r"script\.turn must be int32\[4, 2, K\], got list"):
+        play(st, cfg, 1, "scripted", script=Script([1], good.case, good.taken))
+    ro = np.zeros((B, 2), np.int32)
+    ro.setflags(write=False)
+    with pytest.raises(PIError, match=r"script\.taken must be writable"):
+        play(st, cfg, 1, "scripted", script=Script(good.turn, good.case, ro))
+    with pytest.raises(PIError, match=r"Script.empty: sizes must be non-negative, got \(4, 2, -1\)"):
+        Script.empty(B, 2, -1)
+    big_t, big_c = np.zeros((B, 2, 6), np.int32), np.zeros((B, 2, 6), np.int32)
+    big_t[:, :, 3], big_c[:, :, 3] = (0, 1), (5, 9)  # the views' second slot: seat 1 on its 1st own turn
+    big_t[:, :, 1], big_c[:, :, 1] = 1, 11  # outside the views: never named
+    views = Script(big_t[:, :, ::3], big_c[:, :, ::3], np.asfortranarray(np.zeros((B, 2), np.int32)))
+    dense = Script(np.ascontiguousarray(big_t[:, :, ::3]), np.ascontiguousarray(big_c[:, :, ::3]),
+                   np.zeros((B, 2), np.int32))
+    assert not views.turn.flags.c_contiguous and views.turn[0, 1].tolist() == [0, 1]
+    recs = []
+    for s in (views, dense):
+        rec = np.zeros((B, 8), np.int64)
+        play(init(cfg, B, seed=0), cfg, 8, "scripted", seed=1, autoreset=False, actions_out=rec, script=s)
+        recs.append(rec)
+    assert np.array_equal(recs[0], recs[1]) and np.array_equal(views.taken, dense.taken)
+    assert ((recs[0] == SOLVE_BASE + 9).sum(axis=1) == 1).all() and (recs[0] >= SOLVE_BASE).sum() == B
+
+
+def test_scripted_count_runs_on_across_autoresets():
+    """With ``autoreset`` a new game in a slot does not restart ``taken``: the script's turn ``k`` is
+    the player's ``k``-th own turn since the count began, whichever game of the slot that falls in
+    (as ``actions_out`` counts a slot's turns across games). With one rotation per round a game
+    is 3 own turns each: seat 0 names case 7 on its 5th own turn, in the second game of its slot."""
+    cfg = GameConfig(num_players=2, max_rotations=1)
+    B, T = 6, 20
+    st = init(cfg, B, seed=3)
+    s = Script.empty(B, 2, 1)
+    s.turn[:, 0, 0] = 5
+    s.case[:, 0, 0] = 7
+    rec = np.full((B, T), -1, np.int64)
+    steps, games = play(st, cfg, T, "scripted", seed=4, actions_out=rec, script=s)
+    ref = init(cfg, B, seed=3)
+    who = np.full((B, T), -1)
+    game_of = np.zeros((B, T), np.int64)  # which game of the slot each turn belongs to (0 = the first)
+    ended = np.zeros(B, np.int64)
+    for t in range(T):
+        reset_done(ref, cfg)
+        who[:, t], game_of[:, t] = ref.current_player, ended
+        step_inplace(ref, rec[:, t], cfg)  # checked: every action legal
+        ended += ref.done
+    assert ref.equals(st) and np.array_equal(ended, games)
+    for b in range(B):
+        mine = np.flatnonzero(who[b] == 0)
+        assert s.taken[b, 0] == mine.size and mine.size >= 5
+        assert np.flatnonzero(rec[b] == SOLVE_BASE + 7).tolist() == [mine[4]]
+        assert game_of[b, mine[2]] == 0 and game_of[b, mine[4]] == 1

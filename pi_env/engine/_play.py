@@ -258,12 +258,12 @@ def _scripted_action(b, prng, current_player, card_place, inv_count, inv_distric
                      script_case, script_taken):
     """The scripted action of the player to move in game b (see :mod:`pi_env.engine.play`), or -1
     when it would pass time and neither a clue card nor an investigator is legal. Counts the turn
-    in ``script_taken[b, p]``."""
+    in ``script_taken[b, p]``; a slot with ``turn < 1`` never names its case."""
     p = current_player[b]
     k = script_taken[b, p] + 1
     script_taken[b, p] = k
     for s in range(script_turn.shape[2]):
-        if script_turn[b, p, s] == k:
+        if script_turn[b, p, s] >= 1 and script_turn[b, p, s] == k:
             c = script_case[b, p, s]
             if not failed[b, p, c]:
                 return SOLVE_BASE + c

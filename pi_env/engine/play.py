@@ -35,7 +35,12 @@ the games' generators:
     ``script.case[b, p, s]`` where ``script.turn[b, p, s] == k`` (unless ``p`` failed with that case
     before); on its other turns it passes time with a random clue card on the display, else an
     investigator in a random district it has not used, else (neither legal) the ``"rules"`` action.
-    ``script.taken[b, p]`` counts the own turns played (updated in place).
+    ``script.taken[b, p]`` counts the own turns played (updated in place): across rounds, across
+    calls and, with ``autoreset``, across the games of a slot (a new game does not restart it, as
+    ``actions_out`` counts a slot's turns across games), so ``k`` is the ``k``-th own turn since
+    the count began, whichever game it falls in. A script's cases are usually those of the game
+    in the slot; a script meant for one game is for a call without ``autoreset``
+    (:func:`rollout`).
 
 Seeds: ``seed`` is an int (policy streams from ``numpy.random.SeedSequence(seed)``, independent of
 the games' streams for the same int), explicit ``uint64[B]`` streams (updated in place, so calls can
@@ -88,10 +93,14 @@ class Script:
     """The script of the ``"scripted"`` policy (module docstring): up to ``K`` attempts per player.
 
     Attributes:
-        turn: ``int32[B, P, K]`` own-turn numbers (1 = the player's first turn in the call; 0 or
-            negative: none).
+        turn: ``int32[B, P, K]`` own-turn numbers: ``k >= 1`` is the player's ``k``-th own turn
+            counted by ``taken`` (1 = its first turn of the call when ``taken`` starts at 0); 0 or
+            negative: none (never names a case, whatever ``taken`` holds).
         case: ``int32[B, P, K]`` the case id (0–1679, docs/rules.md §3) named on that turn.
-        taken: ``int32[B, P]`` own turns played so far (the calls count on from it; updated in place).
+        taken: ``int32[B, P]``, non-negative and writable: own turns played so far (the calls count
+            on from it, also across the autoresets of :func:`play`; updated in place).
+
+    Any memory layout is accepted (views of other arrays included); ``taken`` is written through.
     """
 
     turn: np.ndarray
@@ -100,22 +109,38 @@ class Script:
 
     @classmethod
     def empty(cls, batch_size: int, num_players: int, attempts: int = 2) -> "Script":
-        """A script of ``attempts`` slots per player that names nothing (every ``turn`` 0)."""
+        """A script of ``attempts`` slots per player that names nothing (every ``turn`` 0).
+
+        Raises:
+            PIError: a negative size.
+        """
         shape = (int(batch_size), int(num_players), int(attempts))
+        if min(shape) < 0:
+            raise PIError(f"Script.empty: sizes must be non-negative, got {shape}")
         return cls(np.zeros(shape, dtype=np.int32), np.zeros(shape, dtype=np.int32),
                    np.zeros(shape[:2], dtype=np.int32))
 
     def check(self, batch_size: int, num_players: int) -> None:
-        """Raises :class:`PIError` unless the arrays have the documented shapes, dtypes and case range."""
-        ok = (isinstance(self.turn, np.ndarray) and isinstance(self.case, np.ndarray)
-              and isinstance(self.taken, np.ndarray) and self.turn.dtype == np.int32
-              and self.case.dtype == np.int32 and self.taken.dtype == np.int32 and self.turn.ndim == 3
-              and self.turn.shape[:2] == (batch_size, num_players) and self.case.shape == self.turn.shape
-              and self.taken.shape == (batch_size, num_players))
-        if not ok:
-            raise PIError(f"script: turn and case must be int32[{batch_size}, {num_players}, K] and taken "
-                          f"int32[{batch_size}, {num_players}]")
-        if self.case.size and (self.case.min() < 0 or self.case.max() >= NUM_CASES):
+        """Raises :class:`PIError`, naming the array and what it holds, unless ``turn`` and ``case``
+        are ``int32[batch_size, num_players, K]`` (the same shape), ``taken`` is a writable
+        ``int32[batch_size, num_players]`` with no negative count, and every case id is in 0–1679."""
+        def got(a) -> str:
+            return f"{a.dtype}{list(a.shape)}" if isinstance(a, np.ndarray) else type(a).__name__
+
+        B, P = batch_size, num_players
+        t, c, n = self.turn, self.case, self.taken
+        if not (isinstance(t, np.ndarray) and t.dtype == np.int32 and t.ndim == 3 and t.shape[:2] == (B, P)):
+            raise PIError(f"script.turn must be int32[{B}, {P}, K], got {got(t)}")
+        if not (isinstance(c, np.ndarray) and c.dtype == np.int32 and c.shape == t.shape):
+            raise PIError(f"script.case must be int32{list(t.shape)} like script.turn, got {got(c)}")
+        if not (isinstance(n, np.ndarray) and n.dtype == np.int32 and n.shape == (B, P)):
+            raise PIError(f"script.taken must be int32[{B}, {P}], got {got(n)}")
+        if not n.flags.writeable:
+            raise PIError("script.taken must be writable (the calls count the own turns in it)")
+        if n.size and n.min() < 0:
+            b, p = np.unravel_index(int(np.argmin(n)), n.shape)
+            raise PIError(f"script: taken must be non-negative (taken[{b}, {p}] = {int(n[b, p])})")
+        if c.size and (c.min() < 0 or c.max() >= NUM_CASES):
             raise PIError(f"script: case ids must be in 0..{NUM_CASES - 1}")
 
 
@@ -164,7 +189,8 @@ def play(state: State, config: GameConfig, num_steps: int, policy: str = "random
             stops when it ends.
         actions_out: optional ``int64[B, T]``: the actions of the first ``T`` turns of each slot.
         parallel: threads over games (``True``), one thread (``False``), or by batch size.
-        script: the :class:`Script` of ``policy="scripted"`` (required there, refused otherwise).
+        script: the :class:`Script` of ``policy="scripted"`` (required there, refused otherwise);
+            its ``taken`` counts on across ``autoreset`` (module docstring).
 
     Returns:
         ``(steps, games)``, ``int64[B]`` each: turns played and games finished per slot.
