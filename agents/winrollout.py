@@ -36,8 +36,19 @@ by winprob's closed simulation:
 decision): the worlds are played in chunks of :data:`CHUNK`; a chunk is started only if the time
 used plus the longest chunk so far fits in the budget (the first always). Every random number is
 drawn before the rollouts, so the agent's random stream never depends on timing and
-``budget_ms=None`` replays a decision exactly. :attr:`WinRolloutAgent.stats` holds what the last
-simulation did.
+``budget_ms=None`` replays a decision exactly. The budget therefore bounds the rollouts only: the
+draws for all ``worlds`` (the sampler, the worlds' engine states, the scripts) come first and are
+never cut, a cost that grows with ``worlds`` (at the default most of a decision's time, well
+inside the default budget; with tens of thousands of worlds, more than the default budget whatever
+``budget_ms`` says). With the default settings the budget is rarely reached, so a screen's
+decisions barely depend on the machine's load; ``budget_ms=None`` (or ``inf``, e.g.
+``--option budget_ms=inf`` of ``greedy_screen``) makes them independent of it.
+:attr:`WinRolloutAgent.stats` holds what the last simulation did.
+
+**No consistent world** (a contradiction, which the engine's answers never make but a typed-in
+record can, docs/rules.md §4.4): greedy then reads the agent's own information alone, and the
+agent values the two plans by winprob's closed simulation (its ``samples`` continuations), so it
+decides as ``winprob`` does; ``stats`` is ``None``.
 
 Assumptions (stated, not rules): as winprob's (the opponents' attempts are a fitted model that does
 not react to the agent's plan; a seat's turns to its attempt count from now), and those of
@@ -47,6 +58,7 @@ investigator's answer).
 
 from __future__ import annotations
 
+import numbers
 import time
 from dataclasses import dataclass
 from typing import Callable
@@ -58,6 +70,7 @@ from pi_env.core.constants import NUM_CASES, SCORE_CAP, SCORE_FLOOR, SOLVE_BASE
 from pi_env.engine import GameConfig, Script, rollout, step_inplace
 from pi_env.engine.ranking import tier_points
 from pi_env.engine.state import State
+from pi_env.solvers.analysis import ContradictionError
 from pi_env.solvers.worlds import world_sampler
 
 from pi_env.agents.greedy import Outlook, Situation
@@ -156,10 +169,11 @@ class WinRolloutAgent(WinProbAgent):
         clock: monotonic clock in seconds (default :func:`time.perf_counter`).
         **kwargs: :class:`~pi_env.agents.winprob.WinProbAgent`'s options (``margin``,
             ``continuation``, ``early_solves``, ``opp_correct``, ``opponent_model``, ...; its
-            ``samples`` is not used).
+            ``samples`` is used only where no world is consistent, module docstring).
 
     Raises:
-        ValueError: a world count below 1, a non-positive budget, or winprob's errors.
+        ValueError: a world count that is not a whole number of at least 1, a budget that is not a
+            positive number (or ``None``), a clock that is not callable, or winprob's errors.
     """
 
     name = "winrollout"
@@ -167,12 +181,18 @@ class WinRolloutAgent(WinProbAgent):
     def __init__(self, worlds: int = DEFAULT_WORLDS, budget_ms: float | None = DEFAULT_BUDGET_MS,
                  clock: Callable[[], float] = time.perf_counter, **kwargs):
         super().__init__(**kwargs)
-        if int(worlds) < 1:
+        if not isinstance(worlds, numbers.Integral) or isinstance(worlds, bool):
+            raise ValueError(f"worlds must be a whole number of worlds, got {worlds!r}")
+        if worlds < 1:
             raise ValueError(f"worlds must be at least 1, got {worlds!r}")
+        if budget_ms is not None and (not isinstance(budget_ms, numbers.Real) or isinstance(budget_ms, bool)):
+            raise ValueError(f"budget_ms must be a number of milliseconds or None, got {budget_ms!r}")
         if budget_ms is not None and not budget_ms > 0:
             raise ValueError(f"budget_ms must be positive or None, got {budget_ms!r}")
+        if not callable(clock):
+            raise ValueError(f"clock must be callable (seconds, monotonic), got {clock!r}")
         self.worlds = int(worlds)
-        self.budget_ms = budget_ms
+        self.budget_ms = None if budget_ms is None else float(budget_ms)
         self.clock = clock
         self.stats: WinRolloutStats | None = None
 
@@ -187,11 +207,16 @@ class WinRolloutAgent(WinProbAgent):
 
     def plan_shares(self, s: Situation, observation: np.ndarray, d: dict, query: int, codes: np.ndarray,
                     mass: np.ndarray, best: np.ndarray, me_pmf: "np.ndarray | None") -> tuple[float, float, float]:
-        """Steps 1–4 of the module docstring: ``(solve_now, wait, next_turn)``."""
+        """Steps 1–4 of the module docstring: ``(solve_now, wait, next_turn)`` (winprob's, where no
+        world is consistent)."""
         o, P, S = s.outlook, self.num_players, self.worlds
         start = getattr(self, "_start", self.clock())
+        try:
+            sampler = world_sampler(s.knowledge)
+        except ContradictionError:  # no world fits the observation: winprob's closed simulation
+            return super().plan_shares(s, observation, d, query, codes, mass, best, me_pmf)
         # every random number first: worlds, deck orders, the scripts and the policy streams
-        worlds = world_sampler(s.knowledge).sample(S, self.rng)
+        worlds = sampler.sample(S, self.rng)
         base = world_states(observation, P, worlds, self.rng, pending=o.pending, edition=self.edition)
         opponents = greedy_opponents(o) if self.opponent_model == "greedy" else None
         script = opponent_script(o, worlds, base.failed.astype(bool), self.rng, self.opp_correct, opponents)

@@ -7,16 +7,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_greedy import _put, check_hidden_state_invariance
+from test_greedy import _elements, _put, check_hidden_state_invariance
 from test_winprob import _four_player_last_turn, _last_round, _outlook, _seat1_solved_first
 
-from pi_env.agents import AGENTS, WinRolloutAgent, make_agent
+from pi_env.agents import AGENTS, WinProbAgent, WinRolloutAgent, make_agent
 from pi_env.agents import winrollout as W
-from pi_env.agents.greedy import HORIZON
+from pi_env.agents.greedy import HORIZON, assess
 from pi_env.agents.winrollout import CHUNK, DEFAULT_WORLDS, opponent_script
 from pi_env.core.constants import NUM_CASES, SOLVE_BASE
 from pi_env.engine import GameConfig
 from pi_env.engine.observe import observation_layout
+from pi_env.solvers import analyze_knowledge
 
 from helpers import play_game
 
@@ -53,12 +54,43 @@ def drawn(monkeypatch):
 def test_registered_and_bad_options_refused():
     assert AGENTS["winrollout"] is WinRolloutAgent and isinstance(make_agent("winrollout"), WinRolloutAgent)
     assert WinRolloutAgent().worlds == DEFAULT_WORLDS
+    assert WinRolloutAgent(worlds=np.int64(7), budget_ms=np.float32(5)).worlds == 7
+    assert WinRolloutAgent(budget_ms=float("inf")).budget_ms == float("inf")
     with pytest.raises(ValueError, match="worlds must be at least 1"):
         WinRolloutAgent(worlds=0)
+    for bad in (1.5, "3", True, None, float("nan")):
+        with pytest.raises(ValueError, match=r"worlds must be a whole number of worlds, got "):
+            WinRolloutAgent(worlds=bad)
     with pytest.raises(ValueError, match="budget_ms must be positive"):
         WinRolloutAgent(budget_ms=0)
+    for bad in ("5", True, [5]):
+        with pytest.raises(ValueError, match=r"budget_ms must be a number of milliseconds or None, got "):
+            WinRolloutAgent(budget_ms=bad)
+    with pytest.raises(ValueError, match="clock must be callable"):
+        WinRolloutAgent(clock=None)
     with pytest.raises(ValueError, match="margin"):
         WinRolloutAgent(margin=-0.1)
+
+
+def test_contradiction_falls_back_to_winprobs_simulation():
+    """An observation no deal fits (the agent holds H = (0, 0, 0) as its opponent's case while the
+    opponent's own answers leave only (3, 3, 3); the engine never answers wrongly, a typed-in
+    record can, docs/rules.md §4.4): greedy reads the agent's own information alone (cases M and X)
+    and there are no worlds to sample. The agent then decides exactly as winprob does with the
+    same seed (its closed simulation; ``stats`` None), instead of raising ContradictionError."""
+    obs, mask, board, m, x = _last_round((14, 4))
+    _engine_ready(obs, mask, 2)
+    theirs = np.zeros(36, dtype=np.int16)
+    theirs[_elements((3, 3, 3))] = 1
+    _put(obs, observation_layout(2), "spot", theirs, seat=1)
+    s = assess(obs, mask, 2, board)
+    assert analyze_knowledge(s.knowledge, strict=False).count == 0 and s.cases.tolist() == [m, x]
+    winprob = WinProbAgent()
+    winprob.reset(2, board, seed=3)
+    agent = WinRolloutAgent(budget_ms=None)
+    agent.reset(2, board, seed=3)
+    assert agent.act(obs.copy(), mask) == winprob.act(obs.copy(), mask)
+    assert agent.last == winprob.last and agent.last is not None and agent.stats is None
 
 
 def test_waits_when_ahead_and_solves_when_level(drawn):
