@@ -203,7 +203,7 @@ def _whose_turns(state, config, actions: np.ndarray, steps: np.ndarray) -> tuple
     return who, can_pass
 
 
-@pytest.mark.parametrize("config", [CONFIGS[0], CONFIGS[1], CONFIGS[4]], ids=["4p", "2p-first", "3p-inv-fast"])
+@pytest.mark.parametrize("config", CONFIGS, ids=IDS)
 def test_scripted_rollout_names_the_scripted_cases_on_the_scripted_turns(config):
     """Player p names case 100 + 7 p on its (p + 2)-th own turn and case 1 + p on its (p + 4)-th;
     every other turn passes time with a clue card or an investigator (docs/rules.md §4), a solve
@@ -364,3 +364,30 @@ def test_scripted_count_runs_on_across_autoresets():
         assert s.taken[b, 0] == mine.size and mine.size >= 5
         assert np.flatnonzero(rec[b] == SOLVE_BASE + 7).tolist() == [mine[4]]
         assert game_of[b, mine[2]] == 0 and game_of[b, mine[4]] == 1
+
+
+def test_scripted_skips_a_case_the_player_failed_with():
+    """Each game: seat 0 first names a wrong case ``w`` by hand (step API). Its script then names
+    ``w`` again on its next own turn and, in a second slot of the same turn, ``w + 1`` (also wrong):
+    it names ``w + 1`` (the first slot of the turn it has not failed with). On its own turn after
+    that, a slot naming ``w`` alone passes time (a clue card or an investigator) and is still
+    counted in ``taken``."""
+    cfg = GameConfig(num_players=3)
+    st = init(cfg, 60, seed=8)
+    st = st.take(np.flatnonzero(st.current_player == 0))  # the games seat 0 starts
+    B = st.batch_size
+    assert B >= 10
+    true = st.case[:, 0].astype(np.int64) @ [140, 14, 1]
+    w = (true + 3) % 1680
+    w = np.where((w + 1) % 1680 == true, (w + 5) % 1680, w)  # neither w nor w + 1 is the true case
+    step_inplace(st, SOLVE_BASE + w, cfg)
+    assert st.failed[np.arange(B), 0, w].all() and not st.solved[:, 0].any()
+    s = Script.empty(B, 3, 3)
+    s.turn[:, 0] = (1, 1, 2)
+    s.case[:, 0] = np.stack([w, (w + 1) % 1680, w], axis=1)
+    rec = np.zeros((B, 6), np.int64)
+    play(st, cfg, 6, "scripted", seed=1, autoreset=False, actions_out=rec, script=s)
+    # after seat 0's solve the two others move, then seat 0 (turns 3 and 6 of the six)
+    assert (rec[:, 2] == SOLVE_BASE + (w + 1) % 1680).all()
+    assert (rec[:, 5] < SOLVE_BASE).all() and (s.taken[:, 0] == 2).all()
+    assert (rec[:, [0, 1, 3, 4]] < SOLVE_BASE).all()

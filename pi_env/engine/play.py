@@ -32,9 +32,10 @@ the games' generators:
 ``"scripted"``
     A model of players for a search's rollouts, not a player (it follows a :class:`Script`, which may
     come from the hidden cases): on the ``k``-th own turn of the call(s) player ``p`` names case
-    ``script.case[b, p, s]`` where ``script.turn[b, p, s] == k`` (unless ``p`` failed with that case
-    before); on its other turns it passes time with a random clue card on the display, else an
-    investigator in a random district it has not used, else (neither legal) the ``"rules"`` action.
+    ``script.case[b, p, s]`` where ``script.turn[b, p, s] == k`` (the first such slot ``s`` whose case
+    ``p`` has not named wrongly before this round; if there is none, the turn is like the others); on
+    its other turns it passes time with a random clue card on the display, else an investigator in
+    a random district it has not used, else (neither legal) the ``"rules"`` action.
     ``script.taken[b, p]`` counts the own turns played (updated in place): across rounds, across
     calls and, with ``autoreset``, across the games of a slot (a new game does not restart it, as
     ``actions_out`` counts a slot's turns across games), so ``k`` is the ``k``-th own turn since
