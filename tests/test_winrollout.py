@@ -226,17 +226,32 @@ class _Checked(WinRolloutAgent):
         return a
 
 
-def test_paired_games_differing_only_in_the_hidden_case_look_the_same(monkeypatch):
+@pytest.mark.parametrize("players, seed", [(2, 4), (3, 31), (5, 32)])
+def test_paired_games_differing_only_in_the_hidden_case_look_the_same(monkeypatch, players, seed):
     from pi_env import agents
 
     monkeypatch.setitem(agents.AGENTS, "winrollout", _Checked)
     _Checked.decided = 0
-    check_hidden_state_invariance(["winrollout", "greedy"], 2, 4, WinRolloutAgent, 10)
+    check_hidden_state_invariance(["winrollout"] + ["greedy"] * (players - 1), players, seed, WinRolloutAgent, 10)
     assert _Checked.decided >= 1
 
 
-@pytest.mark.parametrize("players, seed", [(2, 11), (4, 12)])
-def test_whole_games_legal_actions_only(players, seed):
+@pytest.mark.parametrize("config, seed", [(GameConfig(num_players=2), 11), (GameConfig(num_players=4), 12),
+                                          (GameConfig(num_players=3), 21), (GameConfig(num_players=5), 23),
+                                          (GameConfig(mode="duel"), 24)], ids=["2p", "4p", "3p", "5p", "duel"])
+def test_whole_games_legal_actions_only(config, seed):
+    """Whole games (in a duel, which the observation does not show, it values the last round as a
+    standard one, as winprob does)."""
     _Checked.decided = 0
-    state, _ = play_game(GameConfig(num_players=players), [_Checked()] + ["greedy"] * (players - 1), seed)
+    state, _ = play_game(config, [_Checked()] + ["greedy"] * (config.num_players - 1), seed)
     assert state.done[0] and _Checked.decided >= 1
+
+
+@pytest.mark.parametrize("players, seed", [(2, 26), (4, 27)])
+def test_first_edition_plays_greedy(players, seed):
+    """First edition: greedy's game, action for action, and no simulation."""
+    config = GameConfig(num_players=players, edition="first")
+    _Checked.decided = 0
+    mine, _ = play_game(config, [_Checked(edition="first")] + ["greedy"] * (players - 1), seed)
+    theirs, _ = play_game(config, ["greedy"] * players, seed)
+    assert mine.equals(theirs) and _Checked.decided == 0
