@@ -102,11 +102,17 @@ class WinRolloutStats:
     next_turn: float
 
 
-def _wrong_cases(true: np.ndarray, failed: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def _wrong_cases(true: np.ndarray, failed: np.ndarray, rng: "np.random.Generator | None",
+                 after: "np.ndarray | None" = None) -> np.ndarray:
     """``int64[S]``: per row a case other than ``true[s]`` that the seat has not named before
-    (``failed``: ``bool[S, 1680]``), starting from a random offset and walking on."""
+    (``failed``: ``bool[S, 1680]``), starting from a random offset (``rng``) or from the case after
+    ``after[s]`` (no draw), and walking on."""
     S = true.size
-    out = (true + rng.integers(1, NUM_CASES, size=S)) % NUM_CASES
+    if after is not None:
+        out = (np.asarray(after, dtype=np.int64) + 1) % NUM_CASES
+    else:
+        assert rng is not None
+        out = (true + rng.integers(1, NUM_CASES, size=S)) % NUM_CASES
     for _ in range(NUM_CASES):
         bad = (out == true) | failed[np.arange(S), out]
         if not bad.any():
@@ -133,7 +139,8 @@ def opponent_script(o: Outlook, worlds: np.ndarray, failed: np.ndarray, rng: np.
     Returns:
         ``Script`` of ``S`` games: ``turn`` the own turn (counted from the agent's next one's
         rotation on: 1 = the seat's next turn) and ``case`` the world's case when the attempt is
-        correct, else another case it has not named.
+        correct, else another case it has not named (a wrong second attempt: another again, the
+        first case after the first attempt's that it has not named, no draw).
     """
     worlds = np.asarray(worlds, dtype=np.int64)
     S, P = worlds.shape
@@ -152,10 +159,15 @@ def opponent_script(o: Outlook, worlds: np.ndarray, failed: np.ndarray, rng: np.
         first = np.where(T[:, j] < (1 << 30), T[:, j], _NEVER)
         second = np.where((first > 0) & ~right[:, j] & (T2[:, j] < (1 << 30)), T[:, j] + T2[:, j], _NEVER)
         wrong = _wrong_cases(worlds[:, j], failed[:, j], rng)
+        wrong2 = wrong
+        if opponents is not None:  # a wrong second attempt names another case (the engine skips a failed one)
+            named = failed[:, j].copy()
+            named[np.arange(S), wrong] = True
+            wrong2 = _wrong_cases(worlds[:, j], named, None, after=wrong)
         script.turn[:, j, 0] = np.minimum(first, np.iinfo(np.int32).max)
         script.case[:, j, 0] = np.where(right[:, j], worlds[:, j], wrong)
         script.turn[:, j, 1] = np.minimum(second, np.iinfo(np.int32).max)
-        script.case[:, j, 1] = np.where(right2[:, j], worlds[:, j], wrong)
+        script.case[:, j, 1] = np.where(right2[:, j], worlds[:, j], wrong2)
     return script
 
 

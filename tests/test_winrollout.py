@@ -255,3 +255,35 @@ def test_first_edition_plays_greedy(players, seed):
     mine, _ = play_game(config, [_Checked(edition="first")] + ["greedy"] * (players - 1), seed)
     theirs, _ = play_game(config, ["greedy"] * players, seed)
     assert mine.equals(theirs) and _Checked.decided == 0
+
+
+def test_opponent_script_second_wrong_attempt_is_a_wrong_attempt():
+    """Calibrated model, both attempts wrong (seat 1 on its 2nd own turn, again 3 own turns later;
+    seat 2 never attempts): the second names yet another case, one the seat has not named (the
+    engine skips a case it failed with, so naming the first wrong case again would drop the attempt
+    and its −2). Played by the engine for 6 rotations from a last-round start (3 players, so the
+    round goes on after seat 1's first attempt): seat 1 attempts twice, both wrong, and loses 4
+    points."""
+    from pi_env.engine import init, rollout
+
+    P, B = 3, 40
+    o = _outlook((0, 1, 2), [None, 2, None])
+    pmf, again = np.zeros((P, HORIZON)), np.zeros((P, HORIZON))
+    pmf[1, 1] = again[1, 2] = 1.0
+    config = GameConfig(num_players=P)
+    st = init(config, B, seed=5)
+    st.round[:] = 2
+    st.score[:] = st.solve_points[:] = 10
+    worlds = st.case.astype(np.int64) @ [140, 14, 1]
+    failed = st.failed.astype(bool)
+    failed[:, 1, (worlds[:, 1] + 1) % NUM_CASES] = True  # a case seat 1 named before: never again
+    st.failed[:] = failed
+    s = opponent_script(o, worlds, failed, np.random.default_rng(0),
+                        opponents=(pmf, np.zeros((P, HORIZON)), again, np.zeros((P, HORIZON))))
+    assert s.turn[:, 1].tolist() == [[2, 5]] * B and (s.turn[:, 2] == 0).all()
+    first, second = s.case[:, 1, 0], s.case[:, 1, 1]
+    assert (first != second).all() and (first != worlds[:, 1]).all() and (second != worlds[:, 1]).all()
+    assert not failed[np.arange(B), 1, first].any() and not failed[np.arange(B), 1, second].any()
+    res = rollout(st, config, "scripted", seed=1, script=s, max_steps=6 * P)  # 6 rotations: cards all along
+    named = res.state.failed[:, 1].sum(axis=1) - failed[:, 1].sum(axis=1)
+    assert (s.taken[:, 1] >= 5).all() and (named == 2).all() and (res.scores[:, 1] == 6).all()
