@@ -391,3 +391,27 @@ def test_scripted_skips_a_case_the_player_failed_with():
     assert (rec[:, 2] == SOLVE_BASE + (w + 1) % 1680).all()
     assert (rec[:, 5] < SOLVE_BASE).all() and (s.taken[:, 0] == 2).all()
     assert (rec[:, [0, 1, 3, 4]] < SOLVE_BASE).all()
+
+
+@pytest.mark.parametrize("policy", ["random", "rules", "scripted"])
+def test_threaded_play_equals_one_thread(policy):
+    """``parallel=True`` (threads over ranges of games) and ``parallel=False`` play the same games:
+    each game's chance and policy stream is its own (5 players nick-of-time and the duel, three
+    ranges of games, the last partial; the script's counts too)."""
+    for config in (CONFIGS[2], CONFIGS[3]):
+        B, P, T = 2 * 64 + 37, config.num_players, 80
+        out = []
+        for parallel in (False, True):
+            st = init(config, B, seed=6)
+            script = None
+            if policy == "scripted":
+                script = Script.empty(B, P, 3)
+                rng = np.random.default_rng(2)
+                script.turn[:] = rng.integers(-1, 10, size=script.turn.shape)
+                script.case[:] = rng.integers(0, 1680, size=script.case.shape)
+            rec = np.zeros((B, T), np.int64)
+            steps, games = play(st, config, T, policy, seed=9, actions_out=rec, parallel=parallel, script=script)
+            out.append((st, rec, steps, games, None if script is None else script.taken))
+        (a, ra, sa, ga, ta), (b, rb, sb, gb, tb) = out
+        assert a.equals(b) and np.array_equal(ra, rb) and np.array_equal(sa, sb) and np.array_equal(ga, gb)
+        assert policy != "scripted" or (np.array_equal(ta, tb) and (rb >= SOLVE_BASE).any())
