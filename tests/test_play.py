@@ -141,6 +141,25 @@ def test_engine_handle_play_and_rollout():
     assert res.done.all() and eng.state.equals(before)
 
 
+def test_engine_handle_plays_a_script():
+    """The handle's play and rollout take the ``"scripted"`` policy's script, as the functions do."""
+    cfg = GameConfig(num_players=2)
+    eng, ref = Engine(cfg, 8, seed=0), init(cfg, 8, seed=0)
+    mine, theirs = Script.empty(8, 2), Script.empty(8, 2)
+    for s in (mine, theirs):
+        s.turn[:, 1, 0] = 2
+        s.case[:, 1, 0] = 99
+    eng.play(6, "scripted", seed=3, script=mine)
+    play(ref, cfg, 6, "scripted", seed=3, script=theirs)
+    assert eng.state.equals(ref) and np.array_equal(mine.taken, theirs.taken) and (mine.taken == 3).all()
+    before = eng.state.copy()
+    res = eng.rollout("scripted", seed=1, script=mine)
+    assert res.done.all() and eng.state.equals(before)
+    assert rollout(ref, cfg, "scripted", seed=1, script=theirs).state.equals(res.state)
+    with pytest.raises(PIError, match="the policy 'scripted' needs a script"):
+        eng.play(1, "scripted")
+
+
 def test_bad_arguments():
     cfg = GameConfig(num_players=2)
     st = init(cfg, 4, seed=0)

@@ -29,7 +29,7 @@ from pi_env.engine import _kernels as K
 from pi_env.engine.api import Outcome, illegal_action_error, init, outcome, reset_games, rng_states
 from pi_env.engine.arrays import action_array
 from pi_env.engine.observe import _observe_kernel, _offsets, observation_size
-from pi_env.engine.play import RolloutResult, play, rollout
+from pi_env.engine.play import RolloutResult, Script, play, rollout
 from pi_env.engine.state import GameConfig, State
 
 __all__ = ["Engine"]
@@ -316,19 +316,29 @@ class Engine:
 
     # --- whole games ------------------------------------------------------------------------
     def play(self, num_steps: int, policy: str = "random", seed: "int | np.ndarray | None" = None,
-             autoreset: bool = True) -> tuple[np.ndarray, np.ndarray]:
-        """Play ``num_steps`` turns in every game in one fused call (:func:`pi_env.engine.play`).
+             autoreset: bool = True, script: Script | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Play ``num_steps`` turns in every game in one fused call (:func:`pi_env.engine.play`;
+        ``script``: the :class:`~pi_env.engine.play.Script` of ``policy="scripted"``).
 
         Returns:
             ``(steps, games)``: ``int64[B]`` turns played and games finished per slot.
+
+        Raises:
+            PIError: as :func:`pi_env.engine.play`.
         """
-        return play(self.state, self.config, num_steps, policy, seed, autoreset, parallel=self.parallel)
+        return play(self.state, self.config, num_steps, policy, seed, autoreset, parallel=self.parallel,
+                    script=script)
 
     def rollout(self, policy: str = "random", seed: "int | np.ndarray | None" = None,
-                max_steps: int | None = None) -> RolloutResult:
-        """Play copies of the current games to their end (:func:`pi_env.engine.rollout`); the
-        handle's games are not changed."""
-        return rollout(self.state, self.config, policy, seed, max_steps, parallel=self.parallel)
+                max_steps: int | None = None, script: Script | None = None) -> RolloutResult:
+        """Play copies of the current games to their end (:func:`pi_env.engine.rollout`; ``script``:
+        the :class:`~pi_env.engine.play.Script` of ``policy="scripted"``, its counts updated); the
+        handle's games are not changed.
+
+        Raises:
+            PIError: as :func:`pi_env.engine.rollout`.
+        """
+        return rollout(self.state, self.config, policy, seed, max_steps, parallel=self.parallel, script=script)
 
     def outcome(self, game: int = 0) -> Outcome:
         """Final standings of finished game ``game`` (:func:`pi_env.engine.outcome`, docs/rules.md §5, §7).
