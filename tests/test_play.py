@@ -189,9 +189,13 @@ for cfg in (GameConfig(num_players=4), GameConfig(mode="duel", max_rotations=3))
             h.update(np.ascontiguousarray(a).tobytes())
 cfg = GameConfig(num_players=3)
 st = init(cfg, 6, seed=4)
-script = Script.empty(6, 3)
+script = Script.empty(6, 3, 3)
 script.turn[:, :, 0] = (2, 3, 4)
 script.case[:, :, 0] = 77
+script.turn[:, :, 1] = (5, 6, 7)  # 77 again: skipped where it was wrong (the turn passes time)
+script.case[:, :, 1] = 77
+script.turn[:, :, 2] = (-1, 0, -7)  # never
+script.case[:, :, 2] = 5
 play(st, cfg, 40, "scripted", seed=2, script=script)
 for a in st.arrays() + (script.taken,):
     h.update(np.ascontiguousarray(a).tobytes())
