@@ -8,8 +8,9 @@ observations with their legal-action masks are collected (a random sample of the
 middle and late positions of a round all occur). Every agent decides on the same positions: a fresh
 ``make_agent(name)`` (default settings, e.g. the ``search`` agent's default time budget), reset with
 seed ``i`` before position ``i``, is timed around one :meth:`~pi_env.agents.base.Agent.act` call with
-:func:`time.perf_counter`. Numba compile time is excluded: each agent first decides once on a
-position that is not measured.
+:func:`time.perf_counter`. Numba compile time is excluded: each agent first decides, unmeasured, on
+the first position of each round in the sample (an agent that simulates only in the last round
+compiles or loads its kernels there).
 
 Printed: per agent the median, 90th percentile and maximum decision time in milliseconds and the
 ratio of its median to the ``random`` agent's (the cost of the interface alone). Targets (issue #4):
@@ -55,15 +56,29 @@ def collect_positions(players: int, count: int, seed: int,
     return [pool[i] for i in sorted(pick)]
 
 
+def warm_positions(positions: list[tuple[np.ndarray, np.ndarray]],
+                   players: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The positions an agent first decides on, unmeasured: the first position of each round in
+    ``positions`` (``winprob`` and ``winrollout`` run their simulation, and its kernels, only in the
+    last round)."""
+    from pi_env.engine.observe import decode_observation
+
+    first: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    for obs, mask in positions:
+        first.setdefault(int(decode_observation(obs, players)["round"][0]), (obs, mask))
+    return [first[r] for r in sorted(first)]
+
+
 def time_agent(name: str, positions: list[tuple[np.ndarray, np.ndarray]], players: int) -> np.ndarray:
     """Decision times (seconds) of a fresh agent ``name`` on each position."""
     from pi_env.agents import make_agent
 
     config = GameConfig(num_players=players)
-    warm = make_agent(name)
-    warm.reset(players, config.board, seed=0)
     with warming_up(f"agent_speed {name}"):
-        warm.act(*positions[0])  # compile numba kernels outside the measurement
+        for obs, mask in warm_positions(positions, players):  # compile numba kernels outside the measurement
+            warm = make_agent(name)
+            warm.reset(players, config.board, seed=0)
+            warm.act(obs, mask)
     times = np.empty(len(positions))
     for i, (obs, mask) in enumerate(positions):
         agent = make_agent(name)
