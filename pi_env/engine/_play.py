@@ -45,6 +45,25 @@ def _random_index(prng, b, n):
 
 
 @kernel
+def _random_display_card(b, prng, card_place):
+    """A clue card on the display of game b drawn uniformly from the policy stream, or -1 when the
+    display is empty (no draw then)."""
+    n_display = 0
+    for x in range(NUM_ELEMENTS):
+        if card_place[b, x] == ON_DISPLAY:
+            n_display += 1
+    if n_display == 0:
+        return -1
+    r = _random_index(prng, b, n_display)
+    for x in range(NUM_ELEMENTS):
+        if card_place[b, x] == ON_DISPLAY:
+            if r == 0:
+                return x
+            r -= 1
+    return -1
+
+
+@kernel
 def _type_candidates(b, p, t, adjacency, tile_district, spot, trace, front, inv_count, inv_district,
                      inv_answer, inv_suppressed, cand):
     """``cand[0..n_t-1]``: which type-``t`` elements can still be player ``p``'s (docs/rules.md §4.1,
@@ -209,17 +228,9 @@ def _rules_action(b, prng, duel, adjacency, current_player, tile_district, distr
         if not duel or left <= 2:
             return SOLVE_BASE + _pick_case(b, p, _random_index(prng, b, left), cand, failed)
     # nothing to learn and too many cases to guess: pass time with a clue card on the display
-    n_display = 0
-    for x in range(NUM_ELEMENTS):
-        if card_place[b, x] == ON_DISPLAY:
-            n_display += 1
-    if n_display > 0:
-        r = _random_index(prng, b, n_display)
-        for x in range(NUM_ELEMENTS):
-            if card_place[b, x] == ON_DISPLAY:
-                if r == 0:
-                    return x
-                r -= 1
+    x = _random_display_card(b, prng, card_place)
+    if x >= 0:
+        return x
     if left > 0:
         return SOLVE_BASE + _pick_case(b, p, _random_index(prng, b, left), cand, failed)
     if total > 0:  # name a random candidate of each type
@@ -267,37 +278,21 @@ def _scripted_action(b, prng, current_player, card_place, inv_count, inv_distric
             c = script_case[b, p, s]
             if not failed[b, p, c]:
                 return SOLVE_BASE + c
-    n_display = 0
-    for x in range(NUM_ELEMENTS):
-        if card_place[b, x] == ON_DISPLAY:
-            n_display += 1
-    if n_display > 0:
-        r = _random_index(prng, b, n_display)
-        for x in range(NUM_ELEMENTS):
-            if card_place[b, x] == ON_DISPLAY:
-                if r == 0:
-                    return x
-                r -= 1
-    if inv_left[b, p] > 0:
-        n_free = 0
+    x = _random_display_card(b, prng, card_place)
+    if x >= 0:
+        return x
+    n_free = 14 - np.int64(inv_count[b, p])  # an investigator's districts are distinct (docs/rules.md §4.2)
+    if inv_left[b, p] > 0 and n_free > 0:
+        r = _random_index(prng, b, n_free)
         for d in range(14):
             used = False
             for j in range(inv_count[b, p]):
                 if inv_district[b, p, j] == d:
                     used = True
             if not used:
-                n_free += 1
-        if n_free > 0:
-            r = _random_index(prng, b, n_free)
-            for d in range(14):
-                used = False
-                for j in range(inv_count[b, p]):
-                    if inv_district[b, p, j] == d:
-                        used = True
-                if not used:
-                    if r == 0:
-                        return INVESTIGATE_BASE + d
-                    r -= 1
+                if r == 0:
+                    return INVESTIGATE_BASE + d
+                r -= 1
     return -1
 
 
