@@ -438,3 +438,14 @@ def test_threaded_play_equals_one_thread(policy):
         (a, ra, sa, ga, ta), (b, rb, sb, gb, tb) = out
         assert a.equals(b) and np.array_equal(ra, rb) and np.array_equal(sa, sb) and np.array_equal(ga, gb)
         assert policy != "scripted" or (np.array_equal(ta, tb) and (rb >= SOLVE_BASE).any())
+
+
+def test_script_and_result_compare_by_identity():
+    """Both hold arrays: ``==`` is identity and they hash (a generated ``==`` compared the arrays
+    and raised "truth value of an array ... is ambiguous"; ``hash`` raised)."""
+    cfg = GameConfig(num_players=2)
+    a, b = Script.empty(3, 2), Script.empty(3, 2)
+    assert a == a and a != b and len({a, b}) == 2
+    st = init(cfg, 3, seed=0)
+    r = rollout(st, cfg, "rules", seed=1)
+    assert r == r and r != rollout(st, cfg, "rules", seed=1) and hash(r) == hash(r)

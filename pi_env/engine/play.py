@@ -89,7 +89,7 @@ def policy_streams(seed: "int | np.ndarray | None", batch_size: int) -> np.ndarr
     return ss.generate_state(batch_size, dtype=np.uint64) | np.uint64(1)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Script:
     """The script of the ``"scripted"`` policy (module docstring): up to ``K`` attempts per player.
 
@@ -217,7 +217,7 @@ def play(state: State, config: GameConfig, num_steps: int, policy: str = "random
     return steps, games
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RolloutResult:
     """Outcomes of :func:`rollout` (docs/rules.md §5, §7), one row per game.
 
