@@ -207,6 +207,7 @@ class WinRolloutAgent(WinProbAgent):
         self.budget_ms = None if budget_ms is None else float(budget_ms)
         self.clock = clock
         self.stats: WinRolloutStats | None = None
+        self._start: float | None = None  # the clock at act's start, during act
 
     def reset(self, num_players: int, board: Board = DAYTIME, seed: int | None = None) -> None:
         super().reset(num_players, board, seed)
@@ -215,14 +216,19 @@ class WinRolloutAgent(WinProbAgent):
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         self._start = self.clock()
         self.stats = None
-        return super().act(observation, action_mask)
+        try:
+            return super().act(observation, action_mask)
+        finally:
+            self._start = None
 
     def plan_shares(self, s: Situation, observation: np.ndarray, d: dict, query: int, codes: np.ndarray,
                     mass: np.ndarray, best: np.ndarray, me_pmf: "np.ndarray | None") -> tuple[float, float, float]:
         """Steps 1–4 of the module docstring: ``(solve_now, wait, next_turn)`` (winprob's, where no
         world is consistent)."""
         o, P, S = s.outlook, self.num_players, self.worlds
-        start = getattr(self, "_start", self.clock())
+        start = getattr(self, "_start", None)  # act's start; a direct call (decide) starts now
+        if start is None:
+            start = self.clock()
         try:
             sampler = world_sampler(s.knowledge)
         except ContradictionError:  # no world fits the observation: winprob's closed simulation

@@ -287,3 +287,24 @@ def test_opponent_script_second_wrong_attempt_is_a_wrong_attempt():
     res = rollout(st, config, "scripted", seed=1, script=s, max_steps=6 * P)  # 6 rotations: cards all along
     named = res.state.failed[:, 1].sum(axis=1) - failed[:, 1].sum(axis=1)
     assert (s.taken[:, 1] >= 5).all() and (named == 2).all() and (res.scores[:, 1] == 6).all()
+
+
+def test_budget_counts_from_the_decision_not_from_an_earlier_act():
+    """``decide`` called directly (public: step 4 given greedy's choice) measures its budget from its
+    own start: a clock 100 s past an earlier ``act`` does not cut it to the first chunk."""
+    obs, mask, board, m, x = _last_round((14, 4))
+    _engine_ready(obs, mask, 2)
+    now = [0.0]
+
+    def clock():
+        now[0] += 0.001  # 1 ms per reading
+        return now[0]
+
+    agent = WinRolloutAgent(budget_ms=1000, worlds=3 * CHUNK, clock=clock)
+    agent.reset(2, board, seed=0)
+    agent.act(obs, mask)
+    assert agent.stats.worlds == 3 * CHUNK
+    now[0] += 100.0
+    s = agent.situation(obs, mask)
+    agent.decide(s, obs, SOLVE_BASE + m)
+    assert agent.stats is not None and agent.stats.worlds == 3 * CHUNK
