@@ -166,6 +166,14 @@ def test_record_is_not_overwritten_without_force(capsys, tmp_path):
     (["play", "--agents", "greedy,random,greedy,random,greedy,random"],
      "pi-env: error: --agents greedy,random,greedy,random,greedy,random lists 6 agents and --players is "
      "not given (it defaults to the number of agents, 2..5): at most 5 players sit at a table\n"),
+    # one unknown name is reported as several are, before the seats are counted (it was told
+    # "--players is not given", as if the name were fine)
+    (["play", "--agents", "list"], f"pi-env: error: unknown agent 'list' (known: {KNOWN})\n"),
+    (["play", "--agents", "greedi"], f"pi-env: error: unknown agent 'greedi'; did you mean 'greedy'? (known: {KNOWN})\n"),
+    (["play", "--players", "3", "--agents", "random,sherlock"], f"pi-env: error: unknown agent 'sherlock' (known: {KNOWN})\n"),
+    (["tournament", "--agents", "list", "--out", "unused"], f"pi-env: error: unknown agent 'list' (known: {KNOWN})\n"),
+    (["tournament", "--agents", "Sherlock,random,random,random,random,random", "--out", "unused"],
+     f"pi-env: error: unknown agent 'sherlock' (known: {KNOWN})\n"),
     (["play", "--agents", "random,,greedy"], "pi-env: error: an agent name is empty in 'random,,greedy'\n"),
     (["tournament", "--agents", "random,,greedy", "--out", "unused"],
      "pi-env: error: an agent name is empty in 'random,,greedy'\n"),

@@ -280,6 +280,9 @@ def cmd_play(args: argparse.Namespace) -> int:
     else:  # as pi-env tournament: --players defaults to the list's length (a duel has 2)
         players = args.players if args.players is not None or not duel else 2
         given = args.agents.split(",")
+    for n in given:  # an unknown name first, before the seats are counted (``--agents list`` was
+        if n.strip() and n.strip().lower() != "human":  # told "--players is not given")
+            check_agent_name(n.strip())
     seats, note = agent_seats(given, players)  # a short list repeats, as in ``pi-env tournament``
     players = len(seats)
     if args.max_rounds is not None and not duel:

@@ -808,6 +808,11 @@ def settings_from_args(args: Any) -> TournamentSettings:
                           "the seats), e.g. --agents deducer,random,random")
         base = {k: v for k, v in given.items() if v is not None}
         base.setdefault("games", DEFAULT_GAMES)
+        from pi_env.agents import check_agent_name
+
+        for n in given["agents"]:  # an unknown name first, as TournamentSettings would say it,
+            if n:                  # before the seats are counted (an empty name: agent_seats)
+                check_agent_name(_agent_key(n))
         if given["players"] is None:  # the list's length (agent_seats says when that cannot be)
             base["players"] = len(agent_seats(given["agents"], None)[0])
     return TournamentSettings(**base)
