@@ -292,6 +292,60 @@ def test_report_lines_exact_small_record():
     ]
 
 
+def _standings(edition, scores, left, penalty, ranks):
+    """The standings lines ``report_lines`` prints for these final figures (ranks worked out by
+    hand from docs/rules.md §5) of the 3-seat record of the test above."""
+    import dataclasses
+
+    doc = {"format": "pi-record/1", "rules": {"players": 3, "edition": edition}, "players": ["Ann", "Ben", "Cleo"],
+           "rounds": [{"first_player": 0, "tiles": load_record_tiles(),
+                       "events": [{"player": 0, "clue": "Pinky", "answer": "trace"}]}]}
+    from pi_env.engine.ranking import rank_players
+
+    assert rank_players(scores, left, penalty, edition) == ranks  # the hand-worked ranks are the rules'
+    rec = load_record(doc)
+    s = dataclasses.replace(score_record(rec), scores=scores, investigators_left=left, penalty=penalty,
+                            ranks=ranks, incomplete=())
+    lines = report_lines(rec, s, turns=False)
+    return lines[lines.index("Final standings:") + 1:]
+
+
+def test_the_tiebreak_note_only_where_it_separated_players():
+    """docs/rules.md §5: players of equal score tied also on the tiebreak share the place; their lines
+    had "(tiebreak: 5 investigators left)" as if it had decided something. The note is printed for
+    the players of a score it separated, and (first edition) the penalty points only where they
+    separated players of equal score and tiles."""
+    # all three fully tied: no note
+    assert _standings("second", (9, 9, 9), (5, 5, 5), (0, 0, 0), (1, 1, 1)) == [
+        "  1. Ann      9 points", "  1. Ben      9 points", "  1. Cleo     9 points"]
+    # Ann and Cleo tied on points and tiles, Ben alone: still no note
+    assert _standings("second", (9, 12, 9), (3, 1, 3), (0, 0, 0), (2, 1, 2)) == [
+        "  1. Ben     12 points", "  2. Ann      9 points", "  2. Cleo     9 points"]
+    # the tiles separate Cleo from Ann and Ben (who stay tied): the three lines say so
+    assert _standings("second", (9, 9, 9), (4, 4, 5), (0, 0, 0), (2, 2, 1)) == [
+        "  1. Cleo     9 points  (tiebreak: 5 investigators left)",
+        "  2. Ann      9 points  (tiebreak: 4 investigators left)",
+        "  2. Ben      9 points  (tiebreak: 4 investigators left)"]
+    # the tiles separate Ann from Cleo; Ben's score is his own
+    assert _standings("second", (9, 4, 9), (1, 5, 2), (0, 0, 0), (2, 3, 1)) == [
+        "  1. Cleo     9 points  (tiebreak: 2 investigators left)",
+        "  2. Ann      9 points  (tiebreak: 1 investigator left)",
+        "  3. Ben      4 points"]
+    # first edition, tiles decide: the penalty points are not what separated them
+    assert _standings("first", (9, 9, 0), (2, 3, 5), (2, 0, 0), (2, 1, 3)) == [
+        "  1. Ben      9 points  (tiebreak: 3 investigators left)",
+        "  2. Ann      9 points  (tiebreak: 2 investigators left)",
+        "  3. Cleo     0 points"]
+    # first edition, equal tiles, the penalty points decide
+    assert _standings("first", (9, 9, 0), (3, 3, 5), (2, 0, 0), (2, 1, 3)) == [
+        "  1. Ben      9 points  (tiebreak: 3 investigators left, 0 penalty points)",
+        "  2. Ann      9 points  (tiebreak: 3 investigators left, 2 penalty points)",
+        "  3. Cleo     0 points"]
+    # first edition, equal on all three: shared, no note
+    assert _standings("first", (9, 9, 0), (3, 3, 5), (2, 2, 0), (1, 1, 3)) == [
+        "  1. Ann      9 points", "  1. Ben      9 points", "  3. Cleo     0 points"]
+
+
 def load_record_tiles():
     from pi_env.core.board import DAYTIME
     from pi_env.core.constants import EVIDENCE_NAMES, SUSPECT_NAMES

@@ -47,6 +47,11 @@ def report_lines(record: GameRecord, scores: RecordScores, agents: tuple[str, ..
                  turns: bool = True) -> list[str]:
     """The turn log (if ``turns``), each round's result and the final standings with tiebreaks.
 
+    A standings line gets the tiebreak note (``(tiebreak: 5 investigators left)``; first edition
+    also ``, 1 penalty point`` where penalties separated players with equal scores and tiles,
+    docs/rules.md §5) only where the tiebreak separated players of equal score: players tied also
+    after it share the rank without a note.
+
     Players are labelled by :func:`player_label`: the record's names, else ``"P2 (deducer)"`` with
     the agent from ``agents`` or the record's ``engine.agents``, else ``"P2"``.
 
@@ -93,13 +98,15 @@ def report_lines(record: GameRecord, scores: RecordScores, agents: tuple[str, ..
         else:
             lines.append(f"Duel won by {label[order[0]]}")
         return lines
+    first = record.rules.edition == "first"
     for p in order:
-        tied = [q for q in range(n) if q != p and scores.scores[q] == scores.scores[p]]
+        group = [q for q in range(n) if scores.scores[q] == scores.scores[p]]  # p's equal scores
         note = ""
-        if tied:
+        if any(scores.ranks[q] != scores.ranks[p] for q in group):  # the tiebreak separated them
             note = f"  (tiebreak: {plural(int(scores.investigators_left[p]), 'investigator')} left"
-            if record.rules.edition == "first":
-                note += f", {plural(int(scores.penalty[p]), 'penalty point')}"
+            if first and any(scores.investigators_left[q] == scores.investigators_left[r]
+                             and scores.ranks[q] != scores.ranks[r] for q in group for r in group):
+                note += f", {plural(int(scores.penalty[p]), 'penalty point')}"  # penalties separated some
             note += ")"
         lines.append(f"  {scores.ranks[p]}. {label[p]:<{width}}  {scores.scores[p]:>4} points{note}")
     return lines
