@@ -22,20 +22,25 @@ BeforeStep = Callable[..., None]
 agent, mask)`` (see :func:`play_game`)."""
 
 
-def _takes_mask(before_step: Callable) -> bool:
-    """Whether ``before_step`` accepts a fifth positional argument (the legal-action mask)."""
+def _takes(fn: Callable, n: int) -> bool:
+    """Whether ``fn`` accepts ``n`` positional arguments (no signature to inspect: ``False``)."""
     try:
-        inspect.signature(before_step).bind(None, None, None, None, None)
+        inspect.signature(fn).bind(*([None] * n))
     except TypeError:
         return False
-    except ValueError:  # no signature to inspect (some builtins): the four-argument form
+    except ValueError:  # no signature to inspect (some builtins): the shorter form
         return False
     return True
 
 
+def _takes_mask(before_step: Callable) -> bool:
+    """Whether ``before_step`` accepts a fifth positional argument (the legal-action mask)."""
+    return _takes(before_step, 5)
+
+
 def play_game(config: GameConfig, agents: Sequence["Agent | str"], seed: int, *,
               before_step: BeforeStep | None = None,
-              after_step: Callable[[State], None] | None = None) -> tuple[State, Recorder]:
+              after_step: Callable[..., None] | None = None) -> tuple[State, Recorder]:
     """Play one whole game (``B == 1``) and record it.
 
     Args:
@@ -47,7 +52,10 @@ def play_game(config: GameConfig, agents: Sequence["Agent | str"], seed: int, *,
             observation, agent, mask)``: ``observation`` is the mover's ``int16`` row of
             :func:`pi_env.engine.observe` and ``mask`` the ``int8[1730]`` legal-action mask, the very
             arrays the agent is then given (docs/rules.md §9: only the mover's own view).
-        after_step: called with the state after each move.
+        after_step: called with the state after each move, as ``after_step(state)`` or, when it
+            takes a second positional parameter, as ``after_step(state, recorder)``: the
+            :class:`~pi_env.records.recorder.Recorder` already holds that move (``pi-env play``
+            with a person at the table scores each round as it ends from ``recorder.record()``).
 
     Returns:
         ``(final state, recorder)``; ``recorder.record()`` is the game record.
@@ -68,6 +76,7 @@ def play_game(config: GameConfig, agents: Sequence["Agent | str"], seed: int, *,
         reset_for_game(agent, config, seed=seed * 10 + i)
     recorder = Recorder(config, state, seed)
     with_mask = before_step is not None and _takes_mask(before_step)
+    with_recorder = after_step is not None and _takes(after_step, 2)
     action = np.zeros(1, dtype=np.int64)
     while not state.done[0]:
         p = int(state.current_player[0])
@@ -82,7 +91,10 @@ def play_game(config: GameConfig, agents: Sequence["Agent | str"], seed: int, *,
         step_inplace(state, action, config)
         recorder.after_step(state)
         if after_step is not None:
-            after_step(state)
+            if with_recorder:
+                after_step(state, recorder)
+            else:
+                after_step(state)
     return state, recorder
 
 

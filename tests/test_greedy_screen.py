@@ -371,6 +371,29 @@ def test_the_runner_gives_before_step_the_mask_when_it_takes_one():
     assert all(given[i] is given[i + 1] for i in range(0, len(given), 2))
 
 
+def test_the_runner_gives_after_step_the_recorder_when_it_takes_one():
+    """``play_game``'s ``after_step`` with a second parameter gets the game's recorder, already
+    holding the move just made (one event more after each call, a new round record from the move
+    that ends a round); one with one parameter is called as before, once per move."""
+    from pi_env.agents.runner import play_game as run_game
+
+    config = GameConfig(num_players=2)
+    one: list[int] = []
+    seen: list[tuple[int, int, int]] = []
+
+    def with_recorder(state, recorder):
+        record = recorder.record()
+        seen.append((int(state.turn[0]), len(record.rounds), sum(len(r.events) for r in record.rounds)))
+
+    first, _ = run_game(config, ["greedy", "random"], 3, after_step=lambda state: one.append(int(state.turn[0])))
+    second, recorder = run_game(config, ["greedy", "random"], 3, after_step=with_recorder)
+    assert [t for t, _, _ in seen] == one == list(range(1, int(first.turn[0]) + 1))
+    assert [n for _, _, n in seen] == one  # every move is in the record when after_step sees it
+    rounds = [r for _, r, _ in seen]
+    assert rounds[0] == 1 and rounds[-1] == len(recorder.record().rounds) == 3
+    assert sorted(rounds) == rounds and len(set(rounds)) == 3
+
+
 # -- the winprob variant and the lockstep pairs -------------------------------------------------
 
 

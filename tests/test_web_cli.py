@@ -114,6 +114,32 @@ def test_a_person_plays_a_seat_in_the_terminal(monkeypatch, capsys, tmp_path):
     assert "Final standings:" in out
 
 
+@pytest.mark.parametrize("mode,results", [
+    # docs/rules.md §4.3, §5: P0's wrong solve costs 2; at the end of rotation 1 at most one player
+    # (P1) has not attempted, so the round ends and P1 scores nothing in it
+    ("standard", ["Round 1 result: P0 (human) -2, P1 (greedy) +0",
+                  "Round 2 result: P0 (human) -2, P1 (greedy) +0"]),
+    # §7: the round's first solve attempt decides it; wrong, the other player wins the round
+    ("duel", ["Round 1: P1 (greedy) wins", "Round 2: P1 (greedy) wins"]),
+])
+def test_play_with_a_person_prints_each_round_result_as_it_ends(monkeypatch, capsys, mode, results):
+    """A round that ended went straight to '--- round 2 begins ---' when a person sat at the table;
+    it now prints the result line a game without people prints for that round (report_lines: the
+    final report's own lines), just before the next round begins."""
+    guess = "solve Doc / Murder / Lakeside"  # never P0's case in these rounds of seed 3
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n".join([guess] * 20) + "\n"))
+    code = main(["play", "--mode", mode, "--agents", "human,greedy", "--seed", "3"])
+    out = capsys.readouterr().out.splitlines()
+    assert code == 0
+    live, report = out[:out.index("Game over (seed 3).")], out[out.index("Game over (seed 3)."):]
+    begins = [i for i, line in enumerate(live) if line.startswith("--- round ")]
+    assert [live[i] for i in begins] == ["--- round 2 begins ---", "--- round 3 begins ---"]
+    assert [live[i - 1] for i in begins] == results
+    # once each, and the last round's only in the final report (the prompts' "Round 3, rotation 1")
+    assert [line for line in live if line.startswith("Round ") and ", rotation " not in line] == results
+    assert [line for line in report if line in results] == results  # the final report says the same
+
+
 def test_play_human_end_of_input_abandons_without_writing(monkeypatch, capsys, tmp_path):
     monkeypatch.setattr(sys, "stdin", io.StringIO("help\n"))
     out_path = tmp_path / "game.json"

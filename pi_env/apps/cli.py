@@ -359,7 +359,7 @@ def _play_with_humans(args: argparse.Namespace, config, agents, humans: list[int
     from pi_env.agents.runner import play_game
     from pi_env.records.record_file import write_record
     from pi_env.records.recorder import event_from_state
-    from pi_env.records.report import event_text, report_lines
+    from pi_env.records.report import event_text, player_label, report_lines, round_result
     from pi_env.records.scoring import score_record
     from pi_env.records.types import seat_label
     from pi_env.envs.render import rules_text
@@ -370,15 +370,19 @@ def _play_with_humans(args: argparse.Namespace, config, agents, humans: list[int
           + ". Type 'help' at your prompt.")
     counter = {"round": 0, "events": 0}
 
-    def after_step(state) -> None:
+    def after_step(state, recorder) -> None:
         ev = event_from_state(state, 0, counter["events"])
         from pi_env.records.types import GameRecord, Rules
         stub = GameRecord(rules=Rules(players=config.num_players), board=config.board, rounds=())
         action, answer = event_text(ev, stub)
         print(f"  {seat_label(ev.player)} ({labels[ev.player]}): {action} -> {answer}")
         if state.done[0] or int(state.round[0]) != counter["round"]:
+            ended = counter["round"]
             counter["round"] = int(state.round[0])
-            if not state.done[0]:
+            if not state.done[0]:  # the round's result as a game without people prints it (the
+                so_far = recorder.record()  # last round's comes with the final standings)
+                print(round_result(score_record(so_far), ended,
+                                   [player_label(so_far, p, labels) for p in range(config.num_players)]))
                 print(f"--- round {counter['round'] + 1} begins ---")
 
     try:

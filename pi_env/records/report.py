@@ -43,6 +43,25 @@ def event_text(ev: Event, record: GameRecord) -> tuple[str, str]:
     return f"solve {case_name(ev.case, board)}", "correct" if ev.correct else "wrong"
 
 
+def round_result(scores: RecordScores, r: int, label: "list[str] | tuple[str, ...]") -> str:
+    """The result line of round ``r`` (0-based) as :func:`report_lines` prints it, players named by
+    ``label`` (one per seat): ``"Round 1 result: P0 (human) +7, P1 (greedy) -2"`` (each player's
+    points of the round, docs/rules.md §5; ``result so far`` for a round not over), a duel's
+    ``"Round 1: P0 wins"``, ``"Round 1: draw"`` or ``"Round 1: not decided yet"`` (§7).
+
+    Raises:
+        IndexError: ``r`` is not a round of ``scores``.
+    """
+    if scores.mode == "duel":
+        w = scores.round_winners[r]
+        if scores.round_complete and not scores.round_complete[r]:
+            return f"Round {r + 1}: not decided yet"
+        return f"Round {r + 1}: {label[w]} wins" if w >= 0 else f"Round {r + 1}: draw"
+    pts = ", ".join(f"{label[p]} {x:+d}" for p, x in enumerate(scores.round_points[r]))
+    so_far = "" if not scores.round_complete or scores.round_complete[r] else " so far"
+    return f"Round {r + 1} result{so_far}: {pts}"
+
+
 def report_lines(record: GameRecord, scores: RecordScores, agents: tuple[str, ...] | None = None,
                  turns: bool = True) -> list[str]:
     """The turn log (if ``turns``), each round's result and the final standings with tiebreaks.
@@ -73,16 +92,7 @@ def report_lines(record: GameRecord, scores: RecordScores, agents: tuple[str, ..
                 action, answer = event_text(ev, record)
                 delta = f"  ({info.delta:+d})" if info.delta else ""
                 lines.append(f"  rot {info.rotation + 1:>2}  {label[ev.player]:<{width}}  {action:<48} -> {answer}{delta}")
-        if scores.mode == "duel":
-            w = scores.round_winners[r]
-            if scores.round_complete and not scores.round_complete[r]:
-                lines.append(f"Round {r + 1}: not decided yet")
-            else:
-                lines.append(f"Round {r + 1}: {label[w]} wins" if w >= 0 else f"Round {r + 1}: draw")
-            continue
-        pts = ", ".join(f"{label[p]} {scores.round_points[r][p]:+d}" for p in range(n))
-        so_far = "" if not scores.round_complete or scores.round_complete[r] else " so far"
-        lines.append(f"Round {r + 1} result{so_far}: {pts}")
+        lines.append(round_result(scores, r, label))
     if scores.incomplete:
         lines.append("Game incomplete: " + "; ".join(scores.incomplete))
     lines.append("Final standings:" if not scores.incomplete else "Standings so far:")
