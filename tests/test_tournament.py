@@ -396,7 +396,7 @@ def test_cli_prints_the_table_of_the_summary(reference, tmp_path, capsys):
     assert err == ""  # stderr is not a TTY here: no progress bar
     lines = out.splitlines()
     assert lines[0].startswith("P.I. tournament: 6 games, 3 players, second edition, seed 5")
-    assert lines[1].split() == ["agent", "seats", "win", "rate", "95%", "CI", "mean", "score", "rot.",
+    assert lines[1].split() == ["agent", "seat-games", "win", "rate", "95%", "CI", "mean", "score", "rot.",
                                 "to", "solve", "solve", "rate", "wrong", "solves"]
     for line, a in zip(lines[2:4], reference[1]["agents"]):
         cells = line.split()

@@ -546,14 +546,15 @@ def plot_scores(games: dict[int, list[Row]], settings: TournamentSettings, path:
 
 
 def summary_table(summary: dict[str, Any]) -> list[str]:
-    """The printed table: one line per agent."""
+    """The printed table: one line per agent; ``seat-games`` is the number of seats it held over
+    all games (the win rate's denominator), as the README's tables call it."""
     def pct(x: float | None) -> str:
         return "-" if x is None else f"{100 * x:.1f}%"
 
     def num(x: float | None, digits: int = 2) -> str:
         return "-" if x is None else f"{x:.{digits}f}"
 
-    head = ("agent", "seats", "win rate", "95% CI", "mean score", "rot. to solve", "solve rate",
+    head = ("agent", "seat-games", "win rate", "95% CI", "mean score", "rot. to solve", "solve rate",
             "wrong solves")
     body = []
     for a in summary["agents"]:
