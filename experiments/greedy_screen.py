@@ -13,9 +13,9 @@ generator, so the two games are equal up to the variant's first decision that di
 greedy's (:func:`play_pair` plays the common part once); the paired difference of the variant
 seat's win share (a first place shared by ``k`` counts ``1/k``, docs/rules.md §5) has a far smaller
 spread than two independent runs. Printed: the variant's and greedy's win share in the same seats,
-the mean paired difference with one standard error (and its ratio ``z`` to it, unrounded against the
-"more than 2 SE" criterion), the games whose scores or unused tiles changed, and the mean
-scores; with ``--breakdown`` also the difference by the situation of the variant's first differing
+the mean paired difference in points of win share with one standard error (and its ratio ``z`` to
+it, unrounded against the "more than 2 SE" criterion), the games whose scores or unused tiles
+changed, and the mean scores; with ``--breakdown`` also the difference by the situation of the variant's first differing
 decision (:func:`breakdown`: solve or query turned into the other, standing against the leader).
 A screen is a tuning tool: its seeds are tuning seeds, never evaluation seeds.
 
@@ -477,7 +477,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, required=True, help="tournament seed (a tuning seed)")
     parser.add_argument("--games", type=int, default=400, help="games, each played twice (default 400)")
     parser.add_argument("--start", type=int, default=0, help="first game index (default 0)")
-    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--players", type=int, default=4,
+                        help="players per game, 2..5 (default 4); the variant sits in seat g mod players "
+                             "of game g, greedy in the others")
     parser.add_argument("--agent", choices=VARIANTS, default="greedy-tuned",
                         help="the variant: greedy-tuned (TunedGreedy, default), winprob or winrollout")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
@@ -518,11 +520,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     z = f"; z {r.difference / r.se:+.2f}" if r.se > 0 else ""  # the criterion "more than 2 SE" unrounded
     print(f"{label}: seed {args.seed}, games {args.start}..{args.start + r.games - 1}: variant "
           f"{100 * r.variant:.1f}%, greedy in the same seats {100 * r.greedy:.1f}%, paired difference "
-          f"{100 * r.difference:+.1f} ± {100 * r.se:.1f} points (1 SE{z}); {r.changed} games changed; mean score "
+          f"{100 * r.difference:+.1f} ± {100 * r.se:.1f} points of win share (1 SE{z}); {r.changed} games changed; mean score "
           f"{r.variant_score:.2f} against {r.greedy_score:.2f}")
     if args.breakdown:
         print(f"{len(r.first_changes)} games with a decision other than greedy's; by its situation "
-              "(paired difference in points, contribution to the mean):")
+              "(paired difference in points of win share, contribution to the mean):")
         for change, standing, n, mean, contribution in breakdown(r):
             print(f"  {change:<12} {standing:<11} {n:>5} games  mean {100 * mean:+6.1f}  "
                   f"contribution {100 * contribution:+5.2f}")

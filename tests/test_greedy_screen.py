@@ -264,22 +264,22 @@ def test_paired_screen_of_the_defaults_is_zero_and_bad_options_refused(capsys):
     with pytest.raises(ValueError, match="hazard_scale"):
         TunedGreedy(hazard_scale=-1.0)
     assert main(["--seed", "4199", "--games", "2", "--quiet"]) == 0
-    assert "paired difference +0.0 ± 0.0 points" in capsys.readouterr().out
+    assert "paired difference +0.0 ± 0.0 points of win share (1 SE)" in capsys.readouterr().out
 
 
 def test_printed_line_gives_the_unrounded_ratio_to_the_standard_error(monkeypatch, capsys):
-    """A difference of 0.0084 with a standard error of 0.004 prints "+0.8 ± 0.4 points" — 2 SE when
+    """A difference of 0.0084 with a standard error of 0.004 prints "+0.8 ± 0.4 points of win share" — 2 SE when
     read rounded — and z +2.10; with a zero standard error no ratio is printed."""
     from pi_env.experiments import greedy_screen
 
     result = greedy_screen.ScreenResult(400, 0.263, 0.2546, 0.0084, 0.004, 47, 15.09, 15.15)
     monkeypatch.setattr(greedy_screen, "paired_screen", lambda *a, **k: result)
     assert main(["--seed", "4199", "--option", "hazard_scale=2.5", "--quiet"]) == 0
-    assert "paired difference +0.8 ± 0.4 points (1 SE; z +2.10); 47 games changed" in capsys.readouterr().out
+    assert "paired difference +0.8 ± 0.4 points of win share (1 SE; z +2.10); 47 games changed" in capsys.readouterr().out
     monkeypatch.setattr(greedy_screen, "paired_screen",
                         lambda *a, **k: greedy_screen.ScreenResult(2, 0.25, 0.25, 0.0, 0.0, 0, 15.0, 15.0))
     assert main(["--seed", "4199", "--quiet"]) == 0
-    assert "points (1 SE); 0 games changed" in capsys.readouterr().out
+    assert "paired difference +0.0 ± 0.0 points of win share (1 SE); 0 games changed" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("argv,message", [
@@ -492,5 +492,16 @@ def test_winprob_screen_command_line(capsys):
                  "--option", "samples=50", "--breakdown"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("winprob (margin=1, samples=50): seed 4199, games 0..1: ")
-    assert "paired difference +0.0 ± 0.0 points (1 SE); 0 games changed" in out
-    assert "0 games with a decision other than greedy's" in out
+    assert "paired difference +0.0 ± 0.0 points of win share (1 SE); 0 games changed" in out
+    assert ("0 games with a decision other than greedy's; by its situation (paired difference in points "
+            "of win share, contribution to the mean):\n") in out
+
+
+def test_help_explains_players(capsys):
+    """``--help`` explains ``--players`` (it had no help text; every other option had one)."""
+    with pytest.raises(SystemExit) as exc:
+        main(["--help"])
+    assert exc.value.code == 0
+    out = " ".join(capsys.readouterr().out.split())  # argparse wraps to the terminal's width
+    assert ("--players PLAYERS players per game, 2..5 (default 4); the variant sits in seat g mod players "
+            "of game g, greedy in the others") in out
