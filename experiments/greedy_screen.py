@@ -15,8 +15,9 @@ seat's win share (a first place shared by ``k`` counts ``1/k``, docs/rules.md §
 spread than two independent runs. Printed: the variant's and greedy's win share in the same seats,
 the mean paired difference in points of win share with one standard error (and its ratio ``z`` to
 it, unrounded against the "more than 2 SE" criterion), the games whose scores or unused tiles
-changed, and the mean scores; with ``--breakdown`` also the difference by the situation of the variant's first differing
-decision (:func:`breakdown`: solve or query turned into the other, standing against the leader).
+changed, and the mean scores; with ``--breakdown`` also the difference by the situation of the
+variant's first differing decision (:func:`breakdown`: solve or query turned into the other,
+standing against the leader).
 A screen is a tuning tool: its seeds are tuning seeds, never evaluation seeds.
 
 :class:`TunedGreedy` is greedy (:func:`pi_env.agents.greedy.greedy_decision`, denial weight of the
@@ -520,7 +521,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     z = f"; z {r.difference / r.se:+.2f}" if r.se > 0 else ""  # the criterion "more than 2 SE" unrounded
     print(f"{label}: seed {args.seed}, games {args.start}..{args.start + r.games - 1}: variant "
           f"{100 * r.variant:.1f}%, greedy in the same seats {100 * r.greedy:.1f}%, paired difference "
-          f"{100 * r.difference:+.1f} ± {100 * r.se:.1f} points of win share (1 SE{z}); {r.changed} games changed; mean score "
+          f"{100 * r.difference:+.1f} ± {100 * r.se:.1f} points of win share (1 SE{z}); {r.changed} games "
+          f"changed; mean score "
           f"{r.variant_score:.2f} against {r.greedy_score:.2f}")
     if args.breakdown:
         print(f"{len(r.first_changes)} games with a decision other than greedy's; by its situation "
