@@ -57,8 +57,12 @@ def make_agent(name: str, *, edition: str = "second") -> Agent:
     ``sb3-sample:PATH`` for a policy trained by ``experiments/train_sb3.py``
     (:class:`pi_env.agents.sb3_policy.SB3PolicyAgent`).
 
-    ``edition`` (docs/rules.md §5: ``"second"`` or ``"first"``) goes to the agents that score positions
-    by the rules (``greedy``, ``search``): the observation does not carry it.
+    ``edition`` (docs/rules.md §5: ``"second"`` or ``"first"``) goes to every agent whose constructor
+    takes ``edition``, also through ``**kwargs`` to a base class (:func:`takes_edition`): of
+    :data:`AGENTS` ``greedy``, ``search``, ``rollout``, ``winprob`` and ``winrollout``, the agents
+    that score positions by the rules (the observation does not carry the edition). The others
+    (``random``, ``deducer``, ``deducer-own``, ``heuristic``) and ``learned:`` / ``sb3:`` policies
+    do not take it (a learned model checks the edition it was trained for when reset).
 
     Raises:
         UnknownNameError: the name is not in :data:`AGENTS` (the message lists the known ones).
@@ -75,11 +79,25 @@ def make_agent(name: str, *, edition: str = "second") -> Agent:
             return SB3PolicyAgent(name.strip()[len(prefix):], deterministic=prefix == "sb3:")
     check_agent_name(name)
     cls = AGENTS[key]
+    return cls(edition=edition) if takes_edition(cls) else cls()
+
+
+def takes_edition(cls: type) -> bool:
+    """Whether the agent class ``cls``'s constructor takes an ``edition`` argument: a parameter of
+    its ``__init__``, or of a base class's ``__init__`` that a ``**kwargs`` passes it on to
+    (``WinRolloutAgent(**kwargs)`` hands it to ``WinProbAgent``; its own signature does not name
+    it, and :func:`make_agent` built it for the second edition in a first-edition game)."""
     import inspect
 
-    if "edition" in inspect.signature(cls).parameters:
-        return cls(edition=edition)
-    return cls()
+    for klass in cls.__mro__:
+        if "__init__" not in vars(klass):
+            continue
+        params = inspect.signature(klass.__init__).parameters
+        if "edition" in params:
+            return True
+        if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+            return False
+    return False
 
 
 def opponent_factory(spec: "str | Agent") -> "str | Agent | Callable[[], Agent]":
@@ -94,4 +112,4 @@ def opponent_factory(spec: "str | Agent") -> "str | Agent | Callable[[], Agent]"
 
 
 __all__ = ["check_agent_name", "opponent_factory", "Agent", "RandomAgent", "DeducerAgent", "OwnQueryDeducerAgent", "HeuristicAgent", "GreedyAgent", "SearchAgent", "RolloutAgent", "WinProbAgent", "WinRolloutAgent", "AGENTS",
-           "make_agent"]
+           "make_agent", "takes_edition"]

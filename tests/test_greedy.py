@@ -517,6 +517,35 @@ def test_denial_scaled_by_the_next_players_activity():
     assert raw.max() > 0 and np.array_equal(s.denial, 0.25 * raw)
 
 
+def test_takes_edition_follows_kwargs_to_the_base_class():
+    """``takes_edition``: a parameter of the class's own ``__init__``, of an inherited one, or of a
+    base class's reached through ``**kwargs``; not past an ``__init__`` without ``**kwargs``."""
+    from pi_env.agents import takes_edition
+    from pi_env.agents.base import Agent
+
+    class Ruled(Agent):
+        def __init__(self, edition: str = "second"):
+            self.edition = edition
+
+    class Passes(Ruled):
+        def __init__(self, x: int = 1, **kwargs):
+            super().__init__(**kwargs)
+
+    class Stops(Ruled):
+        def __init__(self, x: int = 1):
+            super().__init__()
+
+    class Inherits(Passes):
+        pass
+
+    class Plain(Agent):
+        def __init__(self, **kwargs):
+            pass
+
+    assert [takes_edition(c) for c in (Ruled, Passes, Stops, Inherits, Plain, Agent)] == [
+        True, True, False, True, False, False]
+
+
 def test_make_agent_passes_the_edition_to_rule_based_agents():
     from pi_env.agents import make_agent
     from pi_env.agents.runner import play_game
@@ -526,6 +555,15 @@ def test_make_agent_passes_the_edition_to_rule_based_agents():
     assert make_agent("search", edition="first").edition == "first"
     assert make_agent("greedy").edition == "second"
     assert make_agent("heuristic", edition="first").name == "heuristic"  # takes no edition
+    # every agent whose constructor takes it, also through **kwargs (winrollout was built for the
+    # second edition in a first-edition game: its signature names worlds, budget_ms, clock, **kwargs)
+    from pi_env.agents import AGENTS, takes_edition
+
+    assert {k for k, cls in AGENTS.items() if takes_edition(cls)} == {"greedy", "search", "rollout", "winprob",
+                                                                      "winrollout"}
+    for k in ("greedy", "search", "rollout", "winprob", "winrollout"):
+        assert make_agent(k, edition="first").edition == "first"
+        assert make_agent(k).edition == "second"
     seen = []
     play_game(GameConfig(num_players=2, edition="first"), ["greedy", "random"], 3,
               before_step=lambda state, p, obs, agent: seen.append(getattr(agent, "edition", None)))
