@@ -60,7 +60,7 @@ from pi_env.solvers.worlds import world_sampler
 from pi_env.agents.greedy import GreedyAgent, Situation, greedy_decision
 from pi_env.agents.learned import state_from_observations
 
-__all__ = ["RolloutAgent", "RolloutStats", "world_states", "candidates", "DEFAULT_BUDGET_MS", "DEFAULT_WORLDS",
+__all__ = ["RolloutAgent", "RolloutStats", "world_states", "candidates", "budgeted_chunks", "DEFAULT_BUDGET_MS", "DEFAULT_WORLDS",
            "TOP_K", "CONFIDENCE_Z", "CHUNK", "HORIZONS"]
 
 DEFAULT_BUDGET_MS = 200.0
@@ -82,6 +82,25 @@ CHUNK = 16
 HORIZONS = ("round", "game")
 """Rollout horizons (module docstring, step 3)."""
 _SCORE_CAP, _SCORE_FLOOR = 21, -5
+
+
+def budgeted_chunks(total: int, chunk: int, start: float, budget_ms: "float | None",
+                    clock: Callable[[], float]):
+    """The chunks of a search's time budget (module docstring, *time budget*): yields ``int64[m]``
+    row indices ``n .. n + m − 1`` of ``total`` rows, ``m ≤ chunk``, in order; the caller does a
+    chunk's work before asking for the next. A chunk is started only if the time used since
+    ``start`` (``clock`` seconds) plus the longest chunk so far fits in ``budget_ms`` milliseconds;
+    the first always is; ``None``: every chunk. Two clock readings per chunk started."""
+    n, longest = 0, 0.0
+    budget = None if budget_ms is None else budget_ms / 1000.0
+    while n < total:
+        t0 = clock()
+        if budget is not None and n > 0 and (t0 - start) + longest > budget:
+            return
+        idx = np.arange(n, min(n + chunk, total))
+        yield idx
+        n = int(idx[-1]) + 1
+        longest = max(longest, clock() - t0)
 
 
 @dataclass(frozen=True)
@@ -233,16 +252,10 @@ class RolloutAgent(GreedyAgent):
         base = world_states(observation, P, worlds, self.rng, pending=s.outlook.pending, edition=self.edition)
         streams = self.rng.integers(1, 2 ** 63, size=S, dtype=np.int64).astype(np.uint64)
         values = np.zeros((S, C))
-        n, longest = 0, 0.0
-        budget = None if self.budget_ms is None else self.budget_ms / 1000.0
-        while n < S:
-            t0 = self.clock()
-            if budget is not None and n > 0 and (t0 - start) + longest > budget:
-                break
-            m = min(CHUNK, S - n)
-            values[n:n + m] = self._play(base.take(np.arange(n, n + m)), cands, streams[n:n + m])
-            n += m
-            longest = max(longest, self.clock() - t0)
+        n = 0
+        for idx in budgeted_chunks(S, CHUNK, start, self.budget_ms, self.clock):
+            values[idx] = self._play(base.take(idx), cands, streams[idx])
+            n = int(idx[-1]) + 1
         choice = self._choose(cands, values[:n])
         self.last = RolloutStats(n, 1000 * (self.clock() - start), tuple(cands),
                                  tuple(float(v) for v in values[:n].mean(axis=0)), choice)

@@ -74,7 +74,7 @@ from pi_env.solvers.analysis import ContradictionError
 from pi_env.solvers.worlds import world_sampler
 
 from pi_env.agents.greedy import Outlook, Situation
-from pi_env.agents.rollout import world_states
+from pi_env.agents.rollout import budgeted_chunks, world_states
 from pi_env.agents.winprob import WinProbAgent, _calibrated_draws, greedy_opponents
 
 __all__ = ["WinRolloutAgent", "WinRolloutStats", "opponent_script", "DEFAULT_WORLDS", "DEFAULT_BUDGET_MS", "CHUNK"]
@@ -262,17 +262,11 @@ class WinRolloutAgent(WinProbAgent):
             me.case[:, 0, 1] = worlds[:, 0]
         streams = self.rng.integers(1, 2 ** 63, size=S, dtype=np.int64).astype(np.uint64)
         now_sh, wait_sh, reached = np.zeros(S), np.zeros(S), np.zeros(S, dtype=bool)
-        n, longest = 0, 0.0
-        budget = None if self.budget_ms is None else self.budget_ms / 1000.0
-        while n < S:
-            t0 = self.clock()
-            if budget is not None and n > 0 and (t0 - start) + longest > budget:
-                break
-            idx = np.arange(n, min(n + CHUNK, S))
+        n = 0
+        for idx in budgeted_chunks(S, CHUNK, start, self.budget_ms, self.clock):
             a, b, r = self._play(base.take(idx), idx, script, me, s.best_case, query, streams[idx])
             now_sh[idx], wait_sh[idx], reached[idx] = a, b, r
             n = int(idx[-1]) + 1
-            longest = max(longest, self.clock() - t0)
         now, wait, nxt = float(now_sh[:n].mean()), float(wait_sh[:n].mean()), float(reached[:n].mean())
         self.stats = WinRolloutStats(n, S, 1000 * (self.clock() - start), now, wait, nxt)
         return now, wait, nxt

@@ -165,3 +165,18 @@ def test_round_values_equal_a_turn_by_turn_replay(players, seed, turns):
                 play(g, config, 1, "rules", seed=stream, autoreset=False)
             delta = g.score[0].astype(np.int64) - score0  # the step ending the round scores its solve
             assert got[w, c] == delta[0] - delta[1:].mean(), (c, w)
+
+
+def test_budgeted_chunks_by_hand():
+    """A clock that moves 1 s per reading, start 0: each chunk takes 1 s (its two readings), so
+    the next one starts at t0 = 2, 4, ... and needs t0 + 1 s within the budget; the first always."""
+    from pi_env.agents.rollout import budgeted_chunks
+
+    def run(budget_ms):
+        ticks = iter(range(100))
+        return [idx.tolist() for idx in budgeted_chunks(10, 4, 0.0, budget_ms, lambda: float(next(ticks)))]
+
+    assert run(2500) == [[0, 1, 2, 3]]
+    assert run(3500) == [[0, 1, 2, 3], [4, 5, 6, 7]]
+    assert run(None) == run(10 ** 6) == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+    assert run(0.001) == [[0, 1, 2, 3]]
