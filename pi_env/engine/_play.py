@@ -338,17 +338,18 @@ def play_kernel(num_steps, autoreset, policy, prng, steps_out, games_out, action
                     acts[b] = -1
                     continue
                 live = True
-                a = -1
-                if policy == POLICY_SCRIPTED:
-                    a = _scripted_action(b, prng, current_player, card_place, inv_count, inv_district, inv_left,
-                                         failed, script_turn, script_case, script_taken)
-                if policy == POLICY_RULES or (policy == POLICY_SCRIPTED and a < 0):
-                    a = _rules_action(b, prng, duel, adjacency, current_player, tile_district, district_tile,
-                                      card_place, spot, trace, front, inv_count, inv_district, inv_answer,
-                                      inv_suppressed, inv_left, failed, cand)
-                elif policy != POLICY_SCRIPTED:
+                if policy == POLICY_RANDOM:
                     a = _sample_legal(b, _uniform(prng, b), current_player, done, card_place, inv_count,
                                       inv_district, inv_left)
+                else:
+                    a = -1
+                    if policy == POLICY_SCRIPTED:
+                        a = _scripted_action(b, prng, current_player, card_place, inv_count, inv_district,
+                                             inv_left, failed, script_turn, script_case, script_taken)
+                    if a < 0:  # the rules policy, or a scripted pass with nothing else legal
+                        a = _rules_action(b, prng, duel, adjacency, current_player, tile_district, district_tile,
+                                          card_place, spot, trace, front, inv_count, inv_district, inv_answer,
+                                          inv_suppressed, inv_left, failed, cand)
                 acts[b] = a
                 k = steps_out[b]
                 if k < record:
