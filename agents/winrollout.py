@@ -242,15 +242,13 @@ class WinRolloutAgent(WinProbAgent):
         pos = np.searchsorted(s.cases, worlds[:, 0])
         if not np.array_equal(s.cases[np.minimum(pos, s.cases.size - 1)], worlds[:, 0]):
             raise AssertionError("a sampled world gives the agent a case outside its posterior")
-        keys, cls = np.unique(np.asarray(codes, dtype=np.int64), return_inverse=True)
+        keys, cls = np.unique(np.asarray(codes, dtype=np.int64), return_inverse=True)  # classes as `best`'s
         top = np.zeros(keys.size, dtype=np.int64)
-        mass_k = np.zeros(keys.size)
         for k in range(keys.size):
             members = np.flatnonzero(cls == k)
             top[k] = members[np.argmax(s.probs[members])]  # first of the most likely: lowest case id
-            mass_k[k] = s.probs[members].sum()
         k_w = cls[pos]
-        pk = s.probs[top[k_w]] / mass_k[k_w]
+        pk = best[k_w]  # answer_classes: the most likely case's probability given the class
         gain = max(0, int(tier_points(o.tier, o.round_index, P, o.edition)))
         score = int(d["score"][0])
         go = pk * min(gain, SCORE_CAP - score) - (1 - pk) * min(2, score - SCORE_FLOOR) > 0
