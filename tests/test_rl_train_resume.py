@@ -313,6 +313,7 @@ def test_ctrl_c_while_a_resume_starts_leaves_the_run_unchanged(run2048, tmp_path
 
 def test_imitate_ctrl_c_during_setup_is_one_line_and_an_existing_out_names_the_option(tmp_path, monkeypatch,
                                                                                       capsys):
+    _rl()  # imitate.main checks the rl extra before anything else
     from pi_env.rl import imitate
 
     def interrupted(*args, **kwargs):

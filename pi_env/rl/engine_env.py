@@ -170,12 +170,6 @@ class LearnerBatch:
         return np.where(first[np.arange(games.size), seats], 1.0 / first.sum(axis=1), 0.0)
 
 
-def _sb3_base():
-    from pi_env.rl.sb3_envs import _NextStepAdapter
-
-    return _NextStepAdapter
-
-
 class _GymFacade:
     """:class:`LearnerBatch` in the Gymnasium vector-env call shape the SB3 adapter drives."""
 
@@ -195,33 +189,55 @@ class _GymFacade:
         self.batch.venv.close()
 
 
-class SB3LearnerVecEnv(_sb3_base()):  # type: ignore[misc]
-    """:class:`LearnerBatch` as an SB3 ``VecEnv`` for MaskablePPO (module docstring); the
-    arguments are :class:`LearnerBatch`'s. ``infos[b]["episode"]`` of a finished game holds
-    ``r``, ``l``, ``t`` (Monitor format) and ``score``, ``win``."""
+def _sb3_learner_class() -> type:
+    """Build :class:`SB3LearnerVecEnv` on first use: its base class is stable-baselines3's
+    ``VecEnv`` (through :mod:`pi_env.rl.sb3_envs`), so this module imports without the ``rl``
+    extra and only the SB3 env needs it.
 
-    bootstrap_truncated = False  # a game ended by the rotation safeguard is over: its score is final
+    Raises:
+        ModuleNotFoundError: stable-baselines3 is not installed (the ``rl`` extra).
+    """
+    from pi_env.rl.sb3_envs import _NextStepAdapter
 
-    def __init__(self, num_envs: int, num_players: int = 2, opponents: Sequence[Any] = ("random",),
-                 encoding: str = "compact-v1", seed: int = 0, **kwargs: Any):
-        from gymnasium import spaces
+    class SB3LearnerVecEnv(_NextStepAdapter):  # type: ignore[misc,valid-type]
+        """:class:`LearnerBatch` as an SB3 ``VecEnv`` for MaskablePPO (module docstring); the
+        arguments are :class:`LearnerBatch`'s. ``infos[b]["episode"]`` of a finished game holds
+        ``r``, ``l``, ``t`` (Monitor format) and ``score``, ``win``."""
 
-        self.batch = LearnerBatch(num_envs, num_players, opponents, encoding, seed, **kwargs)
-        space = spaces.Box(-np.inf, np.inf, shape=(self.batch.size,), dtype=np.float32)
-        super().__init__(_GymFacade(self.batch), space, POLICY_ACTIONS)
-        self.seed(seed)
-        self._t0 = time.perf_counter()
+        bootstrap_truncated = False  # a game ended by the rotation safeguard is over: its score is final
 
-    def _convert(self, obs: Any, info: dict[str, Any]) -> np.ndarray:
-        self._mask[:] = info["mask"]
-        return obs
+        def __init__(self, num_envs: int, num_players: int = 2, opponents: Sequence[Any] = ("random",),
+                     encoding: str = "compact-v1", seed: int = 0, **kwargs: Any):
+            from gymnasium import spaces
 
-    def step_wait(self):
-        out, rewards, done, infos = super().step_wait()
-        for b, ep in self.venv.episodes:
-            infos[b]["episode"].update(score=ep["score"], win=ep["win"])
-            infos[b]["episode"]["l"] = ep["l"]
-        return out, rewards, done, infos
+            self.batch = LearnerBatch(num_envs, num_players, opponents, encoding, seed, **kwargs)
+            space = spaces.Box(-np.inf, np.inf, shape=(self.batch.size,), dtype=np.float32)
+            super().__init__(_GymFacade(self.batch), space, POLICY_ACTIONS)
+            self.seed(seed)
+            self._t0 = time.perf_counter()
+
+        def _convert(self, obs: Any, info: dict[str, Any]) -> np.ndarray:
+            self._mask[:] = info["mask"]
+            return obs
+
+        def step_wait(self):
+            out, rewards, done, infos = super().step_wait()
+            for b, ep in self.venv.episodes:
+                infos[b]["episode"].update(score=ep["score"], win=ep["win"])
+                infos[b]["episode"]["l"] = ep["l"]
+            return out, rewards, done, infos
+
+    SB3LearnerVecEnv.__qualname__ = "SB3LearnerVecEnv"  # pickles by name, through __getattr__
+    return SB3LearnerVecEnv
+
+
+def __getattr__(name: str) -> Any:
+    """``SB3LearnerVecEnv`` is built when first used (:func:`_sb3_learner_class`)."""
+    if name == "SB3LearnerVecEnv":
+        cls = _sb3_learner_class()
+        globals()[name] = cls
+        return cls
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def torchrl_env(num_envs: int, num_players: int = 2, opponents: Sequence[Any] = ("random",),
