@@ -238,3 +238,29 @@ def test_play_builds_no_agent_before_its_arguments_are_checked(monkeypatch, caps
     assert main(["play", "--agents", "random", "--players", "2", "--record", str(tmp_path / "no" / "g.json")]) == 2
     assert capsys.readouterr().err == (f"pi-env: error: {tmp_path}/no/g.json: the folder '{tmp_path}/no' "
                                        "does not exist\n")
+
+
+LIBRARY_PROBE = """
+import numba
+import pi_env.engine
+def twice(x):
+    return 2 * x
+twice.__module__ = "pi_env.fake"
+print(numba.njit(cache=False)(twice)(3), numba.njit(cache=False)(twice)(4))
+"""
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="nothing is compiled without the JIT")
+def test_a_python_program_is_told_once_that_kernels_compile():
+    """Not only the ``pi-env`` command: a program importing the library hears, once, on stderr, that
+    kernels compile on first use (and how to silence it)."""
+    env = {**os.environ, "PI_ENV_COMPILE_NOTICE": "1"}
+    done = subprocess.run([sys.executable, "-c", LIBRARY_PROBE], capture_output=True, text=True, env=env,
+                          timeout=600, check=True)
+    assert done.stdout == "6 8\n"
+    assert done.stderr == _config.COMPILING_LIBRARY_MESSAGE + "\n"
+    assert "PI_ENV_COMPILE_NOTICE=0" in _config.COMPILING_LIBRARY_MESSAGE
+    env["PI_ENV_COMPILE_NOTICE"] = "0"
+    done = subprocess.run([sys.executable, "-c", LIBRARY_PROBE], capture_output=True, text=True, env=env,
+                          timeout=600, check=True)
+    assert done.stderr == ""

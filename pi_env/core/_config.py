@@ -10,9 +10,13 @@ Environment variables:
         measured far faster on a busy machine); ``ACTIVE`` restores OpenMP's spinning.
     NUMBA_DISABLE_JIT: numba's own switch; ``1`` runs every kernel as plain Python over numpy
         arrays (the reference path the parity tests compare against).
-    PI_ENV_COMPILE_NOTICE: ``0`` silences the line the ``pi-env`` command prints when it has to
-        compile kernels that are not cached yet (:func:`announce_compilation`; the test suite sets
-        it).
+    PI_ENV_COMPILE_NOTICE: ``0`` silences the line printed on stderr when kernels that are not
+        cached yet are compiled (once per process: by the ``pi-env`` command and by the first
+        kernel a Python program uses; :func:`announce_compilation`; the test suite sets it).
+    NUMBA_CACHE_DIR: numba's own switch; where the kernel cache goes. Unset, pi-env's kernels are
+        cached in the user's cache folder (``platformdirs.user_cache_dir("pi-env")/numba``, e.g.
+        ``~/.cache/pi-env/numba`` on Linux), never inside the installed package, so that
+        ``pip uninstall`` leaves nothing behind (:func:`kernel_cache_dir`).
 """
 
 import contextlib
@@ -25,6 +29,7 @@ import types
 from typing import Any, Iterator
 
 import numba
+import platformdirs
 from numba.core import caching as _numba_caching
 from numba.core import event as _numba_event
 
@@ -82,6 +87,28 @@ def _package_root_dirs() -> tuple[str, ...]:
     return tuple({_PACKAGE_DIR, *[d for d in subs if os.path.isdir(d)]})
 
 
+def kernel_cache_dir() -> str:
+    """The folder of pi-env's cached kernels when ``NUMBA_CACHE_DIR`` is not set: ``numba`` in the
+    user's cache folder of pi-env (``platformdirs.user_cache_dir("pi-env")``; on Linux
+    ``$XDG_CACHE_HOME/pi-env/numba``, default ``~/.cache/pi-env/numba``). Each source folder gets
+    its own subfolder there (numba names it by the folder's name and a hash of its full path), so a
+    checkout and an installed copy never share entries. Delete it to clear the cache."""
+    return os.path.join(platformdirs.user_cache_dir("pi-env", appauthor=False), "numba")
+
+
+class _UserCacheLocator(_numba_caching._SourceFileBackedLocatorMixin, _numba_caching._CacheLocator):
+    """numba's locator shape for a cache in :func:`kernel_cache_dir` (numba's own choices would
+    write beside the sources, inside site-packages for an installed copy)."""
+
+    def __init__(self, py_func, py_file):
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        self._cache_path = os.path.join(kernel_cache_dir(), self.get_suitable_cache_subpath(py_file))
+
+    def get_cache_path(self):
+        return self._cache_path
+
+
 def _kernel_locator(base: type) -> type:
     class Locator(base):
         """numba's ``base`` locator for pi-env's kernels, whose source stamp also covers the files
@@ -106,6 +133,7 @@ def _install_kernel_locators() -> None:
     if any(c.__name__.startswith("PiEnv") for c in classes):
         return
     ours = [_kernel_locator(c) for c in (_numba_caching.UserProvidedCacheLocator,  # NUMBA_CACHE_DIR, if set
+                                         _UserCacheLocator,  # else the user's cache folder
                                          _numba_caching.InTreeCacheLocator, _numba_caching.UserWideCacheLocator)]
     classes[:0] = ours
 
@@ -250,12 +278,19 @@ COMPILING_NO_CACHE_MESSAGE = ("pi-env: compiling numba kernels for this command 
                               "PI_ENV_NUMBA_CACHE=0, so every run compiles)")
 
 
+COMPILING_LIBRARY_MESSAGE = ("pi-env: compiling numba kernels on first use (this can take a minute or two; "
+                             "they are cached after first use; PI_ENV_COMPILE_NOTICE=0 silences this line)")
+"""What a Python program that uses pi-env's kernels is told on stderr the first time one of them is
+compiled in the process (the ``pi-env`` command says :data:`COMPILING_MESSAGE` instead)."""
+
+
 class _CompileAnnouncer(_numba_event.Listener):
     """Prints one line the first time numba compiles a pi-env kernel in this process (numba fires
     ``numba:compile`` only when no cached machine code was found)."""
 
-    def __init__(self, stream) -> None:
+    def __init__(self, stream, message: str = COMPILING_MESSAGE) -> None:
         self.stream = stream
+        self.message = message
         self.done = False
 
     def on_start(self, event) -> None:
@@ -268,7 +303,7 @@ class _CompileAnnouncer(_numba_event.Listener):
         self.done = True
         stream = self.stream if self.stream is not None else sys.stderr
         try:
-            print(COMPILING_MESSAGE if CACHE else COMPILING_NO_CACHE_MESSAGE, file=stream, flush=True)
+            print(self.message if CACHE else COMPILING_NO_CACHE_MESSAGE, file=stream, flush=True)
         except (OSError, ValueError):  # a closed stream: the message is a courtesy
             pass
 
@@ -276,23 +311,22 @@ class _CompileAnnouncer(_numba_event.Listener):
         pass
 
 
-_announcer: "_CompileAnnouncer | None" = None
+_announcer = _CompileAnnouncer(None, COMPILING_LIBRARY_MESSAGE)
+_numba_event.register("numba:compile", _announcer)  # any program using the kernels is told once
 
 
 def announce_compilation(stream=None) -> None:
     """Say so (one line, on ``stream``, default ``sys.stderr`` at the time) the first time a pi-env
     kernel is compiled in this process: a kernel is compiled the first time any command calls it
     (seconds to a minute or more per command, :data:`COMPILING_MESSAGE`) and loaded from numba's
-    on-disk cache (``NUMBA_CACHE_DIR`` if set) afterwards, so the notice comes with every command
-    that needs a kernel no earlier command compiled. Installed once per process (later calls only
-    change the stream); the ``pi-env`` command calls it at its start. Nothing is printed when every
-    kernel the command uses comes from the cache, or with ``NUMBA_DISABLE_JIT=1``."""
-    global _announcer
-    if _announcer is None:
-        _announcer = _CompileAnnouncer(stream)
-        _numba_event.register("numba:compile", _announcer)
-    else:
-        _announcer.stream = stream
+    on-disk cache (:func:`kernel_cache_dir`, or ``NUMBA_CACHE_DIR`` if set) afterwards, so the
+    notice comes with every command that needs a kernel no earlier command compiled. The listener
+    is installed when this module is imported (a Python program gets
+    :data:`COMPILING_LIBRARY_MESSAGE`); the ``pi-env`` command calls this at its start to word the
+    line for a command. Nothing is printed when every kernel the command uses comes from the
+    cache, with ``NUMBA_DISABLE_JIT=1``, or with ``PI_ENV_COMPILE_NOTICE=0``."""
+    _announcer.stream = stream
+    _announcer.message = COMPILING_MESSAGE
 
 
 WARMING_MESSAGE = ("{what}: warming up numba kernels before measuring (kernels not in the cache compile "
