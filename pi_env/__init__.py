@@ -16,12 +16,39 @@ import-linter contract in ``pyproject.toml``):
 ========================  ======================================================================
 
 ``pi_env.env()`` / ``pi_env.raw_env()`` are the PettingZoo factories of :mod:`pi_env.envs.aec`,
-loaded on first use so that ``import pi_env`` stays free of gymnasium and pettingzoo.
+loaded on first use so that ``import pi_env`` stays free of pettingzoo.
+
+``import pi_env`` registers the Gymnasium ids of :data:`GYMNASIUM_ENVS` (entry points given as
+strings: the environments' modules load on ``gymnasium.make``), as Gymnasium plugins do, so
+``gymnasium.make("pi_env/SoloTimeAttack-v0")`` works after it; the ``"module:id"`` form
+(``gymnasium.make("pi_env.envs.solo:pi_env/SoloTimeAttack-v0")``) works too.
 """
 
 __version__ = "0.2.0"
 
 _LAZY = {"env": "pi_env.envs.aec", "raw_env": "pi_env.envs.aec"}  # attribute -> module
+
+GYMNASIUM_ENVS = {
+    "pi_env/SoloTimeAttack-v0": {"entry_point": "pi_env.envs.solo:SoloTimeAttackEnv",
+                                 "vector_entry_point": "pi_env.envs.solo:SoloTimeAttackVectorEnv"},
+}
+"""The Gymnasium ids pi-env registers, with their ``gymnasium.register`` arguments (one place)."""
+
+
+def _register_gymnasium_envs() -> None:
+    """Register :data:`GYMNASIUM_ENVS` with Gymnasium (ids already there are left alone; nothing
+    when gymnasium cannot be imported, so the engine's layers stay usable without it)."""
+    try:
+        import gymnasium
+    except ImportError:
+        return
+
+    for env_id, entry_points in GYMNASIUM_ENVS.items():
+        if env_id not in gymnasium.registry:
+            gymnasium.register(id=env_id, **entry_points)
+
+
+_register_gymnasium_envs()
 
 
 def __getattr__(name: str):

@@ -7,7 +7,7 @@ hides a case (a suspect, an evidence and a location); the agent queries until it
 Fewer actions is better. It only translates: the rules are the batched solo engine
 :mod:`pi_env.engine.solo`, whose answer rules are the standard engine's own code.
 
-| Import             | `gymnasium.make("pi_env.envs.solo:pi_env/SoloTimeAttack-v0")`, or `pi_env.envs.solo.SoloTimeAttackEnv` |
+| Import             | `import pi_env` then `gymnasium.make("pi_env/SoloTimeAttack-v0")`, or `pi_env.envs.solo.SoloTimeAttackEnv` |
 |--------------------|------------------------------------------------------------------|
 | Vector             | `gymnasium.make_vec("pi_env.envs.solo:pi_env/SoloTimeAttack-v0", num_envs=N, vectorization_mode="vector_entry_point")` → `SoloTimeAttackVectorEnv` |
 | Action Space       | `Discrete(1730)`                                                 |
@@ -145,14 +145,13 @@ single env's `reset()`) and returns reward 0, not terminated, not truncated.
 
 ### Registration
 
-Importing this module registers `pi_env/SoloTimeAttack-v0` (`entry_point` and
-`vector_entry_point`). Gymnasium ≥ 1.0 loads no plugins through package entry points (in
-gymnasium 1.4, `gymnasium/envs/registration.py` has no entry-point loader), so registration cannot
-happen at install time. Instead the id's `module:id` form is used: `gymnasium.make` and
-`gymnasium.make_vec` import the module named before the colon (`_find_spec` in the same file)
-before they look the id up, so `gymnasium.make("pi_env.envs.solo:pi_env/SoloTimeAttack-v0")`
-works in a fresh interpreter without importing anything first; after that import the plain id
-works too.
+`import pi_env` registers `pi_env/SoloTimeAttack-v0` (`entry_point` and `vector_entry_point`,
+as strings: this module loads on `gymnasium.make`), as Gymnasium plugins such as ale-py do:
+Gymnasium ≥ 1.0 loads no plugins through package entry points, so registration cannot happen at
+install time. The id's `module:id` form works as well: `gymnasium.make` and `gymnasium.make_vec`
+import the module named before the colon before they look the id up, so
+`gymnasium.make("pi_env.envs.solo:pi_env/SoloTimeAttack-v0")` works in a fresh interpreter without
+importing anything first.
 
 ### Version History
 
@@ -188,10 +187,7 @@ from pi_env.core.text import format_table
 __all__ = ["SoloTimeAttackEnv", "SoloTimeAttackVectorEnv", "ENV_ID"]
 
 ENV_ID = "pi_env/SoloTimeAttack-v0"
-
-if ENV_ID not in gymnasium.registry:  # gymnasium.make(ENV_ID) after importing this module
-    gymnasium.register(id=ENV_ID, entry_point="pi_env.envs.solo:SoloTimeAttackEnv",
-                       vector_entry_point="pi_env.envs.solo:SoloTimeAttackVectorEnv")
+"""The Gymnasium id, registered by ``import pi_env`` (:data:`pi_env.GYMNASIUM_ENVS`)."""
 
 
 def _check_cost(name: str, value: Any) -> float:
