@@ -57,7 +57,7 @@ def policy_action(state, rng: np.random.Generator, mask: np.ndarray, solve_true:
 def script_digest(code: str, jit: bool = True, timeout: float = 600) -> str:
     """Run the Python ``code`` in a fresh interpreter (cwd the repository root, the ``tests`` folder
     importable) with numba's JIT on, or off (``jit=False``: ``NUMBA_DISABLE_JIT=1`` and the kernel
-    cache off, the plain-Python path of STYLE.md §5), and return the last line it prints (the
+    cache off, the plain-Python path of docs/contributing.md §C5), and return the last line it prints (the
     scripts print a SHA-256 hex digest). The test fails, showing the end of the script's stderr, if
     it exits non-zero or the JIT setting did not take."""
     env = dict(os.environ, NUMBA_DISABLE_JIT="0" if jit else "1",

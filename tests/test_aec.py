@@ -1,4 +1,4 @@
-"""Tests of the PettingZoo AEC environment ``pi_env.envs.aec`` (STYLE.md §11, §12; docs/rules.md §4, §5).
+"""Tests of the PettingZoo AEC environment ``pi_env.envs.aec`` (docs/contributing.md §C11, §C12; docs/rules.md §4, §5).
 
 PettingZoo's own conformance checks (``api_test``, ``seed_test``, ``render_test``) plus exact checks
 of rewards, terminations/truncations, infos, observations and seeding against the engine.

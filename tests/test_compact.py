@@ -238,6 +238,6 @@ print(h.hexdigest())
 
 
 def test_jit_off_path_agrees():
-    """STYLE.md §5: the compact kernels run as plain Python with NUMBA_DISABLE_JIT=1 and agree
+    """docs/contributing.md §C5: the compact kernels run as plain Python with NUMBA_DISABLE_JIT=1 and agree
     (to 4 decimals: float summation order may differ)."""
     assert_jit_off_agrees(_JIT_SCRIPT, timeout=300)

@@ -37,15 +37,13 @@ def test_rules_has_the_nine_sections_and_the_subsections_cited():
 
 
 def test_every_section_cited_exists():
-    """Every ``§n`` in the code and docs names a section of docs/rules.md (citations of the style
-    guide, ``STYLE.md §n``, are another numbering and are skipped)."""
+    """Every ``§n`` in the code and docs names a section of docs/rules.md (the conventions of
+    docs/contributing.md are cited as ``§Cn``, another numbering: :func:`test_every_convention_cited_exists`)."""
     sections = _sections()
     bad = []
     for path in _tracked_text_files():
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             for m in re.finditer(r"§(\d+(?:\.\d+)?)", line):
-                if "STYLE.md" in line[max(0, m.start() - 30):m.start()]:
-                    continue
                 if m.group(1) not in sections:
                     bad.append(f"{path.relative_to(REPO)}:{number}: §{m.group(1)}")
     assert not bad, "citations of sections docs/rules.md does not have:\n" + "\n".join(bad)
@@ -139,12 +137,19 @@ def test_learned_solo_loss_curve_matches_its_model_file():
     assert rows[-1].split(",")[1] == "0.172"
 
 
+def _python_blocks(path: str, section: str | None = None) -> list[str]:
+    """The ```python blocks of a Markdown file (of one ``## `` section of it), in order."""
+    text = (REPO / path).read_text(encoding="utf-8")
+    if section is not None:
+        text = text[text.index(f"\n## {section}\n"):]
+        text = text[:text.index("\n## ", 1)]
+    return re.findall(r"```python\n(.*?)```", text, flags=re.S)
+
+
 def _python_api_blocks() -> list[str]:
-    """The ```python blocks of the README's "Python API" section, in order."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("\n## Python API\n"):]
-    section = section[:section.index("\n## ", 1)]
-    return re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    """The Python API pages' code blocks, in reading order: the engine and environments, then the
+    solver (a later block uses ``state`` and ``config`` of the first)."""
+    return _python_blocks("docs/environments.md") + _python_blocks("docs/solver.md")
 
 
 def _printed_comments(block: str) -> list[str]:
@@ -163,8 +168,8 @@ def _printed_comments(block: str) -> list[str]:
     return said
 
 
-def test_the_readme_python_api_blocks_run_as_written(tmp_path, monkeypatch, capsys):
-    """Every code block of the README's Python API section runs as written, in order in one
+def test_the_python_api_pages_blocks_run_as_written(tmp_path, monkeypatch, capsys):
+    """Every code block of docs/environments.md and docs/solver.md runs as written, in order in one
     namespace (a later block uses ``state`` and ``config`` of the first), in a folder holding the
     ``game.json`` its solver block names (made with the command in its first comment); the solver
     block prints exactly what its comments say. The integer-row block's conversion takes
@@ -185,7 +190,7 @@ def test_the_readme_python_api_blocks_run_as_written(tmp_path, monkeypatch, caps
         if first.startswith("# game.json: pi-env "):
             assert main(shlex.split(first.split(": ", 1)[1])[1:]) == 0
         capsys.readouterr()
-        exec(compile(block, "README.md", "exec"), namespace)
+        exec(compile(block, "docs", "exec"), namespace)
         printed = capsys.readouterr().out.splitlines()
         if "record_hint" in block:
             assert printed == _printed_comments(block)
@@ -198,3 +203,77 @@ def test_the_readme_python_api_blocks_run_as_written(tmp_path, monkeypatch, caps
             assert (obs.dtype, obs.shape, x.dtype, x.shape) == (np.int8, (256, 288), np.float32, (256, 688))
             packed, _ = SelfPlayVecEnv(256, num_players=2, observations="packed").reset(seed=0)
             assert np.array_equal(x, packed)
+
+
+# --- the README is a front page ---------------------------------------------------------------
+
+INTERNAL_WORDS = re.compile(r"(?i)issues? #\d|\bthe lead\b|\blead's\b|design card|this session")
+
+
+def test_the_readme_is_a_front_page():
+    """At most 300 lines, the two commands first, a table of contents, none of the words that mean
+    something only inside the project."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    assert len(lines) <= 300, len(lines)
+    assert lines[2] == "Play a complete 4-player game of P.I. with the built-in agents (install + run the main job):"
+    assert lines[5].startswith("python3 -m venv .venv && . .venv/bin/activate && pip install . && pi-env play ")
+    assert lines[8] == "Run the tests (install + test):"
+    assert lines[11] == "python3 -m venv .venv && . .venv/bin/activate && pip install '.[test]' && pytest"
+    assert "## Contents" in text and "@@" not in text
+    for heading in re.findall(r"^- \[[^]]+\]\(#([\w-]+)\)$", text, flags=re.M):  # the contents resolve
+        assert any(re.sub(r"[^\w -]", "", h).strip().lower().replace(" ", "-") == heading
+                   for h in re.findall(r"^## (.+)$", text, flags=re.M)), heading
+    bad = [f"README.md:{i}: {line}" for i, line in enumerate(lines, 1) if INTERNAL_WORDS.search(line)]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_readme_quick_start_runs_as_written(tmp_path, monkeypatch, capsys):
+    """The README's quick-start blocks run as written, in order in one folder (the solver block reads
+    the record the second block writes), and print exactly what their comments say."""
+    blocks = _python_blocks("README.md", "Quick start in Python")
+    assert len(blocks) == 4
+    monkeypatch.chdir(tmp_path)
+    for block in blocks:
+        capsys.readouterr()
+        exec(compile(block, "README.md", "exec"), {"__name__": "readme"})
+        assert capsys.readouterr().out.splitlines() == _printed_comments(block), block
+
+
+# --- what the code and docs cite exists ---------------------------------------------------------
+
+_MD_CITATION = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]+\.md)\b")
+
+
+def test_every_markdown_file_cited_exists():
+    """A ``*.md`` path named in a tracked file (code, docs, configuration) is in the repository:
+    a path with a folder is taken from the repository's top (``docs/rules.md``) or, in a page of
+    docs/, from that page's folder (``[rules](rules.md)``); a bare name is looked up beside the
+    citing file, at the top, and in docs/. The changelog is history and is skipped."""
+    bad = []
+    tracked = _tracked_text_files()
+    names = {p.name for p in tracked}
+    for path in tracked:
+        text = path.read_text(encoding="utf-8")
+        for number, line in enumerate(text.splitlines(), 1):
+            for m in _MD_CITATION.finditer(line):
+                name = m.group(1)
+                if "://" in line[max(0, m.start() - 60):m.start()] or name.startswith("."):
+                    continue
+                candidates = [REPO / name, path.parent / name]
+                if "/" not in name or path.name == "mkdocs.yml":  # mkdocs.yml names pages inside docs/
+                    candidates.append(REPO / "docs" / name)
+                if not any(c.is_file() for c in candidates) and not ("/" not in name and name in names):
+                    bad.append(f"{path.relative_to(REPO)}:{number}: {name}")
+    assert not bad, "Markdown files cited but missing:\n" + "\n".join(bad)
+
+
+def test_every_convention_cited_exists():
+    """``docs/contributing.md §Cn`` (the conventions the code follows) names a ``### Cn.`` section."""
+    sections = set(re.findall(r"^### (C\d+)\. ", (REPO / "docs" / "contributing.md").read_text(encoding="utf-8"),
+                              flags=re.M))
+    assert sections == {f"C{i}" for i in range(1, 15)}
+    cited = {(f"{p.relative_to(REPO)}", c) for p in _tracked_text_files()
+             for c in re.findall(r"§(C\d+)", p.read_text(encoding="utf-8"))}
+    assert {c for _, c in cited} >= {"C2", "C3", "C5", "C6", "C10", "C11", "C12"}
+    assert sorted(x for x in cited if x[1] not in sections) == []

@@ -1,5 +1,5 @@
 """Environment names carry a version that changes when the environment's behaviour changes
-(issue #13; STYLE.md §10, the convention of PettingZoo, Gymnasium and pgx ``Env.version``).
+(docs/contributing.md §C10, the convention of PettingZoo, Gymnasium and pgx ``Env.version``).
 
 Each environment's name is pinned here together with a fingerprint of its behaviour: a SHA-256 over
 everything a learner sees — observations, action masks, rewards, terminations, truncations and

@@ -1,4 +1,4 @@
-"""Parity of the batched numba engine with the plain-Python reference (STYLE.md §5).
+"""Parity of the batched numba engine with the plain-Python reference (docs/contributing.md §C5).
 
 Seeded rollouts are stepped through :mod:`pi_env.engine` (batched) and one
 :class:`~pi_env.engine.reference.ReferenceGame` per game in lockstep; after every step every field

@@ -286,7 +286,7 @@ print(h.hexdigest())
 
 
 def test_jit_off_path_gives_the_same_games():
-    """STYLE.md §5: the kernels run as plain Python with NUMBA_DISABLE_JIT=1 and must agree."""
+    """docs/contributing.md §C5: the kernels run as plain Python with NUMBA_DISABLE_JIT=1 and must agree."""
     assert_jit_off_agrees(_DIGEST_SCRIPT)
 
 

@@ -1,4 +1,4 @@
-"""Compiler settings of every numba kernel in pi-env, in one place (STYLE.md §6).
+"""Compiler settings of every numba kernel in pi-env, in one place (docs/contributing.md §C6).
 
 Environment variables:
     PI_ENV_NUMBA_CACHE: ``0`` turns the on-disk kernel cache off (default on).

@@ -1,4 +1,4 @@
-"""The engine's public functions (STYLE.md §3): ``init``, ``reset_done``, ``reset_games``,
+"""The engine's public functions (docs/contributing.md §C3): ``init``, ``reset_done``, ``reset_games``,
 ``step``, ``step_inplace``, ``legal_action_mask``, ``is_legal``, ``sample_actions``, ``outcome``
 and ``rng_states``.
 

@@ -1,4 +1,4 @@
-"""What every batched state shares (STYLE.md §2): a dataclass of arrays with a leading batch axis."""
+"""What every batched state shares (docs/contributing.md §C2): a dataclass of arrays with a leading batch axis."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A plain-Python reference implementation of one game of P.I. (docs/rules.md §3–§5).
 
-This module is the slow, readable second path of the engine (STYLE.md §5). It is written from
+This module is the slow, readable second path of the engine (docs/contributing.md §C5). It is written from
 docs/rules.md with Python lists, sets and ints, one game per object, and shares no code with the numba
 kernels of :mod:`pi_env.engine._kernels`; ``tests/test_parity.py`` steps both in lockstep and checks
 that every field agrees.

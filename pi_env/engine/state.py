@@ -4,7 +4,7 @@ Every array of :class:`State` has a leading batch axis ``B``; a single game is `
 ``P`` is the number of players, fixed for a batch by :class:`GameConfig`. Player ``i`` must solve
 ``case[:, i]``; it *holds* (and answers for) player ``i+1``'s case (docs/rules.md §3).
 
-Terminal behaviour (STYLE.md §3): once ``done[b]`` is set, stepping game ``b`` changes nothing and
+Terminal behaviour (docs/contributing.md §C3): once ``done[b]`` is set, stepping game ``b`` changes nothing and
 gives zero rewards; its legal-action mask is all ones.
 
 Duel (docs/rules.md §7, ``GameConfig.mode == "duel"``): ``score`` counts the rounds each player has
