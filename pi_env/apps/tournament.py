@@ -65,7 +65,7 @@ import numpy as np
 from pi_env.apps.interrupts import ignore_sigint, signals_held, terminate_as_interrupt
 from pi_env.core.constants import DEFAULT_MAX_ROTATIONS, MAX_PLAYERS, MIN_PLAYERS, SOLVE_BASE
 from pi_env.core.errors import PIError
-from pi_env.core.files import write_figure_atomic, write_text_atomic
+from pi_env.core.files import check_output_dir, write_figure_atomic, write_text_atomic
 from pi_env.core.text import csv_text, format_table, plural
 
 FORMAT = "pi-tournament/1"
@@ -823,6 +823,7 @@ def command(args: Any) -> int:
     """``pi-env tournament``: run, print the table, write the files; 130 when interrupted."""
     if not str(args.out).strip():
         raise PIError("--out needs a folder name (the tournament's files go there), got ''")
+    check_output_dir(args.out)
     settings = settings_from_args(args)
     out = Path(args.out)
     workers = args.workers if args.workers is not None else (

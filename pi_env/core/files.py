@@ -21,7 +21,7 @@ from typing import Any
 
 from pi_env.core.errors import PIError
 
-__all__ = ["check_output_path", "check_replaceable_dir", "remove_run_dir", "write_atomic", "write_text_atomic", "write_bytes_atomic", "write_figure_atomic"]
+__all__ = ["check_output_path", "check_output_dir", "check_replaceable_dir", "remove_run_dir", "write_atomic", "write_text_atomic", "write_bytes_atomic", "write_figure_atomic"]
 
 
 def check_output_path(path: str | os.PathLike, *, force: bool = False) -> Path:
@@ -39,9 +39,29 @@ def check_output_path(path: str | os.PathLike, *, force: bool = False) -> Path:
         raise PIError(f"{p}: is a directory, not a file")
     parent = p.parent
     if not parent.is_dir():
+        if parent.exists():
+            raise PIError(f"{p}: {str(parent)!r} is a file, not a folder")
         raise PIError(f"{p}: the folder {str(parent)!r} does not exist")
     if (p.exists() or p.is_symlink()) and not force:
         raise PIError(f"{p} exists; use --force to overwrite it")
+    return p
+
+
+def check_output_dir(path: str | os.PathLike, *, option: str = "--out") -> Path:
+    """``path`` as a :class:`~pathlib.Path` after checking it can be (or already is) a folder for
+    output files: neither it nor any of its existing parents is a file.
+
+    Raises:
+        PIError: ``path`` or a parent of it is a file; the message names ``option`` and the file.
+    """
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise PIError(f"{option} {str(path)!r} is a file, not a folder")
+    for parent in p.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise PIError(f"{option} {str(path)!r}: {str(parent)!r} is a file, not a folder")
+            break
     return p
 
 
@@ -63,7 +83,8 @@ def write_atomic(path: str | os.PathLike, data: bytes | str, *, force: bool = Tr
 
     Raises:
         PIError: see :func:`check_output_path` (checked before anything is written).
-        OSError: the file system refused the write (no temporary file is left behind).
+        OSError: the file system refused the write; its ``filename`` is ``path`` (not the
+            temporary file the data went to first), and no temporary file is left behind.
         TypeError: ``data`` is neither ``bytes`` nor ``str``.
     """
     if isinstance(data, str):
@@ -71,8 +92,9 @@ def write_atomic(path: str | os.PathLike, data: bytes | str, *, force: bool = Tr
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"data must be bytes or str, got {type(data).__name__}")
     p = check_output_path(path, force=force)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=str(p.parent))
+    tmp = None
     try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=str(p.parent))
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             if fsync:
@@ -80,8 +102,13 @@ def write_atomic(path: str | os.PathLike, data: bytes | str, *, force: bool = Tr
                 os.fsync(fh.fileno())
         os.chmod(tmp, _mode_for(p))  # mkstemp makes 0600
         os.replace(tmp, p)  # renames over the link itself when p is a symbolic link
+    except OSError as exc:  # name the user's file, not the hidden temporary one
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+        raise type(exc)(exc.errno, exc.strerror or str(exc), str(p)) from None
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
         raise
     return p
 

@@ -1,0 +1,51 @@
+"""Defects a new user met on a fresh clone, each pinned by a test that failed before its fix."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+from pi_env.apps.cli import main
+from pi_env.core.files import write_text_atomic
+
+LINUX_PROC = sys.platform.startswith("linux") and os.path.isdir("/proc/self")
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.mark.skipif(not LINUX_PROC, reason="needs Linux's /proc, where no file can be created")
+def test_a_failed_write_names_the_users_file_not_the_temporary_one(capsys, tmp_path):
+    with pytest.raises(OSError) as exc:
+        write_text_atomic("/proc/g.json", "{}")
+    assert exc.value.filename == "/proc/g.json"
+    code, _, err = run(capsys, "play", "--players", "2", "--seed", "1", "--agents", "random,random", "--quiet",
+                       "--record", "/proc/g.json")
+    assert code == 2 and err.startswith("pi-env: error: /proc/g.json: ") and ".tmp" not in err
+    for argv in (["render", str(tmp_path / "g.json"), "--round", "1", "--event", "0", "--out", "/proc/b.png"],
+                 ["solo", "generate", "--seed", "3", "--out", "/proc/c.json"]):
+        if argv[0] == "render":
+            assert run(capsys, "play", "--players", "2", "--seed", "1", "--agents", "random,random", "--quiet",
+                       "--record", str(tmp_path / "g.json"))[0] == 0
+        code, _, err = run(capsys, *argv)
+        assert code == 2 and err.startswith(f"pi-env: error: {argv[argv.index('--out') + 1]}"), err
+        assert ".tmp" not in err, err
+
+
+def test_a_file_where_a_folder_is_needed_is_named(capsys, tmp_path):
+    afile = tmp_path / "afile"
+    afile.write_text("mine")
+    code, _, err = run(capsys, "play", "--players", "2", "--seed", "1", "--agents", "random,random", "--quiet",
+                       "--record", str(afile / "g.json"))
+    assert (code, err) == (2, f"pi-env: error: {afile / 'g.json'}: {str(afile)!r} is a file, not a folder\n")
+    code, _, err = run(capsys, "tournament", "--agents", "random,random", "--games", "2", "--out", str(afile))
+    assert (code, err) == (2, f"pi-env: error: --out {str(afile)!r} is a file, not a folder\n")
+    code, _, err = run(capsys, "tournament", "--agents", "random,random", "--games", "2", "--out",
+                       str(afile / "t"))
+    assert (code, err) == (2, f"pi-env: error: --out {str(afile / 't')!r}: {str(afile)!r} is a file, not a folder\n")
+    assert afile.read_text() == "mine"
