@@ -49,3 +49,27 @@ def test_a_file_where_a_folder_is_needed_is_named(capsys, tmp_path):
                        str(afile / "t"))
     assert (code, err) == (2, f"pi-env: error: --out {str(afile / 't')!r}: {str(afile)!r} is a file, not a folder\n")
     assert afile.read_text() == "mine"
+
+
+def test_one_daily_case_per_date_and_difficulty_everywhere(capsys, tmp_path):
+    """``solo generate --daily D`` and ``--daily D --difficulty medium`` were two boards for "the daily
+    medium case"; now the daily case of a date is of a difficulty (default medium), and the terminal
+    game and the browser (both through ``game_from_seed``) get the same case as ``generate``."""
+    from pi_env.apps.solo_app import game_from_seed
+    from pi_env.apps.solo_cases import DAILY_DIFFICULTY, generate
+    from pi_env.records.record_file import load_record
+
+    assert DAILY_DIFFICULTY == "medium"
+    boards = []
+    for extra in ([], ["--difficulty", "medium"]):
+        out = tmp_path / f"case{len(boards)}.json"
+        assert run(capsys, "solo", "generate", "--daily", "2026-12-01", *extra, "--out", str(out))[0] == 0
+        rnd = load_record(out).rounds[0]
+        boards.append((rnd.tile_district, dict(rnd.cases)))
+    assert boards[0] == boards[1]
+    case = generate(date="2026-12-01", difficulty="medium")
+    assert boards[0] == (case.tile_district, {0: case.case})
+    for difficulty in (None, "medium"):
+        game = game_from_seed(None, date="2026-12-01", difficulty=difficulty)
+        assert (game.case, game.seed, game.source) == (case.case, case.seed, "daily case 2026-12-01, medium")
+    assert generate(date="2026-12-01", difficulty="hard").case != case.case

@@ -238,7 +238,7 @@ def test_daily_case_and_rank_among_others(tmp_path):
     out, _ = play(tmp_path, ["clue Doc", answer], name="Hal", date="2024-05-01")
     in_order(out, ["P.I. Solo Time Attack: daily case 2024-05-01, " + f"{g.difficulty} (the reference solver "
                    f"needs {g.greedy_actions} actions)",
-                   "Leaderboard for daily case 2024-05-01 (5 investigators): you are 3rd of 3.",
+                   "Leaderboard for daily case 2024-05-01, medium (5 investigators): you are 3rd of 3.",
                    "  1  Fay   1        0              0      0:10  0      2024-05-01 10:00",
                    "  1  Gus   1        0              0      0:10  0      2024-05-01 10:00",
                    "  3  Hal   2        0              0      0:20  0      2024-05-01 10:00"])

@@ -115,9 +115,13 @@ def test_daily_seed_and_date():
     import datetime
     assert date_seed(datetime.date(1999, 12, 31)) == 19991231
     d = generate(date="2024-05-01")
-    assert d.seed == 20240501 and d.date == "2024-05-01"
-    assert (d.tile_district, d.case) == (generate(20240501).tile_district, generate(20240501).case)
-    assert generate(date="2024-05-01") == d
+    # one daily case per date and difficulty: the plain daily is the daily medium case, found by
+    # the search from YYYYMMDD * 1000 (the first medium case there is that seed's)
+    assert d == generate(date="2024-05-01", difficulty="medium") == generate(date="2024-05-01")
+    assert (d.base_seed, d.target, d.difficulty, d.date) == (20240501000, "medium", "medium", "2024-05-01")
+    plain = generate(20240501000, difficulty="medium")  # the same case from its block's first seed
+    assert (d.seed, d.tile_district, d.case) == (plain.seed, plain.tile_district, plain.case)
+    assert generate(date="2024-05-01", difficulty="hard").seed != d.seed
     for bad in ("2024-5-1", "2024-02-30", "tomorrow"):
         with pytest.raises(PIError, match="YYYY-MM-DD"):
             date_seed(bad)
@@ -261,8 +265,9 @@ def test_daily_cases_of_a_difficulty_have_their_own_seed_blocks():
         assert generate(c.seed).case == c.case and c.difficulty == "easy"
     assert [generate(date="2026-12-01", difficulty=d).seed for d in ("medium", "hard")] == [20261201003,
                                                                                             20261201002]
-    # the plain daily keeps its documented seed YYYYMMDD (below 10**8: never in a block)
-    assert generate(date="2026-12-15").seed == 20261215 and generate(date="2026-12-15").target is None
+    # the plain daily is the daily medium case (one daily case per date and difficulty)
+    assert generate(date="2026-12-01") == generate(date="2026-12-01", difficulty="medium")
+    assert generate(date="2026-12-01").target == "medium"
     assert "daily case 2026-12-01, hard, seed 20261201002" in setup_sheet(generate(date="2026-12-01",
                                                                                    difficulty="hard"))
 

@@ -173,11 +173,12 @@ def build_parser() -> argparse.ArgumentParser:
     which = gen.add_mutually_exclusive_group()
     which.add_argument("--seed", type=_seed, default=None, help="case seed (default 0)")
     which.add_argument("--daily", type=_date, default=None, metavar="YYYY-MM-DD",
-                       help="the daily case of this date (seed YYYYMMDD)")
+                       help="the daily case of this date: one per date and difficulty (default "
+                            "difficulty medium), the same in solo play and the browser")
     gen.add_argument("--difficulty", choices=("easy", "medium", "hard"), default=None,
                      help="the first case of this difficulty from the seed upwards (a daily case: "
-                          "from seed YYYYMMDD*1000; actions the reference greedy solver needs: "
-                          "easy <= 5, medium 6-7, hard >= 8)")
+                          "from seed YYYYMMDD*1000, default medium; actions the reference greedy "
+                          "solver needs: easy <= 5, medium 6-7, hard >= 8)")
     gen.add_argument("--investigators", type=_solo_investigators, default=5,
                      help="investigator tiles, 0..14 (default 5)")
     gen.add_argument("--out", default="case.json",
@@ -188,13 +189,14 @@ def build_parser() -> argparse.ArgumentParser:
     pwhich = splay.add_mutually_exclusive_group()
     pwhich.add_argument("--seed", type=_seed, default=None, help="case seed (default: a random one)")
     pwhich.add_argument("--daily", type=_date_or_today, nargs="?", const="today", default=None,
-                        metavar="YYYY-MM-DD", help="the daily case (default date: today)")
+                        metavar="YYYY-MM-DD", help="the daily case (default date: today; one per date and "
+                                                    "difficulty, default difficulty medium)")
     pwhich.add_argument("--case", default=None, metavar="FILE",
                         help="play the case of a solo record (from pi-env solo generate)")
     pwhich.add_argument("--resume", action="store_true", help="continue the saved game in progress")
     splay.add_argument("--difficulty", choices=("easy", "medium", "hard"), default=None,
                        help="the first case of this difficulty from the seed upwards (a daily case: "
-                            "from seed YYYYMMDD*1000)")
+                            "from seed YYYYMMDD*1000, default medium)")
     splay.add_argument("--investigators", type=_solo_investigators, default=None,
                        help="investigator tiles, 0..14 (default 5; a --case file has its own)")
     splay.add_argument("--name", default=None, help="your name for the leaderboard (default: asked)")
@@ -595,7 +597,7 @@ def cmd_solo(args: argparse.Namespace) -> int:
     record_path, sheet_path = write_case(case, out, force=args.force)
     origin = case_label(case.date, case.target, case.seed) if case.date else "case"
     searched = (f" (first {case.difficulty} case from seed {case.base_seed})"
-                if args.difficulty and case.base_seed != case.seed else "")
+                if case.target and case.base_seed != case.seed else "")
     g = case.greedy
     print(f"P.I. Solo Time Attack: {origin}, seed {case.seed}{searched}")
     print(f"difficulty {case.difficulty}: the reference greedy solver needs {g.actions} actions, "

@@ -310,7 +310,7 @@ def game_from_seed(seed: int | None, *, date: str | None = None, difficulty: str
     if random:
         seed = random_seed()
     c = generate(None if date else seed, date=date, difficulty=difficulty, investigators=investigators)
-    return _game_of_case(c, c.date, difficulty, random=random)
+    return _game_of_case(c, c.date, c.target, random=random)
 
 
 def _game_of_case(c, date: str | None, target: str | None, random: bool = False) -> SoloGame:

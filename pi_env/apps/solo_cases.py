@@ -4,11 +4,12 @@ how many actions the solver's greedy policy needs, written as a record and a pri
 * **Case from a seed.** ``generate(seed)`` is game 0 of ``pi_env.engine.solo.init(config, 1, seed)``
   (the same draw as ``SoloTimeAttack-v0``'s ``reset(seed=seed)``): the suspect and evidence tiles
   and the case. The same seed always gives the same case.
-* **Daily case.** ``date_seed("2024-05-01") == 20240501``: the date's digits as an integer. A
-  daily case *of a difficulty* searches its own block of :data:`DAILY_BLOCK` seeds,
-  ``YYYYMMDD * 1000 .. YYYYMMDD * 1000 + 999`` (:func:`daily_search_start`), so each date and
-  difficulty has its own case, and no two dates (nor a plain daily, whose seed is below 10**8)
-  share a seed.
+* **Daily case.** One case per date and difficulty, the same everywhere (``pi-env solo generate``,
+  ``pi-env solo play``, the browser): a daily case is always of a difficulty (default
+  :data:`DAILY_DIFFICULTY`, so "the daily case" and "the daily medium case" are one case) and
+  searches its own block of :data:`DAILY_BLOCK` seeds, ``YYYYMMDD * 1000 .. YYYYMMDD * 1000 + 999``
+  (:func:`daily_search_start`; ``date_seed("2024-05-01") == 20240501``), so no two dates share a
+  seed.
 * **Difficulty.** :func:`greedy_play` plays the case with the greedy policy of
   :mod:`pi_env.solvers.hints` (the policy of :func:`pi_env.solvers.hints.greedy_expected_actions`), in open mode
   (any of the 36 elements) with the given investigator tiles: with one consistent case left, name
@@ -56,7 +57,7 @@ from pi_env.core.files import write_text_atomic
 from pi_env.core.text import format_table
 from pi_env.solvers.solo_rating import DIFFICULTIES, difficulty_of, greedy_play
 
-__all__ = ["SoloCase", "date_seed", "daily_search_start", "case_label", "generate", "case_record", "setup_sheet",
+__all__ = ["SoloCase", "DAILY_DIFFICULTY", "date_seed", "daily_search_start", "case_label", "generate", "case_record", "setup_sheet",
            "write_case", "MAX_SEARCH", "MAX_SEED", "DAILY_BLOCK"]
 
 MAX_SEARCH = 100_000
@@ -65,6 +66,10 @@ MAX_SEED = 2**63 - 1
 """The largest seed (``pi-env solo play --seed`` takes 0..2**63-1); a search never goes past it."""
 DAILY_BLOCK = 1000
 """Seeds a daily case of a difficulty searches: ``YYYYMMDD * 1000`` upwards, this many."""
+
+
+DAILY_DIFFICULTY = "medium"
+"""The difficulty of a daily case when none is asked for (the common bucket, about 70 % of cases)."""
 
 
 def date_seed(date: "str | _dt.date") -> int:
@@ -148,8 +153,9 @@ def generate(seed: int | None = None, *, date: "str | _dt.date | None" = None,
 
     Args:
         seed: non-negative integer (exclusive with ``date``; default 0 when neither is given).
-        date: ``YYYY-MM-DD``: the daily case (seed :func:`date_seed`; with a difficulty, the
-            search starts at :func:`daily_search_start` and tries :data:`DAILY_BLOCK` seeds).
+        date: ``YYYY-MM-DD``: the daily case of that date and difficulty (``difficulty`` default
+            :data:`DAILY_DIFFICULTY`): the search starts at :func:`daily_search_start` and tries
+            :data:`DAILY_BLOCK` seeds.
         difficulty: ``"easy"``, ``"medium"`` or ``"hard"``: try ``seed, seed + 1, ...`` until the
             greedy rating lands in that bucket (at most :data:`MAX_SEARCH` seeds, none above
             :data:`MAX_SEED`).
@@ -171,8 +177,8 @@ def generate(seed: int | None = None, *, date: "str | _dt.date | None" = None,
     if date is not None:
         seed = date_seed(date)
         day = f"{seed // 10000:04d}-{seed // 100 % 100:02d}-{seed % 100:02d}"
-        if difficulty is not None:
-            seed = seed * DAILY_BLOCK
+        difficulty = difficulty or DAILY_DIFFICULTY
+        seed = seed * DAILY_BLOCK
     if seed is None:
         seed = 0
     if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
