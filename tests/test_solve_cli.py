@@ -144,7 +144,7 @@ def test_errors_are_one_line(capsys, tmp_path) -> None:
     assert "No such file" in _bad(capsys, tmp_path / "missing.json", "--player", 0)
 
 
-def test_contradiction_is_reported_not_raised(capsys, tmp_path) -> None:
+def test_contradiction_is_reported_and_exits_2(capsys, tmp_path) -> None:
     doc = json.loads(RECORD.read_text())
     rnd = doc["rounds"][0]
     rnd.pop("cases")
@@ -154,10 +154,16 @@ def test_contradiction_is_reported_not_raised(capsys, tmp_path) -> None:
                      {"player": 1, "clue": suspect, "answer": "spot"}]
     path = tmp_path / "contradiction.json"
     path.write_text(json.dumps(doc))
-    out = solve_json(capsys, path, "--player", 3)
+    code, text, err = run(capsys, "solve", path, "--player", 3, "--json")
+    out = json.loads(text)
     assert out["count"] == 0 and out["cases"] == [] and out["conflict"] == [0, 1]
+    message = ("pi-env: error: round 1: the answers cannot all be true (no deal of the cases fits them): "
+               "events 0, 1\n")
+    assert (code, err) == (2, message)
     code, text, err = run(capsys, "solve", path, "--player", 3)
-    assert code == 0 and err == "" and "these cannot all hold: events 0, 1" in text
+    assert (code, err) == (2, message) and "these cannot all hold: events 0, 1" in text
+    code, _, err = run(capsys, "replay", path)  # the same words and status as replay
+    assert (code, err) == (2, message)
 
 
 @pytest.mark.parametrize("players,seed", [(3, 21), (4, 22), (5, 23)])

@@ -490,8 +490,9 @@ def _integer(text: str) -> int:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    """``pi-env solve``: only what ``--player`` knows (docs/rules.md §9); a contradiction is reported,
-    not an error (see :func:`pi_env.solvers.solve_report.solve_report`). The position defaults to
+    """``pi-env solve``: only what ``--player`` knows (docs/rules.md §9); a contradiction is reported
+    (see :func:`pi_env.solvers.solve_report.solve_report`), then the command fails with exit status 2
+    as ``pi-env replay`` does. The position defaults to
     the record's last round after its last event (where a game in progress stands)."""
     from pi_env.records.record_file import load_record
     from pi_env.solvers.solve_report import solve_report, solve_report_lines
@@ -519,6 +520,12 @@ def cmd_solve(args: argparse.Namespace) -> int:
         print(json.dumps(doc, indent=1, ensure_ascii=False))
     else:
         print("\n".join(solve_report_lines(doc)))
+    if doc["conflict"] is not None:  # reported above; a broken record fails as it does in replay
+        what = (f"events {', '.join(map(str, doc['conflict']))}" if doc["conflict"]
+                else "the case the player holds")
+        print(f"pi-env: error: round {round_index + 1}: the answers cannot all be true (no deal of the cases "
+              f"fits them): {what}", file=sys.stderr)
+        return 2
     return 0
 
 
