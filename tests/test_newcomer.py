@@ -73,3 +73,17 @@ def test_one_daily_case_per_date_and_difficulty_everywhere(capsys, tmp_path):
         game = game_from_seed(None, date="2026-12-01", difficulty=difficulty)
         assert (game.case, game.seed, game.source) == (case.case, case.seed, "daily case 2026-12-01, medium")
     assert generate(date="2026-12-01", difficulty="hard").case != case.case
+
+
+def test_solo_resume_keeps_the_players_name(tmp_path):
+    """``pi-env solo play --name Zed``, quit, then ``--resume`` without ``--name``: the result is
+    ranked as Zed, without asking (the resumed game asked for a name again)."""
+    from test_solo_app import in_order, play
+
+    play(tmp_path, ["clue Doc", "quit"], name="Zed", seed=7)
+    saved = (tmp_path / "save" / "solo-game.json").read_text()
+    assert '"name": "Zed"' in saved
+    out, person = play(tmp_path, ["solve shorty murder china town", "Nobody"], resume=True)
+    in_order(out, ["Resuming after 1 action.", "Leaderboard for seed 7 (5 investigators): you are 1st of 1."])
+    assert any(line.startswith("  1  Zed ") for line in out), "\n".join(out)
+    assert not any("Name for the leaderboard" in line for line in out)

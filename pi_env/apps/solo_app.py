@@ -180,6 +180,7 @@ class SoloGame:
     target: str | None = None
     unranked: str | None = None
     random: bool = False
+    player_name: str | None = None
 
     @classmethod
     def new(cls, tile_district, case: int, *, seed: int | None, date: str | None = None,
@@ -217,6 +218,8 @@ class SoloGame:
             doc["unranked"] = self.unranked
         if self.random:
             doc["random"] = True
+        if self.player_name is not None:
+            doc["name"] = self.player_name
         if self.seed is None or self.board != DAYTIME:
             doc["tile_district"] = list(self.tile_district)
             doc["case"] = self.case
@@ -261,6 +264,10 @@ class SoloGame:
             if not isinstance(elapsed, (int, float)) or elapsed < 0 or not isinstance(hints, int) or hints < 0:
                 raise SaveError("elapsed and hints must be non-negative numbers")
             game.elapsed, game.hints = float(elapsed), int(hints)
+            name = doc.get("name")
+            if name is not None and not isinstance(name, str):
+                raise SaveError(f"name must be text, got {name!r}")
+            game.player_name = name
             acts = doc.get("actions", [])
             if not isinstance(acts, list):
                 raise SaveError("actions must be a list")
@@ -659,6 +666,10 @@ class SoloApp:
             if discard and saved is not None:  # only once the new game exists
                 self.say(f"The game in progress ({saved.source}) was discarded.")
                 self._discard_save()
+            if self.name is None:  # a resumed game keeps the name it was started with
+                self.name = game.player_name
+            else:
+                game.player_name = self.name
             self.game = game
             self._session_start = self.clock()
             self._intro(resumed)
