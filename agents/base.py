@@ -6,12 +6,14 @@ An agent sees exactly what one player may see (docs/rules.md §9): the flat obse
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from typing import Any
 
 import numpy as np
 
 from pi_env.core.board import DAYTIME, Board
+from pi_env.core.errors import AgentNotResetError
 
 
 def reset_for_game(agent: "Agent", config: Any, seed: int | None = None) -> None:
@@ -40,6 +42,25 @@ class Agent(ABC):
 
     name: str = "agent"
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Every ``act`` a subclass defines first checks that :meth:`reset` has run (an agent used
+        without it failed deep inside with ``AttributeError: ... 'rng'``)."""
+        super().__init_subclass__(**kwargs)
+        act = cls.__dict__.get("act")
+        if act is None or getattr(act, "__isabstractmethod__", False) or getattr(act, "_checks_reset", False):
+            return
+
+        @functools.wraps(act)
+        def checked_act(self: "Agent", observation: np.ndarray, action_mask: np.ndarray) -> int:
+            if "rng" not in self.__dict__:
+                raise AgentNotResetError(
+                    f"the {self.name} agent was not reset: call agent.reset(num_players, board, seed) "
+                    f"before agent.act(observation, action_mask), and again before every new game")
+            return act(self, observation, action_mask)
+
+        checked_act._checks_reset = True  # type: ignore[attr-defined]
+        cls.act = checked_act  # type: ignore[method-assign]
+
     def reset(self, num_players: int, board: Board = DAYTIME, seed: int | None = None) -> None:
         """Start a new game. ``seed`` seeds the agent's own randomness (ties, random moves)."""
         self.num_players = num_players
@@ -48,7 +69,7 @@ class Agent(ABC):
 
     @abstractmethod
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """Choose an action.
+        """Choose an action (after :meth:`reset`).
 
         Args:
             observation: ``int16[618 + 1912 * P]`` flat observation of the acting player.
@@ -56,6 +77,9 @@ class Agent(ABC):
 
         Returns:
             A legal action id (``0..1729``).
+
+        Raises:
+            AgentNotResetError: :meth:`reset` has not started a game.
         """
 
 

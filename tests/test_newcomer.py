@@ -87,3 +87,86 @@ def test_solo_resume_keeps_the_players_name(tmp_path):
     in_order(out, ["Resuming after 1 action.", "Leaderboard for seed 7 (5 investigators): you are 1st of 1."])
     assert any(line.startswith("  1  Zed ") for line in out), "\n".join(out)
     assert not any("Name for the leaderboard" in line for line in out)
+
+
+def _names_with_extras() -> list[str]:
+    import importlib.util
+
+    from pi_env.agents import AGENTS
+
+    names = sorted(AGENTS)
+    if importlib.util.find_spec("torch") is not None:
+        names += ["learned:2p"]
+    return names
+
+
+@pytest.mark.parametrize("name", _names_with_extras())
+def test_an_agent_used_without_reset_says_so(name):
+    """Every built-in agent, ``act`` before ``reset``: one clear error (it was
+    ``AttributeError: ... object has no attribute 'rng'`` deep inside)."""
+    from pi_env.agents import make_agent
+    from pi_env.core.errors import AgentNotResetError
+    from pi_env.engine import GameConfig, init, legal_action_mask, observe
+
+    players = 2
+    state = init(GameConfig(num_players=players), 1, seed=0)
+    observation, mask = observe(state, int(state.current_player[0]))[0], legal_action_mask(state)[0]
+    agent = make_agent(name)
+    with pytest.raises(AgentNotResetError) as exc:
+        agent.act(observation, mask)
+    assert str(exc.value) == (f"the {agent.name} agent was not reset: call agent.reset(num_players, board, "
+                              f"seed) before agent.act(observation, action_mask), and again before every new game")
+    agent.reset(players, seed=0)
+    if name in ("random", "deducer", "heuristic"):  # the cheap ones: now it plays
+        assert mask[agent.act(observation, mask)] == 1
+
+
+def _help(capsys, *argv) -> str:
+    with pytest.raises(SystemExit) as exc:
+        main([*argv, "--help"])
+    assert exc.value.code == 0
+    return " ".join(capsys.readouterr().out.split())  # the words, whatever the terminal's width
+
+
+def test_help_texts_name_the_agents_and_every_option(capsys):
+    from pi_env.agents import AGENTS
+
+    for command in (["play"], ["tournament"]):
+        text = _help(capsys, *command)
+        assert "Agents: " + ", ".join(AGENTS) + "; with the rl extra learned:2p, learned:4p or learned:PATH" in text
+        assert ("--edition {second,first} rules edition: second (default) or first (the first edition and "
+                "Board Game Arena scoring; docs/rules.md §5)") in text
+    descriptions = {("play",): "Play a whole game with built-in agents and print it.",
+                    ("replay",): "Check a game record and print its turns and standings.",
+                    ("solve",): "What a player can deduce at a point of a record, and a hint.",
+                    ("render",): "Draw the board at a point of a record as a PNG.",
+                    ("solo",): "Solo Time Attack (docs/rules.md §8): generate cases, play."}
+    for command, line in descriptions.items():
+        assert line in _help(capsys, *command), command
+    for command in (["tournament"], ["serve"], ["solo", "generate"], ["solo", "play"]):
+        assert _help(capsys, *command).split(" options: ")[0].endswith("."), command  # a description line
+    for command in ("solve", "render"):
+        text = _help(capsys, command)
+        assert "--after-event and --event are one option" in text and "as in pi-env" not in text
+
+
+def test_argument_errors_name_the_command(capsys):
+    for argv, prog in ((["play", "--bogus"], "pi-env play"), (["solo", "generate", "--nope", "1"], "pi-env solo generate"),
+                       (["solve", "x.json", "--player", "0", "--extra"], "pi-env solve")):
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        extra = " ".join(a for a in argv[1:] if a.startswith("--") and a not in ("--player",)) + \
+            (" 1" if argv[-1] == "1" else "")
+        assert exc.value.code == 2
+        assert capsys.readouterr().err == (f"{prog}: error: unrecognized arguments: {extra} "
+                                           f"(see '{prog} --help')\n")
+
+
+def test_render_of_a_solo_record_says_what_render_does(capsys, tmp_path):
+    case = tmp_path / "case.json"
+    assert run(capsys, "solo", "generate", "--seed", "3", "--out", str(case))[0] == 0
+    code, _, err = run(capsys, "render", str(case), "--out", str(tmp_path / "b.png"))
+    assert (code, err) == (2, f"pi-env: error: {case}: a Solo Time Attack record; render draws standard and "
+                              f"duel games only (for a solo case: pi-env replay {case} prints it, pi-env solo "
+                              f"play --case {case} plays it, and its setup sheet is the .txt beside it)\n")
+    assert not (tmp_path / "b.png").exists()

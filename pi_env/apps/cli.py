@@ -70,15 +70,51 @@ def _positive(text: str) -> int:
     return value
 
 
+AGENT_NAMES_SLOT = "{agent names}"
+"""Stands in a help text for the built-in agents' names, filled in when the help is shown (listing
+them needs ``pi_env.agents``, too heavy to import for every command)."""
+
+
+def _agent_names() -> str:
+    from pi_env.agents import AGENTS
+
+    return ", ".join(AGENTS) + "; with the rl extra learned:2p, learned:4p or learned:PATH"
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors (``pi-env play: error: ...``) instead of usage dumps."""
 
     def error(self, message: str):  # type: ignore[override]
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
+    def format_help(self) -> str:
+        for action in self._actions:
+            if action.help and AGENT_NAMES_SLOT in action.help:
+                action.help = action.help.replace(AGENT_NAMES_SLOT, _agent_names())
+        return super().format_help()
+
+
+def _command(subparsers, name: str, help: str) -> _Parser:
+    """A subcommand whose ``--help`` opens with its one-line description (the same words as in
+    ``pi-env --help``)."""
+    return subparsers.add_parser(name, help=help, description=help[0].upper() + help[1:] + ".")
+
+
+def _subparser_of(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The (sub)command parser that read ``args``: its errors name the command (``pi-env play``)."""
+    while True:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if not subs or getattr(args, subs[0].dest, None) is None:
+            return parser
+        parser = subs[0].choices[getattr(args, subs[0].dest)]
+
+
+EDITION_HELP = ("rules edition: second (default) or first (the first edition and Board Game Arena "
+                "scoring; docs/rules.md §5)")
+
 
 POSITION_HELP = ("the position after the round's event E, its events 0..E played (0-based; -1: the round's "
-                 "start; default: after its last event); --event E is an alias, as in pi-env solve and render")
+                 "start; default: after its last event); --after-event and --event are one option")
 """Help of ``--after-event`` (alias ``--event``) in ``pi-env solve`` and ``pi-env render``: one
 position, named alike in both commands."""
 
@@ -88,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"pi-env {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    play = sub.add_parser("play", help="play a whole game with built-in agents and print it")
+    play = _command(sub, "play", help="play a whole game with built-in agents and print it")
     play.add_argument("--players", type=_players, default=None,
                       help="2..5 (default: the number of --agents as in tournament, else 4; a duel is for "
                            "exactly 2)")
@@ -98,8 +134,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--agents", default=None,
                       help=f"comma-separated agent per seat (default for 4: {DEFAULT_AGENTS}), or a "
                            f"shorter list repeated to fill the seats (--agents x,greedy --players 4 seats "
-                           f"x,greedy,x,greedy); 'human' seats a person at this terminal")
-    play.add_argument("--edition", choices=("second", "first"), default="second")
+                           f"x,greedy,x,greedy); 'human' seats a person at this terminal. Agents: {AGENT_NAMES_SLOT}")
+    play.add_argument("--edition", choices=("second", "first"), default="second", help=EDITION_HELP)
     play.add_argument("--variant", action="append", choices=("fast", "nick-of-time"), default=[],
                       help="rules variant (repeatable): fast = 2 rounds, nick-of-time (docs/rules.md §6)")
     play.add_argument("--investigators", type=_investigators, default=None, metavar="N,N,...",
@@ -117,23 +153,25 @@ def build_parser() -> argparse.ArgumentParser:
                            "turns and each person presses Enter when alone at it (required with two or "
                            "more 'human' seats)")
 
-    replay = sub.add_parser("replay", help="check a game record and print its turns and standings")
+    replay = _command(sub, "replay", help="check a game record and print its turns and standings")
     replay.add_argument("record", help="a pi-record/1 JSON file")
     replay.add_argument("--json", action="store_true", help="print the report as JSON")
     replay.add_argument("--quiet", action="store_true", help="print only the results")
 
-    tour = sub.add_parser("tournament", help="play many seat-rotated games between agents and "
+    tour = _command(sub, "tournament", help="play many seat-rotated games between agents and "
                                              "report win rates, scores and solve statistics")
     tour.add_argument("--agents", default=None,
                       help="comma-separated agent per seat, e.g. deducer,random,random, or a shorter "
                            "list repeated to fill the seats (--agents x,greedy --players 4 seats "
-                           "x,greedy,x,greedy); seats rotate every game; required unless --resume")
+                           "x,greedy,x,greedy); seats rotate every game; required unless --resume. "
+                           "Agents: " + AGENT_NAMES_SLOT)
     tour.add_argument("--games", type=_positive, default=None, help="games to play (default 100)")
     tour.add_argument("--players", type=_players, default=None,
                       help="2..5 (default: the number of agents; a multiple of it)")
     tour.add_argument("--seed", type=_seed, default=None,
                       help="tournament seed (default 0); game i is seeded from (seed, i)")
-    tour.add_argument("--edition", choices=("second", "first"), default=None)
+    tour.add_argument("--edition", choices=("second", "first"), default=None,
+                      help=EDITION_HELP + "; a stored run keeps its own")
     tour.add_argument("--variant", action="append", choices=("fast", "nick-of-time"), default=None,
                       help="rules variant (repeatable)")
     tour.add_argument("--max-rotations", type=_positive, default=None,
@@ -151,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="continue the interrupted tournament in --out (same settings)")
     tour.add_argument("--force", action="store_true", help="start over, replacing the tournament in --out")
     tour.add_argument("--quiet", action="store_true", help="no progress bar")
-    solve = sub.add_parser("solve", help="what a player can deduce at a point of a record, and a hint")
+    solve = _command(sub, "solve", help="what a player can deduce at a point of a record, and a hint")
     solve.add_argument("record", help="a pi-record/1 JSON file")
     solve.add_argument("--player", required=True,
                        help="the asking player: a number from 0, its label as play prints it (P2, or "
@@ -165,10 +203,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the clue cards face up now, e.g. \"Doc, Bubbles, Lakeside\" (default: from "
                             "the record; else the best query assumes any card can be taken)")
     solve.add_argument("--json", action="store_true", help="print the report as JSON")
-    solo = sub.add_parser("solo", help="Solo Time Attack (docs/rules.md §8): generate cases, play")
+    solo = _command(sub, "solo", help="Solo Time Attack (docs/rules.md §8): generate cases, play")
     solo_sub = solo.add_subparsers(dest="solo_command", required=True, metavar="{generate,play}",
                                    parser_class=_Parser)
-    gen = solo_sub.add_parser("generate", help="a solo case (layout + hidden case) from a seed or a "
+    gen = _command(solo_sub, "generate", help="a solo case (layout + hidden case) from a seed or a "
                                                 "date: record and printable setup sheet")
     which = gen.add_mutually_exclusive_group()
     which.add_argument("--seed", type=_seed, default=None, help="case seed (default 0)")
@@ -184,7 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--out", default="case.json",
                      help="record file (default case.json); the setup sheet goes beside it as .txt")
     gen.add_argument("--force", action="store_true", help="overwrite existing output files")
-    splay = solo_sub.add_parser("play", help="play a solo case in the terminal: type queries, get "
+    splay = _command(solo_sub, "play", help="play a solo case in the terminal: type queries, get "
                                              "answers, rank in a local leaderboard")
     pwhich = splay.add_mutually_exclusive_group()
     pwhich.add_argument("--seed", type=_seed, default=None, help="case seed (default: a random one)")
@@ -206,7 +244,7 @@ def build_parser() -> argparse.ArgumentParser:
     splay.add_argument("--save-file", default=None, metavar="PATH",
                        help="where the game in progress is saved (default: solo-game.json in the data "
                             "directory: $PI_ENV_DATA_DIR, else the user data directory)")
-    srv = sub.add_parser("serve", help="P.I. in the browser: play against the agents, Solo Time Attack, "
+    srv = _command(sub, "serve", help="P.I. in the browser: play against the agents, Solo Time Attack, "
                                         "replay viewer (needs the 'web' extra)")
     srv.add_argument("--host", default="127.0.0.1",
                      help="interface to listen on (default 127.0.0.1, this machine only; any other "
@@ -220,7 +258,7 @@ def build_parser() -> argparse.ArgumentParser:
     srv.add_argument("--solver-timeout", type=_seconds, default=60.0, metavar="S",
                      help="seconds one solver view of the replay viewer may take (default 60)")
     srv.add_argument("--quiet", action="store_true", help="no access log")
-    render = sub.add_parser("render", help="draw the board at a point of a record as a PNG")
+    render = _command(sub, "render", help="draw the board at a point of a record as a PNG")
     render.add_argument("record", help="a pi-record/1 JSON file (engine-written, or typed in at a table)")
     render.add_argument("--round", type=_integer, default=None, help="round, 1-based (default: the last)")
     render.add_argument("--after-event", "--event", dest="after_event", type=_integer, default=None, metavar="E",
@@ -628,10 +666,17 @@ def cmd_render(args: argparse.Namespace) -> int:
     from pi_env.core.files import check_output_path
     from pi_env.envs.board_image import record_picture, write_png
 
+    from pi_env.records.record_file import load_record
+
     out = Path(args.out)
     if out.suffix.lower() != ".png":
         raise PIError(f"--out {args.out}: the picture is written as PNG; give a .png file name")
     check_output_path(out, force=args.force)
+    record = load_record(args.record)
+    if record.rules.mode == "solo":
+        raise PIError(f"{args.record}: a Solo Time Attack record; render draws standard and duel games "
+                      f"only (for a solo case: pi-env replay {args.record} prints it, pi-env solo play "
+                      f"--case {args.record} plays it, and its setup sheet is the .txt beside it)")
     try:
         image = record_picture(args.record, None if args.round is None else args.round - 1, args.after_event,
                                viewer=args.viewer)
@@ -669,7 +714,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     announce_compilation()  # kernels this command needs and no earlier one compiled: say so (stderr)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # said by the command that did not take them: "pi-env play: error: ..."
+        _subparser_of(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         return COMMANDS[args.command](args)
     except BrokenPipeError:  # output piped into e.g. `head`: not an error

@@ -21,6 +21,10 @@ class IllegalActionError(PIError):
     """An action is well formed but not legal in the current state (docs/rules.md §4)."""
 
 
+class AgentNotResetError(PIError):
+    """An agent was asked to act before :meth:`~pi_env.agents.base.Agent.reset` started its game."""
+
+
 class RecordError(PIError):
     """A game record is malformed or describes an impossible game; the message names the event and the reason."""
 
