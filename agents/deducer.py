@@ -1,4 +1,4 @@
-"""The ``deducer`` agent: exact deduction with the most even split (issues #2 and #3).
+"""The ``deducer`` agent: exact deduction with the most even split.
 
 It keeps the set of cases it can still have with their probabilities — by default the exact joint
 posterior of the solver (:func:`pi_env.solvers.analyze_knowledge`: its own answers, the case it holds and

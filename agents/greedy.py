@@ -1,5 +1,4 @@
-"""The ``greedy`` agent: joint inference, the most informative query, and a one-step solve rule
-(issue #4).
+"""The ``greedy`` agent: joint inference, the most informative query, and a one-step solve rule.
 
 It knows only its observation (docs/rules.md §9). On its turn it
 

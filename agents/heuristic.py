@@ -1,4 +1,4 @@
-"""The ``heuristic`` agent: rules of thumb from players' tips (issue #4).
+"""The ``heuristic`` agent: rules of thumb from players' tips.
 
 It knows only its observation (docs/rules.md §9). Its *open cases* are the cases still possible from
 its own information, :func:`pi_env.agents.deducer.consistent_cases`. On its turn it

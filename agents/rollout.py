@@ -1,4 +1,4 @@
-"""The ``rollout`` agent: determinized rollouts at engine speed (issue #16, item 3).
+"""The ``rollout`` agent: determinized rollouts at engine speed.
 
 It knows only its observation (docs/rules.md §9) and reads it as :mod:`pi_env.agents.greedy` does
 (:meth:`GreedyAgent.situation`: the solver's exact posterior of its own case, the candidate queries and

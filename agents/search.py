@@ -1,4 +1,4 @@
-"""The ``search`` agent: information-set Monte Carlo search with greedy rollouts (issue #4).
+"""The ``search`` agent: information-set Monte Carlo search with greedy rollouts.
 
 It knows only its observation (docs/rules.md §9) and reads it exactly as :mod:`pi_env.agents.greedy` does
 (:func:`pi_env.agents.greedy.assess`: the solver's exact joint posterior of its own case, the candidate

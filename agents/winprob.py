@@ -1,6 +1,5 @@
 """The ``winprob`` agent: greedy, except that in the game's last round it decides between solving
-now and waiting by a simulated **probability of winning the game**, not by expected points
-(issue #16 item 3).
+now and waiting by a simulated **probability of winning the game**, not by expected points.
 
 Greedy (:mod:`pi_env.agents.greedy`) maximises the expected points of the current round. After the
 last round only the ranking counts (docs/rules.md §5: highest score, then most unused investigator

@@ -1,5 +1,5 @@
 """The ``winrollout`` agent: ``winprob``'s last-round choice, valued by **determinized rollouts in
-exactly sampled worlds** played by the batched engine (issue #16 item 3).
+exactly sampled worlds** played by the batched engine.
 
 It decides as :class:`~pi_env.agents.winprob.WinProbAgent` (greedy until the last round; there, on
 each turn, greedy's choice against the other plan — solve now or wait — with the same margin and

@@ -1,1 +1,1 @@
-"""Experiments on top of the engine and the agents: tournaments (issue #4)."""
+"""Experiments on top of the engine and the agents: tournaments."""

@@ -1,4 +1,4 @@
-"""Paired screens of ``greedy`` variants in 4-player games (issue #16 item 3; docs/tuning-log.md,
+"""Paired screens of ``greedy`` variants in 4-player games (docs/tuning-log.md,
 *Win-seeking greedy variants at 4 players*).
 
     python -m pi_env.experiments.greedy_screen --seed S --games N [--start G] [--agent winprob]

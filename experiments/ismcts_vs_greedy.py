@@ -1,4 +1,4 @@
-"""OpenSpiel's IS-MCTS bot against ``greedy`` on P.I. as an OpenSpiel game (issue #16, item 4).
+"""OpenSpiel's IS-MCTS bot against ``greedy`` on P.I. as an OpenSpiel game.
 
     python -m pi_env.experiments.ismcts_vs_greedy [--games N] [--players P] [--seed S]
                                                   [--simulations K] [--rollouts R] [--uct-c C]

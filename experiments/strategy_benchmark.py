@@ -1,4 +1,4 @@
-"""Strategy benchmark (issue #4, item 3): every agent plays the same seeded solo positions.
+"""Strategy benchmark: every agent plays the same seeded solo positions.
 
     python -m pi_env.experiments.strategy_benchmark [--positions N] [--seed S] [--agents a,b,..]
                                              [--max-actions M] [--display] [--out DIR]

@@ -1,4 +1,4 @@
-"""RLlib example (issue #7 item 4, issue #12 item 6): PPO on the PettingZoo P.I. environment with Ray.
+"""RLlib example: PPO on the PettingZoo P.I. environment with Ray.
 
     python -m pi_env.experiments.train_rllib --out results/rllib [--iterations 3] [--players 2]
         [--policies shared|per-seat] [--env-runners 0] [--batch 1000] [--seed 0]

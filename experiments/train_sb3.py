@@ -1,4 +1,4 @@
-"""Train sb3-contrib's MaskablePPO on P.I. (issue #7, item 3).
+"""Train sb3-contrib's MaskablePPO on P.I.
 
     python -m pi_env.experiments.train_sb3 solo [--timesteps N] [--num-envs B] [--seed S] [--out DIR]
                                          [--eval-positions N] [--eval-seed S] [--legal-mask]

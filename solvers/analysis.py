@@ -190,7 +190,7 @@ def joint_counts(knowledge: Knowledge) -> np.ndarray:
 def _count_unknown(knowledge: Knowledge, own: np.ndarray, others: list[np.ndarray], unknown: list[int]
                    ) -> np.ndarray:
     """``count_joint(own, others)``; for three or four unknown players with many failed solves (the slow
-    corner of the dynamic programme, issue #15 item 8) by inclusion–exclusion over the cases they
+    corner of the dynamic programme) by inclusion–exclusion over the cases they
     named: the supersets are the case sets without the failed solves (docs/rules.md §4.3), coarse,
     and the asking player's set is enlarged likewise (its counts per case do not depend on the rest
     of its set). With three unknown players the split is dropped for the plain count as soon as one

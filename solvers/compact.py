@@ -1,4 +1,4 @@
-"""The compact observation encoding for learning (issue #12 item 1): what one player may know, in a few
+"""The compact observation encoding for learning: what one player may know, in a few
 hundred ``float32`` built for a whole batch straight from the engine state in one numba call.
 
 The flat encoding (:mod:`pi_env.envs.encoders`, ``618 + 1912·P`` entries) spells out every answer; this

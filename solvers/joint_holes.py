@@ -1,4 +1,4 @@
-"""Exact joint counts of sets with holes: many failed solves (docs/rules.md §4.3, §9; issue #15 item 8).
+"""Exact joint counts of sets with holes: many failed solves (docs/rules.md §4.3, §9).
 
 A failed solve removes one case from its player's set and tells that case's three elements apart.
 Sixty of them per player (the legal maximum of a first-edition 5-player round: 60 rotations) break

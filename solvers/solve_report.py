@@ -1,4 +1,4 @@
-"""The report of ``pi-env solve`` (issue #3 item 6, issue #15): one player's case at one position of
+"""The report of ``pi-env solve``: one player's case at one position of
 a record, as a JSON-ready dict (:func:`solve_report`) and as text lines (:func:`solve_report_lines`).
 
 Only what the asking player p knows is read (docs/rules.md §9): the public events up to the position

@@ -37,10 +37,10 @@ functions here turn them into values:
   makes the round a draw (0).
 
 With facts missing (``TurnContext.attempted is None``, e.g. :func:`hint` called with only a tier)
-the next turn is assumed to come, one tier later: the reading before issue #15.
+the next turn is assumed to come, one tier later: the reading of earlier versions.
 
 A second opponent model, **calibrated on greedy opponents** (:func:`greedy_turns`,
-:func:`greedy_hazard`; issue #16 item 3), separates attempts from correct solves: from a seat's
+:func:`greedy_hazard`), separates attempts from correct solves: from a seat's
 public case count, the tier and whether it has attempted this round, the distribution of the own
 turn of its next attempt and that attempt's chance to be correct, estimated from games of four
 ``greedy`` (the counts in ``pi_env/core/data/greedy_opponents.json``, written by
@@ -106,7 +106,7 @@ def attempt_hazard(count: int) -> float:
     return 0.0 if count <= 0 else float(turns_to_solve_pmf(count, 2)[0])
 
 
-# -- the model calibrated on greedy opponents (issue #16 item 3) --------------------------------
+# -- the model calibrated on greedy opponents --------------------------------
 
 COUNT_EDGES = (1, 2, 4, 8, 16, 32, 64)
 """Upper ends of the public-case-count bins of :func:`hazard_bin`: ``n = 1``, ``2``, ``3–4``,
@@ -252,7 +252,7 @@ class TurnContext:
         first_player: the round's first player (``None``: unknown).
         attempted, solved, out: per player, before this turn: attempted a solve this round, solved,
             finished by the incorrect-information rule. ``attempted=None``: unknown (the reading
-            before issue #15: the next turn comes, one tier later).
+            in earlier versions: the next turn comes, one tier later).
         solved_this_rotation: a player solved earlier in this rotation.
         later: the players acting after this one in this rotation (solved and finished players are
             skipped and not listed).

@@ -23,7 +23,7 @@ Which posterior:
 * a :class:`Knowledge` with ``held_case == -1`` (``knowledge.for_player(p, -1)``): the public
   information only, what a spectator knows;
 * ``fixed={player: case, ...}``: further known cases (e.g. a typed-in record that states some of
-  them, issue #17); the other players' cases are drawn consistently with all of them.
+  them); the other players' cases are drawn consistently with all of them.
 
 :func:`complete_cases` is the :class:`pi_env.records.start.CaseCompleter` built on it: starting an
 environment from a typed-in record that does not give every case
@@ -134,7 +134,7 @@ def world_sampler(source: "Knowledge | Analysis", fixed: "Mapping[int, int] | No
     players = [p] + [q for q in range(n) if q != p]
     table = None
     if n >= 4 and int((knowledge.events[:, COL_KIND] == SOLVE_FAILED).sum()) >= SPLIT_MIN_FAILED:
-        # many failed solves (issue #15 item 8): the sets themselves when their dynamic programme is
+        # many failed solves: the sets themselves when their dynamic programme is
         # small, else drawn from the sets without the failed solves and kept when consistent
         table = joint_table_within(sets[players], sampling=True, work_limit=DIRECT_WORK)
         supersets = _fix(np.stack(failed_solve_supersets(knowledge)), fixed)

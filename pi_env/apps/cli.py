@@ -1,6 +1,6 @@
-"""The ``pi-env`` command line: ``play`` and ``replay`` (issue #2), ``solve`` (issue #3),
-``solo generate`` and ``solo play`` (issue #5), ``render`` (issue #7), ``serve`` and human seats
-in ``play`` (issue #14).
+"""The ``pi-env`` command line: ``play`` and ``replay``, ``solve``,
+``solo generate`` and ``solo play``, ``render``, ``serve`` and human seats
+in ``play``.
 
 Every user mistake (unknown agent, bad player count or seed, invalid rules such as a duel for 3
 players or investigator counts for the wrong number of players, bad record, existing output file)

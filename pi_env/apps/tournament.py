@@ -1,4 +1,4 @@
-"""Seat-rotated tournaments between built-in agents (issue #4, items 2 and 6).
+"""Seat-rotated tournaments between built-in agents.
 
 A tournament plays ``games`` standard games of ``players`` seats. Game ``i`` is a pure function of
 the settings and ``i`` — never of the worker count, the backend or the order games finish in:

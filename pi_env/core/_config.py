@@ -150,7 +150,7 @@ PARALLEL_MIN_BATCH: dict[str, "int | None"] = {
     "default": 256,
 }
 """The smallest batch from which a kernel family runs threaded by default (``None``: never; one
-place for every threshold, issue #16 item 1). Chosen by measurement: ``python
+place for every threshold). Chosen by measurement: ``python
 benchmarks/thread_thresholds.py`` times each family's one-thread and threaded builds on equal games
 at 16 .. 8192 games and prints where threads break even (2-core machine; numba's default thread
 count, one per core). Families: ``step`` (a turn of every game: :data:`pi_env.engine._kernels.step_kernel`,
@@ -194,7 +194,7 @@ def rule_step(fn=None, *, inline: bool = False):
     exit; in a small function called per game they run per call, and after LLVM inlines the
     function its increments and branch-dependent decrements stay inside the caller's loop (numba's
     pruning pass cannot pair decrements that LLVM merged across branches). Measured: the step
-    kernel split into named rule functions ran 2.5x slower than one function (issue #13 item 3).
+    kernel split into named rule functions ran 2.5x slower than one function.
     A rule step compiled here has no reference counting at all. ``inline=True`` also inlines it
     into its callers at numba's level (``inline="always"``: the caller is compiled as if the code
     were written out there, instead of an LLVM call that passes every array as its ~10 fields),

@@ -1,4 +1,4 @@
-"""Ids that print their names: the Python API's answers read as the game does (issue #15 item 4).
+"""Ids that print their names: the Python API's answers read as the game does.
 
 :class:`Element`, :class:`Case` and :class:`Action` are ``int`` subclasses: equal to, hashed as,
 usable as and JSON-encoded as their ids (layouts in :mod:`pi_env.core.constants`), but ``str()`` and

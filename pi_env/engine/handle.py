@@ -112,7 +112,7 @@ class Engine:
     def __repr__(self) -> str:
         return f"Engine({self.config!r}, batch_size={self.batch_size})"
 
-    # --- copies (issue #17) -----------------------------------------------------------------
+    # --- copies -----------------------------------------------------------------
     def __getstate__(self) -> dict[str, Any]:
         """``copy.deepcopy`` and :mod:`pickle` keep the games (generators included) and rebuild
         the buffers and kernel bindings around the copied state."""
@@ -127,7 +127,7 @@ class Engine:
         """Copy ``state``'s games into the handle's arrays in place (its bindings stay valid):
         all ``B`` games, or the slots ``games`` (``int[n]``, game ``i`` of ``state`` into slot
         ``games[i]``). With :func:`pi_env.engine.position.load_positions` this starts games from
-        saved positions (issue #17).
+        saved positions.
 
         Raises:
             PIError: not a :class:`State` of this player count, or batch sizes that do not match.

@@ -1,4 +1,4 @@
-"""The packed observation encoding (issue #16 item 1): one player's observation in a few hundred ``float32``.
+"""The packed observation encoding: one player's observation in a few hundred ``float32``.
 
 The flat encoding (:mod:`pi_env.envs.encoders`, ``618 + 1912·P`` entries: 4,442 for 2 players) is
 the engine observation (:func:`pi_env.engine.observe`, docs/rules.md §9) entry for entry; most of it

@@ -1,4 +1,4 @@
-"""Saved positions: one game of a batch as a small, versioned JSON object, and back (issue #17).
+"""Saved positions: one game of a batch as a small, versioned JSON object, and back.
 
 A *position* is everything the engine needs to go on with one game exactly as it would have gone on:
 every field of :class:`~pi_env.engine.state.State` (or :class:`~pi_env.engine.solo.SoloState`),

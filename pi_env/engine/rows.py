@@ -1,4 +1,4 @@
-"""Rows of learner seats over a batch of games, and the fused self-play turn (issue #16 item 1).
+"""Rows of learner seats over a batch of games, and the fused self-play turn.
 
 The self-play vector env (:mod:`pi_env.envs.selfplay`) returns, per game, one *row* for the next
 learner seat: a turn of the learner to move, or a terminal row telling a learner seat its last
@@ -130,7 +130,7 @@ def _selfplay_kernel(actions, rejected, num_players, rules, num_rounds, max_rota
     references (atomic increments and decrements of every array passed) around each call it makes,
     and its calls per range and per row (the mask) had cost ~20% of the one-thread build (the
     threaded build measured no different; the writer's call stays in the kernel, where it measured
-    no slower threaded; issue #16 item 1)."""
+    no slower threaded)."""
     (rng, round_, first_player, current_player, rotation, tier, solved_this_rotation, done, truncated, turn,
      tile_district, district_tile, case, card_place, deck, deck_size, front, spot, trace, inv_count,
      inv_district, inv_answer, inv_markers, inv_suppressed, inv_left, attempted, solved, solved_case,

@@ -326,7 +326,7 @@ class FailedSolves:
 
     def load(self, which: np.ndarray, state: State) -> None:
         """Games loaded into the slots ``which`` (``bool[B]``) in the middle of a round (saved
-        positions, issue #17): their lists are read from the state's failed-solve flags."""
+        positions): their lists are read from the state's failed-solve flags."""
         L = self.list.shape[2]
         for b in np.flatnonzero(which):
             self.round[b] = state.round[b]

@@ -451,7 +451,7 @@ class raw_env(AECEnv):
             raise PIError("call reset() before step() or observe()")
         return self.game_state
 
-    # --- saved positions (issue #17) ------------------------------------------------------
+    # --- saved positions ------------------------------------------------------
     def clone_state(self) -> dict[str, Any]:
         """The game as a saved position: a small JSON-serialisable ``pi-position/1`` object
         (:mod:`pi_env.engine.position`) with the env's bookkeeping under ``"env"`` (the agents

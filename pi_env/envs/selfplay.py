@@ -653,7 +653,7 @@ class SelfPlayVecEnv(VectorEnv):
             raise PIError("call reset() before clone_state()")
         return [save_position(self.state, self.config, b) for b in range(self.num_envs)]
 
-    # --- copies (issue #17) -----------------------------------------------------------------
+    # --- copies -----------------------------------------------------------------
     def __getstate__(self) -> dict[str, Any]:
         """``copy.deepcopy`` and :mod:`pickle` keep everything (the games, the rows, the accumulated
         rewards, the opponents with their memory and generators); the read-only views of the

@@ -420,7 +420,7 @@ class SoloTimeAttackEnv(gymnasium.Env):
         self._started = True
         return self._obs(), {**self._info(), **info_extra}
 
-    # --- saved positions (issue #17) ------------------------------------------------------
+    # --- saved positions ------------------------------------------------------
     def clone_state(self) -> dict[str, Any]:
         """The game as a saved position: a small JSON-serialisable ``pi-position/1`` object
         (:mod:`pi_env.engine.position`, ``rules.mode == "solo"``), the engine generator included.

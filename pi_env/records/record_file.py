@@ -625,7 +625,7 @@ def _distinct_events(doc: Any) -> tuple[Any, dict[int, list[int]]]:
     error of the reduced document is the first error of the document (the index mapped back).
     Validation then costs per *distinct* event: a typed-in record of 200,000 failed solves names
     at most 8,400 distinct events (12 x 10 x 14 cases, 5 players), validated per event it took
-    about 65 s at load 1-2 (issue #15 item 8). An event that is not plain JSON (e.g. a numpy
+    about 65 s at load 1-2. An event that is not plain JSON (e.g. a numpy
     integer from a dict source) is kept as it is.
     """
     rounds = doc.get("rounds") if isinstance(doc, dict) else None

@@ -1,4 +1,4 @@
-"""Start a game at a point of a ``pi-record/1`` record (issue #17): the engine position there.
+"""Start a game at a point of a ``pi-record/1`` record: the engine position there.
 
 :func:`record_start` gives the engine state (``B == 1``) of a record after one of its events, ready
 to be played on. The environments call it for ``reset(options={"record": ..., "round": r,

@@ -1,4 +1,4 @@
-"""Imitation warm start (issue #12): behaviour cloning of a built-in agent, with DAgger rounds.
+"""Imitation warm start: behaviour cloning of a built-in agent, with DAgger rounds.
 
 PPO from scratch has to discover that asking good questions and solving at the right time scores;
 a policy cloned from a strong built-in agent starts as a player of the real game. This module

@@ -1,4 +1,4 @@
-"""P.I. as an OpenSpiel game (issue #16, item 4; needs ``pip install '.[openspiel]'``).
+"""P.I. as an OpenSpiel game (needs ``pip install '.[openspiel]'``).
 
 Importing this module registers :data:`GAME_NAME` with :func:`pyspiel.register_game`, so
 ``pyspiel.load_game("python_pi", {"players": 4})`` builds it and OpenSpiel's algorithms run on it

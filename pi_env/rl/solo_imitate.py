@@ -1,4 +1,4 @@
-"""``learned:solo`` (issue #12 items 4–5): a Solo Time Attack policy cloned from the exact planner,
+"""``learned:solo``: a Solo Time Attack policy cloned from the exact planner,
 with DAgger rounds.
 
 **Teacher** (:class:`SoloTeacher`, one per layout): the exact optimal planner

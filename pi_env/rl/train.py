@@ -1,4 +1,4 @@
-"""Train a P.I. policy at engine speed with sb3-contrib's MaskablePPO (issue #12).
+"""Train a P.I. policy at engine speed with sb3-contrib's MaskablePPO.
 
     python -m pi_env.rl.train 2p --timesteps 20000000 --out results/rl/run2p [--seed 0]
         [--opponents gain:1,heuristic:0.05] [--snapshot-weight 0.5] [--resume | --force]

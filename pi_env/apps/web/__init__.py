@@ -1,4 +1,4 @@
-"""P.I. in the browser (issue #14): ``pi-env serve``.
+"""P.I. in the browser: ``pi-env serve``.
 
 Play a standard game or a duel against the built-in agents (each human seat on its own private
 link, seeing exactly its information set, docs/rules.md §9), Solo Time Attack with the terminal app's
