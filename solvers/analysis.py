@@ -276,12 +276,12 @@ def knowledge_of(record_or_round: RecordLike, player: "int | str", round_index: 
         if isinstance(record_or_round, Knowledge):
             k = record_or_round
             if p != k.player:
-                raise ValueError(f"the Knowledge is player {k.player}'s, not player {p}'s")
+                raise PIError(f"the Knowledge is player {k.player}'s, not player {p}'s")
             if after_event is not None:
                 k = k.prefix(int((k.events[:, 0] <= after_event).sum()))
             return k
         if n_players is None:
-            raise ValueError("n_players is required with a RoundRecord")
+            raise PIError("n_players is required with a RoundRecord")
         adj = DAYTIME.adjacency if adjacency is None else adjacency
         return knowledge_from_round(record_or_round, p, n_players, adj, after_event)
     record = record_or_round
@@ -290,7 +290,7 @@ def knowledge_of(record_or_round: RecordLike, player: "int | str", round_index: 
         record = load_record(record)
     p = resolve_player(record, player)
     if not 0 <= round_index < len(record.rounds):
-        raise ValueError(f"round_index must be in 0..{len(record.rounds) - 1}, got {round_index}")
+        raise PIError(f"round_index must be in 0..{len(record.rounds) - 1}, got {round_index}")
     return knowledge_from_round(record.rounds[round_index], p, record.rules.players,
                                 record.board.adjacency, after_event, element_names(record.board))
 
@@ -318,7 +318,7 @@ def analyze(record_or_round: RecordLike, player: "int | str", round_index: int =
     Raises:
         ContradictionError: the events contradict each other or the held case (``strict=True``);
             ``.events`` names a smallest conflicting set.
-        ValueError: bad player / round / arguments (a name the record does not have:
+        PIError: bad player / round / arguments (a name the record does not have:
             :class:`~pi_env.core.errors.UnknownNameError`, which lists the players);
             :class:`~pi_env.core.errors.RecordError` for an invalid record file.
     """

@@ -46,6 +46,7 @@ from typing import Iterable
 
 import numpy as np
 
+from pi_env.core.errors import PIError
 from pi_env.core.constants import (INVESTIGATE_BASE, NUM_ACTIONS, NUM_DISTRICTS, NUM_ELEMENTS, SOLVE_BASE,
                               WRONG_SOLVE_PENALTY)
 from pi_env.core._config import kernel
@@ -312,13 +313,13 @@ def _check_greedy_args(answers, weights, is_investigation):
     answers = np.ascontiguousarray(answers, dtype=np.int16)
     w = np.ascontiguousarray(weights, dtype=np.float64)
     if answers.ndim != 2 or answers.shape[1] != w.size:
-        raise ValueError(f"answers must be int[A, N] with N = len(weights), got {answers.shape} and {w.size}")
+        raise PIError(f"answers must be int[A, N] with N = len(weights), got {answers.shape} and {w.size}")
     if answers.size and (answers.min() < 0 or answers.max() > 15):
-        raise ValueError("answer codes must be in 0..15")
+        raise PIError("answer codes must be in 0..15")
     inv = (np.zeros(answers.shape[0], dtype=np.bool_) if is_investigation is None
            else np.ascontiguousarray(is_investigation, dtype=np.bool_))
     if inv.shape != (answers.shape[0],):
-        raise ValueError(f"is_investigation must be bool[{answers.shape[0]}], got shape {inv.shape}")
+        raise PIError(f"is_investigation must be bool[{answers.shape[0]}], got shape {inv.shape}")
     return answers, w, inv
 
 
@@ -427,7 +428,7 @@ def greedy_expected_actions(answers: np.ndarray, weights: np.ndarray,
         The expected number of actions, the final solve attempt(s) included; ``0.0`` for N = 0.
 
     Raises:
-        ValueError: inconsistent shapes or answer codes outside ``0..15``.
+        PIError: inconsistent shapes or answer codes outside ``0..15``.
     """
     answers, w, inv = _check_greedy_args(answers, weights, is_investigation)
     if w.size == 0:
@@ -517,10 +518,10 @@ def opponent_reply(knowledge: Knowledge, case: int) -> float:
     own P(correct), the largest posterior probability.
 
     Raises:
-        ValueError: not a 2-player knowledge.
+        PIError: not a 2-player knowledge.
     """
     if knowledge.n_players != 2:
-        raise ValueError("opponent_reply is for a duel (2 players)")
+        raise PIError("opponent_reply is for a duel (2 players)")
     opp = 1 - knowledge.player
     theirs = analyze_knowledge(knowledge.for_player(opp, int(case)), strict=False)
     if theirs.count == 0:

@@ -67,6 +67,7 @@ from itertools import permutations
 
 import numpy as np
 
+from pi_env.core.errors import PIError
 from pi_env.core._config import kernel
 from pi_env.core.constants import NUM_CASES
 from pi_env.solvers.joint_mitm import count_mitm, mitm_steps
@@ -781,16 +782,16 @@ class JointTable:
             pairwise disjoint per type within each row.
 
         Raises:
-            ValueError: ``n < 0``, no joint assignment exists (``total == 0``), or the table was
+            PIError: ``n < 0``, no joint assignment exists (``total == 0``), or the table was
                 built without ``sampling=True``.
         """
         n = int(n)
         if n < 0:
-            raise ValueError(f"n must be >= 0, got {n}")
+            raise PIError(f"n must be >= 0, got {n}")
         if self.total == 0:
-            raise ValueError("no joint assignment is consistent with the case sets; nothing to sample")
+            raise PIError("no joint assignment is consistent with the case sets; nothing to sample")
         if not self.can_sample:
-            raise ValueError("this JointTable was built without sampling=True")
+            raise PIError("this JointTable was built without sampling=True")
         gen = np.random.default_rng(rng)
         if n == 0:
             return np.zeros((0, self.n_players), dtype=np.int64)
@@ -876,11 +877,11 @@ def joint_table_within(sets: "np.ndarray | list[np.ndarray]", sampling: bool = F
         ``None`` only with ``work_limit``.
 
     Raises:
-        ValueError: wrong shapes, or no player / more than 5 players.
+        PIError: wrong shapes, or no player / more than 5 players.
     """
     arr = np.ascontiguousarray(np.asarray(sets, dtype=bool))
     if arr.ndim != 2 or arr.shape[1] != NUM_CASES or not 1 <= arr.shape[0] <= 5:
-        raise ValueError(f"sets must be bool[k, {NUM_CASES}] with 1 <= k <= 5, got shape {arr.shape}")
+        raise PIError(f"sets must be bool[k, {NUM_CASES}] with 1 <= k <= 5, got shape {arr.shape}")
     k = arr.shape[0]
     lists = [np.flatnonzero(row).astype(np.int64) for row in arr]
     counts = np.zeros(NUM_CASES, dtype=np.int64)
@@ -983,11 +984,11 @@ def count_joint(own: np.ndarray, others: "list[np.ndarray]") -> np.ndarray:
         The callers' sets must already exclude the elements of known cases.
 
     Raises:
-        ValueError: wrong shapes or more than 4 unknown players.
+        PIError: wrong shapes or more than 4 unknown players.
     """
     own = np.asarray(own, dtype=bool)
     if own.shape != (NUM_CASES,) or any(np.shape(o) != (NUM_CASES,) for o in others):
-        raise ValueError("case sets must be bool[1680]")
+        raise PIError("case sets must be bool[1680]")
     if len(others) > 4:
-        raise ValueError(f"at most 4 unknown players, got {len(others)}")
+        raise PIError(f"at most 4 unknown players, got {len(others)}")
     return joint_table(np.stack([own] + [np.asarray(o, dtype=bool) for o in others])).counts

@@ -65,6 +65,7 @@ from itertools import product
 
 import numpy as np
 
+from pi_env.core.errors import PIError
 from pi_env.core._config import kernel
 from pi_env.core.constants import NUM_CASES
 from pi_env.solvers.joint import JointTable, _own_relation, _refine_type, _slice_signatures, count_joint, joint_table
@@ -168,12 +169,12 @@ class _Completions:
         ``used[t]`` (``int64[N_t, counts[t]]``). Requires ``ok``.
 
         Raises:
-            ValueError: more than 4 coarse players.
+            PIError: more than 4 coarse players.
         """
         if self.k == 0:
             return np.ones(tuple(u.shape[0] for u in used), dtype=np.int64)
         if self.k > 4:
-            raise ValueError(f"at most 4 coarse players, got {self.k}")
+            raise PIError(f"at most 4 coarse players, got {self.k}")
         z = self.rels[0].astype(np.int64)
         for rel in self.rels[1:]:  # Z[(a_1s .. a_Ks), (a_1e ..), (a_1l ..)]: every player's triple allowed
             z = np.multiply.outer(z, rel.astype(np.int64))
@@ -616,10 +617,10 @@ def quadruples_avoiding(lists: "list[np.ndarray]", root: np.ndarray) -> np.ndarr
     (:func:`_quadruples_avoiding`; the lists paired so that the pairs to tally are fewest).
 
     Raises:
-        ValueError: not four lists.
+        PIError: not four lists.
     """
     if len(lists) != 4:
-        raise ValueError(f"four lists, got {len(lists)}")
+        raise PIError(f"four lists, got {len(lists)}")
     a, b, c, d = sorted((np.asarray(x, dtype=np.int64) for x in lists), key=len)
     return _quadruples_avoiding(a, d, b, c, np.asarray(root, dtype=np.int64), CASE_TYPE_INDICES, LATTICE_UNIONS,
                                 S_REL, S_ENTRIES, S_OFFSETS, E_REL, E_ENTRIES)
@@ -649,7 +650,7 @@ def _hole_term(holes: list[np.ndarray], coarse: list[np.ndarray], comp: "_Comple
     (:func:`_weighted_avoiding`).
 
     Raises:
-        ValueError: (from :meth:`_Completions.table`) more than 4 coarse players.
+        PIError: (from :meth:`_Completions.table`) more than 4 coarse players.
     """
     m = len(holes)
     lists = [np.flatnonzero(h).astype(np.int64) for h in holes]
@@ -746,19 +747,19 @@ def count_joint_split(own: np.ndarray, others: "list[np.ndarray]", supersets: "l
         ``fallback`` is ``False`` and some term is not fast.
 
     Raises:
-        ValueError: wrong shapes, more than 4 unknown players, or a superset that is not one.
+        PIError: wrong shapes, more than 4 unknown players, or a superset that is not one.
     """
     own = np.asarray(own, dtype=bool)
     sets = [np.asarray(o, dtype=bool) for o in others]
     sups = [np.asarray(a, dtype=bool) for a in supersets]
     if own.shape != (NUM_CASES,) or any(s.shape != (NUM_CASES,) for s in sets):
-        raise ValueError("case sets must be bool[1680]")
+        raise PIError("case sets must be bool[1680]")
     if len(sets) > 4:
-        raise ValueError(f"at most 4 unknown players, got {len(sets)}")
+        raise PIError(f"at most 4 unknown players, got {len(sets)}")
     if len(sups) != len(sets) or any(a.shape != (NUM_CASES,) for a in sups):
-        raise ValueError("supersets: one bool[1680] per unknown player")
+        raise PIError("supersets: one bool[1680] per unknown player")
     if any((s & ~a).any() for s, a in zip(sets, sups)):
-        raise ValueError("supersets: each must contain the player's set")
+        raise PIError("supersets: each must contain the player's set")
     holes = [a & ~s for a, s in zip(sups, sets)]
     split = [j for j in range(len(sets)) if holes[j].any()]
     total = np.zeros(NUM_CASES, dtype=np.int64)
@@ -812,15 +813,15 @@ def joint_table_split(sets: np.ndarray, supersets: np.ndarray, sampling: bool = 
         A :class:`~pi_env.solvers.joint.JointTable` with the same counts as ``joint_table(sets)``.
 
     Raises:
-        ValueError: wrong shapes, or a superset that is not one.
+        PIError: wrong shapes, or a superset that is not one.
     """
     arr = np.ascontiguousarray(np.asarray(sets, dtype=bool))
     sup = np.ascontiguousarray(np.asarray(supersets, dtype=bool))
     if arr.ndim != 2 or arr.shape[1] != NUM_CASES or not 1 <= arr.shape[0] <= 5 or sup.shape != arr.shape:
-        raise ValueError(f"sets and supersets must be bool[k, {NUM_CASES}] with 1 <= k <= 5, got shapes "
+        raise PIError(f"sets and supersets must be bool[k, {NUM_CASES}] with 1 <= k <= 5, got shapes "
                          f"{arr.shape} and {sup.shape}")
     if (arr & ~sup).any():
-        raise ValueError("supersets: each must contain the player's set")
+        raise PIError("supersets: each must contain the player's set")
     counts = count_joint_split(arr[0], list(arr[1:]), list(sup[1:]))
     assert counts is not None  # (with fallback, always)
     total = int(counts.sum())

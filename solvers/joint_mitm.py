@@ -30,6 +30,7 @@ from itertools import combinations
 
 import numpy as np
 
+from pi_env.core.errors import PIError
 from pi_env.core._config import kernel
 from pi_env.core.constants import NUM_CASES
 from pi_env.solvers.tables import CASE_ELEMENT_MASKS
@@ -238,11 +239,11 @@ def count_mitm(root: np.ndarray, others: "list[np.ndarray]") -> np.ndarray:
         ``int64[n]``, aligned with ``root``.
 
     Raises:
-        ValueError: more than three other players.
+        PIError: more than three other players.
     """
     m = len(others)
     if m > 3:
-        raise ValueError(f"count_mitm: at most 3 other players, got {m}")
+        raise PIError(f"count_mitm: at most 3 other players, got {m}")
     if root.size == 0:
         return np.zeros(0, dtype=np.int64)
     if any(o.size == 0 for o in others):

@@ -26,6 +26,7 @@ from typing import Iterable
 
 import numpy as np
 
+from pi_env.core.errors import PIError
 from pi_env.core.constants import MAX_PLAYERS, MIN_PLAYERS, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS
 from pi_env.records.types import CLUE, INVESTIGATE, SOLVE, Event, RoundRecord
 
@@ -67,19 +68,19 @@ class Knowledge:
         adj = np.array(self.adjacency, dtype=bool)
         ev = np.array(self.events, dtype=np.int32).reshape(-1, NUM_COLS)
         if td.shape != (NUM_ELEMENTS,) or td.min() < 0 or td.max() >= NUM_DISTRICTS:
-            raise ValueError("tile_district must be 36 districts in 0..13")
+            raise PIError("tile_district must be 36 districts in 0..13")
         if adj.shape != (NUM_DISTRICTS, NUM_DISTRICTS) or not np.array_equal(adj, adj.T) or adj.diagonal().any():
-            raise ValueError("adjacency must be a symmetric bool[14, 14] with a False diagonal")
+            raise PIError("adjacency must be a symmetric bool[14, 14] with a False diagonal")
         if not MIN_PLAYERS <= self.n_players <= MAX_PLAYERS:
-            raise ValueError(f"n_players must be in {MIN_PLAYERS}..{MAX_PLAYERS}, got {self.n_players}")
+            raise PIError(f"n_players must be in {MIN_PLAYERS}..{MAX_PLAYERS}, got {self.n_players}")
         if not 0 <= self.player < self.n_players:
-            raise ValueError(f"player must be in 0..{self.n_players - 1}, got {self.player}")
+            raise PIError(f"player must be in 0..{self.n_players - 1}, got {self.player}")
         if not -1 <= self.held_case < NUM_CASES:
-            raise ValueError(f"held_case must be -1 or a case id 0..1679, got {self.held_case}")
+            raise PIError(f"held_case must be -1 or a case id 0..1679, got {self.held_case}")
         _check_events(ev, self.n_players)
         if self.names is not None:
             if len(self.names) != NUM_ELEMENTS or not all(isinstance(x, str) for x in self.names):
-                raise ValueError("names must be the 36 element names in id order")
+                raise PIError("names must be the 36 element names in id order")
             object.__setattr__(self, "names", tuple(self.names))
         for arr in (td, adj, ev):
             arr.flags.writeable = False
@@ -144,14 +145,14 @@ def _check_events(ev: np.ndarray, n: int) -> None:
         else:
             bad = f"unknown event kind {kind}"
         if bad:
-            raise ValueError(f"event {idx}: {bad}")
+            raise PIError(f"event {idx}: {bad}")
 
 
 def event_row(event: Event) -> np.ndarray:
     """The ``int32[7]`` row of a record :class:`~pi_env.records.types.Event`.
 
     Raises:
-        ValueError: unknown event kind.
+        PIError: unknown event kind.
     """
     if event.kind == CLUE:
         vals = (CLUE_KIND, event.element, event.answer, 0, 0)
@@ -161,7 +162,7 @@ def event_row(event: Event) -> np.ndarray:
     elif event.kind == SOLVE:
         vals = (SOLVE_CORRECT if event.correct else SOLVE_FAILED, event.case, 0, 0, 0)
     else:
-        raise ValueError(f"event {event.index}: unknown kind {event.kind!r}")
+        raise PIError(f"event {event.index}: unknown kind {event.kind!r}")
     return np.array((event.index, event.player) + vals, dtype=np.int32)
 
 
@@ -189,10 +190,10 @@ def knowledge_from_round(round_record: RoundRecord, player: int, n_players: int,
         names: the board's 36 element names (``Knowledge.names``).
 
     Raises:
-        ValueError: bad player or malformed events.
+        PIError: bad player or malformed events.
     """
     if not 0 <= player < n_players:
-        raise ValueError(f"player must be in 0..{n_players - 1}, got {player}")
+        raise PIError(f"player must be in 0..{n_players - 1}, got {player}")
     held = round_record.cases.get((player + 1) % n_players, -1)
     wrong = round_record.declared_incorrect()
     events = [e for e in round_record.events if (after_event is None or e.index <= after_event)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from pi_env.core.errors import PIError
 from pi_env.core.names import element_names
 from pi_env.core.board import Board
 from pi_env.core.constants import MAX_PLAYERS, MIN_PLAYERS, TYPE_OFFSETS, TYPE_SIZES
@@ -70,7 +71,7 @@ def knowledge_from_observation(observation: np.ndarray, num_players: int,
         answer, see the module docstring) and the case it holds as ``held_case``.
 
     Raises:
-        ValueError: wrong observation length, player count or player.
+        PIError: wrong observation length, player count or player.
 
     Example::
 
@@ -79,12 +80,12 @@ def knowledge_from_observation(observation: np.ndarray, num_players: int,
     """
     P = int(num_players)
     if not MIN_PLAYERS <= P <= MAX_PLAYERS:
-        raise ValueError(f"num_players must be in {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players!r}")
+        raise PIError(f"num_players must be in {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players!r}")
     if not 0 <= player < P:
-        raise ValueError(f"player must be in 0..{P - 1}, got {player!r}")
+        raise PIError(f"player must be in 0..{P - 1}, got {player!r}")
     obs = np.asarray(observation).reshape(-1)
     if obs.size != observation_size(P):
-        raise ValueError(f"a {P}-player observation has {observation_size(P)} entries, got {obs.size}")
+        raise PIError(f"a {P}-player observation has {observation_size(P)} entries, got {obs.size}")
     adjacency = board.adjacency if isinstance(board, Board) else np.asarray(board, dtype=bool)
     o = decode_observation(obs, P)
     tile_district = np.argmax(o["tiles"], axis=1).astype(np.int8)

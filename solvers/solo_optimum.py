@@ -93,6 +93,7 @@ from typing import Sequence
 
 import numpy as np
 
+from pi_env.core.errors import PIError
 from pi_env.core._config import kernel
 from pi_env.core.board import DAYTIME, Board
 from pi_env.core.constants import INVESTIGATE_BASE, SOLVE_BASE
@@ -601,11 +602,11 @@ class OptimalSearch:
         self.is_inv = np.ascontiguousarray(is_inv, dtype=np.bool_)
         A, N = map(int, self.codes.shape)
         if self.is_inv.shape != (A,):
-            raise ValueError(f"is_inv must be bool[{A}]")
+            raise PIError(f"is_inv must be bool[{A}]")
         if self.codes.min() < 0 or self.codes.max() > 15:
-            raise ValueError("answer codes must be 0..15")
+            raise PIError("answer codes must be 0..15")
         if N > 32767:
-            raise ValueError("at most 32767 cases")
+            raise PIError("at most 32767 cases")
         distinct = np.array([np.unique(r).size for r in self.codes]) if A else np.zeros(0, int)
         bq = b_clue if b_clue is not None else int(max([2] + list(distinct[~self.is_inv])))
         bi = b_inv if b_inv is not None else int(max([2] + list(distinct[self.is_inv])))
@@ -617,7 +618,7 @@ class OptimalSearch:
         self.kz1 = rng.integers(1, 2**63, self.investigators + 1, dtype=np.uint64)
         self.kz2 = rng.integers(1, 2**63, self.investigators + 1, dtype=np.uint64)
         if not 4 <= int(table_bits) <= 34:
-            raise ValueError(f"table_bits must be 4..34 (2**bits entries of 26 bytes), got {table_bits}")
+            raise PIError(f"table_bits must be 4..34 (2**bits entries of 26 bytes), got {table_bits}")
         size = 1 << int(table_bits)
         self.tk1 = np.zeros(size, dtype=np.uint64)
         self.tk2 = np.zeros(size, dtype=np.uint64)
@@ -639,7 +640,7 @@ class OptimalSearch:
         limit stopped the search) a proven lower bound with ``exact`` false."""
         cases = np.ascontiguousarray(np.sort(np.asarray(cases)), dtype=np.int16)
         if not 0 <= k <= self.investigators:
-            raise ValueError(f"k must be 0..{self.investigators}")
+            raise PIError(f"k must be 0..{self.investigators}")
         stats = self.stats
         stats[0] = 0
         stats[1] = node_limit

@@ -22,6 +22,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from pi_env.core.errors import PIError
 from pi_env.core.constants import CASE_TRIPLES, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS, TYPE_OFFSETS
 
 BITSET_WORDS = (NUM_CASES + 63) // 64  # 27
@@ -52,14 +53,14 @@ def answer_tables(tile_district: np.ndarray, adjacency: np.ndarray) -> AnswerTab
         adjacency: ``bool[14, 14]``, symmetric, ``False`` on the diagonal.
 
     Raises:
-        ValueError: wrong shapes or a district out of range.
+        PIError: wrong shapes or a district out of range.
     """
     td = np.asarray(tile_district, dtype=np.int64)
     adj = np.asarray(adjacency, dtype=bool)
     if td.shape != (NUM_ELEMENTS,) or adj.shape != (NUM_DISTRICTS, NUM_DISTRICTS):
-        raise ValueError(f"tile_district must be int[36] and adjacency bool[14, 14], got {td.shape}, {adj.shape}")
+        raise PIError(f"tile_district must be int[36] and adjacency bool[14, 14], got {td.shape}, {adj.shape}")
     if td.min() < 0 or td.max() >= NUM_DISTRICTS:
-        raise ValueError("tile_district entries must be districts 0..13")
+        raise PIError("tile_district entries must be districts 0..13")
     case_districts = td[CASE_ELEMENTS]  # [1680, 3]: district of the tile of each case element
     elem_type = np.repeat(np.arange(3), [12, 10, 14])
     # clue on x of type t answers about the case's type-t element y

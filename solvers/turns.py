@@ -202,12 +202,12 @@ def greedy_turns(count: int, tier: int, attempted_before: bool,
         P(that attempt is correct). A ``count`` of 0 or less (no consistent case): no attempt.
 
     Raises:
-        ValueError: a negative ``tier`` or ``horizon``.
+        PIError: a negative ``tier`` or ``horizon``.
     """
     if tier < 0:
-        raise ValueError(f"tier must be at least 0 (docs/rules.md §5), got {tier}")
+        raise PIError(f"tier must be at least 0 (docs/rules.md §5), got {tier}")
     if horizon is not None and horizon < 0:
-        raise ValueError(f"horizon must be at least 0 own turns, got {horizon}")
+        raise PIError(f"horizon must be at least 0 own turns, got {horizon}")
     hz, cor = _greedy_rates(SHRINK)
     H = hz.shape[-1] if horizon is None else int(horizon)
     pmf, right = np.zeros(H), np.zeros(H)
@@ -228,7 +228,7 @@ def greedy_hazard(count: int, tier: int, attempted_before: bool) -> tuple[float,
     ``opponent_model="greedy"`` (:meth:`pi_env.agents.greedy.Outlook.greedy_hazard`).
 
     Raises:
-        ValueError: a negative ``tier``."""
+        PIError: a negative ``tier``."""
     pmf, right = greedy_turns(count, tier, attempted_before, 1)
     return float(pmf[0]), float(right[0])
 

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Mapping, Union
 
 import numpy as np
 
+from pi_env.core.errors import PIError
 from pi_env.core.constants import NUM_CASES
 from pi_env.core.names import element_names
 from pi_env.solvers.analysis import (DIRECT_WORK, SPLIT_MIN_FAILED, Analysis, ContradictionError,
@@ -88,7 +89,7 @@ class WorldSampler:
                 worlds.
 
         Raises:
-            ValueError: ``n < 0``.
+            PIError: ``n < 0``.
         """
         drawn = self.table.sample(n, rng)
         out = np.empty_like(drawn)
@@ -107,13 +108,13 @@ def world_sampler(source: "Knowledge | Analysis", fixed: "Mapping[int, int] | No
     Raises:
         ContradictionError: no world is consistent (``events`` names a smallest conflicting set of
             events; it is empty when the events agree and only ``fixed`` conflicts with them).
-        ValueError: a bad player or case id in ``fixed``, or a fixed case of the held player that is
+        PIError: a bad player or case id in ``fixed``, or a fixed case of the held player that is
             not the held case.
         TypeError: ``source`` is neither.
     """
     if isinstance(source, Analysis):
         if source.knowledge is None:
-            raise ValueError("this Analysis carries no Knowledge; pass the Knowledge instead")
+            raise PIError("this Analysis carries no Knowledge; pass the Knowledge instead")
         knowledge = source.knowledge
     elif isinstance(source, Knowledge):
         knowledge = source
@@ -123,11 +124,11 @@ def world_sampler(source: "Knowledge | Analysis", fixed: "Mapping[int, int] | No
     fixed = {int(q): int(c) for q, c in (fixed or {}).items()}
     for q, c in fixed.items():
         if not 0 <= q < n:
-            raise ValueError(f"fixed: player {q} not in 0..{n - 1}")
+            raise PIError(f"fixed: player {q} not in 0..{n - 1}")
         if not 0 <= c < NUM_CASES:
-            raise ValueError(f"fixed: case {c} of player {q} is not a case id 0..{NUM_CASES - 1}")
+            raise PIError(f"fixed: case {c} of player {q} is not a case id 0..{NUM_CASES - 1}")
     if knowledge.held_case >= 0 and fixed.get(knowledge.held_player, knowledge.held_case) != knowledge.held_case:
-        raise ValueError(f"fixed: player {knowledge.held_player}'s case {fixed[knowledge.held_player]} is not "
+        raise PIError(f"fixed: player {knowledge.held_player}'s case {fixed[knowledge.held_player]} is not "
                          f"the held case {knowledge.held_case}")
     sets = _fix(np.stack([from_bitset(b) for b in case_bits(knowledge)]), fixed)
     p = knowledge.player
@@ -175,7 +176,7 @@ def sample_worlds(source: "Knowledge | Analysis", n: int, rng: RngLike = None, *
 
     Raises:
         ContradictionError: no world is consistent.
-        ValueError: ``n < 0`` or a bad ``fixed`` entry.
+        PIError: ``n < 0`` or a bad ``fixed`` entry.
     """
     return world_sampler(source, fixed).sample(n, rng)
 

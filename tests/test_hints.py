@@ -191,9 +191,11 @@ def test_knowledge_from_observation_equals_the_record(players: int, seed: int) -
 def test_knowledge_from_observation_rejects_bad_input() -> None:
     state = init(GameConfig(num_players=3), 1, seed=0)
     obs = observe(state, 0)[0]
-    with pytest.raises(ValueError, match="entries"):
+    from pi_env.core.errors import PIError
+
+    with pytest.raises(PIError, match="entries"):  # the project's error family, as the rest raises
         knowledge_from_observation(obs[:-1], 3, DAYTIME)
-    with pytest.raises(ValueError, match="player"):
+    with pytest.raises(PIError, match="player"):
         knowledge_from_observation(obs, 3, DAYTIME, player=3)
 
 

@@ -158,3 +158,19 @@ def test_render_shows_only_the_held_case(num_players, options):
         step_inplace(state, buf, config)
         checked += 1
     assert checked >= 10
+
+
+def test_the_solver_raises_the_projects_errors():
+    """Bad input to the solver raises a :class:`pi_env.core.errors.PIError` (a ``ValueError``, so
+    callers catching ``ValueError`` still do), as the rest of the library does: no bare ``raise
+    ValueError`` in ``solvers/``."""
+    import ast
+    from pathlib import Path
+
+    bare = []
+    for path in sorted((Path(__file__).resolve().parents[1] / "solvers").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call)
+                    and getattr(node.exc.func, "id", None) == "ValueError"):
+                bare.append(f"{path.name}:{node.lineno}")
+    assert bare == []
