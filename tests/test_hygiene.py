@@ -174,3 +174,78 @@ def test_the_solver_raises_the_projects_errors():
                     and getattr(node.exc.func, "id", None) == "ValueError"):
                 bare.append(f"{path.name}:{node.lineno}")
     assert bare == []
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """pi_env's modules and the pi_env modules each imports, anywhere in it (inside functions too);
+    ``from package import submodule`` counts as importing the submodule."""
+    import ast
+    from pathlib import Path
+
+    import os
+
+    root = Path(__file__).resolve().parents[1] / "pi_env"
+    files = {}
+    paths = [Path(d) / f for d, _, names in os.walk(root, followlinks=True) for f in names if f.endswith(".py")]
+    for path in paths:  # followlinks: pi_env/solvers, agents, experiments are links in a checkout
+        parts = path.relative_to(root.parent).with_suffix("").parts
+        files[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph: dict[str, set[str]] = {m: set() for m in files}
+    for module, path in files.items():
+        package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1] + ([base] if base else []))
+                subs = [f"{base}.{a.name}" for a in node.names if f"{base}.{a.name}" in files]
+                targets = subs if len(subs) == len(node.names) else [base, *subs]
+            else:
+                continue
+            graph[module] |= {t for t in targets if t in files and t != module}
+    return graph
+
+
+def test_no_module_cycles():
+    """No two modules of pi_env import each other, directly or through others, even inside
+    functions (a cycle hides in function-level imports until a refactor moves one to the top)."""
+    graph = _import_graph()
+    assert len(graph) > 100 and "pi_env.solvers.joint" in graph  # the scan sees every module (links too)
+    assert "pi_env.rl.settings" in graph["pi_env.rl.imitate"]  # and imports inside functions
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles = []
+
+    def visit(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    import sys
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10_000))
+    try:
+        for v in sorted(graph):
+            if v not in index:
+                visit(v)
+    finally:
+        sys.setrecursionlimit(limit)
+    assert cycles == []

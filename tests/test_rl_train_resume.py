@@ -319,7 +319,7 @@ def test_imitate_ctrl_c_during_setup_is_one_line_and_an_existing_out_names_the_o
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(imitate, "_check_agent", interrupted)  # before any collection
+    monkeypatch.setattr(imitate, "check_agent", interrupted)  # before any collection
     out = tmp_path / "demos.npz"
     capsys.readouterr()
     assert imitate.main(["2p", "--rows", "10", "--out", str(out), "--no-progress"]) == 130

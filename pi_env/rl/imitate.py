@@ -316,7 +316,7 @@ def _check_policy(policy: str, num_players: int, encoding: str) -> Any:
     return net
 
 
-def _check_agent(name: str, num_players: int) -> None:
+def check_agent(name: str, num_players: int) -> None:
     """Build ``name`` as a :class:`Teacher` of a ``num_players`` game once, so that an unknown agent
     or a learned model of another player count fails before any game is played.
 
@@ -358,7 +358,7 @@ def collect_parallel(num_players: int, teacher: str, rows: int, *, workers: int 
     check_workers(workers)
     for name in (teacher, kwargs.get("label")):  # an unknown agent name fails here, not in a worker
         if name is not None:
-            _check_agent(name, num_players)
+            check_agent(name, num_players)
     jobs = []
     per = -(-rows // workers)
     for k in range(workers):
@@ -507,7 +507,7 @@ def _main(argv: "Sequence[str] | None", prog: str) -> int:
 
     from pi_env.agents.learned import PLAYER_ENCODINGS, check_player_encoding
     from pi_env.agents.sb3_policy import require_rl
-    from pi_env.rl.train import TASKS, check_settings, parse_opponents
+    from pi_env.rl.settings import TASKS, check_settings, parse_opponents
 
     p = argparse.ArgumentParser(prog=prog, description="Collect a built-in teacher's play from the learner seat.")
     p.add_argument("task", choices=sorted(TASKS))
@@ -555,7 +555,7 @@ def _main(argv: "Sequence[str] | None", prog: str) -> int:
     for flag, name in (("--teacher", args.teacher), ("--label", args.label)):
         if name is not None:
             try:
-                _check_agent(name, TASKS[args.task])
+                check_agent(name, TASKS[args.task])
             except PIError as exc:
                 fail(f"{flag}: {exc}")
     try:

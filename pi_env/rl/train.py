@@ -104,21 +104,12 @@ from pi_env.core.files import (check_replaceable_dir, remove_run_dir, write_byte
                                write_text_atomic)
 from pi_env.core.text import csv_text
 
+from pi_env.rl.settings import (DEFAULT_HIDDEN, DEFAULT_NUM_ENVS, DEFAULT_TRUNK, DEFAULTS, FIXED_SETTINGS,
+                                PPO_DEFAULTS, SETTINGS_SCHEMA, TASKS, check_settings, parse_opponents)
+
 __all__ = ["train", "main", "saved_settings", "check_settings", "SETTINGS_SCHEMA", "RUN_SCHEMA", "resume_settings", "TrainingInterrupted", "FIXED_SETTINGS",
            "DEFAULTS", "PPO_DEFAULTS", "INITIAL_SOLVE_BIAS", "TASKS", "parse_opponents", "export_policy"]
 
-TASKS = {"2p": 2, "4p": 4}
-PPO_DEFAULTS: dict[str, Any] = {"n_steps": 16, "batch_size": 16384, "n_epochs": 2, "learning_rate": 3e-4,
-                                "gamma": 0.995, "gae_lambda": 0.95, "clip_range": 0.2, "ent_coef": 0.01,
-                                "vf_coef": 0.5, "max_grad_norm": 0.5, "target_kl": None}
-"""MaskablePPO settings sized for a 2-core CPU: :data:`DEFAULT_NUM_ENVS` games x 16 steps per update
-(65,536 rows), 4 minibatches of 16,384, 2 epochs."""
-DEFAULT_NUM_ENVS = 4096
-"""Games stepped together (``--num-envs``)."""
-DEFAULT_TRUNK: tuple[int, ...] = (128,)
-"""Widths of the shared trunk (``--trunk``)."""
-DEFAULT_HIDDEN: tuple[int, ...] = (64,)
-"""Widths of the policy and value layers after the trunk (``--hidden``)."""
 INITIAL_SOLVE_BIAS = -3.0
 """Initial bias of the solve logit: with ~24 legal choices and the other logits near 0, a new
 policy solves at about 0.2 % of its turns."""
@@ -153,30 +144,6 @@ class TrunkExtractor(_Base):  # type: ignore[misc, valid-type]
 
     def forward(self, x: Any) -> Any:
         return self.net(x)
-
-
-def parse_opponents(text: str, flag: str = "--opponents") -> list[tuple[str, float]]:
-    """``"random:1,heuristic:0.05"`` -> ``[("random", 1.0), ("heuristic", 0.05)]`` (weight 1 when
-    omitted; the weight follows the last colon, so ``learned:2p`` and ``learned:2p:0.5`` name the
-    model ``learned:2p``). Raises PIError, naming ``flag``, for a malformed entry or a negative
-    weight."""
-    out = []
-    for part in (p.strip() for p in text.split(",")):
-        if not part:
-            continue
-        name, colon, w = part.rpartition(":")
-        if not colon or (name.strip().lower() in ("learned", "sb3", "sb3-sample")):
-            name, w = part, ""  # no weight: a plain name, or learned:NAME / sb3:PATH
-        try:
-            weight = float(w) if w else 1.0
-        except ValueError:
-            raise PIError(f"{flag} entry {part!r}: the weight {w!r} is not a number") from None
-        if not weight >= 0:
-            raise PIError(f"{flag} entry {part!r}: the weight must be at least 0")
-        out.append((name.strip(), weight))
-    if not out:
-        raise PIError(f"{flag} lists no agent")
-    return out
 
 
 def _policy_state(model: Any) -> dict[str, Any]:
@@ -267,58 +234,6 @@ def _prepare_out(out: Path, resume: bool, force: bool) -> None:
         (out / sub).mkdir(parents=True, exist_ok=True)
 
 
-FIXED_SETTINGS = ("task", "encoding", "trunk", "hidden")
-"""Settings a resumed run cannot change (they shape the network and its input)."""
-DEFAULTS: dict[str, Any] = {
-    "timesteps": 10_000_000, "seed": 0, "num_envs": DEFAULT_NUM_ENVS, "opponents": "gain:1", "snapshot_weight": 0.0,
-    "snapshot_every": 20, "max_snapshots": 8, "reward": "win", "encoding": "compact-v1",
-    "trunk": list(DEFAULT_TRUNK), "hidden": list(DEFAULT_HIDDEN), "threads": 1, "checkpoint_every": 2_000_000,
-    "imitate": None, "imitate_rows": 300_000, "imitate_opponents": "gain:1", "dagger_rounds": 0,
-    "dagger_beta": 0.3, "imitate_workers": 1, "imitate_epochs": 10, "demos": None, "max_minutes": None,
-    **{k: PPO_DEFAULTS[k] for k in ("n_steps", "batch_size", "n_epochs", "learning_rate", "ent_coef", "gamma")}}
-"""The command line's settings and their defaults (``run.json`` ``settings`` holds them all)."""
-
-
-_POS_INT = {"type": "integer", "minimum": 1}
-_WIDTHS = {"type": "array", "items": _POS_INT, "minItems": 1}
-SETTINGS_SCHEMA: dict[str, Any] = {
-    "type": "object", "additionalProperties": False,
-    "properties": {
-        "task": {"enum": list(TASKS)}, "timesteps": {"type": "integer", "minimum": 0}, "seed": {"type": "integer"},
-        **{k: _POS_INT for k in ("num_envs", "snapshot_every", "max_snapshots", "threads", "checkpoint_every",
-                                 "imitate_rows", "imitate_workers", "imitate_epochs", "n_steps", "batch_size",
-                                 "n_epochs")},
-        "opponents": {"type": "string"}, "imitate_opponents": {"type": "string"}, "encoding": {"type": "string"},
-        "snapshot_weight": {"type": "number", "minimum": 0}, "reward": {"enum": ["win", "score"]},
-        "trunk": _WIDTHS, "hidden": _WIDTHS, "imitate": {"type": ["string", "null"]},
-        "demos": {"type": ["string", "null"]}, "dagger_rounds": {"type": "integer", "minimum": 0},
-        "dagger_beta": {"type": "number", "minimum": 0, "maximum": 1},
-        "max_minutes": {"type": ["number", "null"], "minimum": 0},
-        "learning_rate": {"type": "number", "exclusiveMinimum": 0}, "ent_coef": {"type": "number"},
-        "gamma": {"type": "number", "minimum": 0, "maximum": 1}}}
-"""JSON schema of ``run.json`` ``settings`` (and of each resume's ``changed``): the types and ranges
-the command line accepts (:func:`main`)."""
-
-
-def check_settings(values: dict[str, Any], flags: "dict[str, str] | None" = None) -> None:
-    """Check command-line settings (any of :data:`SETTINGS_SCHEMA`'s keys) against their types and
-    ranges: the one check of ``train`` and ``imitate`` options.
-
-    Args:
-        values: setting name -> value (e.g. ``{"gamma": 0.99, "num_envs": 64}``).
-        flags: setting name -> the option that gave it, where it is not ``--`` + the name with
-            dashes (``{"imitate_rows": "--rows"}``).
-
-    Raises:
-        PIError: one line: the option and what is wrong (``--gamma: 3.0 is greater than the maximum of 1``).
-    """
-    import jsonschema
-
-    err = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(SETTINGS_SCHEMA).iter_errors(values))
-    if err is not None:
-        key = str(err.absolute_path[0]) if err.absolute_path else ""
-        flag = (flags or {}).get(key, "--" + key.replace("_", "-"))
-        raise PIError(f"{flag}: {err.message}")
 RUN_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -892,7 +807,7 @@ def _check_agents(p: Any, args: Any) -> None:
     """Build every agent the options name once, before anything is written: an unknown name or a
     learned model of another player count is a one-line error naming its option (exit status 2)."""
     from pi_env.engine import GameConfig
-    from pi_env.rl.imitate import _check_agent
+    from pi_env.rl.imitate import check_agent
     from pi_env.rl.pool import batch_opponent
 
     config = GameConfig(num_players=TASKS[args.task])
@@ -900,7 +815,7 @@ def _check_agents(p: Any, args: Any) -> None:
         (flag, lambda text=text, flag=flag: [batch_opponent(name, config) for name, _ in parse_opponents(text, flag)])
         for flag, text in (("--opponents", args.opponents), ("--imitate-opponents", args.imitate_opponents))]
     if args.imitate:
-        checks.append(("--imitate", lambda: _check_agent(args.imitate, config.num_players)))
+        checks.append(("--imitate", lambda: check_agent(args.imitate, config.num_players)))
     for flag, check in checks:
         try:
             check()
