@@ -355,7 +355,8 @@ class WinProbAgent(GreedyAgent):
             (:func:`greedy_opponents`: wrong attempts are wrong; ``opp_correct`` is then not used),
             in the simulation and in the test whether the agent's next turn may come
             (:meth:`~pi_env.agents.greedy.Outlook.greedy_hazard`).
-        edition, ration_investigators, denial_weight: as :class:`~pi_env.agents.greedy.GreedyAgent`.
+        edition, ration_investigators: as :class:`~pi_env.agents.greedy.GreedyAgent`.
+        **kwargs: further options of :class:`~pi_env.agents.greedy.GreedyAgent` (``denial_weight``).
 
     Raises:
         ValueError: ``samples < 1``, a negative or NaN margin, an ``opp_correct`` outside

@@ -12,7 +12,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 RULES = REPO / "docs" / "rules.md"
-_TEXT_SUFFIXES = (".py", ".md", ".json", ".toml", ".txt", ".cfg", ".yml", ".yaml", ".sh")
+_TEXT_SUFFIXES = (".py", ".md", ".json", ".toml", ".txt", ".cfg", ".yml", ".yaml", ".sh", ".cff", ".js", ".html",
+                  ".css", "")  # "": LICENSE, .ci/run, .gitignore
 
 
 def _tracked_text_files() -> list[Path]:
@@ -277,3 +278,21 @@ def test_every_convention_cited_exists():
              for c in re.findall(r"§(C\d+)", p.read_text(encoding="utf-8"))}
     assert {c for _, c in cited} >= {"C2", "C3", "C5", "C6", "C10", "C11", "C12"}
     assert sorted(x for x in cited if x[1] not in sections) == []
+
+
+API_PACKAGES = ("core", "engine", "records", "envs", "solvers", "agents")
+
+
+def test_the_api_reference_documents_every_public_module():
+    """``docs/api/{package}.md`` renders the package (its docstring) and then every public module of it
+    (``::: pi_env.PACKAGE.MODULE``, no private ``_module``, none missing, none twice), and the
+    overview ``docs/api/index.md`` links every one of them."""
+    index = (REPO / "docs" / "api" / "index.md").read_text(encoding="utf-8")
+    for package in API_PACKAGES:
+        page = (REPO / "docs" / "api" / f"{package}.md").read_text(encoding="utf-8")
+        directives = re.findall(r"^::: (\S+)", page, flags=re.M)
+        modules = sorted(f"pi_env.{package}.{p.stem}" for p in (REPO / "pi_env" / package).glob("*.py")
+                         if not p.name.startswith("_"))
+        assert directives[0] == f"pi_env.{package}"
+        assert sorted(directives[1:]) == modules, package
+        assert [m for m in modules if f"]({package}.md#{m})" not in index] == [], package

@@ -1,7 +1,7 @@
 """Boards as data (docs/rules.md §2): districts, an undirected adjacency relation and 2-D positions.
 
 The engine, solver and agents take a :class:`Board` as input so research can vary the graph.
-The published daytime board ships as ``pi_env/data/daytime.json`` and loads with
+The published daytime board ships as ``pi_env/core/data/daytime.json`` and loads with
 ``load_board("daytime")``.
 """
 

@@ -1,5 +1,5 @@
 // The board as SVG, following the district layout of the board data (positions: rows offset like
-// hex cells, RULES.md §2). Shared by the game, solo and replay pages. No external code.
+// hex cells, docs/rules.md §2). Shared by the game, solo and replay pages. No external code.
 "use strict";
 const COLOURS = ["#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd"];
 // Seats are labelled as every pi-env command labels them (pi_env.records.types.seat_label): P0, P1, ...
