@@ -41,7 +41,7 @@ __all__ = ["SB3PolicyAgent", "load_policy", "refine_mask", "solo_consistent_case
 
 RL_INSTALL_HINT = ("install the RL extra: pip install torch --index-url "
                    "https://download.pytorch.org/whl/cpu && pip install '.[rl]'")
-"""How to get the ``rl`` extra with the CPU build of torch (README, Reinforcement learning)."""
+"""How to get the ``rl`` extra with the CPU build of torch (docs/reinforcement-learning.md)."""
 PREFIXES = ("sb3:", "sb3-sample:")
 """Agent-name prefixes handled by this module: ``sb3:PATH`` (argmax) and ``sb3-sample:PATH``."""
 

@@ -50,7 +50,7 @@ The choices of step 4 are measured, not rules: without the continuation the plan
 query ahead and then gives up, so it undervalues waiting whenever more turns follow; letting it
 turn greedy's queries into solves anyway made the agent solve far too early (tuning seed 3101,
 300 two-player games against greedy: 34.0 % wins, 1.21 wrong solves per game against greedy's 0.6);
-the tuning figures of the options are in the README.
+the tuning figures of the options are in docs/tuning-log.md.
 
 In the earlier rounds and in the first edition it plays exactly as greedy; in a duel (the observation
 does not say the mode) it values the game as a standard one, as greedy does. The simulation
@@ -59,7 +59,7 @@ attempted (they may still solve), the agent stops after a wrong attempt of its o
 opponents do not react to the agent's plan. Every random number comes from the agent's generator
 (:meth:`~pi_env.agents.base.Agent.reset`'s seed), so a seeded game replays exactly.
 
-Measured against ``greedy``: see the README's strength table.
+Measured against ``greedy``: see the strength tables of docs/results.md.
 """
 
 from __future__ import annotations

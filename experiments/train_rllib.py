@@ -5,7 +5,7 @@
         [--checkpoint-every 1] [--resume | --force] [--ray-address ADDR]
 
 Needs ``pip install '.[ray]'`` (``ray[rllib]``, which brings torch: install the CPU build first, see
-README "Reinforcement learning"; ray pins its own gymnasium version, which pi-env runs on). Without
+docs/reinforcement-learning.md; ray pins its own gymnasium version, which pi-env runs on). Without
 it the script says so and exits with status 2.
 
 * The environment is :class:`pi_env.rl.rllib_env.PiPettingZooEnv` (the PettingZoo AEC env wrapped

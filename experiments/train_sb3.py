@@ -5,7 +5,7 @@
     python -m pi_env.experiments.train_sb3 2p   [--timesteps N] [--num-envs B] [--seed S] [--out DIR]
                                          [--opponent random] [--consistent]
 
-Needs the ``rl`` extra (torch, stable-baselines3, sb3-contrib; README "Reinforcement learning"
+Needs the ``rl`` extra (torch, stable-baselines3, sb3-contrib; docs/reinforcement-learning.md
 for the CPU build of torch); without it the script says how to install it and exits with status 2.
 
 * ``solo``: Solo Time Attack (docs/rules.md §8) on :class:`pi_env.rl.sb3_envs.SoloSB3VecEnv`

@@ -547,7 +547,7 @@ def plot_scores(games: dict[int, list[Row]], settings: TournamentSettings, path:
 
 def summary_table(summary: dict[str, Any]) -> list[str]:
     """The printed table: one line per agent; ``seat-games`` is the number of seats it held over
-    all games (the win rate's denominator), as the README's tables call it."""
+    all games (the win rate's denominator), as the tables of docs/results.md call it."""
     def pct(x: float | None) -> str:
         return "-" if x is None else f"{100 * x:.1f}%"
 

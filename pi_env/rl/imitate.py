@@ -45,7 +45,7 @@ seeds and pass the files to ``python -m pi_env.rl.train --demos A.npz,B.npz``)::
     python -m pi_env.rl.imitate 2p --teacher greedy --rows 25000 --seed 101 \
         --opponents gain:0.75,heuristic:0.25 --num-envs 128 --out results/rl/demos/greedy_0.npz
 
-and with a labeller other than the player (the 4-player model's rows, README "learned:4p")::
+and with a labeller other than the player (the 4-player model's rows, docs/results.md, "learned:4p")::
 
     python -m pi_env.rl.imitate 4p --teacher greedy --label deducer-own --rows 2000 --seed 4101 \
         --encoding compact-v3 --opponents heuristic:1 --num-envs 32 --out demos/4p/gl_4101.npz
