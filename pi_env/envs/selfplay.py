@@ -117,7 +117,7 @@ learner; quiet 2-core machine, 2026-12-02 05:21-05:23 UTC, load average 0.6-1.0,
 a3ec71e): at B = 4096 with flat observations and masks 681,458 agent-steps (rows) per second on one
 thread and 1,294,097 threaded; packed observations 693,644 / 1,397,424; masks only (no observation)
 1,318,138 / 2,439,310: writing the observation costs about as much as the step. The table
-*Self-play throughput* of docs/results.md has the whole table (4 players too). Threads help only when both cores are
+*Self-play throughput* of docs/results.md has all of it (4 players too). Threads help only when both cores are
 free: on a loaded machine every threaded kernel waits for its slowest thread.
 
 ### Arguments
