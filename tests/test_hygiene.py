@@ -249,3 +249,22 @@ def test_no_module_cycles():
     finally:
         sys.setrecursionlimit(limit)
     assert cycles == []
+
+
+def test_one_play_game():
+    """One function plays a game with agents, :func:`pi_env.agents.runner.play_game`; a tournament's
+    game is ``tournament_game`` over it (there were two functions of that name)."""
+    import ast
+
+    graph = _import_graph()  # for the module list, links followed
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    found = []
+    for module in graph:
+        rel = Path(*module.split("."))
+        path = root / (str(rel) + ".py") if (root / (str(rel) + ".py")).exists() else root / rel / "__init__.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "play_game":
+                found.append(module)
+    assert found == ["pi_env.agents.runner"]

@@ -290,14 +290,14 @@ def test_files_written(reference):
 # --- resume -----------------------------------------------------------------------------------
 
 def test_resume_after_an_interruption_gives_the_uninterrupted_rows(reference, tmp_path, monkeypatch):
-    real = T.play_game
+    real = T.tournament_game
 
     def interrupt_at_game_3(settings, game):
         if game == 3:
             raise KeyboardInterrupt
         return real(settings, game)
 
-    monkeypatch.setattr(T, "play_game", interrupt_at_game_3)
+    monkeypatch.setattr(T, "tournament_game", interrupt_at_game_3)
     with pytest.raises(TournamentInterrupted) as exc:
         run_tournament(MIXED, tmp_path, workers=1)
     assert (exc.value.finished, exc.value.total) == (3, 6)
@@ -305,7 +305,7 @@ def test_resume_after_an_interruption_gives_the_uninterrupted_rows(reference, tm
     assert [r["game"] for r in rows] == [str(g) for g in range(3) for _ in range(3)]
     partial = json.loads((tmp_path / "summary.json").read_text())
     assert (partial["games_finished"], partial["complete"]) == (3, False)
-    monkeypatch.setattr(T, "play_game", real)
+    monkeypatch.setattr(T, "tournament_game", real)
     # a crash in the middle of writing game 3: one whole line and half of the next
     text = T.format_rows(real(MIXED, 3), columns(3))
     with open(tmp_path / "games.csv", "a") as f:
@@ -321,7 +321,7 @@ def test_resume_of_a_finished_tournament_plays_nothing(reference, tmp_path, monk
 
     for f in ("tournament.json", "games.csv"):
         shutil.copy(reference[0] / f, tmp_path / f)
-    monkeypatch.setattr(T, "play_game", lambda *a: pytest.fail("no game should be played"))
+    monkeypatch.setattr(T, "tournament_game", lambda *a: pytest.fail("no game should be played"))
     assert run_tournament(MIXED, tmp_path, workers=1, resume=True) == reference[1]
 
 
@@ -516,7 +516,7 @@ def test_sigterm_stops_like_ctrl_c_and_restores_the_handler(tmp_path, monkeypatc
     import os
     import signal
 
-    real = T.play_game
+    real = T.tournament_game
     before = signal.getsignal(signal.SIGTERM)
 
     def terminate_at_game_3(settings, game):
@@ -524,7 +524,7 @@ def test_sigterm_stops_like_ctrl_c_and_restores_the_handler(tmp_path, monkeypatc
             os.kill(os.getpid(), signal.SIGTERM)
         return real(settings, game)
 
-    monkeypatch.setattr(T, "play_game", terminate_at_game_3)
+    monkeypatch.setattr(T, "tournament_game", terminate_at_game_3)
     with pytest.raises(TournamentInterrupted) as exc:
         run_tournament(MIXED, tmp_path, workers=1)
     assert (exc.value.finished, exc.value.total) == (3, 6)

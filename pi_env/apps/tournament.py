@@ -300,9 +300,10 @@ def columns(num_rounds: int = 3) -> list[str]:
             + ["turns", "truncated"])
 
 
-def play_game(settings: TournamentSettings, game: int) -> list[Row]:
-    """Play game ``game`` of the tournament; returns its rows (one per seat, see :func:`columns`)."""
-    from pi_env.agents.runner import play_game as run_game
+def tournament_game(settings: TournamentSettings, game: int) -> list[Row]:
+    """Play game ``game`` of the tournament with :func:`pi_env.agents.runner.play_game` (the one loop
+    that plays a game with agents) and return its rows (one per seat, see :func:`columns`)."""
+    from pi_env.agents.runner import play_game
     from pi_env.engine import outcome
 
     config = settings.config()
@@ -324,7 +325,7 @@ def play_game(settings: TournamentSettings, game: int) -> list[Row]:
             else:
                 wrong[p] += 1
 
-    state, _ = run_game(config, list(names), seed, before_step=note_position, after_step=note_solve)
+    state, _ = play_game(config, list(names), seed, before_step=note_position, after_step=note_solve)
     result = outcome(state, config)
     k = len(result.winners)
     rows = []
@@ -344,7 +345,7 @@ def play_game(settings: TournamentSettings, game: int) -> list[Row]:
 
 def play_games(settings: TournamentSettings, games: Sequence[int]) -> list[list[Row]]:
     """Play several games (one task of a worker); returns their rows."""
-    return [play_game(settings, i) for i in games]
+    return [tournament_game(settings, i) for i in games]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -862,6 +863,6 @@ def command(args: Any) -> int:
 
 
 __all__ = ["TournamentSettings", "TournamentInterrupted", "fill_seats", "agent_seats", "game_seed", "seat_agents", "columns",
-           "play_game", "play_games", "read_games", "write_games", "win_interval", "summarize",
+           "tournament_game", "play_games", "read_games", "write_games", "win_interval", "summarize",
            "summary_table", "write_summary", "plot_scores", "run_tournament", "load_settings", "stored_workers",
            "settings_from_args", "command", "BACKENDS", "RAY_MISSING"]
