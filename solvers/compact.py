@@ -107,7 +107,8 @@ from pi_env.core._config import batch_kernel, kernel
 from pi_env.core.constants import MAX_INVESTIGATORS, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS, ON_DISPLAY
 from pi_env.core.errors import PIError
 from pi_env.engine.state import GameConfig, State
-from pi_env.envs.encoders import check_config, players_array
+from pi_env.engine import check_config
+from pi_env.engine.observe import player_array as players_array
 from pi_env.solvers.own_info import (_CHUNK, _LOG2, _LOG2_CASES, _any, _apply_held, _case_set, _code, _finish_row,
                                      _gather_solo, _gather_state, _held_of, _near_counts, _failed_words,
                                      _optional_buffer, _pick, _rows_buffer, _scratch, _state_args, adjacency_words)
@@ -189,8 +190,7 @@ def _scales(config: GameConfig) -> np.ndarray:
 
 def compact_bounds(config: GameConfig) -> tuple[np.ndarray, np.ndarray]:
     """Per-entry ``(low, high)`` ``float32`` bounds of :func:`encode_compact` under ``config``."""
-    from pi_env.envs.aec import observation_bounds
-    from pi_env.engine.observe import observation_layout
+    from pi_env.engine.observe import observation_bounds, observation_layout
 
     P = config.num_players
     layout = compact_layout(P)

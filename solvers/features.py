@@ -31,7 +31,8 @@ import numpy as np
 
 from pi_env.core.errors import PIError
 from pi_env.engine.state import GameConfig, State
-from pi_env.envs.encoders import check_config, flat_size, players_array
+from pi_env.engine import check_config, observation_size as flat_size
+from pi_env.engine.observe import player_array as players_array
 from pi_env.solvers.own_info import joint_features
 
 __all__ = ["solver_features", "solver_size", "SOLVER_LAYOUT", "SOLVER_FEATURES"]

@@ -825,7 +825,7 @@ def _buffer(out: "np.ndarray | None", shape: tuple[int, ...], dtype, name: str) 
 
 
 def _players(state: State, player: "int | np.ndarray") -> np.ndarray:
-    from pi_env.envs.encoders import players_array
+    from pi_env.engine.observe import player_array as players_array
 
     return players_array(state, player)
 

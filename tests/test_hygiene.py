@@ -268,3 +268,12 @@ def test_one_play_game():
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "play_game":
                 found.append(module)
     assert found == ["pi_env.agents.runner"]
+
+
+def test_the_solver_imports_nothing_from_the_environments():
+    """The solver stands below the environments in what it needs: it imports the engine, never
+    ``pi_env.envs`` (which drags PettingZoo in), not even inside a function."""
+    graph = _import_graph()
+    bad = sorted((m, t) for m in graph if m.startswith("pi_env.solvers")
+                 for t in graph[m] if t == "pi_env.envs" or t.startswith("pi_env.envs."))
+    assert bad == []

@@ -9,11 +9,13 @@ numba kernels (``pi_env.engine._kernels``) are private to this package.
 from pi_env.engine.api import (NO_ACTION, Outcome, check_config, init, is_legal, legal_action_mask, outcome,
                                reset_done, reset_games, rng_states, sample_actions, step, step_inplace)
 from pi_env.engine.handle import Engine
-from pi_env.engine.observe import decode_observation, observation_layout, observation_size, observe
+from pi_env.engine.observe import (decode_observation, observation_bounds, observation_layout, observation_size,
+                                   observe)
 from pi_env.engine.play import POLICIES, RolloutResult, Script, play, policy_streams, rollout
 from pi_env.engine.state import GameConfig, State
 
 __all__ = ["Engine", "GameConfig", "State", "Outcome", "NO_ACTION", "init", "step", "step_inplace", "is_legal",
            "legal_action_mask", "reset_done", "reset_games", "sample_actions", "outcome", "observe",
-           "observation_layout", "observation_size", "decode_observation", "rng_states", "check_config",
+           "observation_layout", "observation_size", "observation_bounds", "decode_observation", "rng_states",
+           "check_config",
            "play", "rollout", "RolloutResult", "Script", "POLICIES", "policy_streams"]

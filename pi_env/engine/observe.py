@@ -43,9 +43,10 @@ import numpy as np
 from numba import prange
 
 from pi_env.core._config import batch_kernel, rule_step
-from pi_env.core.constants import IN_DISCARD, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS, ON_DISPLAY
+from pi_env.core.constants import (IN_DISCARD, MAX_INVESTIGATORS, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS, ON_DISPLAY,
+                                   SCORE_CAP, SCORE_FLOOR, TIER_POINTS, WRONG_SOLVE_PENALTY)
 from pi_env.core.errors import PIError
-from pi_env.engine.state import State
+from pi_env.engine.state import GameConfig, State
 
 _COMPONENTS = (
     ("tiles", (NUM_ELEMENTS, NUM_DISTRICTS), False), ("display", (NUM_ELEMENTS,), False),
@@ -221,3 +222,32 @@ def observe(state: State, player: "int | np.ndarray", out: np.ndarray | None = N
                     state.inv_left, state.attempted, state.solved, state.solved_case, state.failed,
                     state.score)
     return out
+
+
+def observation_bounds(config: "GameConfig") -> tuple[np.ndarray, np.ndarray]:
+    """Per-entry ``(low, high)`` ``int16`` bounds of the observation (:func:`observe`) of a game with
+    ``config`` (a :class:`~pi_env.engine.state.GameConfig`): ``int16[618 + 1912·P]`` each; the
+    Observation Space table of :mod:`pi_env.envs.aec` lists them (docs/rules.md §5 for the score).
+    """
+    P = config.num_players
+    R = config.round_limit
+    size = observation_size(P)
+    low = np.zeros(size, dtype=np.int64)
+    high = np.ones(size, dtype=np.int64)
+    if config.is_duel:
+        s_low, s_high = 0, R  # rounds won
+    elif config.edition == "second":
+        s_low, s_high = SCORE_FLOOR, SCORE_CAP
+    else:
+        s_low, s_high = -WRONG_SOLVE_PENALTY * int(config.max_rotations) * R, TIER_POINTS[0] * R
+    special = {"inv_spots": (0, 3), "inv_traces": (0, 3), "score": (s_low, s_high),
+               "inv_left": (0, MAX_INVESTIGATORS), "round": (0, R), "tier": (0, P),
+               "rotation": (0, int(config.max_rotations)), "first_seat": (0, P - 1),
+               "deck_size": (0, NUM_ELEMENTS), "to_move": (0, P - 1)}
+    for name, (start, shape) in observation_layout(P).items():
+        if name in special:
+            n = int(np.prod(shape)) if shape else 1
+            low[start:start + n], high[start:start + n] = special[name]
+    info = np.iinfo(np.int16)
+    return (np.clip(low, info.min, info.max).astype(np.int16),
+            np.clip(high, info.min, info.max).astype(np.int16))

@@ -239,6 +239,7 @@ from pettingzoo.utils import wrappers
 
 from pi_env.core.actions import action_id, action_name
 from pi_env.core.board import Board, load_board
+from pi_env.engine.observe import observation_bounds  # the engine's; exported here as always
 from pi_env.core.constants import (ANSWER_NAMES, DEFAULT_MAX_ROTATIONS, INVESTIGATE_BASE, MAX_INVESTIGATORS,
                                    NUM_ACTIONS, NUM_ELEMENTS, SCORE_CAP, SCORE_FLOOR, SOLVE_BASE, TIER_POINTS,
                                    WRONG_SOLVE_PENALTY)
@@ -268,35 +269,6 @@ def env(**kwargs: Any) -> AECEnv:
     e = wrappers.AssertOutOfBoundsWrapper(e)
     e = wrappers.OrderEnforcingWrapper(e)
     return e
-
-
-def observation_bounds(config: GameConfig) -> tuple[np.ndarray, np.ndarray]:
-    """Per-entry ``(low, high)`` ``int16`` bounds of the observation of a game with ``config``.
-
-    See the Observation Space table of this module.
-    """
-    P = config.num_players
-    R = config.round_limit
-    size = observation_size(P)
-    low = np.zeros(size, dtype=np.int64)
-    high = np.ones(size, dtype=np.int64)
-    if config.is_duel:
-        s_low, s_high = 0, R  # rounds won
-    elif config.edition == "second":
-        s_low, s_high = SCORE_FLOOR, SCORE_CAP
-    else:
-        s_low, s_high = -WRONG_SOLVE_PENALTY * int(config.max_rotations) * R, TIER_POINTS[0] * R
-    special = {"inv_spots": (0, 3), "inv_traces": (0, 3), "score": (s_low, s_high),
-               "inv_left": (0, MAX_INVESTIGATORS), "round": (0, R), "tier": (0, P),
-               "rotation": (0, int(config.max_rotations)), "first_seat": (0, P - 1),
-               "deck_size": (0, NUM_ELEMENTS), "to_move": (0, P - 1)}
-    for name, (start, shape) in observation_layout(P).items():
-        if name in special:
-            n = int(np.prod(shape)) if shape else 1
-            low[start:start + n], high[start:start + n] = special[name]
-    info = np.iinfo(np.int16)
-    return (np.clip(low, info.min, info.max).astype(np.int16),
-            np.clip(high, info.min, info.max).astype(np.int16))
 
 
 class raw_env(AECEnv):

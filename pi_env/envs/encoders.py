@@ -143,8 +143,8 @@ def _scales(P: int, num_rounds: int, duel: bool, max_rotations: int) -> tuple[np
 
 def flat_bounds(config: GameConfig) -> tuple[np.ndarray, np.ndarray]:
     """Per-entry ``(low, high)`` ``float32`` bounds of the flat encoding (the engine observation's
-    bounds, :func:`pi_env.envs.aec.observation_bounds`, times the scales)."""
-    from pi_env.envs.aec import observation_bounds
+    bounds, :func:`pi_env.engine.observe.observation_bounds`, times the scales)."""
+    from pi_env.engine.observe import observation_bounds
 
     low, high = observation_bounds(config)
     s = flat_scales(config)
@@ -354,14 +354,14 @@ class PackedEncoder(_RowEncoder[PackedWriter]):
 def packed_int_bounds(config: GameConfig) -> tuple[np.ndarray, np.ndarray]:
     """Per-entry ``(low, high)`` ``int64[packed_int_size(P)]`` bounds of the integer rows of a game
     with ``config`` (:mod:`pi_env.engine.packed`, "Integer rows"). The packed layout's integer
-    values range as the engine observation's (:func:`pi_env.envs.aec.observation_bounds`) for the
+    values range as the engine observation's (:func:`pi_env.engine.observe.observation_bounds`) for the
     components it shares with the packed encoding, ``0..13`` for ``tile_district``, and ``0..n_max``
     for ``failed_count`` and ``failed_share`` with ``n_max = min(1680, max_rotations)`` (a player
     takes at most one turn a rotation, so names at most ``max_rotations`` triples in a round; in a
     duel the first attempt ends the round); a bit field ranges from 0 to the sum of its fields'
     highest values, shifted (``cards`` 0..7, ``markers`` 0..15, ``investigators`` 0..31,
     ``suppressed`` 0..7)."""
-    from pi_env.envs.aec import observation_bounds
+    from pi_env.engine.observe import observation_bounds
 
     P = config.num_players
     olow, ohigh = observation_bounds(config)
