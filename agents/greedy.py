@@ -47,42 +47,14 @@ scaled by the next player's **activity** (:func:`next_player_activity`): the sha
 actions this round that are queries (clue cards and investigators, against named cases), 1
 before it has acted — a player that only guesses (``random``) is not denied anything. The weight
 :data:`DENIAL_WEIGHT` = 1 treats the round as a symmetric race to certainty: a bit the next player
-does not get counts as much as a bit the agent gets. Measured (tournament seed 1, same games per
-line, greedy's win rate against heuristic's):
-
-==============================================  ======  ==========  =========  ============
-seating (games)                                 no      weight 0.5  weight 1   weight 1 and
-                                                denial                         activity
-==============================================  ======  ==========  =========  ============
-``greedy,heuristic,random,random`` (400)        50.5%   64.4%       69.9%      69.9%
-``greedy,random,random,heuristic`` (300)        61.3%               34.2%      62.8%
-==============================================  ======  ==========  =========  ============
-
-(weight 2: 63.5% in the first seating). In the first seating the agent holds heuristic's case; in
-the second it holds a random player's case, and denial without the activity scale spent its turns
-keeping cards from a player that never uses them.
+does not get counts as much as a bit the agent gets. The measurements behind the
+weight and the activity scale are in docs/tuning-log.md (*greedy: denial and player counts*).
 
 **Player counts** (:data:`DENIAL_WEIGHTS`, :func:`denial_weight_for`). With 4 and 5 players the weight is
 0: the query is chosen by the agent's own gain alone (and a wait, step 5, takes the lowest legal
 clue). Denial slows one of four rivals, and the own bits it gives up slowed the agent in a race
-where the tier falls by 2 points per rotation someone solves: in 120 games of
-``greedy,deducer,heuristic,deducer,heuristic`` (5 players, tuning seed 3003, same games per
-line) greedy with weight 1 won 10.8% of its seat-games (7.50 rotations to a correct solve;
-deducer 26.9%, 6.82), with weight 0 32.2% (6.55; deducer 21.2%). Weights on 150 games of tuning
-seed 3004: 0 → 26.6%, 0.25 → 29.2%, 0.5 → 18.7% (deducer 24.7%, 21.7%, 24.4%); 0 and 0.25 are
-within noise and 0 is the simpler rule. Not adopted, same games: without investigator rationing
-(weight 0: 26.9% on seed 3003, against 32.2% with it); keeping one tile unused for the tiebreak (``reserve=1``; ties at
-the top score decided 30% of those games, and ties go to more unused tiles, docs/rules.md §5):
-26.7% on seed 3004, mean score 15.69 against 17.23 without it; keeping only the last tile while
-a clue card informs (``last_tile=True``): 35.0% against 31.0% on 150 games of seed 3007, a paired
-difference of +4.0 ± 3.7 (one standard error) points, too weak to adopt in the time measured;
-never naming a case while a query informs: 30.0%. With 4 players the weight is 0 too: on tuning
-seed 3021 (200 games per line, same games, one greedy seat against three of the same agent) weight
-0 won 39.8% of its seat-games against three ``heuristic`` (weight 1: 19.5%; paired difference
-+20.3 ± 3.9 points, one standard error; 6.70 rotations to a correct solve against 7.63) and 24.3%
-against three ``deducer`` (weight 1: 13.9%; +10.5 ± 3.6, 148 games of each); in
-``greedy,heuristic,random,random`` (seed 3022, 240 games), where greedy holds an active player's
-case a third of the time, 60.2% against 58.5% (+1.7 ± 3.6, no worse). 2 and 3 players keep weight 1
+where the tier falls by 2 points per rotation someone solves (measurements, and the options tried
+and not adopted: docs/tuning-log.md). 2 and 3 players keep weight 1
 and every rule above (the decisions there are those of the rule before).
 
 **Candidate queries**: the legal clues and investigators of the action mask. Investigator tiles
