@@ -28,11 +28,10 @@ __version__ = "0.2.0"
 
 _LAZY = {"env": "pi_env.envs.aec", "raw_env": "pi_env.envs.aec"}  # attribute -> module
 
-GYMNASIUM_ENVS = {
-    "pi_env/SoloTimeAttack-v0": {"entry_point": "pi_env.envs.solo:SoloTimeAttackEnv",
-                                 "vector_entry_point": "pi_env.envs.solo:SoloTimeAttackVectorEnv"},
+GYMNASIUM_ENVS: dict[str, tuple[str, str]] = {
+    "pi_env/SoloTimeAttack-v0": ("pi_env.envs.solo:SoloTimeAttackEnv", "pi_env.envs.solo:SoloTimeAttackVectorEnv"),
 }
-"""The Gymnasium ids pi-env registers, with their ``gymnasium.register`` arguments (one place)."""
+"""The Gymnasium ids pi-env registers: ``id -> (entry_point, vector_entry_point)`` (one place)."""
 
 
 def _register_gymnasium_envs() -> None:
@@ -43,9 +42,9 @@ def _register_gymnasium_envs() -> None:
     except ImportError:
         return
 
-    for env_id, entry_points in GYMNASIUM_ENVS.items():
+    for env_id, (entry_point, vector_entry_point) in GYMNASIUM_ENVS.items():
         if env_id not in gymnasium.registry:
-            gymnasium.register(id=env_id, **entry_points)
+            gymnasium.register(id=env_id, entry_point=entry_point, vector_entry_point=vector_entry_point)
 
 
 _register_gymnasium_envs()

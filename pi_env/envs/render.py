@@ -72,34 +72,10 @@ def check_game_and_viewer(state: State, game: int, viewer: int | None) -> tuple[
     return b, P
 
 
-def render_text(state: State, config: GameConfig, game: int = 0, viewer: int | None = None) -> str:
-    """A readable text picture of game ``game`` of ``state``.
-
-    Args:
-        state: a batch of games.
-        config: the batch's rules options (board, edition, mode, variants).
-        game: which game of the batch.
-        viewer: ``None`` for a spectator (no case shown), or the player whose view to draw (adds
-            the case it holds, player ``viewer+1``'s, and never its own; nothing else differs).
-
-    Returns:
-        A multi-line string (no trailing newline).
-
-    Raises:
-        PIError: ``game`` or ``viewer`` out of range.
-
-    Example:
-        >>> from pi_env.engine import GameConfig, init
-        >>> cfg = GameConfig(num_players=3)
-        >>> print(render_text(init(cfg, 1, seed=0), cfg).splitlines()[0])
-        P.I. (second edition, 3 players): round 1/3, rotation 0, tier 0, turn 0
-    """
-    b, P = check_game_and_viewer(state, game, viewer)
-    board = config.board
-    names = element_names(board)
+def _header_lines(state: State, config: GameConfig, b: int, P: int, done: bool) -> list[str]:
+    """The title, who moves, the duel's round result and the legend of :func:`render_text`."""
     rounds = config.num_rounds
     duel = config.is_duel
-    done = bool(state.done[b])
     lines: list[str] = []
     played = int(state.round[b])  # rounds finished
     shown_round = played if done else played + 1
@@ -126,6 +102,13 @@ def render_text(state: State, config: GameConfig, game: int = 0, viewer: int | N
     lines.append(f"Players P0..P{P - 1} are player_0..player_{P - 1}; markers: S = spot, T = trace; "
                  "investigators show spots/traces answered.")
 
+    return lines
+
+
+def _board_lines(state: State, config: GameConfig, b: int, P: int, names: tuple[str, ...]) -> list[str]:
+    """The board of :func:`render_text`: each district's tiles, markers and investigators, row by row."""
+    board = config.board
+    lines: list[str] = []
     # Board, row by row.
     lines.append("")
     lines.append("Board")
@@ -177,6 +160,12 @@ def render_text(state: State, config: GameConfig, game: int = 0, viewer: int | N
             lines.append(f"  row {row_of[order[n - 1]]}")
         lines.append(text)
 
+    return lines
+
+
+def _card_lines(state: State, b: int, names: tuple[str, ...]) -> list[str]:
+    """The display, the deck, the discard pile and the cards in front of players (:func:`render_text`)."""
+    lines: list[str] = []
     # Cards.
     place = state.card_place[b]
     display = [names[x] for x in range(len(names)) if place[x] == ON_DISPLAY]
@@ -186,6 +175,13 @@ def render_text(state: State, config: GameConfig, game: int = 0, viewer: int | N
                  f"{int((place == IN_DISCARD).sum())} cards; in front of players: "
                  f"{int((place == IN_FRONT).sum())} cards")
 
+    return lines
+
+
+def _player_lines(state: State, config: GameConfig, b: int, P: int, names: tuple[str, ...], done: bool) -> list[str]:
+    """Each player's score, investigators, flags, cards in front, solved and failed cases (:func:`render_text`)."""
+    duel = config.is_duel
+    lines: list[str] = []
     # Players.
     lines.append("")
     lines.append("Players")
@@ -211,6 +207,14 @@ def render_text(state: State, config: GameConfig, game: int = 0, viewer: int | N
         if failed:
             lines.append(f"      failed: {'; '.join(case_text(c, names) for c in failed)}")
 
+    return lines
+
+
+def _closing_lines(state: State, config: GameConfig, b: int, P: int, names: tuple[str, ...], viewer: int | None, done: bool) -> list[str]:
+    """The last action, the case the viewer holds, and the final result (:func:`render_text`)."""
+    board = config.board
+    duel = config.is_duel
+    lines: list[str] = []
     la = int(state.last_action[b])
     if la >= 0:
         lp = int(state.last_player[b])
@@ -243,6 +247,39 @@ def render_text(state: State, config: GameConfig, game: int = 0, viewer: int | N
             lines.append("Final scores: " + scores + "; winner" + ("s" if len(res.winners) > 1 else "")
                          + ": " + ", ".join(seat_label(i) for i in res.winners)
                          + (limit if res.truncated else ""))
+    return lines
+
+
+def render_text(state: State, config: GameConfig, game: int = 0, viewer: int | None = None) -> str:
+    """A readable text picture of game ``game`` of ``state``.
+
+    Args:
+        state: a batch of games.
+        config: the batch's rules options (board, edition, mode, variants).
+        game: which game of the batch.
+        viewer: ``None`` for a spectator (no case shown), or the player whose view to draw (adds
+            the case it holds, player ``viewer+1``'s, and never its own; nothing else differs).
+
+    Returns:
+        A multi-line string (no trailing newline).
+
+    Raises:
+        PIError: ``game`` or ``viewer`` out of range.
+
+    Example:
+        >>> from pi_env.engine import GameConfig, init
+        >>> cfg = GameConfig(num_players=3)
+        >>> print(render_text(init(cfg, 1, seed=0), cfg).splitlines()[0])
+        P.I. (second edition, 3 players): round 1/3, rotation 0, tier 0, turn 0
+    """
+    b, P = check_game_and_viewer(state, game, viewer)
+    names = element_names(config.board)
+    done = bool(state.done[b])
+    lines = _header_lines(state, config, b, P, done)
+    lines += _board_lines(state, config, b, P, names)
+    lines += _card_lines(state, b, names)
+    lines += _player_lines(state, config, b, P, names, done)
+    lines += _closing_lines(state, config, b, P, names, viewer, done)
     return "\n".join(lines)
 
 
