@@ -81,6 +81,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import json
 import sys
 import time
@@ -355,6 +356,103 @@ def _latest(out: Path, sub: str, ext: str) -> list[Path]:
     return sorted((out / sub).glob(f"step_*.{ext}"), key=lambda p: int(p.stem.split("_")[1]))
 
 
+@dataclasses.dataclass
+class _Session:
+    """What the progress monitor of one :func:`train` session works with."""
+
+    out: Path
+    start: int
+    timesteps: int
+    num_envs: int
+    settings: dict[str, Any]
+    progress: bool
+    max_minutes: float | None
+    verbose: bool
+    pools: list[Any]
+    snapshot_weight: float
+    snapshot_every: int
+    checkpoint_every: int
+    meta: dict[str, Any]
+    card: dict[str, Any]
+    encoding: str
+    config: Any
+    rows: list[dict[str, Any]]
+    curve_path: Path
+
+
+def _monitor(s: _Session) -> Any:
+    """The SB3 callback of a training session: a progress bar, one curve row per update (win rate,
+    score, length, speed, opponent shares), snapshots of the policy into the opponent pools, and
+    checkpoints (model, policy, curve) every ``checkpoint_every`` steps; it stops the session after
+    ``max_minutes``."""
+    from stable_baselines3.common.callbacks import BaseCallback
+    from tqdm import tqdm
+
+    from pi_env.rl.pool import SnapshotOpponent
+
+    class Monitor(BaseCallback):
+        """Progress bar, curve rows, snapshots and checkpoints of one training session."""
+
+        def _on_training_start(self) -> None:
+            self.t0 = time.perf_counter()
+            self.eps: list[dict[str, Any]] = []
+            self.updates = 0
+            self.last_ckpt = s.start
+            self.seconds0 = float(s.rows[-1]["seconds"]) if s.rows else 0.0
+            self.steps0 = self.num_timesteps
+            per_update = s.num_envs * int(s.settings["n_steps"])
+            planned = s.start + -(-(s.timesteps - s.start) // per_update) * per_update
+            self.bar = tqdm(total=planned, initial=s.start, unit="step", unit_scale=True, file=sys.stderr,
+                            disable=not s.progress, dynamic_ncols=True, desc=f"training to {planned:,} steps")
+
+        def _on_training_end(self) -> None:
+            self.bar.close()
+
+        def _on_step(self) -> bool:
+            self.bar.update(self.num_timesteps - self.bar.n)
+            for info in self.locals["infos"]:
+                if "episode" in info:
+                    self.eps.append(info["episode"])
+            return s.max_minutes is None or time.perf_counter() - self.t0 < 60.0 * s.max_minutes
+
+        def _on_rollout_end(self) -> None:
+            self.updates += 1
+            eps, self.eps = self.eps, []
+            now = time.perf_counter() - self.t0
+            row: dict[str, Any] = {"timesteps": self.num_timesteps, "seconds": round(self.seconds0 + now, 1),
+                                   "games": len(eps),
+                                   "sps": round((self.num_timesteps - self.steps0) / max(now, 1e-9), 1)}
+            if eps:
+                row["win_rate"] = float(np.mean([e["win"] for e in eps]))
+                row["score_mean"] = float(np.mean([e["score"] for e in eps]))
+                row["length_mean"] = float(np.mean([e["l"] for e in eps]))
+                for k in ("win_rate", "score_mean", "length_mean"):
+                    self.logger.record(f"pi/{k}", row[k])
+            for name, share in s.pools[0].share().items():
+                row[f"pool_{name}"] = round(share, 4)
+            self.logger.record("pi/sps", row["sps"])
+            s.rows.append(row)
+            if s.verbose:
+                print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
+            if s.snapshot_weight > 0 and self.updates % s.snapshot_every == 0:
+                net = _snapshot_net(self.model, s.meta)
+                f = s.out / "pool" / f"step_{self.num_timesteps}.pt"
+                export_policy(self.model, f, {**s.meta, "card": {**s.card, "snapshot": True}})
+                for pool in s.pools:
+                    pool.add(SnapshotOpponent(net, s.encoding, s.config, name="snapshot"))
+            if self.num_timesteps - self.last_ckpt >= s.checkpoint_every:
+                self._checkpoint()
+
+        def _checkpoint(self) -> None:
+            self.last_ckpt = self.num_timesteps
+            _save_model(self.model, s.out / "checkpoints" / f"step_{self.num_timesteps}.zip")
+            export_policy(self.model, s.out / "checkpoints" / f"step_{self.num_timesteps}.pt",
+                          {**s.meta, "card": {**s.card, "timesteps": self.num_timesteps}})
+            _write_curve(s.rows, s.curve_path)
+
+    return Monitor()
+
+
 def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_envs: int = DEFAULT_NUM_ENVS,
           opponents: str = "gain:1", snapshot_weight: float = 0.0, snapshot_every: int = 20,
           max_snapshots: int = 8, reward: str = "win", encoding: str = "compact-v1",
@@ -375,9 +473,7 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     """
     torch, MaskablePPO, _ = _sb3()
     import numba
-    from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.logger import configure
-    from tqdm import tqdm
 
     from pi_env.engine import GameConfig
     from pi_env.rl.engine_env import SB3LearnerVecEnv
@@ -478,65 +574,11 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     card = {"task": task, "encoding": encoding, "seed": seed, "opponents": opponents, "snapshot_weight": snapshot_weight,
             **({"warm_start": warm} if warm else {}), "reward": reward, "num_envs": num_envs, "ppo": settings, "trunk": list(trunk), "hidden": list(hidden)}
 
-    class Monitor(BaseCallback):
-        def _on_training_start(self) -> None:
-            self.t0 = time.perf_counter()
-            self.eps: list[dict[str, Any]] = []
-            self.updates = 0
-            self.last_ckpt = start
-            self.seconds0 = float(rows[-1]["seconds"]) if rows else 0.0
-            self.steps0 = self.num_timesteps
-            per_update = num_envs * int(settings["n_steps"])
-            planned = start + -(-(timesteps - start) // per_update) * per_update
-            self.bar = tqdm(total=planned, initial=start, unit="step", unit_scale=True, file=sys.stderr,
-                            disable=not progress, dynamic_ncols=True, desc=f"training to {planned:,} steps")
-
-        def _on_training_end(self) -> None:
-            self.bar.close()
-
-        def _on_step(self) -> bool:
-            self.bar.update(self.num_timesteps - self.bar.n)
-            for info in self.locals["infos"]:
-                if "episode" in info:
-                    self.eps.append(info["episode"])
-            return max_minutes is None or time.perf_counter() - self.t0 < 60.0 * max_minutes
-
-        def _on_rollout_end(self) -> None:
-            self.updates += 1
-            eps, self.eps = self.eps, []
-            now = time.perf_counter() - self.t0
-            row: dict[str, Any] = {"timesteps": self.num_timesteps, "seconds": round(self.seconds0 + now, 1),
-                                   "games": len(eps),
-                                   "sps": round((self.num_timesteps - self.steps0) / max(now, 1e-9), 1)}
-            if eps:
-                row["win_rate"] = float(np.mean([e["win"] for e in eps]))
-                row["score_mean"] = float(np.mean([e["score"] for e in eps]))
-                row["length_mean"] = float(np.mean([e["l"] for e in eps]))
-                for k in ("win_rate", "score_mean", "length_mean"):
-                    self.logger.record(f"pi/{k}", row[k])
-            for name, share in pools[0].share().items():
-                row[f"pool_{name}"] = round(share, 4)
-            self.logger.record("pi/sps", row["sps"])
-            rows.append(row)
-            if verbose:
-                print(" ".join(f"{k}={v}" for k, v in row.items()), flush=True)
-            if snapshot_weight > 0 and self.updates % snapshot_every == 0:
-                net = _snapshot_net(self.model, meta)
-                f = out / "pool" / f"step_{self.num_timesteps}.pt"
-                export_policy(self.model, f, {**meta, "card": {**card, "snapshot": True}})
-                for pool in pools:
-                    pool.add(SnapshotOpponent(net, encoding, config, name="snapshot"))
-            if self.num_timesteps - self.last_ckpt >= checkpoint_every:
-                self._checkpoint()
-
-        def _checkpoint(self) -> None:
-            self.last_ckpt = self.num_timesteps
-            _save_model(self.model, out / "checkpoints" / f"step_{self.num_timesteps}.zip")
-            export_policy(self.model, out / "checkpoints" / f"step_{self.num_timesteps}.pt",
-                          {**meta, "card": {**card, "timesteps": self.num_timesteps}})
-            _write_curve(rows, curve_path)
-
-    monitor = Monitor()
+    monitor = _monitor(_Session(
+        out=out, start=start, timesteps=timesteps, num_envs=num_envs, settings=settings, progress=progress,
+        max_minutes=max_minutes, verbose=verbose, pools=pools, snapshot_weight=snapshot_weight,
+        snapshot_every=snapshot_every, checkpoint_every=checkpoint_every, meta=meta, card=card,
+        encoding=encoding, config=config, rows=rows, curve_path=curve_path))
     t0 = time.perf_counter()
     interrupted = False
     try:
