@@ -277,3 +277,24 @@ def test_the_solver_imports_nothing_from_the_environments():
     bad = sorted((m, t) for m in graph if m.startswith("pi_env.solvers")
                  for t in graph[m] if t == "pi_env.envs" or t.startswith("pi_env.envs."))
     assert bad == []
+
+
+def test_no_library_function_is_longer_than_150_lines():
+    """A function a reader can hold in view: none in pi_env (numba kernels, linked folders and nested
+    functions included) is longer than 150 lines, docstring included."""
+    import ast
+    import os
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "pi_env"
+    long = []
+    for folder, _, names in os.walk(root, followlinks=True):
+        for name in names:
+            if name.endswith(".py"):
+                path = Path(folder) / name
+                for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        lines = node.end_lineno - node.lineno + 1
+                        if lines > 150:
+                            long.append(f"{path.relative_to(root.parent)}:{node.lineno} {node.name} ({lines} lines)")
+    assert long == []

@@ -1,0 +1,125 @@
+"""What every route of the web app shares: request bodies read and checked, query parameters,
+JSON answers and the one-line error body, the static folder and the limits (:mod:`pi_env.apps.web.app`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from fastapi import Request
+from fastapi.responses import JSONResponse, Response
+
+from pi_env.apps.web.errors import BadRequest, Unprocessable
+from pi_env.apps.web.guard import error_body
+
+__all__ = ["MAX_BODY", "MAX_DEPTH", "STATIC", "POLL_SECONDS", "SOLVER_WAIT", "json_response", "JSONAnswer",
+           "error_response", "check_parsed", "read_json", "move_body", "int_param"]
+
+MAX_BODY = 2_000_000
+"""Largest request body accepted, bytes (a long 5-player record is about 100 kB); also the largest
+record file opened by path."""
+MAX_DEPTH = 32
+"""Deepest nesting of lists and objects in a request body (a record nests 6 levels)."""
+STATIC = Path(__file__).with_name("static")
+POLL_SECONDS = 20.0
+SOLVER_WAIT = 0.25
+"""Seconds a solver-view request waits for its result before answering "computing"."""
+
+
+def json_response(content: Any, status: int = 200) -> Response:
+    """A JSON answer; non-ASCII text is sent as UTF-8, or escaped if it cannot be encoded."""
+    try:
+        body = json.dumps(content, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
+    except UnicodeEncodeError:
+        body = json.dumps(content, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode("ascii")
+    return Response(body, status_code=status, media_type="application/json")
+
+
+class JSONAnswer(JSONResponse):
+    """The endpoints' default response class (:func:`json_response`'s encoding)."""
+
+    def render(self, content: Any) -> bytes:
+        return json_response(content).body
+
+
+def error_response(status: int, reason: str) -> Response:
+    return Response(error_body(reason), status_code=status, media_type="application/json")
+
+
+def check_parsed(doc: Any) -> None:
+    """Refuse nesting deeper than :data:`MAX_DEPTH` and text that is not Unicode (a lone surrogate
+    such as ``"\\udcff"``, which JSON can spell but no answer or file can hold). Walked without
+    recursion.
+
+    Raises:
+        BadRequest: naming the problem.
+    """
+    stack: list[tuple[Any, int]] = [(doc, 0)]
+    while stack:
+        obj, depth = stack.pop()
+        if isinstance(obj, str):
+            try:
+                obj.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise BadRequest(f"the request body holds a lone surrogate ({obj[exc.start]!r}), which is "
+                                 f"not a character; send text as UTF-8") from None
+        elif isinstance(obj, (dict, list)):
+            if depth >= MAX_DEPTH:
+                raise BadRequest(f"the request body has lists or objects nested more than {MAX_DEPTH} levels deep")
+            if isinstance(obj, dict):
+                stack.extend((k, depth + 1) for k in obj)
+                stack.extend((v, depth + 1) for v in obj.values())
+            else:
+                stack.extend((v, depth + 1) for v in obj)
+
+
+async def read_json(request: Request) -> Any:
+    """The request's JSON body (the guard checked its Content-Type; the body limit its size).
+
+    Raises:
+        BadRequest: not UTF-8, not JSON, nested too deeply, or holding a lone surrogate.
+        TooLarge: the body passed :data:`MAX_BODY` while it arrived.
+    """
+    body = await request.body()
+    try:
+        text = body.decode("utf-8") if body else "null"
+    except UnicodeDecodeError as exc:
+        raise BadRequest(f"the request body is not UTF-8 text (byte {exc.start})") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BadRequest(f"the request body is not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:
+        raise BadRequest(f"the request body has lists or objects nested more than {MAX_DEPTH} levels deep") from None
+    except ValueError as exc:  # e.g. an integer of thousands of digits
+        raise BadRequest(f"the request body is not usable JSON ({exc})") from None
+    check_parsed(doc)
+    return doc
+
+
+def move_body(body: Any) -> dict[str, Any]:
+    """A move request's body: exactly ``{"version": V, "action": ID}``.
+
+    Raises:
+        BadRequest: not an object, a key missing.
+        Unprocessable: a key other than those two.
+    """
+    if not isinstance(body, dict) or "version" not in body or "action" not in body:
+        raise BadRequest("the body must be {\"version\": V, \"action\": ID}")
+    unknown = sorted(set(body) - {"version", "action"})
+    if unknown:
+        raise Unprocessable(f"unknown key {unknown[0][:40]!r} in the move; the body is {{\"version\": V, "
+                            f"\"action\": ID}} only; nothing was played")
+    return body
+
+
+def int_param(request: Request, name: str, default: Any = None) -> Any:
+    value = request.query_params.get(name)
+    if value is None or value == "":
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise Unprocessable(f"{name!r} must be an integer, got {value[:40]!r}") from None

@@ -1,0 +1,77 @@
+"""The games' routes: create a game, list them, a seat's view (long-polled), moves, the record and
+opening a finished game in the replay viewer (:mod:`pi_env.apps.web.app`)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from pi_env.apps.web.errors import Conflict
+from pi_env.apps.web.http import POLL_SECONDS, int_param, move_body, read_json
+from pi_env.apps.web.routes_replays import open_replay
+from pi_env.records.record_file import record_to_dict
+
+router = APIRouter()
+
+
+@router.post("/api/games", status_code=201)
+async def new_game(request: Request):
+    games = request.app.state.games
+    game, tokens = games.create(await read_json(request))
+    games.kick(game)
+    return {"id": game.id, "spectator": f"/game/{game.id}",
+            "seats": [{"seat": i, "kind": game.seats[i], "name": game.names[i],
+                       "link": None if t is None else f"/game/{game.id}/seat/{t}"}
+                      for i, t in enumerate(tokens)]}
+
+
+@router.get("/api/games")
+async def list_games(request: Request):
+    games = request.app.state.games
+    return {"games": [g.summary() for g in reversed(list(games.games.values()))][:50]}
+
+
+@router.get("/api/games/{game_id}/view")
+async def game_view(game_id: str, request: Request):
+    games = request.app.state.games
+    game = games.get(game_id)
+    seat = game.seat_of(request.headers.get("x-seat-token"))
+    since = int_param(request, "since")
+    if since is not None:
+        await games.wait(game, since, POLL_SECONDS)
+    return game.view(seat)
+
+
+@router.post("/api/games/{game_id}/move")
+async def game_move(game_id: str, request: Request):
+    games = request.app.state.games
+    game = games.get(game_id)
+    seat = game.seat_of(request.headers.get("x-seat-token"))
+    body = move_body(await read_json(request))
+    await games.move(game, seat, body["version"], body["action"])
+    return game.view(seat)
+
+
+@router.get("/api/games/{game_id}/record")
+async def game_record(game_id: str, request: Request):
+    games = request.app.state.games
+    game = games.get(game_id)
+    game.seat_of(request.headers.get("x-seat-token"))  # never in the address (logs, history)
+    if not game.done:
+        raise Conflict("the record holds every player's case; it can be downloaded once the game is over")
+    text = json.dumps(record_to_dict(game.recorder.record()), indent=1, ensure_ascii=False) + "\n"
+    return Response(text, media_type="application/json",
+                    headers={"content-disposition": f'attachment; filename="pi-game-{game.id}.json"'})
+
+
+@router.post("/api/games/{game_id}/replay", status_code=201)
+async def game_to_replay(game_id: str, request: Request):
+    games = request.app.state.games
+    game = games.get(game_id)
+    if not game.done:
+        raise Conflict("the record holds every player's case; the game can be replayed once it is over")
+    return await asyncio.to_thread(
+        lambda: open_replay(request.app.state, json.dumps(record_to_dict(game.recorder.record()), ensure_ascii=False)))
