@@ -1,6 +1,6 @@
 """How ``greedy`` opponents solve: per-turn data of games of four ``greedy``, the calibration of
 greedy's opponent model against it, and the fit of the calibrated model
-(:data:`pi_env.solvers.turns.GREEDY_HAZARD`; docs/tuning-log.md).
+(:func:`pi_env.solvers.turns.greedy_hazard`, from `pi_env/core/data/greedy_opponents.json`; docs/tuning-log.md).
 
     python -m pi_env.experiments.opponent_calibration --seed S [--seed S2 ...] --games N [--out FILE.npz]
         [--json FILE.json] [--force]

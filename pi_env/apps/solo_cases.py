@@ -21,7 +21,7 @@ how many actions the solver's greedy policy needs, written as a record and a pri
   (:class:`pi_env.solvers.CaseFilter`) of a :class:`pi_env.solvers.Knowledge` with no held case and no other
   player's events — exactly the solo player's information (``Knowledge`` needs ``n_players >= 2``,
   so a second player that never acts stands in).
-* **Buckets** (:data:`THRESHOLDS`), on the greedy's number of actions ``n``: ``easy`` ``n <= 5``,
+* **Buckets** (:data:`pi_env.solvers.solo_rating.THRESHOLDS`), on the greedy's number of actions ``n``: ``easy`` ``n <= 5``,
   ``medium`` ``6 <= n <= 7``, ``hard`` ``n >= 8``. Measured on seeds 0..4999 (5 investigators,
   daytime board, open mode), ``n`` is 2–9: ``n <= 4`` 2.9 %, 5 14.8 %, 6 34.8 %, 7 35.6 %,
   8 11.3 %, 9 0.6 %, so easy / medium / hard ≈ 18 / 70 / 12 % (a bell: *hard* is the rare tail;

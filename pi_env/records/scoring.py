@@ -58,7 +58,7 @@ class RecordScores:
         events: ``[rounds][events]`` :class:`EventInfo` per event.
         mode: the record's mode.
         round_winners: duel: per round the winning player, ``-1`` for a draw; ``()`` otherwise.
-        round_complete: per round, whether its events reach its end (:func:`round_end`).
+        round_complete: per round, whether its events reach its end (the end of docs/rules.md §5).
         incomplete: why the game is not over, one sentence per reason (a round that stops before
             its end, fewer rounds than the game has); ``()`` for a finished game.
     """
