@@ -18,6 +18,20 @@ TESTS = Path(__file__).resolve().parent
 SOLVER_FIXTURES = TESTS / "data" / "solver"
 
 
+def need_extra(extra: str, *modules: str):
+    """Skip the calling test (or, called at module level, the test file) unless every one of
+    ``modules`` imports; the reason names the missing module and the optional extra of pyproject.toml
+    that installs it. Returns the last module."""
+    import pytest
+
+    __tracebackhide__ = True  # a skip is reported at the calling test's line
+    module = None
+    for name in modules:
+        module = pytest.importorskip(name, reason=f"needs the '{extra}' extra ({name} is not installed): "
+                                                  f"pip install '.[{extra}]'")
+    return module
+
+
 def fixture_players(paths):
     """``pytest.param(path, player)`` for every player of every record in ``paths`` (the golden
     solver positions), with ids such as ``5p_seed300-p2``."""
