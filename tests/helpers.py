@@ -18,6 +18,20 @@ TESTS = Path(__file__).resolve().parent
 SOLVER_FIXTURES = TESTS / "data" / "solver"
 
 
+def need_extra(extra: str, *modules: str):
+    """Skip the calling test (or, called at module level, the test file) unless every one of
+    ``modules`` imports; the reason names the missing module and the optional extra of pyproject.toml
+    that installs it. Returns the last module."""
+    import pytest
+
+    __tracebackhide__ = True  # a skip is reported at the calling test's line
+    module = None
+    for name in modules:
+        module = pytest.importorskip(name, reason=f"needs the '{extra}' extra ({name} is not installed): "
+                                                  f"pip install '.[{extra}]'")
+    return module
+
+
 def fixture_players(paths):
     """``pytest.param(path, player)`` for every player of every record in ``paths`` (the golden
     solver positions), with ids such as ``5p_seed300-p2``."""
@@ -54,29 +68,57 @@ def policy_action(state, rng: np.random.Generator, mask: np.ndarray, solve_true:
     return SOLVE_BASE + int(rng.integers(1680))
 
 
-def script_digest(code: str, jit: bool = True, timeout: float = 600) -> str:
-    """Run the Python ``code`` in a fresh interpreter (cwd the repository root, the ``tests`` folder
-    importable) with numba's JIT on, or off (``jit=False``: ``NUMBA_DISABLE_JIT=1`` and the kernel
-    cache off, the plain-Python path of docs/contributing.md §C5), and return the last line it prints (the
-    scripts print a SHA-256 hex digest). The test fails, showing the end of the script's stderr, if
-    it exits non-zero or the JIT setting did not take."""
-    env = dict(os.environ, NUMBA_DISABLE_JIT="0" if jit else "1",
-               PYTHONPATH=os.pathsep.join([str(TESTS)] + [v for v in [os.environ.get("PYTHONPATH")] if v]))
+def _start_script(code: str, jit: bool) -> subprocess.Popen:
+    """Start ``code`` in a fresh interpreter for :func:`script_digest` (JIT on or off). It starts
+    in the ``tests`` folder with that folder and the folder this process imported ``pi_env`` from on
+    its path, so it runs the package under test (an installed copy, whose kernels this process may
+    already have compiled into the cache, or the checkout), not whatever the repository root holds."""
+    import pi_env
+
+    package_root = os.path.dirname(os.path.dirname(os.path.realpath(pi_env.__file__)))
+    path = [str(TESTS), package_root] + [v for v in [os.environ.get("PYTHONPATH")] if v]
+    env = dict(os.environ, NUMBA_DISABLE_JIT="0" if jit else "1", PYTHONPATH=os.pathsep.join(path))
     if not jit:
         env["PI_ENV_NUMBA_CACHE"] = "0"
     check = f"import numba as _numba\nassert bool(_numba.config.DISABLE_JIT) is {not jit}\n"
-    out = subprocess.run([sys.executable, "-c", check + code], capture_output=True, text=True, env=env,
-                         cwd=str(TESTS.parent), timeout=timeout)
-    assert out.returncode == 0, out.stderr[-3000:]
-    lines = out.stdout.strip().splitlines()
-    assert lines, f"the script printed nothing; stderr: {out.stderr[-3000:]}"
+    return subprocess.Popen([sys.executable, "-c", check + code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env, cwd=str(TESTS))
+
+
+def _script_output(process: subprocess.Popen, timeout: float) -> str:
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+        raise
+    assert process.returncode == 0, stderr[-3000:]
+    lines = stdout.strip().splitlines()
+    assert lines, f"the script printed nothing; stderr: {stderr[-3000:]}"
     return lines[-1]
 
 
+def script_digest(code: str, jit: bool = True, timeout: float = 600) -> str:
+    """Run the Python ``code`` in a fresh interpreter (in the ``tests`` folder, which is importable,
+    on the ``pi_env`` this process imported: :func:`_start_script`) with numba's JIT on, or off
+    (``jit=False``: ``NUMBA_DISABLE_JIT=1`` and the kernel cache off, the plain-Python path of
+    docs/contributing.md §C5), and return the last line it prints (the scripts print a SHA-256 hex
+    digest). The test fails, showing the end of the script's stderr, if it exits non-zero or the
+    JIT setting did not take."""
+    return _script_output(_start_script(code, jit), timeout)
+
+
 def assert_jit_off_agrees(code: str, timeout: float = 600) -> str:
-    """Run ``code`` (:func:`script_digest`) with the JIT on and off: both must print the same
-    SHA-256 hex digest (64 characters), which is returned."""
-    on, off = (script_digest(code, jit, timeout) for jit in (True, False))
+    """Run ``code`` (:func:`script_digest`) with the JIT on and off, both at once (two processes):
+    both must print the same SHA-256 hex digest (64 characters), which is returned."""
+    processes = [_start_script(code, jit) for jit in (True, False)]
+    try:
+        on, off = (_script_output(p, timeout) for p in processes)
+    finally:
+        for p in processes:
+            if p.poll() is None:
+                p.kill()
+                p.communicate()
     assert off == on and len(on) == 64, (on, off)
     return on
 

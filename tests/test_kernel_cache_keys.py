@@ -57,82 +57,153 @@ def test_files_outside_the_package_keep_numbas_own_locator(tmp_path):
 # ``njit(cache=True)`` got numba's locator when it was imported before _config and pi-env's
 # otherwise, so two programs importing in different orders (``pi-env solve``, a script calling
 # the library) overwrote each other's cached machine code of that module and each recompiled it
-# (solvers/case_sets.py: 5-13 s of compilation on every switch, seen as a 3-15 s ``pi-env solve``)
+# (solvers/case_sets.py: 5-13 s of compilation on every switch, seen as a 3-15 s ``pi-env solve``).
+# One fresh process imports every module of these layers and reports each one's kernels; a module
+# that needs an optional extra that is not installed (the torch networks of pi_env.agents: the rl
+# extra) cannot be scanned, and its test skips naming the extra; any other import error fails.
+SCANNED = ("core", "engine", "records", "solvers", "envs", "agents")
+EXTRA_OF = {"torch": "rl", "stable_baselines3": "rl", "sb3_contrib": "rl", "tensorboard": "rl",
+            "fastapi": "web", "uvicorn": "web", "ray": "ray", "torchrl": "torchrl", "tensordict": "torchrl",
+            "pyspiel": "openspiel"}  # the top-level modules of pyproject's optional extras
 FIRST_IMPORT = """
-import importlib, pkgutil, sys
+import importlib, json, pkgutil, sys
 import pi_env.solvers.case_sets  # first, before anything imports pi_env.core._config
 import numba.core.dispatcher as nd
 import pi_env
-wrong, seen, extra = [], 0, []
-for sub in ("core", "engine", "records", "solvers", "envs", "agents"):
+seen, wrong, failed = {}, {}, {}
+for sub in %r:
     pkg = importlib.import_module("pi_env." + sub)
     for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."):
         try:
             mod = importlib.import_module(info.name)
-        except ModuleNotFoundError as exc:  # a module of an optional extra (torch, ...) without it
-            if (exc.name or "").split(".")[0] not in EXTRAS:
-                raise
-            extra.append(info.name)
+        except Exception as exc:
+            failed[info.name] = [type(exc).__name__, getattr(exc, "name", None) or "", str(exc)]
             continue
+        seen[info.name], wrong[info.name] = 0, []
         for name, obj in vars(mod).items():
             for d in (obj, getattr(obj, "serial", None), getattr(obj, "parallel", None)):
                 if isinstance(d, nd.Dispatcher) and getattr(d.py_func, "__module__", "") == mod.__name__:
-                    seen += 1
+                    seen[info.name] += 1
                     if not type(d._cache._impl.locator).__name__.startswith("PiEnv"):
-                        wrong.append(mod.__name__ + "." + name)
-print(seen, sorted(set(wrong)), "|", " ".join(extra))
-"""
-
-# the packages of the optional extras whose absence may stop a module's import; the modules that
-# need them: those of the learned policies (the rl extra)
-EXTRAS = ("torch", "stable_baselines3", "sb3_contrib")
-EXTRA_MODULES = {"pi_env.agents._policy_net": ("torch",), "pi_env.agents._sb3_nets": ("torch", "sb3_contrib")}
+                        wrong[info.name].append(name)
+print(json.dumps({"seen": seen, "wrong": wrong, "failed": failed}))
+""" % (SCANNED,)
+NO_KERNEL_CACHE = os.environ.get("NUMBA_DISABLE_JIT") == "1" or not _config.CACHE
 
 
-@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1" or not _config.CACHE, reason="needs the kernel cache")
-def test_every_kernel_is_keyed_by_pi_envs_locator_whatever_the_import_order():
-    import importlib.util
+def _scanned_modules() -> list[str]:
+    import importlib
+    import pkgutil
+
+    names = []
+    for sub in SCANNED:
+        pkg = importlib.import_module("pi_env." + sub)
+        names += [info.name for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + ".")]
+    return names
+
+
+@pytest.fixture(scope="module")
+def first_import_scan() -> dict:
+    """``{"seen": {module: kernels}, "wrong": {module: [names]}, "failed": {module: [error type,
+    missing module, message]}}`` of :data:`FIRST_IMPORT`, run once in a fresh interpreter."""
+    import json
     import subprocess
     import sys
 
-    script = f"EXTRAS = {EXTRAS!r}\n" + FIRST_IMPORT
-    text = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600,
-                          check=True).stdout
-    head, _, skipped = text.partition("|")
-    out = head.split(maxsplit=1)
-    assert int(out[0]) > 50, out  # the scan reaches the kernels
-    assert out[1].strip() == "[]", f"kernels with numba's own cache locator: {out[1]}"
-    # only the modules of a missing extra are left out, and exactly those
-    missing = {m for m, pkgs in EXTRA_MODULES.items() if any(importlib.util.find_spec(p) is None for p in pkgs)}
-    assert set(skipped.split()) == missing
+    out = subprocess.run([sys.executable, "-c", FIRST_IMPORT], capture_output=True, text=True, timeout=600,
+                         check=True).stdout
+    return json.loads(out.splitlines()[-1])
 
 
+@pytest.mark.skipif(NO_KERNEL_CACHE, reason="needs the kernel cache")
+def test_the_scan_imports_every_module_and_reaches_the_kernels(first_import_scan):
+    assert sorted([*first_import_scan["seen"], *first_import_scan["failed"]]) == sorted(_scanned_modules())
+    assert sum(first_import_scan["seen"].values()) > 50, first_import_scan["seen"]
+
+
+@pytest.mark.skipif(NO_KERNEL_CACHE, reason="needs the kernel cache")
+@pytest.mark.parametrize("module", _scanned_modules())
+def test_every_kernel_is_keyed_by_pi_envs_locator_whatever_the_import_order(first_import_scan, module):
+    import importlib.util
+
+    if module in first_import_scan["failed"]:
+        kind, missing, message = first_import_scan["failed"][module]
+        top = missing.split(".")[0]
+        if kind != "ModuleNotFoundError" or top not in EXTRA_OF or importlib.util.find_spec(top) is not None:
+            pytest.fail(f"{module} does not import: {kind}: {message}")
+        pytest.skip(f"{module} needs the '{EXTRA_OF[top]}' extra ({top} is not installed)")
+    assert first_import_scan["wrong"][module] == [], f"kernels of {module} with numba's own cache locator"
+
+
+# An installed (non-editable) copy of pi-env: the package's files, links resolved, in a folder on
+# PYTHONPATH, as pip lays them out in site-packages. The probe compiles one kernel and says where
+# the package was imported from; the interpreter starts in tmp_path, so the checkout is not on the
+# path.
 CACHE_PROBE = """
-import glob, os, sys
 import numpy as np
 from pi_env.engine import _kernels as K
-from pi_env.core import _config
+print(K.__file__)
 print(K._next_u64(np.ones(1, np.uint64), 0))
-print(_config.kernel_cache_dir())
-print(os.path.dirname(K.__file__))
 """
 
 
-@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1" or not _config.CACHE, reason="needs the kernel cache")
-def test_kernels_are_cached_in_the_users_cache_folder_not_beside_the_sources(tmp_path):
-    """``pip uninstall`` must leave nothing in site-packages: without ``NUMBA_CACHE_DIR`` a kernel's
-    machine code goes to ``$XDG_CACHE_HOME/pi-env/numba/<source folder>-<hash>/`` (numba's own
-    choice was the ``__pycache__`` beside the installed sources)."""
+def _installed_copy(folder):
+    import shutil
+
+    site = folder / "site-packages"
+    source = os.path.dirname(os.path.dirname(os.path.realpath(_config.__file__)))
+    shutil.copytree(source, site / "pi_env", ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))
+    return site
+
+
+def _run_probe(site, cwd, **env_vars) -> None:
     import subprocess
     import sys
 
-    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
-    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "PYTHONPATH", "PI_ENV_NUMBA_CACHE")}
+    env.update(PYTHONPATH=str(site), **env_vars)
     out = subprocess.run([sys.executable, "-c", CACHE_PROBE], capture_output=True, text=True, timeout=600,
-                         check=True, env=env).stdout.split("\n")
-    assert out[0] == "1082269761"  # xorshift64 of 1: 1 ^ 1<<13 = 8193, ^ >>7 = 8257, ^ <<17 = 8257 + 1082261504
-    assert out[1] == str(tmp_path / "cache" / "pi-env" / "numba")
-    index = sorted(p.name for p in (tmp_path / "cache" / "pi-env" / "numba").rglob("_kernels._next_u64-*.nbi"))
-    assert len(index) == 1, index
-    folder = next((tmp_path / "cache" / "pi-env" / "numba").iterdir()).name
-    assert folder.startswith("engine_")  # numba's subfolder: the source folder's name and its path's hash
+                         check=True, env=env, cwd=cwd).stdout.split("\n")
+    assert out[0] == str(site / "pi_env" / "engine" / "_kernels.py")  # the installed copy, not the checkout
+    assert out[1] == "1082269761"  # xorshift64 of 1: 1 ^ 1<<13 = 8193, ^ >>7 = 8257, ^ <<17 = 8257 + 1082261504
+
+
+def _cache_files(folder) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.suffix in (".nbi", ".nbc"))
+
+
+def _numba_subfolder(site) -> str:
+    """numba's folder name for the cache of ``site/pi_env/engine``: the folder's name and the SHA-1
+    of its absolute path (numba.core.caching, ``get_suitable_cache_subpath``)."""
+    import hashlib
+
+    engine = str(site / "pi_env" / "engine")
+    return "engine_" + hashlib.sha1(engine.encode()).hexdigest()
+
+
+@pytest.mark.skipif(NO_KERNEL_CACHE, reason="needs the kernel cache")
+def test_an_installed_copy_caches_its_kernels_in_the_users_cache_folder_one_folder_per_copy(tmp_path):
+    """``pip uninstall`` must leave nothing in site-packages: without ``NUMBA_CACHE_DIR`` a kernel's
+    machine code goes to ``$XDG_CACHE_HOME/pi-env/numba/<source folder>_<SHA-1 of its path>/``
+    (numba's own choice was the ``__pycache__`` beside the installed sources). Two copies (two
+    installs, or a checkout and an install) keep apart: each has its own folder there."""
+    cache = tmp_path / "cache"
+    first, second = _installed_copy(tmp_path / "a"), _installed_copy(tmp_path / "b")
+    _run_probe(first, tmp_path, XDG_CACHE_HOME=str(cache))
+    _run_probe(second, tmp_path, XDG_CACHE_HOME=str(cache))
+    assert _cache_files(first) == [] and _cache_files(second) == []  # nothing beside the installed sources
+    found = _cache_files(cache)
+    assert sorted({f.split(os.sep)[2] for f in found}) == sorted([_numba_subfolder(first), _numba_subfolder(second)])
+    for site in (first, second):
+        mine = [f for f in found if f.startswith(os.path.join("pi-env", "numba", _numba_subfolder(site), ""))]
+        names = sorted(f.rsplit(os.sep, 1)[1].rsplit("-", 1)[0] + "." + f.rsplit(".", 1)[1] for f in mine)
+        assert names == ["_kernels._next_u64.nbc", "_kernels._next_u64.nbi"], mine
+
+
+@pytest.mark.skipif(NO_KERNEL_CACHE, reason="needs the kernel cache")
+def test_numba_cache_dir_wins_over_the_users_cache_folder(tmp_path):
+    cache, chosen = tmp_path / "cache", tmp_path / "chosen"
+    site = _installed_copy(tmp_path / "a")
+    _run_probe(site, tmp_path, XDG_CACHE_HOME=str(cache), NUMBA_CACHE_DIR=str(chosen))
+    assert _cache_files(site) == [] and not cache.exists()
+    assert [f.split(os.sep)[0] for f in _cache_files(chosen)] == [_numba_subfolder(site)] * 2

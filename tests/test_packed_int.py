@@ -22,7 +22,7 @@ from pi_env.engine.writer import FailedSolves
 from pi_env.envs.encoders import (_component_scales, check_packed_int, encode_packed, encode_packed_int,
                                   float_from_packed_int, packed_int_bounds)
 from pi_env.envs.selfplay import SelfPlayVecEnv
-from helpers import own_case_pair, script_digest, selfplay_rollout_digest
+from helpers import need_extra, own_case_pair, script_digest, selfplay_rollout_digest
 from test_encoders import alternating_actions
 
 F32 = np.float32
@@ -199,7 +199,7 @@ def test_stateless_call_and_conversion_in_every_form():
 
 
 def test_torch_conversion_is_exact():
-    torch = pytest.importorskip("torch")
+    torch = need_extra("rl", "torch")
     from pi_env.rl.packed_int import PackedIntToFloat
 
     cfg = GameConfig(num_players=3)
@@ -227,7 +227,7 @@ def test_the_documented_conversion_is_warning_free_and_exact():
     import textwrap
     import warnings
 
-    torch = pytest.importorskip("torch")
+    torch = need_extra("rl", "torch")
     import pi_env.rl.packed_int as module
 
     doc = inspect.getdoc(module)
@@ -326,7 +326,7 @@ def test_conversion_refuses_rows_of_another_game_in_one_line():
     bad[0, packed_int_layout(2)["failed_count"][0]] = -1
     with pytest.raises(PIError, match=r"^rows hold a failed_count of -1\.\.0"):
         float_from_packed_int(bad, c2)
-    torch = pytest.importorskip("torch")
+    torch = need_extra("rl", "torch")
     from pi_env.rl.packed_int import PackedIntToFloat
 
     conv = PackedIntToFloat(c2)

@@ -17,12 +17,11 @@ from pi_env.agents.learned import SOLVE_ACTION, best_cases, encode_state, policy
 from pi_env.core.constants import SOLVE_BASE
 from pi_env.core.errors import PIError, UnknownNameError
 from pi_env.engine import GameConfig, legal_action_mask, observe
+from helpers import need_extra
 
 
 def _rl():
-    pytest.importorskip("torch")
-    pytest.importorskip("stable_baselines3")
-    pytest.importorskip("sb3_contrib")
+    need_extra("rl", "torch", "stable_baselines3", "sb3_contrib")
 
 
 def _tiny_model(num_envs: int = 8, trunk=(32,), hidden=(16,)):

@@ -21,13 +21,11 @@ from pi_env.core.errors import PIError, UnknownNameError
 from pi_env.engine import GameConfig, init, legal_action_mask, observe, sample_actions, step_inplace
 from pi_env.envs.encoders import encode_flat, flat_layout
 from pi_env.envs.selfplay import RandomBatchOpponent, SelfPlayVecEnv
-from helpers import paired_games, step_pair
+from helpers import need_extra, paired_games, step_pair
 
 
 def _rl():
-    pytest.importorskip("torch")
-    pytest.importorskip("stable_baselines3")
-    pytest.importorskip("sb3_contrib")
+    need_extra("rl", "torch", "stable_baselines3", "sb3_contrib")
 
 
 def _played(num_players: int, batch: int, seed: int, steps: int):

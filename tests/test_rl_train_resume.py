@@ -10,11 +10,11 @@ import json
 
 import pytest
 
+from helpers import need_extra
+
 
 def _rl():
-    pytest.importorskip("torch")
-    pytest.importorskip("stable_baselines3")
-    pytest.importorskip("sb3_contrib")
+    need_extra("rl", "torch", "stable_baselines3", "sb3_contrib")
 
 
 # 64 games x 16 steps: 1024 steps per update

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from pi_env.core.errors import PIError
+from helpers import need_extra
 
 
 def test_without_ray_the_example_says_how_to_install(monkeypatch, capsys):
@@ -34,8 +35,7 @@ def test_without_ray_the_example_says_how_to_install(monkeypatch, capsys):
 
 
 def test_rllib_env_is_the_pettingzoo_env_with_renamed_observations():
-    pytest.importorskip("ray.rllib")
-    pytest.importorskip("torch")
+    need_extra("ray", "ray.rllib", "torch")
     import pi_env
     from pi_env.rl.rllib_env import PiPettingZooEnv
     from pi_env.envs.encoders import flat_scales
@@ -60,8 +60,7 @@ def test_rllib_env_is_the_pettingzoo_env_with_renamed_observations():
 
 @pytest.mark.slow
 def test_ppo_trains_saves_checkpoints_and_resumes_with_ray_locally(tmp_path):
-    pytest.importorskip("ray.rllib")
-    pytest.importorskip("torch")
+    need_extra("ray", "ray.rllib", "torch")
     from pi_env.experiments.train_rllib import checkpoints, train
 
     out = tmp_path / "rllib"

@@ -14,6 +14,7 @@ from pi_env.agents import make_agent
 from pi_env.agents.sb3_policy import refine_mask
 from pi_env.core.constants import NUM_ACTIONS, NUM_CASES, SOLVE_BASE
 from pi_env.core.errors import PIError
+from helpers import need_extra
 
 
 def _hide_rl(monkeypatch):
@@ -74,9 +75,7 @@ def test_tournament_keeps_the_case_of_model_paths(tmp_path):
 # --- with the rl extra -------------------------------------------------------------------------
 
 def _rl():
-    pytest.importorskip("torch")
-    pytest.importorskip("stable_baselines3")
-    pytest.importorskip("sb3_contrib")
+    need_extra("rl", "torch", "stable_baselines3", "sb3_contrib")
 
 
 def test_factorized_head_is_suspect_plus_evidence_plus_location():

@@ -1,6 +1,7 @@
 """learned:solo (issue #12 items 4-5): the exact evaluation of an agent on every case of a solo
 layout (against the greedy's value computed independently), the solo model's loading and play
-through every door, its information hygiene, and its training path."""
+through every door, its information hygiene, and its training path. The tests that load or train
+a model need torch (the rl extra) and skip without it; the rest run everywhere."""
 
 from __future__ import annotations
 
@@ -14,8 +15,7 @@ from pi_env.core.errors import PIError
 from pi_env.engine import solo as S
 from pi_env.solvers.own_info import solo_observation_case_mask
 from pi_env.solvers.solo_optimum import OptimalSearch, answer_codes
-
-torch = pytest.importorskip("torch")
+from helpers import need_extra
 
 GREEDY_LAYOUT_0 = 10730
 """docs/figures/solo_optimal.csv, layout 0: greedy 6.386904761904866 expected actions = 10730 / 1680."""
@@ -79,6 +79,7 @@ def test_every_case_evaluation_reproduces_the_greedy_value_of_layout_0():
 
 
 def test_learned_solo_loads_by_name_and_plays_the_solo_env():
+    need_extra("rl", "torch")
     import gymnasium
 
     from pi_env.agents import make_agent
@@ -106,6 +107,7 @@ def test_learned_solo_paired_cases_same_decisions_until_an_answer_differs():
     """Two games on one layout differing only in the hidden case: the policy's input (the training
     encoding, from the state that holds the case) and its actions stay equal until an answer
     differs."""
+    need_extra("rl", "torch")
     from pi_env.agents import make_agent
     from pi_env.rl.solo_imitate import encode
 
@@ -152,6 +154,7 @@ def test_training_encoding_equals_the_agents_and_the_view_round_trip():
 
 
 def test_solo_model_refused_for_other_player_counts_and_bad_files(tmp_path):
+    need_extra("rl", "torch")
     from pi_env.agents._policy_net import PolicyNet
     from pi_env.agents.learned import LearnedAgent, save_model
 
@@ -167,6 +170,7 @@ def test_solo_model_refused_for_other_player_counts_and_bad_files(tmp_path):
 def test_collect_and_fit_learn_the_teacher():
     """A few layouts of teacher rows; the teacher's choices are allowed by the masks; fitting raises
     the agreement above the share of the most frequent choice."""
+    need_extra("rl", "torch")
     from pi_env.rl.solo_imitate import SoloRows, collect, fit, new_net
 
     rows = collect(1000, 2, 12, seed=1)
@@ -197,6 +201,7 @@ def test_solo_optimal_agent_mode_bad_input(capsys):
 def test_solo_optimal_agent_mode_table(capsys):
     """One layout through the command: the learned policy's exact value beside the greedy's and the
     optimum's of docs/figures/solo_optimal.csv (layout 0: 6.3869 and 5.9351)."""
+    need_extra("rl", "torch")
     from pathlib import Path
 
     from pi_env.experiments.solo_optimal import agent_expected, main
@@ -211,6 +216,7 @@ def test_solo_optimal_agent_mode_table(capsys):
 
 
 def test_solo_imitate_command_writes_a_loadable_run_and_refuses_to_overwrite(tmp_path, capsys):
+    need_extra("rl", "torch")
     import json
 
     from pi_env.agents import make_agent
@@ -239,6 +245,8 @@ def test_solo_optimal_agent_that_cannot_play_solo_is_one_line(tmp_path, capsys, 
     line naming ``--agent`` (exit 2), no traceback, no game played."""
     from pi_env.experiments.solo_optimal import main
 
+    if agent == "learned:4p":
+        need_extra("rl", "torch")  # the model is loaded to learn its player count
     (tmp_path / "policy.pt").write_bytes(b"")
     with pytest.raises(SystemExit) as exc:
         main(["--agent", agent.format(dir=tmp_path), "--layouts", "1"])

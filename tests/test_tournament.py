@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import need_extra
 from helpers import play_game as play_reference
 from scipy import stats
 
@@ -491,7 +492,7 @@ def test_library_errors():
 
 
 def test_ray_backend_gives_the_same_rows(reference, tmp_path):
-    pytest.importorskip("ray")
+    need_extra("ray", "ray")
     summary = run_tournament(MIXED, tmp_path, workers=2, backend="ray")
     assert (tmp_path / "games.csv").read_bytes() == (reference[0] / "games.csv").read_bytes()
     assert summary == reference[1]
@@ -573,7 +574,7 @@ def test_a_learned_model_that_cannot_play_is_refused_before_anything_is_written(
     """A model of another player count (or a run directory given as a model) is one line, exit 2,
     and ``--out`` is not created: the corrected rerun then starts afresh (issue: a header-only
     games.csv used to make it fail with "already holds a tournament")."""
-    pytest.importorskip("torch")
+    need_extra("rl", "torch")
     run_dir = tmp_path / "run"
     run_dir.mkdir()
     (run_dir / "policy.pt").write_bytes(b"")
