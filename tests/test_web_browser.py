@@ -43,6 +43,7 @@ def browser():
         options.add_argument(flag)
     profile = tempfile.mkdtemp(prefix="pi-env-chromium-")
     options.add_argument(f"--user-data-dir={profile}")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the console: policy violations
     options.binary_location = CHROMIUM
     driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
     driver.set_page_load_timeout(60)
@@ -217,3 +218,47 @@ def test_replay_opened_by_upload_and_stepped_with_the_keyboard(browser, server, 
     body.send_keys(Keys.END)
     total = sum(len(r.events) + 1 for r in record.rounds)
     wait_for(lambda: attr(d, "data-position") == str(total - 1), what="the last position")
+
+
+def policy_violations(driver):
+    """The console messages of the page that report a Content-Security-Policy violation."""
+    return [e["message"] for e in driver.get_log("browser") if "Content Security Policy" in e["message"]]
+
+
+def test_pages_work_under_the_content_security_policy_and_cannot_be_framed(browser, server, tmp_path):
+    """Every page loads with no policy violation (styles set through the DOM, no inline script) and
+    its swatches keep their colours; a page of another port that frames the start page shows
+    nothing of it (a click there created a game)."""
+    import http.server
+    import threading
+    import urllib.request
+
+    d = browser
+    req = urllib.request.Request(server + "/api/games", method="POST", headers={"content-type": "application/json"},
+                                 data=json.dumps({"seats": ["human", "random"], "seed": 3}).encode())
+    with urllib.request.urlopen(req) as resp:
+        link = json.loads(resp.read())["seats"][0]["link"]
+    d.get_log("browser")  # forget earlier pages' messages
+    for path in ("/", link, link.split("/seat/")[0]):
+        d.get(server + path)
+        wait_for(lambda: d.execute_script("return document.readyState") == "complete", what=path)
+        time.sleep(0.3)
+        assert policy_violations(d) == [], path
+    d.get(server + "/")
+    swatch = wait_for(lambda: d.find_elements("css selector", "#seats .swatch"), what="the seat rows")[0]
+    assert swatch.value_of_css_property("background-color") == "rgba(214, 39, 40, 1)"  # P0's colour
+    assert policy_violations(d) == []
+
+    (tmp_path / "frame.html").write_text(f'<iframe id="f" src="{server}/" width="800" height="600"></iframe>')
+    handler = lambda *a, **k: http.server.SimpleHTTPRequestHandler(*a, directory=str(tmp_path), **k)  # noqa: E731
+    other = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    try:
+        d.get(f"http://127.0.0.1:{other.server_address[1]}/frame.html")
+        time.sleep(1.0)
+        d.switch_to.frame(d.find_element("id", "f"))
+        assert d.find_elements("id", "create") == []  # the start page was not shown in the frame
+        d.switch_to.default_content()
+    finally:
+        other.shutdown()
+        other.server_close()

@@ -36,7 +36,9 @@ API (JSON; every refusal is a 4xx answer ``{"error": "one-line reason"}`` that c
                                          queues it and answers at once
 =======================================  ======================================================
 
-Bodies larger than :data:`MAX_BODY` bytes are refused with 413 before they are read whole.
+Bodies larger than :data:`MAX_BODY` bytes are refused with 413 before they are read whole. Every
+response carries :data:`~pi_env.apps.web.guard.SECURITY_HEADERS` (no framing by other pages, a
+Content-Security-Policy of this server only, ``nosniff``, ``Referrer-Policy: same-origin``).
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ from pi_env.apps.leaderboard import Leaderboard
 from pi_env.apps.web import routes_games, routes_pages, routes_replays, routes_solo
 from pi_env.apps.web.errors import TooLarge, WebError
 from pi_env.apps.web.games import GameManager
-from pi_env.apps.web.guard import BodyLimit, HostPolicy, RequestGuard, is_loopback
+from pi_env.apps.web.guard import BodyLimit, HostPolicy, RequestGuard, SecurityHeaders, is_loopback
 from pi_env.apps.web.http import MAX_BODY, MAX_DEPTH, STATIC, JSONAnswer, error_response
 from pi_env.apps.web.replay import ReplayCache, SolverWorker
 from pi_env.apps.web.solo import SoloManager
@@ -114,7 +116,8 @@ def create_app(data_dir: "str | Path", *, host: str = "127.0.0.1", port: int = 8
     app.state.store, app.state.allow_paths = store, allow_paths  # what the routes use (request.app.state)
     app.state.stored_replays, app.state.stored_replay_bytes = stored_replays, stored_replay_bytes
     app.add_middleware(BodyLimit, limit=MAX_BODY, too_large=TooLarge)
-    app.add_middleware(RequestGuard, policy=HostPolicy(host, port))  # outermost: runs first
+    app.add_middleware(RequestGuard, policy=HostPolicy(host, port))  # runs first
+    app.add_middleware(SecurityHeaders)  # outermost: its headers are on the guard's refusals too
 
     @app.exception_handler(WebError)
     async def _web_error(request: Request, exc: WebError):

@@ -13,7 +13,11 @@
 
 and turns any unexpected exception into a JSON 500 with a one-line reason (the traceback goes to
 the ``pi_env.web`` log), so the server never answers with a bare error page or drops the
-connection. :class:`BodyLimit` refuses a body over the limit with 413: a declared
+connection. :class:`SecurityHeaders` (outside it) gives every response, refusals included, the
+headers of :data:`SECURITY_HEADERS`: no page of this server can be framed by another page (a click
+inside a framed page would act with the server's authority), scripts, styles, images and requests
+come from this server only, types are not sniffed, and no address (a seat's private link) is sent
+to another site as a referrer. :class:`BodyLimit` refuses a body over the limit with 413: a declared
 ``Content-Length`` before any byte is read, a streamed (chunked) body as soon as the bytes that
 arrived pass the limit, so no request holds more than the limit in memory.
 
@@ -29,7 +33,7 @@ import re
 import socket
 from typing import Any, Awaitable, Callable
 
-__all__ = ["HostPolicy", "RequestGuard", "BodyLimit", "is_loopback", "error_body", "BodyTooLarge", "redact"]
+__all__ = ["HostPolicy", "RequestGuard", "BodyLimit", "SecurityHeaders", "SECURITY_HEADERS", "CONTENT_SECURITY_POLICY", "is_loopback", "error_body", "BodyTooLarge", "redact"]
 
 log = logging.getLogger("pi_env.web")
 
@@ -40,6 +44,21 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 
+
+CONTENT_SECURITY_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
+                           "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+                           "frame-ancestors 'none'")
+"""What the pages may load and who may frame them: everything from this server only (no inline
+script or style attribute: the pages have none, and set styles through the DOM), framed by nobody."""
+SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
+    (b"x-frame-options", b"DENY"),
+    (b"content-security-policy", CONTENT_SECURITY_POLICY.encode("ascii")),
+    (b"x-content-type-options", b"nosniff"),
+    # same-origin, not no-referrer: under no-referrer a browser sends "Origin: null" with the pages'
+    # own POST requests, which RequestGuard refuses as another page's
+    (b"referrer-policy", b"same-origin"),
+)
+"""The headers :class:`SecurityHeaders` puts on every response (replacing any of the same name)."""
 
 _TOKEN_IN_PATH = re.compile(r"(/seat/|[?&]seat=)[^/?&#\s\"]+")
 
@@ -286,3 +305,29 @@ class BodyLimit:
         except self.too_large as exc:
             if not tracked.started:
                 await send_error(send, 413, str(exc))
+
+
+class SecurityHeaders:
+    """ASGI middleware: every HTTP response gets :data:`SECURITY_HEADERS` (module docstring).
+
+    Args:
+        app: the ASGI application.
+    """
+
+    _NAMES = frozenset(name for name, _ in SECURITY_HEADERS)
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() not in self._NAMES]
+                message = {**message, "headers": headers + list(SECURITY_HEADERS)}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)

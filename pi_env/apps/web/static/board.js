@@ -17,7 +17,9 @@ function el(tag, attrs, parent, text) {
 function h(tag, attrs, parent, text) {
   const e = document.createElement(tag);
   for (const k in attrs || {}) {
-    if (k === "class") e.className = attrs[k]; else e.setAttribute(k, attrs[k]);
+    // style through the DOM: the Content-Security-Policy refuses style attributes
+    if (k === "class") e.className = attrs[k]; else if (k === "style") e.style.cssText = attrs[k];
+    else e.setAttribute(k, attrs[k]);
   }
   if (text !== undefined) e.textContent = text;
   if (parent) parent.appendChild(e);
