@@ -79,3 +79,83 @@ def test_the_pages_hold_no_inline_script_or_style(tmp_path):
         scripts = text.count("<script")
         assert scripts == text.count('<script src="/static/'), page.name
         assert not re.search(r"<[^>]*\son[a-z]+\s*=", text), page.name  # no onclick=... handlers
+
+
+# -- the server's own files ----------------------------------------------------------------------------
+
+def test_the_servers_own_files_are_never_opened_by_path(tmp_path):
+    """``{"path": ".../web.sqlite3"}`` was refused but opened and closed the database, which released
+    SQLite's locks: another program then deleted the -wal file the server kept writing to, and the
+    games written after were lost at a crash. Now every file of the data folder (by device and
+    inode: through a link too) gets the one answer of a missing file without being opened."""
+    data = tmp_path / "data"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    with client(data) as c:
+        first = c.post("/api/games", json={"seats": ["random", "random"], "seed": 1}).json()["id"]
+        db, wal = data / "web.sqlite3", data / "web.sqlite3-wal"
+        assert wal.exists()
+        os.symlink(db, elsewhere / "link.json")
+        os.link(db, elsewhere / "hard.json")
+        missing = str(elsewhere / "missing.json")
+        expected = c.post("/api/replays", json={"path": missing}).json()["error"]
+        for path in (db, wal, data / "web.sqlite3-shm", data / "leaderboard.sqlite3", elsewhere / "link.json",
+                     elsewhere / "hard.json"):
+            r = c.post("/api/replays", json={"path": str(path)})
+            assert r.status_code == 422 and r.json()["error"] == expected.replace(missing, str(path)), path
+        # another program opens and closes the database: the server's locks are still held, so it
+        # leaves the -wal file (it deleted it when they had been released)
+        subprocess.run([sys.executable, "-c", "import sqlite3, sys; con = sqlite3.connect(sys.argv[1]); "
+                        "con.execute('SELECT count(*) FROM games').fetchone(); con.close()", str(db)], check=True)
+        assert wal.exists()
+        second = c.post("/api/games", json={"seats": ["random", "random"], "seed": 2}).json()["id"]
+        crash = tmp_path / "crash"  # the files as a kill -9 now would leave them
+        crash.mkdir()
+        for suffix in ("", "-wal", "-shm"):
+            if (data / f"web.sqlite3{suffix}").exists():
+                (crash / f"web.sqlite3{suffix}").write_bytes((data / f"web.sqlite3{suffix}").read_bytes())
+    from pi_env.apps.web.store import Store
+
+    store = Store(crash / "web.sqlite3")
+    assert sorted(g[0] for g in store.games()) == sorted([first, second])
+    store.close()
+
+
+def _mode(path):
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+def test_the_data_folder_and_databases_are_private(tmp_path):
+    """The database holds every game's seed (which fixes every hidden case): it was created
+    world-readable. The folder is created 0700, the databases and SQLite's side files 0600 (under
+    the usual umask 022), and a database of an earlier run open to others is made private with a
+    one-line notice."""
+    old = os.umask(0o022)
+    try:
+        data = tmp_path / "new" / "data"
+        with client(data) as c:
+            c.post("/api/games", json={"seats": ["random", "random"], "seed": 1})
+            files = sorted(p.name for p in data.iterdir())
+            assert files == ["web.sqlite3", "web.sqlite3-shm", "web.sqlite3-wal"]
+            assert {name: _mode(data / name) for name in files} == dict.fromkeys(files, 0o600)
+            assert _mode(data) == 0o700
+        old_run = tmp_path / "old"
+        from pi_env.apps.web.store import Store
+
+        Store(old_run / "web.sqlite3").close()  # as an earlier version left it: readable by everyone
+        os.chmod(old_run, 0o755)
+        for name in ("web.sqlite3", "leaderboard.sqlite3"):
+            (old_run / name).touch()
+            os.chmod(old_run / name, 0o644)
+        notices = []
+        with client(old_run, notice=notices.append):
+            pass
+        assert notices == [f"{old_run / name} was open to other users (mode 0644): now 0600, owner only"
+                           for name in ("web.sqlite3", "leaderboard.sqlite3")]
+        assert _mode(old_run / "web.sqlite3") == _mode(old_run / "leaderboard.sqlite3") == 0o600
+        notices.clear()
+        with client(old_run, notice=notices.append):
+            pass
+        assert notices == []
+    finally:
+        os.umask(old)

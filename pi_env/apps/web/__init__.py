@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import socket
 import sys
 from pathlib import Path
@@ -101,6 +102,9 @@ def serve(host: str = "127.0.0.1", port: int = 8000, data_dir: "str | Path | Non
         solver_timeout: seconds one solver view may take.
         quiet: no access log.
 
+    The process runs under the umask ``077``: the data folder and every file the server creates
+    in it are private to the user (:mod:`pi_env.apps.web.files`).
+
     Raises:
         PIError: the ``web`` extra is missing, or the address cannot be used.
     """
@@ -113,6 +117,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, data_dir: "str | Path | Non
     from pi_env.apps.web.app import create_app
 
     data = Path(data_dir).expanduser() if data_dir is not None else default_data_dir()
+    os.umask(0o077)  # every file the server creates (databases, their side files) is the user's alone
     sock = bind(host, port)  # first: an address that cannot be used is the only thing printed
     try:
         real_port = sock.getsockname()[1]
@@ -120,7 +125,8 @@ def serve(host: str = "127.0.0.1", port: int = 8000, data_dir: "str | Path | Non
             print(f"pi-env: warning: listening on {host}, not only on this machine: anyone who can reach "
                   f"port {real_port} can create games, and every seat link shown can be opened from "
                   f"elsewhere; records cannot be opened by path", file=sys.stderr)
-        app = create_app(data, host=host, port=real_port, agent_delay=agent_delay, solver_timeout=solver_timeout)
+        app = create_app(data, host=host, port=real_port, agent_delay=agent_delay, solver_timeout=solver_timeout,
+                         notice=lambda line: print(f"pi-env serve: {line}", file=sys.stderr))
         app.state.solver.prestart()  # here, in the main thread: the worker starts ignoring Ctrl-C
         shown = f"[{host}]" if ":" in host else host
         print(f"pi-env serve: http://{shown}:{real_port}/  (data in {data}; Ctrl-C stops)", flush=True)

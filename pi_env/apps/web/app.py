@@ -44,13 +44,16 @@ Content-Security-Policy of this server only, ``nosniff``, ``Referrer-Policy: sam
 from __future__ import annotations
 
 import contextlib
+import logging
 from pathlib import Path
+from typing import Callable
 
 from fastapi import FastAPI, Request
 
 from pi_env.apps.leaderboard import Leaderboard
 from pi_env.apps.web import routes_games, routes_pages, routes_replays, routes_solo
 from pi_env.apps.web.errors import TooLarge, WebError
+from pi_env.apps.web.files import prepare_data_dir
 from pi_env.apps.web.games import GameManager
 from pi_env.apps.web.guard import BodyLimit, HostPolicy, RequestGuard, SecurityHeaders, is_loopback
 from pi_env.apps.web.http import MAX_BODY, MAX_DEPTH, STATIC, JSONAnswer, error_response
@@ -61,6 +64,8 @@ from pi_env.core.errors import PIError
 
 __all__ = ["create_app", "MAX_BODY", "MAX_DEPTH", "STATIC", "REPLAYS_IN_MEMORY", "REPLAY_TEXT_IN_MEMORY",
            "STORED_REPLAYS", "STORED_REPLAY_BYTES"]
+
+log = logging.getLogger("pi_env.web")
 
 REPLAYS_IN_MEMORY = 16
 REPLAY_TEXT_IN_MEMORY = 4_000_000
@@ -75,8 +80,10 @@ opened are dropped (their links then answer 404 "open the record again")."""
 def create_app(data_dir: "str | Path", *, host: str = "127.0.0.1", port: int = 8000, agent_delay: float = 0.8,
                solver_timeout: float = 60.0, allow_paths: bool | None = None,
                replays_in_memory: int = REPLAYS_IN_MEMORY, replay_text_in_memory: int = REPLAY_TEXT_IN_MEMORY,
-               stored_replays: int = STORED_REPLAYS, stored_replay_bytes: int = STORED_REPLAY_BYTES) -> FastAPI:
-    """The web app over the data directory ``data_dir`` (``web.sqlite3``, ``leaderboard.sqlite3``).
+               stored_replays: int = STORED_REPLAYS, stored_replay_bytes: int = STORED_REPLAY_BYTES,
+               notice: "Callable[[str], None] | None" = None) -> FastAPI:
+    """The web app over the data directory ``data_dir`` (``web.sqlite3``, ``leaderboard.sqlite3``;
+    the folder and the files private to the user, :mod:`pi_env.apps.web.files`).
 
     Args:
         data_dir: where the database files live (created if missing).
@@ -88,6 +95,9 @@ def create_app(data_dir: "str | Path", *, host: str = "127.0.0.1", port: int = 8
             only when ``host`` is the loopback interface).
         replays_in_memory, replay_text_in_memory: opened records kept in memory (count, bytes of text).
         stored_replays, stored_replay_bytes: opened records kept in the database (count, bytes).
+        notice: called with each one-line notice of the start (a database of an earlier run that
+            other users could read, made private: :func:`~pi_env.apps.web.files.prepare_data_dir`);
+            default: the ``pi_env.web`` log, as a warning.
 
     Raises:
         StoreError: the database cannot be used.
@@ -95,6 +105,12 @@ def create_app(data_dir: "str | Path", *, host: str = "127.0.0.1", port: int = 8
     data_dir = Path(data_dir)
     if allow_paths is None:
         allow_paths = is_loopback(host)
+    try:
+        notices = prepare_data_dir(data_dir, ("web.sqlite3",), ("leaderboard.sqlite3",))
+    except OSError as exc:
+        raise StoreError(f"{data_dir}: cannot be used as the web app's data folder ({exc.strerror or exc})") from None
+    for line in notices:
+        (notice or log.warning)(line)
     store = Store(data_dir / "web.sqlite3")
     games = GameManager(store, agent_delay=agent_delay)
     games.restore()
@@ -113,7 +129,7 @@ def create_app(data_dir: "str | Path", *, host: str = "127.0.0.1", port: int = 8
     app = FastAPI(title="pi-env", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None,
                   default_response_class=JSONAnswer)
     app.state.games, app.state.solos, app.state.solver, app.state.replays = games, solos, solver, replays
-    app.state.store, app.state.allow_paths = store, allow_paths  # what the routes use (request.app.state)
+    app.state.store, app.state.allow_paths, app.state.data_dir = store, allow_paths, data_dir  # what the routes use (request.app.state)
     app.state.stored_replays, app.state.stored_replay_bytes = stored_replays, stored_replay_bytes
     app.add_middleware(BodyLimit, limit=MAX_BODY, too_large=TooLarge)
     app.add_middleware(RequestGuard, policy=HostPolicy(host, port))  # runs first

@@ -91,7 +91,13 @@ def path_refusal(path: str, limit: int) -> Unprocessable:
                          f"('pi-env replay PATH' says what is wrong); or upload it")
 
 
-def read_record_file(path: str, limit: int) -> str:
+_KEPT_OPEN: list[int] = []
+"""Descriptors of the server's own files opened through a path that was swapped for one between the
+check and the open (:func:`read_record_file`): never closed, as closing would release the server's
+locks on the file."""
+
+
+def read_record_file(path: str, limit: int, protected: "frozenset[tuple[int, int]]" = frozenset()) -> str:
     """The text of a record file on this machine, named by ``path`` (``~`` expanded).
 
     Only a regular file is opened (a symbolic link to one too): a device (``/dev/zero``), a named
@@ -105,6 +111,11 @@ def read_record_file(path: str, limit: int) -> str:
     the server's own keyboard finds the reason with ``pi-env replay PATH``). The caller answers a
     text that is no record with the same :func:`path_refusal`.
 
+    A file whose ``(st_dev, st_ino)`` is in ``protected`` (the server's own data files,
+    :func:`pi_env.apps.web.files.file_ids`) is refused with that same answer before it is opened:
+    closing it would release the server's SQLite locks on it. Were the path swapped for such a file
+    between that check and the open, the descriptor is kept open rather than closed.
+
     Raises:
         Unprocessable: ``cannot open PATH as a record: ...`` (:func:`path_refusal`).
     """
@@ -112,11 +123,17 @@ def read_record_file(path: str, limit: int) -> str:
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         name = os.path.expanduser(path)
-        if not stat.S_ISREG(os.stat(name).st_mode):
+        st = os.stat(name)
+        if not stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) in protected:
             raise refusal
         fd = os.open(name, flags)
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):  # replaced between the two looks
+            st = os.fstat(fd)
+            if (st.st_dev, st.st_ino) in protected:  # swapped for one of the server's files meanwhile
+                _KEPT_OPEN.append(fd)
+                fd = -1
+                raise refusal
+            if not stat.S_ISREG(st.st_mode):  # replaced between the two looks
                 raise refusal
             chunks, size = [], 0
             while size <= limit:
@@ -126,7 +143,8 @@ def read_record_file(path: str, limit: int) -> str:
                 chunks.append(chunk)
                 size += len(chunk)
         finally:
-            os.close(fd)
+            if fd >= 0:
+                os.close(fd)
         if size > limit:
             raise refusal
         return b"".join(chunks).decode("utf-8-sig")

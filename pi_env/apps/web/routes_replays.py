@@ -10,6 +10,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
+from pi_env.apps.web.files import file_ids
 from pi_env.apps.web.errors import BadRequest, Conflict, Unprocessable, WebError
 from pi_env.apps.web.http import MAX_BODY, SOLVER_WAIT, int_param, read_json
 from pi_env.apps.web.replay import ReplayDoc, path_refusal, read_record_file
@@ -45,7 +46,9 @@ async def new_replay(request: Request):
         if not allow_paths:
             raise Conflict("records can be opened by path only when the server listens on 127.0.0.1; "
                            "upload the file instead")
-        text = await asyncio.to_thread(read_record_file, body["path"], MAX_BODY)
+        state = request.app.state  # never the server's own files (their ids are read before opening)
+        text = await asyncio.to_thread(
+            lambda: read_record_file(body["path"], MAX_BODY, protected=file_ids(state.data_dir)))
         try:
             return await asyncio.to_thread(open_replay, request.app.state, text)
         except (WebError, PIError):  # their messages quote the file: one answer for every failure

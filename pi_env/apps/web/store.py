@@ -72,7 +72,7 @@ class Store:
         self.path = Path(path)
         self._lock = threading.Lock()
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             self._con = sqlite3.connect(str(self.path), check_same_thread=False, timeout=10.0,
                                         isolation_level=None)
             self._con.execute("PRAGMA journal_mode = WAL")
