@@ -191,7 +191,7 @@ def test_bad_requests_are_refused_with_one_line_and_change_nothing(tmp_path):
              "'names': players 0 and 1 are both called 'Ann' ('ann')"),
             ("POST", "/api/games", {"seats": ["human", "human"], "names": ["1", "0"]}, None, 422,
              "'names': player 0's name '1' reads as player 1's number"),
-            ("POST", "/api/replays", {"text": "{not json"}, None, 422, "not JSON"),
+            ("POST", "/api/replays", {"text": "{not json"}, None, 422, "not valid JSON"),
             ("POST", "/api/replays", {"text": json.dumps({"format": "pi-record/9", "rounds": []})}, None, 422,
              "malformed record"),
             ("POST", "/api/replays", {"file": "x"}, None, 400, "text"),
@@ -331,7 +331,7 @@ def test_typed_in_record_without_engine(tmp_path):
     asked = next(i for i, ev in enumerate(first) if ev["player"] != 1 and "clue" in ev)
     first.append({"incorrect": asked})
     typed = load_record(doc)
-    with client(tmp_path) as c:
+    with client(tmp_path / "data") as c:  # the record outside the data folder (whose files are refused)
         p = tmp_path / "typed.json"
         p.write_text(json.dumps(doc))
         r = c.post("/api/replays", json={"path": str(p)})
@@ -354,7 +354,7 @@ def test_typed_in_record_without_engine(tmp_path):
                       f"{len(doc['rounds'][-1]['events']) - 1}").json()
         assert final["scores"] == list(score_record(typed).scores)
         assert c.post("/api/replays", json={"path": str(tmp_path / "missing.json")}).status_code == 422
-    with client(tmp_path, allow_paths=False) as c:
+    with client(tmp_path / "data", allow_paths=False) as c:
         r = c.post("/api/replays", json={"path": str(p)})
         assert r.status_code == 409 and "upload" in r.json()["error"]
 

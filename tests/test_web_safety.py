@@ -159,3 +159,37 @@ def test_the_data_folder_and_databases_are_private(tmp_path):
         assert notices == []
     finally:
         os.umask(old)
+
+
+# -- uploads are checked as files are ------------------------------------------------------------------
+
+def _record_doc(players=3, seed=6):
+    from pi_env.agents.runner import play_game
+    from pi_env.engine import GameConfig
+    from pi_env.records.record_file import record_to_dict
+
+    _, rec = play_game(GameConfig(num_players=players, variants=("fast",)), ["deducer"] * players, seed)
+    return record_to_dict(rec.record())
+
+
+def test_an_upload_with_a_duplicate_key_is_refused_as_replay_refuses_the_file(tmp_path):
+    """A record with a key given twice was opened (201) from an upload, while ``pi-env replay``
+    refuses the same file: the upload now goes through the loader's checks, with its message."""
+    from pi_env.core.errors import RecordError
+    from pi_env.records.record_file import load_record
+
+    text = json.dumps(_record_doc(), indent=1)
+    first = text.index('"player": ')  # the first event's player, given twice
+    text = text[:first] + '"player": 2, ' + text[first:]
+    path = tmp_path / "dup.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(RecordError) as refused:
+        load_record(path)
+    assert str(refused.value) == "round 1, event 0: duplicate key 'player' (a key may appear once per object)"
+    with client(tmp_path / "data") as c:
+        r = c.post("/api/replays", json={"text": text})
+        assert r.status_code == 422
+        assert r.json() == {"error": f"malformed record: {refused.value}"}
+        assert c.post("/api/replays", json={"text": text.replace('"player": 2, ', "", 1)}).status_code == 201
+        one_line(c.post("/api/replays", json={"text": "[1]"}), 422, "malformed record: record: must be an object, got [1]")
+        one_line(c.post("/api/replays", json={"text": "{"}), 422, "malformed record: not valid JSON: ")

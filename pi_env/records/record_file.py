@@ -320,19 +320,47 @@ def _read_source(source: object) -> object:
         text = path.read_text(encoding="utf-8-sig")  # a byte order mark, as some editors save, is skipped
     except UnicodeDecodeError as exc:
         raise RecordError(f"{path}: not UTF-8 text (byte {exc.start}): save the record as UTF-8") from None
+    return _parse_text(text, f"{path}: ")
+
+
+def _parse_text(text: str, where: str = "") -> object:
+    """The JSON of a record's text, checked for length of integers, depth and duplicate keys
+    (``where``: the prefix of a message, e.g. the file's path and ``": "``)."""
     try:
         doc = json.loads(text, object_pairs_hook=_JSONObject.from_pairs, parse_int=_parse_int)
     except json.JSONDecodeError as exc:
-        raise RecordError(f"{path}: not valid JSON: {exc}") from None
+        raise RecordError(f"{where}not valid JSON: {exc}") from None
     except _TooLong as exc:
-        raise RecordError(f"{path}: {exc}") from None
+        raise RecordError(f"{where}{exc}") from None
     except RecursionError:
-        raise RecordError(f"{path}: {_too_deep()}") from None
+        raise RecordError(f"{where}{_too_deep()}") from None
     except ValueError as exc:  # none known besides the above: still one line, never a traceback
-        raise RecordError(f"{path}: not valid JSON: {exc}") from None
-    _check_depth(doc, str(path))
+        raise RecordError(f"{where}not valid JSON: {exc}") from None
+    _check_depth(doc, where.removesuffix(": ") or None)
     _check_duplicate_keys(doc)
     return doc
+
+
+def loads_record(text: str) -> GameRecord:
+    """Read and validate a ``pi-record/1`` record from its JSON text (an upload): every check of
+    :func:`load_record` on a file, duplicate keys included (``json.loads`` keeps the last silently).
+
+    Args:
+        text: the record's JSON text (a leading byte order mark is skipped).
+
+    Returns:
+        The :class:`GameRecord`, as :func:`load_record` returns it.
+
+    Raises:
+        RecordError: as :func:`load_record`, without a path in the message.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"loads_record takes the record's JSON text, got {type(text).__name__}")
+    doc = _parse_text(text.removeprefix("\ufeff"))
+    if not isinstance(doc, dict):
+        check_structure(canonical_document(doc))  # "record: must be an object, got ...", as for a file
+    assert isinstance(doc, dict)
+    return load_record(doc)
 
 
 MAX_INT_DIGITS = 19

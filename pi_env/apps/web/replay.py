@@ -26,7 +26,6 @@ event loop.
 
 from __future__ import annotations
 
-import json
 import logging
 import multiprocessing
 import os
@@ -43,7 +42,7 @@ import numpy as np
 from pi_env.core.constants import IN_DISCARD, ON_DISPLAY, TIER_POINTS, TYPE_OFFSETS
 from pi_env.core.errors import PIError, RecordError
 from pi_env.engine.ranking import tier_points
-from pi_env.records.record_file import known_display, load_record
+from pi_env.records.record_file import known_display, loads_record
 from pi_env.records.scoring import score_record
 from pi_env.records.types import CLUE, INVESTIGATE, SOLVE, GameRecord, seat_label
 from pi_env.solvers.solve_report import investigators_left_at, next_turn_tier
@@ -59,26 +58,16 @@ log = logging.getLogger("pi_env.web")
 
 
 def parse_record_text(text: str) -> GameRecord:
-    """A record from its JSON text.
+    """A record from its JSON text, with every check ``pi-env replay`` makes of a file
+    (:func:`pi_env.records.record_file.loads_record`: duplicate keys, integers' length, depth).
 
     Raises:
         Unprocessable: not JSON, or not a valid ``pi-record/1`` record (the loader's one-line reason).
     """
     try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise Unprocessable(f"the record is not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
-    except RecursionError:
-        raise Unprocessable("the record is not a usable JSON record: lists or objects nested too deeply") from None
-    except ValueError as exc:  # e.g. an integer of thousands of digits
-        raise Unprocessable(f"the record is not a usable JSON record: {exc}") from None
-    if not isinstance(doc, dict):
-        raise Unprocessable(f"malformed record: a record must be a JSON object, got {type(doc).__name__}")
-    try:
-        record = load_record(doc)
+        return loads_record(text)
     except (RecordError, TypeError) as exc:
         raise Unprocessable(f"malformed record: {exc}") from None
-    return record
 
 
 def path_refusal(path: str, limit: int) -> Unprocessable:
@@ -406,7 +395,7 @@ def _solve_job(replay_id: str, text: str, player: int, round_index: int, after_e
     if record is None:
         if text is None:  # the parent thought this worker had it: it was dropped from the cache
             raise _Resend()
-        record = load_record(json.loads(text))
+        record = loads_record(text)
         _WORKER_RECORDS[replay_id] = record
         while len(_WORKER_RECORDS) > 8:
             _WORKER_RECORDS.popitem(last=False)
