@@ -181,7 +181,7 @@ def test_solo_case_played_to_the_end(browser, server):
     assert "rank 1 of 1" in d.find_element("id", "end").text
     assert "It was the case of seed 12" in d.find_element("id", "end").text
     cells = [td.text for td in d.find_elements("css selector", "#leaderboard tr:nth-child(2) td")]
-    assert cells[:3] == ["1", "Tess", "3"] and cells[-1] == "1"
+    assert cells[:3] == ["1", "Tess", "3"] and cells[-2:] == ["1", "—"]  # 1 hint; not played as a daily case
 
 
 def test_replay_opened_by_upload_and_stepped_with_the_keyboard(browser, server, tmp_path):

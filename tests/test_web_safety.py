@@ -193,3 +193,58 @@ def test_an_upload_with_a_duplicate_key_is_refused_as_replay_refuses_the_file(tm
         assert c.post("/api/replays", json={"text": text.replace('"player": 2, ', "", 1)}).status_code == 201
         one_line(c.post("/api/replays", json={"text": "[1]"}), 422, "malformed record: record: must be an object, got [1]")
         one_line(c.post("/api/replays", json={"text": "{"}), 422, "malformed record: not valid JSON: ")
+
+
+# -- names -------------------------------------------------------------------------------------------
+
+def test_player_names_are_printable_text_on_one_line(tmp_path):
+    """Names took line breaks and NUL (into the records, the leaderboard, other players' pages): a
+    name is printable text, stripped, 1..40 characters; a refusal says why and creates nothing."""
+    with client(tmp_path) as c:
+        def game(names):
+            return c.post("/api/games", json={"seats": ["human", "random"], "names": names})
+
+        one_line(game(["Ann\nBob", "Cy"]), 422,
+                 "'names'[0] must be printable text on one line: it holds '\\n' (a line break, tab or control character)")
+        one_line(game(["Ann", "C\x00y"]), 422, "'names'[1] must be printable text on one line: it holds '\\x00'")
+        one_line(game(["Ann", "\u202eCy"]), 422, "'names'[1] must be printable text on one line: it holds '\\u202e'")
+        one_line(game(["   ", "Cy"]), 422, "'names'[0] must be 1..40 characters (spaces around it not counted), got 0")
+        one_line(game(["A" * 41, "Cy"]), 422, "'names'[0] must be 1..40 characters (spaces around it not counted), got 41")
+        one_line(game([7, "Cy"]), 422, "'names'[0] must be a name (text), got int")
+        one_line(game(["Ann"]), 422, "'names' must list one name (1..40 characters) per seat")
+        one_line(c.post("/api/solo", json={"seed": 3, "name": "Tess\r\nAdmin"}), 422,
+                 "'name' must be printable text on one line: it holds '\\r'")
+        assert c.get("/api/games").json()["games"] == []
+        r = game(["  Ann Lee ", "Cy-" + "x" * 37])
+        assert r.status_code == 201 and [s["name"] for s in r.json()["seats"]] == ["Ann Lee", "Cy-" + "x" * 37]
+        sid = c.post("/api/solo", json={"seed": 3, "name": " Tess "}).json()["id"]
+        assert c.get(f"/api/solo/{sid}").json()["name"] == "Tess"
+
+
+# -- daily cases ---------------------------------------------------------------------------------------
+
+def test_daily_cases_only_from_their_date_on_and_the_leaderboard_marks_them(tmp_path):
+    """Any date's daily case, future ones included, could be played and ranked: a daily case is
+    playable from its date on (UTC, the server's clock), and each leaderboard row says whether it
+    was played as the daily case (its date) or from its seed (``None``)."""
+    import datetime as dt
+
+    from pi_env.apps.solo_app import game_from_seed
+    from pi_env.core.constants import SOLVE_BASE
+
+    today = dt.datetime(2030, 5, 17, 23, 30, tzinfo=dt.timezone.utc)  # 01:30 on the 18th east of UTC+2
+    with client(tmp_path) as c:
+        c.app.state.solos.clock = today.timestamp
+        one_line(c.post("/api/solo", json={"daily": "2030-05-18"}), 422,
+                 "the daily case of 2030-05-18 cannot be played before that date (today is 2030-05-17, UTC, on this "
+                 "server)")
+        one_line(c.post("/api/solo", json={"daily": "2031-01-01", "difficulty": "hard"}), 422, "before that date")
+        one_line(c.post("/api/solo", json={"daily": "2030-02-30"}), 422, "date must be a valid YYYY-MM-DD date")
+        case = game_from_seed(None, date="2030-05-17")
+        for body in ({"daily": "2030-05-17", "name": "Dee"}, {"seed": case.seed, "name": "Sid"}):
+            sid = c.post("/api/solo", json=body).json()["id"]
+            c.post(f"/api/solo/{sid}/move", json={"version": 0, "action": SOLVE_BASE + case.case})
+            assert c.get(f"/api/solo/{sid}").json()["seed"] == case.seed
+        rows = c.get(f"/api/leaderboard?seed={case.seed}").json()["rows"]
+        assert [(r["name"], r["daily"]) for r in rows] == [("Dee", "2030-05-17"), ("Sid", None)]
+        assert c.post("/api/solo", json={"daily": "2020-01-01"}).status_code == 201  # past dates stay playable

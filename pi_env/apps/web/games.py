@@ -49,11 +49,42 @@ from pi_env.records.types import CLUE, INVESTIGATE, SOLVE, Event, GameRecord, se
 from pi_env.apps.web.errors import Conflict, Forbidden, NotFound, Unprocessable
 from pi_env.apps.web.store import Store
 
-__all__ = ["LiveGame", "GameManager", "HUMAN", "token_digest", "event_doc"]
+__all__ = ["LiveGame", "GameManager", "HUMAN", "NAME_LIMIT", "player_name", "token_digest", "event_doc"]
 
 log = logging.getLogger("pi_env.web")
 
 HUMAN = "human"
+
+
+NAME_LIMIT = 40
+"""The longest player name, in characters (that of the terminal app's leaderboard)."""
+
+
+def player_name(value: Any, what: str) -> str:
+    """A player's name from a request: text without the spaces around it, 1..:data:`NAME_LIMIT`
+    printable characters (no line break, tab, NUL or other control or format character).
+
+    Args:
+        value: the name as the request gave it.
+        what: how a refusal names it (``"'name'"``, ``"'names'[2]"``).
+
+    Returns:
+        The name, stripped.
+
+    Raises:
+        Unprocessable: not text, empty, too long, or not printable (naming the character).
+    """
+    if not isinstance(value, str):
+        raise Unprocessable(f"{what} must be a name (text), got {type(value).__name__}")
+    name = value.strip()
+    if not 1 <= len(name) <= NAME_LIMIT:
+        raise Unprocessable(f"{what} must be 1..{NAME_LIMIT} characters (spaces around it not counted), "
+                            f"got {len(name)}")
+    if not name.isprintable():
+        bad = next(ch for ch in name if not ch.isprintable())
+        raise Unprocessable(f"{what} must be printable text on one line: it holds {ascii(bad)} (a line break, "
+                            f"tab or control character)")
+    return name
 
 
 def token_digest(token: str) -> str:
@@ -305,9 +336,10 @@ class GameManager:
         if names is None:
             names = [f"{seat_label(i)} ({'you' if s == HUMAN and seats.count(HUMAN) == 1 else s})"
                      for i, s in enumerate(seats)]
-        elif (not isinstance(names, list) or len(names) != len(seats)
-              or not all(isinstance(n, str) and 0 < len(n.strip()) <= 40 for n in names)):
-            raise Unprocessable("'names' must list one name (1..40 characters) per seat")
+        elif not isinstance(names, list) or len(names) != len(seats):
+            raise Unprocessable(f"'names' must list one name (1..{NAME_LIMIT} characters) per seat")
+        else:
+            names = [player_name(n, f"'names'[{i}]") for i, n in enumerate(names)]
         try:  # the record of the game must be readable: names that tell the players apart
             check_player_names([n.strip() for n in names])
         except PIError as exc:

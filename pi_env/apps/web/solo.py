@@ -36,7 +36,7 @@ from pi_env.engine import solo as S
 from pi_env.solvers.solo_rating import DIFFICULTIES
 
 from pi_env.apps.web.errors import Conflict, NotFound, Unprocessable
-from pi_env.apps.web.games import board_doc
+from pi_env.apps.web.games import board_doc, player_name
 from pi_env.apps.web.store import Store
 
 __all__ = ["SoloManager"]
@@ -65,7 +65,8 @@ class SoloManager:
         "difficulty": "easy" | "medium" | "hard" | null, "investigators": 5, "name": "..."}``.
 
         Raises:
-            Unprocessable: a malformed body or a bad date, seed or difficulty.
+            Unprocessable: a malformed body, a bad date, seed, difficulty or name, or a daily case of
+                a date after today (UTC).
         """
         if not isinstance(doc, dict):
             raise Unprocessable("the body must be a JSON object")
@@ -79,14 +80,21 @@ class SoloManager:
             raise Unprocessable("give 'daily' or 'seed', not both")
         if daily is not None and not isinstance(daily, str):
             raise Unprocessable("'daily' must be a date YYYY-MM-DD")
+        if daily is not None:  # a daily case from its date on (by UTC, as the page's default date)
+            today = _dt.datetime.fromtimestamp(self.clock(), _dt.timezone.utc).date()
+            try:
+                day = _dt.date.fromisoformat(daily.strip())
+            except ValueError:  # not a date: game_from_seed says so
+                day = today
+            if day > today:
+                raise Unprocessable(f"the daily case of {daily.strip()} cannot be played before that date "
+                                    f"(today is {today.isoformat()}, UTC, on this server)")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63):
             raise Unprocessable(f"'seed' must be an integer 0..2**63-1 or null, got {seed!r}")
         inv = doc.get("investigators", 5)
         if isinstance(inv, bool) or not isinstance(inv, int) or not 0 <= inv <= 14:
             raise Unprocessable(f"'investigators' must be 0..14, got {inv!r}")
-        name = doc.get("name") or "player"
-        if not isinstance(name, str) or not name.strip() or len(name) > 40:
-            raise Unprocessable("'name' must be 1..40 characters")
+        name = player_name(doc.get("name") or "player", "'name'")
         try:  # neither seed nor date: a random case (its seed is shown once it is solved)
             game = game_from_seed(seed, date=daily, difficulty=difficulty, investigators=inv)
         except PIError as exc:
@@ -262,14 +270,16 @@ class SoloManager:
                 "expected_remaining_actions": h.expected_remaining_actions, "hints": game.hints}
 
     def leaderboard_rows(self, seed: int, investigators: int) -> list[dict[str, Any]]:
-        """The results of a case, best first, with competition ranks (1, 2, 2, 4)."""
+        """The results of a case, best first, with competition ranks (1, 2, 2, 4); ``daily`` is the
+        date of a result played as that date's daily case (``None``: played from its seed)."""
         rows = []
         prev_key, prev_rank = None, 0
         for i, e in enumerate(self.leaderboard.results(seed, investigators)[:20]):
             r = prev_rank if e.key() == prev_key else i + 1
             prev_key, prev_rank = e.key(), r
             rows.append({"rank": r, "name": e.name, "actions": e.actions, "investigators": e.used,
-                         "wrong": e.wrong, "seconds": e.seconds, "hints": e.hints, "finished": e.finished_at})
+                         "wrong": e.wrong, "seconds": e.seconds, "hints": e.hints, "finished": e.finished_at,
+                         "daily": e.daily})  # played as that date's daily case, else None
         return rows
 
     def record(self, sid: str):
