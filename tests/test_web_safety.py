@@ -248,3 +248,136 @@ def test_daily_cases_only_from_their_date_on_and_the_leaderboard_marks_them(tmp_
         rows = c.get(f"/api/leaderboard?seed={case.seed}").json()["rows"]
         assert [(r["name"], r["daily"]) for r in rows] == [("Dee", "2030-05-17"), ("Sid", None)]
         assert c.post("/api/solo", json={"daily": "2020-01-01"}).status_code == 201  # past dates stay playable
+
+
+# -- expiry and the rate limit (an injected clock: no sleeping) --------------------------------------
+
+class Clock:
+    """A settable clock (seconds since the epoch)."""
+
+    def __init__(self, t=1_900_000_000.0):
+        self.t = t
+
+    def __call__(self):
+        return self.t
+
+
+def _play_out(c, gid):
+    view = c.get(f"/api/games/{gid}/view").json()
+    while not view["done"]:
+        view = c.get(f"/api/games/{gid}/view?since={view['version']}").json()
+    return view
+
+
+def test_finished_and_abandoned_games_expire_from_memory_and_the_database(tmp_path):
+    """Games never expired (3,000 of them made every list and restart slow): a finished game is
+    deleted ``finished_ttl`` after its last move, an unfinished one ``idle_ttl`` after its last move,
+    solo games too; from memory, the list and the database, and at a restart."""
+    from pi_env.apps.web.store import Store
+
+    clock = Clock()
+    with client(tmp_path, clock=clock, finished_ttl=3600, idle_ttl=7200) as c:
+        def expire():
+            c.portal.call(c.app.state.expire)  # on the event loop, as the server's purge task
+            return sorted(g["id"] for g in c.get("/api/games").json()["games"])
+
+        over = c.post("/api/games", json={"seats": ["random", "random"], "variants": ["fast"], "seed": 5}).json()["id"]
+        _play_out(c, over)
+        idle = c.post("/api/games", json={"seats": ["human", "human"], "seed": 6}).json()
+        moved = c.post("/api/games", json={"seats": ["human", "human"], "seed": 7}).json()
+        solo = c.post("/api/solo", json={"seed": 3}).json()["id"]
+        assert expire() == sorted([over, idle["id"], moved["id"]])
+        clock.t += 3000
+        to_move = c.get(f"/api/games/{moved['id']}/view").json()["to_move"]
+        token = moved["seats"][to_move]["link"].rsplit("/", 1)[1]
+        view = c.get(f"/api/games/{moved['id']}/view", headers={"x-seat-token": token}).json()
+        r = c.post(f"/api/games/{moved['id']}/move", headers={"x-seat-token": token},
+                   json={"version": 0, "action": view["legal"]["clues"][0]})
+        assert r.status_code == 200
+        clock.t += 601  # 3601 s after the finished game's end
+        assert expire() == sorted([idle["id"], moved["id"]])
+        one_line(c.get(f"/api/games/{over}/view"), 404, f"no game '{over}' on this server")
+        clock.t += 3600  # 7201 s after the idle game's creation, 4201 s after the other's move
+        assert expire() == [moved["id"]]
+        one_line(c.get(f"/api/solo/{solo}"), 404, "no solo game with this link")
+        assert c.get(f"/api/games/{idle['id']}/view").status_code == 404
+        store = c.app.state.store
+        assert [g[0] for g in store.games()] == [moved["id"]] and store.solo(solo) is None
+        assert store.moves(over) == [] and store.moves(moved["id"]) == [view["legal"]["clues"][0]]
+    clock.t += 3000  # 7201 s after its move: deleted when the server starts again
+    with client(tmp_path, clock=clock, finished_ttl=3600, idle_ttl=7200) as c:
+        assert c.get("/api/games").json()["games"] == []
+    store = Store(tmp_path / "web.sqlite3")
+    assert store.games() == []
+    store.close()
+
+
+def test_new_games_are_rate_limited_per_client_with_retry_after(tmp_path):
+    """Creation had no limit (3,000 games in 11.5 s): a client address may start
+    ``games_per_minute`` games and solo games at once and that many a minute; past it, 429 with
+    Retry-After and one line, and nothing is created."""
+    clock = Clock()
+    with client(tmp_path, clock=clock, games_per_minute=3) as c:
+        def new_game():
+            return c.post("/api/games", json={"seats": ["human", "random"], "seed": 1})
+
+        assert [new_game().status_code, c.post("/api/solo", json={"seed": 3}).status_code,
+                new_game().status_code] == [201, 201, 201]
+        r = new_game()
+        one_line(r, 429, "too many new games from this address: at most 3 a minute; try again in 20 s")
+        assert r.headers["retry-after"] == "20"
+        one_line(c.post("/api/solo", json={"seed": 3}), 429, "try again in 20 s")
+        clock.t += 15
+        assert new_game().headers["retry-after"] == "5"
+        clock.t += 5
+        assert new_game().status_code == 201
+        assert new_game().status_code == 429
+        assert len(c.get("/api/games").json()["games"]) == 3
+        assert c.get("/").status_code == 200  # everything else is served as before
+
+
+def test_the_rate_limit_is_per_address_and_forgets_idle_clients():
+    from pi_env.apps.web.errors import TooManyRequests
+    from pi_env.apps.web.limits import RateLimit
+
+    clock = Clock(0.0)
+    limit = RateLimit(2, clock=clock, max_clients=3)
+    for _ in range(2):
+        limit.take("a")
+    with pytest.raises(TooManyRequests) as refused:
+        limit.take("a")
+    assert refused.value.retry_after == 30
+    limit.take("b")
+    limit.take("c")
+    clock.t = 60.0  # every bucket is full again: the 4th client's arrival drops the idle ones
+    limit.take("d")
+    assert sorted(limit._buckets) == ["d"]
+
+
+def test_a_database_of_the_previous_version_gains_the_activity_times(tmp_path):
+    """A version-2 file (no ``active``/``finished``): opened, its games' ``active`` is the time of
+    the last move (or the creation), so they expire from then."""
+    import sqlite3
+
+    from pi_env.apps.web.store import SCHEMA_VERSION, Store
+
+    con = sqlite3.connect(tmp_path / "web.sqlite3")
+    con.executescript("""
+        CREATE TABLE games (id TEXT PRIMARY KEY, created TEXT NOT NULL, spec TEXT NOT NULL);
+        CREATE TABLE moves (game TEXT NOT NULL, n INTEGER NOT NULL, action INTEGER NOT NULL, at TEXT NOT NULL,
+                            PRIMARY KEY (game, n));
+        CREATE TABLE solo (id TEXT PRIMARY KEY, created TEXT NOT NULL, doc TEXT NOT NULL);
+        CREATE TABLE replays (id TEXT PRIMARY KEY, created TEXT NOT NULL, text TEXT NOT NULL, digest TEXT,
+                              size INTEGER NOT NULL DEFAULT 0, opened REAL NOT NULL DEFAULT 0);
+        INSERT INTO games VALUES ('g1', '2030-01-01T10:00:00+00:00', '{}'), ('g2', '2030-01-02T10:00:00+01:00', '{}');
+        INSERT INTO moves VALUES ('g1', 0, 3, '2030-01-01T10:00:05+00:00'), ('g1', 1, 4, '2030-01-01T11:00:00+00:00');
+        INSERT INTO solo VALUES ('s1', '2030-01-03T00:00:00+00:00', '{}');
+        PRAGMA user_version = 2;
+    """)
+    con.close()
+    store = Store(tmp_path / "web.sqlite3", clock=Clock(1_893_715_200.0))  # 2030-01-04 00:00 UTC
+    assert [(g[0], g[4], g[5]) for g in store.games()] == [("g1", 1_893_495_600.0, None), ("g2", 1_893_574_800.0, None)]
+    assert store._read("PRAGMA user_version")[0][0] == SCHEMA_VERSION == 3
+    assert store.expire(finished_ttl=3600, idle_ttl=2 * 86400) == (["g1"], [])
+    assert store.expire(finished_ttl=3600, idle_ttl=86400 - 1) == (["g2"], ["s1"])
+    store.close()

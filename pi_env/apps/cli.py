@@ -257,7 +257,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="seconds an agent waits before each move, so that people can follow (default 0.8)")
     srv.add_argument("--solver-timeout", type=_seconds, default=60.0, metavar="S",
                      help="seconds one solver view of the replay viewer may take (default 60)")
-    srv.add_argument("--quiet", action="store_true", help="no access log")
+    _serve_limits(srv)
     render = _command(sub, "render", help="draw the board at a point of a record as a PNG")
     render.add_argument("record", help="a pi-record/1 JSON file (engine-written, or typed in at a table)")
     render.add_argument("--round", type=_integer, default=None, help="round, 1-based (default: the last)")
@@ -293,12 +293,33 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _serve_limits(srv: argparse.ArgumentParser) -> None:
+    """``pi-env serve``'s last options: how long games are kept, new games per client, the log."""
+    srv.add_argument("--finished-ttl", type=_duration, default="24h", metavar="TIME",
+                     help="how long a finished game is kept after its last move (default 24h; s, m, h, d)")
+    srv.add_argument("--idle-ttl", type=_duration, default="7d", metavar="TIME",
+                     help="how long an unfinished game is kept after its last move (default 7d)")
+    srv.add_argument("--games-per-minute", type=_positive, default=10, metavar="N",
+                     help="new games one client address may start a minute (default 10)")
+    srv.add_argument("--quiet", action="store_true", help="no access log")
+
+
+def _duration(text: str) -> float:
+    from pi_env.apps.web.limits import parse_duration
+
+    try:
+        return parse_duration(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """``pi-env serve``: the web app (:func:`pi_env.apps.web.serve`)."""
     from pi_env.apps.web import serve
 
     return serve(args.host, args.port, args.data, agent_delay=args.agent_delay,
-                 solver_timeout=args.solver_timeout, quiet=args.quiet)
+                 solver_timeout=args.solver_timeout, quiet=args.quiet, finished_ttl=args.finished_ttl,
+                 idle_ttl=args.idle_ttl, games_per_minute=args.games_per_minute)
 
 
 def cmd_play(args: argparse.Namespace) -> int:

@@ -89,7 +89,9 @@ def _server(config):
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, data_dir: "str | Path | None" = None, *,
-          agent_delay: float = 0.8, solver_timeout: float = 60.0, quiet: bool = False) -> int:
+          agent_delay: float = 0.8, solver_timeout: float = 60.0, quiet: bool = False,
+          finished_ttl: float | None = None, idle_ttl: float | None = None,
+          games_per_minute: int | None = None) -> int:
     """Run the web server until Ctrl-C; prints its address first.
 
     Args:
@@ -101,6 +103,11 @@ def serve(host: str = "127.0.0.1", port: int = 8000, data_dir: "str | Path | Non
         agent_delay: seconds an agent waits before each move.
         solver_timeout: seconds one solver view may take.
         quiet: no access log.
+        finished_ttl, idle_ttl: seconds a finished game, and an unfinished one, is kept after its
+            last move (default: :data:`~pi_env.apps.web.games.FINISHED_TTL`, 24 h, and
+            :data:`~pi_env.apps.web.games.IDLE_TTL`, 7 days).
+        games_per_minute: new games one client address may start a minute (default
+            :data:`~pi_env.apps.web.limits.GAMES_PER_MINUTE`, 10).
 
     The process runs under the umask ``077``: the data folder and every file the server creates
     in it are private to the user (:mod:`pi_env.apps.web.files`).
@@ -125,8 +132,10 @@ def serve(host: str = "127.0.0.1", port: int = 8000, data_dir: "str | Path | Non
             print(f"pi-env: warning: listening on {host}, not only on this machine: anyone who can reach "
                   f"port {real_port} can create games, and every seat link shown can be opened from "
                   f"elsewhere; records cannot be opened by path", file=sys.stderr)
+        limits = {k: v for k, v in (("finished_ttl", finished_ttl), ("idle_ttl", idle_ttl),
+                                    ("games_per_minute", games_per_minute)) if v is not None}
         app = create_app(data, host=host, port=real_port, agent_delay=agent_delay, solver_timeout=solver_timeout,
-                         notice=lambda line: print(f"pi-env serve: {line}", file=sys.stderr))
+                         notice=lambda line: print(f"pi-env serve: {line}", file=sys.stderr), **limits)
         app.state.solver.prestart()  # here, in the main thread: the worker starts ignoring Ctrl-C
         shown = f"[{host}]" if ":" in host else host
         print(f"pi-env serve: http://{shown}:{real_port}/  (data in {data}; Ctrl-C stops)", flush=True)
@@ -141,9 +150,10 @@ def serve(host: str = "127.0.0.1", port: int = 8000, data_dir: "str | Path | Non
 
 @contextlib.contextmanager
 def background_server(data_dir: "str | Path", *, host: str = "127.0.0.1", agent_delay: float = 0.05,
-                      solver_timeout: float = 60.0):
+                      solver_timeout: float = 60.0, **options):
     """Run the web app on a free port of ``host`` in a thread; yields its base URL
     (``http://127.0.0.1:PORT``). For tests, benchmarks and the screenshot script; stops on exit.
+    ``options`` go to :func:`~pi_env.apps.web.app.create_app` (e.g. ``games_per_minute``).
 
     Raises:
         PIError: the ``web`` extra is missing.
@@ -160,7 +170,7 @@ def background_server(data_dir: "str | Path", *, host: str = "127.0.0.1", agent_
 
     sock = bind(host, 0)
     app = create_app(data_dir, host=host, port=sock.getsockname()[1], agent_delay=agent_delay,
-                     solver_timeout=solver_timeout)
+                     solver_timeout=solver_timeout, **options)
     server = _server(uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=5))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

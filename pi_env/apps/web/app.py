@@ -43,8 +43,10 @@ Content-Security-Policy of this server only, ``nosniff``, ``Referrer-Policy: sam
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
+import time
 from pathlib import Path
 from typing import Callable
 
@@ -52,20 +54,24 @@ from fastapi import FastAPI, Request
 
 from pi_env.apps.leaderboard import Leaderboard
 from pi_env.apps.web import routes_games, routes_pages, routes_replays, routes_solo
-from pi_env.apps.web.errors import TooLarge, WebError
+from pi_env.apps.web.errors import TooLarge, TooManyRequests, WebError
 from pi_env.apps.web.files import prepare_data_dir
-from pi_env.apps.web.games import GameManager
+from pi_env.apps.web.games import FINISHED_TTL, IDLE_TTL, GameManager
 from pi_env.apps.web.guard import BodyLimit, HostPolicy, RequestGuard, SecurityHeaders, is_loopback
+from pi_env.apps.web.limits import GAMES_PER_MINUTE, RateLimit
 from pi_env.apps.web.http import MAX_BODY, MAX_DEPTH, STATIC, JSONAnswer, error_response
 from pi_env.apps.web.replay import ReplayCache, SolverWorker
 from pi_env.apps.web.solo import SoloManager
 from pi_env.apps.web.store import Store, StoreError
 from pi_env.core.errors import PIError
 
-__all__ = ["create_app", "MAX_BODY", "MAX_DEPTH", "STATIC", "REPLAYS_IN_MEMORY", "REPLAY_TEXT_IN_MEMORY",
+__all__ = ["create_app", "PURGE_EVERY", "MAX_BODY", "MAX_DEPTH", "STATIC", "REPLAYS_IN_MEMORY", "REPLAY_TEXT_IN_MEMORY",
            "STORED_REPLAYS", "STORED_REPLAY_BYTES"]
 
 log = logging.getLogger("pi_env.web")
+
+PURGE_EVERY = 60.0
+"""Seconds between two deletions of expired games."""
 
 REPLAYS_IN_MEMORY = 16
 REPLAY_TEXT_IN_MEMORY = 4_000_000
@@ -81,7 +87,9 @@ def create_app(data_dir: "str | Path", *, host: str = "127.0.0.1", port: int = 8
                solver_timeout: float = 60.0, allow_paths: bool | None = None,
                replays_in_memory: int = REPLAYS_IN_MEMORY, replay_text_in_memory: int = REPLAY_TEXT_IN_MEMORY,
                stored_replays: int = STORED_REPLAYS, stored_replay_bytes: int = STORED_REPLAY_BYTES,
-               notice: "Callable[[str], None] | None" = None) -> FastAPI:
+               notice: "Callable[[str], None] | None" = None, finished_ttl: float = FINISHED_TTL,
+               idle_ttl: float = IDLE_TTL, games_per_minute: int = GAMES_PER_MINUTE,
+               clock: Callable[[], float] = time.time) -> FastAPI:
     """The web app over the data directory ``data_dir`` (``web.sqlite3``, ``leaderboard.sqlite3``;
     the folder and the files private to the user, :mod:`pi_env.apps.web.files`).
 
@@ -98,6 +106,10 @@ def create_app(data_dir: "str | Path", *, host: str = "127.0.0.1", port: int = 8
         notice: called with each one-line notice of the start (a database of an earlier run that
             other users could read, made private: :func:`~pi_env.apps.web.files.prepare_data_dir`);
             default: the ``pi_env.web`` log, as a warning.
+        finished_ttl, idle_ttl: seconds a finished game, and an unfinished one, is kept after its
+            last move (solo games too); expired ones are deleted every :data:`PURGE_EVERY` seconds.
+        games_per_minute: new games and solo games a client address may start a minute (429 past it).
+        clock: seconds since the epoch (``time.time``): expiry, rate limit and the daily case's date.
 
     Raises:
         StoreError: the database cannot be used.
@@ -111,17 +123,30 @@ def create_app(data_dir: "str | Path", *, host: str = "127.0.0.1", port: int = 8
         raise StoreError(f"{data_dir}: cannot be used as the web app's data folder ({exc.strerror or exc})") from None
     for line in notices:
         (notice or log.warning)(line)
-    store = Store(data_dir / "web.sqlite3")
-    games = GameManager(store, agent_delay=agent_delay)
+    store = Store(data_dir / "web.sqlite3", clock=clock)
+    games = GameManager(store, agent_delay=agent_delay, finished_ttl=finished_ttl, idle_ttl=idle_ttl)
     games.restore()
-    solos = SoloManager(store, Leaderboard(data_dir / "leaderboard.sqlite3"))
+    solos = SoloManager(store, Leaderboard(data_dir / "leaderboard.sqlite3"), clock=clock)
     solver = SolverWorker(timeout=solver_timeout)
     replays = ReplayCache(store, max_docs=replays_in_memory, max_bytes=replay_text_in_memory)
+
+    def expire() -> None:
+        solos.forget(games.purge()[1])
+
+    async def expire_every(seconds: float) -> None:
+        while True:
+            await asyncio.sleep(seconds)
+            try:
+                expire()
+            except StoreError as exc:  # the next round tries again
+                log.error("expired games could not be deleted: %s", exc)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
         games.start()
+        purger = asyncio.get_running_loop().create_task(expire_every(PURGE_EVERY))
         yield
+        purger.cancel()
         games.stop()
         solver.close()
         store.close()
@@ -131,13 +156,18 @@ def create_app(data_dir: "str | Path", *, host: str = "127.0.0.1", port: int = 8
     app.state.games, app.state.solos, app.state.solver, app.state.replays = games, solos, solver, replays
     app.state.store, app.state.allow_paths, app.state.data_dir = store, allow_paths, data_dir  # what the routes use (request.app.state)
     app.state.stored_replays, app.state.stored_replay_bytes = stored_replays, stored_replay_bytes
+    app.state.new_games = RateLimit(games_per_minute, "new games", clock=clock)
+    app.state.expire = expire  # what the purge task runs (tests call it with their clock)
     app.add_middleware(BodyLimit, limit=MAX_BODY, too_large=TooLarge)
     app.add_middleware(RequestGuard, policy=HostPolicy(host, port))  # runs first
     app.add_middleware(SecurityHeaders)  # outermost: its headers are on the guard's refusals too
 
     @app.exception_handler(WebError)
     async def _web_error(request: Request, exc: WebError):
-        return error_response(exc.status, str(exc))
+        answer = error_response(exc.status, str(exc))
+        if isinstance(exc, TooManyRequests):
+            answer.headers["retry-after"] = str(exc.retry_after)
+        return answer
 
     @app.exception_handler(StoreError)
     async def _store_error(request: Request, exc: StoreError):

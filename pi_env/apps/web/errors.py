@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pi_env.core.errors import PIError
 
-__all__ = ["WebError", "BadRequest", "Forbidden", "NotFound", "Conflict", "TooLarge", "Unprocessable"]
+__all__ = ["WebError", "BadRequest", "Forbidden", "NotFound", "Conflict", "TooLarge", "Unprocessable", "TooManyRequests"]
 
 
 class WebError(PIError):
@@ -50,3 +50,14 @@ class Unprocessable(WebError):
     """422: well-formed JSON with a wrong value (malformed action, bad settings, malformed record)."""
 
     status = 422
+
+
+class TooManyRequests(WebError):
+    """429: a client started too many games in a short time; ``retry_after``: whole seconds to wait
+    (sent as the ``Retry-After`` header)."""
+
+    status = 429
+
+    def __init__(self, message: str, retry_after: int):
+        super().__init__(message)
+        self.retry_after = int(retry_after)

@@ -17,18 +17,31 @@ made at; any other version (a stale page, a repeated click) is refused with 409 
 while an agent is to move, waits ``agent_delay`` seconds (so a person sees each move), asks the
 agent in a worker thread with the agent's observation and mask only, and applies its move like a
 person's.
+
+**Off the event loop.** Building a view, the list of games, a record and applying a move take
+time in proportion to the game: they run in the manager's worker threads (:meth:`GameManager.run`),
+so pages and static files are answered while games are played. Each game's state is read and
+changed under its own lock (:attr:`LiveGame.mutex`); its asyncio lock orders the moves.
+
+**Expiry.** A finished game is deleted ``finished_ttl`` seconds after its last move, one left
+unfinished ``idle_ttl`` seconds after its last move (or its creation): from memory and from the
+database (:meth:`GameManager.purge`, run every minute and at a restart).
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import datetime as _dt
+import functools
 import hashlib
 import hmac
+import itertools
 import logging
 import secrets
+import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 import numpy as np
 
@@ -54,6 +67,13 @@ __all__ = ["LiveGame", "GameManager", "HUMAN", "NAME_LIMIT", "player_name", "tok
 log = logging.getLogger("pi_env.web")
 
 HUMAN = "human"
+FINISHED_TTL = 24 * 3600.0
+"""Seconds a finished game is kept after its last move (``pi-env serve --finished-ttl``)."""
+IDLE_TTL = 7 * 24 * 3600.0
+"""Seconds an unfinished game is kept after its last move (``pi-env serve --idle-ttl``)."""
+WORKERS = 4
+"""Worker threads that build views and apply moves (few: each holds the interpreter while it works)."""
+T = TypeVar("T")
 
 
 NAME_LIMIT = 40
@@ -122,6 +142,10 @@ class LiveGame:
         state: the engine state (``B == 1``); read only through :func:`observe` for views.
         recorder: the game record so far.
         actions: the moves played, in order.
+        active: the time of the last move or the creation (the store's clock, seconds).
+        finished: the time the game ended (``None``: not over).
+        mutex: held while the state is read or changed (views are built in worker threads).
+        purged: the game expired and was deleted: no move is stored any more.
     """
 
     id: str
@@ -135,8 +159,12 @@ class LiveGame:
     recorder: Recorder = field(init=False, repr=False)
     actions: list[int] = field(default_factory=list)
     agents: list[Agent | None] = field(init=False, repr=False)
+    active: float = 0.0
+    finished: float | None = None
 
     def __post_init__(self) -> None:
+        self.mutex = threading.RLock()
+        self.purged = False
         self.state = init(self.config, 1, seed=self.seed)
         self.recorder = Recorder(self.config, self.state, self.seed, player_names=tuple(self.names))
         self.agents = []
@@ -181,9 +209,10 @@ class LiveGame:
 
     def apply(self, action: int) -> None:
         """Apply a legal move of the player to move (the caller checked and stored it)."""
-        step_inplace(self.state, np.array([action], dtype=np.int64), self.config, check=False)
-        self.recorder.after_step(self.state)
-        self.actions.append(int(action))
+        with self.mutex:
+            step_inplace(self.state, np.array([action], dtype=np.int64), self.config, check=False)
+            self.recorder.after_step(self.state)
+            self.actions.append(int(action))
 
     def check_move(self, seat: int | None, version: Any, action: Any) -> int:
         """The action id of a move request, after every check (nothing is changed).
@@ -215,13 +244,24 @@ class LiveGame:
     def log(self) -> list[dict[str, Any]]:
         """Every move so far with its answer (public), oldest first."""
         out = []
-        record = self.recorder.record()
+        with self.mutex:
+            record = self.recorder.record()
         for r, rnd in enumerate(record.rounds):
             out.extend(event_doc(ev, record, r) for ev in rnd.events)
         return out
 
+    def record(self) -> GameRecord:
+        """The game's record so far (every case: send it only once the game is over)."""
+        with self.mutex:
+            return self.recorder.record()
+
     def view(self, seat: int | None) -> dict[str, Any]:
-        """What ``seat`` (``None``: a spectator) receives (module docstring)."""
+        """What ``seat`` (``None``: a spectator) receives (module docstring). Blocking: call it in
+        a worker thread (:meth:`GameManager.run`)."""
+        with self.mutex:
+            return self._view(seat)
+
+    def _view(self, seat: int | None) -> dict[str, Any]:
         cfg = self.config
         P = cfg.num_players
         viewer = 0 if seat is None else seat
@@ -245,6 +285,10 @@ class LiveGame:
 
     def summary(self) -> dict[str, Any]:
         """Public facts for the list of games."""
+        with self.mutex:
+            return self._summary()
+
+    def _summary(self) -> dict[str, Any]:
         return {"id": self.id, "created": self.created, "rules": rules_text(self.config),
                 "seats": list(self.seats), "names": list(self.names), "moves": self.version,
                 "done": self.done}
@@ -284,22 +328,33 @@ def _text(value: Any, what: str, choices: tuple[str, ...]) -> str:
 
 
 class GameManager:
-    """Every live game of the server, their persistence and their agents.
+    """Every live game of the server, their persistence, their agents and their expiry.
 
     Args:
-        store: the database.
+        store: the database (its clock is the one games expire by).
         agent_delay: seconds an agent waits before moving (so a person can follow).
+        finished_ttl: seconds a finished game is kept after its last move.
+        idle_ttl: seconds an unfinished game is kept after its last move (or its creation).
+        workers: worker threads for views, lists, records and moves (:meth:`run`).
     """
 
-    def __init__(self, store: Store, agent_delay: float = 0.8):
+    def __init__(self, store: Store, agent_delay: float = 0.8, *, finished_ttl: float = FINISHED_TTL,
+                 idle_ttl: float = IDLE_TTL, workers: int = WORKERS):
         self.store = store
         self.agent_delay = float(agent_delay)
-        self.games: dict[str, LiveGame] = {}
+        self.finished_ttl, self.idle_ttl = float(finished_ttl), float(idle_ttl)
+        self.games: dict[str, LiveGame] = {}  # changed only on the event loop (and before it runs)
         self.closing = asyncio.Event()
+        self.pool = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="pi-env-web")
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in one of the manager's worker threads (module docstring)."""
+        return await asyncio.get_running_loop().run_in_executor(self.pool, functools.partial(fn, *args))
 
     # -- creating and restoring ----------------------------------------------------------------
     def create(self, doc: Any) -> tuple[LiveGame, list[str | None]]:
-        """A new game from a request body; returns it and each human seat's token.
+        """A new game from a request body, stored; returns it and each human seat's token. Blocking
+        (a worker thread); then :meth:`add` it on the event loop.
 
         ``{"seats": ["human", "greedy", ...], "edition": "second", "mode": "standard",
         "variants": [], "investigators": null, "names": null, "seed": null}``
@@ -307,6 +362,25 @@ class GameManager:
         Raises:
             Unprocessable: a malformed body or settings the rules refuse (the engine's message).
         """
+        config, seed, seats, names = self._settings(doc)
+        tokens = [secrets.token_urlsafe(18) if s == HUMAN else None for s in seats]
+        game_id = secrets.token_urlsafe(6)
+        while game_id in self.games:
+            game_id = secrets.token_urlsafe(6)
+        game = LiveGame(id=game_id, config=config, seed=int(seed), seats=seats,
+                        names=[n.strip() for n in names],
+                        digests=[None if t is None else token_digest(t) for t in tokens])
+        game.created = _dt.datetime.now().astimezone().isoformat(timespec="seconds")
+        game.active = self.store.add_game(game_id, game.spec())
+        return game, tokens
+
+    def add(self, game: LiveGame) -> None:
+        """Make a created game live (on the event loop) and let its agents play."""
+        self.games[game.id] = game
+        self.kick(game)
+
+    def _settings(self, doc: Any) -> tuple[GameConfig, int, list[str], list[str]]:
+        """``(config, seed, seats, names)`` of a new game's request body (:meth:`create`)."""
         if not isinstance(doc, dict):
             raise Unprocessable("the body must be a JSON object with 'seats'")
         unknown = set(doc) - {"seats", "edition", "mode", "variants", "investigators", "names", "seed"}
@@ -349,25 +423,17 @@ class GameManager:
                                 investigators=None if investigators is None else tuple(investigators))
         except PIError as exc:
             raise Unprocessable(str(exc)) from None
-        tokens = [secrets.token_urlsafe(18) if s == HUMAN else None for s in seats]
-        game_id = secrets.token_urlsafe(6)
-        while game_id in self.games:
-            game_id = secrets.token_urlsafe(6)
-        game = LiveGame(id=game_id, config=config, seed=int(seed), seats=seats,
-                        names=[n.strip() for n in names],
-                        digests=[None if t is None else token_digest(t) for t in tokens])
-        game.created = _dt.datetime.now().astimezone().isoformat(timespec="seconds")
-        self.store.add_game(game_id, game.spec())
-        self.games[game_id] = game
-        return game, tokens
+        return config, int(seed), seats, names
 
     def restore(self) -> int:
-        """Rebuild every stored game by replaying its moves; returns how many."""
-        for game_id, created, spec, moves in self.store.games():
+        """Delete the expired games, then rebuild every other stored game by replaying its moves;
+        returns how many."""
+        self.store.expire(self.finished_ttl, self.idle_ttl)
+        for game_id, created, spec, moves, active, finished in self.store.games():
             try:
                 game = LiveGame(id=game_id, config=_config_of(spec), seed=int(spec["seed"]),
                                 seats=list(spec["seats"]), names=list(spec["names"]),
-                                digests=list(spec["digests"]), created=created)
+                                digests=list(spec["digests"]), created=created, active=active, finished=finished)
                 for a in moves:
                     if game.done or not legal_action_mask(game.state)[0, a]:
                         raise PIError(f"stored move {game.version} ({a}) is not legal")
@@ -375,6 +441,9 @@ class GameManager:
             except (PIError, KeyError, TypeError) as exc:
                 log.error("game %s cannot be restored: %s", game_id, exc)
                 continue
+            if game.done and game.finished is None:  # stopped between its last move and noting the end
+                game.finished = game.active
+                self.store.finish_game(game_id, game.finished)
             self.games[game_id] = game
         return len(self.games)
 
@@ -385,37 +454,88 @@ class GameManager:
             raise NotFound(f"no game {game_id!r} on this server")
         return game
 
+    def recent(self, n: int = 50) -> list[LiveGame]:
+        """The ``n`` newest games, newest first (on the event loop; their summaries in a thread)."""
+        return list(itertools.islice(reversed(self.games.values()), n))
+
+    # -- expiry --------------------------------------------------------------------------------
+    def expired(self, game: LiveGame, now: float) -> bool:
+        """Whether ``game`` expired at ``now`` (module docstring)."""
+        if game.finished is not None:
+            return now - game.finished > self.finished_ttl
+        return now - game.active > self.idle_ttl
+
+    def purge(self) -> tuple[list[str], list[str]]:
+        """Delete every expired game from memory and the database (on the event loop: its drivers
+        stop, its long polls return), and the expired solo games from the database
+        (:meth:`Store.expire`); returns their ids, ``(games, solo games)``. A request still holding
+        one of the games gets "no game" for a move."""
+        now = self.store.clock()
+        gone = [g for g in self.games.values() if self.expired(g, now)]
+        for game in gone:
+            with game.mutex:
+                game.purged = True
+            del self.games[game.id]
+            if game.driver is not None and not game.driver.done():
+                game.driver.cancel()
+            self._changed(game)
+        stored, solos = self.store.expire(self.finished_ttl, self.idle_ttl)
+        return sorted({g.id for g in gone} | set(stored)), solos
+
     # -- moving ------------------------------------------------------------------------------
     async def move(self, game: LiveGame, seat: int | None, version: Any, action: Any) -> None:
-        """Check, store and apply a person's move, then let the agents play."""
+        """Check, store and apply a person's move (in a worker thread), then let the agents play."""
+        def check_and_commit() -> None:
+            with game.mutex:
+                a = game.check_move(seat, version, action)
+                if game.agents[seat] is not None:  # pragma: no cover - agents have no token
+                    raise Forbidden("an agent's seat cannot be played from a link")
+                self._commit(game, a)
+
         async with game.lock:
-            a = game.check_move(seat, version, action)
-            if game.agents[seat] is not None:  # pragma: no cover - agents have no token
-                raise Forbidden("an agent's seat cannot be played from a link")
-            self._commit(game, a)
+            await self.run(check_and_commit)
+            self._changed(game)
         self.kick(game)
 
     def _commit(self, game: LiveGame, action: int) -> None:
-        self.store.add_move(game.id, game.version, action)  # stored first: an answered move is never lost
+        """Store and apply a checked move (a worker thread, holding the game's mutex)."""
+        if game.purged:
+            raise NotFound(f"game {game.id} expired and was deleted; nothing was played")
+        game.active = self.store.add_move(game.id, game.version, action)  # stored first: never lost
         game.apply(action)
+        if game.done:
+            game.finished = game.active
+            self.store.finish_game(game.id, game.finished)
+
+    @staticmethod
+    def _changed(game: LiveGame) -> None:
+        """Wake the long polls of a game that changed (on the event loop)."""
         old, game.changed = game.changed, asyncio.Event()
         old.set()
 
     def kick(self, game: LiveGame) -> None:
         """Start the agents' driver if an agent is to move."""
-        if game.done or game.agents[game.to_move] is None:
+        if game.done or game.purged or game.agents[game.to_move] is None:
             return
         if game.driver is None or game.driver.done():
             game.driver = asyncio.get_running_loop().create_task(self._drive(game))
 
+    @staticmethod
+    def _agent_turn(game: LiveGame) -> "tuple[int, int, np.ndarray, np.ndarray] | None":
+        """``(player, version, observation, mask)`` when an agent is to move, else ``None``."""
+        with game.mutex:
+            if game.done or game.purged or game.agents[game.to_move] is None:
+                return None
+            p = game.to_move
+            return p, game.version, observe(game.state, p)[0].copy(), legal_action_mask(game.state)[0].copy()
+
     async def _drive(self, game: LiveGame) -> None:
         while True:
             async with game.lock:
-                if game.done or game.agents[game.to_move] is None:
-                    return
-                p, version = game.to_move, game.version
-                obs = observe(game.state, p)[0].copy()
-                mask = legal_action_mask(game.state)[0].copy()
+                turn = await self.run(self._agent_turn, game)
+            if turn is None:
+                return
+            p, version, obs, mask = turn
             if self.agent_delay > 0:
                 await asyncio.sleep(self.agent_delay)
             agent = game.agents[p]
@@ -432,7 +552,12 @@ class GameManager:
             async with game.lock:
                 if game.version != version:  # pragma: no cover - only this driver moves agents
                     continue
-                self._commit(game, action)
+                await self.run(lambda: self._commit_locked(game, action))
+                self._changed(game)
+
+    def _commit_locked(self, game: LiveGame, action: int) -> None:
+        with game.mutex:
+            self._commit(game, action)
 
     def start(self) -> None:
         """Let the agents of every restored game play on (call inside the running loop)."""
@@ -448,16 +573,18 @@ class GameManager:
         self.closing.set()
 
     def stop(self) -> None:
-        """Stop the agents' drivers (after :meth:`close`, when no request runs any more)."""
+        """Stop the agents' drivers and the worker threads (after :meth:`close`, when no request
+        runs any more)."""
         self.close()
         for game in self.games.values():
             if game.driver is not None and not game.driver.done():
                 game.driver.cancel()
+        self.pool.shutdown(wait=False, cancel_futures=True)
 
     async def wait(self, game: LiveGame, since: int, timeout: float) -> None:
         """Return when the game's version differs from ``since``, after ``timeout`` seconds, or
         when the server stops (:meth:`close`)."""
-        if game.version != since or self.closing.is_set():
+        if game.version != since or self.closing.is_set() or game.purged:
             return
         waiters = [asyncio.ensure_future(game.changed.wait()), asyncio.ensure_future(self.closing.wait())]
         try:

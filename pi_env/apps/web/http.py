@@ -15,7 +15,7 @@ from pi_env.apps.web.errors import BadRequest, Unprocessable
 from pi_env.apps.web.guard import error_body
 
 __all__ = ["MAX_BODY", "MAX_DEPTH", "STATIC", "POLL_SECONDS", "SOLVER_WAIT", "json_response", "JSONAnswer",
-           "error_response", "check_parsed", "read_json", "move_body", "int_param"]
+           "error_response", "check_parsed", "read_json", "move_body", "int_param", "client_address"]
 
 MAX_BODY = 2_000_000
 """Largest request body accepted, bytes (a long 5-player record is about 100 kB); also the largest
@@ -123,3 +123,8 @@ def int_param(request: Request, name: str, default: Any = None) -> Any:
         return int(value)
     except ValueError:
         raise Unprocessable(f"{name!r} must be an integer, got {value[:40]!r}") from None
+
+
+def client_address(request: Request) -> str:
+    """The address of the client that sent ``request`` (what new games are rate-limited by)."""
+    return request.client.host if request.client is not None else "unknown"

@@ -1,5 +1,9 @@
 """The games' routes: create a game, list them, a seat's view (long-polled), moves, the record and
-opening a finished game in the replay viewer (:mod:`pi_env.apps.web.app`)."""
+opening a finished game in the replay viewer (:mod:`pi_env.apps.web.app`).
+
+Creating a game, views, the list, moves and records are built in the game manager's worker
+threads (:meth:`~pi_env.apps.web.games.GameManager.run`), never on the event loop; new games are
+rate-limited per client address (:class:`~pi_env.apps.web.limits.RateLimit`)."""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from pi_env.apps.web.errors import Conflict
-from pi_env.apps.web.http import POLL_SECONDS, int_param, move_body, read_json
+from pi_env.apps.web.http import POLL_SECONDS, client_address, int_param, move_body, read_json
 from pi_env.apps.web.routes_replays import open_replay
 from pi_env.records.record_file import record_to_dict
 
@@ -20,8 +24,10 @@ router = APIRouter()
 @router.post("/api/games", status_code=201)
 async def new_game(request: Request):
     games = request.app.state.games
-    game, tokens = games.create(await read_json(request))
-    games.kick(game)
+    body = await read_json(request)
+    request.app.state.new_games.take(client_address(request))
+    game, tokens = await games.run(games.create, body)
+    games.add(game)
     return {"id": game.id, "spectator": f"/game/{game.id}",
             "seats": [{"seat": i, "kind": game.seats[i], "name": game.names[i],
                        "link": None if t is None else f"/game/{game.id}/seat/{t}"}
@@ -31,7 +37,8 @@ async def new_game(request: Request):
 @router.get("/api/games")
 async def list_games(request: Request):
     games = request.app.state.games
-    return {"games": [g.summary() for g in reversed(list(games.games.values()))][:50]}
+    recent = games.recent(50)
+    return {"games": await games.run(lambda: [g.summary() for g in recent])}
 
 
 @router.get("/api/games/{game_id}/view")
@@ -42,7 +49,7 @@ async def game_view(game_id: str, request: Request):
     since = int_param(request, "since")
     if since is not None:
         await games.wait(game, since, POLL_SECONDS)
-    return game.view(seat)
+    return await games.run(game.view, seat)
 
 
 @router.post("/api/games/{game_id}/move")
@@ -52,7 +59,7 @@ async def game_move(game_id: str, request: Request):
     seat = game.seat_of(request.headers.get("x-seat-token"))
     body = move_body(await read_json(request))
     await games.move(game, seat, body["version"], body["action"])
-    return game.view(seat)
+    return await games.run(game.view, seat)
 
 
 @router.get("/api/games/{game_id}/record")
@@ -62,7 +69,7 @@ async def game_record(game_id: str, request: Request):
     game.seat_of(request.headers.get("x-seat-token"))  # never in the address (logs, history)
     if not game.done:
         raise Conflict("the record holds every player's case; it can be downloaded once the game is over")
-    text = json.dumps(record_to_dict(game.recorder.record()), indent=1, ensure_ascii=False) + "\n"
+    text = await games.run(lambda: json.dumps(record_to_dict(game.record()), indent=1, ensure_ascii=False) + "\n")
     return Response(text, media_type="application/json",
                     headers={"content-disposition": f'attachment; filename="pi-game-{game.id}.json"'})
 
@@ -74,4 +81,4 @@ async def game_to_replay(game_id: str, request: Request):
     if not game.done:
         raise Conflict("the record holds every player's case; the game can be replayed once it is over")
     return await asyncio.to_thread(
-        lambda: open_replay(request.app.state, json.dumps(record_to_dict(game.recorder.record()), ensure_ascii=False)))
+        lambda: open_replay(request.app.state, json.dumps(record_to_dict(game.record()), ensure_ascii=False)))

@@ -1,12 +1,16 @@
 """The pages and static files of the web app (every asset from the package; a page whose game,
-solo game or record does not exist answers 404) (:mod:`pi_env.apps.web.app`)."""
+solo game or record does not exist answers 404) (:mod:`pi_env.apps.web.app`).
+
+The files are read once and answered from memory, on the event loop without a worker thread: a
+page or asset never waits behind the games' work."""
 
 from __future__ import annotations
 
 import asyncio
+import functools
 
 from fastapi import APIRouter, Request
-from fastapi.responses import FileResponse
+from fastapi.responses import Response
 
 from pi_env.apps.web.errors import NotFound
 from pi_env.apps.web.http import STATIC
@@ -14,8 +18,23 @@ from pi_env.apps.web.http import STATIC
 router = APIRouter()
 
 
-def page(name: str) -> FileResponse:
-    return FileResponse(STATIC / name, media_type="text/html")
+KINDS = {".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml", ".html": "text/html",
+         ".png": "image/png"}
+
+
+@functools.lru_cache(maxsize=64)
+def _content(name: str) -> bytes:
+    return (STATIC / name).read_bytes()
+
+
+def static_file(name: str) -> Response:
+    """A file of the static folder (read once), with its media type."""
+    kind = KINDS.get((STATIC / name).suffix, "application/octet-stream")
+    return Response(_content(name), media_type=kind)
+
+
+def page(name: str) -> Response:
+    return static_file(name)
 
 
 @router.get("/")
@@ -53,14 +72,17 @@ async def replay_page(rid: str, request: Request):
 
 @router.get("/favicon.ico")
 async def favicon():
-    return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
+    return static_file("favicon.svg")
 
 
 @router.get("/static/{name}")
 async def static(name: str):
-    path = STATIC / name
-    if "/" in name or name.startswith(".") or not path.is_file():
+    if name.startswith(".") or name not in _names():  # a file name of the folder, nothing else
         raise NotFound(f"no static file {name[:60]!r}")
-    kind = {".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml",
-            ".html": "text/html", ".png": "image/png"}.get(path.suffix, "application/octet-stream")
-    return FileResponse(path, media_type=kind)
+    return static_file(name)
+
+
+@functools.lru_cache(maxsize=1)
+def _names() -> frozenset[str]:
+    """The static folder's files (listed once)."""
+    return frozenset(f.name for f in STATIC.iterdir() if f.is_file())

@@ -11,7 +11,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from pi_env.apps.web.errors import BadRequest, Unprocessable
-from pi_env.apps.web.http import int_param, move_body, read_json
+from pi_env.apps.web.http import client_address, int_param, move_body, read_json
 from pi_env.records.record_file import record_to_dict
 
 router = APIRouter()
@@ -21,6 +21,7 @@ router = APIRouter()
 async def new_solo(request: Request):
     solos = request.app.state.solos
     body = await read_json(request)
+    request.app.state.new_games.take(client_address(request))
     sid = await asyncio.to_thread(solos.create, body)
     return {"id": sid, "link": f"/solo/{sid}"}
 

@@ -282,6 +282,12 @@ class SoloManager:
                          "daily": e.daily})  # played as that date's daily case, else None
         return rows
 
+    def forget(self, sids: "list[str]") -> None:
+        """Drop solo games from memory (they expired: the store deleted them)."""
+        with self._lock:
+            for sid in sids:
+                self._games.pop(sid, None)
+
     def record(self, sid: str):
         """The finished game's record (it holds the case: only after the solve)."""
         game, _ = self.get(sid)
