@@ -2,7 +2,8 @@
 opening a finished game in the replay viewer (:mod:`pi_env.apps.web.app`).
 
 Creating a game, views, the list, moves and records are built in the game manager's worker
-threads (:meth:`~pi_env.apps.web.games.GameManager.run`), never on the event loop; new games are
+threads (:meth:`~pi_env.apps.web.games.GameManager.run`), never on the event loop, and so is their
+JSON (a route that returns a dict has FastAPI walk it on the event loop); new games are
 rate-limited per client address (:class:`~pi_env.apps.web.limits.RateLimit`)."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from pi_env.apps.web.errors import Conflict
-from pi_env.apps.web.http import POLL_SECONDS, client_address, int_param, move_body, read_json
+from pi_env.apps.web.http import POLL_SECONDS, client_address, int_param, json_response, move_body, read_json
 from pi_env.apps.web.routes_replays import open_replay
 from pi_env.records.record_file import record_to_dict
 
@@ -38,7 +39,7 @@ async def new_game(request: Request):
 async def list_games(request: Request):
     games = request.app.state.games
     recent = games.recent(50)
-    return {"games": await games.run(lambda: [g.summary() for g in recent])}
+    return await games.run(lambda: json_response({"games": [g.summary() for g in recent]}))
 
 
 @router.get("/api/games/{game_id}/view")
@@ -49,7 +50,7 @@ async def game_view(game_id: str, request: Request):
     since = int_param(request, "since")
     if since is not None:
         await games.wait(game, since, POLL_SECONDS)
-    return await games.run(game.view, seat)
+    return await games.run(lambda: json_response(game.view(seat)))
 
 
 @router.post("/api/games/{game_id}/move")
@@ -59,7 +60,7 @@ async def game_move(game_id: str, request: Request):
     seat = game.seat_of(request.headers.get("x-seat-token"))
     body = move_body(await read_json(request))
     await games.move(game, seat, body["version"], body["action"])
-    return await games.run(game.view, seat)
+    return await games.run(lambda: json_response(game.view(seat)))
 
 
 @router.get("/api/games/{game_id}/record")

@@ -8,11 +8,11 @@ import secrets
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from pi_env.apps.web.files import file_ids
 from pi_env.apps.web.errors import BadRequest, Conflict, Unprocessable, WebError
-from pi_env.apps.web.http import MAX_BODY, SOLVER_WAIT, int_param, read_json
+from pi_env.apps.web.http import MAX_BODY, SOLVER_WAIT, int_param, json_response, read_json
 from pi_env.apps.web.replay import ReplayDoc, path_refusal, read_record_file
 from pi_env.core.errors import PIError
 
@@ -20,7 +20,7 @@ router = APIRouter()
 
 
 # Building a document, its summary and positions take time in proportion to the record: they
-# run in worker threads (asyncio.to_thread), never on the event loop.
+# run in worker threads (asyncio.to_thread), never on the event loop, and so does their JSON.
 def open_replay(state: Any, text: str) -> dict[str, Any]:
     """Open a record's text in the replay viewer (``state``: the app's state): stored, cached, linked.
 
@@ -59,7 +59,7 @@ async def new_replay(request: Request):
 @router.get("/api/replays/{rid}")
 async def replay_summary(rid: str, request: Request):
     replays = request.app.state.replays
-    return await asyncio.to_thread(lambda: replays.get(rid).summary())
+    return await asyncio.to_thread(lambda: json_response(replays.get(rid).summary()))
 
 
 def viewer_params(doc: ReplayDoc, request: Request) -> tuple[int, int, int | None]:
@@ -74,10 +74,10 @@ def viewer_params(doc: ReplayDoc, request: Request) -> tuple[int, int, int | Non
 async def replay_position(rid: str, request: Request):
     replays = request.app.state.replays
 
-    def position() -> dict[str, Any]:
+    def position() -> Response:
         doc = replays.get(rid)
         r, e, player = viewer_params(doc, request)
-        return doc.position(r, e, player, all_seeing=request.query_params.get("all") == "1")
+        return json_response(doc.position(r, e, player, all_seeing=request.query_params.get("all") == "1"))
 
     return await asyncio.to_thread(position)
 

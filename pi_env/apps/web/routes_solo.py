@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from pi_env.apps.web.errors import BadRequest, Unprocessable
-from pi_env.apps.web.http import client_address, int_param, move_body, read_json
+from pi_env.apps.web.http import client_address, int_param, json_response, move_body, read_json
 from pi_env.records.record_file import record_to_dict
 
 router = APIRouter()
@@ -28,11 +27,12 @@ async def new_solo(request: Request):
 
 # The solo manager's lock is held by a hint computing in a worker thread (seconds, tens of
 # seconds while numba compiles): views and moves wait for it in worker threads too, never on the
-# event loop, which would stop every other request and game meanwhile.
+# event loop, which would stop every other request and game meanwhile. Their JSON is made there too
+# (a route that returns a dict has FastAPI walk it on the event loop).
 @router.get("/api/solo/{sid}")
 async def solo_view(sid: str, request: Request):
     solos = request.app.state.solos
-    return await asyncio.to_thread(solos.view, sid)
+    return await asyncio.to_thread(lambda: json_response(solos.view(sid)))
 
 
 @router.post("/api/solo/{sid}/move")
@@ -40,9 +40,9 @@ async def solo_move(sid: str, request: Request):
     solos = request.app.state.solos
     body = move_body(await read_json(request))
 
-    def move() -> dict[str, Any]:
+    def move() -> Response:
         solos.move(sid, body["version"], body["action"])
-        return solos.view(sid)
+        return json_response(solos.view(sid))
 
     return await asyncio.to_thread(move)
 
@@ -50,7 +50,7 @@ async def solo_move(sid: str, request: Request):
 @router.post("/api/solo/{sid}/hint")
 async def solo_hint(sid: str, request: Request):
     solos = request.app.state.solos
-    return await asyncio.to_thread(solos.hint, sid)
+    return await asyncio.to_thread(lambda: json_response(solos.hint(sid)))
 
 
 @router.get("/api/solo/{sid}/record")
