@@ -191,7 +191,8 @@ def test_an_upload_with_a_duplicate_key_is_refused_as_replay_refuses_the_file(tm
         assert r.status_code == 422
         assert r.json() == {"error": f"malformed record: {refused.value}"}
         assert c.post("/api/replays", json={"text": text.replace('"player": 2, ', "", 1)}).status_code == 201
-        one_line(c.post("/api/replays", json={"text": "[1]"}), 422, "malformed record: record: must be an object, got [1]")
+        one_line(c.post("/api/replays", json={"text": "[1]"}), 422,
+                 "malformed record: record: must be an object, got [1]")
         one_line(c.post("/api/replays", json={"text": "{"}), 422, "malformed record: not valid JSON: ")
 
 
@@ -205,11 +206,13 @@ def test_player_names_are_printable_text_on_one_line(tmp_path):
             return c.post("/api/games", json={"seats": ["human", "random"], "names": names})
 
         one_line(game(["Ann\nBob", "Cy"]), 422,
-                 "'names'[0] must be printable text on one line: it holds '\\n' (a line break, tab or control character)")
+                 "'names'[0] must be printable text on one line: it holds '\\n' (a line break, tab or control "
+                 "character)")
         one_line(game(["Ann", "C\x00y"]), 422, "'names'[1] must be printable text on one line: it holds '\\x00'")
         one_line(game(["Ann", "\u202eCy"]), 422, "'names'[1] must be printable text on one line: it holds '\\u202e'")
         one_line(game(["   ", "Cy"]), 422, "'names'[0] must be 1..40 characters (spaces around it not counted), got 0")
-        one_line(game(["A" * 41, "Cy"]), 422, "'names'[0] must be 1..40 characters (spaces around it not counted), got 41")
+        one_line(game(["A" * 41, "Cy"]), 422,
+                 "'names'[0] must be 1..40 characters (spaces around it not counted), got 41")
         one_line(game([7, "Cy"]), 422, "'names'[0] must be a name (text), got int")
         one_line(game(["Ann"]), 422, "'names' must list one name (1..40 characters) per seat")
         one_line(c.post("/api/solo", json={"seed": 3, "name": "Tess\r\nAdmin"}), 422,

@@ -109,8 +109,8 @@ def serve(host: str = "127.0.0.1", port: int = 8000, data_dir: "str | Path | Non
         games_per_minute: new games one client address may start a minute (default
             :data:`~pi_env.apps.web.limits.GAMES_PER_MINUTE`, 10).
 
-    The process runs under the umask ``077``: the data folder and every file the server creates
-    in it are private to the user (:mod:`pi_env.apps.web.files`).
+    The server runs under the umask ``077`` (the caller's is restored after): the data folder and
+    every file the server creates in it are private to the user (:mod:`pi_env.apps.web.files`).
 
     Raises:
         PIError: the ``web`` extra is missing, or the address cannot be used.
@@ -124,8 +124,12 @@ def serve(host: str = "127.0.0.1", port: int = 8000, data_dir: "str | Path | Non
     from pi_env.apps.web.app import create_app
 
     data = Path(data_dir).expanduser() if data_dir is not None else default_data_dir()
-    os.umask(0o077)  # every file the server creates (databases, their side files) is the user's alone
-    sock = bind(host, port)  # first: an address that cannot be used is the only thing printed
+    umask = os.umask(0o077)  # every file the server creates (databases, side files) is the user's alone
+    try:
+        sock = bind(host, port)  # first: an address that cannot be used is the only thing printed
+    except BaseException:
+        os.umask(umask)
+        raise
     try:
         real_port = sock.getsockname()[1]
         if not is_loopback(host):
@@ -145,6 +149,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, data_dir: "str | Path | Non
         _server(config).run(sockets=[sock])
     finally:
         sock.close()
+        os.umask(umask)
     return 0
 
 

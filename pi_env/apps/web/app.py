@@ -154,7 +154,8 @@ def create_app(data_dir: "str | Path", *, host: str = "127.0.0.1", port: int = 8
     app = FastAPI(title="pi-env", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None,
                   default_response_class=JSONAnswer)
     app.state.games, app.state.solos, app.state.solver, app.state.replays = games, solos, solver, replays
-    app.state.store, app.state.allow_paths, app.state.data_dir = store, allow_paths, data_dir  # what the routes use (request.app.state)
+    # what the routes use (request.app.state)
+    app.state.store, app.state.allow_paths, app.state.data_dir = store, allow_paths, data_dir
     app.state.stored_replays, app.state.stored_replay_bytes = stored_replays, stored_replay_bytes
     app.state.new_games = RateLimit(games_per_minute, "new games", clock=clock)
     app.state.expire = expire  # what the purge task runs (tests call it with their clock)

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from pi_env.core.errors import PIError
 
-__all__ = ["WebError", "BadRequest", "Forbidden", "NotFound", "Conflict", "TooLarge", "Unprocessable", "TooManyRequests"]
+__all__ = ["WebError", "BadRequest", "Forbidden", "NotFound", "Conflict", "TooLarge", "Unprocessable",
+           "TooManyRequests"]
 
 
 class WebError(PIError):

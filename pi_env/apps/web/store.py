@@ -170,7 +170,8 @@ class Store:
         now = self.clock()
 
         def add(con: sqlite3.Connection) -> None:
-            con.execute("INSERT INTO moves (game, n, action, at) VALUES (?, ?, ?, ?)", (game_id, n, int(action), _now()))
+            con.execute("INSERT INTO moves (game, n, action, at) VALUES (?, ?, ?, ?)",
+                        (game_id, n, int(action), _now()))
             con.execute("UPDATE games SET active = ? WHERE id = ?", (now, game_id))
 
         self._write(add)

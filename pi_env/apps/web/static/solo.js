@@ -48,7 +48,8 @@ async function finish(view) {
   box.innerHTML = "";
   const t = h("table", {id: "leaderboard"}, box);
   const head = h("tr", {}, t);
-  for (const c of ["#", "name", "actions", "investigators", "wrong", "time", "hints", "daily case"]) h("th", {}, head, c);
+  const columns = ["#", "name", "actions", "investigators", "wrong", "time", "hints", "daily case"];
+  for (const c of columns) h("th", {}, head, c);
   for (const row of doc.rows) {  // "daily case": the date it was played as the daily case, else "—" (from its seed)
     const tr = h("tr", {}, t);
     for (const c of [row.rank, row.name, row.actions, row.investigators, row.wrong, fmt(row.seconds), row.hints,
