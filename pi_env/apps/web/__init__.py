@@ -4,7 +4,8 @@ Play a standard game or a duel against the built-in agents (each human seat on i
 link, seeing exactly its information set, docs/rules.md §9), Solo Time Attack with the terminal app's
 leaderboard, and a replay viewer with the solver's view of any player at any moment. Games,
 solo games and opened records are kept in a SQLite file in the data directory and survive a
-restart. Every page and asset is served by this package; nothing is loaded from the internet.
+restart, until they expire (``--finished-ttl``, ``--idle-ttl``); the folder and the file are private
+to the user. Every page and asset is served by this package; nothing is loaded from the internet.
 
 :func:`serve` runs the server (uvicorn); :func:`pi_env.apps.web.app.create_app` builds the
 application (FastAPI) for tests and other servers. Needs the ``web`` extra:

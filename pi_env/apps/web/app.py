@@ -36,8 +36,10 @@ API (JSON; every refusal is a 4xx answer ``{"error": "one-line reason"}`` that c
                                          queues it and answers at once
 =======================================  ======================================================
 
-Bodies larger than :data:`MAX_BODY` bytes are refused with 413 before they are read whole. Every
-response carries :data:`~pi_env.apps.web.guard.SECURITY_HEADERS` (no framing by other pages, a
+New games and solo games are limited per client address (429 with ``Retry-After``); games and solo
+games expire (a finished one ``finished_ttl`` after its last move, an unfinished one ``idle_ttl``
+after it). Bodies larger than :data:`MAX_BODY` bytes are refused with 413 before they are read
+whole. Every response carries :data:`~pi_env.apps.web.guard.SECURITY_HEADERS` (no framing by other pages, a
 Content-Security-Policy of this server only, ``nosniff``, ``Referrer-Policy: same-origin``).
 """
 
