@@ -144,7 +144,7 @@ def _keep_playing(base: str, seed: int, stop: threading.Event, moves: list) -> N
 def test_static_files_stay_fast_while_20_clients_play(tmp_path):
     """Views were built on the event loop: with --agent-delay 0 and 20 clients, a static file waited
     330-590 ms. Now games' work runs in worker threads and files come from memory: the 95th
-    percentile of a static file's time stays under 50 ms (measured here 14-16 ms on a busy 2-core
+    percentile of a static file's time stays under 50 ms (measured here 14-35 ms on a busy 2-core
     machine; 330 ms before). The server runs in its own process, as pi-env serve; the measurement
     is repeated, up to 3 windows of about 4 s, so that one burst of another program on a small CI
     machine does not decide it - a server that builds views on its event loop fails every window."""
