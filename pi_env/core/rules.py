@@ -12,7 +12,8 @@ with the engine.)
   :func:`bounded_scores`, :func:`score_range`); the score after a solve, :func:`score_after`, with
   the first edition's :func:`first_edition_score` and the penalty points
   :data:`WRONG_SOLVE_PENALTY` (§4.3); what a correct solve gains and a wrong one loses, for
-  valuing a decision: :func:`solve_gain`, :func:`wrong_solve_loss`;
+  valuing a decision: :func:`solve_gain`, :func:`wrong_solve_loss` (over arrays:
+  :func:`solve_gains`, :func:`wrong_solve_losses`);
 * the end of a standard round (§5, §6): :func:`finished_for_round_end`,
   :func:`round_ends_after_rotation`, :func:`nick_of_time_ends_round`;
 * answers (§4.1–§4.3): :func:`clue_answer`, :func:`investigator_suppressed`,
@@ -25,8 +26,8 @@ and plain Python calls the same compiled function (numba's dispatcher, about 0.2
 returns Python ``int`` and ``bool``). Arguments are scalars (``int``, numpy integers) unless said
 otherwise; editions are the codes of :mod:`pi_env.core.constants` (``SECOND_EDITION`` = 0,
 ``FIRST_EDITION`` = 1; :func:`edition_code` turns ``"second"`` / ``"first"`` into them).
-:func:`bounded_scores` applies :func:`bounded_score` to a whole array, for the agents' vectorized
-simulations. With ``NUMBA_DISABLE_JIT=1`` every function is the plain Python function.
+:func:`bounded_scores`, :func:`solve_gains` and :func:`wrong_solve_losses` apply a rule to every
+entry of an array (numba kernels that call the rule), for the agents' vectorized simulations. With ``NUMBA_DISABLE_JIT=1`` every function is the plain Python function.
 
 The compiled kernel cache is keyed by the files of ``pi_env/core`` among others
 (:mod:`pi_env.core._config`), so a change here recompiles every kernel that uses it.
@@ -41,7 +42,7 @@ from pi_env.core.constants import EDITION_NAMES, NOTHING, SECOND_EDITION, SPOT, 
 
 __all__ = ["TIER_POINTS", "WRONG_SOLVE_PENALTY", "SCORE_CAP", "SCORE_FLOOR", "edition_code", "last_tier",
            "tier_points", "bounded_score", "bounded_scores", "score_range", "first_edition_score", "score_after",
-           "solve_gain", "wrong_solve_loss",
+           "solve_gain", "wrong_solve_loss", "solve_gains", "wrong_solve_losses",
            "finished_for_round_end", "round_ends_after_rotation", "nick_of_time_ends_round", "element_type",
            "case_element", "clue_answer", "investigator_suppressed", "investigate_answer", "is_case"]
 
@@ -238,6 +239,41 @@ def wrong_solve_loss(score, edition):
         int: 0..2.
     """
     return score - bounded_score(score - WRONG_SOLVE_PENALTY, edition)
+
+
+@kernel
+def solve_gains(scores, points, edition):
+    """:func:`solve_gain` of every entry: ``scores[i]`` with ``points[i]`` (docs/rules.md §5).
+
+    Args:
+        scores: ``int[N]``.
+        points: ``int[N]``.
+        edition: ``SECOND_EDITION`` (0) or ``FIRST_EDITION`` (1).
+
+    Returns:
+        ``int64[N]`` (a new array).
+    """
+    out = np.empty(scores.size, dtype=np.int64)
+    for i in range(scores.size):
+        out[i] = solve_gain(scores[i], points[i], edition)
+    return out
+
+
+@kernel
+def wrong_solve_losses(scores, edition):
+    """:func:`wrong_solve_loss` of every entry of ``scores`` (docs/rules.md §4.3, §5).
+
+    Args:
+        scores: ``int[N]``.
+        edition: ``SECOND_EDITION`` (0) or ``FIRST_EDITION`` (1).
+
+    Returns:
+        ``int64[N]`` (a new array).
+    """
+    out = np.empty(scores.size, dtype=np.int64)
+    for i in range(scores.size):
+        out[i] = wrong_solve_loss(scores[i], edition)
+    return out
 
 
 # --- the end of a standard round (docs/rules.md §5, §6) ------------------------------------------
