@@ -240,9 +240,9 @@ from pettingzoo.utils import wrappers
 from pi_env.core.actions import action_id, action_name
 from pi_env.core.board import Board, load_board
 from pi_env.core.constants import (ANSWER_NAMES, DEFAULT_MAX_ROTATIONS, INVESTIGATE_BASE, MAX_INVESTIGATORS,
-                                   NUM_ACTIONS, NUM_ELEMENTS, SCORE_CAP, SCORE_FLOOR, SOLVE_BASE, TIER_POINTS,
-                                   WRONG_SOLVE_PENALTY)
+                                   NUM_ACTIONS, NUM_ELEMENTS, SOLVE_BASE)
 from pi_env.core.errors import IllegalActionError, PIError, PositionError
+from pi_env.core.rules import edition_code, score_range
 from pi_env.engine import Engine, GameConfig, State, observation_layout, observation_size
 from pi_env.engine.position import POSITION_FORMAT, check_rules, load_position, rules_of, save_position
 from pi_env.engine.state import DEFAULT_MAX_ROUNDS
@@ -282,10 +282,8 @@ def observation_bounds(config: GameConfig) -> tuple[np.ndarray, np.ndarray]:
     high = np.ones(size, dtype=np.int64)
     if config.is_duel:
         s_low, s_high = 0, R  # rounds won
-    elif config.edition == "second":
-        s_low, s_high = SCORE_FLOOR, SCORE_CAP
-    else:
-        s_low, s_high = -WRONG_SOLVE_PENALTY * int(config.max_rotations) * R, TIER_POINTS[0] * R
+    else:  # docs/rules.md §5 (pi_env.core.rules)
+        s_low, s_high = score_range(edition_code(config.edition), R, int(config.max_rotations))
     special = {"inv_spots": (0, 3), "inv_traces": (0, 3), "score": (s_low, s_high),
                "inv_left": (0, MAX_INVESTIGATORS), "round": (0, R), "tier": (0, P),
                "rotation": (0, int(config.max_rotations)), "first_seat": (0, P - 1),
