@@ -189,7 +189,8 @@ def tile_element(tile_district: Sequence[int] | np.ndarray, district: int, type_
 
 def suppression(tile_district: Sequence[int] | np.ndarray, marked: "set[int] | frozenset[int]",
                 district: int) -> tuple[bool, bool, bool]:
-    """Which types an investigation of ``district`` is suppressed for (docs/rules.md §4.2).
+    """Which types an investigation of ``district`` is suppressed for (docs/rules.md §4.2):
+    :func:`pi_env.core.rules.investigator_suppressed`.
 
     Type *t* is suppressed when the type-*t* tile in ``district`` carries a marker of the
     investigating player; a blank has no tile and is never suppressed.
@@ -203,7 +204,11 @@ def suppression(tile_district: Sequence[int] | np.ndarray, marked: "set[int] | f
     Returns:
         ``(suspect, evidence, location)`` bools.
     """
-    s, e, l = (tile_element(tile_district, district, t) in marked for t in range(3))
+    dtile = np.full((NUM_DISTRICTS, 3), -1, dtype=np.int64)  # the rule reads the district's row only
+    dtile[district] = [tile_element(tile_district, district, t) for t in range(3)]
+    markers = np.zeros(NUM_ELEMENTS, dtype=np.bool_)  # a spot or a trace: either suppresses
+    markers[list(marked)] = True
+    s, e, l = (bool(rules.investigator_suppressed(dtile, markers, markers, district, t)) for t in range(3))
     return (s, e, l)
 
 
