@@ -144,6 +144,7 @@ that from the same per-seat solve probabilities.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from itertools import product
@@ -189,6 +190,21 @@ def denial_weight_for(num_players: int) -> float:
     return DENIAL_WEIGHTS.get(int(num_players), DENIAL_WEIGHT)
 
 
+@functools.lru_cache(maxsize=4096)
+def _solve_gain(tier: int, round_index: int, num_players: int, score: int, edition: str) -> int:
+    """:func:`pi_env.core.rules.solve_gain` of a solve at ``tier``, remembered: the search agent asks
+    for the same few values thousands of times per decision, and one call of a compiled rule from
+    Python costs more than a lookup here (the rules are pure functions of these arguments)."""
+    ed = edition_code(edition)
+    return solve_gain(score, tier_points(tier, round_index, num_players, ed), ed)
+
+
+@functools.lru_cache(maxsize=4096)
+def _wrong_solve_loss(score: int, edition: str) -> int:
+    """:func:`pi_env.core.rules.wrong_solve_loss`, remembered (as :func:`_solve_gain`)."""
+    return wrong_solve_loss(score, edition_code(edition))
+
+
 @dataclass(frozen=True, eq=False)
 class Outlook:
     """What the agent expects of the rest of the round (see the module docstring).
@@ -228,15 +244,13 @@ class Outlook:
         """Score gain of a correct solve at ``tier`` (capped at 21 in the second edition;
         :func:`pi_env.core.rules.tier_points` and :func:`~pi_env.core.rules.solve_gain`) for a player at
         ``score`` (default: the agent's)."""
-        ed = edition_code(self.edition)
-        s = self.score if score is None else score
-        return solve_gain(s, tier_points(tier, self.round_index, self.num_players, ed), ed)
+        return _solve_gain(tier, self.round_index, self.num_players, self.score if score is None else score,
+                           self.edition)
 
     def penalty(self, score: int | None = None) -> int:
         """Score loss of a wrong solve (floored at −5 in the second edition;
         :func:`pi_env.core.rules.wrong_solve_loss`) for a player at ``score`` (default: the agent's)."""
-        s = self.score if score is None else score
-        return wrong_solve_loss(s, edition_code(self.edition))
+        return _wrong_solve_loss(self.score if score is None else score, self.edition)
 
     def solve_value(self, p: float) -> float:
         """``E_now``: expected score change of naming a case of probability ``p`` now."""
