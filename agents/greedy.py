@@ -64,9 +64,9 @@ rounds left)``, assuming 3 rounds (as :mod:`pi_env.agents.heuristic`). ``reserve
 0) are never candidates and are left out of the tiles rationing spreads.
 
 **Scores** (second edition by default; the observation does not say the edition): ``points =
-[7, 5, 3, 1][tier] + round`` (:func:`pi_env.engine.ranking.tier_points`, 0 for a tier the player count does
+[7, 5, 3, 1][tier] + round`` (:func:`pi_env.core.rules.tier_points`, 0 for a tier the player count does
 not have), a correct solve adds at most up to the cap 21 and a wrong one costs at most down to the
-floor −5 (docs/rules.md §5).
+floor −5 (docs/rules.md §5; :func:`pi_env.core.rules.solve_gain`, :func:`~pi_env.core.rules.wrong_solve_loss`).
 
 .. _opponent-model:
 
@@ -115,6 +115,7 @@ that from the same per-seat solve probabilities.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from itertools import product
@@ -122,10 +123,10 @@ from itertools import product
 import numpy as np
 
 from pi_env.core.board import DAYTIME, Board
-from pi_env.core.constants import (DEFAULT_MAX_ROTATIONS, INVESTIGATE_BASE, SCORE_CAP, SCORE_FLOOR, SOLVE_BASE,
-                              WRONG_SOLVE_PENALTY)
+from pi_env.core.constants import DEFAULT_MAX_ROTATIONS, INVESTIGATE_BASE, SOLVE_BASE
+from pi_env.core.rules import (edition_code, finished_for_round_end, round_ends_after_rotation, solve_gain,
+                               tier_points, wrong_solve_loss)
 from pi_env.engine.observe import decode_observation
-from pi_env.engine.ranking import tier_points
 from pi_env.solvers.analysis import analyze_knowledge
 from pi_env.solvers.case_sets import case_bits
 from pi_env.solvers.hints import (GAIN_TOLERANCE, answer_matrix, best_gain_index, candidate_actions,
@@ -158,6 +159,21 @@ def denial_weight_for(num_players: int) -> float:
     """The denial weight greedy uses with ``num_players`` players: :data:`DENIAL_WEIGHTS` or else
     :data:`DENIAL_WEIGHT`."""
     return DENIAL_WEIGHTS.get(int(num_players), DENIAL_WEIGHT)
+
+
+@functools.lru_cache(maxsize=4096)
+def _solve_gain(tier: int, round_index: int, num_players: int, score: int, edition: str) -> int:
+    """:func:`pi_env.core.rules.solve_gain` of a solve at ``tier``, remembered: the search agent asks
+    for the same few values thousands of times per decision, and one call of a compiled rule from
+    Python costs more than a lookup here (the rules are pure functions of these arguments)."""
+    ed = edition_code(edition)
+    return solve_gain(score, tier_points(tier, round_index, num_players, ed), ed)
+
+
+@functools.lru_cache(maxsize=4096)
+def _wrong_solve_loss(score: int, edition: str) -> int:
+    """:func:`pi_env.core.rules.wrong_solve_loss`, remembered (as :func:`_solve_gain`)."""
+    return wrong_solve_loss(score, edition_code(edition))
 
 
 @dataclass(frozen=True, eq=False)
@@ -196,17 +212,16 @@ class Outlook:
     # -- scores -----------------------------------------------------------------------------
 
     def points(self, tier: int, score: int | None = None) -> int:
-        """Score gain of a correct solve at ``tier`` (capped at 21 in the second edition)."""
-        pts = tier_points(tier, self.round_index, self.num_players, self.edition)
-        s = self.score if score is None else score
-        return max(0, min(pts, SCORE_CAP - s)) if self.edition == "second" else pts
+        """Score gain of a correct solve at ``tier`` (capped at 21 in the second edition;
+        :func:`pi_env.core.rules.tier_points` and :func:`~pi_env.core.rules.solve_gain`) for a player at
+        ``score`` (default: the agent's)."""
+        return _solve_gain(tier, self.round_index, self.num_players, self.score if score is None else score,
+                           self.edition)
 
     def penalty(self, score: int | None = None) -> int:
-        """Score loss of a wrong solve (floored at −5 in the second edition)."""
-        s = self.score if score is None else score
-        if self.edition != "second":
-            return WRONG_SOLVE_PENALTY
-        return max(0, min(WRONG_SOLVE_PENALTY, s - SCORE_FLOOR))
+        """Score loss of a wrong solve (floored at −5 in the second edition;
+        :func:`pi_env.core.rules.wrong_solve_loss`) for a player at ``score`` (default: the agent's)."""
+        return _wrong_solve_loss(self.score if score is None else score, self.edition)
 
     def solve_value(self, p: float) -> float:
         """``E_now``: expected score change of naming a case of probability ``p`` now."""
@@ -273,9 +288,9 @@ def next_turn_outcomes(after_me, hazard, solved, attempted, idle, me_attempted: 
     edition — the agent included), and the tier of the next rotation (one higher when a seat
     solved earlier in this rotation, ``pending``, or one of these solves correctly)."""
     live = [j for j in after_me if not solved[j] and not idle[j] and hazard[j] > 0]
-    flag = solved if edition == "first" else attempted
-    me_open = 0 if (edition == "second" and me_attempted) else 1
-    open_others = [j for j in range(len(solved)) if j != 0 and not flag[j]]
+    ed = edition_code(edition)  # the end of a round: pi_env.core.rules (docs/rules.md §5)
+    me_open = 0 if finished_for_round_end(me_attempted, False, ed) else 1
+    open_others = [j for j in range(len(solved)) if j != 0 and not finished_for_round_end(attempted[j], solved[j], ed)]
     out = []
     # per live seat: 0 no attempt, 1 a wrong attempt, 2 a correct one
     states = (0, 2) if correct is None else (0, 1, 2)
@@ -287,9 +302,8 @@ def next_turn_outcomes(after_me, hazard, solved, attempted, idle, me_attempted: 
         now = {j for j, b in zip(live, bits) if b}
         right = {j for j, b in zip(live, bits) if b == 2}
         # first edition: only a correct solve closes a seat
-        closed = right if edition == "first" else now
-        still_open = me_open + sum(1 for j in open_others if j not in closed)
-        out.append((prob, still_open > 1, tier + int(pending or bool(right))))
+        still_open = me_open + sum(1 for j in open_others if not finished_for_round_end(j in now, j in right, ed))
+        out.append((prob, not round_ends_after_rotation(still_open), tier + int(pending or bool(right))))
     return out
 
 

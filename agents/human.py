@@ -22,9 +22,9 @@ import numpy as np
 
 from pi_env.core.actions import action_name, case_name, parse_action
 from pi_env.core.board import DAYTIME, Board
-from pi_env.core.constants import (CASE_TRIPLES, INVESTIGATE_BASE, NUM_DISTRICTS, SOLVE_BASE, TIER_POINTS,
-                                   TYPE_OFFSETS)
+from pi_env.core.constants import CASE_TRIPLES, INVESTIGATE_BASE, NUM_DISTRICTS, SOLVE_BASE, TYPE_OFFSETS
 from pi_env.core.errors import InvalidActionError, UnknownNameError
+from pi_env.core.rules import last_tier as rules_last_tier
 from pi_env.core.names import element_names
 from pi_env.core.text import format_table, normalize
 from pi_env.engine.observe import decode_observation
@@ -130,7 +130,7 @@ def seat_view(observation: np.ndarray, num_players: int, player: int, board: Boa
         m = np.asarray(action_mask)
         legal = {"clues": np.flatnonzero(m[:INVESTIGATE_BASE]).tolist(),
                  "districts": np.flatnonzero(m[INVESTIGATE_BASE:SOLVE_BASE]).tolist()}
-    last_tier = min(len(TIER_POINTS) - 1, P - 2)
+    last_tier = rules_last_tier(P)
     return {
         "players": P, "you": None if spectator else int(player),
         "round": rnd + 1, "rotation": int(o["rotation"][0]) + 1, "tier": int(o["tier"][0]),

@@ -21,7 +21,8 @@ the :class:`~pi_env.agents.greedy.Outlook`). On its turn:
    (docs/rules.md §5: a correct solve scores its tier's points plus the round index, second
    edition); ``horizon="game"`` plays to the game's end instead;
 4. **value**: ``horizon="round"``: the agent's score change minus the mean score change of the other
-   players, in points (second edition: capped 21 / floored −5 from the current scores);
+   players, in points (second edition: capped 21 / floored −5 from the current scores,
+   :func:`pi_env.core.rules.bounded_scores`);
    ``horizon="game"``: the agent's share of the win (1/k for k tied winners);
 5. **choice**: all candidates meet the same worlds, deck orders and policy streams (common random
    numbers), so the comparison is paired. The agent keeps greedy's choice unless another
@@ -50,7 +51,8 @@ from typing import Callable
 import numpy as np
 
 from pi_env.core.board import DAYTIME, Board
-from pi_env.core.constants import IN_DECK, SOLVE_BASE
+from pi_env.core.constants import IN_DECK, SECOND_EDITION, SOLVE_BASE
+from pi_env.core.rules import bounded_scores
 from pi_env.engine import GameConfig, step_inplace
 from pi_env.engine.play import POLICIES, rollout
 from pi_env.engine.state import State
@@ -81,7 +83,6 @@ CHUNK = 16
 """Worlds per fused rollout call (times the number of candidates)."""
 HORIZONS = ("round", "game")
 """Rollout horizons (module docstring, step 3)."""
-_SCORE_CAP, _SCORE_FLOOR = 21, -5
 
 
 def budgeted_chunks(total: int, chunk: int, start: float, budget_ms: "float | None",
@@ -281,7 +282,7 @@ class RolloutAgent(GreedyAgent):
             if self.edition == "second":
                 gained -= (st.solved & ~solved0) * (cfg.num_rounds - 1 - round_now)
                 lost = st.penalty.astype(np.int64)
-                delta = np.clip(score0 + gained - lost, _SCORE_FLOOR, _SCORE_CAP) - score0
+                delta = bounded_scores(score0 + gained - lost, SECOND_EDITION) - score0
             else:
                 delta = gained - st.penalty.astype(np.int64)
             v = delta[:, 0] - delta[:, 1:].mean(axis=1) if P > 1 else delta[:, 0]

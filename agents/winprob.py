@@ -66,9 +66,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from pi_env.core.constants import SCORE_CAP, SCORE_FLOOR, SOLVE_BASE
+from pi_env.core.constants import SOLVE_BASE
 from pi_env.engine.observe import decode_observation
-from pi_env.engine.ranking import tier_points
+from pi_env.core.rules import edition_code, solve_gains, tier_points, wrong_solve_losses
 
 from pi_env.agents.greedy import (GreedyAgent, Outlook, Situation, best_query, greedy_decision, turns_to_solve_pmf,
                                   waiting_clue)
@@ -268,7 +268,8 @@ def plan_win_shares(o: Outlook, scores: np.ndarray, inv_left: np.ndarray, p: flo
     T2 = right2 = None  # the calibrated model: own turns from a wrong attempt to the next one
     if opponents is not None:
         T, opp_right, T2, right2 = _calibrated_draws(o, opponents, S, rng)
-    pts = np.array([tier_points(t, o.round_index, P, o.edition) for t in range(P + 1)])  # tier > P-2: 0
+    ed = edition_code(o.edition)  # scores by pi_env.core.rules (docs/rules.md §5)
+    pts = np.array([tier_points(t, o.round_index, P, ed) for t in range(P + 1)])  # tier > P-2: 0
     out = []
     reached = np.zeros(S, dtype=bool)
     for plan in ("now", "wait"):
@@ -284,12 +285,11 @@ def plan_win_shares(o: Outlook, scores: np.ndarray, inv_left: np.ndarray, p: flo
         def solve(mask, seat, correct):
             if not mask.any():
                 return
-            gain = np.minimum(pts[np.minimum(tier, P)], SCORE_CAP - sc[:, seat])
             right = mask & correct
             wrong = mask & ~correct
-            sc[:, seat] = np.where(right, sc[:, seat] + np.maximum(gain, 0), sc[:, seat])
-            sc[:, seat] = np.where(wrong, np.maximum(sc[:, seat] - 2, np.minimum(sc[:, seat], SCORE_FLOOR)),
+            sc[:, seat] = np.where(right, sc[:, seat] + solve_gains(sc[:, seat], pts[np.minimum(tier, P)], ed),
                                    sc[:, seat])
+            sc[:, seat] = np.where(wrong, sc[:, seat] - wrong_solve_losses(sc[:, seat], ed), sc[:, seat])
             solved[:, seat] |= right
             attempted[:, seat] |= mask
             rot_solved[:] |= right
@@ -308,8 +308,8 @@ def plan_win_shares(o: Outlook, scores: np.ndarray, inv_left: np.ndarray, p: flo
                         my_turns = 1
                         reached = act.copy()
                         pk = best[k]
-                        gain = np.minimum(pts[np.minimum(tier, P)], SCORE_CAP - sc[:, 0])
-                        go = act & (pk * gain - (1 - pk) * np.minimum(2, sc[:, 0] - SCORE_FLOOR) > 0)
+                        gain = solve_gains(sc[:, 0], pts[np.minimum(tier, P)], ed)
+                        go = act & (pk * gain - (1 - pk) * wrong_solve_losses(sc[:, 0], ed) > 0)
                         solve(go, 0, u_next < pk)
                     elif plan == "wait":
                         my_turns += 1

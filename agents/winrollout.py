@@ -66,9 +66,9 @@ from typing import Callable
 import numpy as np
 
 from pi_env.core.board import DAYTIME, Board
-from pi_env.core.constants import NUM_CASES, SCORE_CAP, SCORE_FLOOR, SOLVE_BASE
+from pi_env.core.constants import NUM_CASES, SOLVE_BASE
 from pi_env.engine import GameConfig, Script, rollout, step_inplace
-from pi_env.engine.ranking import tier_points
+from pi_env.core.rules import edition_code, solve_gain, tier_points, wrong_solve_loss
 from pi_env.engine.state import State
 from pi_env.solvers.analysis import ContradictionError
 from pi_env.solvers.worlds import world_sampler
@@ -249,9 +249,10 @@ class WinRolloutAgent(WinProbAgent):
             top[k] = members[np.argmax(s.probs[members])]  # first of the most likely: lowest case id
         k_w = cls[pos]
         pk = best[k_w]  # answer_classes: the most likely case's probability given the class
-        gain = max(0, int(tier_points(o.tier, o.round_index, P, o.edition)))
+        ed = edition_code(o.edition)  # scores by pi_env.core.rules (docs/rules.md §5)
         score = int(d["score"][0])
-        go = pk * min(gain, SCORE_CAP - score) - (1 - pk) * min(2, score - SCORE_FLOOR) > 0
+        gain = solve_gain(score, tier_points(o.tier, o.round_index, P, ed), ed)
+        go = pk * gain - (1 - pk) * wrong_solve_loss(score, ed) > 0
         me = Script.empty(S, P)
         me.turn[:, 0, 0] = np.where(go, 1, _NEVER)
         me.case[:, 0, 0] = s.cases[top[k_w]]

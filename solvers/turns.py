@@ -10,7 +10,9 @@ functions here turn them into values:
   scores ``[7, 5, 3, 1][k] + (round − 1)`` in the second edition, ``[7, 5, 3, 1][k]`` in the first
   (0 for a tier the player count does not have); a wrong one costs 2. The second edition caps the
   score at 21 and floors it at −5: with the player's score known, a solve gains at most up to the
-  cap and a wrong one costs at most down to the floor (docs/rules.md §5). In a **duel** (§7) the values
+  cap and a wrong one costs at most down to the floor (docs/rules.md §5; the engine's rules,
+  :func:`pi_env.core.rules.tier_points`, :func:`~pi_env.core.rules.solve_gain`,
+  :func:`~pi_env.core.rules.wrong_solve_loss`). In a **duel** (§7) the values
   are round results: +1 the player wins the round, 0 a draw, −1 the opponent wins it.
 * **solving now** (:func:`solve_value`): ``E_now = p · gain − (1 − p) · loss``. Duel: as the
   round's second player ``2p − 1`` (right: it wins; wrong: the opponent wins); as its first player
@@ -59,10 +61,11 @@ from itertools import product
 import numpy as np
 from scipy.special import ndtr
 
-from pi_env.core.constants import (DEFAULT_MAX_ROTATIONS, SCORE_CAP, SCORE_FLOOR, TIER_POINTS,
-                                   WRONG_SOLVE_PENALTY)
+from pi_env.core.constants import DEFAULT_MAX_ROTATIONS
 from pi_env.core.errors import PIError
-from pi_env.engine.ranking import tier_points
+from pi_env.core.rules import (WRONG_SOLVE_PENALTY, edition_code, finished_for_round_end, last_tier,
+                               nick_of_time_ends_round, round_ends_after_rotation, solve_gain, tier_points,
+                               wrong_solve_loss)
 from pi_env.records.types import INCORRECT, SOLVE, GameRecord
 
 __all__ = ["TurnContext", "WaitOutcome", "turn_context", "solve_value", "wait_outcomes", "wait_value",
@@ -288,26 +291,29 @@ class TurnContext:
 
     @property
     def last_tier(self) -> int:
-        """The last tier the player count has: ``min(3, P − 2)``."""
-        return min(len(TIER_POINTS) - 1, self.n_players - 2)
+        """The last tier the player count has: ``min(3, P − 2)`` (:func:`pi_env.core.rules.last_tier`)."""
+        return last_tier(self.n_players)
 
     def points(self, tier: int) -> int:
-        """Points of a correct solve at ``tier`` this round (docs/rules.md §5; 1 = a round win in a duel)."""
+        """Points of a correct solve at ``tier`` this round (docs/rules.md §5,
+        :func:`pi_env.core.rules.tier_points`; 1 = a round win in a duel)."""
         if self.duel:
             return 1
-        return tier_points(tier, self.round_index, self.n_players, self.edition)
+        return tier_points(tier, self.round_index, self.n_players, edition_code(self.edition))
 
     def gain(self, tier: int) -> int:
-        """Score gain of a correct solve at ``tier`` (second edition: at most up to the cap 21)."""
+        """Score gain of a correct solve at ``tier`` (second edition: at most up to the cap 21;
+        :func:`pi_env.core.rules.solve_gain` when the score is known)."""
         pts = self.points(tier)
-        if self.edition == "second" and self.score is not None and not self.duel:
-            return max(0, min(pts, SCORE_CAP - self.score))
+        if self.score is not None and not self.duel:
+            return solve_gain(self.score, pts, edition_code(self.edition))
         return pts
 
     def loss(self) -> int:
-        """Score loss of a wrong solve (second edition: at most down to the floor −5)."""
-        if self.edition == "second" and self.score is not None:
-            return max(0, min(WRONG_SOLVE_PENALTY, self.score - SCORE_FLOOR))
+        """Score loss of a wrong solve (second edition: at most down to the floor −5;
+        :func:`pi_env.core.rules.wrong_solve_loss` when the score is known)."""
+        if self.score is not None:
+            return wrong_solve_loss(self.score, edition_code(self.edition))
         return WRONG_SOLVE_PENALTY
 
     @property
@@ -376,11 +382,11 @@ def wait_outcomes(ctx: TurnContext, hazard: "dict[int, float] | None" = None) ->
         return _duel_outcomes(ctx, hazard, last_rotation)
     n = ctx.n_players
     any_solved = any(ctx.solved)
-    if ctx.nick_of_time and any_solved and ctx.tier >= ctx.last_tier:
+    if ctx.nick_of_time and any_solved and nick_of_time_ends_round(ctx.tier, n):
         return [WaitOutcome(1.0, False, ctx.tier, f"nick of time: this rotation, at the last tier "
                                                   f"({ctx.last_tier}), ends the round", result=0.0)]
     live = [j for j in ctx.later if hazard.get(j, 0.0) > 0.0 and not ctx.solved[j] and not ctx.out[j]]
-    done = ctx.attempted if ctx.edition == "second" else ctx.solved
+    ed = edition_code(ctx.edition)
     word = "has not attempted a solve" if ctx.edition == "second" else "has not solved"
     groups: dict[tuple, list] = {}  # outcomes that are worth the same are merged
     for bits in product((False, True), repeat=len(live)):
@@ -390,11 +396,13 @@ def wait_outcomes(ctx: TurnContext, hazard: "dict[int, float] | None" = None) ->
         if prob <= 0.0:
             continue
         now = tuple(j for j, b in zip(live, bits) if b)
-        still_open = sum(1 for i in range(n) if not done[i] and not ctx.out[i] and i not in now)
+        # an attempt counts as a correct solve (module docstring)
+        still_open = sum(1 for i in range(n) if not ctx.out[i] and i not in now
+                         and not finished_for_round_end(ctx.attempted[i], ctx.solved[i], ed))
         tier = ctx.tier + int(ctx.solved_this_rotation or bool(now) or (ctx.nick_of_time and any_solved))
-        if still_open <= 1:
+        if round_ends_after_rotation(still_open):
             key = (False, f"the round ends after this rotation: at most one player {word}")
-        elif ctx.nick_of_time and now and ctx.tier >= ctx.last_tier:
+        elif ctx.nick_of_time and now and nick_of_time_ends_round(ctx.tier, n):
             key = (False, "nick of time: the first solve of the round, at the last tier, ends it after "
                           "this rotation")
         elif last_rotation:
@@ -532,11 +540,11 @@ def turn_context(record: GameRecord, player: int, round_index: int, after_event:
     if seat <= prev:  # the player's turn starts a new rotation: the end-of-rotation checks run first
         ended = ""
         if not duel:
-            last_tier = min(len(TIER_POINTS) - 1, n - 2)
-            done = attempted if rules.edition == "second" else solved
-            if nick and any(solved) and tier >= last_tier:
+            ed = edition_code(rules.edition)
+            if nick and any(solved) and nick_of_time_ends_round(tier, n):
                 ended = "nick of time: the rotation at the last tier was played out"
-            elif sum(1 for i in range(n) if not done[i] and not out[i]) <= 1:
+            elif round_ends_after_rotation(sum(1 for i in range(n) if not out[i]
+                                               and not finished_for_round_end(attempted[i], solved[i], ed))):
                 ended = ("at most one player had not attempted" if rules.edition == "second"
                          else "at most one player had not solved")
         if not ended and record.max_rotations is not None and rotation + 1 >= record.max_rotations:

@@ -22,10 +22,13 @@ part of the engine's contract (same seed, same game):
 A shuffle is Fisher–Yates from the end: ``for i = n-1 .. 1: swap(a[i], a[below(i + 1)])``, and
 ``below(n) = xorshift64() % n``.
 
-The per-game rule helpers — the deal (``_deal_layout``, ``_deal_cases``, ``_deal_clue_cards``), the
-answers (``_clue_answer`` §4.1, ``_investigate_answer`` §4.2 with suppression, ``_is_case`` §4.3)
-and the card flow (``_play_clue_card``) — are shared with the Solo Time Attack kernels of
-:mod:`pi_env.engine.solo`, so both modes answer by the same code.
+The answers and the points come from :mod:`pi_env.core.rules`, the one home of those rules
+(``clue_answer`` §4.1, ``investigate_answer`` §4.2, ``is_case`` §4.3, ``tier_points`` and
+``score_after`` §5, the round-end rules of §5 and §6), which the records, the
+solver and the agents call too. The per-game helpers here — the deal (``_deal_layout``,
+``_deal_cases``, ``_deal_clue_cards``), an investigation with its suppression flags
+(``_investigate_answer``) and the card flow (``_play_clue_card``) — are shared with the Solo Time
+Attack kernels of :mod:`pi_env.engine.solo`, so both modes answer by the same code.
 """
 
 import numpy as np
@@ -33,11 +36,10 @@ from numba import prange
 
 from pi_env.core._config import batch_kernel, kernel, rule_step
 from pi_env.core.constants import (IN_DECK, IN_DISCARD, IN_FRONT, INVESTIGATE_BASE, MAX_INVESTIGATORS, NOTHING,
-                                   NUM_CASES, NUM_ELEMENTS, ON_DISPLAY, SCORE_CAP, SCORE_FLOOR, SOLVE_BASE, SPOT,
-                                   TRACE, WRONG_SOLVE_PENALTY)
-
-_OFFSETS = np.array([0, 12, 22], dtype=np.int64)
-_TIER_POINTS = np.array([7, 5, 3, 1], dtype=np.int64)
+                                   NUM_CASES, NUM_ELEMENTS, ON_DISPLAY, SOLVE_BASE, SPOT)
+from pi_env.core.rules import (WRONG_SOLVE_PENALTY, clue_answer, finished_for_round_end, investigate_answer,
+                               investigator_suppressed, is_case, nick_of_time_ends_round, round_ends_after_rotation,
+                               score_after, tier_points)
 
 
 @rule_step
@@ -67,15 +69,6 @@ def _shuffle(rng, b, a, n):
         a[i] = a[j]
         a[j] = t
     rng[b] = x
-
-
-@rule_step
-def _element_type(x):
-    if x < 12:
-        return 0
-    if x < 22:
-        return 1
-    return 2
 
 
 @rule_step
@@ -154,26 +147,6 @@ def _deal_clue_cards(rng, b, card_place, deck, deck_size):
 
 
 @rule_step
-def _case_element(case_row, t):
-    """Element id of the type-``t`` part of a case given as type-local ``case_row[3]``."""
-    return _OFFSETS[t] + np.int64(case_row[t])
-
-
-@rule_step
-def _clue_answer(td, adjacency, case_row, x):
-    """docs/rules.md §4.1: the answer to the clue on element ``x`` for a player whose case is
-    ``case_row`` (type-local ``[3]``); ``td`` is the game's ``tile_district[36]``.
-    SPOT if x is the case's element y of x's type, else TRACE if y's tile lies in a district
-    adjacent to x's tile, else NOTHING."""
-    y = _case_element(case_row, _element_type(x))
-    if x == y:
-        return SPOT
-    if adjacency[td[x], td[y]]:
-        return TRACE
-    return NOTHING
-
-
-@rule_step
 def _play_clue_card(b, x, ans, card_place, deck, deck_size, rng):
     """docs/rules.md §4.1 card flow: a card answered nothing goes face up in front of the player (out
     of circulation for the round), otherwise to the discard pile; then refill the display."""
@@ -183,34 +156,17 @@ def _play_clue_card(b, x, ans, card_place, deck, deck_size, rng):
 
 @rule_step
 def _investigate_answer(td, dtile, adjacency, case_row, spot_row, trace_row, d, sup_out):
-    """docs/rules.md §4.2: ``(spots, traces)`` an investigator in district ``d`` receives.
+    """docs/rules.md §4.2: ``(spots, traces)`` an investigator in district ``d`` receives
+    (:func:`pi_env.core.rules.investigate_answer`), with the suppression flags of the three types
+    (:func:`pi_env.core.rules.investigator_suppressed`) written to ``sup_out[3]``.
 
     ``td``: the game's ``tile_district[36]``; ``dtile``: its ``district_tile[14, 3]``;
     ``case_row``: the investigating player's case (type-local ``[3]``); ``spot_row`` /
-    ``trace_row``: ``bool[36]``, that player's markers. Type ``t`` is suppressed (nothing added)
-    when the type-``t`` tile in ``d`` carries the player's marker; ``sup_out[3]`` receives the
-    suppression flags. Otherwise one spot if the case's type-``t`` tile is in ``d``, else one
-    trace if it is in a district adjacent to ``d``.
+    ``trace_row``: ``bool[36]``, that player's markers.
     """
-    ns = 0
-    nt = 0
     for t in range(3):
-        e = dtile[d, t]
-        sup = e >= 0 and (spot_row[e] or trace_row[e])
-        sup_out[t] = sup
-        if not sup:
-            dy = td[_case_element(case_row, t)]
-            if dy == d:
-                ns += 1
-            elif adjacency[dy, d]:
-                nt += 1
-    return ns, nt
-
-
-@rule_step
-def _is_case(case_row, c):
-    """Whether case id ``c`` (``s * 140 + e * 14 + l``) is the case ``case_row`` (docs/rules.md §4.3)."""
-    return c // 140 == case_row[0] and (c // 14) % 10 == case_row[1] and c % 14 == case_row[2]
+        sup_out[t] = investigator_suppressed(dtile, spot_row, trace_row, d, t)
+    return investigate_answer(td, adjacency, case_row, d, sup_out)
 
 
 @rule_step
@@ -394,13 +350,6 @@ def sample_kernel(u, out, current_player, done, card_place, inv_count, inv_distr
                                inv_left)
 
 
-@rule_step
-def _tier_points(tier, num_players):
-    if tier > num_players - 2 or tier > 3:
-        return 0
-    return _TIER_POINTS[tier]
-
-
 # --- the rule steps of one turn, each for one game b (docs/rules.md §4–§7) ----------------------
 # Compiled with ``rule_step(inline=True)`` (no reference counting, inlined into ``_step_games`` at
 # numba's level): measured close to the same turn written out in one function (CHANGELOG 0.2.0,
@@ -419,7 +368,7 @@ def _select_clue_card(b, p, x, adjacency, rng, tile_district, case, card_place, 
     card in front of the player; a marker moves from the player's investigator in ``x``'s
     district only when a new marker goes on the tile; the card is played and the display refilled.
     ``last_answer[b, 0]`` receives the answer code."""
-    ans = _clue_answer(tile_district[b], adjacency, case[b, p], x)
+    ans = clue_answer(tile_district[b], adjacency, case[b, p], x)
     if ans == NOTHING:
         front[b, p, x] = True
     else:
@@ -466,33 +415,27 @@ def _place_investigator(b, p, d, adjacency, tile_district, district_tile, case, 
 def _solve(b, p, c, num_players, edition, duel, round_, tier, case, attempted, solved, solved_case,
            solved_this_rotation, failed, score, solve_points, penalty, last_answer):
     """docs/rules.md §4.3 with the points of §5: player ``p`` of game b names case ``c``; the first
-    attempt marks it attempted. Correct: solved for the round, the tier's points (second
-    edition: plus the round bonus, the score capped at 21). Wrong: the triple is public
-    (``failed``), 2 penalty points (second edition: the score floored at −5). A duel (§7) has
-    no points. ``last_answer[b, 0]`` receives 1 / 0. Returns whether the solve was correct."""
+    attempt marks it attempted. Correct: solved for the round, the tier's points
+    (``pi_env.core.rules.tier_points``) added to the solve points and the score
+    (``score_after``: second edition capped at 21; first edition solve points minus penalty
+    points). Wrong: the triple is public (``failed``), 2 penalty points, the score lowered
+    (second edition: floored at −5). A duel (§7) has no points. ``last_answer[b, 0]`` receives 1 / 0. Returns whether the solve was correct."""
     attempted[b, p] = True
-    if _is_case(case[b, p], c):
+    if is_case(case[b, p], c):
         solved[b, p] = True
         solved_case[b, p] = c
         solved_this_rotation[b] = True
         if not duel:
-            pts = _tier_points(tier[b], num_players)
-            if edition == 0:
-                pts += round_[b]
+            pts = tier_points(tier[b], round_[b], num_players, edition)
             solve_points[b, p] += pts
-            if edition == 0:
-                score[b, p] = min(SCORE_CAP, score[b, p] + pts)
-            else:
-                score[b, p] = solve_points[b, p] - penalty[b, p]
+            score[b, p] = score_after(score[b, p], pts, solve_points[b, p], penalty[b, p], edition)
         last_answer[b, 0] = 1
         return True
     failed[b, p, c] = True
     if not duel:
         penalty[b, p] += WRONG_SOLVE_PENALTY
-        if edition == 0:
-            score[b, p] = max(SCORE_FLOOR, score[b, p] - WRONG_SOLVE_PENALTY)
-        else:
-            score[b, p] = solve_points[b, p] - penalty[b, p]
+        score[b, p] = score_after(score[b, p], -WRONG_SOLVE_PENALTY, solve_points[b, p], penalty[b, p],
+                                  edition)
     last_answer[b, 0] = 0
     return False
 
@@ -520,10 +463,10 @@ def _duel_decision(b, p, is_solve, correct, first_player, extra_turn):
 
 
 @rule_step(inline=True)
-def _nick_of_time(b, num_players, last_tier, tier, solved_this_rotation, solved):
+def _nick_of_time(b, num_players, tier, solved_this_rotation, solved):
     """docs/rules.md §6 nick of time, at the end of a rotation of game b: once anyone has solved
-    this round, the tier advances every rotation; the rotation played at the last tier
-    (``last_tier``) ends the round. Returns ``(applies, ends_round)``: ``applies`` False before
+    this round, the tier advances every rotation; the rotation played at the last tier ends the
+    round (``pi_env.core.rules.nick_of_time_ends_round``). Returns ``(applies, ends_round)``: ``applies`` False before
     the round's first correct solve (then the tier follows §5)."""
     any_solved = False
     for i in range(num_players):
@@ -532,7 +475,7 @@ def _nick_of_time(b, num_players, last_tier, tier, solved_this_rotation, solved)
     if not any_solved:
         return False, False
     solved_this_rotation[b] = False
-    if tier[b] >= last_tier:
+    if nick_of_time_ends_round(tier[b], num_players):
         return True, True
     tier[b] += 1
     return True, False
@@ -544,13 +487,13 @@ def _end_of_rotation(b, num_players, edition, nick, duel, max_rotations, rotatio
     """The checks at the end of a rotation of game b (docs/rules.md §4, §5, §6). The tier
     advances after a rotation with a correct solve (with nick of time: ``_nick_of_time``); a
     standard round ends when at most one player has not attempted (second edition) / not solved
-    (first edition); any round ends at the ``max_rotations`` safeguard (§5, ``truncated`` set).
+    (first edition; ``pi_env.core.rules.finished_for_round_end``, ``round_ends_after_rotation``);
+    any round ends at the ``max_rotations`` safeguard (§5, ``truncated`` set).
     Returns ``(end, safeguard)``: the round ends, and it was ended by the safeguard."""
     end = False
     applies = False
     if nick:
-        applies, end = _nick_of_time(b, num_players, min(3, num_players - 2), tier,
-                                     solved_this_rotation, solved)
+        applies, end = _nick_of_time(b, num_players, tier, solved_this_rotation, solved)
     if not applies and solved_this_rotation[b]:
         tier[b] += 1
         solved_this_rotation[b] = False
@@ -558,12 +501,9 @@ def _end_of_rotation(b, num_players, edition, nick, duel, max_rotations, rotatio
     if not duel:
         open_ = 0
         for i in range(num_players):
-            if edition == 0:
-                if not attempted[b, i]:
-                    open_ += 1
-            elif not solved[b, i]:
+            if not finished_for_round_end(attempted[b, i], solved[b, i], edition):
                 open_ += 1
-        if open_ <= 1:
+        if round_ends_after_rotation(open_):
             end = True
     if not end and rotation[b] >= max_rotations:
         truncated[b] = True

@@ -43,9 +43,9 @@ import numpy as np
 from numba import prange
 
 from pi_env.core._config import batch_kernel, rule_step
-from pi_env.core.constants import (IN_DISCARD, MAX_INVESTIGATORS, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS, ON_DISPLAY,
-                                   SCORE_CAP, SCORE_FLOOR, TIER_POINTS, WRONG_SOLVE_PENALTY)
+from pi_env.core.constants import (IN_DISCARD, MAX_INVESTIGATORS, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS, ON_DISPLAY)
 from pi_env.core.errors import PIError
+from pi_env.core.rules import edition_code, score_range
 from pi_env.engine.state import GameConfig, State
 
 _COMPONENTS = (
@@ -236,10 +236,8 @@ def observation_bounds(config: "GameConfig") -> tuple[np.ndarray, np.ndarray]:
     high = np.ones(size, dtype=np.int64)
     if config.is_duel:
         s_low, s_high = 0, R  # rounds won
-    elif config.edition == "second":
-        s_low, s_high = SCORE_FLOOR, SCORE_CAP
-    else:
-        s_low, s_high = -WRONG_SOLVE_PENALTY * int(config.max_rotations) * R, TIER_POINTS[0] * R
+    else:  # docs/rules.md §5 (pi_env.core.rules)
+        s_low, s_high = score_range(edition_code(config.edition), R, int(config.max_rotations))
     special = {"inv_spots": (0, 3), "inv_traces": (0, 3), "score": (s_low, s_high),
                "inv_left": (0, MAX_INVESTIGATORS), "round": (0, R), "tier": (0, P),
                "rotation": (0, int(config.max_rotations)), "first_seat": (0, P - 1),

@@ -77,6 +77,7 @@ from pi_env.core.constants import (DISPLAY_SIZE, IN_DECK, IN_FRONT, MAX_INVESTIG
                                    NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS, ON_DISPLAY, TYPE_OFFSETS,
                                    TYPE_SIZES)
 from pi_env.core.errors import BoardError, PIError, PositionError
+from pi_env.core.rules import SCORE_CAP, SCORE_FLOOR
 from pi_env.engine.state import GameConfig, State, empty_state
 
 __all__ = ["POSITION_FORMAT", "save_position", "load_position", "load_positions", "position_config",
@@ -384,7 +385,7 @@ def _new_state(position: Mapping[str, Any], config: GameConfig) -> State:
     _check_range(st, "round_winner", -2, P - 1)
     if not config.is_duel:  # what a standard game cannot reach (docs/rules.md §4.3, §5)
         if config.edition == "second":
-            _check_range(st, "score", -5, 21)
+            _check_range(st, "score", SCORE_FLOOR, SCORE_CAP)
         not_attempted = np.flatnonzero(st.solved[0] & ~st.attempted[0])
         if not_attempted.size:
             _fail("solved", f"has player {int(not_attempted[0])} solved without having attempted a solve")

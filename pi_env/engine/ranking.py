@@ -1,11 +1,12 @@
-"""Points and standings of the rules (docs/rules.md §5, §7), as plain functions shared by the engine,
-the record scorer (:mod:`pi_env.records.scoring`), the solver's hints and the agents."""
+"""Standings of the rules (docs/rules.md §5, §7) as plain functions shared by the engine, the record
+scorer (:mod:`pi_env.records.scoring`), the solver's hints and the agents, and the points of a tier
+by edition name (the rule itself is :func:`pi_env.core.rules.tier_points`)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from pi_env.core.constants import TIER_POINTS
+from pi_env.core import rules
 
 __all__ = ["rank_players", "rank_batch", "tier_points"]
 
@@ -34,14 +35,16 @@ def rank_players(scores, investigators_left, penalty, edition: str,
 
 
 def tier_points(tier: int, round_index: int, num_players: int, edition: str) -> int:
-    """Points for a correct solve at ``tier`` in round ``round_index`` (0-based), docs/rules.md §5.
+    """Points for a correct solve at ``tier`` in round ``round_index`` (0-based), docs/rules.md §5:
+    :func:`pi_env.core.rules.tier_points` with the edition by name.
 
     ``[7, 5, 3, 1][tier]`` (+ ``round_index`` in the second edition); 0 for a tier that does not
     exist with ``num_players`` players (tier k needs at least k + 2 players).
+
+    Raises:
+        ValueError: an unknown edition.
     """
-    if tier > num_players - 2 or tier >= len(TIER_POINTS):
-        return 0
-    return TIER_POINTS[tier] + (round_index if edition == "second" else 0)
+    return rules.tier_points(tier, round_index, num_players, rules.edition_code(edition))
 
 
 def rank_batch(scores: np.ndarray, investigators_left: np.ndarray, penalty: np.ndarray, edition: str,

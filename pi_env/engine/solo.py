@@ -4,10 +4,10 @@ Same design as the standard engine (:mod:`pi_env.engine.api`): a :class:`SoloSta
 a leading batch axis ``B`` (one game is ``B == 1``), pure functions :func:`init`, :func:`step`,
 :func:`observe`, :func:`legal_action_mask` (and the in-place :func:`step_inplace`,
 :func:`reset_games`), and numba batch kernels that trust their input and fill arrays. The answer
-rules are **the same code** as the standard engine's: the per-game helpers ``_clue_answer``,
-``_investigate_answer``, ``_is_case``, the layout and case deal ``_deal_layout`` /
-``_deal_cases`` and the clue-card flow ``_deal_clue_cards`` / ``_play_clue_card`` of
-:mod:`pi_env.engine._kernels`.
+rules are **the same code** as the standard engine's: ``clue_answer`` and ``is_case`` of
+:mod:`pi_env.core.rules`, and the per-game helpers ``_investigate_answer`` (with its suppression
+flags), the layout and case deal ``_deal_layout`` / ``_deal_cases`` and the clue-card flow
+``_deal_clue_cards`` / ``_play_clue_card`` of :mod:`pi_env.engine._kernels`.
 
 Actions are the standard layout (:mod:`pi_env.core.constants`, ``NUM_ACTIONS = 1730``):
 
@@ -77,10 +77,10 @@ from pi_env.core.constants import (CASE_TRIPLES, DISPLAY_SIZE, IN_DECK, NUM_ACTI
                          NUM_DISTRICTS, NUM_ELEMENTS, ON_DISPLAY, SPOT, TRACE, TYPE_OFFSETS, TYPE_SIZES,
                          case_index)
 from pi_env.core.errors import IllegalActionError, PIError
+from pi_env.core.rules import clue_answer, is_case
 from pi_env.engine.arrays import BatchArrays, action_array
 from pi_env.engine.observe import _observe_board, observation_layout as standard_layout, observation_size
-from pi_env.engine._kernels import (_clue_answer, _deal_cases, _deal_clue_cards, _deal_layout, _investigate_answer,
-                       _is_case, _play_clue_card)
+from pi_env.engine._kernels import _deal_cases, _deal_clue_cards, _deal_layout, _investigate_answer, _play_clue_card
 
 __all__ = ["SoloConfig", "SoloState", "init", "reset_games", "reset_done", "step", "step_inplace",
            "is_legal", "legal_action_mask", "observe", "observation_layout", "decode_observation",
@@ -310,7 +310,7 @@ def _step_kernel(acts, use_display, max_actions, adjacency, rng, tile_district, 
         actions[b] += 1
         if a < 36:
             # §4.1 clue query: same answer rule as the standard engine
-            ans = _clue_answer(tile_district[b], adjacency, case[b], a)
+            ans = clue_answer(tile_district[b], adjacency, case[b], a)
             if ans == SPOT:
                 spot[b, a] = True
             elif ans == TRACE:
@@ -335,7 +335,7 @@ def _step_kernel(acts, use_display, max_actions, adjacency, rng, tile_district, 
         else:
             # §4.3 solve
             c = a - 50
-            if _is_case(case[b], c):
+            if is_case(case[b], c):
                 solved[b] = True
                 done[b] = True
                 last_answer[b, 0] = 1

@@ -241,8 +241,7 @@ from pi_env.core.actions import action_id, action_name
 from pi_env.core.board import Board, load_board
 from pi_env.engine.observe import observation_bounds  # the engine's; exported here as always
 from pi_env.core.constants import (ANSWER_NAMES, DEFAULT_MAX_ROTATIONS, INVESTIGATE_BASE, MAX_INVESTIGATORS,
-                                   NUM_ACTIONS, NUM_ELEMENTS, SCORE_CAP, SCORE_FLOOR, SOLVE_BASE, TIER_POINTS,
-                                   WRONG_SOLVE_PENALTY)
+                                   NUM_ACTIONS, NUM_ELEMENTS, SOLVE_BASE)
 from pi_env.core.errors import IllegalActionError, PIError, PositionError
 from pi_env.engine import Engine, GameConfig, State, observation_layout, observation_size
 from pi_env.engine.position import POSITION_FORMAT, check_rules, load_position, rules_of, save_position

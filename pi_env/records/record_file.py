@@ -64,8 +64,9 @@ against it). A solo record's ``engine`` has only ``"seed"`` (solo has no
 rotations; a ``max_rotations`` in an older file is read and ignored). With it
 :func:`pi_env.records.recorder.replay_with_engine` re-runs the game exactly.
 
-The pure functions :func:`clue_answer`, :func:`investigate_answer` and :func:`suppression` state the
-answer rules of docs/rules.md §4.1/§4.2 once; the engine and the solver reuse them for checks.
+The answer rules of docs/rules.md §4.1/§4.2 are the engine's, from :mod:`pi_env.core.rules`:
+:func:`clue_answer` and :func:`investigate_answer` call them with a record's types (a case id, a
+tuple of tile districts); :func:`suppression` reads a record's markers (a set of element ids).
 """
 
 from __future__ import annotations
@@ -83,9 +84,10 @@ import jsonschema
 import numpy as np
 
 from pi_env.core.board import DAYTIME, Board, load_board
+from pi_env.core import rules
 from pi_env.core.constants import (ANSWER_NAMES, CASE_TRIPLES, DEFAULT_MAX_ROTATIONS, DEFAULT_ROUNDS, DISPLAY_SIZE, ELEMENT_TYPE,
                         EVIDENCE, LOCATION, MAX_INVESTIGATORS, MAX_PLAYERS, MIN_PLAYERS, NOTHING,
-                        NUM_DISTRICTS, NUM_ELEMENTS, SPOT, SUSPECT, TRACE, TYPE_NAMES, TYPE_OFFSETS,
+                        NUM_DISTRICTS, NUM_ELEMENTS, SUSPECT, TYPE_NAMES, TYPE_OFFSETS,
                         TYPE_SIZES, case_index, element_id)
 from pi_env.core.errors import BoardError, RecordError, UnknownNameError
 from pi_env.core.files import write_text_atomic
@@ -111,12 +113,12 @@ _ARTICLE = ("a suspect", "evidence", "a location")
 
 
 # --------------------------------------------------------------------------------------------
-# Answer rules (docs/rules.md §4.1, §4.2): pure functions shared with the engine and the solver.
+# Answer rules (docs/rules.md §4.1, §4.2): the engine's (pi_env.core.rules), with a record's types.
 
 
 def clue_answer(tile_district: Sequence[int] | np.ndarray, case: int, element: int,
                 adjacency: np.ndarray) -> int:
-    """The answer to a clue card (docs/rules.md §4.1).
+    """The answer to a clue card (docs/rules.md §4.1): :func:`pi_env.core.rules.clue_answer`.
 
     Let *x* = ``element`` of type *t* and *y* the case's element of type *t*: **spot** if *x = y*,
     else **trace** if the district of *y*'s tile is adjacent to the district of *x*'s tile, else
@@ -137,18 +139,14 @@ def clue_answer(tile_district: Sequence[int] | np.ndarray, case: int, element: i
     >>> clue_answer(tiles, case_index(0, 0, 3), 22 + 0, DAYTIME.adjacency)  # Lakeside vs Trocadero
     1
     """
-    type_ = int(ELEMENT_TYPE[element])
-    target = element_id(type_, int(CASE_TRIPLES[case][type_]))
-    if target == element:
-        return SPOT
-    if adjacency[tile_district[target], tile_district[element]]:
-        return TRACE
-    return NOTHING
+    return rules.clue_answer(np.asarray(tile_district, dtype=np.int64), np.asarray(adjacency, dtype=np.bool_),
+                             CASE_TRIPLES[case], element)
 
 
 def investigate_answer(tile_district: Sequence[int] | np.ndarray, case: int, district: int,
                        suppressed: Sequence[bool], adjacency: np.ndarray) -> tuple[int, int]:
-    """The markers an investigator in ``district`` receives (docs/rules.md §4.2).
+    """The markers an investigator in ``district`` receives (docs/rules.md §4.2):
+    :func:`pi_env.core.rules.investigate_answer`.
 
     For each type *t* not suppressed, with *y* the case's element of type *t*: one spot if *y*'s tile
     is in ``district``, else one trace if it is in a district adjacent to ``district``.
@@ -168,17 +166,8 @@ def investigate_answer(tile_district: Sequence[int] | np.ndarray, case: int, dis
     >>> investigate_answer(tiles, case_index(0, 1, 2), 0, (False,) * 3, DAYTIME.adjacency)
     (1, 2)
     """
-    spots = traces = 0
-    triple = CASE_TRIPLES[case]
-    for type_ in range(3):
-        if suppressed[type_]:
-            continue
-        where = tile_district[element_id(type_, int(triple[type_]))]
-        if where == district:
-            spots += 1
-        elif adjacency[where, district]:
-            traces += 1
-    return spots, traces
+    return rules.investigate_answer(np.asarray(tile_district, dtype=np.int64), np.asarray(adjacency, dtype=np.bool_),
+                                    CASE_TRIPLES[case], district, np.asarray(suppressed, dtype=np.bool_))
 
 
 def tile_element(tile_district: Sequence[int] | np.ndarray, district: int, type_: int) -> int:
@@ -200,7 +189,8 @@ def tile_element(tile_district: Sequence[int] | np.ndarray, district: int, type_
 
 def suppression(tile_district: Sequence[int] | np.ndarray, marked: "set[int] | frozenset[int]",
                 district: int) -> tuple[bool, bool, bool]:
-    """Which types an investigation of ``district`` is suppressed for (docs/rules.md §4.2).
+    """Which types an investigation of ``district`` is suppressed for (docs/rules.md §4.2):
+    :func:`pi_env.core.rules.investigator_suppressed`.
 
     Type *t* is suppressed when the type-*t* tile in ``district`` carries a marker of the
     investigating player; a blank has no tile and is never suppressed.
@@ -214,7 +204,11 @@ def suppression(tile_district: Sequence[int] | np.ndarray, marked: "set[int] | f
     Returns:
         ``(suspect, evidence, location)`` bools.
     """
-    s, e, l = (tile_element(tile_district, district, t) in marked for t in range(3))
+    dtile = np.full((NUM_DISTRICTS, 3), -1, dtype=np.int64)  # the rule reads the district's row only
+    dtile[district] = [tile_element(tile_district, district, t) for t in range(3)]
+    markers = np.zeros(NUM_ELEMENTS, dtype=np.bool_)  # a spot or a trace: either suppresses
+    markers[list(marked)] = True
+    s, e, l = (bool(rules.investigator_suppressed(dtile, markers, markers, district, t)) for t in range(3))
     return (s, e, l)
 
 

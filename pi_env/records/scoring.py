@@ -8,6 +8,10 @@ starts a new rotation, so skipped (solved) players need no entry.
 Nick of time (§6): once a player has solved in a round, every new rotation advances the tier, and
 the rotation played at the last tier ``min(3, P - 2)`` ends the round.
 
+The points, the score bounds and the end-of-rotation conditions are those of the engine, from
+:mod:`pi_env.core.rules` (``tier_points``, ``score_after``, ``bounded_score``,
+``finished_for_round_end``, ``round_ends_after_rotation``, ``nick_of_time_ends_round``).
+
 Duel (§7): the scores are rounds won. The first solve event of a round decides it (wrong: the
 opponent wins; right by the round's second player: it wins; right by the first player: the next
 event is the opponent's one more turn, a correct solve there draws, anything else loses). A round
@@ -27,9 +31,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pi_env.core.constants import MAX_INVESTIGATORS, SCORE_CAP, SCORE_FLOOR, TIER_POINTS, WRONG_SOLVE_PENALTY
-from pi_env.engine.ranking import rank_players, tier_points
+from pi_env.core.constants import MAX_INVESTIGATORS, SECOND_EDITION
 from pi_env.core.errors import RecordError
+from pi_env.core.rules import (WRONG_SOLVE_PENALTY, bounded_score, edition_code, finished_for_round_end,
+                               first_edition_score, last_tier as rules_last_tier, nick_of_time_ends_round,
+                               round_ends_after_rotation, score_after, tier_points)
+from pi_env.engine.ranking import rank_players
 from pi_env.engine.state import DEFAULT_MAX_ROUNDS
 from pi_env.records.types import INCORRECT, INVESTIGATE, SOLVE, GameRecord
 
@@ -110,8 +117,8 @@ def score_record(record: GameRecord, *, check_end: bool = True) -> RecordScores:
         return _score_duel(record, check_end)
     rules = record.rules
     n, edition = rules.players, rules.edition
+    ed = edition_code(edition)
     nick = "nick-of-time" in rules.variants
-    last_tier = min(len(TIER_POINTS) - 1, n - 2)
     score = [0] * n
     solve_pts = [0] * n
     penalty = [0] * n
@@ -132,7 +139,7 @@ def score_record(record: GameRecord, *, check_end: bool = True) -> RecordScores:
                 q = ev.player
                 a = (q - 1) % n
                 before = score[q]
-                top = tier_points(0, r, n, edition)
+                top = tier_points(0, r, n, ed)
                 target = rnd.events[ev.refers_to]
                 # the asker's wrong solve whose 'wrong' is declared incorrect: its penalty is cancelled
                 cancelled = target.kind == SOLVE and not target.correct
@@ -140,16 +147,16 @@ def score_record(record: GameRecord, *, check_end: bool = True) -> RecordScores:
                 if cancelled:
                     penalty[q] -= WRONG_SOLVE_PENALTY
                 if edition == "second":
-                    score[a] = max(SCORE_FLOOR, score[a] - gain[a])
+                    score[a] = bounded_score(score[a] - gain[a], ed)
                     base = score[q] - gain[q] + refund
-                    score[q] = min(SCORE_CAP, base + top)
+                    score[q] = bounded_score(base + top, ed)
                     gain[q] = score[q] - base
                 else:
                     solve_pts[a] -= gain[a]
                     solve_pts[q] += top - gain[q]
                     gain[q] = top
                     for i in (a, q):
-                        score[i] = solve_pts[i] - penalty[i]
+                        score[i] = first_edition_score(solve_pts[i], penalty[i])
                 gain[a] = 0
                 out |= {q, a}
                 ev_infos.append(EventInfo(rotation=rotation, tier=tier, delta=score[q] - before))
@@ -157,8 +164,8 @@ def score_record(record: GameRecord, *, check_end: bool = True) -> RecordScores:
             seat = (ev.player - rnd.first_player) % n
             if seat <= prev_seat:  # a new rotation began: end-of-rotation checks (docs/rules.md §4-§6)
                 rotation += 1
-                tier, ended = _end_of_rotation(tier, solved_in_rotation, nick, last_tier, n, edition,
-                                               attempted, solved, out, rotation, record.max_rotations)
+                tier, ended = _end_of_rotation(tier, solved_in_rotation, nick, n, ed, attempted, solved, out,
+                                               rotation, record.max_rotations)
                 solved_in_rotation = False
                 if ended and check_end:
                     raise RecordError(f"the round ended at the end of rotation {rotation} ({ended})",
@@ -173,20 +180,19 @@ def score_record(record: GameRecord, *, check_end: bool = True) -> RecordScores:
                 if ev.correct:
                     solved.add(p)
                     solved_in_rotation = True
-                    pts = tier_points(tier, r, n, edition)
+                    pts = tier_points(tier, r, n, ed)
                     solve_pts[p] += pts
-                    score[p] = min(SCORE_CAP, score[p] + pts) if edition == "second" else solve_pts[p] - penalty[p]
+                    score[p] = score_after(score[p], pts, solve_pts[p], penalty[p], ed)
                     gain[p] = score[p] - before if edition == "second" else pts
                 else:
                     penalty[p] += WRONG_SOLVE_PENALTY
-                    score[p] = (max(SCORE_FLOOR, score[p] - WRONG_SOLVE_PENALTY) if edition == "second"
-                                else solve_pts[p] - penalty[p])
+                    score[p] = score_after(score[p], -WRONG_SOLVE_PENALTY, solve_pts[p], penalty[p], ed)
             ev_infos.append(EventInfo(rotation=rotation, tier=tier, delta=score[ev.player] - before))
         done = False
         if prev_seat >= 0 and all(((rnd.first_player + s) % n) in solved | out for s in range(prev_seat + 1, n)):
             # every seat after the last turn is skipped: the rotation ended with it
-            _, ended = _end_of_rotation(tier, solved_in_rotation, nick, last_tier, n, edition, attempted,
-                                        solved, out, rotation + 1, record.max_rotations)
+            _, ended = _end_of_rotation(tier, solved_in_rotation, nick, n, ed, attempted, solved, out,
+                                        rotation + 1, record.max_rotations)
             done = bool(ended)
         complete.append(done)
         round_points.append(tuple(score[i] - start[i] for i in range(n)))
@@ -198,20 +204,21 @@ def score_record(record: GameRecord, *, check_end: bool = True) -> RecordScores:
                         round_complete=tuple(complete), incomplete=incomplete)
 
 
-def _end_of_rotation(tier: int, solved_in_rotation: bool, nick: bool, last_tier: int, n: int, edition: str,
+def _end_of_rotation(tier: int, solved_in_rotation: bool, nick: bool, n: int, ed: int,
                      attempted: set, solved: set, out: set, rotations: int,
                      max_rotations: int | None) -> tuple[int, str]:
     """The end-of-rotation step (docs/rules.md §4–§6): the next rotation's tier and why the round ends
-    (``""`` if it goes on). ``rotations``: rotations completed, this one included."""
+    (``""`` if it goes on). ``ed``: the edition's code; ``out``: players finished by the
+    incorrect-information rule; ``rotations``: rotations completed, this one included."""
     if nick and solved:
-        if tier >= last_tier:
-            return tier, f"nick of time: the rotation at the last tier, {last_tier}, was played out"
+        if nick_of_time_ends_round(tier, n):
+            return tier, f"nick of time: the rotation at the last tier, {rules_last_tier(n)}, was played out"
         tier += 1
     elif solved_in_rotation:
         tier += 1
-    open_ = n - len((attempted if edition == "second" else solved) | out)
-    if open_ <= 1:
-        return tier, f"at most one player {'had not attempted' if edition == 'second' else 'had not solved'}"
+    open_ = sum(1 for i in range(n) if i not in out and not finished_for_round_end(i in attempted, i in solved, ed))
+    if round_ends_after_rotation(open_):
+        return tier, f"at most one player {'had not attempted' if ed == SECOND_EDITION else 'had not solved'}"
     if max_rotations is not None and rotations >= max_rotations:
         return tier, f"the safeguard of {max_rotations} rotations"
     return tier, ""

@@ -39,8 +39,9 @@ from typing import Any
 
 import numpy as np
 
-from pi_env.core.constants import IN_DISCARD, ON_DISPLAY, TIER_POINTS, TYPE_OFFSETS
+from pi_env.core.constants import IN_DISCARD, ON_DISPLAY, TYPE_OFFSETS
 from pi_env.core.errors import PIError, RecordError
+from pi_env.core.rules import last_tier as rules_last_tier
 from pi_env.engine.ranking import tier_points
 from pi_env.records.record_file import known_display, loads_record
 from pi_env.records.scoring import score_record
@@ -281,7 +282,7 @@ class ReplayDoc:
             known = known_display(rnd, e)
             if known is not None and known[1]:
                 display = (list(known[0]), None, None)
-        last_tier = min(len(TIER_POINTS) - 1, n - 2)
+        last_tier = rules_last_tier(n)
         duel = record.rules.mode == "duel"
         held = None
         if viewer is not None:

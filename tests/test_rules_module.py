@@ -1,0 +1,205 @@
+"""pi_env.core.rules, the one home of the answer and scoring rules (docs/rules.md §4–§6): the functions
+with values worked by hand, and the proof that changing a rule there changes it everywhere.
+
+The proof (:func:`test_a_cap_changed_in_the_rules_module_changes_every_caller`) copies the package
+source to a temporary folder, edits the second edition's cap from 21 to 15 in the copy's
+``pi_env/core/rules.py`` only, and plays in a subprocess (its own numba cache) the scripted game of
+:func:`scripted_game_values`: the engine, the record scorer, the solver's hint and greedy's
+valuation all follow the new cap. (The plain-Python twin of the engine would disagree: it is not
+run there.)
+
+The scripted game (3 players, second edition, seed 5): on its turn every player names its own case,
+except player 2 on its first turn of round 1, which names a wrong one. So in each round every
+player attempts in rotation 0 and the round ends there (docs/rules.md §5: at most one player has
+not attempted); the correct solves share tier 0 and score ``7 + r − 1`` in round ``r``:
+
+=========  ===========  ===========  ===========  ===========================
+           round 1      round 2      round 3      final (cap 21 / cap 15)
+=========  ===========  ===========  ===========  ===========================
+player 0   +7           +8 (15)      +9           21 (+6) / 15 (+0)
+player 1   +7           +8 (15)      +9           21 (+6) / 15 (+0)
+player 2   −2           +8 (6)       +9           15 (+9) / 15 (+9)
+=========  ===========  ===========  ===========  ===========================
+
+Solve points 24, 24, 17 and penalty points 0, 0, 2 whatever the cap. At player 0's first turn of
+round 3 its score is 15 and a correct solve is worth 9 points: greedy's gain is ``min(9, 21 − 15)
+= 6`` (cap 15: 0) and its value of naming a case of probability 1/2 ``6/2 − 2/2 = 2`` (cap 15:
+−1); the hint for player 0 before round 3's first event names one of the 11 · 9 · 13 = 1287 cases
+disjoint from the case it holds (uniform, ``p = 1/1287``): expected points ``p · 6 − (1 − p) · 2``
+(cap 15: ``−(1 − p) · 2``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pi_env.core import constants, rules
+from pi_env.core.board import DAYTIME
+from pi_env.core.constants import CASE_TRIPLES, FIRST_EDITION, NOTHING, SECOND_EDITION, SPOT, TRACE, case_index
+
+SEED = 5
+P_HINT = 1.0 / 1287  # player 0's chance to name its case with no answers (module docstring)
+
+
+def scripted_game_values() -> dict:
+    """Play the scripted game of the module docstring with the ``pi_env`` on ``sys.path`` and return
+    what every caller of the scoring rules makes of it (JSON-ready)."""
+    import pi_env
+    from pi_env.agents.greedy import assess
+    from pi_env.core import rules as the_rules
+    from pi_env.core.constants import SOLVE_BASE, case_index as index
+    from pi_env.engine import GameConfig, init, legal_action_mask, observe, step_inplace
+    from pi_env.records.recorder import Recorder
+    from pi_env.records.scoring import score_record
+    from pi_env.solvers import record_hint
+
+    cfg = GameConfig(num_players=3)
+    st = init(cfg, seed=SEED)
+    rec = Recorder(cfg, st, SEED)
+    greedy = None
+    while not st.done[0]:
+        p = int(st.current_player[0])
+        if int(st.round[0]) == 2 and p == 0 and greedy is None:  # player 0's first turn of round 3
+            o = assess(observe(st, 0)[0], legal_action_mask(st)[0], 3, cfg.board).outlook
+            greedy = {"score": int(o.score), "points": int(o.points(0)), "penalty": int(o.penalty()),
+                      "solve_value": float(o.solve_value(0.5))}
+        case = index(*(int(v) for v in st.case[0, p]))
+        if int(st.round[0]) == 0 and p == 2:
+            case = (case + 1) % 1680  # a wrong solve
+        step_inplace(st, np.array([SOLVE_BASE + case], dtype=np.int64), cfg)
+        rec.after_step(st)
+    record = rec.record()
+    scored = score_record(record)
+    h = record_hint(record, player=0, round_index=2, after_event=-1)
+    return {"package": os.path.dirname(pi_env.__file__), "cap": the_rules.SCORE_CAP,
+            "engine": {"score": st.score[0].tolist(), "solve_points": st.solve_points[0].tolist(),
+                       "penalty": st.penalty[0].tolist()},
+            "record": {"round_points": [list(r) for r in scored.round_points], "scores": list(scored.scores)},
+            "hint": {"p_correct": h.p_correct, "points": h.points, "expected_points": h.expected_points,
+                     "gain": h.context.gain(0), "score": h.context.score},
+            "greedy": greedy}
+
+
+def _expected(cap: int) -> dict:
+    final = [min(cap, 24), min(cap, 24), 15]
+    gain = min(9, cap - 15)
+    return {"engine": {"score": final, "solve_points": [24, 24, 17], "penalty": [0, 0, 2]},
+            "record": {"round_points": [[7, 7, -2], [8, 8, 8], [final[0] - 15, final[1] - 15, 9]],
+                       "scores": final},
+            "hint": {"points": 9, "gain": gain, "score": 15},
+            "greedy": {"score": 15, "points": gain, "penalty": 2, "solve_value": 0.5 * gain - 0.5 * 2}}
+
+
+def _check(values: dict, cap: int) -> None:
+    want = _expected(cap)
+    assert values["cap"] == cap
+    assert values["engine"] == want["engine"]
+    assert values["record"] == want["record"]
+    assert values["greedy"] == want["greedy"]
+    h = values["hint"]
+    assert {k: h[k] for k in ("points", "gain", "score")} == want["hint"]
+    assert h["p_correct"] == pytest.approx(P_HINT, rel=1e-12)
+    assert h["expected_points"] == pytest.approx(P_HINT * want["hint"]["gain"] - (1 - P_HINT) * 2, rel=1e-12)
+
+
+def test_the_scripted_game_with_the_rules_as_they_are():
+    _check(scripted_game_values(), 21)
+
+
+def test_a_cap_changed_in_the_rules_module_changes_every_caller(tmp_path):
+    """The module docstring: cap 21 → 15 in the copy's rules module only; engine, record scoring,
+    hint and greedy all give the cap-15 values."""
+    package = Path(rules.__file__).resolve().parents[1]  # pi_env (its agents, solvers, experiments are links)
+    copy = tmp_path / "src" / "pi_env"
+    shutil.copytree(package, copy, symlinks=False, ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))
+    rules_py = copy / "core" / "rules.py"
+    text = rules_py.read_text()
+    assert text.count("SCORE_CAP: int = 21\n") == 1
+    rules_py.write_text(text.replace("SCORE_CAP: int = 21\n", "SCORE_CAP: int = 15\n"))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(copy.parent), str(Path(__file__).parent)]),
+               NUMBA_CACHE_DIR=str(tmp_path / "numba_cache"), PI_ENV_COMPILE_NOTICE="0")
+    code = ("import json, test_rules_module as t; "
+            "print(json.dumps(t.scripted_game_values()))")
+    run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=1800)
+    assert run.returncode == 0, run.stderr[-3000:]
+    values = json.loads(run.stdout.strip().splitlines()[-1])
+    assert Path(values["package"]).resolve() == copy.resolve()  # the copy ran, not the installed package
+    _check(values, 15)
+
+
+# --- the functions, by hand (docs/rules.md §4.1-§4.3, §5, §6) ----------------------------------
+
+
+def test_points_and_last_tier():
+    assert [rules.last_tier(n) for n in (2, 3, 4, 5)] == [0, 1, 2, 3]
+    assert [rules.tier_points(k, 2, 5, SECOND_EDITION) for k in range(5)] == [9, 7, 5, 3, 0]
+    assert [rules.tier_points(k, 2, 5, FIRST_EDITION) for k in range(5)] == [7, 5, 3, 1, 0]
+    assert [rules.tier_points(k, 0, 3, SECOND_EDITION) for k in range(3)] == [7, 5, 0]  # no tier 2 with 3
+    assert rules.edition_code("second") == SECOND_EDITION and rules.edition_code("first") == FIRST_EDITION
+    with pytest.raises(ValueError, match="unknown edition 'third'"):
+        rules.edition_code("third")
+
+
+def test_scores_gains_and_losses():
+    assert [rules.bounded_score(s, SECOND_EDITION) for s in (-7, -5, 0, 21, 24)] == [-5, -5, 0, 21, 21]
+    assert [rules.bounded_score(s, FIRST_EDITION) for s in (-7, 24)] == [-7, 24]
+    assert [rules.solve_gain(s, 9, SECOND_EDITION) for s in (0, 15, 21)] == [9, 6, 0]
+    assert rules.solve_gain(21, 9, FIRST_EDITION) == 9
+    assert [rules.wrong_solve_loss(s, SECOND_EDITION) for s in (0, -4, -5)] == [2, 1, 0]
+    assert rules.wrong_solve_loss(-5, FIRST_EDITION) == 2
+    assert rules.score_after(19, 7, 99, 0, SECOND_EDITION) == 21
+    assert rules.score_after(-4, -2, 99, 0, SECOND_EDITION) == -5
+    assert rules.score_after(0, 7, 12, 4, FIRST_EDITION) == 8  # solve points minus penalty points
+    assert rules.first_edition_score(12, 4) == 8
+    assert rules.score_range(SECOND_EDITION, 3, 60) == (-5, 21)
+    assert rules.score_range(FIRST_EDITION, 2, 60) == (-240, 14)
+    scores = np.array([[-4, 15], [21, 0]], dtype=np.int16)
+    assert rules.bounded_scores(scores + 7, SECOND_EDITION).tolist() == [[3, 21], [21, 7]]
+    assert rules.solve_gains(np.array([0, 15, 21]), np.array([9, 9, 9]), SECOND_EDITION).tolist() == [9, 6, 0]
+    assert rules.wrong_solve_losses(np.array([0, -4, -5]), SECOND_EDITION).tolist() == [2, 1, 0]
+    # the plain-Python callers get Python ints from the compiled rules
+    assert type(rules.solve_gain(3, 7, SECOND_EDITION)) is int
+
+
+def test_round_end_rules():
+    assert rules.finished_for_round_end(True, False, SECOND_EDITION)
+    assert not rules.finished_for_round_end(True, False, FIRST_EDITION)
+    assert rules.finished_for_round_end(True, True, FIRST_EDITION)
+    assert [rules.round_ends_after_rotation(k) for k in (0, 1, 2)] == [True, True, False]
+    assert [rules.nick_of_time_ends_round(t, 4) for t in (1, 2)] == [False, True]
+
+
+def test_answers():
+    """Layout: suspect/evidence ``i`` in district ``i``; daytime board (docs/rules.md §2)."""
+    td = np.array(list(range(12)) + list(range(10)) + list(range(14)), dtype=np.int64)
+    adj = DAYTIME.adjacency
+    row = CASE_TRIPLES[case_index(0, 0, 3)]  # Shorty, Murder, Trocadero
+    assert rules.clue_answer(td, adj, row, 0) == SPOT  # Shorty
+    assert rules.clue_answer(td, adj, row, 22 + 0) == TRACE  # Lakeside touches Trocadero
+    assert rules.clue_answer(td, adj, row, 22 + 13) == NOTHING  # Skid Row
+    row = CASE_TRIPLES[case_index(0, 1, 2)]  # Shorty (Lakeside), Mob Killing (Forest Park), Little Italy
+    assert rules.investigate_answer(td, adj, row, 0, np.zeros(3, dtype=np.bool_)) == (1, 2)
+    assert rules.investigate_answer(td, adj, row, 0, np.array([True, False, False])) == (0, 2)
+    dtile = np.array([[d if d < 12 else -1, 12 + d if d < 10 else -1, 22 + d] for d in range(14)])
+    spot, trace = np.zeros(36, dtype=np.bool_), np.zeros(36, dtype=np.bool_)
+    trace[12] = True  # the player's trace on Murder (district 0)
+    assert [rules.investigator_suppressed(dtile, spot, trace, 0, t) for t in range(3)] == [False, True, False]
+    assert not rules.investigator_suppressed(dtile, spot, trace, 12, 0)  # a blank is never suppressed
+    assert rules.is_case(CASE_TRIPLES[1000], 1000) and not rules.is_case(CASE_TRIPLES[1000], 1001)
+
+
+def test_constants_still_give_the_scoring_numbers():
+    assert (constants.TIER_POINTS, constants.WRONG_SOLVE_PENALTY, constants.SCORE_CAP, constants.SCORE_FLOOR) == (
+        (7, 5, 3, 1), 2, 21, -5)
+    assert constants.SCORE_CAP is rules.SCORE_CAP
+    with pytest.raises(AttributeError, match="no attribute 'NO_SUCH_NAME'"):
+        constants.NO_SUCH_NAME  # noqa: B018
