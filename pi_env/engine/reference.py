@@ -66,13 +66,17 @@ from dataclasses import dataclass
 
 from pi_env.core.constants import (DISPLAY_SIZE, IN_DECK, IN_DISCARD, IN_FRONT, INVESTIGATE_BASE,
                          MAX_INVESTIGATORS, NOTHING, NUM_ACTIONS, NUM_CASES, NUM_DISTRICTS,
-                         NUM_ELEMENTS, ON_DISPLAY, SCORE_CAP, SCORE_FLOOR, SOLVE_BASE, SPOT, TRACE,
-                         TYPE_OFFSETS, WRONG_SOLVE_PENALTY)
+                         NUM_ELEMENTS, ON_DISPLAY, SOLVE_BASE, SPOT, TRACE, TYPE_OFFSETS)
 from pi_env.core.errors import IllegalActionError, InvalidActionError, PIError
 from pi_env.engine.state import GameConfig
 
 MASK64 = 0xFFFFFFFFFFFFFFFF
+# The scoring numbers of docs/rules.md §5, written here again on purpose: the reference is the
+# independent twin of pi_env.core.rules, so a rule changed there alone shows up as a parity failure.
 TIER_POINTS = (7, 5, 3, 1)
+WRONG_SOLVE_PENALTY = 2
+SCORE_CAP = 21
+SCORE_FLOOR = -5
 BLANK = -1
 
 
