@@ -108,7 +108,8 @@ class Analysis:
         return float(self.probabilities[i]) if i < self.count and self.cases[i] == case else 0.0
 
     def ranked(self) -> list[tuple[Case, float]]:
-        """``(case, probability)`` pairs, most probable first, ties by case id; each case a
+        """``(case, probability)`` pairs, most probable first, ties by case id (the order of the hint's
+        ``best_case``; ``pi-env solve`` lists ties by name); each case a
         :class:`~pi_env.core.named.Case` (the id, printing ``suspect / evidence / location``)."""
         order = np.lexsort((self.cases, -self.probabilities))
         return [(Case.of(int(self.cases[i]), self.names), float(self.probabilities[i])) for i in order]

@@ -78,7 +78,7 @@ them needs ``pi_env.agents``, too heavy to import for every command)."""
 def _agent_names() -> str:
     from pi_env.agents import AGENTS
 
-    return ", ".join(AGENTS) + "; with the rl extra learned:2p, learned:4p or learned:PATH"
+    return ", ".join(AGENTS) + "; with the rl extra learned:2p, learned:4p, learned:MODEL.pt or sb3:MODEL.zip"
 
 
 class _Parser(argparse.ArgumentParser):

@@ -268,7 +268,7 @@ def batch_kernel(fn=None, *, min_batch: "int | None" = None, cheap: bool = False
 
 
 COMPILING_MESSAGE = ("pi-env: compiling numba kernels for this command (this can take a minute or two; "
-                     "they are cached after first use)")
+                     "they are cached after first use; PI_ENV_COMPILE_NOTICE=0 silences this line)")
 """What :func:`announce_compilation` prints when a command needs kernels that are not in the cache.
 Numba compiles each kernel the first time it is called, so a cold cache is not paid once: every
 command that needs kernels no earlier command used compiles those (with an empty cache, on the
