@@ -37,6 +37,7 @@ from pi_env.core.constants import (DISPLAY_SIZE, INVESTIGATE_BASE, MAX_INVESTIGA
                                    NUM_ELEMENTS, ON_DISPLAY, TYPE_NAMES, TYPE_OFFSETS, TYPE_SIZES)
 from pi_env.core.errors import PIError, RecordError
 from pi_env.core.names import element_names, parse_element
+from pi_env.core.rules import SCORE_CAP, SCORE_FLOOR, WRONG_SOLVE_PENALTY
 from pi_env.records.types import CLUE, INVESTIGATE, GameRecord, resolve_player, seat_label, seat_label_with
 
 from pi_env.solvers.analysis import Analysis, analyze_knowledge, knowledge_of
@@ -510,6 +511,19 @@ def _signed(x: float) -> str:
     return f"{round(x, 9) + 0.0:+.3f}"
 
 
+def _bound_notes(h: dict[str, Any]) -> list[str]:
+    """Why a solve's gain or loss is not the tier's points or the penalty: the second edition's score
+    cap and floor (docs/rules.md §5)."""
+    notes = []
+    if h["gain"] is not None and h["score"] is not None and h["gain"] < h["points"]:
+        notes.append(f"  (a correct solve gains {h['gain']}, not {h['points']}: score {h['score']}, "
+                     f"and scores stop at {SCORE_CAP})")
+    if h["loss"] is not None and h["score"] is not None and h["loss"] < WRONG_SOLVE_PENALTY:
+        notes.append(f"  (a wrong solve loses {h['loss']}, not {WRONG_SOLVE_PENALTY}: score {h['score']}, "
+                     f"and scores stop at {SCORE_FLOOR})")
+    return notes
+
+
 def solve_report_lines(doc: dict[str, Any], gains_shown: int = 5) -> list[str]:
     """Human-readable lines of a :func:`solve_report` dict."""
     p, r = doc["player"], doc["round"]
@@ -575,6 +589,7 @@ def solve_report_lines(doc: dict[str, Any], gains_shown: int = 5) -> list[str]:
         lines.append(f"  solve now with {bc['suspect']} / {bc['evidence']} / {bc['location']}: "
                      f"P(correct) {_pct(q)}, expected points {q:.4g}·{gain} − {1 - q:.4g}·{loss} = "
                      f"{_signed(h['expected_points'])}")
+        lines.extend(_bound_notes(h))
     lines.append("  recommendation: " + ("solve now" if h["solve_now"] else "do not solve yet")
                  + f" (waiting is worth {_signed(h['wait_expected_points'])})")
     outcomes = h["wait_outcomes"]

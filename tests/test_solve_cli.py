@@ -255,3 +255,20 @@ def test_narrow_console_encoding_degrades_instead_of_failing(tmp_path, capsys):
     utf8 = subprocess.run(argv, capture_output=True, timeout=300).stdout.decode("utf-8")
     assert "\u2212" in utf8
     assert proc.stdout.decode("cp1252") == utf8.encode("cp1252", "replace").decode("cp1252")
+
+
+def test_the_hint_explains_a_gain_cut_by_the_score_cap(tmp_path, capsys):
+    """docs/rules.md §5: a second-edition score stops at 21. Seed 2 of greedy against greedy: player 0
+    starts round 3 with 15 points, where a correct solve at tier 0 is worth 7 + 2 = 9 but gains 6; the
+    hint's formula uses 6 and a line says why (a new user read '0.000777·6' as a mistake)."""
+    path = tmp_path / "g.json"
+    assert main(["play", "--players", "2", "--seed", "2", "--agents", "greedy,greedy", "--record", str(path),
+                 "--quiet"]) == 0
+    capsys.readouterr()
+    code, out, _ = run(capsys, "solve", path, "--player", 0, "--round", 3, "--after-event", -1)
+    assert code == 0
+    lines = out.splitlines()
+    i = lines.index("Hint (tier 0: a correct solve now scores 9; score 15):")
+    assert "·6 − " in lines[i + 1]
+    assert lines[i + 2] == "  (a correct solve gains 6, not 9: score 15, and scores stop at 21)"
+    assert lines[i + 3].startswith("  recommendation: ")
