@@ -47,8 +47,8 @@ from typing import Iterable
 import numpy as np
 
 from pi_env.core.errors import PIError
-from pi_env.core.constants import (INVESTIGATE_BASE, NUM_ACTIONS, NUM_DISTRICTS, NUM_ELEMENTS, SOLVE_BASE,
-                              WRONG_SOLVE_PENALTY)
+from pi_env.core.constants import INVESTIGATE_BASE, NUM_ACTIONS, NUM_DISTRICTS, NUM_ELEMENTS, SOLVE_BASE
+from pi_env.core.rules import WRONG_SOLVE_PENALTY
 from pi_env.core._config import kernel
 from pi_env.core.board import DAYTIME
 from pi_env.core.named import Action, Case, Element

@@ -6,7 +6,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pi_env.agents.deducer import consistent_cases
-from pi_env.core.constants import SCORE_CAP, SCORE_FLOOR, case_index
+from pi_env.core.constants import case_index
+from pi_env.core.rules import SCORE_CAP, SCORE_FLOOR
 from pi_env.engine import GameConfig, init, reset_done, sample_actions, step_inplace
 from helpers import play_game
 

@@ -22,7 +22,7 @@ The action space (docs/rules.md §4) has ``NUM_ACTIONS = 1730`` entries:
 
 from __future__ import annotations
 
-from typing import Any, TypeAlias
+from typing import TypeAlias
 
 import numpy as np
 
@@ -107,17 +107,3 @@ def case_index(suspect: int, evidence: int, location: int) -> int:
 def element_id(type_: int, local: int) -> int:
     """Element id of the type-local index ``local`` of type ``type_`` (0, 1 or 2)."""
     return TYPE_OFFSETS[type_] + local
-
-
-_RULES_NAMES = ("TIER_POINTS", "WRONG_SOLVE_PENALTY", "SCORE_CAP", "SCORE_FLOOR")
-
-
-def __getattr__(name: str) -> Any:
-    """The scoring numbers of docs/rules.md §5 (``TIER_POINTS``, ``WRONG_SOLVE_PENALTY``, ``SCORE_CAP``,
-    ``SCORE_FLOOR``) live with the rules that use them, in :mod:`pi_env.core.rules`; importing them
-    from here still works (read from there when first asked for: that module imports this one)."""
-    if name in _RULES_NAMES:
-        from pi_env.core import rules
-
-        return getattr(rules, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
