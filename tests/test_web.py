@@ -13,20 +13,17 @@ import pytest
 pytest.importorskip("fastapi", reason="the web app needs the 'web' extra: pip install '.[web]'")
 pytest.importorskip("httpx", reason="the API tests need httpx (test extra)")
 
-from fastapi.testclient import TestClient  # noqa: E402
 
 from pi_env.agents.human import seat_view  # noqa: E402
 from pi_env.apps.leaderboard import Leaderboard  # noqa: E402
-from pi_env.apps.web.app import MAX_BODY, create_app  # noqa: E402
+from pi_env.apps.web.app import MAX_BODY  # noqa: E402
 from pi_env.core.constants import CASE_TRIPLES, SOLVE_BASE, TYPE_OFFSETS  # noqa: E402
 from pi_env.engine import GameConfig, init, legal_action_mask, observe, step_inplace  # noqa: E402
 from pi_env.records.record_file import load_record, record_to_dict  # noqa: E402
 from pi_env.records.recorder import replay_with_engine  # noqa: E402
+from web_client import client  # noqa: E402
 
 
-def client(tmp_path, **kw):
-    kw.setdefault("agent_delay", 0.0)
-    return TestClient(create_app(tmp_path, **kw), base_url="http://127.0.0.1:8000")
 
 
 def new_game(c, seats, **settings):
@@ -232,12 +229,16 @@ def test_games_survive_a_restart_and_agents_play_on(tmp_path):
             assert r.status_code == 200
         played = list(game.actions)
         seen = view(c, gid, tokens[0])
-    with client(tmp_path) as c2:  # a new server over the same data directory
+    # a new server over the same data directory; its agents wait an hour before moving, so the game
+    # stands still while it is compared (with no delay a restored agent could move between the checks)
+    with client(tmp_path, agent_delay=3600) as c2:
         game2 = c2.app.state.games.get(gid)
         assert game2.actions[:len(played)] == played
         if game2.version == len(played):
             assert view(c2, gid, tokens[0]) == seen
         assert c2.get(f"/api/games/{gid}/view", headers={"x-seat-token": tokens[1] or "x"}).status_code == 403
+        if not game2.done and game2.agents[game2.to_move] is not None:  # the agents play on
+            assert game2.driver is not None and not game2.driver.done()
 
 
 def test_solo_game_ranks_in_the_terminal_leaderboard(tmp_path):

@@ -18,25 +18,14 @@ import pytest
 pytest.importorskip("fastapi", reason="the web app needs the 'web' extra: pip install '.[web]'")
 pytest.importorskip("httpx", reason="the API tests need httpx (test extra)")
 
-from fastapi.testclient import TestClient  # noqa: E402
 
 from pi_env.apps.web.app import MAX_BODY, create_app  # noqa: E402
 from pi_env.apps.web.guard import HostPolicy  # noqa: E402
 from pi_env.records.record_file import record_to_dict  # noqa: E402
 
-BASE = "http://127.0.0.1:8000"
+from web_client import client, one_line  # noqa: E402
 
 
-def client(tmp_path, **kw):
-    kw.setdefault("agent_delay", 0.0)
-    return TestClient(create_app(tmp_path, **kw), base_url=BASE)
-
-
-def one_line(r, status, fragment):
-    assert r.status_code == status, (r.status_code, r.text)
-    reason = r.json()["error"]
-    assert fragment in reason and "\n" not in reason, reason
-    return reason
 
 
 def _record_text(players=3, seed=6, names=None):
