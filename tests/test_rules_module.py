@@ -202,3 +202,14 @@ def test_the_scoring_numbers_live_in_the_rules_module_only():
     assert (rules.TIER_POINTS, rules.WRONG_SOLVE_PENALTY, rules.SCORE_CAP, rules.SCORE_FLOOR) == ((7, 5, 3, 1), 2, 21, -5)
     for name in ("TIER_POINTS", "WRONG_SOLVE_PENALTY", "SCORE_CAP", "SCORE_FLOOR"):
         assert not hasattr(constants, name)
+
+
+def test_legality_rules_by_hand():
+    """docs/rules.md §4.1-§4.2: a card is takeable only on the display; an investigator needs one left
+    and none of the player's own in the district this round."""
+    from pi_env.core.constants import IN_DECK, IN_DISCARD, IN_FRONT, ON_DISPLAY
+
+    assert [rules.clue_card_takeable(p) for p in (IN_DECK, ON_DISPLAY, IN_DISCARD, IN_FRONT)] == [
+        False, True, False, False]
+    assert [rules.investigator_placeable(left, there) for left, there in
+            ((0, False), (1, False), (5, False), (1, True), (0, True))] == [False, True, True, False, False]

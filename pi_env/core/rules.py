@@ -16,6 +16,7 @@ with the engine.)
   :func:`solve_gains`, :func:`wrong_solve_losses`);
 * the end of a standard round (§5, §6): :func:`finished_for_round_end`,
   :func:`round_ends_after_rotation`, :func:`nick_of_time_ends_round`;
+* legality (§4.1, §4.2): :func:`clue_card_takeable`, :func:`investigator_placeable`;
 * answers (§4.1–§4.3): :func:`clue_answer`, :func:`investigator_suppressed`,
   :func:`investigate_answer`, :func:`is_case`, with :func:`element_type` and :func:`case_element`.
 
@@ -38,13 +39,14 @@ from __future__ import annotations
 import numpy as np
 
 from pi_env.core._config import kernel, rule_step
-from pi_env.core.constants import EDITION_NAMES, NOTHING, SECOND_EDITION, SPOT, TRACE, TYPE_OFFSETS
+from pi_env.core.constants import EDITION_NAMES, NOTHING, ON_DISPLAY, SECOND_EDITION, SPOT, TRACE, TYPE_OFFSETS
 
 __all__ = ["TIER_POINTS", "WRONG_SOLVE_PENALTY", "SCORE_CAP", "SCORE_FLOOR", "edition_code", "last_tier",
            "tier_points", "bounded_score", "bounded_scores", "score_range", "first_edition_score", "score_after",
            "solve_gain", "wrong_solve_loss", "solve_gains", "wrong_solve_losses",
            "finished_for_round_end", "round_ends_after_rotation", "nick_of_time_ends_round", "element_type",
-           "case_element", "clue_answer", "investigator_suppressed", "investigate_answer", "is_case"]
+           "case_element", "clue_answer", "investigator_suppressed", "investigate_answer", "is_case",
+           "clue_card_takeable", "investigator_placeable"]
 
 # --- points (docs/rules.md §5) ------------------------------------------------------------------
 
@@ -324,6 +326,24 @@ def nick_of_time_ends_round(tier, num_players):
         bool.
     """
     return tier >= last_tier(num_players)
+
+
+# --- legality (docs/rules.md §4) ------------------------------------------------------------------
+
+
+@rule_step(inline=True)
+def clue_card_takeable(place):
+    """docs/rules.md §4.1: a clue card can be taken while it lies face up on the display (``place``,
+    the card's place code of :mod:`pi_env.core.constants`, is ``ON_DISPLAY``)."""
+    return place == ON_DISPLAY
+
+
+@rule_step(inline=True)
+def investigator_placeable(inv_left, own_in_district):
+    """docs/rules.md §4.2: an investigator can be placed in a district while the player has one left
+    (``inv_left > 0``) and none of its own stands there this round (``own_in_district`` false).
+    (Naming a case, §4.3, is always legal: any of the 1,680 cases.)"""
+    return inv_left > 0 and not own_in_district
 
 
 # --- answers (docs/rules.md §4.1–§4.3) ----------------------------------------------------------

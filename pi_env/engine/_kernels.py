@@ -37,8 +37,8 @@ from numba import prange
 from pi_env.core._config import batch_kernel, kernel, rule_step
 from pi_env.core.constants import (IN_DECK, IN_DISCARD, IN_FRONT, INVESTIGATE_BASE, MAX_INVESTIGATORS, NOTHING,
                                    NUM_CASES, NUM_ELEMENTS, ON_DISPLAY, SOLVE_BASE, SPOT)
-from pi_env.core.rules import (WRONG_SOLVE_PENALTY, clue_answer, finished_for_round_end, investigate_answer,
-                               investigator_suppressed, is_case, nick_of_time_ends_round, round_ends_after_rotation,
+from pi_env.core.rules import (WRONG_SOLVE_PENALTY, clue_answer, clue_card_takeable, finished_for_round_end,
+                               investigate_answer, investigator_placeable, investigator_suppressed, is_case, nick_of_time_ends_round, round_ends_after_rotation,
                                score_after, tier_points)
 
 
@@ -256,14 +256,14 @@ def _is_legal(b, p, a, card_place, inv_count, inv_district, inv_left):
     clue card on the display (§4.1), an investigator while the player has one left and none of its
     own in the district this round (§4.2), any of the 1680 solves (§4.3)."""
     if a < INVESTIGATE_BASE:
-        return a >= 0 and card_place[b, a] == ON_DISPLAY
+        return a >= 0 and clue_card_takeable(card_place[b, a])
     if a < SOLVE_BASE:
-        ok = inv_left[b, p] > 0
         d = a - INVESTIGATE_BASE
+        there = False
         for k in range(inv_count[b, p]):
             if inv_district[b, p, k] == d:
-                ok = False
-        return ok
+                there = True
+        return investigator_placeable(inv_left[b, p], there)
     return a < SOLVE_BASE + NUM_CASES
 
 
@@ -285,13 +285,11 @@ def _mask_row(b, out, head_only, current_player, done, card_place, inv_count, in
         return
     p = current_player[b]
     for x in range(36):
-        out[b, x] = 1 if card_place[b, x] == ON_DISPLAY else 0
-    ok = inv_left[b, p] > 0
+        out[b, x] = 1 if clue_card_takeable(card_place[b, x]) else 0
     for d in range(14):
-        out[b, 36 + d] = 1 if ok else 0
-    if ok:
-        for k in range(inv_count[b, p]):
-            out[b, 36 + inv_district[b, p, k]] = 0
+        out[b, 36 + d] = 1 if investigator_placeable(inv_left[b, p], False) else 0
+    for k in range(inv_count[b, p]):
+        out[b, 36 + inv_district[b, p, k]] = 1 if investigator_placeable(inv_left[b, p], True) else 0
     if not head_only:
         for a in range(SOLVE_BASE, out.shape[1]):
             out[b, a] = 1
@@ -313,7 +311,7 @@ def _sample_legal(b, u, current_player, done, card_place, inv_count, inv_distric
     p = current_player[b]
     n_clue = 0
     for x in range(36):
-        if card_place[b, x] == ON_DISPLAY:
+        if clue_card_takeable(card_place[b, x]):
             n_clue += 1
     n_inv = 0
     if inv_left[b, p] > 0 and not done[b]:
@@ -324,7 +322,7 @@ def _sample_legal(b, u, current_player, done, card_place, inv_count, inv_distric
         k = total - 1
     if k < n_clue:
         for x in range(36):
-            if card_place[b, x] == ON_DISPLAY:
+            if clue_card_takeable(card_place[b, x]):
                 if k == 0:
                     return x
                 k -= 1
@@ -335,7 +333,7 @@ def _sample_legal(b, u, current_player, done, card_place, inv_count, inv_distric
             for j in range(inv_count[b, p]):
                 if inv_district[b, p, j] == d:
                     used = True
-            if not used:
+            if investigator_placeable(inv_left[b, p], used):
                 if k == 0:
                     return 36 + d
                 k -= 1

@@ -77,7 +77,7 @@ from pi_env.core.constants import (CASE_TRIPLES, DISPLAY_SIZE, IN_DECK, NUM_ACTI
                          NUM_DISTRICTS, NUM_ELEMENTS, ON_DISPLAY, SPOT, TRACE, TYPE_OFFSETS, TYPE_SIZES,
                          case_index)
 from pi_env.core.errors import IllegalActionError, PIError
-from pi_env.core.rules import clue_answer, is_case
+from pi_env.core.rules import clue_answer, clue_card_takeable, investigator_placeable, is_case
 from pi_env.engine.arrays import BatchArrays, action_array
 from pi_env.engine.observe import _observe_board, observation_layout as standard_layout, observation_size
 from pi_env.engine._kernels import _deal_cases, _deal_clue_cards, _deal_layout, _investigate_answer, _play_clue_card
@@ -261,9 +261,9 @@ def _legal_kernel(acts, out, done, card_place, inv_placed, inv_left):
         elif a < 0:
             ok = False
         elif a < 36:
-            ok = card_place[b, a] == ON_DISPLAY
+            ok = clue_card_takeable(card_place[b, a])
         elif a < 50:
-            ok = inv_left[b] > 0 and not inv_placed[b, a - 36]
+            ok = investigator_placeable(inv_left[b], inv_placed[b, a - 36])
         else:
             ok = a < 1730
         out[b] = ok
@@ -277,9 +277,9 @@ def _mask_kernel(out, done, card_place, inv_placed, inv_left):
             out[b, :] = 1
             continue
         for x in range(36):
-            out[b, x] = 1 if card_place[b, x] == ON_DISPLAY else 0
+            out[b, x] = 1 if clue_card_takeable(card_place[b, x]) else 0
         for d in range(14):
-            out[b, 36 + d] = 1 if (inv_left[b] > 0 and not inv_placed[b, d]) else 0
+            out[b, 36 + d] = 1 if investigator_placeable(inv_left[b], inv_placed[b, d]) else 0
         out[b, 50:] = 1
 
 
@@ -298,7 +298,7 @@ def _step_kernel(acts, use_display, max_actions, adjacency, rng, tile_district, 
         last_answer[b, 0] = -1
         last_answer[b, 1] = -1
         if a < 36:
-            legal = a >= 0 and card_place[b, a] == ON_DISPLAY
+            legal = a >= 0 and clue_card_takeable(card_place[b, a])
         elif a < 50:
             legal = inv_left[b] > 0 and not inv_placed[b, a - 36]
         else:
