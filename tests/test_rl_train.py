@@ -473,3 +473,23 @@ def test_a_learned_model_refuses_games_it_was_not_trained_for(spec, config, mess
 def test_an_empty_learned_name_says_so():
     with pytest.raises(UnknownNameError, match=r"^learned model name is empty: give a zoo name \(2p, 4p, solo\)"):
         make_agent("learned:")
+
+
+def test_max_minutes_alone_runs_until_the_time_is_up(tmp_path, monkeypatch):
+    """``--max-minutes`` without ``--timesteps`` trains until the time runs out: a 15-minute run had
+    stopped after 6 minutes at the default 10M steps. With the default made 1,024 steps, a 0.15-minute
+    run goes past it and its saved target is UNTIL_TIME_RUNS_OUT (failed before: it stopped at 1,024)."""
+    _rl()
+    from pi_env.rl.settings import DEFAULTS, UNTIL_TIME_RUNS_OUT
+    from pi_env.rl.train import main
+
+    monkeypatch.setitem(DEFAULTS, "timesteps", 1024)
+    out = tmp_path / "timed"
+    argv = ["2p", "--max-minutes", "0.15", "--out", str(out), "--num-envs", "64", "--n-steps", "16",
+            "--batch-size", "512", "--n-epochs", "1", "--trunk", "32", "--hidden", "16", "--no-progress",
+            "--checkpoint-every", "1000000"]
+    assert main(argv) == 0
+    run = json.loads((out / "run.json").read_text())
+    assert run["settings"]["timesteps"] == UNTIL_TIME_RUNS_OUT
+    assert run["sessions"][0]["timesteps"] > 4 * 1024
+    assert 9.0 <= run["sessions"][0]["seconds"] < 60.0

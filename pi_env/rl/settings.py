@@ -10,7 +10,7 @@ from typing import Any
 
 from pi_env.core.errors import PIError
 
-__all__ = ["TASKS", "PPO_DEFAULTS", "DEFAULT_NUM_ENVS", "DEFAULT_TRUNK", "DEFAULT_HIDDEN", "parse_opponents",
+__all__ = ["TASKS", "UNTIL_TIME_RUNS_OUT", "PPO_DEFAULTS", "DEFAULT_NUM_ENVS", "DEFAULT_TRUNK", "DEFAULT_HIDDEN", "parse_opponents",
            "FIXED_SETTINGS", "DEFAULTS", "SETTINGS_SCHEMA", "check_settings"]
 
 TASKS = {"2p": 2, "4p": 4}
@@ -51,6 +51,8 @@ def parse_opponents(text: str, flag: str = "--opponents") -> list[tuple[str, flo
     return out
 
 
+UNTIL_TIME_RUNS_OUT = 10**15
+"""The step target of a run given ``--max-minutes`` and no ``--timesteps``: the clock ends it."""
 FIXED_SETTINGS = ("task", "encoding", "trunk", "hidden")
 """Settings a resumed run cannot change (they shape the network and its input)."""
 DEFAULTS: dict[str, Any] = {

@@ -62,7 +62,8 @@ from its last checkpoint) or ``--force`` (start again, deleting it)):
 ``--timesteps`` is the total over every session of the run, rounded up to whole updates of
 ``--num-envs`` x ``--n-steps`` (the progress bar counts to that figure; ``0`` with ``--imitate``: no
 PPO, ``policy.pt`` is the warm start's last clone, the file ``imitation/round_K.pt`` with its card);
-``--max-minutes`` ends this session earlier (the files are written as at the end; ``--resume`` goes
+``--max-minutes`` ends this session earlier (without ``--timesteps`` it alone ends the run: the target is
+:data:`~pi_env.rl.settings.UNTIL_TIME_RUNS_OUT`; the files are written as at the end; ``--resume`` goes
 on from there). **Resuming** (:func:`resume_settings`): options not given take the run's saved
 values (its settings with the changes of earlier resumes), options given replace them, except
 :data:`FIXED_SETTINGS` (task, ``--encoding``, ``--trunk``, ``--hidden``), which a resumed run cannot
@@ -106,7 +107,8 @@ from pi_env.core.files import (check_replaceable_dir, remove_run_dir, write_byte
 from pi_env.core.text import csv_text
 
 from pi_env.rl.settings import (DEFAULT_HIDDEN, DEFAULT_NUM_ENVS, DEFAULT_TRUNK, DEFAULTS, FIXED_SETTINGS,
-                                PPO_DEFAULTS, SETTINGS_SCHEMA, TASKS, check_settings, parse_opponents)
+                                PPO_DEFAULTS, SETTINGS_SCHEMA, TASKS, UNTIL_TIME_RUNS_OUT, check_settings,
+                                parse_opponents)
 
 __all__ = ["train", "main", "saved_settings", "check_settings", "SETTINGS_SCHEMA", "RUN_SCHEMA", "resume_settings", "TrainingInterrupted", "FIXED_SETTINGS",
            "DEFAULTS", "PPO_DEFAULTS", "INITIAL_SOLVE_BIAS", "TASKS", "parse_opponents", "export_policy"]
@@ -402,8 +404,10 @@ def _monitor(s: _Session) -> Any:
             self.steps0 = self.num_timesteps
             per_update = s.num_envs * int(s.settings["n_steps"])
             planned = s.start + -(-(s.timesteps - s.start) // per_update) * per_update
-            self.bar = tqdm(total=planned, initial=s.start, unit="step", unit_scale=True, file=sys.stderr,
-                            disable=not s.progress, dynamic_ncols=True, desc=f"training to {planned:,} steps")
+            timed = s.timesteps >= UNTIL_TIME_RUNS_OUT
+            self.bar = tqdm(total=None if timed else planned, initial=s.start, unit="step", unit_scale=True,
+                            file=sys.stderr, disable=not s.progress, dynamic_ncols=True,
+                            desc=f"training for {s.max_minutes:g} min" if timed else f"training to {planned:,} steps")
 
         def _on_training_end(self) -> None:
             self.bar.close()
@@ -797,7 +801,7 @@ def _parser(prog: str) -> argparse.ArgumentParser:
                                 "task, --encoding, --trunk and --hidden cannot change.")
     p.add_argument("task", choices=list(TASKS))
     p.add_argument("--timesteps", type=int, help="environment steps in total over every session of the run, rounded up to whole updates "
-                        "(default 10M; with --resume: the saved target)")
+                        "(default 10M, or with --max-minutes until the time runs out; with --resume: the saved target)")
     p.add_argument("--out", required=True, help="run directory")
     p.add_argument("--seed", type=int, help="seed (default 0)")
     p.add_argument("--num-envs", type=int,
@@ -900,6 +904,8 @@ def _main(argv: Sequence[str] | None, prog: str) -> int:
             a = {**resume_settings(args.out, given), "max_minutes": args.max_minutes}  # per session
         else:
             a = {**DEFAULTS, **{k: v for k, v in given.items() if v is not None}}
+            if args.timesteps is None and args.max_minutes is not None:
+                a["timesteps"] = UNTIL_TIME_RUNS_OUT  # the clock ends the run, not the default step count
     except PIError as exc:
         p.exit(2, f"{p.prog}: error: {exc}\n")
     if a["timesteps"] < 0 or (a["timesteps"] == 0 and not a["imitate"]):
