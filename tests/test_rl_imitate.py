@@ -579,7 +579,9 @@ def test_an_interrupt_ends_collect_parallel_without_waiting_for_the_workers():
     timer.start()
     with pytest.raises(KeyboardInterrupt):
         collect_parallel(2, "gain", 1_000_000, workers=2, num_envs=64)
-    assert time.perf_counter() - t0 < 20.0
+    # 8 s, then the pool's end: seconds on an idle machine, up to ~20 s on a loaded one (several test
+    # runs sharing 2 cores); draining 1,000,000 rows would take minutes
+    assert time.perf_counter() - t0 < 40.0
 
 
 @pytest.mark.parametrize("missing", ["torch", "stable_baselines3", "sb3_contrib"])
