@@ -44,6 +44,39 @@ _NUM_QUERIES = INVESTIGATE_BASE + NUM_DISTRICTS  # 50
 
 
 @kernel
+def _entropy(hist, size, n):
+    """Entropy (bits) of the answer counts ``hist[:size]`` of ``n`` equally likely cases."""
+    inv_n = 1.0 / n
+    g = 0.0
+    for k in range(size):
+        if hist[k] > 0:
+            m = hist[k] * inv_n
+            g -= m * np.log2(m)
+    return max(g, 0.0)
+
+
+@kernel
+def _district_codes(td, adjacency, markers, d, elcode):
+    """``elcode[y]``: what element ``y`` of a case adds to the answer code ``4 * spots + traces`` of an
+    investigator in district ``d`` (4 on ``d``, 1 next to it, 0 else or when the player's markers
+    suppress ``y``'s type there, docs/rules.md §4.2)."""
+    keep = 7
+    for y in range(NUM_ELEMENTS):
+        if markers[y] and td[y] == d:
+            keep &= ~(1 << (0 if y < 12 else (1 if y < 22 else 2)))
+    for y in range(NUM_ELEMENTS):
+        t = 0 if y < 12 else (1 if y < 22 else 2)
+        if not keep & (1 << t):
+            elcode[y] = 0
+        elif td[y] == d:
+            elcode[y] = 4
+        elif adjacency[td[y], d]:
+            elcode[y] = 1
+        else:
+            elcode[y] = 0
+
+
+@kernel
 def _decide_kernel(case_mask, legal, tile_district, adjacency, markers, held, placed, left, round_,
                    rotation, others_playing, rounds, min_open, indifference, guess_max, wait_rotations,
                    tolerance, kind, choices, count):
@@ -61,19 +94,35 @@ def _decide_kernel(case_mask, legal, tile_district, adjacency, markers, held, pl
         kind: ``int64[B]`` out, :data:`PICK` or :data:`GUESS`.
         choices: ``int64[B, 50]`` out, the actions to draw from (ascending), ``count[b]`` of them
             (for :data:`GUESS`: ``count[b]`` is the number of open cases).
+
+    The investigators' gains are computed only where a rule reads them: whether an answer can
+    differ between open cases for the investigator rule, the full gains only when no clue card is
+    useful.
     """
     B = case_mask.shape[0]
+    members = np.empty((NUM_CASES, 3), dtype=np.int64)  # the open cases' element ids
+    cnt = np.empty(NUM_ELEMENTS, dtype=np.int64)  # open cases per element
+    near_d = np.empty(NUM_DISTRICTS, dtype=np.int64)  # open cases with an element tile in d
+    gains = np.empty(_NUM_QUERIES)
+    useful = np.empty(_NUM_QUERIES, dtype=np.bool_)
+    pool = np.empty(_NUM_QUERIES, dtype=np.bool_)
+    of_held = np.empty(NUM_ELEMENTS, dtype=np.bool_)
+    elcode = np.empty(NUM_ELEMENTS, dtype=np.int64)
+    hist = np.empty(16, dtype=np.int64)
     for b in range(B):
         td = tile_district[b]
         n = 0
-        cnt = np.zeros(NUM_ELEMENTS, dtype=np.int64)  # open cases per element
-        near_d = np.zeros(NUM_DISTRICTS, dtype=np.int64)  # open cases with an element tile in d
+        cnt[:] = 0
+        near_d[:] = 0
         for c in range(NUM_CASES):
             if case_mask[b, c]:
-                n += 1
                 s = c // 140
                 e = 12 + (c // 14) % 10
                 lo = 22 + c % 14
+                members[n, 0] = s
+                members[n, 1] = e
+                members[n, 2] = lo
+                n += 1
                 cnt[s] += 1
                 cnt[e] += 1
                 cnt[lo] += 1
@@ -95,55 +144,40 @@ def _decide_kernel(case_mask, legal, tile_district, adjacency, markers, held, pl
                     choices[b, 0] = SOLVE_BASE + c
             count[b] = 1
             continue
-        gains = np.full(_NUM_QUERIES, -np.inf)
-        inv_n = 1.0 / n
+        gains[:] = -np.inf
+        useful[:] = False
         # clue cards: spot for the card's own element, trace for same-type elements next to it
+        any_clue = False
         for x in range(NUM_ELEMENTS):
             if not legal[b, x]:
                 continue
             t0 = 0 if x < 12 else (12 if x < 22 else 22)
             t1 = 12 if x < 12 else (22 if x < 22 else 36)
-            n2 = cnt[x]
-            n1 = 0
+            hist[1] = 0
             for y in range(t0, t1):
                 if y != x and adjacency[td[y], td[x]]:
-                    n1 += cnt[y]
-            n0 = n - n1 - n2
-            g = 0.0
-            for k in (n0, n1, n2):
-                if k > 0:
-                    m = k * inv_n
-                    g -= m * np.log2(m)
-            gains[x] = max(g, 0.0)
-        # investigators: 4 * spots + traces over the types not suppressed by the player's markers
-        hist = np.zeros(16, dtype=np.int64)
+                    hist[1] += cnt[y]
+            hist[2] = cnt[x]
+            hist[0] = n - hist[1] - hist[2]
+            gains[x] = _entropy(hist, 3, n)
+            useful[x] = gains[x] > tolerance
+            any_clue = any_clue or useful[x]
+        # investigators: useful when the answer is not the same for every open case
         for d in range(NUM_DISTRICTS):
             if not legal[b, INVESTIGATE_BASE + d]:
                 continue
-            keep = 7
-            for y in range(NUM_ELEMENTS):
-                if markers[b, y] and td[y] == d:
-                    keep &= ~(1 << (0 if y < 12 else (1 if y < 22 else 2)))
-            hist[:] = 0
-            for c in range(NUM_CASES):
-                if case_mask[b, c]:
-                    el = (c // 140, 12 + (c // 14) % 10, 22 + c % 14)
-                    code = 0
-                    for t in range(3):
-                        if keep & (1 << t):
-                            de = td[el[t]]
-                            if de == d:
-                                code += 4
-                            elif adjacency[de, d]:
-                                code += 1
-                    hist[code] += 1
-            g = 0.0
-            for k in range(16):
-                if hist[k] > 0:
-                    m = hist[k] * inv_n
-                    g -= m * np.log2(m)
-            gains[INVESTIGATE_BASE + d] = max(g, 0.0)
-        useful = gains > tolerance
+            _district_codes(td, adjacency, markers[b], d, elcode)
+            first = elcode[members[0, 0]] + elcode[members[0, 1]] + elcode[members[0, 2]]
+            for i in range(1, n):
+                if elcode[members[i, 0]] + elcode[members[i, 1]] + elcode[members[i, 2]] != first:
+                    useful[INVESTIGATE_BASE + d] = True
+                    break
+            if not any_clue and useful[INVESTIGATE_BASE + d]:  # rule 4 below ranks them by gain
+                hist[:] = 0
+                for i in range(n):
+                    hist[elcode[members[i, 0]] + elcode[members[i, 1]] + elcode[members[i, 2]]] += 1
+                gains[INVESTIGATE_BASE + d] = _entropy(hist, 16, n)
+                useful[INVESTIGATE_BASE + d] = gains[INVESTIGATE_BASE + d] > tolerance
         # the investigator rule
         k = 0
         if n >= min_open:
@@ -161,15 +195,15 @@ def _decide_kernel(case_mask, legal, tile_district, adjacency, markers, held, pl
         if k > 0:
             count[b] = k
             continue
-        of_held = np.zeros(NUM_ELEMENTS, dtype=np.bool_)
+        of_held[:] = False
         for t in range(3):
             of_held[held[b, t]] = True
-        best = -np.inf
-        for x in range(NUM_ELEMENTS):
-            if useful[x] and gains[x] > best:
-                best = gains[x]
-        pool = np.zeros(_NUM_QUERIES, dtype=np.bool_)
-        if best > -np.inf:  # a useful clue: the nearly best ones, cards of the held case first
+        pool[:] = False
+        if any_clue:  # a useful clue: the nearly best ones, cards of the held case first
+            best = -np.inf
+            for x in range(NUM_ELEMENTS):
+                if useful[x] and gains[x] > best:
+                    best = gains[x]
             denial = False
             for x in range(NUM_ELEMENTS):
                 if useful[x] and gains[x] >= best * (1 - indifference):
