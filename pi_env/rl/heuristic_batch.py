@@ -77,6 +77,81 @@ def _district_codes(td, adjacency, markers, d, elcode):
 
 
 @kernel
+def _open_cases(mask_row, td, members, cnt, near_d):
+    """List the open cases of ``mask_row`` (``bool[1680]``): their element ids into ``members[:n]``,
+    per element how many contain it (``cnt``), per district how many have an element tile there
+    (``near_d``); returns ``n``."""
+    n = 0
+    cnt[:] = 0
+    near_d[:] = 0
+    for c in range(NUM_CASES):
+        if mask_row[c]:
+            s = c // 140
+            e = 12 + (c // 14) % 10
+            lo = 22 + c % 14
+            members[n, 0] = s
+            members[n, 1] = e
+            members[n, 2] = lo
+            n += 1
+            cnt[s] += 1
+            cnt[e] += 1
+            cnt[lo] += 1
+            ds = td[s]
+            de = td[e]
+            dl = td[lo]
+            near_d[ds] += 1
+            if de != ds:
+                near_d[de] += 1
+            if dl != ds and dl != de:
+                near_d[dl] += 1
+    return n
+
+
+@kernel
+def _query_gains(legal_row, td, adjacency, markers_row, members, cnt, n, tolerance, gains, useful, elcode, hist):
+    """Gains (bits, ``gains``; ``-inf`` where not computed) and usefulness (``useful``: gain above
+    ``tolerance``) of the legal queries for the ``n`` open cases ``members`` (:func:`_open_cases`).
+    Investigators are only tested for usefulness (their answer differs between two open cases)
+    unless no clue card is useful, when their gains rank them. Returns whether a clue card is
+    useful."""
+    gains[:] = -np.inf
+    useful[:] = False
+    # clue cards: spot for the card's own element, trace for same-type elements next to it
+    any_clue = False
+    for x in range(NUM_ELEMENTS):
+        if not legal_row[x]:
+            continue
+        t0 = 0 if x < 12 else (12 if x < 22 else 22)
+        t1 = 12 if x < 12 else (22 if x < 22 else 36)
+        hist[1] = 0
+        for y in range(t0, t1):
+            if y != x and adjacency[td[y], td[x]]:
+                hist[1] += cnt[y]
+        hist[2] = cnt[x]
+        hist[0] = n - hist[1] - hist[2]
+        gains[x] = _entropy(hist, 3, n)
+        useful[x] = gains[x] > tolerance
+        any_clue = any_clue or useful[x]
+    # investigators: useful when the answer is not the same for every open case
+    for d in range(NUM_DISTRICTS):
+        if not legal_row[INVESTIGATE_BASE + d]:
+            continue
+        _district_codes(td, adjacency, markers_row, d, elcode)
+        first = elcode[members[0, 0]] + elcode[members[0, 1]] + elcode[members[0, 2]]
+        for i in range(1, n):
+            if elcode[members[i, 0]] + elcode[members[i, 1]] + elcode[members[i, 2]] != first:
+                useful[INVESTIGATE_BASE + d] = True
+                break
+        if not any_clue and useful[INVESTIGATE_BASE + d]:  # then ranked by gain (rule 4)
+            hist[:] = 0
+            for i in range(n):
+                hist[elcode[members[i, 0]] + elcode[members[i, 1]] + elcode[members[i, 2]]] += 1
+            gains[INVESTIGATE_BASE + d] = _entropy(hist, 16, n)
+            useful[INVESTIGATE_BASE + d] = gains[INVESTIGATE_BASE + d] > tolerance
+    return any_clue
+
+
+@kernel
 def _decide_kernel(case_mask, legal, tile_district, adjacency, markers, held, placed, left, round_,
                    rotation, others_playing, rounds, min_open, indifference, guess_max, wait_rotations,
                    tolerance, kind, choices, count):
@@ -111,29 +186,7 @@ def _decide_kernel(case_mask, legal, tile_district, adjacency, markers, held, pl
     hist = np.empty(16, dtype=np.int64)
     for b in range(B):
         td = tile_district[b]
-        n = 0
-        cnt[:] = 0
-        near_d[:] = 0
-        for c in range(NUM_CASES):
-            if case_mask[b, c]:
-                s = c // 140
-                e = 12 + (c // 14) % 10
-                lo = 22 + c % 14
-                members[n, 0] = s
-                members[n, 1] = e
-                members[n, 2] = lo
-                n += 1
-                cnt[s] += 1
-                cnt[e] += 1
-                cnt[lo] += 1
-                ds = td[s]
-                de = td[e]
-                dl = td[lo]
-                near_d[ds] += 1
-                if de != ds:
-                    near_d[de] += 1
-                if dl != ds and dl != de:
-                    near_d[dl] += 1
+        n = _open_cases(case_mask[b], td, members, cnt, near_d)
         kind[b] = PICK
         if n == 0:  # cannot happen with correct answers: the last legal action (as the agent)
             count[b] = 0
@@ -144,40 +197,8 @@ def _decide_kernel(case_mask, legal, tile_district, adjacency, markers, held, pl
                     choices[b, 0] = SOLVE_BASE + c
             count[b] = 1
             continue
-        gains[:] = -np.inf
-        useful[:] = False
-        # clue cards: spot for the card's own element, trace for same-type elements next to it
-        any_clue = False
-        for x in range(NUM_ELEMENTS):
-            if not legal[b, x]:
-                continue
-            t0 = 0 if x < 12 else (12 if x < 22 else 22)
-            t1 = 12 if x < 12 else (22 if x < 22 else 36)
-            hist[1] = 0
-            for y in range(t0, t1):
-                if y != x and adjacency[td[y], td[x]]:
-                    hist[1] += cnt[y]
-            hist[2] = cnt[x]
-            hist[0] = n - hist[1] - hist[2]
-            gains[x] = _entropy(hist, 3, n)
-            useful[x] = gains[x] > tolerance
-            any_clue = any_clue or useful[x]
-        # investigators: useful when the answer is not the same for every open case
-        for d in range(NUM_DISTRICTS):
-            if not legal[b, INVESTIGATE_BASE + d]:
-                continue
-            _district_codes(td, adjacency, markers[b], d, elcode)
-            first = elcode[members[0, 0]] + elcode[members[0, 1]] + elcode[members[0, 2]]
-            for i in range(1, n):
-                if elcode[members[i, 0]] + elcode[members[i, 1]] + elcode[members[i, 2]] != first:
-                    useful[INVESTIGATE_BASE + d] = True
-                    break
-            if not any_clue and useful[INVESTIGATE_BASE + d]:  # rule 4 below ranks them by gain
-                hist[:] = 0
-                for i in range(n):
-                    hist[elcode[members[i, 0]] + elcode[members[i, 1]] + elcode[members[i, 2]]] += 1
-                gains[INVESTIGATE_BASE + d] = _entropy(hist, 16, n)
-                useful[INVESTIGATE_BASE + d] = gains[INVESTIGATE_BASE + d] > tolerance
+        any_clue = _query_gains(legal[b], td, adjacency, markers[b], members, cnt, n, tolerance, gains, useful,
+                                elcode, hist)
         # the investigator rule
         k = 0
         if n >= min_open:
