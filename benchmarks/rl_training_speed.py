@@ -19,6 +19,12 @@ benchmarks; :func:`warm_up`):
   minibatches of 16,384, 2 epochs, trunk 128, heads 64), one thread for numba and torch;
 * (d) the same on two threads (``--threads 2``: the engine, the encoder and torch);
 * (e) as (d) against the batched ``gain`` opponent (what training plays against);
+* (g), (h) as (c) (one thread) against ``heuristic`` in batch
+  (:class:`pi_env.rl.heuristic_batch.HeuristicOpponent`, the agent's own actions), at 2 and at 4
+  players (4 players: three ``heuristic`` opponents);
+* (i), (j) the same against ``heuristic`` played game by game (:class:`pi_env.rl.pool.AgentOpponent`,
+  the path before the batch version) on ``--agent-envs`` games (256; 16 steps x 256 games per update,
+  minibatches of 4096), at 2 and at 4 players;
 * (f) (only with ``--rows f``) **TorchRL** on the environment of (c) with its rollout size,
   minibatches and epochs and the network of (b) (trunk 256, heads 128), one thread: TorchRL's ``Collector``, ``GAE`` and ``ClipPPOLoss`` (its PPO, not
   ours), Adam, gradient clipping as SB3.
@@ -28,6 +34,7 @@ The script prints the load average at its start and end: figures taken while oth
 machine are development figures.
 
     python benchmarks/rl_training_speed.py [--updates 3] [--num-envs 4096] [--rows abcde]
+    python benchmarks/rl_training_speed.py --rows ghij   # heuristic in batch vs game by game
 """
 
 from __future__ import annotations
@@ -101,8 +108,20 @@ def _run_sb3(model, per_update: int, updates: int, label: str) -> dict:
     return {"row": label, "steps": steps, "seconds": wall, "sps": steps / wall, "collect_sps": steps / clock.collect}
 
 
+def _opponents(opponent: str, num_players: int) -> list:
+    """The opponents of a row: ``num_players - 1`` times ``opponent``; ``"heuristic/agent"`` is the
+    ``heuristic`` agent played game by game (:class:`pi_env.rl.pool.AgentOpponent`)."""
+    if opponent != "heuristic/agent":
+        return [opponent] * (num_players - 1)
+    from pi_env.agents import make_agent
+    from pi_env.rl.pool import AgentOpponent
+
+    return [AgentOpponent(lambda: make_agent("heuristic"), num_players) for _ in range(num_players - 1)]
+
+
 def bench_sb3(updates: int, seed: int, num_envs: int, encoding: str, threads: int, *, ppo: dict | None = None,
-              trunk=(256,), hidden=(128,), opponent: str = "random", label: str = "(b)") -> dict:
+              trunk=(256,), hidden=(128,), opponent: str = "random", label: str = "(b)",
+              num_players: int = 2) -> dict:
     import numba
     import torch
     from sb3_contrib import MaskablePPO
@@ -114,7 +133,8 @@ def bench_sb3(updates: int, seed: int, num_envs: int, encoding: str, threads: in
     _common(threads)
     numba.set_num_threads(threads)
     settings = {**PPO_DEFAULTS, **(ppo or {})}
-    env = SB3LearnerVecEnv(num_envs, 2, [opponent], encoding=encoding, seed=seed, parallel=threads > 1, reward="win")
+    env = SB3LearnerVecEnv(num_envs, num_players, _opponents(opponent, num_players), encoding=encoding, seed=seed,
+                           parallel=threads > 1, reward="win")
     model = MaskablePPO("MlpPolicy", env, seed=seed, device="cpu", verbose=0,
                         policy_kwargs={"features_extractor_class": TrunkExtractor,
                                        "features_extractor_kwargs": {"trunk": list(trunk)},
@@ -126,7 +146,7 @@ def bench_sb3(updates: int, seed: int, num_envs: int, encoding: str, threads: in
     per = num_envs * settings["n_steps"]
     net = "-".join(str(h) for h in (*trunk, *hidden))
     return _run_sb3(model, per, updates,
-                    f"{label} MaskablePPO, engine env B={num_envs}, {encoding}, vs {opponent}, net {net}, "
+                    f"{label} MaskablePPO, engine env {num_players}p B={num_envs}, {encoding}, vs {opponent}, net {net}, "
                     f"{settings['n_steps']} steps x {num_envs} / minibatch {settings['batch_size']} x "
                     f"{settings['n_epochs']} epochs, {threads} thread{'s' if threads > 1 else ''}")
 
@@ -209,8 +229,9 @@ def warm_up(rows: str, num_envs: int, encoding: str, seed: int, steps: int = 8) 
     def pick(mask: np.ndarray) -> np.ndarray:
         return np.argmax(rng.random(mask.shape) * mask, axis=1)
 
-    envs = {(PREVIOUS["num_envs"], 1, "random"): "b", (num_envs, 1, "random"): "cf", (num_envs, 2, "random"): "d",
-            (num_envs, 2, "gain"): "e"}
+    envs = {(PREVIOUS["num_envs"], 1, "random", 2): "b", (num_envs, 1, "random", 2): "cf",
+            (num_envs, 2, "random", 2): "d", (num_envs, 2, "gain", 2): "e", (num_envs, 1, "heuristic", 2): "g",
+            (num_envs, 1, "heuristic", 4): "h", (16, 1, "heuristic/agent", 2): "i", (16, 1, "heuristic/agent", 4): "j"}
     with warming_up("rl_training_speed"):
         if "a" in rows:
             env = SelfPlaySB3VecEnv(64, 2, opponents=["random"], seed=seed)
@@ -218,11 +239,12 @@ def warm_up(rows: str, num_envs: int, encoding: str, seed: int, steps: int = 8) 
             for _ in range(steps):
                 env.step(pick(env.action_masks()))
             env.close()
-        for (games, threads, opponent), used_by in envs.items():
+        for (games, threads, opponent, players), used_by in envs.items():
             if not set(used_by) & set(rows):
                 continue
             numba.set_num_threads(threads)
-            batch = LearnerBatch(games, 2, [opponent], encoding, seed, parallel=threads > 1, reward="win")
+            batch = LearnerBatch(games, players, _opponents(opponent, players), encoding, seed, parallel=threads > 1,
+                                 reward="win")
             _, mask = batch.reset()
             for _ in range(steps):
                 _, mask, *_ = batch.step(pick(mask))
@@ -244,7 +266,9 @@ def main() -> None:
     p.add_argument("--updates", type=int, default=3, help="timed PPO updates per row (after 1 warm-up)")
     p.add_argument("--num-envs", type=int, default=DEFAULT_NUM_ENVS)
     p.add_argument("--encoding", default="compact-v1")
-    p.add_argument("--rows", default="abcde", help="which rows to run (default abcde; f: TorchRL)")
+    p.add_argument("--rows", default="abcde",
+                   help="which rows to run (default abcde; f: TorchRL; g-j: heuristic in batch / game by game)")
+    p.add_argument("--agent-envs", type=int, default=256, help="games of the rows (i), (j) (heuristic game by game)")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args()
     try:
@@ -267,6 +291,16 @@ def main() -> None:
     if "e" in args.rows:
         rows.append(bench_sb3(args.updates, args.seed, args.num_envs, args.encoding, 2, opponent="gain",
                               label="(e) defaults:", **new))
+    for row, players in (("g", 2), ("h", 4)):
+        if row in args.rows:
+            rows.append(bench_sb3(args.updates, args.seed, args.num_envs, args.encoding, 1, opponent="heuristic",
+                                  label=f"({row}) defaults:", num_players=players, **new))
+    small = {"n_steps": 16, "batch_size": 16 * args.agent_envs}
+    for row, players in (("i", 2), ("j", 4)):
+        if row in args.rows:
+            rows.append(bench_sb3(args.updates, args.seed, args.agent_envs, args.encoding, 1, ppo=small,
+                                  opponent="heuristic/agent", label=f"({row}) game by game:", num_players=players,
+                                  **new))
     if "f" in args.rows:
         rows.append(bench_torchrl(args.updates, args.seed, args.num_envs, args.encoding, 1))
     base = rows[0]["sps"] if "a" in args.rows else None

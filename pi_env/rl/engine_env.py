@@ -20,8 +20,10 @@ action space of :mod:`pi_env.agents.learned` — and adapters for two RL librari
   ``truncated``), with the same restart step: a finished game's slot is "reset" to its final
   observation with only choice 0 allowed, and the next step starts the new game.
 
-Opponents (``opponents``: one entry per seat after the learner's): ``"random"`` runs in batch
-(:class:`pi_env.envs.selfplay.RandomBatchOpponent`); another agent name is played game by game
+Opponents (``opponents``: one entry per seat after the learner's): ``"random"``, ``"gain"`` and
+``"heuristic"`` run in batch (:class:`pi_env.envs.selfplay.RandomBatchOpponent`,
+:class:`pi_env.rl.pool.GainOpponent`, :class:`pi_env.rl.heuristic_batch.HeuristicOpponent`:
+:func:`pi_env.rl.pool.batch_opponent`); another agent name is played game by game
 (:class:`pi_env.rl.pool.AgentOpponent`); any batch opponent (a snapshot, a
 :class:`pi_env.rl.pool.PoolOpponent`) is used as it is. The learner's seat rotates game by game.
 """

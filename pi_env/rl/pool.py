@@ -6,9 +6,10 @@ protocol): the learner's frozen snapshots, built-in agents, and a pool mixing th
   (the flat encoding of its observation, docs/rules.md §9), sampling from its masked choices (seeded)
   or taking the argmax.
 * :class:`GainOpponent` (``gain``): the core rules of the ``heuristic`` agent in batch.
-* :class:`AgentOpponent`: any per-game :class:`pi_env.agents.Agent` (``heuristic``, ``greedy``,
-  ...), one instance per game slot, asked game by game (Python per game: slow, use it for a
-  fraction of the games).
+* :class:`pi_env.rl.heuristic_batch.HeuristicOpponent` (``heuristic``): the ``heuristic`` agent itself
+  in batch, the same actions game by game as the per-game agent seeded alike.
+* :class:`AgentOpponent`: any per-game :class:`pi_env.agents.Agent` (``greedy``, ...), one instance
+  per game slot, asked game by game (Python per game: slow, use it for a fraction of the games).
 * :class:`PoolOpponent`: at the start of every game, draws for that game one member of a weighted
   list (snapshots, ``random`` in batch, per-game agents) and lets it play the seat for the whole
   game; :meth:`PoolOpponent.add` adds a new snapshot as training goes (the oldest snapshot leaves
@@ -168,7 +169,8 @@ class GainOpponent:
 
 def batch_opponent(spec: Any, config: GameConfig) -> Any:
     """A batch opponent for ``spec``: ``"random"`` -> :class:`RandomBatchOpponent`; ``"gain"`` ->
-    :class:`GainOpponent`; another agent
+    :class:`GainOpponent`; ``"heuristic"`` -> :class:`pi_env.rl.heuristic_batch.HeuristicOpponent`
+    (the agent's actions, in batch); another agent
     name -> :class:`AgentOpponent` (``make_agent``; an unknown name raises
     :class:`~pi_env.core.errors.UnknownNameError` now, a learned model of another player count
     :class:`~pi_env.core.errors.PIError`); a batch opponent as it is."""
@@ -179,6 +181,10 @@ def batch_opponent(spec: Any, config: GameConfig) -> Any:
             return RandomBatchOpponent()
         if spec.strip().lower() == "gain":
             return GainOpponent(config)
+        if spec.strip().lower() == "heuristic":
+            from pi_env.rl.heuristic_batch import HeuristicOpponent
+
+            return HeuristicOpponent(config)
         make_agent(spec).reset(config.num_players, config.board)  # fail early on an unknown name or a
         # learned model of another player count
         return AgentOpponent(lambda: make_agent(spec, edition=config.edition), config.num_players, config.board)
