@@ -327,6 +327,20 @@ def test_new_games_are_rate_limited_per_client_with_retry_after(tmp_path):
         assert c.get("/").status_code == 200  # everything else is served as before
 
 
+def test_a_forwarded_for_header_does_not_change_the_client_address(tmp_path):
+    """uvicorn trusts ``X-Forwarded-For`` from 127.0.0.1 unless told not to: any program on the
+    machine could then start as many games as it liked by naming a new address in each request.
+    The server has no proxy in front of it: the address is the socket's."""
+    import httpx
+
+    from pi_env.apps.web import background_server
+
+    with background_server(tmp_path, games_per_minute=1) as base, httpx.Client(base_url=base, timeout=60) as c:
+        codes = [c.post("/api/games", json={"seats": ["human", "random"], "seed": 1},
+                        headers={"x-forwarded-for": f"10.0.0.{i}"}).status_code for i in range(3)]
+        assert codes == [201, 429, 429]
+
+
 def test_the_rate_limit_is_per_address_and_forgets_idle_clients():
     from pi_env.apps.web.errors import TooManyRequests
     from pi_env.apps.web.limits import RateLimit
