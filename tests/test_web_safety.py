@@ -341,6 +341,29 @@ def test_a_forwarded_for_header_does_not_change_the_client_address(tmp_path):
         assert codes == [201, 429, 429]
 
 
+def test_an_ipv6_client_is_limited_by_its_64_block():
+    """Each IPv6 address had its own allowance: a client holds a whole /64 (2**64 addresses) and
+    started as many games as it liked, one address per request. IPv6 clients are counted by their
+    /64, an IPv4 address written as IPv6 (``::ffff:a.b.c.d``) as the IPv4 address."""
+    from starlette.requests import Request
+
+    from pi_env.apps.web.errors import TooManyRequests
+    from pi_env.apps.web.http import client_address
+    from pi_env.apps.web.limits import RateLimit
+
+    def address(host):
+        return client_address(Request({"type": "http", "headers": [], "client": (host, 5000)}))
+
+    assert [address(h) for h in ("2001:db8:1:2::1", "2001:DB8:1:2:ffff::9", "2001:db8:1:3::1",
+                                 "::ffff:192.0.2.7", "192.0.2.7", "::1")] == \
+        ["2001:db8:1:2::/64", "2001:db8:1:2::/64", "2001:db8:1:3::/64", "192.0.2.7", "192.0.2.7", "::1"]
+    limit = RateLimit(1, clock=Clock(0.0))
+    limit.take(address("2001:db8::1"))
+    with pytest.raises(TooManyRequests):
+        limit.take(address("2001:db8::2"))
+    limit.take(address("2001:db8:0:1::2"))
+
+
 def test_the_rate_limit_is_per_address_and_forgets_idle_clients():
     from pi_env.apps.web.errors import TooManyRequests
     from pi_env.apps.web.limits import RateLimit

@@ -4,6 +4,7 @@ JSON answers and the one-line error body, the static folder and the limits (:mod
 
 from __future__ import annotations
 
+import ipaddress
 import json
 from pathlib import Path
 from typing import Any
@@ -126,5 +127,16 @@ def int_param(request: Request, name: str, default: Any = None) -> Any:
 
 
 def client_address(request: Request) -> str:
-    """The address of the client that sent ``request`` (what new games are rate-limited by)."""
-    return request.client.host if request.client is not None else "unknown"
+    """The address of the client that sent ``request``, as new games are rate-limited by it: an
+    IPv4 address as it is (also when written ``::ffff:a.b.c.d``), an IPv6 address as its /64
+    block (``"2001:db8:1:2::/64"``; one client is given a whole /64), ``::1`` as it is."""
+    host = request.client.host if request.client is not None else "unknown"
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if ip.version == 6 and ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    if ip.version == 6 and not ip.is_loopback:
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
