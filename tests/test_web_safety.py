@@ -303,6 +303,30 @@ def test_finished_and_abandoned_games_expire_from_memory_and_the_database(tmp_pa
     store.close()
 
 
+def test_memory_and_the_database_expire_a_game_at_the_same_moment(tmp_path):
+    """The purge read the clock twice, once for the games in memory and once for the database: a
+    game whose idle time reached the limit between the two readings was deleted from the database
+    but kept in memory, where it went on being played with moves that were no longer stored (a
+    restart lost it). One reading decides both."""
+    class Ticking(Clock):
+        step = 0.0
+
+        def __call__(self):
+            self.t += self.step
+            return self.t - self.step
+
+    clock = Ticking()
+    with client(tmp_path, clock=clock, idle_ttl=100) as c:
+        gid = c.post("/api/games", json={"seats": ["human", "human"], "seed": 6}).json()["id"]
+        clock.t += 100  # the purge reads 100 s after the creation (not expired), the database 101 s
+        clock.step = 1.0
+        c.portal.call(c.app.state.expire)
+        clock.step = 0.0
+        listed = [g["id"] for g in c.get("/api/games").json()["games"]]
+        stored = [g[0] for g in c.app.state.store.games()]
+        assert (listed, stored) == ([gid], [gid])
+
+
 def test_new_games_are_rate_limited_per_client_with_retry_after(tmp_path):
     """Creation had no limit (3,000 games in 11.5 s): a client address may start
     ``games_per_minute`` games and solo games at once and that many a minute; past it, 429 with
