@@ -186,6 +186,23 @@ def test_an_upload_with_a_duplicate_key_is_refused_as_replay_refuses_the_file(tm
 
 # -- names -------------------------------------------------------------------------------------------
 
+def test_a_request_body_giving_a_key_twice_is_refused(tmp_path):
+    """A request body was read as ``json.loads`` reads it, the last of two equal keys silently kept:
+    ``{"text": A, "text": B}`` opened B, ``{"version": 0, "action": X, "action": Y}`` played Y, while
+    anything reading the first (a proxy's filter, a person reading a log) saw A or X. As records
+    are (``pi-env replay`` refuses such a file), a body with a key given twice is refused, and
+    nothing changes."""
+    with client(tmp_path) as c:
+        gid = c.post("/api/games", json={"seats": ["human", "human"], "seed": 3}).json()["id"]
+        for url, raw in (("/api/replays", '{"text": "{}", "text": "[]"}'),
+                         (f"/api/games/{gid}/move", '{"version": 0, "action": 1, "action": 2}'),
+                         ("/api/games", '{"seats": ["human", "random"], "x": {"seed": 1, "seed": 2}}'),
+                         ("/api/solo", '{"seed": 1, "name": "a", "name": "b"}')):
+            r = c.post(url, content=raw, headers={"content-type": "application/json"})
+            one_line(r, 400, "the request body gives the key")
+        assert [g["moves"] for g in c.get("/api/games").json()["games"]] == [0]
+
+
 def test_player_names_are_printable_text_on_one_line(tmp_path):
     """Names took line breaks and NUL (into the records, the leaderboard, other players' pages): a
     name is printable text, stripped, 1..40 characters; a refusal says why and creates nothing."""

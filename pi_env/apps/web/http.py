@@ -76,11 +76,23 @@ def check_parsed(doc: Any) -> None:
                 stack.extend((v, depth + 1) for v in obj)
 
 
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object of a request body; a key given twice is refused (``json.loads`` would keep the
+    last silently, where another reader keeps the first), as in a record file."""
+    doc = dict(pairs)
+    if len(doc) != len(pairs):
+        seen: set[str] = set()
+        key = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        raise BadRequest(f"the request body gives the key {key[:40]!r} twice; give each key once")
+    return doc
+
+
 async def read_json(request: Request) -> Any:
     """The request's JSON body (the guard checked its Content-Type; the body limit its size).
 
     Raises:
-        BadRequest: not UTF-8, not JSON, nested too deeply, or holding a lone surrogate.
+        BadRequest: not UTF-8, not JSON, nested too deeply, holding a lone surrogate, or giving
+            a key of an object twice.
         TooLarge: the body passed :data:`MAX_BODY` while it arrived.
     """
     body = await request.body()
@@ -89,7 +101,9 @@ async def read_json(request: Request) -> Any:
     except UnicodeDecodeError as exc:
         raise BadRequest(f"the request body is not UTF-8 text (byte {exc.start})") from None
     try:
-        doc = json.loads(text)
+        doc = json.loads(text, object_pairs_hook=_object)
+    except BadRequest:
+        raise
     except json.JSONDecodeError as exc:
         raise BadRequest(f"the request body is not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
     except RecursionError:
