@@ -229,6 +229,19 @@ def test_player_names_are_printable_text_on_one_line(tmp_path):
         assert c.get(f"/api/solo/{sid}").json()["name"] == "Tess"
 
 
+def test_a_solo_name_that_is_not_text_is_refused_as_in_a_game(tmp_path):
+    """A game refused a name that is not text (``'names'[0] must be a name (text), got int``), but
+    a solo game took ``0``, ``false`` or ``[]`` as no name and named the player "player". Now only
+    a missing name (absent, null or empty) is "player"."""
+    with client(tmp_path) as c:
+        for value, kind in ((0, "int"), (False, "bool"), ([], "list"), ({}, "dict")):
+            one_line(c.post("/api/solo", json={"seed": 3, "name": value}), 422,
+                     f"'name' must be a name (text), got {kind}")
+        for body in ({"seed": 3}, {"seed": 3, "name": None}, {"seed": 3, "name": ""}):
+            sid = c.post("/api/solo", json=body).json()["id"]
+            assert c.get(f"/api/solo/{sid}").json()["name"] == "player"
+
+
 # -- daily cases ---------------------------------------------------------------------------------------
 
 def test_daily_cases_only_from_their_date_on_and_the_leaderboard_marks_them(tmp_path):
