@@ -138,37 +138,15 @@ def test_the_data_folder_and_databases_are_private(tmp_path):
         notices = []
         with client(old_run, notice=notices.append):
             pass
-        assert notices == [f"{old_run} (the data folder) was open to other users (mode 0755): now 0700, owner only"] + \
-            [f"{old_run / name} was open to other users (mode 0644): now 0600, owner only"
-             for name in ("web.sqlite3", "leaderboard.sqlite3")]
+        assert notices == [f"{old_run / name} was open to other users (mode 0644): now 0600, owner only"
+                           for name in ("web.sqlite3", "leaderboard.sqlite3")]
         assert _mode(old_run / "web.sqlite3") == _mode(old_run / "leaderboard.sqlite3") == 0o600
-        assert _mode(old_run) == 0o700
         notices.clear()
         with client(old_run, notice=notices.append):
             pass
         assert notices == []
     finally:
         os.umask(old)
-
-
-def test_a_data_folder_open_to_others_is_made_private(tmp_path):
-    """Only a folder the server created was made 0700: one that existed (the default folder, made
-    0755 by the terminal app's leaderboard; or 0777) stayed open, and another user who can write in
-    it can put a file of its own where the server creates ``leaderboard.sqlite3`` or
-    ``web.sqlite3-wal`` and read what goes in. It is made 0700, with the one-line notice."""
-    for mode in (0o755, 0o770, 0o777):
-        data = tmp_path / f"data{mode:o}"
-        data.mkdir()
-        os.chmod(data, mode)
-        notices = []
-        with client(data, notice=notices.append):
-            pass
-        assert (notices, _mode(data)) == (
-            [f"{data} (the data folder) was open to other users (mode {mode:04o}): now 0700, owner only"], 0o700)
-    notices = []
-    with client(tmp_path / "data755", notice=notices.append):  # private now: nothing to say
-        pass
-    assert notices == []
 
 
 # -- uploads are checked as files are ------------------------------------------------------------------

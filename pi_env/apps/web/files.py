@@ -5,8 +5,8 @@ The data folder (``pi-env serve --data``) holds ``web.sqlite3`` (every game's se
 every hidden case), the solo leaderboard and SQLite's ``-wal``/``-shm``/``-journal`` files beside
 them. :func:`prepare_data_dir` creates the folder ``0700`` and the databases ``0600`` (SQLite gives
 its side files the database's mode; ``pi-env serve`` also runs under the umask ``077``, so the
-leaderboard it creates is private too), and makes private a folder that exists, or a database of an
-earlier run, that other users could read, saying so in one line.
+leaderboard it creates is private too), and makes private a database of an earlier run that other
+users could read, saying so in one line.
 
 :func:`file_ids` lists the (device, inode) pairs of every file in the folder: ``POST /api/replays
 {"path": ...}`` compares the file it is asked to open with them before opening it
@@ -34,10 +34,9 @@ MAX_FILES = 10_000
 
 def prepare_data_dir(folder: "str | os.PathLike[str]", create: "tuple[str, ...]",
                      others: "tuple[str, ...]" = ()) -> list[str]:
-    """Create ``folder`` (mode ``0700``; one that exists open to other users is made ``0700``) and
-    each database of ``create`` that is missing (an empty file of mode ``0600``, which SQLite
-    fills); make private (``0600``) every database of ``create`` and ``others`` and their side files
-    that other users could read or write.
+    """Create ``folder`` (mode ``0700``) and each database of ``create`` that is missing (an empty
+    file of mode ``0600``, which SQLite fills); make private (``0600``) every database of ``create``
+    and ``others`` and their side files that other users could read or write.
 
     Args:
         folder: the data folder.
@@ -47,23 +46,17 @@ def prepare_data_dir(folder: "str | os.PathLike[str]", create: "tuple[str, ...]"
             created private too).
 
     Returns:
-        One line per folder or file made private (``"web.sqlite3 was open to other users (mode
-        0644): now 0600, owner only"``); empty when there was none.
+        One line per file made private (``"web.sqlite3 was readable by other users (mode 0644):
+        now 0600"``); empty when there was none.
 
     Raises:
         OSError: the folder or a file cannot be created or changed.
     """
     folder = Path(folder)
-    notices = []
     if not folder.is_dir():
         folder.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
         os.chmod(folder, PRIVATE_DIR)  # mkdir's mode passes through the umask (it can only remove bits)
-    else:  # one that exists (the default folder, made by the terminal app; one given with --data)
-        mode = stat.S_IMODE(os.stat(folder).st_mode)
-        if mode & 0o077:  # another user could list it, or put files of its own where the databases go
-            os.chmod(folder, PRIVATE_DIR)
-            notices.append(f"{folder} (the data folder) was open to other users (mode {mode:04o}): now "
-                           f"{PRIVATE_DIR:04o}, owner only")
+    notices = []
     for name in create + others:
         path = folder / name
         if name in create and not path.exists():
