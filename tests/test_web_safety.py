@@ -395,6 +395,25 @@ def test_a_forwarded_for_header_does_not_change_the_client_address(tmp_path):
         assert codes == [201, 429, 429]
 
 
+def test_serve_does_not_trust_forwarded_headers(tmp_path, monkeypatch):
+    """``pi-env serve`` itself (not only the test server) runs uvicorn with ``proxy_headers`` off."""
+    import pi_env.apps.web as web
+
+    configs = []
+
+    class NoServer:
+        def __init__(self, config):
+            configs.append(config)
+
+        def run(self, sockets=None):  # what the server's end would do: the solver worker and database closed
+            configs[-1].app.state.solver.close()
+            configs[-1].app.state.store.close()
+
+    monkeypatch.setattr(web, "_server", NoServer)
+    assert web.serve("127.0.0.1", 0, tmp_path, quiet=True) == 0
+    assert [c.proxy_headers for c in configs] == [False]
+
+
 def test_an_ipv6_client_is_limited_by_its_64_block():
     """Each IPv6 address had its own allowance: a client holds a whole /64 (2**64 addresses) and
     started as many games as it liked, one address per request. IPv6 clients are counted by their
