@@ -48,7 +48,7 @@ import numpy as np
 
 from pi_env.core.errors import PIError
 from pi_env.core.constants import INVESTIGATE_BASE, NUM_ACTIONS, NUM_DISTRICTS, NUM_ELEMENTS, SOLVE_BASE
-from pi_env.core.rules import WRONG_SOLVE_PENALTY
+from pi_env.core.rules import WRONG_SOLVE_PENALTY, investigator_placeable
 from pi_env.core._config import kernel
 from pi_env.core.board import DAYTIME
 from pi_env.core.named import Action, Case, Element
@@ -239,11 +239,10 @@ def candidate_actions(knowledge: Knowledge, legal_actions: "np.ndarray | Iterabl
     ev = knowledge.events
     out_of_play = ev[(ev[:, COL_KIND] == CLUE_KIND) & (ev[:, COL_B] == 0), COL_A]
     clues = np.setdiff1d(np.arange(NUM_ELEMENTS), out_of_play)
-    if investigators_left is not None and investigators_left <= 0:
-        return clues.astype(np.int64)
     mine = knowledge.events_of(knowledge.player)
-    used = mine[mine[:, COL_KIND] == INVESTIGATE_KIND, COL_A]
-    districts = np.setdiff1d(np.arange(NUM_DISTRICTS), used)
+    used = set(mine[mine[:, COL_KIND] == INVESTIGATE_KIND, COL_A].tolist())
+    left = 1 if investigators_left is None else int(investigators_left)  # unknown: some left
+    districts = np.array([d for d in range(NUM_DISTRICTS) if investigator_placeable(left, d in used)], dtype=np.int64)
     return np.concatenate([clues, INVESTIGATE_BASE + districts]).astype(np.int64)
 
 

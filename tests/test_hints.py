@@ -112,6 +112,23 @@ def test_solve_now_rule() -> None:
     assert not solve_now_rule(0.2, 7, 0.2, 5)[0]  # 1.4 − 1.6 < 0
 
 
+def test_candidate_districts_follow_the_placing_rule(monkeypatch) -> None:
+    """The candidates of a position read from a record restated docs/rules.md §4.2 (districts
+    without the player's own investigator, none when no tile is left) beside
+    :func:`pi_env.core.rules.investigator_placeable`: under another placing rule they kept the old
+    one. With the rule replaced (a second investigator in a district allowed), the district of the
+    player's investigator is a candidate while tiles are left, none when none is."""
+    from pi_env.solvers import hints
+
+    k = doc_murder_position({LAKESIDE, SKID_ROW}, extra_rows=[(0, INVESTIGATE_KIND, FOREST_PARK, 0, 1, 1)])
+    monkeypatch.setattr(hints, "investigator_placeable", lambda left, own: left > 0, raising=False)
+    investigators = [int(a) - INVESTIGATE_BASE for a in candidate_actions(k) if a >= INVESTIGATE_BASE]
+    assert investigators == list(range(14))
+    assert not (candidate_actions(k, investigators_left=0) >= INVESTIGATE_BASE).any()
+    monkeypatch.setattr(hints, "investigator_placeable", lambda left, own: left > 0 and not own and left != 2)
+    assert not (candidate_actions(k, investigators_left=2) >= INVESTIGATE_BASE).any()
+
+
 def test_candidates_and_suppression() -> None:
     # player 0 investigated Forest Park (district 1) and has markers on Doc (district 1) and Murder
     # (district 0); a card answered nothing by anyone is out of circulation

@@ -213,3 +213,68 @@ def test_legality_rules_by_hand():
         False, True, False, False]
     assert [rules.investigator_placeable(left, there) for left, there in
             ((0, False), (1, False), (5, False), (1, True), (0, True))] == [False, True, True, False, False]
+
+
+_SAMPLING_UNDER_ANOTHER_RULE = r"""
+import json
+import numpy as np
+from pi_env.engine import _kernels
+from pi_env.core.constants import IN_DECK, ON_DISPLAY
+
+# another rule of docs/rules.md §4.2 (a second investigator in the same district allowed)
+_kernels.investigator_placeable = lambda inv_left, own_in_district: inv_left > 0
+card_place = np.full((1, 36), IN_DECK, dtype=np.int8)
+card_place[0, [3, 20, 30]] = ON_DISPLAY
+inv_count = np.array([[1, 0]], dtype=np.int8)
+inv_district = np.zeros((1, 2, 5), dtype=np.int8)
+inv_district[0, 0, 0] = 13
+inv_left = np.array([[2, 2]], dtype=np.int8)
+current_player, done = np.zeros(1, dtype=np.int8), np.zeros(1, dtype=np.bool_)
+mask = np.zeros((1, 1730), dtype=np.int8)
+_kernels._mask_row(0, mask, True, current_player, done, card_place, inv_count, inv_district, inv_left)
+n = 3 + 14 + 1680
+sampled = sorted({int(_kernels._sample_legal(0, (k + 0.5) / n, current_player, done, card_place, inv_count,
+                                             inv_district, inv_left)) for k in range(n)})
+print(json.dumps({"mask": np.flatnonzero(mask[0, :50]).tolist(), "sampled": [a for a in sampled if a < 50]}))
+"""
+
+
+def test_sampling_follows_the_legality_rule():
+    """The engine's uniform sampling of a legal action counted the investigator actions itself
+    (``14 - placed`` while one is left), restating docs/rules.md §4.2 beside
+    :func:`pi_env.core.rules.investigator_placeable`: under another rule of placing the count and
+    the mask disagreed and a legal district was never drawn. Plain Python (JIT off) with the rule
+    replaced: every legal action of the mask is drawn, nothing else."""
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1", PI_ENV_COMPILE_NOTICE="0")
+    run = subprocess.run([sys.executable, "-c", _SAMPLING_UNDER_ANOTHER_RULE], env=env, capture_output=True,
+                         text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    got = json.loads(run.stdout.strip().splitlines()[-1])
+    assert got["mask"] == [3, 20, 30] + list(range(36, 50))
+    assert got["sampled"] == got["mask"]
+
+
+def test_sampling_draws_the_kth_legal_action_of_the_mask():
+    """Compiled, with the rules as they are: in 150 turns of 32 games of 4 players that take clues
+    and place investigators at random (players with investigators placed, and with none left,
+    included), the sampled action is the ``floor(u · count)``-th legal action of the mask."""
+    from pi_env.engine import GameConfig, init, legal_action_mask, sample_actions, step_inplace
+
+    cfg = GameConfig(num_players=4)
+    st = init(cfg, batch_size=32, seed=11)
+    rng, seen = np.random.default_rng(3), set()
+    for turn in range(150):
+        u = np.random.default_rng(turn).random(32)  # the variates sample_actions draws
+        actions = sample_actions(st, np.random.default_rng(turn))
+        mask = legal_action_mask(st)
+        play = np.empty(32, dtype=np.int64)
+        for b in range(32):
+            legal = np.flatnonzero(mask[b])
+            if not st.done[b]:
+                assert actions[b] == legal[int(u[b] * legal.size)], (turn, b)
+                p = st.current_player[b]
+                seen.add((int(st.inv_count[b, p]) > 0, int(st.inv_left[b, p]) == 0))
+            head = legal[legal < 50]
+            play[b] = rng.choice(head) if head.size else legal[0]
+        step_inplace(st, play, cfg)
+    assert seen == {(False, False), (False, True), (True, False), (True, True)}

@@ -90,6 +90,18 @@ def test_serve_argument_errors_are_one_line(capsys):
     assert "port must be 0..65535" in capsys.readouterr().err
 
 
+def test_serve_refuses_a_rate_too_large_to_count_with(capsys, tmp_path):
+    """``--games-per-minute`` with 401 digits passed the check and ended serve with an
+    OverflowError traceback; it is an argument error of one line, as 0 is."""
+    for value in ("1" + "0" * 400, "1000001", "0"):
+        with pytest.raises(SystemExit) as exc:
+            main(["serve", "--port", "0", "--data", str(tmp_path), "--games-per-minute", value])
+        assert exc.value.code == 2
+        err = capsys.readouterr().err
+        assert f"argument --games-per-minute: expected a whole number 1..1000000, got {value!r}" in err
+        assert len(err.strip().splitlines()) == 1
+
+
 def test_a_person_plays_a_seat_in_the_terminal(monkeypatch, capsys, tmp_path):
     guess = "solve Doc / Murder / Lakeside"
     lines = ["help", "clue Nobody", "frobnicate", "board", "map", guess] + [guess] * 40

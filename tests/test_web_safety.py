@@ -186,6 +186,23 @@ def test_an_upload_with_a_duplicate_key_is_refused_as_replay_refuses_the_file(tm
 
 # -- names -------------------------------------------------------------------------------------------
 
+def test_a_request_body_giving_a_key_twice_is_refused(tmp_path):
+    """A request body was read as ``json.loads`` reads it, the last of two equal keys silently kept:
+    ``{"text": A, "text": B}`` opened B, ``{"version": 0, "action": X, "action": Y}`` played Y, while
+    anything reading the first (a proxy's filter, a person reading a log) saw A or X. As records
+    are (``pi-env replay`` refuses such a file), a body with a key given twice is refused, and
+    nothing changes."""
+    with client(tmp_path) as c:
+        gid = c.post("/api/games", json={"seats": ["human", "human"], "seed": 3}).json()["id"]
+        for url, raw in (("/api/replays", '{"text": "{}", "text": "[]"}'),
+                         (f"/api/games/{gid}/move", '{"version": 0, "action": 1, "action": 2}'),
+                         ("/api/games", '{"seats": ["human", "random"], "x": {"seed": 1, "seed": 2}}'),
+                         ("/api/solo", '{"seed": 1, "name": "a", "name": "b"}')):
+            r = c.post(url, content=raw, headers={"content-type": "application/json"})
+            one_line(r, 400, "the request body gives the key")
+        assert [g["moves"] for g in c.get("/api/games").json()["games"]] == [0]
+
+
 def test_player_names_are_printable_text_on_one_line(tmp_path):
     """Names took line breaks and NUL (into the records, the leaderboard, other players' pages): a
     name is printable text, stripped, 1..40 characters; a refusal says why and creates nothing."""
@@ -210,6 +227,19 @@ def test_player_names_are_printable_text_on_one_line(tmp_path):
         assert r.status_code == 201 and [s["name"] for s in r.json()["seats"]] == ["Ann Lee", "Cy-" + "x" * 37]
         sid = c.post("/api/solo", json={"seed": 3, "name": " Tess "}).json()["id"]
         assert c.get(f"/api/solo/{sid}").json()["name"] == "Tess"
+
+
+def test_a_solo_name_that_is_not_text_is_refused_as_in_a_game(tmp_path):
+    """A game refused a name that is not text (``'names'[0] must be a name (text), got int``), but
+    a solo game took ``0``, ``false`` or ``[]`` as no name and named the player "player". Now only
+    a missing name (absent, null or empty) is "player"."""
+    with client(tmp_path) as c:
+        for value, kind in ((0, "int"), (False, "bool"), ([], "list"), ({}, "dict")):
+            one_line(c.post("/api/solo", json={"seed": 3, "name": value}), 422,
+                     f"'name' must be a name (text), got {kind}")
+        for body in ({"seed": 3}, {"seed": 3, "name": None}, {"seed": 3, "name": ""}):
+            sid = c.post("/api/solo", json=body).json()["id"]
+            assert c.get(f"/api/solo/{sid}").json()["name"] == "player"
 
 
 # -- daily cases ---------------------------------------------------------------------------------------
@@ -303,6 +333,30 @@ def test_finished_and_abandoned_games_expire_from_memory_and_the_database(tmp_pa
     store.close()
 
 
+def test_memory_and_the_database_expire_a_game_at_the_same_moment(tmp_path):
+    """The purge read the clock twice, once for the games in memory and once for the database: a
+    game whose idle time reached the limit between the two readings was deleted from the database
+    but kept in memory, where it went on being played with moves that were no longer stored (a
+    restart lost it). One reading decides both."""
+    class Ticking(Clock):
+        step = 0.0
+
+        def __call__(self):
+            self.t += self.step
+            return self.t - self.step
+
+    clock = Ticking()
+    with client(tmp_path, clock=clock, idle_ttl=100) as c:
+        gid = c.post("/api/games", json={"seats": ["human", "human"], "seed": 6}).json()["id"]
+        clock.t += 100  # the purge reads 100 s after the creation (not expired), the database 101 s
+        clock.step = 1.0
+        c.portal.call(c.app.state.expire)
+        clock.step = 0.0
+        listed = [g["id"] for g in c.get("/api/games").json()["games"]]
+        stored = [g[0] for g in c.app.state.store.games()]
+        assert (listed, stored) == ([gid], [gid])
+
+
 def test_new_games_are_rate_limited_per_client_with_retry_after(tmp_path):
     """Creation had no limit (3,000 games in 11.5 s): a client address may start
     ``games_per_minute`` games and solo games at once and that many a minute; past it, 429 with
@@ -325,6 +379,62 @@ def test_new_games_are_rate_limited_per_client_with_retry_after(tmp_path):
         assert new_game().status_code == 429
         assert len(c.get("/api/games").json()["games"]) == 3
         assert c.get("/").status_code == 200  # everything else is served as before
+
+
+def test_a_forwarded_for_header_does_not_change_the_client_address(tmp_path):
+    """uvicorn trusts ``X-Forwarded-For`` from 127.0.0.1 unless told not to: any program on the
+    machine could then start as many games as it liked by naming a new address in each request.
+    The server has no proxy in front of it: the address is the socket's."""
+    import httpx
+
+    from pi_env.apps.web import background_server
+
+    with background_server(tmp_path, games_per_minute=1) as base, httpx.Client(base_url=base, timeout=60) as c:
+        codes = [c.post("/api/games", json={"seats": ["human", "random"], "seed": 1},
+                        headers={"x-forwarded-for": f"10.0.0.{i}"}).status_code for i in range(3)]
+        assert codes == [201, 429, 429]
+
+
+def test_serve_does_not_trust_forwarded_headers(tmp_path, monkeypatch):
+    """``pi-env serve`` itself (not only the test server) runs uvicorn with ``proxy_headers`` off."""
+    import pi_env.apps.web as web
+
+    configs = []
+
+    class NoServer:
+        def __init__(self, config):
+            configs.append(config)
+
+        def run(self, sockets=None):  # what the server's end would do: the solver worker and database closed
+            configs[-1].app.state.solver.close()
+            configs[-1].app.state.store.close()
+
+    monkeypatch.setattr(web, "_server", NoServer)
+    assert web.serve("127.0.0.1", 0, tmp_path, quiet=True) == 0
+    assert [c.proxy_headers for c in configs] == [False]
+
+
+def test_an_ipv6_client_is_limited_by_its_64_block():
+    """Each IPv6 address had its own allowance: a client holds a whole /64 (2**64 addresses) and
+    started as many games as it liked, one address per request. IPv6 clients are counted by their
+    /64, an IPv4 address written as IPv6 (``::ffff:a.b.c.d``) as the IPv4 address."""
+    from starlette.requests import Request
+
+    from pi_env.apps.web.errors import TooManyRequests
+    from pi_env.apps.web.http import client_address
+    from pi_env.apps.web.limits import RateLimit
+
+    def address(host):
+        return client_address(Request({"type": "http", "headers": [], "client": (host, 5000)}))
+
+    assert [address(h) for h in ("2001:db8:1:2::1", "2001:DB8:1:2:ffff::9", "2001:db8:1:3::1",
+                                 "::ffff:192.0.2.7", "192.0.2.7", "::1")] == \
+        ["2001:db8:1:2::/64", "2001:db8:1:2::/64", "2001:db8:1:3::/64", "192.0.2.7", "192.0.2.7", "::1"]
+    limit = RateLimit(1, clock=Clock(0.0))
+    limit.take(address("2001:db8::1"))
+    with pytest.raises(TooManyRequests):
+        limit.take(address("2001:db8::2"))
+    limit.take(address("2001:db8:0:1::2"))
 
 
 def test_the_rate_limit_is_per_address_and_forgets_idle_clients():

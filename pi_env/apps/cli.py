@@ -299,9 +299,20 @@ def _serve_limits(srv: argparse.ArgumentParser) -> None:
                      help="how long a finished game is kept after its last move (default 24h; s, m, h, d)")
     srv.add_argument("--idle-ttl", type=_duration, default="7d", metavar="TIME",
                      help="how long an unfinished game is kept after its last move (default 7d)")
-    srv.add_argument("--games-per-minute", type=_positive, default=10, metavar="N",
+    srv.add_argument("--games-per-minute", type=_games_per_minute, default=10, metavar="N",
                      help="new games one client address may start a minute (default 10)")
     srv.add_argument("--quiet", action="store_true", help="no access log")
+
+
+def _games_per_minute(text: str) -> int:
+    """``--games-per-minute``: a whole number 1..1,000,000 (a larger one cannot be counted with)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= 1_000_000:
+        raise argparse.ArgumentTypeError(f"expected a whole number 1..1000000, got {text!r}")
+    return value
 
 
 def _duration(text: str) -> float:

@@ -314,8 +314,14 @@ def _sample_legal(b, u, current_player, done, card_place, inv_count, inv_distric
         if clue_card_takeable(card_place[b, x]):
             n_clue += 1
     n_inv = 0
-    if inv_left[b, p] > 0 and not done[b]:
-        n_inv = 14 - np.int64(inv_count[b, p])  # int8 arithmetic would overflow without the JIT
+    if not done[b]:
+        for d in range(14):  # the districts docs/rules.md §4.2 allows (the rule's, not a count of its own)
+            used = False
+            for j in range(inv_count[b, p]):
+                if inv_district[b, p, j] == d:
+                    used = True
+            if investigator_placeable(inv_left[b, p], used):
+                n_inv += 1
     total = n_clue + n_inv + NUM_CASES
     k = int(u * total)
     if k >= total:

@@ -144,8 +144,10 @@ def serve(host: str = "127.0.0.1", port: int = 8000, data_dir: "str | Path | Non
         app.state.solver.prestart()  # here, in the main thread: the worker starts ignoring Ctrl-C
         shown = f"[{host}]" if ":" in host else host
         print(f"pi-env serve: http://{shown}:{real_port}/  (data in {data}; Ctrl-C stops)", flush=True)
+        # proxy_headers=False: uvicorn would take the client address from X-Forwarded-For sent
+        # from 127.0.0.1, and any local program could then escape --games-per-minute
         config = uvicorn.Config(app, log_level="warning" if quiet else "info", access_log=not quiet,
-                                timeout_graceful_shutdown=5)
+                                timeout_graceful_shutdown=5, proxy_headers=False)
         logging.getLogger("uvicorn.access").addFilter(_RedactTokens())
         _server(config).run(sockets=[sock])
     finally:
@@ -177,7 +179,8 @@ def background_server(data_dir: "str | Path", *, host: str = "127.0.0.1", agent_
     sock = bind(host, 0)
     app = create_app(data_dir, host=host, port=sock.getsockname()[1], agent_delay=agent_delay,
                      solver_timeout=solver_timeout, **options)
-    server = _server(uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=5))
+    server = _server(uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=5,
+                                    proxy_headers=False))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     end = time.monotonic() + 30

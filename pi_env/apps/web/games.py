@@ -479,7 +479,7 @@ class GameManager:
             if game.driver is not None and not game.driver.done():
                 game.driver.cancel()
             self._changed(game)
-        stored, solos = self.store.expire(self.finished_ttl, self.idle_ttl)
+        stored, solos = self.store.expire(self.finished_ttl, self.idle_ttl, now)  # the same moment
         return sorted({g.id for g in gone} | set(stored)), solos
 
     # -- moving ------------------------------------------------------------------------------

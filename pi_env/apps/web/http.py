@@ -4,6 +4,7 @@ JSON answers and the one-line error body, the static folder and the limits (:mod
 
 from __future__ import annotations
 
+import ipaddress
 import json
 from pathlib import Path
 from typing import Any
@@ -75,11 +76,23 @@ def check_parsed(doc: Any) -> None:
                 stack.extend((v, depth + 1) for v in obj)
 
 
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object of a request body; a key given twice is refused (``json.loads`` would keep the
+    last silently, where another reader keeps the first), as in a record file."""
+    doc = dict(pairs)
+    if len(doc) != len(pairs):
+        seen: set[str] = set()
+        key = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        raise BadRequest(f"the request body gives the key {key[:40]!r} twice; give each key once")
+    return doc
+
+
 async def read_json(request: Request) -> Any:
     """The request's JSON body (the guard checked its Content-Type; the body limit its size).
 
     Raises:
-        BadRequest: not UTF-8, not JSON, nested too deeply, or holding a lone surrogate.
+        BadRequest: not UTF-8, not JSON, nested too deeply, holding a lone surrogate, or giving
+            a key of an object twice.
         TooLarge: the body passed :data:`MAX_BODY` while it arrived.
     """
     body = await request.body()
@@ -88,7 +101,9 @@ async def read_json(request: Request) -> Any:
     except UnicodeDecodeError as exc:
         raise BadRequest(f"the request body is not UTF-8 text (byte {exc.start})") from None
     try:
-        doc = json.loads(text)
+        doc = json.loads(text, object_pairs_hook=_object)
+    except BadRequest:
+        raise
     except json.JSONDecodeError as exc:
         raise BadRequest(f"the request body is not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
     except RecursionError:
@@ -126,5 +141,16 @@ def int_param(request: Request, name: str, default: Any = None) -> Any:
 
 
 def client_address(request: Request) -> str:
-    """The address of the client that sent ``request`` (what new games are rate-limited by)."""
-    return request.client.host if request.client is not None else "unknown"
+    """The address of the client that sent ``request``, as new games are rate-limited by it: an
+    IPv4 address as it is (also when written ``::ffff:a.b.c.d``), an IPv6 address as its /64
+    block (``"2001:db8:1:2::/64"``; one client is given a whole /64), ``::1`` as it is."""
+    host = request.client.host if request.client is not None else "unknown"
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if ip.version == 6 and ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    if ip.version == 6 and not ip.is_loopback:
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)

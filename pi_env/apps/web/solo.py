@@ -94,7 +94,8 @@ class SoloManager:
         inv = doc.get("investigators", 5)
         if isinstance(inv, bool) or not isinstance(inv, int) or not 0 <= inv <= 14:
             raise Unprocessable(f"'investigators' must be 0..14, got {inv!r}")
-        name = player_name(doc.get("name") or "player", "'name'")
+        name = doc.get("name")
+        name = player_name("player" if name is None or name == "" else name, "'name'")  # no name: "player"
         try:  # neither seed nor date: a random case (its seed is shown once it is solved)
             game = game_from_seed(seed, date=daily, difficulty=difficulty, investigators=inv)
         except PIError as exc:

@@ -189,14 +189,15 @@ class Store:
             moves.setdefault(g, []).append(int(a))
         return [(g, c, json.loads(s), moves.get(g, []), float(act), fin) for g, c, s, act, fin in rows]
 
-    def expire(self, finished_ttl: float, idle_ttl: float) -> tuple[list[str], list[str]]:
+    def expire(self, finished_ttl: float, idle_ttl: float, now: float | None = None) -> tuple[list[str], list[str]]:
         """Delete the games and solo games that expired: over for more than ``finished_ttl`` seconds,
-        or not over and without a move for more than ``idle_ttl`` seconds (:attr:`clock`).
+        or not over and without a move for more than ``idle_ttl`` seconds, at ``now`` (default
+        :attr:`clock`; the game manager passes the time it judged the games in memory by).
 
         Returns:
             The ids deleted: ``(games, solo games)``.
         """
-        now = self.clock()
+        now = self.clock() if now is None else now
         where = "(finished IS NOT NULL AND finished < ?) OR (finished IS NULL AND active < ?)"
         args = (now - finished_ttl, now - idle_ttl)
 
