@@ -24,7 +24,7 @@ import numpy as np
 from pi_env.core.board import DAYTIME, Board
 from pi_env.core.constants import (DEFAULT_MAX_ROTATIONS, DEFAULT_ROUNDS, EDITION_NAMES, MAX_INVESTIGATORS,
                          MAX_PLAYERS, MIN_PLAYERS, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS)
-from pi_env.core.errors import PIError
+from pi_env.core.errors import ConfigError
 from pi_env.engine.arrays import BatchArrays
 
 VARIANTS = ("fast", "nick-of-time")
@@ -71,9 +71,10 @@ class GameConfig:
             ``State.truncated`` set (default 9; at least ``num_rounds``). Unused in standard games.
 
     Raises:
-        PIError: bad player count (a duel needs exactly 2), unknown edition, mode or variant, a
-            variant given twice, nick of time in a duel, wrong-length or out-of-range investigator
-            counts, non-positive ``max_rotations``, ``max_rounds`` out of range.
+        ConfigError: (a ``PIError`` whose ``option`` names the argument at fault) bad player count
+            (a duel needs exactly 2), unknown edition, mode or variant, a variant given twice, nick
+            of time in a duel, wrong-length or out-of-range investigator counts, non-positive
+            ``max_rotations``, ``max_rounds`` out of range.
     """
 
     num_players: int
@@ -99,28 +100,29 @@ class GameConfig:
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             extra = " (solo time attack is not played by the batched engine)" if self.mode == "solo" else ""
-            raise PIError(f"mode must be one of {MODES}, got {self.mode!r}{extra}")
+            raise ConfigError("mode", f"mode must be one of {MODES}, got {self.mode!r}{extra}")
         duel = self.mode == "duel"
         if self.num_players is None:
             object.__setattr__(self, "num_players", 2 if duel else 4)
         if (not isinstance(self.num_players, (int, np.integer)) or isinstance(self.num_players, bool)
                 or not MIN_PLAYERS <= self.num_players <= MAX_PLAYERS):
-            raise PIError(f"num_players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {self.num_players!r}")
+            raise ConfigError("num_players", f"num_players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {self.num_players!r}")
         object.__setattr__(self, "num_players", int(self.num_players))
         if duel and self.num_players != 2:
-            raise PIError(f"a duel is played by exactly 2 players (docs/rules.md §7), got num_players={self.num_players}")
+            raise ConfigError("num_players", f"a duel is played by exactly 2 players (docs/rules.md §7), "
+                              f"got {self.num_players} players")
         if self.edition not in EDITION_NAMES:
-            raise PIError(f"edition must be one of {EDITION_NAMES}, got {self.edition!r}")
+            raise ConfigError("edition", f"edition must be one of {EDITION_NAMES}, got {self.edition!r}")
         if isinstance(self.variants, str):
-            raise PIError(f"variants must be a sequence of variant names, got the string {self.variants!r}")
+            raise ConfigError("variants", f"variants must be a sequence of variant names, got the string {self.variants!r}")
         object.__setattr__(self, "variants", tuple(self.variants))
         for v in self.variants:
             if v not in VARIANTS:
-                raise PIError(f"unknown variant {v!r}; known: {', '.join(VARIANTS)}")
+                raise ConfigError("variants", f"unknown variant {v!r}; known: {', '.join(VARIANTS)}")
         if len(set(self.variants)) != len(self.variants):
-            raise PIError(f"variants lists a variant twice: {self.variants}")
+            raise ConfigError("variants", f"variants lists a variant twice: {self.variants}")
         if duel and "nick-of-time" in self.variants:
-            raise PIError("variant 'nick-of-time' does not apply to a duel (the first solve attempt "
+            raise ConfigError("variants", "variant 'nick-of-time' does not apply to a duel (the first solve attempt "
                           "decides a duel round, docs/rules.md §7)")
         inv = self.investigators
         if inv is None:
@@ -128,21 +130,21 @@ class GameConfig:
         try:
             inv = tuple(inv)
         except TypeError:
-            raise PIError(f"investigators must list one count per player, got {inv!r}") from None
+            raise ConfigError("investigators", f"investigators must list one count per player, got {inv!r}") from None
         if len(inv) != self.num_players:
-            raise PIError(f"investigators gives {len(inv)} counts for {self.num_players} players (one per player)")
+            raise ConfigError("investigators", f"investigators gives {len(inv)} counts for {self.num_players} players (one per player)")
         if any(not isinstance(i, (int, np.integer)) or isinstance(i, bool) or not 0 <= i <= MAX_INVESTIGATORS
                for i in inv):
-            raise PIError(f"investigator counts must be integers 0..{MAX_INVESTIGATORS}, got {inv}")
+            raise ConfigError("investigators", f"investigator counts must be integers 0..{MAX_INVESTIGATORS}, got {inv}")
         object.__setattr__(self, "investigators", tuple(int(i) for i in inv))
         if (not isinstance(self.max_rotations, (int, np.integer)) or isinstance(self.max_rotations, bool)
                 or not 1 <= self.max_rotations <= MAX_ROTATIONS_LIMIT):
-            raise PIError(f"max_rotations must be an integer 1..{MAX_ROTATIONS_LIMIT}, "
+            raise ConfigError("max_rotations", f"max_rotations must be an integer 1..{MAX_ROTATIONS_LIMIT}, "
                           f"got {self.max_rotations!r}")
         mr = self.max_rounds
         if (not isinstance(mr, (int, np.integer)) or isinstance(mr, bool)
                 or not self.num_rounds <= mr <= MAX_ROUNDS_LIMIT):
-            raise PIError(f"max_rounds must be an integer {self.num_rounds}..{MAX_ROUNDS_LIMIT} "
+            raise ConfigError("max_rounds", f"max_rounds must be an integer {self.num_rounds}..{MAX_ROUNDS_LIMIT} "
                           f"(at least the {self.num_rounds} regular rounds), got {mr!r}")
         object.__setattr__(self, "max_rounds", int(mr))
 
