@@ -488,3 +488,17 @@ def test_default_player_names_are_the_seat_labels_of_the_cli(tmp_path):
         assert record_panel(record, 0, -1)["labels"] == ["P0 (you)", "P1 (random)", "P2 (deducer)"]
         gid2, tokens2 = new_game(c, ["human", "greedy", "human"], seed=22)
         assert view(c, gid2, tokens2[2])["names"] == ["P0 (human)", "P1 (greedy)", "P2 (human)"]
+
+
+def test_a_game_stored_before_its_spec_held_rules_restores_with_the_same_rules():
+    """The store keeps a game's rules as GameConfig.to_json; a game stored by an earlier version
+    (the rules keys at the spec's top level, no max_rounds or board) comes back with the same rules."""
+    from pi_env.apps.web.games import _config_of
+
+    cfg = GameConfig(num_players=3, edition="first", variants=("fast",), investigators=(5, 3, 3), max_rotations=40)
+    old = {"players": 3, "edition": "first", "mode": "standard", "variants": ["fast"], "investigators": [5, 3, 3],
+           "max_rotations": 40, "seed": 1, "seats": ["human", "random", "random"], "names": ["a", "b", "c"],
+           "digests": ["x", None, None]}
+    assert _config_of(old) == cfg
+    assert _config_of({**{k: old[k] for k in ("seed", "seats", "names", "digests")}, "rules": cfg.to_json()}) == cfg
+    assert _config_of({k: v for k, v in old.items() if k != "max_rotations"}).max_rotations == 60

@@ -468,7 +468,7 @@ def _play_with_humans(args: argparse.Namespace, config, agents, humans: list[int
     def after_step(state, recorder) -> None:
         ev = event_from_state(state, 0, counter["events"])
         from pi_env.records.types import GameRecord, Rules
-        stub = GameRecord(rules=Rules(players=config.num_players), board=config.board, rounds=())
+        stub = GameRecord(rules=Rules.of_config(config), board=config.board, rounds=())
         action, answer = event_text(ev, stub)
         print(f"  {seat_label(ev.player)} ({labels[ev.player]}): {action} -> {answer}")
         if state.done[0] or int(state.round[0]) != counter["round"]:

@@ -16,15 +16,16 @@ after ``GameConfig.max_rounds`` rounds ends with ``truncated`` set and no game r
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
-from pi_env.core.board import DAYTIME, Board
+from pi_env.core.board import DAYTIME, Board, board_json, load_board
 from pi_env.core.constants import (DEFAULT_MAX_ROTATIONS, DEFAULT_ROUNDS, EDITION_NAMES, MAX_INVESTIGATORS,
                          MAX_PLAYERS, MIN_PLAYERS, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS)
-from pi_env.core.errors import ConfigError
+from pi_env.core.errors import BoardError, ConfigError
 from pi_env.engine.arrays import BatchArrays
 
 VARIANTS = ("fast", "nick-of-time")
@@ -148,6 +149,46 @@ class GameConfig:
                           f"(at least the {self.num_rounds} regular rounds), got {mr!r}")
         object.__setattr__(self, "max_rounds", int(mr))
 
+    def to_json(self) -> dict[str, Any]:
+        """The rules as JSON values, the ``rules`` object of a saved position (docs/positions.md)::
+
+            {"mode": "standard", "players": 4, "edition": "second", "variants": [],
+             "investigators": [5, 5, 5, 5], "max_rotations": 60, "max_rounds": 9, "board": "daytime"}
+
+        ``board`` is a bundled board's name, else the board object of docs/record-format.md.
+        ``GameConfig.from_json(c.to_json()) == c``.
+        """
+        return {"mode": self.mode, "players": self.num_players, "edition": self.edition,
+                "variants": list(self.variants), "investigators": list(self.investigators),
+                "max_rotations": self.max_rotations, "max_rounds": self.max_rounds,
+                "board": board_json(self.board)}
+
+    @classmethod
+    def from_json(cls, doc: Mapping[str, Any]) -> "GameConfig":
+        """The rules of :meth:`to_json`'s object; a key left out takes its default (``players``:
+        4, or 2 in a duel).
+
+        Raises:
+            ConfigError: ``doc`` is not an object, has a key :meth:`to_json` does not write, a value of
+                the wrong JSON type (the message names the key), or rules :class:`GameConfig`
+                refuses.
+        """
+        if not isinstance(doc, Mapping):
+            raise ConfigError("rules", f"rules must be a JSON object, got {type(doc).__name__}")
+        for key, value in doc.items():
+            if key not in _JSON_TYPES:
+                raise ConfigError(str(key), f"unknown rules key {key!r}; known: {', '.join(_JSON_TYPES)}")
+            kind, what = _JSON_TYPES[key]
+            if not _json_is(value, kind):
+                raise ConfigError(_JSON_OPTION.get(key, key), f"rules.{key} must be {what}, got {value!r}")
+        try:
+            board = load_board(doc.get("board", "daytime"))
+        except BoardError as exc:
+            raise ConfigError("board", f"rules.board: {exc}") from None
+        given = {_JSON_OPTION.get(k, k): (tuple(v) if isinstance(v, list) else v)
+                 for k, v in doc.items() if k != "board"}
+        return cls(board=board, **given)
+
     @property
     def num_rounds(self) -> int:
         """3, or 2 with the fast-game variant (docs/rules.md §6). In a duel: the regular rounds, after
@@ -178,6 +219,25 @@ class GameConfig:
     def edition_index(self) -> int:
         """0 for the second edition, 1 for the first."""
         return EDITION_NAMES.index(self.edition)
+
+
+_JSON_TYPES = {"mode": ("str", "a string"), "players": ("int", "an integer"), "edition": ("str", "a string"),
+               "variants": ("strs", "a list of strings"), "investigators": ("ints", "a list of integers"),
+               "max_rotations": ("int", "an integer"), "max_rounds": ("int", "an integer"),
+               "board": ("board", "a bundled board's name or a board object")}
+"""The keys of :meth:`GameConfig.to_json` and their JSON types."""
+_JSON_OPTION = {"players": "num_players"}
+"""The :class:`GameConfig` argument of a JSON key that is named otherwise."""
+
+
+def _json_is(value: Any, kind: str) -> bool:
+    def integer(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    return {"str": lambda: isinstance(value, str), "int": lambda: integer(value),
+            "strs": lambda: isinstance(value, list) and all(isinstance(v, str) for v in value),
+            "ints": lambda: isinstance(value, list) and all(integer(v) for v in value),
+            "board": lambda: isinstance(value, (str, dict))}[kind]()
 
 
 @dataclass(eq=False)  # BatchArrays.__eq__: exact equality of every array

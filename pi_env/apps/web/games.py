@@ -294,10 +294,9 @@ class LiveGame:
                 "done": self.done}
 
     def spec(self) -> dict[str, Any]:
-        cfg = self.config
-        return {"players": cfg.num_players, "edition": cfg.edition, "mode": cfg.mode,
-                "variants": list(cfg.variants), "investigators": list(cfg.investigators),
-                "max_rotations": cfg.max_rotations, "seed": self.seed, "seats": self.seats,
+        """What the store keeps to rebuild the game: its rules (:meth:`GameConfig.to_json`), seed,
+        seats, names and the seats' token digests."""
+        return {"rules": self.config.to_json(), "seed": self.seed, "seats": self.seats,
                 "names": self.names, "digests": self.digests}
 
 
@@ -315,10 +314,15 @@ def board_doc(board) -> dict[str, Any]:
     return _BOARD_DOCS[key]
 
 
+_SPEC_RULES = ("players", "edition", "mode", "variants", "investigators", "max_rotations")
+"""The rules keys of a stored game written before the spec held ``rules`` (they were its own keys,
+named as in :meth:`GameConfig.to_json`)."""
+
+
 def _config_of(spec: dict[str, Any]) -> GameConfig:
-    return GameConfig(num_players=spec["players"], edition=spec["edition"], mode=spec["mode"],
-                      variants=tuple(spec["variants"]), investigators=tuple(spec["investigators"]),
-                      max_rotations=spec.get("max_rotations", 60))
+    """The rules of a stored game (:meth:`LiveGame.spec`, or a spec of an earlier version)."""
+    rules = spec["rules"] if "rules" in spec else {k: spec[k] for k in _SPEC_RULES if k in spec}
+    return GameConfig.from_json(rules)
 
 
 def _text(value: Any, what: str, choices: tuple[str, ...]) -> str:
