@@ -185,8 +185,8 @@ class GameConfig:
             board = load_board(doc.get("board", "daytime"))
         except BoardError as exc:
             raise ConfigError("board", f"rules.board: {exc}") from None
-        given = {_JSON_OPTION.get(k, k): (tuple(v) if isinstance(v, list) else v)
-                 for k, v in doc.items() if k != "board"}
+        given: dict[str, Any] = {_JSON_OPTION.get(k, k): (tuple(v) if isinstance(v, list) else v)
+                                 for k, v in doc.items() if k != "board"}
         return cls(board=board, **given)
 
     @property
