@@ -267,13 +267,13 @@ def test_rules_json_fills_the_keys_left_out_with_the_defaults():
 
 
 @pytest.mark.parametrize("doc,message", [
-    ({"players": "3"}, "rules.players must be an integer, got '3'"),
-    ({"players": True}, "rules.players must be an integer, got True"),
-    ({"variants": "fast"}, "rules.variants must be a list of strings, got 'fast'"),
-    ({"investigators": [5, 5, 5, 5.0]}, "rules.investigators must be a list of integers, got [5, 5, 5, 5.0]"),
-    ({"max_rounds": None}, "rules.max_rounds must be an integer, got None"),
-    ({"board": 3}, "rules.board must be a bundled board's name or a board object, got 3"),
-    ({"board": "night"}, "rules.board: unknown board 'night'; bundled boards: daytime"),
+    ({"players": "3"}, "players must be an integer, got '3'"),
+    ({"players": True}, "players must be an integer, got True"),
+    ({"variants": "fast"}, "variants must be a list of strings, got 'fast'"),
+    ({"investigators": [5, 5, 5, 5.0]}, "investigators must be a list of integers, got [5, 5, 5, 5.0]"),
+    ({"max_rounds": None}, "max_rounds must be an integer, got None"),
+    ({"board": 3}, "board must be a bundled board's name or a board object, got 3"),
+    ({"board": "night"}, "board: unknown board 'night'; bundled boards: daytime"),
     ({"rounds": 3}, "unknown rules key 'rounds'; known: mode, players, edition, variants, investigators, "
                     "max_rotations, max_rounds, board"),
     ({"players": 6}, "num_players must be 2..5, got 6"),
@@ -293,4 +293,4 @@ def test_a_position_with_a_bad_rules_value_names_the_key():
     pos["rules"]["max_rotations"] = "60"
     with pytest.raises(PositionError) as exc:
         position_config(pos)
-    assert str(exc.value) == "saved position: rules: rules.max_rotations must be an integer, got '60'"
+    assert str(exc.value) == "saved position: rules: max_rotations must be an integer, got '60'"

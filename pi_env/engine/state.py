@@ -180,11 +180,11 @@ class GameConfig:
                 raise ConfigError(str(key), f"unknown rules key {key!r}; known: {', '.join(_JSON_TYPES)}")
             kind, what = _JSON_TYPES[key]
             if not _json_is(value, kind):
-                raise ConfigError(_JSON_OPTION.get(key, key), f"rules.{key} must be {what}, got {value!r}")
+                raise ConfigError(_JSON_OPTION.get(key, key), f"{key} must be {what}, got {value!r}")
         try:
             board = load_board(doc.get("board", "daytime"))
         except BoardError as exc:
-            raise ConfigError("board", f"rules.board: {exc}") from None
+            raise ConfigError("board", f"board: {exc}") from None
         given: dict[str, Any] = {_JSON_OPTION.get(k, k): (tuple(v) if isinstance(v, list) else v)
                                  for k, v in doc.items() if k != "board"}
         return cls(board=board, **given)

@@ -395,16 +395,6 @@ class GameManager:
             raise Unprocessable("'seats' must list 2..5 seats, each 'human' or an agent name")
         known = (HUMAN, *AGENTS)
         seats = [_text(s.strip().lower() if isinstance(s, str) else s, "seats[]", known) for s in seats]
-        edition = _text(doc.get("edition", "second"), "edition", ("second", "first"))
-        mode = _text(doc.get("mode", "standard"), "mode", ("standard", "duel"))
-        variants = doc.get("variants") or []
-        if not isinstance(variants, list):
-            raise Unprocessable("'variants' must be a list")
-        investigators = doc.get("investigators")
-        if investigators is not None and (not isinstance(investigators, list)
-                                          or not all(isinstance(k, int) and not isinstance(k, bool)
-                                                     for k in investigators)):
-            raise Unprocessable("'investigators' must be a list of integers, one per seat, or null")
         seed = doc.get("seed")
         if seed is None:
             seed = secrets.randbelow(2**62)
@@ -422,9 +412,9 @@ class GameManager:
             check_player_names([n.strip() for n in names])
         except PIError as exc:
             raise Unprocessable(f"'names': {str(exc).removeprefix('players: ')}") from None
-        try:
-            config = GameConfig(num_players=len(seats), edition=edition, mode=mode, variants=tuple(variants),
-                                investigators=None if investigators is None else tuple(investigators))
+        rules = {k: doc[k] for k in ("edition", "mode", "variants", "investigators") if doc.get(k) is not None}
+        try:  # the rules as GameConfig reads them (null: the default); its message names the setting
+            config = GameConfig.from_json({"players": len(seats), **rules})
         except PIError as exc:
             raise Unprocessable(str(exc)) from None
         return config, int(seed), seats, names
