@@ -442,7 +442,7 @@ def test_options_reach_the_engine_config():
 
 @pytest.mark.parametrize("kwargs,message", [
     (dict(mode="duel", num_players=3),
-     "a duel is played by exactly 2 players (docs/rules.md §7), got num_players=3"),
+     "a duel is played by exactly 2 players (docs/rules.md §7), got 3 players"),
     (dict(mode="duel", variants=("nick-of-time",)),
      "variant 'nick-of-time' does not apply to a duel (the first solve attempt decides a duel round, "
      "docs/rules.md §7)"),

@@ -217,7 +217,10 @@ def test_play_repeats_a_short_agent_list_and_prints_the_seating(capsys, argv, he
 
 
 @pytest.mark.parametrize("argv,fragment", [
-    (["play", "--players", "6"], "argument --players: players must be 2..5, got '6'"),
+    (["play", "--players", "6"], "pi-env play: error: argument --players: must be 2..5, got 6"),
+    (["play", "--players", "x"], "pi-env play: error: argument --players: expected an integer, got 'x'"),
+    (["play", "--max-rotations", "99999999999999999999"],
+     "pi-env play: error: argument --max-rotations: must be an integer 1..1000, got 99999999999999999999"),
     (["play", "--seed", "-3"], "argument --seed: seed must be an integer 0..2**63-1, got '-3'"),
     (["play", "--seed", "abc"], "argument --seed: seed must be an integer 0..2**63-1, got 'abc'"),
     (["play", "--seed", str(2**64)], f"argument --seed: seed must be an integer 0..2**63-1, got '{2**64}'"),
@@ -228,12 +231,6 @@ def test_argument_errors_are_one_line(capsys, argv, fragment):
     out, err = capsys.readouterr()
     assert exc.value.code == 2
     assert err.count("\n") == 1 and fragment in err
-
-
-def test_safeguard_bound_is_a_one_line_error(capsys):
-    code, out, err = run(capsys, "play", "--max-rotations", "99999999999999999999")
-    assert code == 2 and err == ("pi-env: error: max_rotations must be an integer 1..1000, "
-                                 "got 99999999999999999999\n")
 
 
 @pytest.mark.parametrize("content,fragment", [

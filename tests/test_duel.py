@@ -233,7 +233,7 @@ def test_reset_done_restarts_a_duel():
 # --------------------------------------------------------------------------- configuration
 
 @pytest.mark.parametrize("kwargs,fragment", [
-    (dict(mode="duel", num_players=3), "a duel is played by exactly 2 players (docs/rules.md §7), got num_players=3"),
+    (dict(mode="duel", num_players=3), "a duel is played by exactly 2 players (docs/rules.md §7), got 3 players"),
     (dict(mode="solo"), "mode must be one of ('standard', 'duel'), got 'solo' (solo time attack"),
     (dict(mode="night"), "mode must be one of ('standard', 'duel'), got 'night'"),
     (dict(mode="duel", variants=("nick-of-time",)), "variant 'nick-of-time' does not apply to a duel"),
@@ -383,16 +383,20 @@ def test_cli_play_and_replay_duel(capsys, tmp_path):
 
 @pytest.mark.parametrize("argv,message", [
     (["play", "--mode", "duel", "--players", "3"],
-     "pi-env: error: a duel is played by exactly 2 players (docs/rules.md §7), got num_players=3\n"),
+     "pi-env play: error: argument --players: a duel is played by exactly 2 players (docs/rules.md §7), "
+     "got 3 players (see 'pi-env play --help')\n"),
     (["play", "--mode", "duel", "--variant", "nick-of-time"],
-     "pi-env: error: variant 'nick-of-time' does not apply to a duel (the first solve attempt "
-     "decides a duel round, docs/rules.md §7)\n"),
+     "pi-env play: error: argument --variant: variant 'nick-of-time' does not apply to a duel (the first "
+     "solve attempt decides a duel round, docs/rules.md §7) (see 'pi-env play --help')\n"),
     (["play", "--max-rounds", "5"],
-     "pi-env: error: --max-rounds is the duel's safeguard; use it with --mode duel\n"),
+     "pi-env play: error: argument --max-rounds: the duel's safeguard, taken only with --mode duel "
+     "(see 'pi-env play --help')\n"),
     (["play", "--mode", "duel", "--max-rounds", "2"],
-     "pi-env: error: max_rounds must be an integer 3..100 (at least the 3 regular rounds), got 2\n"),
+     "pi-env play: error: argument --max-rounds: must be an integer 3..100 (at least the 3 regular rounds), "
+     "got 2 (see 'pi-env play --help')\n"),
 ])
 def test_cli_duel_errors(capsys, argv, message):
-    code = main(argv)
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
     out, err = capsys.readouterr()
-    assert code == 2 and err == message and out == ""
+    assert exc.value.code == 2 and err == message and out == ""

@@ -250,3 +250,47 @@ def test_engine_handle_copies_and_loads():
         fresh.load(load_positions(saved[:1], cfg))
     with pytest.raises(PIError, match="games must be 1 slot numbers 0..3"):
         fresh.load(load_positions(saved[:1], cfg), games=np.array([4]))
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: f"{c.mode}-{c.num_players}-{'+'.join(c.variants)}")
+def test_one_rules_description_round_trips_through_json(cfg):
+    """GameConfig.to_json is the position's ``rules`` object; from_json reads it back to the same value."""
+    doc = json.loads(json.dumps(cfg.to_json()))
+    assert GameConfig.from_json(doc) == cfg
+    assert doc == save_position(init(cfg, 1, seed=0), cfg)["rules"]
+
+
+def test_rules_json_fills_the_keys_left_out_with_the_defaults():
+    assert GameConfig.from_json({}) == GameConfig()
+    assert GameConfig.from_json({"mode": "duel"}) == GameConfig(mode="duel")  # 2 players, 2 investigators each
+    assert GameConfig.from_json({"players": 3, "investigators": [5, 3, 3]}).investigators == (5, 3, 3)
+
+
+@pytest.mark.parametrize("doc,message", [
+    ({"players": "3"}, "players must be an integer, got '3'"),
+    ({"players": True}, "players must be an integer, got True"),
+    ({"variants": "fast"}, "variants must be a list of strings, got 'fast'"),
+    ({"investigators": [5, 5, 5, 5.0]}, "investigators must be a list of integers, got [5, 5, 5, 5.0]"),
+    ({"max_rounds": None}, "max_rounds must be an integer, got None"),
+    ({"board": 3}, "board must be a bundled board's name or a board object, got 3"),
+    ({"board": "night"}, "board: unknown board 'night'; bundled boards: daytime"),
+    ({"rounds": 3}, "unknown rules key 'rounds'; known: mode, players, edition, variants, investigators, "
+                    "max_rotations, max_rounds, board"),
+    ({"players": 6}, "num_players must be 2..5, got 6"),
+    ([], "rules must be a JSON object, got list"),
+])
+def test_rules_json_is_strict(doc, message):
+    from pi_env.core.errors import ConfigError
+
+    with pytest.raises(ConfigError) as exc:
+        GameConfig.from_json(doc)
+    assert str(exc.value) == message
+
+
+def test_a_position_with_a_bad_rules_value_names_the_key():
+    cfg = GameConfig(num_players=3)
+    pos = save_position(init(cfg, 1, seed=0), cfg)
+    pos["rules"]["max_rotations"] = "60"
+    with pytest.raises(PositionError) as exc:
+        position_config(pos)
+    assert str(exc.value) == "saved position: rules: max_rotations must be an integer, got '60'"

@@ -766,3 +766,38 @@ def test_player_label_takes_the_records_agents_unless_given():
     assert player_label(with_agents, 2, ("x", "y", "z")) == "P2 (z)"
     assert player_label(bare, 1, ("x", "y", "z")) == "P1 (y)"
     assert [player_label(named, p) for p in range(3)] == ["Ann", "Bob", "Cleo"]
+
+
+def test_record_rules_json_round_trips_and_matches_the_engine_config():
+    """A record's rules are written by Rules.to_json and read by Rules.from_json; a game's rules are
+    those of its GameConfig (Rules.of_config), as the recorder writes them."""
+    from pi_env.engine import GameConfig
+
+    cfg = GameConfig(num_players=3, edition="first", variants=("fast",), investigators=(5, 3, 3))
+    rules = Rules.of_config(cfg)
+    assert rules == Rules(edition="first", mode="standard", players=3, rounds=2, variants=("fast",),
+                          investigators=(5, 3, 3))
+    assert rules.to_json() == {"edition": "first", "mode": "standard", "players": 3, "rounds": 2,
+                               "variants": ["fast"], "investigators": [5, 3, 3]}
+    assert Rules.from_json(json.loads(json.dumps(rules.to_json()))) == rules
+    assert Rules.from_json({}) == Rules()
+    assert Rules.from_json({"mode": "Duel", "variants": ["Nick of time"]}) == Rules(
+        mode="duel", players=2, variants=("nick-of-time",), investigators=(2, 2))
+    solo = Rules(mode="solo", players=1, rounds=1, investigators=(14,))
+    assert Rules.from_json(solo.to_json()) == solo
+
+
+@pytest.mark.parametrize("doc,message", [
+    ({"players": "3"}, "rules.players must be an integer, got '3'"),
+    ({"rounds": True}, "rules.rounds must be an integer, got True"),
+    ({"variants": "fast"}, "rules.variants must be a list of strings, got 'fast'"),
+    ({"investigators": [5, 5, 5, 5.0]}, "rules.investigators must be a list of integers, got [5, 5, 5, 5.0]"),
+    ({"board": "daytime"}, "rules: unknown key 'board'; known: edition, mode, players, rounds, variants, "
+                           "investigators"),
+    ({"investigators": [5, 5, 5, -1]}, "rules.investigators must list 4 integers 0..5, got [5, 5, 5, -1]"),
+    ([], "rules must be an object, got []"),
+])
+def test_record_rules_from_json_is_strict(doc, message):
+    with pytest.raises(RecordError) as exc:
+        Rules.from_json(doc)
+    assert str(exc.value) == message

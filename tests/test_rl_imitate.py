@@ -309,7 +309,7 @@ def test_training_with_a_dagger_warm_start_records_every_round(tmp_path):
     """``--imitate gain --dagger-rounds 1``: two imitation rounds (their policies written), their
     statistics in run.json, then PPO."""
     _rl()
-    from pi_env.rl.train import main
+    from pi_env.rl.cli import train_main as main
 
     out = tmp_path / "run"
     code = main(["2p", "--timesteps", "1024", "--out", str(out), "--num-envs", "64", "--n-steps", "16",
@@ -334,8 +334,9 @@ def test_command_line_collection_equals_collect_and_feeds_training(tmp_path, cap
     an existing file is refused; ``train --demos`` uses them as the first round and refuses rows of
     another width, naming the files."""
     _rl()
-    from pi_env.rl.imitate import Demonstrations, collect, main
-    from pi_env.rl.train import main as train_main
+    from pi_env.rl.cli import imitate_main as main
+    from pi_env.rl.imitate import Demonstrations, collect
+    from pi_env.rl.cli import train_main
 
     f = tmp_path / "d.npz"
     assert main(["2p", "--teacher", "gain", "--rows", "300", "--seed", "5", "--opponents", "gain:1,random:1",
@@ -383,8 +384,9 @@ def test_labelled_collection_from_the_command_line_and_imitation_only_training(t
     import torch
 
     from pi_env.agents.learned import load_model
-    from pi_env.rl.imitate import Demonstrations, collect, main
-    from pi_env.rl.train import main as train_main
+    from pi_env.rl.cli import imitate_main as main
+    from pi_env.rl.imitate import Demonstrations, collect
+    from pi_env.rl.cli import train_main
 
     f = tmp_path / "d.npz"
     assert main(["2p", "--teacher", "gain", "--label", "deducer-own", "--rows", "60", "--seed", "3",
@@ -442,7 +444,7 @@ def test_command_line_errors_name_the_option_and_write_nothing(tmp_path, capsys,
     """Every bad option of ``python -m pi_env.rl.imitate`` is one line naming it (exit 2), found
     before any game is played; nothing is written (no ``.tmp.npz`` either)."""
     _rl()
-    from pi_env.rl.imitate import main
+    from pi_env.rl.cli import imitate_main as main
 
     run_dir = tmp_path / "run"
     run_dir.mkdir()
@@ -464,6 +466,7 @@ def test_a_failed_write_leaves_no_temporary_file(tmp_path, capsys, monkeypatch):
     ``.tmp.npz`` file is removed."""
     _rl()
     from pi_env.rl import imitate
+    from pi_env.rl.cli import imitate_main
 
     def fail(self, path):
         open(path, "wb").close()  # a partial file, then the disk fails
@@ -471,7 +474,7 @@ def test_a_failed_write_leaves_no_temporary_file(tmp_path, capsys, monkeypatch):
 
     monkeypatch.setattr(imitate.Demonstrations, "save", fail)
     with pytest.raises(SystemExit) as exc:
-        imitate.main(["2p", "--teacher", "gain", "--rows", "10", "--num-envs", "4", "--no-progress",
+        imitate_main(["2p", "--teacher", "gain", "--rows", "10", "--num-envs", "4", "--no-progress",
                       "--out", str(tmp_path / "d.npz")])
     err = capsys.readouterr().err.strip().splitlines()
     assert exc.value.code == 2 and len(err) == 1
@@ -488,7 +491,7 @@ def test_a_failed_write_leaves_no_temporary_file(tmp_path, capsys, monkeypatch):
 ])
 def test_train_agent_errors_name_the_option_and_write_nothing(tmp_path, capsys, argv, message):
     _rl()
-    from pi_env.rl.train import main as train_main
+    from pi_env.rl.cli import train_main
 
     with pytest.raises(SystemExit) as exc:
         train_main(["2p", "--timesteps", "64", "--out", str(tmp_path / "run"), "--no-progress", *argv])
@@ -526,7 +529,7 @@ def test_collect_parallel_refuses_more_workers_than_cpus_and_starts_no_more_than
 def test_a_bad_option_is_named_before_an_existing_out(tmp_path, capsys):
     """The options are checked before ``--out``: with an existing file the bad option is reported."""
     _rl()
-    from pi_env.rl.imitate import main
+    from pi_env.rl.cli import imitate_main as main
 
     out = tmp_path / "d.npz"
     out.write_bytes(b"old")
@@ -598,7 +601,7 @@ def test_without_the_rl_extra_imitate_and_the_speed_benchmark_print_the_install_
     root = Path(__file__).resolve().parents[1]
     block = f"import sys; sys.modules[{missing!r}] = None; "
     runs = {
-        "imitate": block + "from pi_env.rl.imitate import main; sys.exit(main(['2p', '--rows', '10', '--out', 'x.npz']))",
+        "imitate": block + "from pi_env.rl.cli import imitate_main; sys.exit(imitate_main(['2p', '--rows', '10', '--out', 'x.npz']))",
         "benchmark": block + "import runpy; sys.argv = ['rl_training_speed.py']; "
                              "runpy.run_path('benchmarks/rl_training_speed.py', run_name='__main__')",
     }

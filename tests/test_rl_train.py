@@ -313,7 +313,7 @@ def test_gain_opponent_solves_with_one_case_left_and_investigates_early():
 # --- training end to end, learned agents -----------------------------------------------------------
 
 def _tiny_run(tmp_path, *extra, name="run", steps=4096):
-    from pi_env.rl.train import main
+    from pi_env.rl.cli import train_main as main
 
     out = tmp_path / name
     argv = ["2p", "--timesteps", str(steps), "--out", str(out), "--num-envs", "64", "--n-steps", "16",
@@ -481,7 +481,7 @@ def test_max_minutes_alone_runs_until_the_time_is_up(tmp_path, monkeypatch):
     run goes past it and its saved target is UNTIL_TIME_RUNS_OUT (failed before: it stopped at 1,024)."""
     _rl()
     from pi_env.rl.settings import DEFAULTS, UNTIL_TIME_RUNS_OUT
-    from pi_env.rl.train import main
+    from pi_env.rl.cli import train_main as main
 
     monkeypatch.setitem(DEFAULTS, "timesteps", 1024)
     out = tmp_path / "timed"

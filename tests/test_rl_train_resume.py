@@ -23,7 +23,7 @@ TINY = ["--num-envs", "64", "--n-steps", "16", "--batch-size", "512", "--n-epoch
 
 
 def _train(*argv):
-    from pi_env.rl.train import main
+    from pi_env.rl.cli import train_main as main
 
     return main([*argv, "--no-progress"])
 
@@ -153,6 +153,7 @@ def test_failed_validation_leaves_no_run_directory(tmp_path, capsys, argv, messa
 def test_imitate_interrupted_writes_nothing_and_keeps_the_old_file(tmp_path, monkeypatch, capsys):
     _rl()
     from pi_env.rl import imitate
+    from pi_env.rl.cli import imitate_main
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
@@ -161,7 +162,7 @@ def test_imitate_interrupted_writes_nothing_and_keeps_the_old_file(tmp_path, mon
     out = tmp_path / "demos.npz"
     out.write_bytes(b"old rows")
     capsys.readouterr()
-    assert imitate.main(["2p", "--rows", "10", "--out", str(out), "--force", "--no-progress"]) == 130
+    assert imitate_main(["2p", "--rows", "10", "--out", str(out), "--force", "--no-progress"]) == 130
     assert capsys.readouterr().err.strip().splitlines() == [
         f"python -m pi_env.rl.imitate: interrupted; nothing written ({out} unchanged)"]
     assert out.read_bytes() == b"old rows" and sorted(p.name for p in tmp_path.iterdir()) == ["demos.npz"]
@@ -315,6 +316,7 @@ def test_imitate_ctrl_c_during_setup_is_one_line_and_an_existing_out_names_the_o
                                                                                       capsys):
     _rl()  # imitate.main checks the rl extra before anything else
     from pi_env.rl import imitate
+    from pi_env.rl.cli import imitate_main
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
@@ -322,13 +324,13 @@ def test_imitate_ctrl_c_during_setup_is_one_line_and_an_existing_out_names_the_o
     monkeypatch.setattr(imitate, "check_agent", interrupted)  # before any collection
     out = tmp_path / "demos.npz"
     capsys.readouterr()
-    assert imitate.main(["2p", "--rows", "10", "--out", str(out), "--no-progress"]) == 130
+    assert imitate_main(["2p", "--rows", "10", "--out", str(out), "--no-progress"]) == 130
     assert capsys.readouterr().err.strip().splitlines() == ["python -m pi_env.rl.imitate: interrupted; nothing written"]
     assert not list(tmp_path.iterdir())
     monkeypatch.undo()  # the options are checked before --out: the agents must build now
     out.write_bytes(b"old rows")
     with pytest.raises(SystemExit) as exc:
-        imitate.main(["2p", "--rows", "10", "--out", str(out), "--no-progress"])
+        imitate_main(["2p", "--rows", "10", "--out", str(out), "--no-progress"])
     assert exc.value.code == 2
     assert capsys.readouterr().err.strip().splitlines() == [
         f"python -m pi_env.rl.imitate: error: --out: {out} exists: --force to overwrite it"]
@@ -416,7 +418,7 @@ def test_ctrl_c_during_the_warm_start_before_a_round_is_saved_says_a_plain_rerun
     assert capsys.readouterr().err.strip().splitlines() == [
         "python -m pi_env.rl.train: interrupted before the first checkpoint; nothing to resume "
         "(run the same command again to start)"]
-    assert train_mod._never_started(out)  # so the same command starts again, without --force
+    assert train_mod.never_started(out)  # so the same command starts again, without --force
 
 
 def test_ctrl_c_while_the_finished_run_is_saved_exits_130_with_the_files_complete(tmp_path, monkeypatch, capsys):

@@ -220,7 +220,7 @@ def test_solo_imitate_command_writes_a_loadable_run_and_refuses_to_overwrite(tmp
     import json
 
     from pi_env.agents import make_agent
-    from pi_env.rl.solo_imitate import main
+    from pi_env.rl.cli import solo_imitate_main as main
 
     out = tmp_path / "run"
     assert main(["--out", str(out), "--layouts", "1", "--cases", "4", "--epochs", "1", "--trunk", "16",

@@ -446,7 +446,7 @@ def test_one_game_is_one_game(tmp_path, capsys):
     (["--agents", "deducer,random", "--backend", "dask"],
      "pi-env tournament: error: argument --backend: invalid choice: 'dask'"),
     (["--agents", "deducer,random", "--players", "6"],
-     "pi-env tournament: error: argument --players: players must be 2..5, got '6'"),
+     "pi-env tournament: error: argument --players: must be 2..5, got 6"),
     (["--games", "5"], "pi-env: error: --agents is required"),
 ])
 def test_one_line_errors(capsys, tmp_path, argv, message):

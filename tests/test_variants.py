@@ -258,21 +258,28 @@ def test_cli_variants_and_investigators(capsys, tmp_path):
 
 @pytest.mark.parametrize("argv,message", [
     (["play", "--investigators", "5,5,3"],
-     "pi-env: error: investigators gives 3 counts for 4 players (one per player)\n"),
+     "pi-env play: error: argument --investigators: investigators gives 3 counts for 4 players (one per "
+     "player) (see 'pi-env play --help')\n"),
     (["play", "--players", "2", "--investigators", "5,5,3,3"],
-     "pi-env: error: investigators gives 4 counts for 2 players (one per player)\n"),
+     "pi-env play: error: argument --investigators: investigators gives 4 counts for 2 players (one per "
+     "player) (see 'pi-env play --help')\n"),
     (["play", "--variant", "fast", "--variant", "fast"],
-     "pi-env: error: variants lists a variant twice: ('fast', 'fast')\n"),
+     "pi-env play: error: argument --variant: variants lists a variant twice: ('fast', 'fast') "
+     "(see 'pi-env play --help')\n"),
 ])
 def test_cli_rules_errors(capsys, argv, message):
-    code = main(argv)
+    """GameConfig checks the options; the command line names the option at fault, as argparse does."""
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
     out, err = capsys.readouterr()
-    assert code == 2 and err == message and out == ""
+    assert exc.value.code == 2 and err == message and out == ""
 
 
 @pytest.mark.parametrize("argv,fragment", [
     (["play", "--investigators", "5,6,3,3"], "argument --investigators: investigator counts must be "
-                                             "integers 0..5, one per player (e.g. 5,5,3,3), got '5,6,3,3'"),
+                                             "integers 0..5, got (5, 6, 3, 3)"),
+    (["play", "--investigators", "5,x"], "argument --investigators: expected integers separated by commas, "
+                                         "one per player (e.g. 5,5,3,3), got '5,x'"),
     (["play", "--investigators", "5,x"], "got '5,x'"),
     (["play", "--variant", "slow"], "argument --variant: invalid choice: 'slow'"),
     (["play", "--mode", "solo"], "argument --mode: invalid choice: 'solo'"),

@@ -184,6 +184,12 @@ def test_bad_requests_are_refused_with_one_line_and_change_nothing(tmp_path):
             ("POST", "/api/games", {"seats": ["human", "nobody"]}, None, 422, "seats"),
             ("POST", "/api/games", {"seats": ["human", "human", "human"], "mode": "duel"}, None, 422, "duel"),
             ("POST", "/api/games", {"seats": ["human", "human"], "investigators": [5]}, None, 422, "one per player"),
+            ("POST", "/api/games", {"seats": ["human", "human"], "variants": "fast"}, None, 422,
+             "variants must be a list of strings, got 'fast'"),
+            ("POST", "/api/games", {"seats": ["human", "human"], "edition": "third"}, None, 422,
+             "edition must be one of ('second', 'first'), got 'third'"),
+            ("POST", "/api/games", {"seats": ["human", "human"], "investigators": [5, "5"]}, None, 422,
+             "investigators must be a list of integers, got [5, '5']"),
             ("POST", "/api/games", {"seats": ["human", "human"], "names": ["Ann", " ann"]}, None, 422,
              "'names': players 0 and 1 are both called 'Ann' ('ann')"),
             ("POST", "/api/games", {"seats": ["human", "human"], "names": ["1", "0"]}, None, 422,
@@ -488,3 +494,17 @@ def test_default_player_names_are_the_seat_labels_of_the_cli(tmp_path):
         assert record_panel(record, 0, -1)["labels"] == ["P0 (you)", "P1 (random)", "P2 (deducer)"]
         gid2, tokens2 = new_game(c, ["human", "greedy", "human"], seed=22)
         assert view(c, gid2, tokens2[2])["names"] == ["P0 (human)", "P1 (greedy)", "P2 (human)"]
+
+
+def test_a_game_stored_before_its_spec_held_rules_restores_with_the_same_rules():
+    """The store keeps a game's rules as GameConfig.to_json; a game stored by an earlier version
+    (the rules keys at the spec's top level, no max_rounds or board) comes back with the same rules."""
+    from pi_env.apps.web.games import _config_of
+
+    cfg = GameConfig(num_players=3, edition="first", variants=("fast",), investigators=(5, 3, 3), max_rotations=40)
+    old = {"players": 3, "edition": "first", "mode": "standard", "variants": ["fast"], "investigators": [5, 3, 3],
+           "max_rotations": 40, "seed": 1, "seats": ["human", "random", "random"], "names": ["a", "b", "c"],
+           "digests": ["x", None, None]}
+    assert _config_of(old) == cfg
+    assert _config_of({**{k: old[k] for k in ("seed", "seats", "names", "digests")}, "rules": cfg.to_json()}) == cfg
+    assert _config_of({k: v for k, v in old.items() if k != "max_rotations"}).max_rotations == 60

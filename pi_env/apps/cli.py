@@ -4,12 +4,16 @@ in ``play``.
 
 Every user mistake (unknown agent, bad player count or seed, invalid rules such as a duel for 3
 players or investigator counts for the wrong number of players, bad record, existing output file)
-ends with one line ``pi-env: error: ...`` and exit status 2, never a traceback.
+ends with one line ``pi-env: error: ...`` and exit status 2, never a traceback. A refused option says
+which, as argparse does (``pi-env play: error: argument --players: must be 2..5, got 6``): the rules
+options are checked by :class:`~pi_env.engine.GameConfig` alone, whose
+:class:`~pi_env.core.errors.ConfigError` names the argument at fault.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import sys
@@ -18,7 +22,6 @@ from typing import Sequence
 import numpy as np
 
 from pi_env import __version__
-from pi_env.core.constants import MAX_INVESTIGATORS
 from pi_env.core.errors import PIError
 
 DEFAULT_AGENTS = "deducer,deducer,random,random"
@@ -34,30 +37,37 @@ def _seed(text: str) -> int:
     return value
 
 
-def _players(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if not 2 <= value <= 5:
-        raise argparse.ArgumentTypeError(f"players must be 2..5, got {text!r}")
-    return value
-
-
 def _investigators(text: str) -> tuple[int, ...]:
-    """``5,5,3,3`` -> (5, 5, 3, 3): one count 0..5 per player (docs/rules.md §6 beginner friendly)."""
-    counts = []
-    for part in text.split(","):
-        try:
-            value = int(part.strip())
-        except ValueError:
-            value = -1
-        if not 0 <= value <= MAX_INVESTIGATORS:
-            raise argparse.ArgumentTypeError(
-                f"investigator counts must be integers 0..{MAX_INVESTIGATORS}, one per player "
-                f"(e.g. 5,5,3,3), got {text!r}")
-        counts.append(value)
-    return tuple(counts)
+    """``5,5,3,3`` -> (5, 5, 3, 3): one count per player (docs/rules.md §6 beginner friendly); the
+    counts' range is :class:`~pi_env.engine.GameConfig`'s to check."""
+    try:
+        return tuple(int(part.strip()) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected integers separated by commas, one per player "
+                                         f"(e.g. 5,5,3,3), got {text!r}") from None
+
+
+OPTION_OF_CONFIG = {"num_players": "--players", "edition": "--edition", "variants": "--variant",
+                    "investigators": "--investigators", "max_rotations": "--max-rotations",
+                    "max_rounds": "--max-rounds", "mode": "--mode"}
+"""The option that sets each :class:`~pi_env.engine.GameConfig` argument: its errors
+(:class:`~pi_env.core.errors.ConfigError`) are reported as that option's (``argument --players: must
+be 2..5, got 6``)."""
+
+
+class OptionError(PIError):
+    """A command-line option's value is refused (by :class:`~pi_env.engine.GameConfig` or by the
+    command); reported as argparse reports a bad argument."""
+
+    def __init__(self, option: str, message: str):
+        super().__init__(f"argument {option}: {message}")
+
+
+def _integer(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
 
 
 def _positive(text: str) -> int:
@@ -125,7 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     play = _command(sub, "play", help="play a whole game with built-in agents and print it")
-    play.add_argument("--players", type=_players, default=None,
+    play.add_argument("--players", type=_integer, default=None,
                       help="2..5 (default: the number of --agents as in tournament, else 4; a duel is for "
                            "exactly 2)")
     play.add_argument("--mode", choices=("standard", "duel"), default="standard",
@@ -141,9 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--investigators", type=_investigators, default=None, metavar="N,N,...",
                       help="starting investigator tiles per player, e.g. 5,5,3,3 "
                            "(default 5 each; duel 2 each)")
-    play.add_argument("--max-rotations", type=_positive, default=60,
+    play.add_argument("--max-rotations", type=_integer, default=60,
                       help="safeguard: rotations after which a round ends (default 60)")
-    play.add_argument("--max-rounds", type=_positive, default=None,
+    play.add_argument("--max-rounds", type=_integer, default=None,
                       help="duel safeguard: a duel still tied after this many rounds is drawn (default 9)")
     play.add_argument("--record", metavar="FILE", help="write the game record (pi-record/1) here")
     play.add_argument("--force", action="store_true", help="overwrite an existing --record file")
@@ -166,7 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
                            "x,greedy,x,greedy); seats rotate every game; required unless --resume. "
                            "Agents: " + AGENT_NAMES_SLOT)
     tour.add_argument("--games", type=_positive, default=None, help="games to play (default 100)")
-    tour.add_argument("--players", type=_players, default=None,
+    tour.add_argument("--players", type=_integer, default=None,
                       help="2..5 (default: the number of agents; a multiple of it)")
     tour.add_argument("--seed", type=_seed, default=None,
                       help="tournament seed (default 0); game i is seeded from (seed, i)")
@@ -174,7 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help=EDITION_HELP + "; a stored run keeps its own")
     tour.add_argument("--variant", action="append", choices=("fast", "nick-of-time"), default=None,
                       help="rules variant (repeatable)")
-    tour.add_argument("--max-rotations", type=_positive, default=None,
+    tour.add_argument("--max-rotations", type=_integer, default=None,
                       help="safeguard: rotations after which a round ends (default 60)")
     tour.add_argument("--workers", type=_positive, default=None,
                       help="worker processes / Ray CPUs (default: all CPUs, with --resume the last run's; "
@@ -333,13 +343,40 @@ def cmd_serve(args: argparse.Namespace) -> int:
                  idle_ttl=args.idle_ttl, games_per_minute=args.games_per_minute)
 
 
+def _play_config(args: argparse.Namespace, players: int):
+    """The :class:`~pi_env.engine.GameConfig` of ``pi-env play``'s options: GameConfig checks them.
+
+    Raises:
+        OptionError: an option's value is refused (the message names the option and what it takes).
+    """
+    from pi_env.engine import GameConfig
+
+    if args.max_rounds is not None and args.mode != "duel":
+        raise OptionError("--max-rounds", "the duel's safeguard, taken only with --mode duel")
+    extra = {} if args.max_rounds is None else {"max_rounds": args.max_rounds}
+    with config_options():
+        return GameConfig(num_players=players, edition=args.edition, variants=tuple(args.variant),
+                          investigators=args.investigators, max_rotations=args.max_rotations,
+                          mode=args.mode, **extra)
+
+
+@contextlib.contextmanager
+def config_options():
+    """Report a :class:`~pi_env.core.errors.ConfigError` raised inside as the
+    :class:`OptionError` of the option that sets its argument."""
+    from pi_env.core.errors import ConfigError
+
+    try:
+        yield
+    except ConfigError as exc:
+        raise OptionError(OPTION_OF_CONFIG[exc.option], exc.requirement) from None
+
+
 def cmd_play(args: argparse.Namespace) -> int:
 
     from pi_env.agents import check_agent_name, make_agent
     from pi_env.agents.runner import play_game
     from pi_env.apps.tournament import agent_seats
-
-    from pi_env.engine import GameConfig
     from pi_env.core.files import check_output_path
     from pi_env.records.record_file import write_record
     from pi_env.records.report import report_lines
@@ -355,14 +392,11 @@ def cmd_play(args: argparse.Namespace) -> int:
     for n in given:  # an unknown name first, before the seats are counted (``--agents list`` was
         if n.strip() and n.strip().lower() != "human":  # told "--players is not given")
             check_agent_name(n.strip())
+    if args.players is not None:  # checked before the seats are counted
+        _play_config(args, players)
     seats, note = agent_seats(given, players)  # a short list repeats, as in ``pi-env tournament``
     players = len(seats)
-    if args.max_rounds is not None and not duel:
-        raise PIError("--max-rounds is the duel's safeguard; use it with --mode duel")
-    extra = {} if args.max_rounds is None else {"max_rounds": args.max_rounds}
-    config = GameConfig(num_players=players, edition=args.edition, variants=tuple(args.variant),
-                        investigators=args.investigators, max_rotations=args.max_rotations,
-                        mode=args.mode, **extra)
+    config = _play_config(args, players)
     names = list(seats)
     repeated = f" ({note})" if note else ""
     humans = [i for i, n in enumerate(names) if n.lower() == "human"]
@@ -445,7 +479,7 @@ def _play_with_humans(args: argparse.Namespace, config, agents, humans: list[int
     def after_step(state, recorder) -> None:
         ev = event_from_state(state, 0, counter["events"])
         from pi_env.records.types import GameRecord, Rules
-        stub = GameRecord(rules=Rules(players=config.num_players), board=config.board, rounds=())
+        stub = GameRecord(rules=Rules.of_config(config), board=config.board, rounds=())
         action, answer = event_text(ev, stub)
         print(f"  {seat_label(ev.player)} ({labels[ev.player]}): {action} -> {answer}")
         if state.done[0] or int(state.round[0]) != counter["round"]:
@@ -549,14 +583,10 @@ def _replay_solo(args: argparse.Namespace, record) -> int:
 def cmd_tournament(args: argparse.Namespace) -> int:
     from pi_env.apps.tournament import command
 
-    return command(args)
-
-
-def _integer(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if args.resume:  # the rules come from the stored run: its errors are not the options'
+        return command(args)
+    with config_options():
+        return command(args)
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -751,6 +781,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _subparser_of(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         return COMMANDS[args.command](args)
+    except OptionError as exc:  # as argparse says it: "pi-env play: error: argument --players: ..."
+        _subparser_of(parser, args).error(str(exc))
     except BrokenPipeError:  # output piped into e.g. `head`: not an error
         sys.stderr.close()
         return 0

@@ -170,6 +170,15 @@ def load_board(board: "str | dict[str, Any] | Board" = "daytime") -> Board:
     return board_from_dict(board)
 
 
+def board_json(board: Board) -> "str | dict[str, Any]":
+    """How files name ``board``: a bundled board's name, else its board object (:meth:`Board.to_dict`);
+    :func:`load_board` reads either back."""
+    for name in BUNDLED_BOARDS:
+        if _bundled_board(name) == board:
+            return name
+    return board.to_dict()
+
+
 @functools.lru_cache(maxsize=None)
 def _bundled_board(name: str) -> Board:
     """A bundled board, read and validated once (a Board is immutable: frozen, read-only arrays);

@@ -43,3 +43,20 @@ class RecordError(PIError):
 class PositionError(PIError):
     """A saved position (``pi-position/1``) is malformed, of another format version, or of another game
     (mode, player count, rules, board) than the one it is loaded into; the message says which."""
+
+
+class ConfigError(PIError):
+    """A rules option of :class:`~pi_env.engine.GameConfig` is out of range or does not combine with
+    another (docs/rules.md §5–§7).
+
+    Attributes:
+        option: the ``GameConfig`` argument at fault (``"num_players"``, ``"investigators"``...), so an
+            application can name its own spelling of it (the command line: ``--players``).
+        requirement: the message without the option's name in front when it says what the option
+            must be (``"must be 2..5, got 6"``), else the whole message.
+    """
+
+    def __init__(self, option: str, message: str):
+        super().__init__(message)
+        self.option = option
+        self.requirement = message[len(option) + 1:] if message.startswith(option + " must ") else message

@@ -72,7 +72,7 @@ from typing import Any
 
 import numpy as np
 
-from pi_env.core.board import BUNDLED_BOARDS, Board, load_board
+from pi_env.core.board import board_json, load_board
 from pi_env.core.constants import (DISPLAY_SIZE, IN_DECK, IN_FRONT, MAX_INVESTIGATORS, NUM_ACTIONS,
                                    NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS, ON_DISPLAY, TYPE_OFFSETS,
                                    TYPE_SIZES)
@@ -97,25 +97,15 @@ _TYPE_LABELS = ("suspect", "evidence", "location")
 # rules
 
 
-def _board_value(board: Board) -> "str | dict[str, Any]":
-    for name in BUNDLED_BOARDS:
-        if load_board(name) == board:
-            return name
-    return board.to_dict()
-
-
 def rules_of(config: GameConfig) -> dict[str, Any]:
-    """The ``rules`` object of a position of a game with ``config`` (module docstring)."""
-    return {"mode": config.mode, "players": config.num_players, "edition": config.edition,
-            "variants": list(config.variants), "investigators": list(config.investigators or ()),
-            "max_rotations": int(config.max_rotations), "max_rounds": int(config.max_rounds),
-            "board": _board_value(config.board)}
+    """The ``rules`` object of a position of a game with ``config``: :meth:`GameConfig.to_json`."""
+    return config.to_json()
 
 
 def solo_rules_of(config: Any) -> dict[str, Any]:
     """The ``rules`` object of a solo position (``config``: a :class:`~pi_env.engine.solo.SoloConfig`)."""
     return {"mode": "solo", "investigators": int(config.investigators), "use_display": bool(config.use_display),
-            "max_actions": int(config.max_actions), "board": _board_value(config.board)}
+            "max_actions": int(config.max_actions), "board": board_json(config.board)}
 
 
 def _describe(rules: Mapping[str, Any]) -> str:
@@ -191,12 +181,8 @@ def position_config(position: Mapping[str, Any]) -> GameConfig:
         raise PositionError("the saved position is a solo game (pi_env.engine.solo); load it with "
                             "load_solo_position")
     try:
-        cfg = GameConfig(num_players=rules.get("players"), edition=rules.get("edition", "second"),
-                         variants=tuple(rules.get("variants") or ()),
-                         investigators=rules.get("investigators"),
-                         max_rotations=rules.get("max_rotations"), board=load_board(rules.get("board", "daytime")),
-                         mode=rules.get("mode"), max_rounds=rules.get("max_rounds"))
-    except (PIError, TypeError) as exc:
+        cfg = GameConfig.from_json(rules)
+    except PIError as exc:
         raise PositionError(f"saved position: rules: {exc}") from None
     check_rules(position, rules_of(cfg))
     return cfg

@@ -16,15 +16,16 @@ after ``GameConfig.max_rounds`` rounds ends with ``truncated`` set and no game r
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
-from pi_env.core.board import DAYTIME, Board
+from pi_env.core.board import DAYTIME, Board, board_json, load_board
 from pi_env.core.constants import (DEFAULT_MAX_ROTATIONS, DEFAULT_ROUNDS, EDITION_NAMES, MAX_INVESTIGATORS,
                          MAX_PLAYERS, MIN_PLAYERS, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS)
-from pi_env.core.errors import PIError
+from pi_env.core.errors import BoardError, ConfigError
 from pi_env.engine.arrays import BatchArrays
 
 VARIANTS = ("fast", "nick-of-time")
@@ -71,9 +72,10 @@ class GameConfig:
             ``State.truncated`` set (default 9; at least ``num_rounds``). Unused in standard games.
 
     Raises:
-        PIError: bad player count (a duel needs exactly 2), unknown edition, mode or variant, a
-            variant given twice, nick of time in a duel, wrong-length or out-of-range investigator
-            counts, non-positive ``max_rotations``, ``max_rounds`` out of range.
+        ConfigError: (a ``PIError`` whose ``option`` names the argument at fault) bad player count
+            (a duel needs exactly 2), unknown edition, mode or variant, a variant given twice, nick
+            of time in a duel, wrong-length or out-of-range investigator counts, non-positive
+            ``max_rotations``, ``max_rounds`` out of range.
     """
 
     num_players: int
@@ -99,28 +101,29 @@ class GameConfig:
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             extra = " (solo time attack is not played by the batched engine)" if self.mode == "solo" else ""
-            raise PIError(f"mode must be one of {MODES}, got {self.mode!r}{extra}")
+            raise ConfigError("mode", f"mode must be one of {MODES}, got {self.mode!r}{extra}")
         duel = self.mode == "duel"
         if self.num_players is None:
             object.__setattr__(self, "num_players", 2 if duel else 4)
         if (not isinstance(self.num_players, (int, np.integer)) or isinstance(self.num_players, bool)
                 or not MIN_PLAYERS <= self.num_players <= MAX_PLAYERS):
-            raise PIError(f"num_players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {self.num_players!r}")
+            raise ConfigError("num_players", f"num_players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {self.num_players!r}")
         object.__setattr__(self, "num_players", int(self.num_players))
         if duel and self.num_players != 2:
-            raise PIError(f"a duel is played by exactly 2 players (docs/rules.md §7), got num_players={self.num_players}")
+            raise ConfigError("num_players", f"a duel is played by exactly 2 players (docs/rules.md §7), "
+                              f"got {self.num_players} players")
         if self.edition not in EDITION_NAMES:
-            raise PIError(f"edition must be one of {EDITION_NAMES}, got {self.edition!r}")
+            raise ConfigError("edition", f"edition must be one of {EDITION_NAMES}, got {self.edition!r}")
         if isinstance(self.variants, str):
-            raise PIError(f"variants must be a sequence of variant names, got the string {self.variants!r}")
+            raise ConfigError("variants", f"variants must be a sequence of variant names, got the string {self.variants!r}")
         object.__setattr__(self, "variants", tuple(self.variants))
         for v in self.variants:
             if v not in VARIANTS:
-                raise PIError(f"unknown variant {v!r}; known: {', '.join(VARIANTS)}")
+                raise ConfigError("variants", f"unknown variant {v!r}; known: {', '.join(VARIANTS)}")
         if len(set(self.variants)) != len(self.variants):
-            raise PIError(f"variants lists a variant twice: {self.variants}")
+            raise ConfigError("variants", f"variants lists a variant twice: {self.variants}")
         if duel and "nick-of-time" in self.variants:
-            raise PIError("variant 'nick-of-time' does not apply to a duel (the first solve attempt "
+            raise ConfigError("variants", "variant 'nick-of-time' does not apply to a duel (the first solve attempt "
                           "decides a duel round, docs/rules.md §7)")
         inv = self.investigators
         if inv is None:
@@ -128,23 +131,63 @@ class GameConfig:
         try:
             inv = tuple(inv)
         except TypeError:
-            raise PIError(f"investigators must list one count per player, got {inv!r}") from None
+            raise ConfigError("investigators", f"investigators must list one count per player, got {inv!r}") from None
         if len(inv) != self.num_players:
-            raise PIError(f"investigators gives {len(inv)} counts for {self.num_players} players (one per player)")
+            raise ConfigError("investigators", f"investigators gives {len(inv)} counts for {self.num_players} players (one per player)")
         if any(not isinstance(i, (int, np.integer)) or isinstance(i, bool) or not 0 <= i <= MAX_INVESTIGATORS
                for i in inv):
-            raise PIError(f"investigator counts must be integers 0..{MAX_INVESTIGATORS}, got {inv}")
+            raise ConfigError("investigators", f"investigator counts must be integers 0..{MAX_INVESTIGATORS}, got {inv}")
         object.__setattr__(self, "investigators", tuple(int(i) for i in inv))
         if (not isinstance(self.max_rotations, (int, np.integer)) or isinstance(self.max_rotations, bool)
                 or not 1 <= self.max_rotations <= MAX_ROTATIONS_LIMIT):
-            raise PIError(f"max_rotations must be an integer 1..{MAX_ROTATIONS_LIMIT}, "
+            raise ConfigError("max_rotations", f"max_rotations must be an integer 1..{MAX_ROTATIONS_LIMIT}, "
                           f"got {self.max_rotations!r}")
         mr = self.max_rounds
         if (not isinstance(mr, (int, np.integer)) or isinstance(mr, bool)
                 or not self.num_rounds <= mr <= MAX_ROUNDS_LIMIT):
-            raise PIError(f"max_rounds must be an integer {self.num_rounds}..{MAX_ROUNDS_LIMIT} "
+            raise ConfigError("max_rounds", f"max_rounds must be an integer {self.num_rounds}..{MAX_ROUNDS_LIMIT} "
                           f"(at least the {self.num_rounds} regular rounds), got {mr!r}")
         object.__setattr__(self, "max_rounds", int(mr))
+
+    def to_json(self) -> dict[str, Any]:
+        """The rules as JSON values, the ``rules`` object of a saved position (docs/positions.md)::
+
+            {"mode": "standard", "players": 4, "edition": "second", "variants": [],
+             "investigators": [5, 5, 5, 5], "max_rotations": 60, "max_rounds": 9, "board": "daytime"}
+
+        ``board`` is a bundled board's name, else the board object of docs/record-format.md.
+        ``GameConfig.from_json(c.to_json()) == c``.
+        """
+        return {"mode": self.mode, "players": self.num_players, "edition": self.edition,
+                "variants": list(self.variants), "investigators": list(self.investigators),
+                "max_rotations": self.max_rotations, "max_rounds": self.max_rounds,
+                "board": board_json(self.board)}
+
+    @classmethod
+    def from_json(cls, doc: Mapping[str, Any]) -> "GameConfig":
+        """The rules of :meth:`to_json`'s object; a key left out takes its default (``players``:
+        4, or 2 in a duel).
+
+        Raises:
+            ConfigError: ``doc`` is not an object, has a key :meth:`to_json` does not write, a value of
+                the wrong JSON type (the message names the key), or rules :class:`GameConfig`
+                refuses.
+        """
+        if not isinstance(doc, Mapping):
+            raise ConfigError("rules", f"rules must be a JSON object, got {type(doc).__name__}")
+        for key, value in doc.items():
+            if key not in _JSON_TYPES:
+                raise ConfigError(str(key), f"unknown rules key {key!r}; known: {', '.join(_JSON_TYPES)}")
+            kind, what = _JSON_TYPES[key]
+            if not _json_is(value, kind):
+                raise ConfigError(_JSON_OPTION.get(key, key), f"{key} must be {what}, got {value!r}")
+        try:
+            board = load_board(doc.get("board", "daytime"))
+        except BoardError as exc:
+            raise ConfigError("board", f"board: {exc}") from None
+        given: dict[str, Any] = {_JSON_OPTION.get(k, k): (tuple(v) if isinstance(v, list) else v)
+                                 for k, v in doc.items() if k != "board"}
+        return cls(board=board, **given)
 
     @property
     def num_rounds(self) -> int:
@@ -176,6 +219,25 @@ class GameConfig:
     def edition_index(self) -> int:
         """0 for the second edition, 1 for the first."""
         return EDITION_NAMES.index(self.edition)
+
+
+_JSON_TYPES = {"mode": ("str", "a string"), "players": ("int", "an integer"), "edition": ("str", "a string"),
+               "variants": ("strs", "a list of strings"), "investigators": ("ints", "a list of integers"),
+               "max_rotations": ("int", "an integer"), "max_rounds": ("int", "an integer"),
+               "board": ("board", "a bundled board's name or a board object")}
+"""The keys of :meth:`GameConfig.to_json` and their JSON types."""
+_JSON_OPTION = {"players": "num_players"}
+"""The :class:`GameConfig` argument of a JSON key that is named otherwise."""
+
+
+def _json_is(value: Any, kind: str) -> bool:
+    def integer(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    return {"str": lambda: isinstance(value, str), "int": lambda: integer(value),
+            "strs": lambda: isinstance(value, list) and all(isinstance(v, str) for v in value),
+            "ints": lambda: isinstance(value, list) and all(integer(v) for v in value),
+            "board": lambda: isinstance(value, (str, dict))}[kind]()
 
 
 @dataclass(eq=False)  # BatchArrays.__eq__: exact equality of every array

@@ -85,8 +85,8 @@ import numpy as np
 
 from pi_env.core.board import DAYTIME, Board, load_board
 from pi_env.core import rules
-from pi_env.core.constants import (ANSWER_NAMES, CASE_TRIPLES, DEFAULT_MAX_ROTATIONS, DEFAULT_ROUNDS, DISPLAY_SIZE, ELEMENT_TYPE,
-                        EVIDENCE, LOCATION, MAX_INVESTIGATORS, MAX_PLAYERS, MIN_PLAYERS, NOTHING,
+from pi_env.core.constants import (ANSWER_NAMES, CASE_TRIPLES, DEFAULT_MAX_ROTATIONS, DISPLAY_SIZE, ELEMENT_TYPE,
+                        EVIDENCE, LOCATION, MAX_INVESTIGATORS, NOTHING,
                         NUM_DISTRICTS, NUM_ELEMENTS, SUSPECT, TYPE_NAMES, TYPE_OFFSETS,
                         TYPE_SIZES, case_index, element_id)
 from pi_env.core.errors import BoardError, RecordError, UnknownNameError
@@ -97,10 +97,6 @@ from pi_env.records.types import (CLUE, INCORRECT, INVESTIGATE, SOLVE, Event, Ga
 from pi_env.core.text import normalize
 
 FORMAT = "pi-record/1"
-EDITIONS = ("second", "first")
-MODES = ("standard", "duel", "solo")
-VARIANTS = ("fast", "nick-of-time")
-DUEL_START_INVESTIGATORS = 2  # docs/rules.md §7
 DUEL_INVESTIGATORS_PER_ROUND = 2  # docs/rules.md §7 (the round winner gives one back: not tracked)
 MAX_ROUNDS_LIMIT = 100  # = pi_env.engine.state.MAX_ROUNDS_LIMIT (not imported: records stay engine-free)
 
@@ -244,7 +240,7 @@ def load_record(source: PathLike | dict[str, Any]) -> GameRecord:
     doc = canonical_document(raw)
     check_structure(doc)
     assert isinstance(doc, dict)
-    rules = _parse_rules(doc.get("rules", {}))
+    rules = Rules.from_json(doc.get("rules", {}))
     board = _parse_board(doc.get("board", "daytime"))
     names = _parse_player_names(doc.get("players"), rules.players)
     rounds_doc = doc["rounds"]
@@ -698,45 +694,6 @@ def _frozen(value: Any) -> Any:
     raise TypeError(f"not plain JSON: {kind.__name__}")
 
 
-def _choice(value: object, choices: Sequence[str], where: str) -> str:
-    if isinstance(value, str):
-        for c in choices:
-            if normalize(c) == normalize(value):
-                return c
-    raise RecordError(f"{where} must be one of {', '.join(map(repr, choices))}, got {value!r}")
-
-
-def _parse_rules(doc: object) -> Rules:
-    assert isinstance(doc, dict)  # the schema checked the keys and the types
-    edition = _choice(doc.get("edition", "second"), EDITIONS, "rules.edition")
-    mode = _choice(doc.get("mode", "standard"), MODES, "rules.mode")
-    variants_doc = doc.get("variants", [])
-    variants = tuple(_choice(v, VARIANTS, "rules.variants entry") for v in variants_doc)
-    if len(set(variants)) != len(variants):
-        raise RecordError(f"rules.variants lists a variant twice: {variants_doc!r}")
-    default_players = {"standard": 4, "duel": 2, "solo": 1}[mode]
-    players = doc.get("players", default_players)
-    allowed = {"standard": range(MIN_PLAYERS, MAX_PLAYERS + 1), "duel": range(2, 3), "solo": range(1, 2)}[mode]
-    if players not in allowed:
-        raise RecordError(f"rules.players must be {allowed.start}..{allowed.stop - 1} in mode {mode!r}, "
-                          f"got {players!r}")
-    players = int(players)
-    fast = "fast" in variants
-    default_rounds = 1 if mode == "solo" else 2 if fast else DEFAULT_ROUNDS
-    rounds = doc.get("rounds", default_rounds)
-    if fast and rounds != 2:
-        raise RecordError(f"variant 'fast' plays 2 rounds (docs/rules.md §6), but rules.rounds is {rounds}")
-    start = DUEL_START_INVESTIGATORS if mode == "duel" else MAX_INVESTIGATORS
-    investigators = doc.get("investigators", [start] * players)
-    # solo: 0..14 tiles, at most one per district in its single round (docs/rules.md §8, SoloConfig)
-    most = NUM_DISTRICTS if mode == "solo" else MAX_INVESTIGATORS
-    if len(investigators) != players or not all(k <= most for k in investigators):
-        raise RecordError(f"rules.investigators must list {players} integer{'s' * (players != 1)} 0..{most}, "
-                          f"got {investigators!r}")
-    return Rules(edition=edition, mode=mode, players=players, rounds=int(rounds), variants=variants,
-                 investigators=tuple(int(k) for k in investigators))
-
-
 def _parse_board(doc: object) -> Board:
     assert isinstance(doc, (str, dict))  # the schema checked the type
     try:
@@ -1176,9 +1133,7 @@ def record_to_dict(record: GameRecord) -> dict[str, Any]:
     rules = record.rules
     out: dict[str, Any] = {
         "format": FORMAT,
-        "rules": {"edition": rules.edition, "mode": rules.mode, "players": rules.players,
-                  "rounds": rules.rounds, "variants": list(rules.variants),
-                  "investigators": list(rules.investigators)},
+        "rules": rules.to_json(),
         "board": "daytime" if _is_daytime(board) else board.to_dict(),
     }
     if record.player_names is not None:

@@ -85,9 +85,7 @@ class Recorder:
     def record(self) -> GameRecord:
         """The game so far as a :class:`GameRecord` (every case included)."""
         cfg = self.config
-        rules = Rules(edition=cfg.edition, mode=cfg.mode, players=cfg.num_players,
-                      rounds=cfg.num_rounds, variants=tuple(cfg.variants),
-                      investigators=tuple(cfg.investigators))
+        rules = Rules.of_config(cfg)
         rounds = tuple(RoundRecord(first_player=r["first_player"], tile_district=r["tile_district"],
                                    cases=dict(r["cases"]), display=r["display"],
                                    events=tuple(r["events"])) for r in self._rounds)

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from pi_env.core.board import Board
-from pi_env.core.errors import PIError, UnknownNameError
+from pi_env.core.constants import (DEFAULT_ROUNDS, MAX_INVESTIGATORS, MAX_PLAYERS, MIN_PLAYERS,
+                                   NUM_DISTRICTS)
+from pi_env.core.errors import PIError, RecordError, UnknownNameError
 from pi_env.core.text import normalize
 
 CLUE, INVESTIGATE, SOLVE = "clue", "investigate", "solve"
@@ -22,11 +26,26 @@ rule; see :class:`Event`). Not a turn."""
 TURN_KINDS = (CLUE, INVESTIGATE, SOLVE)
 
 
+EDITIONS = ("second", "first")
+MODES = ("standard", "duel", "solo")
+VARIANTS = ("fast", "nick-of-time")
+DUEL_START_INVESTIGATORS = 2  # docs/rules.md §7
+_RULES_KEYS = {"edition": (str,), "mode": (str,), "players": (int,), "rounds": (int,), "variants": (list, str),
+               "investigators": (list, int)}
+"""The keys of a record's ``rules`` object and their JSON types (a list: of the second type)."""
+_JSON_NAMES = {int: "integer", str: "string"}
+
+
 @dataclass(frozen=True)
 class Rules:
     """``rules`` of a record. ``edition`` is ``"second"`` or ``"first"``; ``mode`` ``"standard"``,
     ``"duel"`` or ``"solo"``; ``variants`` a tuple of ``"fast"``/``"nick-of-time"``;
-    ``investigators`` the starting tiles per player (docs/rules.md §1, §6)."""
+    ``investigators`` the starting tiles per player (docs/rules.md §1, §6).
+
+    The engine's rules of a standard game or duel are a :class:`~pi_env.engine.GameConfig`
+    (:meth:`of_config`; back: :func:`pi_env.records.recorder.config_of`, with the record's board
+    and safeguards); a record's rules also describe solo games and state the rounds.
+    """
 
     edition: str = "second"
     mode: str = "standard"
@@ -34,6 +53,78 @@ class Rules:
     rounds: int = 3
     variants: tuple[str, ...] = ()
     investigators: tuple[int, ...] = (5, 5, 5, 5)
+
+    @classmethod
+    def of_config(cls, config) -> "Rules":
+        """The rules of games played with ``config`` (a :class:`~pi_env.engine.GameConfig`)."""
+        return cls(edition=config.edition, mode=config.mode, players=config.num_players,
+                   rounds=config.num_rounds, variants=tuple(config.variants),
+                   investigators=tuple(config.investigators))
+
+    def to_json(self) -> dict[str, Any]:
+        """The record's ``rules`` object (docs/record-format.md); :meth:`from_json` reads it back."""
+        return {"edition": self.edition, "mode": self.mode, "players": self.players, "rounds": self.rounds,
+                "variants": list(self.variants), "investigators": list(self.investigators)}
+
+    @classmethod
+    def from_json(cls, doc: Any) -> "Rules":
+        """A record's ``rules`` object (docs/record-format.md): every key has a default; names are
+        matched ignoring case, spaces and hyphens (``"Nick of time"``).
+
+        Raises:
+            RecordError: not an object, an unknown key, a value of the wrong JSON type, an unknown
+                edition, mode or variant, a variant given twice, a player count the mode does not
+                allow, rounds other than 2 with ``fast``, investigator counts of the wrong length or
+                range; the message names the key (``rules.players ...``).
+        """
+        if not isinstance(doc, dict):
+            raise RecordError(f"rules must be an object, got {doc!r}")
+        for key, value in doc.items():
+            if key not in _RULES_KEYS:
+                raise RecordError(f"rules: unknown key {key!r}; known: {', '.join(_RULES_KEYS)}")
+            kind, *item = _RULES_KEYS[key]
+            if not _json_is(value, kind) or (item and not all(_json_is(v, item[0]) for v in value)):
+                what = f"a list of {_JSON_NAMES[item[0]]}s" if item else f"a{'n' * (kind is int)} {_JSON_NAMES[kind]}"
+                raise RecordError(f"rules.{key} must be {what}, got {value!r}")
+        edition = _choice(doc.get("edition", "second"), EDITIONS, "rules.edition")
+        mode = _choice(doc.get("mode", "standard"), MODES, "rules.mode")
+        variants_doc = doc.get("variants", [])
+        variants = tuple(_choice(v, VARIANTS, "rules.variants entry") for v in variants_doc)
+        if len(set(variants)) != len(variants):
+            raise RecordError(f"rules.variants lists a variant twice: {variants_doc!r}")
+        default_players = {"standard": 4, "duel": 2, "solo": 1}[mode]
+        players = doc.get("players", default_players)
+        allowed = {"standard": range(MIN_PLAYERS, MAX_PLAYERS + 1), "duel": range(2, 3), "solo": range(1, 2)}[mode]
+        if players not in allowed:
+            raise RecordError(f"rules.players must be {allowed.start}..{allowed.stop - 1} in mode {mode!r}, "
+                              f"got {players!r}")
+        players = int(players)
+        fast = "fast" in variants
+        default_rounds = 1 if mode == "solo" else 2 if fast else DEFAULT_ROUNDS
+        rounds = doc.get("rounds", default_rounds)
+        if fast and rounds != 2:
+            raise RecordError(f"variant 'fast' plays 2 rounds (docs/rules.md §6), but rules.rounds is {rounds}")
+        start = DUEL_START_INVESTIGATORS if mode == "duel" else MAX_INVESTIGATORS
+        investigators = doc.get("investigators", [start] * players)
+        # solo: 0..14 tiles, at most one per district in its single round (docs/rules.md §8, SoloConfig)
+        most = NUM_DISTRICTS if mode == "solo" else MAX_INVESTIGATORS
+        if len(investigators) != players or not all(0 <= k <= most for k in investigators):
+            raise RecordError(f"rules.investigators must list {players} integer{'s' * (players != 1)} 0..{most}, "
+                              f"got {investigators!r}")
+        return cls(edition=edition, mode=mode, players=players, rounds=int(rounds), variants=variants,
+                   investigators=tuple(int(k) for k in investigators))
+
+
+def _json_is(value: Any, kind: type) -> bool:
+    return isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+
+
+def _choice(value: object, choices: Sequence[str], where: str) -> str:
+    if isinstance(value, str):
+        for c in choices:
+            if normalize(c) == normalize(value):
+                return c
+    raise RecordError(f"{where} must be one of {', '.join(map(repr, choices))}, got {value!r}")
 
 
 @dataclass(frozen=True)

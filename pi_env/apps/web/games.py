@@ -294,10 +294,9 @@ class LiveGame:
                 "done": self.done}
 
     def spec(self) -> dict[str, Any]:
-        cfg = self.config
-        return {"players": cfg.num_players, "edition": cfg.edition, "mode": cfg.mode,
-                "variants": list(cfg.variants), "investigators": list(cfg.investigators),
-                "max_rotations": cfg.max_rotations, "seed": self.seed, "seats": self.seats,
+        """What the store keeps to rebuild the game: its rules (:meth:`GameConfig.to_json`), seed,
+        seats, names and the seats' token digests."""
+        return {"rules": self.config.to_json(), "seed": self.seed, "seats": self.seats,
                 "names": self.names, "digests": self.digests}
 
 
@@ -315,10 +314,15 @@ def board_doc(board) -> dict[str, Any]:
     return _BOARD_DOCS[key]
 
 
+_SPEC_RULES = ("players", "edition", "mode", "variants", "investigators", "max_rotations")
+"""The rules keys of a stored game written before the spec held ``rules`` (they were its own keys,
+named as in :meth:`GameConfig.to_json`)."""
+
+
 def _config_of(spec: dict[str, Any]) -> GameConfig:
-    return GameConfig(num_players=spec["players"], edition=spec["edition"], mode=spec["mode"],
-                      variants=tuple(spec["variants"]), investigators=tuple(spec["investigators"]),
-                      max_rotations=spec.get("max_rotations", 60))
+    """The rules of a stored game (:meth:`LiveGame.spec`, or a spec of an earlier version)."""
+    rules = spec["rules"] if "rules" in spec else {k: spec[k] for k in _SPEC_RULES if k in spec}
+    return GameConfig.from_json(rules)
 
 
 def _text(value: Any, what: str, choices: tuple[str, ...]) -> str:
@@ -391,16 +395,6 @@ class GameManager:
             raise Unprocessable("'seats' must list 2..5 seats, each 'human' or an agent name")
         known = (HUMAN, *AGENTS)
         seats = [_text(s.strip().lower() if isinstance(s, str) else s, "seats[]", known) for s in seats]
-        edition = _text(doc.get("edition", "second"), "edition", ("second", "first"))
-        mode = _text(doc.get("mode", "standard"), "mode", ("standard", "duel"))
-        variants = doc.get("variants") or []
-        if not isinstance(variants, list):
-            raise Unprocessable("'variants' must be a list")
-        investigators = doc.get("investigators")
-        if investigators is not None and (not isinstance(investigators, list)
-                                          or not all(isinstance(k, int) and not isinstance(k, bool)
-                                                     for k in investigators)):
-            raise Unprocessable("'investigators' must be a list of integers, one per seat, or null")
         seed = doc.get("seed")
         if seed is None:
             seed = secrets.randbelow(2**62)
@@ -418,9 +412,9 @@ class GameManager:
             check_player_names([n.strip() for n in names])
         except PIError as exc:
             raise Unprocessable(f"'names': {str(exc).removeprefix('players: ')}") from None
-        try:
-            config = GameConfig(num_players=len(seats), edition=edition, mode=mode, variants=tuple(variants),
-                                investigators=None if investigators is None else tuple(investigators))
+        rules = {k: doc[k] for k in ("edition", "mode", "variants", "investigators") if doc.get(k) is not None}
+        try:  # the rules as GameConfig reads them (null: the default); its message names the setting
+            config = GameConfig.from_json({"players": len(seats), **rules})
         except PIError as exc:
             raise Unprocessable(str(exc)) from None
         return config, int(seed), seats, names

@@ -33,7 +33,8 @@ as the agent does.
 **Fit** (:func:`fit`): cross-entropy of the masked logits against the teacher's choices, Adam,
 minibatches, a held-out tenth measured.
 
-Command line (what made ``pi_env/models/learned_solo.pt``; see its model card)::
+Command line (:func:`pi_env.rl.cli.solo_imitate_main` over :func:`imitate_solo`; what made
+``pi_env/models/learned_solo.pt``; see its model card)::
 
     python -m pi_env.rl.solo_imitate --out results/rl/solo --layouts 300 --cases 32 --rounds 0 --epochs 40
 
@@ -43,8 +44,7 @@ exact validation values: the model card has the figures.)
 
 from __future__ import annotations
 
-import argparse
-import sys
+import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,7 +56,7 @@ from pi_env.core.constants import CASE_TRIPLES, INVESTIGATE_BASE, NUM_CASES, SOL
 from pi_env.core.errors import PIError
 from pi_env.rl.imitate import minibatch_epochs
 
-__all__ = ["SoloTeacher", "SoloRows", "collect", "fit", "new_net", "main", "ENCODING", "FIRST_TRAINING_SEED"]
+__all__ = ["SoloTeacher", "SoloRows", "collect", "fit", "new_net", "imitate_solo", "ENCODING", "FIRST_TRAINING_SEED"]
 
 ENCODING = "solo-compact-v1"
 """The learner's input (:data:`pi_env.agents.learned.SOLO_ENCODING`)."""
@@ -270,80 +270,81 @@ def validate(path: str, seeds: Sequence[int], investigators: int = 5) -> list[fl
     return out
 
 
-def main(argv: "Sequence[str] | None" = None, prog: str = "python -m pi_env.rl.solo_imitate") -> int:
-    """Train a solo policy (module docstring) into ``--out``: ``round_K.pt`` after each round,
-    ``policy.pt`` (the last round: what ``learned:PATH`` loads) and ``run.json``. An existing
-    ``--out`` is refused without ``--force``. Returns the exit code."""
-    import json
+def imitate_solo(out: "str | Path", *, layouts: int = 300, cases: int = 32, rounds: int = 0, beta: float = 0.3,
+                 exact_below: int = 40, epochs: int = 40, minibatch: int = 256, trunk: Sequence[int] = (256,),
+                 hidden: Sequence[int] = (128,), validate_layouts: int = 3, seed: int = 0, progress: bool = True,
+                 settings: "dict[str, Any] | None" = None) -> dict[str, Any]:
+    """Clone the teacher into a solo policy (module docstring): behaviour cloning, then ``rounds``
+    DAgger rounds, each a :func:`collect` of ``layouts`` new layouts and a :func:`fit` on every row so
+    far. Writes into the folder ``out`` (created): ``round_K.pt`` after each round, ``policy.pt`` (the
+    last round: what ``learned:PATH`` loads) and ``run.json`` (``settings``, per-round ``rounds``,
+    ``seconds``). Prints one JSON line per round.
 
-    p = argparse.ArgumentParser(prog=prog, description="Clone the exact solo planner into a policy (DAgger).")
-    p.add_argument("--out", required=True, help="run folder")
-    p.add_argument("--layouts", type=int, default=300, help="training layouts per round (default 300)")
-    p.add_argument("--cases", type=int, default=32, help="cases played per layout (default 32)")
-    p.add_argument("--rounds", type=int, default=0, help="DAgger rounds after behaviour cloning (default 0)")
-    p.add_argument("--beta", type=float, default=0.3, help="DAgger rounds: share of teacher choices played (0.3)")
-    p.add_argument("--exact-below", type=int, default=40,
-                   help="the exact planner teaches on sets of at most this many cases (default 40)")
-    p.add_argument("--epochs", type=int, default=40, help="fit epochs per round (default 40)")
-    p.add_argument("--minibatch", type=int, default=256, help="fit minibatch (default 256)")
-    p.add_argument("--trunk", type=int, nargs="+", default=[256], help="trunk widths (default 256)")
-    p.add_argument("--hidden", type=int, nargs="+", default=[128], help="policy layer widths (default 128)")
-    p.add_argument("--validate", type=int, default=3,
-                   help="exact expected actions after each round on this many layouts of seeds 500.. (default 3)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--force", action="store_true", help="replace an existing --out")
-    p.add_argument("--no-progress", action="store_true")
-    args = p.parse_args(argv)
-    out = Path(args.out)
-    if out.exists() and not args.force:
-        p.error(f"{out} exists: --force to replace it")
-    if min(args.layouts, args.cases, args.epochs) < 1 or args.rounds < 0 or args.validate < 0:
-        p.error("--layouts, --cases, --epochs must be at least 1, --rounds and --validate at least 0")
+    Args:
+        out: the run folder (an existing one is written into: the caller decides about replacing it).
+        layouts, cases: training layouts per round (seeds from :data:`FIRST_TRAINING_SEED`) and cases
+            played per layout.
+        rounds: DAgger rounds after behaviour cloning; ``beta`` the teacher's share of the choices
+            played in them.
+        exact_below: the exact planner teaches on sets of at most this many cases.
+        epochs, minibatch: of each round's fit.
+        trunk, hidden: layer widths of the new network (:func:`new_net`).
+        validate_layouts: after each round, exact expected actions on this many layouts of seeds
+            500.. (:func:`validate`).
+        seed: torch's seed and the rounds' (``seed + K``).
+        progress: progress bars and fit lines.
+        settings: what ``run.json`` stores as ``settings`` (default: these arguments).
+
+    Returns:
+        The ``run.json`` object.
+
+    Raises:
+        PIError: bad sizes (``layouts``, ``cases``, ``epochs`` below 1, ``rounds`` or
+            ``validate_layouts`` below 0), or an error of :func:`collect` or :func:`fit`.
+    """
     import torch
 
-    torch.manual_seed(args.seed)
-    out.mkdir(parents=True, exist_ok=True)
-    net = new_net(args.trunk, args.hidden)
     from pi_env.agents.learned import save_model
-
-    t_start = time.perf_counter()
-    all_rows: list[SoloRows] = []
-    rounds = []
-    try:
-        for k in range(args.rounds + 1):
-            t0 = time.perf_counter()
-            part = collect(FIRST_TRAINING_SEED + k * args.layouts, args.layouts, args.cases,
-                           net=net if k else None, beta=1.0 if k == 0 else args.beta,
-                           exact_below=args.exact_below, seed=args.seed + k, progress=not args.no_progress)
-            t1 = time.perf_counter()
-            all_rows.append(part)
-            stats = fit(net, SoloRows.concat(all_rows), epochs=args.epochs, minibatch=args.minibatch, seed=args.seed + k,
-                        verbose=not args.no_progress)
-            t2 = time.perf_counter()
-            path = out / f"round_{k}.pt"
-            card = {"trainer": "pi_env.rl.solo_imitate", "round": k, "teacher": f"exact planner on sets of at most "
-                    f"{args.exact_below} cases, greedy above", "layouts": args.layouts * (k + 1),
-                    "cases_per_layout": args.cases, "beta": 1.0 if k == 0 else args.beta,
-                    "timesteps": int(sum(len(r) for r in all_rows)),
-                    "seconds": round(time.perf_counter() - t_start, 1), **stats}
-            save_model(net, path, encoding=ENCODING, num_players=0, card=card)
-            val = validate(str(path), range(500, 500 + args.validate))
-            row = {"round": k, "rows": len(part), "collect_seconds": round(t1 - t0, 1),
-                   "fit_seconds": round(t2 - t1, 1), "validate_seconds": round(time.perf_counter() - t2, 1),
-                   "validation": [round(v, 4) for v in val],
-                   "validation_mean": round(float(np.mean(val)), 4) if val else None, **stats}
-            rounds.append(row)
-            print(json.dumps(row), flush=True)
-    except PIError as exc:
-        p.exit(2, f"{p.prog}: error: {exc}\n")
     from pi_env.core.files import write_bytes_atomic, write_text_atomic
 
-    write_bytes_atomic(out / "policy.pt", (out / f"round_{args.rounds}.pt").read_bytes())
-    run = {"settings": vars(args), "rounds": rounds, "seconds": round(time.perf_counter() - t_start, 1)}
+    if min(layouts, cases, epochs) < 1 or rounds < 0 or validate_layouts < 0:
+        raise PIError("--layouts, --cases, --epochs must be at least 1, --rounds and --validate at least 0")
+    if settings is None:
+        settings = dict(out=str(out), layouts=layouts, cases=cases, rounds=rounds, beta=beta, exact_below=exact_below,
+                        epochs=epochs, minibatch=minibatch, trunk=list(trunk), hidden=list(hidden),
+                        validate=validate_layouts, seed=seed)
+    out = Path(out)
+    torch.manual_seed(seed)
+    out.mkdir(parents=True, exist_ok=True)
+    net = new_net(trunk, hidden)
+    t_start = time.perf_counter()
+    all_rows: list[SoloRows] = []
+    done = []
+    for k in range(rounds + 1):
+        t0 = time.perf_counter()
+        part = collect(FIRST_TRAINING_SEED + k * layouts, layouts, cases,
+                       net=net if k else None, beta=1.0 if k == 0 else beta,
+                       exact_below=exact_below, seed=seed + k, progress=progress)
+        t1 = time.perf_counter()
+        all_rows.append(part)
+        stats = fit(net, SoloRows.concat(all_rows), epochs=epochs, minibatch=minibatch, seed=seed + k,
+                    verbose=progress)
+        t2 = time.perf_counter()
+        path = out / f"round_{k}.pt"
+        card = {"trainer": "pi_env.rl.solo_imitate", "round": k, "teacher": f"exact planner on sets of at most "
+                f"{exact_below} cases, greedy above", "layouts": layouts * (k + 1),
+                "cases_per_layout": cases, "beta": 1.0 if k == 0 else beta,
+                "timesteps": int(sum(len(r) for r in all_rows)),
+                "seconds": round(time.perf_counter() - t_start, 1), **stats}
+        save_model(net, path, encoding=ENCODING, num_players=0, card=card)
+        val = validate(str(path), range(500, 500 + validate_layouts))
+        row = {"round": k, "rows": len(part), "collect_seconds": round(t1 - t0, 1),
+               "fit_seconds": round(t2 - t1, 1), "validate_seconds": round(time.perf_counter() - t2, 1),
+               "validation": [round(v, 4) for v in val],
+               "validation_mean": round(float(np.mean(val)), 4) if val else None, **stats}
+        done.append(row)
+        print(json.dumps(row), flush=True)
+    write_bytes_atomic(out / "policy.pt", (out / f"round_{rounds}.pt").read_bytes())
+    run = {"settings": settings, "rounds": done, "seconds": round(time.perf_counter() - t_start, 1)}
     write_text_atomic(out / "run.json", json.dumps(run, indent=1) + "\n")
-    print(f"written {out / 'policy.pt'} ({run['seconds']} s)", file=sys.stdout)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    return run

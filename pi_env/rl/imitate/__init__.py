@@ -39,7 +39,7 @@ collects demonstrations and fits a policy to them:
 
 A teacher played game by game costs its decision time per row (``greedy``: about 2 ms on an idle
 core, 8 ms per row measured with its opponents on the shared machine), so collection runs in
-processes; ``gain`` is batched. From the command line (one process; run several with different
+processes; ``gain`` is batched. From the command line (:func:`pi_env.rl.cli.imitate_main`; one process; run several with different
 seeds and pass the files to ``python -m pi_env.rl.train --demos A.npz,B.npz``)::
 
     python -m pi_env.rl.imitate 2p --teacher greedy --rows 25000 --seed 101 \
@@ -215,7 +215,7 @@ def collect(num_players: int, teacher: str, rows: int, *, opponents: Sequence[tu
     if beta < 1.0 and policy is None:
         raise PIError("a DAgger round (beta < 1) needs the policy to play")
     if policy is not None:  # checked even when beta == 1 (it never plays then): a wrong file is named
-        net = _check_policy(policy, num_players, encoding)
+        net = check_policy(policy, num_players, encoding)
     config = GameConfig(num_players=num_players)
     pools = [PoolOpponent(list(opponents), config) for _ in range(num_players - 1)]
     batch = LearnerBatch(num_envs, num_players, pools, encoding=encoding, seed=seed, parallel=False, reward=reward)
@@ -300,7 +300,7 @@ def _collect_job(kwargs: dict[str, Any]) -> Demonstrations:
     return collect(**kwargs)
 
 
-def _check_policy(policy: str, num_players: int, encoding: str) -> Any:
+def check_policy(policy: str, num_players: int, encoding: str) -> Any:
     """Load the model file ``policy`` and check it plays ``num_players`` games on ``encoding``;
     returns its network.
 
@@ -487,131 +487,3 @@ def _agreement(policy: Any, X: Any, M: Any, Y: Any, chunk: int = 65536) -> Any:
             logits, _ = _heads(policy, X[k:k + chunk])
             out.append(logits.masked_fill(~M[k:k + chunk], -1e9).argmax(-1) == Y[k:k + chunk])
     return torch.cat(out) if out else torch.zeros(0, dtype=torch.bool)
-
-
-
-def main(argv: "Sequence[str] | None" = None, prog: str = "python -m pi_env.rl.imitate") -> int:
-    """Collect demonstrations into a ``.npz`` file (module docstring); an existing file is refused
-    without ``--force``. Returns the exit code (130 when interrupted, also during the imports and
-    checks before collecting: one line, nothing written)."""
-    from pi_env.core.interrupts import exit_130_when_interrupted
-
-    return exit_130_when_interrupted(lambda: _main(argv, prog), f"{prog}: interrupted; nothing written")
-
-
-def _main(argv: "Sequence[str] | None", prog: str) -> int:
-    import argparse
-    import sys
-    from pathlib import Path
-    from typing import NoReturn
-
-    from pi_env.agents.learned import PLAYER_ENCODINGS, check_player_encoding
-    from pi_env.agents.sb3_policy import require_rl
-    from pi_env.rl.settings import TASKS, check_settings, parse_opponents
-
-    p = argparse.ArgumentParser(prog=prog, description="Collect a built-in teacher's play from the learner seat.")
-    p.add_argument("task", choices=sorted(TASKS))
-    p.add_argument("--teacher", default="greedy", help="agent name or gain (default greedy): the agent that plays")
-    p.add_argument("--label", default=None, metavar="AGENT",
-                   help="agent name whose choices label the rows (default: the teacher's own)")
-    p.add_argument("--rows", type=int, required=True, help="rows of finished games to keep")
-    p.add_argument("--out", required=True, help="the .npz file to write")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--opponents", default="gain:1", help="opponents name:weight,... (default gain:1)")
-    p.add_argument("--num-envs", type=int, default=128, help="games stepped together per worker (default 128)")
-    p.add_argument("--workers", type=int, default=1,
-                   help="processes, worker k playing seed + 1000 k (default 1)")
-    p.add_argument("--encoding", default="compact-v1",
-                   help=f"the learner's input: {', '.join(PLAYER_ENCODINGS)} (default compact-v1)")
-    p.add_argument("--gamma", type=float, default=0.995, help="discount of the value targets (default 0.995)")
-    p.add_argument("--reward", choices=("win", "score"), default="win")
-    p.add_argument("--policy", default=None, help="model file whose choices are played with probability 1 - beta")
-    p.add_argument("--beta", type=float, default=1.0, help="share of the teacher's actions played (default 1)")
-    p.add_argument("--force", action="store_true", help="overwrite an existing --out file")
-    p.add_argument("--no-progress", action="store_true")
-    args = p.parse_args(argv)
-
-    def fail(message: str) -> "NoReturn":
-        p.exit(2, f"{p.prog}: error: {message}\n")  # one line, no usage
-
-    try:
-        require_rl()  # without the rl extra: the one-line install hint, as train says it
-    except PIError as exc:
-        fail(str(exc))
-    try:
-        check_player_encoding(args.encoding)
-    except PIError as exc:
-        fail(f"--encoding: {exc}")
-    for flag, value in (("--rows", args.rows), ("--num-envs", args.num_envs)):
-        if value < 1:
-            fail(f"{flag} must be at least 1, got {value}")
-    try:  # the options first (the same checks as train's), then --out
-        check_settings({"imitate_rows": args.rows, "num_envs": args.num_envs, "gamma": args.gamma,
-                        "dagger_beta": args.beta, "seed": args.seed},
-                       {"imitate_rows": "--rows", "dagger_beta": "--beta"})
-        check_workers(args.workers)
-    except PIError as exc:
-        fail(str(exc))
-    for flag, name in (("--teacher", args.teacher), ("--label", args.label)):
-        if name is not None:
-            try:
-                check_agent(name, TASKS[args.task])
-            except PIError as exc:
-                fail(f"{flag}: {exc}")
-    try:
-        from pi_env.engine import GameConfig
-        from pi_env.rl.pool import batch_opponent
-
-        opponents = parse_opponents(args.opponents)
-        for name, _ in opponents:
-            batch_opponent(name, GameConfig(num_players=TASKS[args.task]))
-    except PIError as exc:
-        fail(str(exc) if str(exc).startswith("--opponents") else f"--opponents: {exc}")
-    if args.policy is not None:
-        try:
-            _check_policy(args.policy, TASKS[args.task], args.encoding)
-        except PIError as exc:
-            fail(f"--policy: {exc}")
-    elif args.beta < 1.0:
-        fail("--beta below 1 (a DAgger round) needs --policy, the model that plays the other share")
-    out = Path(args.out)
-    if out.is_dir():
-        fail(f"--out: {out} is a directory, not a file")
-    if any(d.exists() and not d.is_dir() for d in out.parents):
-        fail(f"--out: {out}: a parent of it is a file, not a directory")
-    if out.exists() and not args.force:
-        fail(f"--out: {out} exists: --force to overwrite it")
-    from pi_env.core.interrupts import caused_by_interrupt, terminate_as_interrupt
-
-    try:
-        t0 = time.perf_counter()
-        with terminate_as_interrupt():
-            demos = collect_parallel(TASKS[args.task], args.teacher, args.rows, workers=args.workers,
-                            opponents=opponents,
-                            encoding=args.encoding, policy=args.policy, beta=args.beta, num_envs=args.num_envs,
-                            seed=args.seed, gamma=args.gamma, reward=args.reward, label=args.label,
-                            progress=not args.no_progress)
-    except PIError as exc:
-        p.exit(2, f"{p.prog}: error: {exc}\n")
-    except BaseException as exc:  # Ctrl-C / SIGTERM: nothing written, an existing --out kept as it was
-        if not caused_by_interrupt(exc):
-            raise
-        print(f"{p.prog}: interrupted; nothing written{' (' + str(out) + ' unchanged)' if out.exists() else ''}",
-              file=sys.stderr)
-        return 130
-    tmp = out.with_name(out.stem + ".tmp.npz")
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        demos.save(str(tmp))
-        tmp.replace(out)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        p.exit(2, f"{p.prog}: error: --out: cannot write {out} ({exc.strerror or type(exc).__name__})\n")
-    print(f"{len(demos)} rows ({args.teacher}{'' if args.label is None else ', labels ' + args.label}, "
-          f"beta {args.beta:g}) in {time.perf_counter() - t0:.1f} s: {out}",
-          file=sys.stdout)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -3,7 +3,8 @@
     python -m pi_env.rl.train 2p --timesteps 20000000 --out results/rl/run2p [--seed 0]
         [--opponents gain:1,heuristic:0.05] [--snapshot-weight 0.5] [--resume | --force]
 
-(also ``python -m pi_env.experiments.train_rl``). Needs the ``rl`` extra.
+(also ``python -m pi_env.experiments.train_rl``; the command line is :func:`pi_env.rl.cli.train_main`, the
+library :func:`train`). Needs the ``rl`` extra.
 
 **Environment.** :class:`pi_env.rl.engine_env.SB3LearnerVecEnv`: ``--num-envs`` games stepped by the
 batched engine, one learner seat per game rotating game by game, the compact action space (50
@@ -81,23 +82,22 @@ re-seeded from ``seed + steps`` (not bit-identical to an uninterrupted run).
 
 from __future__ import annotations
 
-import argparse
 import csv
 import dataclasses
 import json
 import sys
 import time
 from pathlib import Path
-from typing import Any, NoReturn, Sequence
+from typing import Any, Sequence
 
 from pi_env.core.errors import PIError
-from pi_env.core.interrupts import (caused_by_interrupt, exit_130_when_interrupted, interrupted_while_starting,
+from pi_env.core.interrupts import (caused_by_interrupt, interrupted_while_starting,
                                    signals_held, terminate_as_interrupt)
 
 with interrupted_while_starting(__name__, "python -m pi_env.rl.train"):  # the heavy imports (~3 s: numba, torch)
     import numpy as np
 
-    from pi_env.agents.learned import MODEL_FORMAT, PLAYER_ENCODINGS, SOLVE_ACTION
+    from pi_env.agents.learned import MODEL_FORMAT, SOLVE_ACTION
 
     try:  # saved models refer to pi_env.rl.train.TrunkExtractor: it must be importable by name
         from stable_baselines3.common.torch_layers import BaseFeaturesExtractor as _Base
@@ -111,7 +111,7 @@ from pi_env.rl.settings import (DEFAULT_HIDDEN, DEFAULT_NUM_ENVS, DEFAULT_TRUNK,
                                 PPO_DEFAULTS, SETTINGS_SCHEMA, TASKS, UNTIL_TIME_RUNS_OUT, check_settings,
                                 parse_opponents)
 
-__all__ = ["train", "main", "saved_settings", "check_settings", "SETTINGS_SCHEMA", "RUN_SCHEMA", "resume_settings", "TrainingInterrupted", "FIXED_SETTINGS",
+__all__ = ["train", "saved_settings", "check_settings", "SETTINGS_SCHEMA", "RUN_SCHEMA", "resume_settings", "TrainingInterrupted", "FIXED_SETTINGS",
            "DEFAULTS", "PPO_DEFAULTS", "INITIAL_SOLVE_BIAS", "TASKS", "parse_opponents", "export_policy"]
 
 INITIAL_SOLVE_BIAS = -3.0
@@ -191,13 +191,13 @@ def _snapshot_net(model: Any, meta: dict[str, Any]) -> Any:
     return net
 
 
-def _check_out(out: Path, resume: bool, force: bool) -> None:
+def check_run_dir(out: Path, resume: bool, force: bool) -> None:
     """Refuse a bad ``--out`` before anything is written."""
     if resume and force:
         raise PIError("--resume and --force exclude each other")
     if out.exists() and not out.is_dir():
         raise PIError(f"--out {str(out)!r} is a file, not a run directory")
-    nonempty = out.is_dir() and any(out.iterdir()) and not _never_started(out)
+    nonempty = out.is_dir() and any(out.iterdir()) and not never_started(out)
     if resume:
         if not (out / "checkpoints").is_dir() or not list((out / "checkpoints").glob("step_*.zip")):
             raise PIError(f"--resume: {str(out)!r} holds no checkpoint (checkpoints/step_N.zip)")
@@ -217,7 +217,7 @@ def _is_run(out: Path) -> bool:
     return (out / "run.json").is_file()
 
 
-def _never_started(out: Path) -> bool:
+def never_started(out: Path) -> bool:
     """Whether ``out`` holds only what a run writes before its first checkpoint (its folders and a
     ``run.json`` with no session): a plain rerun may reuse it (an interrupted start)."""
     files = [f for f in out.rglob("*") if not f.is_dir()]
@@ -231,7 +231,7 @@ def _never_started(out: Path) -> bool:
 
 
 def _prepare_out(out: Path, resume: bool, force: bool) -> None:
-    _check_out(out, resume, force)
+    check_run_dir(out, resume, force)
     if not resume and out.is_dir() and any(out.iterdir()):
         remove_run_dir(out, _is_run, what=_RUN_WHAT)
     for sub in ("checkpoints", "pool", "logs"):
@@ -467,7 +467,26 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
           dagger_beta: float = 0.3, imitate_workers: int = 1, imitate_epochs: int = 10, demos: str | None = None,
           resume: bool = False, force: bool = False,
           progress: bool = True, verbose: bool = False, **ppo: Any) -> dict[str, Any]:
-    """Train (module docstring); returns the ``run.json`` dict of this session.
+    """Train a policy with MaskablePPO into the run directory ``out`` (module docstring: what it
+    writes); the command line ``python -m pi_env.rl.train`` (:func:`pi_env.rl.cli.train_main`)
+    checks its options and calls this.
+
+    Args:
+        task: ``"2p"`` or ``"4p"`` (:data:`TASKS`). timesteps: environment steps in total over every
+            session, rounded up to whole updates (``0`` with ``imitate_teacher``: the warm start only).
+        out: the run directory. seed: of the games, seats, opponents' draws and torch.
+        num_envs, opponents (``"name:weight,..."``), snapshot_weight, snapshot_every, max_snapshots,
+            reward (``"win"`` or ``"score"``), encoding, trunk, hidden, threads, checkpoint_every,
+            max_minutes (``None``: no limit): the options of the same names (module docstring).
+        imitate_teacher: warm start imitating this agent (``None``: none), shaped by ``imitate_rows``,
+            ``imitate_opponents``, ``dagger_rounds``, ``dagger_beta``, ``imitate_workers``,
+            ``imitate_epochs``, ``demos`` (:func:`warm_start`).
+        resume, force: continue the run in ``out``; delete ``out`` and start again.
+        progress, verbose: a progress bar; a line per update.
+        **ppo: MaskablePPO's settings (default :data:`PPO_DEFAULTS`).
+
+    Returns:
+        The ``run.json`` object of the run after this session.
 
     Raises:
         PIError: the ``rl`` extra is missing, a bad option (unknown agent or encoding, missing
@@ -491,7 +510,7 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     P = TASKS[task]
     out = Path(out)
     # everything that can be refused is checked before the run directory is created or changed
-    _check_out(out, resume, force)
+    check_run_dir(out, resume, force)
     saved_doc: dict[str, Any] = {}
     if resume:
         resume_settings(out, {"task": task, "encoding": encoding, "trunk": list(trunk), "hidden": list(hidden)})
@@ -544,32 +563,14 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
                 pool.add(SnapshotOpponent(net, encoding, config, name="snapshot"))
     env = SB3LearnerVecEnv(num_envs, P, pools, encoding=encoding, seed=session_seed, parallel=threads > 1,
                            reward=reward)
-    policy_kwargs = {"features_extractor_class": TrunkExtractor, "features_extractor_kwargs": {"trunk": list(trunk)},
-                     "net_arch": {"pi": list(hidden), "vf": list(hidden)}, "activation_fn": torch.nn.ReLU}
-    if ckpts:
-        model = _load_checkpoint(MaskablePPO, ckpts[-1], env=env, device="cpu", **settings)
-        model.set_random_seed(session_seed)
-    else:
-        model = MaskablePPO("MlpPolicy", env, policy_kwargs=policy_kwargs, seed=seed, device="cpu", verbose=0,
-                            **settings)
-        with torch.no_grad():
-            model.policy.action_net.bias[SOLVE_ACTION] = INITIAL_SOLVE_BIAS
+    model = _model(env, ckpts[-1] if ckpts else None, trunk, hidden, settings, seed, session_seed)
     warm: dict[str, Any] = {}
     if imitate_teacher and not ckpts:
-        t_im = time.perf_counter()
-        try:
-            with terminate_as_interrupt():
-                warm = warm_start(model, P, imitate_teacher, imitate_rows, encoding=encoding, out=out,
-                                  opponents=parse_opponents(imitate_opponents), dagger_rounds=dagger_rounds,
-                                  dagger_beta=dagger_beta, workers=imitate_workers, epochs=imitate_epochs,
-                                  seed=seed, gamma=float(settings["gamma"]), reward=reward, meta=meta,
-                                  demos=demos, verbose=verbose)
-        except BaseException as exc:
-            env.close()
-            if caused_by_interrupt(exc):
-                raise TrainingInterrupted(out, None) from None
-            raise
-        warm["imitation_seconds"] = round(time.perf_counter() - t_im, 1)
+        warm = _warm_start_session(env, out, lambda: warm_start(
+            model, P, imitate_teacher, imitate_rows, encoding=encoding, out=out,
+            opponents=parse_opponents(imitate_opponents), dagger_rounds=dagger_rounds, dagger_beta=dagger_beta,
+            workers=imitate_workers, epochs=imitate_epochs, seed=seed, gamma=float(settings["gamma"]),
+            reward=reward, meta=meta, demos=demos, verbose=verbose))
     logs = out / "logs" / f"session_{start}"  # SB3's logger: progress.csv and TensorBoard events
     model.set_logger(configure(str(logs), ["csv", "tensorboard"] if _has_tensorboard() else ["csv"]))
 
@@ -603,6 +604,40 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     if interrupted or held:  # the files are complete either way
         raise TrainingInterrupted(out, info["sessions"][-1]["timesteps"])
     return info
+
+
+def _model(env: Any, checkpoint: "Path | None", trunk: Sequence[int], hidden: Sequence[int],
+           settings: dict[str, Any], seed: int, session_seed: int) -> Any:
+    """The MaskablePPO model of a session: loaded from ``checkpoint`` (re-seeded with
+    ``session_seed``), else new, its solve logit's bias :data:`INITIAL_SOLVE_BIAS`."""
+    torch, MaskablePPO, _ = _sb3()
+    if checkpoint is not None:
+        model = _load_checkpoint(MaskablePPO, checkpoint, env=env, device="cpu", **settings)
+        model.set_random_seed(session_seed)
+        return model
+    policy_kwargs = {"features_extractor_class": TrunkExtractor, "features_extractor_kwargs": {"trunk": list(trunk)},
+                     "net_arch": {"pi": list(hidden), "vf": list(hidden)}, "activation_fn": torch.nn.ReLU}
+    model = MaskablePPO("MlpPolicy", env, policy_kwargs=policy_kwargs, seed=seed, device="cpu", verbose=0,
+                        **settings)
+    with torch.no_grad():
+        model.policy.action_net.bias[SOLVE_ACTION] = INITIAL_SOLVE_BIAS
+    return model
+
+
+def _warm_start_session(env: Any, out: Path, run: Any) -> dict[str, Any]:
+    """``run()`` (the warm start) with its seconds added; Ctrl-C or SIGTERM meanwhile closes ``env``
+    and raises :class:`TrainingInterrupted` (no step reached)."""
+    t_im = time.perf_counter()
+    try:
+        with terminate_as_interrupt():
+            warm = run()
+    except BaseException as exc:
+        env.close()
+        if caused_by_interrupt(exc):
+            raise TrainingInterrupted(out, None) from None
+        raise
+    warm["imitation_seconds"] = round(time.perf_counter() - t_im, 1)
+    return warm
 
 
 def _save_model(model: Any, path: Path) -> None:
@@ -784,192 +819,3 @@ def plot_curve(rows: Sequence[dict[str, Any]], path: "str | Path", title: str) -
     fig.tight_layout()
     write_figure_atomic(path, fig, dpi=110)
     plt.close(fig)
-
-
-def _ints(text: str) -> list[int]:
-    try:
-        vals = [int(v) for v in text.split(",") if v.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from None
-    if not vals or min(vals) < 1:
-        raise argparse.ArgumentTypeError(f"expected positive layer widths, got {text!r}")
-    return vals
-
-
-def _parser(prog: str) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=prog, description="Train a P.I. policy with MaskablePPO at engine speed.",
-                                epilog="With --resume, options not given keep the run's saved values (run.json); "
-                                "task, --encoding, --trunk and --hidden cannot change.")
-    p.add_argument("task", choices=list(TASKS))
-    p.add_argument("--timesteps", type=int, help="environment steps in total over every session of the run, rounded up to whole updates "
-                        "(default 10M, or with --max-minutes until the time runs out; with --resume: the saved target)")
-    p.add_argument("--out", required=True, help="run directory")
-    p.add_argument("--seed", type=int, help="seed (default 0)")
-    p.add_argument("--num-envs", type=int,
-                   help=f"games stepped together (default {DEFAULT_NUM_ENVS})")
-    p.add_argument("--opponents",
-                   help="built-in opponents name:weight,... (default gain:1; random and gain run in batch)")
-    p.add_argument("--snapshot-weight", type=float, help="weight of the learner's snapshots (default 0)")
-    p.add_argument("--snapshot-every", type=int, help="updates between snapshots (default 20)")
-    p.add_argument("--max-snapshots", type=int)
-    p.add_argument("--reward", choices=("win", "score"))
-    p.add_argument("--encoding", help=f"policy input: {', '.join(PLAYER_ENCODINGS)} (default compact-v1)")
-    p.add_argument("--trunk", type=_ints,
-                   help=f"trunk widths (default {','.join(map(str, DEFAULT_TRUNK))})")
-    p.add_argument("--hidden", type=_ints,
-                   help=f"policy and value widths (default {','.join(map(str, DEFAULT_HIDDEN))})")
-    p.add_argument("--threads", type=int,
-                   help="threads of the engine and encoder (numba) and of torch (default 1)")
-    p.add_argument("--checkpoint-every", type=int, help="steps between checkpoints")
-    p.add_argument("--imitate", default=None, metavar="TEACHER",
-                   help="warm start: clone a batch teacher's choices first (e.g. gain)")
-    p.add_argument("--imitate-rows", type=int,
-                   help="teacher-labelled rows per imitation round (default 300000)")
-    p.add_argument("--imitate-opponents",
-                   help="opponents name:weight,... of the imitation games (default gain:1)")
-    p.add_argument("--dagger-rounds", type=int,
-                   help="imitation rounds after the first where the policy plays and the teacher labels (default 0)")
-    p.add_argument("--dagger-beta", type=float,
-                   help="share of the teacher's actions played in DAgger rounds (default 0.3)")
-    p.add_argument("--imitate-workers", type=int, help="processes collecting demonstrations (default 1)")
-    p.add_argument("--imitate-epochs", type=int, help="passes over the rows per imitation round")
-    p.add_argument("--demos", default=None,
-                   help="demonstration files (.npz, comma-separated; python -m pi_env.rl.imitate) used as the first "
-                        "imitation round instead of collecting it")
-    p.add_argument("--max-minutes", type=float, default=None,
-                   help="stop after this much wall-clock time in this session (then save as at the end)")
-    for k in ("n_steps", "batch_size", "n_epochs"):
-        p.add_argument(f"--{k.replace('_', '-')}", type=int)
-    for k in ("learning_rate", "ent_coef", "gamma"):
-        p.add_argument(f"--{k.replace('_', '-')}", type=float)
-    g = p.add_mutually_exclusive_group()
-    g.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
-    g.add_argument("--force", action="store_true", help="delete an existing --out and start again")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--verbose", action="store_true", help="print a line per update")
-    return p
-
-
-def _check_agents(p: Any, args: Any) -> None:
-    """Build every agent the options name once, before anything is written: an unknown name or a
-    learned model of another player count is a one-line error naming its option (exit status 2)."""
-    from pi_env.engine import GameConfig
-    from pi_env.rl.imitate import check_agent
-    from pi_env.rl.pool import batch_opponent
-
-    config = GameConfig(num_players=TASKS[args.task])
-    checks: list[tuple[str, Any]] = [
-        (flag, lambda text=text, flag=flag: [batch_opponent(name, config) for name, _ in parse_opponents(text, flag)])
-        for flag, text in (("--opponents", args.opponents), ("--imitate-opponents", args.imitate_opponents))]
-    if args.imitate:
-        checks.append(("--imitate", lambda: check_agent(args.imitate, config.num_players)))
-    for flag, check in checks:
-        try:
-            check()
-        except PIError as exc:
-            message = str(exc) if str(exc).startswith(flag) else f"{flag}: {exc}"
-            p.exit(2, f"{p.prog}: error: {message}\n")
-
-
-def main(argv: Sequence[str] | None = None, prog: str = "python -m pi_env.rl.train") -> int:
-    """Command line (module docstring). Errors: one line, exit status 2; interrupted (Ctrl-C,
-    SIGTERM): the run saved, one line saying how to continue, exit status 130 (interrupted before
-    training starts — imports, checks, building the games — one line, exit 130, and nothing to
-    resume: the same command starts the run again, :func:`_never_started`)."""
-    if "--resume" in (sys.argv[1:] if argv is None else argv):
-        message = f"{prog}: interrupted before training resumed; the run is unchanged (--resume again)"
-    else:
-        message = (f"{prog}: interrupted before the first checkpoint; nothing to resume (run the same command "
-                   "again to start)")
-    return exit_130_when_interrupted(lambda: _main(argv, prog), message)
-
-
-def _fail(p: argparse.ArgumentParser, message: str) -> "NoReturn":
-    p.exit(2, f"{p.prog}: error: {message}\n")  # one line, no usage
-
-
-def _main(argv: Sequence[str] | None, prog: str) -> int:
-    from pi_env.agents.sb3_policy import require_rl
-
-    p = _parser(prog)
-    args = p.parse_args(argv)
-    try:
-        require_rl()
-    except PIError as exc:
-        p.exit(2, f"{p.prog}: error: {exc}\n")
-    given = {k: getattr(args, k) for k in DEFAULTS}
-    given["task"] = args.task
-    try:
-        if args.resume:
-            _check_out(Path(args.out), True, args.force)
-            a = {**resume_settings(args.out, given), "max_minutes": args.max_minutes}  # per session
-        else:
-            a = {**DEFAULTS, **{k: v for k, v in given.items() if v is not None}}
-            if args.timesteps is None and args.max_minutes is not None:
-                a["timesteps"] = UNTIL_TIME_RUNS_OUT  # the clock ends the run, not the default step count
-    except PIError as exc:
-        p.exit(2, f"{p.prog}: error: {exc}\n")
-    if a["timesteps"] < 0 or (a["timesteps"] == 0 and not a["imitate"]):
-        _fail(p, f"--timesteps must be at least 1 (0: imitation only, with --imitate), got {a['timesteps']}")
-    for k in ("num_envs", "snapshot_every", "max_snapshots", "threads", "checkpoint_every",
-              "n_steps", "batch_size", "n_epochs", "imitate_rows", "imitate_workers", "imitate_epochs"):
-        if a[k] < 1:
-            _fail(p, f"--{k.replace('_', '-')} must be at least 1, got {a[k]}")
-    from pi_env.agents.learned import check_player_encoding
-    from pi_env.rl.imitate import check_workers
-
-    try:
-        check_player_encoding(a["encoding"])
-    except PIError as exc:
-        _fail(p, f"--encoding: {exc}")
-    if a["demos"] and not a["imitate"]:
-        _fail(p, "--demos needs --imitate (the demonstrations feed the imitation warm start)")
-    if a["imitate"]:
-        try:
-            check_workers(a["imitate_workers"], "--imitate-workers")
-        except PIError as exc:
-            _fail(p, str(exc))
-    if a["dagger_rounds"] < 0 or not 0.0 <= a["dagger_beta"] <= 1.0:
-        _fail(p, "--dagger-rounds must be at least 0 and --dagger-beta in [0, 1]")
-    try:  # the saved values passed this check already: a given option is wrong
-        check_settings({k: a[k] for k in DEFAULTS})
-    except PIError as exc:
-        _fail(p, str(exc))
-    _check_agents(p, argparse.Namespace(**{**a, "task": args.task}))  # the settings in force (saved ones on --resume)
-    try:
-        info = train(args.task, a["timesteps"], args.out, seed=a["seed"], num_envs=a["num_envs"],
-                     opponents=a["opponents"], snapshot_weight=a["snapshot_weight"],
-                     snapshot_every=a["snapshot_every"], max_snapshots=a["max_snapshots"], reward=a["reward"],
-                     encoding=a["encoding"], trunk=a["trunk"], hidden=a["hidden"],
-                     threads=a["threads"], checkpoint_every=a["checkpoint_every"],
-                     max_minutes=a["max_minutes"], imitate_teacher=a["imitate"], imitate_rows=a["imitate_rows"],
-                     imitate_opponents=a["imitate_opponents"], dagger_rounds=a["dagger_rounds"],
-                     dagger_beta=a["dagger_beta"], imitate_workers=a["imitate_workers"],
-                     imitate_epochs=a["imitate_epochs"], demos=a["demos"],
-                     resume=args.resume, force=args.force, progress=not args.no_progress, verbose=args.verbose,
-                     n_steps=a["n_steps"], batch_size=a["batch_size"], n_epochs=a["n_epochs"],
-                     learning_rate=a["learning_rate"], ent_coef=a["ent_coef"], gamma=a["gamma"])
-    except TrainingInterrupted as exc:
-        if exc.steps is None and _never_started(Path(args.out)):  # as the other early interrupts
-            print(f"{p.prog}: interrupted before the first checkpoint; nothing to resume (run the same command "
-                  "again to start)", file=sys.stderr)
-        elif exc.steps is None:  # a warm-start round was saved (imitation/): a plain rerun is refused
-            print(f"{p.prog}: interrupted during the warm start (no checkpoint yet); start again with "
-                  f"{prog} {args.task} --out {args.out} --force ...", file=sys.stderr)
-        elif exc.steps >= a["timesteps"]:  # the signal came while the finished run was saved
-            print(f"{p.prog}: interrupted while saving the finished run (step {exc.steps:,}); it is complete "
-                  f"in {args.out}", file=sys.stderr)
-        else:
-            print(f"{p.prog}: interrupted at step {exc.steps:,}; saved in {args.out}; continue with: "
-                  f"{prog} {args.task} --out {args.out} --resume", file=sys.stderr)
-        return 130
-    except PIError as exc:
-        p.exit(2, f"{p.prog}: error: {exc}\n")
-    s = info["sessions"][-1]
-    print(f"trained to {s['timesteps']} steps in {s['seconds']} s ({s['sps']} env steps/s); policy: "
-          f"{Path(args.out) / 'policy.pt'} (play it as learned:{Path(args.out) / 'policy.pt'})")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
