@@ -109,6 +109,28 @@ def test_the_servers_own_files_are_never_opened_by_path(tmp_path):
     store.close()
 
 
+def test_the_databases_are_protected_in_a_data_folder_of_many_files(tmp_path, monkeypatch):
+    """``--data ~`` can hold more files than the folder scan looks at (MAX_FILES): the databases and
+    their side files are protected first, whatever else the folder holds (a full scan missed them:
+    opening web.sqlite3 by path then released SQLite's locks)."""
+    from pi_env.apps.web import files
+
+    data = tmp_path / "data"
+    with client(data) as c:
+        c.post("/api/games", json={"seats": ["random", "random"], "seed": 1})
+        for i in range(5):
+            (data / f"a{i}.txt").write_text("x")
+        monkeypatch.setattr(files, "MAX_FILES", 2)  # fewer than the folder holds
+        ids = files.file_ids(data)
+        for name in ("web.sqlite3", "web.sqlite3-wal", "web.sqlite3-shm"):
+            st = os.stat(data / name)
+            assert (st.st_dev, st.st_ino) in ids, name
+        missing = str(tmp_path / "missing.json")
+        expected = c.post("/api/replays", json={"path": missing}).json()["error"]
+        r = c.post("/api/replays", json={"path": str(data / "web.sqlite3")})
+        assert r.status_code == 422 and r.json()["error"] == expected.replace(missing, str(data / "web.sqlite3"))
+
+
 def _mode(path):
     return stat.S_IMODE(os.stat(path).st_mode)
 

@@ -22,14 +22,17 @@ import os
 import stat
 from pathlib import Path
 
-__all__ = ["PRIVATE_DIR", "PRIVATE_FILE", "SQLITE_SUFFIXES", "prepare_data_dir", "file_ids"]
+__all__ = ["PRIVATE_DIR", "PRIVATE_FILE", "SQLITE_SUFFIXES", "DATABASES", "prepare_data_dir", "file_ids"]
 
 PRIVATE_DIR = 0o700
 PRIVATE_FILE = 0o600
 SQLITE_SUFFIXES = ("", "-wal", "-shm", "-journal")
 """A SQLite database and its side files (write-ahead log, shared memory, rollback journal)."""
 MAX_FILES = 10_000
-"""Files of the data folder looked at by :func:`file_ids` (far more than it ever holds)."""
+"""Files of the data folder looked at by :func:`file_ids` besides its databases (far more than it
+ever holds; ``--data ~`` would hold more)."""
+DATABASES = ("web.sqlite3", "leaderboard.sqlite3")
+"""The databases the server keeps in its data folder: always protected, whatever else it holds."""
 
 
 def prepare_data_dir(folder: "str | os.PathLike[str]", create: "tuple[str, ...]",
@@ -75,19 +78,28 @@ def prepare_data_dir(folder: "str | os.PathLike[str]", create: "tuple[str, ...]"
 
 
 def file_ids(folder: "str | os.PathLike[str]") -> frozenset[tuple[int, int]]:
-    """The ``(st_dev, st_ino)`` of every file in ``folder`` and its subfolders (a symbolic link: its
-    target's too), at most :data:`MAX_FILES` of them; empty when the folder cannot be read."""
+    """The ``(st_dev, st_ino)`` of the server's databases and their side files (:data:`DATABASES`,
+    :data:`SQLITE_SUFFIXES`) and of every other file in ``folder`` and its subfolders, at most
+    :data:`MAX_FILES` of those (a symbolic link: its target's too); empty when the folder cannot be
+    read."""
     ids: set[tuple[int, int]] = set()
+
+    def add(path: str) -> None:
+        for follow in (False, True):
+            try:
+                st = os.stat(path, follow_symlinks=follow)
+            except OSError:
+                continue
+            ids.add((st.st_dev, st.st_ino))
+
+    for db in DATABASES:  # first: a folder of more than MAX_FILES files must not hide them
+        for suffix in SQLITE_SUFFIXES:
+            add(os.path.join(folder, db + suffix))
     seen = 0
     for root, _dirs, names in os.walk(folder):
         for name in names:
             seen += 1
             if seen > MAX_FILES:
                 return frozenset(ids)
-            for follow in (False, True):
-                try:
-                    st = os.stat(os.path.join(root, name), follow_symlinks=follow)
-                except OSError:
-                    continue
-                ids.add((st.st_dev, st.st_ino))
+            add(os.path.join(root, name))
     return frozenset(ids)
