@@ -236,7 +236,14 @@ def test_player_names_are_printable_text_on_one_line(tmp_path):
                  "'names'[0] must be printable text on one line: it holds '\\n' (a line break, tab or control "
                  "character)")
         one_line(game(["Ann", "C\x00y"]), 422, "'names'[1] must be printable text on one line: it holds '\\x00'")
-        one_line(game(["Ann", "\u202eCy"]), 422, "'names'[1] must be printable text on one line: it holds '\\u202e'")
+        one_line(game(["Ann", "\u202eCy"]), 422, "'names'[1] must be printable text on one line: it holds '\\u202e' "
+                                                 "(right-to-left override)")
+        # a joiner between two visible characters is part of a name (an emoji sequence, a Persian name);
+        # alone, or a name of blanks and combining marks only, it is refused
+        one_line(game(["Ann", "\u200dCy"]), 422, "'names'[1] must be printable text on one line: it holds '\\u200d' "
+                                                 "(zero width joiner)")
+        for blank in ("\u3164", "\u0301", "\u2800\u2800"):
+            one_line(game(["Ann", blank]), 422, "'names'[1] must show at least one letter, digit or symbol, got ")
         one_line(game(["   ", "Cy"]), 422, "'names'[0] must be 1..40 characters (spaces around it not counted), got 0")
         one_line(game(["A" * 41, "Cy"]), 422,
                  "'names'[0] must be 1..40 characters (spaces around it not counted), got 41")
@@ -249,6 +256,8 @@ def test_player_names_are_printable_text_on_one_line(tmp_path):
         assert r.status_code == 201 and [s["name"] for s in r.json()["seats"]] == ["Ann Lee", "Cy-" + "x" * 37]
         sid = c.post("/api/solo", json={"seed": 3, "name": " Tess "}).json()["id"]
         assert c.get(f"/api/solo/{sid}").json()["name"] == "Tess"
+        r = game(["\U0001f469\u200d\U0001f4bb Ann", "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"])
+        assert r.status_code == 201, r.text
 
 
 def test_a_solo_name_that_is_not_text_is_refused_as_in_a_game(tmp_path):
@@ -401,6 +410,19 @@ def test_new_games_are_rate_limited_per_client_with_retry_after(tmp_path):
         assert new_game().status_code == 429
         assert len(c.get("/api/games").json()["games"]) == 3
         assert c.get("/").status_code == 200  # everything else is served as before
+
+
+def test_a_refused_request_does_not_use_the_allowance(tmp_path):
+    """Only what is created counts: a request refused for its body (a bad name, a bad date) used one
+    of the client's new games, so a player correcting a typo met 429 instead of the reason."""
+    with client(tmp_path, games_per_minute=2) as c:
+        for _ in range(5):
+            one_line(c.post("/api/games", json={"seats": ["human", "random"], "names": ["A\nB", "C"]}), 422,
+                     "must be printable text")
+            one_line(c.post("/api/solo", json={"daily": "2026-13-40"}), 422, "")
+        assert [c.post("/api/games", json={"seats": ["human", "random"]}).status_code,
+                c.post("/api/solo", json={"seed": 3}).status_code,
+                c.post("/api/solo", json={"seed": 4}).status_code] == [201, 201, 429]
 
 
 def test_a_forwarded_for_header_does_not_change_the_client_address(tmp_path):

@@ -40,6 +40,7 @@ import itertools
 import logging
 import secrets
 import threading
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Callable, TypeVar
 
@@ -82,7 +83,8 @@ NAME_LIMIT = 40
 
 def player_name(value: Any, what: str) -> str:
     """A player's name from a request: text without the spaces around it, 1..:data:`NAME_LIMIT`
-    printable characters (no line break, tab, NUL or other control or format character).
+    printable characters (no line break, tab, NUL or other control or format character; a zero-width
+    joiner or non-joiner only between two visible characters), at least one of them visible.
 
     Args:
         value: the name as the request gave it.
@@ -100,11 +102,26 @@ def player_name(value: Any, what: str) -> str:
     if not 1 <= len(name) <= NAME_LIMIT:
         raise Unprocessable(f"{what} must be 1..{NAME_LIMIT} characters (spaces around it not counted), "
                             f"got {len(name)}")
-    if not name.isprintable():
-        bad = next(ch for ch in name if not ch.isprintable())
-        raise Unprocessable(f"{what} must be printable text on one line: it holds {ascii(bad)} (a line break, "
-                            f"tab or control character)")
+    for i, ch in enumerate(name):
+        if ch.isprintable() or (ch in _JOINERS and 0 < i < len(name) - 1 and _visible(name[i - 1])
+                                and _visible(name[i + 1])):
+            continue  # a joiner between two visible characters: emoji sequences, Persian and Indic names
+        kind = ("a line break, tab or control character" if unicodedata.category(ch) in ("Cc", "Zl", "Zp")
+                else unicodedata.name(ch, "an unassigned or private character").lower())
+        raise Unprocessable(f"{what} must be printable text on one line: it holds {ascii(ch)} ({kind})")
+    if not any(_visible(ch) for ch in name):
+        raise Unprocessable(f"{what} must show at least one letter, digit or symbol, got {ascii(name)}")
     return name
+
+
+_JOINERS = frozenset("\u200c\u200d")  # zero-width non-joiner and joiner
+_BLANKS = frozenset("\u115f\u1160\u2800\u3164\uffa0")  # printable, yet they show nothing
+
+
+def _visible(ch: str) -> bool:
+    """Whether ``ch`` shows as a mark of its own (not a space, a combining mark or a blank filler)."""
+    return ch.isprintable() and not ch.isspace() and ch not in _BLANKS and unicodedata.category(ch) not in (
+        "Mn", "Me", "Cf")
 
 
 def token_digest(token: str) -> str:

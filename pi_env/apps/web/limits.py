@@ -53,6 +53,14 @@ class RateLimit:
         self._buckets: dict[str, tuple[float, float]] = {}  # client -> (tokens, time)
         self._lock = threading.Lock()
 
+    def give_back(self, client: str) -> None:
+        """Return one of ``client``'s allowance taken by :meth:`take` for a request that then created
+        nothing (refused or failed): only what is created counts."""
+        with self._lock:
+            if client in self._buckets:
+                tokens, then = self._buckets[client]
+                self._buckets[client] = (min(float(self.per_minute), tokens + 1.0), then)
+
     def take(self, client: str) -> None:
         """Use one of ``client``'s allowance.
 

@@ -26,8 +26,13 @@ router = APIRouter()
 async def new_game(request: Request):
     games = request.app.state.games
     body = await read_json(request)
-    request.app.state.new_games.take(client_address(request))
-    game, tokens = await games.run(games.create, body)
+    limit, client = request.app.state.new_games, client_address(request)
+    limit.take(client)
+    try:
+        game, tokens = await games.run(games.create, body)
+    except BaseException:
+        limit.give_back(client)  # a refused or failed request created nothing
+        raise
     games.add(game)
     return {"id": game.id, "spectator": f"/game/{game.id}",
             "seats": [{"seat": i, "kind": game.seats[i], "name": game.names[i],

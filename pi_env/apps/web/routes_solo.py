@@ -20,8 +20,13 @@ router = APIRouter()
 async def new_solo(request: Request):
     solos = request.app.state.solos
     body = await read_json(request)
-    request.app.state.new_games.take(client_address(request))
-    sid = await asyncio.to_thread(solos.create, body)
+    limit, client = request.app.state.new_games, client_address(request)
+    limit.take(client)
+    try:
+        sid = await asyncio.to_thread(solos.create, body)
+    except BaseException:
+        limit.give_back(client)  # a refused or failed request created nothing
+        raise
     return {"id": sid, "link": f"/solo/{sid}"}
 
 
