@@ -65,10 +65,17 @@ from pi_env.solvers.turns import (TurnContext, WaitOutcome, attempt_hazard, solv
 __all__ = ["Hint", "hint", "candidate_actions", "answer_matrix", "information_gains",
            "greedy_expected_actions", "greedy_expected_actions_reference", "solve_now_rule",
            "suppression_masks", "GAIN_TOLERANCE", "attempt_hazards", "opponent_reply", "public_counts",
-           "best_gain_index", "best_gain_ties"]
+           "best_gain_index", "best_gain_ties", "tied_with_best"]
 
 GAIN_TOLERANCE = 1e-9
 """Gains within this many bits of the best count as ties (ties go to the lowest action id)."""
+
+
+@kernel
+def tied_with_best(gain: float, best: float) -> bool:
+    """Whether ``gain`` counts as tied with the best gain ``best`` (within :data:`GAIN_TOLERANCE`):
+    the one tie-break of pi-env, a numba function callable from Python and from kernels."""
+    return gain >= best - GAIN_TOLERANCE
 
 
 @kernel
@@ -97,7 +104,7 @@ def best_gain_index(gains: np.ndarray) -> int:
         if gains[i] > best:
             best = gains[i]
     for i in range(n):
-        if gains[i] >= best - GAIN_TOLERANCE:
+        if tied_with_best(gains[i], best):
             return i
     return -1  # only NaN entries
 

@@ -31,7 +31,7 @@ from pi_env.core._config import kernel
 from pi_env.core.errors import PIError
 from pi_env.core.constants import INVESTIGATE_BASE, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS, SOLVE_BASE
 from pi_env.engine import GameConfig, State, legal_action_mask
-from pi_env.solvers.hints import GAIN_TOLERANCE
+from pi_env.solvers.hints import GAIN_TOLERANCE, tied_with_best
 from pi_env.solvers.own_info import own_features
 
 __all__ = ["HeuristicOpponent", "heuristic_choices"]
@@ -242,7 +242,7 @@ def _decide_kernel(case_mask, legal, tile_district, adjacency, markers, held, pl
                 top = gains[a]
         if top > -np.inf:
             for a in range(_NUM_QUERIES):
-                if pool[a] and gains[a] >= top - tolerance:
+                if pool[a] and tied_with_best(gains[a], top):
                     choices[b, k] = a
                     k += 1
             count[b] = k
