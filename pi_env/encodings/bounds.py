@@ -17,7 +17,7 @@ from pi_env.core.constants import MAX_INVESTIGATORS, NUM_CASES, NUM_DISTRICTS, N
 from pi_env.core.rules import edition_code, score_range
 from pi_env.encodings.layouts import (SOLO_COMPACT_SIZE, flat_v1_columns, SOLVER_FEATURES, compact_layout, compact_size,
                                       observation_components, observation_layout, observation_size, packed_components,
-                                      packed_int_layout, packed_int_size, packed_int_unpacking, packed_size,
+                                      packed_int_size, packed_int_unpacking, packed_size,
                                       solo_compact_layout, solo_observation_layout, SOLO_OBSERVATION_SIZE)
 
 __all__ = ["GameRules", "SoloRules", "observation_bounds", "solo_observation_bounds", "component_scales",

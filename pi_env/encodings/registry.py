@@ -19,6 +19,9 @@ from pi_env.core.errors import PIError
 from pi_env.encodings import bounds as B
 from pi_env.encodings import layouts as L
 
+LayoutFn = Callable[[int], "dict[str, tuple[int, tuple[int, ...]]]"]
+"""``num_players -> {name: (start, shape)}``."""
+
 __all__ = ["EncodingSpec", "REGISTRY", "get", "names", "learned_names", "SOLO_ENCODING", "ENV_OBSERVATIONS"]
 
 
@@ -45,7 +48,7 @@ class EncodingSpec:
     version: int
     dtype: str
     solo: bool
-    layout: Callable[[int], "dict[str, tuple[int, tuple[int, ...]]]"]
+    layout: "LayoutFn"
     size: Callable[[int], int]
     bounds: "Callable[[Any], tuple[np.ndarray, np.ndarray]] | None"
     scales: "Callable[[Any], np.ndarray] | None"
@@ -53,12 +56,15 @@ class EncodingSpec:
     summary: str
 
 
-def _solo(f: Callable[[], Any]) -> Callable[[int], Any]:
-    return lambda num_players=0: f()
+def _solo_layout(num_players: int = 0) -> "dict[str, tuple[int, tuple[int, ...]]]":
+    return L.solo_observation_layout()
 
 
-def _concat(*parts: "tuple[str, Callable[[int], dict[str, tuple[int, tuple[int, ...]]]]]"
-            ) -> Callable[[int], "dict[str, tuple[int, tuple[int, ...]]]"]:
+def _solo_size(num_players: int = 0) -> int:
+    return L.SOLO_OBSERVATION_SIZE
+
+
+def _concat(*parts: "tuple[str, LayoutFn]") -> LayoutFn:
     """A layout of consecutive parts (each ``(prefix, layout function)``; a prefix avoids name
     clashes, ``""`` for none)."""
     def layout(num_players: int) -> "dict[str, tuple[int, tuple[int, ...]]]":
@@ -73,26 +79,32 @@ def _concat(*parts: "tuple[str, Callable[[int], dict[str, tuple[int, tuple[int, 
     return layout
 
 
-def _size_of(layout: Callable[[int], "dict[str, tuple[int, tuple[int, ...]]]"]) -> Callable[[int], int]:
+def _size_of(layout: LayoutFn) -> Callable[[int], int]:
     def size(num_players: int = 0) -> int:
         start, shape = list(layout(num_players).values())[-1]
         return start + (int(np.prod(shape)) if shape else 1)
     return size
 
 
-def _extra(name: str, n: int) -> Callable[[int], "dict[str, tuple[int, tuple[int, ...]]]"]:
-    return lambda num_players=0: {name: (0, (n,))}
+def _joint(num_players: int = 0) -> "dict[str, tuple[int, tuple[int, ...]]]":
+    return dict(L.JOINT_BLOCK_LAYOUT)
 
 
-_SOLO_EXTRA: Callable[[int], "dict[str, tuple[int, tuple[int, ...]]]"] = lambda num_players=0: {
-    "rel_gain": (0, (50,)), "best_gain": (50, (50,)), "small_count": (100, (8,))}
-_QUERY_EXTRA: Callable[[int], "dict[str, tuple[int, tuple[int, ...]]]"] = lambda num_players=0: {
-    "rel_gain": (0, (50,)), "best_gain": (50, (50,))}
-_JOINT: Callable[[int], "dict[str, tuple[int, tuple[int, ...]]]"] = lambda num_players=0: dict(L.JOINT_BLOCK_LAYOUT)
+def _query_extra(num_players: int = 0) -> "dict[str, tuple[int, tuple[int, ...]]]":
+    return {"rel_gain": (0, (50,)), "best_gain": (50, (50,))}
 
-_compact_v2 = _concat(("", L.compact_layout), ("", _JOINT))
-_compact_v3 = _concat(("", L.compact_layout), ("", _JOINT), ("", _QUERY_EXTRA))
-_solo_compact_v1 = _concat(("", _solo(L.solo_compact_layout)), ("", _SOLO_EXTRA))
+
+def _solo_extra(num_players: int = 0) -> "dict[str, tuple[int, tuple[int, ...]]]":
+    return {"rel_gain": (0, (50,)), "best_gain": (50, (50,)), "small_count": (100, (8,))}
+
+
+def _solo_compact(num_players: int = 0) -> "dict[str, tuple[int, tuple[int, ...]]]":
+    return L.solo_compact_layout()
+
+
+_compact_v2 = _concat(("", L.compact_layout), ("", _joint))
+_compact_v3 = _concat(("", L.compact_layout), ("", _joint), ("", _query_extra))
+_solo_compact_v1 = _concat(("", _solo_compact), ("", _solo_extra))
 
 
 def _packed_int_spec(dtype: str) -> EncodingSpec:
@@ -116,8 +128,7 @@ _SPECS = (
     EncodingSpec("solver", 1, "float32", False, L.solver_layout, L.solver_size, B.solver_bounds, None,
                  "pi_env.solvers.features.solver_features",
                  "the flat encoding, then the player's 37 exact case features"),
-    EncodingSpec("solo-observation", 1, "int16", True, _solo(L.solo_observation_layout),
-                 lambda num_players=0: L.SOLO_OBSERVATION_SIZE, B.solo_observation_bounds, None,
+    EncodingSpec("solo-observation", 1, "int16", True, _solo_layout, _solo_size, B.solo_observation_bounds, None,
                  "pi_env.engine.solo.observe", "the Solo Time Attack observation (integers)"),
     EncodingSpec("flat-v1", 1, "float32", False, L.flat_v1_layout, L.flat_v1_size, B.flat_v1_bounds,
                  B.flat_v1_scales, "pi_env.agents.learned",
