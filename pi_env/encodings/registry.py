@@ -150,6 +150,7 @@ REGISTRY: dict[str, EncodingSpec] = {spec.name: spec for spec in _SPECS}
 ENV_OBSERVATIONS: tuple[str, ...] = ("flat", "packed", "packed-int8", "packed-int16")
 """The encodings the self-play env returns (its ``observations`` argument)."""
 LEARNED: tuple[str, ...] = ("flat-v1", "compact-v1", "compact-v2", "compact-v3", "solo-compact-v1")
+"""The input encodings of learned models (:func:`learned_names`)."""
 SOLO_ENCODING = "solo-compact-v1"
 """The encoding of solo learned models."""
 
