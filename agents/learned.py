@@ -33,7 +33,8 @@ policy cannot spend actions on queries that tell it nothing; the solve choice na
 
 **Input encodings** (:data:`ENCODINGS`), each computed in batch from the engine state (training,
 :func:`encode_state`) and from engine observations (agents, :func:`encode_observations`), equal
-entry by entry (tested):
+entry by entry (tested). Their names, layouts and sizes are registered in :mod:`pi_env.encodings`
+(:func:`pi_env.encodings.learned_names`, :func:`pi_env.encodings.get`):
 
 * ``"compact-v1"`` (the default for training): :func:`pi_env.solvers.compact.encode_compact`, what a
   player deduces from its answers (own-information marginals, the gain of every query, what the
@@ -95,7 +96,8 @@ from pi_env.agents.sb3_policy import RL_INSTALL_HINT
 from pi_env.core.board import DAYTIME, Board
 from pi_env.core.constants import CASE_TRIPLES, NUM_ACTIONS, SOLVE_BASE
 from pi_env.core.errors import PIError, UnknownNameError
-from pi_env.engine.observe import observation_layout, observation_size
+from pi_env import encodings as _encodings
+from pi_env.encodings.layouts import QUERY_EXTRA as _QUERY_EXTRA, SOLO_EXTRA as _SOLO_EXTRA
 
 __all__ = ["LearnedAgent", "state_from_observations", "load_model", "model_path", "best_cases", "best_cases_from_mask", "best_cases_from_counts", "best_cases_of_state", "encode_state", "encoding_fingerprint",
            "encode_observations", "encoding_size", "policy_mask",
@@ -103,6 +105,8 @@ __all__ = ["LearnedAgent", "state_from_observations", "load_model", "model_path"
            "solo_observation_of_view", "SOLO_ENCODING", "ENCODINGS", "PLAYER_ENCODINGS", "check_player_encoding", "ZOO", "POLICY_ACTIONS", "SOLVE_ACTION", "MODEL_FORMAT",
            "PREFIX", "TORCH_HINT"]
 
+SOLO_ENCODING = _encodings.SOLO_ENCODING
+"""The encoding of solo models (``"solo-compact-v1"``)."""
 POLICY_ACTIONS = SOLVE_BASE + 1
 """Choices of the compact action space (module docstring): 50 queries and one solve."""
 SOLVE_ACTION = SOLVE_BASE
@@ -115,21 +119,14 @@ TORCH_HINT = RL_INSTALL_HINT
 """The install hint for the ``rl`` extra (one string for the project: :data:`pi_env.agents.sb3_policy.RL_INSTALL_HINT`)."""
 
 
-@functools.lru_cache(maxsize=8)
-def _keep_columns(num_players: int) -> np.ndarray:
-    """``int64[618 + 232·P]``: the flat-encoding columns of ``"flat-v1"`` (all but ``failed``)."""
-    start, shape = observation_layout(num_players)["failed"]
-    n = int(np.prod(shape))
-    cols = np.concatenate([np.arange(start), np.arange(start + n, observation_size(num_players))])
-    cols.flags.writeable = False
-    return cols
+_keep_columns = _encodings.flat_v1_columns  # the flat-encoding columns of "flat-v1" (all but failed)
 
 
 class _FlatV1:
     """``"flat-v1"`` (module docstring): from the flat encoding."""
 
     def size(self, num_players: int) -> int:
-        return 618 + 232 * num_players
+        return _encodings.get("flat-v1").size(num_players)
 
     def from_flat(self, flat: np.ndarray, num_players: int) -> np.ndarray:
         return np.ascontiguousarray(np.atleast_2d(flat)[:, _keep_columns(num_players)])
@@ -154,9 +151,7 @@ class _CompactV1:
     """``"compact-v1"`` (module docstring): :func:`pi_env.solvers.compact.encode_compact`."""
 
     def size(self, num_players: int) -> int:
-        from pi_env.solvers.compact import compact_size
-
-        return compact_size(num_players)
+        return _encodings.get("compact-v1").size(num_players)
 
     def from_state(self, state: Any, config: Any, players: np.ndarray, flat: "np.ndarray | None" = None,
                    out: "np.ndarray | None" = None, parallel: "bool | None" = False) -> np.ndarray:
@@ -176,9 +171,7 @@ class _CompactV2:
     (:func:`pi_env.solvers.compact.encode_joint_block`)."""
 
     def size(self, num_players: int) -> int:
-        from pi_env.solvers.compact import JOINT_BLOCK_SIZE, compact_size
-
-        return compact_size(num_players) + JOINT_BLOCK_SIZE
+        return _encodings.get("compact-v2").size(num_players)
 
     def from_state(self, state: Any, config: Any, players: np.ndarray, flat: "np.ndarray | None" = None,
                    out: "np.ndarray | None" = None, parallel: "bool | None" = False) -> np.ndarray:
@@ -198,8 +191,6 @@ class _CompactV2:
                                np.zeros(len(obs), dtype=np.int64))
 
 
-_SOLO_EXTRA = 50 + 50 + 8  # rel_gain, best_gain, small_count (module docstring)
-_QUERY_EXTRA = 50 + 50  # rel_gain, best_gain (module docstring, "compact-v3")
 
 
 def _query_extra(gains: np.ndarray, available: np.ndarray) -> np.ndarray:
@@ -220,7 +211,7 @@ def _compact_extra(x: np.ndarray, num_players: int) -> np.ndarray:
     with the queries available to the observer read off ``display``, ``own_inv_placed`` and its
     ``inv_left`` (docs/rules.md §5-§6: a clue card on the display; an investigator in a district
     without one of its own)."""
-    from pi_env.solvers.compact import GAIN_SCALE, compact_layout
+    from pi_env.encodings import GAIN_SCALE, compact_layout
 
     lay = compact_layout(num_players)
     c0, d0 = lay["clue_gain"][0], lay["district_gain"][0]
@@ -234,7 +225,7 @@ def _solo_extra(x: np.ndarray) -> np.ndarray:
     """The derived entries of ``"solo-compact-v1"`` from :func:`encode_solo_compact`'s ``float32[B, 142]``
     (module docstring): per query ``exp(-10 · (best gain − its gain))`` (bits; 0 for a query that
     cannot split), whether it has the best gain (ties: all), and the case count one-hot for 1..8."""
-    from pi_env.solvers.compact import GAIN_SCALE, solo_compact_layout
+    from pi_env.encodings import GAIN_SCALE, solo_compact_layout
 
     lay = solo_compact_layout()
     c0 = lay["clue_gain"][0]
@@ -252,9 +243,7 @@ class _SoloCompactV1:
     :func:`_solo_extra`."""
 
     def size(self, num_players: int = 0) -> int:
-        from pi_env.solvers.compact import SOLO_COMPACT_SIZE
-
-        return SOLO_COMPACT_SIZE + _SOLO_EXTRA
+        return _encodings.get(SOLO_ENCODING).size(0)
 
     def from_state(self, state: Any, config: Any, players: Any = None, flat: "np.ndarray | None" = None,
                    out: "np.ndarray | None" = None, mask: "np.ndarray | None" = None) -> np.ndarray:
@@ -275,7 +264,7 @@ class _CompactV3:
     """``"compact-v3"`` (module docstring): ``"compact-v2"`` then :func:`_compact_extra`."""
 
     def size(self, num_players: int) -> int:
-        return _CompactV2().size(num_players) + _QUERY_EXTRA
+        return _encodings.get("compact-v3").size(num_players)
 
     def from_state(self, state: Any, config: Any, players: np.ndarray, flat: "np.ndarray | None" = None,
                    out: "np.ndarray | None" = None, parallel: "bool | None" = False) -> np.ndarray:
@@ -292,13 +281,13 @@ class _CompactV3:
                                np.zeros(len(obs), dtype=np.int64))
 
 
-SOLO_ENCODING = "solo-compact-v1"
-"""The encoding of solo models."""
-ENCODINGS: dict[str, Any] = {"flat-v1": _FlatV1(), "compact-v1": _CompactV1(), "compact-v2": _CompactV2(),
-                             "compact-v3": _CompactV3(), SOLO_ENCODING: _SoloCompactV1()}
+_IMPLEMENTATIONS: dict[str, Any] = {"flat-v1": _FlatV1(), "compact-v1": _CompactV1(), "compact-v2": _CompactV2(),
+                                    "compact-v3": _CompactV3(), "solo-compact-v1": _SoloCompactV1()}
+ENCODINGS: dict[str, Any] = {name: _IMPLEMENTATIONS[name] for name in _encodings.learned_names()}
 """Encoding name -> encoder with ``size(P)``, ``from_state(state, config, players, flat=None)`` (the
 batched training path) and ``from_observations(observations, config)`` (agents): the same
-``float32[n, size(P)]`` from both."""
+``float32[n, size(P)]`` from both. The names, sizes and layouts are the registry's
+(:func:`pi_env.encodings.learned_names`, :func:`pi_env.encodings.get`)."""
 PLAYER_ENCODINGS: tuple[str, ...] = tuple(n for n in ENCODINGS if n != SOLO_ENCODING)
 """The encodings of 2- to 5-player models (every one but the solo encoding)."""
 
@@ -394,7 +383,7 @@ def useful_queries(x: np.ndarray) -> np.ndarray:
     (``"solo-compact-v1"``): the queries whose expected information gain in the encoding
     (``clue_gain``, ``district_gain``, :mod:`pi_env.solvers.compact`) is positive — those whose
     answer is not yet certain — and the solve choice. AND it with :func:`policy_mask`."""
-    from pi_env.solvers.compact import solo_compact_layout
+    from pi_env.encodings import solo_compact_layout
 
     lay = solo_compact_layout()
     x = np.atleast_2d(x)
@@ -454,7 +443,7 @@ def solo_observation_of_view(view: np.ndarray) -> np.ndarray:
     solves, which it equals in solo)."""
     from pi_env.engine import solo
 
-    layout = observation_layout(solo.VIEW_PLAYERS)
+    layout = _encodings.observation_layout(solo.VIEW_PLAYERS)
     v = np.asarray(view)
 
     def get(name: str, seat: "int | None" = None) -> np.ndarray:

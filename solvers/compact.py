@@ -97,7 +97,6 @@ holds; nothing else depends on its own case except through the answers to it
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
@@ -106,6 +105,9 @@ from numba import prange
 from pi_env.core._config import batch_kernel, kernel
 from pi_env.core.constants import MAX_INVESTIGATORS, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS, ON_DISPLAY
 from pi_env.core.errors import PIError
+from pi_env.encodings.bounds import GAIN_SCALE, compact_bounds, compact_scales, solo_compact_bounds
+from pi_env.encodings.layouts import (JOINT_BLOCK_LAYOUT, JOINT_BLOCK_SIZE, SOLO_COMPACT_SIZE, compact_components,
+                                      compact_layout, compact_size, solo_compact_layout)
 from pi_env.engine.state import GameConfig, State
 from pi_env.engine import check_config
 from pi_env.engine.observe import player_array as players_array
@@ -117,99 +119,15 @@ __all__ = ["compact_size", "compact_layout", "compact_bounds", "encode_compact",
            "JOINT_BLOCK_LAYOUT", "encode_joint_block", "SOLO_COMPACT_SIZE",
            "solo_compact_layout", "solo_compact_bounds", "encode_solo_compact", "GAIN_SCALE"]
 
-GAIN_SCALE = 0.25
-"""Gains are stored in bits times this (so that they stay about ``[0, 1]``)."""
-
-_HEAD: tuple[tuple[str, tuple[int, ...]], ...] = (("own_marginals", (36,)), ("own_log2_count", (1,)), ("own_p_best", (1,)), ("clue_gain", (36,)),
-         ("district_gain", (14,)), ("held_case", (36,)), ("held_clue_gain", (36,)), ("display", (36,)),
-         ("own_inv_placed", (14,)))
-_SEATS: tuple[tuple[str, tuple[int, ...]], ...] = (("score", ()), ("attempted", ()), ("solved", ()), ("inv_left", ()), ("public_log2_count", ()),
-          ("public_certainty", (3,)))
-_TAIL: tuple[tuple[str, tuple[int, ...]], ...] = (("round", (1,)), ("tier", (1,)), ("rotation", (1,)), ("first_seat", (1,)), ("deck_size", (1,)),
-         ("to_move", (1,)))
-_SOLO: tuple[tuple[str, tuple[int, ...]], ...] = (("own_marginals", (36,)), ("own_log2_count", (1,)), ("own_p_best", (1,)), ("clue_gain", (36,)),
-         ("district_gain", (14,)), ("display", (36,)), ("inv_placed", (14,)), ("inv_left", (1,)),
-         ("actions", (1,)), ("wrong_solves", (1,)), ("deck_size", (1,)))
-
-
-@functools.lru_cache(maxsize=None)
-def _layout(num_players: int) -> tuple[tuple[str, int, tuple[int, ...]], ...]:
-    out: list[tuple[str, int, tuple[int, ...]]] = []
-    pos = 0
-    for name, shape in _HEAD:
-        out.append((name, pos, shape))
-        pos += int(np.prod(shape))
-    for name, shape in _SEATS:
-        full = (num_players,) + shape
-        out.append((name, pos, full))
-        pos += int(np.prod(full))
-    for name, shape in _TAIL:
-        out.append((name, pos, shape))
-        pos += 1
-    return tuple(out)
-
-
-def _check_players(num_players: int) -> int:
-    if (not isinstance(num_players, (int, np.integer)) or isinstance(num_players, bool)
-            or not 2 <= num_players <= 5):
-        raise PIError(f"num_players must be 2..5, got {num_players!r}")
-    return int(num_players)
-
-
-def compact_layout(num_players: int) -> dict[str, tuple[int, tuple[int, ...]]]:
-    """Offsets and shapes of the compact encoding's components: ``name -> (start, shape)``
-    (module docstring table, in order).
-
-    Raises:
-        PIError: a player count outside 2..5.
-    """
-    return {name: (start, shape) for name, start, shape in _layout(_check_players(num_players))}
-
-
-def compact_size(num_players: int) -> int:
-    """Length of the compact encoding: ``216 + 8 * num_players``.
-
-    Raises:
-        PIError: a player count outside 2..5.
-    """
-    name, start, shape = _layout(_check_players(num_players))[-1]
-    return start + 1
+# The layouts, scales and bounds are the encodings package's (pi_env.encodings): one place for
+# every encoding; this module computes the entries.
 
 
 def _offsets(num_players: int) -> np.ndarray:
-    return np.array([start for _, start, _ in _layout(num_players)], dtype=np.int64)
+    return np.array([start for _, start, _, _ in compact_components(num_players)], dtype=np.int64)
 
 
-def _scales(config: GameConfig) -> np.ndarray:
-    """``float64[6]``: score, round, tier, rotation, first/to-move seat, deck size."""
-    P = config.num_players
-    score = 1.0 / config.num_rounds if config.is_duel else 1.0 / 21.0
-    return np.array([score, 1.0 / config.num_rounds, 1.0 / P, 1.0 / config.max_rotations, 1.0 / (P - 1),
-                     1.0 / NUM_ELEMENTS], dtype=np.float64)
-
-
-def compact_bounds(config: GameConfig) -> tuple[np.ndarray, np.ndarray]:
-    """Per-entry ``(low, high)`` ``float32`` bounds of :func:`encode_compact` under ``config``."""
-    from pi_env.engine.observe import observation_bounds, observation_layout
-
-    P = config.num_players
-    layout = compact_layout(P)
-    low = np.zeros(compact_size(P), dtype=np.float32)
-    high = np.ones(compact_size(P), dtype=np.float32)
-    ob_low, ob_high = observation_bounds(config)
-    s0 = observation_layout(P)["score"][0]
-    r0 = observation_layout(P)["round"][0]
-    scale = _scales(config)
-    for name, lo, hi in (("score", ob_low[s0] * scale[0], ob_high[s0] * scale[0]),
-                         ("round", 0.0, ob_high[r0] * scale[1]),
-                         ("clue_gain", 0.0, math.log2(3) * GAIN_SCALE),
-                         ("district_gain", 0.0, math.log2(10) * GAIN_SCALE),
-                         ("held_clue_gain", 0.0, math.log2(NUM_CASES) * GAIN_SCALE)):
-        start, shape = layout[name]
-        n = int(np.prod(shape))
-        low[start:start + n] = lo
-        high[start:start + n] = hi
-    return low, high
+_scales = compact_scales  # float64[6]: score, round, tier, rotation, first/to-move seat, deck size
 
 
 @kernel
@@ -354,13 +272,6 @@ def encode_compact(state: State, config: GameConfig, players: "int | np.ndarray"
     return out
 
 
-JOINT_BLOCK_LAYOUT: dict[str, tuple[int, tuple[int, ...]]] = {
-    "joint_marginals": (0, (36,)), "joint_log2_count": (36, (1,)), "joint_p_best": (37, (1,))}
-"""Offsets and shapes of the joint block (module docstring)."""
-JOINT_BLOCK_SIZE = 38
-"""Length of the joint block."""
-
-
 def encode_joint_block(state: State, config: GameConfig, players: "int | np.ndarray",
                        out: "np.ndarray | None" = None) -> np.ndarray:
     """The joint block (module docstring) of ``players`` in every game of ``state``.
@@ -409,30 +320,7 @@ def encode_joint_block(state: State, config: GameConfig, players: "int | np.ndar
 # Solo Time Attack
 
 
-def solo_compact_layout() -> dict[str, tuple[int, tuple[int, ...]]]:
-    """Offsets and shapes of the solo compact encoding: ``name -> (start, shape)``."""
-    out: dict[str, tuple[int, tuple[int, ...]]] = {}
-    pos = 0
-    for name, shape in _SOLO:
-        out[name] = (pos, shape)
-        pos += int(np.prod(shape))
-    return out
-
-
-SOLO_COMPACT_SIZE = sum(int(np.prod(shape)) for _, shape in _SOLO)
-"""Length of the solo compact encoding (142)."""
 _SOLO_OFF = np.array([start for start, _ in solo_compact_layout().values()], dtype=np.int64)
-
-
-def solo_compact_bounds(config) -> tuple[np.ndarray, np.ndarray]:
-    """Per-entry ``(low, high)`` ``float32`` bounds of :func:`encode_solo_compact`."""
-    layout = solo_compact_layout()
-    low = np.zeros(SOLO_COMPACT_SIZE, dtype=np.float32)
-    high = np.ones(SOLO_COMPACT_SIZE, dtype=np.float32)
-    for name, hi in (("clue_gain", math.log2(3) * GAIN_SCALE), ("district_gain", math.log2(10) * GAIN_SCALE)):
-        start, shape = layout[name]
-        high[start:start + shape[0]] = hi
-    return low, high
 
 
 @batch_kernel

@@ -30,24 +30,16 @@ from __future__ import annotations
 import numpy as np
 
 from pi_env.core.errors import PIError
+from pi_env.encodings.layouts import SOLVER_FEATURES, SOLVER_LAYOUT, solver_size
 from pi_env.engine.state import GameConfig, State
-from pi_env.engine import check_config, observation_size as flat_size
+from pi_env.engine import check_config
 from pi_env.engine.observe import player_array as players_array
 from pi_env.solvers.own_info import joint_features
 
 __all__ = ["solver_features", "solver_size", "SOLVER_LAYOUT", "SOLVER_FEATURES"]
 
-SOLVER_FEATURES = 37
-"""Entries the solver-augmented encoding appends to the flat one."""
-SOLVER_LAYOUT: dict[str, tuple[int, tuple[int, ...]]] = {
-    "p_suspect": (0, (12,)), "p_evidence": (12, (10,)), "p_location": (22, (14,)),
-    "log2_count": (36, (1,))}
-"""Offsets (after the flat part) and shapes of the solver features."""
-
-
-def solver_size(num_players: int) -> int:
-    """Length of the solver-augmented encoding: ``flat_size(P) + 37``."""
-    return flat_size(num_players) + SOLVER_FEATURES
+# The layout is the encodings package's (pi_env.encodings.SOLVER_LAYOUT, solver_layout): one place
+# for every encoding.
 
 
 def solver_features(state: State, config: GameConfig, player: "int | np.ndarray",

@@ -280,7 +280,7 @@ def test_every_convention_cited_exists():
     assert sorted(x for x in cited if x[1] not in sections) == []
 
 
-API_PACKAGES = ("core", "engine", "records", "envs", "solvers", "agents")
+API_PACKAGES = ("core", "encodings", "engine", "records", "envs", "solvers", "agents")
 
 
 def test_the_api_reference_documents_every_public_module():

@@ -279,6 +279,19 @@ def test_the_solver_imports_nothing_from_the_environments():
     assert bad == []
 
 
+def test_the_encodings_import_only_the_core():
+    """The encodings package (layouts, bounds, scales, the registry) stands below the engine and
+    everything above it: it imports only ``pi_env.core`` and itself, not even inside a function
+    (nothing of ``pi_env.engine``, ``envs``, ``solvers``, ``agents`` or ``rl``)."""
+    graph = _import_graph()
+    mine = sorted(m for m in graph if m == "pi_env.encodings" or m.startswith("pi_env.encodings."))
+    assert mine == ["pi_env.encodings", "pi_env.encodings.bounds", "pi_env.encodings.layouts",
+                    "pi_env.encodings.registry"]
+    bad = sorted((m, t) for m in mine for t in graph[m]
+                 if not (t.startswith("pi_env.core") or t.startswith("pi_env.encodings")))
+    assert bad == []
+
+
 def test_no_library_function_is_longer_than_150_lines():
     """A function a reader can hold in view: none in pi_env (numba kernels, linked folders and nested
     functions included) is longer than 150 lines, docstring included."""

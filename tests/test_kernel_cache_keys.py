@@ -27,6 +27,8 @@ def test_a_fused_kernels_stamp_covers_the_step_rules_file():
     kernels_py = os.path.realpath(os.path.join(os.path.dirname(_config.__file__), "..", "engine", "_kernels.py"))
     assert kernels_py in files  # the step rules the fused loop calls
     assert any(f.endswith(os.path.join("solvers", "own_info.py")) for f in files)
+    # the packed writers read TILE_SCALE and FAILED_COUNT of the encodings package: a change there recompiles
+    assert any(f.endswith(os.path.join("encodings", "bounds.py")) for f in files)
 
 
 def test_digest_changes_with_any_file(tmp_path):
@@ -61,7 +63,7 @@ def test_files_outside_the_package_keep_numbas_own_locator(tmp_path):
 # One fresh process imports every module of these layers and reports each one's kernels; a module
 # that needs an optional extra that is not installed (the torch networks of pi_env.agents: the rl
 # extra) cannot be scanned, and its test skips naming the extra; any other import error fails.
-SCANNED = ("core", "engine", "records", "solvers", "envs", "agents")
+SCANNED = ("core", "encodings", "engine", "records", "solvers", "envs", "agents")
 EXTRA_OF = {"torch": "rl", "stable_baselines3": "rl", "sb3_contrib": "rl", "tensorboard": "rl",
             "fastapi": "web", "uvicorn": "web", "ray": "ray", "torchrl": "torchrl", "tensordict": "torchrl",
             "pyspiel": "openspiel"}  # the top-level modules of pyproject's optional extras

@@ -15,7 +15,7 @@ from pathlib import Path
 import pi_env
 
 ROOT = Path(pi_env.__file__).resolve().parent
-SUBPACKAGES = ("core", "engine", "records", "envs", "solvers", "agents", "apps", "rl", "experiments")
+SUBPACKAGES = ("core", "encodings", "engine", "records", "envs", "solvers", "agents", "apps", "rl", "experiments")
 
 
 def _installed_files() -> tuple[list[str], list[str]]:

@@ -48,10 +48,10 @@ CACHE: bool = os.environ.get("PI_ENV_NUMBA_CACHE", "1") != "0"
 # _kernels.py) or reads another module's constants kept running its old machine code after only
 # that other file changed (seen in development: the fused path ran the step rules of the commit
 # before). pi-env's kernels are keyed by the content of every file kernels are built from (the
-# core's constants and settings, the engine, the solver) together with their own file; a change to
+# core's constants and settings, the encodings' layouts and scales, the engine, the solver) together with their own file; a change to
 # any of them recompiles them. A locator class placed first in numba's list (numba.core.caching:
 # CacheImpl._locator_classes; the locators themselves are numba's, only the source stamp differs).
-_KERNEL_SOURCE_DIRS = ("core", "engine", "solvers")
+_KERNEL_SOURCE_DIRS = ("core", "encodings", "engine", "solvers")
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # the pi_env package
 
 

@@ -43,59 +43,15 @@ import numpy as np
 from numba import prange
 
 from pi_env.core._config import batch_kernel, rule_step
-from pi_env.core.constants import (IN_DISCARD, MAX_INVESTIGATORS, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS, ON_DISPLAY)
+from pi_env.core.constants import IN_DISCARD, NUM_CASES, ON_DISPLAY
 from pi_env.core.errors import PIError
-from pi_env.core.rules import edition_code, score_range
-from pi_env.engine.state import GameConfig, State
+from pi_env.encodings.bounds import observation_bounds  # noqa: F401 (re-exported: pi_env.engine.observation_bounds)
+from pi_env.encodings.layouts import observation_components, observation_layout, observation_size
+from pi_env.engine.state import State
 
-_COMPONENTS = (
-    ("tiles", (NUM_ELEMENTS, NUM_DISTRICTS), False), ("display", (NUM_ELEMENTS,), False),
-    ("discard", (NUM_ELEMENTS,), False), ("front", (NUM_ELEMENTS,), True),
-    ("spot", (NUM_ELEMENTS,), True), ("trace", (NUM_ELEMENTS,), True),
-    ("inv_placed", (NUM_DISTRICTS,), True), ("inv_spots", (NUM_DISTRICTS,), True),
-    ("inv_traces", (NUM_DISTRICTS,), True), ("inv_suppressed", (NUM_DISTRICTS, 3), True),
-    ("held_case", (NUM_ELEMENTS,), False), ("solved_case", (NUM_ELEMENTS,), True),
-    ("failed", (NUM_CASES,), True), ("score", (), True), ("attempted", (), True),
-    ("solved", (), True), ("inv_left", (), True), ("round", (1,), False), ("tier", (1,), False),
-    ("rotation", (1,), False), ("first_seat", (1,), False), ("deck_size", (1,), False),
-    ("to_move", (1,), False),
-)
-
-
-def _component_layout(components: "tuple[tuple[str, tuple[int, ...], bool], ...]",
-                      num_players: int) -> tuple[tuple[str, int, int, tuple[int, ...]], ...]:
-    """``(name, start, size, shape)`` of every component of ``components`` (``(name, shape,
-    per_seat)``, a per-seat component repeated for the ``num_players`` relative seats), laid out one
-    after another in order. Shared by the observation and the packed encoding
-    (:mod:`pi_env.engine.packed`)."""
-    out = []
-    pos = 0
-    for name, shape, per_seat in components:
-        full = ((num_players,) + shape) if per_seat else shape
-        n = int(np.prod(full)) if full else 1
-        out.append((name, pos, n, full))
-        pos += n
-    return tuple(out)
-
-
-@functools.lru_cache(maxsize=None)
-def _layout(num_players: int) -> tuple[tuple[str, int, int, tuple[int, ...]], ...]:
-    """``(name, start, size, shape)`` of every component, in order (computed once per player count:
-    agents decode an observation at every decision)."""
-    return _component_layout(_COMPONENTS, num_players)
-
-
-def observation_layout(num_players: int) -> dict[str, tuple[int, tuple[int, ...]]]:
-    """Offsets and shapes of the observation components: ``name -> (start, shape)`` (a new dict
-    every call)."""
-    return {name: (start, shape) for name, start, _, shape in _layout(num_players)}
-
-
-@functools.lru_cache(maxsize=None)
-def observation_size(num_players: int) -> int:
-    """Length of the flat observation vector: ``618 + 1912 * num_players``."""
-    start, shape = observation_layout(num_players)["to_move"]
-    return start + 1
+# The layout (components, offsets, size) and the bounds are the encodings package's: one place for
+# every encoding (pi_env.encodings); the engine writes them.
+_layout = observation_components  # (name, start, size, shape) of every component, cached per player count
 
 
 def decode_observation(obs: np.ndarray, num_players: int) -> dict[str, np.ndarray]:
@@ -222,30 +178,3 @@ def observe(state: State, player: "int | np.ndarray", out: np.ndarray | None = N
                     state.inv_left, state.attempted, state.solved, state.solved_case, state.failed,
                     state.score)
     return out
-
-
-def observation_bounds(config: "GameConfig") -> tuple[np.ndarray, np.ndarray]:
-    """Per-entry ``(low, high)`` ``int16`` bounds of the observation (:func:`observe`) of a game with
-    ``config`` (a :class:`~pi_env.engine.state.GameConfig`): ``int16[618 + 1912·P]`` each; the
-    Observation Space table of :mod:`pi_env.envs.aec` lists them (docs/rules.md §5 for the score).
-    """
-    P = config.num_players
-    R = config.round_limit
-    size = observation_size(P)
-    low = np.zeros(size, dtype=np.int64)
-    high = np.ones(size, dtype=np.int64)
-    if config.is_duel:
-        s_low, s_high = 0, R  # rounds won
-    else:  # docs/rules.md §5 (pi_env.core.rules)
-        s_low, s_high = score_range(edition_code(config.edition), R, int(config.max_rotations))
-    special = {"inv_spots": (0, 3), "inv_traces": (0, 3), "score": (s_low, s_high),
-               "inv_left": (0, MAX_INVESTIGATORS), "round": (0, R), "tier": (0, P),
-               "rotation": (0, int(config.max_rotations)), "first_seat": (0, P - 1),
-               "deck_size": (0, NUM_ELEMENTS), "to_move": (0, P - 1)}
-    for name, (start, shape) in observation_layout(P).items():
-        if name in special:
-            n = int(np.prod(shape)) if shape else 1
-            low[start:start + n], high[start:start + n] = special[name]
-    info = np.iinfo(np.int16)
-    return (np.clip(low, info.min, info.max).astype(np.int16),
-            np.clip(high, info.min, info.max).astype(np.int16))

@@ -109,17 +109,21 @@ rows' values, they show a player nothing of its own case either (tested with pai
 from __future__ import annotations
 
 import functools
-import math
 from typing import Any
 
 import numpy as np
 from numba import prange
 
 from pi_env.core._config import batch_kernel, rule_step
-from pi_env.core.constants import IN_DISCARD, MAX_INVESTIGATORS, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS, ON_DISPLAY
+from pi_env.core.constants import IN_DISCARD, MAX_INVESTIGATORS, NUM_DISTRICTS, NUM_ELEMENTS, ON_DISPLAY
 from pi_env.core.errors import PIError
+from pi_env.encodings.bounds import FAILED_COUNT, TILE_SCALE
+from pi_env.encodings.bounds import packed_int_scales as _encoding_int_scales
+from pi_env.encodings.layouts import (INT_LAYOUT_VERSION, PACKED_COMPONENTS, PACKED_INT_COMPONENTS, packed_components,
+                                      packed_int_components, packed_int_layout, packed_int_size, packed_int_unpacking,
+                                      packed_layout, packed_size)
 from pi_env.engine._kernels import CHUNK
-from pi_env.engine.observe import _component_layout, decode_observation, player_array
+from pi_env.engine.observe import decode_observation, player_array
 from pi_env.engine.state import State
 from pi_env.engine.writer import (NUM_COMPONENTS, _untracked, _write_bits, _write_investigators, _write_markers,
                                   _write_places)
@@ -129,44 +133,10 @@ __all__ = ["packed_layout", "packed_size", "write_packed", "packed_from_observat
            "PACKED_COMPONENTS", "INT_DTYPES", "write_packed_int", "PackedIntWriter", "packed_int_from_observation",
            "packed_from_int", "packed_int_scales"]
 
-_COMPONENTS = (
-    ("tile_district", (NUM_ELEMENTS,), False), ("display", (NUM_ELEMENTS,), False),
-    ("discard", (NUM_ELEMENTS,), False), ("front", (NUM_ELEMENTS,), True),
-    ("spot", (NUM_ELEMENTS,), True), ("trace", (NUM_ELEMENTS,), True),
-    ("inv_placed", (NUM_DISTRICTS,), True), ("inv_spots", (NUM_DISTRICTS,), True),
-    ("inv_traces", (NUM_DISTRICTS,), True), ("inv_suppressed", (NUM_DISTRICTS, 3), True),
-    ("held_case", (NUM_ELEMENTS,), False), ("solved_case", (NUM_ELEMENTS,), True),
-    ("failed_count", (), True), ("failed_share", (NUM_ELEMENTS,), True),
-    ("score", (), True), ("attempted", (), True), ("solved", (), True), ("inv_left", (), True),
-    ("round", (1,), False), ("tier", (1,), False), ("rotation", (1,), False),
-    ("first_seat", (1,), False), ("deck_size", (1,), False), ("to_move", (1,), False),
-)
-PACKED_COMPONENTS = tuple(name for name, _, _ in _COMPONENTS)
-"""The component names, in layout order (module docstring)."""
-
-TILE_SCALE = np.float32(1.0 / 13.0)
-"""``tile_district`` is the district index times this."""
-FAILED_COUNT = (np.log2(1.0 + np.arange(NUM_CASES + 1)) / math.log2(NUM_CASES + 1)).astype(np.float32)
-"""``float32[1681]``: ``failed_count`` of ``n`` distinct wrong triples."""
-FAILED_COUNT.flags.writeable = False
-
-
-@functools.lru_cache(maxsize=None)
-def _layout(num_players: int) -> tuple[tuple[str, int, int, tuple[int, ...]], ...]:
-    return _component_layout(_COMPONENTS, num_players)
-
-
-def packed_layout(num_players: int) -> dict[str, tuple[int, tuple[int, ...]]]:
-    """Offsets and shapes of the packed encoding's components: ``name -> (start, shape)`` (module
-    docstring table, in order; a new dict every call)."""
-    return {name: (start, shape) for name, start, _, shape in _layout(num_players)}
-
-
-@functools.lru_cache(maxsize=None)
-def packed_size(num_players: int) -> int:
-    """Length of the packed encoding: ``150 + 269 * num_players`` (2 players: 688)."""
-    _, start, n, _ = _layout(num_players)[-1]
-    return start + n
+# The layouts, the unpacking table and the scales are the encodings package's (pi_env.encodings):
+# one place for every encoding; this module writes them.
+_layout = packed_components  # (name, start, size, shape) of every component, cached per player count
+_int_layout = packed_int_components
 
 
 @functools.lru_cache(maxsize=None)
@@ -462,51 +432,6 @@ def packed_from_observation(observation: np.ndarray, scales: np.ndarray) -> np.n
 INT_DTYPES: dict[str, np.dtype[Any]] = {"int8": np.dtype(np.int8), "int16": np.dtype(np.int16)}
 """The dtypes of the packed integer rows, by name (module docstring, "Integer rows")."""
 
-INT_LAYOUT_VERSION = 2
-"""The layout of the packed integer rows (module docstring, "Integer rows"): 2 packs the 0/1 and
-0..3 components into bit fields (``78 + 105·P`` entries; 2 players: 288); 1 (until commit a2c8dee)
-was the packed layout entry for entry (``150 + 269·P``: 688)."""
-
-_INT_COMPONENTS = (
-    ("tile_district", (NUM_ELEMENTS,), False), ("cards", (NUM_ELEMENTS,), False),
-    ("markers", (NUM_ELEMENTS,), True), ("investigators", (NUM_DISTRICTS,), True),
-    ("suppressed", (NUM_DISTRICTS,), True), ("failed_count", (), True), ("failed_share", (NUM_ELEMENTS,), True),
-    ("score", (), True), ("attempted", (), True), ("solved", (), True), ("inv_left", (), True),
-    ("round", (1,), False), ("tier", (1,), False), ("rotation", (1,), False),
-    ("first_seat", (1,), False), ("deck_size", (1,), False), ("to_move", (1,), False),
-)
-PACKED_INT_COMPONENTS = tuple(name for name, _, _ in _INT_COMPONENTS)
-"""The integer rows' component names, in layout order (module docstring, "Integer rows")."""
-
-_INT_FIELDS: dict[str, tuple[str, int, int]] = {
-    "display": ("cards", 0, 1), "discard": ("cards", 1, 1), "held_case": ("cards", 2, 1),
-    "front": ("markers", 0, 1), "spot": ("markers", 1, 1), "trace": ("markers", 2, 1),
-    "solved_case": ("markers", 3, 1), "inv_placed": ("investigators", 0, 1),
-    "inv_spots": ("investigators", 1, 2), "inv_traces": ("investigators", 3, 2),
-    "inv_suppressed": ("suppressed", 0, 1),  # type t at bit t
-}
-"""Packed component -> (integer component, first bit, bits) of the components held in bit fields;
-every other packed component is the integer component of its name, entry for entry."""
-
-
-@functools.lru_cache(maxsize=None)
-def _int_layout(num_players: int) -> tuple[tuple[str, int, int, tuple[int, ...]], ...]:
-    return _component_layout(_INT_COMPONENTS, num_players)
-
-
-def packed_int_layout(num_players: int) -> dict[str, tuple[int, tuple[int, ...]]]:
-    """Offsets and shapes of the integer rows' components: ``name -> (start, shape)`` (module
-    docstring, "Integer rows"; a new dict every call)."""
-    return {name: (start, shape) for name, start, _, shape in _int_layout(num_players)}
-
-
-@functools.lru_cache(maxsize=None)
-def packed_int_size(num_players: int) -> int:
-    """Length of an integer row: ``78 + 105 * num_players`` (2 players: 288, 4 players: 498)."""
-    _, start, n, _ = _int_layout(num_players)[-1]
-    return start + n
-
-
 @functools.lru_cache(maxsize=None)
 def _int_offsets(num_players: int) -> np.ndarray:
     out = np.array([start for _, start, _, _ in _int_layout(num_players)], dtype=np.int64)
@@ -514,37 +439,10 @@ def _int_offsets(num_players: int) -> np.ndarray:
     return out
 
 
-@functools.lru_cache(maxsize=None)
-def _unpack_table(num_players: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(source, shift, mask)``, each ``int64[packed_size(P)]``: packed entry ``k`` is ``(row[source[k]]
-    >> shift[k]) & mask[k]`` of an integer row (``mask`` ``-1``: the whole entry, sign included).
-    Read-only."""
-    ilay = packed_int_layout(num_players)
-    D = packed_size(num_players)
-    src = np.empty(D, dtype=np.int64)
-    shift = np.zeros(D, dtype=np.int64)
-    mask = np.full(D, -1, dtype=np.int64)
-    for name, start, n, shape in _layout(num_players):
-        iname, bit, bits = _INT_FIELDS.get(name, (name, 0, 0))
-        istart = ilay[iname][0]
-        if name == "inv_suppressed":  # [P, 14, 3] -> [P, 14], type t at bit t
-            k = np.arange(n)
-            src[start:start + n] = istart + k // 3
-            shift[start:start + n] = k % 3
-        else:
-            src[start:start + n] = istart + np.arange(n)
-            shift[start:start + n] = bit
-        if bits:
-            mask[start:start + n] = (1 << bits) - 1
-    for a in (src, shift, mask):
-        a.flags.writeable = False
-    return src, shift, mask
-
-
 def _pack_wide(wide: np.ndarray, num_players: int) -> np.ndarray:
     """``int64[N, packed_int_size(P)]``: integer rows from ``int64[N, packed_size(P)]`` rows of the
     packed layout's integer values (bit fields put together, in plain numpy)."""
-    src, shift, mask = _unpack_table(num_players)
+    src, shift, mask = packed_int_unpacking(num_players)
     out = np.zeros((packed_int_size(num_players), wide.shape[0]), dtype=np.int64)  # entries first
     np.add.at(out, src, np.where(mask == -1, wide, (wide & mask) << shift).T)
     return out.T
@@ -751,44 +649,17 @@ class PackedIntWriter:
         return self.buffer
 
 
-@functools.lru_cache(maxsize=64)
-def _int_scales(num_players: int, scales: bytes) -> np.ndarray:
-    s = np.frombuffer(scales, dtype=np.float32)
-    out = np.zeros(packed_size(num_players), dtype=np.float32)
-    # the packed components' scales: tile_district TILE_SCALE; failed_count/failed_share 0 (not a
-    # product: packed_from_int computes them); the others their observation component's scale
-    comp = {name: c for c, name in enumerate(("tiles", "display", "discard", "front", "spot", "trace", "inv_placed",
-                                              "inv_spots", "inv_traces", "inv_suppressed", "held_case",
-                                              "solved_case", "failed", "score", "attempted", "solved", "inv_left",
-                                              "round", "tier", "rotation", "first_seat", "deck_size", "to_move"))}
-    for name, start, n, _ in _layout(num_players):
-        if name == "tile_district":
-            out[start:start + n] = TILE_SCALE
-        elif name not in ("failed_count", "failed_share"):
-            out[start:start + n] = s[comp[name]]
-    out.flags.writeable = False
-    return out
-
-
 def packed_int_scales(num_players: int, scales: np.ndarray) -> np.ndarray:
     """``float32[packed_size(P)]``: per entry of the *packed* layout, what the integer value
     unpacked from an integer row (:func:`packed_from_int`) is multiplied by to give the packed
     (``float32``) entry: ``TILE_SCALE`` for ``tile_district``, the observation component's scale
     (``scales``, ``float32[23]``) for the others, 0 for ``failed_count`` and ``failed_share``
-    (those follow from the counts). Read-only.
+    (those follow from the counts). Read-only (:func:`pi_env.encodings.packed_int_scales`).
 
     Raises:
         PIError: ``scales`` of the wrong length.
     """
-    return _int_scales(int(num_players), _scales(scales).tobytes())
-
-
-def packed_int_unpacking(num_players: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(source, shift, mask)``, each read-only ``int64[packed_size(P)]``: entry ``k`` of the packed
-    layout is the integer ``(row[..., source[k]] >> shift[k]) & mask[k]`` of an integer row (an
-    arithmetic shift; ``mask`` ``-1`` for the entries held whole, signed scores included): what
-    :func:`packed_from_int` and :class:`pi_env.rl.packed_int.PackedIntToFloat` compute first."""
-    return _unpack_table(int(num_players))
+    return _encoding_int_scales(int(num_players), _scales(scales))
 
 
 def packed_from_int(rows: np.ndarray, scales: np.ndarray) -> np.ndarray:
@@ -816,7 +687,7 @@ def packed_from_int(rows: np.ndarray, scales: np.ndarray) -> np.ndarray:
         raise PIError(f"rows must be integer rows of length {sorted(sizes)} (2..5 players), got "
                       f"{x.dtype}{list(x.shape)}")
     P = sizes[x.shape[-1]]
-    src, shift, mask = _unpack_table(P)
+    src, shift, mask = packed_int_unpacking(P)
     v = (x[..., src].astype(np.int64) >> shift) & mask
     out = v.astype(np.float32) * packed_int_scales(P, scales)
     lay = packed_layout(P)

@@ -79,6 +79,8 @@ from pi_env.core.constants import (CASE_TRIPLES, DISPLAY_SIZE, IN_DECK, NUM_ACTI
 from pi_env.core.errors import IllegalActionError, PIError
 from pi_env.core.rules import clue_answer, clue_card_takeable, investigator_placeable, is_case
 from pi_env.engine.arrays import BatchArrays, action_array
+from pi_env.encodings.bounds import solo_observation_bounds
+from pi_env.encodings.layouts import SOLO_OBSERVATION_SIZE, solo_observation_layout
 from pi_env.engine.observe import _observe_board, observation_layout as standard_layout, observation_size
 from pi_env.engine._kernels import _deal_cases, _deal_clue_cards, _deal_layout, _investigate_answer, _play_clue_card
 
@@ -348,28 +350,11 @@ def _step_kernel(acts, use_display, max_actions, adjacency, rng, tile_district, 
             done[b] = True
 
 
-_COMPONENTS = (
-    ("tiles", (NUM_ELEMENTS, NUM_DISTRICTS)), ("display", (NUM_ELEMENTS,)),
-    ("discard", (NUM_ELEMENTS,)), ("spot", (NUM_ELEMENTS,)), ("trace", (NUM_ELEMENTS,)),
-    ("nothing", (NUM_ELEMENTS,)), ("inv_placed", (NUM_DISTRICTS,)), ("inv_spots", (NUM_DISTRICTS,)),
-    ("inv_traces", (NUM_DISTRICTS,)), ("inv_suppressed", (NUM_DISTRICTS, 3)),
-    ("failed", (NUM_CASES,)), ("inv_left", (1,)), ("actions", (1,)), ("wrong_solves", (1,)),
-    ("deck_size", (1,)),
-)
-
-
-def observation_layout() -> dict[str, tuple[int, tuple[int, ...]]]:
-    """Offsets and shapes of the observation components: ``name -> (start, shape)``."""
-    out: dict[str, tuple[int, tuple[int, ...]]] = {}
-    pos = 0
-    for name, shape in _COMPONENTS:
-        out[name] = (pos, shape)
-        pos += int(np.prod(shape))
-    return out
-
-
+# The layout and the bounds are the encodings package's (pi_env.encodings): one place for every
+# encoding; this module writes them.
+observation_layout = solo_observation_layout
 _LAYOUT = observation_layout()
-OBSERVATION_SIZE: int = _LAYOUT["deck_size"][0] + 1
+OBSERVATION_SIZE: int = SOLO_OBSERVATION_SIZE
 """Length of the flat solo observation (2452)."""
 _OFF = np.array([start for start, _ in _LAYOUT.values()], dtype=np.int64)
 
@@ -430,15 +415,9 @@ def standard_view(solo_obs: np.ndarray) -> np.ndarray:
 
 
 def observation_bounds(config: SoloConfig) -> tuple[np.ndarray, np.ndarray]:
-    """Per-entry ``(low, high)`` ``int16[2452]`` bounds of the observation under ``config``."""
-    low = np.zeros(OBSERVATION_SIZE, dtype=np.int16)
-    high = np.ones(OBSERVATION_SIZE, dtype=np.int16)
-    for name, hi in (("inv_spots", 3), ("inv_traces", 3), ("inv_left", config.investigators),
-                     ("actions", config.max_actions), ("wrong_solves", config.max_actions),
-                     ("deck_size", NUM_ELEMENTS)):
-        start, shape = _LAYOUT[name]
-        high[start:start + int(np.prod(shape))] = hi
-    return low, high
+    """Per-entry ``(low, high)`` ``int16[2452]`` bounds of the observation under ``config``
+    (:func:`pi_env.encodings.solo_observation_bounds`)."""
+    return solo_observation_bounds(config)
 
 
 @batch_kernel(family="observe")

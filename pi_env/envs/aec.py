@@ -239,7 +239,7 @@ from pettingzoo.utils import wrappers
 
 from pi_env.core.actions import action_id, action_name
 from pi_env.core.board import Board, load_board
-from pi_env.engine.observe import observation_bounds  # the engine's; exported here as always
+from pi_env.encodings import observation_bounds  # the encodings package's; exported here as always
 from pi_env.core.constants import (ANSWER_NAMES, DEFAULT_MAX_ROTATIONS, INVESTIGATE_BASE, MAX_INVESTIGATORS,
                                    NUM_ACTIONS, NUM_ELEMENTS, SOLVE_BASE)
 from pi_env.core.errors import IllegalActionError, PIError, PositionError

@@ -6,7 +6,8 @@ player holds and never its own case: the engine observation with every entry sca
 ``[0, 1]``; same length and the same component offsets (:func:`flat_layout` =
 :func:`pi_env.engine.observation_layout`), so :func:`pi_env.engine.decode_observation` splits it into
 named views too. The solver-augmented encoding (flat + exact case marginals) is
-:mod:`pi_env.solvers.features`.
+:mod:`pi_env.solvers.features`. What each encoding looks like (layouts, sizes, bounds, scales,
+versions) is :mod:`pi_env.encodings`'s, registered there by name; this module fills the rows.
 
 Flat encoding
 -------------
@@ -83,26 +84,25 @@ returns them with ``observations="packed-int8"`` / ``"packed-int16"``.
 
 from __future__ import annotations
 
-import functools
 from typing import Any, Generic, TypeVar
 
 import numpy as np
 
-from pi_env.engine import GameConfig, State, check_config, observation_layout, observation_size
-from pi_env.engine.observe import player_array
-from pi_env.engine.packed import (INT_DTYPES, PackedIntWriter, PackedWriter, packed_from_int, packed_int_layout,
-                                  packed_int_scales, packed_int_size, packed_int_unpacking, packed_layout, packed_size,
-                                  write_packed, write_packed_int)
-from pi_env.engine.writer import FailedSolves, ObservationWriter, observe_scaled
-from pi_env.core.constants import NUM_CASES, NUM_DISTRICTS
+from pi_env.core.constants import NUM_CASES
 from pi_env.core.errors import PIError
+from pi_env.encodings import (component_scales, flat_bounds, flat_scales, observation_layout, observation_size,
+                              packed_bounds, packed_int_bounds, packed_int_layout, packed_int_scales, packed_int_size,
+                              packed_layout, packed_size)
+from pi_env.engine import GameConfig, State, check_config
+from pi_env.engine.observe import player_array
+from pi_env.engine.packed import INT_DTYPES, PackedIntWriter, PackedWriter, packed_from_int, write_packed, write_packed_int
+from pi_env.engine.writer import FailedSolves, ObservationWriter, observe_scaled
 
 __all__ = ["flat_size", "flat_layout", "flat_scales", "flat_bounds", "encode_flat",
            "encode_flat_reference", "FlatEncoder", "FailedSolves", "check_config", "players_array",
            "packed_size", "packed_layout", "packed_bounds", "encode_packed", "PackedEncoder", "packed_int_bounds",
            "check_packed_int", "encode_packed_int", "PackedIntEncoder", "float_from_packed_int", "int_row_scales"]
 
-_COMPONENT_NAMES = tuple(observation_layout(2))
 players_array = player_array  # the engine's, under the name this module has always exported
 
 
@@ -112,43 +112,15 @@ def flat_size(num_players: int) -> int:
 
 
 def flat_layout(num_players: int) -> dict[str, tuple[int, tuple[int, ...]]]:
-    """Offsets and shapes of the flat encoding's components: ``name -> (start, shape)``."""
+    """Offsets and shapes of the flat encoding's components: ``name -> (start, shape)``
+    (:func:`pi_env.encodings.observation_layout`)."""
     return observation_layout(num_players)
 
 
-def _component_scales(config: GameConfig) -> np.ndarray:
-    """``float32[23]``: the scale of each component, in layout order (module docstring table)."""
-    return _scales(config.num_players, config.num_rounds, config.is_duel, config.max_rotations)[0]
-
-
-def flat_scales(config: GameConfig) -> np.ndarray:
-    """``float32[flat_size(P)]``: the scale of every entry (read-only)."""
-    return _scales(config.num_players, config.num_rounds, config.is_duel, config.max_rotations)[1]
-
-
-@functools.lru_cache(maxsize=64)
-def _scales(P: int, num_rounds: int, duel: bool, max_rotations: int) -> tuple[np.ndarray, np.ndarray]:
-    score = 1.0 / num_rounds if duel else 1.0 / 21.0
-    special = {"inv_spots": 1 / 3, "inv_traces": 1 / 3, "score": score, "inv_left": 1 / 5,
-               "round": 1.0 / num_rounds, "tier": 1.0 / P, "rotation": 1.0 / max_rotations,
-               "first_seat": 1.0 / (P - 1), "deck_size": 1 / 36, "to_move": 1.0 / (P - 1)}
-    comp = np.array([special.get(name, 1.0) for name in _COMPONENT_NAMES], dtype=np.float32)
-    entries = np.empty(observation_size(P), dtype=np.float32)
-    for c, (start, shape) in enumerate(observation_layout(P).values()):
-        entries[start:start + (int(np.prod(shape)) if shape else 1)] = comp[c]
-    comp.flags.writeable = False
-    entries.flags.writeable = False
-    return comp, entries
-
-
-def flat_bounds(config: GameConfig) -> tuple[np.ndarray, np.ndarray]:
-    """Per-entry ``(low, high)`` ``float32`` bounds of the flat encoding (the engine observation's
-    bounds, :func:`pi_env.engine.observe.observation_bounds`, times the scales)."""
-    from pi_env.engine.observe import observation_bounds
-
-    low, high = observation_bounds(config)
-    s = flat_scales(config)
-    return low.astype(np.float32) * s, high.astype(np.float32) * s
+# The flat encoding's scales and bounds and the packed encodings' bounds are the encodings
+# package's (pi_env.encodings: flat_scales, flat_bounds, packed_bounds, packed_int_bounds), exported
+# here as always; _component_scales is what the engine's writers take.
+_component_scales = component_scales
 
 
 def encode_flat_reference(observation: np.ndarray, config: GameConfig) -> np.ndarray:
@@ -271,24 +243,6 @@ def encode_flat(state: State, config: GameConfig, player: "int | np.ndarray",
     return observe_scaled(state, player, _component_scales(config), out)
 
 
-def packed_bounds(config: GameConfig) -> tuple[np.ndarray, np.ndarray]:
-    """Per-entry ``(low, high)`` ``float32`` bounds of the packed encoding: the flat encoding's
-    bounds for the components it shares with it, ``[0, 1]`` for ``tile_district``,
-    ``failed_count`` and ``failed_share``."""
-    P = config.num_players
-    flow, fhigh = flat_bounds(config)
-    flat = flat_layout(P)
-    low = np.zeros(packed_size(P), dtype=np.float32)
-    high = np.ones(packed_size(P), dtype=np.float32)
-    for name, (start, shape) in packed_layout(P).items():
-        if name in flat and name != "tiles":
-            n = int(np.prod(shape)) if shape else 1
-            f0 = flat[name][0]
-            low[start:start + n] = flow[f0:f0 + n]
-            high[start:start + n] = fhigh[f0:f0 + n]
-    return low, high
-
-
 def encode_packed(state: State, config: GameConfig, player: "int | np.ndarray",
                   out: np.ndarray | None = None) -> np.ndarray:
     """The packed encoding (:mod:`pi_env.engine.packed`) of ``player`` in every game of ``state``,
@@ -351,44 +305,6 @@ class PackedEncoder(_RowEncoder[PackedWriter]):
         return self._view
 
 
-def packed_int_bounds(config: GameConfig) -> tuple[np.ndarray, np.ndarray]:
-    """Per-entry ``(low, high)`` ``int64[packed_int_size(P)]`` bounds of the integer rows of a game
-    with ``config`` (:mod:`pi_env.engine.packed`, "Integer rows"). The packed layout's integer
-    values range as the engine observation's (:func:`pi_env.engine.observe.observation_bounds`) for the
-    components it shares with the packed encoding, ``0..13`` for ``tile_district``, and ``0..n_max``
-    for ``failed_count`` and ``failed_share`` with ``n_max = min(1680, max_rotations)`` (a player
-    takes at most one turn a rotation, so names at most ``max_rotations`` triples in a round; in a
-    duel the first attempt ends the round); a bit field ranges from 0 to the sum of its fields'
-    highest values, shifted (``cards`` 0..7, ``markers`` 0..15, ``investigators`` 0..31,
-    ``suppressed`` 0..7)."""
-    from pi_env.engine.observe import observation_bounds
-
-    P = config.num_players
-    olow, ohigh = observation_bounds(config)
-    flat = flat_layout(P)
-    n_max = 1 if config.is_duel else min(NUM_CASES, int(config.max_rotations))
-    low = np.zeros(packed_size(P), dtype=np.int64)  # in the packed layout, then put together
-    high = np.ones(packed_size(P), dtype=np.int64)
-    for name, (start, shape) in packed_layout(P).items():
-        n = int(np.prod(shape)) if shape else 1
-        if name == "tile_district":
-            high[start:start + n] = NUM_DISTRICTS - 1
-        elif name in ("failed_count", "failed_share"):
-            high[start:start + n] = n_max
-        else:
-            f0 = flat[name][0]
-            low[start:start + n] = olow[f0:f0 + n]
-            high[start:start + n] = ohigh[f0:f0 + n]
-    src, shift, mask = packed_int_unpacking(P)
-    whole = mask == -1
-    ilow = np.zeros(packed_int_size(P), dtype=np.int64)
-    ihigh = np.zeros(packed_int_size(P), dtype=np.int64)
-    ilow[src[whole]] = low[whole]
-    ihigh[src[whole]] = high[whole]
-    np.add.at(ihigh, src[~whole], high[~whole] << shift[~whole])  # bit fields (their lows are 0)
-    return ilow, ihigh
-
-
 def check_packed_int(config: GameConfig, dtype: Any) -> np.dtype[Any]:
     """The dtype (``"int8"`` or ``"int16"``) if it holds every value of :func:`packed_int_bounds`.
 
@@ -447,7 +363,7 @@ def int_row_scales(config: GameConfig) -> np.ndarray:
     integer row of a game with ``config`` (:func:`pi_env.engine.packed.packed_int_unpacking`), is
     multiplied by to give the packed ``float32`` entry, 0 for ``failed_count`` and
     ``failed_share`` (:func:`pi_env.engine.packed.packed_int_scales` with the flat encoding's scales)."""
-    return packed_int_scales(config.num_players, _component_scales(config))
+    return packed_int_scales(config.num_players, component_scales(config))
 
 
 def float_from_packed_int(rows: np.ndarray, config: GameConfig) -> np.ndarray:

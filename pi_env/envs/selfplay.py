@@ -195,8 +195,8 @@ from pi_env.engine.arrays import action_array
 from pi_env.engine.position import check_rules, load_positions, rules_of, save_position
 from pi_env.engine.rows import SelfPlayTurn, advance_kernel
 from pi_env.engine.state import DEFAULT_MAX_ROUNDS
-from pi_env.envs.encoders import (FailedSolves, FlatEncoder, PackedEncoder, PackedIntEncoder, flat_bounds, packed_bounds,
-                                  packed_int_bounds)
+from pi_env.encodings import ENV_OBSERVATIONS, get as get_encoding
+from pi_env.envs.encoders import FailedSolves, FlatEncoder, PackedEncoder, PackedIntEncoder
 
 __all__ = ["SelfPlayVecEnv", "RandomBatchOpponent", "is_batch_opponent"]
 
@@ -330,13 +330,13 @@ class SelfPlayVecEnv(VectorEnv):
                 self._agents[b] = [None] + [None if f is None or is_batch_opponent(f) else f()
                                             for f in self._factories]
         # spaces
-        if isinstance(observations, str) and observations in ("flat", "packed", "packed-int8", "packed-int16"):
+        if isinstance(observations, str) and observations in ENV_OBSERVATIONS:
             self.encoding: "str | None" = observations
         elif isinstance(observations, bool):
             self.encoding = "flat" if observations else None
         else:
-            raise PIError(f"observations must be True, False, 'flat', 'packed', 'packed-int8' or 'packed-int16', "
-                          f"got {observations!r}")
+            raise PIError(f"observations must be True, False, {', '.join(repr(n) for n in ENV_OBSERVATIONS[:-1])} or "
+                          f"{ENV_OBSERVATIONS[-1]!r}, got {observations!r}")
         self.observations = self.encoding is not None
         ints = None
         if self.encoding in ("packed-int8", "packed-int16"):  # refuses a dtype too narrow for the game
@@ -348,14 +348,13 @@ class SelfPlayVecEnv(VectorEnv):
         # the packed rows count every failed triple: a longer list keeps random play off the scan
         self._failed = FailedSolves(B, P, 16 if self.encoding in ("flat", None) else 64)
         self._no_obs = np.zeros((B, 0), dtype=np.float32)
-        if ints is not None:
-            ilow, ihigh = packed_int_bounds(self.config)
-            self.single_observation_space = spaces.Box(ilow, ihigh, dtype=ints.buffer.dtype)
-        elif self.encoding is None:  # the rows are float32[B, 0]
+        if self.encoding is None:  # the rows are float32[B, 0]
             self.single_observation_space = spaces.Box(np.zeros(0, np.float32), np.zeros(0, np.float32), dtype=np.float32)
-        else:
-            low, high = packed_bounds(self.config) if self.encoding == "packed" else flat_bounds(self.config)
-            self.single_observation_space = spaces.Box(low, high, dtype=np.float32)
+        else:  # the encoding's bounds and dtype (pi_env.encodings registry)
+            spec = get_encoding(self.encoding)
+            assert spec.bounds is not None
+            low, high = spec.bounds(self.config)
+            self.single_observation_space = spaces.Box(low, high, dtype=np.dtype(spec.dtype))
         self.observation_space = batch_space(self.single_observation_space, B)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.action_space = batch_space(self.single_action_space, B)

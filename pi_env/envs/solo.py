@@ -179,6 +179,7 @@ from pi_env.core.actions import action_id
 from pi_env.core.board import Board, load_board
 from pi_env.core.constants import (ANSWER_NAMES, CASE_TRIPLES, EVIDENCE_NAMES, INVESTIGATE_BASE, NUM_ACTIONS,
                         NUM_DISTRICTS, NUM_ELEMENTS, SOLVE_BASE, SUSPECT_NAMES, TYPE_NAMES)
+from pi_env.encodings import solo_observation_bounds
 from pi_env.engine import solo as S
 from pi_env.engine.position import load_solo_position, save_solo_position
 from pi_env.core.errors import InvalidActionError, PIError
@@ -227,7 +228,7 @@ class _SoloBatch:
         self.accept_case = accept_case
         self.state = S.empty_solo_state(batch_size)
         self.state.done[:] = True
-        low, high = S.observation_bounds(self.config)
+        low, high = solo_observation_bounds(self.config)
         self.single_observation_space = spaces.Dict({
             "observation": spaces.Box(low=low, high=high, shape=(S.OBSERVATION_SIZE,), dtype=np.int16),
             "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),

@@ -58,7 +58,7 @@ class PiPettingZooEnv(_PettingZooEnv):
 
         import pi_env
         from pi_env.core.constants import NUM_ACTIONS
-        from pi_env.envs.encoders import flat_bounds, flat_scales
+        from pi_env.encodings import flat_bounds, flat_scales
 
         require_ray()
         env = pi_env.env(**dict(env_config or {}))

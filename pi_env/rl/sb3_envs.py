@@ -4,7 +4,7 @@ sb3-contrib's MaskablePPO (needs the ``rl`` extra; used by :mod:`pi_env.experime
 * :class:`SoloSB3VecEnv`: Solo Time Attack, over :class:`pi_env.envs.solo.SoloTimeAttackVectorEnv`
   (``B`` games in one engine call). Observation ``float32[B, 2452 + 37 + 1680]``
   (:func:`solo_policy_input`): the solo observation divided entry by entry by its upper bound
-  (:func:`pi_env.engine.solo.observation_bounds`; entries with bound 0 unchanged), the 37 solver
+  (:func:`pi_env.encodings.solo_observation_bounds`; entries with bound 0 unchanged), the 37 solver
   features (marginals and log-count of the cases still possible) and the allowed-solve flags, all
   in ``[0, 1]``. Reward −1 per action (the env's).
 * :class:`SelfPlaySB3VecEnv`: standard games against fixed opponents, over
@@ -220,9 +220,9 @@ def solo_policy_input(observation: np.ndarray, legal: np.ndarray, board: Any, sc
 
 def solo_scale(config: Any) -> np.ndarray:
     """``float32[2452]``: ``1 / upper bound`` of each solo observation entry (1 where the bound is 0)."""
-    from pi_env.engine import solo as S
+    from pi_env.encodings import solo_observation_bounds
 
-    high = S.observation_bounds(config)[1].astype(np.float32)
+    high = solo_observation_bounds(config)[1].astype(np.float32)
     return (1.0 / np.maximum(high, 1.0)).astype(np.float32)
 
 
@@ -282,7 +282,7 @@ class SelfPlaySB3VecEnv(_NextStepAdapter):
 
     def __init__(self, num_envs: int = 64, num_players: int = 2, opponents: Sequence[str] = ("random",),
                  seed: int | None = None, consistent: bool = False, **kwargs: Any):
-        from pi_env.envs.encoders import flat_layout, flat_scales
+        from pi_env.encodings import flat_scales, observation_layout as flat_layout
         from pi_env.envs.selfplay import SelfPlayVecEnv
 
         from pi_env.agents import opponent_factory
