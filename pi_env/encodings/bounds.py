@@ -14,7 +14,7 @@ from typing import Protocol
 import numpy as np
 
 from pi_env.core.constants import MAX_INVESTIGATORS, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS
-from pi_env.core.rules import edition_code, score_range
+from pi_env.core.rules import SCORE_CAP, edition_code, score_range
 from pi_env.encodings.layouts import (SOLO_COMPACT_SIZE, flat_v1_columns, SOLVER_FEATURES, compact_layout, compact_size,
                                       observation_components, observation_layout, observation_size, packed_components,
                                       packed_int_size, packed_int_unpacking, packed_size,
@@ -96,7 +96,7 @@ def solo_observation_bounds(config: SoloRules) -> tuple[np.ndarray, np.ndarray]:
 # --- the flat encoding: the observation times its scales ---------------------------------------
 @functools.lru_cache(maxsize=64)
 def _scales(P: int, num_rounds: int, duel: bool, max_rotations: int) -> tuple[np.ndarray, np.ndarray]:
-    score = 1.0 / num_rounds if duel else 1.0 / 21.0
+    score = 1.0 / num_rounds if duel else 1.0 / SCORE_CAP
     special = {"inv_spots": 1 / 3, "inv_traces": 1 / 3, "score": score, "inv_left": 1 / 5,
                "round": 1.0 / num_rounds, "tier": 1.0 / P, "rotation": 1.0 / max_rotations,
                "first_seat": 1.0 / (P - 1), "deck_size": 1 / 36, "to_move": 1.0 / (P - 1)}
@@ -256,7 +256,7 @@ def compact_scales(config: GameRules) -> np.ndarray:
     """``float64[6]``: the compact encoding's scales of score, round, tier, rotation, first/to-move
     seat and deck size."""
     P = config.num_players
-    score = 1.0 / config.num_rounds if config.is_duel else 1.0 / 21.0
+    score = 1.0 / config.num_rounds if config.is_duel else 1.0 / SCORE_CAP
     return np.array([score, 1.0 / config.num_rounds, 1.0 / P, 1.0 / config.max_rotations, 1.0 / (P - 1),
                      1.0 / NUM_ELEMENTS], dtype=np.float64)
 
