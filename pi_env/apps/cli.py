@@ -119,6 +119,36 @@ POSITION_HELP = ("the position after the round's event E, its events 0..E played
 position, named alike in both commands."""
 
 
+def _add_ladder(sub) -> None:
+    """``pi-env ladder``'s options (:mod:`pi_env.apps.ladder`)."""
+    lad = _command(sub, "ladder", help="rate agents on one scale per player count (openskill "
+                                        "Plackett-Luce) from seat-rotated tournaments of every table")
+    lad.add_argument("--agents", required=True,
+                     help="comma-separated distinct agents to rate, e.g. random,heuristic,greedy; every "
+                          "combination of --players of them plays a table. Agents: " + AGENT_NAMES_SLOT)
+    lad.add_argument("--players", default="2,4",
+                     help="comma-separated player counts, one ladder each (default 2,4); an agent that "
+                          "cannot play a count (a learned model of another) is left out of it")
+    lad.add_argument("--games", type=_positive, default=24,
+                     help="games per table (default 24: every seat and cyclic order equally often "
+                          "for 2, 3 and 4 players)")
+    lad.add_argument("--seed", type=_seed, default=0,
+                     help="ladder seed (default 0); each table's tournament seed is drawn from (seed, "
+                          "players, table) and written to tables.csv")
+    lad.add_argument("--edition", choices=("second", "first"), default="second", help=EDITION_HELP)
+    lad.add_argument("--anchor", default=None,
+                     help="the agent rated 0 (default: random if listed, else the first agent)")
+    lad.add_argument("--bootstrap", type=_integer, default=200,
+                     help="bootstrap resamples of the games for the 95%% interval (default 200; 0: none)")
+    lad.add_argument("--workers", type=_positive, default=None,
+                     help="worker processes (default: all CPUs; 1 = in this process)")
+    lad.add_argument("--out", default="ladder",
+                     help="folder for ladder.json, games.csv, tables.csv, ratings_Np.csv, ladder_Np.png "
+                          "(default ladder/); refused if it holds them, unless --force")
+    lad.add_argument("--force", action="store_true", help="replace the ladder files in --out")
+    lad.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="pi-env", description="P.I.: rules engine, agents and solver.")
     parser.add_argument("--version", action="version", version=f"pi-env {__version__}")
@@ -189,32 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="continue the interrupted tournament in --out (same settings)")
     tour.add_argument("--force", action="store_true", help="start over, replacing the tournament in --out")
     tour.add_argument("--quiet", action="store_true", help="no progress bar")
-    lad = _command(sub, "ladder", help="rate agents on one scale per player count (openskill "
-                                        "Plackett-Luce) from seat-rotated tournaments of every table")
-    lad.add_argument("--agents", required=True,
-                     help="comma-separated distinct agents to rate, e.g. random,heuristic,greedy; every "
-                          "combination of --players of them plays a table. Agents: " + AGENT_NAMES_SLOT)
-    lad.add_argument("--players", default="2,4",
-                     help="comma-separated player counts, one ladder each (default 2,4); an agent that "
-                          "cannot play a count (a learned model of another) is left out of it")
-    lad.add_argument("--games", type=_positive, default=24,
-                     help="games per table (default 24: every seat and cyclic order equally often "
-                          "for 2, 3 and 4 players)")
-    lad.add_argument("--seed", type=_seed, default=0,
-                     help="ladder seed (default 0); each table's tournament seed is drawn from (seed, "
-                          "players, table) and written to tables.csv")
-    lad.add_argument("--edition", choices=("second", "first"), default="second", help=EDITION_HELP)
-    lad.add_argument("--anchor", default=None,
-                     help="the agent rated 0 (default: random if listed, else the first agent)")
-    lad.add_argument("--bootstrap", type=_integer, default=200,
-                     help="bootstrap resamples of the games for the 95%% interval (default 200; 0: none)")
-    lad.add_argument("--workers", type=_positive, default=None,
-                     help="worker processes (default: all CPUs; 1 = in this process)")
-    lad.add_argument("--out", default="ladder",
-                     help="folder for ladder.json, games.csv, tables.csv, ratings_Np.csv, ladder_Np.png "
-                          "(default ladder/); refused if it holds them, unless --force")
-    lad.add_argument("--force", action="store_true", help="replace the ladder files in --out")
-    lad.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_ladder(sub)
     solve = _command(sub, "solve", help="what a player can deduce at a point of a record, and a hint")
     solve.add_argument("record", help="a pi-record/1 JSON file")
     solve.add_argument("--player", required=True,
