@@ -184,3 +184,10 @@ def test_cli_prints_the_table(capsys, tmp_path):
     assert [ln.split()[1] for ln in lines[i + 2:i + 4]] == ["heuristic", "random"]
     assert lines[i + 3].split()[2:5] == ["0.00", lines[i + 3].split()[3], "-"]
     assert "rating: openskill Plackett-Luce mu minus random's (random = 0)" in out
+
+
+def test_progress_bar(capsys, tmp_path):
+    s = L.LadderSettings(agents=("random", "heuristic"), players=(2,), games=2, bootstrap=0)
+    L.run_ladder(s, tmp_path, workers=1, progress=True)
+    err = capsys.readouterr().err
+    assert "ladder: 100%" in err and "2/2" in err
