@@ -21,8 +21,8 @@ HAND = [[("a", 1), ("b", 2), ("c", 3)],
 
 
 def openskill_by_hand(games, agents):
-    """The same updates written straight against openskill's API."""
-    model = PlackettLuce()
+    """The same updates written straight against openskill's API (tau 0: fixed agents)."""
+    model = PlackettLuce(tau=0)
     r = {a: model.rating() for a in agents}
     for g in games:
         new = model.rate([[r[a]] for a, _ in g], ranks=[rank for _, rank in g])

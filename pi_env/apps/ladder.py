@@ -10,8 +10,10 @@ seed is :func:`table_seed` ``(seed, P, k)``, so table ``k`` is replayed by
 
 **Rating.** Each game's final ranking (ranks of :func:`pi_env.engine.outcome`, ties shared) updates
 the players' ratings with the Plackett–Luce model of the Weng–Lin Bayesian rating system, as the
-``openskill`` library implements it (``openskill.models.PlackettLuce`` with its default parameters:
-``mu`` 25, ``sigma`` 25/3, ``beta`` 25/6, ``tau`` 25/300), every agent starting from the same prior.
+``openskill`` library implements it (``openskill.models.PlackettLuce(tau=0)``: ``mu`` 25, ``sigma``
+25/3, ``beta`` 25/6 as the library's defaults), every agent starting from the same prior. ``tau`` (the
+variance added before each game for a skill that drifts; the library's default 25/300 is for people)
+is 0: an agent is a fixed program, so its rating's ``sigma`` should shrink as it plays more games.
 Games are rated in a fixed order: game 0 of every table (tables in order), then game 1 of every
 table, and so on (:func:`rating_order`), so no table is rated all at once at the end. The same
 settings give the same games and so the same ratings, whatever the worker count.
@@ -73,8 +75,9 @@ TABLES_FILE = "tables.csv"
 GAME_COLUMNS = ["players", "table", "game", "seed", "seat", "agent", "score", "rank", "win_share"]
 RATING_COLUMNS = ["rank", "agent", "rating", "sigma", "ci_low", "ci_high", "mu", "seat_games",
                   "win_rate", "mean_rank", "mean_score"]
-RATING_METHOD = ("openskill PlackettLuce (Weng-Lin), default parameters (mu 25, sigma 25/3, beta 25/6, "
-                 "tau 25/300); games rated in a fixed order (game 0 of every table, then game 1, ...); "
+TAU = 0.0
+RATING_METHOD = ("openskill PlackettLuce (Weng-Lin), mu 25, sigma 25/3, beta 25/6 (the library's defaults), "
+                 "tau 0 (fixed agents: no skill drift between games); games rated in a fixed order (game 0 of every table, then game 1, ...); "
                  "rating = mu - mu(anchor)")
 
 Row = dict[str, Any]
@@ -230,7 +233,8 @@ def rating_order(games: int, tables: int) -> list[tuple[int, int]]:
 
 
 def rate_games(results: Sequence[Sequence[tuple[str, int]]], agents: Sequence[str]) -> dict[str, tuple[float, float]]:
-    """Ratings after rating ``results`` one after another with openskill's Plackett–Luce model.
+    """Ratings after rating ``results`` one after another with openskill's Plackett–Luce model
+    (``PlackettLuce(tau=TAU)``, :data:`TAU` = 0: see the module docstring).
 
     Args:
         results: one entry per game, in rating order: ``(agent, rank)`` per seat (rank 1 = first,
@@ -242,7 +246,7 @@ def rate_games(results: Sequence[Sequence[tuple[str, int]]], agents: Sequence[st
     """
     from openskill.models import PlackettLuce
 
-    model = PlackettLuce()
+    model = PlackettLuce(tau=TAU)
     rating = {a: model.rating(name=a) for a in agents}
     for game in results:
         teams = model.rate([[rating[a]] for a, _ in game], ranks=[float(r) for _, r in game])
