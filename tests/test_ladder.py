@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 
 import numpy as np
@@ -76,8 +77,10 @@ def test_tables_and_their_seeds():
     s = L.LadderSettings(agents=("random", "heuristic", "greedy"), players=(2, 3), games=2)
     assert L.ladder_tables(s, 2) == [("random", "heuristic"), ("random", "greedy"), ("heuristic", "greedy")]
     assert L.ladder_tables(s, 3) == [("random", "heuristic", "greedy")]
-    assert L.table_seed(7, 2, 1) == int(np.random.SeedSequence([7, 2, 1]).generate_state(1, dtype=np.uint32)[0])
-    assert len({L.table_seed(0, p, k) for p in (2, 3) for k in range(3)}) == 6
+    h = int.from_bytes(hashlib.sha256(b"random,greedy").digest()[:8], "big")
+    assert L.table_seed(7, 2, ("random", "greedy")) == int(
+        np.random.SeedSequence([7, 2, h]).generate_state(1, dtype=np.uint32)[0])
+    assert len({L.table_seed(0, len(t), t) for p in (2, 3) for t in L.ladder_tables(s, p)}) == 4
     assert s.anchor == "random"
     assert L.LadderSettings(agents=("heuristic", "greedy"), players=2).anchor == "heuristic"
 
@@ -115,8 +118,9 @@ def test_same_seed_same_table_and_games_as_the_tournament(quick):
         assert (out / "a" / f).read_bytes() == (out / "b" / f).read_bytes()
     # table 2 (heuristic, greedy) is `pi-env tournament` of its seed: the same games
     tables = list(csv.DictReader((out / "a" / "tables.csv").open()))
-    assert tables[2] == {"players": "2", "table": "2", "seed": str(L.table_seed(5, 2, 2)), "agents": "heuristic,greedy"}
-    t = TournamentSettings(agents=("heuristic", "greedy"), games=6, players=2, seed=L.table_seed(5, 2, 2))
+    assert tables[2] == {"players": "2", "table": "2", "seed": str(L.table_seed(5, 2, ("heuristic", "greedy"))), "agents": "heuristic,greedy"}
+    t = TournamentSettings(agents=("heuristic", "greedy"), games=6, players=2,
+                           seed=L.table_seed(5, 2, ("heuristic", "greedy")))
     games = [r for r in csv.DictReader((out / "a" / "games.csv").open()) if r["table"] == "2"]
     want = [r for g in range(6) for r in tournament_game(t, g)]
     assert [(int(r["game"]), r["agent"], int(r["score"]), int(r["rank"])) for r in games] == \
@@ -191,3 +195,21 @@ def test_progress_bar(capsys, tmp_path):
     L.run_ladder(s, tmp_path, workers=1, progress=True)
     err = capsys.readouterr().err
     assert "ladder: 100%" in err and "2/2" in err
+
+
+def test_a_new_agent_leaves_the_other_tables_as_they_were(quick, tmp_path):
+    """One more agent: the tables the two ladders share play the same games (same table seeds)."""
+    s, out, doc = quick
+    more = L.LadderSettings(agents=("random", "deducer", "heuristic", "greedy"), players=(2,), games=6, seed=5,
+                            bootstrap=0)
+    L.run_ladder(more, tmp_path, workers=1)
+    old = {r["agents"]: r["seed"] for r in csv.DictReader((out / "a" / "tables.csv").open())}
+    new = {r["agents"]: r["seed"] for r in csv.DictReader((tmp_path / "tables.csv").open())}
+    assert len(new) == 6 and {k: new[k] for k in old} == old
+
+    def games(folder, seeds):
+        by_seed = {v: k for k, v in seeds.items()}
+        return sorted((by_seed[t[r["table"]]], r["game"], r["seat"], r["agent"], r["score"], r["rank"])
+                      for t in [{x["table"]: x["seed"] for x in csv.DictReader((folder / "tables.csv").open())}]
+                      for r in csv.DictReader((folder / "games.csv").open()) if t[r["table"]] in by_seed)
+    assert games(out / "a", old) == games(tmp_path, old)

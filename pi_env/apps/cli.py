@@ -134,7 +134,7 @@ def _add_ladder(sub) -> None:
                           "for 2, 3 and 4 players)")
     lad.add_argument("--seed", type=_seed, default=0,
                      help="ladder seed (default 0); each table's tournament seed is drawn from (seed, "
-                          "players, table) and written to tables.csv")
+                          "players, the table's agents) and written to tables.csv")
     lad.add_argument("--edition", choices=("second", "first"), default="second", help=EDITION_HELP)
     lad.add_argument("--anchor", default=None,
                      help="the agent rated 0 (default: random if listed, else the first agent)")

@@ -4,7 +4,8 @@ For each player count ``P`` the ladder plays every *table* of ``P`` distinct age
 (:func:`ladder_tables`: the combinations in listed order), each table a tournament of ``games``
 games played exactly as ``pi-env tournament`` plays them (:mod:`pi_env.apps.tournament`: seats
 rotate through every cyclic order, game ``i``'s engine seed from ``(table seed, i)``). A table's
-seed is :func:`table_seed` ``(seed, P, k)``, so table ``k`` is replayed by
+seed is :func:`table_seed` ``(seed, P, its agents)`` (not its place in the list: adding an agent
+to a ladder leaves the other tables' games as they were), so a table is replayed by
 ``pi-env tournament --agents A,B,.. --players P --games G --seed TABLE_SEED`` (its seed is in
 ``tables.csv``).
 
@@ -47,6 +48,7 @@ replaces them):
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import itertools
 import json
 import math
@@ -212,10 +214,16 @@ class LadderSettings:
                 "left_out": {str(p): v for p, v in self.left_out.items() if v}}
 
 
-def table_seed(seed: int, players: int, table: int) -> int:
-    """The tournament seed of table ``table`` of the ``players``-player ladder of seed ``seed``
-    (32 bits drawn from ``numpy.random.SeedSequence([seed, players, table])``)."""
-    return int(np.random.SeedSequence([int(seed), int(players), int(table)]).generate_state(1, dtype=np.uint32)[0])
+def table_seed(seed: int, players: int, table: Sequence[str]) -> int:
+    """The tournament seed of the table ``table`` (its agents in seat order) of the
+    ``players``-player ladder of seed ``seed``: 32 bits drawn from
+    ``numpy.random.SeedSequence([seed, players, h])``, ``h`` the first 8 bytes (big-endian) of the
+    SHA-256 of the agent names joined by commas. It depends on the table's agents, not on the rest of
+    the list, so a ladder with one more agent plays the same games at every table it shares with the
+    ladder before it (same seed) and adds the new agent's tables.
+    """
+    h = int.from_bytes(hashlib.sha256(",".join(table).encode()).digest()[:8], "big")
+    return int(np.random.SeedSequence([int(seed), int(players), h]).generate_state(1, dtype=np.uint32)[0])
 
 
 def ladder_tables(settings: LadderSettings, players: int) -> list[tuple[str, ...]]:
@@ -373,7 +381,7 @@ def run_ladder(settings: LadderSettings, out: "str | Path", *, workers: int | No
         raise PIError(f"{out} already has {', '.join(present)}; use another --out or --force to replace them")
     tables = {p: ladder_tables(settings, p) for p in settings.players}
     tournaments = {(p, k): TournamentSettings(agents=t, games=settings.games, players=p,
-                                              seed=table_seed(settings.seed, p, k), edition=settings.edition)
+                                              seed=table_seed(settings.seed, p, t), edition=settings.edition)
                    for p in settings.players for k, t in enumerate(tables[p])}
     tasks = [(tournaments[(p, k)], p, k, g) for p in settings.players
              for k, g in ((k, g) for g in range(settings.games) for k in range(len(tables[p])))]
