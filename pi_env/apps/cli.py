@@ -235,8 +235,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "the record; else the best query assumes any card can be taken)")
     solve.add_argument("--json", action="store_true", help="print the report as JSON")
     solo = _command(sub, "solo", help="Solo Time Attack (docs/rules.md §8): generate cases, play")
-    solo_sub = solo.add_subparsers(dest="solo_command", required=True, metavar="{generate,play}",
-                                   parser_class=_Parser)
+    solo_sub = solo.add_subparsers(dest="solo_command", required=True, metavar="{generate,play}", parser_class=_Parser)
     gen = _command(solo_sub, "generate", help="a solo case (layout + hidden case) from a seed or a "
                                                 "date: record and printable setup sheet")
     which = gen.add_mutually_exclusive_group()
