@@ -129,6 +129,36 @@ POSITION_HELP = ("the position after the round's event E, its events 0..E played
 position, named alike in both commands."""
 
 
+def _add_ladder(sub) -> None:
+    """``pi-env ladder``'s options (:mod:`pi_env.apps.ladder`)."""
+    lad = _command(sub, "ladder", help="rate agents on one scale per player count (openskill "
+                                        "Plackett-Luce) from seat-rotated tournaments of every table")
+    lad.add_argument("--agents", required=True,
+                     help="comma-separated distinct agents to rate, e.g. random,heuristic,greedy; every "
+                          "combination of --players of them plays a table. Agents: " + AGENT_NAMES_SLOT)
+    lad.add_argument("--players", default="2,4",
+                     help="comma-separated player counts, one ladder each (default 2,4); an agent that "
+                          "cannot play a count (a learned model of another) is left out of it")
+    lad.add_argument("--games", type=_positive, default=24,
+                     help="games per table (default 24: every seat and cyclic order equally often "
+                          "for 2, 3 and 4 players)")
+    lad.add_argument("--seed", type=_seed, default=0,
+                     help="ladder seed (default 0); each table's tournament seed is drawn from (seed, "
+                          "players, the table's agents) and written to tables.csv")
+    lad.add_argument("--edition", choices=("second", "first"), default="second", help=EDITION_HELP)
+    lad.add_argument("--anchor", default=None,
+                     help="the agent rated 0 (default: random if listed, else the first agent)")
+    lad.add_argument("--bootstrap", type=_integer, default=200,
+                     help="bootstrap resamples of the games for the 95%% interval (default 200; 0: none)")
+    lad.add_argument("--workers", type=_positive, default=None,
+                     help="worker processes (default: all CPUs; 1 = in this process)")
+    lad.add_argument("--out", default="ladder",
+                     help="folder for ladder.json, games.csv, tables.csv, ratings_Np.csv, ladder_Np.png "
+                          "(default ladder/); refused if it holds them, unless --force")
+    lad.add_argument("--force", action="store_true", help="replace the ladder files in --out")
+    lad.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="pi-env", description="P.I.: rules engine, agents and solver.")
     parser.add_argument("--version", action="version", version=f"pi-env {__version__}")
@@ -199,6 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="continue the interrupted tournament in --out (same settings)")
     tour.add_argument("--force", action="store_true", help="start over, replacing the tournament in --out")
     tour.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_ladder(sub)
     solve = _command(sub, "solve", help="what a player can deduce at a point of a record, and a hint")
     solve.add_argument("record", help="a pi-record/1 JSON file")
     solve.add_argument("--player", required=True,
@@ -214,8 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "the record; else the best query assumes any card can be taken)")
     solve.add_argument("--json", action="store_true", help="print the report as JSON")
     solo = _command(sub, "solo", help="Solo Time Attack (docs/rules.md §8): generate cases, play")
-    solo_sub = solo.add_subparsers(dest="solo_command", required=True, metavar="{generate,play}",
-                                   parser_class=_Parser)
+    solo_sub = solo.add_subparsers(dest="solo_command", required=True, metavar="{generate,play}", parser_class=_Parser)
     gen = _command(solo_sub, "generate", help="a solo case (layout + hidden case) from a seed or a "
                                                 "date: record and printable setup sheet")
     which = gen.add_mutually_exclusive_group()
@@ -589,6 +619,12 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         return command(args)
 
 
+def cmd_ladder(args: argparse.Namespace) -> int:
+    from pi_env.apps.ladder import command
+
+    return command(args)
+
+
 def cmd_solve(args: argparse.Namespace) -> int:
     """``pi-env solve``: only what ``--player`` knows (docs/rules.md §9); a contradiction is reported
     (see :func:`pi_env.solvers.solve_report.solve_report`), then the command fails with exit status 2
@@ -629,7 +665,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"play": cmd_play, "replay": cmd_replay, "tournament": cmd_tournament, "solve": cmd_solve}
+COMMANDS = {"play": cmd_play, "replay": cmd_replay, "tournament": cmd_tournament, "ladder": cmd_ladder,
+            "solve": cmd_solve}
 
 
 def _date(text: str) -> str:
