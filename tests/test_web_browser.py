@@ -113,8 +113,8 @@ def test_game_with_one_person_and_three_agents_played_to_the_end(browser, server
         moves += 1
         wait_for(lambda: attr(d, "data-version") != version, what="the move to be played")
     assert moves >= 2
-    end = d.find_element("id", "end").text
-    assert end.startswith("Final:")
+    end = d.find_element("id", "end-title").text
+    assert end.startswith("The game is over: ") and " wins with " in end or " share the win with " in end
     log = d.find_elements("css selector", "#log li:not(.sep)")
     assert len(log) >= moves
     # the record downloads as pi-record/1 and replays with the engine
