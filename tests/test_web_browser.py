@@ -97,6 +97,8 @@ def test_game_with_one_person_and_three_agents_played_to_the_end(browser, server
         wait_for(lambda: attr(d, "data-your-turn") == "1" or attr(d, "data-done") == "1", what="my turn or the end")
         if attr(d, "data-done") == "1":
             break
+        if d.find_element("id", "round-summary").is_displayed():  # a round ended: its summary first
+            d.find_element("id", "summary-close").click()
         version = attr(d, "data-version")
         held = d.find_element("id", "held").text
         assert "You hold P1 (random)'s case" in held

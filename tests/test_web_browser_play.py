@@ -233,3 +233,21 @@ def test_solo_names_the_difficulty_once_clears_a_stale_hint_and_rounds_time_like
     assert d.find_element("id", "hint").text == ""  # the hint was about the position before the move
     # 2.96 s is stored as 2.96 by the leaderboard and sent as 3.0 by the page's view: both show 0:03
     assert d.execute_script("return [fmt(2.96), fmt(3.0), fmt(2.94), fmt(62.5)]") == ["0:03", "0:03", "0:02", "1:02"]
+
+
+def test_hint_button_only_in_a_game_with_hints(browser, server):
+    d = browser
+    _, links = create(server, ["human", "greedy"], seed=3)
+    d.get(server + links[0])
+    wait_for(lambda: attr(d, "data-your-turn") == "1", what="my turn")
+    assert not d.find_element("id", "hint-box").is_displayed()
+    gid, links = create(server, ["human", "greedy"], seed=3, hints=True)
+    d.get(server + links[0])
+    wait_for(lambda: attr(d, "data-your-turn") == "1", what="my turn")
+    d.find_element("id", "hint-button").click()
+    text = wait_for(lambda: d.find_element("id", "hint").text, what="the hint")
+    token = links[0].rsplit("/", 1)[1]
+    req = urllib.request.Request(f"{server}/api/games/{gid}/hint", headers={"x-seat-token": token}, method="POST")
+    with urllib.request.urlopen(req) as r:
+        count = json.loads(r.read())["count"]
+    assert text.startswith(f"{count} cases fit what you know."), text

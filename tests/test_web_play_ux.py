@@ -129,3 +129,33 @@ def test_strongest_agents_are_seat_choices(tmp_path):
         assert r.status_code == 422 and "was trained for 2 players, not 4" in r.json()["error"], r.text
         r = c.post("/api/games", json={"seats": ["human", "learned:solo"]})
         assert r.status_code == 422 and "'seats[]' must be one of" in r.json()["error"]
+
+
+def test_hints_only_when_the_game_was_created_with_them_and_recorded(tmp_path):
+    from pi_env.records.record_file import record_to_dict
+    from pi_env.solvers.solve_report import solve_report
+
+    with client(tmp_path) as c:
+        gid, tokens = new_game(c, ["human", "greedy"], seed=3)
+        r = c.post(f"/api/games/{gid}/hint", headers={"x-seat-token": tokens[0]})
+        assert r.status_code == 403 and r.json()["error"] == "this game was created without hints (the 'hints' option)"
+        assert get_view(c, gid, tokens[0])["hints"] is False
+        assert "hints" not in record_to_dict(c.app.state.games.get(gid).record())["engine"]
+        r = c.post("/api/games", json={"seats": ["human", "greedy"], "hints": "yes"})
+        assert r.status_code == 422 and r.json()["error"] == "'hints' must be true or false, got 'yes'"
+
+        gid, tokens = new_game(c, ["human", "greedy"], seed=3, hints=True)
+        v = play_person_until(c, gid, tokens[0], lambda v: v["your_turn"])
+        assert v["hints"] is True
+        r = c.post(f"/api/games/{gid}/hint")
+        assert r.status_code == 403 and "a spectator cannot ask for a hint" in r.json()["error"]
+        r = c.post(f"/api/games/{gid}/hint", headers={"x-seat-token": tokens[0]})
+        assert r.status_code == 200, r.text
+        h = r.json()
+        game = c.app.state.games.get(gid)
+        expected = solve_report(game.record(), 0, top=5, strict=False)  # only what P0 knows (docs/rules.md §9)
+        assert h["version"] == v["version"] and h["count"] == expected["count"]
+        assert h["cases"] == expected["cases"] and h["best_action"] == expected["hint"]["best_action"]
+        assert record_to_dict(game.record())["engine"]["hints"] is True
+        # stored with the game, so a restart restores the option (GameManager.restore)
+        assert {g: spec["hints"] for g, _, spec, *_ in c.app.state.store.games()}[gid] is True

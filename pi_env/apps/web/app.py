@@ -10,12 +10,15 @@ API (JSON; every refusal is a 4xx answer ``{"error": "one-line reason"}`` that c
 =======================================  ======================================================
 ``POST /api/games``                      new game: ``{"seats": ["human", "greedy", ...],
                                          "edition", "mode", "variants", "investigators",
-                                         "names", "seed"}`` → ids and each human seat's link
+                                         "names", "seed", "hints"}`` → ids and each human
+                                         seat's link
 ``GET  /api/games``                      the games on this server (public facts)
 ``GET  /api/games/{id}/view``            the view of the seat whose token is in the
                                          ``X-Seat-Token`` header (none: a spectator);
                                          ``?since=V`` waits up to 20 s for a version other than V
 ``POST /api/games/{id}/move``            ``{"version": V, "action": id}`` with the seat token
+``POST /api/games/{id}/hint``            the solver's hint to the seat of the token (a game
+                                         created with ``"hints": true``)
 ``GET  /api/games/{id}/record``          the ``pi-record/1`` record, once the game is over
                                          (a seat token, if any, only in the header)
 ``POST /api/games/{id}/replay``          open the finished game in the replay viewer

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import dataclasses
 import datetime as _dt
 import functools
 import hashlib
@@ -146,6 +147,8 @@ class LiveGame:
         seats: per seat ``"human"`` or an agent name.
         names: per seat a display name.
         digests: per seat the SHA-256 of its token (``None`` for agents).
+        hints: whether a person's seat may ask the solver for a hint (:meth:`hint`; off by default,
+            written to the record as ``engine.hints``).
         state: the engine state (``B == 1``); read only through :func:`observe` for views.
         recorder: the game record so far.
         actions: the moves played, in order.
@@ -167,6 +170,7 @@ class LiveGame:
     names: list[str]
     digests: list[str | None]
     created: str = ""
+    hints: bool = False
     state: State = field(init=False, repr=False)
     recorder: Recorder = field(init=False, repr=False)
     actions: list[int] = field(default_factory=list)
@@ -276,9 +280,46 @@ class LiveGame:
         return out
 
     def record(self) -> GameRecord:
-        """The game's record so far (every case: send it only once the game is over)."""
+        """The game's record so far (every case: send it only once the game is over), with
+        ``hints`` set when the game allowed them."""
         with self.mutex:
-            return self.recorder.record()
+            record = self.recorder.record()
+        return dataclasses.replace(record, hints=True) if self.hints else record
+
+    def hint(self, seat: int | None) -> dict[str, Any]:
+        """The solver's advice to ``seat`` now, from only what it knows (docs/rules.md §9; the
+        report of ``pi-env solve``, :func:`pi_env.solvers.solve_report.solve_report`). Blocking:
+        call it in a worker thread.
+
+        Args:
+            seat: the asking seat (``None``: a spectator).
+
+        Returns:
+            ``{"version", "count", "certain", "cases" (at most 5, most likely first, with
+            ``probability``), "best_action", "best_gain_bits", "solve_now", "p_correct",
+            "expected_points", "best_case"}``; the advice fields are ``None`` when it is not the
+            seat's turn.
+
+        Raises:
+            Forbidden: the game was created without hints, or a spectator asks.
+            Conflict: the game is over.
+        """
+        from pi_env.solvers.solve_report import solve_report
+
+        if not self.hints:
+            raise Forbidden("this game was created without hints (the 'hints' option)")
+        if seat is None:
+            raise Forbidden("a spectator cannot ask for a hint; open your seat's private link")
+        with self.mutex:
+            if self.done:
+                raise Conflict("the game is over: every case is in the record")
+            record, version = self.recorder.record(), self.version
+        doc = solve_report(record, seat, top=5, strict=False)
+        h = doc["hint"] or {}
+        return {"version": version, "count": doc["count"], "certain": doc["certain"], "cases": doc["cases"][:5],
+                "best_action": h.get("best_action"), "best_gain_bits": h.get("best_gain_bits"),
+                "solve_now": h.get("solve_now"), "p_correct": h.get("p_correct"),
+                "expected_points": h.get("expected_points"), "best_case": h.get("best_case")}
 
     def view(self, seat: int | None) -> dict[str, Any]:
         """What ``seat`` (``None``: a spectator) receives (module docstring). Blocking: call it in
@@ -312,7 +353,7 @@ class LiveGame:
         view.update(
             game=self.id, version=self.version, done=self.done, rules=rules_text(cfg),
             mode=cfg.mode, edition=cfg.edition, rounds=cfg.num_rounds,
-            names=list(self.names), seats=list(self.seats), your_turn=mine,
+            names=list(self.names), seats=list(self.seats), your_turn=mine, hints=self.hints,
             board=board_doc(cfg.board), log=self.log(), agent_error=self.agent_error,
             round_summaries=[self._round_summary(record, r, seat) for r in range(len(self.round_ends))],
             decision=self._decision_times(record))
@@ -389,7 +430,7 @@ class LiveGame:
         return {"players": cfg.num_players, "edition": cfg.edition, "mode": cfg.mode,
                 "variants": list(cfg.variants), "investigators": list(cfg.investigators),
                 "max_rotations": cfg.max_rotations, "seed": self.seed, "seats": self.seats,
-                "names": self.names, "digests": self.digests}
+                "names": self.names, "digests": self.digests, "hints": self.hints}
 
 
 def _timed_act(agent: Agent, obs: np.ndarray, mask: np.ndarray) -> tuple[int, float]:
@@ -455,18 +496,21 @@ class GameManager:
         (a worker thread); then :meth:`add` it on the event loop.
 
         ``{"seats": ["human", "greedy", ...], "edition": "second", "mode": "standard",
-        "variants": [], "investigators": null, "names": null, "seed": null}``
+        "variants": [], "investigators": null, "names": null, "seed": null, "hints": false}``
 
         Raises:
             Unprocessable: a malformed body or settings the rules refuse (the engine's message).
         """
         config, seed, seats, names = self._settings(doc)
+        hints = doc.get("hints", False)
+        if not isinstance(hints, bool):
+            raise Unprocessable(f"'hints' must be true or false, got {hints!r}")
         tokens = [secrets.token_urlsafe(18) if s == HUMAN else None for s in seats]
         game_id = secrets.token_urlsafe(6)
         while game_id in self.games:
             game_id = secrets.token_urlsafe(6)
         game = LiveGame(id=game_id, config=config, seed=int(seed), seats=seats,
-                        names=[n.strip() for n in names],
+                        names=[n.strip() for n in names], hints=hints,
                         digests=[None if t is None else token_digest(t) for t in tokens])
         game.created = _dt.datetime.now().astimezone().isoformat(timespec="seconds")
         game.active = self.store.add_game(game_id, game.spec())
@@ -481,7 +525,7 @@ class GameManager:
         """``(config, seed, seats, names)`` of a new game's request body (:meth:`create`)."""
         if not isinstance(doc, dict):
             raise Unprocessable("the body must be a JSON object with 'seats'")
-        unknown = set(doc) - {"seats", "edition", "mode", "variants", "investigators", "names", "seed"}
+        unknown = set(doc) - {"seats", "edition", "mode", "variants", "investigators", "names", "seed", "hints"}
         if unknown:
             raise Unprocessable(f"unknown setting {sorted(unknown)[0]!r}")
         seats = doc.get("seats")
@@ -530,7 +574,8 @@ class GameManager:
             try:
                 game = LiveGame(id=game_id, config=_config_of(spec), seed=int(spec["seed"]),
                                 seats=list(spec["seats"]), names=list(spec["names"]),
-                                digests=list(spec["digests"]), created=created, active=active, finished=finished)
+                                digests=list(spec["digests"]), created=created, active=active, finished=finished,
+                                hints=bool(spec.get("hints", False)))
                 for a in moves:
                     if game.done or not legal_action_mask(game.state)[0, a]:
                         raise PIError(f"stored move {game.version} ({a}) is not legal")

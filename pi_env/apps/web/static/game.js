@@ -8,6 +8,7 @@ let current = null;
 let sending = false;
 
 function render(view) {
+  if (current && current.version !== view.version) document.getElementById("hint").innerHTML = "";  // out of date
   current = view;
   const b = view.board;
   document.getElementById("rules").textContent = view.rules;
@@ -50,6 +51,7 @@ function render(view) {
   solvePanel.hidden = !view.your_turn;
   if (view.your_turn && !document.getElementById("solve-button")) caseSelects(document.getElementById("solve"), b.elements, send);
   if (!view.your_turn) document.getElementById("solve").innerHTML = "";
+  document.getElementById("hint-box").hidden = !(view.hints && view.your_turn);
   tierTrack(document.getElementById("tiers"), view);
   playersTable(document.getElementById("players-box"), view, view.names, b);
   logList(document.getElementById("log"), view.log, view.names);
@@ -175,6 +177,21 @@ function roundSummary(view) {
 }
 document.addEventListener("keydown", e => {
   if (e.key === "Escape" && !document.getElementById("round-summary").hidden) document.getElementById("summary-close").click();
+});
+
+document.getElementById("hint-button").addEventListener("click", async () => {
+  try {
+    const d = await api("POST", `/api/games/${GAME}/hint`, undefined, TOKEN);
+    const box = document.getElementById("hint");
+    box.innerHTML = "";
+    const certain = Object.entries(d.certain || {}).filter(([, v]) => v).map(([, v]) => v);
+    h("div", {}, box, `${d.count} case${d.count === 1 ? " fits" : "s fit"} what you know.` +
+      (certain.length && d.count > 1 ? ` Certain: ${certain.join(", ")}.` : ""));
+    if (d.cases.length) h("div", {class: "muted"}, box, d.cases.map(c =>
+      `${caseText(c)} ${(100 * c.probability).toFixed(1)}%`).join("; "));
+    if (d.solve_now && d.best_case) h("div", {}, box, `Solve now: ${caseText(d.best_case)} (expected ${d.expected_points.toFixed(2)} points).`);
+    else if (d.best_action) h("div", {}, box, `Best next query: ${d.best_action} (${d.best_gain_bits.toFixed(2)} bits).`);
+  } catch (e) { say(e.message, "error"); }
 });
 
 async function send(action) {

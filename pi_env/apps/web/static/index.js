@@ -31,7 +31,8 @@ document.getElementById("create").addEventListener("click", async () => {
   if (document.getElementById("fast").checked) variants.push("fast");
   if (document.getElementById("nick").checked) variants.push("nick-of-time");
   const body = {seats, edition: document.getElementById("edition").value,
-                mode: document.getElementById("duel").checked ? "duel" : "standard", variants};
+                mode: document.getElementById("duel").checked ? "duel" : "standard", variants,
+                hints: document.getElementById("hints").checked};
   const inv = document.getElementById("investigators").value.trim();
   if (inv) {
     const counts = inv.split(",").map(t => Number(t.trim()));
