@@ -564,7 +564,7 @@ def test_reject_engine_max_rounds_outside_a_duel_and_unknown_engine_keys():
     assert _reject(doc) == ("engine.max_rounds is the duel's safeguard (docs/rules.md §7); this record's mode "
                             "is 'standard'")
     doc["engine"] = {"seed": 1, "max_round": 5}
-    assert _reject(doc) == "engine: unknown key 'max_round' (allowed: seed, max_rotations, max_rounds, agents)"
+    assert _reject(doc) == "engine: unknown key 'max_round' (allowed: seed, max_rotations, max_rounds, agents, hints)"
     assert _reject(_duel_doc(engine={"max_rounds": 5})) == "engine: missing key 'seed'"
 
 
@@ -801,3 +801,18 @@ def test_record_rules_from_json_is_strict(doc, message):
     with pytest.raises(RecordError) as exc:
         Rules.from_json(doc)
     assert str(exc.value) == message
+
+
+def test_engine_hints_round_trip_and_older_records_mean_no_hints():
+    """``engine.hints`` (the web app's option: people could ask the solver for hints) is kept from
+    dict to record to dict; absent (every older record) it is False and is not written back."""
+    doc = _doc()
+    doc["engine"] = {"seed": 1, "max_rotations": 60, "hints": True}
+    record = load_record(doc)
+    assert record.hints is True
+    assert record_to_dict(record)["engine"] == {"seed": 1, "max_rotations": 60, "hints": True}
+    assert load_record(record_to_dict(record)) == record
+    old = load_record(_doc())
+    assert old.hints is False and "hints" not in record_to_dict(old).get("engine", {})
+    doc["engine"]["hints"] = "yes"
+    assert _reject(doc).startswith("engine.hints: must be true or false, got 'yes'")

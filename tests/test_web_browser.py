@@ -97,6 +97,8 @@ def test_game_with_one_person_and_three_agents_played_to_the_end(browser, server
         wait_for(lambda: attr(d, "data-your-turn") == "1" or attr(d, "data-done") == "1", what="my turn or the end")
         if attr(d, "data-done") == "1":
             break
+        if d.find_element("id", "round-summary").is_displayed():  # a round ended: its summary first
+            d.find_element("id", "summary-close").click()
         version = attr(d, "data-version")
         held = d.find_element("id", "held").text
         assert "You hold P1 (random)'s case" in held
@@ -113,8 +115,8 @@ def test_game_with_one_person_and_three_agents_played_to_the_end(browser, server
         moves += 1
         wait_for(lambda: attr(d, "data-version") != version, what="the move to be played")
     assert moves >= 2
-    end = d.find_element("id", "end").text
-    assert end.startswith("Final:")
+    end = d.find_element("id", "end-title").text
+    assert end.startswith("The game is over: ") and " wins with " in end or " share the win with " in end
     log = d.find_elements("css selector", "#log li:not(.sep)")
     assert len(log) >= moves
     # the record downloads as pi-record/1 and replays with the engine

@@ -255,8 +255,9 @@ def load_record(source: PathLike | dict[str, Any]) -> GameRecord:
         rounds.append(_parse_round(round_doc, r, rules, board, investigators_left))
     seed, max_rotations, max_rounds = _parse_engine(doc.get("engine"), rules, len(rounds))
     agents = _parse_agents((doc.get("engine") or {}).get("agents"), rules)
+    hints = bool((doc.get("engine") or {}).get("hints", False))  # absent in older records: no hints
     return GameRecord(rules=rules, board=board, rounds=tuple(rounds), player_names=names,
-                      seed=seed, max_rotations=max_rotations, max_rounds=max_rounds, agents=agents)
+                      seed=seed, max_rotations=max_rotations, max_rounds=max_rounds, agents=agents, hints=hints)
 
 
 def _parse_agents(agents: object, rules: Rules) -> tuple[str, ...] | None:
@@ -1147,6 +1148,8 @@ def record_to_dict(record: GameRecord) -> dict[str, Any]:
             out["engine"]["max_rounds"] = record.max_rounds
     if record.agents is not None:  # with a seed or without (a record built in Python): kept either way
         out.setdefault("engine", {})["agents"] = list(record.agents)
+    if record.hints:  # written only when on: a record without hints is byte-identical to before
+        out.setdefault("engine", {})["hints"] = True
     out["rounds"] = [_round_to_dict(rnd, board, names) for rnd in record.rounds]
     return out
 

@@ -213,6 +213,8 @@ class GameRecord:
     present only in duel records (``None`` otherwise, and in duel records that do not give it).
     ``agents`` (``engine.agents``) names the agent of each seat, as ``pi-env play`` prints it
     (``"P2 (deducer)"``); ``None`` when the record does not say (typed in at a table, older files).
+    ``hints`` (``engine.hints``) is True when the people at the table could ask the solver for a hint
+    during the game (the web app's option); False when not or when the record does not say.
     """
 
     rules: Rules
@@ -223,6 +225,7 @@ class GameRecord:
     max_rotations: int | None = None
     max_rounds: int | None = None
     agents: tuple[str, ...] | None = None
+    hints: bool = False
 
     def prefix(self, round_index: int, after_event: int | None = None) -> "GameRecord":
         """The record as it stood after event ``after_event`` of round ``round_index`` (0-based;

@@ -10,12 +10,15 @@ API (JSON; every refusal is a 4xx answer ``{"error": "one-line reason"}`` that c
 =======================================  ======================================================
 ``POST /api/games``                      new game: ``{"seats": ["human", "greedy", ...],
                                          "edition", "mode", "variants", "investigators",
-                                         "names", "seed"}`` → ids and each human seat's link
+                                         "names", "seed", "hints"}`` → ids and each human
+                                         seat's link
 ``GET  /api/games``                      the games on this server (public facts)
 ``GET  /api/games/{id}/view``            the view of the seat whose token is in the
                                          ``X-Seat-Token`` header (none: a spectator);
                                          ``?since=V`` waits up to 20 s for a version other than V
 ``POST /api/games/{id}/move``            ``{"version": V, "action": id}`` with the seat token
+``POST /api/games/{id}/hint``            the solver's hint to the seat of the token (a game
+                                         created with ``"hints": true``)
 ``GET  /api/games/{id}/record``          the ``pi-record/1`` record, once the game is over
                                          (a seat token, if any, only in the header)
 ``POST /api/games/{id}/replay``          open the finished game in the replay viewer
@@ -53,6 +56,7 @@ from pathlib import Path
 from typing import Callable
 
 from fastapi import FastAPI, Request
+from fastapi.responses import Response
 
 from pi_env.apps.leaderboard import Leaderboard
 from pi_env.apps.web import routes_games, routes_pages, routes_replays, routes_solo
@@ -61,7 +65,7 @@ from pi_env.apps.web.files import prepare_data_dir
 from pi_env.apps.web.games import FINISHED_TTL, IDLE_TTL, GameManager
 from pi_env.apps.web.guard import BodyLimit, HostPolicy, RequestGuard, SecurityHeaders, is_loopback
 from pi_env.apps.web.limits import GAMES_PER_MINUTE, RateLimit
-from pi_env.apps.web.http import MAX_BODY, MAX_DEPTH, STATIC, JSONAnswer, error_response
+from pi_env.apps.web.http import MAX_BODY, MAX_DEPTH, STATIC, JSONAnswer, error_page, error_response, wants_page
 from pi_env.apps.web.replay import ReplayCache, SolverWorker
 from pi_env.apps.web.solo import SoloManager
 from pi_env.apps.web.store import Store, StoreError
@@ -165,9 +169,13 @@ def create_app(data_dir: "str | Path", *, host: str = "127.0.0.1", port: int = 8
     app.add_middleware(RequestGuard, policy=HostPolicy(host, port))  # runs first
     app.add_middleware(SecurityHeaders)  # outermost: its headers are on the guard's refusals too
 
+    def refusal(request: Request, status: int, reason: str) -> Response:
+        """JSON for the API and assets; an HTML page for a browser's page request."""
+        return error_page(status, reason) if wants_page(request) else error_response(status, reason)
+
     @app.exception_handler(WebError)
     async def _web_error(request: Request, exc: WebError):
-        answer = error_response(exc.status, str(exc))
+        answer = refusal(request, exc.status, str(exc))
         if isinstance(exc, TooManyRequests):
             answer.headers["retry-after"] = str(exc.retry_after)
         return answer
@@ -182,7 +190,7 @@ def create_app(data_dir: "str | Path", *, host: str = "127.0.0.1", port: int = 8
 
     @app.exception_handler(404)
     async def _not_found(request: Request, exc):
-        return error_response(404, f"no such page: {request.url.path}")
+        return refusal(request, 404, f"no such page: {request.url.path}")
 
     @app.exception_handler(405)
     async def _bad_method(request: Request, exc):

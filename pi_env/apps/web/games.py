@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import dataclasses
 import datetime as _dt
 import functools
 import hashlib
@@ -40,6 +41,7 @@ import itertools
 import logging
 import secrets
 import threading
+import time
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Callable, TypeVar
@@ -48,11 +50,14 @@ import numpy as np
 
 from pi_env.agents import AGENTS, make_agent
 from pi_env.agents.base import Agent, reset_for_game
-from pi_env.agents.human import seat_view
+from pi_env.agents.human import case_doc, seat_view
+from pi_env.agents.learned import PREFIX as LEARNED_PREFIX
+from pi_env.agents.learned import ZOO
 from pi_env.core.actions import action_name
 from pi_env.core.constants import NUM_ACTIONS
 from pi_env.core.errors import PIError
 from pi_env.core.names import element_names
+from pi_env.engine.ranking import tier_points
 from pi_env.engine import GameConfig, State, init, legal_action_mask, observe, outcome, step_inplace
 from pi_env.envs.render import rules_text
 from pi_env.records.record_file import check_player_names
@@ -68,6 +73,9 @@ __all__ = ["LiveGame", "GameManager", "HUMAN", "NAME_LIMIT", "player_name", "tok
 log = logging.getLogger("pi_env.web")
 
 HUMAN = "human"
+SEAT_KINDS = (HUMAN, *AGENTS, *(f"{LEARNED_PREFIX}{k}" for k in ZOO if k != "solo"))
+"""What a seat of a new game may be: a person, a built-in agent or a learned model of the zoo
+(whether the model fits the game's number of players is checked when it is built)."""
 FINISHED_TTL = 24 * 3600.0
 """Seconds a finished game is kept after its last move (``pi-env serve --finished-ttl``)."""
 IDLE_TTL = 7 * 24 * 3600.0
@@ -156,9 +164,16 @@ class LiveGame:
         seats: per seat ``"human"`` or an agent name.
         names: per seat a display name.
         digests: per seat the SHA-256 of its token (``None`` for agents).
+        hints: whether a person's seat may ask the solver for a hint (:meth:`hint`; off by default,
+            written to the record as ``engine.hints``).
         state: the engine state (``B == 1``); read only through :func:`observe` for views.
         recorder: the game record so far.
         actions: the moves played, in order.
+        moves: per move ``{"round", "rotation", "tier", "seconds"}`` (1-based round and rotation,
+            the tier before the move, an agent's decision time in seconds or ``None``: a person's
+            move, or a move replayed at a restart, whose time was not measured).
+        round_ends: per finished round ``{"round", "scores", "tier"}``: the scores after it and the
+            tier it was at when it ended.
         active: the time of the last move or the creation (the store's clock, seconds).
         finished: the time the game ended (``None``: not over).
         mutex: held while the state is read or changed (views are built in worker threads).
@@ -172,9 +187,12 @@ class LiveGame:
     names: list[str]
     digests: list[str | None]
     created: str = ""
+    hints: bool = False
     state: State = field(init=False, repr=False)
     recorder: Recorder = field(init=False, repr=False)
     actions: list[int] = field(default_factory=list)
+    moves: list[dict[str, Any]] = field(default_factory=list)
+    round_ends: list[dict[str, Any]] = field(default_factory=list)
     agents: list[Agent | None] = field(init=False, repr=False)
     active: float = 0.0
     finished: float | None = None
@@ -224,12 +242,23 @@ class LiveGame:
                 return i
         raise Forbidden(f"this seat token is not valid for game {self.id}")
 
-    def apply(self, action: int) -> None:
-        """Apply a legal move of the player to move (the caller checked and stored it)."""
+    def apply(self, action: int, seconds: float | None = None) -> None:
+        """Apply a legal move of the player to move (the caller checked and stored it).
+
+        Args:
+            action: the action id.
+            seconds: an agent's decision time (``None``: not measured), kept in :attr:`moves`.
+        """
         with self.mutex:
-            step_inplace(self.state, np.array([action], dtype=np.int64), self.config, check=False)
-            self.recorder.after_step(self.state)
+            st = self.state
+            r0, tier0 = int(st.round[0]), int(st.tier[0])
+            self.moves.append({"round": r0 + 1, "rotation": int(st.rotation[0]) + 1, "tier": tier0,
+                               "seconds": None if seconds is None else round(float(seconds), 3)})
+            step_inplace(st, np.array([action], dtype=np.int64), self.config, check=False)
+            self.recorder.after_step(st)
             self.actions.append(int(action))
+            if bool(st.done[0]) or int(st.round[0]) != r0:
+                self.round_ends.append({"round": r0 + 1, "scores": [int(v) for v in st.score[0]], "tier": tier0})
 
     def check_move(self, seat: int | None, version: Any, action: Any) -> int:
         """The action id of a move request, after every check (nothing is changed).
@@ -268,9 +297,46 @@ class LiveGame:
         return out
 
     def record(self) -> GameRecord:
-        """The game's record so far (every case: send it only once the game is over)."""
+        """The game's record so far (every case: send it only once the game is over), with
+        ``hints`` set when the game allowed them."""
         with self.mutex:
-            return self.recorder.record()
+            record = self.recorder.record()
+        return dataclasses.replace(record, hints=True) if self.hints else record
+
+    def hint(self, seat: int | None) -> dict[str, Any]:
+        """The solver's advice to ``seat`` now, from only what it knows (docs/rules.md §9; the
+        report of ``pi-env solve``, :func:`pi_env.solvers.solve_report.solve_report`). Blocking:
+        call it in a worker thread.
+
+        Args:
+            seat: the asking seat (``None``: a spectator).
+
+        Returns:
+            ``{"version", "count", "certain", "cases" (at most 5, most likely first, with
+            ``probability``), "best_action", "best_gain_bits", "solve_now", "p_correct",
+            "expected_points", "best_case"}``; the advice fields are ``None`` when it is not the
+            seat's turn.
+
+        Raises:
+            Forbidden: the game was created without hints, or a spectator asks.
+            Conflict: the game is over.
+        """
+        from pi_env.solvers.solve_report import solve_report
+
+        if not self.hints:
+            raise Forbidden("this game was created without hints (the 'hints' option)")
+        if seat is None:
+            raise Forbidden("a spectator cannot ask for a hint; open your seat's private link")
+        with self.mutex:
+            if self.done:
+                raise Conflict("the game is over: every case is in the record")
+            record, version = self.recorder.record(), self.version
+        doc = solve_report(record, seat, top=5, strict=False)
+        h = doc["hint"] or {}
+        return {"version": version, "count": doc["count"], "certain": doc["certain"], "cases": doc["cases"][:5],
+                "best_action": h.get("best_action"), "best_gain_bits": h.get("best_gain_bits"),
+                "solve_now": h.get("solve_now"), "p_correct": h.get("p_correct"),
+                "expected_points": h.get("expected_points"), "best_case": h.get("best_case")}
 
     def view(self, seat: int | None) -> dict[str, Any]:
         """What ``seat`` (``None``: a spectator) receives (module docstring). Blocking: call it in
@@ -288,17 +354,83 @@ class LiveGame:
         view = seat_view(obs, P, viewer, cfg.board, edition=cfg.edition, duel=cfg.is_duel,
                          action_mask=legal_action_mask(self.state)[0] if mine else None,
                          spectator=seat is None)
+        record = self.recorder.record()
         if self.done:
             res = outcome(self.state, cfg)
             view["round"] = min(view["round"] - 1, cfg.round_limit) or 1
-            view["result"] = {"scores": list(res.scores), "ranks": list(res.ranks),
-                              "winners": list(res.winners), "truncated": res.truncated}
+            view["result"] = {"scores": [int(v) for v in res.scores], "ranks": [int(v) for v in res.ranks],
+                              "winners": [int(v) for v in res.winners], "truncated": bool(res.truncated),
+                              "penalty": [int(v) for v in self.state.penalty[0]],
+                              "cases": [self._cases(record, r) for r in range(len(record.rounds))]}
+            if self.round_ends and view["tier_points"]:  # the last round's track, not the next one's
+                last = self.round_ends[-1]
+                rnd = last["round"] - 1
+                view["tier_points"] = [tier_points(k, rnd, P, cfg.edition) for k in range(len(view["tier_points"]))]
+                view["tier"] = last["tier"]
         view.update(
             game=self.id, version=self.version, done=self.done, rules=rules_text(cfg),
             mode=cfg.mode, edition=cfg.edition, rounds=cfg.num_rounds,
-            names=list(self.names), seats=list(self.seats), your_turn=mine,
-            board=board_doc(cfg.board), log=self.log(), agent_error=self.agent_error)
+            names=list(self.names), seats=list(self.seats), your_turn=mine, hints=self.hints,
+            board=board_doc(cfg.board), log=self.log(), agent_error=self.agent_error,
+            round_summaries=[self._round_summary(record, r, seat) for r in range(len(self.round_ends))],
+            decision=self._decision_times(record))
+        for doc, meta in zip(view["log"], self.moves):
+            doc["rotation"], doc["seconds"] = meta["rotation"], meta["seconds"]
         return view
+
+    def _cases(self, record: GameRecord, r: int) -> list[dict[str, Any] | None]:
+        """Every player's case of round ``r`` (all of them: only for a finished game)."""
+        names = element_names(self.config.board)
+        cases = record.rounds[r].cases
+        return [case_doc(cases[p], names) if p in cases else None for p in range(self.config.num_players)]
+
+    def _round_summary(self, record: GameRecord, r: int, seat: int | None) -> dict[str, Any]:
+        """What a finished round shows ``seat`` (docs/rules.md §9): who solved what and when, each
+        player's points of the round, and the cases the rules reveal now: those solved correctly
+        (public) and the one ``seat`` held (its own knowledge); every case only once the game is over."""
+        P = self.config.num_players
+        names = element_names(self.config.board)
+        end = self.round_ends[r]
+        before = self.round_ends[r - 1]["scores"] if r > 0 else [0] * P
+        offset = sum(len(rr.events) for rr in record.rounds[:r])
+        rnd = record.rounds[r]
+        solves = []
+        for k, ev in enumerate(rnd.events):
+            if ev.kind != SOLVE:
+                continue
+            meta = self.moves[offset + k] if offset + k < len(self.moves) else {"rotation": None}
+            solves.append({"player": ev.player, "case": case_doc(ev.case, names), "correct": bool(ev.correct),
+                           "move": offset + k + 1, "rotation": meta["rotation"]})
+        revealed: dict[int, dict[str, Any]] = {}
+        for sv in solves:
+            if sv["correct"]:
+                revealed[sv["player"]] = {"player": sv["player"], "case": sv["case"], "why": "solved"}
+        if self.done:
+            for p in range(P):
+                if p not in revealed and p in rnd.cases:
+                    revealed[p] = {"player": p, "case": case_doc(rnd.cases[p], names), "why": "game over"}
+        elif seat is not None:
+            held = (seat + 1) % P
+            if held not in revealed and held in rnd.cases:
+                revealed[held] = {"player": held, "case": case_doc(rnd.cases[held], names), "why": "you held it"}
+        return {"round": end["round"], "scores": list(end["scores"]),
+                "points": [a - b for a, b in zip(end["scores"], before)], "solves": solves,
+                "revealed": [revealed[p] for p in sorted(revealed)]}
+
+    def _decision_times(self, record: GameRecord) -> list[dict[str, Any] | None]:
+        """Per seat: an agent's measured decision times ``{"moves", "mean", "max", "last"}`` in
+        seconds (``None`` for a person or before its first measured move)."""
+        out: list[dict[str, Any] | None] = []
+        per: dict[int, list[float]] = {}
+        players = [ev.player for rnd in record.rounds for ev in rnd.events]
+        for a, meta in zip(players, self.moves):
+            if meta["seconds"] is not None:
+                per.setdefault(a, []).append(meta["seconds"])
+        for p in range(self.config.num_players):
+            t = per.get(p)
+            out.append(None if not t else {"moves": len(t), "mean": round(sum(t) / len(t), 3),
+                                           "max": max(t), "last": t[-1]})
+        return out
 
     def summary(self) -> dict[str, Any]:
         """Public facts for the list of games."""
@@ -314,7 +446,14 @@ class LiveGame:
         """What the store keeps to rebuild the game: its rules (:meth:`GameConfig.to_json`), seed,
         seats, names and the seats' token digests."""
         return {"rules": self.config.to_json(), "seed": self.seed, "seats": self.seats,
-                "names": self.names, "digests": self.digests}
+                "names": self.names, "digests": self.digests, "hints": self.hints}
+
+
+def _timed_act(agent: Agent, obs: np.ndarray, mask: np.ndarray) -> tuple[int, float]:
+    """``(action, seconds)``: the agent's move and its decision time (wall clock, this thread)."""
+    t0 = time.perf_counter()
+    action = int(agent.act(obs, mask))
+    return action, time.perf_counter() - t0
 
 
 _BOARD_DOCS: dict[tuple, dict[str, Any]] = {}
@@ -378,18 +517,21 @@ class GameManager:
         (a worker thread); then :meth:`add` it on the event loop.
 
         ``{"seats": ["human", "greedy", ...], "edition": "second", "mode": "standard",
-        "variants": [], "investigators": null, "names": null, "seed": null}``
+        "variants": [], "investigators": null, "names": null, "seed": null, "hints": false}``
 
         Raises:
             Unprocessable: a malformed body or settings the rules refuse (the engine's message).
         """
         config, seed, seats, names = self._settings(doc)
+        hints = doc.get("hints", False)
+        if not isinstance(hints, bool):
+            raise Unprocessable(f"'hints' must be true or false, got {hints!r}")
         tokens = [secrets.token_urlsafe(18) if s == HUMAN else None for s in seats]
         game_id = secrets.token_urlsafe(6)
         while game_id in self.games:
             game_id = secrets.token_urlsafe(6)
         game = LiveGame(id=game_id, config=config, seed=int(seed), seats=seats,
-                        names=[n.strip() for n in names],
+                        names=[n.strip() for n in names], hints=hints,
                         digests=[None if t is None else token_digest(t) for t in tokens])
         game.created = _dt.datetime.now().astimezone().isoformat(timespec="seconds")
         game.active = self.store.add_game(game_id, game.spec())
@@ -404,14 +546,13 @@ class GameManager:
         """``(config, seed, seats, names)`` of a new game's request body (:meth:`create`)."""
         if not isinstance(doc, dict):
             raise Unprocessable("the body must be a JSON object with 'seats'")
-        unknown = set(doc) - {"seats", "edition", "mode", "variants", "investigators", "names", "seed"}
+        unknown = set(doc) - {"seats", "edition", "mode", "variants", "investigators", "names", "seed", "hints"}
         if unknown:
             raise Unprocessable(f"unknown setting {sorted(unknown)[0]!r}")
         seats = doc.get("seats")
         if not isinstance(seats, list) or not 2 <= len(seats) <= 5:
             raise Unprocessable("'seats' must list 2..5 seats, each 'human' or an agent name")
-        known = (HUMAN, *AGENTS)
-        seats = [_text(s.strip().lower() if isinstance(s, str) else s, "seats[]", known) for s in seats]
+        seats = [_text(s.strip().lower() if isinstance(s, str) else s, "seats[]", SEAT_KINDS) for s in seats]
         seed = doc.get("seed")
         if seed is None:
             seed = secrets.randbelow(2**62)
@@ -444,7 +585,8 @@ class GameManager:
             try:
                 game = LiveGame(id=game_id, config=_config_of(spec), seed=int(spec["seed"]),
                                 seats=list(spec["seats"]), names=list(spec["names"]),
-                                digests=list(spec["digests"]), created=created, active=active, finished=finished)
+                                digests=list(spec["digests"]), created=created, active=active, finished=finished,
+                                hints=bool(spec.get("hints", False)))
                 for a in moves:
                     if game.done or not legal_action_mask(game.state)[0, a]:
                         raise PIError(f"stored move {game.version} ({a}) is not legal")
@@ -508,12 +650,12 @@ class GameManager:
             self._changed(game)
         self.kick(game)
 
-    def _commit(self, game: LiveGame, action: int) -> None:
+    def _commit(self, game: LiveGame, action: int, seconds: float | None = None) -> None:
         """Store and apply a checked move (a worker thread, holding the game's mutex)."""
         if game.purged:
             raise NotFound(f"game {game.id} expired and was deleted; nothing was played")
         game.active = self.store.add_move(game.id, game.version, action)  # stored first: never lost
-        game.apply(action)
+        game.apply(action, seconds)
         if game.done:
             game.finished = game.active
             self.store.finish_game(game.id, game.finished)
@@ -550,8 +692,9 @@ class GameManager:
             if self.agent_delay > 0:
                 await asyncio.sleep(self.agent_delay)
             agent = game.agents[p]
+            seconds: float | None = None
             try:
-                action = int(await asyncio.to_thread(agent.act, obs, mask))
+                action, seconds = await asyncio.to_thread(_timed_act, agent, obs, mask)
                 if not mask[action]:
                     raise PIError(f"agent {agent.name} chose the illegal action {action}")
             except Exception as exc:  # an agent's failure must not stop the game
@@ -563,12 +706,12 @@ class GameManager:
             async with game.lock:
                 if game.version != version:  # pragma: no cover - only this driver moves agents
                     continue
-                await self.run(lambda: self._commit_locked(game, action))
+                await self.run(lambda: self._commit_locked(game, action, seconds))
                 self._changed(game)
 
-    def _commit_locked(self, game: LiveGame, action: int) -> None:
+    def _commit_locked(self, game: LiveGame, action: int, seconds: float | None = None) -> None:
         with game.mutex:
-            self._commit(game, action)
+            self._commit(game, action, seconds)
 
     def start(self) -> None:
         """Let the agents of every restored game play on (call inside the running loop)."""

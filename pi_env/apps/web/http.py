@@ -4,6 +4,7 @@ JSON answers and the one-line error body, the static folder and the limits (:mod
 
 from __future__ import annotations
 
+import html
 import ipaddress
 import json
 from pathlib import Path
@@ -16,7 +17,7 @@ from pi_env.apps.web.errors import BadRequest, Unprocessable
 from pi_env.apps.web.guard import error_body
 
 __all__ = ["MAX_BODY", "MAX_DEPTH", "STATIC", "POLL_SECONDS", "SOLVER_WAIT", "json_response", "JSONAnswer",
-           "error_response", "check_parsed", "read_json", "move_body", "int_param", "client_address"]
+           "error_response", "error_page", "wants_page", "check_parsed", "read_json", "move_body", "int_param", "client_address"]
 
 MAX_BODY = 2_000_000
 """Largest request body accepted, bytes (a long 5-player record is about 100 kB); also the largest
@@ -47,6 +48,64 @@ class JSONAnswer(JSONResponse):
 
 def error_response(status: int, reason: str) -> Response:
     return Response(error_body(reason), status_code=status, media_type="application/json")
+
+
+_PAGE = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>P.I. — {title}</title>
+<link rel="stylesheet" href="/static/app.css">
+<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
+</head>
+<body class="error-page" data-status="{status}">
+<header><h1><a href="/">P.I.</a></h1></header>
+<main>
+<div class="panel">
+<h2>{title}</h2>
+<p id="reason">{reason}</p>
+<p><a href="/">Back to the start page</a> (new game, solo case, replays)</p>
+</div>
+</main>
+</body>
+</html>
+"""
+_TITLES = {404: "Page not found", 403: "Not your seat", 405: "Not allowed", 429: "Too many requests"}
+
+
+def wants_page(request: Request) -> bool:
+    """Whether a refusal should be an HTML page: a browser's ``GET`` (``Accept`` names
+    ``text/html``) of a page, never of the API (``/api/``) or an asset (``/static/``), which keep
+    their JSON ``{"error": ...}``.
+
+    Args:
+        request: the refused request.
+
+    Returns:
+        True for a page request of a browser.
+    """
+    path = request.url.path
+    if request.method not in ("GET", "HEAD") or path.startswith(("/api/", "/static/")):
+        return False
+    return "text/html" in request.headers.get("accept", "")
+
+
+def error_page(status: int, reason: str) -> Response:
+    """A refusal as a small HTML page for a browser (:func:`wants_page`): the status's title, the
+    one-line reason (escaped) and a link to the start page. Styled by the app's own stylesheet
+    (no inline script or style: the Content-Security-Policy holds).
+
+    Args:
+        status: the HTTP status (kept).
+        reason: the one-line reason (the same as the JSON ``error``).
+
+    Returns:
+        A ``text/html`` response with that status.
+    """
+    title = _TITLES.get(status, "Cannot show this page" if status < 500 else "Server error")
+    body = _PAGE.format(title=html.escape(title), status=int(status), reason=html.escape(reason))
+    return Response(body.encode("utf-8"), status_code=status, media_type="text/html")
 
 
 def check_parsed(doc: Any) -> None:

@@ -68,6 +68,15 @@ async def game_move(game_id: str, request: Request):
     return await games.run(lambda: json_response(game.view(seat)))
 
 
+@router.post("/api/games/{game_id}/hint")
+async def game_hint(game_id: str, request: Request):
+    """The solver's hint to the seat of ``X-Seat-Token`` (a game created with ``"hints": true``)."""
+    games = request.app.state.games
+    game = games.get(game_id)
+    seat = game.seat_of(request.headers.get("x-seat-token"))
+    return await games.run(lambda: json_response(game.hint(seat)))
+
+
 @router.get("/api/games/{game_id}/record")
 async def game_record(game_id: str, request: Request):
     games = request.app.state.games

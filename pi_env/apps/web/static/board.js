@@ -32,6 +32,8 @@ function caseText(c) { return c ? `${c.suspect} / ${c.evidence} / ${c.location}`
 // nothing: Set, lit: Set, onAction(a)}
 function drawBoard(svg, board, view, opts) {
   opts = opts || {};
+  // a redraw keeps the keyboard focus on the same action when it is still offered
+  const focused = svg.contains(document.activeElement) ? document.activeElement.getAttribute("data-action") : null;
   while (svg.firstChild) svg.removeChild(svg.firstChild);
   const pos = board.positions;
   const xs = pos.map(p => p[0]), ys = pos.map(p => p[1]);
@@ -64,6 +66,7 @@ function drawBoard(svg, board, view, opts) {
       view.tiles[d].suspect === last.element || view.tiles[d].evidence === last.element)));
     el("polygon", {points: pts.join(" "), class: "hex" + (districts.has(d) ? " inv-ok" : "") + (lastHere ? " last" : "")}, g);
     const rows = [[22 + d, y0 - 52, true], [view.tiles[d].suspect, y0 - 14], [view.tiles[d].evidence, y0 + 12]];
+    const described = [name];
     rows.forEach(([x, y, isName], r) => {
       const left = x0 - 70;
       const label = r === 1 ? "S: " : r === 2 ? "E: " : "";
@@ -73,15 +76,25 @@ function drawBoard(svg, board, view, opts) {
       if (lit.has(x)) cls += " lit";
       if (last && last.element === x) cls += " lastmove";
       const t = el("text", {x: left, y, class: cls, "data-element": x}, g, label + board.elements[x]);
+      const list = marks[x] || [];
+      // markers never cover the words: on a tile row they sit right of a 98 px column, and a longer
+      // name is narrowed to fit it; a district name's markers go on their own line below it
+      const room = 98;
+      if (!isName && list.length && t.getComputedTextLength && t.getComputedTextLength() > room) {
+        t.setAttribute("textLength", room);
+        t.setAttribute("lengthAdjust", "spacingAndGlyphs");
+      }
+      const said = list.map(([i, kind]) => `${seatLabel(i)} ${kind === "S" ? "spot" : "trace"}`);
+      if (!isName) described.push(`${r === 1 ? "suspect" : "evidence"} ${board.elements[x]}` + (said.length ? ` (${said.join(", ")})` : ""));
+      else if (said.length) described.push(`location markers: ${said.join(", ")}`);
       if (clues.has(x)) {
         t.setAttribute("class", cls + " clickable");
         t.setAttribute("data-action", x);
-        t.addEventListener("click", () => opts.onAction && opts.onAction(x));
+        actionable(t, `take the clue card ${board.elements[x]}`, () => opts.onAction && opts.onAction(x));
         el("title", {}, t, `clue ${board.elements[x]}`);
       }
-      const list = marks[x] || [];
       list.forEach(([i, kind], k) => {
-        const mx = isName ? left + 8 + k * 15 : x0 + 34 + (k % 3) * 15;
+        const mx = isName ? left + 8 + k * 15 : x0 + 34 + 4 + (k % 3) * 15;
         const my = isName ? y + 17 : y - 4 + Math.floor(k / 3) * 13;
         const m = el("g", {class: "marker", "data-player": i, "data-kind": kind}, g);
         if (kind === "S") el("circle", {cx: mx, cy: my, r: 6.5, fill: COLOURS[i]}, m);
@@ -96,16 +109,35 @@ function drawBoard(svg, board, view, opts) {
       el("rect", {x: ix, y: iy, width: 46, height: 15, rx: 2, fill: COLOURS[inv.player]}, gi);
       el("text", {x: ix + 23, y: iy + 11, "text-anchor": "middle"}, gi, `${inv.spots}S ${inv.traces}T`);
       const sup = ["suspect", "evidence", "location"].filter((t, j) => inv.suppressed && inv.suppressed[j]);
-      el("title", {}, gi, `${seatLabel(inv.player)}'s investigator: ${inv.spots} spots, ${inv.traces} traces` +
-         (sup.length ? ` (${sup.join(", ")} not counted)` : ""));
+      const said = `${seatLabel(inv.player)}'s investigator: ${inv.spots} spots, ${inv.traces} traces` +
+         (sup.length ? ` (${sup.join(", ")} not counted)` : "");
+      el("title", {}, gi, said);
+      described.push(said);
     });
     if (districts.has(d)) {
       const b = el("g", {class: "invbtn", "data-action": 36 + d}, g);
       el("rect", {x: x0 - 38, y: y0 + 62, width: 76, height: 18, rx: 4}, b);
       el("text", {x: x0, y: y0 + 75, "text-anchor": "middle"}, b, "investigate");
       el("title", {}, b, `place an investigator in ${name}`);
-      b.addEventListener("click", () => opts.onAction && opts.onAction(36 + d));
+      actionable(b, `investigate in ${name}`, () => opts.onAction && opts.onAction(36 + d));
     }
+    g.setAttribute("role", "group");
+    g.setAttribute("aria-label", described.join("; "));
+  });
+  if (focused !== null) {
+    const again = svg.querySelector(`[data-action="${focused}"]`);
+    if (again) again.focus();
+  }
+}
+
+// An SVG element the keyboard can use like a button: in the Tab order, Enter or Space acts.
+function actionable(node, label, act) {
+  node.setAttribute("tabindex", "0");
+  node.setAttribute("role", "button");
+  node.setAttribute("aria-label", label);
+  node.addEventListener("click", act);
+  node.addEventListener("keydown", e => {
+    if (e.key === "Enter" || e.key === " ") { e.preventDefault(); act(); }
   });
 }
 
@@ -136,7 +168,11 @@ function playersTable(parent, view, names, extra) {
     const tr = h("tr", {class: i === view.to_move && !view.done ? "tomove" : "", "data-player": i}, t);
     const td = h("td", {}, tr);
     h("span", {class: "swatch", style: `background:${COLOURS[i]}`}, td);
-    td.appendChild(document.createTextNode(names[i] + (view.you === i ? " — you" : "")));
+    const youSaid = /\(you\)$/.test(names[i]);  // the default name "P0 (you)" already says it
+    td.appendChild(document.createTextNode(names[i] + (view.you === i && !youSaid ? " — you" : "")));
+    const dt = view.decision && view.decision[i];
+    if (dt) h("div", {class: "muted decision", "data-player": i}, td,
+              `thinks ${secs(dt.mean)} a move (last ${secs(dt.last)}, longest ${secs(dt.max)})`);
     h("td", {class: "score"}, tr, String(view.scores[i]));
     h("td", {}, tr, String(view.investigators_left[i]));
     const flags = [];
@@ -149,6 +185,8 @@ function playersTable(parent, view, names, extra) {
     if ((view.failed[i] || []).length) h("div", {class: "muted"}, cell, "wrong: " + view.failed[i].map(caseText).join("; "));
   }
 }
+
+function secs(s) { return s < 0.1 ? `${Math.round(s * 1000)} ms` : `${s.toFixed(s < 10 ? 2 : 1)} s`; }
 
 function tierTrack(parent, view) {
   parent.innerHTML = "";
@@ -167,7 +205,8 @@ function logList(ul, events, names) {
     if (ev.round !== round) { round = ev.round; h("li", {class: "sep"}, ul, `Round ${round}`); }
     const li = h("li", {}, ul);
     h("span", {class: "swatch", style: `background:${COLOURS[ev.player]}`}, li);
-    li.appendChild(document.createTextNode(`${names[ev.player]}: ${ev.action} → ${ev.answer}`));
+    li.appendChild(document.createTextNode(`${names[ev.player]}: ${ev.action} → ${ev.answer}` +
+      (ev.seconds !== undefined && ev.seconds !== null ? ` (${secs(ev.seconds)})` : "")));
   }
   ul.scrollTop = ul.scrollHeight;
 }

@@ -8,6 +8,7 @@ let current = null;
 let sending = false;
 
 function render(view) {
+  if (current && current.version !== view.version) document.getElementById("hint").innerHTML = "";  // out of date
   current = view;
   const b = view.board;
   document.getElementById("rules").textContent = view.rules;
@@ -24,7 +25,7 @@ function render(view) {
   drawBoard(document.getElementById("board"), b, view,
             {clues, districts, lit: new Set(view.display || []), onAction: send, last});
   const turn = document.getElementById("turn");
-  if (view.done) turn.textContent = "The game is over.";
+  if (view.done) turn.textContent = `The game is over: ${winnerText(view)}.`;
   else if (view.your_turn) turn.textContent = "Your turn: take a clue card, place an investigator or solve.";
   else turn.textContent = `${view.names[view.to_move]} is to move…`;
   const held = document.getElementById("held");
@@ -50,27 +51,148 @@ function render(view) {
   solvePanel.hidden = !view.your_turn;
   if (view.your_turn && !document.getElementById("solve-button")) caseSelects(document.getElementById("solve"), b.elements, send);
   if (!view.your_turn) document.getElementById("solve").innerHTML = "";
+  document.getElementById("hint-box").hidden = !(view.hints && view.your_turn);
   tierTrack(document.getElementById("tiers"), view);
   playersTable(document.getElementById("players-box"), view, view.names, b);
   logList(document.getElementById("log"), view.log, view.names);
   if (view.agent_error) say(view.agent_error, "error");
-  if (view.done) {
-    document.getElementById("end-panel").hidden = false;
-    const res = view.result;
-    const order = [...Array(view.players).keys()].sort((a, c) => res.ranks[a] - res.ranks[c]);
-    document.getElementById("end").textContent = "Final: " +
-      order.map(i => `${res.ranks[i]}. ${view.names[i]} ${res.scores[i]}`).join(" · ") +
-      (res.truncated ? " (a round was ended by the safeguard)" : "");
-    const dl = document.getElementById("download");
-    dl.href = `/api/games/${GAME}/record`;  // the game is over: every case is public; no token in the address
-    dl.setAttribute("download", `pi-game-${GAME}.json`);
-    document.getElementById("to-replay").onclick = async (e) => {
-      e.preventDefault();
-      const r = await api("POST", `/api/games/${GAME}/replay`);
-      location.href = r.link;
-    };
-  }
+  if (view.done) endScreen(view);
+  roundSummary(view);
 }
+
+function winnerText(view) {
+  const w = view.result.winners.map(i => view.names[i]);
+  const what = view.mode === "duel" ? "rounds won" : "points";
+  const score = view.result.scores[view.result.winners[0]];
+  return w.length === 1 ? `${w[0]} wins with ${score} ${what}` : `${w.join(" and ")} share the win with ${score} ${what}`;
+}
+
+// docs/rules.md §5 (and §7 for a duel): how equal scores were separated
+function tiebreakText(view) {
+  if (view.mode === "duel") return "A duel is won by the rounds won; equal rounds won is a draw.";
+  return "Equal scores are separated by more unused investigator tiles" +
+    (view.edition === "first" ? ", then by fewer penalty points" : "") + "; players still tied share the place.";
+}
+
+function endScreen(view) {
+  const panel = document.getElementById("end-panel");
+  const first = panel.hidden;
+  panel.hidden = false;
+  const res = view.result;
+  document.getElementById("end-title").textContent = `The game is over: ${winnerText(view)}`;
+  document.getElementById("end").textContent = res.truncated ? "A round was ended by the safeguard." : "";
+  const order = [...Array(view.players).keys()].sort((a, c) => res.ranks[a] - res.ranks[c] || a - c);
+  const t = document.getElementById("standings");
+  t.innerHTML = "";
+  const head = h("tr", {}, t);
+  const cols = ["place", "player", view.mode === "duel" ? "rounds won" : "score", "unused investigators"];
+  if (view.edition === "first") cols.push("penalty points");
+  cols.push("why this place");
+  for (const c of cols) h("th", {}, head, c);
+  for (const i of order) {
+    const tr = h("tr", {"data-player": i, class: res.winners.includes(i) ? "winner" : ""}, t);
+    h("td", {}, tr, String(res.ranks[i]));
+    const td = h("td", {}, tr);
+    h("span", {class: "swatch", style: `background:${COLOURS[i]}`}, td);
+    td.appendChild(document.createTextNode(view.names[i]));
+    h("td", {}, tr, String(res.scores[i]));
+    h("td", {}, tr, String(view.investigators_left[i]));
+    if (view.edition === "first") h("td", {}, tr, String(res.penalty[i]));
+    const same = order.filter(j => j !== i && res.scores[j] === res.scores[i]);
+    let why = "score";
+    if (same.length && view.mode !== "duel") {
+      const tied = same.filter(j => res.ranks[j] === res.ranks[i]);
+      why = tied.length ? `tied with ${tied.map(j => view.names[j]).join(", ")}: shared place`
+        : `same score as ${same.map(j => view.names[j]).join(", ")}: separated by the tiebreak`;
+    }
+    h("td", {class: "why"}, tr, why);
+  }
+  document.getElementById("tiebreak").textContent = tiebreakText(view);
+  const box = document.getElementById("all-cases");
+  box.innerHTML = "";
+  const ct = h("table", {id: "cases"}, box);
+  const ch = h("tr", {}, ct);
+  h("th", {}, ch, "round");
+  for (let i = 0; i < view.players; i++) h("th", {}, ch, view.names[i] + (view.you === i ? " (your case)" : ""));
+  res.cases.forEach((row, r) => {
+    const tr = h("tr", {}, ct);
+    h("td", {}, tr, String(r + 1));
+    row.forEach((c, i) => h("td", {"data-player": i, "data-round": r + 1}, tr, caseText(c)));
+  });
+  const dl = document.getElementById("download");
+  dl.href = `/api/games/${GAME}/record`;  // the game is over: every case is public; no token in the address
+  dl.setAttribute("download", `pi-game-${GAME}.json`);
+  document.getElementById("to-replay").onclick = async (e) => {
+    e.preventDefault();
+    const r = await api("POST", `/api/games/${GAME}/replay`);
+    location.href = r.link;
+  };
+  if (first) panel.scrollIntoView();
+}
+
+// The summary of each finished round, shown once (until the player dismisses it) before play goes
+// on; the game's end shows the end screen instead of the last round's summary.
+const seenKey = `pi-summaries-${GAME}-${TOKEN ? TOKEN.slice(0, 6) : "spectator"}`;
+function seenSummaries() { return Number(sessionStorage.getItem(seenKey) || 0); }
+function roundSummary(view) {
+  const all = view.round_summaries || [];
+  const box = document.getElementById("round-summary");
+  if (view.done) { sessionStorage.setItem(seenKey, String(all.length)); box.hidden = true; return; }
+  if (all.length <= seenSummaries() || !box.hidden) return;
+  const s = all[all.length - 1];
+  document.getElementById("summary-title").textContent = `Round ${s.round} is over`;
+  const body = document.getElementById("summary-body");
+  body.innerHTML = "";
+  const t = h("table", {id: "summary-table"}, body);
+  const head = h("tr", {}, t);
+  for (const c of ["player", "this round", "score", "solves (move, rotation)"]) h("th", {}, head, c);
+  for (let i = 0; i < view.players; i++) {
+    const tr = h("tr", {"data-player": i}, t);
+    const td = h("td", {}, tr);
+    h("span", {class: "swatch", style: `background:${COLOURS[i]}`}, td);
+    td.appendChild(document.createTextNode(view.names[i]));
+    const p = s.points[i];
+    h("td", {class: "points"}, tr, (p > 0 ? "+" : "") + p);
+    h("td", {}, tr, String(s.scores[i]));
+    const mine = s.solves.filter(x => x.player === i);
+    h("td", {class: "solves"}, tr, mine.length ? mine.map(x =>
+      `${x.correct ? "solved" : "wrong"}: ${caseText(x.case)} (move ${x.move}, rotation ${x.rotation})`).join("; ") : "no solve");
+  }
+  h("h3", {}, body, "Cases revealed");
+  const ul = h("ul", {id: "summary-cases"}, body);
+  for (const c of s.revealed) {
+    h("li", {"data-player": c.player}, ul, `${view.names[c.player]}: ${caseText(c.case)} (` +
+      (c.why === "solved" ? "solved" : "the case you held") + ")");
+  }
+  h("p", {class: "muted"}, body, "The other cases stay secret until the end of the game.");
+  box.hidden = false;
+  const close = document.getElementById("summary-close");
+  close.onclick = () => {
+    sessionStorage.setItem(seenKey, String(all.length));
+    box.hidden = true;
+    const next = document.querySelector("#board [tabindex], #display button, #solve select");
+    if (next) next.focus();
+  };
+  close.focus();
+}
+document.addEventListener("keydown", e => {
+  if (e.key === "Escape" && !document.getElementById("round-summary").hidden) document.getElementById("summary-close").click();
+});
+
+document.getElementById("hint-button").addEventListener("click", async () => {
+  try {
+    const d = await api("POST", `/api/games/${GAME}/hint`, undefined, TOKEN);
+    const box = document.getElementById("hint");
+    box.innerHTML = "";
+    const certain = Object.entries(d.certain || {}).filter(([, v]) => v).map(([, v]) => v);
+    h("div", {}, box, `${d.count} case${d.count === 1 ? " fits" : "s fit"} what you know.` +
+      (certain.length && d.count > 1 ? ` Certain: ${certain.join(", ")}.` : ""));
+    if (d.cases.length) h("div", {class: "muted"}, box, d.cases.map(c =>
+      `${caseText(c)} ${(100 * c.probability).toFixed(1)}%`).join("; "));
+    if (d.solve_now && d.best_case) h("div", {}, box, `Solve now: ${caseText(d.best_case)} (expected ${d.expected_points.toFixed(2)} points).`);
+    else if (d.best_action) h("div", {}, box, `Best next query: ${d.best_action} (${d.best_gain_bits.toFixed(2)} bits).`);
+  } catch (e) { say(e.message, "error"); }
+});
 
 async function send(action) {
   if (!current || sending) return;

@@ -1,6 +1,10 @@
 // The start page: create a game (seats: you or a built-in agent), start a solo case, open a record.
 "use strict";
-const AGENT_NAMES = ["human", "random", "deducer", "heuristic", "greedy", "search"];
+const AGENT_NAMES = ["human", "random", "deducer", "heuristic", "greedy", "search", "winrollout",
+                     "learned:2p", "learned:4p"];
+// the strongest opponents, with what they need (a learned model plays only the player count it was trained for)
+const AGENT_LABELS = {"human": "a person (private link)", "winrollout": "winrollout (strongest search, slower)",
+                      "learned:2p": "learned:2p (trained model, 2 players)", "learned:4p": "learned:4p (trained model, 4 players)"};
 
 function seatRows() {
   const box = document.getElementById("seats");
@@ -12,7 +16,7 @@ function seatRows() {
     h("span", {class: "swatch", style: `background:${COLOURS[i]}`}, row);
     row.appendChild(document.createTextNode(`${seatLabel(i)} `));
     const s = h("select", {id: `seat-${i}`}, row);
-    for (const a of AGENT_NAMES) h("option", {value: a}, s, a === "human" ? "a person (private link)" : a);
+    for (const a of AGENT_NAMES) h("option", {value: a}, s, AGENT_LABELS[a] || a);
     s.value = old[i] || (i === 0 ? "human" : "greedy");
   }
 }
@@ -27,7 +31,8 @@ document.getElementById("create").addEventListener("click", async () => {
   if (document.getElementById("fast").checked) variants.push("fast");
   if (document.getElementById("nick").checked) variants.push("nick-of-time");
   const body = {seats, edition: document.getElementById("edition").value,
-                mode: document.getElementById("duel").checked ? "duel" : "standard", variants};
+                mode: document.getElementById("duel").checked ? "duel" : "standard", variants,
+                hints: document.getElementById("hints").checked};
   const inv = document.getElementById("investigators").value.trim();
   if (inv) {
     const counts = inv.split(",").map(t => Number(t.trim()));

@@ -3,7 +3,8 @@
 const SID = location.pathname.split("/")[2];
 let current = null, shownAt = 0, sending = false;
 
-function fmt(s) { s = Math.max(0, Math.floor(s)); const m = Math.floor(s / 60); return `${m}:${String(s % 60).padStart(2, "0")}`; }
+// whole seconds of the time rounded to a tenth, as the leaderboard stores it (2.96 s shows 0:03 on both)
+function fmt(s) { s = Math.max(0, Math.floor(Math.round(s * 10) / 10)); const m = Math.floor(s / 60); return `${m}:${String(s % 60).padStart(2, "0")}`; }
 
 function counters(view) {
   return `actions ${view.actions} · investigators left ${view.investigators_left} of ${view.investigators} · ` +
@@ -11,11 +12,14 @@ function counters(view) {
 }
 
 function render(view) {
+  if (current && current.version !== view.version) document.getElementById("hint").innerHTML = "";  // stale hint
   current = view;
   shownAt = performance.now();
   document.body.setAttribute("data-version", view.version);
   document.body.setAttribute("data-done", view.done ? "1" : "0");
-  const diff = view.difficulty ? ` · ${view.difficulty} (the reference solver needs ${view.greedy_actions} actions)` : "";
+  // the source may already name the difficulty ("random medium case"): never say it twice
+  const named = view.difficulty && !view.source.includes(view.difficulty) ? ` · ${view.difficulty}` : "";
+  const diff = view.difficulty ? `${named} (the reference solver needs ${view.greedy_actions} actions)` : "";
   document.getElementById("source").textContent = view.source + diff;
   const nothing = new Set(Object.keys(view.answers).filter(k => view.answers[k] === "nothing").map(Number));
   const legal = view.legal || {clues: [], districts: []};
