@@ -65,7 +65,7 @@ def _serve(*args, tmp_path):
 @pytest.mark.parametrize("host, warned", [("127.0.0.1", False), ("0.0.0.0", True)])
 def test_serve_prints_its_address_and_warns_off_loopback(tmp_path, host, warned):
     pytest.importorskip("uvicorn", reason="the web app needs the 'web' extra")
-    args = () if host == "127.0.0.1" else ("--host", host)
+    args = () if host == "127.0.0.1" else ("--host", host, "--allow-host", "box.lan")
     proc = _serve(*args, tmp_path=tmp_path)
     try:
         line = proc.stdout.readline()

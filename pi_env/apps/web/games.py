@@ -71,6 +71,9 @@ FINISHED_TTL = 24 * 3600.0
 """Seconds a finished game is kept after its last move (``pi-env serve --finished-ttl``)."""
 IDLE_TTL = 7 * 24 * 3600.0
 """Seconds an unfinished game is kept after its last move (``pi-env serve --idle-ttl``)."""
+SEAT_TIMEOUT = 120.0
+"""Seconds without a connection after which a person's seat counts as left (``pi-env serve
+--seat-timeout``): the game's creator may then hand it to an agent."""
 WORKERS = 4
 """Worker threads that build views and apply moves (few: each holds the interpreter while it works)."""
 T = TypeVar("T")
@@ -336,11 +339,13 @@ class GameManager:
         finished_ttl: seconds a finished game is kept after its last move.
         idle_ttl: seconds an unfinished game is kept after its last move (or its creation).
         workers: worker threads for views, lists, records and moves (:meth:`run`).
+        seat_timeout: seconds without a connection after which a person's seat counts as left.
     """
 
     def __init__(self, store: Store, agent_delay: float = 0.8, *, finished_ttl: float = FINISHED_TTL,
-                 idle_ttl: float = IDLE_TTL, workers: int = WORKERS):
+                 idle_ttl: float = IDLE_TTL, workers: int = WORKERS, seat_timeout: float = SEAT_TIMEOUT):
         self.store = store
+        self.seat_timeout = float(seat_timeout)
         self.agent_delay = float(agent_delay)
         self.finished_ttl, self.idle_ttl = float(finished_ttl), float(idle_ttl)
         self.games: dict[str, LiveGame] = {}  # changed only on the event loop (and before it runs)
