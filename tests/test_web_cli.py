@@ -234,7 +234,7 @@ def test_serve_ctrl_c_ends_long_polls_and_logs_no_seat_token(tmp_path):
 
 def test_serve_with_an_unusable_host_prints_only_the_error(capsys):
     pytest.importorskip("uvicorn", reason="the web app needs the 'web' extra")
-    assert main(["serve", "--host", "nonexist.invalid", "--port", "0"]) == 2
+    assert main(["serve", "--host", "nonexist.invalid", "--allow-host", "nonexist.invalid", "--port", "0"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.startswith("pi-env: error: --host 'nonexist.invalid': ") and err.count("\n") == 1
 
