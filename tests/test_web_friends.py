@@ -98,3 +98,210 @@ def test_the_app_follows_the_configured_names(tmp_path):
                                                                  "content-type": "application/json"}),
                      403, "another page")
         assert len(c.get("/api/games").json()["games"]) == 1
+
+
+# -- the lobby and seats handed to agents ---------------------------------------------------------------
+
+def _game(c, seats, **settings):
+    r = c.post("/api/games", json={"seats": seats, **settings})
+    assert r.status_code == 201, r.text
+    doc = r.json()
+    return doc["id"], [None if s["link"] is None else s["link"].rsplit("/", 1)[1] for s in doc["seats"]]
+
+
+def _post(c, gid, what, token, body=None):
+    return c.post(f"/api/games/{gid}/{what}", json=body if body is not None else {},
+                  headers={"x-seat-token": token} if token else {})
+
+
+def _view(c, gid, token=None):
+    r = c.get(f"/api/games/{gid}/view", headers={"x-seat-token": token} if token else {})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def _page(c, gid, token) -> str:
+    r = c.get(f"/game/{gid}/seat/{token}")
+    assert r.status_code == 200
+    return "lobby.js" if "lobby.js" in r.text else "game.js"
+
+
+def test_a_lobby_waits_for_every_person_then_starts(tmp_path):
+    with client(tmp_path) as c:
+        gid, tokens = _game(c, ["human", "greedy", "human"], seed=4, lobby=True)
+        assert _page(c, gid, tokens[0]) == "lobby.js"
+        v = _view(c, gid, tokens[0])
+        assert (v["lobby"], v["creator"], v["you_create"], v["your_turn"]) == (True, 0, True, False)
+        assert _view(c, gid, tokens[2])["you_create"] is False
+        one_line(_post(c, gid, "move", tokens[0], {"version": 0, "action": v["display"][0]}), 409, "has not started")
+        r = _post(c, gid, "join", tokens[0])
+        assert r.status_code == 200 and r.json()["lobby"] is True
+        people = r.json()["people"]
+        assert [(p["person"], p["joined"], p["present"]) for p in people] == [
+            (True, True, True), (False, False, False), (True, False, False)]
+        assert _view(c, gid).get("version") == 0  # the agent waits with the people
+        r = _post(c, gid, "join", tokens[2])
+        assert r.json()["lobby"] is False
+        assert _page(c, gid, tokens[2]) == "game.js"
+        assert c.get("/api/games").json()["games"][0]["lobby"] is False
+        # a game without a lobby, or with one person, starts at once
+        gid2, _ = _game(c, ["human", "random"], lobby=True)
+        assert _view(c, gid2)["lobby"] is False
+        one_line(c.post("/api/games", json={"seats": ["human", "human"], "lobby": "yes"}), 422, "'lobby' must be")
+
+
+def test_the_creator_starts_and_agents_take_the_empty_seats(tmp_path):
+    with client(tmp_path) as c:
+        gid, tokens = _game(c, ["human", "human", "human", "random"], seed=5, lobby=True)
+        for t in tokens[:2]:
+            assert _post(c, gid, "join", t).status_code == 200
+        one_line(_post(c, gid, "start", tokens[1]), 403, "only the game's creator")
+        one_line(_post(c, gid, "start", tokens[0], {"agent": "nobody"}), 422, "'agent' must be one of")
+        one_line(_post(c, gid, "start", tokens[0], {"agents": "random"}), 422, "unknown key 'agents'")
+        r = _post(c, gid, "start", tokens[0], {"agent": "random"})
+        assert r.status_code == 200, r.text
+        assert (r.json()["lobby"], r.json()["seats"]) == (False, ["human", "human", "random", "random"])
+        one_line(_post(c, gid, "start", tokens[0]), 409, "already started")
+        one_line(c.get(f"/api/games/{gid}/view", headers={"x-seat-token": tokens[2]}), 403, "handed to an agent")
+        assert c.get(f"/game/{gid}/seat/{tokens[2]}").status_code == 403
+    with client(tmp_path) as c:  # a restart keeps the seats as they were handed
+        v = _view(c, gid, tokens[1])
+        assert (v["lobby"], v["seats"]) == (False, ["human", "human", "random", "random"])
+        one_line(c.get(f"/api/games/{gid}/view", headers={"x-seat-token": tokens[2]}), 403, "handed to an agent")
+
+
+def _play_until_turn(c, gid, tokens, seat):
+    """Both people play their first legal clue until it is ``seat``'s turn (at most 6 moves)."""
+    for _ in range(6):
+        v = _view(c, gid)
+        if v["to_move"] == seat:
+            return v
+        t = tokens[v["to_move"]]
+        mine = _view(c, gid, t)
+        r = _post(c, gid, "move", t, {"version": mine["version"], "action": mine["legal"]["clues"][0]})
+        assert r.status_code == 200, r.text
+    raise AssertionError("never the seat's turn")
+
+
+def test_a_seat_whose_person_left_is_handed_to_an_agent(tmp_path):
+    with client(tmp_path) as c:
+        gid, tokens = _game(c, ["human", "human"], seed=6, lobby=True)
+        for t in tokens:
+            _post(c, gid, "join", t)
+        one_line(_post(c, gid, "hand", tokens[0], {"seat": 1}), 409, "is still at the table")
+        one_line(_post(c, gid, "hand", tokens[0], {"seat": 0}), 422, "another person's seat")
+        one_line(_post(c, gid, "hand", tokens[1], {"seat": 0}), 403, "only the game's creator")
+        one_line(_post(c, gid, "leave", None), 403, "spectator")
+        assert _post(c, gid, "leave", tokens[1]).json() == {"left": True}
+        assert _view(c, gid)["people"][1] == {"person": True, "joined": True, "connected": False, "present": False, "left": True}
+        v = _play_until_turn(c, gid, tokens, 1)
+        r = _post(c, gid, "hand", tokens[0], {"seat": 1, "agent": "random"})
+        assert r.status_code == 200, r.text
+        assert r.json()["seats"] == ["human", "random"]
+        for _ in range(200):  # the agent plays the seat's pending turn
+            if _view(c, gid)["version"] > v["version"]:
+                break
+            import time
+
+            time.sleep(0.02)
+        after = _view(c, gid)
+        assert after["version"] > v["version"] and after["log"][v["version"]]["player"] == 1
+
+
+def test_a_seat_without_a_connection_for_the_timeout_can_be_handed(tmp_path):
+    with client(tmp_path, seat_timeout=0.0) as c:
+        gid, tokens = _game(c, ["human", "human", "human"], seed=7, lobby=True)
+        for t in tokens:
+            _post(c, gid, "join", t)
+        assert [p["present"] for p in _view(c, gid)["people"]] == [False, False, False]  # no stream open
+        assert _post(c, gid, "hand", tokens[0], {"seat": 2, "agent": "random"}).json()["seats"] == [
+            "human", "human", "random"]
+
+
+# -- moves pushed as server-sent events --------------------------------------------------------------------
+
+def _events(http, url, token, last=None, count=1, timeout=10.0):
+    """The first ``count`` events of ``url``'s stream as ``(id, view)``; ``None`` for the last one if
+    nothing came within ``timeout`` seconds."""
+    import httpx
+
+    headers = {"last-event-id": last} if last else {}
+    out, event = [], {}
+    try:
+        with http.stream("GET", url, params={"seat": token} if token else {}, headers=headers,
+                         timeout=httpx.Timeout(30.0, read=timeout)) as r:
+            assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream"), r.text
+            assert r.headers["x-frame-options"] == "DENY"  # the security headers on streams too
+            for line in r.iter_lines():
+                if line.startswith("id: "):
+                    event["id"] = line[4:]
+                elif line.startswith("event: "):
+                    event["kind"] = line[7:]
+                elif line.startswith("data: "):
+                    event["data"] = json.loads(line[6:])
+                elif line == "" and event.get("kind") == "people":
+                    assert "id" not in event  # no new id: the views did not change
+                    event = {}
+                elif line == "" and "data" in event:
+                    out.append((event["id"], event["data"]))
+                    event = {}
+                    if len(out) == count:
+                        return out
+    except httpx.ReadTimeout:
+        out.append(None)
+    return out
+
+
+def test_events_push_each_move_resume_from_the_last_id_and_never_show_another_seat(tmp_path):
+    import httpx
+
+    from pi_env.apps.web import background_server
+    from pi_env.engine import GameConfig, init
+
+    seed = 9
+    state = init(GameConfig(num_players=2), 1, seed=seed)
+    case_id = [int(s) * 140 + int(e) * 14 + int(loc) for s, e, loc in state.case[0]]  # each player's own case
+    with background_server(tmp_path) as url, httpx.Client(base_url=url) as http:
+        doc = http.post("/api/games", json={"seats": ["human", "human"], "seed": seed}).json()
+        gid = doc["id"]
+        tokens = [s["link"].rsplit("/", 1)[1] for s in doc["seats"]]
+        stream = f"/api/games/{gid}/events"
+        first = [_events(http, stream, t)[0] for t in tokens]
+        for seat, (eid, v) in enumerate(first):
+            assert (v["you"], v["version"], v["held"]["player"]) == (seat, 0, 1 - seat)
+            assert v["held"]["case"]["id"] == case_id[1 - seat]  # the case it holds, the other's
+            assert str(case_id[seat]) not in json.dumps(v["held"])  # never its own
+        assert first[0][0] == first[1][0]  # one numbering per game (opening a stream is no new event)
+        eid0 = first[0][0]
+        # nothing new: a resumed stream waits (here: no event within 1.5 s)
+        assert _events(http, stream, tokens[1], last=eid0, timeout=1.5) == [None]
+        # a move while seat 1 is disconnected: its stream resumed from the last id gets it at once
+        mover = first[0][1]["to_move"]
+        mv = http.post(f"/api/games/{gid}/move", json={"version": 0, "action": first[mover][1]["legal"]["clues"][0]},
+                       headers={"x-seat-token": tokens[mover]})
+        assert mv.status_code == 200, mv.text
+        (eid1, v1), = _events(http, stream, tokens[1], last=eid0)
+        assert eid1 != eid0 and (v1["version"], v1["you"]) == (1, 1)
+        assert v1["held"]["case"]["id"] == case_id[0] and v1["log"][0]["player"] == mover
+        assert _events(http, stream, tokens[1], last=eid1, timeout=1.5) == [None]
+        # an open stream gets the next move pushed, with no request of its own
+        import threading
+
+        got: list = []
+        reader = threading.Thread(target=lambda: got.extend(_events(http, stream, tokens[0], last=eid1)))
+        reader.start()
+        import time
+
+        time.sleep(0.5)
+        nxt = 1 - mover
+        legal = http.get(f"/api/games/{gid}/view", headers={"x-seat-token": tokens[nxt]}).json()["legal"]["clues"]
+        assert http.post(f"/api/games/{gid}/move", json={"version": 1, "action": legal[0]},
+                         headers={"x-seat-token": tokens[nxt]}).status_code == 200
+        reader.join(15)
+        assert len(got) == 1 and got[0][1]["version"] == 2 and got[0][1]["you"] == 0
+        assert got[0][1]["held"]["case"]["id"] == case_id[1]
+        # a spectator's stream holds no case; a wrong token is refused
+        (_, spec), = _events(http, stream, None)
+        assert spec["you"] is None and not (spec.get("held") or {}).get("case")
+        bad = http.get(stream, params={"seat": "x" * 24})
+        assert bad.status_code == 403 and "not valid" in bad.json()["error"]
