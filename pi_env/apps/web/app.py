@@ -10,11 +10,21 @@ API (JSON; every refusal is a 4xx answer ``{"error": "one-line reason"}`` that c
 =======================================  ======================================================
 ``POST /api/games``                      new game: ``{"seats": ["human", "greedy", ...],
                                          "edition", "mode", "variants", "investigators",
-                                         "names", "seed"}`` → ids and each human seat's link
+                                         "names", "seed", "lobby"}`` → ids and each human
+                                         seat's link
 ``GET  /api/games``                      the games on this server (public facts)
 ``GET  /api/games/{id}/view``            the view of the seat whose token is in the
                                          ``X-Seat-Token`` header (none: a spectator);
                                          ``?since=V`` waits up to 20 s for a version other than V
+``GET  /api/games/{id}/events``          server-sent events: the view of the seat whose token
+                                         is ``?seat=``, now and after every change (resumed
+                                         from ``Last-Event-ID``)
+``POST /api/games/{id}/join``            the seat's person is here (a lobby starts once every
+                                         person joined); ``/leave``: they left
+``POST /api/games/{id}/start``           the creator starts the lobby: ``{"agent"}`` plays the
+                                         seats not joined
+``POST /api/games/{id}/hand``            the creator hands a left seat to an agent:
+                                         ``{"seat": N, "agent"}``
 ``POST /api/games/{id}/move``            ``{"version": V, "action": id}`` with the seat token
 ``GET  /api/games/{id}/record``          the ``pi-record/1`` record, once the game is over
                                          (a seat token, if any, only in the header)
