@@ -216,6 +216,18 @@ def test_a_seat_without_a_connection_for_the_timeout_can_be_handed(tmp_path):
         assert [p["present"] for p in _view(c, gid)["people"]] == [False, False, False]  # no stream open
         assert _post(c, gid, "hand", tokens[0], {"seat": 2, "agent": "random"}).json()["seats"] == [
             "human", "human", "random"]
+        # in a lobby, handing the last seat it waits for starts the game
+        gid, tokens = _game(c, ["human", "human"], seed=8, lobby=True)
+        _post(c, gid, "join", tokens[0])
+        r = _post(c, gid, "hand", tokens[0], {"seat": 1, "agent": "random"})
+        assert (r.json()["lobby"], r.json()["seats"]) == (False, ["human", "random"])
+
+
+def test_event_stream_tokens_never_reach_the_log():
+    from pi_env.apps.web import redact
+
+    assert redact("GET /api/games/abc/events?seat=SECRET&last=x HTTP/1.1") == \
+        "GET /api/games/abc/events?seat=\u2026&last=x HTTP/1.1"
 
 
 # -- moves pushed as server-sent events --------------------------------------------------------------------

@@ -676,6 +676,8 @@ class GameManager:
                 raise Conflict(f"{game.names[target]} is still at the table; a seat can be handed to an agent once "
                                f"its person left or has had no connection for {self.seat_timeout:g} s")
             self._hand_locked(game, target, agent)
+            if game.lobby and all(game.joined[i] for i, k in enumerate(game.seats) if k == HUMAN):
+                game.lobby = False  # the seat handed was the last one the lobby waited for
             await self._save(game)
         self.kick(game)
 
