@@ -56,6 +56,13 @@ def server(tmp_path):
         yield url
 
 
+def _turn_or_end(ann, bob) -> str | None:
+    """``"0"``/``"1"``: whose page offers a move; ``"end"``: both pages show the end; else ``None``."""
+    if attr(ann, "data-done") == "1" and attr(bob, "data-done") == "1":
+        return "end"
+    return next((f"{i}" for i, d in enumerate((ann, bob)) if attr(d, "data-your-turn") == "1"), None)
+
+
 def _wait_or_explain(drivers, moves, predicate):
     try:
         return wait_for(predicate, what="a person's turn or the end")
@@ -63,7 +70,8 @@ def _wait_or_explain(drivers, moves, predicate):
         states = [{k: attr(d, k) for k in ("data-version", "data-your-turn", "data-done", "data-transport")}
                   | {"turn": d.find_element("id", "turn").text, "message": d.find_element("id", "message").text}
                   for d in drivers]
-        raise AssertionError(f"timed out waiting for a person's turn or the end after moves {moves}: {states}") from None
+        raise AssertionError(f"timed out waiting for a person's turn or the end after moves {moves}: "
+                             f"{states}") from None
 
 
 def test_two_people_and_two_agents_play_by_link_to_the_end(two_browsers, server):
@@ -89,14 +97,14 @@ def test_two_people_and_two_agents_play_by_link_to_the_end(two_browsers, server)
     for d in (ann, bob):
         wait_for(lambda: attr(d, "data-version") is not None and attr(d, "data-lobby") is None, what="the game page")
         wait_for(lambda: attr(d, "data-transport") == "events", what="moves pushed as events")
-    assert "P2" in bob.find_element("id", "held").text or "P3" in bob.find_element("id", "held").text
+    # each sees only the case they hold (the next seat's), never their own
+    assert "You hold P1 (random)'s case" in ann.find_element("id", "held").text
+    assert "You hold P3 (deducer)'s case" in bob.find_element("id", "held").text
     moves = [0, 0]
     for _ in range(400):
         if attr(ann, "data-done") == "1" and attr(bob, "data-done") == "1":
             break
-        who = _wait_or_explain((ann, bob), moves, lambda: next((f"{i}" for i, d in enumerate((ann, bob)) if attr(d, "data-your-turn") == "1"), None)
-                       if not (attr(ann, "data-done") == "1" and attr(bob, "data-done") == "1") else "end",
-                       )
+        who = _wait_or_explain((ann, bob), moves, lambda: _turn_or_end(ann, bob))
         if who == "end":
             break
         who = int(who)

@@ -193,7 +193,8 @@ def test_a_seat_whose_person_left_is_handed_to_an_agent(tmp_path):
         one_line(_post(c, gid, "hand", tokens[1], {"seat": 0}), 403, "only the game's creator")
         one_line(_post(c, gid, "leave", None), 403, "spectator")
         assert _post(c, gid, "leave", tokens[1]).json() == {"left": True}
-        assert _view(c, gid)["people"][1] == {"person": True, "joined": True, "connected": False, "present": False, "left": True}
+        assert _view(c, gid)["people"][1] == {"person": True, "joined": True, "connected": False, "present": False,
+                                              "left": True}
         v = _play_until_turn(c, gid, tokens, 1)
         r = _post(c, gid, "hand", tokens[0], {"seat": 1, "agent": "random"})
         assert r.status_code == 200, r.text

@@ -23,6 +23,14 @@ time in proportion to the game: they run in the manager's worker threads (:meth:
 so pages and static files are answered while games are played. Each game's state is read and
 changed under its own lock (:attr:`LiveGame.mutex`); its asyncio lock orders the moves.
 
+**Playing with friends.** A game created with ``"lobby": true`` and several people waits (no
+move, agents included) until each person has joined (:meth:`GameManager.join`) or its creator, the
+first person's seat, starts it (:meth:`GameManager.begin`: agents take the seats not joined). The
+creator may hand a seat whose person left (said so, never joined, or no connection for
+``seat_timeout`` seconds) to an agent (:meth:`GameManager.hand`). Every change (a move, a join, a
+hand-over) wakes the game's long polls and event streams and gets a new revision, the event id of
+the views pushed (:meth:`GameManager.event_id`).
+
 **Expiry.** A finished game is deleted ``finished_ttl`` seconds after its last move, one left
 unfinished ``idle_ttl`` seconds after its last move (or its creation): from memory and from the
 database (:meth:`GameManager.purge`, run every minute and at a restart).
@@ -327,7 +335,8 @@ class LiveGame:
             mode=cfg.mode, edition=cfg.edition, rounds=cfg.num_rounds,
             names=list(self.names), seats=list(self.seats), your_turn=mine,
             board=board_doc(cfg.board), log=self.log(), agent_error=self.agent_error,
-            lobby=self.lobby, people=self.people(time.monotonic(), self.seat_timeout), creator=self.creator, you_create=seat is not None and seat == self.creator)
+            lobby=self.lobby, people=self.people(time.monotonic(), self.seat_timeout), creator=self.creator,
+            you_create=seat is not None and seat == self.creator)
         return view
 
     def summary(self) -> dict[str, Any]:
@@ -646,6 +655,7 @@ class GameManager:
         async with game.lock:
             if not game.lobby:
                 raise Conflict("the game has already started")
+            game.joined[seat] = True  # the creator is here: their own seat is never handed
             for i, k in enumerate(game.seats):
                 if k == HUMAN and not game.joined[i]:
                     self._hand_locked(game, i, agent)

@@ -33,7 +33,8 @@ import re
 import socket
 from typing import Any, Awaitable, Callable
 
-__all__ = ["HostPolicy", "allowed_name", "public_url", "RequestGuard", "BodyLimit", "SecurityHeaders", "SECURITY_HEADERS", "CONTENT_SECURITY_POLICY",
+__all__ = ["HostPolicy", "allowed_name", "public_url",
+           "RequestGuard", "BodyLimit", "SecurityHeaders", "SECURITY_HEADERS", "CONTENT_SECURITY_POLICY",
            "is_loopback", "error_body", "BodyTooLarge", "redact"]
 
 log = logging.getLogger("pi_env.web")
