@@ -164,6 +164,10 @@ def test_the_creator_starts_and_agents_take_the_empty_seats(tmp_path):
         one_line(_post(c, gid, "start", tokens[0]), 409, "already started")
         one_line(c.get(f"/api/games/{gid}/view", headers={"x-seat-token": tokens[2]}), 403, "handed to an agent")
         assert c.get(f"/game/{gid}/seat/{tokens[2]}").status_code == 403
+        # a creator who starts without having joined keeps their own seat
+        gid2, tokens2 = _game(c, ["human", "human"], seed=5, lobby=True)
+        r = _post(c, gid2, "start", tokens2[0], {"agent": "random"})
+        assert (r.json()["seats"], r.json()["you_create"]) == (["human", "random"], True)
     with client(tmp_path) as c:  # a restart keeps the seats as they were handed
         v = _view(c, gid, tokens[1])
         assert (v["lobby"], v["seats"]) == (False, ["human", "human", "random", "random"])
@@ -313,6 +317,29 @@ def test_events_push_each_move_resume_from_the_last_id_and_never_show_another_se
         reader.join(15)
         assert len(got) == 1 and got[0][1]["version"] == 2 and got[0][1]["you"] == 0
         assert got[0][1]["held"]["case"]["id"] == case_id[1]
+        # a resumed stream is told who is connected, and then each person connecting, as "people"
+        # events without a new id
+        import httpx as _h
+
+        def next_block(lines):
+            block = []
+            for line in lines:
+                if line == "" and block:
+                    return block
+                if line:
+                    block.append(line)
+
+        with http.stream("GET", stream, params={"seat": tokens[0]}, headers={"last-event-id": got[0][0]},
+                         timeout=_h.Timeout(30.0, read=10.0)) as r0:
+            lines = r0.iter_lines()
+            assert next_block(lines) == ["retry: 2000"]
+            first = next_block(lines)
+            with http.stream("GET", stream, params={"seat": tokens[1]}, timeout=_h.Timeout(30.0, read=10.0)) as r1:
+                next(r1.iter_lines())
+                second = next_block(lines)
+        for block, connected in ((first, [True, False]), (second, [True, True])):
+            assert block[0] == "event: people" and len(block) == 2, block
+            assert [p["connected"] for p in json.loads(block[1].removeprefix("data: "))] == connected
         # a spectator's stream holds no case; a wrong token is refused
         (_, spec), = _events(http, stream, None)
         assert spec["you"] is None and not (spec.get("held") or {}).get("case")
