@@ -345,3 +345,39 @@ def test_events_push_each_move_resume_from_the_last_id_and_never_show_another_se
         assert spec["you"] is None and not (spec.get("held") or {}).get("case")
         bad = http.get(stream, params={"seat": "x" * 24})
         assert bad.status_code == 403 and "not valid" in bad.json()["error"]
+
+
+def test_serve_on_every_interface_answers_only_the_named_hosts(tmp_path):
+    """The real server (``pi-env serve`` in its own process): on 0.0.0.0 with ``--public-url``, the
+    public name and the loopback names are served; another address of the machine, which the same
+    server without names would accept, is refused."""
+    pytest.importorskip("uvicorn", reason="the web app needs the 'web' extra")
+    import http.client
+    import os
+    import re
+    import signal
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "pi_env.apps.cli", "serve", "--port", "0", "--quiet", "--host",
+                             "0.0.0.0", "--public-url", "https://pi.example.org", "--data", str(tmp_path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    try:
+        first, second = proc.stdout.readline(), proc.stdout.readline()
+        port = int(re.search(r"http://0\.0\.0\.0:(\d+)/", first).group(1))
+        assert second == "pi-env serve: reached at https://pi.example.org/\n"
+
+        def status(host: str) -> int:
+            con = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            con.request("GET", "/api/games", headers={"Host": host})
+            code = con.getresponse().status
+            con.close()
+            return code
+
+        assert [status(h) for h in ("pi.example.org", f"127.0.0.1:{port}", f"localhost:{port}")] == [200, 200, 200]
+        assert [status(h) for h in (f"10.1.2.3:{port}", "evil.example", f"pi.example.org:{port}")] == [400, 400, 400]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    assert "pi-env: warning: listening on 0.0.0.0" in err
