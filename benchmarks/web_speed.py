@@ -18,6 +18,14 @@ thread of this process, a fresh data directory).
    at sparse positions can take far longer today (issue #16 makes it fast). Baseline, same
    process: ``solve_report`` called directly (without the worker process and HTTP).
 
+3. **Pushing moves to watchers** (``--transport``, only this part): ``--clients`` (20) pages follow
+   one game of two people while the benchmark plays ``--transport-moves`` (30) moves, each once
+   every page has seen the last: first all by server-sent events (``GET .../events``, one open
+   response per page), then all by long polling (``GET .../view?since=V``, one request per move),
+   repeated ``--repeat`` (2) times, interleaved. Counted per page and move: requests and bytes
+   received (status line, headers and body as sent on the wire, chunk framing aside) and the time
+   from the move's answer to the last page seeing it.
+
 Prints two tables (median, p90, max in ms) and the ratios against the baselines.
 """
 
@@ -138,6 +146,114 @@ def bench_replay(base: str, players: int, every: int, timeout: float, limit: int
     return ours, solver, steps, direct, inside, timed_out, len(positions)
 
 
+def _header_bytes(r) -> int:
+    """The bytes of a response's status line and headers as sent (HTTP/1.1)."""
+    return len(f"HTTP/1.1 {r.status_code} {r.reason_phrase}\r\n") + sum(
+        len(k) + len(v) + 4 for k, v in r.headers.raw) + 2
+
+
+def bench_transport(base: str, clients: int, moves: int, kind: str, seed: int) -> dict[str, float]:
+    """One game of two people followed by ``clients`` spectator pages over ``kind`` (``"events"``
+    or ``"polling"``) while ``moves`` moves are played, each once every page has seen the last.
+
+    Returns:
+        ``{"requests", "bytes", "latency_ms"}``: requests and bytes per page and move, median
+        milliseconds from a move's answer to the last page seeing it.
+    """
+    import threading
+
+    import httpx
+
+    seen = [-1] * clients
+    counts = [[0, 0] for _ in range(clients)]  # requests, bytes
+    stop = threading.Event()
+    cond = threading.Condition()
+    with httpx.Client(base_url=base, timeout=60) as c:
+        doc = c.post("/api/games", json={"seats": ["human", "human"], "seed": seed}).json()
+        gid = doc["id"]
+        tokens = [s["link"].rsplit("/", 1)[1] for s in doc["seats"]]
+
+    def note(i: int, version: int) -> None:
+        with cond:
+            seen[i] = max(seen[i], version)
+            cond.notify_all()
+
+    def follow_events(i: int) -> None:
+        with httpx.Client(base_url=base, timeout=httpx.Timeout(60, read=None)) as h:
+            with h.stream("GET", f"/api/games/{gid}/events") as r:
+                counts[i][0] += 1
+                counts[i][1] += _header_bytes(r)
+                for line in r.iter_lines():
+                    counts[i][1] += len(line.encode("utf-8")) + 1
+                    if line.startswith("data: {"):
+                        note(i, json.loads(line[6:])["version"])
+                    if stop.is_set():
+                        return
+
+    def follow_polling(i: int) -> None:
+        since = None
+        with httpx.Client(base_url=base, timeout=60) as h:
+            while not stop.is_set():
+                r = h.get(f"/api/games/{gid}/view", params={} if since is None else {"since": since})
+                counts[i][0] += 1
+                counts[i][1] += _header_bytes(r) + len(r.content)
+                since = r.json()["version"]
+                note(i, since)
+
+    threads = [threading.Thread(target=follow_events if kind == "events" else follow_polling, args=(i,), daemon=True)
+               for i in range(clients)]
+    for t in threads:
+        t.start()
+    latencies = []
+    with httpx.Client(base_url=base, timeout=60) as c:
+        with cond:
+            cond.wait_for(lambda: min(seen) >= 0, timeout=60)
+        before = [list(x) for x in counts]
+        for v in range(moves):
+            view = c.get(f"/api/games/{gid}/view", headers={"x-seat-token": tokens[0]}).json()
+            token = tokens[view["to_move"]]
+            mine = c.get(f"/api/games/{gid}/view", headers={"x-seat-token": token}).json()
+            legal = mine["legal"]["clues"] or [36 + d for d in mine["legal"]["districts"]]
+            r = c.post(f"/api/games/{gid}/move", json={"version": v, "action": legal[0]},
+                       headers={"x-seat-token": token})
+            assert r.status_code == 200, r.text
+            t0 = time.perf_counter()
+            with cond:
+                assert cond.wait_for(lambda: min(seen) >= v + 1, timeout=60), "a page never saw the move"
+            latencies.append(time.perf_counter() - t0)
+        after = [list(x) for x in counts]
+    stop.set()
+    c2 = httpx.Client(base_url=base, timeout=60)  # one more move wakes the followers so they stop
+    view = c2.get(f"/api/games/{gid}/view", headers={"x-seat-token": tokens[0]}).json()
+    token = tokens[view["to_move"]]
+    mine = c2.get(f"/api/games/{gid}/view", headers={"x-seat-token": token}).json()
+    legal = mine["legal"]["clues"] or [36 + d for d in mine["legal"]["districts"]]
+    c2.post(f"/api/games/{gid}/move", json={"version": moves, "action": legal[0]}, headers={"x-seat-token": token})
+    c2.close()
+    for t in threads:
+        t.join(10)
+    requests = sum(a[0] - b[0] for a, b in zip(after, before)) / (clients * moves)
+    received = sum(a[1] - b[1] for a, b in zip(after, before)) / (clients * moves)
+    return {"requests": requests, "bytes": received, "latency_ms": 1000 * statistics.median(latencies)}
+
+
+def main_transport(args) -> int:
+    from pi_env.apps.web import background_server
+
+    rows = []
+    with tempfile.TemporaryDirectory() as data:
+        with background_server(data, agent_delay=0.0, games_per_minute=1000) as base:
+            for r in range(args.repeat):
+                for kind in ("events", "polling"):
+                    rows.append((kind, bench_transport(base, args.clients, args.transport_moves, kind, args.seed + r)))
+    print(f"Following one game: {args.clients} pages, {args.transport_moves} moves, each kind {args.repeat} times")
+    print("| transport | requests per page and move | bytes per page and move | median ms to the last page |")
+    print("|---|---|---|---|")
+    for kind, m in rows:
+        print(f"| {kind} | {m['requests']:.2f} | {m['bytes']:.0f} | {m['latency_ms']:.1f} |")
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--moves", type=int, default=300, help="moves to time (default 300)")
@@ -147,7 +263,14 @@ def main(argv=None) -> int:
     parser.add_argument("--solver-timeout", type=float, default=20.0,
                         help="seconds before a solver view counts as timed out (default 20)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--transport", action="store_true",
+                        help="only part 3: pushing moves to --clients pages, events against long polling")
+    parser.add_argument("--clients", type=int, default=20, help="pages following the game (default 20)")
+    parser.add_argument("--transport-moves", type=int, default=30, help="moves played (default 30)")
+    parser.add_argument("--repeat", type=int, default=2, help="times each transport is measured (default 2)")
     args = parser.parse_args(argv)
+    if args.transport:
+        return main_transport(args)
     from pi_env.apps.web import background_server
 
     with tempfile.TemporaryDirectory() as data:

@@ -65,7 +65,7 @@ def _serve(*args, tmp_path):
 @pytest.mark.parametrize("host, warned", [("127.0.0.1", False), ("0.0.0.0", True)])
 def test_serve_prints_its_address_and_warns_off_loopback(tmp_path, host, warned):
     pytest.importorskip("uvicorn", reason="the web app needs the 'web' extra")
-    args = () if host == "127.0.0.1" else ("--host", host)
+    args = () if host == "127.0.0.1" else ("--host", host, "--allow-host", "box.lan")
     proc = _serve(*args, tmp_path=tmp_path)
     try:
         line = proc.stdout.readline()
@@ -246,7 +246,7 @@ def test_serve_ctrl_c_ends_long_polls_and_logs_no_seat_token(tmp_path):
 
 def test_serve_with_an_unusable_host_prints_only_the_error(capsys):
     pytest.importorskip("uvicorn", reason="the web app needs the 'web' extra")
-    assert main(["serve", "--host", "nonexist.invalid", "--port", "0"]) == 2
+    assert main(["serve", "--host", "nonexist.invalid", "--allow-host", "nonexist.invalid", "--port", "0"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.startswith("pi-env: error: --host 'nonexist.invalid': ") and err.count("\n") == 1
 

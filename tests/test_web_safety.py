@@ -440,7 +440,9 @@ def test_a_forwarded_for_header_does_not_change_the_client_address(tmp_path):
 
 
 def test_serve_does_not_trust_forwarded_headers(tmp_path, monkeypatch):
-    """``pi-env serve`` itself (not only the test server) runs uvicorn with ``proxy_headers`` off."""
+    """``pi-env serve`` itself (not only the test server) runs uvicorn with ``proxy_headers`` off;
+    behind a declared reverse proxy (``--public-url``) it reads them from 127.0.0.1 only, so the
+    limit on new games counts each player, not the proxy."""
     import pi_env.apps.web as web
 
     configs = []
@@ -456,6 +458,8 @@ def test_serve_does_not_trust_forwarded_headers(tmp_path, monkeypatch):
     monkeypatch.setattr(web, "_server", NoServer)
     assert web.serve("127.0.0.1", 0, tmp_path, quiet=True) == 0
     assert [c.proxy_headers for c in configs] == [False]
+    assert web.serve("127.0.0.1", 0, tmp_path, quiet=True, public_urls=["https://pi.example.org"]) == 0
+    assert [(c.proxy_headers, c.forwarded_allow_ips) for c in configs[1:]] == [(True, "127.0.0.1")]
 
 
 def test_an_ipv6_client_is_limited_by_its_64_block():

@@ -287,16 +287,14 @@ def build_parser() -> argparse.ArgumentParser:
     srv = _command(sub, "serve", help="P.I. in the browser: play against the agents, Solo Time Attack, "
                                         "replay viewer (needs the 'web' extra)")
     srv.add_argument("--host", default="127.0.0.1",
-                     help="interface to listen on (default 127.0.0.1, this machine only; any other "
-                          "host is announced with a warning)")
+                     help="interface to listen on (default 127.0.0.1, this machine only; any other, "
+                          "e.g. 0.0.0.0 for a LAN, needs --allow-host or --public-url and is announced with "
+                          "a warning)")
     srv.add_argument("--port", type=_port, default=8000, help="TCP port (default 8000; 0 = any free port)")
     srv.add_argument("--data", default=None, metavar="DIR",
                      help="folder of the games database and the solo leaderboard (default: the data "
                           "directory: $PI_ENV_DATA_DIR, else the user data directory)")
-    srv.add_argument("--agent-delay", type=_seconds, default=0.8, metavar="S",
-                     help="seconds an agent waits before each move, so that people can follow (default 0.8)")
-    srv.add_argument("--solver-timeout", type=_seconds, default=60.0, metavar="S",
-                     help="seconds one solver view of the replay viewer may take (default 60)")
+    _serve_network(srv)
     _serve_limits(srv)
     render = _command(sub, "render", help="draw the board at a point of a record as a PNG")
     render.add_argument("record", help="a pi-record/1 JSON file (engine-written, or typed in at a table)")
@@ -331,6 +329,25 @@ def _seconds(text: str) -> float:
     if not (math.isfinite(value) and 0 <= value <= 3600):
         raise argparse.ArgumentTypeError(f"expected seconds 0..3600, got {text!r}")
     return value
+
+
+def _serve_network(srv: argparse.ArgumentParser) -> None:
+    """``pi-env serve``'s options for the agents, the solver and playing with friends (the names
+    people open, seats left)."""
+    srv.add_argument("--agent-delay", type=_seconds, default=0.8, metavar="S",
+                     help="seconds an agent waits before each move, so that people can follow (default 0.8)")
+    srv.add_argument("--solver-timeout", type=_seconds, default=60.0, metavar="S",
+                     help="seconds one solver view of the replay viewer may take (default 60)")
+    srv.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                     help="a host name or address people open the server by (repeatable), e.g. the machine's "
+                          "LAN address 192.168.1.5 or box.lan; then only these names and the loopback ones "
+                          "are accepted in the Host and Origin headers")
+    srv.add_argument("--public-url", action="append", default=[], metavar="URL",
+                     help="the address people open, e.g. https://pi.example.org behind a reverse proxy with "
+                          "TLS (repeatable); its name is accepted as with --allow-host, with its scheme and port")
+    srv.add_argument("--seat-timeout", type=_seconds, default=120.0, metavar="S",
+                     help="seconds a person's seat may stay without a connection before it counts as left "
+                          "and the game's creator may hand it to an agent (default 120)")
 
 
 def _serve_limits(srv: argparse.ArgumentParser) -> None:
@@ -370,7 +387,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     return serve(args.host, args.port, args.data, agent_delay=args.agent_delay,
                  solver_timeout=args.solver_timeout, quiet=args.quiet, finished_ttl=args.finished_ttl,
-                 idle_ttl=args.idle_ttl, games_per_minute=args.games_per_minute)
+                 idle_ttl=args.idle_ttl, games_per_minute=args.games_per_minute, allow_hosts=args.allow_host,
+                 public_urls=args.public_url, seat_timeout=args.seat_timeout)
 
 
 def _play_config(args: argparse.Namespace, players: int):

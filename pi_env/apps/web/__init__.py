@@ -23,9 +23,9 @@ from pathlib import Path
 
 from pi_env.core.errors import PIError
 
-from pi_env.apps.web.guard import is_loopback, redact
+from pi_env.apps.web.guard import allowed_name, is_loopback, public_url, redact
 
-__all__ = ["serve", "is_loopback", "missing_extra", "background_server", "redact"]
+__all__ = ["serve", "check_exposure", "is_loopback", "missing_extra", "background_server", "redact"]
 
 
 def missing_extra() -> str | None:
@@ -37,6 +37,31 @@ def missing_extra() -> str | None:
         return (f"the web app needs the 'web' extra ({exc.name} is missing): "
                 f"pip install 'pi-deduction[web]' (or, in a checkout: pip install '.[web]')")
     return None
+
+
+def check_exposure(host: str, allow_hosts: "tuple[str, ...] | list[str]" = (),
+                   public_urls: "tuple[str, ...] | list[str]" = ()) -> None:
+    """Refuse to listen beyond this machine unless the names people use are given.
+
+    Args:
+        host: the interface to listen on.
+        allow_hosts: ``--allow-host`` names.
+        public_urls: ``--public-url`` addresses.
+
+    Raises:
+        PIError: ``host`` is not a loopback interface and neither ``allow_hosts`` nor ``public_urls``
+            is given (one line naming both flags), or one of them is malformed.
+    """
+    try:
+        for name in allow_hosts:
+            allowed_name(name)
+        for url in public_urls:
+            public_url(url)
+    except ValueError as exc:
+        raise PIError(str(exc)) from None
+    if not is_loopback(host) and not allow_hosts and not public_urls:
+        raise PIError(f"--host {host} listens beyond this machine: name the address people will open with "
+                      f"--public-url URL or --allow-host NAME (see pi-env serve --help)")
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -92,12 +117,14 @@ def _server(config):
 def serve(host: str = "127.0.0.1", port: int = 8000, data_dir: "str | Path | None" = None, *,
           agent_delay: float = 0.8, solver_timeout: float = 60.0, quiet: bool = False,
           finished_ttl: float | None = None, idle_ttl: float | None = None,
-          games_per_minute: int | None = None) -> int:
+          games_per_minute: int | None = None, allow_hosts: "tuple[str, ...] | list[str]" = (),
+          public_urls: "tuple[str, ...] | list[str]" = (), seat_timeout: float | None = None) -> int:
     """Run the web server until Ctrl-C; prints its address first.
 
     Args:
-        host: the interface to listen on. Anything but the loopback interface is announced with a
-            warning (every game and seat link can then be reached from other machines).
+        host: the interface to listen on. Anything but the loopback interface is refused unless
+            ``allow_hosts`` or ``public_urls`` name the server (then announced with a warning: every
+            game and seat link can be reached from other machines).
         port: the TCP port (0: a free one, printed).
         data_dir: where ``web.sqlite3`` and ``leaderboard.sqlite3`` live (default: the data
             directory of :func:`pi_env.apps.leaderboard.data_dir`).
@@ -109,16 +136,23 @@ def serve(host: str = "127.0.0.1", port: int = 8000, data_dir: "str | Path | Non
             :data:`~pi_env.apps.web.games.IDLE_TTL`, 7 days).
         games_per_minute: new games one client address may start a minute (default
             :data:`~pi_env.apps.web.limits.GAMES_PER_MINUTE`, 10).
+        allow_hosts: host names or addresses people use to reach the server (``--allow-host``).
+        public_urls: addresses the server is reached at, e.g. behind a reverse proxy
+            (``--public-url https://pi.example.org``); printed as the address to open.
+        seat_timeout: seconds without a connection after which a person's seat counts as left
+            (default :data:`~pi_env.apps.web.games.SEAT_TIMEOUT`, 120).
 
     The server runs under the umask ``077`` (the caller's is restored after): the data folder and
     every file the server creates in it are private to the user (:mod:`pi_env.apps.web.files`).
 
     Raises:
-        PIError: the ``web`` extra is missing, or the address cannot be used.
+        PIError: the ``web`` extra is missing, the address cannot be used, a non-loopback ``host``
+            without ``allow_hosts`` or ``public_urls`` (:func:`check_exposure`), or a malformed name.
     """
     need = missing_extra()
     if need:
         raise PIError(need)
+    check_exposure(host, allow_hosts, public_urls)
     import uvicorn
 
     from pi_env.apps.leaderboard import data_dir as default_data_dir
@@ -138,16 +172,22 @@ def serve(host: str = "127.0.0.1", port: int = 8000, data_dir: "str | Path | Non
                   f"port {real_port} can create games, and every seat link shown can be opened from "
                   f"elsewhere; records cannot be opened by path", file=sys.stderr)
         limits = {k: v for k, v in (("finished_ttl", finished_ttl), ("idle_ttl", idle_ttl),
-                                    ("games_per_minute", games_per_minute)) if v is not None}
+                                    ("games_per_minute", games_per_minute), ("seat_timeout", seat_timeout))
+                  if v is not None}
         app = create_app(data, host=host, port=real_port, agent_delay=agent_delay, solver_timeout=solver_timeout,
-                         notice=lambda line: print(f"pi-env serve: {line}", file=sys.stderr), **limits)
+                         notice=lambda line: print(f"pi-env serve: {line}", file=sys.stderr),
+                         allow_hosts=tuple(allow_hosts), public_urls=tuple(public_urls), **limits)
         app.state.solver.prestart()  # here, in the main thread: the worker starts ignoring Ctrl-C
         shown = f"[{host}]" if ":" in host else host
         print(f"pi-env serve: http://{shown}:{real_port}/  (data in {data}; Ctrl-C stops)", flush=True)
-        # proxy_headers=False: uvicorn would take the client address from X-Forwarded-For sent
-        # from 127.0.0.1, and any local program could then escape --games-per-minute
+        for url in public_urls:
+            print(f"pi-env serve: reached at {public_url(url)[3]}/", flush=True)
+        # X-Forwarded-For (sent from 127.0.0.1) names the client only behind a declared reverse proxy
+        # (--public-url): otherwise any local program could name a new address per request and
+        # escape --games-per-minute
         config = uvicorn.Config(app, log_level="warning" if quiet else "info", access_log=not quiet,
-                                timeout_graceful_shutdown=5, proxy_headers=False)
+                                timeout_graceful_shutdown=5, proxy_headers=bool(public_urls),
+                                forwarded_allow_ips="127.0.0.1")
         logging.getLogger("uvicorn.access").addFilter(_RedactTokens())
         _server(config).run(sockets=[sock])
     finally:

@@ -10,12 +10,21 @@ API (JSON; every refusal is a 4xx answer ``{"error": "one-line reason"}`` that c
 =======================================  ======================================================
 ``POST /api/games``                      new game: ``{"seats": ["human", "greedy", ...],
                                          "edition", "mode", "variants", "investigators",
-                                         "names", "seed", "hints"}`` → ids and each human
+                                         "names", "seed", "hints", "lobby"}`` → ids and each human
                                          seat's link
 ``GET  /api/games``                      the games on this server (public facts)
 ``GET  /api/games/{id}/view``            the view of the seat whose token is in the
                                          ``X-Seat-Token`` header (none: a spectator);
                                          ``?since=V`` waits up to 20 s for a version other than V
+``GET  /api/games/{id}/events``          server-sent events: the view of the seat whose token
+                                         is ``?seat=``, now and after every change (resumed
+                                         from ``Last-Event-ID``)
+``POST /api/games/{id}/join``            the seat's person is here (a lobby starts once every
+                                         person joined); ``/leave``: they left
+``POST /api/games/{id}/start``           the creator starts the lobby: ``{"agent"}`` plays the
+                                         seats not joined
+``POST /api/games/{id}/hand``            the creator hands a left seat to an agent:
+                                         ``{"seat": N, "agent"}``
 ``POST /api/games/{id}/move``            ``{"version": V, "action": id}`` with the seat token
 ``POST /api/games/{id}/hint``            the solver's hint to the seat of the token (a game
                                          created with ``"hints": true``)
@@ -62,7 +71,7 @@ from pi_env.apps.leaderboard import Leaderboard
 from pi_env.apps.web import routes_games, routes_pages, routes_replays, routes_solo
 from pi_env.apps.web.errors import TooLarge, TooManyRequests, WebError
 from pi_env.apps.web.files import prepare_data_dir
-from pi_env.apps.web.games import FINISHED_TTL, IDLE_TTL, GameManager
+from pi_env.apps.web.games import FINISHED_TTL, IDLE_TTL, SEAT_TIMEOUT, GameManager
 from pi_env.apps.web.guard import BodyLimit, HostPolicy, RequestGuard, SecurityHeaders, is_loopback
 from pi_env.apps.web.limits import GAMES_PER_MINUTE, RateLimit
 from pi_env.apps.web.http import MAX_BODY, MAX_DEPTH, STATIC, JSONAnswer, error_page, error_response, wants_page
@@ -95,7 +104,8 @@ def create_app(data_dir: "str | Path", *, host: str = "127.0.0.1", port: int = 8
                stored_replays: int = STORED_REPLAYS, stored_replay_bytes: int = STORED_REPLAY_BYTES,
                notice: "Callable[[str], None] | None" = None, finished_ttl: float = FINISHED_TTL,
                idle_ttl: float = IDLE_TTL, games_per_minute: int = GAMES_PER_MINUTE,
-               clock: Callable[[], float] = time.time) -> FastAPI:
+               clock: Callable[[], float] = time.time, allow_hosts: "tuple[str, ...] | list[str]" = (),
+               public_urls: "tuple[str, ...] | list[str]" = (), seat_timeout: float = SEAT_TIMEOUT) -> FastAPI:
     """The web app over the data directory ``data_dir`` (``web.sqlite3``, ``leaderboard.sqlite3``;
     the folder and the files private to the user, :mod:`pi_env.apps.web.files`).
 
@@ -103,6 +113,10 @@ def create_app(data_dir: "str | Path", *, host: str = "127.0.0.1", port: int = 8
         data_dir: where the database files live (created if missing).
         host, port: the address the server listens on: requests must name it in their ``Host``
             header (:class:`~pi_env.apps.web.guard.HostPolicy`).
+        allow_hosts, public_urls: the names the server is reached by (``--allow-host``,
+            ``--public-url``): then exactly those and the loopback names pass the Host and Origin checks.
+        seat_timeout: seconds without a connection after which a person's seat counts as left (its
+            game's creator may then hand it to an agent).
         agent_delay: seconds an agent waits before each move.
         solver_timeout: seconds one solver view may take before it is stopped.
         allow_paths: let ``POST /api/replays`` open a file by its path on this machine (default:
@@ -130,7 +144,8 @@ def create_app(data_dir: "str | Path", *, host: str = "127.0.0.1", port: int = 8
     for line in notices:
         (notice or log.warning)(line)
     store = Store(data_dir / "web.sqlite3", clock=clock)
-    games = GameManager(store, agent_delay=agent_delay, finished_ttl=finished_ttl, idle_ttl=idle_ttl)
+    games = GameManager(store, agent_delay=agent_delay, finished_ttl=finished_ttl, idle_ttl=idle_ttl,
+                        seat_timeout=seat_timeout)
     games.restore()
     solos = SoloManager(store, Leaderboard(data_dir / "leaderboard.sqlite3"), clock=clock)
     solver = SolverWorker(timeout=solver_timeout)
@@ -166,7 +181,7 @@ def create_app(data_dir: "str | Path", *, host: str = "127.0.0.1", port: int = 8
     app.state.new_games = RateLimit(games_per_minute, "new games", clock=clock)
     app.state.expire = expire  # what the purge task runs (tests call it with their clock)
     app.add_middleware(BodyLimit, limit=MAX_BODY, too_large=TooLarge)
-    app.add_middleware(RequestGuard, policy=HostPolicy(host, port))  # runs first
+    app.add_middleware(RequestGuard, policy=HostPolicy(host, port, allow_hosts, public_urls))  # runs first
     app.add_middleware(SecurityHeaders)  # outermost: its headers are on the guard's refusals too
 
     def refusal(request: Request, status: int, reason: str) -> Response:

@@ -23,6 +23,14 @@ time in proportion to the game: they run in the manager's worker threads (:meth:
 so pages and static files are answered while games are played. Each game's state is read and
 changed under its own lock (:attr:`LiveGame.mutex`); its asyncio lock orders the moves.
 
+**Playing with friends.** A game created with ``"lobby": true`` and several people waits (no
+move, agents included) until each person has joined (:meth:`GameManager.join`) or its creator, the
+first person's seat, starts it (:meth:`GameManager.begin`: agents take the seats not joined). The
+creator may hand a seat whose person left (said so, never joined, or no connection for
+``seat_timeout`` seconds) to an agent (:meth:`GameManager.hand`). Every change (a move, a join, a
+hand-over) wakes the game's long polls and event streams and gets a new revision, the event id of
+the views pushed (:meth:`GameManager.event_id`).
+
 **Expiry.** A finished game is deleted ``finished_ttl`` seconds after its last move, one left
 unfinished ``idle_ttl`` seconds after its last move (or its creation): from memory and from the
 database (:meth:`GameManager.purge`, run every minute and at a restart).
@@ -80,6 +88,9 @@ FINISHED_TTL = 24 * 3600.0
 """Seconds a finished game is kept after its last move (``pi-env serve --finished-ttl``)."""
 IDLE_TTL = 7 * 24 * 3600.0
 """Seconds an unfinished game is kept after its last move (``pi-env serve --idle-ttl``)."""
+SEAT_TIMEOUT = 120.0
+"""Seconds without a connection after which a person's seat counts as left (``pi-env serve
+--seat-timeout``): the game's creator may then hand it to an agent."""
 WORKERS = 4
 """Worker threads that build views and apply moves (few: each holds the interpreter while it works)."""
 T = TypeVar("T")
@@ -178,6 +189,10 @@ class LiveGame:
         finished: the time the game ended (``None``: not over).
         mutex: held while the state is read or changed (views are built in worker threads).
         purged: the game expired and was deleted: no move is stored any more.
+        lobby: the game waits for its people (no move yet; agents wait too).
+        joined: per seat, whether its person has opened the link (a lobby's seats).
+        left: per seat, whether its person said they left.
+        handed: digests of tokens whose seats were handed to an agent (their links say so).
     """
 
     id: str
@@ -196,8 +211,19 @@ class LiveGame:
     agents: list[Agent | None] = field(init=False, repr=False)
     active: float = 0.0
     finished: float | None = None
+    lobby: bool = False
+    joined: list[bool] = field(default_factory=list)
+    left: list[bool] = field(default_factory=list)
+    handed: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        P = len(self.seats)
+        self.joined = list(self.joined) or [False] * P
+        self.left = list(self.left) or [False] * P
+        self.connections = [0] * P  # open event streams per seat
+        self.seen = [0.0] * P  # monotonic time of each seat's last request or stream
+        self.seat_timeout = SEAT_TIMEOUT  # the manager's (GameManager.add, restore)
+        self.revision = 0  # changes so far (moves, joins, leaves, seats handed); events are numbered by it
         self.mutex = threading.RLock()
         self.purged = False
         self.state = init(self.config, 1, seed=self.seed)
@@ -240,7 +266,31 @@ class LiveGame:
         for i, d in enumerate(self.digests):
             if d is not None and hmac.compare_digest(d, digest):
                 return i
+        if any(hmac.compare_digest(d, digest) for d in self.handed):
+            raise Forbidden(f"this seat of game {self.id} was handed to an agent after its person left; "
+                            f"the game can still be watched at /game/{self.id}")
         raise Forbidden(f"this seat token is not valid for game {self.id}")
+
+    # -- the lobby and the people ------------------------------------------------------------
+    @property
+    def creator(self) -> int | None:
+        """The seat of the game's creator: its first person's seat (``None``: agents only)."""
+        return next((i for i, k in enumerate(self.seats) if k == HUMAN and self.digests[i] is not None), None)
+
+    def present(self, seat: int, now: float, timeout: float) -> bool:
+        """Whether the person of ``seat`` is connected (an open event stream, or a request in the
+        last ``timeout`` seconds) and did not leave."""
+        if self.left[seat] or not self.joined[seat]:
+            return False
+        return self.connections[seat] > 0 or now - self.seen[seat] < timeout
+
+    def people(self, now: float, timeout: float) -> list[dict[str, Any]]:
+        """Per seat ``{"person", "joined", "connected", "present", "left"}`` (public: who is at the
+        table; ``connected``: an event stream is open now)."""
+        return [{"person": k == HUMAN, "joined": k == HUMAN and self.joined[i],
+                 "connected": k == HUMAN and self.connections[i] > 0,
+                 "present": k == HUMAN and self.present(i, now, timeout), "left": k == HUMAN and self.left[i]}
+                for i, k in enumerate(self.seats)]
 
     def apply(self, action: int, seconds: float | None = None) -> None:
         """Apply a legal move of the player to move (the caller checked and stored it).
@@ -274,6 +324,9 @@ class LiveGame:
             raise Unprocessable(f"'action' must be an action id 0..{NUM_ACTIONS - 1}, got {action!r}")
         if seat is None:
             raise Forbidden("a spectator cannot move; open your seat's private link")
+        if self.lobby:
+            raise Conflict("the game has not started: it waits in its lobby until every person has joined "
+                           "or its creator starts it; nothing was played")
         if version != self.version:
             raise Conflict(f"stale request: the game is at move {self.version}, this request was made at "
                            f"move {version} (it was already answered or the page is out of date); nothing "
@@ -349,7 +402,7 @@ class LiveGame:
         P = cfg.num_players
         viewer = 0 if seat is None else seat
         obs = observe(self.state, viewer)[0]
-        mine = (seat is not None and not self.done and self.to_move == seat
+        mine = (seat is not None and not self.done and not self.lobby and self.to_move == seat
                 and self.agents[seat] is None)
         view = seat_view(obs, P, viewer, cfg.board, edition=cfg.edition, duel=cfg.is_duel,
                          action_mask=legal_action_mask(self.state)[0] if mine else None,
@@ -373,7 +426,9 @@ class LiveGame:
             names=list(self.names), seats=list(self.seats), your_turn=mine, hints=self.hints,
             board=board_doc(cfg.board), log=self.log(), agent_error=self.agent_error,
             round_summaries=[self._round_summary(record, r, seat) for r in range(len(self.round_ends))],
-            decision=self._decision_times(record))
+            decision=self._decision_times(record),
+            lobby=self.lobby, people=self.people(time.monotonic(), self.seat_timeout), creator=self.creator,
+            you_create=seat is not None and seat == self.creator)
         for doc, meta in zip(view["log"], self.moves):
             doc["rotation"], doc["seconds"] = meta["rotation"], meta["seconds"]
         return view
@@ -440,13 +495,14 @@ class LiveGame:
     def _summary(self) -> dict[str, Any]:
         return {"id": self.id, "created": self.created, "rules": rules_text(self.config),
                 "seats": list(self.seats), "names": list(self.names), "moves": self.version,
-                "done": self.done}
+                "done": self.done, "lobby": self.lobby}
 
     def spec(self) -> dict[str, Any]:
         """What the store keeps to rebuild the game: its rules (:meth:`GameConfig.to_json`), seed,
-        seats, names and the seats' token digests."""
+        seats, names, the seats' token digests, hints, and the lobby's state."""
         return {"rules": self.config.to_json(), "seed": self.seed, "seats": self.seats,
-                "names": self.names, "digests": self.digests, "hints": self.hints}
+                "names": self.names, "digests": self.digests, "hints": self.hints, "lobby": self.lobby,
+                "joined": self.joined, "left": self.left, "handed": self.handed}
 
 
 def _timed_act(agent: Agent, obs: np.ndarray, mask: np.ndarray) -> tuple[int, float]:
@@ -496,14 +552,17 @@ class GameManager:
         finished_ttl: seconds a finished game is kept after its last move.
         idle_ttl: seconds an unfinished game is kept after its last move (or its creation).
         workers: worker threads for views, lists, records and moves (:meth:`run`).
+        seat_timeout: seconds without a connection after which a person's seat counts as left.
     """
 
     def __init__(self, store: Store, agent_delay: float = 0.8, *, finished_ttl: float = FINISHED_TTL,
-                 idle_ttl: float = IDLE_TTL, workers: int = WORKERS):
+                 idle_ttl: float = IDLE_TTL, workers: int = WORKERS, seat_timeout: float = SEAT_TIMEOUT):
         self.store = store
+        self.seat_timeout = float(seat_timeout)
         self.agent_delay = float(agent_delay)
         self.finished_ttl, self.idle_ttl = float(finished_ttl), float(idle_ttl)
         self.games: dict[str, LiveGame] = {}  # changed only on the event loop (and before it runs)
+        self.boot = secrets.token_hex(3)  # this run's part of event ids (event_id)
         self.closing = asyncio.Event()
         self.pool = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="pi-env-web")
 
@@ -526,19 +585,24 @@ class GameManager:
         hints = doc.get("hints", False)
         if not isinstance(hints, bool):
             raise Unprocessable(f"'hints' must be true or false, got {hints!r}")
+        lobby = doc.get("lobby", False)
+        if not isinstance(lobby, bool):
+            raise Unprocessable(f"'lobby' must be true or false, got {lobby!r}")
         tokens = [secrets.token_urlsafe(18) if s == HUMAN else None for s in seats]
         game_id = secrets.token_urlsafe(6)
         while game_id in self.games:
             game_id = secrets.token_urlsafe(6)
         game = LiveGame(id=game_id, config=config, seed=int(seed), seats=seats,
                         names=[n.strip() for n in names], hints=hints,
-                        digests=[None if t is None else token_digest(t) for t in tokens])
+                        digests=[None if t is None else token_digest(t) for t in tokens],
+                        lobby=lobby and seats.count(HUMAN) >= 2)
         game.created = _dt.datetime.now().astimezone().isoformat(timespec="seconds")
         game.active = self.store.add_game(game_id, game.spec())
         return game, tokens
 
     def add(self, game: LiveGame) -> None:
         """Make a created game live (on the event loop) and let its agents play."""
+        game.seat_timeout = self.seat_timeout
         self.games[game.id] = game
         self.kick(game)
 
@@ -546,7 +610,8 @@ class GameManager:
         """``(config, seed, seats, names)`` of a new game's request body (:meth:`create`)."""
         if not isinstance(doc, dict):
             raise Unprocessable("the body must be a JSON object with 'seats'")
-        unknown = set(doc) - {"seats", "edition", "mode", "variants", "investigators", "names", "seed", "hints"}
+        unknown = set(doc) - {"seats", "edition", "mode", "variants", "investigators", "names", "seed", "hints",
+                              "lobby"}
         if unknown:
             raise Unprocessable(f"unknown setting {sorted(unknown)[0]!r}")
         seats = doc.get("seats")
@@ -586,7 +651,10 @@ class GameManager:
                 game = LiveGame(id=game_id, config=_config_of(spec), seed=int(spec["seed"]),
                                 seats=list(spec["seats"]), names=list(spec["names"]),
                                 digests=list(spec["digests"]), created=created, active=active, finished=finished,
-                                hints=bool(spec.get("hints", False)))
+                                hints=bool(spec.get("hints", False)),
+                                lobby=bool(spec.get("lobby", False)), joined=list(spec.get("joined", [])),
+                                left=list(spec.get("left", [])), handed=list(spec.get("handed", [])))
+                game.seat_timeout = self.seat_timeout
                 for a in moves:
                     if game.done or not legal_action_mask(game.state)[0, a]:
                         raise PIError(f"stored move {game.version} ({a}) is not legal")
@@ -662,13 +730,137 @@ class GameManager:
 
     @staticmethod
     def _changed(game: LiveGame) -> None:
-        """Wake the long polls of a game that changed (on the event loop)."""
+        """Wake the long polls and event streams of a game that changed (on the event loop)."""
+        game.revision += 1
         old, game.changed = game.changed, asyncio.Event()
         old.set()
 
+    # -- the lobby and the people ----------------------------------------------------------------
+    def event_id(self, game: LiveGame) -> str:
+        """The id of a game's latest event (server-sent events): this server run's and the game's
+        revision, so a stream resumed after a restart is sent the game again."""
+        return f"{self.boot}.{game.revision}"
+
+    def touch(self, game: LiveGame, seat: int | None) -> None:
+        """A request of ``seat``'s person arrived: it is connected (on the event loop)."""
+        if seat is not None:
+            game.seen[seat] = time.monotonic()
+
+    def connect(self, game: LiveGame, seat: int | None, delta: int) -> None:
+        """An event stream of ``seat`` opened (``delta`` 1) or closed (-1); the other streams are woken
+        to send the people at the table (:meth:`LiveGame.people`) when that changes."""
+        if seat is None:
+            return
+        game.connections[seat] += delta
+        game.seen[seat] = time.monotonic()
+        if game.connections[seat] == (1 if delta > 0 else 0):  # connected, or no longer: wake the streams
+            old, game.changed = game.changed, asyncio.Event()  # (no new revision: the views are the same)
+            old.set()
+
+    async def _save(self, game: LiveGame) -> None:
+        """Store the game's lobby and seats, then tell everyone (on the event loop, holding its lock)."""
+        await self.run(lambda: self.store.set_spec(game.id, game.spec()))
+        self._changed(game)
+
+    async def join(self, game: LiveGame, seat: int | None) -> None:
+        """The person of ``seat`` opened their link: joined (and back, if they had left). The game
+        leaves its lobby once every person's seat has joined.
+
+        Raises:
+            Forbidden: a spectator (no seat).
+        """
+        if seat is None:
+            raise Forbidden("a spectator cannot join; open your seat's private link")
+        self.touch(game, seat)
+        async with game.lock:
+            if game.joined[seat] and not game.left[seat]:
+                return
+            game.joined[seat], game.left[seat] = True, False
+            if game.lobby and all(game.joined[i] for i, k in enumerate(game.seats) if k == HUMAN):
+                game.lobby = False
+            await self._save(game)
+        self.kick(game)
+
+    async def leave(self, game: LiveGame, seat: int | None) -> None:
+        """The person of ``seat`` leaves: the creator may hand the seat to an agent (:meth:`hand`).
+
+        Raises:
+            Forbidden: a spectator (no seat).
+        """
+        if seat is None:
+            raise Forbidden("a spectator has no seat to leave")
+        async with game.lock:
+            game.left[seat] = True
+            await self._save(game)
+
+    async def begin(self, game: LiveGame, seat: int | None, agent: Any = "greedy") -> None:
+        """The creator starts a game from its lobby: every seat whose person has not joined is played
+        by ``agent``.
+
+        Raises:
+            Forbidden: not the creator.
+            Conflict: the game already started.
+            Unprocessable: not an agent name.
+        """
+        agent = self._agent_name(agent)
+        if seat is None or seat != game.creator:
+            raise Forbidden("only the game's creator (its first person's seat) can start it")
+        async with game.lock:
+            if not game.lobby:
+                raise Conflict("the game has already started")
+            game.joined[seat] = True  # the creator is here: their own seat is never handed
+            for i, k in enumerate(game.seats):
+                if k == HUMAN and not game.joined[i]:
+                    self._hand_locked(game, i, agent)
+            game.lobby = False
+            await self._save(game)
+        self.kick(game)
+
+    async def hand(self, game: LiveGame, seat: int | None, target: Any, agent: Any = "greedy") -> None:
+        """The creator hands the seat ``target``, whose person left (said so, never joined, or had no
+        connection for ``seat_timeout`` seconds), to ``agent``; the agent plays it from its next turn.
+
+        Raises:
+            Forbidden: not the creator.
+            Unprocessable: not a seat of a person, or not an agent name.
+            Conflict: the game is over, or the seat's person is still there.
+        """
+        agent = self._agent_name(agent)
+        if seat is None or seat != game.creator:
+            raise Forbidden("only the game's creator (its first person's seat) can hand a seat to an agent")
+        if isinstance(target, bool) or not isinstance(target, int) or not 0 <= target < len(game.seats) \
+                or game.seats[target] != HUMAN or target == seat:
+            raise Unprocessable(f"'seat' must be the number of another person's seat, got {target!r}")
+        async with game.lock:
+            if game.done:
+                raise Conflict("the game is over")
+            now = time.monotonic()
+            if game.present(target, now, self.seat_timeout):
+                raise Conflict(f"{game.names[target]} is still at the table; a seat can be handed to an agent once "
+                               f"its person left or has had no connection for {self.seat_timeout:g} s")
+            self._hand_locked(game, target, agent)
+            if game.lobby and all(game.joined[i] for i, k in enumerate(game.seats) if k == HUMAN):
+                game.lobby = False  # the seat handed was the last one the lobby waited for
+            await self._save(game)
+        self.kick(game)
+
+    def _hand_locked(self, game: LiveGame, seat: int, agent: str) -> None:
+        new = make_agent(agent, edition=game.config.edition)
+        reset_for_game(new, game.config, seed=game.seed * 10 + seat)
+        with game.mutex:
+            game.handed.append(game.digests[seat])
+            game.seats[seat], game.digests[seat], game.agents[seat] = agent, None, new
+            game.left[seat] = True
+
+    @staticmethod
+    def _agent_name(agent: Any) -> str:
+        if agent not in AGENTS or agent == HUMAN:
+            raise Unprocessable(f"'agent' must be one of {', '.join(a for a in AGENTS if a != HUMAN)}, got {agent!r}")
+        return agent
+
     def kick(self, game: LiveGame) -> None:
         """Start the agents' driver if an agent is to move."""
-        if game.done or game.purged or game.agents[game.to_move] is None:
+        if game.done or game.purged or game.lobby or game.agents[game.to_move] is None:
             return
         if game.driver is None or game.driver.done():
             game.driver = asyncio.get_running_loop().create_task(self._drive(game))
@@ -677,7 +869,7 @@ class GameManager:
     def _agent_turn(game: LiveGame) -> "tuple[int, int, np.ndarray, np.ndarray] | None":
         """``(player, version, observation, mask)`` when an agent is to move, else ``None``."""
         with game.mutex:
-            if game.done or game.purged or game.agents[game.to_move] is None:
+            if game.done or game.purged or game.lobby or game.agents[game.to_move] is None:
                 return None
             p = game.to_move
             return p, game.version, observe(game.state, p)[0].copy(), legal_action_mask(game.state)[0].copy()

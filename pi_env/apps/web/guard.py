@@ -33,7 +33,8 @@ import re
 import socket
 from typing import Any, Awaitable, Callable
 
-__all__ = ["HostPolicy", "RequestGuard", "BodyLimit", "SecurityHeaders", "SECURITY_HEADERS", "CONTENT_SECURITY_POLICY",
+__all__ = ["HostPolicy", "allowed_name", "public_url",
+           "RequestGuard", "BodyLimit", "SecurityHeaders", "SECURITY_HEADERS", "CONTENT_SECURITY_POLICY",
            "is_loopback", "error_body", "BodyTooLarge", "redact"]
 
 log = logging.getLogger("pi_env.web")
@@ -114,7 +115,10 @@ def split_host(value: str) -> tuple[str, int] | None:
 
 
 class HostPolicy:
-    """Which ``Host`` values name this server (listening on ``host``, ``port``).
+    """Which ``Host`` values name this server (listening on ``host``, ``port``), and which
+    ``Origin`` values are its own pages.
+
+    Without configured names (``pi-env serve`` refuses a non-loopback ``--host`` without them):
 
     * A loopback interface (``127.0.0.1``, ``::1``, ``localhost``): ``localhost``, ``127.0.0.1``
       and ``[::1]``.
@@ -123,42 +127,144 @@ class HostPolicy:
       machine's own name (:func:`socket.gethostname`, :func:`socket.getfqdn`).
     * Any other ``--host``: exactly that name or address.
 
-    Always with the port the server listens on (80 may be left out, as browsers do).
+    Always with the port the server listens on (80 may be left out, as browsers do); an ``Origin``
+    must then be ``http://`` and name the same host and port as the ``Host`` header.
+
+    With configured names (``--allow-host NAME``, ``--public-url URL``): exactly those names and the
+    loopback names, nothing else (no other address of the machine). A loopback name is accepted with
+    the listening port; an allowed ``NAME`` with the listening port or with no port (behind a
+    reverse proxy on 80 or 443: ``http://NAME``, ``https://NAME``); the public URL's name with its
+    own port (none, or the scheme's default). An ``Origin`` must be one of those (scheme, name,
+    port) and name the same host as the ``Host`` header.
 
     Args:
         host: the interface as given to ``pi-env serve --host``.
         port: the port the socket listens on (the real one when 0 was asked).
+        allow_hosts: names (or addresses) people and proxies use to reach the server.
+        public_urls: ``http(s)://name[:port]`` addresses the server is reached at (a reverse proxy's).
+
+    Raises:
+        ValueError: a malformed name or URL (the message names it).
     """
 
-    def __init__(self, host: str, port: int):
+    def __init__(self, host: str, port: int, allow_hosts: "tuple[str, ...] | list[str]" = (),
+                 public_urls: "tuple[str, ...] | list[str]" = ()):
         self.host, self.port = host, int(port)
         bare = host.strip("[]").lower().rstrip(".")
-        self.any_ip = bare in ("", "0.0.0.0", "::")
+        self.configured = bool(allow_hosts or public_urls)
+        self.any_ip = bare in ("", "0.0.0.0", "::") and not self.configured
         names = {bare}
-        if is_loopback(bare) or self.any_ip:
+        if is_loopback(bare) or self.any_ip or self.configured:
             names |= LOOPBACK_NAMES
         if self.any_ip:
             for name in (socket.gethostname(), socket.getfqdn()):
                 if name:
                     names.add(name.lower().rstrip("."))
+        if self.configured:  # exactly the configured names and the loopback names
+            names = set(LOOPBACK_NAMES)
         self.names = frozenset(n for n in names if n)
+        # (name, port or None for "no port in the header") accepted in Host; (scheme, name, port) in Origin
+        self.hosts: set[tuple[str, int | None]] = {(n, self.port) for n in self.names}
+        self.origins: set[tuple[str, str, int]] = {("http", n, self.port) for n in self.names}
+        for raw in allow_hosts:
+            name = allowed_name(raw)
+            self.hosts |= {(name, self.port), (name, None), (name, 80), (name, 443)}
+            self.origins |= {("http", name, self.port), ("http", name, 80), ("https", name, 443)}
+        self.public_urls = tuple(public_url(u) for u in public_urls)
+        for scheme, name, port, _ in self.public_urls:
+            default = 443 if scheme == "https" else 80
+            self.hosts.add((name, port))
+            if port == default:
+                self.hosts.add((name, None))
+            self.origins.add((scheme, name, port))
+        self.allowed_names = frozenset(name for name, _ in self.hosts)
+
+    def _host(self, value: str | None) -> tuple[str, int | None] | None:
+        value = (value or "").strip()
+        parts = split_host(value)
+        if parts is None:
+            return None
+        name, port = parts
+        has_port = value.rfind(":") > value.rfind("]")
+        return name, port if has_port else None
 
     def allows(self, value: str | None) -> bool:
         """Whether a ``Host`` header value names this server."""
-        parts = split_host(value or "")
+        parts = self._host(value)
         if parts is None:
             return False
         name, port = parts
-        if port != self.port:
+        if not self.configured:
+            port = 80 if port is None else port
+            if port != self.port:
+                return False
+            if name in self.names:
+                return True
+            return self.any_ip and _ip(name) is not None
+        return parts in self.hosts
+
+    def origin_allowed(self, origin: str, host: str | None) -> bool:
+        """Whether an ``Origin`` header value is one of this server's own pages, for a request whose
+        ``Host`` header is ``host`` (already :meth:`allows`-ed)."""
+        scheme, sep, rest = origin.strip().partition("://")
+        scheme = scheme.lower()
+        if not sep or "/" in rest or scheme not in ("http", "https"):
             return False
-        if name in self.names:
-            return True
-        return self.any_ip and _ip(name) is not None
+        theirs = split_host(rest)
+        if theirs is None:
+            return False
+        if not self.configured:
+            return scheme == "http" and theirs == split_host(host or "")
+        has_port = rest.rfind(":") > rest.rfind("]")
+        name, port = theirs[0], theirs[1] if has_port else (443 if scheme == "https" else 80)
+        mine = self._host(host)
+        return mine is not None and mine[0] == name and (scheme, name, port) in self.origins
 
     def describe(self) -> str:
+        if self.configured:
+            shown = sorted({f"[{n}]" if ":" in n else n for n in self.allowed_names})
+            return f"{', '.join(shown)} (loopback names on port {self.port})"
         shown = sorted(f"[{n}]" if ":" in n else n for n in self.names if n not in ("", "0.0.0.0", "::"))
         extra = "any address of this machine, " if self.any_ip else ""
         return f"{extra}{', '.join(shown)} on port {self.port}"
+
+
+_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$")
+
+
+def allowed_name(value: str) -> str:
+    """A host name or IP address for ``--allow-host``, lower-cased, without brackets or trailing dot.
+
+    Raises:
+        ValueError: not a host name or an IP address (a port, a scheme or a path given with it).
+    """
+    name = value.strip().lower().rstrip(".")
+    if name.startswith("[") and name.endswith("]"):
+        name = name[1:-1]
+    if _ip(name) is not None or (_NAME.match(name) and len(name) <= 253):
+        return name
+    raise ValueError(f"--allow-host {value!r}: expected a host name or an IP address (no scheme, port or path)")
+
+
+def public_url(value: str) -> tuple[str, str, int, str]:
+    """``(scheme, name, port, url)`` of a ``--public-url`` value ``http(s)://name[:port][/]``; the
+    port is the scheme's default when absent; ``url`` is the address without a trailing slash.
+
+    Raises:
+        ValueError: another scheme, a path, a query, credentials or a malformed name or port.
+    """
+    text = value.strip()
+    scheme, sep, rest = text.partition("://")
+    scheme = scheme.lower()
+    rest = rest[:-1] if rest.endswith("/") else rest
+    parts = split_host(rest) if sep and scheme in ("http", "https") and rest and not set("/?#@") & set(rest) else None
+    if parts is None:
+        raise ValueError(f"--public-url {value!r}: expected http://NAME[:PORT] or https://NAME[:PORT] "
+                         f"(the address people open; no path)")
+    name = allowed_name(parts[0])
+    has_port = rest.rfind(":") > rest.rfind("]")
+    port = parts[1] if has_port else (443 if scheme == "https" else 80)
+    return scheme, name, port, f"{scheme}://{rest}"
 
 
 def error_body(reason: str) -> bytes:
@@ -224,12 +330,8 @@ class RequestGuard:
         origin = _header(scope, b"origin")
         if fetch_site is not None and fetch_site.strip().lower() not in ("same-origin", "none"):
             return 403, f"refused: a request from another page or site (Sec-Fetch-Site: {_shown(fetch_site)})"
-        if origin is not None:
-            scheme, sep, rest = origin.strip().partition("://")
-            mine = split_host(host or "")
-            theirs = split_host(rest) if sep and scheme.lower() == "http" and "/" not in rest else None
-            if theirs is None or theirs != mine:
-                return 403, f"refused: a request from another page (Origin {_shown(origin)}) to this server"
+        if origin is not None and not self.policy.origin_allowed(origin, host):
+            return 403, f"refused: a request from another page (Origin {_shown(origin)}) to this server"
         length = _header(scope, b"content-length")
         has_body = _header(scope, b"transfer-encoding") is not None or (length or "0").strip() not in ("", "0")
         if has_body:

@@ -10,16 +10,28 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 
 from fastapi import APIRouter, Request
-from fastapi.responses import Response
+from fastapi.responses import Response, StreamingResponse
 
-from pi_env.apps.web.errors import Conflict
+from pi_env.apps.web.errors import Conflict, Unprocessable
 from pi_env.apps.web.http import POLL_SECONDS, client_address, int_param, json_response, move_body, read_json
 from pi_env.apps.web.routes_replays import open_replay
 from pi_env.records.record_file import record_to_dict
 
 router = APIRouter()
+
+KEEPALIVE_SECONDS = 15.0
+"""Seconds between two comment lines of an idle event stream (proxies close silent connections)."""
+RETRY_MS = 2000
+"""Milliseconds a browser waits before it reconnects a dropped event stream."""
+
+
+def json_text(doc) -> str:
+    """``doc`` as one line of JSON (an event's ``data``)."""
+    return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+
 
 
 @router.post("/api/games", status_code=201)
@@ -52,10 +64,118 @@ async def game_view(game_id: str, request: Request):
     games = request.app.state.games
     game = games.get(game_id)
     seat = game.seat_of(request.headers.get("x-seat-token"))
+    games.touch(game, seat)
     since = int_param(request, "since")
     if since is not None:
         await games.wait(game, since, POLL_SECONDS)
     return await games.run(lambda: json_response(game.view(seat)))
+
+
+@router.get("/api/games/{game_id}/events")
+async def game_events(game_id: str, request: Request):
+    """Server-sent events: the seat's view (``?seat=TOKEN``, none: a spectator's) now and after every
+    change, each as ``event: view`` with an ``id``; a stream resumed with ``Last-Event-ID`` (or
+    ``?last=``) of the latest event waits for the next one. When only the people at the table change
+    (a stream opened or closed), ``event: people`` with their list and no id. A comment line every
+    :data:`KEEPALIVE_SECONDS` keeps proxies from closing it; it ends once the game is over."""
+    games = request.app.state.games
+    game = games.get(game_id)
+    seat = game.seat_of(request.query_params.get("seat"))
+    last = request.headers.get("last-event-id") or request.query_params.get("last")
+
+    async def stream():
+        nonlocal last
+        people = None
+        games.connect(game, seat, 1)
+        try:
+            yield f"retry: {RETRY_MS}\n\n".encode()
+            while True:
+                changed = game.changed
+                current = games.event_id(game)
+                if current != last:
+                    view = await games.run(game.view, seat)
+                    text = await games.run(json_text, view)
+                    yield f"id: {current}\nevent: view\ndata: {text}\n\n".encode("utf-8")
+                    last, people = current, view["people"]
+                    if game.done or game.purged:
+                        return
+                    continue
+                now = game.people(time.monotonic(), games.seat_timeout)
+                if now != people:  # someone connected or left: no new id (the views are unchanged)
+                    people = now
+                    yield f"event: people\ndata: {json_text(now)}\n\n".encode("utf-8")
+                if games.closing.is_set() or game.purged:
+                    return
+                waiters = [asyncio.ensure_future(changed.wait()), asyncio.ensure_future(games.closing.wait())]
+                try:
+                    finished, _ = await asyncio.wait(waiters, timeout=KEEPALIVE_SECONDS,
+                                                     return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    for w in waiters:
+                        w.cancel()
+                if not finished:
+                    yield b": keep-alive\n\n"
+        finally:
+            games.connect(game, seat, -1)
+
+    return StreamingResponse(stream(), media_type="text/event-stream",
+                             headers={"cache-control": "no-store", "x-accel-buffering": "no"})
+
+
+def _seat(request: Request, game):
+    seat = game.seat_of(request.headers.get("x-seat-token"))
+    request.app.state.games.touch(game, seat)
+    return seat
+
+
+@router.post("/api/games/{game_id}/join")
+async def game_join(game_id: str, request: Request):
+    """The seat's person is here (the lobby page calls it); the game starts once every person joined."""
+    games = request.app.state.games
+    game = games.get(game_id)
+    await games.join(game, _seat(request, game))
+    return await games.run(lambda: json_response(game.view(_seat(request, game))))
+
+
+@router.post("/api/games/{game_id}/leave")
+async def game_leave(game_id: str, request: Request):
+    """The seat's person leaves; the creator may then hand the seat to an agent."""
+    games = request.app.state.games
+    game = games.get(game_id)
+    await games.leave(game, _seat(request, game))
+    return {"left": True}
+
+
+@router.post("/api/games/{game_id}/start")
+async def game_start(game_id: str, request: Request):
+    """The creator starts the game from its lobby: ``{"agent": "greedy"}`` plays the seats not joined."""
+    games = request.app.state.games
+    game = games.get(game_id)
+    body = await read_json(request) if int(request.headers.get("content-length") or 0) else {}
+    body = _only(body, {"agent"})
+    seat = _seat(request, game)
+    await games.begin(game, seat, body.get("agent", "greedy"))
+    return await games.run(lambda: json_response(game.view(seat)))
+
+
+@router.post("/api/games/{game_id}/hand")
+async def game_hand(game_id: str, request: Request):
+    """The creator hands a seat whose person left to an agent: ``{"seat": N, "agent": "greedy"}``."""
+    games = request.app.state.games
+    game = games.get(game_id)
+    body = _only(await read_json(request), {"seat", "agent"})
+    seat = _seat(request, game)
+    await games.hand(game, seat, body.get("seat"), body.get("agent", "greedy"))
+    return await games.run(lambda: json_response(game.view(seat)))
+
+
+def _only(body, keys: set[str]) -> dict:
+    if not isinstance(body, dict):
+        raise Unprocessable(f"the body must be a JSON object with {', '.join(sorted(keys))}")
+    unknown = set(body) - keys
+    if unknown:
+        raise Unprocessable(f"unknown key {sorted(unknown)[0]!r}")
+    return body
 
 
 @router.post("/api/games/{game_id}/move")

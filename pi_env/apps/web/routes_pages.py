@@ -52,8 +52,9 @@ async def spectator_page(game_id: str, request: Request):
 @router.get("/game/{game_id}/seat/{token}")
 async def seat_page(game_id: str, token: str, request: Request):
     games = request.app.state.games
-    games.get(game_id).seat_of(token)
-    return page("game.html")
+    game = games.get(game_id)
+    game.seat_of(token)
+    return page("lobby.html" if game.lobby else "game.html")
 
 
 @router.get("/solo/{sid}")

@@ -164,6 +164,10 @@ class Store:
                     (game_id, _now(), json.dumps(spec), now))
         return now
 
+    def set_spec(self, game_id: str, spec: dict[str, Any]) -> None:
+        """Replace a game's settings and seats (its lobby was left, a seat was handed to an agent)."""
+        self._write("UPDATE games SET spec = ? WHERE id = ?", (json.dumps(spec), game_id))
+
     def add_move(self, game_id: str, n: int, action: int) -> float:
         """Store move ``n`` (0-based) of a game; a second move ``n`` raises :class:`StoreError`.
         Returns the time of the move (:attr:`clock`), the game's ``active``."""

@@ -208,19 +208,8 @@ async function send(action) {
   }
 }
 
-async function loop() {
-  let since = null;
-  for (;;) {
-    try {
-      const url = `/api/games/${GAME}/view` + (since === null ? "" : `?since=${since}`);
-      const view = await api("GET", url, undefined, TOKEN);
-      if (!current || view.version !== current.version || since === null) render(view);
-      since = view.version;
-      if (view.done) return;
-    } catch (e) {
-      say(e.message, "error");
-      await new Promise(r => setTimeout(r, 2000));
-    }
-  }
-}
-loop();
+if (TOKEN) api("POST", `/api/games/${GAME}/join`, {}, TOKEN).catch(e => say(e.message, "error"));
+watchGame(GAME, TOKEN, (view) => {  // pushed views (live.js); a repeated one is drawn once
+  if (!current || view.version !== current.version || view.done !== current.done) render(view);
+  peoplePanel(document.getElementById("people"), view, GAME, TOKEN);
+});

@@ -32,7 +32,8 @@ document.getElementById("create").addEventListener("click", async () => {
   if (document.getElementById("nick").checked) variants.push("nick-of-time");
   const body = {seats, edition: document.getElementById("edition").value,
                 mode: document.getElementById("duel").checked ? "duel" : "standard", variants,
-                hints: document.getElementById("hints").checked};
+                hints: document.getElementById("hints").checked,
+                lobby: seats.filter(s => s === "human").length > 1};  // several people: wait for them
   const inv = document.getElementById("investigators").value.trim();
   if (inv) {
     const counts = inv.split(",").map(t => Number(t.trim()));
@@ -43,6 +44,8 @@ document.getElementById("create").addEventListener("click", async () => {
     const g = await api("POST", "/api/games", body);
     const humans = g.seats.filter(s => s.link);
     if (humans.length === 1) { location.href = humans[0].link; return; }
+    // the lobby shows the creator the others' links again (kept in this tab only, never sent)
+    sessionStorage.setItem(`pi-links-${g.id}`, JSON.stringify(humans.map(s => ({name: s.name, link: s.link}))));
     const box = document.getElementById("links");
     box.innerHTML = "";
     h("div", {}, box, "Private links — give each person only their own:");
