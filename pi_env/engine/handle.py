@@ -102,10 +102,7 @@ class Engine:
         self._step_args = (rules, value)
         self._turn_args = (st.current_player, st.done, st.card_place, st.inv_count, st.inv_district,
                            st.inv_left)
-        self._obs_args = (st.round, st.first_player, st.current_player, st.rotation, st.tier,
-                          st.tile_district, st.case, st.card_place, st.deck_size, st.front, st.spot,
-                          st.trace, st.inv_count, st.inv_district, st.inv_answer, st.inv_suppressed,
-                          st.inv_left, st.attempted, st.solved, st.solved_case, st.failed, st.score)
+        self._obs_args = (value,)
         self._offsets = _offsets(P)
 
     def __repr__(self) -> str:

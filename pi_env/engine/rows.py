@@ -83,10 +83,11 @@ def advance_kernel(active, learner, notified, acc, row_seat, row_terminal, pendi
 
 
 @rule_step
-def _selfplay_range(lo, hi, actions, rejected, r, learner, notified, acc, row_seat, row_terminal, pending, need_opp,
-                    games, out_reward, out_term, out_trunc, seat8, f_list, f_count, f_round, mask, s):
+def _selfplay_range(lo, hi, actions, rejected, r, rows, f_list, f_count, f_round, mask, s):
     """Games ``lo <= b < hi`` of :data:`_selfplay_kernel` without the observations (a rule step: no
     reference counting, so the calls it makes per game and per range count no references either)."""
+    (learner, notified, acc, row_seat, row_terminal, pending, need_opp, games, out_reward, out_term, out_trunc,
+     seat8) = rows
     round_, current_player, done, truncated, last_player, rewards = (s.round, s.current_player, s.done, s.truncated,
                                                                      s.last_player, s.rewards)
     P = acc.shape[1]
@@ -115,48 +116,37 @@ def _selfplay_range(lo, hi, actions, rejected, r, learner, notified, acc, row_se
 
 
 @batch_kernel(family="selfplay")
-def _selfplay_kernel(actions, rejected, r,
-                     learner, notified, acc, row_seat, row_terminal, pending, need_opp, games, out_reward,
-                     out_term, out_trunc, seat8, f_list, f_count, f_round, encode, off, scale, obs, c_td,
-                     c_fpos, c_fn, c_bits, c_held, c_solved, c_inv, p_off, p_scale, p_fcount, p_obs, p_td,
-                     p_bits, p_inv, p_fn, i_off, i_obs, mask, failed_words, s):
-    """One self-play turn of every game, range by range (module docstring; ``encode``: 0 no
-    observation, 1 the flat rows ``obs``, 2 the packed rows ``p_obs``, 3 the packed integer rows
-    ``i_obs``; ``r``: the rules, :class:`~pi_env.engine.state.KernelRules`; ``s``: the state,
-    :data:`~pi_env.engine.state.GameArrays`). A range is one call of the
+def _selfplay_kernel(actions, rejected, r, rows, f_list, f_count, f_round, encode, flat, packed, ints, mask,
+                     failed_words, s):
+    """One self-play turn of every game, range by range (module docstring; ``r``: the rules,
+    :class:`~pi_env.engine.state.KernelRules`; ``rows``: the caller's row arrays, as
+    :class:`SelfPlayTurn` takes them; ``encode``: 0 no observation, 1 the flat rows (``flat``: the
+    :class:`~pi_env.engine.writer.ObservationWriter`'s offsets, scales, rows and row caches), 2 the
+    packed rows (``packed``: :meth:`~pi_env.engine.packed.PackedWriter.kernel_args`), 3 the packed
+    integer rows (``ints``: :meth:`~pi_env.engine.packed.PackedIntWriter.kernel_args`); ``s``: the
+    state, :data:`~pi_env.engine.state.GameArrays`). A range is one call of the
     rule step ``_selfplay_range`` (the turn and the masks) and one of the writer: a kernel counts
     references (atomic increments and decrements of every array passed) around each call it makes,
     and its calls per range and per row (the mask) had cost ~20% of the one-thread build (the
     threaded build measured no different; the writer's call stays in the kernel, where it measured
     no slower threaded)."""
-    (round_, first_player, current_player, rotation, tier, tile_district, case, card_place, deck_size, front, spot,
-     trace, inv_count, inv_district, inv_answer, inv_suppressed, inv_left, attempted, solved, solved_case, failed,
-     score) = (s.round, s.first_player, s.current_player, s.rotation, s.tier, s.tile_district, s.case, s.card_place,
-               s.deck_size, s.front, s.spot, s.trace, s.inv_count, s.inv_district, s.inv_answer, s.inv_suppressed,
-               s.inv_left, s.attempted, s.solved, s.solved_case, s.failed, s.score)
+    row_seat = rows[3]
+    off, scale, obs, caches = flat
+    p_off, p_scale, p_fcount, p_obs, p_caches = packed
+    i_off, i_obs = ints
     n = actions.shape[0]
     for c in prange((n + K.CHUNK - 1) // K.CHUNK):
         lo = c * K.CHUNK
-        _selfplay_range(lo, min(n, lo + K.CHUNK), actions, rejected, r, learner, notified, acc, row_seat, row_terminal,
-                        pending, need_opp, games, out_reward, out_term, out_trunc, seat8, f_list, f_count, f_round,
-                        mask, s)
+        _selfplay_range(lo, min(n, lo + K.CHUNK), actions, rejected, r, rows, f_list, f_count, f_round, mask, s)
         # the rows' observations, one call for the range (a call per row cost as much as the row)
         hi = min(n, lo + K.CHUNK)
         if encode == 2:
-            _write_packed_rows(lo, hi, row_seat, p_off, p_scale, p_fcount, p_obs, p_td, p_bits, p_inv, p_fn, f_list,
-                               f_count, round_, first_player, current_player, rotation, tier, tile_district, case,
-                               card_place, deck_size, front, spot, trace, inv_count, inv_district, inv_answer,
-                               inv_suppressed, inv_left, attempted, solved, solved_case, failed, failed_words, score)
+            _write_packed_rows(lo, hi, row_seat, p_off, p_scale, p_fcount, p_obs, p_caches, f_list, f_count,
+                               failed_words, s)
         elif encode == 3:
-            _write_packed_int_rows(lo, hi, row_seat, i_off, i_obs, f_list, f_count, round_, first_player,
-                                   current_player, rotation, tier, tile_district, case, card_place, deck_size, front,
-                                   spot, trace, inv_count, inv_district, inv_answer, inv_suppressed, inv_left,
-                                   attempted, solved, solved_case, failed, failed_words, score)
+            _write_packed_int_rows(lo, hi, row_seat, i_off, i_obs, f_list, f_count, failed_words, s)
         elif encode == 1:
-            _write_rows(lo, hi, row_seat, off, scale, obs, c_td, c_fpos, c_fn, c_bits, c_held, c_solved, c_inv, f_list,
-                        f_count, round_, first_player, current_player, rotation, tier, tile_district, case,
-                        card_place, deck_size, front, spot, trace, inv_count, inv_district, inv_answer,
-                        inv_suppressed, inv_left, attempted, solved, solved_case, failed, failed_words, score)
+            _write_rows(lo, hi, row_seat, off, scale, obs, caches, f_list, f_count, failed_words, s)
 
 
 class SelfPlayTurn:
@@ -195,11 +185,11 @@ class SelfPlayTurn:
         ints = writer if isinstance(writer, PackedIntWriter) else PackedIntWriter(1, P)
         code = (0 if writer is None else 1 if isinstance(writer, ObservationWriter)
                 else 2 if isinstance(writer, PackedWriter) else 3)
-        enc: tuple[Any, ...] = (code, flat._offsets, flat.scales, flat._rows, *flat._caches.arrays(),
-                                *packed.kernel_args(), *ints.kernel_args())
+        enc: tuple[Any, ...] = (code, (flat._offsets, flat.scales, flat._rows, flat._caches.arrays()),
+                                packed.kernel_args(), ints.kernel_args())
         cfg = engine.config
         self._rejected = engine._rejected
-        self._args = (kernel_rules(cfg), *rows, failed.list, failed.count,
+        self._args = (kernel_rules(cfg), tuple(rows), failed.list, failed.count,
                       failed.round, *enc, mask, st.failed.view(np.uint64), st.kernel_value())
 
     def __call__(self, actions: np.ndarray) -> None:
