@@ -311,3 +311,23 @@ def test_no_library_function_is_longer_than_150_lines():
                         if lines > 150:
                             long.append(f"{path.relative_to(root.parent)}:{node.lineno} {node.name} ({lines} lines)")
     assert long == []
+
+
+def test_no_engine_function_takes_more_than_16_parameters():
+    """The engine's functions (numba kernels included, read with ast) take the game state as one value
+    (``pi_env.engine.state.GameArrays``), not its arrays one by one: none takes more than 16
+    parameters (``*args`` and ``**kwargs`` count one each)."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    wide = {}
+    for path in sorted((root / "pi_env" / "engine").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                a = node.args
+                n = (len(a.posonlyargs) + len(a.args) + len(a.kwonlyargs) + (a.vararg is not None)
+                     + (a.kwarg is not None))
+                if n > 16:
+                    wide[f"{path.relative_to(root).as_posix()} {node.name}"] = n
+    assert wide == {}

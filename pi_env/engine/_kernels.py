@@ -2,7 +2,9 @@
 raise and fill arrays in place; they trust the state's invariants and array shapes (checked by the
 public functions), but not the actions: any ``int64`` action is safe (see ``step_kernel``).
 
-Argument order of the state arrays is :meth:`State.arrays`. With ``NUMBA_DISABLE_JIT=1`` the same
+The state reaches a kernel as one value, ``s`` (:data:`pi_env.engine.state.GameArrays`, a named tuple of
+the state's arrays: ``s.score[b, i]``), and the rules options as ``r``
+(:class:`pi_env.engine.state.KernelRules`). With ``NUMBA_DISABLE_JIT=1`` the same
 code runs as plain Python over numpy arrays (the reference path of the parity tests).
 
 The rules options reach ``step_kernel`` as ``GameConfig.rules_code`` (edition, nick of time, duel
@@ -170,12 +172,17 @@ def _investigate_answer(td, dtile, adjacency, case_row, spot_row, trace_row, d, 
 
 
 @rule_step
-def _setup_round(b, num_players, rng, round_, first_player, current_player, rotation, tier,
-                 solved_this_rotation, tile_district, district_tile, case, card_place, deck,
-                 deck_size, front, spot, trace, inv_count, inv_district, inv_answer, inv_markers,
-                 inv_suppressed, attempted, solved, solved_case, failed, extra_turn):
+def _setup_round(b, num_players, s):
     """docs/rules.md §3: new layout, deal, deck and display; clear every per-round field of game b
-    (the per-player arrays have ``num_players`` rows: whole rows of game b are cleared)."""
+    (the per-player arrays have ``num_players`` rows: whole rows of game b are cleared).
+    ``s``: the state (:data:`~pi_env.engine.state.GameArrays`)."""
+    rng, tile_district, district_tile, case = s.rng, s.tile_district, s.district_tile, s.case
+    card_place, deck, deck_size, front, spot, trace = s.card_place, s.deck, s.deck_size, s.front, s.spot, s.trace
+    inv_count, inv_district, inv_answer, inv_markers = s.inv_count, s.inv_district, s.inv_answer, s.inv_markers
+    inv_suppressed, attempted, solved, solved_case, failed = (s.inv_suppressed, s.attempted, s.solved,
+                                                              s.solved_case, s.failed)
+    rotation, tier, solved_this_rotation, extra_turn = s.rotation, s.tier, s.solved_this_rotation, s.extra_turn
+    current_player, first_player = s.current_player, s.first_player
     _deal_layout(rng, b, tile_district, district_tile, deck[b])
     _deal_cases(rng, b, case[b], num_players, deck[b])
     _deal_clue_cards(rng, b, card_place, deck, deck_size)
@@ -207,14 +214,14 @@ states in cache while it plays them (a tuning constant)."""
 
 
 @rule_step
-def _new_games(lo, hi, which, num_players, investigators, rng, round_, first_player, current_player,
-                rotation, tier, solved_this_rotation, done, truncated, turn, tile_district,
-                district_tile, case, card_place, deck, deck_size, front, spot, trace, inv_count,
-                inv_district, inv_answer, inv_markers, inv_suppressed, inv_left, attempted, solved,
-                solved_case, failed, score, solve_points, penalty, rewards, last_action,
-                last_answer, last_player, extra_turn, round_winner):
+def _new_games(lo, hi, which, r, s):
     """docs/rules.md §3: a new game in every slot b of ``lo <= b < hi`` with ``which[b]`` from ``rng[b]``
-    (first player, investigator tiles, scores, then the first round's setup)."""
+    (first player, investigator tiles, scores, then the first round's setup). ``r``: the rules
+    (:class:`~pi_env.engine.state.KernelRules`), ``s``: the state."""
+    num_players, investigators = r.num_players, r.investigators
+    rng, round_, first_player, done, truncated, turn = s.rng, s.round, s.first_player, s.done, s.truncated, s.turn
+    inv_left, score, solve_points, penalty, rewards = s.inv_left, s.score, s.solve_points, s.penalty, s.rewards
+    last_action, last_answer, last_player, round_winner = s.last_action, s.last_answer, s.last_player, s.round_winner
     for b in range(lo, hi):
         if not which[b]:
             continue
@@ -234,20 +241,17 @@ def _new_games(lo, hi, which, num_players, investigators, rng, round_, first_pla
         last_answer[b, 1] = -1
         last_player[b] = -1
         round_winner[b] = -2
-        _setup_round(b, num_players, rng, round_, first_player, current_player, rotation, tier,
-                     solved_this_rotation, tile_district, district_tile, case, card_place, deck,
-                     deck_size, front, spot, trace, inv_count, inv_district, inv_answer,
-                     inv_markers, inv_suppressed, attempted, solved, solved_case, failed,
-                     extra_turn)
+        _setup_round(b, num_players, s)
 
 
 @batch_kernel(family="init")
-def init_kernel(which, num_players, investigators, *S):
-    """Set up a new game in every slot b with ``which[b]`` (docs/rules.md §3; ``S``: the state's arrays
-    in :meth:`State.arrays` order), range by range."""
+def init_kernel(which, r, s):
+    """Set up a new game in every slot b with ``which[b]`` (docs/rules.md §3; ``r``: the rules,
+    :class:`~pi_env.engine.state.KernelRules`; ``s``: the state, :data:`~pi_env.engine.state.GameArrays`),
+    range by range."""
     n = which.shape[0]
     for c in prange((n + CHUNK - 1) // CHUNK):
-        _new_games(c * CHUNK, min(n, (c + 1) * CHUNK), which, num_players, investigators, *S)
+        _new_games(c * CHUNK, min(n, (c + 1) * CHUNK), which, r, s)
 
 
 @rule_step(inline=True)
@@ -365,13 +369,14 @@ DRAW = -1
 
 
 @rule_step(inline=True)
-def _select_clue_card(b, p, x, adjacency, rng, tile_district, case, card_place, deck, deck_size,
-                      front, spot, trace, inv_count, inv_district, inv_markers, last_answer):
+def _select_clue_card(b, p, x, adjacency, s):
     """docs/rules.md §4.1: player ``p`` of game b selects the clue card of element ``x`` (on the
     display). The answer (spot / trace / nothing) puts the player's marker on ``x``'s tile or the
     card in front of the player; a marker moves from the player's investigator in ``x``'s
     district only when a new marker goes on the tile; the card is played and the display refilled.
-    ``last_answer[b, 0]`` receives the answer code."""
+    ``last_answer[b, 0]`` receives the answer code. ``s``: the state."""
+    tile_district, case, front, spot, trace = s.tile_district, s.case, s.front, s.spot, s.trace
+    inv_count, inv_district, inv_markers = s.inv_count, s.inv_district, s.inv_markers
     ans = clue_answer(tile_district[b], adjacency, case[b, p], x)
     if ans == NOTHING:
         front[b, p, x] = True
@@ -390,21 +395,21 @@ def _select_clue_card(b, p, x, adjacency, rng, tile_district, case, card_place, 
                 if inv_district[b, p, k] == dx and inv_markers[b, p, k, kind] > 0:
                     inv_markers[b, p, k, kind] -= 1
                     break
-    _play_clue_card(b, x, ans, card_place, deck, deck_size, rng)
-    last_answer[b, 0] = ans
+    _play_clue_card(b, x, ans, s.card_place, s.deck, s.deck_size, s.rng)
+    s.last_answer[b, 0] = ans
 
 
 @rule_step(inline=True)
-def _place_investigator(b, p, d, adjacency, tile_district, district_tile, case, spot, trace,
-                        inv_count, inv_district, inv_answer, inv_markers, inv_suppressed, inv_left,
-                        last_answer):
+def _place_investigator(b, p, d, adjacency, s):
     """docs/rules.md §4.2: player ``p`` of game b places an investigator in district ``d`` (it has
     one left and none of its own in ``d``): answered (spots, traces) with suppression, the tile
-    spent for the game. ``last_answer[b]`` receives (spots, traces)."""
+    spent for the game. ``last_answer[b]`` receives (spots, traces). ``s``: the state."""
+    inv_count, inv_district, inv_answer, inv_markers = s.inv_count, s.inv_district, s.inv_answer, s.inv_markers
+    inv_suppressed, inv_left, last_answer = s.inv_suppressed, s.inv_left, s.last_answer
     k = inv_count[b, p]
     inv_district[b, p, k] = d
-    ns, nt = _investigate_answer(tile_district[b], district_tile[b], adjacency, case[b, p],
-                                 spot[b, p], trace[b, p], d, inv_suppressed[b, p, k])
+    ns, nt = _investigate_answer(s.tile_district[b], s.district_tile[b], adjacency, s.case[b, p],
+                                 s.spot[b, p], s.trace[b, p], d, inv_suppressed[b, p, k])
     inv_answer[b, p, k, 0] = ns
     inv_answer[b, p, k, 1] = nt
     inv_markers[b, p, k, 0] = ns
@@ -416,26 +421,27 @@ def _place_investigator(b, p, d, adjacency, tile_district, district_tile, case, 
 
 
 @rule_step(inline=True)
-def _solve(b, p, c, num_players, edition, duel, round_, tier, case, attempted, solved, solved_case,
-           solved_this_rotation, failed, score, solve_points, penalty, last_answer):
+def _solve(b, p, c, num_players, edition, duel, s):
     """docs/rules.md §4.3 with the points of §5: player ``p`` of game b names case ``c``; the first
     attempt marks it attempted. Correct: solved for the round, the tier's points
     (``pi_env.core.rules.tier_points``) added to the solve points and the score
     (``score_after``: second edition capped at 21; first edition solve points minus penalty
     points). Wrong: the triple is public (``failed``), 2 penalty points, the score lowered
-    (second edition: floored at −5). A duel (§7) has no points. ``last_answer[b, 0]`` receives 1 / 0. Returns whether the solve was correct."""
-    attempted[b, p] = True
-    if is_case(case[b, p], c):
-        solved[b, p] = True
-        solved_case[b, p] = c
-        solved_this_rotation[b] = True
+    (second edition: floored at −5). A duel (§7) has no points. ``last_answer[b, 0]`` receives 1 / 0. Returns whether the solve was correct.
+    ``s``: the state."""
+    score, solve_points, penalty, last_answer = s.score, s.solve_points, s.penalty, s.last_answer
+    s.attempted[b, p] = True
+    if is_case(s.case[b, p], c):
+        s.solved[b, p] = True
+        s.solved_case[b, p] = c
+        s.solved_this_rotation[b] = True
         if not duel:
-            pts = tier_points(tier[b], round_[b], num_players, edition)
+            pts = tier_points(s.tier[b], s.round[b], num_players, edition)
             solve_points[b, p] += pts
             score[b, p] = score_after(score[b, p], pts, solve_points[b, p], penalty[b, p], edition)
         last_answer[b, 0] = 1
         return True
-    failed[b, p, c] = True
+    s.failed[b, p, c] = True
     if not duel:
         penalty[b, p] += WRONG_SOLVE_PENALTY
         score[b, p] = score_after(score[b, p], -WRONG_SOLVE_PENALTY, solve_points[b, p], penalty[b, p],
@@ -577,13 +583,7 @@ def _end_round(b, decided, num_players, duel, num_rounds, max_rounds, round_, fi
 
 
 @rule_step
-def _step_games(lo, hi, actions, rejected, num_players, rules, num_rounds, max_rotations, adjacency,
-                rng, round_, first_player, current_player, rotation, tier, solved_this_rotation,
-                done, truncated, turn, tile_district, district_tile, case, card_place, deck,
-                deck_size, front, spot, trace, inv_count, inv_district, inv_answer, inv_markers,
-                inv_suppressed, inv_left, attempted, solved, solved_case, failed, score,
-                solve_points, penalty, rewards, last_action, last_answer, last_player, extra_turn,
-                round_winner):
+def _step_games(lo, hi, actions, rejected, r, s):
     """Apply ``actions[b]`` to every live game b of ``lo <= b < hi`` in place (docs/rules.md §4–§7),
     one turn each, by the rule steps: the action of the player to move (§4.1
     ``_select_clue_card``, §4.2 ``_place_investigator``, §4.3 ``_solve``), the duel's decision
@@ -595,10 +595,19 @@ def _step_games(lo, hi, actions, rejected, num_players, rules, num_rounds, max_r
     Any ``int64`` action is safe: one that is not legal for the player to move (negative, ``>=
     1730``, a card not on the display, a district already used this round, no investigator left)
     leaves its game unchanged except ``rewards[b] = 0`` and sets ``rejected[b]``; a finished game is
-    not stepped (``rejected[b]`` False). ``rules`` is ``GameConfig.rules_code``: bit 0 first
-    edition, bit 1 nick of time, bit 2 duel, bits 8.. the duel's ``max_rounds``; ``num_rounds`` the
-    regular rounds.
+    not stepped (``rejected[b]`` False). ``r``: the rules (:class:`~pi_env.engine.state.KernelRules`;
+    ``r.rules`` is ``GameConfig.rules_code``: bit 0 first edition, bit 1 nick of time, bit 2 duel,
+    bits 8.. the duel's ``max_rounds``; ``r.num_rounds`` the regular rounds); ``s``: the state.
     """
+    num_players, rules, num_rounds, max_rotations, adjacency = (r.num_players, r.rules, r.num_rounds,
+                                                                r.max_rotations, r.adjacency)
+    round_, first_player, current_player, rotation, tier = (s.round, s.first_player, s.current_player,
+                                                            s.rotation, s.tier)
+    solved_this_rotation, done, truncated, turn = s.solved_this_rotation, s.done, s.truncated, s.turn
+    card_place, inv_count, inv_district, inv_left = s.card_place, s.inv_count, s.inv_district, s.inv_left
+    attempted, solved, score, rewards = s.attempted, s.solved, s.score, s.rewards
+    last_action, last_answer, last_player = s.last_action, s.last_answer, s.last_player
+    extra_turn, round_winner = s.extra_turn, s.round_winner
     edition = rules & 1
     nick = (rules >> 1) & 1
     duel = (rules >> 2) & 1
@@ -621,17 +630,11 @@ def _step_games(lo, hi, actions, rejected, num_players, rules, num_rounds, max_r
             rewards[b, i] = 0 if duel else -score[b, i]  # becomes the score change below
         correct = False
         if a < INVESTIGATE_BASE:
-            _select_clue_card(b, p, a, adjacency, rng, tile_district, case, card_place, deck,
-                              deck_size, front, spot, trace, inv_count, inv_district, inv_markers,
-                              last_answer)
+            _select_clue_card(b, p, a, adjacency, s)
         elif a < SOLVE_BASE:
-            _place_investigator(b, p, a - INVESTIGATE_BASE, adjacency, tile_district, district_tile,
-                                case, spot, trace, inv_count, inv_district, inv_answer, inv_markers,
-                                inv_suppressed, inv_left, last_answer)
+            _place_investigator(b, p, a - INVESTIGATE_BASE, adjacency, s)
         else:
-            correct = _solve(b, p, a - SOLVE_BASE, num_players, edition, duel, round_, tier, case,
-                             attempted, solved, solved_case, solved_this_rotation, failed, score,
-                             solve_points, penalty, last_answer)
+            correct = _solve(b, p, a - SOLVE_BASE, num_players, edition, duel, s)
         turn[b] += 1
         decided = NOT_DECIDED
         if duel:
@@ -646,21 +649,16 @@ def _step_games(lo, hi, actions, rejected, num_players, rules, num_rounds, max_r
         if round_over and _end_round(b, decided, num_players, duel, num_rounds, max_rounds, round_,
                                      first_player, done, truncated, inv_left, score, rewards,
                                      extra_turn, round_winner):
-            _setup_round(b, num_players, rng, round_, first_player, current_player, rotation, tier,
-                         solved_this_rotation, tile_district, district_tile, case, card_place, deck,
-                         deck_size, front, spot, trace, inv_count, inv_district, inv_answer,
-                         inv_markers, inv_suppressed, attempted, solved, solved_case, failed,
-                         extra_turn)
+            _setup_round(b, num_players, s)
         if not duel:
             for i in range(num_players):
                 rewards[b, i] += score[b, i]
 
 
 @batch_kernel(family="step")
-def step_kernel(actions, rejected, num_players, rules, num_rounds, max_rotations, adjacency, *S):
-    """Apply ``actions[b]`` to every live game (``_step_games``, range by range; ``S``: the state's
-    arrays in :meth:`State.arrays` order)."""
+def step_kernel(actions, rejected, r, s):
+    """Apply ``actions[b]`` to every live game (``_step_games``, range by range; ``r``: the rules,
+    :class:`~pi_env.engine.state.KernelRules`; ``s``: the state, :data:`~pi_env.engine.state.GameArrays`)."""
     n = actions.shape[0]
     for c in prange((n + CHUNK - 1) // CHUNK):
-        _step_games(c * CHUNK, min(n, (c + 1) * CHUNK), actions, rejected, num_players, rules, num_rounds,
-                    max_rotations, adjacency, *S)
+        _step_games(c * CHUNK, min(n, (c + 1) * CHUNK), actions, rejected, r, s)

@@ -134,12 +134,15 @@ def _worst_class(b, t, cand, adjacency, tile_district, x):
 
 
 @kernel
-def _rules_action(b, prng, duel, adjacency, current_player, tile_district, district_tile, card_place,
-                  spot, trace, front, inv_count, inv_district, inv_answer, inv_suppressed, inv_left,
-                  failed, cand):
+def _rules_action(b, prng, duel, adjacency, s, cand):
     """The rules-of-thumb action of the player to move in game b (see :mod:`pi_env.engine.play`).
 
-    ``cand`` is a ``bool[3, 14]`` scratch array."""
+    ``s``: the state (:data:`~pi_env.engine.state.GameArrays`); ``cand`` is a ``bool[3, 14]``
+    scratch array."""
+    current_player, tile_district, district_tile, card_place = (s.current_player, s.tile_district, s.district_tile,
+                                                                s.card_place)
+    spot, trace, front, inv_count, inv_district = s.spot, s.trace, s.front, s.inv_count, s.inv_district
+    inv_answer, inv_suppressed, inv_left, failed = s.inv_answer, s.inv_suppressed, s.inv_left, s.failed
     p = current_player[b]
     n0 = _type_candidates(b, p, 0, adjacency, tile_district, spot, trace, front, inv_count,
                           inv_district, inv_answer, inv_suppressed, cand[0])
@@ -298,7 +301,7 @@ def _scripted_action(b, prng, current_player, card_place, inv_count, inv_distric
 
 @batch_kernel(family="fused")
 def play_kernel(num_steps, autoreset, policy, prng, steps_out, games_out, actions_out, script_turn, script_case,
-                script_taken, num_players, rules, num_rounds, max_rotations, adjacency, investigators, *S):
+                script_taken, r, s):
     """Play up to ``num_steps`` turns of every game with ``policy`` in one call (docs/rules.md §3–§7).
 
     Range by range (``CHUNK`` games, whose states stay in cache), turn by turn: a new game in every
@@ -308,15 +311,14 @@ def play_kernel(num_steps, autoreset, policy, prng, steps_out, games_out, action
     ``actions_out[b, t]`` receives the action of turn ``t`` while ``t < actions_out.shape[1]``
     (turns counted per slot, across autoresets). ``script_turn``, ``script_case`` (``int32[B, P, K]``)
     and ``script_taken`` (``int32[B, P]``, updated) are ``POLICY_SCRIPTED``'s script (empty for the
-    other policies). ``S``: the state's arrays (:meth:`State.arrays`).
+    other policies). ``r``: the rules (:class:`~pi_env.engine.state.KernelRules`); ``s``: the state
+    (:data:`~pi_env.engine.state.GameArrays`).
     """
-    (rng, round_, first_player, current_player, rotation, tier, solved_this_rotation, done, truncated, turn,
-     tile_district, district_tile, case, card_place, deck, deck_size, front, spot, trace, inv_count,
-     inv_district, inv_answer, inv_markers, inv_suppressed, inv_left, attempted, solved, solved_case,
-     failed, score, solve_points, penalty, rewards, last_action, last_answer, last_player, extra_turn,
-     round_winner) = S
-    duel = (rules >> 2) & 1
-    n = rng.shape[0]
+    current_player, done, card_place, inv_count, inv_district, inv_left, failed = (
+        s.current_player, s.done, s.card_place, s.inv_count, s.inv_district, s.inv_left, s.failed)
+    adjacency = r.adjacency
+    duel = (r.rules >> 2) & 1
+    n = s.rng.shape[0]
     record = actions_out.shape[1]
     acts = np.zeros(n, dtype=np.int64)
     rejected = np.zeros(n, dtype=np.bool_)
@@ -332,7 +334,7 @@ def play_kernel(num_steps, autoreset, policy, prng, steps_out, games_out, action
                 reset[b] = autoreset and done[b]
                 any_reset = any_reset or reset[b]
             if any_reset:
-                _new_games(lo, hi, reset, num_players, investigators, *S)
+                _new_games(lo, hi, reset, r, s)
             for b in range(lo, hi):
                 if done[b]:
                     acts[b] = -1
@@ -347,9 +349,7 @@ def play_kernel(num_steps, autoreset, policy, prng, steps_out, games_out, action
                         a = _scripted_action(b, prng, current_player, card_place, inv_count, inv_district,
                                              inv_left, failed, script_turn, script_case, script_taken)
                     if a < 0:  # the rules policy, or a scripted pass with nothing else legal
-                        a = _rules_action(b, prng, duel, adjacency, current_player, tile_district, district_tile,
-                                          card_place, spot, trace, front, inv_count, inv_district, inv_answer,
-                                          inv_suppressed, inv_left, failed, cand)
+                        a = _rules_action(b, prng, duel, adjacency, s, cand)
                 acts[b] = a
                 k = steps_out[b]
                 if k < record:
@@ -357,7 +357,7 @@ def play_kernel(num_steps, autoreset, policy, prng, steps_out, games_out, action
                 steps_out[b] = k + 1
             if not live:
                 break
-            _step_games(lo, hi, acts, rejected, num_players, rules, num_rounds, max_rotations, adjacency, *S)
+            _step_games(lo, hi, acts, rejected, r, s)
             for b in range(lo, hi):
                 if acts[b] >= 0 and done[b]:
                     games_out[b] += 1

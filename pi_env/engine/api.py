@@ -16,7 +16,7 @@ from pi_env.core.constants import NUM_ACTIONS
 from pi_env.core.errors import IllegalActionError, PIError
 from pi_env.engine import _kernels as K
 from pi_env.engine.arrays import action_array
-from pi_env.engine.state import GameConfig, State, empty_state
+from pi_env.engine.state import GameConfig, State, empty_state, kernel_rules
 
 
 NO_ACTION = -1
@@ -64,8 +64,8 @@ def init(config: GameConfig, batch_size: int = 1, seed: "int | np.ndarray | None
         raise PIError(f"batch_size must be a positive integer, got {batch_size!r}")
     state = empty_state(int(batch_size), config.num_players)
     state.rng[:] = rng_states(seed, int(batch_size))
-    K.init_kernel.for_batch(state.batch_size)(np.ones(state.batch_size, dtype=bool), config.num_players,
-                                              _investigators(config), *state.arrays())
+    K.init_kernel.for_batch(state.batch_size)(np.ones(state.batch_size, dtype=bool), kernel_rules(config),
+                                              state.kernel_value())
     return state
 
 
@@ -84,8 +84,7 @@ def reset_done(state: State, config: GameConfig) -> np.ndarray:
     check_config(state, config)
     was_done = state.done.copy()
     if was_done.any():
-        K.init_kernel.for_batch(state.batch_size)(was_done, config.num_players, _investigators(config),
-                                                  *state.arrays())
+        K.init_kernel.for_batch(state.batch_size)(was_done, kernel_rules(config), state.kernel_value())
     return was_done
 
 
@@ -108,13 +107,9 @@ def reset_games(state: State, config: GameConfig, which: np.ndarray) -> State:
     if w.shape != (state.batch_size,) or w.dtype != bool:
         raise PIError(f"which must be a bool array of shape ({state.batch_size},), got {w.dtype} {w.shape}")
     if w.any():
-        K.init_kernel.for_batch(state.batch_size)(np.ascontiguousarray(w), config.num_players,
-                                                  _investigators(config), *state.arrays())
+        K.init_kernel.for_batch(state.batch_size)(np.ascontiguousarray(w), kernel_rules(config),
+                                                  state.kernel_value())
     return state
-
-
-def _investigators(config: GameConfig) -> np.ndarray:
-    return np.array(config.investigators, dtype=np.int8)
 
 
 def check_config(state: State, config: GameConfig) -> None:
@@ -185,8 +180,7 @@ def step_inplace(state: State, actions: np.ndarray, config: GameConfig, check: b
         rejected = np.empty(B, dtype=bool)
     elif not isinstance(rejected, np.ndarray) or rejected.shape != (B,) or rejected.dtype != bool:
         raise PIError(f"rejected must be a bool array of shape ({B},)")
-    K.step_kernel.for_batch(B)(a, rejected, config.num_players, config.rules_code, config.num_rounds,
-                               config.max_rotations, config.board.adjacency, *state.arrays())
+    K.step_kernel.for_batch(B)(a, rejected, kernel_rules(config), state.kernel_value())
     return state
 
 

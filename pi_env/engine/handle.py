@@ -30,7 +30,7 @@ from pi_env.engine.api import Outcome, illegal_action_error, init, outcome, rese
 from pi_env.engine.arrays import action_array
 from pi_env.engine.observe import _observe_kernel, _offsets, observation_size
 from pi_env.engine.play import RolloutResult, Script, play, rollout
-from pi_env.engine.state import GameConfig, State
+from pi_env.engine.state import GameConfig, State, kernel_rules
 
 __all__ = ["Engine"]
 
@@ -84,8 +84,8 @@ class Engine:
         self.observation_size = observation_size(P)
         self.parallel = parallel
         st = self.state
-        arrays = st.arrays()
-        self._investigators = np.array(config.investigators, dtype=np.int8)
+        value = st.kernel_value()
+        rules = kernel_rules(config)
         self._all = np.ones(B, dtype=bool)
         self._rejected = np.zeros(B, dtype=bool)
         self._rejected_view = self._rejected.view()
@@ -98,15 +98,11 @@ class Engine:
         self._legal_kernel = _build(K.legal_kernel, B, parallel)
         self._sample = _build(K.sample_kernel, B, parallel)
         self._observe = _build(_observe_kernel, B, parallel)
-        self._init_args = (P, self._investigators, *arrays)
-        self._step_args = (P, config.rules_code, config.num_rounds, config.max_rotations,
-                           config.board.adjacency, *arrays)
+        self._init_args = (rules, value)
+        self._step_args = (rules, value)
         self._turn_args = (st.current_player, st.done, st.card_place, st.inv_count, st.inv_district,
                            st.inv_left)
-        self._obs_args = (st.round, st.first_player, st.current_player, st.rotation, st.tier,
-                          st.tile_district, st.case, st.card_place, st.deck_size, st.front, st.spot,
-                          st.trace, st.inv_count, st.inv_district, st.inv_answer, st.inv_suppressed,
-                          st.inv_left, st.attempted, st.solved, st.solved_case, st.failed, st.score)
+        self._obs_args = (value,)
         self._offsets = _offsets(P)
 
     def __repr__(self) -> str:

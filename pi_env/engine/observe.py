@@ -82,10 +82,14 @@ def _observe_board(o, off, tile_district, card_place, b):
 
 
 @batch_kernel(family="observe")
-def _observe_kernel(players, off, out, round_, first_player, current_player, rotation, tier,
-                    tile_district, case, card_place, deck_size, front, spot, trace, inv_count,
-                    inv_district, inv_answer, inv_suppressed, inv_left, attempted, solved,
-                    solved_case, failed, score):
+def _observe_kernel(players, off, out, s):
+    """``out[b]``: the observation of game b for player ``players[b]``; ``s``: the state
+    (:data:`~pi_env.engine.state.GameArrays`)."""
+    (round_, first_player, current_player, rotation, tier, tile_district, case, card_place, deck_size, front, spot,
+     trace, inv_count, inv_district, inv_answer, inv_suppressed, inv_left, attempted, solved, solved_case, failed,
+     score) = (s.round, s.first_player, s.current_player, s.rotation, s.tier, s.tile_district, s.case, s.card_place,
+               s.deck_size, s.front, s.spot, s.trace, s.inv_count, s.inv_district, s.inv_answer, s.inv_suppressed,
+               s.inv_left, s.attempted, s.solved, s.solved_case, s.failed, s.score)
     P = case.shape[1]
     for b in prange(out.shape[0]):
         o = out[b]
@@ -171,10 +175,5 @@ def observe(state: State, player: "int | np.ndarray", out: np.ndarray | None = N
         out = np.empty((B, D), dtype=np.int16)
     elif not isinstance(out, np.ndarray) or out.shape != (B, D) or out.dtype != np.int16:
         raise PIError(f"out must be an int16 array of shape ({B}, {D})")
-    _observe_kernel.for_batch(B)(players, _offsets(P), out, state.round, state.first_player,
-                    state.current_player, state.rotation, state.tier, state.tile_district, state.case,
-                    state.card_place, state.deck_size, state.front, state.spot, state.trace,
-                    state.inv_count, state.inv_district, state.inv_answer, state.inv_suppressed,
-                    state.inv_left, state.attempted, state.solved, state.solved_case, state.failed,
-                    state.score)
+    _observe_kernel.for_batch(B)(players, _offsets(P), out, state.kernel_value())
     return out

@@ -147,24 +147,29 @@ def _offsets(num_players: int) -> np.ndarray:
 
 
 @rule_step
-def _write_packed_rows(lo, hi, players, off, scale, fcount, out, c_td, c_bits, c_inv, c_fn, f_list, f_count, round_, first_player,
-                      current_player, rotation, tier, tile_district, case, card_place, deck_size, front, spot, trace,
-                      inv_count, inv_district, inv_answer, inv_suppressed, inv_left, attempted, solved, solved_case,
-                      failed, failed_words, score):
+def _write_packed_rows(lo, hi, players, off, scale, fcount, out, caches, f_list, f_count, failed_words, s):
     """Write row ``b`` of ``out``, for every game ``b`` of ``lo <= b < hi`` with ``p = players[b] >= 0``:
     the packed encoding of player ``p`` (module docstring), touching only the entries that change (as :class:`~pi_env.engine.writer.ObservationWriter`).
 
-    The row caches say what row ``b`` holds (an all-zero row: ``c_td`` ``-1``, the rest 0 / ``-1``):
+    The row caches (``caches``: ``_RowCaches.arrays()``) say what row ``b`` holds (an all-zero row:
+    ``c_td`` ``-1``, the rest 0 / ``-1``):
     ``c_td[b, x]`` the district written for tile ``x``; ``c_bits[b]`` 36-bit masks of display,
     discard, the held case and, per relative seat ``j``, front, spot, trace and the correct solve's
     elements (``3 + 4 j + k``); ``c_inv[b, j]`` the districts of seat ``j``'s investigators
     written (``-1`` unused); ``c_fn[b, j]`` the ``n`` of seat ``j``'s ``failed_share`` (0: all
     zero). ``f_list[b, q, :f_count[b, q]]``: player ``q``'s distinct failed triples this round
     (:class:`~pi_env.engine.writer.FailedSolves`); ``f_count[b, q]`` above ``L``: not tracked, the
-    flags (``failed``, as ``uint64`` words) are scanned.
+    flags (``failed``, as ``uint64`` words ``failed_words``) are scanned. ``s``: the state
+    (:data:`~pi_env.engine.state.GameArrays`).
 
     One call per range of games, not per row: a call passes every array as its fields, measured
     ~0.28 µs a call with these ~35 arrays (2 players, load 7), a quarter of a row's whole cost."""
+    c_td, c_bits, c_inv, c_fn = caches
+    (round_, first_player, current_player, rotation, tier, tile_district, case, card_place, deck_size, front, spot,
+     trace, inv_count, inv_district, inv_answer, inv_suppressed, inv_left, attempted, solved, solved_case, failed,
+     score) = (s.round, s.first_player, s.current_player, s.rotation, s.tier, s.tile_district, s.case, s.card_place,
+               s.deck_size, s.front, s.spot, s.trace, s.inv_count, s.inv_district, s.inv_answer, s.inv_suppressed,
+               s.inv_left, s.attempted, s.solved, s.solved_case, s.failed, s.score)
     for b in range(lo, hi):
         p = players[b]
         if p >= 0:
@@ -245,19 +250,13 @@ def _case_bits(c):
 
 
 @batch_kernel(family="observe")
-def _packed_kernel(players, off, scale, fcount, out, c_td, c_bits, c_inv, c_fn, f_list, f_count, round_, first_player,
-                   current_player, rotation, tier, tile_district, case, card_place, deck_size, front, spot, trace,
-                   inv_count, inv_district, inv_answer, inv_suppressed, inv_left, attempted, solved, solved_case,
-                   failed, failed_words, score):
+def _packed_kernel(players, off, scale, fcount, out, caches, f_list, f_count, failed_words, s):
     """The packed encoding of player ``players[b]`` into ``out[b]`` for every game (rows with a
     negative player are left alone; row caches as ``_write_packed_rows``)."""
     n = out.shape[0]
     for c in prange((n + CHUNK - 1) // CHUNK):
-        _write_packed_rows(c * CHUNK, min(n, c * CHUNK + CHUNK), players, off, scale, fcount, out, c_td, c_bits,
-                           c_inv, c_fn, f_list, f_count, round_, first_player, current_player, rotation, tier,
-                           tile_district, case, card_place, deck_size, front, spot, trace, inv_count, inv_district,
-                           inv_answer, inv_suppressed, inv_left, attempted, solved, solved_case, failed, failed_words,
-                           score)
+        _write_packed_rows(c * CHUNK, min(n, c * CHUNK + CHUNK), players, off, scale, fcount, out, caches, f_list,
+                           f_count, failed_words, s)
 
 
 class _RowCaches:
@@ -282,11 +281,9 @@ def _scales(scales: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(s, dtype=np.float32)
 
 
-def _state_args(s: State) -> tuple[np.ndarray, ...]:
-    return (s.round, s.first_player, s.current_player, s.rotation, s.tier, s.tile_district, s.case,
-            s.card_place, s.deck_size, s.front, s.spot, s.trace, s.inv_count, s.inv_district,
-            s.inv_answer, s.inv_suppressed, s.inv_left, s.attempted, s.solved, s.solved_case,
-            s.failed, s.failed.view(np.uint64), s.score)
+def _state_args(s: State) -> tuple[Any, ...]:
+    """The writer kernels' last two arguments: the failed-solve flags as ``uint64`` words, the state value."""
+    return s.failed.view(np.uint64), s.kernel_value()
 
 
 def write_packed(state: State, player: "int | np.ndarray", scales: np.ndarray, out: "np.ndarray | None" = None,
@@ -333,7 +330,7 @@ def write_packed(state: State, player: "int | np.ndarray", scales: np.ndarray, o
 def _run(players, scales, out, caches, failed, parallel, state):
     B, P = state.batch_size, state.num_players
     lists = _untracked(B, P) if failed is None else (failed.list, failed.count)
-    _packed_kernel.for_batch(B, parallel)(players, _offsets(P), scales, FAILED_COUNT, out, *caches.arrays(), *lists,
+    _packed_kernel.for_batch(B, parallel)(players, _offsets(P), scales, FAILED_COUNT, out, caches.arrays(), *lists,
                                           *_state_args(state))
     return out
 
@@ -364,9 +361,9 @@ class PackedWriter:
         self._caches = _RowCaches(self.batch_size, self.num_players)
         self._parallel = parallel
 
-    def kernel_args(self) -> tuple[np.ndarray, ...]:
-        """``(offsets, scales, failed_count table, buffer, *row caches)``: the row writer's arguments."""
-        return (_offsets(self.num_players), self.scales, FAILED_COUNT, self.buffer, *self._caches.arrays())
+    def kernel_args(self) -> tuple[Any, ...]:
+        """``(offsets, scales, failed_count table, buffer, row caches)``: the row writer's arguments."""
+        return (_offsets(self.num_players), self.scales, FAILED_COUNT, self.buffer, self._caches.arrays())
 
     def write(self, state: State, players: np.ndarray, failed: "object | None" = None) -> np.ndarray:
         """Write row ``b`` for player ``players[b]`` (``int64[B]``, C-contiguous, below ``P``;
@@ -449,20 +446,22 @@ def _pack_wide(wide: np.ndarray, num_players: int) -> np.ndarray:
 
 
 @rule_step
-def _write_packed_int_rows(lo, hi, players, off, out, f_list, f_count, round_, first_player, current_player,
-                           rotation, tier, tile_district, case, card_place, deck_size, front, spot, trace, inv_count,
-                           inv_district, inv_answer, inv_suppressed, inv_left, attempted, solved, solved_case, failed,
-                           failed_words, score):
+def _write_packed_int_rows(lo, hi, players, off, out, f_list, f_count, failed_words, s):
     """Write row ``b`` of ``out`` (``int8`` or ``int16``), for every game ``b`` of ``lo <= b < hi``
     with ``p = players[b] >= 0``: the integer row of player ``p`` (module docstring, "Integer
     rows", layout :data:`INT_LAYOUT_VERSION` 2), every entry written: no row caches, as a row is a
     few hundred bytes built from the state's own ``bool``/``int8`` arrays. ``f_list``/``f_count``
-    as ``_write_packed_rows``.
+    as ``_write_packed_rows``; ``s``: the state (:data:`~pi_env.engine.state.GameArrays`).
 
     Written for the compiler: each block is a slice of the row indexed from 0 (an index ``start +
     x`` into the row costs a negative-index check per entry) and the 36-entry loops run to a
     trip count read from an array (a constant 36 was unrolled into byte-by-byte code; a runtime
     count is vectorized)."""
+    (round_, first_player, current_player, rotation, tier, tile_district, case, card_place, deck_size, front, spot,
+     trace, inv_count, inv_district, inv_answer, inv_suppressed, inv_left, attempted, solved, solved_case, failed,
+     score) = (s.round, s.first_player, s.current_player, s.rotation, s.tier, s.tile_district, s.case, s.card_place,
+               s.deck_size, s.front, s.spot, s.trace, s.inv_count, s.inv_district, s.inv_answer, s.inv_suppressed,
+               s.inv_left, s.attempted, s.solved, s.solved_case, s.failed, s.score)
     E = tile_district.shape[1]  # NUM_ELEMENTS, as a runtime trip count (docstring)
     D = NUM_DISTRICTS
     L = f_list.shape[2]
@@ -544,18 +543,13 @@ def _write_packed_int_rows(lo, hi, players, off, out, f_list, f_count, round_, f
 
 
 @batch_kernel(family="observe")
-def _packed_int_kernel(players, off, out, f_list, f_count, round_, first_player, current_player, rotation, tier,
-                       tile_district, case, card_place, deck_size, front, spot, trace, inv_count, inv_district,
-                       inv_answer, inv_suppressed, inv_left, attempted, solved, solved_case, failed, failed_words,
-                       score):
+def _packed_int_kernel(players, off, out, f_list, f_count, failed_words, s):
     """The packed integer row of player ``players[b]`` into ``out[b]`` for every game (rows with a
     negative player are left alone)."""
     n = out.shape[0]
     for c in prange((n + CHUNK - 1) // CHUNK):
-        _write_packed_int_rows(c * CHUNK, min(n, c * CHUNK + CHUNK), players, off, out, f_list, f_count, round_,
-                               first_player, current_player, rotation, tier, tile_district, case, card_place,
-                               deck_size, front, spot, trace, inv_count, inv_district, inv_answer, inv_suppressed,
-                               inv_left, attempted, solved, solved_case, failed, failed_words, score)
+        _write_packed_int_rows(c * CHUNK, min(n, c * CHUNK + CHUNK), players, off, out, f_list, f_count,
+                               failed_words, s)
 
 
 def _int_dtype(dtype: Any) -> np.dtype[Any]:

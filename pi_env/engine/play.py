@@ -59,7 +59,7 @@ from pi_env.core.errors import PIError
 from pi_env.engine import _play
 from pi_env.engine.api import check_config
 from pi_env.engine.ranking import rank_batch
-from pi_env.engine.state import GameConfig, State
+from pi_env.engine.state import GameConfig, State, kernel_rules
 
 __all__ = ["POLICIES", "RolloutResult", "Script", "play", "rollout", "policy_streams"]
 
@@ -211,9 +211,8 @@ def play(state: State, config: GameConfig, num_steps: int, policy: str = "random
     steps = np.zeros(B, dtype=np.int64)
     games = np.zeros(B, dtype=np.int64)
     _play.play_kernel.for_batch(B, parallel)(
-        int(num_steps), bool(autoreset), code, prng, steps, games, rec, turns, cases, taken, config.num_players,
-        config.rules_code, config.num_rounds, config.max_rotations, config.board.adjacency,
-        np.array(config.investigators, dtype=np.int8), *state.arrays())
+        int(num_steps), bool(autoreset), code, prng, steps, games, rec, turns, cases, taken, kernel_rules(config),
+        state.kernel_value())
     return steps, games
 
 

@@ -25,6 +25,7 @@ from pi_env.core._config import batch_kernel, rule_step
 from pi_env.engine import _kernels as K
 from pi_env.engine.packed import PackedIntWriter, PackedWriter, _write_packed_int_rows, _write_packed_rows
 from pi_env.engine.writer import FailedSolves, ObservationWriter, _track_failed_game, _write_rows
+from pi_env.engine.state import kernel_rules
 
 __all__ = ["advance_kernel", "SelfPlayTurn"]
 
@@ -82,24 +83,21 @@ def advance_kernel(active, learner, notified, acc, row_seat, row_terminal, pendi
 
 
 @rule_step
-def _selfplay_range(lo, hi, actions, rejected, num_players, rules, num_rounds, max_rotations, adjacency,
-                    investigators, learner, notified, acc, row_seat, row_terminal, pending, need_opp, games, out_reward,
-                    out_term, out_trunc, seat8, f_list, f_count, f_round, mask, *S):
+def _selfplay_range(lo, hi, actions, rejected, r, rows, f_list, f_count, f_round, mask, s):
     """Games ``lo <= b < hi`` of :data:`_selfplay_kernel` without the observations (a rule step: no
     reference counting, so the calls it makes per game and per range count no references either)."""
-    (rng, round_, first_player, current_player, rotation, tier, solved_this_rotation, done, truncated, turn,
-     tile_district, district_tile, case, card_place, deck, deck_size, front, spot, trace, inv_count,
-     inv_district, inv_answer, inv_markers, inv_suppressed, inv_left, attempted, solved, solved_case,
-     failed, score, solve_points, penalty, rewards, last_action, last_answer, last_player, extra_turn,
-     round_winner) = S
+    (learner, notified, acc, row_seat, row_terminal, pending, need_opp, games, out_reward, out_term, out_trunc,
+     seat8) = rows
+    round_, current_player, done, truncated, last_player, rewards = (s.round, s.current_player, s.done, s.truncated,
+                                                                     s.last_player, s.rewards)
     P = acc.shape[1]
-    K._step_games(lo, hi, actions, rejected, num_players, rules, num_rounds, max_rotations, adjacency, *S)
+    K._step_games(lo, hi, actions, rejected, r, s)
     any_pending = False
     for b in range(lo, hi):
-        _track_failed_game(b, f_list, f_count, f_round, done, round_, last_action, last_answer, last_player)
+        _track_failed_game(b, f_list, f_count, f_round, done, round_, s.last_action, s.last_answer, last_player)
         any_pending = any_pending or pending[b]
     if any_pending:  # the slots whose last terminal row was returned: new games
-        K._new_games(lo, hi, pending, num_players, investigators, *S)
+        K._new_games(lo, hi, pending, r, s)
         for b in range(lo, hi):
             if pending[b]:
                 pending[b] = False
@@ -114,51 +112,41 @@ def _selfplay_range(lo, hi, actions, rejected, num_players, rules, num_rounds, m
                       out_term, out_trunc, done, truncated, current_player, last_player, rewards)
         seat8[b] = row_seat[b]
     for b in range(lo, hi):
-        K._mask_row(b, mask, True, current_player, done, card_place, inv_count, inv_district, inv_left)
+        K._mask_row(b, mask, True, current_player, done, s.card_place, s.inv_count, s.inv_district, s.inv_left)
 
 
 @batch_kernel(family="selfplay")
-def _selfplay_kernel(actions, rejected, num_players, rules, num_rounds, max_rotations, adjacency, investigators,
-                     learner, notified, acc, row_seat, row_terminal, pending, need_opp, games, out_reward,
-                     out_term, out_trunc, seat8, f_list, f_count, f_round, encode, off, scale, obs, c_td,
-                     c_fpos, c_fn, c_bits, c_held, c_solved, c_inv, p_off, p_scale, p_fcount, p_obs, p_td,
-                     p_bits, p_inv, p_fn, i_off, i_obs, mask, failed_words, *S):
-    """One self-play turn of every game, range by range (module docstring; ``encode``: 0 no
-    observation, 1 the flat rows ``obs``, 2 the packed rows ``p_obs``, 3 the packed integer rows
-    ``i_obs``; ``S``: the state's arrays in :meth:`State.arrays` order). A range is one call of the
+def _selfplay_kernel(actions, rejected, r, rows, f_list, f_count, f_round, encode, flat, packed, ints, mask,
+                     failed_words, s):
+    """One self-play turn of every game, range by range (module docstring; ``r``: the rules,
+    :class:`~pi_env.engine.state.KernelRules`; ``rows``: the caller's row arrays, as
+    :class:`SelfPlayTurn` takes them; ``encode``: 0 no observation, 1 the flat rows (``flat``: the
+    :class:`~pi_env.engine.writer.ObservationWriter`'s offsets, scales, rows and row caches), 2 the
+    packed rows (``packed``: :meth:`~pi_env.engine.packed.PackedWriter.kernel_args`), 3 the packed
+    integer rows (``ints``: :meth:`~pi_env.engine.packed.PackedIntWriter.kernel_args`); ``s``: the
+    state, :data:`~pi_env.engine.state.GameArrays`). A range is one call of the
     rule step ``_selfplay_range`` (the turn and the masks) and one of the writer: a kernel counts
     references (atomic increments and decrements of every array passed) around each call it makes,
     and its calls per range and per row (the mask) had cost ~20% of the one-thread build (the
     threaded build measured no different; the writer's call stays in the kernel, where it measured
     no slower threaded)."""
-    (rng, round_, first_player, current_player, rotation, tier, solved_this_rotation, done, truncated, turn,
-     tile_district, district_tile, case, card_place, deck, deck_size, front, spot, trace, inv_count,
-     inv_district, inv_answer, inv_markers, inv_suppressed, inv_left, attempted, solved, solved_case,
-     failed, score, solve_points, penalty, rewards, last_action, last_answer, last_player, extra_turn,
-     round_winner) = S
+    row_seat = rows[3]
+    off, scale, obs, caches = flat
+    p_off, p_scale, p_fcount, p_obs, p_caches = packed
+    i_off, i_obs = ints
     n = actions.shape[0]
     for c in prange((n + K.CHUNK - 1) // K.CHUNK):
         lo = c * K.CHUNK
-        _selfplay_range(lo, min(n, lo + K.CHUNK), actions, rejected, num_players, rules, num_rounds, max_rotations,
-                        adjacency, investigators, learner, notified, acc, row_seat, row_terminal, pending, need_opp,
-                        games, out_reward, out_term, out_trunc, seat8, f_list, f_count, f_round, mask, *S)
+        _selfplay_range(lo, min(n, lo + K.CHUNK), actions, rejected, r, rows, f_list, f_count, f_round, mask, s)
         # the rows' observations, one call for the range (a call per row cost as much as the row)
         hi = min(n, lo + K.CHUNK)
         if encode == 2:
-            _write_packed_rows(lo, hi, row_seat, p_off, p_scale, p_fcount, p_obs, p_td, p_bits, p_inv, p_fn, f_list,
-                               f_count, round_, first_player, current_player, rotation, tier, tile_district, case,
-                               card_place, deck_size, front, spot, trace, inv_count, inv_district, inv_answer,
-                               inv_suppressed, inv_left, attempted, solved, solved_case, failed, failed_words, score)
+            _write_packed_rows(lo, hi, row_seat, p_off, p_scale, p_fcount, p_obs, p_caches, f_list, f_count,
+                               failed_words, s)
         elif encode == 3:
-            _write_packed_int_rows(lo, hi, row_seat, i_off, i_obs, f_list, f_count, round_, first_player,
-                                   current_player, rotation, tier, tile_district, case, card_place, deck_size, front,
-                                   spot, trace, inv_count, inv_district, inv_answer, inv_suppressed, inv_left,
-                                   attempted, solved, solved_case, failed, failed_words, score)
+            _write_packed_int_rows(lo, hi, row_seat, i_off, i_obs, f_list, f_count, failed_words, s)
         elif encode == 1:
-            _write_rows(lo, hi, row_seat, off, scale, obs, c_td, c_fpos, c_fn, c_bits, c_held, c_solved, c_inv, f_list,
-                        f_count, round_, first_player, current_player, rotation, tier, tile_district, case,
-                        card_place, deck_size, front, spot, trace, inv_count, inv_district, inv_answer,
-                        inv_suppressed, inv_left, attempted, solved, solved_case, failed, failed_words, score)
+            _write_rows(lo, hi, row_seat, off, scale, obs, caches, f_list, f_count, failed_words, s)
 
 
 class SelfPlayTurn:
@@ -197,13 +185,12 @@ class SelfPlayTurn:
         ints = writer if isinstance(writer, PackedIntWriter) else PackedIntWriter(1, P)
         code = (0 if writer is None else 1 if isinstance(writer, ObservationWriter)
                 else 2 if isinstance(writer, PackedWriter) else 3)
-        enc: tuple[Any, ...] = (code, flat._offsets, flat.scales, flat._rows, *flat._caches.arrays(),
-                                *packed.kernel_args(), *ints.kernel_args())
+        enc: tuple[Any, ...] = (code, (flat._offsets, flat.scales, flat._rows, flat._caches.arrays()),
+                                packed.kernel_args(), ints.kernel_args())
         cfg = engine.config
         self._rejected = engine._rejected
-        self._args = (P, cfg.rules_code, cfg.num_rounds, cfg.max_rotations, cfg.board.adjacency,
-                      np.array(cfg.investigators, dtype=np.int8), *rows, failed.list, failed.count,
-                      failed.round, *enc, mask, st.failed.view(np.uint64), *st.arrays())
+        self._args = (kernel_rules(cfg), tuple(rows), failed.list, failed.count,
+                      failed.round, *enc, mask, st.failed.view(np.uint64), st.kernel_value())
 
     def __call__(self, actions: np.ndarray) -> None:
         """Play ``actions`` (``int64[B]``, C-contiguous; any value for a finished game; an illegal

@@ -65,7 +65,8 @@ Size :data:`OBSERVATION_SIZE` = 2452; offsets :func:`observation_layout`, named 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections import namedtuple
+from dataclasses import dataclass, field, fields
 from typing import Sequence
 
 import numpy as np
@@ -190,6 +191,15 @@ class SoloState(BatchArrays):
     last_action: np.ndarray
     last_answer: np.ndarray
 
+    def kernel_value(self) -> "SoloArrays":
+        """The arrays as the one value the kernels take (:data:`SoloArrays`, the same arrays, not copies)."""
+        return SoloArrays(*self.arrays())
+
+
+SoloArrays = namedtuple("SoloArrays", [f.name for f in fields(SoloState)])
+SoloArrays.__doc__ = """A solo state as the kernels take it: a named tuple of :class:`SoloState`'s arrays
+(``s.rng``, ...), derived from its fields (as :data:`pi_env.engine.state.GameArrays`)."""
+
 
 def empty_solo_state(batch_size: int) -> SoloState:
     """Zeroed arrays with the documented shapes and dtypes (:func:`init` fills them)."""
@@ -211,11 +221,16 @@ def empty_solo_state(batch_size: int) -> SoloState:
 
 
 @batch_kernel(family="init")
-def _init_kernel(which, investigators, use_display, rng, tile_district, district_tile, case,
-                 card_place, deck, deck_size, spot, trace, nothing, inv_placed, inv_answer,
-                 inv_suppressed, inv_left, failed, actions, investigators_used, wrong_solves, done,
-                 solved, truncated, forfeited, last_action, last_answer):
-    """Set up game b from ``rng[b]`` for every ``which[b]`` (docs/rules.md §3 steps 1–3, §8)."""
+def _init_kernel(which, investigators, use_display, s):
+    """Set up game b from ``rng[b]`` for every ``which[b]`` (docs/rules.md §3 steps 1–3, §8);
+    ``s``: the state (:data:`SoloArrays`)."""
+    (rng, tile_district, district_tile, case, card_place, deck, deck_size, spot, trace, nothing, inv_placed,
+     inv_answer, inv_suppressed, inv_left, failed, actions, investigators_used, wrong_solves, done, solved, truncated,
+     forfeited, last_action, last_answer) = (
+        s.rng, s.tile_district, s.district_tile, s.case, s.card_place, s.deck, s.deck_size, s.spot, s.trace,
+        s.nothing, s.inv_placed, s.inv_answer, s.inv_suppressed, s.inv_left, s.failed, s.actions,
+        s.investigators_used, s.wrong_solves, s.done, s.solved, s.truncated, s.forfeited, s.last_action,
+        s.last_answer)
     for b in prange(rng.shape[0]):
         if not which[b]:
             continue
@@ -286,12 +301,16 @@ def _mask_kernel(out, done, card_place, inv_placed, inv_left):
 
 
 @batch_kernel(family="step")
-def _step_kernel(acts, use_display, max_actions, adjacency, rng, tile_district, district_tile, case,
-                 card_place, deck, deck_size, spot, trace, nothing, inv_placed, inv_answer,
-                 inv_suppressed, inv_left, failed, actions, investigators_used, wrong_solves, done,
-                 solved, truncated, forfeited, last_action, last_answer):
+def _step_kernel(acts, use_display, max_actions, adjacency, s):
     """Apply ``acts[b]`` to every game b not done (docs/rules.md §4.1–§4.3, §8); an illegal action
-    forfeits the game."""
+    forfeits the game. ``s``: the state (:data:`SoloArrays`)."""
+    (rng, tile_district, district_tile, case, card_place, deck, deck_size, spot, trace, nothing, inv_placed,
+     inv_answer, inv_suppressed, inv_left, failed, actions, investigators_used, wrong_solves, done, solved, truncated,
+     forfeited, last_action, last_answer) = (
+        s.rng, s.tile_district, s.district_tile, s.case, s.card_place, s.deck, s.deck_size, s.spot, s.trace,
+        s.nothing, s.inv_placed, s.inv_answer, s.inv_suppressed, s.inv_left, s.failed, s.actions,
+        s.investigators_used, s.wrong_solves, s.done, s.solved, s.truncated, s.forfeited, s.last_action,
+        s.last_answer)
     for b in prange(acts.shape[0]):
         if done[b]:
             continue
@@ -520,7 +539,7 @@ def reset_games(state: SoloState, config: SoloConfig, which: np.ndarray) -> Solo
         raise PIError(f"which must be bool[{state.batch_size}], got shape {which.shape}")
     if which.any():
         _init_kernel.for_batch(state.batch_size)(which, config.investigators, config.use_display,
-                                                 *state.arrays())
+                                                 state.kernel_value())
     return state
 
 
@@ -583,7 +602,7 @@ def step_inplace(state: SoloState, actions: np.ndarray, config: SoloConfig, chec
     """
     a = _check_actions(state, actions, check)
     _step_kernel.for_batch(state.batch_size)(a, config.use_display, config.max_actions,
-                                             config.board.adjacency, *state.arrays())
+                                             config.board.adjacency, state.kernel_value())
     return state
 
 

@@ -16,9 +16,10 @@ after ``GameConfig.max_rounds`` rounds ends with ``truncated`` set and no game r
 
 from __future__ import annotations
 
+from collections import namedtuple
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -338,6 +339,38 @@ class State(BatchArrays):
     def num_players(self) -> int:
         return int(self.case.shape[1])
 
+    def kernel_value(self) -> "GameArrays":
+        """The arrays as the one value the kernels take (:data:`GameArrays`, the same arrays, not copies)."""
+        return GameArrays(*self.arrays())
+
+
+GameArrays = namedtuple("GameArrays", [f.name for f in fields(State)])
+GameArrays.__doc__ = """The state as the kernels take it: a named tuple of :class:`State`'s arrays, fields in its
+declaration order (``s.rng``, ``s.round``, ...), built by :meth:`State.kernel_value`. Numba resolves a field
+at compile time, so ``s.score[b, i]`` costs what a separate ``score`` argument did. Derived from
+:class:`State`'s fields: a new field is declared in :class:`State` and allocated in :func:`empty_state`,
+nothing else."""
+
+
+class KernelRules(NamedTuple):
+    """A :class:`GameConfig` as the step and init kernels take it (:func:`kernel_rules`)."""
+
+    num_players: int
+    rules: int
+    """:attr:`GameConfig.rules_code`."""
+    num_rounds: int
+    max_rotations: int
+    adjacency: np.ndarray
+    """``bool[14, 14]`` the board's adjacency."""
+    investigators: np.ndarray
+    """``int8[P]`` starting investigator tiles."""
+
+
+def kernel_rules(config: GameConfig) -> KernelRules:
+    """The rules options of ``config`` as the kernels take them."""
+    return KernelRules(config.num_players, config.rules_code, config.num_rounds, config.max_rotations,
+                       config.board.adjacency, np.array(config.investigators, dtype=np.int8))
+
 
 def empty_state(batch_size: int, num_players: int) -> State:
     """Zeroed state arrays with the documented shapes and dtypes (setup fills them)."""
@@ -362,4 +395,4 @@ def empty_state(batch_size: int, num_players: int) -> State:
     )
 
 
-__all__ = ["GameConfig", "State", "empty_state", "replace", "VARIANTS", "MODES", "DEFAULT_MAX_ROUNDS"]
+__all__ = ["GameConfig", "State", "GameArrays", "KernelRules", "kernel_rules", "empty_state", "replace", "VARIANTS", "MODES", "DEFAULT_MAX_ROUNDS"]

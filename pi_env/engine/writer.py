@@ -114,16 +114,21 @@ def _write_investigators(o, off, scale, ci, b, q, j, inv_count, inv_district, in
 
 
 @rule_step
-def _write_rows(lo, hi, players, off, scale, out, c_td, c_fpos, c_fn, c_bits, c_held, c_solved, c_inv, f_list, f_count, round_,
-               first_player, current_player, rotation, tier, tile_district, case, card_place, deck_size, front,
-               spot, trace, inv_count, inv_district, inv_answer, inv_suppressed, inv_left, attempted, solved,
-               solved_case, failed, failed_words, score):
+def _write_rows(lo, hi, players, off, scale, out, caches, f_list, f_count, failed_words, s):
     """Write row ``b`` of ``out``, for every game ``b`` of ``lo <= b < hi`` with ``p = players[b] >= 0``:
     the observation of player ``p`` (see ``_write_kernel``), each
     entry times its component's ``scale``, touching only the entries that change.
 
     One call per range of games, not per row: a call passes every array as its fields, measured
-    ~0.28 µs a call with these ~35 arrays (2 players, load 7), a quarter of a row's whole cost."""
+    ~0.28 µs a call with these ~35 arrays (2 players, load 7), a quarter of a row's whole cost.
+    ``caches``: the row caches (``_RowCaches.arrays()``); ``s``: the state
+    (:data:`~pi_env.engine.state.GameArrays`); ``failed_words``: ``s.failed`` as ``uint64`` words."""
+    c_td, c_fpos, c_fn, c_bits, c_held, c_solved, c_inv = caches
+    (round_, first_player, current_player, rotation, tier, tile_district, case, card_place, deck_size, front, spot,
+     trace, inv_count, inv_district, inv_answer, inv_suppressed, inv_left, attempted, solved, solved_case, failed,
+     score) = (s.round, s.first_player, s.current_player, s.rotation, s.tier, s.tile_district, s.case, s.card_place,
+               s.deck_size, s.front, s.spot, s.trace, s.inv_count, s.inv_district, s.inv_answer, s.inv_suppressed,
+               s.inv_left, s.attempted, s.solved, s.solved_case, s.failed, s.score)
     for b in range(lo, hi):
         p = players[b]
         if p >= 0:
@@ -226,16 +231,13 @@ def _write_rows(lo, hi, players, off, scale, out, c_td, c_fpos, c_fn, c_bits, c_
 
 
 @batch_kernel(family="observe")
-def _write_kernel(players, off, scale, out, c_td, c_fpos, c_fn, c_bits, c_held, c_solved, c_inv,
-                 f_list, f_count, round_, first_player, current_player, rotation, tier, tile_district, case,
-                 card_place, deck_size, front, spot, trace, inv_count, inv_district, inv_answer,
-                 inv_suppressed, inv_left, attempted, solved, solved_case, failed, failed_words,
-                 score):
+def _write_kernel(players, off, scale, out, caches, f_list, f_count, failed_words, s):
     """Write the observation of player ``players[b]`` (docs/rules.md §9; the layout of
     :func:`pi_env.engine.observation_layout`), each entry times its component's ``scale``, into
     ``out[b]`` (rows with a negative player are left alone), touching only the entries that change.
 
-    The row caches say what row ``b`` holds now (all "empty" for an all-zero row):
+    The row caches (``caches``, the tuple of ``_RowCaches.arrays()``) say what row ``b`` holds now
+    (all "empty" for an all-zero row):
     ``c_td[b, x]`` the district of tile ``x`` (``-1`` none); ``c_fpos[b, :c_fn[b]]`` the failed-block
     entries set to 1 (``c_fn[b] > K``: too many to remember, clear the whole block);
     ``c_bits[b]`` 36-bit masks of display, discard and, per relative seat, front, spot, trace;
@@ -245,15 +247,13 @@ def _write_kernel(players, off, scale, out, c_td, c_fpos, c_fn, c_bits, c_held, 
 
     ``f_list[b, q, :f_count[b, q]]`` are player ``q``'s failed solves this round when the caller
     tracks them (:class:`FailedSolves`); ``f_count[b, q] > L`` means "not tracked": the kernel
-    scans ``failed`` (the 1680 flags, as ``uint64`` words) instead.
+    scans ``failed`` (the 1680 flags, as ``uint64`` words ``failed_words``) instead. ``s``: the state
+    (:data:`~pi_env.engine.state.GameArrays`).
     """
     n = out.shape[0]
     for c in prange((n + CHUNK - 1) // CHUNK):
-        _write_rows(c * CHUNK, min(n, c * CHUNK + CHUNK), players, off, scale, out, c_td, c_fpos, c_fn, c_bits,
-                    c_held, c_solved, c_inv, f_list, f_count, round_, first_player, current_player, rotation, tier,
-                    tile_district, case, card_place, deck_size, front, spot, trace, inv_count, inv_district,
-                    inv_answer, inv_suppressed, inv_left, attempted, solved, solved_case, failed, failed_words,
-                    score)
+        _write_rows(c * CHUNK, min(n, c * CHUNK + CHUNK), players, off, scale, out, caches, f_list, f_count,
+                    failed_words, s)
 
 
 @rule_step(inline=True)
@@ -371,11 +371,9 @@ def _untracked(batch_size: int, num_players: int) -> tuple[np.ndarray, np.ndarra
             np.full((batch_size, num_players), 2, dtype=np.int64))
 
 
-def _state_args(s: State) -> tuple[np.ndarray, ...]:
-    return (s.round, s.first_player, s.current_player, s.rotation, s.tier, s.tile_district, s.case,
-            s.card_place, s.deck_size, s.front, s.spot, s.trace, s.inv_count, s.inv_district,
-            s.inv_answer, s.inv_suppressed, s.inv_left, s.attempted, s.solved, s.solved_case,
-            s.failed, s.failed.view(np.uint64), s.score)
+def _state_args(s: State) -> tuple[Any, ...]:
+    """The writer kernels' last two arguments: the failed-solve flags as ``uint64`` words, the state value."""
+    return s.failed.view(np.uint64), s.kernel_value()
 
 
 def _check_scales(scales: np.ndarray) -> np.ndarray:
@@ -466,7 +464,7 @@ class ObservationWriter:
                 if players.shape != (self.batch_size,) or players.max(initial=-1) >= state.num_players:
                     raise PIError(f"players must be int[{self.batch_size}] with entries < {state.num_players}")
         lists = self._no_lists if failed is None else (failed.list, failed.count)
-        self._kernel(players, self._offsets, self.scales, self._rows, *self._caches.arrays(), *lists,
+        self._kernel(players, self._offsets, self.scales, self._rows, self._caches.arrays(), *lists,
                      *_state_args(state))
         return self._rows
 
@@ -496,6 +494,6 @@ def observe_scaled(state: State, player: "int | np.ndarray", scales: np.ndarray,
             raise PIError(f"out must be float32[{B}, {D}], got {getattr(out, 'dtype', type(out).__name__)}"
                           f"[{', '.join(map(str, getattr(out, 'shape', ())))}]")
         out[:] = 0.0
-    _write_kernel.for_batch(B)(players, _offsets(P), s, out, *_RowCaches(B, P, 1).arrays(),
+    _write_kernel.for_batch(B)(players, _offsets(P), s, out, _RowCaches(B, P, 1).arrays(),
                                *_untracked(B, P), *_state_args(state))
     return out
