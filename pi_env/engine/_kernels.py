@@ -36,7 +36,7 @@ Attack kernels of :mod:`pi_env.engine.solo`, so both modes answer by the same co
 import numpy as np
 from numba import prange
 
-from pi_env.core._config import batch_kernel, kernel, rule_step
+from pi_env.core._config import batch_kernel, rule_step
 from pi_env.core.constants import (IN_DECK, IN_DISCARD, IN_FRONT, INVESTIGATE_BASE, MAX_INVESTIGATORS, NOTHING,
                                    NUM_CASES, NUM_ELEMENTS, ON_DISPLAY, SOLVE_BASE, SPOT)
 from pi_env.core.rules import (WRONG_SOLVE_PENALTY, clue_answer, clue_card_takeable, finished_for_round_end,

@@ -196,7 +196,7 @@ class SoloState(BatchArrays):
         return SoloArrays(*self.arrays())
 
 
-SoloArrays = namedtuple("SoloArrays", [f.name for f in fields(SoloState)])
+SoloArrays = namedtuple("SoloArrays", [f.name for f in fields(SoloState)])  # type: ignore[misc]  # fields of SoloState
 SoloArrays.__doc__ = """A solo state as the kernels take it: a named tuple of :class:`SoloState`'s arrays
 (``s.rng``, ...), derived from its fields (as :data:`pi_env.engine.state.GameArrays`)."""
 

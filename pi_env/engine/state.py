@@ -344,7 +344,7 @@ class State(BatchArrays):
         return GameArrays(*self.arrays())
 
 
-GameArrays = namedtuple("GameArrays", [f.name for f in fields(State)])
+GameArrays = namedtuple("GameArrays", [f.name for f in fields(State)])  # type: ignore[misc]  # fields of State, by design
 GameArrays.__doc__ = """The state as the kernels take it: a named tuple of :class:`State`'s arrays, fields in its
 declaration order (``s.rng``, ``s.round``, ...), built by :meth:`State.kernel_value`. Numba resolves a field
 at compile time, so ``s.score[b, i]`` costs what a separate ``score`` argument did. Derived from

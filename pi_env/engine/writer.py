@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from numba import prange
 
-from pi_env.core._config import batch_kernel, kernel, rule_step
+from pi_env.core._config import batch_kernel, rule_step
 from pi_env.core.constants import IN_DISCARD, MAX_INVESTIGATORS, NUM_CASES, NUM_ELEMENTS, ON_DISPLAY, SOLVE_BASE
 from pi_env.core.errors import PIError
 from pi_env.engine._kernels import CHUNK
