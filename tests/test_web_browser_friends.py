@@ -109,6 +109,8 @@ def test_two_people_and_two_agents_play_by_link_to_the_end(two_browsers, server)
             break
         who = int(who)
         d = (ann, bob)[who]
+        if d.find_element("id", "round-summary").is_displayed():  # a round ended: read, then dismiss
+            d.find_element("id", "summary-close").click()
         version = attr(d, "data-version")
         if moves[who] % 3 == 2:
             for sel, value in (("solve-suspect", "1"), ("solve-evidence", "2"), ("solve-location", "3")):
@@ -121,6 +123,6 @@ def test_two_people_and_two_agents_play_by_link_to_the_end(two_browsers, server)
         moves[who] += 1
         wait_for(lambda: attr(d, "data-version") != version, what="the move to be played")
     assert moves[0] >= 1 and moves[1] >= 1
-    ends = [wait_for(lambda: d.find_element("id", "end").text, what="the end screen") for d in (ann, bob)]
-    assert ends[0] == ends[1] and ends[0].startswith("Final:")
+    ends = [wait_for(lambda: d.find_element("id", "end-title").text, what="the end screen") for d in (ann, bob)]
+    assert ends[0] == ends[1] and ends[0].startswith("The game is over: ")
     assert attr(ann, "data-version") == attr(bob, "data-version")

@@ -200,7 +200,8 @@ async function send(action) {
   try {
     const view = await api("POST", `/api/games/${GAME}/move`, {version: current.version, action}, TOKEN);
     say("");
-    render(view);
+    // the pushed views may already be ahead (agents moving at once): never draw an older one
+    if (view.version > current.version || view.done !== current.done) render(view);
   } catch (e) {
     say(e.message, "error");
   } finally {
