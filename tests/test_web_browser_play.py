@@ -83,13 +83,11 @@ def test_round_summary_then_end_screen_with_the_engine_winner(browser, server):
     gid, links = create(server, ["human", "greedy", "greedy", "greedy"], seed=7)
     d.get(server + links[0])
     # P0 never solves; the server's summary (its exact values: tests/test_web_play_ux.py) as shown
-    def summary_shown():  # found again each time: the page may redraw it
-        return d.find_element("id", "round-summary").is_displayed()
-
+    summary = d.find_element("id", "round-summary")
     checked = 0
-    while not summary_shown():
-        wait_for(lambda: attr(d, "data-your-turn") == "1" or summary_shown(), what="my turn or the summary")
-        if not summary_shown():
+    while not summary.is_displayed():
+        wait_for(lambda: attr(d, "data-your-turn") == "1" or summary.is_displayed(), what="my turn or the summary")
+        if not summary.is_displayed():
             n, bad = d.execute_script(MARKERS_CLEAR)  # no spot or trace over a word
             assert bad == [], bad
             checked += n
