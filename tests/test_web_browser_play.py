@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_web_browser import ABSENT, CHROMEDRIVER, CHROMIUM, attr, browser, wait_for  # noqa: F401
+from test_web_browser import ABSENT, CHROMEDRIVER, CHROMIUM, attr, browser, wait_for  # noqa: F401
 
 pytest.importorskip("fastapi", reason="the web app needs the 'web' extra: pip install '.[web]'")
 pytestmark = [pytest.mark.browser,

@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("fastapi", reason="the web app needs the 'web' extra: pip install '.[web]'")
 pytest.importorskip("httpx", reason="the test client needs httpx")
 
-from tests.web_client import client  # noqa: E402
+from web_client import client  # noqa: E402
 
 HTML = {"accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
 
