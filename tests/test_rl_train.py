@@ -318,7 +318,7 @@ def _tiny_run(tmp_path, *extra, name="run", steps=4096):
     out = tmp_path / name
     argv = ["2p", "--timesteps", str(steps), "--out", str(out), "--num-envs", "64", "--n-steps", "16",
             "--batch-size", "512", "--n-epochs", "1", "--trunk", "32", "--hidden", "16", "--no-progress",
-            "--checkpoint-every", "2048", *extra]
+            "--checkpoint-every", "2048", "--eval-games", "32", *extra]
     return main(argv), out
 
 

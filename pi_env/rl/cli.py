@@ -50,7 +50,7 @@ def _train_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--timesteps", type=int, help="environment steps in total over every session of the run, rounded up to whole updates "
                         "(default 10M, or with --max-minutes until the time runs out; with --resume: the saved target)")
     p.add_argument("--out", required=True, help="run directory")
-    p.add_argument("--seed", type=int, help="seed (default 0)")
+    p.add_argument("--seed", type=int, help="seed of the training games, seats, draws and torch: 0..2**39 (default 0)")
     p.add_argument("--num-envs", type=int,
                    help=f"games stepped together (default {DEFAULT_NUM_ENVS})")
     p.add_argument("--opponents",
@@ -58,7 +58,14 @@ def _train_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--snapshot-weight", type=float, help="weight of the learner's snapshots (default 0)")
     p.add_argument("--snapshot-every", type=int, help="updates between snapshots (default 20)")
     p.add_argument("--max-snapshots", type=int)
-    p.add_argument("--reward", choices=("win", "score"))
+    p.add_argument("--reward", choices=("win", "score", "rank"),
+                   help="win: share of first place at the end (default); score: score changes; "
+                        "rank: (players below - players above) / (P - 1) at the end")
+    p.add_argument("--eval-every", type=int,
+                   help="updates between evaluations against fixed opponents on held-apart games "
+                        "(default 25; 0: never)")
+    p.add_argument("--eval-games", type=int, help="games per evaluation (default 256)")
+    p.add_argument("--eval-opponents", help="the built-in agent on every other seat in evaluations (default heuristic)")
     p.add_argument("--encoding", help=f"policy input: {', '.join(PLAYER_ENCODINGS)} (default compact-v1)")
     p.add_argument("--trunk", type=_ints,
                    help=f"trunk widths (default {','.join(map(str, DEFAULT_TRUNK))})")
@@ -107,6 +114,8 @@ def _check_agents(p: Any, args: Any) -> None:
     checks: list[tuple[str, Any]] = [
         (flag, lambda text=text, flag=flag: [batch_opponent(name, config) for name, _ in parse_opponents(text, flag)])
         for flag, text in (("--opponents", args.opponents), ("--imitate-opponents", args.imitate_opponents))]
+    if args.eval_every:
+        checks.append(("--eval-opponents", lambda: batch_opponent(args.eval_opponents, config)))
     if args.imitate:
         checks.append(("--imitate", lambda: check_agent(args.imitate, config.num_players)))
     for flag, check in checks:
@@ -193,8 +202,8 @@ def _train_main(argv: Sequence[str] | None, prog: str) -> int:
                      max_minutes=a["max_minutes"], imitate_teacher=a["imitate"], imitate_rows=a["imitate_rows"],
                      imitate_opponents=a["imitate_opponents"], dagger_rounds=a["dagger_rounds"],
                      dagger_beta=a["dagger_beta"], imitate_workers=a["imitate_workers"],
-                     imitate_epochs=a["imitate_epochs"], demos=a["demos"],
-                     resume=args.resume, force=args.force, progress=not args.no_progress, verbose=args.verbose,
+                     imitate_epochs=a["imitate_epochs"], demos=a["demos"], eval_every=a["eval_every"],
+                     eval_games=a["eval_games"], eval_opponents=a["eval_opponents"], resume=args.resume, force=args.force, progress=not args.no_progress, verbose=args.verbose,
                      n_steps=a["n_steps"], batch_size=a["batch_size"], n_epochs=a["n_epochs"],
                      learning_rate=a["learning_rate"], ent_coef=a["ent_coef"], gamma=a["gamma"])
     except TrainingInterrupted as exc:

@@ -39,10 +39,14 @@ from pi_env.agents.learned import (ENCODINGS, POLICY_ACTIONS, SOLVE_ACTION, best
                                   encoding_size, policy_mask)
 from pi_env.core.constants import SOLVE_BASE
 from pi_env.core.errors import PIError
+from pi_env.core.rules import is_case
 from pi_env.envs.selfplay import SelfPlayVecEnv
 from pi_env.rl.pool import batch_opponent
 
-__all__ = ["LearnerBatch", "SB3LearnerVecEnv", "torchrl_env"]
+__all__ = ["LearnerBatch", "SB3LearnerVecEnv", "torchrl_env", "REWARDS"]
+
+REWARDS = ("win", "score", "rank")
+"""The learner's reward options (:class:`LearnerBatch` ``reward``)."""
 
 
 class LearnerBatch:
@@ -54,10 +58,12 @@ class LearnerBatch:
         opponents: ``num_players − 1`` entries (module docstring).
         encoding: the policy input (:data:`pi_env.agents.learned.ENCODINGS`).
         seed: seed of the first reset (engine games, seats, opponents' draws).
-        reward: ``"score"``: the learner's score changes (a game's rewards sum to its final score);
-            ``"win"``: 0 until the game ends, then the learner's share of first place after the
-            tiebreaks (docs/rules.md §5; a first place shared by ``k`` players is ``1/k``, as
-            tournaments count it).
+        reward: one of :data:`REWARDS`. ``"score"``: the learner's score changes (a game's rewards
+            sum to its final score); ``"win"``: 0 until the game ends, then the learner's share of
+            first place after the tiebreaks (docs/rules.md §5; a first place shared by ``k`` players
+            is ``1/k``, as tournaments count it); ``"rank"``: 0 until the game ends, then
+            ``(players below − players above) / (P − 1)`` in the final standings after the
+            tiebreaks, in ``[-1, 1]`` (tied players count neither way).
         parallel: threaded engine kernels (``None``: as :mod:`pi_env.core._config` decides).
         **rules: further :class:`~pi_env.engine.GameConfig` options (``edition``, ...).
 
@@ -70,8 +76,8 @@ class LearnerBatch:
                  **rules: Any):
         from pi_env.engine import GameConfig
 
-        if reward not in ("score", "win"):
-            raise PIError(f"reward must be 'score' or 'win', got {reward!r}")
+        if reward not in REWARDS:
+            raise PIError(f"reward must be one of {', '.join(map(repr, REWARDS))}, got {reward!r}")
         self.reward = reward
         config = GameConfig(num_players=num_players, **rules)
         if len(opponents) != num_players - 1:
@@ -88,6 +94,7 @@ class LearnerBatch:
         self._return = np.zeros(num_envs)
         self._length = np.zeros(num_envs, dtype=np.int64)
         self._restart = np.zeros(num_envs, dtype=bool)
+        self._wrong = np.zeros(num_envs, dtype=np.int64)
 
     def _convert(self, obs: np.ndarray, info: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
         self._seat[:] = info["to_move"]
@@ -105,6 +112,7 @@ class LearnerBatch:
         self._return[:] = 0.0
         self._length[:] = 0
         self._restart[:] = False
+        self._wrong[:] = 0
         return self._convert(obs, info)
 
     def engine_actions(self, choices: np.ndarray) -> np.ndarray:
@@ -123,7 +131,9 @@ class LearnerBatch:
 
         Returns:
             ``(x, mask, rewards float32[B], done bool[B], truncated bool[B], episodes)``:
-            ``episodes`` lists ``(b, {"r", "l", "score", "win"})`` for the games that ended.
+            ``episodes`` lists ``(b, {"r", "l", "score", "win", "rank", "wrong"})`` for the games that
+            ended: return, length (learner turns), the learner's final score, its share of first
+            place, its rank reward (``reward`` ``"rank"``), and its wrong solves in the game.
         """
         return self.step_engine(self.engine_actions(choices))
 
@@ -131,45 +141,72 @@ class LearnerBatch:
         """As :meth:`step`, with engine actions ``int64[B]`` (``0..1729``, legal for the rows that
         are turns) instead of compact choices."""
         st = self.venv.state
-        obs, rewards, term, trunc, info = self.venv.step(np.asarray(actions, dtype=np.int64))
+        actions = np.asarray(actions, dtype=np.int64)
+        self._count_wrong_solves(st, actions)
+        obs, rewards, term, trunc, info = self.venv.step(actions)
         rewards = np.asarray(rewards, dtype=np.float32)
         done = term | trunc
-        if self.reward == "win":
+        if self.reward != "score":
             rewards = np.zeros_like(rewards)
         self._length += ~self._restart
         episodes = []
         ended = np.flatnonzero(done)
         if ended.size:
             seats = np.asarray(info["to_move"], dtype=np.int64)[ended]
-            wins = self._wins(st, ended, seats)
-            if self.reward == "win":
-                rewards[ended] = wins
+            wins, ranks = self._wins(st, ended, seats), self._ranks(st, ended, seats)
+            if self.reward != "score":
+                rewards[ended] = wins if self.reward == "win" else ranks
             scores = st.score[ended, seats].astype(np.int64)
             returns = self._return[ended] + rewards[ended]
             for i, b in enumerate(ended.tolist()):
                 episodes.append((b, {"r": float(returns[i]), "l": int(self._length[b]), "score": int(scores[i]),
-                                     "win": float(wins[i])}))
+                                     "win": float(wins[i]), "rank": float(ranks[i]), "wrong": int(self._wrong[b])}))
             self._return[ended] = -rewards[ended]
             self._length[ended] = 0
+            self._wrong[ended] = 0
         self._return += rewards
         self._restart = done
         x, mask = self._convert(obs, info)
         return x, mask, rewards, done, np.asarray(trunc), episodes
 
-    def _wins(self, st: Any, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
-        """``float64[n]``: the share of first place of ``seats[i]`` in the finished game ``games[i]``
-        after the tiebreaks (docs/rules.md §5, :func:`pi_env.engine.ranking.rank_players`, in numpy)."""
-        if games.size == 0:
-            return np.zeros(0)
+    def _count_wrong_solves(self, st: Any, actions: np.ndarray) -> None:
+        """Add the learner's wrong solves among ``actions`` (engine actions of the rows that are
+        turns) to the game's count, judged by the rule (:func:`pi_env.core.rules.is_case`) before the
+        step; the count is the environment's bookkeeping, never part of the policy's input."""
+        for b in np.flatnonzero((actions >= SOLVE_BASE) & ~self._restart).tolist():
+            if not is_case(st.case[b, self._seat[b]], actions[b] - SOLVE_BASE):
+                self._wrong[b] += 1
+
+    def _standing_keys(self, st: Any, games: np.ndarray) -> np.ndarray:
+        """``int64[n, P]``: the final standings' order key of every player of ``games`` (higher is
+        better) after the tiebreaks of docs/rules.md §5 (:func:`pi_env.engine.ranking.rank_players`,
+        in numpy): score, then investigator tiles left, then (first edition) fewer penalty points;
+        a duel by score alone."""
         cfg = self.config
         key = st.score[games].astype(np.int64) * 64
         if cfg.mode != "duel":
             key = (key + st.inv_left[games]) * 64
             if cfg.edition == "first":
                 key = key - st.penalty[games]
-        top = key.max(axis=1)
-        first = key == top[:, None]
+        return key
+
+    def _wins(self, st: Any, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """``float64[n]``: the share of first place of ``seats[i]`` in the finished game ``games[i]``
+        after the tiebreaks (docs/rules.md §5)."""
+        if games.size == 0:
+            return np.zeros(0)
+        key = self._standing_keys(st, games)
+        first = key == key.max(axis=1)[:, None]
         return np.where(first[np.arange(games.size), seats], 1.0 / first.sum(axis=1), 0.0)
+
+    def _ranks(self, st: Any, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """``float64[n]``: the rank reward of ``seats[i]`` in the finished game ``games[i]``:
+        ``(players below − players above) / (P − 1)`` after the tiebreaks (docs/rules.md §5)."""
+        if games.size == 0:
+            return np.zeros(0)
+        key = self._standing_keys(st, games)
+        mine = key[np.arange(games.size), seats][:, None]
+        return ((key < mine).sum(axis=1) - (key > mine).sum(axis=1)) / (self.num_players - 1)
 
 
 class _GymFacade:
@@ -225,7 +262,7 @@ def _sb3_learner_class() -> type:
         def step_wait(self):
             out, rewards, done, infos = super().step_wait()
             for b, ep in self.venv.episodes:
-                infos[b]["episode"].update(score=ep["score"], win=ep["win"])
+                infos[b]["episode"].update(score=ep["score"], win=ep["win"], rank=ep["rank"], wrong=ep["wrong"])
                 infos[b]["episode"]["l"] = ep["l"]
             return out, rewards, done, infos
 

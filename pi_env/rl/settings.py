@@ -10,10 +10,10 @@ from typing import Any
 
 from pi_env.core.errors import PIError
 
-__all__ = ["TASKS", "UNTIL_TIME_RUNS_OUT", "PPO_DEFAULTS", "DEFAULT_NUM_ENVS", "DEFAULT_TRUNK", "DEFAULT_HIDDEN", "parse_opponents",
+__all__ = ["TASKS", "MAX_SEED", "UNTIL_TIME_RUNS_OUT", "PPO_DEFAULTS", "DEFAULT_NUM_ENVS", "DEFAULT_TRUNK", "DEFAULT_HIDDEN", "parse_opponents",
            "FIXED_SETTINGS", "DEFAULTS", "SETTINGS_SCHEMA", "check_settings"]
 
-TASKS = {"2p": 2, "4p": 4}
+TASKS = {"2p": 2, "3p": 3, "4p": 4, "5p": 5}
 PPO_DEFAULTS: dict[str, Any] = {"n_steps": 16, "batch_size": 16384, "n_epochs": 2, "learning_rate": 3e-4,
                                 "gamma": 0.995, "gae_lambda": 0.95, "clip_range": 0.2, "ent_coef": 0.01,
                                 "vf_coef": 0.5, "max_grad_norm": 0.5, "target_kl": None}
@@ -51,6 +51,9 @@ def parse_opponents(text: str, flag: str = "--opponents") -> list[tuple[str, flo
     return out
 
 
+MAX_SEED = 2**39
+"""The largest training seed: training games come from seeds below the evaluation games' seed
+(:data:`pi_env.rl.evaluation.EVAL_SEED`, ``2**40``), so the two never share a stream."""
 UNTIL_TIME_RUNS_OUT = 10**15
 """The step target of a run given ``--max-minutes`` and no ``--timesteps``: the clock ends it."""
 FIXED_SETTINGS = ("task", "encoding", "trunk", "hidden")
@@ -61,6 +64,7 @@ DEFAULTS: dict[str, Any] = {
     "trunk": list(DEFAULT_TRUNK), "hidden": list(DEFAULT_HIDDEN), "threads": 1, "checkpoint_every": 2_000_000,
     "imitate": None, "imitate_rows": 300_000, "imitate_opponents": "gain:1", "dagger_rounds": 0,
     "dagger_beta": 0.3, "imitate_workers": 1, "imitate_epochs": 10, "demos": None, "max_minutes": None,
+    "eval_every": 25, "eval_games": 256, "eval_opponents": "heuristic",
     **{k: PPO_DEFAULTS[k] for k in ("n_steps", "batch_size", "n_epochs", "learning_rate", "ent_coef", "gamma")}}
 """The command line's settings and their defaults (``run.json`` ``settings`` holds them all)."""
 
@@ -70,12 +74,14 @@ _WIDTHS = {"type": "array", "items": _POS_INT, "minItems": 1}
 SETTINGS_SCHEMA: dict[str, Any] = {
     "type": "object", "additionalProperties": False,
     "properties": {
-        "task": {"enum": list(TASKS)}, "timesteps": {"type": "integer", "minimum": 0}, "seed": {"type": "integer"},
+        "task": {"enum": list(TASKS)}, "timesteps": {"type": "integer", "minimum": 0},
+        "seed": {"type": "integer", "minimum": 0, "maximum": MAX_SEED},
+        "eval_every": {"type": "integer", "minimum": 0}, "eval_games": _POS_INT, "eval_opponents": {"type": "string"},
         **{k: _POS_INT for k in ("num_envs", "snapshot_every", "max_snapshots", "threads", "checkpoint_every",
                                  "imitate_rows", "imitate_workers", "imitate_epochs", "n_steps", "batch_size",
                                  "n_epochs")},
         "opponents": {"type": "string"}, "imitate_opponents": {"type": "string"}, "encoding": {"type": "string"},
-        "snapshot_weight": {"type": "number", "minimum": 0}, "reward": {"enum": ["win", "score"]},
+        "snapshot_weight": {"type": "number", "minimum": 0}, "reward": {"enum": ["win", "score", "rank"]},
         "trunk": _WIDTHS, "hidden": _WIDTHS, "imitate": {"type": ["string", "null"]},
         "demos": {"type": ["string", "null"]}, "dagger_rounds": {"type": "integer", "minimum": 0},
         "dagger_beta": {"type": "number", "minimum": 0, "maximum": 1},

@@ -14,7 +14,7 @@ both thread pools active at once on a loaded 2-core machine they slow each other
 thread is the default; two pay off on a machine of one's own (``benchmarks/rl_training_speed.py``
 rows (c) and (d) measure both). Defaults: :data:`DEFAULT_NUM_ENVS` games, :data:`PPO_DEFAULTS`.
 
-**Opponents** (``task`` ``2p``: 1 seat, ``4p``: 3 seats, each its own
+**Opponents** (``task`` ``2p``, ``3p``, ``4p``, ``5p``: 1 to 4 seats, each its own
 :class:`pi_env.rl.pool.PoolOpponent`): at the start of every game each opponent seat draws a member:
 the built-in agents of ``--opponents`` (``name:weight``; ``random``, ``gain`` — the core rules
 of ``heuristic`` in batch, :class:`pi_env.rl.pool.GainOpponent` — and ``heuristic`` itself
@@ -25,7 +25,16 @@ pool (at most ``--max-snapshots``, oldest out) and plays in batch, sampling its 
 
 **Reward** (``--reward``): ``win`` (default): 0 during the game and, at its end, the learner's
 share of first place (1, ``1/k`` for a k-way tie, 0) — exactly the quantity tournaments report;
-``score``: the score changes (a game's rewards sum to the final score).
+``score``: the score changes (a game's rewards sum to the final score); ``rank``: 0 during the
+game and, at its end, ``(players below − players above) / (P − 1)`` in the final standings
+(:class:`pi_env.rl.engine_env.LearnerBatch`).
+
+**Evaluation** (``--eval-every N`` updates, default 25, ``0``: never; and at the end of every
+session): the current policy, choosing its most likely legal action, plays ``--eval-games``
+(default 256) games against ``--eval-opponents`` (one built-in agent on every other seat, default
+``heuristic``) on games held apart from training (:mod:`pi_env.rl.evaluation`; ``--seed`` is
+0..2**39, the evaluation games come from seed 2**40). The curve's ``eval_*`` columns and the
+model card's ``evaluation`` hold the win rate, mean score, wrong solves and turns per game.
 
 **Warm start** (``--imitate TEACHER``, :func:`warm_start`, :mod:`pi_env.rl.imitate`): before PPO,
 the policy and value heads are fitted to ``--imitate-rows`` rows of the teacher's play from the
@@ -48,8 +57,9 @@ from its last checkpoint) or ``--force`` (start again, deleting it)):
   loads); ``model.zip``: the full MaskablePPO model (optimizer included);
 * ``checkpoints/step_N.zip`` + ``step_N.pt`` every ``--checkpoint-every`` steps (and at the end);
   ``pool/step_N.pt``: the snapshots in the pool;
-* ``curve.csv`` (one row per update: steps, seconds, games finished, win rate, mean score, mean
-  length, steps per second, pool shares), ``curve.png`` (win rate and score against steps), and
+* ``curve.csv`` (one row per update: steps, seconds, games finished, win rate, mean score, wrong
+  solves per game, mean length, steps per second, pool shares; the evaluation's ``eval_*`` columns
+  in the rows where it ran), ``curve.png`` (win rates, score and wrong solves against steps), and
   SB3's logger output: ``logs/session_N/`` (``progress.csv`` and TensorBoard event files, one
   folder per session, ``N`` its first step);
 * ``run.json``: ``settings`` (every option as the run was started, written before training
@@ -108,7 +118,7 @@ from pi_env.core.files import (check_replaceable_dir, remove_run_dir, write_byte
 from pi_env.core.text import csv_text
 
 from pi_env.rl.settings import (DEFAULT_HIDDEN, DEFAULT_NUM_ENVS, DEFAULT_TRUNK, DEFAULTS, FIXED_SETTINGS,
-                                PPO_DEFAULTS, SETTINGS_SCHEMA, TASKS, UNTIL_TIME_RUNS_OUT, check_settings,
+                                MAX_SEED, PPO_DEFAULTS, SETTINGS_SCHEMA, TASKS, UNTIL_TIME_RUNS_OUT, check_settings,
                                 parse_opponents)
 
 __all__ = ["train", "saved_settings", "check_settings", "SETTINGS_SCHEMA", "RUN_SCHEMA", "resume_settings", "TrainingInterrupted", "FIXED_SETTINGS",
@@ -381,13 +391,17 @@ class _Session:
     config: Any
     rows: list[dict[str, Any]]
     curve_path: Path
+    eval_every: int
+    eval_games: int
+    eval_opponents: str
 
 
 def _monitor(s: _Session) -> Any:
     """The SB3 callback of a training session: a progress bar, one curve row per update (win rate,
-    score, length, speed, opponent shares), snapshots of the policy into the opponent pools, and
-    checkpoints (model, policy, curve) every ``checkpoint_every`` steps; it stops the session after
-    ``max_minutes``."""
+    score, wrong solves, length, speed, opponent shares; every ``eval_every`` updates the
+    evaluation's figures, :mod:`pi_env.rl.evaluation`), snapshots of the policy into the opponent
+    pools, and checkpoints (model, policy, curve) every ``checkpoint_every`` steps; it stops the
+    session after ``max_minutes``."""
     from stable_baselines3.common.callbacks import BaseCallback
     from tqdm import tqdm
 
@@ -430,9 +444,12 @@ def _monitor(s: _Session) -> Any:
             if eps:
                 row["win_rate"] = float(np.mean([e["win"] for e in eps]))
                 row["score_mean"] = float(np.mean([e["score"] for e in eps]))
+                row["wrong_mean"] = float(np.mean([e["wrong"] for e in eps]))
                 row["length_mean"] = float(np.mean([e["l"] for e in eps]))
-                for k in ("win_rate", "score_mean", "length_mean"):
+                for k in ("win_rate", "score_mean", "wrong_mean", "length_mean"):
                     self.logger.record(f"pi/{k}", row[k])
+            if s.eval_every and self.updates % s.eval_every == 0:
+                row.update(self.evaluate())
             for name, share in s.pools[0].share().items():
                 row[f"pool_{name}"] = round(share, 4)
             self.logger.record("pi/sps", row["sps"])
@@ -447,6 +464,40 @@ def _monitor(s: _Session) -> Any:
                     pool.add(SnapshotOpponent(net, s.encoding, s.config, name="snapshot"))
             if self.num_timesteps - self.last_ckpt >= s.checkpoint_every:
                 self._checkpoint()
+
+        def evaluate(self) -> dict[str, float]:
+            """The current policy's evaluation (:func:`pi_env.rl.evaluation.evaluate`): the curve's
+            ``eval_*`` columns, also sent to SB3's logger."""
+            from pi_env.rl.evaluation import evaluate
+
+            def choose(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+                return self.model.predict(x, action_masks=mask, deterministic=True)[0]
+
+            ev = evaluate(choose, s.config.num_players, s.eval_opponents, s.eval_games, encoding=s.encoding).row()
+            for k, v in ev.items():
+                self.logger.record(f"pi/{k}", v)
+            return ev
+
+        def final_evaluation(self) -> dict[str, Any]:
+            """The evaluation at the end of the session, added to the curve's last row (unless that
+            row was just evaluated), for the model card: games, opponents, seed and the figures
+            (``{}`` when evaluation is off)."""
+            from pi_env.rl.evaluation import EVAL_SEED
+
+            if not s.eval_every:
+                return {}
+            last = s.rows[-1] if s.rows and s.rows[-1]["timesteps"] == self.num_timesteps else None
+            if last is not None and "eval_win_rate" in last:
+                ev = {k: v for k, v in last.items() if k.startswith("eval_")}
+            else:
+                ev = self.evaluate()
+                if last is not None:
+                    last.update(ev)
+                else:
+                    s.rows.append({"timesteps": self.num_timesteps,
+                                   "seconds": s.rows[-1]["seconds"] if s.rows else 0.0, **ev})
+            return {"games": s.eval_games, "opponents": s.eval_opponents, "seed": EVAL_SEED,
+                    **{k[len("eval_"):]: v for k, v in ev.items()}}
 
         def _checkpoint(self) -> None:
             self.last_ckpt = self.num_timesteps
@@ -465,6 +516,7 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
           checkpoint_every: int = 2_000_000, max_minutes: float | None = None, imitate_teacher: str | None = None,
           imitate_rows: int = 300_000, imitate_opponents: str = "gain:1", dagger_rounds: int = 0,
           dagger_beta: float = 0.3, imitate_workers: int = 1, imitate_epochs: int = 10, demos: str | None = None,
+          eval_every: int = 25, eval_games: int = 256, eval_opponents: str = "heuristic",
           resume: bool = False, force: bool = False,
           progress: bool = True, verbose: bool = False, **ppo: Any) -> dict[str, Any]:
     """Train a policy with MaskablePPO into the run directory ``out`` (module docstring: what it
@@ -481,6 +533,9 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
         imitate_teacher: warm start imitating this agent (``None``: none), shaped by ``imitate_rows``,
             ``imitate_opponents``, ``dagger_rounds``, ``dagger_beta``, ``imitate_workers``,
             ``imitate_epochs``, ``demos`` (:func:`warm_start`).
+        eval_every, eval_games, eval_opponents: evaluate the policy every ``eval_every`` updates
+            (``0``: never) and at the end, in ``eval_games`` games against ``eval_opponents`` on every
+            other seat, on games held apart from training (:mod:`pi_env.rl.evaluation`).
         resume, force: continue the run in ``out``; delete ``out`` and start again.
         progress, verbose: a progress bar; a line per update.
         **ppo: MaskablePPO's settings (default :data:`PPO_DEFAULTS`).
@@ -501,12 +556,15 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
 
     from pi_env.engine import GameConfig
     from pi_env.rl.engine_env import SB3LearnerVecEnv
-    from pi_env.rl.pool import PoolOpponent, SnapshotOpponent
+    from pi_env.rl.engine_env import REWARDS
+    from pi_env.rl.pool import PoolOpponent, SnapshotOpponent, batch_opponent
 
     if task not in TASKS:
         raise PIError(f"task must be one of {', '.join(TASKS)}, got {task!r}")
-    if reward not in ("win", "score"):
-        raise PIError(f"--reward must be 'win' or 'score', got {reward!r}")
+    if reward not in REWARDS:
+        raise PIError(f"--reward must be one of {', '.join(map(repr, REWARDS))}, got {reward!r}")
+    if not 0 <= seed <= MAX_SEED:
+        raise PIError(f"--seed must be 0..{MAX_SEED} (the evaluation games' seeds lie above), got {seed}")
     P = TASKS[task]
     out = Path(out)
     # everything that can be refused is checked before the run directory is created or changed
@@ -531,6 +589,8 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     session_seed = seed + start
     pools = [PoolOpponent(members, config, snapshot_weight=snapshot_weight, max_snapshots=max_snapshots)
              for _ in range(P - 1)]
+    if eval_every:
+        batch_opponent(eval_opponents, config)  # an unknown evaluation opponent is refused here
     if imitate_teacher and not ckpts:
         from pi_env.rl.imitate import Teacher
 
@@ -545,6 +605,7 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
                     "imitate": imitate_teacher, "imitate_rows": imitate_rows, "imitate_opponents": imitate_opponents,
                     "dagger_rounds": dagger_rounds, "dagger_beta": dagger_beta, "imitate_workers": imitate_workers,
                     "imitate_epochs": imitate_epochs, "demos": demos, "max_minutes": max_minutes,
+                    "eval_every": eval_every, "eval_games": eval_games, "eval_opponents": eval_opponents,
                     **{k: settings[k] for k in ("n_steps", "batch_size", "n_epochs", "learning_rate", "ent_coef",
                                                 "gamma")}}
     _prepare_out(out, resume, force)
@@ -584,7 +645,8 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
         out=out, start=start, timesteps=timesteps, num_envs=num_envs, settings=settings, progress=progress,
         max_minutes=max_minutes, verbose=verbose, pools=pools, snapshot_weight=snapshot_weight,
         snapshot_every=snapshot_every, checkpoint_every=checkpoint_every, meta=meta, card=card,
-        encoding=encoding, config=config, rows=rows, curve_path=curve_path))
+        encoding=encoding, config=config, rows=rows, curve_path=curve_path, eval_every=eval_every,
+        eval_games=eval_games, eval_opponents=eval_opponents))
     t0 = time.perf_counter()
     interrupted = False
     try:
@@ -660,6 +722,10 @@ def _finish(model: Any, monitor: Any, out: Path, start: int, t0: float, rows: li
     if not hasattr(monitor, "t0"):  # interrupted before training started
         monitor.init_callback(model)
     monitor.num_timesteps = steps
+    if not interrupted and steps > start:
+        evaluation = monitor.final_evaluation()
+        if evaluation:
+            card["evaluation"] = evaluation
     monitor._checkpoint()
     total_seconds = float(rows[-1]["seconds"]) if rows else seconds
     if rows and hasattr(monitor, "seconds0"):  # this session's share of the curve's clock: the sessions'
@@ -798,24 +864,36 @@ def _write_curve(rows: Sequence[dict[str, Any]], path: Path) -> None:
 
 
 def plot_curve(rows: Sequence[dict[str, Any]], path: "str | Path", title: str) -> None:
-    """The learning curve (training games' win rate and mean final score against steps) as a PNG."""
+    """The learning curves as a PNG: above, the win rate in training games and in the evaluation
+    games (:mod:`pi_env.rl.evaluation`) with the mean final score; below, wrong solves per game in
+    both (a policy that gambles shows there)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    pts = [r for r in rows if r.get("win_rate") is not None]
-    x = [float(r["timesteps"]) for r in pts]
-    fig, ax = plt.subplots(figsize=(7, 4))
-    ax.plot(x, [r["win_rate"] for r in pts], color="C0", marker="o", markersize=3)
-    ax.set_ylabel("win rate in training games", color="C0")
+    def series(key: str) -> tuple[list[float], list[float]]:
+        pts = [r for r in rows if r.get(key) is not None]
+        return [float(r["timesteps"]) for r in pts], [float(r[key]) for r in pts]
+
+    fig, (ax, low) = plt.subplots(2, 1, figsize=(7, 6), sharex=True, height_ratios=(3, 2))
+    ax.plot(*series("win_rate"), color="C0", marker="o", markersize=3, label="win rate, training games")
+    ax.plot(*series("eval_win_rate"), color="C2", marker="s", markersize=4, label="win rate, evaluation games")
+    ax.set_ylabel("win rate")
     ax.set_ylim(0, 1.02)
+    ax.legend(loc="upper left", fontsize=8)
     ax2 = ax.twinx()
-    ax2.plot(x, [r["score_mean"] for r in pts], color="C1", marker="o", markersize=3)
-    ax2.set_ylabel("learner's final score (mean)", color="C1")
-    ax.set_xlabel("environment steps")
+    ax2.plot(*series("score_mean"), color="C1", marker="o", markersize=3)
+    ax2.set_ylabel("learner's final score (mean, training)", color="C1")
+    low.plot(*series("wrong_mean"), color="C3", marker="o", markersize=3, label="training games")
+    low.plot(*series("eval_wrong_mean"), color="C4", marker="s", markersize=4, label="evaluation games")
+    low.set_ylabel("wrong solves per game")
+    low.set_ylim(bottom=0)
+    low.legend(loc="upper right", fontsize=8)
+    low.set_xlabel("environment steps")
     ax.set_title(title, fontsize=9)
-    ax.grid(alpha=0.3)
+    for a in (ax, low):
+        a.grid(alpha=0.3)
     fig.tight_layout()
     write_figure_atomic(path, fig, dpi=110)
     plt.close(fig)
