@@ -556,15 +556,9 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
 
     from pi_env.engine import GameConfig
     from pi_env.rl.engine_env import SB3LearnerVecEnv
-    from pi_env.rl.engine_env import REWARDS
-    from pi_env.rl.pool import PoolOpponent, SnapshotOpponent, batch_opponent
+    from pi_env.rl.pool import PoolOpponent, SnapshotOpponent
 
-    if task not in TASKS:
-        raise PIError(f"task must be one of {', '.join(TASKS)}, got {task!r}")
-    if reward not in REWARDS:
-        raise PIError(f"--reward must be one of {', '.join(map(repr, REWARDS))}, got {reward!r}")
-    if not 0 <= seed <= MAX_SEED:
-        raise PIError(f"--seed must be 0..{MAX_SEED} (the evaluation games' seeds lie above), got {seed}")
+    _check_options(task, reward, seed, eval_every, eval_opponents)
     P = TASKS[task]
     out = Path(out)
     # everything that can be refused is checked before the run directory is created or changed
@@ -589,8 +583,6 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     session_seed = seed + start
     pools = [PoolOpponent(members, config, snapshot_weight=snapshot_weight, max_snapshots=max_snapshots)
              for _ in range(P - 1)]
-    if eval_every:
-        batch_opponent(eval_opponents, config)  # an unknown evaluation opponent is refused here
     if imitate_teacher and not ckpts:
         from pi_env.rl.imitate import Teacher
 
@@ -666,6 +658,26 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     if interrupted or held:  # the files are complete either way
         raise TrainingInterrupted(out, info["sessions"][-1]["timesteps"])
     return info
+
+
+def _check_options(task: str, reward: str, seed: int, eval_every: int, eval_opponents: str) -> None:
+    """:func:`train`'s own checks of the options it cannot leave to the libraries.
+
+    Raises:
+        PIError: an unknown task or reward, a seed outside ``0..MAX_SEED``; UnknownNameError: an
+            unknown evaluation opponent (when evaluating)."""
+    from pi_env.engine import GameConfig
+    from pi_env.rl.engine_env import REWARDS
+    from pi_env.rl.pool import batch_opponent
+
+    if task not in TASKS:
+        raise PIError(f"task must be one of {', '.join(TASKS)}, got {task!r}")
+    if reward not in REWARDS:
+        raise PIError(f"--reward must be one of {', '.join(map(repr, REWARDS))}, got {reward!r}")
+    if not 0 <= seed <= MAX_SEED:
+        raise PIError(f"--seed must be 0..{MAX_SEED} (the evaluation games' seeds lie above), got {seed}")
+    if eval_every:
+        batch_opponent(eval_opponents, GameConfig(num_players=TASKS[task]))
 
 
 def _model(env: Any, checkpoint: "Path | None", trunk: Sequence[int], hidden: Sequence[int],
