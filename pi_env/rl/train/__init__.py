@@ -524,7 +524,7 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     checks its options and calls this.
 
     Args:
-        task: ``"2p"`` or ``"4p"`` (:data:`TASKS`). timesteps: environment steps in total over every
+        task: ``"2p"``, ``"3p"``, ``"4p"`` or ``"5p"`` (:data:`TASKS`). timesteps: environment steps in total over every
             session, rounded up to whole updates (``0`` with ``imitate_teacher``: the warm start only).
         out: the run directory. seed: of the games, seats, opponents' draws and torch.
         num_envs, opponents (``"name:weight,..."``), snapshot_weight, snapshot_every, max_snapshots,
