@@ -8,9 +8,10 @@ starts a new rotation, so skipped (solved) players need no entry.
 Nick of time (§6): once a player has solved in a round, every new rotation advances the tier, and
 the rotation played at the last tier ``min(3, P - 2)`` ends the round.
 
-The points, the score bounds and the end-of-rotation conditions are those of the engine, from
-:mod:`pi_env.core.rules` (``tier_points``, ``score_after``, ``bounded_score``,
-``finished_for_round_end``, ``round_ends_after_rotation``, ``nick_of_time_ends_round``).
+The points, the score bounds, the tier's advance and the end-of-rotation conditions are those of
+the engine, from :mod:`pi_env.core.rules` (``tier_points``, ``score_after``, ``bounded_score``,
+``tier_after_rotation``, ``finished_for_round_end``, ``round_ends_after_rotation``,
+``nick_of_time_ends_round``).
 
 Duel (§7): the scores are rounds won. The first solve event of a round decides it (wrong: the
 opponent wins; right by the round's second player: it wins; right by the first player: the next
@@ -35,7 +36,8 @@ from pi_env.core.constants import MAX_INVESTIGATORS, SECOND_EDITION
 from pi_env.core.errors import RecordError
 from pi_env.core.rules import (WRONG_SOLVE_PENALTY, bounded_score, edition_code, finished_for_round_end,
                                first_edition_score, last_tier as rules_last_tier, nick_of_time_ends_round,
-                               round_ends_after_rotation, score_after, tier_points)
+                               round_ends_after_rotation, score_after, tier_after_rotation,
+                               tier_points)
 from pi_env.engine.ranking import rank_players
 from pi_env.engine.state import DEFAULT_MAX_ROUNDS
 from pi_env.records.types import INCORRECT, INVESTIGATE, SOLVE, GameRecord
@@ -210,12 +212,10 @@ def _end_of_rotation(tier: int, solved_in_rotation: bool, nick: bool, n: int, ed
     """The end-of-rotation step (docs/rules.md §4–§6): the next rotation's tier and why the round ends
     (``""`` if it goes on). ``ed``: the edition's code; ``out``: players finished by the
     incorrect-information rule; ``rotations``: rotations completed, this one included."""
-    if nick and solved:
-        if nick_of_time_ends_round(tier, n):
-            return tier, f"nick of time: the rotation at the last tier, {rules_last_tier(n)}, was played out"
-        tier += 1
-    elif solved_in_rotation:
-        tier += 1
+    ends = nick and bool(solved) and nick_of_time_ends_round(tier, n)
+    tier = tier_after_rotation(tier, solved_in_rotation, bool(solved), nick, n)
+    if ends:
+        return tier, f"nick of time: the rotation at the last tier, {rules_last_tier(n)}, was played out"
     open_ = sum(1 for i in range(n) if i not in out and not finished_for_round_end(i in attempted, i in solved, ed))
     if round_ends_after_rotation(open_):
         return tier, f"at most one player {'had not attempted' if ed == SECOND_EDITION else 'had not solved'}"
@@ -282,9 +282,8 @@ def _score_duel(record: GameRecord, check_end: bool = True) -> RecordScores:
             seat = (p - rnd.first_player) % n
             if seat <= prev_seat:
                 rotation += 1
-                if solved_in_rotation:
-                    tier += 1
-                    solved_in_rotation = False
+                tier = tier_after_rotation(tier, solved_in_rotation, False, False, n)  # no nick of time (§6)
+                solved_in_rotation = False
             prev_seat = seat
             before = wins[p]
             is_solve = ev.kind == SOLVE
