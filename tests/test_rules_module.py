@@ -262,6 +262,14 @@ def test_round_end_rules():
     assert [rules.nick_of_time_ends_round(t, 4) for t in (1, 2)] == [False, True]
 
 
+def test_the_duel_investigators_after_a_round():
+    """docs/rules.md §7: 2 more tiles before each later round, 1 for the round's winner, at most 5."""
+    after = rules.duel_investigators_after_round
+    assert [after(k, False) for k in (0, 2, 3, 4, 5)] == [2, 4, 5, 5, 5]
+    assert [after(k, True) for k in (0, 2, 3, 4, 5)] == [1, 3, 4, 5, 5]
+    assert rules.DUEL_START_INVESTIGATORS == 2
+
+
 def test_the_tier_after_a_rotation():
     """docs/rules.md §5: one tier higher after a rotation with a correct solve; §6 nick of time:
     after every rotation once anyone has solved this round, staying at the last tier (2 with 4

@@ -1,4 +1,4 @@
-"""The rules of P.I. that decide answers and points, each in one small function (docs/rules.md §4–§6).
+"""The rules of P.I. that decide answers and points, each in one small function (docs/rules.md §4–§7).
 
 This module is the one home of these rules: the engine's numba kernels, the record scorer
 (:mod:`pi_env.records.scoring`), the record checks (:mod:`pi_env.records.record_file`), the
@@ -15,9 +15,10 @@ with the engine.)
   valuing a decision: :func:`solve_gain`, :func:`wrong_solve_loss` (over arrays:
   :func:`solve_gains`, :func:`wrong_solve_losses`);
 * the end of a rotation (§5, §6): the next tier, :func:`tier_after_rotation` (over arrays:
-  :func:`tiers_after_rotation`); the end of a
-  standard round, :func:`finished_for_round_end`, :func:`round_ends_after_rotation`,
-  :func:`nick_of_time_ends_round`;
+  :func:`tiers_after_rotation`); the end of a standard round, :func:`finished_for_round_end`,
+  :func:`round_ends_after_rotation`, :func:`nick_of_time_ends_round`;
+* the duel's investigator tiles (§7): :data:`DUEL_START_INVESTIGATORS`,
+  :func:`duel_investigators_after_round`;
 * legality (§4.1, §4.2): :func:`clue_card_takeable`, :func:`investigator_placeable`;
 * answers (§4.1–§4.3): :func:`clue_answer`, :func:`investigator_suppressed`,
   :func:`investigate_answer`, :func:`is_case`, with :func:`element_type` and :func:`case_element`.
@@ -30,8 +31,9 @@ returns Python ``int`` and ``bool``). Arguments are scalars (``int``, numpy inte
 otherwise; editions are the codes of :mod:`pi_env.core.constants` (``SECOND_EDITION`` = 0,
 ``FIRST_EDITION`` = 1; :func:`edition_code` turns ``"second"`` / ``"first"`` into them).
 :func:`bounded_scores`, :func:`solve_gains`, :func:`wrong_solve_losses` and
-:func:`tiers_after_rotation` apply a rule to every
-entry of an array (numba kernels that call the rule), for the agents' vectorized simulations. With ``NUMBA_DISABLE_JIT=1`` every function is the plain Python function.
+:func:`tiers_after_rotation` apply a rule to every entry of an array (numba kernels that call the
+rule), for the agents' vectorized simulations. With ``NUMBA_DISABLE_JIT=1`` every function is the
+plain Python function.
 
 The compiled kernel cache is keyed by the files of ``pi_env/core`` among others
 (:mod:`pi_env.core._config`), so a change here recompiles every kernel that uses it.
@@ -42,13 +44,15 @@ from __future__ import annotations
 import numpy as np
 
 from pi_env.core._config import kernel, rule_step
-from pi_env.core.constants import EDITION_NAMES, NOTHING, ON_DISPLAY, SECOND_EDITION, SPOT, TRACE, TYPE_OFFSETS
+from pi_env.core.constants import (EDITION_NAMES, MAX_INVESTIGATORS, NOTHING, ON_DISPLAY, SECOND_EDITION, SPOT, TRACE,
+                                   TYPE_OFFSETS)
 
 __all__ = ["TIER_POINTS", "WRONG_SOLVE_PENALTY", "SCORE_CAP", "SCORE_FLOOR", "edition_code", "last_tier",
            "tier_points", "bounded_score", "bounded_scores", "score_range", "first_edition_score", "score_after",
            "solve_gain", "wrong_solve_loss", "solve_gains", "wrong_solve_losses",
            "finished_for_round_end", "round_ends_after_rotation", "nick_of_time_ends_round", "tier_after_rotation",
-           "tiers_after_rotation", "element_type",
+           "tiers_after_rotation", "DUEL_START_INVESTIGATORS", "DUEL_NEW_INVESTIGATORS",
+           "duel_investigators_after_round", "element_type",
            "case_element", "clue_answer", "investigator_suppressed", "investigate_answer", "is_case",
            "clue_card_takeable", "investigator_placeable"]
 
@@ -381,6 +385,32 @@ def tiers_after_rotation(tiers, solved_this_rotation, any_solved_this_round, nic
         out[i] = tier_after_rotation(tiers[i], solved_this_rotation[i], any_solved_this_round[i], nick,
                                      num_players)
     return out
+
+
+# --- the duel's investigators (docs/rules.md §7) ------------------------------------------------
+
+DUEL_START_INVESTIGATORS: int = 2
+"""Investigator tiles each player starts a duel with (docs/rules.md §7)."""
+DUEL_NEW_INVESTIGATORS: int = 2
+"""Investigator tiles each player of a duel gets before each later round, the previous round's
+winner one fewer (docs/rules.md §7; :func:`duel_investigators_after_round`)."""
+
+
+@rule_step(inline=True)
+def duel_investigators_after_round(left, won):
+    """A duel player's investigator tiles for the next round (docs/rules.md §7): ``left`` plus
+    :data:`DUEL_NEW_INVESTIGATORS` (2), one fewer for the winner of the round just played (it gives
+    one back), holding at most ``MAX_INVESTIGATORS`` (5).
+
+    Args:
+        left: the player's unused tiles at the end of the round.
+        won: whether the player won that round (a draw: neither player won).
+
+    Returns:
+        int: 0..5 for ``left`` in 0..5.
+    """
+    new = DUEL_NEW_INVESTIGATORS - 1 if won else DUEL_NEW_INVESTIGATORS
+    return min(MAX_INVESTIGATORS, left + new)
 
 
 # --- legality (docs/rules.md §4) ------------------------------------------------------------------

@@ -38,12 +38,12 @@ import numpy as np
 from numba import prange
 
 from pi_env.core._config import batch_kernel, rule_step
-from pi_env.core.constants import (IN_DECK, IN_DISCARD, IN_FRONT, INVESTIGATE_BASE, MAX_INVESTIGATORS, NOTHING,
-                                   NUM_CASES, NUM_ELEMENTS, ON_DISPLAY, SOLVE_BASE, SPOT)
-from pi_env.core.rules import (WRONG_SOLVE_PENALTY, clue_answer, clue_card_takeable, finished_for_round_end,
-                               investigate_answer, investigator_placeable, investigator_suppressed, is_case,
-                               nick_of_time_ends_round, round_ends_after_rotation, score_after,
-                               tier_after_rotation, tier_points)
+from pi_env.core.constants import (IN_DECK, IN_DISCARD, IN_FRONT, INVESTIGATE_BASE, NOTHING, NUM_CASES,
+                                   NUM_ELEMENTS, ON_DISPLAY, SOLVE_BASE, SPOT)
+from pi_env.core.rules import (WRONG_SOLVE_PENALTY, clue_answer, clue_card_takeable, duel_investigators_after_round,
+                               finished_for_round_end, investigate_answer, investigator_placeable,
+                               investigator_suppressed, is_case, nick_of_time_ends_round, round_ends_after_rotation,
+                               score_after, tier_after_rotation, tier_points)
 
 
 @rule_step
@@ -536,7 +536,8 @@ def _end_round(b, decided, num_players, duel, num_rounds, max_rounds, round_, fi
     """The end of a round of game b (docs/rules.md §5, §7): a duel's round result (``decided``:
     ``DRAW`` or the winner; scores and rewards ±1); the game ends after the last round (a duel:
     once the rounds won differ, with a game reward ±1, or at ``max_rounds``, truncated); else the
-    first player passes left and a duel gives 2 more investigators (the winner 1, at most 5).
+    first player passes left and a duel gives 2 more investigators (the winner 1, at most 5:
+    ``pi_env.core.rules.duel_investigators_after_round``).
     Returns whether a next round follows (then set it up: ``_setup_round``, §3)."""
     if duel:
         round_winner[b] = decided
@@ -563,8 +564,7 @@ def _end_round(b, decided, num_players, duel, num_rounds, max_rounds, round_, fi
         return False
     if duel:
         for i in range(num_players):
-            gain = 1 if i == decided else 2
-            inv_left[b, i] = min(MAX_INVESTIGATORS, inv_left[b, i] + gain)
+            inv_left[b, i] = duel_investigators_after_round(inv_left[b, i], i == decided)
     first_player[b] = (first_player[b] + 1) % num_players
     return True
 

@@ -18,7 +18,7 @@ opponent wins; right by the round's second player: it wins; right by the first p
 event is the opponent's one more turn, a correct solve there draws, anything else loses). A round
 without a decision counts as a draw (the safeguard ended it, or the record stops in it).
 Investigator tiles: ``rules.investigators`` at the start, then before each later round 2 more
-(1 for the previous round's winner), holding at most 5.
+(1 for the previous round's winner), holding at most 5 (``duel_investigators_after_round``).
 
 Complete or not (:attr:`RecordScores.incomplete`): a round reaches its end when every seat after its
 last turn in that rotation is skipped (solved, or finished by the incorrect-information rule) and
@@ -32,9 +32,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pi_env.core.constants import MAX_INVESTIGATORS, SECOND_EDITION
+from pi_env.core.constants import SECOND_EDITION
 from pi_env.core.errors import RecordError
-from pi_env.core.rules import (WRONG_SOLVE_PENALTY, bounded_score, edition_code, finished_for_round_end,
+from pi_env.core.rules import (WRONG_SOLVE_PENALTY, bounded_score, duel_investigators_after_round, edition_code,
+                               finished_for_round_end,
                                first_edition_score, last_tier as rules_last_tier, nick_of_time_ends_round,
                                round_ends_after_rotation, score_after, tier_after_rotation,
                                tier_points)
@@ -256,7 +257,7 @@ def _score_duel(record: GameRecord, check_end: bool = True) -> RecordScores:
                 raise RecordError(f"the duel was over after round {r}: player {leader} won "
                                   f"{wins[leader]}-{wins[1 - leader]}", round_index=r)
             for i in range(n):
-                inv_left[i] = min(MAX_INVESTIGATORS, inv_left[i] + (1 if i == winners[-1] else 2))
+                inv_left[i] = duel_investigators_after_round(inv_left[i], i == winners[-1])
         start = list(wins)
         rotation, tier, solved_in_rotation, prev_seat = 0, 0, False, -1
         result: int | None = None

@@ -17,6 +17,7 @@ from pi_env.core.board import Board
 from pi_env.core.constants import (DEFAULT_ROUNDS, MAX_INVESTIGATORS, MAX_PLAYERS, MIN_PLAYERS,
                                    NUM_DISTRICTS)
 from pi_env.core.errors import PIError, RecordError, UnknownNameError
+from pi_env.core.rules import DUEL_START_INVESTIGATORS  # docs/rules.md §7
 from pi_env.core.text import normalize
 
 CLUE, INVESTIGATE, SOLVE = "clue", "investigate", "solve"
@@ -29,7 +30,6 @@ TURN_KINDS = (CLUE, INVESTIGATE, SOLVE)
 EDITIONS = ("second", "first")
 MODES = ("standard", "duel", "solo")
 VARIANTS = ("fast", "nick-of-time")
-DUEL_START_INVESTIGATORS = 2  # docs/rules.md §7
 _RULES_KEYS = {"edition": (str,), "mode": (str,), "players": (int,), "rounds": (int,), "variants": (list, str),
                "investigators": (list, int)}
 """The keys of a record's ``rules`` object and their JSON types (a list: of the second type)."""
