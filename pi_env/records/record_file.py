@@ -93,12 +93,12 @@ from pi_env.core.constants import (ANSWER_NAMES, CASE_TRIPLES, DEFAULT_MAX_ROTAT
 from pi_env.core.errors import BoardError, RecordError, UnknownNameError
 from pi_env.core.files import write_text_atomic
 from pi_env.core.names import element_names, parse_answer, parse_district, parse_element
+from pi_env.engine.state import MAX_ROUNDS_LIMIT
 from pi_env.records.types import (CLUE, INCORRECT, INVESTIGATE, SOLVE, Event, GameRecord, RoundRecord, Rules,
                                   number_text)
 from pi_env.core.text import normalize
 
 FORMAT = "pi-record/1"
-MAX_ROUNDS_LIMIT = 100  # = pi_env.engine.state.MAX_ROUNDS_LIMIT (not imported: records stay engine-free)
 
 PathLike = Union[str, "os.PathLike[str]"]
 
