@@ -125,7 +125,7 @@ import numpy as np
 from pi_env.core.board import DAYTIME, Board
 from pi_env.core.constants import DEFAULT_MAX_ROTATIONS, INVESTIGATE_BASE, SOLVE_BASE
 from pi_env.core.rules import (edition_code, finished_for_round_end, round_ends_after_rotation, solve_gain,
-                               tier_points, wrong_solve_loss)
+                               tier_after_rotation, tier_points, wrong_solve_loss)
 from pi_env.engine.observe import decode_observation
 from pi_env.solvers.analysis import analyze_knowledge
 from pi_env.solvers.case_sets import case_bits
@@ -303,7 +303,9 @@ def next_turn_outcomes(after_me, hazard, solved, attempted, idle, me_attempted: 
         right = {j for j, b in zip(live, bits) if b == 2}
         # first edition: only a correct solve closes a seat
         still_open = me_open + sum(1 for j in open_others if not finished_for_round_end(j in now, j in right, ed))
-        out.append((prob, not round_ends_after_rotation(still_open), tier + int(pending or bool(right))))
+        # the next tier (no nick of time: the observation does not carry the variants)
+        out.append((prob, not round_ends_after_rotation(still_open),
+                    tier_after_rotation(tier, pending or bool(right), False, False, len(solved))))
     return out
 
 

@@ -21,8 +21,9 @@ the :class:`~pi_env.agents.greedy.Outlook`). On its turn:
    (docs/rules.md §5: a correct solve scores its tier's points plus the round index, second
    edition); ``horizon="game"`` plays to the game's end instead;
 4. **value**: ``horizon="round"``: the agent's score change minus the mean score change of the other
-   players, in points (second edition: capped 21 / floored −5 from the current scores,
-   :func:`pi_env.core.rules.bounded_scores`);
+   players, in points, solve by solve as the rules score them (second edition: each wrong attempt
+   floored at −5, the correct solve capped at 21; :func:`round_score_change` with
+   :func:`pi_env.core.rules.wrong_solve_loss` and :func:`~pi_env.core.rules.solve_gain`);
    ``horizon="game"``: the agent's share of the win (1/k for k tied winners);
 5. **choice**: all candidates meet the same worlds, deck orders and policy streams (common random
    numbers), so the comparison is paired. The agent keeps greedy's choice unless another
@@ -51,8 +52,8 @@ from typing import Callable
 import numpy as np
 
 from pi_env.core.board import DAYTIME, Board
-from pi_env.core.constants import IN_DECK, SECOND_EDITION, SOLVE_BASE
-from pi_env.core.rules import bounded_scores
+from pi_env.core.constants import IN_DECK, SOLVE_BASE
+from pi_env.core.rules import WRONG_SOLVE_PENALTY, edition_code, solve_gains, wrong_solve_losses
 from pi_env.engine import GameConfig, step_inplace
 from pi_env.engine.play import POLICIES, rollout
 from pi_env.engine.state import State
@@ -62,7 +63,8 @@ from pi_env.solvers.worlds import world_sampler
 from pi_env.agents.greedy import GreedyAgent, Situation, greedy_decision
 from pi_env.agents.learned import state_from_observations
 
-__all__ = ["RolloutAgent", "RolloutStats", "world_states", "candidates", "budgeted_chunks", "DEFAULT_BUDGET_MS", "DEFAULT_WORLDS",
+__all__ = ["RolloutAgent", "RolloutStats", "world_states", "candidates", "budgeted_chunks", "round_score_change",
+           "DEFAULT_BUDGET_MS", "DEFAULT_WORLDS",
            "TOP_K", "CONFIDENCE_Z", "CHUNK", "HORIZONS"]
 
 DEFAULT_BUDGET_MS = 200.0
@@ -192,6 +194,35 @@ def world_states(observation: np.ndarray, num_players: int, worlds: np.ndarray, 
     return st
 
 
+def round_score_change(score: np.ndarray, wrong: np.ndarray, points: np.ndarray, edition: str) -> np.ndarray:
+    """The score change of each player over the rest of a round, solve by solve (docs/rules.md §4.3,
+    §5): its ``wrong`` wrong attempts first (a correct solve ends the player's round), each
+    lowering the score by :func:`pi_env.core.rules.wrong_solve_loss`, then a correct solve worth
+    ``points`` (0: none) raising it by :func:`pi_env.core.rules.solve_gain`. Second edition: the
+    floor −5 and the cap 21 bound every solve, so two wrong attempts at −4 cost 1, not 4; first
+    edition: ``points − 2 · wrong``.
+
+    Args:
+        score: ``int[...]``, the scores at the start (within the edition's bounds).
+        wrong: ``int[...]``, the same shape, wrong attempts of each player.
+        points: ``int[...]``, the same shape, the points of each player's correct solve
+            (:func:`pi_env.core.rules.tier_points`), 0 without one.
+        edition: ``"second"`` or ``"first"``.
+
+    Returns:
+        ``int64[...]``, the shape of ``score``.
+    """
+    ed = edition_code(edition)
+    start = np.asarray(score, dtype=np.int64)
+    s = start.ravel().copy()
+    w = np.asarray(wrong, dtype=np.int64).ravel()
+    for k in range(int(w.max(initial=0))):
+        more = w > k
+        s[more] -= wrong_solve_losses(s[more], ed)
+    s += solve_gains(s, np.ascontiguousarray(np.asarray(points, dtype=np.int64).ravel()), ed)
+    return s.reshape(start.shape) - start
+
+
 class RolloutAgent(GreedyAgent):
     """Determinized-rollout player (see the module docstring).
 
@@ -278,13 +309,11 @@ class RolloutAgent(GreedyAgent):
             share = res.winners / np.maximum(res.winners.sum(axis=1, keepdims=True), 1)
             v = share[:, 0]
         else:
-            gained = st.solve_points.astype(np.int64) - score0
+            points = st.solve_points.astype(np.int64) - score0
             if self.edition == "second":
-                gained -= (st.solved & ~solved0) * (cfg.num_rounds - 1 - round_now)
-                lost = st.penalty.astype(np.int64)
-                delta = bounded_scores(score0 + gained - lost, SECOND_EDITION) - score0
-            else:
-                delta = gained - st.penalty.astype(np.int64)
+                points -= (st.solved & ~solved0) * (cfg.num_rounds - 1 - round_now)
+            wrong = st.penalty.astype(np.int64) // WRONG_SOLVE_PENALTY
+            delta = round_score_change(score0, wrong, points, self.edition)
             v = delta[:, 0] - delta[:, 1:].mean(axis=1) if P > 1 else delta[:, 0]
         return v.astype(np.float64).reshape(C, m).T
 

@@ -66,6 +66,7 @@ import numpy as np
 
 from pi_env.core._config import kernel
 from pi_env.core.constants import INVESTIGATE_BASE, SOLVE_BASE
+from pi_env.core.rules import tier_after_rotation
 from pi_env.solvers.hints import GAIN_TOLERANCE, best_gain_index
 
 from pi_env.agents.greedy import HORIZON, GreedyAgent, Situation, greedy_decision, next_turn_outcomes
@@ -428,8 +429,8 @@ class SearchAgent(GreedyAgent):
             i += 1
             if i == P:
                 i = 0
-                if pending:
-                    tier, pending = tier + 1, False
+                tier = tier_after_rotation(tier, pending, False, False, P)  # no nick of time (not observed)
+                pending = False
                 me_open = 0 if (o.edition == "second" and me_attempted) else 1
                 open_others = sum(1 for j in range(1, P) if not flag[j])
                 rotation += 1

@@ -68,7 +68,7 @@ import numpy as np
 
 from pi_env.core.constants import SOLVE_BASE
 from pi_env.engine.observe import decode_observation
-from pi_env.core.rules import edition_code, solve_gains, tier_points, wrong_solve_losses
+from pi_env.core.rules import edition_code, solve_gains, tier_points, tiers_after_rotation, wrong_solve_losses
 
 from pi_env.agents.greedy import (GreedyAgent, Outlook, Situation, best_query, greedy_decision, turns_to_solve_pmf,
                                   waiting_clue)
@@ -319,8 +319,8 @@ def plan_win_shares(o: Outlook, scores: np.ndarray, inv_left: np.ndarray, p: flo
                 solve(act & (turns[:, j] == T[:, j]), j, opp_right[:, j])
                 if T2 is not None and right2 is not None:
                     solve(act & ~opp_right[:, j] & (turns[:, j] == T[:, j] + T2[:, j]), j, right2[:, j])
-            # end of the rotation (docs/rules.md §5, second edition)
-            tier += rot_solved
+            # end of the rotation (docs/rules.md §5, second edition; no nick of time: not observed)
+            tier = tiers_after_rotation(tier, rot_solved, solved.any(axis=1), False, P)
             rot_solved[:] = False
             on &= (~attempted).sum(axis=1) > 1
             if not on.any():

@@ -33,11 +33,11 @@ from typing import Any, Union
 import numpy as np
 
 from pi_env.core.actions import action_name
-from pi_env.core.constants import (DISPLAY_SIZE, INVESTIGATE_BASE, MAX_INVESTIGATORS, NUM_DISTRICTS,
+from pi_env.core.constants import (DISPLAY_SIZE, INVESTIGATE_BASE, NUM_DISTRICTS,
                                    NUM_ELEMENTS, ON_DISPLAY, TYPE_NAMES, TYPE_OFFSETS, TYPE_SIZES)
 from pi_env.core.errors import PIError, RecordError
 from pi_env.core.names import element_names, parse_element
-from pi_env.core.rules import SCORE_CAP, SCORE_FLOOR, WRONG_SOLVE_PENALTY
+from pi_env.core.rules import SCORE_CAP, SCORE_FLOOR, WRONG_SOLVE_PENALTY, duel_investigators_after_round
 from pi_env.records.types import CLUE, INVESTIGATE, GameRecord, resolve_player, seat_label, seat_label_with
 
 from pi_env.solvers.analysis import Analysis, analyze_knowledge, knowledge_of
@@ -47,8 +47,6 @@ from pi_env.solvers.turns import turn_context
 __all__ = ["solve_report", "solve_report_lines", "record_hint", "next_turn_tier", "investigators_left_at",
            "display_at", "resolve_player", "parse_display", "record_display", "combine_display", "check_record"]
 
-DUEL_INVESTIGATORS_PER_ROUND = 2  # docs/rules.md §7
-
 
 def next_turn_tier(record: GameRecord, player: int, round_index: int, after_event: int) -> int:
     """The tier (docs/rules.md §5) of ``player``'s next turn after event ``after_event`` (``-1``: before
@@ -57,11 +55,17 @@ def next_turn_tier(record: GameRecord, player: int, round_index: int, after_even
 
 
 def investigators_left_at(record: GameRecord, player: int, round_index: int, after_event: int) -> int:
-    """``player``'s unused investigator tiles after event ``after_event`` of round ``round_index``."""
+    """``player``'s unused investigator tiles after event ``after_event`` of round ``round_index``
+    (a duel: 2 more before each later round, 1 for the previous round's winner, at most 5;
+    docs/rules.md §7, :func:`pi_env.core.rules.duel_investigators_after_round`)."""
+    from pi_env.records.scoring import score_record
+
+    duel = record.rules.mode == "duel"
+    winners = score_record(record, check_end=False).round_winners if duel else ()
     left = record.rules.investigators[player]
     for r, rnd in enumerate(record.rounds[:round_index + 1]):
-        if r > 0 and record.rules.mode == "duel":
-            left = min(MAX_INVESTIGATORS, left + DUEL_INVESTIGATORS_PER_ROUND)
+        if r > 0 and duel:
+            left = duel_investigators_after_round(left, winners[r - 1] == player)
         events = rnd.events if r < round_index else rnd.events[:after_event + 1]
         left -= sum(1 for ev in events if ev.kind == INVESTIGATE and ev.player == player)
     return max(left, 0)

@@ -26,11 +26,11 @@ functions here turn them into values:
   (docs/rules.md §5; players finished by the incorrect-information rule count as done), (nick of time,
   §6) some player has solved and the tier is the last, or (safeguard) the rotation is the
   ``max_rotations``-th. The next turn's tier is one higher when anyone solves in this rotation
-  (nick of time: when anyone has solved this round). Which of the players after this one attempt
-  is not a rule: each attempts on its coming turn with probability ``h``, the fitted opponent
-  model of :func:`turns_to_solve_pmf` (``h = P(T = 1)`` from how many cases its public information
-  leaves), independently, an attempt counted as a correct solve (the cautious reading for the
-  tier). ``E_wait = Σ_outcomes P(outcome) · [round goes on] · max(0, q · gain(tier then) −
+  (nick of time: when anyone has solved this round; :func:`pi_env.core.rules.tier_after_rotation`).
+  Which of the players after this one attempt is not a rule: each attempts on its coming turn
+  with probability ``h``, the fitted opponent model of :func:`turns_to_solve_pmf` (``h = P(T =
+  1)`` from how many cases its public information leaves), independently, an attempt counted as a
+  correct solve (the cautious reading for the tier). ``E_wait = Σ_outcomes P(outcome) · [round goes on] · max(0, q · gain(tier then) −
   (1 − q) · loss)`` with ``q`` the expected probability of the most likely case after the query
   (never attempting is worth 0, hence the ``max``). Duel: the opponent acts before the player's
   next turn (after it in this rotation when the player is the round's first player, else at the
@@ -64,8 +64,8 @@ from scipy.special import ndtr
 from pi_env.core.constants import DEFAULT_MAX_ROTATIONS
 from pi_env.core.errors import PIError
 from pi_env.core.rules import (WRONG_SOLVE_PENALTY, edition_code, finished_for_round_end, last_tier,
-                               nick_of_time_ends_round, round_ends_after_rotation, solve_gain, tier_points,
-                               wrong_solve_loss)
+                               nick_of_time_ends_round, round_ends_after_rotation, solve_gain,
+                               tier_after_rotation, tier_points, wrong_solve_loss)
 from pi_env.records.types import INCORRECT, SOLVE, GameRecord
 
 __all__ = ["TurnContext", "WaitOutcome", "turn_context", "solve_value", "wait_outcomes", "wait_value",
@@ -399,7 +399,8 @@ def wait_outcomes(ctx: TurnContext, hazard: "dict[int, float] | None" = None) ->
         # an attempt counts as a correct solve (module docstring)
         still_open = sum(1 for i in range(n) if not ctx.out[i] and i not in now
                          and not finished_for_round_end(ctx.attempted[i], ctx.solved[i], ed))
-        tier = ctx.tier + int(ctx.solved_this_rotation or bool(now) or (ctx.nick_of_time and any_solved))
+        tier = tier_after_rotation(ctx.tier, ctx.solved_this_rotation or bool(now), any_solved or bool(now),
+                                   ctx.nick_of_time, n)
         if round_ends_after_rotation(still_open):
             key = (False, f"the round ends after this rotation: at most one player {word}")
         elif ctx.nick_of_time and now and nick_of_time_ends_round(ctx.tier, n):
@@ -515,8 +516,7 @@ def turn_context(record: GameRecord, player: int, round_index: int, after_event:
         seat = (ev.player - rnd.first_player) % n
         if seat <= prev:
             rotation += 1
-            if (nick and any(solved)) or solved_in_rotation:
-                tier += 1
+            tier = tier_after_rotation(tier, solved_in_rotation, any(solved), nick, n)
             solved_in_rotation = False
         prev = seat
         if duel and not decided:  # docs/rules.md §7: the first attempt decides the round
@@ -553,8 +553,7 @@ def turn_context(record: GameRecord, player: int, round_index: int, after_event:
             finished = (f"the round is over ({ended})" if not pending else
                         f"the round ends before player {player}'s next turn ({ended})")
         rotation += 1
-        if (nick and any(solved)) or solved_in_rotation:
-            tier += 1
+        tier = tier_after_rotation(tier, solved_in_rotation, any(solved), nick, n)
         solved_in_rotation = False
     later_seats = range(seat + 1, n)
     extra = extra and not decided and player != rnd.first_player

@@ -453,7 +453,7 @@ def test_reject_player_out_of_range_and_bad_event_shape():
 def test_reject_bad_rules_and_board():
     doc = _doc()
     doc["rules"]["players"] = 6
-    assert _reject(doc) == "rules.players must be 2..5 in mode 'standard', got 6"
+    assert _reject(doc) == "rules.players must be 2..5, got 6"
     doc = _doc()
     doc["board"] = "nighttime"
     assert _reject(doc) == "board: unknown board 'nighttime'; bundled boards: daytime"
@@ -659,7 +659,7 @@ def test_solo_records_take_up_to_14_investigators():
     assert _reject(_solo_doc([15])) == "rules.investigators must list 1 integer 0..14, got [15]"
     standard = _doc()
     standard["rules"]["investigators"] = [5, 6, 5]
-    assert _reject(standard) == "rules.investigators must list 3 integers 0..5, got [5, 6, 5]"
+    assert _reject(standard) == "rules.investigators: investigator counts must be integers 0..5, got (5, 6, 5)"
 
 
 def test_engine_agents_round_trip_also_a_learned_model_at_a_long_path(tmp_path):
@@ -781,8 +781,9 @@ def test_record_rules_json_round_trips_and_matches_the_engine_config():
                                "variants": ["fast"], "investigators": [5, 3, 3]}
     assert Rules.from_json(json.loads(json.dumps(rules.to_json()))) == rules
     assert Rules.from_json({}) == Rules()
-    assert Rules.from_json({"mode": "Duel", "variants": ["Nick of time"]}) == Rules(
-        mode="duel", players=2, variants=("nick-of-time",), investigators=(2, 2))
+    assert Rules.from_json({"mode": "Duel", "variants": ["Fast"]}) == Rules(
+        mode="duel", players=2, rounds=2, variants=("fast",), investigators=(2, 2))
+    assert Rules.from_json({"variants": ["Nick of time"]}).variants == ("nick-of-time",)
     solo = Rules(mode="solo", players=1, rounds=1, investigators=(14,))
     assert Rules.from_json(solo.to_json()) == solo
 
@@ -794,7 +795,18 @@ def test_record_rules_json_round_trips_and_matches_the_engine_config():
     ({"investigators": [5, 5, 5, 5.0]}, "rules.investigators must be a list of integers, got [5, 5, 5, 5.0]"),
     ({"board": "daytime"}, "rules: unknown key 'board'; known: edition, mode, players, rounds, variants, "
                            "investigators"),
-    ({"investigators": [5, 5, 5, -1]}, "rules.investigators must list 4 integers 0..5, got [5, 5, 5, -1]"),
+    ({"investigators": [5, 5, 5, -1]}, "rules.investigators: investigator counts must be integers 0..5, "
+                                       "got (5, 5, 5, -1)"),
+    # the engine's rules (GameConfig) decide for a standard game and a duel (docs/rules.md §5-§7)
+    ({"investigators": [5, 5, 5]}, "rules.investigators gives 3 counts for 4 players (one per player)"),
+    ({"mode": "duel", "players": 3}, "rules.players: a duel is played by exactly 2 players (docs/rules.md §7), "
+                                     "got 3 players"),
+    ({"variants": ["fast", "Fast"]}, "rules.variants lists a variant twice: ('fast', 'fast')"),
+    ({"mode": "duel", "variants": ["nick of time"]}, "rules.variants: variant 'nick-of-time' does not apply to a "
+                                                     "duel (the first solve attempt decides a duel round, "
+                                                     "docs/rules.md §7)"),
+    ({"variants": ["fast"], "rounds": 3}, "variant 'fast' plays 2 rounds (docs/rules.md §6), but rules.rounds is 3"),
+    ({"mode": "solo", "players": 2}, "rules.players must be 1..1 in mode 'solo', got 2"),
     ([], "rules must be an object, got []"),
 ])
 def test_record_rules_from_json_is_strict(doc, message):

@@ -9,7 +9,7 @@ import pytest
 from test_greedy import _put, check_hidden_state_invariance, two_case_position
 
 from pi_env.agents import AGENTS, RolloutAgent, make_agent
-from pi_env.agents.rollout import DEFAULT_BUDGET_MS, DEFAULT_WORLDS, candidates, world_states
+from pi_env.agents.rollout import DEFAULT_BUDGET_MS, DEFAULT_WORLDS, candidates, round_score_change, world_states
 from pi_env.agents.greedy import assess, greedy_decision
 from pi_env.core.constants import IN_DECK, SOLVE_BASE, case_index
 from pi_env.engine import GameConfig, init, legal_action_mask, observe, step_inplace
@@ -137,25 +137,32 @@ def test_paired_games_differing_only_in_the_hidden_case_look_the_same(monkeypatc
     check_hidden_state_invariance(["rollout", "greedy"], 2, 4, RolloutAgent, 10)
 
 
-@pytest.mark.parametrize("players, seed, turns", [(2, 5, 3), (4, 5, 11), (3, 8, 20)])
-def test_round_values_equal_a_turn_by_turn_replay(players, seed, turns):
+@pytest.mark.parametrize("players, seed, turns, low", [(2, 5, 3, None), (4, 5, 11, None), (3, 8, 20, None),
+                                                      (4, 5, 11, -4), (3, 8, 20, -5)])
+def test_round_values_equal_a_turn_by_turn_replay(players, seed, turns, low):
     """The fused rollout cut at the round's end (played as the last round, later-round bonus removed)
     gives, per world and candidate, exactly the score changes of the same games played turn by turn
-    with the same policy streams in the true round until the round ends."""
+    with the same policy streams in the true round until the round ends. ``low``: every score set
+    to it first, so wrong attempts meet the floor −5 (docs/rules.md §5) before a correct solve: the
+    rollout bounds every solve as the engine does (bounding the round's sum once disagreed in one
+    world of each)."""
     from pi_env.engine.play import play
 
     st, config, p, obs = _midgame(players, seed, turns)
     mask = legal_action_mask(st)[0]
-    agent = RolloutAgent(budget_ms=None, worlds=4)
+    agent = RolloutAgent(budget_ms=None, worlds=8)
     agent.reset(players, config.board, seed=0)
     s = agent.situation(obs, mask)
     cands = candidates(s, greedy_decision(s))
-    worlds = world_sampler(s.knowledge).sample(4, 0)
+    worlds = world_sampler(s.knowledge).sample(8, 0)
     base = world_states(obs, players, worlds, np.random.default_rng(2), pending=s.outlook.pending)
-    streams = np.arange(1, 5, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    if low is not None:
+        base.score[:] = low
+        base.solve_points[:] = low
+    streams = np.arange(1, 9, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
     got = agent._play(base, cands, streams.copy())
     for c, action in enumerate(cands):
-        for w in range(4):
+        for w in range(8):
             g = base.take([w])
             score0 = g.score[0].astype(np.int64)
             step_inplace(g, np.array([action]), config)
@@ -165,6 +172,17 @@ def test_round_values_equal_a_turn_by_turn_replay(players, seed, turns):
                 play(g, config, 1, "rules", seed=stream, autoreset=False)
             delta = g.score[0].astype(np.int64) - score0  # the step ending the round scores its solve
             assert got[w, c] == delta[0] - delta[1:].mean(), (c, w)
+
+
+def test_round_score_change_by_hand():
+    """Solve by solve (docs/rules.md §4.3, §5): second edition, at −4 two wrong attempts cost 1 (the
+    floor −5) and a correct 7 then gives +6 in all (summed once: −4 − 4 + 7 = −1, +3); at 20 a
+    wrong attempt and a correct 9 give +1 (the cap 21); first edition: points − 2 per wrong."""
+    score = np.array([[-4, 20, 0, 3]])
+    wrong = np.array([[2, 1, 0, 1]])
+    points = np.array([[7, 9, 5, 0]])
+    assert round_score_change(score, wrong, points, "second").tolist() == [[6, 1, 5, -2]]
+    assert round_score_change(score, wrong, points, "first").tolist() == [[3, 7, 5, -2]]
 
 
 def test_budgeted_chunks_by_hand():

@@ -114,26 +114,110 @@ def test_the_scripted_game_with_the_rules_as_they_are():
     _check(scripted_game_values(), 21)
 
 
-def test_a_cap_changed_in_the_rules_module_changes_every_caller(tmp_path):
-    """The module docstring: cap 21 → 15 in the copy's rules module only; engine, record scoring,
-    hint and greedy all give the cap-15 values."""
+def _run_with_edited_rules(tmp_path: Path, old: str, new: str, count: int, function: str) -> dict:
+    """Copy the package to ``tmp_path``, replace the ``count`` occurrences of ``old`` by ``new`` in the
+    copy's ``pi_env/core/rules.py`` only, and return what ``function`` of this module gives in a
+    subprocess that imports the copy (its own numba cache)."""
     package = Path(rules.__file__).resolve().parents[1]  # pi_env (its agents, solvers, experiments are links)
     copy = tmp_path / "src" / "pi_env"
     shutil.copytree(package, copy, symlinks=False, ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))
     rules_py = copy / "core" / "rules.py"
     text = rules_py.read_text()
-    assert text.count("SCORE_CAP: int = 21\n") == 1
-    rules_py.write_text(text.replace("SCORE_CAP: int = 21\n", "SCORE_CAP: int = 15\n"))
+    assert text.count(old) == count
+    rules_py.write_text(text.replace(old, new))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(copy.parent), str(Path(__file__).parent)]),
                NUMBA_CACHE_DIR=str(tmp_path / "numba_cache"), PI_ENV_COMPILE_NOTICE="0")
-    code = ("import json, test_rules_module as t; "
-            "print(json.dumps(t.scripted_game_values()))")
+    code = f"import json, test_rules_module as t; print(json.dumps(t.{function}()))"
     run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
                          timeout=1800)
     assert run.returncode == 0, run.stderr[-3000:]
     values = json.loads(run.stdout.strip().splitlines()[-1])
     assert Path(values["package"]).resolve() == copy.resolve()  # the copy ran, not the installed package
+    return values
+
+
+def test_a_cap_changed_in_the_rules_module_changes_every_caller(tmp_path):
+    """The module docstring: cap 21 → 15 in the copy's rules module only; engine, record scoring,
+    hint and greedy all give the cap-15 values."""
+    values = _run_with_edited_rules(tmp_path, "SCORE_CAP: int = 21\n", "SCORE_CAP: int = 15\n", 1,
+                                    "scripted_game_values")
     _check(values, 15)
+
+
+def tier_game_values() -> dict:
+    """Play the tier game with the ``pi_env`` on ``sys.path`` (3 players, second edition, seed
+    :data:`SEED`): in every round the round's first player names its own case on its first turn,
+    the others take their first legal query on their first turn and name their own cases on their
+    second. So in round ``r`` (1-based) the first player solves at tier 0 (``7 + r − 1``) and the
+    others in rotation 1 at tier 1 (``5 + r − 1``; docs/rules.md §5), and the round ends after
+    rotation 1. Returns what the engine, the record scorer and the solver's turn context make of it
+    (JSON-ready): the context is player ``first + 1``'s before its second turn of round 1."""
+    import pi_env
+    from pi_env.core.constants import SOLVE_BASE, case_index as index
+    from pi_env.engine import GameConfig, init, legal_action_mask, step_inplace
+    from pi_env.records.recorder import Recorder
+    from pi_env.records.scoring import score_record
+    from pi_env.solvers import turn_context
+
+    cfg = GameConfig(num_players=3)
+    st = init(cfg, seed=SEED)
+    rec = Recorder(cfg, st, SEED)
+    turns = [0, 0, 0]
+    rnd = 0
+    while not st.done[0]:
+        if int(st.round[0]) != rnd:
+            rnd, turns = int(st.round[0]), [0, 0, 0]
+        p = int(st.current_player[0])
+        if p == int(st.first_player[0]) or turns[p] > 0:
+            action = SOLVE_BASE + index(*(int(v) for v in st.case[0, p]))
+        else:
+            action = int(np.flatnonzero(legal_action_mask(st)[0][:SOLVE_BASE])[0])
+        turns[p] += 1
+        step_inplace(st, np.array([action], dtype=np.int64), cfg)
+        rec.after_step(st)
+    record = rec.record()
+    scored = score_record(record)
+    asker = (record.rounds[0].first_player + 1) % 3
+    ctx = turn_context(record, player=asker, round_index=0, after_event=2)
+    return {"package": os.path.dirname(pi_env.__file__),
+            "first_players": [r.first_player for r in record.rounds],
+            "engine": {"score": st.score[0].tolist(), "solve_points": st.solve_points[0].tolist()},
+            "record": {"round_points": [list(r) for r in scored.round_points], "scores": list(scored.scores),
+                       "tiers": [[e.tier for e in r] for r in scored.events]},
+            "turns": {"player": asker, "tier": ctx.tier, "gain": ctx.gain(ctx.tier)}}
+
+
+def _tier_expected(advances: bool) -> dict:
+    """:func:`tier_game_values` with the rules as they are (``advances``) or with a tier that never
+    advances (every correct solve at tier 0: ``7 + r − 1``, then the cap 21)."""
+    if advances:  # first players 2, 0, 1, each once: 7 + r - 1 there, 5 + r - 1 in the other rounds
+        points = [[5, 5, 7], [8, 6, 6], [7, 9, 7]]
+        tiers = [0, 0, 0, 1, 1]
+    else:  # 7, 8, 9 for everyone: 15 after round 2, then +9 capped at 21
+        points = [[7, 7, 7], [8, 8, 8], [6, 6, 6]]
+        tiers = [0, 0, 0, 0, 0]
+    final = [sum(r[i] for r in points) for i in range(3)]
+    solve_points = [20, 20, 20] if advances else [24, 24, 24]
+    return {"first_players": [2, 0, 1],
+            "engine": {"score": final, "solve_points": solve_points},
+            "record": {"round_points": points, "scores": final, "tiers": [tiers] * 3},
+            "turns": {"player": 0, "tier": 1 if advances else 0, "gain": 5 if advances else 7}}
+
+
+def test_the_tier_game_with_the_rules_as_they_are():
+    values = tier_game_values()
+    del values["package"]
+    assert values == _tier_expected(True)
+
+
+def test_a_tier_rule_changed_in_the_rules_module_changes_every_caller(tmp_path):
+    """The tier never advances in the copy's rules module only (``tier_after_rotation`` returns the
+    tier it is given, docs/rules.md §5 changed): the engine, the record scorer and the solver's turn
+    context all score every correct solve at tier 0."""
+    values = _run_with_edited_rules(tmp_path, "        return tier + 1\n", "        return tier\n", 2,
+                                    "tier_game_values")
+    del values["package"]
+    assert values == _tier_expected(False)
 
 
 # --- the functions, by hand (docs/rules.md §4.1-§4.3, §5, §6) ----------------------------------
@@ -176,6 +260,31 @@ def test_round_end_rules():
     assert rules.finished_for_round_end(True, True, FIRST_EDITION)
     assert [rules.round_ends_after_rotation(k) for k in (0, 1, 2)] == [True, True, False]
     assert [rules.nick_of_time_ends_round(t, 4) for t in (1, 2)] == [False, True]
+
+
+def test_the_duel_investigators_after_a_round():
+    """docs/rules.md §7: 2 more tiles before each later round, 1 for the round's winner, at most 5."""
+    after = rules.duel_investigators_after_round
+    assert [after(k, False) for k in (0, 2, 3, 4, 5)] == [2, 4, 5, 5, 5]
+    assert [after(k, True) for k in (0, 2, 3, 4, 5)] == [1, 3, 4, 5, 5]
+    assert rules.DUEL_START_INVESTIGATORS == 2
+
+
+def test_the_tier_after_a_rotation():
+    """docs/rules.md §5: one tier higher after a rotation with a correct solve; §6 nick of time:
+    after every rotation once anyone has solved this round, staying at the last tier (2 with 4
+    players)."""
+    after = rules.tier_after_rotation
+    assert [after(1, s, s, False, 4) for s in (False, True)] == [1, 2]
+    assert after(1, False, True, False, 4) == 1  # an earlier solve: no nick of time, no advance
+    assert [after(t, False, True, True, 4) for t in (0, 1, 2)] == [1, 2, 2]
+    assert after(0, False, False, True, 4) == 0  # nick of time starts with the first correct solve
+    assert after(3, True, True, False, 4) == 4  # §5 alone has no last tier (the round ends first)
+    tiers = np.array([0, 1, 2, 2], dtype=np.int64)
+    this = np.array([True, False, False, True])
+    ever = np.array([True, True, False, True])
+    assert rules.tiers_after_rotation(tiers, this, ever, False, 4).tolist() == [1, 1, 2, 3]
+    assert rules.tiers_after_rotation(tiers, this, ever, True, 4).tolist() == [1, 2, 2, 2]
 
 
 def test_answers():

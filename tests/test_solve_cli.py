@@ -14,6 +14,7 @@ from pi_env.core.constants import INVESTIGATE_BASE, SOLVE_BASE
 from pi_env.engine import GameConfig, init, legal_action_mask, observe, step_inplace
 from pi_env.records.record_file import load_record
 from pi_env.records.recorder import Recorder
+from pi_env.records.scoring import score_record
 from pi_env.solvers.solve_report import (display_at, investigators_left_at, next_turn_tier, solve_report,
                                          solve_report_lines)
 
@@ -164,6 +165,33 @@ def test_contradiction_is_reported_and_exits_2(capsys, tmp_path) -> None:
     assert (code, err) == (2, message) and "these cannot all hold: events 0, 1" in text
     code, _, err = run(capsys, "replay", path)  # the same words and status as replay
     assert (code, err) == (2, message)
+
+
+def test_duel_investigators_left_match_the_engine() -> None:
+    """In a duel the investigators left computed from a record follow docs/rules.md §7 as the engine
+    does: before each later round 2 more, 1 for the previous round's winner, at most 5 (a game of
+    two deducers, seed 32: player 0 wins rounds 1 and 2 and, with none left after round 1, starts
+    round 2 with 1 tile, player 1 with 2)."""
+    from pi_env.agents import make_agent
+    config = GameConfig(mode="duel")
+    state = init(config, 1, seed=32)
+    bots = [make_agent("deducer") for _ in range(2)]
+    for i, b in enumerate(bots):
+        b.reset(2, config.board, seed=32 + i)
+    rec = Recorder(config, state, 32)
+    positions = []
+    while not state.done[0]:
+        p = int(state.current_player[0])
+        r = int(state.round[0])
+        obs, mask = observe(state, p)[0], legal_action_mask(state)[0]
+        positions.append((p, r, len(rec.record().rounds[r].events) - 1, [int(v) for v in state.inv_left[0]]))
+        step_inplace(state, np.array([bots[p].act(obs, mask)]), config)
+        rec.after_step(state)
+    record = rec.record()
+    starts = {r: left for _, r, e, left in positions if e == -1}
+    assert score_record(record).round_winners == (0, 0, -1) and starts[1] == [1, 2]
+    for p, r, after, left in positions:
+        assert [investigators_left_at(record, q, r, after) for q in range(2)] == left
 
 
 @pytest.mark.parametrize("players,seed", [(3, 21), (4, 22), (5, 23)])

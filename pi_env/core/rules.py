@@ -1,4 +1,4 @@
-"""The rules of P.I. that decide answers and points, each in one small function (docs/rules.md §4–§6).
+"""The rules of P.I. that decide answers and points, each in one small function (docs/rules.md §4–§7).
 
 This module is the one home of these rules: the engine's numba kernels, the record scorer
 (:mod:`pi_env.records.scoring`), the record checks (:mod:`pi_env.records.record_file`), the
@@ -14,8 +14,11 @@ with the engine.)
   :data:`WRONG_SOLVE_PENALTY` (§4.3); what a correct solve gains and a wrong one loses, for
   valuing a decision: :func:`solve_gain`, :func:`wrong_solve_loss` (over arrays:
   :func:`solve_gains`, :func:`wrong_solve_losses`);
-* the end of a standard round (§5, §6): :func:`finished_for_round_end`,
+* the end of a rotation (§5, §6): the next tier, :func:`tier_after_rotation` (over arrays:
+  :func:`tiers_after_rotation`); the end of a standard round, :func:`finished_for_round_end`,
   :func:`round_ends_after_rotation`, :func:`nick_of_time_ends_round`;
+* the duel's investigator tiles (§7): :data:`DUEL_START_INVESTIGATORS`,
+  :func:`duel_investigators_after_round`;
 * legality (§4.1, §4.2): :func:`clue_card_takeable`, :func:`investigator_placeable`;
 * answers (§4.1–§4.3): :func:`clue_answer`, :func:`investigator_suppressed`,
   :func:`investigate_answer`, :func:`is_case`, with :func:`element_type` and :func:`case_element`.
@@ -27,8 +30,10 @@ and plain Python calls the same compiled function (numba's dispatcher, about 0.2
 returns Python ``int`` and ``bool``). Arguments are scalars (``int``, numpy integers) unless said
 otherwise; editions are the codes of :mod:`pi_env.core.constants` (``SECOND_EDITION`` = 0,
 ``FIRST_EDITION`` = 1; :func:`edition_code` turns ``"second"`` / ``"first"`` into them).
-:func:`bounded_scores`, :func:`solve_gains` and :func:`wrong_solve_losses` apply a rule to every
-entry of an array (numba kernels that call the rule), for the agents' vectorized simulations. With ``NUMBA_DISABLE_JIT=1`` every function is the plain Python function.
+:func:`bounded_scores`, :func:`solve_gains`, :func:`wrong_solve_losses` and
+:func:`tiers_after_rotation` apply a rule to every entry of an array (numba kernels that call the
+rule), for the agents' vectorized simulations. With ``NUMBA_DISABLE_JIT=1`` every function is the
+plain Python function.
 
 The compiled kernel cache is keyed by the files of ``pi_env/core`` among others
 (:mod:`pi_env.core._config`), so a change here recompiles every kernel that uses it.
@@ -39,12 +44,15 @@ from __future__ import annotations
 import numpy as np
 
 from pi_env.core._config import kernel, rule_step
-from pi_env.core.constants import EDITION_NAMES, NOTHING, ON_DISPLAY, SECOND_EDITION, SPOT, TRACE, TYPE_OFFSETS
+from pi_env.core.constants import (EDITION_NAMES, MAX_INVESTIGATORS, NOTHING, ON_DISPLAY, SECOND_EDITION, SPOT, TRACE,
+                                   TYPE_OFFSETS)
 
 __all__ = ["TIER_POINTS", "WRONG_SOLVE_PENALTY", "SCORE_CAP", "SCORE_FLOOR", "edition_code", "last_tier",
            "tier_points", "bounded_score", "bounded_scores", "score_range", "first_edition_score", "score_after",
            "solve_gain", "wrong_solve_loss", "solve_gains", "wrong_solve_losses",
-           "finished_for_round_end", "round_ends_after_rotation", "nick_of_time_ends_round", "element_type",
+           "finished_for_round_end", "round_ends_after_rotation", "nick_of_time_ends_round", "tier_after_rotation",
+           "tiers_after_rotation", "DUEL_START_INVESTIGATORS", "DUEL_NEW_INVESTIGATORS",
+           "duel_investigators_after_round", "element_type",
            "case_element", "clue_answer", "investigator_suppressed", "investigate_answer", "is_case",
            "clue_card_takeable", "investigator_placeable"]
 
@@ -326,6 +334,83 @@ def nick_of_time_ends_round(tier, num_players):
         bool.
     """
     return tier >= last_tier(num_players)
+
+
+@rule_step(inline=True)
+def tier_after_rotation(tier, solved_this_rotation, any_solved_this_round, nick, num_players):
+    """The tier of the next rotation, at the end of a rotation of a round (docs/rules.md §5, §6).
+
+    §5: the tier is one higher after a rotation in which at least one player solved correctly.
+    §6, nick of time (``nick``): once anyone has solved correctly this round
+    (``any_solved_this_round``, this rotation's solves included), the tier is one higher after
+    every rotation, and stays at the last tier (:func:`last_tier`; the rotation played there ends
+    the round, :func:`nick_of_time_ends_round`). A wrong attempt advances nothing.
+
+    Args:
+        tier: the tier of the rotation just played.
+        solved_this_rotation: whether anyone solved correctly in that rotation.
+        any_solved_this_round: whether anyone has solved correctly in the round so far.
+        nick: whether the game plays the nick-of-time variant.
+        num_players: 2..5.
+
+    Returns:
+        int: the tier of the next rotation.
+    """
+    if nick and any_solved_this_round:
+        if nick_of_time_ends_round(tier, num_players):
+            return tier
+        return tier + 1
+    if solved_this_rotation:
+        return tier + 1
+    return tier
+
+
+@kernel
+def tiers_after_rotation(tiers, solved_this_rotation, any_solved_this_round, nick, num_players):
+    """:func:`tier_after_rotation` of every entry (docs/rules.md §5, §6): ``tiers[i]`` with
+    ``solved_this_rotation[i]`` and ``any_solved_this_round[i]``.
+
+    Args:
+        tiers: ``int[N]``.
+        solved_this_rotation: ``bool[N]``.
+        any_solved_this_round: ``bool[N]``.
+        nick: whether the game plays the nick-of-time variant.
+        num_players: 2..5.
+
+    Returns:
+        ``int64[N]`` (a new array).
+    """
+    out = np.empty(tiers.size, dtype=np.int64)
+    for i in range(tiers.size):
+        out[i] = tier_after_rotation(tiers[i], solved_this_rotation[i], any_solved_this_round[i], nick,
+                                     num_players)
+    return out
+
+
+# --- the duel's investigators (docs/rules.md §7) ------------------------------------------------
+
+DUEL_START_INVESTIGATORS: int = 2
+"""Investigator tiles each player starts a duel with (docs/rules.md §7)."""
+DUEL_NEW_INVESTIGATORS: int = 2
+"""Investigator tiles each player of a duel gets before each later round, the previous round's
+winner one fewer (docs/rules.md §7; :func:`duel_investigators_after_round`)."""
+
+
+@rule_step(inline=True)
+def duel_investigators_after_round(left, won):
+    """A duel player's investigator tiles for the next round (docs/rules.md §7): ``left`` plus
+    :data:`DUEL_NEW_INVESTIGATORS` (2), one fewer for the winner of the round just played (it gives
+    one back), holding at most ``MAX_INVESTIGATORS`` (5).
+
+    Args:
+        left: the player's unused tiles at the end of the round.
+        won: whether the player won that round (a draw: neither player won).
+
+    Returns:
+        int: 0..5 for ``left`` in 0..5.
+    """
+    new = DUEL_NEW_INVESTIGATORS - 1 if won else DUEL_NEW_INVESTIGATORS
+    return min(MAX_INVESTIGATORS, left + new)
 
 
 # --- legality (docs/rules.md §4) ------------------------------------------------------------------

@@ -26,7 +26,8 @@ A shuffle is Fisher–Yates from the end: ``for i = n-1 .. 1: swap(a[i], a[below
 
 The answers and the points come from :mod:`pi_env.core.rules`, the one home of those rules
 (``clue_answer`` §4.1, ``investigate_answer`` §4.2, ``is_case`` §4.3, ``tier_points`` and
-``score_after`` §5, the round-end rules of §5 and §6), which the records, the
+``score_after`` §5, the tier's advance ``tier_after_rotation`` and the round-end rules of §5 and
+§6), which the records, the
 solver and the agents call too. The per-game helpers here — the deal (``_deal_layout``,
 ``_deal_cases``, ``_deal_clue_cards``), an investigation with its suppression flags
 (``_investigate_answer``) and the card flow (``_play_clue_card``) — are shared with the Solo Time
@@ -37,11 +38,12 @@ import numpy as np
 from numba import prange
 
 from pi_env.core._config import batch_kernel, rule_step
-from pi_env.core.constants import (IN_DECK, IN_DISCARD, IN_FRONT, INVESTIGATE_BASE, MAX_INVESTIGATORS, NOTHING,
-                                   NUM_CASES, NUM_ELEMENTS, ON_DISPLAY, SOLVE_BASE, SPOT)
-from pi_env.core.rules import (WRONG_SOLVE_PENALTY, clue_answer, clue_card_takeable, finished_for_round_end,
-                               investigate_answer, investigator_placeable, investigator_suppressed, is_case, nick_of_time_ends_round, round_ends_after_rotation,
-                               score_after, tier_points)
+from pi_env.core.constants import (IN_DECK, IN_DISCARD, IN_FRONT, INVESTIGATE_BASE, NOTHING, NUM_CASES,
+                                   NUM_ELEMENTS, ON_DISPLAY, SOLVE_BASE, SPOT)
+from pi_env.core.rules import (WRONG_SOLVE_PENALTY, clue_answer, clue_card_takeable, duel_investigators_after_round,
+                               finished_for_round_end, investigate_answer, investigator_placeable,
+                               investigator_suppressed, is_case, nick_of_time_ends_round, round_ends_after_rotation,
+                               score_after, tier_after_rotation, tier_points)
 
 
 @rule_step
@@ -473,40 +475,25 @@ def _duel_decision(b, p, is_solve, correct, first_player, extra_turn):
 
 
 @rule_step(inline=True)
-def _nick_of_time(b, num_players, tier, solved_this_rotation, solved):
-    """docs/rules.md §6 nick of time, at the end of a rotation of game b: once anyone has solved
-    this round, the tier advances every rotation; the rotation played at the last tier ends the
-    round (``pi_env.core.rules.nick_of_time_ends_round``). Returns ``(applies, ends_round)``: ``applies`` False before
-    the round's first correct solve (then the tier follows §5)."""
+def _end_of_rotation(b, num_players, edition, nick, duel, max_rotations, rotation, tier,
+                     solved_this_rotation, truncated, attempted, solved):
+    """The checks at the end of a rotation of game b (docs/rules.md §4, §5, §6). The next tier is
+    ``pi_env.core.rules.tier_after_rotation`` (one higher after a rotation with a correct solve;
+    nick of time: after every rotation once anyone has solved this round, and the rotation played
+    at the last tier ends the round, ``nick_of_time_ends_round``); a standard round ends when at
+    most one player has not attempted (second edition) / not solved (first edition;
+    ``pi_env.core.rules.finished_for_round_end``, ``round_ends_after_rotation``); any round ends at
+    the ``max_rotations`` safeguard (§5, ``truncated`` set).
+    Returns ``(end, safeguard)``: the round ends, and it was ended by the safeguard."""
     any_solved = False
     for i in range(num_players):
         if solved[b, i]:
             any_solved = True
-    if not any_solved:
-        return False, False
-    solved_this_rotation[b] = False
-    if nick_of_time_ends_round(tier[b], num_players):
-        return True, True
-    tier[b] += 1
-    return True, False
-
-
-@rule_step(inline=True)
-def _end_of_rotation(b, num_players, edition, nick, duel, max_rotations, rotation, tier,
-                     solved_this_rotation, truncated, attempted, solved):
-    """The checks at the end of a rotation of game b (docs/rules.md §4, §5, §6). The tier
-    advances after a rotation with a correct solve (with nick of time: ``_nick_of_time``); a
-    standard round ends when at most one player has not attempted (second edition) / not solved
-    (first edition; ``pi_env.core.rules.finished_for_round_end``, ``round_ends_after_rotation``);
-    any round ends at the ``max_rotations`` safeguard (§5, ``truncated`` set).
-    Returns ``(end, safeguard)``: the round ends, and it was ended by the safeguard."""
     end = False
-    applies = False
-    if nick:
-        applies, end = _nick_of_time(b, num_players, tier, solved_this_rotation, solved)
-    if not applies and solved_this_rotation[b]:
-        tier[b] += 1
-        solved_this_rotation[b] = False
+    if nick and any_solved and nick_of_time_ends_round(tier[b], num_players):
+        end = True
+    tier[b] = tier_after_rotation(tier[b], solved_this_rotation[b], any_solved, nick, num_players)
+    solved_this_rotation[b] = False
     rotation[b] += 1
     if not duel:
         open_ = 0
@@ -549,7 +536,8 @@ def _end_round(b, decided, num_players, duel, num_rounds, max_rounds, round_, fi
     """The end of a round of game b (docs/rules.md §5, §7): a duel's round result (``decided``:
     ``DRAW`` or the winner; scores and rewards ±1); the game ends after the last round (a duel:
     once the rounds won differ, with a game reward ±1, or at ``max_rounds``, truncated); else the
-    first player passes left and a duel gives 2 more investigators (the winner 1, at most 5).
+    first player passes left and a duel gives 2 more investigators (the winner 1, at most 5:
+    ``pi_env.core.rules.duel_investigators_after_round``).
     Returns whether a next round follows (then set it up: ``_setup_round``, §3)."""
     if duel:
         round_winner[b] = decided
@@ -576,8 +564,7 @@ def _end_round(b, decided, num_players, duel, num_rounds, max_rounds, round_, fi
         return False
     if duel:
         for i in range(num_players):
-            gain = 1 if i == decided else 2
-            inv_left[b, i] = min(MAX_INVESTIGATORS, inv_left[b, i] + gain)
+            inv_left[b, i] = duel_investigators_after_round(inv_left[b, i], i == decided)
     first_player[b] = (first_player[b] + 1) % num_players
     return True
 

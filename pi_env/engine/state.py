@@ -27,6 +27,7 @@ from pi_env.core.board import DAYTIME, Board, board_json, load_board
 from pi_env.core.constants import (DEFAULT_MAX_ROTATIONS, DEFAULT_ROUNDS, EDITION_NAMES, MAX_INVESTIGATORS,
                          MAX_PLAYERS, MIN_PLAYERS, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS)
 from pi_env.core.errors import BoardError, ConfigError
+from pi_env.core.rules import DUEL_START_INVESTIGATORS  # docs/rules.md §7
 from pi_env.engine.arrays import BatchArrays
 
 VARIANTS = ("fast", "nick-of-time")
@@ -36,8 +37,6 @@ MODES = ("standard", "duel")
 DEFAULT_MAX_ROUNDS = 9
 """Duel safeguard: a duel still tied after this many rounds ends drawn (and truncated)."""
 MAX_ROUNDS_LIMIT = 100
-DUEL_START_INVESTIGATORS = 2  # docs/rules.md §7
-DUEL_INVESTIGATORS_PER_ROUND = 2  # docs/rules.md §7: the round winner gives one of them back
 
 # bits of GameConfig.rules_code, the rules word the step kernel takes
 RULES_FIRST_EDITION = 1

@@ -85,20 +85,20 @@ import numpy as np
 
 from pi_env.core.board import DAYTIME, Board, load_board
 from pi_env.core import rules
+from pi_env.core.rules import duel_investigators_after_round
 from pi_env.core.constants import (ANSWER_NAMES, CASE_TRIPLES, DEFAULT_MAX_ROTATIONS, DISPLAY_SIZE, ELEMENT_TYPE,
-                        EVIDENCE, LOCATION, MAX_INVESTIGATORS, NOTHING,
+                        EVIDENCE, LOCATION, NOTHING,
                         NUM_DISTRICTS, NUM_ELEMENTS, SUSPECT, TYPE_NAMES, TYPE_OFFSETS,
                         TYPE_SIZES, case_index, element_id)
 from pi_env.core.errors import BoardError, RecordError, UnknownNameError
 from pi_env.core.files import write_text_atomic
 from pi_env.core.names import element_names, parse_answer, parse_district, parse_element
+from pi_env.engine.state import MAX_ROUNDS_LIMIT
 from pi_env.records.types import (CLUE, INCORRECT, INVESTIGATE, SOLVE, Event, GameRecord, RoundRecord, Rules,
                                   number_text)
 from pi_env.core.text import normalize
 
 FORMAT = "pi-record/1"
-DUEL_INVESTIGATORS_PER_ROUND = 2  # docs/rules.md §7 (the round winner gives one back: not tracked)
-MAX_ROUNDS_LIMIT = 100  # = pi_env.engine.state.MAX_ROUNDS_LIMIT (not imported: records stay engine-free)
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -250,8 +250,9 @@ def load_record(source: PathLike | dict[str, Any]) -> GameRecord:
     rounds = []
     for r, round_doc in enumerate(rounds_doc):
         if r > 0 and rules.mode == "duel":
-            investigators_left = [min(MAX_INVESTIGATORS, k + DUEL_INVESTIGATORS_PER_ROUND)
-                                  for k in investigators_left]
+            # docs/rules.md §7; the round's winner is not tracked here: every player as if it lost
+            # (the most it can hold; the scorer, pi_env.records.scoring, counts the winner's one fewer)
+            investigators_left = [duel_investigators_after_round(k, False) for k in investigators_left]
         rounds.append(_parse_round(round_doc, r, rules, board, investigators_left))
     seed, max_rotations, max_rounds = _parse_engine(doc.get("engine"), rules, len(rounds))
     agents = _parse_agents((doc.get("engine") or {}).get("agents"), rules)

@@ -8,16 +8,17 @@ starts a new rotation, so skipped (solved) players need no entry.
 Nick of time (§6): once a player has solved in a round, every new rotation advances the tier, and
 the rotation played at the last tier ``min(3, P - 2)`` ends the round.
 
-The points, the score bounds and the end-of-rotation conditions are those of the engine, from
-:mod:`pi_env.core.rules` (``tier_points``, ``score_after``, ``bounded_score``,
-``finished_for_round_end``, ``round_ends_after_rotation``, ``nick_of_time_ends_round``).
+The points, the score bounds, the tier's advance and the end-of-rotation conditions are those of
+the engine, from :mod:`pi_env.core.rules` (``tier_points``, ``score_after``, ``bounded_score``,
+``tier_after_rotation``, ``finished_for_round_end``, ``round_ends_after_rotation``,
+``nick_of_time_ends_round``).
 
 Duel (§7): the scores are rounds won. The first solve event of a round decides it (wrong: the
 opponent wins; right by the round's second player: it wins; right by the first player: the next
 event is the opponent's one more turn, a correct solve there draws, anything else loses). A round
 without a decision counts as a draw (the safeguard ended it, or the record stops in it).
 Investigator tiles: ``rules.investigators`` at the start, then before each later round 2 more
-(1 for the previous round's winner), holding at most 5.
+(1 for the previous round's winner), holding at most 5 (``duel_investigators_after_round``).
 
 Complete or not (:attr:`RecordScores.incomplete`): a round reaches its end when every seat after its
 last turn in that rotation is skipped (solved, or finished by the incorrect-information rule) and
@@ -31,11 +32,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pi_env.core.constants import MAX_INVESTIGATORS, SECOND_EDITION
+from pi_env.core.constants import SECOND_EDITION
 from pi_env.core.errors import RecordError
-from pi_env.core.rules import (WRONG_SOLVE_PENALTY, bounded_score, edition_code, finished_for_round_end,
+from pi_env.core.rules import (WRONG_SOLVE_PENALTY, bounded_score, duel_investigators_after_round, edition_code,
+                               finished_for_round_end,
                                first_edition_score, last_tier as rules_last_tier, nick_of_time_ends_round,
-                               round_ends_after_rotation, score_after, tier_points)
+                               round_ends_after_rotation, score_after, tier_after_rotation,
+                               tier_points)
 from pi_env.engine.ranking import rank_players
 from pi_env.engine.state import DEFAULT_MAX_ROUNDS
 from pi_env.records.types import INCORRECT, INVESTIGATE, SOLVE, GameRecord
@@ -210,12 +213,10 @@ def _end_of_rotation(tier: int, solved_in_rotation: bool, nick: bool, n: int, ed
     """The end-of-rotation step (docs/rules.md §4–§6): the next rotation's tier and why the round ends
     (``""`` if it goes on). ``ed``: the edition's code; ``out``: players finished by the
     incorrect-information rule; ``rotations``: rotations completed, this one included."""
-    if nick and solved:
-        if nick_of_time_ends_round(tier, n):
-            return tier, f"nick of time: the rotation at the last tier, {rules_last_tier(n)}, was played out"
-        tier += 1
-    elif solved_in_rotation:
-        tier += 1
+    ends = nick and bool(solved) and nick_of_time_ends_round(tier, n)
+    tier = tier_after_rotation(tier, solved_in_rotation, bool(solved), nick, n)
+    if ends:
+        return tier, f"nick of time: the rotation at the last tier, {rules_last_tier(n)}, was played out"
     open_ = sum(1 for i in range(n) if i not in out and not finished_for_round_end(i in attempted, i in solved, ed))
     if round_ends_after_rotation(open_):
         return tier, f"at most one player {'had not attempted' if ed == SECOND_EDITION else 'had not solved'}"
@@ -256,7 +257,7 @@ def _score_duel(record: GameRecord, check_end: bool = True) -> RecordScores:
                 raise RecordError(f"the duel was over after round {r}: player {leader} won "
                                   f"{wins[leader]}-{wins[1 - leader]}", round_index=r)
             for i in range(n):
-                inv_left[i] = min(MAX_INVESTIGATORS, inv_left[i] + (1 if i == winners[-1] else 2))
+                inv_left[i] = duel_investigators_after_round(inv_left[i], i == winners[-1])
         start = list(wins)
         rotation, tier, solved_in_rotation, prev_seat = 0, 0, False, -1
         result: int | None = None
@@ -282,9 +283,8 @@ def _score_duel(record: GameRecord, check_end: bool = True) -> RecordScores:
             seat = (p - rnd.first_player) % n
             if seat <= prev_seat:
                 rotation += 1
-                if solved_in_rotation:
-                    tier += 1
-                    solved_in_rotation = False
+                tier = tier_after_rotation(tier, solved_in_rotation, False, False, n)  # no nick of time (§6)
+                solved_in_rotation = False
             prev_seat = seat
             before = wins[p]
             is_solve = ev.kind == SOLVE

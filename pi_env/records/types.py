@@ -14,9 +14,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pi_env.core.board import Board
-from pi_env.core.constants import (DEFAULT_ROUNDS, MAX_INVESTIGATORS, MAX_PLAYERS, MIN_PLAYERS,
-                                   NUM_DISTRICTS)
-from pi_env.core.errors import PIError, RecordError, UnknownNameError
+from pi_env.core.constants import EDITION_NAMES, MAX_INVESTIGATORS, NUM_DISTRICTS
+from pi_env.core.errors import ConfigError, PIError, RecordError, UnknownNameError
+from pi_env.engine.state import MODES as ENGINE_MODES, VARIANTS, GameConfig
 from pi_env.core.text import normalize
 
 CLUE, INVESTIGATE, SOLVE = "clue", "investigate", "solve"
@@ -26,10 +26,9 @@ rule; see :class:`Event`). Not a turn."""
 TURN_KINDS = (CLUE, INVESTIGATE, SOLVE)
 
 
-EDITIONS = ("second", "first")
-MODES = ("standard", "duel", "solo")
-VARIANTS = ("fast", "nick-of-time")
-DUEL_START_INVESTIGATORS = 2  # docs/rules.md §7
+EDITIONS = EDITION_NAMES
+MODES = ENGINE_MODES + ("solo",)
+"""Modes of a record: the engine's (``GameConfig.mode``) and Solo Time Attack (docs/rules.md §8)."""
 _RULES_KEYS = {"edition": (str,), "mode": (str,), "players": (int,), "rounds": (int,), "variants": (list, str),
                "investigators": (list, int)}
 """The keys of a record's ``rules`` object and their JSON types (a list: of the second type)."""
@@ -71,11 +70,16 @@ class Rules:
         """A record's ``rules`` object (docs/record-format.md): every key has a default; names are
         matched ignoring case, spaces and hyphens (``"Nick of time"``).
 
+        A standard game's or a duel's rules are checked by :class:`~pi_env.engine.GameConfig`
+        (docs/rules.md §5–§7: the player count of the mode, the variants and whether they combine
+        with it, the investigator counts); a solo game's here (docs/rules.md §8).
+
         Raises:
             RecordError: not an object, an unknown key, a value of the wrong JSON type, an unknown
-                edition, mode or variant, a variant given twice, a player count the mode does not
-                allow, rounds other than 2 with ``fast``, investigator counts of the wrong length or
-                range; the message names the key (``rules.players ...``).
+                edition, mode or variant, a variant given twice, a variant the mode does not take
+                (nick of time in a duel), a player count the mode does not allow, rounds other than
+                2 with ``fast``, investigator counts of the wrong length or range; the message names
+                the key (``rules.players ...``).
         """
         if not isinstance(doc, dict):
             raise RecordError(f"rules must be an object, got {doc!r}")
@@ -90,29 +94,54 @@ class Rules:
         mode = _choice(doc.get("mode", "standard"), MODES, "rules.mode")
         variants_doc = doc.get("variants", [])
         variants = tuple(_choice(v, VARIANTS, "rules.variants entry") for v in variants_doc)
+        if mode == "solo":
+            return cls._solo_from_json(doc, edition, variants)
+        # a standard game or a duel: the engine's rules (docs/rules.md §5-§7) decide what is allowed
+        try:
+            config = GameConfig(num_players=doc.get("players"), edition=edition, variants=variants,
+                                investigators=doc.get("investigators"), mode=mode)
+        except ConfigError as exc:
+            raise _record_error(exc) from None
+        rounds = doc.get("rounds", config.num_rounds)
+        if "fast" in variants and rounds != config.num_rounds:
+            raise RecordError(f"variant 'fast' plays {config.num_rounds} rounds (docs/rules.md §6), but rules.rounds "
+                              f"is {rounds}")
+        return cls(edition=edition, mode=mode, players=config.num_players, rounds=int(rounds), variants=variants,
+                   investigators=config.investigators)
+
+    @classmethod
+    def _solo_from_json(cls, doc: dict, edition: str, variants: tuple[str, ...]) -> "Rules":
+        """:meth:`from_json` of a Solo Time Attack record (docs/rules.md §8): 1 player, 1 round by
+        default, 0..14 investigator tiles (at most one per district in its single round, as
+        ``pi_env.engine.solo.SoloConfig``)."""
+        players = doc.get("players", 1)
+        if players != 1:
+            raise RecordError(f"rules.players must be 1..1 in mode 'solo', got {players!r}")
         if len(set(variants)) != len(variants):
-            raise RecordError(f"rules.variants lists a variant twice: {variants_doc!r}")
-        default_players = {"standard": 4, "duel": 2, "solo": 1}[mode]
-        players = doc.get("players", default_players)
-        allowed = {"standard": range(MIN_PLAYERS, MAX_PLAYERS + 1), "duel": range(2, 3), "solo": range(1, 2)}[mode]
-        if players not in allowed:
-            raise RecordError(f"rules.players must be {allowed.start}..{allowed.stop - 1} in mode {mode!r}, "
-                              f"got {players!r}")
-        players = int(players)
-        fast = "fast" in variants
-        default_rounds = 1 if mode == "solo" else 2 if fast else DEFAULT_ROUNDS
-        rounds = doc.get("rounds", default_rounds)
-        if fast and rounds != 2:
+            raise RecordError(f"rules.variants lists a variant twice: {doc.get('variants')!r}")
+        rounds = doc.get("rounds", 1)
+        if "fast" in variants and rounds != 2:
             raise RecordError(f"variant 'fast' plays 2 rounds (docs/rules.md §6), but rules.rounds is {rounds}")
-        start = DUEL_START_INVESTIGATORS if mode == "duel" else MAX_INVESTIGATORS
-        investigators = doc.get("investigators", [start] * players)
-        # solo: 0..14 tiles, at most one per district in its single round (docs/rules.md §8, SoloConfig)
-        most = NUM_DISTRICTS if mode == "solo" else MAX_INVESTIGATORS
-        if len(investigators) != players or not all(0 <= k <= most for k in investigators):
-            raise RecordError(f"rules.investigators must list {players} integer{'s' * (players != 1)} 0..{most}, "
-                              f"got {investigators!r}")
-        return cls(edition=edition, mode=mode, players=players, rounds=int(rounds), variants=variants,
+        investigators = doc.get("investigators", [MAX_INVESTIGATORS])
+        if len(investigators) != 1 or not all(0 <= k <= NUM_DISTRICTS for k in investigators):
+            raise RecordError(f"rules.investigators must list 1 integer 0..{NUM_DISTRICTS}, got {investigators!r}")
+        return cls(edition=edition, mode="solo", players=1, rounds=int(rounds), variants=variants,
                    investigators=tuple(int(k) for k in investigators))
+
+
+_CONFIG_KEYS = {"num_players": "players"}
+"""The record's ``rules`` key of a :class:`~pi_env.engine.GameConfig` argument, where they differ."""
+
+
+def _record_error(exc: ConfigError) -> RecordError:
+    """A :class:`~pi_env.engine.GameConfig` refusal as a record's: its message with the argument's
+    name replaced by the record's key (``num_players must be 2..5, got 6`` → ``rules.players must be
+    2..5, got 6``), else after it (``rules.players: a duel is played by exactly 2 players ...``)."""
+    key = "rules." + _CONFIG_KEYS.get(exc.option, exc.option)
+    message = str(exc)
+    if message.startswith(exc.option + " "):
+        return RecordError(f"{key} {message[len(exc.option) + 1:]}")
+    return RecordError(f"{key}: {message}")
 
 
 def _json_is(value: Any, kind: type) -> bool:
