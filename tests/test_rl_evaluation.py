@@ -158,3 +158,27 @@ def test_bad_evaluation_options_are_one_line_and_write_nothing(tmp_path, capsys,
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0], err
     assert not (tmp_path / "run").exists()
+
+
+def test_the_reward_choice_table_reads_each_runs_evaluation(tmp_path, capsys):
+    from pi_env.experiments.reward_choice import main
+
+    for reward, win in (("win", 0.25), ("score", 0.5)):
+        d = tmp_path / reward
+        d.mkdir()
+        ev = {"games": 8, "opponents": "heuristic", "seed": EVAL_SEED, "win_rate": win, "score_mean": 1.5,
+              "wrong_mean": 0.125, "length_mean": 20.0}
+        (d / "run.json").write_text(json.dumps({"settings": {"reward": reward}, "timesteps": 4096, "seconds": 12.4,
+                                                "evaluation": ev}))
+        (d / "curve.csv").write_text("timesteps,win_rate,eval_win_rate,eval_wrong_mean\n2048,0.1,,\n"
+                                     f"4096,0.2,{win},0.125\n")
+    assert main([str(tmp_path / "win"), str(tmp_path / "score"), "--out", str(tmp_path / "f.png")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2:4] == ["| win | 4,096 | 12 | 8 (heuristic) | 0.25 | 1.5 | 0.125 | 20.0 |",
+                          "| score | 4,096 | 12 | 8 (heuristic) | 0.5 | 1.5 | 0.125 | 20.0 |"]
+    assert (tmp_path / "f.png").stat().st_size > 5_000
+    (tmp_path / "score" / "curve.csv").write_text("timesteps,win_rate\n2048,0.1\n")
+    with pytest.raises(SystemExit) as exc:
+        main([str(tmp_path / "score"), "--out", str(tmp_path / "g.png")])
+    assert exc.value.code == 2 and "curve.csv has no evaluated row" in capsys.readouterr().err
+    assert not (tmp_path / "g.png").exists()
