@@ -7,6 +7,24 @@ const TOKEN = parts[3] === "seat" ? parts[4] : null;
 let current = null;
 let sending = false;
 
+// Views reach the page three ways that can overtake one another on a busy machine: the server's
+// pushed views (or polls), the answer to this page's move, and the last pushed view again with new
+// people. Only a view later than the one shown is drawn: a higher version, or at the same version the
+// game's start or end. An older one drawn would take the page back, and after the game's end (the
+// event stream closes there) for good. Each decision is traced on the console (debug level).
+function later(view) {
+  if (!current) return true;
+  if (view.version !== current.version) return view.version > current.version;
+  return (current.lobby && !view.lobby) || (view.done && !current.done);
+}
+function show(view, source) {
+  const drawn = later(view);
+  console.debug(`view ${view.version}${view.done ? " (the end)" : ""} from ${source}: ` + (drawn ? "drawn"
+    : `not drawn, the page shows ${current.version}${current.done ? " (the end)" : ""}`));
+  if (drawn) render(view);
+  return drawn;
+}
+
 function render(view) {
   if (current && current.version !== view.version) document.getElementById("hint").innerHTML = "";  // out of date
   current = view;
@@ -200,8 +218,7 @@ async function send(action) {
   try {
     const view = await api("POST", `/api/games/${GAME}/move`, {version: current.version, action}, TOKEN);
     say("");
-    // the pushed views may already be ahead (agents moving at once): never draw an older one
-    if (view.version > current.version || view.done !== current.done) render(view);
+    show(view, "the move's answer");  // the pushed views may already be ahead (agents moving at once)
   } catch (e) {
     say(e.message, "error");
   } finally {
@@ -210,7 +227,8 @@ async function send(action) {
 }
 
 if (TOKEN) api("POST", `/api/games/${GAME}/join`, {}, TOKEN).catch(e => say(e.message, "error"));
-watchGame(GAME, TOKEN, (view) => {  // pushed views (live.js); a repeated one is drawn once
-  if (!current || view.version !== current.version || view.done !== current.done) render(view);
-  peoplePanel(document.getElementById("people"), view, GAME, TOKEN);
+watchGame(GAME, TOKEN, (view) => {  // pushed or polled views (live.js); a repeated one is drawn once
+  show(view, "the server");
+  // the people at the table are the latest ones, whatever the version of the view that brought them
+  peoplePanel(document.getElementById("people"), Object.assign({}, current, {people: view.people}), GAME, TOKEN);
 });
