@@ -149,14 +149,18 @@ function endScreen(view) {
 }
 
 // The summary of each finished round, shown once (until the player dismisses it) before play goes
-// on; the game's end shows the end screen instead of the last round's summary.
+// on, as a modal dialog: the page behind it is inert, Tab and Shift+Tab cycle inside it, its button or
+// Escape dismisses it and the focus goes back to the board. The game's end shows the end screen
+// instead of the last round's summary.
 const seenKey = `pi-summaries-${GAME}-${TOKEN ? TOKEN.slice(0, 6) : "spectator"}`;
+const summaryBox = document.getElementById("round-summary");
+let summaryShown = 0;  // the number of round summaries when the one on screen was opened
 function seenSummaries() { return Number(sessionStorage.getItem(seenKey) || 0); }
+function setSeen(n) { sessionStorage.setItem(seenKey, String(Math.max(n, seenSummaries()))); }
 function roundSummary(view) {
   const all = view.round_summaries || [];
-  const box = document.getElementById("round-summary");
-  if (view.done) { sessionStorage.setItem(seenKey, String(all.length)); box.hidden = true; return; }
-  if (all.length <= seenSummaries() || !box.hidden) return;
+  if (view.done) { setSeen(all.length); if (summaryBox.open) summaryBox.close(); return; }
+  if (all.length <= seenSummaries() || summaryBox.open) return;
   const s = all[all.length - 1];
   document.getElementById("summary-title").textContent = `Round ${s.round} is over`;
   const body = document.getElementById("summary-body");
@@ -183,18 +187,23 @@ function roundSummary(view) {
       (c.why === "solved" ? "solved" : "the case you held") + ")");
   }
   h("p", {class: "muted"}, body, "The other cases stay secret until the end of the game.");
-  box.hidden = false;
-  const close = document.getElementById("summary-close");
-  close.onclick = () => {
-    sessionStorage.setItem(seenKey, String(all.length));
-    box.hidden = true;
-    const next = document.querySelector("#board [tabindex], #display button, #solve select");
-    if (next) next.focus();
-  };
-  close.focus();
+  summaryShown = all.length;
+  summaryBox.showModal();
+  document.getElementById("summary-close").focus();
 }
-document.addEventListener("keydown", e => {
-  if (e.key === "Escape" && !document.getElementById("round-summary").hidden) document.getElementById("summary-close").click();
+document.getElementById("summary-close").addEventListener("click", () => summaryBox.close());
+summaryBox.addEventListener("close", () => {  // the button, Escape (the dialog's cancel) or the game's end
+  setSeen(summaryShown);
+  if (current && current.done) return;
+  const board = document.getElementById("board");
+  (document.querySelector("#board [tabindex], #display button") || board).focus();
+});
+summaryBox.addEventListener("keydown", e => {  // Tab and Shift+Tab go round the dialog's controls
+  if (e.key !== "Tab") return;
+  const stops = [...summaryBox.querySelectorAll("button, [tabindex='0']")];
+  const i = stops.indexOf(document.activeElement);
+  e.preventDefault();
+  stops[e.shiftKey ? (i <= 0 ? stops.length - 1 : i - 1) : (i + 1) % stops.length].focus();
 });
 
 document.getElementById("hint-button").addEventListener("click", async () => {
