@@ -143,8 +143,10 @@ def test_round_summary_then_end_screen_with_the_engine_winner(browser, server):
     assert stops == ["summary-body", "summary-close", "summary-body", "summary-close", "summary-body", "summary-close"]
     press(d, Keys.ESCAPE)  # dismissed by the player (Escape); the focus is back on the board
     wait_page(d, server, gid, lambda: not summary.is_displayed(), what="the summary to close")
-    assert d.execute_script("const a = document.activeElement; return document.getElementById('board').contains(a) "
-                            "|| a.closest('#display') !== null")
+    # (the dialog's close event, which moves the focus, comes just after the dialog is closed)
+    wait_page(d, server, gid, lambda: d.execute_script(
+        "const a = document.activeElement; return document.getElementById('board').contains(a) "
+        "|| a.closest('#display') !== null"), what="the focus back on the board")
     while attr(d, "data-done") != "1":
         wait_page(d, server, gid, lambda: attr(d, "data-your-turn") == "1" or attr(d, "data-done") == "1",
                   what="my turn or the end")
