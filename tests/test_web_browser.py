@@ -75,6 +75,20 @@ def wait_for(predicate, timeout=90.0, what="condition"):
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def press(d, key, shift=False):
+    """Press ``key`` (with Shift) on the focused element, as a person at the keyboard."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    chain = ActionChains(d)
+    if shift:
+        chain = chain.key_down(Keys.SHIFT)
+    chain = chain.send_keys(key)
+    if shift:
+        chain = chain.key_up(Keys.SHIFT)
+    chain.perform()
+
+
 def attr(driver, name):
     return driver.find_element("tag name", "body").get_attribute(name)
 

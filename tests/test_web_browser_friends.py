@@ -1,6 +1,7 @@
 """Playing with friends in headless Chromium: two people in two separate browser sessions (their own
 profiles) join one game by its private links, wait in the lobby, and play it with two agents to the
-end screen; the moves reach each page as server-sent events.
+end screen; the moves reach each page as server-sent events. One of them plays by keyboard only,
+from the first move through the round summaries to the end screen.
 
 Needs Debian's ``chromium`` and ``chromium-driver``, like ``tests/test_web_browser.py`` (skipped only
 when they are absent, failed under CI)."""
@@ -14,7 +15,7 @@ import tempfile
 import pytest
 
 pytest.importorskip("fastapi", reason="the web app needs the 'web' extra: pip install '.[web]'")
-from test_web_browser import ABSENT, CHROMEDRIVER, CHROMIUM, FLAGS, attr, wait_for  # noqa: E402
+from test_web_browser import ABSENT, CHROMEDRIVER, CHROMIUM, FLAGS, attr, press, wait_for  # noqa: E402
 
 pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER) and not os.environ.get("CI"), reason=ABSENT)]
@@ -37,6 +38,7 @@ def two_browsers():
                 options.add_argument(flag)
             profiles.append(tempfile.mkdtemp(prefix="pi-env-chromium-"))
             options.add_argument(f"--user-data-dir={profiles[-1]}")
+            options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the pages' traces of views
             options.binary_location = CHROMIUM
             drivers.append(webdriver.Chrome(options=options, service=Service(CHROMEDRIVER)))
             drivers[-1].set_page_load_timeout(60)
@@ -68,10 +70,73 @@ def _wait_or_explain(drivers, moves, predicate):
         return wait_for(predicate, what="a person's turn or the end")
     except AssertionError:
         states = [{k: attr(d, k) for k in ("data-version", "data-your-turn", "data-done", "data-transport")}
-                  | {"turn": d.find_element("id", "turn").text, "message": d.find_element("id", "message").text}
+                  | {"turn": d.find_element("id", "turn").text, "message": d.find_element("id", "message").text,
+                     "console": [e["message"] for e in d.get_log("browser")[-30:]]}
                   for d in drivers]
         raise AssertionError(f"timed out waiting for a person's turn or the end after moves {moves}: "
                              f"{states}") from None
+
+
+FOCUS_SHOWN = """
+const e = arguments[0];
+if (!e.matches(':focus')) return false;
+if (e.matches('#board g.invbtn')) return getComputedStyle(e.querySelector('rect')).strokeWidth === '3px';
+if (e.matches('#board text')) return getComputedStyle(e).fill === 'rgb(26, 95, 180)';
+const s = getComputedStyle(e);
+return e.matches(':focus-visible') && s.outlineStyle === 'solid' && s.outlineWidth === '3px';
+"""
+
+
+def _tab_to(d, found, what, limit=300):
+    """Press Tab until the focused element satisfies ``found``; the element."""
+    from selenium.webdriver.common.keys import Keys
+
+    for _ in range(limit):
+        el = d.switch_to.active_element
+        if found(el):
+            return el
+        press(d, Keys.TAB)
+    raise AssertionError(f"{what} was not reached with Tab in {limit} presses")
+
+
+def _dismiss_summary_by_keyboard(d):
+    """The round summary holds the focus: Tab and Shift+Tab stay in it, Enter dismisses it."""
+    from selenium.webdriver.common.keys import Keys
+
+    assert d.switch_to.active_element.get_attribute("id") == "summary-close"
+    press(d, Keys.TAB)
+    assert d.switch_to.active_element.get_attribute("id") == "summary-body"
+    press(d, Keys.TAB, shift=True)
+    assert d.switch_to.active_element.get_attribute("id") == "summary-close"
+    press(d, Keys.ENTER)
+    wait_for(lambda: not d.find_element("id", "round-summary").is_displayed(), what="the summary to close")
+
+
+def _keyboard_move(d, n):
+    """The keyboard player's move number ``n``: every third a solve (suspect 1, evidence 2, location
+    3, chosen with the arrow keys), else the ``n % 3 + 1``-th offered action reached with Tab from the
+    focus, played with Enter (even ``n``) or Space (odd ``n``); each action's focus is drawn."""
+    from selenium.webdriver.common.keys import Keys
+
+    if n % 3 == 2:
+        for sel, value in (("solve-suspect", 1), ("solve-evidence", 2), ("solve-location", 3)):
+            _tab_to(d, lambda e: e.get_attribute("id") == sel, sel)
+            for _ in range(value + 1):  # past the placeholder option
+                press(d, Keys.ARROW_DOWN)
+            assert d.switch_to.active_element.get_attribute("value") == str(value)
+        el = _tab_to(d, lambda e: e.get_attribute("id") == "solve-button", "the solve button")
+    else:
+        passed = []
+
+        def nth_action(e):
+            if e.get_attribute("data-action") is None:
+                return False
+            passed.append(e.get_attribute("data-action"))
+            return len(passed) > n % 3
+
+        el = _tab_to(d, nth_action, "an offered action")
+    assert d.execute_script(FOCUS_SHOWN, el), f"no visible focus on {el.tag_name} {el.get_attribute('data-action')}"
+    press(d, Keys.ENTER if n % 2 == 0 else Keys.SPACE)
 
 
 def test_two_people_and_two_agents_play_by_link_to_the_end(two_browsers, server):
@@ -100,7 +165,8 @@ def test_two_people_and_two_agents_play_by_link_to_the_end(two_browsers, server)
     # each sees only the case they hold (the next seat's), never their own
     assert "You hold P1 (random)'s case" in ann.find_element("id", "held").text
     assert "You hold P3 (deducer)'s case" in bob.find_element("id", "held").text
-    moves = [0, 0]
+    # Ann clicks; Bob uses the keyboard only (Tab, Shift+Tab, Enter, Space, the arrows in a selector)
+    moves, summaries = [0, 0], [0, 0]
     for _ in range(400):
         if attr(ann, "data-done") == "1" and attr(bob, "data-done") == "1":
             break
@@ -110,9 +176,15 @@ def test_two_people_and_two_agents_play_by_link_to_the_end(two_browsers, server)
         who = int(who)
         d = (ann, bob)[who]
         if d.find_element("id", "round-summary").is_displayed():  # a round ended: read, then dismiss
-            d.find_element("id", "summary-close").click()
+            summaries[who] += 1
+            if d is bob:
+                _dismiss_summary_by_keyboard(bob)
+            else:
+                d.find_element("id", "summary-close").click()
         version = attr(d, "data-version")
-        if moves[who] % 3 == 2:
+        if d is bob:
+            _keyboard_move(bob, moves[1])
+        elif moves[who] % 3 == 2:
             for sel, value in (("solve-suspect", "1"), ("solve-evidence", "2"), ("solve-location", "3")):
                 Select(d.find_element("id", sel)).select_by_value(value)
             d.find_element("id", "solve-button").click()
@@ -122,7 +194,12 @@ def test_two_people_and_two_agents_play_by_link_to_the_end(two_browsers, server)
             clickable[moves[who] % len(clickable)].click()
         moves[who] += 1
         wait_for(lambda: attr(d, "data-version") != version, what="the move to be played")
-    assert moves[0] >= 1 and moves[1] >= 1
+    assert moves[0] >= 1 and moves[1] >= 3  # Bob solved by keyboard at least once
+    # a fast game has two rounds: Bob dismissed the first one's summary (the second's: the end screen)
+    assert summaries[1] == 1, summaries
     ends = [wait_for(lambda: d.find_element("id", "end-title").text, what="the end screen") for d in (ann, bob)]
     assert ends[0] == ends[1] and ends[0].startswith("The game is over: ")
     assert attr(ann, "data-version") == attr(bob, "data-version")
+    # the end screen's links are reached by keyboard too
+    link = _tab_to(bob, lambda e: e.get_attribute("id") == "download", "the record's download link")
+    assert bob.execute_script(FOCUS_SHOWN, link)

@@ -408,3 +408,40 @@ def test_seat_tokens_are_redacted_from_logged_paths():
     assert redact("/game/abc/seat/Zx-9_q") == "/game/abc/seat/\u2026"
     assert redact('"GET /api/games/abc/record?seat=Zx-9_q&x=1 HTTP/1.1"') == '"GET /api/games/abc/record?seat=\u2026&x=1 HTTP/1.1"'
     assert redact("/game/abc") == "/game/abc"
+
+
+def test_pages_answer_head_like_get_without_a_body(tmp_path):
+    """HEAD on a page or a static file (link checkers, ``curl -I``) is answered as GET is, with no
+    body; it used to be 405. A page that does not exist is 404 to HEAD too."""
+    import socket
+    import urllib.request
+    from urllib.parse import urlsplit
+
+    from pi_env.apps.web import background_server
+
+    def raw_head(url):  # the bytes on the wire: the status line, the headers and nothing after them
+        parts = urlsplit(url)
+        with socket.create_connection((parts.hostname, parts.port), timeout=10) as sock:
+            sock.sendall(f"HEAD {parts.path} HTTP/1.1\r\nHost: {parts.netloc}\r\nConnection: close\r\n\r\n".encode())
+            data = b""
+            while chunk := sock.recv(65536):
+                data += chunk
+        head, _, body = data.partition(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        return int(lines[0].split()[1]), {k.lower(): v for k, v in (line.split(": ", 1) for line in lines[1:])}, body
+
+    with background_server(tmp_path) as server:
+        req = urllib.request.Request(server + "/api/games", data=json.dumps({"seats": ["human", "greedy"]}).encode(),
+                                     headers={"content-type": "application/json"}, method="POST")
+        with urllib.request.urlopen(req) as r:
+            game = json.loads(r.read())
+        for path in ("/", game["spectator"], game["seats"][0]["link"], "/static/game.js", "/favicon.ico"):
+            with urllib.request.urlopen(server + path) as r:
+                got = r.read()
+                kind = r.headers["content-type"]
+            status, headers, body = raw_head(server + path)
+            assert (status, headers["content-type"], headers["content-length"], body) == (
+                200, kind, str(len(got)), b""), path
+            assert headers["x-frame-options"] == "DENY"
+        status, headers, body = raw_head(server + "/gmae/abc")
+        assert (status, body) == (404, b"")

@@ -159,3 +159,20 @@ def test_hints_only_when_the_game_was_created_with_them_and_recorded(tmp_path):
         assert record_to_dict(game.record())["engine"]["hints"] is True
         # stored with the game, so a restart restores the option (GameManager.restore)
         assert {g: spec["hints"] for g, _, spec, *_ in c.app.state.store.games()}[gid] is True
+
+
+def test_a_hint_past_the_time_limit_is_stopped_and_answered_clearly(tmp_path):
+    """A hint is computed in a worker process bounded by the server's solver time limit: past it
+    the computation is stopped and the seat gets 503 with the reason, and the game goes on (it used
+    to run in the server's worker threads without a limit)."""
+    with client(tmp_path, solver_timeout=0.001) as c:
+        gid, tokens = new_game(c, ["human", "greedy"], seed=3, hints=True)
+        v = play_person_until(c, gid, tokens[0], lambda v: v["your_turn"])
+        r = c.post(f"/api/games/{gid}/hint", headers={"x-seat-token": tokens[0]})
+        assert r.status_code == 503, r.text
+        assert r.json() == {"error": "the hint took too long (more than 0.001 s) and was stopped; play on and ask "
+                                     "again later: it is faster once fewer cases are left"}
+        action = v["legal"]["clues"][0] if v["legal"]["clues"] else 36 + v["legal"]["districts"][0]
+        r = c.post(f"/api/games/{gid}/move", json={"version": v["version"], "action": action},
+                   headers={"x-seat-token": tokens[0]})
+        assert r.status_code == 200 and r.json()["version"] == v["version"] + 1, r.text

@@ -337,7 +337,7 @@ def _serve_network(srv: argparse.ArgumentParser) -> None:
     srv.add_argument("--agent-delay", type=_seconds, default=0.8, metavar="S",
                      help="seconds an agent waits before each move, so that people can follow (default 0.8)")
     srv.add_argument("--solver-timeout", type=_seconds, default=60.0, metavar="S",
-                     help="seconds one solver view of the replay viewer may take (default 60)")
+                     help="seconds one solver view of the replay viewer, or one game hint, may take (default 60)")
     srv.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                      help="a host name or address people open the server by (repeatable), e.g. the machine's "
                           "LAN address 192.168.1.5 or box.lan; then only these names and the loopback ones "

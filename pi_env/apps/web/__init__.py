@@ -129,7 +129,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, data_dir: "str | Path | Non
         data_dir: where ``web.sqlite3`` and ``leaderboard.sqlite3`` live (default: the data
             directory of :func:`pi_env.apps.leaderboard.data_dir`).
         agent_delay: seconds an agent waits before each move.
-        solver_timeout: seconds one solver view may take.
+        solver_timeout: seconds one solver view of the replay viewer, or one game hint, may take.
         quiet: no access log.
         finished_ttl, idle_ttl: seconds a finished game, and an unfinished one, is kept after its
             last move (default: :data:`~pi_env.apps.web.games.FINISHED_TTL`, 24 h, and

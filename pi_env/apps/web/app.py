@@ -27,7 +27,7 @@ API (JSON; every refusal is a 4xx answer ``{"error": "one-line reason"}`` that c
                                          ``{"seat": N, "agent"}``
 ``POST /api/games/{id}/move``            ``{"version": V, "action": id}`` with the seat token
 ``POST /api/games/{id}/hint``            the solver's hint to the seat of the token (a game
-                                         created with ``"hints": true``)
+                                         created with ``"hints": true``); 503 past ``solver_timeout``
 ``GET  /api/games/{id}/record``          the ``pi-record/1`` record, once the game is over
                                          (a seat token, if any, only in the header)
 ``POST /api/games/{id}/replay``          open the finished game in the replay viewer
@@ -75,7 +75,8 @@ from pi_env.apps.web.games import FINISHED_TTL, IDLE_TTL, SEAT_TIMEOUT, GameMana
 from pi_env.apps.web.guard import BodyLimit, HostPolicy, RequestGuard, SecurityHeaders, is_loopback
 from pi_env.apps.web.limits import GAMES_PER_MINUTE, RateLimit
 from pi_env.apps.web.http import MAX_BODY, MAX_DEPTH, STATIC, JSONAnswer, error_page, error_response, wants_page
-from pi_env.apps.web.replay import ReplayCache, SolverWorker
+from pi_env.apps.web.replay import ReplayCache, SolverWorker, hint_job
+from pi_env.apps.web.routes_games import HINT_TOO_SLOW
 from pi_env.apps.web.solo import SoloManager
 from pi_env.apps.web.store import Store, StoreError
 from pi_env.core.errors import PIError
@@ -118,7 +119,8 @@ def create_app(data_dir: "str | Path", *, host: str = "127.0.0.1", port: int = 8
         seat_timeout: seconds without a connection after which a person's seat counts as left (its
             game's creator may then hand it to an agent).
         agent_delay: seconds an agent waits before each move.
-        solver_timeout: seconds one solver view may take before it is stopped.
+        solver_timeout: seconds one solver view of the replay viewer, or one game hint, may take
+            before it is stopped (a hint then answers 503, "the hint took too long").
         allow_paths: let ``POST /api/replays`` open a file by its path on this machine (default:
             only when ``host`` is the loopback interface).
         replays_in_memory, replay_text_in_memory: opened records kept in memory (count, bytes of text).
@@ -149,6 +151,7 @@ def create_app(data_dir: "str | Path", *, host: str = "127.0.0.1", port: int = 8
     games.restore()
     solos = SoloManager(store, Leaderboard(data_dir / "leaderboard.sqlite3"), clock=clock)
     solver = SolverWorker(timeout=solver_timeout)
+    hinter = SolverWorker(timeout=solver_timeout, cache_size=256, job=hint_job, stopped=HINT_TOO_SLOW)  # game hints
     replays = ReplayCache(store, max_docs=replays_in_memory, max_bytes=replay_text_in_memory)
 
     def expire() -> None:
@@ -170,11 +173,13 @@ def create_app(data_dir: "str | Path", *, host: str = "127.0.0.1", port: int = 8
         purger.cancel()
         games.stop()
         solver.close()
+        hinter.close()
         store.close()
 
     app = FastAPI(title="pi-env", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None,
                   default_response_class=JSONAnswer)
     app.state.games, app.state.solos, app.state.solver, app.state.replays = games, solos, solver, replays
+    app.state.hinter = hinter
     # what the routes use (request.app.state)
     app.state.store, app.state.allow_paths, app.state.data_dir = store, allow_paths, data_dir
     app.state.stored_replays, app.state.stored_replay_bytes = stored_replays, stored_replay_bytes

@@ -62,3 +62,9 @@ class TooManyRequests(WebError):
     def __init__(self, message: str, retry_after: int):
         super().__init__(message)
         self.retry_after = int(retry_after)
+
+
+class TooSlow(WebError):
+    """503: a computation ran past its time limit and was stopped (a game hint, :class:`~pi_env.apps.web.replay.SolverWorker`)."""
+
+    status = 503

@@ -356,26 +356,20 @@ class LiveGame:
             record = self.recorder.record()
         return dataclasses.replace(record, hints=True) if self.hints else record
 
-    def hint(self, seat: int | None) -> dict[str, Any]:
-        """The solver's advice to ``seat`` now, from only what it knows (docs/rules.md §9; the
-        report of ``pi-env solve``, :func:`pi_env.solvers.solve_report.solve_report`). Blocking:
-        call it in a worker thread.
+    def hint_position(self, seat: int | None) -> "tuple[int, GameRecord]":
+        """What a hint to ``seat`` is computed from: ``(version, record)`` now. The server computes
+        it in a worker process with a time limit (:func:`pi_env.apps.web.replay.hint_job`).
 
         Args:
             seat: the asking seat (``None``: a spectator).
 
         Returns:
-            ``{"version", "count", "certain", "cases" (at most 5, most likely first, with
-            ``probability``), "best_action", "best_gain_bits", "solve_now", "p_correct",
-            "expected_points", "best_case"}``; the advice fields are ``None`` when it is not the
-            seat's turn.
+            the game's version and its record so far.
 
         Raises:
             Forbidden: the game was created without hints, or a spectator asks.
             Conflict: the game is over.
         """
-        from pi_env.solvers.solve_report import solve_report
-
         if not self.hints:
             raise Forbidden("this game was created without hints (the 'hints' option)")
         if seat is None:
@@ -383,13 +377,27 @@ class LiveGame:
         with self.mutex:
             if self.done:
                 raise Conflict("the game is over: every case is in the record")
-            record, version = self.recorder.record(), self.version
-        doc = solve_report(record, seat, top=5, strict=False)
-        h = doc["hint"] or {}
-        return {"version": version, "count": doc["count"], "certain": doc["certain"], "cases": doc["cases"][:5],
-                "best_action": h.get("best_action"), "best_gain_bits": h.get("best_gain_bits"),
-                "solve_now": h.get("solve_now"), "p_correct": h.get("p_correct"),
-                "expected_points": h.get("expected_points"), "best_case": h.get("best_case")}
+            return self.version, self.recorder.record()
+
+    def hint(self, seat: int | None) -> dict[str, Any]:
+        """The solver's advice to ``seat`` now, from only what it knows (docs/rules.md §9; the
+        report of ``pi-env solve``, :func:`pi_env.solvers.solve_report.solve_report`), computed in
+        this thread without a time limit (the server uses :meth:`hint_position` and a worker).
+
+        Args:
+            seat: the asking seat (``None``: a spectator).
+
+        Returns:
+            :func:`hint_answer` of the report.
+
+        Raises:
+            Forbidden: the game was created without hints, or a spectator asks.
+            Conflict: the game is over.
+        """
+        from pi_env.solvers.solve_report import solve_report
+
+        version, record = self.hint_position(seat)
+        return hint_answer(version, solve_report(record, seat, top=5, strict=False))
 
     def view(self, seat: int | None) -> dict[str, Any]:
         """What ``seat`` (``None``: a spectator) receives (module docstring). Blocking: call it in
@@ -513,6 +521,26 @@ def _timed_act(agent: Agent, obs: np.ndarray, mask: np.ndarray) -> tuple[int, fl
 
 
 _BOARD_DOCS: dict[tuple, dict[str, Any]] = {}
+
+
+def hint_answer(version: int, doc: dict[str, Any]) -> dict[str, Any]:
+    """A game hint's answer from :func:`~pi_env.solvers.solve_report.solve_report`'s report.
+
+    Args:
+        version: the game's version the report is about.
+        doc: the report.
+
+    Returns:
+        ``{"version", "count", "certain", "cases" (at most 5, most likely first, with
+        ``probability``), "best_action", "best_gain_bits", "solve_now", "p_correct",
+        "expected_points", "best_case"}``; the advice fields are ``None`` when it is not the seat's
+        turn.
+    """
+    h = doc["hint"] or {}
+    return {"version": version, "count": doc["count"], "certain": doc["certain"], "cases": doc["cases"][:5],
+            "best_action": h.get("best_action"), "best_gain_bits": h.get("best_gain_bits"),
+            "solve_now": h.get("solve_now"), "p_correct": h.get("p_correct"),
+            "expected_points": h.get("expected_points"), "best_case": h.get("best_case")}
 
 
 def board_doc(board) -> dict[str, Any]:

@@ -35,7 +35,7 @@ import threading
 import time
 from dataclasses import replace
 from collections import OrderedDict
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -53,7 +53,7 @@ from pi_env.apps.web.errors import NotFound, Unprocessable
 from pi_env.apps.web.games import board_doc, event_doc
 from pi_env.apps.web.store import Store
 
-__all__ = ["ReplayDoc", "ReplayCache", "SolverWorker", "parse_record_text", "read_record_file"]
+__all__ = ["ReplayDoc", "ReplayCache", "SolverWorker", "hint_job", "parse_record_text", "read_record_file"]
 
 log = logging.getLogger("pi_env.web")
 
@@ -406,6 +406,14 @@ def _solve_job(replay_id: str, text: str, player: int, round_index: int, after_e
     return doc
 
 
+def hint_job(record, seat: int) -> dict[str, Any]:
+    """Run in the worker process: :func:`solve_report` of a live game's record for one seat now (a
+    game hint, :meth:`pi_env.apps.web.games.LiveGame.hint_position`)."""
+    from pi_env.solvers.solve_report import solve_report
+
+    return solve_report(record, seat, top=5, strict=False)
+
+
 class _Abandoned(Exception):
     """A long computation nobody waits for any more (newer views were asked for)."""
 
@@ -471,6 +479,10 @@ class SolverWorker:
     Args:
         timeout: seconds one computation may take.
         cache_size: results kept.
+        job: the function the worker runs on a request's ``args``; ``None``: the replay viewer's
+            :func:`_solve_job` (``args``: replay id, record text, player, round, event; the text is
+            sent once per worker process).
+        stopped: the message of a computation stopped after ``timeout`` (``{seconds}``: the limit).
     """
 
     MAX_PENDING = 4
@@ -478,9 +490,13 @@ class SolverWorker:
     """Seconds after which a running view is dropped when newer views wait (the person moved on);
     the worker process is restarted, and the view is computed again if asked for again."""
 
-    def __init__(self, timeout: float = 60.0, cache_size: int = 2048):
+    def __init__(self, timeout: float = 60.0, cache_size: int = 2048, job: "Callable[..., Any] | None" = None,
+                 stopped: str = ("the solver took more than {seconds:g} s here and was stopped (exact joint "
+                                 "inference early in a 5-player round can be slow)")):
         self.timeout = float(timeout)
         self.cache_size = cache_size
+        self._job = job
+        self._stopped = stopped
         self._results: "OrderedDict[tuple, tuple[str, Any]]" = OrderedDict()
         self._pending: "OrderedDict[tuple, tuple]" = OrderedDict()
         self._running: tuple | None = None
@@ -569,14 +585,17 @@ class SolverWorker:
                         _stop_pool(pool)
                         return
                     self._pool, self._sent = pool, set()
-            rid = args[0]
-            lean = (rid, None) + tuple(args[2:]) if rid in self._sent else args  # the text once per worker
             try:
-                try:
-                    doc = self._get(self._pool.apply_async(_solve_job, lean))
-                except _Resend:
-                    doc = self._get(self._pool.apply_async(_solve_job, args))
-                self._sent.add(rid)
+                if self._job is not None:
+                    doc = self._get(self._pool.apply_async(self._job, args))
+                else:
+                    rid = args[0]
+                    lean = (rid, None) + tuple(args[2:]) if rid in self._sent else args  # the text once per worker
+                    try:
+                        doc = self._get(self._pool.apply_async(_solve_job, lean))
+                    except _Resend:
+                        doc = self._get(self._pool.apply_async(_solve_job, args))
+                    self._sent.add(rid)
                 self._store(key, ("done", doc))
             except _Abandoned:
                 log.info("solver view %s abandoned: newer views were asked for", key)
@@ -594,9 +613,7 @@ class SolverWorker:
                 log.warning("solver view %s took more than %.0f s: stopped", key, self.timeout)
                 _stop_pool(self._pool)
                 self._pool = None
-                self._store(key, ("timeout", f"the solver took more than {self.timeout:g} s here and was "
-                                             f"stopped (exact joint inference early in a 5-player round "
-                                             f"can be slow)"))
+                self._store(key, ("timeout", self._stopped.format(seconds=self.timeout)))
             except Exception as exc:  # a report the solver refuses (e.g. a bad position)
                 self._store(key, ("error", f"{type(exc).__name__}: {exc}"))
 

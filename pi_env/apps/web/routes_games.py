@@ -15,7 +15,8 @@ import time
 from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
 
-from pi_env.apps.web.errors import Conflict, Unprocessable
+from pi_env.apps.web.errors import Conflict, TooSlow, Unprocessable
+from pi_env.apps.web.games import hint_answer
 from pi_env.apps.web.http import POLL_SECONDS, client_address, int_param, json_response, move_body, read_json
 from pi_env.apps.web.routes_replays import open_replay
 from pi_env.records.record_file import record_to_dict
@@ -26,6 +27,13 @@ KEEPALIVE_SECONDS = 15.0
 """Seconds between two comment lines of an idle event stream (proxies close silent connections)."""
 RETRY_MS = 2000
 """Milliseconds a browser waits before it reconnects a dropped event stream."""
+HINT_START_SECONDS = 30.0
+"""Seconds a hint may wait for the hint worker to start (the solver loads) on top of its time limit."""
+
+
+HINT_TOO_SLOW = ("the hint took too long (more than {seconds:g} s) and was stopped; play on and ask again later: "
+                 "it is faster once fewer cases are left")
+"""The answer to a game hint stopped at its time limit (``{seconds}``; the hint worker's ``stopped``)."""
 
 
 def json_text(doc) -> str:
@@ -190,11 +198,27 @@ async def game_move(game_id: str, request: Request):
 
 @router.post("/api/games/{game_id}/hint")
 async def game_hint(game_id: str, request: Request):
-    """The solver's hint to the seat of ``X-Seat-Token`` (a game created with ``"hints": true``)."""
-    games = request.app.state.games
+    """The solver's hint to the seat of ``X-Seat-Token`` (a game created with ``"hints": true``),
+    computed in the hint worker's process (``app.state.hinter``): one that runs past its time limit
+    is stopped and answered with 503 and "the hint took too long"."""
+    games, hinter = request.app.state.games, request.app.state.hinter
     game = games.get(game_id)
     seat = game.seat_of(request.headers.get("x-seat-token"))
-    return await games.run(lambda: json_response(game.hint(seat)))
+    version, record = await games.run(game.hint_position, seat)
+    key, args = (game.id, version, seat), (record, seat)
+    loop = asyncio.get_running_loop()
+    end = loop.time() + hinter.timeout + HINT_START_SECONDS
+    status, value = hinter.request(key, args)
+    while status == "computing" and loop.time() < end:
+        await asyncio.sleep(0.005)
+        status, value = hinter.request(key, args)
+    if status == "done":
+        return await games.run(lambda: json_response(hint_answer(version, value)))
+    if status == "computing":  # the worker has not even started it: the limit is counted from here
+        raise TooSlow(HINT_TOO_SLOW.format(seconds=hinter.timeout))
+    if status == "timeout":
+        raise TooSlow(value)
+    raise Unprocessable(f"the hint failed: {value}")
 
 
 @router.get("/api/games/{game_id}/record")

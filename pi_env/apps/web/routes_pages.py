@@ -2,7 +2,7 @@
 solo game or record does not exist answers 404) (:mod:`pi_env.apps.web.app`).
 
 The files are read once and answered from memory, on the event loop without a worker thread: a
-page or asset never waits behind the games' work."""
+page or asset never waits behind the games' work. Each answers HEAD as GET, without the body."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ from pi_env.apps.web.errors import NotFound
 from pi_env.apps.web.http import STATIC
 
 router = APIRouter()
+page_route = functools.partial(router.api_route, methods=["GET", "HEAD"])
+"""A page or file: HEAD is answered like GET without a body (link checkers, proxies, ``curl -I``)."""
 
 
 KINDS = {".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml", ".html": "text/html",
@@ -37,19 +39,19 @@ def page(name: str) -> Response:
     return static_file(name)
 
 
-@router.get("/")
+@page_route("/")
 async def index():
     return page("index.html")
 
 
-@router.get("/game/{game_id}")
+@page_route("/game/{game_id}")
 async def spectator_page(game_id: str, request: Request):
     games = request.app.state.games
     games.get(game_id)
     return page("game.html")
 
 
-@router.get("/game/{game_id}/seat/{token}")
+@page_route("/game/{game_id}/seat/{token}")
 async def seat_page(game_id: str, token: str, request: Request):
     games = request.app.state.games
     game = games.get(game_id)
@@ -57,26 +59,26 @@ async def seat_page(game_id: str, token: str, request: Request):
     return page("lobby.html" if game.lobby else "game.html")
 
 
-@router.get("/solo/{sid}")
+@page_route("/solo/{sid}")
 async def solo_page(sid: str, request: Request):
     solos = request.app.state.solos
     solos.get(sid)
     return page("solo.html")
 
 
-@router.get("/replay/{rid}")
+@page_route("/replay/{rid}")
 async def replay_page(rid: str, request: Request):
     replays = request.app.state.replays
     await asyncio.to_thread(replays.get, rid)
     return page("replay.html")
 
 
-@router.get("/favicon.ico")
+@page_route("/favicon.ico")
 async def favicon():
     return static_file("favicon.svg")
 
 
-@router.get("/static/{name}")
+@page_route("/static/{name}")
 async def static(name: str):
     if name.startswith(".") or name not in _names():  # a file name of the folder, nothing else
         raise NotFound(f"no static file {name[:60]!r}")

@@ -7,6 +7,24 @@ const TOKEN = parts[3] === "seat" ? parts[4] : null;
 let current = null;
 let sending = false;
 
+// Views reach the page three ways that can overtake one another on a busy machine: the server's
+// pushed views (or polls), the answer to this page's move, and the last pushed view again with new
+// people. Only a view later than the one shown is drawn: a higher version, or at the same version the
+// game's start or end. An older one drawn would take the page back, and after the game's end (the
+// event stream closes there) for good. Each decision is traced on the console (debug level).
+function later(view) {
+  if (!current) return true;
+  if (view.version !== current.version) return view.version > current.version;
+  return (current.lobby && !view.lobby) || (view.done && !current.done);
+}
+function show(view, source) {
+  const drawn = later(view);
+  console.debug(`view ${view.version}${view.done ? " (the end)" : ""} from ${source}: ` + (drawn ? "drawn"
+    : `not drawn, the page shows ${current.version}${current.done ? " (the end)" : ""}`));
+  if (drawn) render(view);
+  return drawn;
+}
+
 function render(view) {
   if (current && current.version !== view.version) document.getElementById("hint").innerHTML = "";  // out of date
   current = view;
@@ -131,14 +149,18 @@ function endScreen(view) {
 }
 
 // The summary of each finished round, shown once (until the player dismisses it) before play goes
-// on; the game's end shows the end screen instead of the last round's summary.
+// on, as a modal dialog: the page behind it is inert, Tab and Shift+Tab cycle inside it, its button or
+// Escape dismisses it and the focus goes back to the board. The game's end shows the end screen
+// instead of the last round's summary.
 const seenKey = `pi-summaries-${GAME}-${TOKEN ? TOKEN.slice(0, 6) : "spectator"}`;
+const summaryBox = document.getElementById("round-summary");
+let summaryShown = 0;  // the number of round summaries when the one on screen was opened
 function seenSummaries() { return Number(sessionStorage.getItem(seenKey) || 0); }
+function setSeen(n) { sessionStorage.setItem(seenKey, String(Math.max(n, seenSummaries()))); }
 function roundSummary(view) {
   const all = view.round_summaries || [];
-  const box = document.getElementById("round-summary");
-  if (view.done) { sessionStorage.setItem(seenKey, String(all.length)); box.hidden = true; return; }
-  if (all.length <= seenSummaries() || !box.hidden) return;
+  if (view.done) { setSeen(all.length); if (summaryBox.open) summaryBox.close(); return; }
+  if (all.length <= seenSummaries() || summaryBox.open) return;
   const s = all[all.length - 1];
   document.getElementById("summary-title").textContent = `Round ${s.round} is over`;
   const body = document.getElementById("summary-body");
@@ -165,18 +187,23 @@ function roundSummary(view) {
       (c.why === "solved" ? "solved" : "the case you held") + ")");
   }
   h("p", {class: "muted"}, body, "The other cases stay secret until the end of the game.");
-  box.hidden = false;
-  const close = document.getElementById("summary-close");
-  close.onclick = () => {
-    sessionStorage.setItem(seenKey, String(all.length));
-    box.hidden = true;
-    const next = document.querySelector("#board [tabindex], #display button, #solve select");
-    if (next) next.focus();
-  };
-  close.focus();
+  summaryShown = all.length;
+  summaryBox.showModal();
+  document.getElementById("summary-close").focus();
 }
-document.addEventListener("keydown", e => {
-  if (e.key === "Escape" && !document.getElementById("round-summary").hidden) document.getElementById("summary-close").click();
+document.getElementById("summary-close").addEventListener("click", () => summaryBox.close());
+summaryBox.addEventListener("close", () => {  // the button, Escape (the dialog's cancel) or the game's end
+  setSeen(summaryShown);
+  if (current && current.done) return;
+  const board = document.getElementById("board");
+  (document.querySelector("#board [tabindex], #display button") || board).focus();
+});
+summaryBox.addEventListener("keydown", e => {  // Tab and Shift+Tab go round the dialog's controls
+  if (e.key !== "Tab") return;
+  const stops = [...summaryBox.querySelectorAll("button, [tabindex='0']")];
+  const i = stops.indexOf(document.activeElement);
+  e.preventDefault();
+  stops[e.shiftKey ? (i <= 0 ? stops.length - 1 : i - 1) : (i + 1) % stops.length].focus();
 });
 
 document.getElementById("hint-button").addEventListener("click", async () => {
@@ -200,8 +227,7 @@ async function send(action) {
   try {
     const view = await api("POST", `/api/games/${GAME}/move`, {version: current.version, action}, TOKEN);
     say("");
-    // the pushed views may already be ahead (agents moving at once): never draw an older one
-    if (view.version > current.version || view.done !== current.done) render(view);
+    show(view, "the move's answer");  // the pushed views may already be ahead (agents moving at once)
   } catch (e) {
     say(e.message, "error");
   } finally {
@@ -210,7 +236,8 @@ async function send(action) {
 }
 
 if (TOKEN) api("POST", `/api/games/${GAME}/join`, {}, TOKEN).catch(e => say(e.message, "error"));
-watchGame(GAME, TOKEN, (view) => {  // pushed views (live.js); a repeated one is drawn once
-  if (!current || view.version !== current.version || view.done !== current.done) render(view);
-  peoplePanel(document.getElementById("people"), view, GAME, TOKEN);
+watchGame(GAME, TOKEN, (view) => {  // pushed or polled views (live.js); a repeated one is drawn once
+  show(view, "the server");
+  // the people at the table are the latest ones, whatever the version of the view that brought them
+  peoplePanel(document.getElementById("people"), Object.assign({}, current, {people: view.people}), GAME, TOKEN);
 });
