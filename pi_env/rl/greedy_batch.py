@@ -24,12 +24,12 @@ lowest id; ``p = probs[best]``
 investigators, investigators rationed           ``ceil((left + placed) / max(1, 3 − round))`` from the
 (``inv_allowed``)                               player's tiles left and placed this round
 ``answer_matrix``, ``information_gains``        per clue card the answer counts from the set's element
-                                                counts (spot / trace / nothing, as
-                                                :func:`pi_env.solvers.own_info.query_gains`), per
-                                                investigator a pass over the members with the player's
-                                                suppressed types cleared (as
-                                                :mod:`pi_env.rl.heuristic_batch`); the entropy of the
-                                                answer counts
+                                                counts, per investigator from the per-type counts of a
+                                                product set or else a pass over the members, the
+                                                player's suppressed types cleared (the gains of
+                                                :func:`pi_env.solvers.own_info.query_gains`:
+                                                ``_clue_gains``, ``_district_gains``); the entropy of
+                                                the answer counts
 ``public_case_bits``: every seat's cases from   seat 1's set from its public answers, the agent's spot
 public information (no held case)               markers and correct solve (``_gather_state`` +
                                                 ``_case_set`` without the held case): its size ``n₁``
@@ -87,10 +87,10 @@ from pi_env.core.errors import PIError
 from pi_env.core.rules import (edition_code, finished_for_round_end, round_ends_after_rotation, solve_gain,
                                tier_points, wrong_solve_loss)
 from pi_env.engine import GameConfig, State, legal_action_mask
-from pi_env.rl.heuristic_batch import _district_codes, _entropy
+from pi_env.rl.heuristic_batch import _district_codes
 from pi_env.solvers.hints import GAIN_TOLERANCE, tied_with_best
-from pi_env.solvers.own_info import (_any, _apply_held, _case_set, _code, _failed_words, _gather_state, _held_of,
-                                     adjacency_words)
+from pi_env.solvers.own_info import (_any, _apply_held, _case_set, _clue_gains, _code, _district_gains,
+                                     _failed_words, _gather_state, _held_of, _hyp_masks, adjacency_words)
 from pi_env.solvers.turns import turns_to_solve_pmf
 
 __all__ = ["GreedyOpponent", "greedy_actions", "SUPPORTED_PLAYERS"]
@@ -204,7 +204,9 @@ def _decide_kernel(players, words, adjacency, legal, prev_valid, prev_round, pre
     cand = np.zeros(_NUM_QUERIES, dtype=np.bool_)
     markers = np.empty(NUM_ELEMENTS, dtype=np.bool_)
     elcode = np.empty(NUM_ELEMENTS, dtype=np.int64)
-    hist = np.empty(16, dtype=np.int64)
+    dhist = np.empty(NUM_DISTRICTS * 16, dtype=np.int64)
+    hyp = np.empty(3, dtype=np.int64)
+    inv_mask_own = np.empty(3, dtype=np.int64)
     best16 = np.empty(16)
     solved = np.zeros(P, dtype=np.bool_)
     attempted = np.zeros(P, dtype=np.bool_)
@@ -226,6 +228,7 @@ def _decide_kernel(players, words, adjacency, legal, prev_valid, prev_round, pre
             target = np.int64(-1)
         n = _case_set(td, words, answer, excl, inv_mask, target, only, failed[b, p], _any(failed_words[b, p]),
                       True, members, cnt)
+        inv_mask_own[:] = inv_mask
         first_clue = -1
         for x in range(NUM_ELEMENTS):
             if legal[b, x]:
@@ -279,33 +282,19 @@ def _decide_kernel(players, words, adjacency, legal, prev_valid, prev_round, pre
         inv_allowed = max(0, min(left, share - placed))
         for a in range(_NUM_QUERIES):
             cand[a] = legal[b, a] and (a < INVESTIGATE_BASE or inv_allowed > 0)
-            gains[a] = 0.0
             denial[a] = 0.0
-        # gains: clue cards from the element counts, investigators by a pass over the members
-        for x in range(NUM_ELEMENTS):
-            if not cand[x]:
-                continue
-            t0 = 0 if x < 12 else (12 if x < 22 else 22)
-            t1 = 12 if x < 12 else (22 if x < 22 else 36)
-            hist[1] = 0
-            for y in range(t0, t1):
-                if y != x and _code(words, td, x, y) == 1:
-                    hist[1] += cnt[y]
-            hist[2] = cnt[x]
-            hist[0] = n - hist[1] - hist[2]
-            gains[x] = _entropy(hist, 3, n)
+        # gains: clue cards from the element counts, investigators from the per-type counts (a
+        # product set) or a pass over the members (as pi_env.solvers.own_info.query_gains)
         for x in range(NUM_ELEMENTS):
             markers[x] = spot[b, p, x] or trace[b, p, x]
-        for d in range(NUM_DISTRICTS):
-            a = INVESTIGATE_BASE + d
-            if not cand[a]:
-                continue
-            _district_codes(td, adjacency, markers, d, elcode)
-            hist[:] = 0
-            for i in range(n):
-                c = np.int64(members[i])
-                hist[elcode[c // 140] + elcode[12 + (c // 14) % 10] + elcode[22 + c % 14]] += 1
-            gains[a] = _entropy(hist, 16, n)
+        _clue_gains(td, words, cnt, n, gains[:NUM_ELEMENTS])
+        if inv_allowed > 0:
+            placed_mask = 0
+            for k in range(inv_count[b, p]):
+                placed_mask |= 1 << np.int64(inv_district[b, p, k])
+            _hyp_masks(td, spot[b, p], trace[b, p], hyp)
+            _district_gains(td, words, cnt, members, n, (inv_mask_own[0] | inv_mask_own[1] | inv_mask_own[2]) == 0,
+                            failed[b, p], _any(failed_words[b, p]), hyp, placed_mask, dhist, gains[NUM_ELEMENTS:])
         # denial: what seat 1 would learn from each clue card (the held case's answer)
         if not solved[1] and not idle[1] and n1 > 1:
             queries = inv_count[b, q1]
