@@ -1,8 +1,8 @@
 """The ``greedy`` agent in batch (:mod:`pi_env.rl.greedy_batch`): every decision equal to
-:class:`pi_env.agents.greedy.GreedyAgent`'s on many seeded 2-player games (both editions), every
-branch of greedy's rule taken, nothing read of the player's own case (docs/rules.md §9), the name
-``greedy`` resolving to it in training at 2 players (the per-game agent elsewhere), and the
-plain-Python (JIT-off) path."""
+:class:`pi_env.agents.greedy.GreedyAgent`'s on many seeded 2- and 3-player games (both editions),
+every branch of greedy's rule taken, nothing read of the player's own case (docs/rules.md §9), the
+name ``greedy`` resolving to it in training at 2 and 3 players (the per-game agent elsewhere), and
+the plain-Python (JIT-off) path."""
 
 from __future__ import annotations
 
@@ -34,11 +34,11 @@ def _branch(s, action: int) -> str:
     return kind + ("-denial" if best_query(s, 0.0) != b else "")
 
 
-def _play_against_agents(edition: str, games: int, seed: int) -> tuple[int, Counter, int]:
-    """Play ``games`` 2-player games with GreedyAgent in both seats, asking the batch opponent (one
-    per seat, its game slots started as the agents) at every turn; returns (decisions compared,
-    decisions per branch of the rule, games finished) and fails at the first differing decision."""
-    P = 2
+def _play_against_agents(num_players: int, edition: str, games: int, seed: int) -> tuple[int, Counter, int]:
+    """Play ``games`` games with GreedyAgent in every seat, asking the batch opponent (one per seat,
+    its game slots started as the agents) at every turn; returns (decisions compared, decisions per
+    branch of the rule, games finished) and fails at the first differing decision."""
+    P = num_players
     cfg = GameConfig(num_players=P, edition=edition)
     st = init(cfg, games, seed=seed)
     agents = [[GreedyAgent(edition=edition) for _ in range(P)] for _ in range(games)]
@@ -68,7 +68,7 @@ def _play_against_agents(edition: str, games: int, seed: int) -> tuple[int, Coun
             if mine.any():
                 got[mine] = opps[p].act_batch(st, live[mine], players[mine])
         differ = np.flatnonzero(got != ref)
-        assert differ.size == 0, (f"{edition} edition, seed {seed}: game {live[differ[0]]} at turn {turn}: "
+        assert differ.size == 0, (f"{P} players, {edition} edition, seed {seed}: game {live[differ[0]]} at turn {turn}: "
                                   f"greedy {ref[differ[0]]}, batch {got[differ[0]]}")
         compared += ref.size
         actions = np.zeros(games, dtype=np.int64)
@@ -77,41 +77,49 @@ def _play_against_agents(edition: str, games: int, seed: int) -> tuple[int, Coun
     return compared, branches, int(st.done.sum())
 
 
-@pytest.mark.parametrize("edition, compared, branches", [
-    ("second", 2300, {"certain": 118, "solve": 37, "clue": 448, "clue-denial": 1158, "investigator": 474,
+@pytest.mark.parametrize("num_players, edition, compared, branches", [
+    (2, "second", 2300, {"certain": 118, "solve": 37, "clue": 448, "clue-denial": 1158, "investigator": 474,
                       "wait": 9, "guess": 56}),
-    ("first", 2362, {"certain": 146, "solve": 40, "clue": 470, "clue-denial": 1160, "investigator": 474,
+    (2, "first", 2362, {"certain": 146, "solve": 40, "clue": 470, "clue-denial": 1160, "investigator": 474,
                      "wait": 10, "guess": 62}),
+    (3, "second", 3616, {"certain": 243, "solve": 46, "clue": 594, "clue-denial": 1922, "investigator": 702,
+                         "wait": 6, "guess": 103}),
+    (3, "first", 3677, {"certain": 273, "solve": 46, "clue": 617, "clue-denial": 1922, "investigator": 703,
+                        "wait": 8, "guess": 108}),
 ])
-def test_every_decision_equals_the_greedy_agent(edition, compared, branches):
-    """48 games per edition (in two batches of 24), every decision compared; every branch of the
-    rule occurs: certain, solving on ``E_now ≥ E_wait``, a clue, a clue chosen for its denial, an
-    investigator, waiting with a clue when nothing splits, guessing then."""
+def test_every_decision_equals_the_greedy_agent(num_players, edition, compared, branches):
+    """48 games per player count and edition (in two batches of 24), every decision compared; every
+    branch of the rule occurs: certain, solving on ``E_now ≥ E_wait``, a clue, a clue chosen for its
+    denial, an investigator, waiting with a clue when nothing splits, guessing then."""
     got_compared, got_branches = 0, Counter()
     for seed in (101, 102):
-        n, br, finished = _play_against_agents(edition, games=24, seed=seed)
+        n, br, finished = _play_against_agents(num_players, edition, games=24, seed=seed)
         assert finished == 24
         got_compared += n
         got_branches += br
     assert (got_compared, dict(got_branches)) == (compared, branches)
 
 
-def test_decisions_ignore_the_players_own_case():
-    """Changing the acting player's own (hidden) case keeps its observation and its decision."""
-    cfg = GameConfig(num_players=2)
+@pytest.mark.parametrize("num_players, seen", [(2, 1520), (3, 1915)])
+def test_decisions_ignore_the_players_own_case(num_players, seen):
+    """Changing the acting player's own (hidden) case keeps its observation and its decision; with 3
+    players so does changing the case of the player after the one it holds (hidden from it too)."""
+    cfg = GameConfig(num_players=num_players)
     st = init(cfg, 32, seed=5)
     rng = np.random.default_rng(0)
     opp_a, opp_b = GreedyOpponent(cfg), GreedyOpponent(cfg)
     for o in (opp_a, opp_b):
         o.new_games(np.arange(32), np.arange(32))
-    seen = 0
+    expected, seen = seen, 0
     for turn in range(60):
         live = np.flatnonzero(~st.done)
         if live.size == 0:
             break
         p = st.current_player[live].astype(np.int64)
         other = st.take(np.arange(32))
-        other.case[live, p] = (other.case[live, p] + rng.integers(1, 9, size=(live.size, 3))) % np.array([12, 10, 14])
+        for j in [0] + list(range(2, num_players)):  # every case but the held one (seat 1)
+            q = (p + j) % num_players
+            other.case[live, q] = (other.case[live, q] + rng.integers(1, 9, size=(live.size, 3))) % np.array([12, 10, 14])
         assert not np.array_equal(other.case, st.case)
         assert np.array_equal(observe(other.take(live), p), observe(st.take(live), p))
         a = opp_a.act_batch(st, live, p)
@@ -120,24 +128,22 @@ def test_decisions_ignore_the_players_own_case():
         actions = np.zeros(32, dtype=np.int64)
         actions[live] = a
         step_inplace(st, actions, cfg)
-    assert seen == SEEN_OWN_CASE
-
-
-SEEN_OWN_CASE = 1520
+    assert seen == expected
 
 
 def test_training_resolves_greedy_to_the_batch_opponent_with_the_agents_play():
     """``greedy`` in a 2-player learner batch is the batch opponent and plays exactly as the per-game
-    agent (AgentOpponent) seeded by the same env; with 3 players the name keeps the per-game agent,
+    agent (AgentOpponent) seeded by the same env; with 4 players the name keeps the per-game agent,
     and the batch opponent itself names the player counts it plays."""
     from pi_env.rl.engine_env import LearnerBatch
 
     cfg = GameConfig(num_players=2, edition="first")
     assert isinstance(batch_opponent("greedy", cfg), GreedyOpponent)
     assert isinstance(batch_opponent(" Greedy", cfg), GreedyOpponent)
-    assert isinstance(batch_opponent("greedy", GameConfig(num_players=3)), AgentOpponent)
-    with pytest.raises(PIError, match=r"greedy in batch plays 2 players, not 3 \(use the per-game agent"):
-        GreedyOpponent(GameConfig(num_players=3))
+    assert isinstance(batch_opponent("greedy", GameConfig(num_players=3)), GreedyOpponent)
+    assert isinstance(batch_opponent("greedy", GameConfig(num_players=4)), AgentOpponent)
+    with pytest.raises(PIError, match=r"greedy in batch plays 2, 3 players, not 4 \(use the per-game agent"):
+        GreedyOpponent(GameConfig(num_players=4))
     runs = []
     for opponents in (["greedy"], [AgentOpponent(lambda: make_agent("greedy", edition="first"), 2, cfg.board)]):
         lb = LearnerBatch(16, 2, opponents, seed=4, parallel=False, edition="first")
@@ -176,8 +182,8 @@ import numpy as np
 from pi_env.engine import GameConfig, init, step_inplace
 from pi_env.rl.greedy_batch import GreedyOpponent
 h = hashlib.sha256()
-for edition in ("second", "first"):
-    cfg = GameConfig(num_players=2, edition=edition)
+for players, edition in ((2, "second"), (2, "first"), (3, "second")):
+    cfg = GameConfig(num_players=players, edition=edition)
     st = init(cfg, 3, seed=2)
     opp = GreedyOpponent(cfg)
     opp.new_games(np.arange(3), np.arange(3))

@@ -1,11 +1,12 @@
 """The ``greedy`` agent in batch: :class:`GreedyOpponent` plays every game it is asked about with the
 decisions of :class:`pi_env.agents.greedy.GreedyAgent` (default options, the games' edition), game
-by game the same actions (tested on many seeded games), at batch speed. Supported: 2 players
-(:data:`SUPPORTED_PLAYERS`).
+by game the same actions (tested on many seeded games), at batch speed. Supported: 2 and 3
+players (:data:`SUPPORTED_PLAYERS`).
 
 **What greedy computes per decision** (:func:`pi_env.agents.greedy.assess` then
 :func:`~pi_env.agents.greedy.greedy_decision`; relative seats, 0 = the agent, 1 = the next player,
-whose case the agent holds) and which batched piece gives it here, at 2 players:
+whose case the agent holds; with 3 players seat 2 is the one player whose case the agent does
+not know) and which batched piece gives it here:
 
 ==============================================  ==========================================================
 greedy (per game, Python)                       here (one numba kernel over the rows, :func:`_decide_kernel`)
@@ -17,9 +18,16 @@ joint posterior ``cases``, ``probs``            ``_apply_held``, ``_case_set``: 
                                                 players it *is* the joint posterior (the only other case
                                                 is the held one), uniform: ``probs = 1/n`` normalised as
                                                 greedy does, read from a table (:data:`_PROB`) so that
-                                                the float is greedy's bit for bit
-``best``: the most likely case, ties to the     the set's first member (its cases are listed ascending)
-lowest id; ``p = probs[best]``
+                                                the float is greedy's bit for bit. With 3 players, per
+                                                case the number of seat 2's cases disjoint from it
+                                                (seat 2's set with the held case known, the same row
+                                                kernel; inclusion–exclusion over its histograms as
+                                                :func:`~pi_env.solvers.own_info.joint_features`), the
+                                                cases with a positive count kept, ``count / total``
+                                                normalised by numpy's pairwise sum
+                                                (:func:`_pairwise_sum`): greedy's floats bit for bit
+``best``: the most likely case, ties to the     the first case of the highest probability (the cases
+lowest id; ``p = probs[best]``                  are listed ascending)
 ``candidate_actions``: legal clues and          the legal-action mask (``legal_action_mask``); the share
 investigators, investigators rationed           ``ceil((left + placed) / max(1, 3 − round))`` from the
 (``inv_allowed``)                               player's tiles left and placed this round
@@ -29,16 +37,18 @@ investigators, investigators rationed           ``ceil((left + placed) / max(1, 
                                                 player's suppressed types cleared (the gains of
                                                 :func:`pi_env.solvers.own_info.query_gains`:
                                                 ``_clue_gains``, ``_district_gains``); the entropy of
-                                                the answer counts
-``public_case_bits``: every seat's cases from   seat 1's set from its public answers, the agent's spot
-public information (no held case)               markers and correct solve (``_gather_state`` +
-                                                ``_case_set`` without the held case): its size ``n₁``
-                                                (the opponent model) and element counts (denial)
+                                                the answer counts; with 3 players the entropy of the
+                                                answers' probability mass (a pass over the cases)
+``public_case_bits``: every seat's cases from   every other seat's set from its public answers and the
+public information (no held case)               other players' spot markers and correct solves
+                                                (``_gather_state`` + ``_case_set`` without the held
+                                                case): its size ``nⱼ`` (the opponent model); seat 1's
+                                                element counts (denial)
 ``read_outlook``: tier, round, rotation, turn   the state's round, tier, rotation, first player, score,
 order, solved / attempted flags, idle seats,    ``attempted`` and ``solved`` flags, the seat's public
 ``pending`` (from the flags of the agent's      actions (idle); the previous turn's ``(round, rotation,
 previous turn), score                           solved flags)`` kept per game slot as the agent keeps it
-``turns_to_solve_pmf(n₁)[0]``: seat 1's         a table over ``n₁ = 0..1680`` (:data:`_HAZARD`) of the
+``turns_to_solve_pmf(nⱼ)[0]``: each seat's      a table over ``n = 0..1680`` (:data:`_HAZARD`) of the
 hazard                                          same function
 ``next_player_gains`` × ``next_player_          ``log2(n₁ / m)`` per legal clue, ``m`` from seat 1's
 activity``: denial                              element counts and the held case's answer; the activity
@@ -66,14 +76,14 @@ Greedy draws nothing at random (its ties go to the lowest action id), so there i
 draws to follow; what it remembers between turns is the ``(round, rotation, solved flags)`` of its
 previous turn, kept here per game slot and forgotten in :meth:`GreedyOpponent.new_games`.
 
-3 players (a joint posterior in one numba call too, :func:`pi_env.solvers.own_info.joint_features`)
-and more are not done: :class:`GreedyOpponent` refuses them, and ``batch_opponent("greedy")`` keeps
-the per-game agent (:class:`pi_env.rl.pool.AgentOpponent`) there.
+4 and 5 players are not done (the joint posterior there is one Python call per row,
+:func:`pi_env.solvers.own_info.joint_case_counts`): :class:`GreedyOpponent` refuses them, and
+``batch_opponent("greedy")`` keeps the per-game agent (:class:`pi_env.rl.pool.AgentOpponent`) there.
 
 What a player may know only (docs/rules.md §9): the state is read through the layout, every
 player's public answers, markers, investigators, failed and correct solves, scores and flags, the
 player's own tiles left, the round, tier, rotation and first player, and the case it holds
-(``state.case`` of the next player) — never its own case.
+(``state.case`` of the next player) — never its own case, nor (3 players) seat 2's.
 """
 
 from __future__ import annotations
@@ -95,7 +105,7 @@ from pi_env.solvers.turns import turns_to_solve_pmf
 
 __all__ = ["GreedyOpponent", "greedy_actions", "SUPPORTED_PLAYERS"]
 
-SUPPORTED_PLAYERS = (2,)
+SUPPORTED_PLAYERS = (2, 3)
 """Player counts :class:`GreedyOpponent` plays."""
 _NUM_QUERIES = INVESTIGATE_BASE + NUM_DISTRICTS  # 50
 
@@ -139,6 +149,80 @@ def _sum16(v):
 
 
 @kernel
+def _block_sum(a, lo, n):
+    """numpy's pairwise summation of ``a[lo:lo + n]`` for ``n <= 128`` (one block)."""
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += a[lo + i]
+        return res
+    r0 = a[lo]
+    r1 = a[lo + 1]
+    r2 = a[lo + 2]
+    r3 = a[lo + 3]
+    r4 = a[lo + 4]
+    r5 = a[lo + 5]
+    r6 = a[lo + 6]
+    r7 = a[lo + 7]
+    end = n - n % 8
+    for i in range(8, end, 8):
+        r0 += a[lo + i]
+        r1 += a[lo + i + 1]
+        r2 += a[lo + i + 2]
+        r3 += a[lo + i + 3]
+        r4 += a[lo + i + 4]
+        r5 += a[lo + i + 5]
+        r6 += a[lo + i + 6]
+        r7 += a[lo + i + 7]
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    for i in range(end, n):
+        res += a[lo + i]
+    return res
+
+
+@kernel
+def _split(n):
+    """Where numpy's pairwise summation splits a run of ``n > 128`` entries."""
+    n2 = n // 2
+    return n2 - n2 % 8
+
+
+@kernel
+def _sum1(a, lo, n):
+    if n <= 128:
+        return _block_sum(a, lo, n)
+    m = _split(n)
+    return _block_sum(a, lo, m) + _block_sum(a, lo + m, n - m)
+
+
+@kernel
+def _sum2(a, lo, n):
+    if n <= 128:
+        return _block_sum(a, lo, n)
+    m = _split(n)
+    return _sum1(a, lo, m) + _sum1(a, lo + m, n - m)
+
+
+@kernel
+def _sum3(a, lo, n):
+    if n <= 128:
+        return _block_sum(a, lo, n)
+    m = _split(n)
+    return _sum2(a, lo, m) + _sum2(a, lo + m, n - m)
+
+
+@kernel
+def _pairwise_sum(a, n):
+    """``a[:n].sum()`` as numpy computes it (pairwise, blocks of 128 entries), for ``n <= 1680``
+    (four levels of halving reach a block), so that greedy's normalisation
+    (``probs / probs.sum()``) is reproduced bit for bit."""
+    if n <= 128:
+        return _block_sum(a, 0, n)
+    m = _split(n)
+    return _sum3(a, 0, m) + _sum3(a, m, n - m)
+
+
+@kernel
 def _wait_value(q, live, n_live, open_others, n_open, me_open, hazard, tier, pending, rnd, P, score, ed):
     """:meth:`pi_env.agents.greedy.Outlook.wait_value` (``hazard`` the outlook's, every attempt a
     correct solve): the outcomes of the ``n_live`` seats ``live`` acting after the agent, in the
@@ -173,6 +257,50 @@ def _wait_value(q, live, n_live, open_others, n_open, me_open, hazard, tier, pen
 
 
 @kernel
+def _mass_entropy(mass, size):
+    """Entropy (bits) of the answer probabilities ``mass[:size]`` (summing to 1)."""
+    g = 0.0
+    for k in range(size):
+        if mass[k] > 0:
+            g -= mass[k] * np.log2(mass[k])
+    return max(g, 0.0)
+
+
+@kernel
+def _joint_counts(own, n_own, other, n_other, joint, h1, hse, hsl, hel, inset):
+    """``joint[i]``: the cases of ``other[:n_other]`` (the one unknown player's set) disjoint from
+    ``own[i]`` (per type, docs/rules.md §3), by inclusion-exclusion over the set's histograms per
+    element, pair and triple (as :func:`pi_env.solvers.own_info.joint_features`); returns how many
+    are positive."""
+    h1[:] = 0
+    hse[:] = 0
+    hsl[:] = 0
+    hel[:] = 0
+    for i in range(n_other):
+        c = np.int64(other[i])
+        s, e, l = c // 140, (c // 14) % 10, c % 14
+        h1[s] += 1
+        h1[12 + e] += 1
+        h1[22 + l] += 1
+        hse[s, e] += 1
+        hsl[s, l] += 1
+        hel[e, l] += 1
+        inset[c] = True
+    positive = 0
+    for i in range(n_own):
+        c = np.int64(own[i])
+        s, e, l = c // 140, (c // 14) % 10, c % 14
+        k = (n_other - h1[s] - h1[12 + e] - h1[22 + l] + hse[s, e] + hsl[s, l] + hel[e, l]
+             - (1 if inset[c] else 0))
+        joint[i] = k
+        if k > 0:
+            positive += 1
+    for i in range(n_other):
+        inset[np.int64(other[i])] = False
+    return positive
+
+
+@kernel
 def _decide_kernel(players, words, adjacency, legal, prev_valid, prev_round, prev_rotation, prev_solved, ed,
                    denial_weight, tolerance, rounds, prob_table, hazard_table, round_, tier_, rotation_, first_player,
                    score_, attempted_, solved_, inv_left, tile_district, case, spot, trace, front, inv_count,
@@ -187,7 +315,8 @@ def _decide_kernel(players, words, adjacency, legal, prev_valid, prev_round, pre
         prev_valid, prev_round, prev_rotation, prev_solved: ``bool[B]``, ``int64[B]``, ``int64[B]``,
             ``bool[B, P]``: the agent's previous turn (relative seats), when it had one.
         ed: edition code; denial_weight, tolerance, rounds: greedy's constants.
-        prob_table, hazard_table: :data:`_PROB`, :data:`_HAZARD`.
+        prob_table, hazard_table: :data:`_PROB`, :data:`_HAZARD`; a 3-player game's posterior is
+            counted here (module docstring).
         round_ ... inv_left, tile_district ... failed: the state's arrays (read as the module
             docstring says).
         out: ``int64[B]``.
@@ -208,6 +337,18 @@ def _decide_kernel(players, words, adjacency, legal, prev_valid, prev_round, pre
     hyp = np.empty(3, dtype=np.int64)
     inv_mask_own = np.empty(3, dtype=np.int64)
     best16 = np.empty(16)
+    members2 = np.empty(NUM_CASES, dtype=np.int16)
+    cnt2 = np.empty(NUM_ELEMENTS, dtype=np.int64)
+    weight = np.empty(NUM_CASES)  # the posterior of the agent's cases (members[:n])
+    joint = np.empty(NUM_CASES, dtype=np.int64)
+    wcnt = np.empty(NUM_ELEMENTS)
+    mass = np.empty(16)
+    h1 = np.empty(NUM_ELEMENTS, dtype=np.int64)
+    hse = np.empty((12, 10), dtype=np.int64)
+    hsl = np.empty((12, 14), dtype=np.int64)
+    hel = np.empty((10, 14), dtype=np.int64)
+    inset = np.zeros(NUM_CASES, dtype=np.bool_)
+    n_pub = np.zeros(P, dtype=np.int64)
     solved = np.zeros(P, dtype=np.bool_)
     attempted = np.zeros(P, dtype=np.bool_)
     idle = np.zeros(P, dtype=np.bool_)
@@ -237,11 +378,55 @@ def _decide_kernel(players, words, adjacency, legal, prev_valid, prev_round, pre
         if n == 0:  # cannot happen with correct answers (greedy: the first legal clue, else a solve)
             out[b] = first_clue if first_clue >= 0 else SOLVE_BASE
             continue
-        solve = SOLVE_BASE + np.int64(members[0])  # the most likely case: uniform, the lowest id
+        # 3 players: the joint count of each case, the deals of the unknown seat 2 disjoint from it
+        uniform = True
+        if P == 3:
+            q2 = (p + 2) % 3
+            ex, tg, on = _gather_state(b, h, P, spot, trace, front, inv_count, inv_district, inv_answer,
+                                       inv_suppressed, solved_case, answer, inv_mask)
+            ex, on = _apply_held(h, h, held, ex, on)
+            if on == -2:
+                tg = np.int64(-1)
+            n_held = _case_set(td, words, answer, ex, inv_mask, tg, on, failed[b, h], _any(failed_words[b, h]),
+                               False, members2[0:0], cnt2)
+            ex, tg, on = _gather_state(b, q2, P, spot, trace, front, inv_count, inv_district, inv_answer,
+                                       inv_suppressed, solved_case, answer, inv_mask)
+            ex, on = _apply_held(q2, h, held, ex, on)
+            if on == -2:
+                tg = np.int64(-1)
+            n2 = _case_set(td, words, answer, ex, inv_mask, tg, on, failed[b, q2], _any(failed_words[b, q2]),
+                           True, members2, cnt2)
+            if n_held > 0 and n2 > 0:
+                kept = _joint_counts(members, n, members2, n2, joint, h1, hse, hsl, hel, inset)
+                if kept > 0:  # else a contradiction: greedy keeps the own cases, uniform
+                    uniform = False
+                    total = 0
+                    for i in range(n):
+                        total += joint[i]
+                    k = 0
+                    for i in range(n):
+                        if joint[i] > 0:
+                            members[k] = members[i]
+                            weight[k] = joint[i] / float(total)
+                            k += 1
+                    n = k
+                    norm = _pairwise_sum(weight, n)
+                    for i in range(n):
+                        weight[i] = weight[i] / norm
+        best_i = 0  # the most likely case, ties to the lowest id (the members are ascending)
+        if uniform:
+            p_best = prob_table[n]
+            for i in range(n):
+                weight[i] = p_best
+        else:
+            for i in range(1, n):
+                if weight[i] > weight[best_i]:
+                    best_i = i
+            p_best = weight[best_i]
+        solve = SOLVE_BASE + np.int64(members[best_i])
         if n == 1:
             out[b] = solve
             continue
-        p_best = prob_table[n]
         # the outlook (relative seats)
         rnd = np.int64(round_[b])
         tier = np.int64(tier_[b])
@@ -265,16 +450,20 @@ def _decide_kernel(players, words, adjacency, legal, prev_valid, prev_round, pre
         elif prev_valid[b] and prev_round[b] == rnd and prev_rotation[b] == rotation - 1:
             for j in range(P):
                 pending = pending or (solved[j] and not prev_solved[b, j] and before[j])
-        # seat 1's public case set (no held case): its size for the hazard, its counts for denial
+        # every other seat's public case set (no held case): its size for the hazard; seat 1's element
+        # counts for denial
         q1 = h
-        excl1, target1, only1 = _gather_state(b, q1, P, spot, trace, front, inv_count, inv_district, inv_answer,
-                                              inv_suppressed, solved_case, answer, inv_mask)
-        n1 = _case_set(td, words, answer, excl1, inv_mask, target1, only1, failed[b, q1],
-                       _any(failed_words[b, q1]), False, members[0:0], cnt1)
         for j in range(P):
             hazard[j] = 0.0
-        if not solved[1] and not idle[1]:
-            hazard[1] = hazard_table[n1]
+        for j in range(1, P):
+            q = (p + j) % P
+            ex, tg, on = _gather_state(b, q, P, spot, trace, front, inv_count, inv_district, inv_answer,
+                                       inv_suppressed, solved_case, answer, inv_mask)
+            n_pub[j] = _case_set(td, words, answer, ex, inv_mask, tg, on, failed[b, q], _any(failed_words[b, q]),
+                                 False, members2[0:0], cnt1 if j == 1 else cnt2)
+            if not solved[j] and not idle[j]:
+                hazard[j] = hazard_table[n_pub[j]]
+        n1 = n_pub[1]
         # candidate queries: legal clues, investigators rationed
         placed = np.int64(inv_count[b, p])
         left = np.int64(inv_left[b, p])
@@ -287,14 +476,42 @@ def _decide_kernel(players, words, adjacency, legal, prev_valid, prev_round, pre
         # product set) or a pass over the members (as pi_env.solvers.own_info.query_gains)
         for x in range(NUM_ELEMENTS):
             markers[x] = spot[b, p, x] or trace[b, p, x]
-        _clue_gains(td, words, cnt, n, gains[:NUM_ELEMENTS])
-        if inv_allowed > 0:
-            placed_mask = 0
-            for k in range(inv_count[b, p]):
-                placed_mask |= 1 << np.int64(inv_district[b, p, k])
-            _hyp_masks(td, spot[b, p], trace[b, p], hyp)
-            _district_gains(td, words, cnt, members, n, (inv_mask_own[0] | inv_mask_own[1] | inv_mask_own[2]) == 0,
-                            failed[b, p], _any(failed_words[b, p]), hyp, placed_mask, dhist, gains[NUM_ELEMENTS:])
+        if uniform:
+            _clue_gains(td, words, cnt, n, gains[:NUM_ELEMENTS])
+            if inv_allowed > 0:
+                placed_mask = 0
+                for k in range(inv_count[b, p]):
+                    placed_mask |= 1 << np.int64(inv_district[b, p, k])
+                _hyp_masks(td, spot[b, p], trace[b, p], hyp)
+                _district_gains(td, words, cnt, members, n, (inv_mask_own[0] | inv_mask_own[1] | inv_mask_own[2]) == 0,
+                                failed[b, p], _any(failed_words[b, p]), hyp, placed_mask, dhist,
+                                gains[NUM_ELEMENTS:])
+        else:  # the entropy of the answers' probability mass
+            wcnt[:] = 0.0
+            for i in range(n):
+                c = np.int64(members[i])
+                wcnt[c // 140] += weight[i]
+                wcnt[12 + (c // 14) % 10] += weight[i]
+                wcnt[22 + c % 14] += weight[i]
+            for x in range(NUM_ELEMENTS):
+                if not cand[x]:
+                    continue
+                mass[:] = 0.0
+                t0 = 0 if x < 12 else (12 if x < 22 else 22)
+                t1 = 12 if x < 12 else (22 if x < 22 else 36)
+                for y in range(t0, t1):
+                    mass[_code(words, td, x, y)] += wcnt[y]
+                gains[x] = _mass_entropy(mass, 3)
+            for d in range(NUM_DISTRICTS):
+                a = INVESTIGATE_BASE + d
+                if not cand[a]:
+                    continue
+                _district_codes(td, adjacency, markers, d, elcode)
+                mass[:] = 0.0
+                for i in range(n):
+                    c = np.int64(members[i])
+                    mass[elcode[c // 140] + elcode[12 + (c // 14) % 10] + elcode[22 + c % 14]] += weight[i]
+                gains[a] = _mass_entropy(mass, 16)
         # denial: what seat 1 would learn from each clue card (the held case's answer)
         if not solved[1] and not idle[1] and n1 > 1:
             queries = inv_count[b, q1]
@@ -357,12 +574,14 @@ def _decide_kernel(players, words, adjacency, legal, prev_valid, prev_round, pre
                     c = np.int64(members[i])
                     t = 0 if pick < 12 else (1 if pick < 22 else 2)
                     y = c // 140 if t == 0 else (12 + (c // 14) % 10 if t == 1 else 22 + c % 14)
-                    best16[_code(words, td, pick, y)] = p_best
+                    k = _code(words, td, pick, y)
+                    best16[k] = max(best16[k], weight[i])
             else:
                 _district_codes(td, adjacency, markers, pick - INVESTIGATE_BASE, elcode)
                 for i in range(n):
                     c = np.int64(members[i])
-                    best16[elcode[c // 140] + elcode[12 + (c // 14) % 10] + elcode[22 + c % 14]] = p_best
+                    k = elcode[c // 140] + elcode[12 + (c // 14) % 10] + elcode[22 + c % 14]
+                    best16[k] = max(best16[k], weight[i])
             q = _sum16(best16)
             e_wait = _wait_value(q, live, n_live, open_others, n_open, me_open, hazard, tier, pending, rnd, P,
                                  score, ed)
@@ -390,7 +609,7 @@ def greedy_actions(state: State, board, players: np.ndarray, edition: str = "sec
     """Greedy's action for ``players[b]`` in every game ``b`` of ``state`` (module docstring).
 
     Args:
-        state: a batch of ``B`` 2-player games (the players are to move).
+        state: a batch of ``B`` games of 2 or 3 players (the players are to move).
         board: the games' board (``config.board``).
         players: ``int64[B]``.
         edition: the edition greedy assumes (``"second"`` or ``"first"``).
