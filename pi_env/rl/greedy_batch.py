@@ -301,10 +301,210 @@ def _joint_counts(own, n_own, other, n_other, joint, h1, hse, hsl, hel, inset):
 
 
 @kernel
-def _decide_kernel(players, words, adjacency, legal, prev_valid, prev_round, prev_rotation, prev_solved, ed,
-                   denial_weight, tolerance, rounds, prob_table, hazard_table, round_, tier_, rotation_, first_player,
-                   score_, attempted_, solved_, inv_left, tile_district, case, spot, trace, front, inv_count,
-                   inv_district, inv_answer, inv_suppressed, failed_words, solved_case, failed, out):
+def _joint_posterior(b, p, h, held, td, words, st, answer, inv_mask, members, n, members2, cnt2, joint, weight,
+                     hist):
+    """3 players: the agent's cases with a joint deal (``members[:n]``, compacted in place) and their
+    probabilities in ``weight`` (``count / total``, normalised by numpy's pairwise sum, as greedy);
+    returns their number, or ``-1`` when no case has a deal (greedy then keeps the own cases,
+    uniform). ``st``: the state's per-player arrays (:func:`greedy_actions`); ``hist``: scratch of
+    :func:`_joint_counts`."""
+    spot, trace, front, inv_count, inv_district, inv_answer, inv_suppressed, solved_case, failed_words, failed = st
+    q2 = (p + 2) % 3
+    sizes = np.zeros(2, dtype=np.int64)
+    for k in range(2):  # seat 1's set with the held case (consistency), seat 2's with it known
+        q = h if k == 0 else q2
+        ex, tg, on = _gather_state(b, q, 3, spot, trace, front, inv_count, inv_district, inv_answer,
+                                   inv_suppressed, solved_case, answer, inv_mask)
+        ex, on = _apply_held(q, h, held, ex, on)
+        if on == -2:
+            tg = np.int64(-1)
+        sizes[k] = _case_set(td, words, answer, ex, inv_mask, tg, on, failed[b, q], _any(failed_words[b, q]),
+                             k == 1, members2, cnt2)
+    if sizes[0] == 0 or sizes[1] == 0:
+        return -1
+    h1, hse, hsl, hel, inset = hist
+    if _joint_counts(members, n, members2, sizes[1], joint, h1, hse, hsl, hel, inset) == 0:
+        return -1
+    total = 0
+    for i in range(n):
+        total += joint[i]
+    k = 0
+    for i in range(n):
+        if joint[i] > 0:
+            members[k] = members[i]
+            weight[k] = joint[i] / float(total)
+            k += 1
+    norm = _pairwise_sum(weight, k)
+    for i in range(k):
+        weight[i] = weight[i] / norm
+    return k
+
+
+@kernel
+def _outlook(b, p, P, rotation, rnd, first, mine, solved_, attempted_, st, prev_valid, prev_round, prev_rotation,
+             prev_solved, solved, attempted, before, idle):
+    """The flags of :func:`pi_env.agents.greedy.read_outlook` in relative seats (``solved``,
+    ``attempted``, ``before``: acting before the agent in this rotation, ``idle``); returns
+    ``pending`` (a seat solved earlier in this rotation)."""
+    spot, trace, front, inv_count, inv_district, inv_answer, inv_suppressed, solved_case, failed_words, failed = st
+    for j in range(P):
+        q = (p + j) % P
+        solved[j] = solved_[b, q]
+        attempted[j] = attempted_[b, q]
+        before[j] = (j - first + P) % P < mine
+        acted = solved[j] or attempted[j] or inv_count[b, q] > 0 or _any(failed_words[b, q])
+        for x in range(NUM_ELEMENTS):
+            acted = acted or front[b, q, x] or spot[b, q, x] or trace[b, q, x]
+        idle[j] = j != 0 and not solved[j] and (before[j] or rotation >= 1) and not acted
+    pending = False
+    if rotation == 0:
+        for j in range(P):
+            pending = pending or (solved[j] and before[j])
+    elif prev_valid[b] and prev_round[b] == rnd and prev_rotation[b] == rotation - 1:
+        for j in range(P):
+            pending = pending or (solved[j] and not prev_solved[b, j] and before[j])
+    return pending
+
+
+@kernel
+def _weighted_gains(td, words, adjacency, markers, cand, members, weight, n, wcnt, mass, elcode, gains):
+    """The candidates' information gains (bits) for cases ``members[:n]`` of probabilities
+    ``weight``: the entropy of each answer's probability mass."""
+    wcnt[:] = 0.0
+    for i in range(n):
+        c = np.int64(members[i])
+        wcnt[c // 140] += weight[i]
+        wcnt[12 + (c // 14) % 10] += weight[i]
+        wcnt[22 + c % 14] += weight[i]
+    for x in range(NUM_ELEMENTS):
+        if not cand[x]:
+            continue
+        mass[:] = 0.0
+        t0 = 0 if x < 12 else (12 if x < 22 else 22)
+        t1 = 12 if x < 12 else (22 if x < 22 else 36)
+        for y in range(t0, t1):
+            mass[_code(words, td, x, y)] += wcnt[y]
+        gains[x] = _mass_entropy(mass, 3)
+    for d in range(NUM_DISTRICTS):
+        a = INVESTIGATE_BASE + d
+        if not cand[a]:
+            continue
+        _district_codes(td, adjacency, markers, d, elcode)
+        mass[:] = 0.0
+        for i in range(n):
+            c = np.int64(members[i])
+            mass[elcode[c // 140] + elcode[12 + (c // 14) % 10] + elcode[22 + c % 14]] += weight[i]
+        gains[a] = _mass_entropy(mass, 16)
+
+
+@kernel
+def _denial(b, q1, held, n1, cnt1, td, words, cand, st, denial):
+    """:func:`pi_env.agents.greedy.next_player_gains` × :func:`~pi_env.agents.greedy.next_player_activity`
+    of the candidate clues: ``log2(n₁ / m)``, ``m`` the cases of seat 1's public set (``n1`` cases,
+    element counts ``cnt1``) answering as the held case, times the share of queries among its public
+    actions."""
+    spot, trace, front, inv_count, inv_district, inv_answer, inv_suppressed, solved_case, failed_words, failed = st
+    queries = np.int64(inv_count[b, q1])
+    named = 1 if solved_case[b, q1] >= 0 else 0
+    for x in range(NUM_ELEMENTS):
+        if spot[b, q1, x] or trace[b, q1, x] or front[b, q1, x]:
+            queries += 1
+    if _any(failed_words[b, q1]):
+        for c in range(NUM_CASES):
+            if failed[b, q1, c]:
+                named += 1
+    activity = 1.0 if queries + named == 0 else queries / (queries + named)
+    for x in range(NUM_ELEMENTS):
+        if not cand[x]:
+            continue
+        t = 0 if x < 12 else (1 if x < 22 else 2)
+        yh = held // 140 if t == 0 else (12 + (held // 14) % 10 if t == 1 else 22 + held % 14)
+        code_h = _code(words, td, x, yh)
+        t0 = 0 if x < 12 else (12 if x < 22 else 22)
+        t1 = 12 if x < 12 else (22 if x < 22 else 36)
+        trace_n = 0
+        for y in range(t0, t1):
+            if y != x and _code(words, td, x, y) == 1:
+                trace_n += cnt1[y]
+        same = cnt1[x] if code_h == 2 else (trace_n if code_h == 1 else n1 - trace_n - cnt1[x])
+        denial[x] = np.log2(n1 / max(same, 1)) * activity
+
+
+@kernel
+def _best_query(cand, gains, denial, denial_weight, tolerance):
+    """:func:`pi_env.agents.greedy.best_query`: the candidate of the highest ``gain + weight · denial``
+    among those of gain above ``tolerance``, ties to the lowest id; ``-1`` if none."""
+    top = -np.inf
+    for a in range(_NUM_QUERIES):
+        if cand[a] and gains[a] > tolerance:
+            v = gains[a] + denial_weight * denial[a]
+            if v > top:
+                top = v
+    if top > -np.inf:
+        for a in range(_NUM_QUERIES):
+            if cand[a] and gains[a] > tolerance and tied_with_best(gains[a] + denial_weight * denial[a], top):
+                return a
+    return -1
+
+
+@kernel
+def _q_after(pick, members, weight, n, td, words, adjacency, markers, elcode, best16):
+    """:func:`pi_env.agents.greedy.q_after` of query ``pick``: the sum over its answers of the highest
+    probability of a case giving it (numpy's sum of the 16 entries)."""
+    best16[:] = 0.0
+    if pick < INVESTIGATE_BASE:
+        t = 0 if pick < 12 else (1 if pick < 22 else 2)
+        for i in range(n):
+            c = np.int64(members[i])
+            y = c // 140 if t == 0 else (12 + (c // 14) % 10 if t == 1 else 22 + c % 14)
+            k = _code(words, td, pick, y)
+            best16[k] = max(best16[k], weight[i])
+    else:
+        _district_codes(td, adjacency, markers, pick - INVESTIGATE_BASE, elcode)
+        for i in range(n):
+            c = np.int64(members[i])
+            k = elcode[c // 140] + elcode[12 + (c // 14) % 10] + elcode[22 + c % 14]
+            best16[k] = max(best16[k], weight[i])
+    return _sum16(best16)
+
+
+@kernel
+def _rotation_rest(P, first, mine, solved, attempted, idle, hazard, ed, live, open_others):
+    """The seats :func:`pi_env.agents.greedy.next_turn_outcomes` enumerates: ``live[:n_live]``, those
+    acting after the agent in this rotation that may solve (not solved, not idle, a positive
+    hazard), and ``open_others[:n_open]``, the other seats still keeping the round going; returns
+    ``(n_live, n_open, me_open)``."""
+    n_live = 0
+    for i in range(mine + 1, P):
+        j = (first + i) % P
+        if not solved[j] and not idle[j] and hazard[j] > 0:
+            live[n_live] = j
+            n_live += 1
+    n_open = 0
+    for j in range(1, P):
+        if not finished_for_round_end(attempted[j], solved[j], ed):
+            open_others[n_open] = j
+            n_open += 1
+    return n_live, n_open, 0 if finished_for_round_end(attempted[0], False, ed) else 1
+
+
+@kernel
+def _waiting_clue(legal_row, denial):
+    """:func:`pi_env.agents.greedy.waiting_clue`: the legal clue of the highest denial, ties to the
+    lowest id (``-1`` without a legal clue)."""
+    top = -np.inf
+    for x in range(NUM_ELEMENTS):
+        if legal_row[x] and denial[x] > top:
+            top = denial[x]
+    for x in range(NUM_ELEMENTS):
+        if legal_row[x] and tied_with_best(denial[x], top):
+            return x
+    return -1
+
+
+@kernel
+def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight, tolerance, rounds, prob_table,
+                   hazard_table, game, st, tile_district, case, out):
     """Greedy's decision (module docstring) for player ``players[b]`` of every game ``b``, into
     ``out[b]``.
 
@@ -312,50 +512,44 @@ def _decide_kernel(players, words, adjacency, legal, prev_valid, prev_round, pre
         players: ``int64[B]``; words: :func:`~pi_env.solvers.own_info.adjacency_words`;
             adjacency: ``bool[14, 14]``.
         legal: ``bool[B, 50]`` legal clue / investigator actions.
-        prev_valid, prev_round, prev_rotation, prev_solved: ``bool[B]``, ``int64[B]``, ``int64[B]``,
-            ``bool[B, P]``: the agent's previous turn (relative seats), when it had one.
+        previous: ``(valid bool[B], round int64[B], rotation int64[B], solved bool[B, P])``: the
+            agent's previous turn (relative seats), when it had one.
         ed: edition code; denial_weight, tolerance, rounds: greedy's constants.
         prob_table, hazard_table: :data:`_PROB`, :data:`_HAZARD`; a 3-player game's posterior is
             counted here (module docstring).
-        round_ ... inv_left, tile_district ... failed: the state's arrays (read as the module
-            docstring says).
+        game: the state's ``(round, tier, rotation, first_player, score, attempted, solved,
+            inv_left)``; st: its per-player answers (:func:`greedy_actions`); tile_district, case:
+            read as the module docstring says.
         out: ``int64[B]``.
     """
     B = players.shape[0]
     P = case.shape[1]
+    prev_valid, prev_round, prev_rotation, prev_solved = previous
+    round_, tier_, rotation_, first_player, score_, attempted_, solved_, inv_left = game
+    spot, trace, front, inv_count, inv_district, inv_answer, inv_suppressed, solved_case, failed_words, failed = st
     answer = np.empty(NUM_ELEMENTS, dtype=np.int8)
     inv_mask = np.empty(3, dtype=np.int64)
+    inv_mask_own = np.empty(3, dtype=np.int64)
     members = np.empty(NUM_CASES, dtype=np.int16)
-    cnt = np.empty(NUM_ELEMENTS, dtype=np.int64)
-    cnt1 = np.empty(NUM_ELEMENTS, dtype=np.int64)
-    gains = np.empty(_NUM_QUERIES)
-    denial = np.zeros(_NUM_QUERIES)
+    members2 = np.empty(NUM_CASES, dtype=np.int16)
+    cnt, cnt1, cnt2 = (np.empty(NUM_ELEMENTS, dtype=np.int64), np.empty(NUM_ELEMENTS, dtype=np.int64),
+                       np.empty(NUM_ELEMENTS, dtype=np.int64))
+    weight = np.empty(NUM_CASES)  # the posterior of the agent's cases (members[:n])
+    joint = np.empty(NUM_CASES, dtype=np.int64)
+    hist = (np.empty(NUM_ELEMENTS, dtype=np.int64), np.empty((12, 10), dtype=np.int64),
+            np.empty((12, 14), dtype=np.int64), np.empty((10, 14), dtype=np.int64), np.zeros(NUM_CASES, dtype=np.bool_))
+    gains, denial = np.empty(_NUM_QUERIES), np.zeros(_NUM_QUERIES)
     cand = np.zeros(_NUM_QUERIES, dtype=np.bool_)
     markers = np.empty(NUM_ELEMENTS, dtype=np.bool_)
     elcode = np.empty(NUM_ELEMENTS, dtype=np.int64)
     dhist = np.empty(NUM_DISTRICTS * 16, dtype=np.int64)
     hyp = np.empty(3, dtype=np.int64)
-    inv_mask_own = np.empty(3, dtype=np.int64)
-    best16 = np.empty(16)
-    members2 = np.empty(NUM_CASES, dtype=np.int16)
-    cnt2 = np.empty(NUM_ELEMENTS, dtype=np.int64)
-    weight = np.empty(NUM_CASES)  # the posterior of the agent's cases (members[:n])
-    joint = np.empty(NUM_CASES, dtype=np.int64)
-    wcnt = np.empty(NUM_ELEMENTS)
-    mass = np.empty(16)
-    h1 = np.empty(NUM_ELEMENTS, dtype=np.int64)
-    hse = np.empty((12, 10), dtype=np.int64)
-    hsl = np.empty((12, 14), dtype=np.int64)
-    hel = np.empty((10, 14), dtype=np.int64)
-    inset = np.zeros(NUM_CASES, dtype=np.bool_)
+    best16, mass, wcnt = np.empty(16), np.empty(16), np.empty(NUM_ELEMENTS)
     n_pub = np.zeros(P, dtype=np.int64)
-    solved = np.zeros(P, dtype=np.bool_)
-    attempted = np.zeros(P, dtype=np.bool_)
-    idle = np.zeros(P, dtype=np.bool_)
-    before = np.zeros(P, dtype=np.bool_)
+    solved, attempted = np.zeros(P, dtype=np.bool_), np.zeros(P, dtype=np.bool_)
+    idle, before = np.zeros(P, dtype=np.bool_), np.zeros(P, dtype=np.bool_)
     hazard = np.zeros(P)
-    live = np.zeros(P, dtype=np.int64)
-    open_others = np.zeros(P, dtype=np.int64)
+    live, open_others = np.zeros(P, dtype=np.int64), np.zeros(P, dtype=np.int64)
     for b in range(B):
         p = players[b]
         h = (p + 1) % P
@@ -378,47 +572,15 @@ def _decide_kernel(players, words, adjacency, legal, prev_valid, prev_round, pre
         if n == 0:  # cannot happen with correct answers (greedy: the first legal clue, else a solve)
             out[b] = first_clue if first_clue >= 0 else SOLVE_BASE
             continue
-        # 3 players: the joint count of each case, the deals of the unknown seat 2 disjoint from it
-        uniform = True
-        if P == 3:
-            q2 = (p + 2) % 3
-            ex, tg, on = _gather_state(b, h, P, spot, trace, front, inv_count, inv_district, inv_answer,
-                                       inv_suppressed, solved_case, answer, inv_mask)
-            ex, on = _apply_held(h, h, held, ex, on)
-            if on == -2:
-                tg = np.int64(-1)
-            n_held = _case_set(td, words, answer, ex, inv_mask, tg, on, failed[b, h], _any(failed_words[b, h]),
-                               False, members2[0:0], cnt2)
-            ex, tg, on = _gather_state(b, q2, P, spot, trace, front, inv_count, inv_district, inv_answer,
-                                       inv_suppressed, solved_case, answer, inv_mask)
-            ex, on = _apply_held(q2, h, held, ex, on)
-            if on == -2:
-                tg = np.int64(-1)
-            n2 = _case_set(td, words, answer, ex, inv_mask, tg, on, failed[b, q2], _any(failed_words[b, q2]),
-                           True, members2, cnt2)
-            if n_held > 0 and n2 > 0:
-                kept = _joint_counts(members, n, members2, n2, joint, h1, hse, hsl, hel, inset)
-                if kept > 0:  # else a contradiction: greedy keeps the own cases, uniform
-                    uniform = False
-                    total = 0
-                    for i in range(n):
-                        total += joint[i]
-                    k = 0
-                    for i in range(n):
-                        if joint[i] > 0:
-                            members[k] = members[i]
-                            weight[k] = joint[i] / float(total)
-                            k += 1
-                    n = k
-                    norm = _pairwise_sum(weight, n)
-                    for i in range(n):
-                        weight[i] = weight[i] / norm
+        kept = -1 if P != 3 else _joint_posterior(b, p, h, held, td, words, st, answer, inv_mask, members, n,
+                                                   members2, cnt2, joint, weight, hist)
+        uniform = kept < 0
         best_i = 0  # the most likely case, ties to the lowest id (the members are ascending)
         if uniform:
             p_best = prob_table[n]
-            for i in range(n):
-                weight[i] = p_best
+            weight[:n] = p_best
         else:
+            n = kept
             for i in range(1, n):
                 if weight[i] > weight[best_i]:
                     best_i = i
@@ -428,33 +590,15 @@ def _decide_kernel(players, words, adjacency, legal, prev_valid, prev_round, pre
             out[b] = solve
             continue
         # the outlook (relative seats)
-        rnd = np.int64(round_[b])
-        tier = np.int64(tier_[b])
-        rotation = np.int64(rotation_[b])
+        rnd, tier, rotation = np.int64(round_[b]), np.int64(tier_[b]), np.int64(rotation_[b])
         score = np.int64(score_[b, p])
         first = (np.int64(first_player[b]) - p + P) % P
         mine = (P - first) % P  # the agent's place in this rotation's order
-        for j in range(P):
-            q = (p + j) % P
-            solved[j] = solved_[b, q]
-            attempted[j] = attempted_[b, q]
-            before[j] = (j - first + P) % P < mine
-            acted = solved[j] or attempted[j] or inv_count[b, q] > 0 or _any(failed_words[b, q])
-            for x in range(NUM_ELEMENTS):
-                acted = acted or front[b, q, x] or spot[b, q, x] or trace[b, q, x]
-            idle[j] = j != 0 and not solved[j] and (before[j] or rotation >= 1) and not acted
-        pending = False
-        if rotation == 0:
-            for j in range(P):
-                pending = pending or (solved[j] and before[j])
-        elif prev_valid[b] and prev_round[b] == rnd and prev_rotation[b] == rotation - 1:
-            for j in range(P):
-                pending = pending or (solved[j] and not prev_solved[b, j] and before[j])
-        # every other seat's public case set (no held case): its size for the hazard; seat 1's element
-        # counts for denial
-        q1 = h
-        for j in range(P):
-            hazard[j] = 0.0
+        pending = _outlook(b, p, P, rotation, rnd, first, mine, solved_, attempted_, st, prev_valid, prev_round,
+                           prev_rotation, prev_solved, solved, attempted, before, idle)
+        # every other seat's public case set (no held case): its size for the hazard; seat 1's
+        # element counts for denial
+        hazard[:] = 0.0
         for j in range(1, P):
             q = (p + j) % P
             ex, tg, on = _gather_state(b, q, P, spot, trace, front, inv_count, inv_district, inv_answer,
@@ -463,20 +607,16 @@ def _decide_kernel(players, words, adjacency, legal, prev_valid, prev_round, pre
                                  False, members2[0:0], cnt1 if j == 1 else cnt2)
             if not solved[j] and not idle[j]:
                 hazard[j] = hazard_table[n_pub[j]]
-        n1 = n_pub[1]
         # candidate queries: legal clues, investigators rationed
-        placed = np.int64(inv_count[b, p])
-        left = np.int64(inv_left[b, p])
+        placed, left = np.int64(inv_count[b, p]), np.int64(inv_left[b, p])
         share = -(-max(0, left + placed) // max(1, rounds - rnd))
         inv_allowed = max(0, min(left, share - placed))
         for a in range(_NUM_QUERIES):
             cand[a] = legal[b, a] and (a < INVESTIGATE_BASE or inv_allowed > 0)
             denial[a] = 0.0
-        # gains: clue cards from the element counts, investigators from the per-type counts (a
-        # product set) or a pass over the members (as pi_env.solvers.own_info.query_gains)
         for x in range(NUM_ELEMENTS):
             markers[x] = spot[b, p, x] or trace[b, p, x]
-        if uniform:
+        if uniform:  # gains from the counts (as pi_env.solvers.own_info.query_gains)
             _clue_gains(td, words, cnt, n, gains[:NUM_ELEMENTS])
             if inv_allowed > 0:
                 placed_mask = 0
@@ -486,122 +626,26 @@ def _decide_kernel(players, words, adjacency, legal, prev_valid, prev_round, pre
                 _district_gains(td, words, cnt, members, n, (inv_mask_own[0] | inv_mask_own[1] | inv_mask_own[2]) == 0,
                                 failed[b, p], _any(failed_words[b, p]), hyp, placed_mask, dhist,
                                 gains[NUM_ELEMENTS:])
-        else:  # the entropy of the answers' probability mass
-            wcnt[:] = 0.0
-            for i in range(n):
-                c = np.int64(members[i])
-                wcnt[c // 140] += weight[i]
-                wcnt[12 + (c // 14) % 10] += weight[i]
-                wcnt[22 + c % 14] += weight[i]
-            for x in range(NUM_ELEMENTS):
-                if not cand[x]:
-                    continue
-                mass[:] = 0.0
-                t0 = 0 if x < 12 else (12 if x < 22 else 22)
-                t1 = 12 if x < 12 else (22 if x < 22 else 36)
-                for y in range(t0, t1):
-                    mass[_code(words, td, x, y)] += wcnt[y]
-                gains[x] = _mass_entropy(mass, 3)
-            for d in range(NUM_DISTRICTS):
-                a = INVESTIGATE_BASE + d
-                if not cand[a]:
-                    continue
-                _district_codes(td, adjacency, markers, d, elcode)
-                mass[:] = 0.0
-                for i in range(n):
-                    c = np.int64(members[i])
-                    mass[elcode[c // 140] + elcode[12 + (c // 14) % 10] + elcode[22 + c % 14]] += weight[i]
-                gains[a] = _mass_entropy(mass, 16)
-        # denial: what seat 1 would learn from each clue card (the held case's answer)
-        if not solved[1] and not idle[1] and n1 > 1:
-            queries = inv_count[b, q1]
-            named = 1 if solved_case[b, q1] >= 0 else 0
-            for x in range(NUM_ELEMENTS):
-                if spot[b, q1, x] or trace[b, q1, x] or front[b, q1, x]:
-                    queries += 1
-            if _any(failed_words[b, q1]):
-                for c in range(NUM_CASES):
-                    if failed[b, q1, c]:
-                        named += 1
-            activity = 1.0 if queries + named == 0 else queries / (queries + named)
-            for x in range(NUM_ELEMENTS):
-                if not cand[x]:
-                    continue
-                t = 0 if x < 12 else (1 if x < 22 else 2)
-                yh = held // 140 if t == 0 else (12 + (held // 14) % 10 if t == 1 else 22 + held % 14)
-                code_h = _code(words, td, x, yh)
-                t0 = 0 if x < 12 else (12 if x < 22 else 22)
-                t1 = 12 if x < 12 else (22 if x < 22 else 36)
-                trace_n = 0
-                for y in range(t0, t1):
-                    if y != x and _code(words, td, x, y) == 1:
-                        trace_n += cnt1[y]
-                same = cnt1[x] if code_h == 2 else (trace_n if code_h == 1 else n1 - trace_n - cnt1[x])
-                denial[x] = np.log2(n1 / max(same, 1)) * activity
-        # the seats after the agent in this rotation, and the open seats (the end of the round)
-        n_live = 0
-        for i in range(mine + 1, P):
-            j = (first + i) % P
-            if not solved[j] and not idle[j] and hazard[j] > 0:
-                live[n_live] = j
-                n_live += 1
-        n_open = 0
-        for j in range(1, P):
-            if not finished_for_round_end(attempted[j], solved[j], ed):
-                open_others[n_open] = j
-                n_open += 1
-        me_open = 0 if finished_for_round_end(attempted[0], False, ed) else 1
+        else:
+            _weighted_gains(td, words, adjacency, markers, cand, members, weight, n, wcnt, mass, elcode, gains)
+        if not solved[1] and not idle[1] and n_pub[1] > 1:
+            _denial(b, h, held, n_pub[1], cnt1, td, words, cand, st, denial)
+        n_live, n_open, me_open = _rotation_rest(P, first, mine, solved, attempted, idle, hazard, ed, live,
+                                                 open_others)
         pen = wrong_solve_loss(score, ed)
         pts = solve_gain(score, tier_points(tier, rnd, P, ed), ed)
         e_now = p_best * pts - (1.0 - p_best) * pen
-        # the query: the highest gain + denial among informative candidates
-        top = -np.inf
-        for a in range(_NUM_QUERIES):
-            if cand[a] and gains[a] > tolerance:
-                v = gains[a] + denial_weight * denial[a]
-                if v > top:
-                    top = v
-        pick = -1
-        if top > -np.inf:
-            for a in range(_NUM_QUERIES):
-                if cand[a] and gains[a] > tolerance and tied_with_best(gains[a] + denial_weight * denial[a], top):
-                    pick = a
-                    break
+        pick = _best_query(cand, gains, denial, denial_weight, tolerance)
         if pick >= 0:
-            best16[:] = 0.0
-            if pick < INVESTIGATE_BASE:
-                for i in range(n):
-                    c = np.int64(members[i])
-                    t = 0 if pick < 12 else (1 if pick < 22 else 2)
-                    y = c // 140 if t == 0 else (12 + (c // 14) % 10 if t == 1 else 22 + c % 14)
-                    k = _code(words, td, pick, y)
-                    best16[k] = max(best16[k], weight[i])
-            else:
-                _district_codes(td, adjacency, markers, pick - INVESTIGATE_BASE, elcode)
-                for i in range(n):
-                    c = np.int64(members[i])
-                    k = elcode[c // 140] + elcode[12 + (c // 14) % 10] + elcode[22 + c % 14]
-                    best16[k] = max(best16[k], weight[i])
-            q = _sum16(best16)
+            q = _q_after(pick, members, weight, n, td, words, adjacency, markers, elcode, best16)
             e_wait = _wait_value(q, live, n_live, open_others, n_open, me_open, hazard, tier, pending, rnd, P,
                                  score, ed)
             out[b] = solve if (e_now > 0.0 and e_now >= e_wait) else pick
-            continue
-        if first_clue >= 0 and e_now < _wait_value(p_best, live, n_live, open_others, n_open, me_open, hazard,
-                                                   tier, pending, rnd, P, score, ed):
-            if denial_weight == 0.0:
-                out[b] = first_clue
-            else:  # the legal clue of the highest denial, ties to the lowest id
-                top = -np.inf
-                for x in range(NUM_ELEMENTS):
-                    if legal[b, x] and denial[x] > top:
-                        top = denial[x]
-                for x in range(NUM_ELEMENTS):
-                    if legal[b, x] and tied_with_best(denial[x], top):
-                        out[b] = x
-                        break
-            continue
-        out[b] = solve
+        elif first_clue >= 0 and e_now < _wait_value(p_best, live, n_live, open_others, n_open, me_open, hazard,
+                                                     tier, pending, rnd, P, score, ed):
+            out[b] = first_clue if denial_weight == 0.0 else _waiting_clue(legal[b], denial)
+        else:
+            out[b] = solve
 
 
 def greedy_actions(state: State, board, players: np.ndarray, edition: str = "second",
@@ -635,15 +679,14 @@ def greedy_actions(state: State, board, players: np.ndarray, edition: str = "sec
     legal = np.ascontiguousarray(legal_action_mask(state)[:, :_NUM_QUERIES] != 0)
     out = np.empty(B, dtype=np.int64)
     ed = edition_code(edition)
-    _decide_kernel(players, adjacency_words(board), board.adjacency, legal,
-                   np.ascontiguousarray(valid, dtype=np.bool_), np.ascontiguousarray(prev_round, dtype=np.int64),
-                   np.ascontiguousarray(prev_rotation, dtype=np.int64),
-                   np.ascontiguousarray(prev_solved, dtype=np.bool_), ed, float(denial_weight_for(P)),
-                   GAIN_TOLERANCE, ROUNDS, _PROB, _HAZARD, state.round, state.tier, state.rotation,
-                   state.first_player, state.score, state.attempted, state.solved, state.inv_left,
-                   state.tile_district, state.case, state.spot, state.trace, state.front, state.inv_count,
-                   state.inv_district, state.inv_answer, state.inv_suppressed, _failed_words(state.failed),
-                   state.solved_case, state.failed, out)
+    previous = (np.ascontiguousarray(valid, dtype=np.bool_), np.ascontiguousarray(prev_round, dtype=np.int64),
+                np.ascontiguousarray(prev_rotation, dtype=np.int64), np.ascontiguousarray(prev_solved, dtype=np.bool_))
+    game = (state.round, state.tier, state.rotation, state.first_player, state.score, state.attempted, state.solved,
+            state.inv_left)
+    st = (state.spot, state.trace, state.front, state.inv_count, state.inv_district, state.inv_answer,
+          state.inv_suppressed, state.solved_case, _failed_words(state.failed), state.failed)
+    _decide_kernel(players, adjacency_words(board), board.adjacency, legal, previous, ed, float(denial_weight_for(P)),
+                   GAIN_TOLERANCE, ROUNDS, _PROB, _HAZARD, game, st, state.tile_district, state.case, out)
     return out
 
 
