@@ -25,6 +25,9 @@ benchmarks; :func:`warm_up`):
 * (i), (j) the same against ``heuristic`` played game by game (:class:`pi_env.rl.pool.AgentOpponent`,
   the path before the batch version) on ``--agent-envs`` games (256; 16 steps x 256 games per update,
   minibatches of 4096), at 2 and at 4 players;
+* (k) as (g) against ``greedy`` in batch (:class:`pi_env.rl.greedy_batch.GreedyOpponent`, the
+  agent's own actions), 2 players; (l) the same against ``greedy`` played game by game
+  (:class:`pi_env.rl.pool.AgentOpponent`) on ``--agent-envs`` games, as (i);
 * (f) (only with ``--rows f``) **TorchRL** on the environment of (c) with its rollout size,
   minibatches and epochs and the network of (b) (trunk 256, heads 128), one thread: TorchRL's ``Collector``, ``GAE`` and ``ClipPPOLoss`` (its PPO, not
   ours), Adam, gradient clipping as SB3.
@@ -35,6 +38,7 @@ machine are development figures.
 
     python benchmarks/rl_training_speed.py [--updates 3] [--num-envs 4096] [--rows abcde]
     python benchmarks/rl_training_speed.py --rows ghij   # heuristic in batch vs game by game
+    python benchmarks/rl_training_speed.py --rows kl     # greedy in batch vs game by game (2 players)
 """
 
 from __future__ import annotations
@@ -109,14 +113,15 @@ def _run_sb3(model, per_update: int, updates: int, label: str) -> dict:
 
 
 def _opponents(opponent: str, num_players: int) -> list:
-    """The opponents of a row: ``num_players - 1`` times ``opponent``; ``"heuristic/agent"`` is the
-    ``heuristic`` agent played game by game (:class:`pi_env.rl.pool.AgentOpponent`)."""
-    if opponent != "heuristic/agent":
+    """The opponents of a row: ``num_players - 1`` times ``opponent``; ``"heuristic/agent"`` (``"greedy/agent"``)
+    is the ``heuristic`` (``greedy``) agent played game by game (:class:`pi_env.rl.pool.AgentOpponent`)."""
+    if not opponent.endswith("/agent"):
         return [opponent] * (num_players - 1)
     from pi_env.agents import make_agent
     from pi_env.rl.pool import AgentOpponent
 
-    return [AgentOpponent(lambda: make_agent("heuristic"), num_players) for _ in range(num_players - 1)]
+    name = opponent.split("/")[0]
+    return [AgentOpponent(lambda: make_agent(name), num_players) for _ in range(num_players - 1)]
 
 
 def bench_sb3(updates: int, seed: int, num_envs: int, encoding: str, threads: int, *, ppo: dict | None = None,
@@ -231,7 +236,8 @@ def warm_up(rows: str, num_envs: int, encoding: str, seed: int, steps: int = 8) 
 
     envs = {(PREVIOUS["num_envs"], 1, "random", 2): "b", (num_envs, 1, "random", 2): "cf",
             (num_envs, 2, "random", 2): "d", (num_envs, 2, "gain", 2): "e", (num_envs, 1, "heuristic", 2): "g",
-            (num_envs, 1, "heuristic", 4): "h", (16, 1, "heuristic/agent", 2): "i", (16, 1, "heuristic/agent", 4): "j"}
+            (num_envs, 1, "heuristic", 4): "h", (16, 1, "heuristic/agent", 2): "i", (16, 1, "heuristic/agent", 4): "j",
+            (num_envs, 1, "greedy", 2): "k", (16, 1, "greedy/agent", 2): "l"}
     with warming_up("rl_training_speed"):
         if "a" in rows:
             env = SelfPlaySB3VecEnv(64, 2, opponents=["random"], seed=seed)
@@ -267,8 +273,9 @@ def main() -> None:
     p.add_argument("--num-envs", type=int, default=DEFAULT_NUM_ENVS)
     p.add_argument("--encoding", default="compact-v1")
     p.add_argument("--rows", default="abcde",
-                   help="which rows to run (default abcde; f: TorchRL; g-j: heuristic in batch / game by game)")
-    p.add_argument("--agent-envs", type=int, default=256, help="games of the rows (i), (j) (heuristic game by game)")
+                   help="which rows to run (default abcde; f: TorchRL; g-j: heuristic in batch / game by game; "
+                        "k, l: greedy in batch / game by game)")
+    p.add_argument("--agent-envs", type=int, default=256, help="games of the rows (i), (j), (l) (an agent game by game)")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args()
     try:
@@ -301,6 +308,12 @@ def main() -> None:
             rows.append(bench_sb3(args.updates, args.seed, args.agent_envs, args.encoding, 1, ppo=small,
                                   opponent="heuristic/agent", label=f"({row}) game by game:", num_players=players,
                                   **new))
+    if "k" in args.rows:
+        rows.append(bench_sb3(args.updates, args.seed, args.num_envs, args.encoding, 1, opponent="greedy",
+                              label="(k) defaults:", num_players=2, **new))
+    if "l" in args.rows:
+        rows.append(bench_sb3(args.updates, args.seed, args.agent_envs, args.encoding, 1, ppo=small,
+                              opponent="greedy/agent", label="(l) game by game:", num_players=2, **new))
     if "f" in args.rows:
         rows.append(bench_torchrl(args.updates, args.seed, args.num_envs, args.encoding, 1))
     base = rows[0]["sps"] if "a" in args.rows else None

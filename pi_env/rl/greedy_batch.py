@@ -1,0 +1,760 @@
+"""The ``greedy`` agent in batch: :class:`GreedyOpponent` plays every game it is asked about with the
+decisions of :class:`pi_env.agents.greedy.GreedyAgent` (default options, the games' edition), game
+by game the same actions (tested on many seeded games), at batch speed. Supported: 2 and 3
+players (:data:`SUPPORTED_PLAYERS`).
+
+**What greedy computes per decision** (:func:`pi_env.agents.greedy.assess` then
+:func:`~pi_env.agents.greedy.greedy_decision`; relative seats, 0 = the agent, 1 = the next player,
+whose case the agent holds; with 3 players seat 2 is the one player whose case the agent does
+not know) and which batched piece gives it here:
+
+==============================================  ==========================================================
+greedy (per game, Python)                       here (one numba kernel over the rows, :func:`_decide_kernel`)
+==============================================  ==========================================================
+``analyze_knowledge`` of                        the own-information case set of
+``knowledge_from_observation``: the exact       :mod:`pi_env.solvers.own_info` (``_gather_state``,
+joint posterior ``cases``, ``probs``            ``_apply_held``, ``_case_set``: the row kernel of
+                                                :func:`~pi_env.solvers.own_info.own_features`). With 2
+                                                players it *is* the joint posterior (the only other case
+                                                is the held one), uniform: ``probs = 1/n`` normalised as
+                                                greedy does, read from a table (:data:`_PROB`) so that
+                                                the float is greedy's bit for bit. With 3 players, per
+                                                case the number of seat 2's cases disjoint from it
+                                                (seat 2's set with the held case known, the same row
+                                                kernel; inclusion–exclusion over its histograms as
+                                                :func:`~pi_env.solvers.own_info.joint_features`), the
+                                                cases with a positive count kept, ``count / total``
+                                                normalised by numpy's pairwise sum
+                                                (:func:`_pairwise_sum`): greedy's floats bit for bit
+``best``: the most likely case, ties to the     the first case of the highest probability (the cases
+lowest id; ``p = probs[best]``                  are listed ascending)
+``candidate_actions``: legal clues and          the legal-action mask (``legal_action_mask``); the share
+investigators, investigators rationed           ``ceil((left + placed) / max(1, 3 − round))`` from the
+(``inv_allowed``)                               player's tiles left and placed this round
+``answer_matrix``, ``information_gains``        per clue card the answer counts from the set's element
+                                                counts, per investigator from the per-type counts of a
+                                                product set or else a pass over the members, the
+                                                player's suppressed types cleared (the gains of
+                                                :func:`pi_env.solvers.own_info.query_gains`:
+                                                ``_clue_gains``, ``_district_gains``); the entropy of
+                                                the answer counts; with 3 players the entropy of the
+                                                answers' probability mass (a pass over the cases)
+``public_case_bits``: every seat's cases from   every other seat's set from its public answers and the
+public information (no held case)               other players' spot markers and correct solves
+                                                (``_gather_state`` + ``_case_set`` without the held
+                                                case): its size ``nⱼ`` (the opponent model); seat 1's
+                                                element counts (denial)
+``read_outlook``: tier, round, rotation, turn   the state's round, tier, rotation, first player, score,
+order, solved / attempted flags, idle seats,    ``attempted`` and ``solved`` flags, the seat's public
+``pending`` (from the flags of the agent's      actions (idle); the previous turn's ``(round, rotation,
+previous turn), score                           solved flags)`` kept per game slot as the agent keeps it
+``turns_to_solve_pmf(nⱼ)[0]``: each seat's      a table over ``n = 0..1680`` (:data:`_HAZARD`) of the
+hazard                                          same function
+``next_player_gains`` × ``next_player_          ``log2(n₁ / m)`` per legal clue, ``m`` from seat 1's
+activity``: denial                              element counts and the held case's answer; the activity
+                                                from the counts of seat 1's public actions
+``best_query``: the highest ``gain + denial``   the same, ties within ``GAIN_TOLERANCE`` to the lowest
+among gains above ``GAIN_TOLERANCE``            id (:func:`pi_env.solvers.hints.tied_with_best`)
+``q_after``, ``Outlook.solve_value``,           the same formulas with the same float operations in the
+``Outlook.wait_value`` (``next_turn_outcomes``  same order (the sum of ``q_after`` as numpy adds 16
+over the seats acting after the agent)          entries), scores by :func:`pi_env.core.rules.tier_points`,
+                                                :func:`~pi_env.core.rules.solve_gain` and
+                                                :func:`~pi_env.core.rules.wrong_solve_loss`
+``greedy_decision``: solve when certain /       the same rule
+``E_now > 0`` and ``E_now ≥ E_wait``, else the
+query; no query: wait with the clue of highest
+denial or solve
+==============================================  ==========================================================
+
+The information gains and the denial are computed from counts rather than from greedy's float sums
+of probabilities: they may differ in the last bits, which matters only for values within
+:data:`pi_env.solvers.hints.GAIN_TOLERANCE` of each other (those are ties in both). The values
+compared without a tolerance (``E_now > 0``, ``E_now ≥ E_wait``) are computed with greedy's own
+float operations.
+
+Greedy draws nothing at random (its ties go to the lowest action id), so there is no stream of
+draws to follow; what it remembers between turns is the ``(round, rotation, solved flags)`` of its
+previous turn, kept here per game slot and forgotten in :meth:`GreedyOpponent.new_games`.
+
+4 and 5 players are not done (the joint posterior there is one Python call per row,
+:func:`pi_env.solvers.own_info.joint_case_counts`): :class:`GreedyOpponent` refuses them, and
+``batch_opponent("greedy")`` keeps the per-game agent (:class:`pi_env.rl.pool.AgentOpponent`) there.
+
+What a player may know only (docs/rules.md §9): the state is read through the layout, every
+player's public answers, markers, investigators, failed and correct solves, scores and flags, the
+player's own tiles left, the round, tier, rotation and first player, and the case it holds
+(``state.case`` of the next player) — never its own case, nor (3 players) seat 2's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pi_env.agents.greedy import ROUNDS, denial_weight_for
+from pi_env.core._config import kernel
+from pi_env.core.constants import INVESTIGATE_BASE, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS, SOLVE_BASE
+from pi_env.core.errors import PIError
+from pi_env.core.rules import (edition_code, finished_for_round_end, round_ends_after_rotation, solve_gain,
+                               tier_points, wrong_solve_loss)
+from pi_env.engine import GameConfig, State, legal_action_mask
+from pi_env.rl.heuristic_batch import _district_codes
+from pi_env.solvers.hints import GAIN_TOLERANCE, tied_with_best
+from pi_env.solvers.own_info import (_any, _apply_held, _case_set, _clue_gains, _code, _district_gains,
+                                     _failed_words, _gather_state, _held_of, _hyp_masks, adjacency_words)
+from pi_env.solvers.turns import turns_to_solve_pmf
+
+__all__ = ["GreedyOpponent", "greedy_actions", "SUPPORTED_PLAYERS"]
+
+SUPPORTED_PLAYERS = (2, 3)
+"""Player counts :class:`GreedyOpponent` plays."""
+_NUM_QUERIES = INVESTIGATE_BASE + NUM_DISTRICTS  # 50
+
+
+def _prob_table() -> np.ndarray:
+    """``float64[1681]``: entry ``n`` is greedy's probability of each case of a uniform set of ``n``
+    (``1 / n`` from the analysis, then divided by the numpy sum of the ``n`` entries, as
+    :func:`pi_env.agents.greedy.assess` normalises)."""
+    out = np.zeros(NUM_CASES + 1)
+    for n in range(1, NUM_CASES + 1):
+        v = np.ones(n, dtype=np.int64) / float(n)
+        out[n] = (v / v.sum())[0]
+    return out
+
+
+def _hazard_table() -> np.ndarray:
+    """``float64[1681]``: entry ``n`` is ``turns_to_solve_pmf(n)[0]``, the opponent model's chance
+    that a seat with ``n`` public cases solves on its coming turn (:class:`pi_env.agents.greedy.Outlook`)."""
+    return np.array([turns_to_solve_pmf(n)[0] for n in range(NUM_CASES + 1)], dtype=np.float64)
+
+
+_PROB = _prob_table()
+_PROB.flags.writeable = False
+_HAZARD = _hazard_table()
+_HAZARD.flags.writeable = False
+
+
+@kernel
+def _sum16(v):
+    """numpy's sum of 16 float64 entries (its pairwise summation: 8 partial sums, then a tree), so
+    that :func:`pi_env.agents.greedy.q_after` is reproduced bit for bit."""
+    r0 = v[0] + v[8]
+    r1 = v[1] + v[9]
+    r2 = v[2] + v[10]
+    r3 = v[3] + v[11]
+    r4 = v[4] + v[12]
+    r5 = v[5] + v[13]
+    r6 = v[6] + v[14]
+    r7 = v[7] + v[15]
+    return ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+
+
+@kernel
+def _block_sum(a, lo, n):
+    """numpy's pairwise summation of ``a[lo:lo + n]`` for ``n <= 128`` (one block)."""
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += a[lo + i]
+        return res
+    r0 = a[lo]
+    r1 = a[lo + 1]
+    r2 = a[lo + 2]
+    r3 = a[lo + 3]
+    r4 = a[lo + 4]
+    r5 = a[lo + 5]
+    r6 = a[lo + 6]
+    r7 = a[lo + 7]
+    end = n - n % 8
+    for i in range(8, end, 8):
+        r0 += a[lo + i]
+        r1 += a[lo + i + 1]
+        r2 += a[lo + i + 2]
+        r3 += a[lo + i + 3]
+        r4 += a[lo + i + 4]
+        r5 += a[lo + i + 5]
+        r6 += a[lo + i + 6]
+        r7 += a[lo + i + 7]
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    for i in range(end, n):
+        res += a[lo + i]
+    return res
+
+
+@kernel
+def _split(n):
+    """Where numpy's pairwise summation splits a run of ``n > 128`` entries."""
+    n2 = n // 2
+    return n2 - n2 % 8
+
+
+@kernel
+def _sum1(a, lo, n):
+    if n <= 128:
+        return _block_sum(a, lo, n)
+    m = _split(n)
+    return _block_sum(a, lo, m) + _block_sum(a, lo + m, n - m)
+
+
+@kernel
+def _sum2(a, lo, n):
+    if n <= 128:
+        return _block_sum(a, lo, n)
+    m = _split(n)
+    return _sum1(a, lo, m) + _sum1(a, lo + m, n - m)
+
+
+@kernel
+def _sum3(a, lo, n):
+    if n <= 128:
+        return _block_sum(a, lo, n)
+    m = _split(n)
+    return _sum2(a, lo, m) + _sum2(a, lo + m, n - m)
+
+
+@kernel
+def _pairwise_sum(a, n):
+    """``a[:n].sum()`` as numpy computes it (pairwise, blocks of 128 entries), for ``n <= 1680``
+    (four levels of halving reach a block), so that greedy's normalisation
+    (``probs / probs.sum()``) is reproduced bit for bit."""
+    if n <= 128:
+        return _block_sum(a, 0, n)
+    m = _split(n)
+    return _sum3(a, 0, m) + _sum3(a, m, n - m)
+
+
+@kernel
+def _wait_value(q, live, n_live, open_others, n_open, me_open, hazard, tier, pending, rnd, P, score, ed):
+    """:meth:`pi_env.agents.greedy.Outlook.wait_value` (``hazard`` the outlook's, every attempt a
+    correct solve): the outcomes of the ``n_live`` seats ``live`` acting after the agent, in the
+    order of ``itertools.product((0, 2), repeat=n_live)``."""
+    pen = wrong_solve_loss(score, ed)
+    total = 0.0
+    for i in range(1 << n_live):
+        prob = 1.0
+        right = False
+        still_open = me_open
+        for k in range(n_live):
+            j = live[k]
+            if (i >> (n_live - 1 - k)) & 1:
+                prob *= hazard[j] * 1.0
+                right = True
+            else:
+                prob *= 1.0 - hazard[j]
+        for k in range(n_open):
+            j = open_others[k]
+            now = False
+            for m in range(n_live):
+                if live[m] == j and (i >> (n_live - 1 - m)) & 1:
+                    now = True
+            if not finished_for_round_end(now, now, ed):
+                still_open += 1
+        on = not round_ends_after_rotation(still_open)
+        t = tier + (1 if (pending or right) else 0)
+        if on and prob > 0:
+            pts = solve_gain(score, tier_points(t, rnd, P, ed), ed)
+            total += prob * max(0.0, q * pts - (1.0 - q) * pen)
+    return total
+
+
+@kernel
+def _mass_entropy(mass, size):
+    """Entropy (bits) of the answer probabilities ``mass[:size]`` (summing to 1)."""
+    g = 0.0
+    for k in range(size):
+        if mass[k] > 0:
+            g -= mass[k] * np.log2(mass[k])
+    return max(g, 0.0)
+
+
+@kernel
+def _joint_counts(own, n_own, other, n_other, joint, h1, hse, hsl, hel, inset):
+    """``joint[i]``: the cases of ``other[:n_other]`` (the one unknown player's set) disjoint from
+    ``own[i]`` (per type, docs/rules.md §3), by inclusion-exclusion over the set's histograms per
+    element, pair and triple (as :func:`pi_env.solvers.own_info.joint_features`); returns how many
+    are positive."""
+    h1[:] = 0
+    hse[:] = 0
+    hsl[:] = 0
+    hel[:] = 0
+    for i in range(n_other):
+        c = np.int64(other[i])
+        s, e, l = c // 140, (c // 14) % 10, c % 14
+        h1[s] += 1
+        h1[12 + e] += 1
+        h1[22 + l] += 1
+        hse[s, e] += 1
+        hsl[s, l] += 1
+        hel[e, l] += 1
+        inset[c] = True
+    positive = 0
+    for i in range(n_own):
+        c = np.int64(own[i])
+        s, e, l = c // 140, (c // 14) % 10, c % 14
+        k = (n_other - h1[s] - h1[12 + e] - h1[22 + l] + hse[s, e] + hsl[s, l] + hel[e, l]
+             - (1 if inset[c] else 0))
+        joint[i] = k
+        if k > 0:
+            positive += 1
+    for i in range(n_other):
+        inset[np.int64(other[i])] = False
+    return positive
+
+
+@kernel
+def _joint_posterior(b, p, h, held, td, words, st, answer, inv_mask, members, n, members2, cnt2, joint, weight,
+                     hist):
+    """3 players: the agent's cases with a joint deal (``members[:n]``, compacted in place) and their
+    probabilities in ``weight`` (``count / total``, normalised by numpy's pairwise sum, as greedy);
+    returns their number, or ``-1`` when no case has a deal (greedy then keeps the own cases,
+    uniform). ``st``: the state's per-player arrays (:func:`greedy_actions`); ``hist``: scratch of
+    :func:`_joint_counts`."""
+    spot, trace, front, inv_count, inv_district, inv_answer, inv_suppressed, solved_case, failed_words, failed = st
+    q2 = (p + 2) % 3
+    sizes = np.zeros(2, dtype=np.int64)
+    for k in range(2):  # seat 1's set with the held case (consistency), seat 2's with it known
+        q = h if k == 0 else q2
+        ex, tg, on = _gather_state(b, q, 3, spot, trace, front, inv_count, inv_district, inv_answer,
+                                   inv_suppressed, solved_case, answer, inv_mask)
+        ex, on = _apply_held(q, h, held, ex, on)
+        if on == -2:
+            tg = np.int64(-1)
+        sizes[k] = _case_set(td, words, answer, ex, inv_mask, tg, on, failed[b, q], _any(failed_words[b, q]),
+                             k == 1, members2, cnt2)
+    if sizes[0] == 0 or sizes[1] == 0:
+        return -1
+    h1, hse, hsl, hel, inset = hist
+    if _joint_counts(members, n, members2, sizes[1], joint, h1, hse, hsl, hel, inset) == 0:
+        return -1
+    total = 0
+    for i in range(n):
+        total += joint[i]
+    k = 0
+    for i in range(n):
+        if joint[i] > 0:
+            members[k] = members[i]
+            weight[k] = joint[i] / float(total)
+            k += 1
+    norm = _pairwise_sum(weight, k)
+    for i in range(k):
+        weight[i] = weight[i] / norm
+    return k
+
+
+@kernel
+def _outlook(b, p, P, rotation, rnd, first, mine, solved_, attempted_, st, prev_valid, prev_round, prev_rotation,
+             prev_solved, solved, attempted, before, idle):
+    """The flags of :func:`pi_env.agents.greedy.read_outlook` in relative seats (``solved``,
+    ``attempted``, ``before``: acting before the agent in this rotation, ``idle``); returns
+    ``pending`` (a seat solved earlier in this rotation)."""
+    spot, trace, front, inv_count, inv_district, inv_answer, inv_suppressed, solved_case, failed_words, failed = st
+    for j in range(P):
+        q = (p + j) % P
+        solved[j] = solved_[b, q]
+        attempted[j] = attempted_[b, q]
+        before[j] = (j - first + P) % P < mine
+        acted = solved[j] or attempted[j] or inv_count[b, q] > 0 or _any(failed_words[b, q])
+        for x in range(NUM_ELEMENTS):
+            acted = acted or front[b, q, x] or spot[b, q, x] or trace[b, q, x]
+        idle[j] = j != 0 and not solved[j] and (before[j] or rotation >= 1) and not acted
+    pending = False
+    if rotation == 0:
+        for j in range(P):
+            pending = pending or (solved[j] and before[j])
+    elif prev_valid[b] and prev_round[b] == rnd and prev_rotation[b] == rotation - 1:
+        for j in range(P):
+            pending = pending or (solved[j] and not prev_solved[b, j] and before[j])
+    return pending
+
+
+@kernel
+def _weighted_gains(td, words, adjacency, markers, cand, members, weight, n, wcnt, mass, elcode, gains):
+    """The candidates' information gains (bits) for cases ``members[:n]`` of probabilities
+    ``weight``: the entropy of each answer's probability mass."""
+    wcnt[:] = 0.0
+    for i in range(n):
+        c = np.int64(members[i])
+        wcnt[c // 140] += weight[i]
+        wcnt[12 + (c // 14) % 10] += weight[i]
+        wcnt[22 + c % 14] += weight[i]
+    for x in range(NUM_ELEMENTS):
+        if not cand[x]:
+            continue
+        mass[:] = 0.0
+        t0 = 0 if x < 12 else (12 if x < 22 else 22)
+        t1 = 12 if x < 12 else (22 if x < 22 else 36)
+        for y in range(t0, t1):
+            mass[_code(words, td, x, y)] += wcnt[y]
+        gains[x] = _mass_entropy(mass, 3)
+    for d in range(NUM_DISTRICTS):
+        a = INVESTIGATE_BASE + d
+        if not cand[a]:
+            continue
+        _district_codes(td, adjacency, markers, d, elcode)
+        mass[:] = 0.0
+        for i in range(n):
+            c = np.int64(members[i])
+            mass[elcode[c // 140] + elcode[12 + (c // 14) % 10] + elcode[22 + c % 14]] += weight[i]
+        gains[a] = _mass_entropy(mass, 16)
+
+
+@kernel
+def _denial(b, q1, held, n1, cnt1, td, words, cand, st, denial):
+    """:func:`pi_env.agents.greedy.next_player_gains` × :func:`~pi_env.agents.greedy.next_player_activity`
+    of the candidate clues: ``log2(n₁ / m)``, ``m`` the cases of seat 1's public set (``n1`` cases,
+    element counts ``cnt1``) answering as the held case, times the share of queries among its public
+    actions."""
+    spot, trace, front, inv_count, inv_district, inv_answer, inv_suppressed, solved_case, failed_words, failed = st
+    queries = np.int64(inv_count[b, q1])
+    named = 1 if solved_case[b, q1] >= 0 else 0
+    for x in range(NUM_ELEMENTS):
+        if spot[b, q1, x] or trace[b, q1, x] or front[b, q1, x]:
+            queries += 1
+    if _any(failed_words[b, q1]):
+        for c in range(NUM_CASES):
+            if failed[b, q1, c]:
+                named += 1
+    activity = 1.0 if queries + named == 0 else queries / (queries + named)
+    for x in range(NUM_ELEMENTS):
+        if not cand[x]:
+            continue
+        t = 0 if x < 12 else (1 if x < 22 else 2)
+        yh = held // 140 if t == 0 else (12 + (held // 14) % 10 if t == 1 else 22 + held % 14)
+        code_h = _code(words, td, x, yh)
+        t0 = 0 if x < 12 else (12 if x < 22 else 22)
+        t1 = 12 if x < 12 else (22 if x < 22 else 36)
+        trace_n = 0
+        for y in range(t0, t1):
+            if y != x and _code(words, td, x, y) == 1:
+                trace_n += cnt1[y]
+        same = cnt1[x] if code_h == 2 else (trace_n if code_h == 1 else n1 - trace_n - cnt1[x])
+        denial[x] = np.log2(n1 / max(same, 1)) * activity
+
+
+@kernel
+def _best_query(cand, gains, denial, denial_weight, tolerance):
+    """:func:`pi_env.agents.greedy.best_query`: the candidate of the highest ``gain + weight · denial``
+    among those of gain above ``tolerance``, ties to the lowest id; ``-1`` if none."""
+    top = -np.inf
+    for a in range(_NUM_QUERIES):
+        if cand[a] and gains[a] > tolerance:
+            v = gains[a] + denial_weight * denial[a]
+            if v > top:
+                top = v
+    if top > -np.inf:
+        for a in range(_NUM_QUERIES):
+            if cand[a] and gains[a] > tolerance and tied_with_best(gains[a] + denial_weight * denial[a], top):
+                return a
+    return -1
+
+
+@kernel
+def _q_after(pick, members, weight, n, td, words, adjacency, markers, elcode, best16):
+    """:func:`pi_env.agents.greedy.q_after` of query ``pick``: the sum over its answers of the highest
+    probability of a case giving it (numpy's sum of the 16 entries)."""
+    best16[:] = 0.0
+    if pick < INVESTIGATE_BASE:
+        t = 0 if pick < 12 else (1 if pick < 22 else 2)
+        for i in range(n):
+            c = np.int64(members[i])
+            y = c // 140 if t == 0 else (12 + (c // 14) % 10 if t == 1 else 22 + c % 14)
+            k = _code(words, td, pick, y)
+            best16[k] = max(best16[k], weight[i])
+    else:
+        _district_codes(td, adjacency, markers, pick - INVESTIGATE_BASE, elcode)
+        for i in range(n):
+            c = np.int64(members[i])
+            k = elcode[c // 140] + elcode[12 + (c // 14) % 10] + elcode[22 + c % 14]
+            best16[k] = max(best16[k], weight[i])
+    return _sum16(best16)
+
+
+@kernel
+def _rotation_rest(P, first, mine, solved, attempted, idle, hazard, ed, live, open_others):
+    """The seats :func:`pi_env.agents.greedy.next_turn_outcomes` enumerates: ``live[:n_live]``, those
+    acting after the agent in this rotation that may solve (not solved, not idle, a positive
+    hazard), and ``open_others[:n_open]``, the other seats still keeping the round going; returns
+    ``(n_live, n_open, me_open)``."""
+    n_live = 0
+    for i in range(mine + 1, P):
+        j = (first + i) % P
+        if not solved[j] and not idle[j] and hazard[j] > 0:
+            live[n_live] = j
+            n_live += 1
+    n_open = 0
+    for j in range(1, P):
+        if not finished_for_round_end(attempted[j], solved[j], ed):
+            open_others[n_open] = j
+            n_open += 1
+    return n_live, n_open, 0 if finished_for_round_end(attempted[0], False, ed) else 1
+
+
+@kernel
+def _waiting_clue(legal_row, denial):
+    """:func:`pi_env.agents.greedy.waiting_clue`: the legal clue of the highest denial, ties to the
+    lowest id (``-1`` without a legal clue)."""
+    top = -np.inf
+    for x in range(NUM_ELEMENTS):
+        if legal_row[x] and denial[x] > top:
+            top = denial[x]
+    for x in range(NUM_ELEMENTS):
+        if legal_row[x] and tied_with_best(denial[x], top):
+            return x
+    return -1
+
+
+@kernel
+def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight, tolerance, rounds, prob_table,
+                   hazard_table, game, st, tile_district, case, out):
+    """Greedy's decision (module docstring) for player ``players[b]`` of every game ``b``, into
+    ``out[b]``.
+
+    Args:
+        players: ``int64[B]``; words: :func:`~pi_env.solvers.own_info.adjacency_words`;
+            adjacency: ``bool[14, 14]``.
+        legal: ``bool[B, 50]`` legal clue / investigator actions.
+        previous: ``(valid bool[B], round int64[B], rotation int64[B], solved bool[B, P])``: the
+            agent's previous turn (relative seats), when it had one.
+        ed: edition code; denial_weight, tolerance, rounds: greedy's constants.
+        prob_table, hazard_table: :data:`_PROB`, :data:`_HAZARD`; a 3-player game's posterior is
+            counted here (module docstring).
+        game: the state's ``(round, tier, rotation, first_player, score, attempted, solved,
+            inv_left)``; st: its per-player answers (:func:`greedy_actions`); tile_district, case:
+            read as the module docstring says.
+        out: ``int64[B]``.
+    """
+    B = players.shape[0]
+    P = case.shape[1]
+    prev_valid, prev_round, prev_rotation, prev_solved = previous
+    round_, tier_, rotation_, first_player, score_, attempted_, solved_, inv_left = game
+    spot, trace, front, inv_count, inv_district, inv_answer, inv_suppressed, solved_case, failed_words, failed = st
+    answer = np.empty(NUM_ELEMENTS, dtype=np.int8)
+    inv_mask = np.empty(3, dtype=np.int64)
+    inv_mask_own = np.empty(3, dtype=np.int64)
+    members = np.empty(NUM_CASES, dtype=np.int16)
+    members2 = np.empty(NUM_CASES, dtype=np.int16)
+    cnt, cnt1, cnt2 = (np.empty(NUM_ELEMENTS, dtype=np.int64), np.empty(NUM_ELEMENTS, dtype=np.int64),
+                       np.empty(NUM_ELEMENTS, dtype=np.int64))
+    weight = np.empty(NUM_CASES)  # the posterior of the agent's cases (members[:n])
+    joint = np.empty(NUM_CASES, dtype=np.int64)
+    hist = (np.empty(NUM_ELEMENTS, dtype=np.int64), np.empty((12, 10), dtype=np.int64),
+            np.empty((12, 14), dtype=np.int64), np.empty((10, 14), dtype=np.int64), np.zeros(NUM_CASES, dtype=np.bool_))
+    gains, denial = np.empty(_NUM_QUERIES), np.zeros(_NUM_QUERIES)
+    cand = np.zeros(_NUM_QUERIES, dtype=np.bool_)
+    markers = np.empty(NUM_ELEMENTS, dtype=np.bool_)
+    elcode = np.empty(NUM_ELEMENTS, dtype=np.int64)
+    dhist = np.empty(NUM_DISTRICTS * 16, dtype=np.int64)
+    hyp = np.empty(3, dtype=np.int64)
+    best16, mass, wcnt = np.empty(16), np.empty(16), np.empty(NUM_ELEMENTS)
+    n_pub = np.zeros(P, dtype=np.int64)
+    solved, attempted = np.zeros(P, dtype=np.bool_), np.zeros(P, dtype=np.bool_)
+    idle, before = np.zeros(P, dtype=np.bool_), np.zeros(P, dtype=np.bool_)
+    hazard = np.zeros(P)
+    live, open_others = np.zeros(P, dtype=np.int64), np.zeros(P, dtype=np.int64)
+    for b in range(B):
+        p = players[b]
+        h = (p + 1) % P
+        td = tile_district[b]
+        # the agent's case set: with 2 players its exact (uniform) posterior
+        excl, target, only = _gather_state(b, p, P, spot, trace, front, inv_count, inv_district, inv_answer,
+                                           inv_suppressed, solved_case, answer, inv_mask)
+        held = _held_of(case, b, h)
+        excl, only = _apply_held(p, h, held, excl, only)
+        if only == -2:
+            target = np.int64(-1)
+        n = _case_set(td, words, answer, excl, inv_mask, target, only, failed[b, p], _any(failed_words[b, p]),
+                      True, members, cnt)
+        inv_mask_own[:] = inv_mask
+        first_clue = -1
+        for x in range(NUM_ELEMENTS):
+            if legal[b, x]:
+                first_clue = x
+                break
+        if n == 0:  # cannot happen with correct answers (greedy: the first legal clue, else a solve)
+            out[b] = first_clue if first_clue >= 0 else SOLVE_BASE
+            continue
+        kept = -1 if P != 3 else _joint_posterior(b, p, h, held, td, words, st, answer, inv_mask, members, n,
+                                                   members2, cnt2, joint, weight, hist)
+        uniform = kept < 0
+        best_i = 0  # the most likely case, ties to the lowest id (the members are ascending)
+        if uniform:
+            p_best = prob_table[n]
+            weight[:n] = p_best
+        else:
+            n = kept
+            for i in range(1, n):
+                if weight[i] > weight[best_i]:
+                    best_i = i
+            p_best = weight[best_i]
+        solve = SOLVE_BASE + np.int64(members[best_i])
+        if n == 1:
+            out[b] = solve
+            continue
+        # the outlook (relative seats)
+        rnd, tier, rotation = np.int64(round_[b]), np.int64(tier_[b]), np.int64(rotation_[b])
+        score = np.int64(score_[b, p])
+        first = (np.int64(first_player[b]) - p + P) % P
+        mine = (P - first) % P  # the agent's place in this rotation's order
+        pending = _outlook(b, p, P, rotation, rnd, first, mine, solved_, attempted_, st, prev_valid, prev_round,
+                           prev_rotation, prev_solved, solved, attempted, before, idle)
+        # every other seat's public case set (no held case): its size for the hazard; seat 1's
+        # element counts for denial
+        hazard[:] = 0.0
+        for j in range(1, P):
+            q = (p + j) % P
+            ex, tg, on = _gather_state(b, q, P, spot, trace, front, inv_count, inv_district, inv_answer,
+                                       inv_suppressed, solved_case, answer, inv_mask)
+            n_pub[j] = _case_set(td, words, answer, ex, inv_mask, tg, on, failed[b, q], _any(failed_words[b, q]),
+                                 False, members2[0:0], cnt1 if j == 1 else cnt2)
+            if not solved[j] and not idle[j]:
+                hazard[j] = hazard_table[n_pub[j]]
+        # candidate queries: legal clues, investigators rationed
+        placed, left = np.int64(inv_count[b, p]), np.int64(inv_left[b, p])
+        share = -(-max(0, left + placed) // max(1, rounds - rnd))
+        inv_allowed = max(0, min(left, share - placed))
+        for a in range(_NUM_QUERIES):
+            cand[a] = legal[b, a] and (a < INVESTIGATE_BASE or inv_allowed > 0)
+            denial[a] = 0.0
+        for x in range(NUM_ELEMENTS):
+            markers[x] = spot[b, p, x] or trace[b, p, x]
+        if uniform:  # gains from the counts (as pi_env.solvers.own_info.query_gains)
+            _clue_gains(td, words, cnt, n, gains[:NUM_ELEMENTS])
+            if inv_allowed > 0:
+                placed_mask = 0
+                for k in range(inv_count[b, p]):
+                    placed_mask |= 1 << np.int64(inv_district[b, p, k])
+                _hyp_masks(td, spot[b, p], trace[b, p], hyp)
+                _district_gains(td, words, cnt, members, n, (inv_mask_own[0] | inv_mask_own[1] | inv_mask_own[2]) == 0,
+                                failed[b, p], _any(failed_words[b, p]), hyp, placed_mask, dhist,
+                                gains[NUM_ELEMENTS:])
+        else:
+            _weighted_gains(td, words, adjacency, markers, cand, members, weight, n, wcnt, mass, elcode, gains)
+        if not solved[1] and not idle[1] and n_pub[1] > 1:
+            _denial(b, h, held, n_pub[1], cnt1, td, words, cand, st, denial)
+        n_live, n_open, me_open = _rotation_rest(P, first, mine, solved, attempted, idle, hazard, ed, live,
+                                                 open_others)
+        pen = wrong_solve_loss(score, ed)
+        pts = solve_gain(score, tier_points(tier, rnd, P, ed), ed)
+        e_now = p_best * pts - (1.0 - p_best) * pen
+        pick = _best_query(cand, gains, denial, denial_weight, tolerance)
+        if pick >= 0:
+            q = _q_after(pick, members, weight, n, td, words, adjacency, markers, elcode, best16)
+            e_wait = _wait_value(q, live, n_live, open_others, n_open, me_open, hazard, tier, pending, rnd, P,
+                                 score, ed)
+            out[b] = solve if (e_now > 0.0 and e_now >= e_wait) else pick
+        elif first_clue >= 0 and e_now < _wait_value(p_best, live, n_live, open_others, n_open, me_open, hazard,
+                                                     tier, pending, rnd, P, score, ed):
+            out[b] = first_clue if denial_weight == 0.0 else _waiting_clue(legal[b], denial)
+        else:
+            out[b] = solve
+
+
+def greedy_actions(state: State, board, players: np.ndarray, edition: str = "second",
+                   previous: "tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None" = None) -> np.ndarray:
+    """Greedy's action for ``players[b]`` in every game ``b`` of ``state`` (module docstring).
+
+    Args:
+        state: a batch of ``B`` games of 2 or 3 players (the players are to move).
+        board: the games' board (``config.board``).
+        players: ``int64[B]``.
+        edition: the edition greedy assumes (``"second"`` or ``"first"``).
+        previous: the agent's previous turn per game, ``(valid bool[B], round int64[B],
+            rotation int64[B], solved bool[B, P])`` in relative seats (``None``: no previous turn,
+            as a fresh agent).
+
+    Returns:
+        ``int64[B]``: the actions.
+
+    Raises:
+        PIError: a player count outside :data:`SUPPORTED_PLAYERS`.
+    """
+    B, P = state.batch_size, state.num_players
+    if P not in SUPPORTED_PLAYERS:
+        raise PIError(f"greedy in batch plays {', '.join(map(str, SUPPORTED_PLAYERS))} players, "
+                      f"not {P} (use the per-game agent, pi_env.rl.pool.AgentOpponent)")
+    players = np.ascontiguousarray(players, dtype=np.int64)
+    if previous is None:
+        previous = (np.zeros(B, dtype=bool), np.zeros(B, dtype=np.int64), np.zeros(B, dtype=np.int64),
+                    np.zeros((B, P), dtype=bool))
+    valid, prev_round, prev_rotation, prev_solved = previous
+    legal = np.ascontiguousarray(legal_action_mask(state)[:, :_NUM_QUERIES] != 0)
+    out = np.empty(B, dtype=np.int64)
+    ed = edition_code(edition)
+    previous = (np.ascontiguousarray(valid, dtype=np.bool_), np.ascontiguousarray(prev_round, dtype=np.int64),
+                np.ascontiguousarray(prev_rotation, dtype=np.int64), np.ascontiguousarray(prev_solved, dtype=np.bool_))
+    game = (state.round, state.tier, state.rotation, state.first_player, state.score, state.attempted, state.solved,
+            state.inv_left)
+    st = (state.spot, state.trace, state.front, state.inv_count, state.inv_district, state.inv_answer,
+          state.inv_suppressed, state.solved_case, _failed_words(state.failed), state.failed)
+    _decide_kernel(players, adjacency_words(board), board.adjacency, legal, previous, ed, float(denial_weight_for(P)),
+                   GAIN_TOLERANCE, ROUNDS, _PROB, _HAZARD, game, st, state.tile_district, state.case, out)
+    return out
+
+
+class GreedyOpponent:
+    """``greedy`` as a batch opponent (module docstring): the actions of
+    :class:`~pi_env.agents.greedy.GreedyAgent` (``edition`` of the games), one agent memory per game
+    slot, started by :meth:`new_games`.
+
+    Args:
+        config: the games' rules.
+
+    Raises:
+        PIError: a player count outside :data:`SUPPORTED_PLAYERS`.
+    """
+
+    name = "greedy"
+
+    def __init__(self, config: GameConfig):
+        if config.num_players not in SUPPORTED_PLAYERS:
+            raise PIError(f"greedy in batch plays {', '.join(map(str, SUPPORTED_PLAYERS))} players, not "
+                          f"{config.num_players} (use the per-game agent, pi_env.rl.pool.AgentOpponent)")
+        self.config = config
+        P = config.num_players
+        self._started = np.zeros(0, dtype=bool)
+        self._valid = np.zeros(0, dtype=bool)
+        self._round = np.zeros(0, dtype=np.int64)
+        self._rotation = np.zeros(0, dtype=np.int64)
+        self._solved = np.zeros((0, P), dtype=bool)
+
+    def _grow(self, size: int) -> None:
+        extra = size - self._started.size
+        if extra > 0:
+            P = self.config.num_players
+            self._started = np.concatenate([self._started, np.zeros(extra, dtype=bool)])
+            self._valid = np.concatenate([self._valid, np.zeros(extra, dtype=bool)])
+            self._round = np.concatenate([self._round, np.zeros(extra, dtype=np.int64)])
+            self._rotation = np.concatenate([self._rotation, np.zeros(extra, dtype=np.int64)])
+            self._solved = np.concatenate([self._solved, np.zeros((extra, P), dtype=bool)])
+
+    def new_games(self, games: np.ndarray, seeds: np.ndarray) -> None:
+        """Start game slots ``games`` afresh (as ``Agent.reset``: no previous turn); greedy draws
+        nothing, so ``seeds`` are not used."""
+        games = np.asarray(games, dtype=np.int64)
+        if games.size:
+            self._grow(int(games.max()) + 1)
+            self._started[games] = True
+            self._valid[games] = False
+
+    def act_batch(self, state: State, games: np.ndarray, players: np.ndarray) -> np.ndarray:
+        """``int64[len(games)]``: the action of ``players[k]`` in game ``games[k]`` of ``state``.
+
+        Raises:
+            PIError: a game slot never started by :meth:`new_games`.
+        """
+        games = np.asarray(games, dtype=np.int64)
+        players = np.asarray(players, dtype=np.int64)
+        self._grow(int(games.max(initial=-1)) + 1)
+        unstarted = games[~self._started[games]]
+        if unstarted.size:
+            raise PIError(f"greedy opponent: game slot {int(unstarted[0])} was never started "
+                          f"(call new_games before act_batch)")
+        sub = state.take(games)
+        out = greedy_actions(sub, self.config.board, players, self.config.edition,
+                             (self._valid[games], self._round[games], self._rotation[games], self._solved[games]))
+        P = self.config.num_players
+        rel = (players[:, None] + np.arange(P)[None, :]) % P
+        self._valid[games] = True
+        self._round[games] = sub.round
+        self._rotation[games] = sub.rotation
+        self._solved[games] = np.take_along_axis(sub.solved, rel, axis=1)
+        return out

@@ -1,0 +1,201 @@
+"""The ``greedy`` agent in batch (:mod:`pi_env.rl.greedy_batch`): every decision equal to
+:class:`pi_env.agents.greedy.GreedyAgent`'s on many seeded 2- and 3-player games (both editions),
+every branch of greedy's rule taken, nothing read of the player's own case (docs/rules.md §9), the
+name ``greedy`` resolving to it in training at 2 and 3 players (the per-game agent elsewhere), and
+the plain-Python (JIT-off) path."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from pi_env.agents import make_agent
+from pi_env.agents.greedy import GreedyAgent, best_query, greedy_decision
+from pi_env.core.constants import INVESTIGATE_BASE, SOLVE_BASE
+from pi_env.core.errors import PIError
+from pi_env.engine import GameConfig, init, legal_action_mask, observe, step_inplace
+from pi_env.rl.greedy_batch import GreedyOpponent, greedy_actions
+from pi_env.rl.pool import AgentOpponent, batch_opponent
+from helpers import assert_jit_off_agrees
+
+
+def _branch(s, action: int) -> str:
+    """Which step of greedy's rule (pi_env.agents.greedy, module docstring) gave ``action``."""
+    if s.cases.size <= 1:
+        return "certain"
+    b = best_query(s)
+    if b is None:
+        return "wait" if action < SOLVE_BASE else "guess"
+    if action >= SOLVE_BASE:
+        return "solve"
+    kind = "investigator" if action >= INVESTIGATE_BASE else "clue"
+    return kind + ("-denial" if best_query(s, 0.0) != b else "")
+
+
+def _play_against_agents(num_players: int, edition: str, games: int, seed: int) -> tuple[int, Counter, int]:
+    """Play ``games`` games with GreedyAgent in every seat, asking the batch opponent (one per seat,
+    its game slots started as the agents) at every turn; returns (decisions compared, decisions per
+    branch of the rule, games finished) and fails at the first differing decision."""
+    P = num_players
+    cfg = GameConfig(num_players=P, edition=edition)
+    st = init(cfg, games, seed=seed)
+    agents = [[GreedyAgent(edition=edition) for _ in range(P)] for _ in range(games)]
+    for b in range(games):
+        for p in range(P):
+            agents[b][p].reset(P, cfg.board, seed=b)
+    opps = [GreedyOpponent(cfg) for _ in range(P)]
+    for p in range(P):
+        opps[p].new_games(np.arange(games), np.arange(games))
+    compared, branches = 0, Counter()
+    for turn in range(600):
+        live = np.flatnonzero(~st.done)
+        if live.size == 0:
+            break
+        players = st.current_player[live].astype(np.int64)
+        sub = st.take(live)
+        obs, mask = observe(sub, players), legal_action_mask(sub)
+        ref = np.empty(live.size, dtype=np.int64)
+        for k, (b, p) in enumerate(zip(live, players)):
+            agent = agents[b][p]
+            s = agent.situation(obs[k], mask[k])  # what agent.act does, keeping the situation
+            ref[k] = greedy_decision(s, agent.denial_weight, agent.last_tile)
+            branches[_branch(s, int(ref[k]))] += 1
+        got = np.empty_like(ref)
+        for p in range(P):
+            mine = players == p
+            if mine.any():
+                got[mine] = opps[p].act_batch(st, live[mine], players[mine])
+        differ = np.flatnonzero(got != ref)
+        assert differ.size == 0, (f"{P} players, {edition} edition, seed {seed}: game {live[differ[0]]} at turn {turn}: "
+                                  f"greedy {ref[differ[0]]}, batch {got[differ[0]]}")
+        compared += ref.size
+        actions = np.zeros(games, dtype=np.int64)
+        actions[live] = ref
+        step_inplace(st, actions, cfg)
+    return compared, branches, int(st.done.sum())
+
+
+@pytest.mark.parametrize("num_players, edition, compared, branches", [
+    (2, "second", 2300, {"certain": 118, "solve": 37, "clue": 448, "clue-denial": 1158, "investigator": 474,
+                      "wait": 9, "guess": 56}),
+    (2, "first", 2362, {"certain": 146, "solve": 40, "clue": 470, "clue-denial": 1160, "investigator": 474,
+                     "wait": 10, "guess": 62}),
+    (3, "second", 3616, {"certain": 243, "solve": 46, "clue": 594, "clue-denial": 1922, "investigator": 702,
+                         "wait": 6, "guess": 103}),
+    (3, "first", 3677, {"certain": 273, "solve": 46, "clue": 617, "clue-denial": 1922, "investigator": 703,
+                        "wait": 8, "guess": 108}),
+])
+def test_every_decision_equals_the_greedy_agent(num_players, edition, compared, branches):
+    """48 games per player count and edition (in two batches of 24), every decision compared; every
+    branch of the rule occurs: certain, solving on ``E_now ≥ E_wait``, a clue, a clue chosen for its
+    denial, an investigator, waiting with a clue when nothing splits, guessing then."""
+    got_compared, got_branches = 0, Counter()
+    for seed in (101, 102):
+        n, br, finished = _play_against_agents(num_players, edition, games=24, seed=seed)
+        assert finished == 24
+        got_compared += n
+        got_branches += br
+    assert (got_compared, dict(got_branches)) == (compared, branches)
+
+
+@pytest.mark.parametrize("num_players, seen", [(2, 1520), (3, 1915)])
+def test_decisions_ignore_the_players_own_case(num_players, seen):
+    """Changing the acting player's own (hidden) case keeps its observation and its decision; with 3
+    players so does changing the case of the player after the one it holds (hidden from it too)."""
+    cfg = GameConfig(num_players=num_players)
+    st = init(cfg, 32, seed=5)
+    rng = np.random.default_rng(0)
+    opp_a, opp_b = GreedyOpponent(cfg), GreedyOpponent(cfg)
+    for o in (opp_a, opp_b):
+        o.new_games(np.arange(32), np.arange(32))
+    expected, seen = seen, 0
+    for turn in range(60):
+        live = np.flatnonzero(~st.done)
+        if live.size == 0:
+            break
+        p = st.current_player[live].astype(np.int64)
+        other = st.take(np.arange(32))
+        for j in [0] + list(range(2, num_players)):  # every case but the held one (seat 1)
+            q = (p + j) % num_players
+            other.case[live, q] = (other.case[live, q] + rng.integers(1, 9, size=(live.size, 3))) % np.array([12, 10, 14])
+        assert not np.array_equal(other.case, st.case)
+        assert np.array_equal(observe(other.take(live), p), observe(st.take(live), p))
+        a = opp_a.act_batch(st, live, p)
+        assert np.array_equal(opp_b.act_batch(other, live, p), a)
+        seen += live.size
+        actions = np.zeros(32, dtype=np.int64)
+        actions[live] = a
+        step_inplace(st, actions, cfg)
+    assert seen == expected
+
+
+def test_training_resolves_greedy_to_the_batch_opponent_with_the_agents_play():
+    """``greedy`` in a 2-player learner batch is the batch opponent and plays exactly as the per-game
+    agent (AgentOpponent) seeded by the same env; with 4 players the name keeps the per-game agent,
+    and the batch opponent itself names the player counts it plays."""
+    from pi_env.rl.engine_env import LearnerBatch
+
+    cfg = GameConfig(num_players=2, edition="first")
+    assert isinstance(batch_opponent("greedy", cfg), GreedyOpponent)
+    assert isinstance(batch_opponent(" Greedy", cfg), GreedyOpponent)
+    assert isinstance(batch_opponent("greedy", GameConfig(num_players=3)), GreedyOpponent)
+    assert isinstance(batch_opponent("greedy", GameConfig(num_players=4)), AgentOpponent)
+    with pytest.raises(PIError, match=r"greedy in batch plays 2, 3 players, not 4 \(use the per-game agent"):
+        GreedyOpponent(GameConfig(num_players=4))
+    runs = []
+    for opponents in (["greedy"], [AgentOpponent(lambda: make_agent("greedy", edition="first"), 2, cfg.board)]):
+        lb = LearnerBatch(16, 2, opponents, seed=4, parallel=False, edition="first")
+        x, mask = lb.reset()
+        rng = np.random.default_rng(2)
+        trace, episodes = [x], []
+        for _ in range(120):
+            choice = (rng.random(mask.shape) * mask).argmax(1)
+            x, mask, r, done, trunc, eps = lb.step(choice)
+            trace += [x, r]
+            episodes += [(b, ep["score"], ep["win"]) for b, ep in eps]
+        runs.append((trace, episodes))
+    assert isinstance(LearnerBatch(2, 2, ["greedy"]).opponents[0], GreedyOpponent)
+    assert len(runs[0][1]) >= 16 and runs[0][1] == runs[1][1]
+    assert all(np.array_equal(u, v) for u, v in zip(runs[0][0], runs[1][0]))
+
+
+def test_an_unstarted_game_slot_is_refused_and_a_new_game_forgets_the_previous_turn():
+    cfg = GameConfig(num_players=2)
+    st = init(cfg, 2, seed=1)
+    p = st.current_player.astype(np.int64)
+    opp = GreedyOpponent(cfg)
+    opp.new_games(np.array([1]), np.array([3]))
+    with pytest.raises(PIError, match="game slot 0 was never started"):
+        opp.act_batch(st, np.arange(2), p)
+    opp.new_games(np.array([0]), np.array([3]))
+    assert opp.act_batch(st, np.arange(2), p).tolist() == greedy_actions(st, cfg.board, p).tolist()
+    assert opp._valid.tolist() == [True, True]
+    opp.new_games(np.array([0]), np.array([4]))
+    assert opp._valid.tolist() == [False, True]
+
+
+_JIT_SCRIPT = """
+import hashlib
+import numpy as np
+from pi_env.engine import GameConfig, init, step_inplace
+from pi_env.rl.greedy_batch import GreedyOpponent
+h = hashlib.sha256()
+for players, edition in ((2, "second"), (2, "first"), (3, "second")):
+    cfg = GameConfig(num_players=players, edition=edition)
+    st = init(cfg, 3, seed=2)
+    opp = GreedyOpponent(cfg)
+    opp.new_games(np.arange(3), np.arange(3))
+    for _ in range(6):
+        a = opp.act_batch(st, np.arange(3), st.current_player.astype(np.int64))
+        h.update(a.tobytes())
+        step_inplace(st, a, cfg)
+print(h.hexdigest())
+"""
+
+
+def test_jit_off_path_agrees():
+    """docs/contributing.md §C5: the decision kernel runs as plain Python with NUMBA_DISABLE_JIT=1 and
+    chooses the same actions."""
+    assert_jit_off_agrees(_JIT_SCRIPT, timeout=600)
