@@ -179,3 +179,31 @@ def test_a_focused_clue_word_of_the_board_has_a_focus_ring(browser, server):
     ring = d.execute_script("const s = getComputedStyle(arguments[0]); "
                             "return [s.outlineStyle, s.outlineWidth, s.outlineColor]", clue)
     assert ring == ["solid", "3px", "rgb(26, 95, 180)"], ring  # was none: only the word turned blue
+
+
+SLOW_CREATE = """
+// the server's answer to a new game arrives after 1.5 s (a first game compiling the engine takes minutes)
+const fetched = window.fetch;
+window.fetch = async (url, options) => {
+  const r = await fetched(url, options);
+  if (options && options.method === "POST" && String(url).endsWith("/api/games")) await new Promise(ok => setTimeout(ok, 1500));
+  return r;
+};
+"""
+
+
+def test_create_says_it_is_working_and_takes_one_click(browser, server):
+    from selenium.webdriver.support.ui import Select
+
+    d = browser
+    d.get(server + "/")
+    for i, seat in enumerate(["human", "human"]):
+        Select(d.find_element("id", f"seat-{i}")).select_by_value(seat)
+    d.execute_script(SLOW_CREATE)
+    button = d.find_element("id", "create")
+    button.click()
+    assert not button.is_enabled()  # a second click cannot make a second game
+    assert d.find_element("id", "message").text == (
+        "Creating the game… the first game after installing compiles the engine, which can take a few minutes.")
+    wait_for(lambda: d.find_elements("css selector", "#links a.seat-link"), what="the private links")
+    assert button.is_enabled() and d.find_element("id", "message").text == ""
