@@ -221,6 +221,8 @@ def test_a_seat_without_a_connection_for_the_timeout_can_be_handed(tmp_path):
         assert [p["present"] for p in _view(c, gid)["people"]] == [False, False, False]  # no stream open
         assert _post(c, gid, "hand", tokens[0], {"seat": 2, "agent": "random"}).json()["seats"] == [
             "human", "human", "random"]
+        # the seat's name says who plays it now (it still read "P2 (human)")
+        assert _view(c, gid)["names"] == ["P0 (human)", "P1 (human)", "P2 (human → random)"]
         # in a lobby, handing the last seat it waits for starts the game
         gid, tokens = _game(c, ["human", "human"], seed=8, lobby=True)
         _post(c, gid, "join", tokens[0])

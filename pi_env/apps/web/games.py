@@ -879,6 +879,8 @@ class GameManager:
             game.handed.append(game.digests[seat])
             game.seats[seat], game.digests[seat], game.agents[seat] = agent, None, new
             game.left[seat] = True
+            if game.names[seat].endswith(f"({HUMAN})"):  # "P2 (human)" is now "P2 (human → greedy)"
+                game.names[seat] = f"{game.names[seat][:-1]} → {agent})"
 
     @staticmethod
     def _agent_name(agent: Any) -> str:
