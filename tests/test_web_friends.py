@@ -367,7 +367,7 @@ def test_serve_on_every_interface_answers_only_the_named_hosts(tmp_path):
                             env=dict(os.environ, PYTHONUNBUFFERED="1"))
     try:
         first, second = proc.stdout.readline(), proc.stdout.readline()
-        port = int(re.search(r"http://0\.0\.0\.0:(\d+)/", first).group(1))
+        port = int(re.search(r"http://127\.0\.0\.1:(\d+)/", first).group(1))  # not 0.0.0.0: no one opens it
         assert second == "pi-env serve: reached at https://pi.example.org/\n"
 
         def status(host: str) -> int:
