@@ -6,8 +6,8 @@ const COLOURS = ["#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd"];
 function seatLabel(i) { return `P${i}`; }
 // A seat's name with one "(you)" mark on this page's own seat: the default name of a game with one
 // person ("P0 (you)") already says it, and then it is not said twice.
-function youName(view, i) {
-  const name = view.names[i];
+function youName(view, i, names) {
+  const name = (names || view.names)[i];  // the replay's views carry no names: they come apart
   return view.you === i && !/\(you\)$/.test(name) ? `${name} (you)` : name;
 }
 const SVGNS = "http://www.w3.org/2000/svg";
@@ -174,7 +174,7 @@ function playersTable(parent, view, names, extra) {
     const tr = h("tr", {class: i === view.to_move && !view.done ? "tomove" : "", "data-player": i}, t);
     const td = h("td", {}, tr);
     h("span", {class: "swatch", style: `background:${COLOURS[i]}`}, td);
-    td.appendChild(document.createTextNode(youName(view, i)));
+    td.appendChild(document.createTextNode(youName(view, i, names)));
     const dt = view.decision && view.decision[i];
     if (dt) h("div", {class: "muted decision", "data-player": i}, td,
               `thinks ${secs(dt.mean)} a move (last ${secs(dt.last)}, longest ${secs(dt.max)})`);
