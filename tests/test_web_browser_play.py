@@ -173,8 +173,21 @@ def test_round_summary_then_end_screen_with_the_engine_winner(browser, server):
                                        [_case(record, r, 0) for r in range(len(record.rounds))]]
     assert "unused investigator tiles" in d.find_element("id", "tiebreak").text
     assert "P0 (you) — you" not in d.find_element("id", "players").text
+    # one "you" mark (the column read "P0 (you) (your case)"); the held case no longer "hidden"
+    heads = [th.text for th in d.find_elements("css selector", "#cases th")]
+    assert heads == ["round", "P0 (you)", "P1 (greedy)", "P2 (greedy)", "P3 (greedy)"], heads
+    held = d.find_element("id", "held").text
+    assert held.startswith("You held P1 (greedy)'s case: ") and held.endswith(
+        " (the game is over: every case is shown on the end screen)."), held
     assert not summary.is_displayed()
     shot(d, "web_end.png")
+    try:  # the end screen on a phone: its tables scroll in their own box, never the page
+        d.set_window_size(360, 800)
+        wait_for(lambda: d.execute_script("return window.innerWidth") <= 360, what="the narrow window")
+        width, inner = d.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+        assert width <= inner, (width, inner)
+    finally:
+        d.set_window_size(1300, 1000)
 
 
 HOLD_MOVE_ANSWERS = """

@@ -69,7 +69,9 @@ def test_serve_prints_its_address_and_warns_off_loopback(tmp_path, host, warned)
     proc = _serve(*args, tmp_path=tmp_path)
     try:
         line = proc.stdout.readline()
-        assert line.startswith(f"pi-env serve: http://{host}:") and str(tmp_path) in line
+        # the address people open: on 0.0.0.0 the allowed name (it printed http://0.0.0.0:PORT/)
+        shown = "box.lan" if host == "0.0.0.0" else host
+        assert line.startswith(f"pi-env serve: http://{shown}:") and str(tmp_path) in line, line
         import urllib.request
 
         import re

@@ -48,7 +48,7 @@ def test_serve_help_names_the_flags(capsys):
     with pytest.raises(SystemExit):
         main(["serve", "--help"])
     out = " ".join(capsys.readouterr().out.split())
-    for text in ("--allow-host NAME", "--public-url URL", "--seat-timeout S", "needs --allow-host or --public-url"):
+    for text in ("--allow-host NAME", "--public-url URL", "--seat-timeout TIME", "needs --allow-host or --public-url"):
         assert text in out, text
 
 
@@ -221,6 +221,8 @@ def test_a_seat_without_a_connection_for_the_timeout_can_be_handed(tmp_path):
         assert [p["present"] for p in _view(c, gid)["people"]] == [False, False, False]  # no stream open
         assert _post(c, gid, "hand", tokens[0], {"seat": 2, "agent": "random"}).json()["seats"] == [
             "human", "human", "random"]
+        # the seat's name says who plays it now (it still read "P2 (human)")
+        assert _view(c, gid)["names"] == ["P0 (human)", "P1 (human)", "P2 (human → random)"]
         # in a lobby, handing the last seat it waits for starts the game
         gid, tokens = _game(c, ["human", "human"], seed=8, lobby=True)
         _post(c, gid, "join", tokens[0])
@@ -365,7 +367,7 @@ def test_serve_on_every_interface_answers_only_the_named_hosts(tmp_path):
                             env=dict(os.environ, PYTHONUNBUFFERED="1"))
     try:
         first, second = proc.stdout.readline(), proc.stdout.readline()
-        port = int(re.search(r"http://0\.0\.0\.0:(\d+)/", first).group(1))
+        port = int(re.search(r"http://127\.0\.0\.1:(\d+)/", first).group(1))  # not 0.0.0.0: no one opens it
         assert second == "pi-env serve: reached at https://pi.example.org/\n"
 
         def status(host: str) -> int:
@@ -381,3 +383,24 @@ def test_serve_on_every_interface_answers_only_the_named_hosts(tmp_path):
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=30)
     assert "pi-env: warning: listening on 0.0.0.0" in err
+
+
+@pytest.mark.parametrize(("value", "seconds"), [("20s", 20.0), ("2m", 120.0), ("1h", 3600.0), ("45", 45.0),
+                                                ("0", 0.0), ("1.5m", 90.0)])
+def test_seat_timeout_takes_durations_like_the_other_serve_options(value, seconds):
+    # docs/web.md: "Durations take s, m, h or d"; --seat-timeout 20s was refused ("expected seconds 0..3600")
+    from pi_env.apps.cli import build_parser
+
+    args = build_parser().parse_args(["serve", "--seat-timeout", value])
+    assert args.seat_timeout == seconds
+
+
+@pytest.mark.parametrize(("value", "fragment"), [("2h", "at most 1h"), ("soon", "expected a duration such as 90s"),
+                                                 ("-5", "expected a duration such as 90s")])
+def test_seat_timeout_refuses_what_is_not_a_duration_up_to_an_hour(tmp_path, capsys, value, fragment):
+    with pytest.raises(SystemExit) as stop:
+        main(["serve", "--seat-timeout", value, "--port", "0", "--data", str(tmp_path)])
+    assert stop.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("pi-env serve: error: argument --seat-timeout: ") and fragment in err, err
+    assert err.count("\n") == 1, err

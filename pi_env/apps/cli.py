@@ -345,9 +345,21 @@ def _serve_network(srv: argparse.ArgumentParser) -> None:
     srv.add_argument("--public-url", action="append", default=[], metavar="URL",
                      help="the address people open, e.g. https://pi.example.org behind a reverse proxy with "
                           "TLS (repeatable); its name is accepted as with --allow-host, with its scheme and port")
-    srv.add_argument("--seat-timeout", type=_seconds, default=120.0, metavar="S",
-                     help="seconds a person's seat may stay without a connection before it counts as left "
-                          "and the game's creator may hand it to an agent (default 120)")
+    srv.add_argument("--seat-timeout", type=_seat_timeout, default=120.0, metavar="TIME",
+                     help="how long a person's seat may stay without a connection before it counts as left "
+                          "and the game's creator may hand it to an agent (default 120s; s, m, h, at most 1h)")
+
+
+def _seat_timeout(text: str) -> float:
+    """``--seat-timeout``: a duration as ``--finished-ttl`` takes it (``20s``, ``2m``; a bare number is
+    seconds, ``0`` included), at most one hour."""
+    try:
+        value = _seconds(text)  # bare seconds 0..3600
+    except argparse.ArgumentTypeError:
+        value = _duration(text)
+    if value > 3600:
+        raise argparse.ArgumentTypeError(f"expected a duration of at most 1h (such as 20s or 2m), got {text!r}")
+    return value
 
 
 def _serve_limits(srv: argparse.ArgumentParser) -> None:

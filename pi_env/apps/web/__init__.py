@@ -178,8 +178,12 @@ def serve(host: str = "127.0.0.1", port: int = 8000, data_dir: "str | Path | Non
                          notice=lambda line: print(f"pi-env serve: {line}", file=sys.stderr),
                          allow_hosts=tuple(allow_hosts), public_urls=tuple(public_urls), **limits)
         app.state.solver.prestart()  # here, in the main thread: the worker starts ignoring Ctrl-C
-        shown = f"[{host}]" if ":" in host else host
-        print(f"pi-env serve: http://{shown}:{real_port}/  (data in {data}; Ctrl-C stops)", flush=True)
+        # a wildcard address (0.0.0.0, ::) cannot be opened: the names people open instead
+        names = [host] if host not in ("0.0.0.0", "::", "") else list(allow_hosts) or ["127.0.0.1"]
+        shown = [f"http://{f'[{n}]' if ':' in n else n}:{real_port}/" for n in names]
+        print(f"pi-env serve: {shown[0]}  (data in {data}; Ctrl-C stops)", flush=True)
+        for url in shown[1:]:
+            print(f"pi-env serve: also at {url}", flush=True)
         for url in public_urls:
             print(f"pi-env serve: reached at {public_url(url)[3]}/", flush=True)
         # X-Forwarded-For (sent from 127.0.0.1) names the client only behind a declared reverse proxy

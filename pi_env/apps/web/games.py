@@ -284,6 +284,13 @@ class LiveGame:
             return False
         return self.connections[seat] > 0 or now - self.seen[seat] < timeout
 
+    def next_away(self, now: float, timeout: float) -> float | None:
+        """Seconds until the next person at the table without a connection counts as away
+        (:meth:`present` turns false), ``None`` when no one will."""
+        waits = [self.seen[i] + timeout - now for i, k in enumerate(self.seats)
+                 if k == HUMAN and self.connections[i] == 0 and self.present(i, now, timeout)]
+        return max(0.0, min(waits)) if waits else None
+
     def people(self, now: float, timeout: float) -> list[dict[str, Any]]:
         """Per seat ``{"person", "joined", "connected", "present", "left"}`` (public: who is at the
         table; ``connected``: an event stream is open now)."""
@@ -879,6 +886,8 @@ class GameManager:
             game.handed.append(game.digests[seat])
             game.seats[seat], game.digests[seat], game.agents[seat] = agent, None, new
             game.left[seat] = True
+            if game.names[seat].endswith(f"({HUMAN})"):  # "P2 (human)" is now "P2 (human → greedy)"
+                game.names[seat] = f"{game.names[seat][:-1]} → {agent})"
 
     @staticmethod
     def _agent_name(agent: Any) -> str:

@@ -84,7 +84,7 @@ async def game_events(game_id: str, request: Request):
     """Server-sent events: the seat's view (``?seat=TOKEN``, none: a spectator's) now and after every
     change, each as ``event: view`` with an ``id``; a stream resumed with ``Last-Event-ID`` (or
     ``?last=``) of the latest event waits for the next one. When only the people at the table change
-    (a stream opened or closed), ``event: people`` with their list and no id. A comment line every
+    (a stream opened or closed, or a person became away), ``event: people`` with their list and no id. A comment line every
     :data:`KEEPALIVE_SECONDS` keeps proxies from closing it; it ends once the game is over."""
     games = request.app.state.games
     game = games.get(game_id)
@@ -116,8 +116,10 @@ async def game_events(game_id: str, request: Request):
                     return
                 waiters = [asyncio.ensure_future(changed.wait()), asyncio.ensure_future(games.closing.wait())]
                 try:
-                    finished, _ = await asyncio.wait(waiters, timeout=KEEPALIVE_SECONDS,
-                                                     return_when=asyncio.FIRST_COMPLETED)
+                    # woken when a person becomes away too: the creator's page may then hand the seat
+                    away = game.next_away(time.monotonic(), games.seat_timeout)
+                    wait = KEEPALIVE_SECONDS if away is None else min(KEEPALIVE_SECONDS, away + 0.05)
+                    finished, _ = await asyncio.wait(waiters, timeout=wait, return_when=asyncio.FIRST_COMPLETED)
                 finally:
                     for w in waiters:
                         w.cancel()

@@ -4,6 +4,12 @@
 const COLOURS = ["#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd"];
 // Seats are labelled as every pi-env command labels them (pi_env.records.types.seat_label): P0, P1, ...
 function seatLabel(i) { return `P${i}`; }
+// A seat's name with one "(you)" mark on this page's own seat: the default name of a game with one
+// person ("P0 (you)") already says it, and then it is not said twice.
+function youName(view, i, names) {
+  const name = (names || view.names)[i];  // the replay's views carry no names: they come apart
+  return view.you === i && !/\(you\)$/.test(name) ? `${name} (you)` : name;
+}
 const SVGNS = "http://www.w3.org/2000/svg";
 const W = 176, H = 203, SX = 176, SY = 152;
 
@@ -168,8 +174,7 @@ function playersTable(parent, view, names, extra) {
     const tr = h("tr", {class: i === view.to_move && !view.done ? "tomove" : "", "data-player": i}, t);
     const td = h("td", {}, tr);
     h("span", {class: "swatch", style: `background:${COLOURS[i]}`}, td);
-    const youSaid = /\(you\)$/.test(names[i]);  // the default name "P0 (you)" already says it
-    td.appendChild(document.createTextNode(names[i] + (view.you === i && !youSaid ? " — you" : "")));
+    td.appendChild(document.createTextNode(youName(view, i, names)));
     const dt = view.decision && view.decision[i];
     if (dt) h("div", {class: "muted decision", "data-player": i}, td,
               `thinks ${secs(dt.mean)} a move (last ${secs(dt.last)}, longest ${secs(dt.max)})`);

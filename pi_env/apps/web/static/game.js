@@ -48,8 +48,9 @@ function render(view) {
   else turn.textContent = `${view.names[view.to_move]} is to move…`;
   const held = document.getElementById("held");
   held.textContent = view.held && view.held.case
-    ? `You hold ${view.names[view.held.player]}'s case: ${caseText(view.held.case)} (you answer its questions; your own case is hidden).`
-    : (view.you === null ? "Spectator: no case is shown." : "");
+    ? (view.done ? `You held ${view.names[view.held.player]}'s case: ${caseText(view.held.case)} (the game is over: every case is shown on the end screen).`
+       : `You hold ${view.names[view.held.player]}'s case: ${caseText(view.held.case)} (you answer its questions; your own case is hidden).`)
+    : (view.you === null ? (view.done ? "Spectator: every case is shown on the end screen." : "Spectator: no case is shown.") : "");
   const disp = document.getElementById("display");
   disp.innerHTML = "";
   for (const x of view.display) {
@@ -131,7 +132,7 @@ function endScreen(view) {
   const ct = h("table", {id: "cases"}, box);
   const ch = h("tr", {}, ct);
   h("th", {}, ch, "round");
-  for (let i = 0; i < view.players; i++) h("th", {}, ch, view.names[i] + (view.you === i ? " (your case)" : ""));
+  for (let i = 0; i < view.players; i++) h("th", {}, ch, youName(view, i));
   res.cases.forEach((row, r) => {
     const tr = h("tr", {}, ct);
     h("td", {}, tr, String(r + 1));

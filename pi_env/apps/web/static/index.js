@@ -40,8 +40,13 @@ document.getElementById("create").addEventListener("click", async () => {
     if (counts.some(k => !Number.isInteger(k))) { say("Investigator tiles: whole numbers separated by commas, e.g. 5,5,3,3.", "error"); return; }
     body.investigators = counts;
   }
+  // the first game after installing compiles the engine's kernels: the request can take minutes
+  const button = document.getElementById("create");
+  button.disabled = true;
+  say("Creating the game… the first game after installing compiles the engine, which can take a few minutes.");
   try {
     const g = await api("POST", "/api/games", body);
+    say("");
     const humans = g.seats.filter(s => s.link);
     if (humans.length === 1) { location.href = humans[0].link; return; }
     // the lobby shows the creator the others' links again (kept in this tab only, never sent)
@@ -58,6 +63,7 @@ document.getElementById("create").addEventListener("click", async () => {
     h("a", {href: g.spectator}, d, "Watch as a spectator (no case shown)");
     loadGames();
   } catch (e) { say(e.message, "error"); }
+  finally { button.disabled = false; }
 });
 
 document.getElementById("solo-date").value = new Date().toISOString().slice(0, 10);

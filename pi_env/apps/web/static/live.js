@@ -47,7 +47,7 @@ function watchGame(game, token, onView) {
 }
 
 // The people at the table (the game page's "Players at the table" panel): who joined, who is here,
-// and for the game's creator a button handing a left seat to an agent.
+// and for the game's creator a button handing a left or away seat to an agent.
 function peoplePanel(parent, view, game, token) {
   if (!parent || !view.people) return;
   parent.innerHTML = "";
@@ -56,10 +56,12 @@ function peoplePanel(parent, view, game, token) {
       if (!view.lobby && view.people.some(q => q.person)) h("div", {class: "muted"}, parent, `${view.names[i]}: ${view.seats[i]}`);
       return;
     }
-    const row = h("div", {"data-seat": i}, parent);
+    const row = h("div", {"data-seat": i, class: "person"}, parent);
     const state = p.left ? "left" : !p.joined ? "not joined yet" : p.present ? "here" : "away";
-    row.appendChild(document.createTextNode(`${view.names[i]}${i === view.you ? " (you)" : ""}: ${state} `));
-    if (view.you_create && i !== view.you && !view.done && !view.lobby && !p.connected) {
+    row.appendChild(document.createTextNode(`${youName(view, i)}: ${state} `));
+    // offered only when the server accepts it: the person left, or is away (no connection for the
+    // server's seat timeout); a closed tab is still "here" until then
+    if (view.you_create && i !== view.you && !view.done && !view.lobby && !p.present) {
       const b = h("button", {"data-hand": i}, row, "let an agent play this seat");
       b.addEventListener("click", async () => {
         try { await api("POST", `/api/games/${game}/hand`, {seat: i, agent: "greedy"}, token); say(""); }

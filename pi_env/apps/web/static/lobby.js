@@ -16,7 +16,7 @@ function show(view) {
   body.innerHTML = "";
   view.people.forEach((p, i) => {
     const tr = h("tr", {"data-seat": i}, body);
-    h("td", {}, tr, view.names[i] + (i === view.you ? " (you)" : ""));
+    h("td", {}, tr, youName(view, i));
     h("td", {}, tr, !p.person ? `agent (${view.seats[i]})` : p.left ? "left" : p.joined ? (p.present ? "here" : "away") : "not joined yet");
   });
   document.getElementById("creator-panel").hidden = !view.you_create;

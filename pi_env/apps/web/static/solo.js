@@ -6,6 +6,8 @@ let current = null, shownAt = 0, sending = false;
 // whole seconds of the time rounded to a tenth, as the leaderboard stores it (2.96 s shows 0:03 on both)
 function fmt(s) { s = Math.max(0, Math.floor(Math.round(s * 10) / 10)); const m = Math.floor(s / 60); return `${m}:${String(s % 60).padStart(2, "0")}`; }
 
+function count(n, word) { return `${n} ${word}${n === 1 ? "" : "s"}`; }
+
 function counters(view) {
   return `actions ${view.actions} · investigators left ${view.investigators_left} of ${view.investigators} · ` +
          `wrong solves ${view.wrong_solves} · hints ${view.hints}`;
@@ -31,6 +33,7 @@ function render(view) {
   document.getElementById("counters").textContent = counters(view);
   document.getElementById("last").textContent = view.last || "";
   document.getElementById("solve-panel").hidden = view.done;
+  document.getElementById("ask-panel").hidden = view.done;  // the case is solved: nothing more to ask
   if (!view.done && !document.getElementById("solve-button")) caseSelects(document.getElementById("solve"), view.board.elements, send, "Name it");
   const ul = document.getElementById("log");
   ul.innerHTML = "";
@@ -43,8 +46,8 @@ async function finish(view) {
   document.getElementById("end-panel").hidden = false;
   const r = view.result || {};
   document.getElementById("end").textContent =
-    `Solved: ${caseText(view.case)} in ${view.actions} actions, ${view.investigators_used} investigator tiles, ` +
-    `${view.wrong_solves} wrong, ${fmt(view.seconds)}` + (r.ranked ? ` — rank ${r.rank} of ${r.of}` : (r.why ? ` (${r.why})` : "")) +
+    `Solved: ${caseText(view.case)} in ${count(view.actions, "action")}, ` +
+    `${count(view.investigators_used, "investigator tile")}, ${view.wrong_solves} wrong, ${fmt(view.seconds)}` + (r.ranked ? ` — rank ${r.rank} of ${r.of}` : (r.why ? ` (${r.why})` : "")) +
     (view.seed !== null && view.seed !== undefined ? `. It was the case of seed ${view.seed} (play it again with this seed).` : "");
   document.getElementById("download").href = `/api/solo/${SID}/record`;
   const doc = await api("GET", `/api/leaderboard?seed=${view.seed}&investigators=${view.investigators}`);
