@@ -20,13 +20,8 @@ router = APIRouter()
 async def new_solo(request: Request):
     solos = request.app.state.solos
     body = await read_json(request)
-    limit, client = request.app.state.new_games, client_address(request)
-    limit.take(client)
-    try:
+    with request.app.state.new_games.spend(client_address(request)):  # given back if refused or failed
         sid = await asyncio.to_thread(solos.create, body)
-    except BaseException:
-        limit.give_back(client)  # a refused or failed request created nothing
-        raise
     return {"id": sid, "link": f"/solo/{sid}"}
 
 
