@@ -146,17 +146,13 @@ class LadderSettings:
     left_out: dict[int, dict[str, str]] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
-        from pi_env.apps.tournament import agent_key, check_agent_list
+        from pi_env.apps.tournament import agent_key, check_agent_list, store_integers
 
         names = check_agent_list(self.agents, once="a ladder rates each agent once")
         if len(names) < 2:
             raise PIError(f"a ladder needs at least 2 agents, got {len(names)}: {','.join(names)}")
         object.__setattr__(self, "agents", names)
-        for name in ("games", "seed", "bootstrap"):
-            value = getattr(self, name)
-            if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
-                raise PIError(f"{name} must be an integer, got {value!r}")
-            object.__setattr__(self, name, int(value))
+        store_integers(self, ("games", "seed", "bootstrap"))
         if self.games < 1:
             raise PIError(f"games per table must be at least 1, got {self.games}")
         if self.seed < 0:

@@ -127,11 +127,7 @@ class TournamentSettings:
         names = check_agent_list(self.agents)  # every name before any agent is built (a learned model compiles kernels)
         object.__setattr__(self, "agents", names)
         object.__setattr__(self, "variants", tuple(self.variants))
-        for name in ("games", "players", "seed", "max_rotations"):
-            value = getattr(self, name)
-            if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
-                raise PIError(f"{name} must be an integer, got {value!r}")
-            object.__setattr__(self, name, int(value))
+        store_integers(self, ("games", "players", "seed", "max_rotations"))
         if self.games < 1:
             raise PIError(f"games must be at least 1, got {self.games}")
         if self.seed < 0:
@@ -211,6 +207,20 @@ def check_agent_list(agents: Sequence[str], *, once: str | None = None) -> tuple
     if once is not None and repeated:
         raise PIError(f"agents are listed twice: {', '.join(repeated)} ({once})")
     return names
+
+
+def store_integers(settings: Any, names: Iterable[str]) -> None:
+    """Check that the fields ``names`` of the frozen dataclass ``settings`` are integers (numpy ones
+    too, not ``bool``) and store them as ``int``.
+
+    Raises:
+        PIError: a field is not an integer (the message names it).
+    """
+    for name in names:
+        value = getattr(settings, name)
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+            raise PIError(f"{name} must be an integer, got {value!r}")
+        object.__setattr__(settings, name, int(value))
 
 
 def fill_seats(agents: Sequence[str], players: int) -> tuple[str, ...]:
@@ -891,7 +901,7 @@ def command(args: Any) -> int:
     return 0
 
 
-__all__ = ["TournamentSettings", "TournamentInterrupted", "agent_key", "check_agent_list", "fill_seats", "agent_seats", "game_seed", "seat_agents", "columns",
+__all__ = ["TournamentSettings", "TournamentInterrupted", "agent_key", "check_agent_list", "store_integers", "fill_seats", "agent_seats", "game_seed", "seat_agents", "columns",
            "tournament_game", "play_games", "read_games", "write_games", "win_interval", "summarize",
            "summary_table", "write_summary", "plot_scores", "run_tournament", "load_settings", "stored_workers",
            "settings_from_args", "command", "BACKENDS", "RAY_MISSING"]

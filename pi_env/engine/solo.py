@@ -76,7 +76,7 @@ from numba import prange
 from pi_env.core._config import batch_kernel, rule_step
 from pi_env.core.board import DAYTIME, Board, load_board
 from pi_env.core.constants import (CASE_TRIPLES, DISPLAY_SIZE, IN_DECK, NUM_ACTIONS, NUM_CASES,
-                         NUM_DISTRICTS, NUM_ELEMENTS, ON_DISPLAY, SPOT, TRACE, TYPE_OFFSETS, TYPE_SIZES,
+                         NUM_DISTRICTS, NUM_ELEMENTS, ON_DISPLAY, SPOT, TRACE, TYPE_SIZES,
                          case_index)
 from pi_env.core.errors import IllegalActionError, PIError
 from pi_env.core.rules import clue_answer, clue_card_takeable, investigator_placeable, is_case
@@ -202,7 +202,7 @@ SoloArrays = namedtuple("SoloArrays", [f.name for f in fields(SoloState)])  # ty
 SoloArrays.__doc__ = """A solo state as the kernels take it: a named tuple of :class:`SoloState`'s arrays
 (``s.rng``, ...), derived from its fields (as :data:`pi_env.engine.state.GameArrays`): a new field is
 declared in :class:`SoloState` and allocated in :func:`empty_solo_state`; the kernels read it as ``s.name``."""
-_solo_arrays = operator.attrgetter(*SoloArrays._fields)
+_solo_arrays = operator.attrgetter(*(f.name for f in fields(SoloState)))
 """The state's arrays in field order: a few microseconds less per kernel call than ``dataclasses.fields``
 (one game per call is the environments' case)."""
 
@@ -643,28 +643,6 @@ def case_of(state: SoloState, game: int = 0) -> int:
     return case_index(s, e, l)
 
 
-def _layout_arrays(tile_district: "Sequence[int] | np.ndarray") -> tuple[np.ndarray, np.ndarray]:
-    """Validate ``int[36]`` tile districts; return them as int8 and the ``[14, 3]`` district tiles."""
-    td = np.asarray(tile_district)
-    if td.shape != (NUM_ELEMENTS,) or not np.issubdtype(td.dtype, np.integer):
-        raise PIError(f"tile_district must be {NUM_ELEMENTS} integers (one per element), got shape {td.shape}")
-    if (td < 0).any() or (td >= NUM_DISTRICTS).any():
-        x = int(np.flatnonzero((td < 0) | (td >= NUM_DISTRICTS))[0])
-        raise PIError(f"tile_district[{x}] = {int(td[x])} is not a district 0..{NUM_DISTRICTS - 1}")
-    dtile = np.full((NUM_DISTRICTS, 3), -1, dtype=np.int8)
-    for t, name in enumerate(("suspect", "evidence", "location")):
-        for x in range(TYPE_OFFSETS[t], TYPE_OFFSETS[t] + TYPE_SIZES[t]):
-            d = int(td[x])
-            if t == 2 and d != x - TYPE_OFFSETS[2]:
-                raise PIError(f"location {x - TYPE_OFFSETS[2]} is printed in its own district; "
-                              f"tile_district[{x}] must be {x - TYPE_OFFSETS[2]}, got {d}")
-            if dtile[d, t] >= 0:
-                raise PIError(f"district {d} would hold two {name} tiles (elements {int(dtile[d, t])} "
-                              f"and {x})")
-            dtile[d, t] = x
-    return td.astype(np.int8), dtile
-
-
 def from_layout(config: SoloConfig, tile_district: "Sequence[int] | np.ndarray",
                 case: "int | Sequence[int]", *, display: Sequence[int] | None = None,
                 deck: Sequence[int] | None = None, rng_state: int = 1) -> SoloState:
@@ -683,7 +661,7 @@ def from_layout(config: SoloConfig, tile_district: "Sequence[int] | np.ndarray",
     Raises:
         PIError: a bad layout, case, display or deck, or ``display``/``deck`` in open mode.
     """
-    from pi_env.engine.setup import DEFAULT_DISPLAY, _int_list
+    from pi_env.engine.setup import DEFAULT_DISPLAY, _int_list, _layout_arrays
 
     td, dtile = _layout_arrays(tile_district)
     if isinstance(case, (int, np.integer)) and not isinstance(case, bool):
