@@ -160,18 +160,19 @@ def test_unchecked_illegal_action_forfeits_in_a_threaded_batch():
     assert state.actions.tolist() == [1] * B and state.inv_left.tolist() == [4] * B
 
 
-@pytest.mark.parametrize("use_display, expected_forfeits", [(False, 453), (True, 4014)])
+@pytest.mark.parametrize("use_display, expected_forfeits", [(False, 4808), (True, 43605)])
 def test_threaded_and_serial_step_builds_play_the_same_games(use_display, expected_forfeits):
     """The two builds of the step kernel give equal states on random play with illegal actions (repeated
     investigators; display mode: clues not on the display), which forfeit games."""
     config = S.SoloConfig(use_display=use_display, investigators=4, max_actions=30)
-    serial = S.init(config, 200, seed=3)
+    B = 2148  # more than 2 of the kernel's ranges of games (S.CHUNK): every thread has work
+    serial = S.init(config, B, seed=3)
     threaded = serial.copy()
     rng = np.random.default_rng(1)
     forfeits = 0
     for _ in range(40):
-        a = np.where(rng.random(200) < 0.3, 36 + rng.integers(0, 14, 200), rng.integers(0, 36, 200))
-        a = np.where(rng.random(200) < 0.05, SOLVE_BASE + rng.integers(0, 1680, 200), a)
+        a = np.where(rng.random(B) < 0.3, 36 + rng.integers(0, 14, B), rng.integers(0, 36, B))
+        a = np.where(rng.random(B) < 0.05, SOLVE_BASE + rng.integers(0, 1680, B), a)
         for state, build in ((serial, S._step_kernel.serial), (threaded, S._step_kernel.parallel)):
             build(a, config.use_display, config.max_actions, config.board.adjacency, state.kernel_value())
         assert serial == threaded

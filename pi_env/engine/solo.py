@@ -84,7 +84,7 @@ from pi_env.engine.arrays import BatchArrays, action_array
 from pi_env.encodings.bounds import solo_observation_bounds
 from pi_env.encodings.layouts import SOLO_OBSERVATION_SIZE, solo_observation_layout
 from pi_env.engine.observe import _observe_board, observation_layout as standard_layout, observation_size
-from pi_env.engine._kernels import (CHUNK, _deal_cases, _deal_clue_cards, _deal_layout, _investigate_answer,
+from pi_env.engine._kernels import (_deal_cases, _deal_clue_cards, _deal_layout, _investigate_answer,
                                     _play_clue_card)
 
 __all__ = ["SoloConfig", "SoloState", "init", "reset_games", "reset_done", "step", "step_inplace",
@@ -224,6 +224,11 @@ def empty_solo_state(batch_size: int) -> SoloState:
 
 # ---------------------------------------------------------------------------------------------
 # kernels (private): trust their input, never raise, fill arrays in place
+
+CHUNK = 1024
+"""Games per call of the per-range rule functions (``_new_games``, ``_step_games``). A solo step is a few
+nanoseconds a game and each call passes the state's 24 arrays: with the standard engine's 64 the calls
+cost about 10 % of a large batch's step (measured at 16,384 games)."""
 
 
 @rule_step
