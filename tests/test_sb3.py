@@ -66,10 +66,10 @@ def test_refine_mask_drops_only_failed_solves():
 
 
 def test_tournament_keeps_the_case_of_model_paths(tmp_path):
-    from pi_env.apps.tournament import _agent_key
+    from pi_env.apps.tournament import agent_key
 
-    assert _agent_key(" Random ") == "random"
-    assert _agent_key("SB3:Results/RL/Policy.zip") == "sb3:Results/RL/Policy.zip"
+    assert agent_key(" Random ") == "random"
+    assert agent_key("SB3:Results/RL/Policy.zip") == "sb3:Results/RL/Policy.zip"
 
 
 # --- with the rl extra -------------------------------------------------------------------------

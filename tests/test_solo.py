@@ -147,6 +147,41 @@ def test_unchecked_illegal_action_forfeits():
     assert state.done[0] and state.forfeited[0] and int(state.actions[0]) == 1
 
 
+def test_unchecked_illegal_action_forfeits_in_a_threaded_batch():
+    """From ``PARALLEL_MIN_BATCH["step"]`` games the step runs threaded; an unchecked repeated investigator
+    forfeits there too (the threaded build once skipped the forfeit: no game ended, none counted it)."""
+    from pi_env.core._config import PARALLEL_MIN_BATCH
+    B = PARALLEL_MIN_BATCH["step"] or 4096
+    config = S.SoloConfig()
+    state = S.init(config, B, seed=0)
+    S.step_inplace(state, np.full(B, inv(3)), config)
+    S.step_inplace(state, np.full(B, inv(3)), config, check=False)
+    assert int(state.forfeited.sum()) == B and int(state.done.sum()) == B
+    assert state.actions.tolist() == [1] * B and state.inv_left.tolist() == [4] * B
+
+
+@pytest.mark.parametrize("use_display, expected_forfeits", [(False, 4808), (True, 43605)])
+def test_threaded_and_serial_step_builds_play_the_same_games(use_display, expected_forfeits):
+    """The two builds of the step kernel give equal states on random play with illegal actions (repeated
+    investigators; display mode: clues not on the display), which forfeit games."""
+    config = S.SoloConfig(use_display=use_display, investigators=4, max_actions=30)
+    B = 2148  # more than 2 of the kernel's ranges of games (S.CHUNK): every thread has work
+    serial = S.init(config, B, seed=3)
+    threaded = serial.copy()
+    rng = np.random.default_rng(1)
+    forfeits = 0
+    for _ in range(40):
+        a = np.where(rng.random(B) < 0.3, 36 + rng.integers(0, 14, B), rng.integers(0, 36, B))
+        a = np.where(rng.random(B) < 0.05, SOLVE_BASE + rng.integers(0, 1680, B), a)
+        for state, build in ((serial, S._step_kernel.serial), (threaded, S._step_kernel.parallel)):
+            build(a, config.use_display, config.max_actions, config.board.adjacency, state.kernel_value())
+        assert serial == threaded
+        forfeits += int(serial.forfeited.sum())
+        S.reset_done(serial, config)
+        S.reset_done(threaded, config)
+    assert forfeits == expected_forfeits
+
+
 def test_display_mode_card_flow():
     config = S.SoloConfig(use_display=True)
     state, _ = solo_game(config)  # default display 0,1,2,12,13,14,22,23,24; deck 3,4,5,... top first

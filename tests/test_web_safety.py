@@ -503,6 +503,28 @@ def test_the_rate_limit_is_per_address_and_forgets_idle_clients():
     assert sorted(limit._buckets) == ["d"]
 
 
+def test_spend_gives_the_allowance_back_when_nothing_was_created():
+    """``RateLimit.spend`` (new games and new solo games): a block that raises (a refused or failed
+    request) gives its allowance back; one that ends normally keeps it used; none left: the block
+    does not run."""
+    from pi_env.apps.web.errors import TooManyRequests
+    from pi_env.apps.web.limits import RateLimit
+
+    limit = RateLimit(1, clock=Clock(0.0))
+    with pytest.raises(ValueError, match="^refused$"):
+        with limit.spend("a"):
+            raise ValueError("refused")
+    assert limit._buckets["a"] == (1.0, 0.0)
+    ran = []
+    with limit.spend("a"):
+        ran.append(1)
+    assert limit._buckets["a"] == (0.0, 0.0)
+    with pytest.raises(TooManyRequests):
+        with limit.spend("a"):
+            ran.append(2)
+    assert ran == [1]
+
+
 def test_a_database_of_the_previous_version_gains_the_activity_times(tmp_path):
     """A version-2 file (no ``active``/``finished``): opened, its games' ``active`` is the time of
     the last move (or the creation), so they expire from then."""

@@ -146,27 +146,13 @@ class LadderSettings:
     left_out: dict[int, dict[str, str]] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
-        from pi_env.agents import check_agent_name
-        from pi_env.apps.tournament import _agent_key
+        from pi_env.apps.tournament import agent_key, check_agent_list, store_integers
 
-        if isinstance(self.agents, str):
-            raise PIError(f"agents must be a sequence of agent names, got the string {self.agents!r}")
-        names = tuple(_agent_key(a) for a in self.agents)
-        if any(not n for n in names):
-            raise PIError(f"an agent name is empty in {','.join(self.agents)!r}")
-        for n in names:
-            check_agent_name(n)
-        repeated = sorted({n for n in names if names.count(n) > 1})
-        if repeated:
-            raise PIError(f"agents are listed twice: {', '.join(repeated)} (a ladder rates each agent once)")
+        names = check_agent_list(self.agents, once="a ladder rates each agent once")
         if len(names) < 2:
             raise PIError(f"a ladder needs at least 2 agents, got {len(names)}: {','.join(names)}")
         object.__setattr__(self, "agents", names)
-        for name in ("games", "seed", "bootstrap"):
-            value = getattr(self, name)
-            if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
-                raise PIError(f"{name} must be an integer, got {value!r}")
-            object.__setattr__(self, name, int(value))
+        store_integers(self, ("games", "seed", "bootstrap"))
         if self.games < 1:
             raise PIError(f"games per table must be at least 1, got {self.games}")
         if self.seed < 0:
@@ -187,7 +173,7 @@ class LadderSettings:
         if self.edition not in ("second", "first"):
             raise PIError(f"edition must be 'second' or 'first', got {self.edition!r}")
         anchor = self.anchor if self.anchor is not None else ("random" if "random" in names else names[0])
-        anchor = _agent_key(anchor)
+        anchor = agent_key(anchor)
         if anchor not in names:
             raise PIError(f"the anchor {anchor!r} is not one of the agents ({','.join(names)})")
         object.__setattr__(self, "anchor", anchor)

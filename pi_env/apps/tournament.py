@@ -121,23 +121,13 @@ class TournamentSettings:
     max_rotations: int = DEFAULT_MAX_ROTATIONS
 
     def __post_init__(self) -> None:
-        from pi_env.agents import check_agent_name, make_agent
+        from pi_env.agents import make_agent
         from pi_env.agents.base import reset_for_game
 
-        if isinstance(self.agents, str):
-            raise PIError(f"agents must be a sequence of agent names, got the string {self.agents!r}")
-        names = tuple(_agent_key(a) for a in self.agents)
-        if any(not n for n in names):
-            raise PIError(f"an agent name is empty in {','.join(self.agents)!r}")
-        for n in names:  # every name before any agent is built (a learned model compiles kernels)
-            check_agent_name(n)  # UnknownNameError with close matches
+        names = check_agent_list(self.agents)  # every name before any agent is built (a learned model compiles kernels)
         object.__setattr__(self, "agents", names)
         object.__setattr__(self, "variants", tuple(self.variants))
-        for name in ("games", "players", "seed", "max_rotations"):
-            value = getattr(self, name)
-            if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
-                raise PIError(f"{name} must be an integer, got {value!r}")
-            object.__setattr__(self, name, int(value))
+        store_integers(self, ("games", "players", "seed", "max_rotations"))
         if self.games < 1:
             raise PIError(f"games must be at least 1, got {self.games}")
         if self.seed < 0:
@@ -177,11 +167,60 @@ class TournamentSettings:
             raise PIError(f"bad {FORMAT} settings: {exc}") from None
 
 
-def _agent_key(name: Any) -> str:
-    """An agent name as stored: lower case, except the file path of ``sb3:PATH``."""
+def agent_key(name: Any) -> str:
+    """An agent name as stored: stripped, lower case, except the file path of ``sb3:PATH``.
+
+    ``agent_key(" Random ") == "random"``, ``agent_key("SB3:Results/P.zip") == "sb3:Results/P.zip"``.
+    """
     n = str(name).strip()
     head, sep, tail = n.partition(":")
     return f"{head.lower()}{sep}{tail}" if sep else n.lower()
+
+
+def check_agent_list(agents: Sequence[str], *, once: str | None = None) -> tuple[str, ...]:
+    """The agent names of a tournament or a ladder, checked, as stored (:func:`agent_key`); no agent is
+    built (no model loaded, no kernel compiled).
+
+    Args:
+        agents: agent names (a sequence, not one string).
+        once: if given, a name listed twice is refused, the message ending with this reason
+            (e.g. ``"a ladder rates each agent once"``); else names may repeat (seats of a tournament).
+
+    Returns:
+        The names as stored, in the given order.
+
+    Raises:
+        PIError: ``agents`` is a string, a name is empty, or (with ``once``) a name is listed twice.
+        UnknownNameError: an unknown agent name (:func:`pi_env.agents.check_agent_name`, with close
+            matches).
+    """
+    from pi_env.agents import check_agent_name
+
+    if isinstance(agents, str):
+        raise PIError(f"agents must be a sequence of agent names, got the string {agents!r}")
+    names = tuple(agent_key(a) for a in agents)
+    if any(not n for n in names):
+        raise PIError(f"an agent name is empty in {','.join(agents)!r}")
+    for n in names:
+        check_agent_name(n)
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if once is not None and repeated:
+        raise PIError(f"agents are listed twice: {', '.join(repeated)} ({once})")
+    return names
+
+
+def store_integers(settings: Any, names: Iterable[str]) -> None:
+    """Check that the fields ``names`` of the frozen dataclass ``settings`` are integers (numpy ones
+    too, not ``bool``) and store them as ``int``.
+
+    Raises:
+        PIError: a field is not an integer (the message names it).
+    """
+    for name in names:
+        value = getattr(settings, name)
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+            raise PIError(f"{name} must be an integer, got {value!r}")
+        object.__setattr__(settings, name, int(value))
 
 
 def fill_seats(agents: Sequence[str], players: int) -> tuple[str, ...]:
@@ -799,7 +838,7 @@ def settings_from_args(args: Any) -> TournamentSettings:
                               f"{','.join(stored['agents'])}; --agents {','.join(agents)} cannot fill its {P} "
                               f"seats ({P} is not a multiple of {len(agents)}); give its agents, or use "
                               f"another --out or --force to start over")
-            filled = fill_seats(tuple(_agent_key(a) for a in agents), P)
+            filled = fill_seats(tuple(agent_key(a) for a in agents), P)
             if filled != stored["agents"]:  # a short list must repeat into the stored seats
                 raise PIError(f"{args.out} holds a tournament with agents {','.join(stored['agents'])}; "
                               f"--agents {','.join(agents)} fills its {base['players']} seats as "
@@ -814,7 +853,7 @@ def settings_from_args(args: Any) -> TournamentSettings:
 
         for n in given["agents"]:  # an unknown name first, as TournamentSettings would say it,
             if n:                  # before the seats are counted (an empty name: agent_seats)
-                check_agent_name(_agent_key(n))
+                check_agent_name(agent_key(n))
         if given["players"] is None:  # the list's length (agent_seats says when that cannot be)
             base["players"] = len(agent_seats(given["agents"], None)[0])
     return TournamentSettings(**base)
@@ -862,7 +901,7 @@ def command(args: Any) -> int:
     return 0
 
 
-__all__ = ["TournamentSettings", "TournamentInterrupted", "fill_seats", "agent_seats", "game_seed", "seat_agents", "columns",
+__all__ = ["TournamentSettings", "TournamentInterrupted", "agent_key", "check_agent_list", "store_integers", "fill_seats", "agent_seats", "game_seed", "seat_agents", "columns",
            "tournament_game", "play_games", "read_games", "write_games", "win_interval", "summarize",
            "summary_table", "write_summary", "plot_scores", "run_tournament", "load_settings", "stored_workers",
            "settings_from_args", "command", "BACKENDS", "RAY_MISSING"]

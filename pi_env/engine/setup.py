@@ -64,6 +64,38 @@ def _per_player(name: str, values, P: int, lo: int, hi: int) -> np.ndarray | Non
     return arr
 
 
+def _layout_arrays(tile_district: Sequence[int] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The tiles of a layout, checked (docs/rules.md §3): ``tile_district`` (``int[36]``, the district of
+    each element's tile) as given and the ``int8[14, 3]`` element of each type's tile in each district
+    (``-1``: a blank). Used by :func:`from_layout` and the solo engine's.
+
+    Raises:
+        PIError: wrong shape or dtype, a district out of range, a location tile away from its district
+            or a district holding two tiles of one type (the message names the elements).
+    """
+    td = np.asarray(tile_district)
+    if td.shape != (NUM_ELEMENTS,) or not np.issubdtype(td.dtype, np.integer):
+        raise PIError(f"tile_district must be {NUM_ELEMENTS} integers (one per element), "
+                      f"got shape {td.shape}")
+    if (td < 0).any() or (td >= NUM_DISTRICTS).any():
+        x = int(np.nonzero((td < 0) | (td >= NUM_DISTRICTS))[0][0])
+        raise PIError(f"tile_district[{x}] ({_element_label(x)}) = {int(td[x])} is not a district "
+                      f"0..{NUM_DISTRICTS - 1}")
+    district_tile = np.full((NUM_DISTRICTS, 3), -1, dtype=np.int8)
+    for t in range(3):
+        for x in range(TYPE_OFFSETS[t], TYPE_OFFSETS[t] + TYPE_SIZES[t]):
+            d = int(td[x])
+            if t == 2 and d != x - TYPE_OFFSETS[2]:
+                raise PIError(f"location {x - TYPE_OFFSETS[2]} is printed in its own district; "
+                              f"tile_district[{x}] must be {x - TYPE_OFFSETS[2]}, got {d}")
+            if district_tile[d, t] >= 0:
+                raise PIError(f"district {d} would hold two {_TYPE_NAMES[t]} tiles "
+                              f"({_element_label(int(district_tile[d, t]))} and {_element_label(x)}); "
+                              f"each district holds one tile of each type")
+            district_tile[d, t] = x
+    return td, district_tile
+
+
 def from_layout(config: GameConfig, tile_district: Sequence[int] | np.ndarray,
                 cases: Sequence[Sequence[int]] | np.ndarray, first_player: int = 0,
                 display: Sequence[int] | None = None, deck: Sequence[int] | None = None,
@@ -110,27 +142,7 @@ def from_layout(config: GameConfig, tile_district: Sequence[int] | np.ndarray,
             ``round_index`` or ``rng_state``. The message says which.
     """
     P = config.num_players
-    # ---- tiles
-    td = np.asarray(tile_district)
-    if td.shape != (NUM_ELEMENTS,) or not np.issubdtype(td.dtype, np.integer):
-        raise PIError(f"tile_district must be {NUM_ELEMENTS} integers (one per element), "
-                      f"got shape {td.shape}")
-    if (td < 0).any() or (td >= NUM_DISTRICTS).any():
-        x = int(np.nonzero((td < 0) | (td >= NUM_DISTRICTS))[0][0])
-        raise PIError(f"tile_district[{x}] ({_element_label(x)}) = {int(td[x])} is not a district "
-                      f"0..{NUM_DISTRICTS - 1}")
-    district_tile = np.full((NUM_DISTRICTS, 3), -1, dtype=np.int8)
-    for t in range(3):
-        for x in range(TYPE_OFFSETS[t], TYPE_OFFSETS[t] + TYPE_SIZES[t]):
-            d = int(td[x])
-            if t == 2 and d != x - TYPE_OFFSETS[2]:
-                raise PIError(f"location {x - TYPE_OFFSETS[2]} is printed in its own district; "
-                              f"tile_district[{x}] must be {x - TYPE_OFFSETS[2]}, got {d}")
-            if district_tile[d, t] >= 0:
-                raise PIError(f"district {d} would hold two {_TYPE_NAMES[t]} tiles "
-                              f"({_element_label(int(district_tile[d, t]))} and {_element_label(x)}); "
-                              f"each district holds one tile of each type")
-            district_tile[d, t] = x
+    td, district_tile = _layout_arrays(tile_district)
     # ---- cases
     cs = np.asarray(cases)
     if cs.shape != (P, 3) or not np.issubdtype(cs.dtype, np.integer):

@@ -3,11 +3,12 @@ the durations of ``pi-env serve --finished-ttl/--idle-ttl`` (:func:`parse_durati
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 import threading
 import time
-from typing import Callable
+from typing import Callable, Iterator
 
 from pi_env.apps.web.errors import TooManyRequests
 
@@ -60,6 +61,22 @@ class RateLimit:
             if client in self._buckets:
                 tokens, then = self._buckets[client]
                 self._buckets[client] = (min(float(self.per_minute), tokens + 1.0), then)
+
+    @contextlib.contextmanager
+    def spend(self, client: str) -> Iterator[None]:
+        """Use one of ``client``'s allowance for what the ``with`` block creates; if the block raises
+        (the request was refused or failed: nothing was created), give it back (:meth:`give_back`)
+        and let the exception go on.
+
+        Raises:
+            TooManyRequests: none is left (:meth:`take`); the block does not run.
+        """
+        self.take(client)
+        try:
+            yield
+        except BaseException:
+            self.give_back(client)
+            raise
 
     def take(self, client: str) -> None:
         """Use one of ``client``'s allowance.

@@ -46,13 +46,8 @@ def json_text(doc) -> str:
 async def new_game(request: Request):
     games = request.app.state.games
     body = await read_json(request)
-    limit, client = request.app.state.new_games, client_address(request)
-    limit.take(client)
-    try:
+    with request.app.state.new_games.spend(client_address(request)):  # given back if refused or failed
         game, tokens = await games.run(games.create, body)
-    except BaseException:
-        limit.give_back(client)  # a refused or failed request created nothing
-        raise
     games.add(game)
     return {"id": game.id, "spectator": f"/game/{game.id}",
             "seats": [{"seat": i, "kind": game.seats[i], "name": game.names[i],

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any, Callable
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
@@ -20,13 +21,8 @@ router = APIRouter()
 async def new_solo(request: Request):
     solos = request.app.state.solos
     body = await read_json(request)
-    limit, client = request.app.state.new_games, client_address(request)
-    limit.take(client)
-    try:
+    with request.app.state.new_games.spend(client_address(request)):  # given back if refused or failed
         sid = await asyncio.to_thread(solos.create, body)
-    except BaseException:
-        limit.give_back(client)  # a refused or failed request created nothing
-        raise
     return {"id": sid, "link": f"/solo/{sid}"}
 
 
@@ -34,10 +30,15 @@ async def new_solo(request: Request):
 # seconds while numba compiles): views and moves wait for it in worker threads too, never on the
 # event loop, which would stop every other request and game meanwhile. Their JSON is made there too
 # (a route that returns a dict has FastAPI walk it on the event loop).
+async def _json_in_thread(make: Callable[[], Any]) -> Response:
+    """The JSON response of ``make()``, both run in a worker thread."""
+    return await asyncio.to_thread(lambda: json_response(make()))
+
+
 @router.get("/api/solo/{sid}")
 async def solo_view(sid: str, request: Request):
     solos = request.app.state.solos
-    return await asyncio.to_thread(lambda: json_response(solos.view(sid)))
+    return await _json_in_thread(lambda: solos.view(sid))
 
 
 @router.post("/api/solo/{sid}/move")
@@ -45,17 +46,17 @@ async def solo_move(sid: str, request: Request):
     solos = request.app.state.solos
     body = move_body(await read_json(request))
 
-    def move() -> Response:
+    def move() -> Any:
         solos.move(sid, body["version"], body["action"])
-        return json_response(solos.view(sid))
+        return solos.view(sid)
 
-    return await asyncio.to_thread(move)
+    return await _json_in_thread(move)
 
 
 @router.post("/api/solo/{sid}/hint")
 async def solo_hint(sid: str, request: Request):
     solos = request.app.state.solos
-    return await asyncio.to_thread(lambda: json_response(solos.hint(sid)))
+    return await _json_in_thread(lambda: solos.hint(sid))
 
 
 @router.get("/api/solo/{sid}/record")
