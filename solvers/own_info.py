@@ -740,6 +740,41 @@ def _seat_sets_kernel(players, words, masks, sizes, tile_district, case, spot, t
 
 
 @kernel
+def _joint_counts(own, n_own, other, n_other, joint, h1, hse, hsl, hel, inset):
+    """``joint[i]``: the cases of ``other[:n_other]`` (the one unknown player's set) disjoint from
+    ``own[i]`` (per type, docs/rules.md §3), by inclusion-exclusion over the set's histograms per
+    element, pair and triple (the joint features of :func:`joint_features` and greedy in batch, :mod:`pi_env.rl.greedy_batch`); returns how many
+    are positive."""
+    h1[:] = 0
+    hse[:] = 0
+    hsl[:] = 0
+    hel[:] = 0
+    for i in range(n_other):
+        c = np.int64(other[i])
+        s, e, l = c // 140, (c // 14) % 10, c % 14
+        h1[s] += 1
+        h1[12 + e] += 1
+        h1[22 + l] += 1
+        hse[s, e] += 1
+        hsl[s, l] += 1
+        hel[e, l] += 1
+        inset[c] = True
+    positive = 0
+    for i in range(n_own):
+        c = np.int64(own[i])
+        s, e, l = c // 140, (c // 14) % 10, c % 14
+        k = (n_other - h1[s] - h1[12 + e] - h1[22 + l] + hse[s, e] + hsl[s, l] + hel[e, l]
+             - (1 if inset[c] else 0))
+        joint[i] = k
+        if k > 0:
+            positive += 1
+    for i in range(n_other):
+        inset[np.int64(other[i])] = False
+    return positive
+
+
+
+@kernel
 def _joint_row_features(own, n_own, other, n_other, held_ok, row):
     """The :data:`JOINT_FEATURES` of a 3-player position: ``own`` (``int16[n_own]``) the asking
     player's set, ``other`` (``int16[n_other]``) the set of the one unknown player. The joint
@@ -754,30 +789,18 @@ def _joint_row_features(own, n_own, other, n_other, held_ok, row):
     hsl = np.zeros((12, 14), dtype=np.int64)
     hel = np.zeros((10, 14), dtype=np.int64)
     inset = np.zeros(NUM_CASES, dtype=np.bool_)
-    for i in range(n_other):
-        c = np.int64(other[i])
-        s, e, l = c // 140, (c // 14) % 10, c % 14
-        h1[s] += 1
-        h1[12 + e] += 1
-        h1[22 + l] += 1
-        hse[s, e] += 1
-        hsl[s, l] += 1
-        hel[e, l] += 1
-        inset[c] = True
+    joint = np.empty(n_own, dtype=np.int64)
+    positive = _joint_counts(own, n_own, other, n_other, joint, h1, hse, hsl, hel, inset)
     total = 0
-    positive = 0
     acc = np.zeros(NUM_ELEMENTS, dtype=np.int64)
     for i in range(n_own):
-        c = np.int64(own[i])
-        s, e, l = c // 140, (c // 14) % 10, c % 14
-        k = (n_other - h1[s] - h1[12 + e] - h1[22 + l] + hse[s, e] + hsl[s, l] + hel[e, l]
-             - (1 if inset[c] else 0))
+        k = joint[i]
         if k > 0:
-            positive += 1
+            c = np.int64(own[i])
             total += k
-            acc[s] += k
-            acc[12 + e] += k
-            acc[22 + l] += k
+            acc[c // 140] += k
+            acc[12 + (c // 14) % 10] += k
+            acc[22 + c % 14] += k
     if total == 0:
         return
     for x in range(NUM_ELEMENTS):

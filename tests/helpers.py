@@ -196,3 +196,22 @@ def own_case_pair(num_players: int, seed: int, p: int, encode, also=(), **option
         if step_pair(a, b, cfg, p, rng):
             assert not np.array_equal(encode(a, cfg, p), encode(b, cfg, p))
             return "answer differs"
+
+
+def learner_run(num_players: int, opponents, seed: int = 4, steps: int = 120, **rules):
+    """A random learner's 16 games in a :class:`pi_env.rl.engine_env.LearnerBatch` against
+    ``opponents`` (batch names or per-game agents): ``(trace, episodes)`` — every observation and
+    reward array in order, and ``(slot, score, win)`` of every finished game. Two runs against the
+    same agent, one in batch and one game by game, must give equal results."""
+    from pi_env.rl.engine_env import LearnerBatch
+
+    lb = LearnerBatch(16, num_players, opponents, seed=seed, parallel=False, **rules)
+    x, mask = lb.reset()
+    rng = np.random.default_rng(2)
+    trace, episodes = [x], []
+    for _ in range(steps):
+        choice = (rng.random(mask.shape) * mask).argmax(1)
+        x, mask, r, done, trunc, eps = lb.step(choice)
+        trace += [x, r]
+        episodes += [(b, ep["score"], ep["win"]) for b, ep in eps]
+    return trace, episodes

@@ -18,7 +18,7 @@ from pi_env.core.errors import PIError
 from pi_env.engine import GameConfig, init, legal_action_mask, observe, step_inplace
 from pi_env.rl.greedy_batch import GreedyOpponent, greedy_actions
 from pi_env.rl.pool import AgentOpponent, batch_opponent
-from helpers import assert_jit_off_agrees
+from helpers import assert_jit_off_agrees, learner_run
 
 
 def _branch(s, action: int) -> str:
@@ -144,18 +144,8 @@ def test_training_resolves_greedy_to_the_batch_opponent_with_the_agents_play():
     assert isinstance(batch_opponent("greedy", GameConfig(num_players=4)), AgentOpponent)
     with pytest.raises(PIError, match=r"greedy in batch plays 2, 3 players, not 4 \(use the per-game agent"):
         GreedyOpponent(GameConfig(num_players=4))
-    runs = []
-    for opponents in (["greedy"], [AgentOpponent(lambda: make_agent("greedy", edition="first"), 2, cfg.board)]):
-        lb = LearnerBatch(16, 2, opponents, seed=4, parallel=False, edition="first")
-        x, mask = lb.reset()
-        rng = np.random.default_rng(2)
-        trace, episodes = [x], []
-        for _ in range(120):
-            choice = (rng.random(mask.shape) * mask).argmax(1)
-            x, mask, r, done, trunc, eps = lb.step(choice)
-            trace += [x, r]
-            episodes += [(b, ep["score"], ep["win"]) for b, ep in eps]
-        runs.append((trace, episodes))
+    per_game = [AgentOpponent(lambda: make_agent("greedy", edition="first"), 2, cfg.board)]
+    runs = [learner_run(2, opponents, edition="first") for opponents in (["greedy"], per_game)]
     assert isinstance(LearnerBatch(2, 2, ["greedy"]).opponents[0], GreedyOpponent)
     assert len(runs[0][1]) >= 16 and runs[0][1] == runs[1][1]
     assert all(np.array_equal(u, v) for u, v in zip(runs[0][0], runs[1][0]))

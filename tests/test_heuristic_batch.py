@@ -15,7 +15,7 @@ from pi_env.core.errors import PIError
 from pi_env.engine import GameConfig, init, legal_action_mask, observe, step_inplace
 from pi_env.rl.heuristic_batch import GUESS, HeuristicOpponent, heuristic_choices
 from pi_env.rl.pool import AgentOpponent, batch_opponent
-from helpers import assert_jit_off_agrees
+from helpers import assert_jit_off_agrees, learner_run
 
 SEEN_OWN_CASE = 1890
 OPENING_CHOICES = 7
@@ -107,18 +107,7 @@ def test_training_resolves_heuristic_to_the_batch_opponent_with_the_agents_play(
     assert isinstance(batch_opponent("heuristic", cfg), HeuristicOpponent)
     assert isinstance(batch_opponent(" Heuristic", cfg), HeuristicOpponent)
     per_game = [AgentOpponent(lambda: make_agent("heuristic"), 3, cfg.board) for _ in range(2)]
-    runs = []
-    for opponents in (["heuristic", "heuristic"], per_game):
-        lb = LearnerBatch(16, 3, opponents, seed=4, parallel=False)
-        x, mask = lb.reset()
-        rng = np.random.default_rng(2)
-        trace, episodes = [x], []
-        for _ in range(120):
-            choice = (rng.random(mask.shape) * mask).argmax(1)
-            x, mask, r, done, trunc, eps = lb.step(choice)
-            trace += [x, r]
-            episodes += [(b, ep["score"], ep["win"]) for b, ep in eps]
-        runs.append((trace, episodes))
+    runs = [learner_run(3, opponents) for opponents in (["heuristic", "heuristic"], per_game)]
     assert isinstance(LearnerBatch(2, 2, ["heuristic"]).opponents[0], HeuristicOpponent)
     assert len(runs[0][1]) >= 16 and runs[0][1] == runs[1][1]
     assert all(np.array_equal(u, v) for u, v in zip(runs[0][0], runs[1][0]))

@@ -99,7 +99,7 @@ from pi_env.core.rules import (edition_code, finished_for_round_end, round_ends_
 from pi_env.engine import GameConfig, State, legal_action_mask
 from pi_env.rl.heuristic_batch import _district_codes
 from pi_env.solvers.hints import GAIN_TOLERANCE, tied_with_best
-from pi_env.solvers.own_info import (_any, _apply_held, _case_set, _clue_gains, _code, _district_gains,
+from pi_env.solvers.own_info import (_any, _apply_held, _case_set, _clue_gains, _code, _district_gains, _joint_counts,
                                      _failed_words, _gather_state, _held_of, _hyp_masks, adjacency_words)
 from pi_env.solvers.turns import turns_to_solve_pmf
 
@@ -267,47 +267,13 @@ def _mass_entropy(mass, size):
 
 
 @kernel
-def _joint_counts(own, n_own, other, n_other, joint, h1, hse, hsl, hel, inset):
-    """``joint[i]``: the cases of ``other[:n_other]`` (the one unknown player's set) disjoint from
-    ``own[i]`` (per type, docs/rules.md §3), by inclusion-exclusion over the set's histograms per
-    element, pair and triple (as :func:`pi_env.solvers.own_info.joint_features`); returns how many
-    are positive."""
-    h1[:] = 0
-    hse[:] = 0
-    hsl[:] = 0
-    hel[:] = 0
-    for i in range(n_other):
-        c = np.int64(other[i])
-        s, e, l = c // 140, (c // 14) % 10, c % 14
-        h1[s] += 1
-        h1[12 + e] += 1
-        h1[22 + l] += 1
-        hse[s, e] += 1
-        hsl[s, l] += 1
-        hel[e, l] += 1
-        inset[c] = True
-    positive = 0
-    for i in range(n_own):
-        c = np.int64(own[i])
-        s, e, l = c // 140, (c // 14) % 10, c % 14
-        k = (n_other - h1[s] - h1[12 + e] - h1[22 + l] + hse[s, e] + hsl[s, l] + hel[e, l]
-             - (1 if inset[c] else 0))
-        joint[i] = k
-        if k > 0:
-            positive += 1
-    for i in range(n_other):
-        inset[np.int64(other[i])] = False
-    return positive
-
-
-@kernel
 def _joint_posterior(b, p, h, held, td, words, st, answer, inv_mask, members, n, members2, cnt2, joint, weight,
                      hist):
     """3 players: the agent's cases with a joint deal (``members[:n]``, compacted in place) and their
     probabilities in ``weight`` (``count / total``, normalised by numpy's pairwise sum, as greedy);
     returns their number, or ``-1`` when no case has a deal (greedy then keeps the own cases,
     uniform). ``st``: the state's per-player arrays (:func:`greedy_actions`); ``hist``: scratch of
-    :func:`_joint_counts`."""
+    :func:`pi_env.solvers.own_info._joint_counts`."""
     spot, trace, front, inv_count, inv_district, inv_answer, inv_suppressed, solved_case, failed_words, failed = st
     q2 = (p + 2) % 3
     sizes = np.zeros(2, dtype=np.int64)
