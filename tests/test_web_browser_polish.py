@@ -47,6 +47,12 @@ def api_view(server, gid):
         return json.loads(r.read())
 
 
+def text(d, css):
+    """The element's rendered text read in one script call (no stale element between a find and a
+    read while agents' moves redraw the page)."""
+    return d.execute_script("const e = document.querySelector(arguments[0]); return e && e.innerText.trim()", css)
+
+
 NO_SIDEWAYS = "return [document.documentElement.scrollWidth, window.innerWidth]"
 # the board's scale on screen: its drawn width over its viewBox width (the words are 12.5 px at 1)
 BOARD_SCALE = ("const b = document.getElementById('board'); "
@@ -64,47 +70,61 @@ def test_one_you_mark_in_the_players_and_the_people_at_the_table(browser, server
     _, links = create(server, ["human", "greedy", "greedy"], seed=5)
     d.get(server + links[0])
     wait_for(lambda: d.find_elements("css selector", "#people [data-seat='0']"), what="the people at the table")
-    me = d.find_element("css selector", "#people [data-seat='0']")
-    assert me.text == "P0 (you): here"  # was "P0 (you) (you): here"
-    agent = d.find_element("css selector", "#people .muted")
-    assert agent.text == "P1 (greedy): greedy"
-    size = "return getComputedStyle(arguments[0]).fontSize"
-    assert d.execute_script(size, me) == d.execute_script(size, agent) == "12.5px"
-    assert d.find_element("css selector", "#players tr[data-player='0'] td").text == "P0 (you)"
-    # with friends the names say "human": one "(you)" on this page's seat, the same in both places
+    # read in one go: with agents moving at no delay the panel is redrawn between two reads
+    me, agent, me_size, agent_size = d.execute_script(
+        "const me = document.querySelector(\"#people [data-seat='0']\"), a = document.querySelector('#people .muted');"
+        "return [me.textContent.trim(), a.textContent.trim(), getComputedStyle(me).fontSize, getComputedStyle(a).fontSize]")
+    assert me == "P0 (you): here"  # was "P0 (you) (you): here"
+    assert agent == "P1 (greedy): greedy"
+    assert me_size == agent_size == "12.5px"
+    assert text(d, "#players tr[data-player='0'] td") == "P0 (you)"
+    # with friends the names say "human", and this page's own seat "you", the same in both places
     gid, links = create(server, ["human", "human", "greedy"], seed=5)
     post(server, f"/api/games/{gid}/join", {}, links[1].split("/seat/")[1])
     d.get(server + links[0])
     wait_for(lambda: attr(d, "data-version") is not None and attr(d, "data-lobby") is None, what="the game page")
     wait_for(lambda: d.find_elements("css selector", "#people [data-seat='0']"), what="the people at the table")
-    assert d.find_element("css selector", "#players tr[data-player='0'] td").text == "P0 (human) (you)"
-    assert d.find_element("css selector", "#players tr[data-player='1'] td").text == "P1 (human)"
-    assert d.find_element("css selector", "#people [data-seat='0']").text == "P0 (human) (you): here"
+    assert text(d, "#players tr[data-player='0'] td") == "P0 (you)"
+    assert text(d, "#players tr[data-player='1'] td") == "P1 (human)"
+    assert text(d, "#people [data-seat='0']") == "P0 (you): here"
+    # a spectator's page calls nobody "you", also in a game with one person (whose stored default
+    # name is "P0 (you)")
+    for game in (gid, create(server, ["human", "greedy", "greedy"], seed=5)[0]):
+        d.get(server + f"/game/{game}")
+        wait_for(lambda: attr(d, "data-version") is not None, what="the spectator's page")
+        assert text(d, "#players tr[data-player='0'] td") == "P0 (human)"
 
 
-def test_hand_to_an_agent_is_offered_only_once_the_server_accepts_it(browser, server):
+def test_hand_to_an_agent_is_offered_only_once_the_server_accepts_it(browser, tmp_path):
     # Bob joined (a request just now) but has no event stream open: the server counts him at the
-    # table for its seat timeout (4 s here), and refuses to hand his seat. The page offered the
-    # button at once (it looked at the open stream only), and the click was refused.
+    # table for its seat timeout (12 s here: time for a loaded machine to load the page), and refuses
+    # to hand his seat. The page offered the button at once (it looked at the open stream only), and
+    # the click was refused.
+    from pi_env.apps.web import background_server
+
     d = browser
     d.set_window_size(1300, 1000)
-    gid, links = create(server, ["human", "human", "greedy"], seed=5)
-    post(server, f"/api/games/{gid}/join", {}, links[1].split("/seat/")[1])
-    d.get(server + links[0])
-    wait_for(lambda: attr(d, "data-version") is not None and attr(d, "data-lobby") is None, what="the game page")
-    bob = wait_for(lambda: d.find_elements("css selector", "#people [data-seat='1']"), what="Bob's row")[0]
-    assert bob.text == "P1 (human): here"
-    assert api_view(server, gid)["people"][1] == {"person": True, "joined": True, "connected": False,
-                                                  "present": True, "left": False}
-    assert d.find_elements("css selector", "button[data-hand]") == []
-    # past the seat timeout the server says he is away (a people event at that moment, not at the
-    # stream's next keep-alive 15 s on): then it is offered
-    button = wait_for(lambda: d.find_elements("css selector", "button[data-hand='1']"), timeout=10,
-                      what="the hand button once Bob is away")[0]
-    assert d.find_element("css selector", "#people [data-seat='1']").text.startswith("P1 (human): away")
-    button.click()
-    wait_for(lambda: api_view(server, gid)["seats"][1] == "greedy", what="the seat handed to an agent")
-    assert d.find_element("id", "message").text == ""
+    with background_server(tmp_path, agent_delay=0.0, seat_timeout=12.0) as server:
+        gid, links = create(server, ["human", "human", "greedy"], seed=5)
+        post(server, f"/api/games/{gid}/join", {}, links[1].split("/seat/")[1])
+        joined = time.monotonic()
+        d.get(server + links[0])
+        wait_for(lambda: attr(d, "data-version") is not None and attr(d, "data-lobby") is None, what="the game page")
+        bob = wait_for(lambda: d.find_elements("css selector", "#people [data-seat='1']"), what="Bob's row")[0]
+        row, people, buttons = bob.text, api_view(server, gid)["people"][1], d.find_elements("css selector", "button[data-hand]")
+        if time.monotonic() - joined < 11:  # still within the seat timeout (else too loaded to tell)
+            assert row == "P1 (human): here"
+            assert people == {"person": True, "joined": True, "connected": False, "present": True, "left": False}
+            assert buttons == []
+        # past the seat timeout the server says he is away (a people event at that moment, not at the
+        # stream's next keep-alive 15 s on): then it is offered
+        button = wait_for(lambda: d.find_elements("css selector", "button[data-hand='1']"), timeout=20,
+                          what="the hand button once Bob is away")[0]
+        assert time.monotonic() - joined >= 11.5
+        assert text(d, "#people [data-seat='1']").startswith("P1 (human): away")
+        button.click()
+        wait_for(lambda: api_view(server, gid)["seats"][1] == "greedy", what="the seat handed to an agent")
+        assert text(d, "#message") == ""
 
 
 def test_no_sideways_scrolling_and_a_readable_board_from_a_phone_up(browser, server):
@@ -127,8 +147,48 @@ def test_no_sideways_scrolling_and_a_readable_board_from_a_phone_up(browser, ser
         assert scale * 12.5 >= 8 and scale * 18 >= 12, scale  # words; the investigate buttons' height
         box = d.find_element("css selector", ".board-box")
         assert d.execute_script("return arguments[0].scrollWidth > arguments[0].clientWidth", box)
+        # the start page too (its new-game panel was at least 380 px wide: 388 px in 360)
+        d.get(server + "/")
+        wait_for(lambda: d.find_elements("css selector", "#games table"), what="the start page's games")
+        width, inner = d.execute_script(NO_SIDEWAYS)
+        assert width <= inner, (width, inner)
     finally:
         d.set_window_size(1300, 1000)
+
+
+def test_counts_say_one_move_and_one_spot(browser, server):
+    # "1 moves" in the start page's list of games, "1 spots" in an investigator's label: a game of two
+    # people with one move played, an investigation that found exactly one spot or one trace
+    d = browser
+    d.set_window_size(1300, 1000)
+
+    def seat_view(gid, token):
+        req = urllib.request.Request(f"{server}/api/games/{gid}/view", headers={"x-seat-token": token})
+        with urllib.request.urlopen(req) as r:
+            return json.loads(r.read())
+
+    for seed in range(40):
+        gid, links = create(server, ["human", "human"], seed=seed)
+        tokens = [link.split("/seat/")[1] for link in links]
+        post(server, f"/api/games/{gid}/join", {}, tokens[1])
+        views = [seat_view(gid, t) for t in tokens]
+        mover = [v["your_turn"] for v in views].index(True)
+        district = views[mover]["legal"]["districts"][0]
+        post(server, f"/api/games/{gid}/move", {"version": views[mover]["version"], "action": 36 + district},
+             tokens[mover])
+        (inv,) = seat_view(gid, tokens[mover])["investigators"]
+        if 1 in (inv["spots"], inv["traces"]):
+            break
+    d.get(server + "/")
+    row = wait_for(lambda: [r for r in d.find_elements("css selector", "#games tr") if gid in r.text],
+                   what="the game's row")[0]
+    assert row.text.endswith(" 1 move"), row.text
+    d.get(server + links[mover])
+    wait_for(lambda: d.find_elements("css selector", "#board g.inv"), what="the investigator on the board")
+    label = d.find_element("css selector", "#board g.inv title").get_attribute("textContent")
+    s, t = inv["spots"], inv["traces"]
+    assert label.startswith(f"P{mover}'s investigator: {s} spot{'' if s == 1 else 's'}, "
+                            f"{t} trace{'' if t == 1 else 's'}"), (label, inv)
 
 
 def test_the_end_screen_fits_a_phone_and_says_the_cases_are_revealed(browser, server):
@@ -142,7 +202,7 @@ def test_the_end_screen_fits_a_phone_and_says_the_cases_are_revealed(browser, se
         wait_for(lambda: attr(d, "data-done") == "1", what="the end screen")
         width, inner = d.execute_script(NO_SIDEWAYS)
         assert width <= inner, (width, inner)  # was 369 px in 345
-        assert d.find_element("id", "held").text == "Spectator: every case is shown on the end screen."
+        assert text(d, "#held") == "Spectator: every case is shown on the end screen."
     finally:
         d.set_window_size(1300, 1000)
 
@@ -163,7 +223,7 @@ def test_solo_solved_in_one_action_hides_the_questions(browser, server):
         Select(d.find_element("id", sel)).select_by_value(str(value))
     d.find_element("id", "solve-button").click()
     wait_for(lambda: attr(d, "data-done") == "1", what="the solve")
-    end = wait_for(lambda: d.find_element("id", "end").text, what="the end")
+    end = wait_for(lambda: text(d, "#end"), what="the end")
     assert " in 1 action, 0 investigator tiles, 0 wrong, " in end, end
     assert not d.find_element("id", "ask-panel").is_displayed()
     assert not d.find_element("id", "solve-panel").is_displayed()
@@ -204,7 +264,7 @@ def test_create_says_it_is_working_and_takes_one_click(browser, server):
     button = d.find_element("id", "create")
     button.click()
     assert not button.is_enabled()  # a second click cannot make a second game
-    assert d.find_element("id", "message").text == (
+    assert text(d, "#message") == (
         "Creating the game… the first game after installing compiles the engine, which can take a few minutes.")
     wait_for(lambda: d.find_elements("css selector", "#links a.seat-link"), what="the private links")
-    assert button.is_enabled() and d.find_element("id", "message").text == ""
+    assert button.is_enabled() and text(d, "#message") == ""

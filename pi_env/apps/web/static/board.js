@@ -4,11 +4,18 @@
 const COLOURS = ["#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd"];
 // Seats are labelled as every pi-env command labels them (pi_env.records.types.seat_label): P0, P1, ...
 function seatLabel(i) { return `P${i}`; }
-// A seat's name with one "(you)" mark on this page's own seat: the default name of a game with one
-// person ("P0 (you)") already says it, and then it is not said twice.
+// "1 spot", "2 spots": a count and its word, plural from two on (and for none).
+function count(n, word) { return `${n} ${word}${n === 1 ? "" : "s"}`; }
+// A seat's name as this page shows it: one "(you)" mark, on this page's own seat only. A game with
+// one person stores its default name as "P0 (you)", one with several "P0 (human)": on the page of
+// that seat both read "P0 (you)"; on any other page (another seat, a spectator) "P0 (human)".
 function youName(view, i, names) {
   const name = (names || view.names)[i];  // the replay's views carry no names: they come apart
-  return view.you === i && !/\(you\)$/.test(name) ? `${name} (you)` : name;
+  if (name === undefined) return name;
+  const mine = view.you === i;
+  if (/ \(you\)$/.test(name)) return mine ? name : name.replace(/ \(you\)$/, " (human)");
+  if (mine) return / \(human\)$/.test(name) ? name.replace(/ \(human\)$/, " (you)") : `${name} (you)`;
+  return name;
 }
 const SVGNS = "http://www.w3.org/2000/svg";
 const W = 176, H = 203, SX = 176, SY = 152;
@@ -115,7 +122,7 @@ function drawBoard(svg, board, view, opts) {
       el("rect", {x: ix, y: iy, width: 46, height: 15, rx: 2, fill: COLOURS[inv.player]}, gi);
       el("text", {x: ix + 23, y: iy + 11, "text-anchor": "middle"}, gi, `${inv.spots}S ${inv.traces}T`);
       const sup = ["suspect", "evidence", "location"].filter((t, j) => inv.suppressed && inv.suppressed[j]);
-      const said = `${seatLabel(inv.player)}'s investigator: ${inv.spots} spots, ${inv.traces} traces` +
+      const said = `${seatLabel(inv.player)}'s investigator: ${count(inv.spots, "spot")}, ${count(inv.traces, "trace")}` +
          (sup.length ? ` (${sup.join(", ")} not counted)` : "");
       el("title", {}, gi, said);
       described.push(said);

@@ -26,6 +26,7 @@ function show(view, source) {
 }
 
 function render(view) {
+  view.names = view.names.map((_, i) => youName(view, i));  // one "(you)", on this page's seat only
   if (current && current.version !== view.version) document.getElementById("hint").innerHTML = "";  // out of date
   current = view;
   const b = view.board;

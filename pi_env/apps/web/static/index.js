@@ -105,7 +105,7 @@ async function loadGames() {
     h("a", {href: `/game/${g.id}`}, td, g.id);
     h("td", {}, tr, g.rules);
     h("td", {}, tr, g.seats.join(", "));
-    h("td", {}, tr, g.done ? `over after ${g.moves} moves` : `${g.moves} moves`);
+    h("td", {}, tr, g.done ? `over after ${count(g.moves, "move")}` : count(g.moves, "move"));
   }
 }
 loadGames();

@@ -9,6 +9,7 @@ function show(view) {
   if (!view.lobby) { location.reload(); return; }  // started: the server now serves the game page
   document.getElementById("rules").textContent = view.rules;
   document.body.setAttribute("data-lobby", "1");
+  view.names = view.names.map((_, i) => youName(view, i));  // one "(you)", on this page's seat only
   const waiting = view.people.map((p, i) => p.person && !p.joined ? view.names[i] : null).filter(Boolean);
   document.getElementById("status").textContent = waiting.length
     ? `Waiting for ${waiting.join(", ")} to open their private link.` : "Everyone is here: starting…";

@@ -6,7 +6,6 @@ let current = null, shownAt = 0, sending = false;
 // whole seconds of the time rounded to a tenth, as the leaderboard stores it (2.96 s shows 0:03 on both)
 function fmt(s) { s = Math.max(0, Math.floor(Math.round(s * 10) / 10)); const m = Math.floor(s / 60); return `${m}:${String(s % 60).padStart(2, "0")}`; }
 
-function count(n, word) { return `${n} ${word}${n === 1 ? "" : "s"}`; }
 
 function counters(view) {
   return `actions ${view.actions} · investigators left ${view.investigators_left} of ${view.investigators} · ` +
