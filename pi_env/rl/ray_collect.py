@@ -1,0 +1,426 @@
+"""Training experience collected by several workers, in this process or as Ray actors on a cluster.
+
+A :class:`RolloutWorker` holds what the training loop (:mod:`pi_env.rl.train`) steps: an
+:class:`pi_env.rl.engine_env.SB3LearnerVecEnv` of ``num_envs`` games whose opponent seats are
+:class:`pi_env.rl.pool.PoolOpponent` pools (the built-in agents of ``opponents`` in batch, the
+learner's snapshots added with :meth:`Collector.add_snapshot`), and a copy of the learner's
+MaskablePPO policy (sb3-contrib's ``MaskableActorCriticPolicy`` with :class:`pi_env.rl.train.TrunkExtractor`,
+the shapes ``trunk`` and ``hidden`` of the run). :meth:`RolloutWorker.collect` loads the given
+weights and steps its games ``steps`` times exactly as ``MaskablePPO.collect_rollouts`` does,
+returning a :class:`Rollout`: the arrays a PPO update reads (observations, action masks, actions,
+rewards, episode starts, values, log-probabilities, and the last observation's values for the
+bootstrap). The games go on from one call to the next, as in training.
+
+A :class:`Collector` holds ``workers`` of them: plain objects in this process (``use_ray=False``,
+the reference) or Ray actors (``use_ray=True``: one CPU each, spread over the cluster's nodes by
+default). Worker ``i`` is seeded with :func:`worker_seeds` ``(seed, workers)[i]`` (numpy's
+``SeedSequence.spawn``: games, seats, opponents' draws and the policy's sampling), each keeps its
+own torch generator and steps its policy on one torch thread and its engine kernels serially, so
+a worker's arrays depend only on its seed and the weights, never on where or in what order it
+runs: the Ray rollouts equal the in-process ones exactly, concatenated along the game axis in worker
+order (tests/test_ray_collect.py checks this on a two-node cluster).
+
+Example: a cluster of two machines (docs/reinforcement-learning.md, "Collecting on a Ray cluster")::
+
+    from pi_env.rl.ray_collect import CollectSpec, Collector, new_policy
+
+    spec = CollectSpec(num_players=2, num_envs=1024, opponents="gain:1,heuristic:0.1")
+    policy = new_policy(spec, seed=0)                    # or model.policy of a MaskablePPO model
+    with Collector(spec, workers=4, seed=0, use_ray=True, address="auto") as collector:
+        rollout = collector.collect(policy.state_dict(), steps=16)  # 4 x 1024 games x 16 steps
+    rollout.actions.shape                                # (16, 4096)
+
+Needs the ``rl`` extra, and Ray (the ``ray`` extra) for ``use_ray=True``; every node of a cluster
+needs the same Python packages (pi-env with its ``rl`` extra): :func:`pi_env.core.cluster.ray_init_kwargs`
+ships the ``pi_env`` package itself to the workers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Sequence
+
+import numpy as np
+
+from pi_env.core.errors import PIError
+from pi_env.rl.settings import DEFAULT_HIDDEN, DEFAULT_TRUNK, TASKS
+
+__all__ = ["CollectSpec", "Rollout", "RolloutWorker", "Collector", "collect", "worker_seeds", "new_policy"]
+
+
+@dataclasses.dataclass(frozen=True)
+class CollectSpec:
+    """What every worker builds (the options of :func:`pi_env.rl.train.train` of the same names).
+
+    Attributes:
+        num_players: 2..5 (the task ``2p``..``5p``).
+        num_envs: games per worker.
+        opponents: ``"name:weight,..."`` (:func:`pi_env.rl.settings.parse_opponents`).
+        snapshot_weight, max_snapshots: the snapshots' share of the pool and how many are kept.
+        encoding, reward: the policy input and the learner's reward.
+        trunk, hidden: the network's widths.
+        gamma: the discount (bootstraps a time-limit truncation, as MaskablePPO does).
+    """
+
+    num_players: int = 2
+    num_envs: int = 256
+    opponents: str = "gain:1"
+    snapshot_weight: float = 0.0
+    max_snapshots: int = 8
+    encoding: str = "compact-v1"
+    reward: str = "win"
+    trunk: tuple[int, ...] = DEFAULT_TRUNK
+    hidden: tuple[int, ...] = DEFAULT_HIDDEN
+    gamma: float = 0.995
+
+    def __post_init__(self) -> None:
+        if self.num_players not in TASKS.values():
+            raise PIError(f"CollectSpec.num_players must be one of {sorted(TASKS.values())}, got {self.num_players}")
+        if self.num_envs < 1:
+            raise PIError(f"CollectSpec.num_envs must be at least 1, got {self.num_envs}")
+        object.__setattr__(self, "trunk", tuple(int(h) for h in self.trunk))
+        object.__setattr__(self, "hidden", tuple(int(h) for h in self.hidden))
+
+
+@dataclasses.dataclass
+class Rollout:
+    """``steps`` x ``B`` experience (``B`` = workers x games per worker, worker 0's games first).
+
+    Attributes:
+        observations: ``float32[steps, B, n]``, the policy input before each step.
+        action_masks: ``bool[steps, B, 51]``.
+        actions: ``int64[steps, B]``, the compact choices taken.
+        rewards: ``float32[steps, B]``.
+        episode_starts: ``bool[steps, B]``: the row's observation begins a game (the previous step ended one).
+        values: ``float32[steps, B]``, the value head's estimates.
+        log_probs: ``float32[steps, B]``, of the actions under the masked policy.
+        last_observations: ``float32[B, n]``; last_episode_starts: ``bool[B]`` (the last step's
+            dones); last_values: ``float32[B]``: what the returns are bootstrapped from.
+        episodes: one dict per game finished, in step then game order: ``step``, ``env`` (column in
+            ``B``) and ``r``, ``l``, ``score``, ``win``, ``rank``, ``wrong`` (:class:`pi_env.rl.engine_env.LearnerBatch`).
+        nodes: the Ray node id each worker ran on (``"local"`` in this process), in worker order.
+    """
+
+    observations: np.ndarray
+    action_masks: np.ndarray
+    actions: np.ndarray
+    rewards: np.ndarray
+    episode_starts: np.ndarray
+    values: np.ndarray
+    log_probs: np.ndarray
+    last_observations: np.ndarray
+    last_episode_starts: np.ndarray
+    last_values: np.ndarray
+    episodes: list[dict[str, Any]]
+    nodes: list[str]
+
+    ARRAYS = ("observations", "action_masks", "actions", "rewards", "episode_starts", "values", "log_probs")
+    LAST = ("last_observations", "last_episode_starts", "last_values")
+
+    @property
+    def env_steps(self) -> int:
+        """Environment steps held: ``steps * B``."""
+        return int(self.actions.size)
+
+    @classmethod
+    def concat(cls, parts: Sequence["Rollout"]) -> "Rollout":
+        """The rollouts of several workers side by side (game axis), in the order given.
+
+        Raises:
+            PIError: no parts, or parts of different step counts.
+        """
+        if not parts:
+            raise PIError("Rollout.concat: no rollouts")
+        steps = {p.actions.shape[0] for p in parts}
+        if len(steps) != 1:
+            raise PIError(f"Rollout.concat: the rollouts have different step counts {sorted(steps)}")
+        offsets = np.cumsum([0] + [p.actions.shape[1] for p in parts])
+        episodes = sorted(({**e, "env": e["env"] + int(off)} for p, off in zip(parts, offsets) for e in p.episodes),
+                          key=lambda e: (e["step"], e["env"]))
+        return cls(**{k: np.concatenate([getattr(p, k) for p in parts], axis=1) for k in cls.ARRAYS},
+                   **{k: np.concatenate([getattr(p, k) for p in parts], axis=0) for k in cls.LAST},
+                   episodes=episodes, nodes=[n for p in parts for n in p.nodes])
+
+
+def worker_seeds(seed: int, workers: int) -> list[int]:
+    """The seeds of ``workers`` workers of a collection seeded ``seed``: ``SeedSequence(seed).spawn``,
+    one 32-bit draw each (below the evaluation games' seeds, :data:`pi_env.rl.evaluation.EVAL_SEED`).
+
+    Returns:
+        ``workers`` ints in ``0..2**32-1``; the first ``k`` are the same for any ``workers >= k``.
+    """
+    return [int(s.generate_state(1, np.uint32)[0]) for s in np.random.SeedSequence(int(seed)).spawn(int(workers))]
+
+
+def _policy_kwargs(spec: CollectSpec) -> dict[str, Any]:
+    """MaskablePPO's ``policy_kwargs`` of a run with ``spec``'s widths (as :func:`pi_env.rl.train.train`)."""
+    import torch
+
+    from pi_env.rl.train import TrunkExtractor
+
+    return {"features_extractor_class": TrunkExtractor, "features_extractor_kwargs": {"trunk": list(spec.trunk)},
+            "net_arch": {"pi": list(spec.hidden), "vf": list(spec.hidden)}, "activation_fn": torch.nn.ReLU}
+
+
+def new_policy(spec: CollectSpec, seed: int = 0) -> Any:
+    """A new learner policy of ``spec``'s shape, initialized as :func:`pi_env.rl.train.train` does
+    (torch seeded ``seed``, the solve logit's bias :data:`pi_env.rl.train.INITIAL_SOLVE_BIAS`).
+
+    Returns:
+        sb3-contrib's ``MaskableActorCriticPolicy``; ``.state_dict()`` is what :meth:`Collector.collect` takes.
+    """
+    import torch
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from pi_env.agents.learned import POLICY_ACTIONS, SOLVE_ACTION, encoding_size
+    from pi_env.rl.train import INITIAL_SOLVE_BIAS
+
+    space = spaces.Box(-np.inf, np.inf, shape=(encoding_size(spec.encoding, spec.num_players),), dtype=np.float32)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(int(seed))
+        policy = MaskableActorCriticPolicy(space, spaces.Discrete(POLICY_ACTIONS), lambda _: 0.0, **_policy_kwargs(spec))
+    with torch.no_grad():
+        policy.action_net.bias[SOLVE_ACTION] = INITIAL_SOLVE_BIAS
+    policy.set_training_mode(False)
+    return policy
+
+
+def _as_numpy(weights: dict[str, Any]) -> dict[str, np.ndarray]:
+    """A state dict's tensors as numpy arrays (what travels to the workers)."""
+    return {k: (v.detach().cpu().numpy() if hasattr(v, "detach") else np.asarray(v)) for k, v in weights.items()}
+
+
+class RolloutWorker:
+    """One worker: a training env of ``spec.num_envs`` games and a policy copy (module docstring).
+
+    Args:
+        spec: what to build.
+        seed: the games', seats', opponents' and sampling seed (:func:`worker_seeds`).
+
+    Raises:
+        PIError, UnknownNameError: a bad option of ``spec`` (unknown agent, encoding, reward).
+    """
+
+    def __init__(self, spec: CollectSpec, seed: int):
+        import torch
+
+        from pi_env.engine import GameConfig
+        from pi_env.rl.engine_env import SB3LearnerVecEnv
+        from pi_env.rl.pool import PoolOpponent
+        from pi_env.rl.settings import parse_opponents
+
+        self.spec, self.seed = spec, int(seed)
+        self.config = GameConfig(num_players=spec.num_players)
+        members = parse_opponents(spec.opponents)
+        self.pools = [PoolOpponent(members, self.config, snapshot_weight=spec.snapshot_weight,
+                                   max_snapshots=spec.max_snapshots) for _ in range(spec.num_players - 1)]
+        self.env = SB3LearnerVecEnv(spec.num_envs, spec.num_players, self.pools, encoding=spec.encoding,
+                                    seed=self.seed, parallel=False, reward=spec.reward)
+        self.policy = new_policy(spec)
+        self._rng = torch.Generator().manual_seed(self.seed).get_state()
+        self._obs = self.env.reset()
+        self._starts = np.ones(spec.num_envs, dtype=bool)
+
+    def node(self) -> str:
+        """The Ray node id this worker runs on (``"local"`` outside Ray)."""
+        try:
+            import ray
+        except ImportError:
+            return "local"
+        return ray.get_runtime_context().get_node_id() if ray.is_initialized() else "local"
+
+    def add_snapshot(self, weights: dict[str, Any]) -> None:
+        """Freeze ``weights`` (a policy's state dict) into every opponent pool as a sampling
+        :class:`pi_env.rl.pool.SnapshotOpponent`, as training does every ``--snapshot-every`` updates."""
+        import torch
+
+        from pi_env.agents._policy_net import PolicyNet
+        from pi_env.rl.pool import SnapshotOpponent
+
+        state = {}
+        for k, v in _as_numpy(weights).items():
+            if k.startswith("pi_features_extractor.net.") or k.startswith("features_extractor.net."):
+                state["trunk." + k.split(".net.", 1)[1]] = torch.from_numpy(v.copy())
+            elif k.startswith("mlp_extractor.policy_net."):
+                state[k[len("mlp_extractor."):]] = torch.from_numpy(v.copy())
+            elif k.startswith("action_net."):
+                state[k] = torch.from_numpy(v.copy())
+        net = PolicyNet(int(self._obs.shape[1]), self.spec.hidden, "relu", self.spec.trunk)
+        net.load_state_dict(state)
+        net.eval()
+        for pool in self.pools:
+            pool.add(SnapshotOpponent(net, self.spec.encoding, self.config, name="snapshot"))
+
+    def collect(self, weights: dict[str, Any], steps: int) -> Rollout:
+        """Step the games ``steps`` times with the policy of ``weights`` (a state dict of the
+        ``spec``-shaped policy, tensors or numpy arrays), as ``MaskablePPO.collect_rollouts``.
+
+        Returns:
+            A :class:`Rollout` of ``steps`` x ``spec.num_envs``.
+
+        Raises:
+            PIError: ``steps`` below 1; RuntimeError: ``weights`` of another shape.
+        """
+        import torch
+
+        if steps < 1:
+            raise PIError(f"collect: steps must be at least 1, got {steps}")
+        self.policy.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in _as_numpy(weights).items()})
+        B, n = self._obs.shape
+        out = {"observations": np.empty((steps, B, n), np.float32), "action_masks": np.empty((steps, B, 51), bool),
+               "actions": np.empty((steps, B), np.int64), "rewards": np.empty((steps, B), np.float32),
+               "episode_starts": np.empty((steps, B), bool), "values": np.empty((steps, B), np.float32),
+               "log_probs": np.empty((steps, B), np.float32)}
+        episodes: list[dict[str, Any]] = []
+        threads = torch.get_num_threads()
+        with torch.random.fork_rng(devices=[]):  # this worker's own generator, one thread: results independent of the caller
+            torch.set_rng_state(self._rng)
+            torch.set_num_threads(1)
+            try:
+                for t in range(steps):
+                    masks = self.env.action_masks()
+                    with torch.no_grad():
+                        actions, values, log_probs = self.policy(torch.from_numpy(self._obs), action_masks=masks)
+                    a = actions.numpy()
+                    new_obs, rewards, dones, infos = self.env.step(a)
+                    for b in np.flatnonzero(dones):
+                        info = infos[b]
+                        if info.get("TimeLimit.truncated", False):  # MaskablePPO's bootstrap of a time limit
+                            with torch.no_grad():
+                                term = torch.from_numpy(info["terminal_observation"][None])
+                                rewards[b] += self.spec.gamma * float(self.policy.predict_values(term)[0, 0])
+                        ep = info["episode"]
+                        episodes.append({"step": t, "env": int(b), **{k: ep[k] for k in
+                                                                    ("r", "l", "score", "win", "rank", "wrong")}})
+                    out["observations"][t] = self._obs
+                    out["action_masks"][t] = masks
+                    out["actions"][t] = a
+                    out["rewards"][t] = rewards
+                    out["episode_starts"][t] = self._starts
+                    out["values"][t] = values.numpy().reshape(-1)
+                    out["log_probs"][t] = log_probs.numpy()
+                    self._obs, self._starts = new_obs, np.asarray(dones, dtype=bool)
+                with torch.no_grad():
+                    last_values = self.policy.predict_values(torch.from_numpy(self._obs)).numpy().reshape(-1)
+            finally:
+                self._rng = torch.get_rng_state()
+                torch.set_num_threads(threads)
+        return Rollout(**out, last_observations=self._obs.copy(), last_episode_starts=self._starts.copy(),
+                       last_values=last_values.astype(np.float32), episodes=episodes, nodes=[self.node()])
+
+    def close(self) -> None:
+        """Close the env."""
+        self.env.close()
+
+
+class Collector:
+    """``workers`` :class:`RolloutWorker` s, in this process or as Ray actors (module docstring).
+
+    Args:
+        spec: what each worker builds (``spec.num_envs`` games each).
+        workers: how many.
+        seed: the collection's seed; worker ``i`` gets :func:`worker_seeds` ``(seed, workers)[i]``.
+        use_ray: Ray actors (needs Ray) instead of objects in this process.
+        address: the Ray cluster to join when Ray is not initialized yet (``"auto"``,
+            ``"ray://head:10001"``; ``None``: a new local Ray instance), with
+            :func:`pi_env.core.cluster.ray_init_kwargs` (the ``pi_env`` package shipped to the workers).
+        actor_options: ``ray.remote`` options of every actor (default ``{"num_cpus": 1,
+            "scheduling_strategy": "SPREAD"}``: one CPU each, spread over the nodes), or a list of
+            one dict per worker (to pin workers to nodes).
+
+    Raises:
+        PIError: ``workers`` below 1, Ray missing with ``use_ray``, a bad option of ``spec``.
+    """
+
+    def __init__(self, spec: CollectSpec, workers: int, seed: int = 0, *, use_ray: bool = False,
+                 address: str | None = None, actor_options: "dict[str, Any] | Sequence[dict[str, Any]] | None" = None):
+        if workers < 1:
+            raise PIError(f"Collector: workers must be at least 1, got {workers}")
+        self.spec, self.workers, self.seed, self.use_ray = spec, int(workers), int(seed), bool(use_ray)
+        self.seeds = worker_seeds(seed, workers)
+        self._started_ray = False
+        if not use_ray:
+            self._workers: list[Any] = [RolloutWorker(spec, s) for s in self.seeds]
+            return
+        try:
+            import ray
+        except ImportError:
+            raise PIError("Collector(use_ray=True) needs Ray: pip install '.[ray]' (from a checkout of pi-env)") from None
+        from pi_env.core.cluster import ray_init_kwargs
+
+        if not ray.is_initialized():
+            ray.init(**ray_init_kwargs(address, num_cpus=workers))
+            self._started_ray = True
+        options = actor_options if actor_options is not None else {"num_cpus": 1, "scheduling_strategy": "SPREAD"}
+        per_worker = [options] * workers if isinstance(options, dict) else list(options)
+        if len(per_worker) != workers:
+            raise PIError(f"Collector: actor_options lists {len(per_worker)} workers' options, not {workers}")
+        actor = ray.remote(RolloutWorker)
+        self._workers = [actor.options(**o).remote(spec, s) for o, s in zip(per_worker, self.seeds)]
+        ray.get([w.node.remote() for w in self._workers])  # constructed (a bad spec fails here)
+
+    def _call(self, method: str, *args: Any) -> list[Any]:
+        if not self.use_ray:
+            return [getattr(w, method)(*args) for w in self._workers]
+        import ray
+
+        args = tuple(ray.put(a) if isinstance(a, dict) else a for a in args)  # the weights once to the store
+        return ray.get([getattr(w, method).remote(*args) for w in self._workers])
+
+    def collect(self, weights: dict[str, Any], steps: int) -> Rollout:
+        """Every worker's :meth:`RolloutWorker.collect` with ``weights``, concatenated in worker order.
+
+        Args:
+            weights: the policy's state dict (``policy.state_dict()``; tensors or numpy arrays).
+            steps: steps per game.
+
+        Returns:
+            A :class:`Rollout` of ``steps`` x ``workers * spec.num_envs``.
+        """
+        return Rollout.concat(self._call("collect", _as_numpy(weights), int(steps)))
+
+    def add_snapshot(self, weights: dict[str, Any]) -> None:
+        """:meth:`RolloutWorker.add_snapshot` on every worker."""
+        self._call("add_snapshot", _as_numpy(weights))
+
+    def nodes(self) -> list[str]:
+        """Each worker's Ray node id (``"local"`` in this process), in worker order."""
+        return self._call("node")
+
+    def close(self) -> None:
+        """Close the workers' envs; end the Ray actors (and the Ray instance this collector started)."""
+        if self.use_ray:
+            import ray
+
+            for w in self._workers:
+                ray.kill(w)
+            if self._started_ray:
+                ray.shutdown()
+        else:
+            for w in self._workers:
+                w.close()
+        self._workers = []
+
+    def __enter__(self) -> "Collector":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def collect(spec: CollectSpec, weights: dict[str, Any], steps: int, *, workers: int = 1, seed: int = 0,
+            use_ray: bool = False, address: str | None = None,
+            actor_options: "dict[str, Any] | Sequence[dict[str, Any]] | None" = None) -> Rollout:
+    """One collection from new games: a :class:`Collector` used once, then closed.
+
+    Args:
+        spec, workers, seed, use_ray, address, actor_options: :class:`Collector`'s.
+        weights, steps: :meth:`Collector.collect`'s.
+
+    Returns:
+        The :class:`Rollout` (``steps`` x ``workers * spec.num_envs``); the same arrays with
+        ``use_ray`` True or False.
+    """
+    with Collector(spec, workers, seed, use_ray=use_ray, address=address, actor_options=actor_options) as c:
+        return c.collect(weights, steps)

@@ -1,0 +1,141 @@
+"""Training experience collected on a Ray cluster equals the same collection in one process
+(:mod:`pi_env.rl.ray_collect`): a two-node cluster started on this machine's loopback, one worker
+on each node. Needs the ``rl`` and ``ray`` extras (skipped without them)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import need_extra
+
+from pi_env.core.errors import PIError
+
+SPEC_ARGS = dict(num_players=2, num_envs=16, opponents="gain:1,heuristic:1,random:1", reward="win")
+STEPS = 6
+SEED = 11
+
+
+@pytest.fixture(scope="module")
+def two_nodes():
+    """A Ray cluster of a head and a second node, one CPU each, on 127.0.0.1 only; this process is
+    connected to it; shut down after the module's tests.
+
+    Ray turns a loopback address given to ``ray.init`` into the machine's own network address
+    unless it treats the machine as a single-host setup (``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``,
+    read by this process and the nodes it starts): with it every address stays 127.0.0.1."""
+    need_extra("ray", "ray")
+    import ray
+    from ray._private import ray_constants
+    from ray.cluster_utils import Cluster
+
+    node = {"num_cpus": 1, "object_store_memory": 100 * 2**20, "node_ip_address": "127.0.0.1"}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(ray_constants.ENABLE_RAY_CLUSTERS_ENV_VAR, "0")
+        mp.setattr(ray_constants, "ENABLE_RAY_CLUSTER", False)
+        cluster = Cluster(initialize_head=True, head_node_args={**node, "include_dashboard": False})
+        try:
+            cluster.add_node(**node)
+            assert cluster.address.startswith("127.0.0.1:")
+            ray.init(address=cluster.address, logging_level="ERROR")
+            cluster.wait_for_nodes()
+            assert {n["NodeManagerAddress"] for n in ray.nodes()} == {"127.0.0.1"}
+            yield cluster
+        finally:
+            ray.shutdown()
+            cluster.shutdown()
+
+
+@pytest.fixture(scope="module")
+def spec_and_weights():
+    need_extra("rl", "torch", "sb3_contrib")
+    from pi_env.rl.ray_collect import CollectSpec, new_policy
+
+    spec = CollectSpec(**SPEC_ARGS)
+    return spec, new_policy(spec, seed=3).state_dict()
+
+
+def test_worker_seeds_are_spawned_from_the_seed():
+    from pi_env.rl.ray_collect import worker_seeds
+
+    seeds = worker_seeds(SEED, 3)
+    expected = [int(s.generate_state(1, np.uint32)[0]) for s in np.random.SeedSequence(SEED).spawn(3)]
+    assert seeds == expected
+    assert worker_seeds(SEED, 2) == seeds[:2]  # a worker's seed does not depend on how many there are
+    assert len(set(seeds)) == 3
+
+
+def test_a_worker_gives_the_same_columns_alone_or_among_others(spec_and_weights):
+    """The in-process reference: worker 1 of a collection, built and run on its own (after another
+    worker has used torch's generator), gives the collection's columns of worker 1 exactly."""
+    from pi_env.rl.ray_collect import Collector, Rollout, RolloutWorker
+
+    spec, weights = spec_and_weights
+    with Collector(spec, 2, SEED) as c:
+        both = c.collect(weights, STEPS)
+    alone = RolloutWorker(spec, c.seeds[1]).collect(weights, STEPS)
+    B = spec.num_envs
+    assert both.actions.shape == (STEPS, 2 * B) and both.observations.shape == (STEPS, 2 * B, 232)
+    assert both.nodes == ["local", "local"]
+    for k in Rollout.ARRAYS:
+        assert np.array_equal(getattr(both, k)[:, B:], getattr(alone, k)), k
+    for k in Rollout.LAST:
+        assert np.array_equal(getattr(both, k)[B:], getattr(alone, k)), k
+    assert [{**e, "env": e["env"] - B} for e in both.episodes if e["env"] >= B] == alone.episodes
+    assert not np.array_equal(both.actions[:, :B], both.actions[:, B:])  # the workers' games differ
+    # the actions are legal and their log-probabilities those of the masked policy (<= 0)
+    assert both.action_masks[np.arange(STEPS)[:, None], np.arange(2 * B)[None], both.actions].all()
+    assert (both.log_probs <= 0).all() and both.episode_starts[0].all()
+
+
+def test_collection_on_two_ray_nodes_equals_the_local_one(two_nodes, spec_and_weights):
+    import ray
+
+    from pi_env.rl.ray_collect import Collector, Rollout
+
+    spec, weights = spec_and_weights
+    with Collector(spec, 2, SEED) as c:  # the reference: one process, no Ray
+        local = [c.collect(weights, STEPS), c.collect(weights, STEPS)]  # the games go on between calls
+    assert ray.is_initialized()
+    with Collector(spec, 2, SEED, use_ray=True) as c:  # one CPU per actor, one CPU per node
+        remote = [c.collect(weights, STEPS), c.collect(weights, STEPS)]
+    node_ids = {n["NodeID"] for n in ray.nodes() if n["Alive"]}
+    assert len(node_ids) == 2
+    assert set(remote[0].nodes) == node_ids  # one worker on each node
+    assert remote[1].nodes == remote[0].nodes
+    for got, want in zip(remote, local):
+        for k in Rollout.ARRAYS + Rollout.LAST:
+            assert np.array_equal(getattr(got, k), getattr(want, k)), k
+        assert got.episodes == want.episodes
+    assert remote[1].episodes  # games finished (and restarted) within the collection
+
+
+def test_snapshots_reach_the_ray_workers(two_nodes, spec_and_weights):
+    """A snapshot added to the pools (3/4 of the new games' opponents) plays the same games on Ray
+    as in this process, and changes them."""
+    from pi_env.rl.ray_collect import CollectSpec, Collector, new_policy
+
+    _, weights = spec_and_weights
+    spec = CollectSpec(**{**SPEC_ARGS, "opponents": "random:1", "snapshot_weight": 3.0})
+    snapshot = new_policy(spec, seed=4).state_dict()
+    out = []
+    for use_ray, add in ((False, False), (False, True), (True, True)):
+        with Collector(spec, 2, SEED, use_ray=use_ray) as c:
+            if add:
+                c.add_snapshot(snapshot)
+            out.append(c.collect(weights, STEPS))
+    assert not np.array_equal(out[0].observations, out[1].observations)  # the snapshot played
+    assert np.array_equal(out[1].actions, out[2].actions)
+    assert np.array_equal(out[1].observations, out[2].observations)
+    assert out[1].episodes == out[2].episodes
+
+
+def test_bad_arguments_are_refused(spec_and_weights):
+    from pi_env.rl.ray_collect import Collector, CollectSpec, RolloutWorker
+
+    spec, weights = spec_and_weights
+    with pytest.raises(PIError, match="workers must be at least 1, got 0"):
+        Collector(spec, 0)
+    with pytest.raises(PIError, match="num_players must be one of"):
+        CollectSpec(num_players=6)
+    with pytest.raises(PIError, match="steps must be at least 1, got 0"):
+        RolloutWorker(spec, 0).collect(weights, 0)
