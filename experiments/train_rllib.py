@@ -4,7 +4,7 @@
         [--policies shared|per-seat] [--env-runners 0] [--batch 1000] [--seed 0]
         [--checkpoint-every 1] [--resume | --force] [--ray-address ADDR]
 
-Needs ``pip install '.[ray]'`` (``ray[rllib]``, which brings torch: install the CPU build first, see
+Needs ``pip install '.[rllib]'`` (``ray[rllib]``, which brings torch: install the CPU build first, see
 docs/reinforcement-learning.md; ray pins its own gymnasium version, which pi-env runs on). Without
 it the script says so and exits with status 2.
 

@@ -87,7 +87,7 @@ def test_a_worker_gives_the_same_columns_alone_or_among_others(spec_and_weights)
     assert (both.log_probs <= 0).all() and both.episode_starts[0].all()
 
 
-def test_collection_on_two_ray_nodes_equals_the_local_one(two_nodes, spec_and_weights):
+def test_collection_on_two_ray_nodes_equals_the_local_one(spec_and_weights, two_nodes):
     import ray
 
     from pi_env.rl.ray_collect import Collector, Rollout
@@ -109,7 +109,7 @@ def test_collection_on_two_ray_nodes_equals_the_local_one(two_nodes, spec_and_we
     assert remote[1].episodes  # games finished (and restarted) within the collection
 
 
-def test_snapshots_reach_the_ray_workers(two_nodes, spec_and_weights):
+def test_snapshots_reach_the_ray_workers(spec_and_weights, two_nodes):
     """A snapshot added to the pools (3/4 of the new games' opponents) plays the same games on Ray
     as in this process, and changes them."""
     from pi_env.rl.ray_collect import CollectSpec, Collector, new_policy

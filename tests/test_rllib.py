@@ -1,5 +1,5 @@
 """RLlib example (issue #7 item 4): the environment as RLlib sees it, and a short PPO run with Ray
-on this machine (slow; needs ``pip install '.[ray]'``, skipped without it)."""
+on this machine (slow; needs ``pip install '.[rllib]'``, skipped without it)."""
 
 from __future__ import annotations
 
@@ -24,18 +24,18 @@ def test_without_ray_the_example_says_how_to_install(monkeypatch, capsys):
 
     monkeypatch.setattr(builtins, "__import__", fake_import)
     with pytest.raises(PIError, match=r"^the RLlib example needs ray\[rllib\] and torch \(ray is missing\); .*"
-                                      r"pip install '\.\[ray\]'$"):
+                                      r"pip install '\.\[rllib\]'$"):
         train_rllib.require_ray()
     with pytest.raises(SystemExit) as exc:
         train_rllib.main(["--iterations", "1"])
     assert exc.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("python -m pi_env.experiments.train_rllib: error: the RLlib example")
-    assert "pip install '.[ray]'" in err[0]
+    assert "pip install '.[rllib]'" in err[0]
 
 
 def test_rllib_env_is_the_pettingzoo_env_with_renamed_observations():
-    need_extra("ray", "ray.rllib", "torch")
+    need_extra("rllib", "ray.rllib", "torch")
     import pi_env
     from pi_env.rl.rllib_env import PiPettingZooEnv
     from pi_env.envs.encoders import flat_scales
@@ -60,7 +60,7 @@ def test_rllib_env_is_the_pettingzoo_env_with_renamed_observations():
 
 @pytest.mark.slow
 def test_ppo_trains_saves_checkpoints_and_resumes_with_ray_locally(tmp_path):
-    need_extra("ray", "ray.rllib", "torch")
+    need_extra("rllib", "ray.rllib", "torch")
     from pi_env.experiments.train_rllib import checkpoints, train
 
     out = tmp_path / "rllib"

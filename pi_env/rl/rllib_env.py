@@ -1,4 +1,4 @@
-"""RLlib's view of P.I. (needs ``pip install '.[ray]'``): the PettingZoo AEC env through RLlib's own
+"""RLlib's view of P.I. (needs ``pip install '.[rllib]'``): the PettingZoo AEC env through RLlib's own
 ``PettingZooEnv`` wrapper, with observations named as RLlib's action-masking module reads them.
 
 * :class:`PiPettingZooEnv` (registered as :data:`ENV_NAME` by :func:`register`): ``pi_env.env(
@@ -10,7 +10,7 @@
 * :func:`ray_init_kwargs` (:mod:`pi_env.core.cluster`): what :func:`ray.init` gets for a cluster address (``--ray-address``
   everywhere in pi-env): the address and a ``runtime_env`` that ships the ``pi_env`` package to the
   workers (``py_modules``: its code and the model zoo's files), so a cluster needs only Ray and the
-  ``rl``/``ray`` extras' libraries installed, or ``pip install 'pi-deduction[ray]'`` on every node.
+  ``rl``/``rllib`` extras' libraries installed, or ``pip install 'pi-deduction[rllib]'`` on every node.
 
 :mod:`pi_env.experiments.train_rllib` trains PPO on it.
 """
@@ -26,8 +26,8 @@ from pi_env.core.cluster import ray_init_kwargs
 __all__ = ["ENV_NAME", "RAY_INSTALL_HINT", "PiPettingZooEnv", "register", "require_ray", "ray_init_kwargs"]
 
 ENV_NAME = "pi_env_aec"
-RAY_INSTALL_HINT = ("install the Ray extra: pip install torch --index-url https://download.pytorch.org/whl/cpu "
-                    "&& pip install '.[ray]'")
+RAY_INSTALL_HINT = ("install the RLlib extra: pip install torch --index-url https://download.pytorch.org/whl/cpu "
+                    "&& pip install '.[rllib]'")
 
 
 def require_ray() -> None:
