@@ -139,3 +139,47 @@ def test_bad_arguments_are_refused(spec_and_weights):
         CollectSpec(num_players=6)
     with pytest.raises(PIError, match="steps must be at least 1, got 0"):
         RolloutWorker(spec, 0).collect(weights, 0)
+
+
+def _tiny_training(out, use_ray):
+    from pi_env.rl.train import train
+
+    return train("2p", 3 * 32 * 4, out, seed=5, num_envs=32, opponents="gain:1,random:1", snapshot_weight=1.0,
+                 snapshot_every=1, trunk=(16,), hidden=(8,), checkpoint_every=10**6, eval_every=0,
+                 collect_workers=2, use_ray=use_ray, progress=False, n_steps=4, batch_size=64, n_epochs=1)
+
+
+def test_training_on_ray_actors_equals_training_with_the_workers_in_process(spec_and_weights, two_nodes, tmp_path):
+    """``train(collect_workers=2)``: three updates (a snapshot after each, sent to the workers) give
+    the same policy and curve with the workers as Ray actors on two nodes as in this process."""
+    import torch
+
+    info = {use_ray: _tiny_training(tmp_path / str(use_ray), use_ray) for use_ray in (False, True)}
+    for use_ray in (False, True):
+        assert info[use_ray]["sessions"][0]["timesteps"] == 3 * 32 * 4
+        assert info[use_ray]["sessions"][0]["collect_workers"] == 2
+        assert info[use_ray]["sessions"][0]["ray"] is use_ray
+    nets = [torch.load(tmp_path / str(u) / "policy.pt", weights_only=True)["state_dict"] for u in (False, True)]
+    assert nets[0].keys() == nets[1].keys()
+    assert all(torch.equal(nets[0][k], nets[1][k]) for k in nets[0])
+    curves = [(tmp_path / str(u) / "curve.csv").read_text().splitlines() for u in (False, True)]
+    header = curves[0][0].split(",")
+    keep = [i for i, k in enumerate(header) if k in ("timesteps", "games", "win_rate", "score_mean", "wrong_mean")]
+    assert [[r.split(",")[i] for i in keep] for r in curves[0][1:]] == \
+           [[r.split(",")[i] for i in keep] for r in curves[1][1:]]
+    assert sum(int(r.split(",")[header.index("games")]) for r in curves[1][1:]) > 0
+    assert len(curves[0]) == 4 and len(list((tmp_path / "True" / "pool").glob("step_*.pt"))) == 3
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--ray-actors", "3"], "--ray-actors must be at least 1 and divide --num-envs (64), got 3"),
+    (["--ray-actors", "0"], "--ray-actors must be at least 1 and divide --num-envs (64), got 0"),
+    (["--ray-address", "auto"], "--ray-address needs --ray-actors (how many actors collect the experience)")])
+def test_bad_ray_options_are_one_line_errors(spec_and_weights, tmp_path, capsys, argv, message):
+    from pi_env.rl.cli import train_main
+
+    with pytest.raises(SystemExit) as exc:
+        train_main(["2p", "--out", str(tmp_path / "run"), "--num-envs", "64", "--timesteps", "64", *argv])
+    assert exc.value.code == 2
+    assert capsys.readouterr().err == f"python -m pi_env.rl.train: error: {message}\n"
+    assert not (tmp_path / "run").exists()

@@ -74,6 +74,12 @@ def _train_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int,
                    help="threads of the engine and encoder (numba) and of torch (default 1)")
     p.add_argument("--checkpoint-every", type=int, help="steps between checkpoints")
+    p.add_argument("--ray-actors", type=int, default=None, metavar="K",
+                   help="collect the experience with K Ray actors of num-envs/K games each, spread over the "
+                        "cluster's nodes (this session; needs the ray extra; default: in this process)")
+    p.add_argument("--ray-address", default=None, metavar="ADDR",
+                   help="the Ray cluster of --ray-actors (auto, ray://head:10001; default RAY_ADDRESS, else a "
+                        "new local Ray instance)")
     p.add_argument("--imitate", default=None, metavar="TEACHER",
                    help="warm start: clone a batch teacher's choices first (e.g. gain)")
     p.add_argument("--imitate-rows", type=int,
@@ -193,6 +199,15 @@ def _train_main(argv: Sequence[str] | None, prog: str) -> int:
     except PIError as exc:
         _fail(p, str(exc))
     _check_agents(p, argparse.Namespace(**{**a, "task": args.task}))  # the settings in force (saved ones on --resume)
+    if args.ray_address is not None and args.ray_actors is None:
+        _fail(p, "--ray-address needs --ray-actors (how many actors collect the experience)")
+    if args.ray_actors is not None:
+        if args.ray_actors < 1 or a["num_envs"] % args.ray_actors:
+            _fail(p, f"--ray-actors must be at least 1 and divide --num-envs ({a['num_envs']}), got {args.ray_actors}")
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            _fail(p, "--ray-actors needs Ray: pip install '.[ray]' (from a checkout of pi-env)")
     try:
         info = train(args.task, a["timesteps"], args.out, seed=a["seed"], num_envs=a["num_envs"],
                      opponents=a["opponents"], snapshot_weight=a["snapshot_weight"],
@@ -203,7 +218,8 @@ def _train_main(argv: Sequence[str] | None, prog: str) -> int:
                      imitate_opponents=a["imitate_opponents"], dagger_rounds=a["dagger_rounds"],
                      dagger_beta=a["dagger_beta"], imitate_workers=a["imitate_workers"],
                      imitate_epochs=a["imitate_epochs"], demos=a["demos"], eval_every=a["eval_every"],
-                     eval_games=a["eval_games"], eval_opponents=a["eval_opponents"], resume=args.resume, force=args.force, progress=not args.no_progress, verbose=args.verbose,
+                     eval_games=a["eval_games"], eval_opponents=a["eval_opponents"],
+                     collect_workers=args.ray_actors or 0, ray_address=args.ray_address, resume=args.resume, force=args.force, progress=not args.no_progress, verbose=args.verbose,
                      n_steps=a["n_steps"], batch_size=a["batch_size"], n_epochs=a["n_epochs"],
                      learning_rate=a["learning_rate"], ent_coef=a["ent_coef"], gamma=a["gamma"])
     except TrainingInterrupted as exc:

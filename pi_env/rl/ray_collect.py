@@ -45,7 +45,8 @@ import numpy as np
 from pi_env.core.errors import PIError
 from pi_env.rl.settings import DEFAULT_HIDDEN, DEFAULT_TRUNK, TASKS
 
-__all__ = ["CollectSpec", "Rollout", "RolloutWorker", "Collector", "collect", "worker_seeds", "new_policy"]
+__all__ = ["CollectSpec", "Rollout", "RolloutWorker", "Collector", "collect", "worker_seeds", "new_policy",
+           "fill_rollout_buffer"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -231,7 +232,8 @@ class RolloutWorker:
         return ray.get_runtime_context().get_node_id() if ray.is_initialized() else "local"
 
     def add_snapshot(self, weights: dict[str, Any]) -> None:
-        """Freeze ``weights`` (a policy's state dict) into every opponent pool as a sampling
+        """Freeze ``weights`` (the learner policy's state dict, or a
+        :class:`~pi_env.agents._policy_net.PolicyNet`'s) into every opponent pool as a sampling
         :class:`pi_env.rl.pool.SnapshotOpponent`, as training does every ``--snapshot-every`` updates."""
         import torch
 
@@ -240,7 +242,9 @@ class RolloutWorker:
 
         state = {}
         for k, v in _as_numpy(weights).items():
-            if k.startswith("pi_features_extractor.net.") or k.startswith("features_extractor.net."):
+            if k.startswith(("trunk.", "policy_net.")):  # already a PolicyNet's (a saved pool/step_N.pt)
+                state[k] = torch.from_numpy(v.copy())
+            elif k.startswith("pi_features_extractor.net.") or k.startswith("features_extractor.net."):
                 state["trunk." + k.split(".net.", 1)[1]] = torch.from_numpy(v.copy())
             elif k.startswith("mlp_extractor.policy_net."):
                 state[k[len("mlp_extractor."):]] = torch.from_numpy(v.copy())
@@ -407,6 +411,48 @@ class Collector:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+def fill_rollout_buffer(model: Any, collector: "Collector", callback: Any, rollout_buffer: Any, n_rollout_steps: int,
+                        use_masking: bool = True) -> bool:
+    """``MaskablePPO.collect_rollouts`` with the experience of ``collector``: what
+    :func:`pi_env.rl.train.train` binds as ``model.collect_rollouts`` when it collects with workers
+    (``collect_workers``). The model's current weights go to the workers, their :class:`Rollout`
+    fills ``rollout_buffer`` (``n_rollout_steps`` x ``workers * spec.num_envs`` rows: the model's
+    env must have that many games), the returns and advantages are computed from its last values,
+    and the callback sees one step whose ``infos`` hold the finished games' ``episode`` dicts.
+
+    Returns:
+        False when the callback stops training (as SB3), else True.
+    """
+    import torch
+
+    model.policy.set_training_mode(False)
+    rollout_buffer.reset()
+    callback.on_rollout_start()
+    r = collector.collect(model.policy.state_dict(), n_rollout_steps)
+    T, B = r.actions.shape
+    if (T, B) != (rollout_buffer.buffer_size, rollout_buffer.n_envs):
+        raise PIError(f"the workers collected {T} steps x {B} games, the rollout buffer holds "
+                      f"{rollout_buffer.buffer_size} x {rollout_buffer.n_envs}")
+    buf = rollout_buffer
+    buf.observations[:] = r.observations.reshape(buf.observations.shape)
+    buf.actions[:] = r.actions.reshape(buf.actions.shape)
+    buf.rewards[:], buf.episode_starts[:] = r.rewards, r.episode_starts
+    buf.values[:], buf.log_probs[:] = r.values, r.log_probs
+    buf.action_masks[:] = r.action_masks.reshape(buf.action_masks.shape)
+    buf.pos, buf.full = T, True
+    model.num_timesteps += T * B
+    infos = [{"episode": e} for e in r.episodes]
+    callback.update_locals({"infos": infos})
+    if not callback.on_step():
+        return False
+    model._update_info_buffer(infos)
+    model._last_episode_starts = r.last_episode_starts
+    buf.compute_returns_and_advantage(last_values=torch.from_numpy(r.last_values), dones=r.last_episode_starts)
+    callback.update_locals({"infos": infos})
+    callback.on_rollout_end()
+    return True
 
 
 def collect(spec: CollectSpec, weights: dict[str, Any], steps: int, *, workers: int = 1, seed: int = 0,

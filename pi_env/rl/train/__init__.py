@@ -24,6 +24,15 @@ agents game by game, so keep their weight small), and the learner's own snapshot
 ``--snapshot-weight``: every ``--snapshot-every`` updates the current policy is frozen into the
 pool (at most ``--max-snapshots``, oldest out) and plays in batch, sampling its choices.
 
+**On a Ray cluster** (``--ray-actors K [--ray-address ADDR]``, this session; the ``ray`` extra): the
+experience is collected by ``K`` Ray actors of ``--num-envs / K`` games each, spread over the
+cluster's nodes (:mod:`pi_env.rl.ray_collect`); each holds the same env and opponent pools (the
+snapshots are sent to them as they are added) and steps its games with the current policy's
+weights, and this process runs the PPO updates, evaluations and checkpoints. The actors' seeds
+come from the session's seed (``numpy.random.SeedSequence`` spawn), so a run is a function of its seed
+and ``K``, wherever the actors run; ``run.json``'s session entry records ``collect_workers``.
+The curve's ``pool_*`` shares are then this process's pools' first draws, not the actors'.
+
 **Reward** (``--reward``): ``win`` (default): 0 during the game and, at its end, the learner's
 share of first place (1, ``1/k`` for a k-way tie, 0) — exactly the quantity tournaments report;
 ``score``: the score changes (a game's rewards sum to the final score); ``rank``: 0 during the
@@ -395,6 +404,7 @@ class _Session:
     eval_every: int
     eval_games: int
     eval_opponents: str
+    collector: Any = None
 
 
 def _monitor(s: _Session) -> Any:
@@ -463,6 +473,8 @@ def _monitor(s: _Session) -> Any:
                 export_policy(self.model, f, {**s.meta, "card": {**s.card, "snapshot": True}})
                 for pool in s.pools:
                     pool.add(SnapshotOpponent(net, s.encoding, s.config, name="snapshot"))
+                if s.collector is not None:  # the workers' pools too
+                    s.collector.add_snapshot(self.model.policy.state_dict())
             if self.num_timesteps - self.last_ckpt >= s.checkpoint_every:
                 self._checkpoint()
 
@@ -518,6 +530,7 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
           imitate_rows: int = 300_000, imitate_opponents: str = "gain:1", dagger_rounds: int = 0,
           dagger_beta: float = 0.3, imitate_workers: int = 1, imitate_epochs: int = 10, demos: str | None = None,
           eval_every: int = 25, eval_games: int = 256, eval_opponents: str = "heuristic",
+          collect_workers: int = 0, use_ray: bool = True, ray_address: str | None = None,
           resume: bool = False, force: bool = False,
           progress: bool = True, verbose: bool = False, **ppo: Any) -> dict[str, Any]:
     """Train a policy with MaskablePPO into the run directory ``out`` (module docstring: what it
@@ -537,6 +550,13 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
         eval_every, eval_games, eval_opponents: evaluate the policy every ``eval_every`` updates
             (``0``: never) and at the end, in ``eval_games`` games against ``eval_opponents`` on every
             other seat, on games held apart from training (:mod:`pi_env.rl.evaluation`).
+        collect_workers: ``0`` (default): the experience is collected in this process, as above;
+            ``K``: by ``K`` workers of ``num_envs / K`` games each (:mod:`pi_env.rl.ray_collect`),
+            Ray actors spread over a cluster (``use_ray``, default) or objects in this process
+            (``use_ray=False``: the same arrays, the reference); their seeds come from the
+            session's seed (``--seed`` + the steps reached), so a run is a function of its seed and ``K``.
+        ray_address: the Ray cluster to join (``"auto"``, ``"ray://head:10001"``; ``None``: the
+            one this process is connected to, else ``RAY_ADDRESS``, else a new local instance).
         resume, force: continue the run in ``out``; delete ``out`` and start again.
         progress, verbose: a progress bar; a line per update.
         **ppo: MaskablePPO's settings (default :data:`PPO_DEFAULTS`).
@@ -560,6 +580,8 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     from pi_env.rl.pool import PoolOpponent, SnapshotOpponent
 
     _check_options(task, reward, seed, eval_every, eval_opponents)
+    if collect_workers < 0 or (collect_workers and num_envs % collect_workers):
+        raise PIError(f"--ray-actors must be at least 1 and divide --num-envs ({num_envs}), got {collect_workers}")
     P = TASKS[task]
     out = Path(out)
     # everything that can be refused is checked before the run directory is created or changed
@@ -608,16 +630,23 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     numba.set_num_threads(threads)
     torch.set_num_threads(threads)
     torch.distributions.Distribution.set_default_validate_args(False)
+    snapshots: list[Any] = []
     if resume:
         from pi_env.agents.learned import load_model
 
         for f in _latest(out, "pool", "pt")[-max_snapshots:]:
             net, _ = load_model(str(f))
+            snapshots.append(net)
             for pool in pools:
                 pool.add(SnapshotOpponent(net, encoding, config, name="snapshot"))
     env = SB3LearnerVecEnv(num_envs, P, pools, encoding=encoding, seed=session_seed, parallel=threads > 1,
                            reward=reward)
     model = _model(env, ckpts[-1] if ckpts else None, trunk, hidden, settings, seed, session_seed)
+    collector = None
+    if collect_workers:
+        collector = _collect_with_workers(model, collect_workers, session_seed, use_ray, ray_address, snapshots, P,
+                                          num_envs, opponents, snapshot_weight, max_snapshots, encoding, reward,
+                                          trunk, hidden, float(settings["gamma"]))
     warm: dict[str, Any] = {}
     if imitate_teacher and not ckpts:
         warm = _warm_start_session(env, out, lambda: warm_start(
@@ -639,7 +668,7 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
         max_minutes=max_minutes, verbose=verbose, pools=pools, snapshot_weight=snapshot_weight,
         snapshot_every=snapshot_every, checkpoint_every=checkpoint_every, meta=meta, card=card,
         encoding=encoding, config=config, rows=rows, curve_path=curve_path, eval_every=eval_every,
-        eval_games=eval_games, eval_opponents=eval_opponents))
+        eval_games=eval_games, eval_opponents=eval_opponents, collector=collector))
     t0 = time.perf_counter()
     interrupted = False
     try:
@@ -653,9 +682,12 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
             monitor.bar.close()
     finally:
         env.close()
+        if collector is not None:
+            collector.close()
     with signals_held() as held:  # a (second) Ctrl-C cannot break the saving; one that came is honoured after
         info = _finish(model, monitor, out, start, t0, rows, card, warm, meta, curve_path, saved_doc,
-                       settings_doc, interrupted, f"MaskablePPO, {task} ({opponents}; snapshots {snapshot_weight})")
+                       settings_doc, interrupted, f"MaskablePPO, {task} ({opponents}; snapshots {snapshot_weight})",
+                       {"collect_workers": collect_workers, "ray": use_ray} if collect_workers else {})
     if interrupted or held:  # the files are complete either way
         raise TrainingInterrupted(out, info["sessions"][-1]["timesteps"])
     return info
@@ -699,6 +731,38 @@ def _model(env: Any, checkpoint: "Path | None", trunk: Sequence[int], hidden: Se
     return model
 
 
+def _collect_with_workers(model: Any, workers: int, seed: int, use_ray: bool, address: str | None,
+                          snapshots: Sequence[Any], P: int, num_envs: int, opponents: str, snapshot_weight: float,
+                          max_snapshots: int, encoding: str, reward: str, trunk: Sequence[int], hidden: Sequence[int],
+                          gamma: float) -> Any:
+    """A :class:`pi_env.rl.ray_collect.Collector` of ``workers`` x ``num_envs / workers`` games
+    seeded ``seed``, its pools holding ``snapshots`` (a resumed run's), and ``model`` turned into a
+    MaskablePPO whose ``collect_rollouts`` takes the collector's experience
+    (:func:`pi_env.rl.ray_collect.fill_rollout_buffer`; the collector is left out of saved models)."""
+    from pi_env.rl.ray_collect import CollectSpec, Collector, fill_rollout_buffer
+
+    spec = CollectSpec(num_players=P, num_envs=num_envs // workers, opponents=opponents,
+                       snapshot_weight=snapshot_weight, max_snapshots=max_snapshots, encoding=encoding, reward=reward,
+                       trunk=tuple(trunk), hidden=tuple(hidden), gamma=gamma)
+    collector = Collector(spec, workers, seed, use_ray=use_ray, address=address)
+    for net in snapshots:
+        collector.add_snapshot(net.state_dict())
+
+    class CollectedPPO(type(model)):  # type: ignore[misc]
+        """MaskablePPO with its experience from the workers."""
+
+        def collect_rollouts(self, env: Any, callback: Any, rollout_buffer: Any, n_rollout_steps: int,
+                             use_masking: bool = True) -> bool:
+            return fill_rollout_buffer(self, self._collector, callback, rollout_buffer, n_rollout_steps, use_masking)
+
+        def _excluded_save_params(self) -> list[str]:
+            return [*super()._excluded_save_params(), "_collector"]
+
+    model.__class__ = CollectedPPO
+    model._collector = collector
+    return collector
+
+
 def _warm_start_session(env: Any, out: Path, run: Any) -> dict[str, Any]:
     """``run()`` (the warm start) with its seconds added; Ctrl-C or SIGTERM meanwhile closes ``env``
     and raises :class:`TrainingInterrupted` (no step reached)."""
@@ -726,8 +790,10 @@ def _save_model(model: Any, path: Path) -> None:
 
 def _finish(model: Any, monitor: Any, out: Path, start: int, t0: float, rows: list[dict[str, Any]],
             card: dict[str, Any], warm: dict[str, Any], meta: dict[str, Any], curve_path: Path,
-            saved_doc: dict[str, Any], settings_doc: dict[str, Any], interrupted: bool, title: str) -> dict[str, Any]:
-    """Write the session's files: last checkpoint, policy, model, curve, ``run.json`` (returned)."""
+            saved_doc: dict[str, Any], settings_doc: dict[str, Any], interrupted: bool, title: str,
+            session_extra: "dict[str, Any] | None" = None) -> dict[str, Any]:
+    """Write the session's files: last checkpoint, policy, model, curve, ``run.json`` (returned);
+    ``session_extra`` goes into the session's entry (how its experience was collected)."""
     import torch
 
     seconds = time.perf_counter() - t0
@@ -753,7 +819,8 @@ def _finish(model: Any, monitor: Any, out: Path, start: int, t0: float, rows: li
     _write_curve(rows, curve_path)
     plot_curve(rows, out / "curve.png", title)
     session = {"started_at_step": start, "timesteps": steps, "seconds": round(seconds, 1),
-               "sps": round((steps - start) / max(seconds, 1e-9), 1), **({"interrupted": True} if interrupted else {})}
+               "sps": round((steps - start) / max(seconds, 1e-9), 1), **({"interrupted": True} if interrupted else {}),
+               **(session_extra or {})}
     if saved_doc:  # resumed: the original settings and card stay; what this session changed is appended
         saved = saved_doc.get("settings") or {k: v for k, v in settings_doc.items() if k not in ("timesteps",)}
         changed = {k: v for k, v in settings_doc.items() if saved.get(k, DEFAULTS.get(k)) != v}
