@@ -10,7 +10,8 @@ untimed collection each: numba's cached kernels loaded, torch's first calls):
 * **Ray, total**: the same workers as Ray actors (one CPU each), on a cluster of ``--nodes``
   nodes with ``--workers-per-node`` CPUs each that this script starts on 127.0.0.1 (or the cluster
   at ``--address``, e.g. ``auto`` after ``ray start``), with the transfer of the rollouts back;
-* **Ray, node k**: the environment steps of node ``k``'s workers over the same wall time.
+* **Ray, node k**: node ``k``'s workers' environment steps over their own collection time (the
+  slowest of them, timed in the workers while all nodes ran; ratio: against the one-process row).
 
 Ray's nodes of one machine share its cores: on the 2-core machine two one-CPU nodes are the most
 that can gain; on a real cluster each node adds its own cores. The load average is printed at the
@@ -82,6 +83,7 @@ def main() -> None:
         local.collect(weights, args.steps)  # untimed: kernels loaded, torch's first calls
         remote.collect(weights, args.steps)
         times: dict[str, list[float]] = {"local": [], "ray": []}
+        worker_secs: list[list[float]] = []
         steps = args.steps * args.num_envs * workers
         for _ in range(args.repeats):
             for name, c in (("local", local), ("ray", remote)):
@@ -89,6 +91,8 @@ def main() -> None:
                 got = c.collect(weights, args.steps)
                 times[name].append(time.perf_counter() - t0)
                 assert got.env_steps == steps
+                if name == "ray":
+                    worker_secs.append(got.seconds)
     finally:
         local.close()
         remote.close()
@@ -110,8 +114,9 @@ def main() -> None:
     row("one process, no Ray (workers in turn)", 1, workers, steps, times["local"])
     row("Ray, total", len(order), workers, steps, times["ray"])
     for k, node in enumerate(order):
-        mine = nodes.count(node)
-        row(f"Ray, node {k} ({node[:8]})", 1, mine, mine * args.num_envs * args.steps, times["ray"])
+        mine = [i for i, n in enumerate(nodes) if n == node]
+        row(f"Ray, node {k} ({node[:8]})", 1, len(mine), len(mine) * args.num_envs * args.steps,
+            [max(secs[i] for i in mine) for secs in worker_secs])
     print(f"\nload average at end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

@@ -100,6 +100,7 @@ class Rollout:
         episodes: one dict per game finished, in step then game order: ``step``, ``env`` (column in
             ``B``) and ``r``, ``l``, ``score``, ``win``, ``rank``, ``wrong`` (:class:`pi_env.rl.engine_env.LearnerBatch`).
         nodes: the Ray node id each worker ran on (``"local"`` in this process), in worker order.
+        seconds: each worker's own collection time (wall clock, in the worker), in worker order.
     """
 
     observations: np.ndarray
@@ -114,6 +115,7 @@ class Rollout:
     last_values: np.ndarray
     episodes: list[dict[str, Any]]
     nodes: list[str]
+    seconds: list[float] = dataclasses.field(default_factory=list)
 
     ARRAYS = ("observations", "action_masks", "actions", "rewards", "episode_starts", "values", "log_probs")
     LAST = ("last_observations", "last_episode_starts", "last_values")
@@ -140,7 +142,8 @@ class Rollout:
                           key=lambda e: (e["step"], e["env"]))
         return cls(**{k: np.concatenate([getattr(p, k) for p in parts], axis=1) for k in cls.ARRAYS},
                    **{k: np.concatenate([getattr(p, k) for p in parts], axis=0) for k in cls.LAST},
-                   episodes=episodes, nodes=[n for p in parts for n in p.nodes])
+                   episodes=episodes, nodes=[n for p in parts for n in p.nodes],
+                   seconds=[t for p in parts for t in p.seconds])
 
 
 def worker_seeds(seed: int, workers: int) -> list[int]:
@@ -266,10 +269,13 @@ class RolloutWorker:
         Raises:
             PIError: ``steps`` below 1; RuntimeError: ``weights`` of another shape.
         """
+        import time
+
         import torch
 
         if steps < 1:
             raise PIError(f"collect: steps must be at least 1, got {steps}")
+        t0 = time.perf_counter()
         self.policy.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in _as_numpy(weights).items()})
         B, n = self._obs.shape
         out = {"observations": np.empty((steps, B, n), np.float32), "action_masks": np.empty((steps, B, 51), bool),
@@ -311,7 +317,8 @@ class RolloutWorker:
                 self._rng = torch.get_rng_state()
                 torch.set_num_threads(threads)
         return Rollout(**out, last_observations=self._obs.copy(), last_episode_starts=self._starts.copy(),
-                       last_values=last_values.astype(np.float32), episodes=episodes, nodes=[self.node()])
+                       last_values=last_values.astype(np.float32), episodes=episodes, nodes=[self.node()],
+                       seconds=[time.perf_counter() - t0])
 
     def close(self) -> None:
         """Close the env."""
