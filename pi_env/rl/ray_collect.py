@@ -4,7 +4,7 @@ A :class:`RolloutWorker` holds what the training loop (:mod:`pi_env.rl.train`) s
 :class:`pi_env.rl.engine_env.SB3LearnerVecEnv` of ``num_envs`` games whose opponent seats are
 :class:`pi_env.rl.pool.PoolOpponent` pools (the built-in agents of ``opponents`` in batch, the
 learner's snapshots added with :meth:`Collector.add_snapshot`), and a copy of the learner's
-MaskablePPO policy (sb3-contrib's ``MaskableActorCriticPolicy`` with :class:`pi_env.rl.train.TrunkExtractor`,
+MaskablePPO policy (sb3-contrib's ``MaskableActorCriticPolicy`` with :class:`pi_env.rl.network.TrunkExtractor`,
 the shapes ``trunk`` and ``hidden`` of the run). :meth:`RolloutWorker.collect` loads the given
 weights and steps its games ``steps`` times exactly as ``MaskablePPO.collect_rollouts`` does,
 returning a :class:`Rollout`: the arrays a PPO update reads (observations, action masks, actions,
@@ -156,19 +156,9 @@ def worker_seeds(seed: int, workers: int) -> list[int]:
     return [int(s.generate_state(1, np.uint32)[0]) for s in np.random.SeedSequence(int(seed)).spawn(int(workers))]
 
 
-def _policy_kwargs(spec: CollectSpec) -> dict[str, Any]:
-    """MaskablePPO's ``policy_kwargs`` of a run with ``spec``'s widths (as :func:`pi_env.rl.train.train`)."""
-    import torch
-
-    from pi_env.rl.train import TrunkExtractor
-
-    return {"features_extractor_class": TrunkExtractor, "features_extractor_kwargs": {"trunk": list(spec.trunk)},
-            "net_arch": {"pi": list(spec.hidden), "vf": list(spec.hidden)}, "activation_fn": torch.nn.ReLU}
-
-
 def new_policy(spec: CollectSpec, seed: int = 0) -> Any:
     """A new learner policy of ``spec``'s shape, initialized as :func:`pi_env.rl.train.train` does
-    (torch seeded ``seed``, the solve logit's bias :data:`pi_env.rl.train.INITIAL_SOLVE_BIAS`).
+    (torch seeded ``seed``, the solve logit's bias :data:`pi_env.rl.network.INITIAL_SOLVE_BIAS`).
 
     Returns:
         sb3-contrib's ``MaskableActorCriticPolicy``; ``.state_dict()`` is what :meth:`Collector.collect` takes.
@@ -178,12 +168,13 @@ def new_policy(spec: CollectSpec, seed: int = 0) -> Any:
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     from pi_env.agents.learned import POLICY_ACTIONS, SOLVE_ACTION, encoding_size
-    from pi_env.rl.train import INITIAL_SOLVE_BIAS
+    from pi_env.rl.network import INITIAL_SOLVE_BIAS, policy_kwargs
 
     space = spaces.Box(-np.inf, np.inf, shape=(encoding_size(spec.encoding, spec.num_players),), dtype=np.float32)
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(int(seed))
-        policy = MaskableActorCriticPolicy(space, spaces.Discrete(POLICY_ACTIONS), lambda _: 0.0, **_policy_kwargs(spec))
+        policy = MaskableActorCriticPolicy(space, spaces.Discrete(POLICY_ACTIONS), lambda _: 0.0,
+                                           **policy_kwargs(spec.trunk, spec.hidden))
     with torch.no_grad():
         policy.action_net.bias[SOLVE_ACTION] = INITIAL_SOLVE_BIAS
     policy.set_training_mode(False)

@@ -119,10 +119,8 @@ with interrupted_while_starting(__name__, "python -m pi_env.rl.train"):  # the h
 
     from pi_env.agents.learned import MODEL_FORMAT, SOLVE_ACTION
 
-    try:  # saved models refer to pi_env.rl.train.TrunkExtractor: it must be importable by name
-        from stable_baselines3.common.torch_layers import BaseFeaturesExtractor as _Base
-    except ImportError:  # without the rl extra the module still imports; _sb3() says what to install
-        _Base = object
+    # saved models refer to pi_env.rl.train.TrunkExtractor: it must be importable by that name
+    from pi_env.rl.network import INITIAL_SOLVE_BIAS, TrunkExtractor, policy_kwargs
 from pi_env.core.files import (check_replaceable_dir, remove_run_dir, write_bytes_atomic, write_figure_atomic,
                                write_text_atomic)
 from pi_env.core.text import csv_text
@@ -132,11 +130,7 @@ from pi_env.rl.settings import (DEFAULT_HIDDEN, DEFAULT_NUM_ENVS, DEFAULT_TRUNK,
                                 parse_opponents)
 
 __all__ = ["train", "saved_settings", "check_settings", "SETTINGS_SCHEMA", "RUN_SCHEMA", "resume_settings", "TrainingInterrupted", "FIXED_SETTINGS",
-           "DEFAULTS", "PPO_DEFAULTS", "INITIAL_SOLVE_BIAS", "TASKS", "parse_opponents", "export_policy"]
-
-INITIAL_SOLVE_BIAS = -3.0
-"""Initial bias of the solve logit: with ~24 legal choices and the other logits near 0, a new
-policy solves at about 0.2 % of its turns."""
+           "DEFAULTS", "PPO_DEFAULTS", "INITIAL_SOLVE_BIAS", "TrunkExtractor", "TASKS", "parse_opponents", "export_policy"]
 
 
 def _sb3():
@@ -149,25 +143,6 @@ def _sb3():
 
     return torch, MaskablePPO, BaseFeaturesExtractor
 
-
-
-class TrunkExtractor(_Base):  # type: ignore[misc, valid-type]
-    """The shared trunk: ``Linear + ReLU`` layers of widths ``trunk`` on the encoding
-    ``float32[N, n]`` (module docstring); ``features_dim = trunk[-1]``."""
-
-    def __init__(self, observation_space: Any, trunk: Sequence[int] = (256,)):
-        from torch import nn
-
-        super().__init__(observation_space, int(trunk[-1]))
-        layers: list[Any] = []
-        n = int(np.prod(observation_space.shape))
-        for h in trunk:
-            layers += [nn.Linear(n, int(h)), nn.ReLU()]
-            n = int(h)
-        self.net = nn.Sequential(*layers)
-
-    def forward(self, x: Any) -> Any:
-        return self.net(x)
 
 
 def _policy_state(model: Any) -> dict[str, Any]:
@@ -550,13 +525,10 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
         eval_every, eval_games, eval_opponents: evaluate the policy every ``eval_every`` updates
             (``0``: never) and at the end, in ``eval_games`` games against ``eval_opponents`` on every
             other seat, on games held apart from training (:mod:`pi_env.rl.evaluation`).
-        collect_workers: ``0`` (default): the experience is collected in this process, as above;
-            ``K``: by ``K`` workers of ``num_envs / K`` games each (:mod:`pi_env.rl.ray_collect`),
-            Ray actors spread over a cluster (``use_ray``, default) or objects in this process
-            (``use_ray=False``: the same arrays, the reference); their seeds come from the
-            session's seed (``--seed`` + the steps reached), so a run is a function of its seed and ``K``.
-        ray_address: the Ray cluster to join (``"auto"``, ``"ray://head:10001"``; ``None``: the
-            one this process is connected to, else ``RAY_ADDRESS``, else a new local instance).
+        collect_workers, use_ray, ray_address: ``K``: the experience is collected by ``K`` workers
+            (module docstring), Ray actors on the cluster at ``ray_address`` (``None``: the one
+            connected, else ``RAY_ADDRESS``, else a new local one) or, ``use_ray=False``, objects
+            in this process (the same arrays); ``0`` (default): by this process's env.
         resume, force: continue the run in ``out``; delete ``out`` and start again.
         progress, verbose: a progress bar; a line per update.
         **ppo: MaskablePPO's settings (default :data:`PPO_DEFAULTS`).
@@ -571,17 +543,14 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
             hidden widths than the saved run, or ``timesteps`` already reached.
         TrainingInterrupted: Ctrl-C or SIGTERM; the run is saved at the step reached.
     """
-    torch, MaskablePPO, _ = _sb3()
-    import numba
+    _sb3()
     from stable_baselines3.common.logger import configure
 
     from pi_env.engine import GameConfig
     from pi_env.rl.engine_env import SB3LearnerVecEnv
-    from pi_env.rl.pool import PoolOpponent, SnapshotOpponent
+    from pi_env.rl.pool import PoolOpponent
 
-    _check_options(task, reward, seed, eval_every, eval_opponents)
-    if collect_workers < 0 or (collect_workers and num_envs % collect_workers):
-        raise PIError(f"--ray-actors must be at least 1 and divide --num-envs ({num_envs}), got {collect_workers}")
+    _check_options(task, reward, seed, eval_every, eval_opponents, collect_workers, num_envs)
     P = TASKS[task]
     out = Path(out)
     # everything that can be refused is checked before the run directory is created or changed
@@ -626,27 +595,14 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     _prepare_out(out, resume, force)
     if not resume:  # the settings first: an interrupted run can be resumed with them
         write_text_atomic(out / "run.json", json.dumps({"settings": settings_doc, "sessions": []}, indent=2) + "\n")
-    threads = max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS))
-    numba.set_num_threads(threads)
-    torch.set_num_threads(threads)
-    torch.distributions.Distribution.set_default_validate_args(False)
-    snapshots: list[Any] = []
+    threads = _set_threads(threads)
     if resume:
-        from pi_env.agents.learned import load_model
-
-        for f in _latest(out, "pool", "pt")[-max_snapshots:]:
-            net, _ = load_model(str(f))
-            snapshots.append(net)
-            for pool in pools:
-                pool.add(SnapshotOpponent(net, encoding, config, name="snapshot"))
+        _restore_snapshots(out, pools, max_snapshots, encoding, config)
     env = SB3LearnerVecEnv(num_envs, P, pools, encoding=encoding, seed=session_seed, parallel=threads > 1,
                            reward=reward)
     model = _model(env, ckpts[-1] if ckpts else None, trunk, hidden, settings, seed, session_seed)
-    collector = None
-    if collect_workers:
-        collector = _collect_with_workers(model, collect_workers, session_seed, use_ray, ray_address, snapshots, P,
-                                          num_envs, opponents, snapshot_weight, max_snapshots, encoding, reward,
-                                          trunk, hidden, float(settings["gamma"]))
+    collector = (_collect_with_workers(model, collect_workers, session_seed, use_ray, ray_address, pools, settings_doc)
+                 if collect_workers else None)
     warm: dict[str, Any] = {}
     if imitate_teacher and not ckpts:
         warm = _warm_start_session(env, out, lambda: warm_start(
@@ -693,11 +649,13 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     return info
 
 
-def _check_options(task: str, reward: str, seed: int, eval_every: int, eval_opponents: str) -> None:
+def _check_options(task: str, reward: str, seed: int, eval_every: int, eval_opponents: str, collect_workers: int = 0,
+                   num_envs: int = 1) -> None:
     """:func:`train`'s own checks of the options it cannot leave to the libraries.
 
     Raises:
-        PIError: an unknown task or reward, a seed outside ``0..MAX_SEED``; UnknownNameError: an
+        PIError: an unknown task or reward, a seed outside ``0..MAX_SEED``, collection workers that
+            do not divide the games; UnknownNameError: an
             unknown evaluation opponent (when evaluating)."""
     from pi_env.engine import GameConfig
     from pi_env.rl.engine_env import REWARDS
@@ -709,6 +667,8 @@ def _check_options(task: str, reward: str, seed: int, eval_every: int, eval_oppo
         raise PIError(f"--reward must be one of {', '.join(map(repr, REWARDS))}, got {reward!r}")
     if not 0 <= seed <= MAX_SEED:
         raise PIError(f"--seed must be 0..{MAX_SEED} (the evaluation games' seeds lie above), got {seed}")
+    if collect_workers < 0 or (collect_workers and num_envs % collect_workers):
+        raise PIError(f"--ray-actors must be at least 1 and divide --num-envs ({num_envs}), got {collect_workers}")
     if eval_every:
         batch_opponent(eval_opponents, GameConfig(num_players=TASKS[task]))
 
@@ -722,31 +682,53 @@ def _model(env: Any, checkpoint: "Path | None", trunk: Sequence[int], hidden: Se
         model = _load_checkpoint(MaskablePPO, checkpoint, env=env, device="cpu", **settings)
         model.set_random_seed(session_seed)
         return model
-    policy_kwargs = {"features_extractor_class": TrunkExtractor, "features_extractor_kwargs": {"trunk": list(trunk)},
-                     "net_arch": {"pi": list(hidden), "vf": list(hidden)}, "activation_fn": torch.nn.ReLU}
-    model = MaskablePPO("MlpPolicy", env, policy_kwargs=policy_kwargs, seed=seed, device="cpu", verbose=0,
+    model = MaskablePPO("MlpPolicy", env, policy_kwargs=policy_kwargs(trunk, hidden), seed=seed, device="cpu", verbose=0,
                         **settings)
     with torch.no_grad():
         model.policy.action_net.bias[SOLVE_ACTION] = INITIAL_SOLVE_BIAS
     return model
 
 
+def _set_threads(threads: int) -> int:
+    """numba's and torch's threads (at most numba's maximum); returns the number set."""
+    import numba
+    import torch
+
+    threads = max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS))
+    numba.set_num_threads(threads)
+    torch.set_num_threads(threads)
+    torch.distributions.Distribution.set_default_validate_args(False)
+    return threads
+
+
+def _restore_snapshots(out: Path, pools: Sequence[Any], max_snapshots: int, encoding: str, config: Any) -> None:
+    """A resumed run's last ``max_snapshots`` snapshots (``pool/step_N.pt``) back into ``pools``."""
+    from pi_env.agents.learned import load_model
+    from pi_env.rl.pool import SnapshotOpponent
+
+    for f in _latest(out, "pool", "pt")[-max_snapshots:]:
+        net, _ = load_model(str(f))
+        for pool in pools:
+            pool.add(SnapshotOpponent(net, encoding, config, name="snapshot"))
+
+
 def _collect_with_workers(model: Any, workers: int, seed: int, use_ray: bool, address: str | None,
-                          snapshots: Sequence[Any], P: int, num_envs: int, opponents: str, snapshot_weight: float,
-                          max_snapshots: int, encoding: str, reward: str, trunk: Sequence[int], hidden: Sequence[int],
-                          gamma: float) -> Any:
+                          pools: Sequence[Any], settings: dict[str, Any]) -> Any:
     """A :class:`pi_env.rl.ray_collect.Collector` of ``workers`` x ``num_envs / workers`` games
-    seeded ``seed``, its pools holding ``snapshots`` (a resumed run's), and ``model`` turned into a
+    seeded ``seed`` for a run of ``settings`` (:data:`~pi_env.rl.settings.SETTINGS_SCHEMA`), its
+    pools holding the snapshots of ``pools`` (a resumed run's), and ``model`` turned into a
     MaskablePPO whose ``collect_rollouts`` takes the collector's experience
     (:func:`pi_env.rl.ray_collect.fill_rollout_buffer`; the collector is left out of saved models)."""
     from pi_env.rl.ray_collect import CollectSpec, Collector, fill_rollout_buffer
 
-    spec = CollectSpec(num_players=P, num_envs=num_envs // workers, opponents=opponents,
-                       snapshot_weight=snapshot_weight, max_snapshots=max_snapshots, encoding=encoding, reward=reward,
-                       trunk=tuple(trunk), hidden=tuple(hidden), gamma=gamma)
+    spec = CollectSpec(num_players=TASKS[settings["task"]], num_envs=settings["num_envs"] // workers,
+                       opponents=settings["opponents"], snapshot_weight=settings["snapshot_weight"],
+                       max_snapshots=settings["max_snapshots"], encoding=settings["encoding"],
+                       reward=settings["reward"], trunk=tuple(settings["trunk"]), hidden=tuple(settings["hidden"]),
+                       gamma=float(settings["gamma"]))
     collector = Collector(spec, workers, seed, use_ray=use_ray, address=address)
-    for net in snapshots:
-        collector.add_snapshot(net.state_dict())
+    for snapshot in pools[0].snapshots if pools else []:
+        collector.add_snapshot(snapshot.net.state_dict())
 
     class CollectedPPO(type(model)):  # type: ignore[misc]
         """MaskablePPO with its experience from the workers."""
