@@ -122,8 +122,16 @@ def adjacency_words(board: "Board | np.ndarray") -> np.ndarray:
 
 
 @kernel
-def _any(values):
-    """Whether any entry of a 1-D array is nonzero (a player's failed-solve flags, read as words)."""
+def any_nonzero(values):
+    """Whether any entry of a 1-D array is nonzero.
+
+    Args:
+        values: a 1-D integer or bool array (e.g. a player's failed-solve flags read as
+            ``uint64[210]`` words, :func:`failed_solve_words`).
+
+    Returns:
+        ``bool``.
+    """
     for i in range(values.shape[0]):
         if values[i] != 0:
             return True
@@ -138,9 +146,18 @@ def _element_mask_of_case(c):
 
 
 @kernel
-def _code(words, td, x, y):
-    """The clue answer (0 nothing, 1 trace, 2 spot) on element ``x`` for a case whose element of
-    ``x``'s type is ``y`` (docs/rules.md §4.1)."""
+def clue_code(words, td, x, y):
+    """The clue answer on element ``x`` for a case whose element of ``x``'s type is ``y``
+    (docs/rules.md §4.1).
+
+    Args:
+        words: :func:`adjacency_words` of the board (``int64[14]``).
+        td: ``int8[36]`` district of each element's tile.
+        x, y: element ids (``0..35``) of the same type.
+
+    Returns:
+        ``int``: 0 nothing, 1 trace, 2 spot.
+    """
     if x == y:
         return 2
     if (words[td[y]] >> np.int64(4 * td[x])) & 4:
@@ -149,9 +166,10 @@ def _code(words, td, x, y):
 
 
 @kernel
-def _case_set(td, words, answer, excl, inv_mask, target, only, failed, check_failed, need_members,
-              members, cnt):
-    """The case set of one player from its gathered information; returns its size ``n``.
+def case_set(td, words, answer, excl, inv_mask, target, only, failed, check_failed, need_members,
+             members, cnt):
+    """The case set of one player from its gathered information (:func:`gather_state`,
+    :func:`apply_held`).
 
     Args:
         td: ``int8[36]`` district of each element's tile.
@@ -168,6 +186,9 @@ def _case_set(td, words, answer, excl, inv_mask, target, only, failed, check_fai
         need_members: write ``members`` (else a product set is counted in closed form).
         members: ``int16[1680]`` receives the set's cases (ascending) when ``need_members``.
         cnt: ``int64[36]`` receives per element the number of the set's cases containing it.
+
+    Returns:
+        ``int``: the set's size ``n``.
     """
     for x in range(NUM_ELEMENTS):
         cnt[x] = 0
@@ -183,7 +204,7 @@ def _case_set(td, words, answer, excl, inv_mask, target, only, failed, check_fai
         m = 12 if x < 12 else (10 if x < 22 else 14)
         keep = ~(((np.int64(1) << np.int64(m)) - 1) << np.int64(o))  # the other types
         for y in range(o, o + m):
-            if _code(words, td, x, y) == a:
+            if clue_code(words, td, x, y) == a:
                 keep |= np.int64(1) << np.int64(y)
         allowed &= keep
     if only >= 0:
@@ -290,11 +311,17 @@ def _near_counts(td, words, cnt):
 
 
 @kernel
-def _clue_gains(td, words, cnt, n, out):
-    """Expected entropy reduction (bits) of each of the 36 clue cards for a set of ``n`` cases with
-    element counts ``cnt``: the answer depends only on the case's element of the card's type — a
-    spot for the card's own element, a trace for the elements whose tiles lie next to the card's
-    tile (docs/rules.md §4.1), nothing for the rest."""
+def clue_gains(td, words, cnt, n, out):
+    """Expected entropy reduction (bits) of each of the 36 clue cards for a uniform set of ``n``
+    cases: the answer depends only on the case's element of the card's type — a spot for the
+    card's own element, a trace for the elements whose tiles lie next to the card's tile
+    (docs/rules.md §4.1), nothing for the rest.
+
+    Args:
+        td: ``int8[36]`` district of each element's tile; words: :func:`adjacency_words`.
+        cnt: ``int64[36]`` the set's element counts (:func:`case_set`); n: its size.
+        out: ``float64[36]`` (or float32) receives the gains.
+    """
     if n <= 1:
         for x in range(NUM_ELEMENTS):
             out[x] = 0.0
@@ -312,7 +339,7 @@ def _clue_gains(td, words, cnt, n, out):
 
 
 @kernel
-def _district_gains(td, words, cnt, members, n, product, failed, check_failed, hyp_mask, placed, hist, out):
+def district_gains(td, words, cnt, members, n, product, failed, check_failed, hyp_mask, placed, hist, out):
     """Expected entropy reduction (bits) of an investigator in each district for the set
     ``members[:n]`` (element counts ``cnt``); ``hyp_mask[t]``: the 4-bit fields of the districts
     where type ``t`` would not be suppressed; ``placed``: 14-bit mask of districts that get 0
@@ -321,6 +348,13 @@ def _district_gains(td, words, cnt, members, n, product, failed, check_failed, h
     ``product``: the set is every combination of the elements with ``cnt > 0`` except the failed
     solves (no investigator constrains it); then the answer histogram of each district is a
     product of per-type counts, corrected for the failed cases, instead of a pass over the set.
+
+    Args:
+        td: ``int8[36]``; words: :func:`adjacency_words`; cnt: ``int64[36]``; members:
+            ``int16[1680]`` (the first ``n`` used); n: the set's size; product: ``bool``.
+        failed: ``[1680]`` the owner's failed solves, read when ``check_failed``.
+        hyp_mask: ``int64[3]`` (:func:`hypothesis_masks`); placed: ``int`` 14-bit mask.
+        hist: ``int64[224]`` scratch; out: ``float64[14]`` (or float32) receives the gains.
     """
     if n <= 1:
         for d in range(NUM_DISTRICTS):
@@ -390,9 +424,15 @@ def _district_gains(td, words, cnt, members, n, product, failed, check_failed, h
 
 
 @kernel
-def _hyp_masks(td, spot_row, trace_row, out):
+def hypothesis_masks(td, spot_row, trace_row, out):
     """``out[t]``: the 4-bit fields of the districts where a new investigator of the player would
-    count type ``t`` (its tile there carries none of the player's markers, docs/rules.md §4.2)."""
+    count type ``t`` (its tile there carries none of the player's markers, docs/rules.md §4.2).
+
+    Args:
+        td: ``int8[36]`` district of each element's tile.
+        spot_row, trace_row: ``bool[36]`` the player's spot and trace markers.
+        out: ``int64[3]`` receives the masks (for :func:`district_gains`).
+    """
     for t in range(3):
         out[t] = _NIBBLES
     for x in range(NUM_ELEMENTS):
@@ -406,12 +446,23 @@ def _hyp_masks(td, spot_row, trace_row, out):
 
 
 @kernel
-def _gather_state(b, q, P, spot, trace, front, inv_count, inv_district, inv_answer,
-                  inv_suppressed, solved_case, answer, inv_mask):
+def gather_state(b, q, P, spot, trace, front, inv_count, inv_district, inv_answer,
+                 inv_suppressed, solved_case, answer, inv_mask):
     """Player ``q``'s information in game ``b``: its clue answers (into ``answer``), the districts
     where its investigators count each type (into ``inv_mask``) and ``(excl, target, only)`` as
-    :func:`_case_set` takes them (the other players' spots and correct solves excluded; its own
-    correct solve as ``only``). The held case is added by :func:`_apply_held`."""
+    :func:`case_set` takes them (the other players' spots and correct solves excluded; its own
+    correct solve as ``only``). The held case is added by :func:`apply_held`.
+
+    Args:
+        b, q, P: the game (row), the player, the player count.
+        spot, trace, front, inv_count, inv_district, inv_answer, inv_suppressed, solved_case: the
+            state's arrays (:class:`pi_env.engine.State`, ``[B, P, ...]``).
+        answer: ``int8[36]`` receives the clue answers (``-1`` none, 0 nothing, 1 trace, 2 spot).
+        inv_mask: ``int64[3]`` receives the investigator masks.
+
+    Returns:
+        ``(excl, target, only)``: ``int64`` each, as :func:`case_set` takes them.
+    """
     excl = np.int64(0)
     only = np.int64(-1)
     for r in range(P):
@@ -454,9 +505,17 @@ def _gather_state(b, q, P, spot, trace, front, inv_count, inv_district, inv_answ
 
 
 @kernel
-def _apply_held(q, h, held, excl, only):
-    """Fold the held case (of player ``h``) into ``(excl, only)`` of player ``q``; ``only == -2``
-    means the set is empty (two different single cases)."""
+def apply_held(q, h, held, excl, only):
+    """Fold the held case (of player ``h``) into ``(excl, only)`` of player ``q``.
+
+    Args:
+        q, h: the player whose set is built, the player whose case is held.
+        held: the held case id (``-1``: none); excl, only: ``int64`` from :func:`gather_state`.
+
+    Returns:
+        ``(excl, only)``: ``int64`` each; ``only == -2`` means the set is empty (two different
+        single cases).
+    """
     if held < 0:
         return excl, only
     if q == h:
@@ -467,7 +526,9 @@ def _apply_held(q, h, held, excl, only):
 
 
 @kernel
-def _held_of(case, b, h):
+def held_case_of(case, b, h):
+    """The case id (``0..1679``) of player ``h`` in game ``b`` of ``case`` (``int8[B, P, 3]``, the
+    state's suspect, evidence, location per player)."""
     return np.int64(case[b, h, 0]) * 140 + np.int64(case[b, h, 1]) * 14 + np.int64(case[b, h, 2])
 
 
@@ -492,15 +553,15 @@ def _finish_row(td, words, answer, excl, inv_mask, target, only, failed, check_f
     the suppression a new investigator would meet); ``placed``: 14-bit mask of the districts of its
     investigators. Returns the set's size."""
     product = (inv_mask[0] | inv_mask[1] | inv_mask[2]) == 0
-    n = _case_set(td, words, answer, excl, inv_mask, target, only, failed, check_failed,
+    n = case_set(td, words, answer, excl, inv_mask, target, only, failed, check_failed,
                   want_mask or (want_gains and not product), members, cnt)
     _write_features(cnt, n, feat_row)
     if want_mask:
         _write_mask(members, n, mask_row)
     if want_gains:
-        _hyp_masks(td, own_spot, own_trace, hyp)
-        _clue_gains(td, words, cnt, n, gains_row[:NUM_ELEMENTS])
-        _district_gains(td, words, cnt, members, n, product, failed, check_failed, hyp, placed, hist,
+        hypothesis_masks(td, own_spot, own_trace, hyp)
+        clue_gains(td, words, cnt, n, gains_row[:NUM_ELEMENTS])
+        district_gains(td, words, cnt, members, n, product, failed, check_failed, hyp, placed, hist,
                         gains_row[NUM_ELEMENTS:])
     return n
 
@@ -518,16 +579,16 @@ def _state_kernel(players, words, want_mask, want_gains, feat, mask, gains, tile
         for b in range(chunk * _CHUNK, min(B, chunk * _CHUNK + _CHUNK)):
             p = players[b]
             h = (p + 1) % P
-            excl, target, only = _gather_state(b, p, P, spot, trace, front, inv_count, inv_district,
+            excl, target, only = gather_state(b, p, P, spot, trace, front, inv_count, inv_district,
                                                inv_answer, inv_suppressed, solved_case, answer, inv_mask)
-            excl, only = _apply_held(p, h, _held_of(case, b, h), excl, only)
+            excl, only = apply_held(p, h, held_case_of(case, b, h), excl, only)
             if only == -2:
                 target = np.int64(-1)
             placed = 0
             for k in range(inv_count[b, p]):
                 placed |= 1 << np.int64(inv_district[b, p, k])
             _finish_row(tile_district[b], words, answer, excl, inv_mask, target, only, failed[b, p],
-                        _any(failed_words[b, p]), spot[b, p], trace[b, p], placed, want_mask, want_gains, cnt,
+                        any_nonzero(failed_words[b, p]), spot[b, p], trace[b, p], placed, want_mask, want_gains, cnt,
                         members, hyp, hist, feat[b], mask[b] if want_mask else mask[0:0].reshape(-1),
                         gains[b] if want_gains else gains[0:0].reshape(-1))
 
@@ -634,7 +695,7 @@ def _observation_kernel(obs, P, off, words, want_mask, want_gains, feat, mask, g
             target, placed = _gather_answers(o, off[2], off[3], off[1], off[4], off[5], off[6], off[7],
                                              answer, inv_mask)
             _finish_row(td, words, answer, excl, inv_mask, target, _obs_case(o, off[9]),
-                        o[off[10]:off[10] + NUM_CASES], _any(o[off[10]:off[10] + NUM_CASES]),
+                        o[off[10]:off[10] + NUM_CASES], any_nonzero(o[off[10]:off[10] + NUM_CASES]),
                         o[off[2]:off[2] + NUM_ELEMENTS],
                         o[off[3]:off[3] + NUM_ELEMENTS], placed, want_mask, want_gains, cnt, members, hyp,
                         hist, feat[b], mask[b] if want_mask else mask[0:0].reshape(-1),
@@ -664,7 +725,7 @@ def _solo_observation_kernel(obs, off, words, want_mask, want_gains, feat, mask,
             target, placed = _gather_answers(o, off[2], off[3], off[1], off[4], off[5], off[6], off[7],
                                              answer, inv_mask)
             _finish_row(td, words, answer, np.int64(0), inv_mask, target, np.int64(-1),
-                        o[off[8]:off[8] + NUM_CASES], _any(o[off[8]:off[8] + NUM_CASES]),
+                        o[off[8]:off[8] + NUM_CASES], any_nonzero(o[off[8]:off[8] + NUM_CASES]),
                         o[off[2]:off[2] + NUM_ELEMENTS],
                         o[off[3]:off[3] + NUM_ELEMENTS], placed, want_mask, want_gains, cnt, members, hyp,
                         hist, feat[b], mask[b] if want_mask else mask[0:0].reshape(-1),
@@ -704,7 +765,7 @@ def _solo_state_kernel(words, want_mask, want_gains, feat, mask, gains, tile_dis
             target, placed = _gather_solo(b, spot, trace, nothing, inv_placed, inv_answer, inv_suppressed,
                                           answer, inv_mask)
             _finish_row(tile_district[b], words, answer, np.int64(0), inv_mask, target, np.int64(-1),
-                        failed[b], _any(failed_words[b]), spot[b], trace[b], placed, want_mask, want_gains,
+                        failed[b], any_nonzero(failed_words[b]), spot[b], trace[b], placed, want_mask, want_gains,
                         cnt, members, hyp, hist, feat[b], mask[b] if want_mask else mask[0:0].reshape(-1),
                         gains[b] if want_gains else gains[0:0].reshape(-1))
 
@@ -725,26 +786,36 @@ def _seat_sets_kernel(players, words, masks, sizes, tile_district, case, spot, t
         for b in range(chunk * _CHUNK, min(B, chunk * _CHUNK + _CHUNK)):
             p = players[b]
             h = (p + 1) % P
-            held = _held_of(case, b, h)
+            held = held_case_of(case, b, h)
             for j in range(P):
                 q = (p + j) % P
-                excl, target, only = _gather_state(b, q, P, spot, trace, front, inv_count, inv_district,
+                excl, target, only = gather_state(b, q, P, spot, trace, front, inv_count, inv_district,
                                                    inv_answer, inv_suppressed, solved_case, answer, inv_mask)
-                excl, only = _apply_held(q, h, held, excl, only)
+                excl, only = apply_held(q, h, held, excl, only)
                 if only == -2:
                     target = np.int64(-1)
-                n = _case_set(tile_district[b], words, answer, excl, inv_mask, target, only, failed[b, q],
-                              _any(failed_words[b, q]), True, members, cnt)
+                n = case_set(tile_district[b], words, answer, excl, inv_mask, target, only, failed[b, q],
+                              any_nonzero(failed_words[b, q]), True, members, cnt)
                 _write_mask(members, n, masks[b, j])
                 sizes[b, j] = n
 
 
 @kernel
-def _joint_counts(own, n_own, other, n_other, joint, h1, hse, hsl, hel, inset):
+def disjoint_counts(own, n_own, other, n_other, joint, h1, hse, hsl, hel, inset):
     """``joint[i]``: the cases of ``other[:n_other]`` (the one unknown player's set) disjoint from
     ``own[i]`` (per type, docs/rules.md §3), by inclusion-exclusion over the set's histograms per
-    element, pair and triple (the joint features of :func:`joint_features` and greedy in batch, :mod:`pi_env.rl.greedy_batch`); returns how many
-    are positive."""
+    element, pair and triple (the joint features of :func:`joint_features` and greedy in batch,
+    :mod:`pi_env.rl.greedy_batch`).
+
+    Args:
+        own: ``int16[>= n_own]`` the asking player's cases; other: ``int16[>= n_other]``.
+        joint: ``int64[>= n_own]`` receives the counts.
+        h1, hse, hsl, hel: ``int64[36]``, ``int64[12, 10]``, ``int64[12, 14]``, ``int64[10, 14]``
+            scratch; inset: ``bool[1680]`` scratch, all False (left so).
+
+    Returns:
+        ``int``: how many counts are positive.
+    """
     h1[:] = 0
     hse[:] = 0
     hsl[:] = 0
@@ -790,7 +861,7 @@ def _joint_row_features(own, n_own, other, n_other, held_ok, row):
     hel = np.zeros((10, 14), dtype=np.int64)
     inset = np.zeros(NUM_CASES, dtype=np.bool_)
     joint = np.empty(n_own, dtype=np.int64)
-    positive = _joint_counts(own, n_own, other, n_other, joint, h1, hse, hsl, hel, inset)
+    positive = disjoint_counts(own, n_own, other, n_other, joint, h1, hse, hsl, hel, inset)
     total = 0
     acc = np.zeros(NUM_ELEMENTS, dtype=np.int64)
     for i in range(n_own):
@@ -819,17 +890,17 @@ def _joint3_kernel(players, words, feat, tile_district, case, spot, trace, front
         for b in range(chunk * _CHUNK, min(B, chunk * _CHUNK + _CHUNK)):
             p = players[b]
             h = (p + 1) % 3
-            held = _held_of(case, b, h)
+            held = held_case_of(case, b, h)
             sizes = np.zeros(3, dtype=np.int64)
             for j in (1, 2, 0):
                 q = (p + j) % 3
-                excl, target, only = _gather_state(b, q, 3, spot, trace, front, inv_count, inv_district,
+                excl, target, only = gather_state(b, q, 3, spot, trace, front, inv_count, inv_district,
                                                    inv_answer, inv_suppressed, solved_case, answer, inv_mask)
-                excl, only = _apply_held(q, h, held, excl, only)
+                excl, only = apply_held(q, h, held, excl, only)
                 if only == -2:
                     target = np.int64(-1)
-                sizes[j] = _case_set(tile_district[b], words, answer, excl, inv_mask, target, only,
-                                     failed[b, q], _any(failed_words[b, q]), True, other if j == 2 else members,
+                sizes[j] = case_set(tile_district[b], words, answer, excl, inv_mask, target, only,
+                                     failed[b, q], any_nonzero(failed_words[b, q]), True, other if j == 2 else members,
                                      cnt)
             _joint_row_features(members, sizes[0], other, sizes[2], sizes[1] > 0, feat[b])
 
@@ -1059,7 +1130,7 @@ def solo_features(state, board: "Board | np.ndarray", out: "np.ndarray | None" =
     _pick(_solo_state_kernel, B, parallel)(adjacency_words(board), mask is not None, gains is not None, out, m, g,
                                     state.tile_district, state.spot, state.trace, state.nothing,
                                     state.inv_placed, state.inv_answer, state.inv_suppressed, state.failed,
-                                    _failed_words(state.failed))
+                                    failed_solve_words(state.failed))
     return out
 
 
@@ -1087,16 +1158,17 @@ def seat_case_masks(state: State, board: "Board | np.ndarray", player: "int | np
     return masks, sizes
 
 
-def _failed_words(failed: np.ndarray) -> np.ndarray:
+def failed_solve_words(failed: np.ndarray) -> np.ndarray:
     """The failed-solve flags ``bool[..., 1680]`` as ``uint64[..., 210]`` (a view when contiguous):
-    whether a player failed any solve is 210 word tests, not 1680 flag tests."""
+    whether a player failed any solve is 210 word tests (:func:`any_nonzero`), not 1680 flag
+    tests."""
     return np.ascontiguousarray(failed).view(np.uint64)
 
 
 def _state_args(state: State) -> tuple[np.ndarray, ...]:
     return (state.tile_district, state.case, state.spot, state.trace, state.front, state.inv_count,
-            state.inv_district, state.inv_answer, state.inv_suppressed, _failed_words(state.failed), state.solved_case,
-            state.failed)
+            state.inv_district, state.inv_answer, state.inv_suppressed, failed_solve_words(state.failed),
+            state.solved_case, state.failed)
 
 
 def joint_case_counts(state: State, board: "Board | np.ndarray", player: "int | np.ndarray") -> np.ndarray:

@@ -16,7 +16,7 @@ from pi_env.agents.greedy import GreedyAgent, best_query, greedy_decision
 from pi_env.core.constants import INVESTIGATE_BASE, SOLVE_BASE
 from pi_env.core.errors import PIError
 from pi_env.engine import GameConfig, init, legal_action_mask, observe, step_inplace
-from pi_env.rl.greedy_batch import GreedyOpponent, greedy_actions
+from pi_env.rl.greedy_batch import GreedyOpponent, _pairwise_sum, greedy_actions
 from pi_env.rl.pool import AgentOpponent, batch_opponent
 from helpers import assert_jit_off_agrees, learner_run
 
@@ -164,6 +164,19 @@ def test_an_unstarted_game_slot_is_refused_and_a_new_game_forgets_the_previous_t
     assert opp._valid.tolist() == [True, True]
     opp.new_games(np.array([0]), np.array([4]))
     assert opp._valid.tolist() == [False, True]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_pairwise_sum_is_numpys_sum_bit_for_bit(seed):
+    """``_pairwise_sum(a, n)`` is ``a[:n].sum()`` bit for bit for every ``n = 0..1680`` (numpy's
+    pairwise summation; values of mixed magnitudes, so that the order of additions shows)."""
+    rng = np.random.default_rng(seed)
+    a = rng.random(1680) * 10.0 ** rng.integers(-8, 9, size=1680)
+    got = np.array([_pairwise_sum(a, n) for n in range(1681)])
+    want = np.array([a[:n].sum() for n in range(1681)])
+    assert got.tobytes() == want.tobytes()
+    # a plain left-to-right sum differs somewhere (the test tells the orders apart)
+    assert any(float(np.add.accumulate(a[:n])[-1]) != want[n] for n in range(129, 1681))
 
 
 _JIT_SCRIPT = """

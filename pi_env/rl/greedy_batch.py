@@ -12,8 +12,8 @@ not know) and which batched piece gives it here:
 greedy (per game, Python)                       here (one numba kernel over the rows, :func:`_decide_kernel`)
 ==============================================  ==========================================================
 ``analyze_knowledge`` of                        the own-information case set of
-``knowledge_from_observation``: the exact       :mod:`pi_env.solvers.own_info` (``_gather_state``,
-joint posterior ``cases``, ``probs``            ``_apply_held``, ``_case_set``: the row kernel of
+``knowledge_from_observation``: the exact       :mod:`pi_env.solvers.own_info` (``gather_state``,
+joint posterior ``cases``, ``probs``            ``apply_held``, ``case_set``: the row kernel of
                                                 :func:`~pi_env.solvers.own_info.own_features`). With 2
                                                 players it *is* the joint posterior (the only other case
                                                 is the held one), uniform: ``probs = 1/n`` normalised as
@@ -36,12 +36,12 @@ investigators, investigators rationed           ``ceil((left + placed) / max(1, 
                                                 product set or else a pass over the members, the
                                                 player's suppressed types cleared (the gains of
                                                 :func:`pi_env.solvers.own_info.query_gains`:
-                                                ``_clue_gains``, ``_district_gains``); the entropy of
+                                                ``clue_gains``, ``district_gains``); the entropy of
                                                 the answer counts; with 3 players the entropy of the
                                                 answers' probability mass (a pass over the cases)
 ``public_case_bits``: every seat's cases from   every other seat's set from its public answers and the
 public information (no held case)               other players' spot markers and correct solves
-                                                (``_gather_state`` + ``_case_set`` without the held
+                                                (``gather_state`` + ``case_set`` without the held
                                                 case): its size ``nⱼ`` (the opponent model); seat 1's
                                                 element counts (denial)
 ``read_outlook``: tier, round, rotation, turn   the state's round, tier, rotation, first player, score,
@@ -97,10 +97,11 @@ from pi_env.core.errors import PIError
 from pi_env.core.rules import (edition_code, finished_for_round_end, round_ends_after_rotation, solve_gain,
                                tier_points, wrong_solve_loss)
 from pi_env.engine import GameConfig, State, legal_action_mask
-from pi_env.rl.heuristic_batch import _district_codes
+from pi_env.rl.heuristic_batch import district_codes
 from pi_env.solvers.hints import GAIN_TOLERANCE, tied_with_best
-from pi_env.solvers.own_info import (_any, _apply_held, _case_set, _clue_gains, _code, _district_gains, _joint_counts,
-                                     _failed_words, _gather_state, _held_of, _hyp_masks, adjacency_words)
+from pi_env.solvers.own_info import (adjacency_words, any_nonzero, apply_held, case_set, clue_code, clue_gains,
+                                     disjoint_counts, district_gains, failed_solve_words, gather_state, held_case_of,
+                                     hypothesis_masks)
 from pi_env.solvers.turns import turns_to_solve_pmf
 
 __all__ = ["GreedyOpponent", "greedy_actions", "SUPPORTED_PLAYERS"]
@@ -181,45 +182,47 @@ def _block_sum(a, lo, n):
 
 
 @kernel
-def _split(n):
-    """Where numpy's pairwise summation splits a run of ``n > 128`` entries."""
-    n2 = n // 2
-    return n2 - n2 % 8
-
-
-@kernel
-def _sum1(a, lo, n):
-    if n <= 128:
-        return _block_sum(a, lo, n)
-    m = _split(n)
-    return _block_sum(a, lo, m) + _block_sum(a, lo + m, n - m)
-
-
-@kernel
-def _sum2(a, lo, n):
-    if n <= 128:
-        return _block_sum(a, lo, n)
-    m = _split(n)
-    return _sum1(a, lo, m) + _sum1(a, lo + m, n - m)
-
-
-@kernel
-def _sum3(a, lo, n):
-    if n <= 128:
-        return _block_sum(a, lo, n)
-    m = _split(n)
-    return _sum2(a, lo, m) + _sum2(a, lo + m, n - m)
-
-
-@kernel
 def _pairwise_sum(a, n):
-    """``a[:n].sum()`` as numpy computes it (pairwise, blocks of 128 entries), for ``n <= 1680``
-    (four levels of halving reach a block), so that greedy's normalisation
-    (``probs / probs.sum()``) is reproduced bit for bit."""
+    """``a[:n].sum()`` as numpy computes it for float64 (its pairwise summation: runs of more than
+    128 entries halved at a multiple of 8, blocks summed by :func:`_block_sum`), bit for bit, so
+    that greedy's normalisation (``probs / probs.sum()``) is reproduced exactly. Without
+    recursion: the halvings are walked with an explicit stack of ``(lo, n)`` ranges, each range's
+    two halves' sums added as numpy adds them.
+
+    Args:
+        a: ``float64[>= n]``.
+        n: the number of leading entries summed (any ``n >= 0``).
+
+    Returns:
+        ``float``.
+    """
     if n <= 128:
         return _block_sum(a, 0, n)
-    m = _split(n)
-    return _sum3(a, 0, m) + _sum3(a, m, n - m)
+    # frames (lo, n, state): state 0 = to expand, 1 = both halves summed, to be added
+    lo_s = np.empty(128, dtype=np.int64)
+    n_s = np.empty(128, dtype=np.int64)
+    state_s = np.empty(128, dtype=np.int64)
+    vals = np.empty(128)
+    top, nv = 0, 0
+    lo_s[0], n_s[0], state_s[0] = 0, n, 0
+    top = 1
+    while top > 0:
+        top -= 1
+        lo, m, state = lo_s[top], n_s[top], state_s[top]
+        if m <= 128:
+            vals[nv] = _block_sum(a, lo, m)
+            nv += 1
+        elif state == 1:
+            nv -= 1
+            vals[nv - 1] = vals[nv - 1] + vals[nv]
+        else:
+            half = m // 2
+            half -= half % 8
+            lo_s[top], n_s[top], state_s[top] = lo, m, 1
+            lo_s[top + 1], n_s[top + 1], state_s[top + 1] = lo + half, m - half, 0  # summed second
+            lo_s[top + 2], n_s[top + 2], state_s[top + 2] = lo, half, 0  # summed first
+            top += 3
+    return vals[0]
 
 
 @kernel
@@ -273,23 +276,23 @@ def _joint_posterior(b, p, h, held, td, words, st, answer, inv_mask, members, n,
     probabilities in ``weight`` (``count / total``, normalised by numpy's pairwise sum, as greedy);
     returns their number, or ``-1`` when no case has a deal (greedy then keeps the own cases,
     uniform). ``st``: the state's per-player arrays (:func:`greedy_actions`); ``hist``: scratch of
-    :func:`pi_env.solvers.own_info._joint_counts`."""
+    :func:`pi_env.solvers.own_info.disjoint_counts`."""
     spot, trace, front, inv_count, inv_district, inv_answer, inv_suppressed, solved_case, failed_words, failed = st
     q2 = (p + 2) % 3
     sizes = np.zeros(2, dtype=np.int64)
     for k in range(2):  # seat 1's set with the held case (consistency), seat 2's with it known
         q = h if k == 0 else q2
-        ex, tg, on = _gather_state(b, q, 3, spot, trace, front, inv_count, inv_district, inv_answer,
+        ex, tg, on = gather_state(b, q, 3, spot, trace, front, inv_count, inv_district, inv_answer,
                                    inv_suppressed, solved_case, answer, inv_mask)
-        ex, on = _apply_held(q, h, held, ex, on)
+        ex, on = apply_held(q, h, held, ex, on)
         if on == -2:
             tg = np.int64(-1)
-        sizes[k] = _case_set(td, words, answer, ex, inv_mask, tg, on, failed[b, q], _any(failed_words[b, q]),
+        sizes[k] = case_set(td, words, answer, ex, inv_mask, tg, on, failed[b, q], any_nonzero(failed_words[b, q]),
                              k == 1, members2, cnt2)
     if sizes[0] == 0 or sizes[1] == 0:
         return -1
     h1, hse, hsl, hel, inset = hist
-    if _joint_counts(members, n, members2, sizes[1], joint, h1, hse, hsl, hel, inset) == 0:
+    if disjoint_counts(members, n, members2, sizes[1], joint, h1, hse, hsl, hel, inset) == 0:
         return -1
     total = 0
     for i in range(n):
@@ -318,7 +321,7 @@ def _outlook(b, p, P, rotation, rnd, first, mine, solved_, attempted_, st, prev_
         solved[j] = solved_[b, q]
         attempted[j] = attempted_[b, q]
         before[j] = (j - first + P) % P < mine
-        acted = solved[j] or attempted[j] or inv_count[b, q] > 0 or _any(failed_words[b, q])
+        acted = solved[j] or attempted[j] or inv_count[b, q] > 0 or any_nonzero(failed_words[b, q])
         for x in range(NUM_ELEMENTS):
             acted = acted or front[b, q, x] or spot[b, q, x] or trace[b, q, x]
         idle[j] = j != 0 and not solved[j] and (before[j] or rotation >= 1) and not acted
@@ -349,13 +352,13 @@ def _weighted_gains(td, words, adjacency, markers, cand, members, weight, n, wcn
         t0 = 0 if x < 12 else (12 if x < 22 else 22)
         t1 = 12 if x < 12 else (22 if x < 22 else 36)
         for y in range(t0, t1):
-            mass[_code(words, td, x, y)] += wcnt[y]
+            mass[clue_code(words, td, x, y)] += wcnt[y]
         gains[x] = _mass_entropy(mass, 3)
     for d in range(NUM_DISTRICTS):
         a = INVESTIGATE_BASE + d
         if not cand[a]:
             continue
-        _district_codes(td, adjacency, markers, d, elcode)
+        district_codes(td, adjacency, markers, d, elcode)
         mass[:] = 0.0
         for i in range(n):
             c = np.int64(members[i])
@@ -375,7 +378,7 @@ def _denial(b, q1, held, n1, cnt1, td, words, cand, st, denial):
     for x in range(NUM_ELEMENTS):
         if spot[b, q1, x] or trace[b, q1, x] or front[b, q1, x]:
             queries += 1
-    if _any(failed_words[b, q1]):
+    if any_nonzero(failed_words[b, q1]):
         for c in range(NUM_CASES):
             if failed[b, q1, c]:
                 named += 1
@@ -385,12 +388,12 @@ def _denial(b, q1, held, n1, cnt1, td, words, cand, st, denial):
             continue
         t = 0 if x < 12 else (1 if x < 22 else 2)
         yh = held // 140 if t == 0 else (12 + (held // 14) % 10 if t == 1 else 22 + held % 14)
-        code_h = _code(words, td, x, yh)
+        code_h = clue_code(words, td, x, yh)
         t0 = 0 if x < 12 else (12 if x < 22 else 22)
         t1 = 12 if x < 12 else (22 if x < 22 else 36)
         trace_n = 0
         for y in range(t0, t1):
-            if y != x and _code(words, td, x, y) == 1:
+            if y != x and clue_code(words, td, x, y) == 1:
                 trace_n += cnt1[y]
         same = cnt1[x] if code_h == 2 else (trace_n if code_h == 1 else n1 - trace_n - cnt1[x])
         denial[x] = np.log2(n1 / max(same, 1)) * activity
@@ -423,10 +426,10 @@ def _q_after(pick, members, weight, n, td, words, adjacency, markers, elcode, be
         for i in range(n):
             c = np.int64(members[i])
             y = c // 140 if t == 0 else (12 + (c // 14) % 10 if t == 1 else 22 + c % 14)
-            k = _code(words, td, pick, y)
+            k = clue_code(words, td, pick, y)
             best16[k] = max(best16[k], weight[i])
     else:
-        _district_codes(td, adjacency, markers, pick - INVESTIGATE_BASE, elcode)
+        district_codes(td, adjacency, markers, pick - INVESTIGATE_BASE, elcode)
         for i in range(n):
             c = np.int64(members[i])
             k = elcode[c // 140] + elcode[12 + (c // 14) % 10] + elcode[22 + c % 14]
@@ -521,13 +524,13 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
         h = (p + 1) % P
         td = tile_district[b]
         # the agent's case set: with 2 players its exact (uniform) posterior
-        excl, target, only = _gather_state(b, p, P, spot, trace, front, inv_count, inv_district, inv_answer,
+        excl, target, only = gather_state(b, p, P, spot, trace, front, inv_count, inv_district, inv_answer,
                                            inv_suppressed, solved_case, answer, inv_mask)
-        held = _held_of(case, b, h)
-        excl, only = _apply_held(p, h, held, excl, only)
+        held = held_case_of(case, b, h)
+        excl, only = apply_held(p, h, held, excl, only)
         if only == -2:
             target = np.int64(-1)
-        n = _case_set(td, words, answer, excl, inv_mask, target, only, failed[b, p], _any(failed_words[b, p]),
+        n = case_set(td, words, answer, excl, inv_mask, target, only, failed[b, p], any_nonzero(failed_words[b, p]),
                       True, members, cnt)
         inv_mask_own[:] = inv_mask
         first_clue = -1
@@ -567,9 +570,9 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
         hazard[:] = 0.0
         for j in range(1, P):
             q = (p + j) % P
-            ex, tg, on = _gather_state(b, q, P, spot, trace, front, inv_count, inv_district, inv_answer,
+            ex, tg, on = gather_state(b, q, P, spot, trace, front, inv_count, inv_district, inv_answer,
                                        inv_suppressed, solved_case, answer, inv_mask)
-            n_pub[j] = _case_set(td, words, answer, ex, inv_mask, tg, on, failed[b, q], _any(failed_words[b, q]),
+            n_pub[j] = case_set(td, words, answer, ex, inv_mask, tg, on, failed[b, q], any_nonzero(failed_words[b, q]),
                                  False, members2[0:0], cnt1 if j == 1 else cnt2)
             if not solved[j] and not idle[j]:
                 hazard[j] = hazard_table[n_pub[j]]
@@ -583,14 +586,14 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
         for x in range(NUM_ELEMENTS):
             markers[x] = spot[b, p, x] or trace[b, p, x]
         if uniform:  # gains from the counts (as pi_env.solvers.own_info.query_gains)
-            _clue_gains(td, words, cnt, n, gains[:NUM_ELEMENTS])
+            clue_gains(td, words, cnt, n, gains[:NUM_ELEMENTS])
             if inv_allowed > 0:
                 placed_mask = 0
                 for k in range(inv_count[b, p]):
                     placed_mask |= 1 << np.int64(inv_district[b, p, k])
-                _hyp_masks(td, spot[b, p], trace[b, p], hyp)
-                _district_gains(td, words, cnt, members, n, (inv_mask_own[0] | inv_mask_own[1] | inv_mask_own[2]) == 0,
-                                failed[b, p], _any(failed_words[b, p]), hyp, placed_mask, dhist,
+                hypothesis_masks(td, spot[b, p], trace[b, p], hyp)
+                district_gains(td, words, cnt, members, n, (inv_mask_own[0] | inv_mask_own[1] | inv_mask_own[2]) == 0,
+                                failed[b, p], any_nonzero(failed_words[b, p]), hyp, placed_mask, dhist,
                                 gains[NUM_ELEMENTS:])
         else:
             _weighted_gains(td, words, adjacency, markers, cand, members, weight, n, wcnt, mass, elcode, gains)
@@ -650,7 +653,7 @@ def greedy_actions(state: State, board, players: np.ndarray, edition: str = "sec
     game = (state.round, state.tier, state.rotation, state.first_player, state.score, state.attempted, state.solved,
             state.inv_left)
     st = (state.spot, state.trace, state.front, state.inv_count, state.inv_district, state.inv_answer,
-          state.inv_suppressed, state.solved_case, _failed_words(state.failed), state.failed)
+          state.inv_suppressed, state.solved_case, failed_solve_words(state.failed), state.failed)
     _decide_kernel(players, adjacency_words(board), board.adjacency, legal, previous, ed, float(denial_weight_for(P)),
                    GAIN_TOLERANCE, ROUNDS, _PROB, _HAZARD, game, st, state.tile_district, state.case, out)
     return out
