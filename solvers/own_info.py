@@ -67,7 +67,7 @@ import math
 import numpy as np
 from numba import prange
 
-from pi_env.core._config import batch_kernel, kernel
+from pi_env.core._config import batch_kernel, kernel, rule_step
 from pi_env.core.board import Board
 from pi_env.core.constants import NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS
 from pi_env.core.errors import PIError
@@ -846,6 +846,161 @@ def disjoint_counts(own, n_own, other, n_other, joint, h1, hse, hsl, hel, inset)
 
 
 @kernel
+def set_histograms(cases, n, h1, hse, hsl, hel, mem):
+    """The histograms of a case set ``cases[:n]`` (``int16``) that inclusion–exclusion over the
+    types reads: ``h1`` (``int64[36]``) per element, ``hse`` (``int64[12, 10]``), ``hsl``
+    (``int64[12, 14]``), ``hel`` (``int64[10, 14]``) per pair of elements of two types, ``mem``
+    (``int64[1680]``) membership; all overwritten."""
+    h1[:] = 0
+    hse[:] = 0
+    hsl[:] = 0
+    hel[:] = 0
+    mem[:] = 0
+    for i in range(n):
+        c = np.int64(cases[i])
+        s, e, l = c // 140, (c // 14) % 10, c % 14
+        h1[s] += 1
+        h1[12 + e] += 1
+        h1[22 + l] += 1
+        hse[s, e] += 1
+        hsl[s, l] += 1
+        hel[e, l] += 1
+        mem[c] += 1
+
+
+@rule_step(inline=True)
+def _patterns(n, h1, hse, hsl, hel, mem, s, e, l):
+    """The numbers of cases of a set (its :func:`set_histograms`) equal to case ``(s, e, l)`` on
+    exactly the types of each 3-bit mask ``a = 0..7`` (bit 0 suspect, 1 evidence, 2 location) and
+    different on the others (inclusion–exclusion), as a tuple indexed by ``a``."""
+    m = mem[s * 140 + e * 14 + l]
+    se, sl, el = hse[s, e], hsl[s, l], hel[e, l]
+    hs, he, hl = h1[s], h1[12 + e], h1[22 + l]
+    return (n - hs - he - hl + se + sl + el - m, hs - se - sl + m, he - se - el + m, se - m,
+            hl - sl - el + m, sl - m, el - m, m)
+
+
+@rule_step(inline=True)
+def _disjoint_from(n, h1, hse, hsl, hel, mem, s, e, l):
+    """The number of cases of a set (its :func:`set_histograms`) disjoint per type from case
+    ``(s, e, l)`` (the mask 0 of :func:`_patterns`)."""
+    return (n - h1[s] - h1[12 + e] - h1[22 + l] + hse[s, e] + hsl[s, l] + hel[e, l]
+            - mem[s * 140 + e * 14 + l])
+
+
+@rule_step(inline=True)
+def _split_pairs(h3, a_first, b_first, b_second, mem2, mem3, u, v, t3_size, kind):
+    """The pairs ``(c2, c3)`` of two sets, disjoint per type, with ``c2``'s element of type 1 equal
+    to ``u`` and ``c3``'s element of type 2 equal to ``v`` (two of the three types; the third type
+    is summed over, ``t3_size`` values). ``a_first``: ``c2``'s set's pair histogram (type 1,
+    type 3); ``h3``: ``c3``'s set's histogram of type 2, ``b_first``, ``b_second``: its pair
+    histograms (type 2, type 3) and (type 1, type 2); ``mem2``, ``mem3``: the sets' membership;
+    ``kind`` names types 1 and 2 (0: suspect, evidence; 1: suspect, location; 2: evidence,
+    location) for the case ids."""
+    total = 0
+    b_all = h3[v] - b_second[u, v]
+    for w in range(t3_size):
+        if kind == 0:
+            c = u * 140 + v * 14 + w
+        elif kind == 1:
+            c = u * 140 + w * 14 + v
+        else:
+            c = w * 140 + u * 14 + v
+        a = a_first[u, w] - mem2[c]
+        b = b_first[v, w] - mem3[c]
+        total += a * (b_all - b)
+    return total
+
+
+@kernel
+def disjoint_pair_counts(own, n_own, s2, n2, s3, n3, joint):
+    """``joint[i]``: the pairs ``(c2, c3)`` of ``s2[:n2] × s3[:n3]`` (the two unknown players' sets
+    at 4 players) pairwise disjoint per type with each other and with ``own[i]`` (docs/rules.md
+    §3) — :func:`pi_env.solvers.joint.count_joint` of the two sets, per case of the asking player.
+
+    By inclusion–exclusion over the elements of ``own[i]`` a pair contains (``c2`` or ``c3`` has
+    it): ``X − Σ g1 + Σ g2 − g3`` with ``X`` the number of disjoint pairs and ``g1``, ``g2``,
+    ``g3`` the disjoint pairs containing one element, two (of two types) and all three of the
+    case, built from the sets' histograms: ``X``, ``g1`` and the pairs of ``g2`` whose two
+    elements lie in one case by a pass over each set, the other pairs of ``g2`` by a sum over the
+    third type (for the pairs of elements the asking player's cases need), ``g3`` per case as a
+    sum of 8 products of two sets' counts (the types ``c2`` shares with the case, the others
+    ``c3``).
+
+    Args:
+        own: ``int16[>= n_own]`` the asking player's cases.
+        s2, s3: ``int16[>= n2]``, ``int16[>= n3]`` the unknown players' sets (the held case and the
+            other players' known elements already excluded).
+        joint: ``int64[>= n_own]`` receives the counts.
+
+    Returns:
+        ``int``: how many counts are positive.
+    """
+    hist = []
+    for _ in range(2):
+        hist.append((np.zeros(NUM_ELEMENTS, dtype=np.int64), np.zeros((12, 10), dtype=np.int64),
+                     np.zeros((12, 14), dtype=np.int64), np.zeros((10, 14), dtype=np.int64),
+                     np.zeros(NUM_CASES, dtype=np.int64)))
+    a1, ase, asl, ael, am = hist[0]
+    b1, bse, bsl, bel, bm = hist[1]
+    set_histograms(s2, n2, a1, ase, asl, ael, am)
+    set_histograms(s3, n3, b1, bse, bsl, bel, bm)
+    # g1 and the pair tables of the pairs whose two elements lie in the same case
+    g1 = np.zeros(NUM_ELEMENTS, dtype=np.int64)
+    gse = np.zeros((12, 10), dtype=np.int64)
+    gsl = np.zeros((12, 14), dtype=np.int64)
+    gel = np.zeros((10, 14), dtype=np.int64)
+    X = 0
+    for k in range(2):
+        cases, n = (s2, n2) if k == 0 else (s3, n3)
+        o1, ose, osl, oel, om = hist[1 - k]
+        n_o = n3 if k == 0 else n2
+        for i in range(n):
+            c = np.int64(cases[i])
+            s, e, l = c // 140, (c // 14) % 10, c % 14
+            d = _disjoint_from(n_o, o1, ose, osl, oel, om, s, e, l)  # the other set's cases disjoint from c
+            if k == 0:
+                X += d
+            g1[s] += d
+            g1[12 + e] += d
+            g1[22 + l] += d
+            gse[s, e] += d
+            gsl[s, l] += d
+            gel[e, l] += d
+    # the pairs with the two elements in different cases (either way round), added when a case of
+    # the asking player first needs them
+    a_e, a_l, b_e, b_l = a1[12:22], a1[22:36], b1[12:22], b1[22:36]
+    aseT, bseT, aslT, bslT, aelT, belT = ase.T, bse.T, asl.T, bsl.T, ael.T, bel.T
+    done_se = np.zeros((12, 10), dtype=np.bool_)
+    done_sl = np.zeros((12, 14), dtype=np.bool_)
+    done_el = np.zeros((10, 14), dtype=np.bool_)
+    positive = 0
+    for i in range(n_own):
+        c = np.int64(own[i])
+        s, e, l = c // 140, (c // 14) % 10, c % 14
+        if not done_se[s, e]:
+            done_se[s, e] = True
+            gse[s, e] += (_split_pairs(b_e, asl, bel, bse, am, bm, s, e, 14, 0)
+                          + _split_pairs(a_e, bsl, ael, ase, bm, am, s, e, 14, 0))
+        if not done_sl[s, l]:
+            done_sl[s, l] = True
+            gsl[s, l] += (_split_pairs(b_l, ase, belT, bsl, am, bm, s, l, 10, 1)
+                          + _split_pairs(a_l, bse, aelT, asl, bm, am, s, l, 10, 1))
+        if not done_el[e, l]:
+            done_el[e, l] = True
+            gel[e, l] += (_split_pairs(b_l, aseT, bslT, bel, am, bm, e, l, 12, 2)
+                          + _split_pairs(a_l, bseT, aslT, ael, bm, am, e, l, 12, 2))
+        p0, p1, p2, p3, p4, p5, p6, p7 = _patterns(n2, a1, ase, asl, ael, am, s, e, l)
+        q0, q1, q2, q3, q4, q5, q6, q7 = _patterns(n3, b1, bse, bsl, bel, bm, s, e, l)
+        g3 = p0 * q7 + p1 * q6 + p2 * q5 + p3 * q4 + p4 * q3 + p5 * q2 + p6 * q1 + p7 * q0
+        k = X - g1[s] - g1[12 + e] - g1[22 + l] + gse[s, e] + gsl[s, l] + gel[e, l] - g3
+        joint[i] = k
+        if k > 0:
+            positive += 1
+    return positive
+
+
+@kernel
 def _joint_row_features(own, n_own, other, n_other, held_ok, row):
     """The :data:`JOINT_FEATURES` of a 3-player position: ``own`` (``int16[n_own]``) the asking
     player's set, ``other`` (``int16[n_other]``) the set of the one unknown player. The joint
@@ -862,6 +1017,13 @@ def _joint_row_features(own, n_own, other, n_other, held_ok, row):
     inset = np.zeros(NUM_CASES, dtype=np.bool_)
     joint = np.empty(n_own, dtype=np.int64)
     positive = disjoint_counts(own, n_own, other, n_other, joint, h1, hse, hsl, hel, inset)
+    _features_of_counts(own, n_own, joint, positive, row)
+
+
+@kernel
+def _features_of_counts(own, n_own, joint, positive, row):
+    """The :data:`JOINT_FEATURES` ``row`` (zeroed by the caller) of the joint counts ``joint[:n_own]``
+    of the cases ``own[:n_own]`` (``positive`` of them above 0)."""
     total = 0
     acc = np.zeros(NUM_ELEMENTS, dtype=np.int64)
     for i in range(n_own):
@@ -903,6 +1065,47 @@ def _joint3_kernel(players, words, feat, tile_district, case, spot, trace, front
                                      failed[b, q], any_nonzero(failed_words[b, q]), True, other if j == 2 else members,
                                      cnt)
             _joint_row_features(members, sizes[0], other, sizes[2], sizes[1] > 0, feat[b])
+
+
+@batch_kernel
+def _joint4_kernel(players, words, feat, counts, want_counts, tile_district, case, spot, trace, front, inv_count,
+                   inv_district, inv_answer, inv_suppressed, failed_words, solved_case, failed):
+    """Exact posterior features of 4-player games (seats 2 and 3 are the unknown players,
+    :func:`disjoint_pair_counts`); with ``want_counts`` the joint counts per case into
+    ``counts[b]`` (``int64[1680]``, 0 outside the own set) too."""
+    B = players.shape[0]
+    for chunk in prange((B + _CHUNK - 1) // _CHUNK):
+        answer, inv_mask, cnt, members, _, _, _ = _scratch()
+        s2 = np.empty(NUM_CASES, dtype=np.int16)
+        s3 = np.empty(NUM_CASES, dtype=np.int16)
+        joint = np.empty(NUM_CASES, dtype=np.int64)
+        for b in range(chunk * _CHUNK, min(B, chunk * _CHUNK + _CHUNK)):
+            p = players[b]
+            h = (p + 1) % 4
+            held = held_case_of(case, b, h)
+            sizes = np.zeros(4, dtype=np.int64)
+            for j in (1, 2, 3, 0):
+                q = (p + j) % 4
+                excl, target, only = gather_state(b, q, 4, spot, trace, front, inv_count, inv_district,
+                                                  inv_answer, inv_suppressed, solved_case, answer, inv_mask)
+                excl, only = apply_held(q, h, held, excl, only)
+                if only == -2:
+                    target = np.int64(-1)
+                sizes[j] = case_set(tile_district[b], words, answer, excl, inv_mask, target, only, failed[b, q],
+                                    any_nonzero(failed_words[b, q]), True,
+                                    members if j == 0 else (s2 if j == 2 else s3), cnt)
+            row = feat[b]
+            for i in range(row.shape[0]):
+                row[i] = 0.0
+            if want_counts:
+                counts[b, :] = 0
+            if sizes[0] == 0 or sizes[1] == 0 or sizes[2] == 0 or sizes[3] == 0:
+                continue
+            positive = disjoint_pair_counts(members, sizes[0], s2, sizes[2], s3, sizes[3], joint)
+            _features_of_counts(members, sizes[0], joint, positive, row)
+            if want_counts:
+                for i in range(sizes[0]):
+                    counts[b, np.int64(members[i])] = joint[i]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1178,9 +1381,9 @@ def joint_case_counts(state: State, board: "Board | np.ndarray", player: "int | 
     :func:`pi_env.solvers.analyze_knowledge` and the ``greedy`` agent weigh them).
 
     2 players: the own-information set (:func:`own_case_mask`, one numba call) with weight 1 —
-    the only other case is the held one, so it is exact. 3–5 players: the sets of
-    :func:`seat_case_masks` (one numba call), combined by :func:`pi_env.solvers.joint.count_joint`
-    one Python call per row (a few ms each at 4 players).
+    the only other case is the held one, so it is exact. 4 players: one numba call
+    (:func:`disjoint_pair_counts`). 3 and 5 players: the sets of :func:`seat_case_masks` (one numba
+    call), combined by :func:`pi_env.solvers.joint.count_joint` one Python call per row.
 
     Args:
         state, board, player: as :func:`own_features`.
@@ -1196,6 +1399,10 @@ def joint_case_counts(state: State, board: "Board | np.ndarray", player: "int | 
         return own_case_mask(state, board, players).astype(np.int64)
     out = np.zeros((B, NUM_CASES), dtype=np.int64)
     if B == 0:
+        return out
+    if P == 4:
+        feat = np.empty((B, JOINT_FEATURES), dtype=np.float32)
+        _joint4_kernel.for_batch(B)(players, adjacency_words(board), feat, out, True, *_state_args(state))
         return out
     masks, sizes = seat_case_masks(state, board, players)
     for b in range(B):
@@ -1214,7 +1421,8 @@ def joint_features(state: State, board: "Board | np.ndarray", player: "int | np.
 
     2 players: the own-information set is exact (the only other case is the held one), one numba
     call. 3 players: one unknown player, counted by inclusion-exclusion in the same numba call.
-    4–5 players: the sets come from one numba call, the joint count
+    4 players: two unknown players, counted in the same numba call by :func:`disjoint_pair_counts`.
+    5 players: the sets come from one numba call, the joint count
     (:func:`pi_env.solvers.joint.count_joint`) is one Python call per row — much slower
     (``benchmarks/own_info_speed.py`` reports both).
 
@@ -1246,11 +1454,31 @@ def joint_features(state: State, board: "Board | np.ndarray", player: "int | np.
             _pick(_joint3_kernel, which.size, parallel)(players[which], words, tmp, *_state_args(sub))
         out[which] = tmp[:, :JOINT_FEATURES]
         return out
-    all_counts = joint_case_counts(sub, board, players[which])
+    if P == 4:
+        tmp = np.empty((which.size, JOINT_FEATURES), dtype=np.float32)
+        _pick(_joint4_kernel, which.size, parallel)(players[which], words, tmp, np.zeros((0, NUM_CASES), np.int64),
+                                                    False, *_state_args(sub))
+        out[which] = tmp
+        return out
+    _per_row_joint_features(sub, board, players[which], out, which)
+    return out
+
+
+def _per_row_joint_features(sub: State, board: "Board | np.ndarray", players: np.ndarray, out: np.ndarray,
+                            which: np.ndarray) -> None:
+    """:func:`joint_features` of ``sub`` (the rows ``which`` of ``out``) from the sets of
+    :func:`seat_case_masks` and one :func:`pi_env.solvers.joint.count_joint` per row (5 players;
+    at 4 players the reference ``benchmarks/own_info_speed.py`` measures the numba kernel against)."""
+    from pi_env.solvers.joint import count_joint
+
+    P = sub.num_players
+    masks, sizes = seat_case_masks(sub, board, players)
     for i, b in enumerate(which):
         row = out[b]
         row[:] = 0.0
-        counts = all_counts[i]
+        if not (sizes[i, 0] and sizes[i, 1]):
+            continue
+        counts = count_joint(masks[i, 0], [masks[i, j] for j in range(2, P)])
         cases = np.flatnonzero(counts)
         if cases.size == 0:
             continue
@@ -1260,4 +1488,3 @@ def joint_features(state: State, board: "Board | np.ndarray", player: "int | np.
         row[12:22] = np.bincount((cases // 14) % 10, w, 10)
         row[22:36] = np.bincount(cases % 14, w, 14)
         row[36] = math.log2(cases.size) / _LOG2_CASES
-    return out
