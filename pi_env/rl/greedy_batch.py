@@ -1,12 +1,12 @@
 """The ``greedy`` agent in batch: :class:`GreedyOpponent` plays every game it is asked about with the
 decisions of :class:`pi_env.agents.greedy.GreedyAgent` (default options, the games' edition), game
-by game the same actions (tested on many seeded games), at batch speed. Supported: 2 and 3
+by game the same actions (tested on many seeded games), at batch speed. Supported: 2, 3 and 4
 players (:data:`SUPPORTED_PLAYERS`).
 
 **What greedy computes per decision** (:func:`pi_env.agents.greedy.assess` then
 :func:`~pi_env.agents.greedy.greedy_decision`; relative seats, 0 = the agent, 1 = the next player,
 whose case the agent holds; with 3 players seat 2 is the one player whose case the agent does
-not know) and which batched piece gives it here:
+not know, with 4 players seats 2 and 3) and which batched piece gives it here:
 
 ==============================================  ==========================================================
 greedy (per game, Python)                       here (one numba kernel over the rows, :func:`_decide_kernel`)
@@ -21,8 +21,12 @@ joint posterior ``cases``, ``probs``            ``apply_held``, ``case_set``: th
                                                 the float is greedy's bit for bit. With 3 players, per
                                                 case the number of seat 2's cases disjoint from it
                                                 (seat 2's set with the held case known, the same row
-                                                kernel; inclusion–exclusion over its histograms as
-                                                :func:`~pi_env.solvers.own_info.joint_features`), the
+                                                kernel; inclusion–exclusion over its histograms,
+                                                :func:`~pi_env.solvers.own_info.disjoint_counts`); with
+                                                4 players the number of pairs of seat 2's and seat 3's
+                                                cases disjoint from it and from each other
+                                                (:func:`~pi_env.solvers.own_info.disjoint_pair_counts`:
+                                                :func:`pi_env.solvers.joint.count_joint`'s counts); the
                                                 cases with a positive count kept, ``count / total``
                                                 normalised by numpy's pairwise sum
                                                 (:func:`_pairwise_sum`): greedy's floats bit for bit
@@ -37,8 +41,8 @@ investigators, investigators rationed           ``ceil((left + placed) / max(1, 
                                                 player's suppressed types cleared (the gains of
                                                 :func:`pi_env.solvers.own_info.query_gains`:
                                                 ``clue_gains``, ``district_gains``); the entropy of
-                                                the answer counts; with 3 players the entropy of the
-                                                answers' probability mass (a pass over the cases)
+                                                the answer counts; with 3 and 4 players the entropy of
+                                                the answers' probability mass (a pass over the cases)
 ``public_case_bits``: every seat's cases from   every other seat's set from its public answers and the
 public information (no held case)               other players' spot markers and correct solves
                                                 (``gather_state`` + ``case_set`` without the held
@@ -76,14 +80,18 @@ Greedy draws nothing at random (its ties go to the lowest action id), so there i
 draws to follow; what it remembers between turns is the ``(round, rotation, solved flags)`` of its
 previous turn, kept here per game slot and forgotten in :meth:`GreedyOpponent.new_games`.
 
-4 and 5 players are not done (the joint posterior there is one Python call per row,
+With 4 players greedy's denial weight is 0 (:func:`pi_env.agents.greedy.denial_weight_for`): the
+query is the one of the highest gain, a wait takes the lowest legal clue; the denial computed here
+is then multiplied by 0, as greedy's.
+
+5 players are not done (three unknown players: the joint posterior is one Python call per row,
 :func:`pi_env.solvers.own_info.joint_case_counts`): :class:`GreedyOpponent` refuses them, and
 ``batch_opponent("greedy")`` keeps the per-game agent (:class:`pi_env.rl.pool.AgentOpponent`) there.
 
 What a player may know only (docs/rules.md §9): the state is read through the layout, every
 player's public answers, markers, investigators, failed and correct solves, scores and flags, the
 player's own tiles left, the round, tier, rotation and first player, and the case it holds
-(``state.case`` of the next player) — never its own case, nor (3 players) seat 2's.
+(``state.case`` of the next player) — never its own case, nor those of seats 2 (and 3).
 """
 
 from __future__ import annotations
@@ -100,13 +108,13 @@ from pi_env.engine import GameConfig, State, legal_action_mask
 from pi_env.rl.heuristic_batch import district_codes
 from pi_env.solvers.hints import GAIN_TOLERANCE, tied_with_best
 from pi_env.solvers.own_info import (adjacency_words, any_nonzero, apply_held, case_set, clue_code, clue_gains,
-                                     disjoint_counts, district_gains, failed_solve_words, gather_state, held_case_of,
+                                     disjoint_counts, disjoint_pair_counts, district_gains, failed_solve_words, gather_state, held_case_of,
                                      hypothesis_masks)
 from pi_env.solvers.turns import turns_to_solve_pmf
 
 __all__ = ["GreedyOpponent", "greedy_actions", "SUPPORTED_PLAYERS"]
 
-SUPPORTED_PLAYERS = (2, 3)
+SUPPORTED_PLAYERS = (2, 3, 4)
 """Player counts :class:`GreedyOpponent` plays."""
 _NUM_QUERIES = INVESTIGATE_BASE + NUM_DISTRICTS  # 50
 
@@ -270,29 +278,35 @@ def _mass_entropy(mass, size):
 
 
 @kernel
-def _joint_posterior(b, p, h, held, td, words, st, answer, inv_mask, members, n, members2, cnt2, joint, weight,
+def _joint_posterior(b, p, P, h, held, td, words, st, answer, inv_mask, members, n, others, cnt2, joint, weight,
                      hist):
-    """3 players: the agent's cases with a joint deal (``members[:n]``, compacted in place) and their
-    probabilities in ``weight`` (``count / total``, normalised by numpy's pairwise sum, as greedy);
-    returns their number, or ``-1`` when no case has a deal (greedy then keeps the own cases,
-    uniform). ``st``: the state's per-player arrays (:func:`greedy_actions`); ``hist``: scratch of
-    :func:`pi_env.solvers.own_info.disjoint_counts`."""
+    """3 and 4 players: the agent's cases with a joint deal (``members[:n]``, compacted in place) and
+    their probabilities in ``weight`` (``count / total``, normalised by numpy's pairwise sum, as
+    greedy); returns their number, or ``-1`` when no case has a deal (greedy then keeps the own
+    cases, uniform). ``st``: the state's per-player arrays (:func:`greedy_actions`); ``others``:
+    ``int16[2, 1680]`` receives the sets of seats 2 (and 3); ``hist``: scratch of
+    :func:`pi_env.solvers.own_info.disjoint_counts`. The counts: 3 players
+    :func:`~pi_env.solvers.own_info.disjoint_counts`, 4 players
+    :func:`~pi_env.solvers.own_info.disjoint_pair_counts`."""
     spot, trace, front, inv_count, inv_district, inv_answer, inv_suppressed, solved_case, failed_words, failed = st
-    q2 = (p + 2) % 3
-    sizes = np.zeros(2, dtype=np.int64)
-    for k in range(2):  # seat 1's set with the held case (consistency), seat 2's with it known
-        q = h if k == 0 else q2
-        ex, tg, on = gather_state(b, q, 3, spot, trace, front, inv_count, inv_district, inv_answer,
-                                   inv_suppressed, solved_case, answer, inv_mask)
+    sizes = np.zeros(P - 1, dtype=np.int64)
+    for k in range(P - 1):  # seat 1's set with the held case (consistency), seats 2.. with it known
+        q = (h + k) % P
+        ex, tg, on = gather_state(b, q, P, spot, trace, front, inv_count, inv_district, inv_answer,
+                                  inv_suppressed, solved_case, answer, inv_mask)
         ex, on = apply_held(q, h, held, ex, on)
         if on == -2:
             tg = np.int64(-1)
         sizes[k] = case_set(td, words, answer, ex, inv_mask, tg, on, failed[b, q], any_nonzero(failed_words[b, q]),
-                             k == 1, members2, cnt2)
-    if sizes[0] == 0 or sizes[1] == 0:
-        return -1
-    h1, hse, hsl, hel, inset = hist
-    if disjoint_counts(members, n, members2, sizes[1], joint, h1, hse, hsl, hel, inset) == 0:
+                            k >= 1, others[max(k - 1, 0)], cnt2)
+        if sizes[k] == 0:
+            return -1
+    if P == 3:
+        h1, hse, hsl, hel, inset = hist
+        positive = disjoint_counts(members, n, others[0], sizes[1], joint, h1, hse, hsl, hel, inset)
+    else:
+        positive = disjoint_pair_counts(members, n, others[0], sizes[1], others[1], sizes[2], joint)
+    if positive == 0:
         return -1
     total = 0
     for i in range(n):
@@ -484,8 +498,8 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
         previous: ``(valid bool[B], round int64[B], rotation int64[B], solved bool[B, P])``: the
             agent's previous turn (relative seats), when it had one.
         ed: edition code; denial_weight, tolerance, rounds: greedy's constants.
-        prob_table, hazard_table: :data:`_PROB`, :data:`_HAZARD`; a 3-player game's posterior is
-            counted here (module docstring).
+        prob_table, hazard_table: :data:`_PROB`, :data:`_HAZARD`; a 3- or 4-player game's
+            posterior is counted here (module docstring).
         game: the state's ``(round, tier, rotation, first_player, score, attempted, solved,
             inv_left)``; st: its per-player answers (:func:`greedy_actions`); tile_district, case:
             read as the module docstring says.
@@ -500,7 +514,7 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
     inv_mask = np.empty(3, dtype=np.int64)
     inv_mask_own = np.empty(3, dtype=np.int64)
     members = np.empty(NUM_CASES, dtype=np.int16)
-    members2 = np.empty(NUM_CASES, dtype=np.int16)
+    others = np.empty((2, NUM_CASES), dtype=np.int16)  # the unknown seats' sets (3, 4 players)
     cnt, cnt1, cnt2 = (np.empty(NUM_ELEMENTS, dtype=np.int64), np.empty(NUM_ELEMENTS, dtype=np.int64),
                        np.empty(NUM_ELEMENTS, dtype=np.int64))
     weight = np.empty(NUM_CASES)  # the posterior of the agent's cases (members[:n])
@@ -541,8 +555,8 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
         if n == 0:  # cannot happen with correct answers (greedy: the first legal clue, else a solve)
             out[b] = first_clue if first_clue >= 0 else SOLVE_BASE
             continue
-        kept = -1 if P != 3 else _joint_posterior(b, p, h, held, td, words, st, answer, inv_mask, members, n,
-                                                   members2, cnt2, joint, weight, hist)
+        kept = -1 if P == 2 else _joint_posterior(b, p, P, h, held, td, words, st, answer, inv_mask, members, n,
+                                                   others, cnt2, joint, weight, hist)
         uniform = kept < 0
         best_i = 0  # the most likely case, ties to the lowest id (the members are ascending)
         if uniform:
@@ -573,7 +587,7 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
             ex, tg, on = gather_state(b, q, P, spot, trace, front, inv_count, inv_district, inv_answer,
                                        inv_suppressed, solved_case, answer, inv_mask)
             n_pub[j] = case_set(td, words, answer, ex, inv_mask, tg, on, failed[b, q], any_nonzero(failed_words[b, q]),
-                                 False, members2[0:0], cnt1 if j == 1 else cnt2)
+                                 False, others[0, 0:0], cnt1 if j == 1 else cnt2)
             if not solved[j] and not idle[j]:
                 hazard[j] = hazard_table[n_pub[j]]
         # candidate queries: legal clues, investigators rationed
@@ -622,7 +636,7 @@ def greedy_actions(state: State, board, players: np.ndarray, edition: str = "sec
     """Greedy's action for ``players[b]`` in every game ``b`` of ``state`` (module docstring).
 
     Args:
-        state: a batch of ``B`` games of 2 or 3 players (the players are to move).
+        state: a batch of ``B`` games of 2, 3 or 4 players (the players are to move).
         board: the games' board (``config.board``).
         players: ``int64[B]``.
         edition: the edition greedy assumes (``"second"`` or ``"first"``).
