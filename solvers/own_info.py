@@ -850,7 +850,7 @@ def set_histograms(cases, n, h1, hse, hsl, hel, mem):
     """The histograms of a case set ``cases[:n]`` (``int16``) that inclusion–exclusion over the
     types reads: ``h1`` (``int64[36]``) per element, ``hse`` (``int64[12, 10]``), ``hsl``
     (``int64[12, 14]``), ``hel`` (``int64[10, 14]``) per pair of elements of two types, ``mem``
-    (``int64[1680]``) membership; all overwritten."""
+    (``uint8[1680]``) membership; all overwritten."""
     h1[:] = 0
     hse[:] = 0
     hsl[:] = 0
@@ -940,7 +940,7 @@ def disjoint_pair_counts(own, n_own, s2, n2, s3, n3, joint):
     for _ in range(2):
         hist.append((np.zeros(NUM_ELEMENTS, dtype=np.int64), np.zeros((12, 10), dtype=np.int64),
                      np.zeros((12, 14), dtype=np.int64), np.zeros((10, 14), dtype=np.int64),
-                     np.zeros(NUM_CASES, dtype=np.int64)))
+                     np.zeros(NUM_CASES, dtype=np.uint8)))
     a1, ase, asl, ael, am = hist[0]
     b1, bse, bsl, bel, bm = hist[1]
     set_histograms(s2, n2, a1, ase, asl, ael, am)

@@ -350,9 +350,11 @@ def _outlook(b, p, P, rotation, rnd, first, mine, solved_, attempted_, st, prev_
 
 
 @kernel
-def _weighted_gains(td, words, adjacency, markers, cand, members, weight, n, wcnt, mass, elcode, gains):
+def _weighted_gains(td, words, adjacency, markers, cand, members, weight, n, wcnt, mass, scratch, gains):
     """The candidates' information gains (bits) for cases ``members[:n]`` of probabilities
-    ``weight``: the entropy of each answer's probability mass."""
+    ``weight``: the entropy of each answer's probability mass. ``scratch``: ``(codes int64[14, 36],
+    which int64[14], masses float64[14, 16])``."""
+    codes, which, masses = scratch
     wcnt[:] = 0.0
     for i in range(n):
         c = np.int64(members[i])
@@ -368,16 +370,25 @@ def _weighted_gains(td, words, adjacency, markers, cand, members, weight, n, wcn
         for y in range(t0, t1):
             mass[clue_code(words, td, x, y)] += wcnt[y]
         gains[x] = _mass_entropy(mass, 3)
+    # the candidate districts' answer masses in one pass over the cases (each district's sum in
+    # the cases' order)
+    nd = 0
     for d in range(NUM_DISTRICTS):
-        a = INVESTIGATE_BASE + d
-        if not cand[a]:
-            continue
-        district_codes(td, adjacency, markers, d, elcode)
-        mass[:] = 0.0
-        for i in range(n):
-            c = np.int64(members[i])
-            mass[elcode[c // 140] + elcode[12 + (c // 14) % 10] + elcode[22 + c % 14]] += weight[i]
-        gains[a] = _mass_entropy(mass, 16)
+        if cand[INVESTIGATE_BASE + d]:
+            district_codes(td, adjacency, markers, d, codes[nd])
+            which[nd] = d
+            nd += 1
+    if nd == 0:
+        return
+    masses[:nd] = 0.0
+    for i in range(n):
+        c = np.int64(members[i])
+        s, e, l = c // 140, 12 + (c // 14) % 10, 22 + c % 14
+        w = weight[i]
+        for k in range(nd):
+            masses[k, codes[k, s] + codes[k, e] + codes[k, l]] += w
+    for k in range(nd):
+        gains[INVESTIGATE_BASE + which[k]] = _mass_entropy(masses[k], 16)
 
 
 @kernel
@@ -528,6 +539,8 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
     dhist = np.empty(NUM_DISTRICTS * 16, dtype=np.int64)
     hyp = np.empty(3, dtype=np.int64)
     best16, mass, wcnt = np.empty(16), np.empty(16), np.empty(NUM_ELEMENTS)
+    wscratch = (np.empty((NUM_DISTRICTS, NUM_ELEMENTS), dtype=np.int64), np.empty(NUM_DISTRICTS, dtype=np.int64),
+                np.empty((NUM_DISTRICTS, 16)))
     n_pub = np.zeros(P, dtype=np.int64)
     solved, attempted = np.zeros(P, dtype=np.bool_), np.zeros(P, dtype=np.bool_)
     idle, before = np.zeros(P, dtype=np.bool_), np.zeros(P, dtype=np.bool_)
@@ -579,10 +592,14 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
         mine = (P - first) % P  # the agent's place in this rotation's order
         pending = _outlook(b, p, P, rotation, rnd, first, mine, solved_, attempted_, st, prev_valid, prev_round,
                            prev_rotation, prev_solved, solved, attempted, before, idle)
-        # every other seat's public case set (no held case): its size for the hazard; seat 1's
-        # element counts for denial
+        # the public case set (no held case) of every seat that may still solve in this rotation
+        # after the agent: its size for the hazard (the only hazards the outlook uses); seat 1's
+        # element counts for denial (when weighed)
         hazard[:] = 0.0
+        deny = denial_weight != 0.0 and not solved[1] and not idle[1]
         for j in range(1, P):
+            if (before[j] or solved[j] or idle[j]) and not (j == 1 and deny):
+                continue
             q = (p + j) % P
             ex, tg, on = gather_state(b, q, P, spot, trace, front, inv_count, inv_district, inv_answer,
                                        inv_suppressed, solved_case, answer, inv_mask)
@@ -610,8 +627,8 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
                                 failed[b, p], any_nonzero(failed_words[b, p]), hyp, placed_mask, dhist,
                                 gains[NUM_ELEMENTS:])
         else:
-            _weighted_gains(td, words, adjacency, markers, cand, members, weight, n, wcnt, mass, elcode, gains)
-        if not solved[1] and not idle[1] and n_pub[1] > 1:
+            _weighted_gains(td, words, adjacency, markers, cand, members, weight, n, wcnt, mass, wscratch, gains)
+        if deny and n_pub[1] > 1:
             _denial(b, h, held, n_pub[1], cnt1, td, words, cand, st, denial)
         n_live, n_open, me_open = _rotation_rest(P, first, mine, solved, attempted, idle, hazard, ed, live,
                                                  open_others)
