@@ -43,11 +43,12 @@ investigators, investigators rationed           ``ceil((left + placed) / max(1, 
                                                 ``clue_gains``, ``district_gains``); the entropy of
                                                 the answer counts; with 3 and 4 players the entropy of
                                                 the answers' probability mass (a pass over the cases)
-``public_case_bits``: every seat's cases from   every other seat's set from its public answers and the
-public information (no held case)               other players' spot markers and correct solves
-                                                (``gather_state`` + ``case_set`` without the held
-                                                case): its size ``nⱼ`` (the opponent model); seat 1's
-                                                element counts (denial)
+``public_case_bits``: every seat's cases from   the set of every seat the outlook reads (acting after
+public information (no held case)               the agent in this rotation, not solved, not idle) from
+                                                its public answers and the other players' spot markers
+                                                and correct solves (``gather_state`` + ``case_set``
+                                                without the held case): its size ``nⱼ`` (the opponent
+                                                model); seat 1's element counts (denial, when weighed)
 ``read_outlook``: tier, round, rotation, turn   the state's round, tier, rotation, first player, score,
 order, solved / attempted flags, idle seats,    ``attempted`` and ``solved`` flags, the seat's public
 ``pending`` (from the flags of the agent's      actions (idle); the previous turn's ``(round, rotation,
