@@ -354,7 +354,7 @@ def _outlook(b, p, P, rotation, rnd, first, mine, solved_, attempted_, st, prev_
 def _weighted_gains(td, words, adjacency, markers, cand, members, weight, n, wcnt, mass, scratch, gains):
     """The candidates' information gains (bits) for cases ``members[:n]`` of probabilities
     ``weight``: the entropy of each answer's probability mass. ``scratch``: ``(codes int64[14, 36],
-    which int64[14], masses float64[14, 16])``."""
+    which int64[14], masses float64[14, 16])`` (rows 0 and 1 of ``codes`` used)."""
     codes, which, masses = scratch
     wcnt[:] = 0.0
     for i in range(n):
@@ -372,24 +372,29 @@ def _weighted_gains(td, words, adjacency, markers, cand, members, weight, n, wcn
             mass[clue_code(words, td, x, y)] += wcnt[y]
         gains[x] = _mass_entropy(mass, 3)
     # the candidate districts' answer masses in one pass over the cases (each district's sum in
-    # the cases' order)
+    # the cases' order): per element its code in every candidate district as one 4-bit field per
+    # district, so that a case's codes are the sum of its three elements' words (at most 12 per
+    # field: no carry)
     nd = 0
+    codes[0, :] = 0
     for d in range(NUM_DISTRICTS):
         if cand[INVESTIGATE_BASE + d]:
-            district_codes(td, adjacency, markers, d, codes[nd])
-            which[nd] = d
+            district_codes(td, adjacency, markers, d, codes[1])
+            for y in range(NUM_ELEMENTS):
+                codes[0, y] |= codes[1, y] << np.int64(4 * d)
+            which[nd] = 4 * d
             nd += 1
     if nd == 0:
         return
     masses[:nd] = 0.0
     for i in range(n):
         c = np.int64(members[i])
-        s, e, l = c // 140, 12 + (c // 14) % 10, 22 + c % 14
+        word = codes[0, c // 140] + codes[0, 12 + (c // 14) % 10] + codes[0, 22 + c % 14]
         w = weight[i]
         for k in range(nd):
-            masses[k, codes[k, s] + codes[k, e] + codes[k, l]] += w
+            masses[k, (word >> which[k]) & 15] += w
     for k in range(nd):
-        gains[INVESTIGATE_BASE + which[k]] = _mass_entropy(masses[k], 16)
+        gains[INVESTIGATE_BASE + which[k] // 4] = _mass_entropy(masses[k], 16)
 
 
 @kernel
