@@ -912,6 +912,34 @@ def _split_pairs(h3, a_first, b_first, b_second, mem2, mem3, u, v, t3_size, kind
     return total
 
 
+_DENSE_PAIR_SETS = 400  # disjoint_pair_counts: above this many cases in the two sets, dense tables
+
+
+@kernel
+def _marginals(w, h1, hse, hsl, hel):
+    """The histograms of :func:`set_histograms` of a weight per case id (``w``: ``[1680]``, e.g. a
+    membership): per pair of elements of two types and per element, as sums over every case."""
+    hsl[:] = 0
+    hel[:] = 0
+    for s in range(12):
+        for e in range(10):
+            base = s * 140 + e * 14
+            acc = 0
+            for l in range(14):
+                v = np.int64(w[base + l])
+                acc += v
+                hsl[s, l] += v
+                hel[e, l] += v
+            hse[s, e] = acc
+    h1[:] = 0
+    for s in range(12):
+        for e in range(10):
+            h1[s] += hse[s, e]
+            h1[12 + e] += hse[s, e]
+        for l in range(14):
+            h1[22 + l] += hsl[s, l]
+
+
 @kernel
 def disjoint_pair_counts(own, n_own, s2, n2, s3, n3, joint):
     """``joint[i]``: the pairs ``(c2, c3)`` of ``s2[:n2] × s3[:n3]`` (the two unknown players' sets
@@ -936,37 +964,56 @@ def disjoint_pair_counts(own, n_own, s2, n2, s3, n3, joint):
     Returns:
         ``int``: how many counts are positive.
     """
-    hist = []
-    for _ in range(2):
-        hist.append((np.zeros(NUM_ELEMENTS, dtype=np.int64), np.zeros((12, 10), dtype=np.int64),
-                     np.zeros((12, 14), dtype=np.int64), np.zeros((10, 14), dtype=np.int64),
-                     np.zeros(NUM_CASES, dtype=np.uint8)))
-    a1, ase, asl, ael, am = hist[0]
-    b1, bse, bsl, bel, bm = hist[1]
-    set_histograms(s2, n2, a1, ase, asl, ael, am)
-    set_histograms(s3, n3, b1, bse, bsl, bel, bm)
-    # g1 and the pair tables of the pairs whose two elements lie in the same case
+    a1, ase, asl, ael = (np.zeros(NUM_ELEMENTS, dtype=np.int64), np.zeros((12, 10), dtype=np.int64),
+                         np.zeros((12, 14), dtype=np.int64), np.zeros((10, 14), dtype=np.int64))
+    b1, bse, bsl, bel = (np.zeros(NUM_ELEMENTS, dtype=np.int64), np.zeros((12, 10), dtype=np.int64),
+                         np.zeros((12, 14), dtype=np.int64), np.zeros((10, 14), dtype=np.int64))
+    am, bm = np.zeros(NUM_CASES, dtype=np.uint8), np.zeros(NUM_CASES, dtype=np.uint8)
     g1 = np.zeros(NUM_ELEMENTS, dtype=np.int64)
     gse = np.zeros((12, 10), dtype=np.int64)
     gsl = np.zeros((12, 14), dtype=np.int64)
     gel = np.zeros((10, 14), dtype=np.int64)
     X = 0
-    for k in range(2):
-        cases, n = (s2, n2) if k == 0 else (s3, n3)
-        o1, ose, osl, oel, om = hist[1 - k]
-        n_o = n3 if k == 0 else n2
-        for i in range(n):
-            c = np.int64(cases[i])
-            s, e, l = c // 140, (c // 14) % 10, c % 14
-            d = _disjoint_from(n_o, o1, ose, osl, oel, om, s, e, l)  # the other set's cases disjoint from c
-            if k == 0:
-                X += d
-            g1[s] += d
-            g1[12 + e] += d
-            g1[22 + l] += d
-            gse[s, e] += d
-            gsl[s, l] += d
-            gel[e, l] += d
+    if n2 + n3 > _DENSE_PAIR_SETS:  # large sets: the tables as sums over every case id
+        for i in range(n2):
+            am[np.int64(s2[i])] = 1
+        for i in range(n3):
+            bm[np.int64(s3[i])] = 1
+        _marginals(am, a1, ase, asl, ael)
+        _marginals(bm, b1, bse, bsl, bel)
+        # per case of either set, the other set's cases disjoint from it (both added if in both)
+        weight = np.zeros(NUM_CASES, dtype=np.int64)
+        for s in range(12):
+            for e in range(10):
+                for l in range(14):
+                    c = s * 140 + e * 14 + l
+                    if am[c]:
+                        d = _disjoint_from(n3, b1, bse, bsl, bel, bm, s, e, l)
+                        X += d
+                        weight[c] += d
+                    if bm[c]:
+                        weight[c] += _disjoint_from(n2, a1, ase, asl, ael, am, s, e, l)
+        _marginals(weight, g1, gse, gsl, gel)
+    else:
+        set_histograms(s2, n2, a1, ase, asl, ael, am)
+        set_histograms(s3, n3, b1, bse, bsl, bel, bm)
+        # g1 and the pair tables of the pairs whose two elements lie in the same case
+        for k in range(2):
+            cases, n = (s2, n2) if k == 0 else (s3, n3)
+            for i in range(n):
+                c = np.int64(cases[i])
+                s, e, l = c // 140, (c // 14) % 10, c % 14
+                if k == 0:  # the other set's cases disjoint from c
+                    d = _disjoint_from(n3, b1, bse, bsl, bel, bm, s, e, l)
+                    X += d
+                else:
+                    d = _disjoint_from(n2, a1, ase, asl, ael, am, s, e, l)
+                g1[s] += d
+                g1[12 + e] += d
+                g1[22 + l] += d
+                gse[s, e] += d
+                gsl[s, l] += d
+                gel[e, l] += d
     # the pairs with the two elements in different cases (either way round), added when a case of
     # the asking player first needs them
     a_e, a_l, b_e, b_l = a1[12:22], a1[22:36], b1[12:22], b1[22:36]
