@@ -916,9 +916,14 @@ _DENSE_PAIR_SETS = 400  # disjoint_pair_counts: above this many cases in the two
 
 
 @kernel
-def _marginals(w, h1, hse, hsl, hel):
-    """The histograms of :func:`set_histograms` of a weight per case id (``w``: ``[1680]``, e.g. a
-    membership): per pair of elements of two types and per element, as sums over every case."""
+def case_marginals(w, h1, hse, hsl, hel):
+    """The histograms of :func:`set_histograms` of a weight per case id, as sums over every case.
+
+    Args:
+        w: ``[1680]`` integer weight per case id (e.g. a membership, or joint counts).
+        h1: ``int64[36]`` receives the sums per element; hse, hsl, hel: ``int64[12, 10]``,
+            ``int64[12, 14]``, ``int64[10, 14]`` receive the sums per pair of elements of two types.
+    """
     hsl[:] = 0
     hel[:] = 0
     for s in range(12):
@@ -979,8 +984,8 @@ def disjoint_pair_counts(own, n_own, s2, n2, s3, n3, joint):
             am[np.int64(s2[i])] = 1
         for i in range(n3):
             bm[np.int64(s3[i])] = 1
-        _marginals(am, a1, ase, asl, ael)
-        _marginals(bm, b1, bse, bsl, bel)
+        case_marginals(am, a1, ase, asl, ael)
+        case_marginals(bm, b1, bse, bsl, bel)
         # per case of either set, the other set's cases disjoint from it (both added if in both)
         weight = np.zeros(NUM_CASES, dtype=np.int64)
         for s in range(12):
@@ -993,7 +998,7 @@ def disjoint_pair_counts(own, n_own, s2, n2, s3, n3, joint):
                         weight[c] += d
                     if bm[c]:
                         weight[c] += _disjoint_from(n2, a1, ase, asl, ael, am, s, e, l)
-        _marginals(weight, g1, gse, gsl, gel)
+        case_marginals(weight, g1, gse, gsl, gel)
     else:
         set_histograms(s2, n2, a1, ase, asl, ael, am)
         set_histograms(s3, n3, b1, bse, bsl, bel, bm)

@@ -42,7 +42,9 @@ investigators, investigators rationed           ``ceil((left + placed) / max(1, 
                                                 :func:`pi_env.solvers.own_info.query_gains`:
                                                 ``clue_gains``, ``district_gains``); the entropy of
                                                 the answer counts; with 3 and 4 players the entropy of
-                                                the answers' probability mass (a pass over the cases)
+                                                the answers' probability mass (a pass over the cases,
+                                                or for many cases the joint counts' sums per element,
+                                                pair and case: :func:`_posterior_gains`)
 ``public_case_bits``: every seat's cases from   the set of every seat the outlook reads (acting after
 public information (no held case)               the agent in this rotation, not solved, not idle) from
                                                 its public answers and the other players' spot markers
@@ -108,9 +110,9 @@ from pi_env.core.rules import (edition_code, finished_for_round_end, round_ends_
 from pi_env.engine import GameConfig, State, legal_action_mask
 from pi_env.rl.heuristic_batch import district_codes
 from pi_env.solvers.hints import GAIN_TOLERANCE, tied_with_best
-from pi_env.solvers.own_info import (adjacency_words, any_nonzero, apply_held, case_set, clue_code, clue_gains,
-                                     disjoint_counts, disjoint_pair_counts, district_gains, failed_solve_words, gather_state, held_case_of,
-                                     hypothesis_masks)
+from pi_env.solvers.own_info import (adjacency_words, any_nonzero, apply_held, case_marginals, case_set, clue_code,
+                                     clue_gains, disjoint_counts, disjoint_pair_counts, district_gains,
+                                     failed_solve_words, gather_state, held_case_of, hypothesis_masks)
 from pi_env.solvers.turns import turns_to_solve_pmf
 
 __all__ = ["GreedyOpponent", "greedy_actions", "SUPPORTED_PLAYERS"]
@@ -118,6 +120,7 @@ __all__ = ["GreedyOpponent", "greedy_actions", "SUPPORTED_PLAYERS"]
 SUPPORTED_PLAYERS = (2, 3, 4)
 """Player counts :class:`GreedyOpponent` plays."""
 _NUM_QUERIES = INVESTIGATE_BASE + NUM_DISTRICTS  # 50
+_MANY_CASES = 350  # above: the weighted gains from sums per element, pair and case (_weighted_gains)
 
 
 def _prob_table() -> np.ndarray:
@@ -316,6 +319,7 @@ def _joint_posterior(b, p, P, h, held, td, words, st, answer, inv_mask, members,
     for i in range(n):
         if joint[i] > 0:
             members[k] = members[i]
+            joint[k] = joint[i]
             weight[k] = joint[i] / float(total)
             k += 1
     norm = _pairwise_sum(weight, k)
@@ -351,10 +355,11 @@ def _outlook(b, p, P, rotation, rnd, first, mine, solved_, attempted_, st, prev_
 
 
 @kernel
-def _weighted_gains(td, words, adjacency, markers, cand, members, weight, n, wcnt, mass, scratch, gains):
+def _weighted_gains_pass(td, words, adjacency, markers, cand, members, weight, n, wcnt, mass, scratch, gains):
     """The candidates' information gains (bits) for cases ``members[:n]`` of probabilities
-    ``weight``: the entropy of each answer's probability mass. ``scratch``: ``(codes int64[14, 36],
-    which int64[14], masses float64[14, 16])`` (rows 0 and 1 of ``codes`` used)."""
+    ``weight``: the entropy of each answer's probability mass, by passes over the cases (for a few
+    cases; :func:`_weighted_gains` for many). ``scratch``: ``(codes int64[14, 36], which int64[14],
+    masses float64[14, 16])`` (rows 0 and 1 of ``codes`` used)."""
     codes, which, masses = scratch
     wcnt[:] = 0.0
     for i in range(n):
@@ -395,6 +400,129 @@ def _weighted_gains(td, words, adjacency, markers, cand, members, weight, n, wcn
             masses[k, (word >> which[k]) & 15] += w
     for k in range(nd):
         gains[INVESTIGATE_BASE + which[k] // 4] = _mass_entropy(masses[k], 16)
+
+
+@kernel
+def _gain_scratch():
+    """The buffers of :func:`_posterior_gains`."""
+    return (np.empty(NUM_ELEMENTS), (np.empty((NUM_DISTRICTS, NUM_ELEMENTS), dtype=np.int64),
+                                     np.empty(NUM_DISTRICTS, dtype=np.int64), np.empty((NUM_DISTRICTS, 16))),
+            (np.zeros(NUM_CASES, dtype=np.int64), np.zeros(NUM_ELEMENTS, dtype=np.int64),
+             np.zeros((12, 10), dtype=np.int64), np.zeros((12, 14), dtype=np.int64),
+             np.zeros((10, 14), dtype=np.int64), np.zeros(NUM_ELEMENTS, dtype=np.int64),
+             np.zeros((3, 2, 14), dtype=np.int64), np.zeros((3, 2), dtype=np.int64),
+             np.zeros((3, 3, 3), dtype=np.int64), np.zeros(16, dtype=np.int64)))
+
+
+@kernel
+def _posterior_gains(td, words, adjacency, markers, cand, members, weight, joint, n, mass, scratch, gains):
+    """The candidates' information gains under the joint posterior (cases ``members[:n]``,
+    probabilities ``weight``, joint counts ``joint``): :func:`_weighted_gains` for more than
+    :data:`_MANY_CASES` cases, else :func:`_weighted_gains_pass` (the same gains up to the last
+    bits, each the faster there). ``scratch``: :func:`_gain_scratch`."""
+    wcnt, pscratch, wscratch = scratch
+    if n > _MANY_CASES:
+        _weighted_gains(td, words, adjacency, markers, cand, members, joint, n, mass, wscratch, gains)
+    else:
+        _weighted_gains_pass(td, words, adjacency, markers, cand, members, weight, n, wcnt, mass, pscratch, gains)
+
+
+@kernel
+def _class_sums(G, lists, sizes, dense, h1, hse, hsl, hel, total):
+    """``G[x, y, z]``: the sum of the weights (:func:`_weighted_gains`) of the cases whose suspect
+    is in class ``x``, evidence in ``y``, location in ``z`` of one district, class 0 standing for
+    every element, 1 and 2 for the elements of code 1 and 4 there (``lists[t, class - 1,
+    :sizes[t, class - 1]]``, type-local ids)."""
+    G[:] = 0
+    for x in range(3):
+        for y in range(3):
+            for z in range(3):
+                free = (x == 0) + (y == 0) + (z == 0)
+                acc = 0
+                if free == 3:
+                    acc = total
+                elif free == 2:  # one type restricted: the element sums
+                    t, k = (0, x) if x else ((1, y) if y else (2, z))
+                    for i in range(sizes[t, k - 1]):
+                        acc += h1[(0, 12, 22)[t] + lists[t, k - 1, i]]
+                elif free == 1:  # two types: the pair sums
+                    if z == 0:
+                        for i in range(sizes[0, x - 1]):
+                            for j in range(sizes[1, y - 1]):
+                                acc += hse[lists[0, x - 1, i], lists[1, y - 1, j]]
+                    elif y == 0:
+                        for i in range(sizes[0, x - 1]):
+                            for j in range(sizes[2, z - 1]):
+                                acc += hsl[lists[0, x - 1, i], lists[2, z - 1, j]]
+                    else:
+                        for i in range(sizes[1, y - 1]):
+                            for j in range(sizes[2, z - 1]):
+                                acc += hel[lists[1, y - 1, i], lists[2, z - 1, j]]
+                else:
+                    for i in range(sizes[0, x - 1]):
+                        for j in range(sizes[1, y - 1]):
+                            for k in range(sizes[2, z - 1]):
+                                acc += dense[lists[0, x - 1, i] * 140 + lists[1, y - 1, j] * 14 + lists[2, z - 1, k]]
+                G[x, y, z] = acc
+
+
+@kernel
+def _weighted_gains(td, words, adjacency, markers, cand, members, joint, n, mass, scratch, gains):
+    """The candidates' information gains (bits) for cases ``members[:n]`` of weights ``joint``
+    (their joint counts, :func:`_joint_posterior`): the entropy of each answer's probability mass,
+    summed in integers (the counts per answer) and divided by the total once, so the gains may
+    differ from greedy's float sums in the last bits (module docstring). An investigator's answer
+    masses come from the weights' sums per element, pair of elements and (for the few elements
+    answering on or next to the district) case, by inclusion–exclusion over the other elements:
+    no pass over the cases per district (for many cases; a few: :func:`_weighted_gains_pass`).
+    ``scratch``: :func:`_decide_kernel`'s buffers."""
+    dense, h1, hse, hsl, hel, ec, lists, sizes, G, imass = scratch
+    dense[:] = 0
+    total = 0
+    for i in range(n):
+        dense[np.int64(members[i])] = joint[i]
+        total += joint[i]
+    case_marginals(dense, h1, hse, hsl, hel)
+    for x in range(NUM_ELEMENTS):
+        if not cand[x]:
+            continue
+        imass[:3] = 0
+        t0 = 0 if x < 12 else (12 if x < 22 else 22)
+        t1 = 12 if x < 12 else (22 if x < 22 else 36)
+        for y in range(t0, t1):
+            imass[clue_code(words, td, x, y)] += h1[y]
+        for k in range(3):
+            mass[k] = imass[k] / total
+        gains[x] = _mass_entropy(mass, 3)
+    for d in range(NUM_DISTRICTS):
+        if not cand[INVESTIGATE_BASE + d]:
+            continue
+        district_codes(td, adjacency, markers, d, ec)
+        sizes[:] = 0
+        for y in range(NUM_ELEMENTS):
+            if ec[y]:
+                t = 0 if y < 12 else (1 if y < 22 else 2)
+                k = 0 if ec[y] == 1 else 1
+                lists[t, k, sizes[t, k]] = y - (0, 12, 22)[t]
+                sizes[t, k] += 1
+        _class_sums(G, lists, sizes, dense, h1, hse, hsl, hel, total)
+        for axis in range(3):  # class 0: every element minus those of code 1 and 4
+            for u in range(3):
+                for v in range(3):
+                    if axis == 0:
+                        G[0, u, v] -= G[1, u, v] + G[2, u, v]
+                    elif axis == 1:
+                        G[u, 0, v] -= G[u, 1, v] + G[u, 2, v]
+                    else:
+                        G[u, v, 0] -= G[u, v, 1] + G[u, v, 2]
+        imass[:] = 0
+        for x in range(3):
+            for y in range(3):
+                for z in range(3):
+                    imass[(0, 1, 4)[x] + (0, 1, 4)[y] + (0, 1, 4)[z]] += G[x, y, z]
+        for k in range(16):
+            mass[k] = imass[k] / total
+        gains[INVESTIGATE_BASE + d] = _mass_entropy(mass, 16)
 
 
 @kernel
@@ -544,9 +672,8 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
     elcode = np.empty(NUM_ELEMENTS, dtype=np.int64)
     dhist = np.empty(NUM_DISTRICTS * 16, dtype=np.int64)
     hyp = np.empty(3, dtype=np.int64)
-    best16, mass, wcnt = np.empty(16), np.empty(16), np.empty(NUM_ELEMENTS)
-    wscratch = (np.empty((NUM_DISTRICTS, NUM_ELEMENTS), dtype=np.int64), np.empty(NUM_DISTRICTS, dtype=np.int64),
-                np.empty((NUM_DISTRICTS, 16)))
+    best16, mass = np.empty(16), np.empty(16)
+    gain_scratch = _gain_scratch()
     n_pub = np.zeros(P, dtype=np.int64)
     solved, attempted = np.zeros(P, dtype=np.bool_), np.zeros(P, dtype=np.bool_)
     idle, before = np.zeros(P, dtype=np.bool_), np.zeros(P, dtype=np.bool_)
@@ -633,7 +760,8 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
                                 failed[b, p], any_nonzero(failed_words[b, p]), hyp, placed_mask, dhist,
                                 gains[NUM_ELEMENTS:])
         else:
-            _weighted_gains(td, words, adjacency, markers, cand, members, weight, n, wcnt, mass, wscratch, gains)
+            _posterior_gains(td, words, adjacency, markers, cand, members, weight, joint, n, mass, gain_scratch,
+                             gains)
         if deny and n_pub[1] > 1:
             _denial(b, h, held, n_pub[1], cnt1, td, words, cand, st, denial)
         n_live, n_open, me_open = _rotation_rest(P, first, mine, solved, attempted, idle, hazard, ed, live,
