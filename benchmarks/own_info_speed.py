@@ -14,14 +14,21 @@ round. Solo: the same for Solo Time Attack games (open mode). Rows, per player c
   marginals (what the agents did);
 * ``own_features`` (the 38 features from the engine state) threaded and serial, with the case set
   as a mask, with the 50 query gains; ``observation_features`` from engine observations (their
-  ``observe`` cost excluded); ``joint_features`` (exact posterior: numba for 2–3 players, a Python
-  joint count per row for 4–5 players, on ``--joint-rows`` rows);
+  ``observe`` cost excluded); ``joint_features`` (exact posterior: numba for 2–4 players, a Python
+  joint count per row for 5 players, on ``--joint-rows`` rows);
 * the compact observation encoding (:func:`pi_env.solvers.compact.encode_compact`: own features,
   query gains, public sets of every seat) threaded and serial, beside the flat encoding
   (:func:`pi_env.envs.encoders.encode_flat`, stateless) it replaces for learning; the joint block
   that ``compact-v2`` appends (:func:`pi_env.solvers.compact.encode_joint_block`: the joint posterior,
   numba for 2 players, a Python joint count per row for 3–5 players on ``--joint-rows`` rows);
 * solo: ``solo_features``, with gains, and :func:`pi_env.solvers.compact.encode_solo_compact`.
+
+A second table (with 4 in ``--players``; alone with ``--joint4-only``): ``joint_features`` at 4
+players by stage — the deal (every set largest: the worst case of the numba count, whose cost grows
+with the sets' sizes), and after ``--joint4-steps`` steps of the policy — numba (the whole batch)
+against the path it replaced, measured in the same run: the sets from one numba call and one
+:func:`pi_env.solvers.joint.count_joint` per row (on ``--joint-rows`` rows), with the mean size of
+the asking player's set.
 
 Target: >= 100,000 rows/s for ``own_features`` (2 players, B = 4096). The numba compile is done before
 timing: every position is built and every measured call made once in one warm-up block, announced
@@ -30,6 +37,7 @@ positions are then held at once, about 0.8 GB at B = 4096). Speeds measured whil
 use the cores are lower (say so when quoting them).
 
     python benchmarks/own_info_speed.py [--players 2 3 4 5] [--batch 4096] [--seconds 2]
+    python benchmarks/own_info_speed.py --joint4-only [--joint4-steps 0 12 30 60]
 """
 
 from __future__ import annotations
@@ -49,8 +57,9 @@ from pi_env.solvers import analyze_knowledge, case_bits, knowledge_from_observat
 from pi_env.envs.encoders import encode_flat, flat_size
 from pi_env.solvers.compact import (JOINT_BLOCK_SIZE, SOLO_COMPACT_SIZE, compact_size, encode_compact,
                                    encode_joint_block, encode_solo_compact)
-from pi_env.solvers.own_info import (JOINT_FEATURES, OWN_FEATURES, QUERY_GAINS, joint_features, observation_features,
-                                     own_features, solo_features)
+from pi_env.solvers.own_info import (JOINT_FEATURES, OWN_FEATURES, QUERY_GAINS, _per_row_joint_features,
+                                     joint_features, observation_features, own_features, seat_case_masks,
+                                     solo_features)
 from pi_env.solvers.tables import from_bitset
 
 
@@ -143,7 +152,7 @@ def player_rows(P: int, args: argparse.Namespace) -> list[tuple[str, object, int
     for par, tag in ((None, "threaded"), (False, "serial")):
         rows.append((f"encode_compact ({compact_size(P)} floats, {tag})",
                      lambda par=par: encode_compact(state, config, players, out=compact, parallel=par), B))
-    if P <= 3:
+    if P <= 4:
         jout = np.empty((B, JOINT_FEATURES), dtype=np.float32)
         rows.append(("joint_features (numba)", lambda: joint_features(state, config.board, players, out=jout), B))
     else:
@@ -158,6 +167,28 @@ def player_rows(P: int, args: argparse.Namespace) -> list[tuple[str, object, int
     rows.append((f"encode_joint_block ({JOINT_BLOCK_SIZE} floats of compact-v2)",
                  lambda: encode_joint_block(sub2, config, players[:m2], out=block), m2))
     return rows
+
+
+def joint4_rows(args: argparse.Namespace) -> list[tuple[str, int, float, object, int, object, int]]:
+    """Per stage of 4-player games: ``(stage, steps, mean own-set size, numba fn, rows, old-path fn,
+    rows)`` (module docstring, second table)."""
+    B = args.batch
+    config = GameConfig(num_players=4)
+    out = []
+    for steps in args.joint4_steps:
+        state, players = positions(config, B, steps, args.seed + 4)
+        _, sizes = seat_case_masks(state, config.board, players)
+        m = min(args.joint_rows, B)
+        sub = state.take(np.arange(m))
+        jout = np.empty((B, JOINT_FEATURES), dtype=np.float32)
+        jsub = np.empty((m, JOINT_FEATURES), dtype=np.float32)
+        stage = "deal (worst case)" if steps == 0 else f"after {steps} steps"
+        out.append((stage, steps, float(sizes[:, 0].mean()),
+                    lambda state=state, players=players, jout=jout: joint_features(state, config.board, players,
+                                                                                   out=jout), B,
+                    lambda sub=sub, players=players, jsub=jsub, m=m: _per_row_joint_features(
+                        sub, config.board, players[:m], jsub, np.arange(m)), m))
+    return out
 
 
 def solo_rows(args: argparse.Namespace) -> list[tuple[str, object, int]]:
@@ -181,6 +212,9 @@ def main(argv: "list[str] | None" = None) -> None:
     ap.add_argument("--baseline-rows", type=int, default=200)
     ap.add_argument("--joint-rows", type=int, default=200, help="rows for the per-row joint count (4-5 players)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--joint4-steps", type=int, nargs="+", default=[0, 12, 30, 60],
+                    help="policy steps of the 4-player joint_features stages (0: the deal)")
+    ap.add_argument("--joint4-only", action="store_true", help="only the 4-player joint_features table")
     args = ap.parse_args(argv)
     B = args.batch
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
@@ -188,14 +222,20 @@ def main(argv: "list[str] | None" = None) -> None:
     # every position built and every measured call made once (serial and threaded builds, the
     # solver's kernels of the baselines) before any timing, under the shared warm-up notice
     with warming_up("own_info_speed"):
-        tables = [(P, player_rows(P, args)) for P in args.players] + [("solo", solo_rows(args))]
+        tables = ([] if args.joint4_only else
+                  [(P, player_rows(P, args)) for P in args.players] + [("solo", solo_rows(args))])
+        stages = joint4_rows(args) if (4 in args.players or args.joint4_only) else []
         for _, rows in tables:
             for _, fn, _ in rows:
                 fn()  # type: ignore[operator]
+        for *_, fn_new, _, fn_old, _ in stages:
+            fn_new()  # type: ignore[operator]
+            fn_old()  # type: ignore[operator]
     head = (f"{'players':>7}  {'row':<46} {'rows/s':>11} {'us/row':>8} {'rows/CPU-s':>11} "
             f"{'x per-row own':>14} {'x per-row joint':>16}")
-    print(head)
-    print("-" * len(head))
+    if tables:
+        print(head)
+        print("-" * len(head))
 
     def line(P, name, r, base_own, base_joint):
         """One table row; ratios are of wall-clock rates measured in this run."""
@@ -214,6 +254,15 @@ def main(argv: "list[str] | None" = None) -> None:
             rows = rows[2:]
         for name, fn, n in rows:
             line(P, name, rate(fn, n, args.seconds), base_own, base_joint)  # type: ignore[arg-type]
+    if stages:
+        head = (f"{'4 players: joint_features':<26} {'own set':>8} {'numba rows/s':>13} {'old rows/s':>11} "
+                f"{'numba us/row':>13} {'x old':>7}")
+        print(head)
+        print("-" * len(head))
+        for stage, _, size, fn_new, n_new, fn_old, n_old in stages:
+            new = rate(fn_new, n_new, args.seconds)[0]  # type: ignore[arg-type]
+            old = rate(fn_old, n_old, args.seconds)[0]  # type: ignore[arg-type]
+            print(f"{stage:<26} {size:8.0f} {new:13,.0f} {old:11,.0f} {1e6 / new:13.2f} {new / old:7.0f}", flush=True)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"load average {load:.1f} at the end", file=sys.stdout)
 

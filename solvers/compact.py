@@ -111,8 +111,9 @@ from pi_env.encodings.layouts import (JOINT_BLOCK_LAYOUT, JOINT_BLOCK_SIZE, SOLO
 from pi_env.engine.state import GameConfig, State
 from pi_env.engine import check_config
 from pi_env.engine.observe import player_array as players_array
-from pi_env.solvers.own_info import (_CHUNK, _LOG2, _LOG2_CASES, _any, _apply_held, _case_set, _code, _finish_row,
-                                     _gather_solo, _gather_state, _held_of, _near_counts, _failed_words,
+from pi_env.solvers.own_info import (_CHUNK, _LOG2, _LOG2_CASES, any_nonzero, apply_held, case_set, clue_code,
+                                     _finish_row, _gather_solo, gather_state, held_case_of, _near_counts,
+                                     failed_solve_words,
                                      _optional_buffer, _pick, _rows_buffer, _scratch, _state_args, adjacency_words)
 
 __all__ = ["compact_size", "compact_layout", "compact_bounds", "encode_compact", "JOINT_BLOCK_SIZE",
@@ -161,7 +162,7 @@ def _held_clue_gains(td, words, cnt, n, held, out, scale):
     hy = (held // 140, 12 + (held // 14) % 10, 22 + held % 14)
     for x in range(NUM_ELEMENTS):
         t = 0 if x < 12 else (1 if x < 22 else 2)
-        a = _code(words, td, x, hy[t])
+        a = clue_code(words, td, x, hy[t])
         k = cnt[x] if a == 2 else (near[t, td[x]] if a == 1 else n - cnt[x] - near[t, td[x]])
         out[x] = (_LOG2[n] - _LOG2[k]) * scale if k > 0 and k < n else 0.0
 
@@ -182,17 +183,17 @@ def _compact_kernel(players, words, off, scale, gain_scale, want_mask, out, mask
             p = players[b]
             h = (p + 1) % P
             td = tile_district[b]
-            held = _held_of(case, b, h)
+            held = held_case_of(case, b, h)
             # the observer's own information, with query gains
-            excl, target, only = _gather_state(b, p, P, spot, trace, front, inv_count, inv_district,
+            excl, target, only = gather_state(b, p, P, spot, trace, front, inv_count, inv_district,
                                                inv_answer, inv_suppressed, solved_case, answer, inv_mask)
-            excl, only = _apply_held(p, h, held, excl, only)
+            excl, only = apply_held(p, h, held, excl, only)
             if only == -2:
                 target = np.int64(-1)
             placed = 0
             for k in range(inv_count[b, p]):
                 placed |= 1 << np.int64(inv_district[b, p, k])
-            _finish_row(td, words, answer, excl, inv_mask, target, only, failed[b, p], _any(failed_words[b, p]),
+            _finish_row(td, words, answer, excl, inv_mask, target, only, failed[b, p], any_nonzero(failed_words[b, p]),
                         spot[b, p], trace[b, p], placed, want_mask, True, cnt, members, hyp, hist, own_row,
                         mask[b] if want_mask else mask[0:0].reshape(-1), gain_row)
             for i in range(38):
@@ -214,10 +215,10 @@ def _compact_kernel(players, words, off, scale, gain_scale, want_mask, out, mask
                 o[off[10] + j] = 1.0 if attempted[b, q] else 0.0
                 o[off[11] + j] = 1.0 if solved[b, q] else 0.0
                 o[off[12] + j] = inv_left[b, q] / MAX_INVESTIGATORS
-                excl, target, only = _gather_state(b, q, P, spot, trace, front, inv_count, inv_district,
+                excl, target, only = gather_state(b, q, P, spot, trace, front, inv_count, inv_district,
                                                    inv_answer, inv_suppressed, solved_case, answer, inv_mask)
-                n = _case_set(td, words, answer, excl, inv_mask, target, only, failed[b, q],
-                              _any(failed_words[b, q]), False, members, cnt)
+                n = case_set(td, words, answer, excl, inv_mask, target, only, failed[b, q],
+                              any_nonzero(failed_words[b, q]), False, members, cnt)
                 _public_summary(cnt, n, o[off[13] + j:off[13] + j + 1], o[off[14] + 3 * j:off[14] + 3 * j + 3])
                 if j == 1:
                     _held_clue_gains(td, words, cnt, n, held, o[off[6]:off[6] + NUM_ELEMENTS], gain_scale)
@@ -337,7 +338,7 @@ def _solo_compact_kernel(words, off, scale, gain_scale, want_mask, out, mask, ti
             target, placed = _gather_solo(b, spot, trace, nothing, inv_placed, inv_answer, inv_suppressed,
                                           answer, inv_mask)
             _finish_row(tile_district[b], words, answer, np.int64(0), inv_mask, target, np.int64(-1), failed[b],
-                        _any(failed_words[b]), spot[b], trace[b], placed, want_mask, True, cnt, members, hyp,
+                        any_nonzero(failed_words[b]), spot[b], trace[b], placed, want_mask, True, cnt, members, hyp,
                         hist, own_row, mask[b] if want_mask else mask[0:0].reshape(-1), gain_row)
             for i in range(38):
                 o[off[0] + i] = own_row[i]
@@ -380,6 +381,6 @@ def encode_solo_compact(state, config, out: "np.ndarray | None" = None, mask: "n
                                              mask is not None, out, m, state.tile_district, state.card_place,
                                              state.deck_size, state.spot, state.trace, state.nothing,
                                              state.inv_placed, state.inv_answer, state.inv_suppressed,
-                                             state.inv_left, state.failed, _failed_words(state.failed), state.actions,
-                                             state.wrong_solves)
+                                             state.inv_left, state.failed, failed_solve_words(state.failed),
+                                             state.actions, state.wrong_solves)
     return out

@@ -67,7 +67,7 @@ import math
 import numpy as np
 from numba import prange
 
-from pi_env.core._config import batch_kernel, kernel
+from pi_env.core._config import batch_kernel, kernel, rule_step
 from pi_env.core.board import Board
 from pi_env.core.constants import NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS
 from pi_env.core.errors import PIError
@@ -122,8 +122,16 @@ def adjacency_words(board: "Board | np.ndarray") -> np.ndarray:
 
 
 @kernel
-def _any(values):
-    """Whether any entry of a 1-D array is nonzero (a player's failed-solve flags, read as words)."""
+def any_nonzero(values):
+    """Whether any entry of a 1-D array is nonzero.
+
+    Args:
+        values: a 1-D integer or bool array (e.g. a player's failed-solve flags read as
+            ``uint64[210]`` words, :func:`failed_solve_words`).
+
+    Returns:
+        ``bool``.
+    """
     for i in range(values.shape[0]):
         if values[i] != 0:
             return True
@@ -138,9 +146,18 @@ def _element_mask_of_case(c):
 
 
 @kernel
-def _code(words, td, x, y):
-    """The clue answer (0 nothing, 1 trace, 2 spot) on element ``x`` for a case whose element of
-    ``x``'s type is ``y`` (docs/rules.md §4.1)."""
+def clue_code(words, td, x, y):
+    """The clue answer on element ``x`` for a case whose element of ``x``'s type is ``y``
+    (docs/rules.md §4.1).
+
+    Args:
+        words: :func:`adjacency_words` of the board (``int64[14]``).
+        td: ``int8[36]`` district of each element's tile.
+        x, y: element ids (``0..35``) of the same type.
+
+    Returns:
+        ``int``: 0 nothing, 1 trace, 2 spot.
+    """
     if x == y:
         return 2
     if (words[td[y]] >> np.int64(4 * td[x])) & 4:
@@ -149,9 +166,10 @@ def _code(words, td, x, y):
 
 
 @kernel
-def _case_set(td, words, answer, excl, inv_mask, target, only, failed, check_failed, need_members,
-              members, cnt):
-    """The case set of one player from its gathered information; returns its size ``n``.
+def case_set(td, words, answer, excl, inv_mask, target, only, failed, check_failed, need_members,
+             members, cnt):
+    """The case set of one player from its gathered information (:func:`gather_state`,
+    :func:`apply_held`).
 
     Args:
         td: ``int8[36]`` district of each element's tile.
@@ -168,6 +186,9 @@ def _case_set(td, words, answer, excl, inv_mask, target, only, failed, check_fai
         need_members: write ``members`` (else a product set is counted in closed form).
         members: ``int16[1680]`` receives the set's cases (ascending) when ``need_members``.
         cnt: ``int64[36]`` receives per element the number of the set's cases containing it.
+
+    Returns:
+        ``int``: the set's size ``n``.
     """
     for x in range(NUM_ELEMENTS):
         cnt[x] = 0
@@ -183,7 +204,7 @@ def _case_set(td, words, answer, excl, inv_mask, target, only, failed, check_fai
         m = 12 if x < 12 else (10 if x < 22 else 14)
         keep = ~(((np.int64(1) << np.int64(m)) - 1) << np.int64(o))  # the other types
         for y in range(o, o + m):
-            if _code(words, td, x, y) == a:
+            if clue_code(words, td, x, y) == a:
                 keep |= np.int64(1) << np.int64(y)
         allowed &= keep
     if only >= 0:
@@ -290,11 +311,17 @@ def _near_counts(td, words, cnt):
 
 
 @kernel
-def _clue_gains(td, words, cnt, n, out):
-    """Expected entropy reduction (bits) of each of the 36 clue cards for a set of ``n`` cases with
-    element counts ``cnt``: the answer depends only on the case's element of the card's type — a
-    spot for the card's own element, a trace for the elements whose tiles lie next to the card's
-    tile (docs/rules.md §4.1), nothing for the rest."""
+def clue_gains(td, words, cnt, n, out):
+    """Expected entropy reduction (bits) of each of the 36 clue cards for a uniform set of ``n``
+    cases: the answer depends only on the case's element of the card's type — a spot for the
+    card's own element, a trace for the elements whose tiles lie next to the card's tile
+    (docs/rules.md §4.1), nothing for the rest.
+
+    Args:
+        td: ``int8[36]`` district of each element's tile; words: :func:`adjacency_words`.
+        cnt: ``int64[36]`` the set's element counts (:func:`case_set`); n: its size.
+        out: ``float64[36]`` (or float32) receives the gains.
+    """
     if n <= 1:
         for x in range(NUM_ELEMENTS):
             out[x] = 0.0
@@ -312,7 +339,7 @@ def _clue_gains(td, words, cnt, n, out):
 
 
 @kernel
-def _district_gains(td, words, cnt, members, n, product, failed, check_failed, hyp_mask, placed, hist, out):
+def district_gains(td, words, cnt, members, n, product, failed, check_failed, hyp_mask, placed, hist, out):
     """Expected entropy reduction (bits) of an investigator in each district for the set
     ``members[:n]`` (element counts ``cnt``); ``hyp_mask[t]``: the 4-bit fields of the districts
     where type ``t`` would not be suppressed; ``placed``: 14-bit mask of districts that get 0
@@ -321,6 +348,13 @@ def _district_gains(td, words, cnt, members, n, product, failed, check_failed, h
     ``product``: the set is every combination of the elements with ``cnt > 0`` except the failed
     solves (no investigator constrains it); then the answer histogram of each district is a
     product of per-type counts, corrected for the failed cases, instead of a pass over the set.
+
+    Args:
+        td: ``int8[36]``; words: :func:`adjacency_words`; cnt: ``int64[36]``; members:
+            ``int16[1680]`` (the first ``n`` used); n: the set's size; product: ``bool``.
+        failed: ``[1680]`` the owner's failed solves, read when ``check_failed``.
+        hyp_mask: ``int64[3]`` (:func:`hypothesis_masks`); placed: ``int`` 14-bit mask.
+        hist: ``int64[224]`` scratch; out: ``float64[14]`` (or float32) receives the gains.
     """
     if n <= 1:
         for d in range(NUM_DISTRICTS):
@@ -390,9 +424,15 @@ def _district_gains(td, words, cnt, members, n, product, failed, check_failed, h
 
 
 @kernel
-def _hyp_masks(td, spot_row, trace_row, out):
+def hypothesis_masks(td, spot_row, trace_row, out):
     """``out[t]``: the 4-bit fields of the districts where a new investigator of the player would
-    count type ``t`` (its tile there carries none of the player's markers, docs/rules.md §4.2)."""
+    count type ``t`` (its tile there carries none of the player's markers, docs/rules.md §4.2).
+
+    Args:
+        td: ``int8[36]`` district of each element's tile.
+        spot_row, trace_row: ``bool[36]`` the player's spot and trace markers.
+        out: ``int64[3]`` receives the masks (for :func:`district_gains`).
+    """
     for t in range(3):
         out[t] = _NIBBLES
     for x in range(NUM_ELEMENTS):
@@ -406,12 +446,23 @@ def _hyp_masks(td, spot_row, trace_row, out):
 
 
 @kernel
-def _gather_state(b, q, P, spot, trace, front, inv_count, inv_district, inv_answer,
-                  inv_suppressed, solved_case, answer, inv_mask):
+def gather_state(b, q, P, spot, trace, front, inv_count, inv_district, inv_answer,
+                 inv_suppressed, solved_case, answer, inv_mask):
     """Player ``q``'s information in game ``b``: its clue answers (into ``answer``), the districts
     where its investigators count each type (into ``inv_mask``) and ``(excl, target, only)`` as
-    :func:`_case_set` takes them (the other players' spots and correct solves excluded; its own
-    correct solve as ``only``). The held case is added by :func:`_apply_held`."""
+    :func:`case_set` takes them (the other players' spots and correct solves excluded; its own
+    correct solve as ``only``). The held case is added by :func:`apply_held`.
+
+    Args:
+        b, q, P: the game (row), the player, the player count.
+        spot, trace, front, inv_count, inv_district, inv_answer, inv_suppressed, solved_case: the
+            state's arrays (:class:`pi_env.engine.State`, ``[B, P, ...]``).
+        answer: ``int8[36]`` receives the clue answers (``-1`` none, 0 nothing, 1 trace, 2 spot).
+        inv_mask: ``int64[3]`` receives the investigator masks.
+
+    Returns:
+        ``(excl, target, only)``: ``int64`` each, as :func:`case_set` takes them.
+    """
     excl = np.int64(0)
     only = np.int64(-1)
     for r in range(P):
@@ -454,9 +505,17 @@ def _gather_state(b, q, P, spot, trace, front, inv_count, inv_district, inv_answ
 
 
 @kernel
-def _apply_held(q, h, held, excl, only):
-    """Fold the held case (of player ``h``) into ``(excl, only)`` of player ``q``; ``only == -2``
-    means the set is empty (two different single cases)."""
+def apply_held(q, h, held, excl, only):
+    """Fold the held case (of player ``h``) into ``(excl, only)`` of player ``q``.
+
+    Args:
+        q, h: the player whose set is built, the player whose case is held.
+        held: the held case id (``-1``: none); excl, only: ``int64`` from :func:`gather_state`.
+
+    Returns:
+        ``(excl, only)``: ``int64`` each; ``only == -2`` means the set is empty (two different
+        single cases).
+    """
     if held < 0:
         return excl, only
     if q == h:
@@ -467,7 +526,9 @@ def _apply_held(q, h, held, excl, only):
 
 
 @kernel
-def _held_of(case, b, h):
+def held_case_of(case, b, h):
+    """The case id (``0..1679``) of player ``h`` in game ``b`` of ``case`` (``int8[B, P, 3]``, the
+    state's suspect, evidence, location per player)."""
     return np.int64(case[b, h, 0]) * 140 + np.int64(case[b, h, 1]) * 14 + np.int64(case[b, h, 2])
 
 
@@ -492,15 +553,15 @@ def _finish_row(td, words, answer, excl, inv_mask, target, only, failed, check_f
     the suppression a new investigator would meet); ``placed``: 14-bit mask of the districts of its
     investigators. Returns the set's size."""
     product = (inv_mask[0] | inv_mask[1] | inv_mask[2]) == 0
-    n = _case_set(td, words, answer, excl, inv_mask, target, only, failed, check_failed,
+    n = case_set(td, words, answer, excl, inv_mask, target, only, failed, check_failed,
                   want_mask or (want_gains and not product), members, cnt)
     _write_features(cnt, n, feat_row)
     if want_mask:
         _write_mask(members, n, mask_row)
     if want_gains:
-        _hyp_masks(td, own_spot, own_trace, hyp)
-        _clue_gains(td, words, cnt, n, gains_row[:NUM_ELEMENTS])
-        _district_gains(td, words, cnt, members, n, product, failed, check_failed, hyp, placed, hist,
+        hypothesis_masks(td, own_spot, own_trace, hyp)
+        clue_gains(td, words, cnt, n, gains_row[:NUM_ELEMENTS])
+        district_gains(td, words, cnt, members, n, product, failed, check_failed, hyp, placed, hist,
                         gains_row[NUM_ELEMENTS:])
     return n
 
@@ -518,16 +579,16 @@ def _state_kernel(players, words, want_mask, want_gains, feat, mask, gains, tile
         for b in range(chunk * _CHUNK, min(B, chunk * _CHUNK + _CHUNK)):
             p = players[b]
             h = (p + 1) % P
-            excl, target, only = _gather_state(b, p, P, spot, trace, front, inv_count, inv_district,
+            excl, target, only = gather_state(b, p, P, spot, trace, front, inv_count, inv_district,
                                                inv_answer, inv_suppressed, solved_case, answer, inv_mask)
-            excl, only = _apply_held(p, h, _held_of(case, b, h), excl, only)
+            excl, only = apply_held(p, h, held_case_of(case, b, h), excl, only)
             if only == -2:
                 target = np.int64(-1)
             placed = 0
             for k in range(inv_count[b, p]):
                 placed |= 1 << np.int64(inv_district[b, p, k])
             _finish_row(tile_district[b], words, answer, excl, inv_mask, target, only, failed[b, p],
-                        _any(failed_words[b, p]), spot[b, p], trace[b, p], placed, want_mask, want_gains, cnt,
+                        any_nonzero(failed_words[b, p]), spot[b, p], trace[b, p], placed, want_mask, want_gains, cnt,
                         members, hyp, hist, feat[b], mask[b] if want_mask else mask[0:0].reshape(-1),
                         gains[b] if want_gains else gains[0:0].reshape(-1))
 
@@ -634,7 +695,7 @@ def _observation_kernel(obs, P, off, words, want_mask, want_gains, feat, mask, g
             target, placed = _gather_answers(o, off[2], off[3], off[1], off[4], off[5], off[6], off[7],
                                              answer, inv_mask)
             _finish_row(td, words, answer, excl, inv_mask, target, _obs_case(o, off[9]),
-                        o[off[10]:off[10] + NUM_CASES], _any(o[off[10]:off[10] + NUM_CASES]),
+                        o[off[10]:off[10] + NUM_CASES], any_nonzero(o[off[10]:off[10] + NUM_CASES]),
                         o[off[2]:off[2] + NUM_ELEMENTS],
                         o[off[3]:off[3] + NUM_ELEMENTS], placed, want_mask, want_gains, cnt, members, hyp,
                         hist, feat[b], mask[b] if want_mask else mask[0:0].reshape(-1),
@@ -664,7 +725,7 @@ def _solo_observation_kernel(obs, off, words, want_mask, want_gains, feat, mask,
             target, placed = _gather_answers(o, off[2], off[3], off[1], off[4], off[5], off[6], off[7],
                                              answer, inv_mask)
             _finish_row(td, words, answer, np.int64(0), inv_mask, target, np.int64(-1),
-                        o[off[8]:off[8] + NUM_CASES], _any(o[off[8]:off[8] + NUM_CASES]),
+                        o[off[8]:off[8] + NUM_CASES], any_nonzero(o[off[8]:off[8] + NUM_CASES]),
                         o[off[2]:off[2] + NUM_ELEMENTS],
                         o[off[3]:off[3] + NUM_ELEMENTS], placed, want_mask, want_gains, cnt, members, hyp,
                         hist, feat[b], mask[b] if want_mask else mask[0:0].reshape(-1),
@@ -704,7 +765,7 @@ def _solo_state_kernel(words, want_mask, want_gains, feat, mask, gains, tile_dis
             target, placed = _gather_solo(b, spot, trace, nothing, inv_placed, inv_answer, inv_suppressed,
                                           answer, inv_mask)
             _finish_row(tile_district[b], words, answer, np.int64(0), inv_mask, target, np.int64(-1),
-                        failed[b], _any(failed_words[b]), spot[b], trace[b], placed, want_mask, want_gains,
+                        failed[b], any_nonzero(failed_words[b]), spot[b], trace[b], placed, want_mask, want_gains,
                         cnt, members, hyp, hist, feat[b], mask[b] if want_mask else mask[0:0].reshape(-1),
                         gains[b] if want_gains else gains[0:0].reshape(-1))
 
@@ -725,26 +786,36 @@ def _seat_sets_kernel(players, words, masks, sizes, tile_district, case, spot, t
         for b in range(chunk * _CHUNK, min(B, chunk * _CHUNK + _CHUNK)):
             p = players[b]
             h = (p + 1) % P
-            held = _held_of(case, b, h)
+            held = held_case_of(case, b, h)
             for j in range(P):
                 q = (p + j) % P
-                excl, target, only = _gather_state(b, q, P, spot, trace, front, inv_count, inv_district,
+                excl, target, only = gather_state(b, q, P, spot, trace, front, inv_count, inv_district,
                                                    inv_answer, inv_suppressed, solved_case, answer, inv_mask)
-                excl, only = _apply_held(q, h, held, excl, only)
+                excl, only = apply_held(q, h, held, excl, only)
                 if only == -2:
                     target = np.int64(-1)
-                n = _case_set(tile_district[b], words, answer, excl, inv_mask, target, only, failed[b, q],
-                              _any(failed_words[b, q]), True, members, cnt)
+                n = case_set(tile_district[b], words, answer, excl, inv_mask, target, only, failed[b, q],
+                              any_nonzero(failed_words[b, q]), True, members, cnt)
                 _write_mask(members, n, masks[b, j])
                 sizes[b, j] = n
 
 
 @kernel
-def _joint_counts(own, n_own, other, n_other, joint, h1, hse, hsl, hel, inset):
+def disjoint_counts(own, n_own, other, n_other, joint, h1, hse, hsl, hel, inset):
     """``joint[i]``: the cases of ``other[:n_other]`` (the one unknown player's set) disjoint from
     ``own[i]`` (per type, docs/rules.md §3), by inclusion-exclusion over the set's histograms per
-    element, pair and triple (the joint features of :func:`joint_features` and greedy in batch, :mod:`pi_env.rl.greedy_batch`); returns how many
-    are positive."""
+    element, pair and triple (the joint features of :func:`joint_features` and greedy in batch,
+    :mod:`pi_env.rl.greedy_batch`).
+
+    Args:
+        own: ``int16[>= n_own]`` the asking player's cases; other: ``int16[>= n_other]``.
+        joint: ``int64[>= n_own]`` receives the counts.
+        h1, hse, hsl, hel: ``int64[36]``, ``int64[12, 10]``, ``int64[12, 14]``, ``int64[10, 14]``
+            scratch; inset: ``bool[1680]`` scratch, all False (left so).
+
+    Returns:
+        ``int``: how many counts are positive.
+    """
     h1[:] = 0
     hse[:] = 0
     hsl[:] = 0
@@ -775,6 +846,213 @@ def _joint_counts(own, n_own, other, n_other, joint, h1, hse, hsl, hel, inset):
 
 
 @kernel
+def set_histograms(cases, n, h1, hse, hsl, hel, mem):
+    """The histograms of a case set ``cases[:n]`` (``int16``) that inclusion–exclusion over the
+    types reads: ``h1`` (``int64[36]``) per element, ``hse`` (``int64[12, 10]``), ``hsl``
+    (``int64[12, 14]``), ``hel`` (``int64[10, 14]``) per pair of elements of two types, ``mem``
+    (``uint8[1680]``) membership; all overwritten."""
+    h1[:] = 0
+    hse[:] = 0
+    hsl[:] = 0
+    hel[:] = 0
+    mem[:] = 0
+    for i in range(n):
+        c = np.int64(cases[i])
+        s, e, l = c // 140, (c // 14) % 10, c % 14
+        h1[s] += 1
+        h1[12 + e] += 1
+        h1[22 + l] += 1
+        hse[s, e] += 1
+        hsl[s, l] += 1
+        hel[e, l] += 1
+        mem[c] += 1
+
+
+@rule_step(inline=True)
+def _patterns(n, h1, hse, hsl, hel, mem, s, e, l):
+    """The numbers of cases of a set (its :func:`set_histograms`) equal to case ``(s, e, l)`` on
+    exactly the types of each 3-bit mask ``a = 0..7`` (bit 0 suspect, 1 evidence, 2 location) and
+    different on the others (inclusion–exclusion), as a tuple indexed by ``a``."""
+    m = mem[s * 140 + e * 14 + l]
+    se, sl, el = hse[s, e], hsl[s, l], hel[e, l]
+    hs, he, hl = h1[s], h1[12 + e], h1[22 + l]
+    return (n - hs - he - hl + se + sl + el - m, hs - se - sl + m, he - se - el + m, se - m,
+            hl - sl - el + m, sl - m, el - m, m)
+
+
+@rule_step(inline=True)
+def _disjoint_from(n, h1, hse, hsl, hel, mem, s, e, l):
+    """The number of cases of a set (its :func:`set_histograms`) disjoint per type from case
+    ``(s, e, l)`` (the mask 0 of :func:`_patterns`)."""
+    return (n - h1[s] - h1[12 + e] - h1[22 + l] + hse[s, e] + hsl[s, l] + hel[e, l]
+            - mem[s * 140 + e * 14 + l])
+
+
+@rule_step(inline=True)
+def _split_pairs(h3, a_first, b_first, b_second, mem2, mem3, u, v, t3_size, kind):
+    """The pairs ``(c2, c3)`` of two sets, disjoint per type, with ``c2``'s element of type 1 equal
+    to ``u`` and ``c3``'s element of type 2 equal to ``v`` (two of the three types; the third type
+    is summed over, ``t3_size`` values). ``a_first``: ``c2``'s set's pair histogram (type 1,
+    type 3); ``h3``: ``c3``'s set's histogram of type 2, ``b_first``, ``b_second``: its pair
+    histograms (type 2, type 3) and (type 1, type 2); ``mem2``, ``mem3``: the sets' membership;
+    ``kind`` names types 1 and 2 (0: suspect, evidence; 1: suspect, location; 2: evidence,
+    location) for the case ids."""
+    total = 0
+    b_all = h3[v] - b_second[u, v]
+    for w in range(t3_size):
+        if kind == 0:
+            c = u * 140 + v * 14 + w
+        elif kind == 1:
+            c = u * 140 + w * 14 + v
+        else:
+            c = w * 140 + u * 14 + v
+        a = a_first[u, w] - mem2[c]
+        b = b_first[v, w] - mem3[c]
+        total += a * (b_all - b)
+    return total
+
+
+_DENSE_PAIR_SETS = 400  # disjoint_pair_counts: above this many cases in the two sets, dense tables
+
+
+@kernel
+def case_marginals(w, h1, hse, hsl, hel):
+    """The histograms of :func:`set_histograms` of a weight per case id, as sums over every case.
+
+    Args:
+        w: ``[1680]`` integer weight per case id (e.g. a membership, or joint counts).
+        h1: ``int64[36]`` receives the sums per element; hse, hsl, hel: ``int64[12, 10]``,
+            ``int64[12, 14]``, ``int64[10, 14]`` receive the sums per pair of elements of two types.
+    """
+    hsl[:] = 0
+    hel[:] = 0
+    for s in range(12):
+        for e in range(10):
+            base = s * 140 + e * 14
+            acc = 0
+            for l in range(14):
+                v = np.int64(w[base + l])
+                acc += v
+                hsl[s, l] += v
+                hel[e, l] += v
+            hse[s, e] = acc
+    h1[:] = 0
+    for s in range(12):
+        for e in range(10):
+            h1[s] += hse[s, e]
+            h1[12 + e] += hse[s, e]
+        for l in range(14):
+            h1[22 + l] += hsl[s, l]
+
+
+@kernel
+def disjoint_pair_counts(own, n_own, s2, n2, s3, n3, joint):
+    """``joint[i]``: the pairs ``(c2, c3)`` of ``s2[:n2] × s3[:n3]`` (the two unknown players' sets
+    at 4 players) pairwise disjoint per type with each other and with ``own[i]`` (docs/rules.md
+    §3) — :func:`pi_env.solvers.joint.count_joint` of the two sets, per case of the asking player.
+
+    By inclusion–exclusion over the elements of ``own[i]`` a pair contains (``c2`` or ``c3`` has
+    it): ``X − Σ g1 + Σ g2 − g3`` with ``X`` the number of disjoint pairs and ``g1``, ``g2``,
+    ``g3`` the disjoint pairs containing one element, two (of two types) and all three of the
+    case, built from the sets' histograms: ``X``, ``g1`` and the pairs of ``g2`` whose two
+    elements lie in one case by a pass over each set, the other pairs of ``g2`` by a sum over the
+    third type (for the pairs of elements the asking player's cases need), ``g3`` per case as a
+    sum of 8 products of two sets' counts (the types ``c2`` shares with the case, the others
+    ``c3``).
+
+    Args:
+        own: ``int16[>= n_own]`` the asking player's cases.
+        s2, s3: ``int16[>= n2]``, ``int16[>= n3]`` the unknown players' sets (the held case and the
+            other players' known elements already excluded).
+        joint: ``int64[>= n_own]`` receives the counts.
+
+    Returns:
+        ``int``: how many counts are positive.
+    """
+    a1, ase, asl, ael = (np.zeros(NUM_ELEMENTS, dtype=np.int64), np.zeros((12, 10), dtype=np.int64),
+                         np.zeros((12, 14), dtype=np.int64), np.zeros((10, 14), dtype=np.int64))
+    b1, bse, bsl, bel = (np.zeros(NUM_ELEMENTS, dtype=np.int64), np.zeros((12, 10), dtype=np.int64),
+                         np.zeros((12, 14), dtype=np.int64), np.zeros((10, 14), dtype=np.int64))
+    am, bm = np.zeros(NUM_CASES, dtype=np.uint8), np.zeros(NUM_CASES, dtype=np.uint8)
+    g1 = np.zeros(NUM_ELEMENTS, dtype=np.int64)
+    gse = np.zeros((12, 10), dtype=np.int64)
+    gsl = np.zeros((12, 14), dtype=np.int64)
+    gel = np.zeros((10, 14), dtype=np.int64)
+    X = 0
+    if n2 + n3 > _DENSE_PAIR_SETS:  # large sets: the tables as sums over every case id
+        for i in range(n2):
+            am[np.int64(s2[i])] = 1
+        for i in range(n3):
+            bm[np.int64(s3[i])] = 1
+        case_marginals(am, a1, ase, asl, ael)
+        case_marginals(bm, b1, bse, bsl, bel)
+        # per case of either set, the other set's cases disjoint from it (both added if in both)
+        weight = np.zeros(NUM_CASES, dtype=np.int64)
+        for s in range(12):
+            for e in range(10):
+                for l in range(14):
+                    c = s * 140 + e * 14 + l
+                    if am[c]:
+                        d = _disjoint_from(n3, b1, bse, bsl, bel, bm, s, e, l)
+                        X += d
+                        weight[c] += d
+                    if bm[c]:
+                        weight[c] += _disjoint_from(n2, a1, ase, asl, ael, am, s, e, l)
+        case_marginals(weight, g1, gse, gsl, gel)
+    else:
+        set_histograms(s2, n2, a1, ase, asl, ael, am)
+        set_histograms(s3, n3, b1, bse, bsl, bel, bm)
+        # g1 and the pair tables of the pairs whose two elements lie in the same case
+        for k in range(2):
+            cases, n = (s2, n2) if k == 0 else (s3, n3)
+            for i in range(n):
+                c = np.int64(cases[i])
+                s, e, l = c // 140, (c // 14) % 10, c % 14
+                if k == 0:  # the other set's cases disjoint from c
+                    d = _disjoint_from(n3, b1, bse, bsl, bel, bm, s, e, l)
+                    X += d
+                else:
+                    d = _disjoint_from(n2, a1, ase, asl, ael, am, s, e, l)
+                g1[s] += d
+                g1[12 + e] += d
+                g1[22 + l] += d
+                gse[s, e] += d
+                gsl[s, l] += d
+                gel[e, l] += d
+    # the pairs with the two elements in different cases (either way round), added when a case of
+    # the asking player first needs them
+    a_e, a_l, b_e, b_l = a1[12:22], a1[22:36], b1[12:22], b1[22:36]
+    aseT, bseT, aslT, bslT, aelT, belT = ase.T, bse.T, asl.T, bsl.T, ael.T, bel.T
+    done_se = np.zeros((12, 10), dtype=np.bool_)
+    done_sl = np.zeros((12, 14), dtype=np.bool_)
+    done_el = np.zeros((10, 14), dtype=np.bool_)
+    positive = 0
+    for i in range(n_own):
+        c = np.int64(own[i])
+        s, e, l = c // 140, (c // 14) % 10, c % 14
+        if not done_se[s, e]:
+            done_se[s, e] = True
+            gse[s, e] += (_split_pairs(b_e, asl, bel, bse, am, bm, s, e, 14, 0)
+                          + _split_pairs(a_e, bsl, ael, ase, bm, am, s, e, 14, 0))
+        if not done_sl[s, l]:
+            done_sl[s, l] = True
+            gsl[s, l] += (_split_pairs(b_l, ase, belT, bsl, am, bm, s, l, 10, 1)
+                          + _split_pairs(a_l, bse, aelT, asl, bm, am, s, l, 10, 1))
+        if not done_el[e, l]:
+            done_el[e, l] = True
+            gel[e, l] += (_split_pairs(b_l, aseT, bslT, bel, am, bm, e, l, 12, 2)
+                          + _split_pairs(a_l, bseT, aslT, ael, bm, am, e, l, 12, 2))
+        p0, p1, p2, p3, p4, p5, p6, p7 = _patterns(n2, a1, ase, asl, ael, am, s, e, l)
+        q0, q1, q2, q3, q4, q5, q6, q7 = _patterns(n3, b1, bse, bsl, bel, bm, s, e, l)
+        g3 = p0 * q7 + p1 * q6 + p2 * q5 + p3 * q4 + p4 * q3 + p5 * q2 + p6 * q1 + p7 * q0
+        k = X - g1[s] - g1[12 + e] - g1[22 + l] + gse[s, e] + gsl[s, l] + gel[e, l] - g3
+        joint[i] = k
+        if k > 0:
+            positive += 1
+    return positive
+
+
+@kernel
 def _joint_row_features(own, n_own, other, n_other, held_ok, row):
     """The :data:`JOINT_FEATURES` of a 3-player position: ``own`` (``int16[n_own]``) the asking
     player's set, ``other`` (``int16[n_other]``) the set of the one unknown player. The joint
@@ -790,7 +1068,14 @@ def _joint_row_features(own, n_own, other, n_other, held_ok, row):
     hel = np.zeros((10, 14), dtype=np.int64)
     inset = np.zeros(NUM_CASES, dtype=np.bool_)
     joint = np.empty(n_own, dtype=np.int64)
-    positive = _joint_counts(own, n_own, other, n_other, joint, h1, hse, hsl, hel, inset)
+    positive = disjoint_counts(own, n_own, other, n_other, joint, h1, hse, hsl, hel, inset)
+    _features_of_counts(own, n_own, joint, positive, row)
+
+
+@kernel
+def _features_of_counts(own, n_own, joint, positive, row):
+    """The :data:`JOINT_FEATURES` ``row`` (zeroed by the caller) of the joint counts ``joint[:n_own]``
+    of the cases ``own[:n_own]`` (``positive`` of them above 0)."""
     total = 0
     acc = np.zeros(NUM_ELEMENTS, dtype=np.int64)
     for i in range(n_own):
@@ -819,19 +1104,60 @@ def _joint3_kernel(players, words, feat, tile_district, case, spot, trace, front
         for b in range(chunk * _CHUNK, min(B, chunk * _CHUNK + _CHUNK)):
             p = players[b]
             h = (p + 1) % 3
-            held = _held_of(case, b, h)
+            held = held_case_of(case, b, h)
             sizes = np.zeros(3, dtype=np.int64)
             for j in (1, 2, 0):
                 q = (p + j) % 3
-                excl, target, only = _gather_state(b, q, 3, spot, trace, front, inv_count, inv_district,
+                excl, target, only = gather_state(b, q, 3, spot, trace, front, inv_count, inv_district,
                                                    inv_answer, inv_suppressed, solved_case, answer, inv_mask)
-                excl, only = _apply_held(q, h, held, excl, only)
+                excl, only = apply_held(q, h, held, excl, only)
                 if only == -2:
                     target = np.int64(-1)
-                sizes[j] = _case_set(tile_district[b], words, answer, excl, inv_mask, target, only,
-                                     failed[b, q], _any(failed_words[b, q]), True, other if j == 2 else members,
+                sizes[j] = case_set(tile_district[b], words, answer, excl, inv_mask, target, only,
+                                     failed[b, q], any_nonzero(failed_words[b, q]), True, other if j == 2 else members,
                                      cnt)
             _joint_row_features(members, sizes[0], other, sizes[2], sizes[1] > 0, feat[b])
+
+
+@batch_kernel
+def _joint4_kernel(players, words, feat, counts, want_counts, tile_district, case, spot, trace, front, inv_count,
+                   inv_district, inv_answer, inv_suppressed, failed_words, solved_case, failed):
+    """Exact posterior features of 4-player games (seats 2 and 3 are the unknown players,
+    :func:`disjoint_pair_counts`); with ``want_counts`` the joint counts per case into
+    ``counts[b]`` (``int64[1680]``, 0 outside the own set) too."""
+    B = players.shape[0]
+    for chunk in prange((B + _CHUNK - 1) // _CHUNK):
+        answer, inv_mask, cnt, members, _, _, _ = _scratch()
+        s2 = np.empty(NUM_CASES, dtype=np.int16)
+        s3 = np.empty(NUM_CASES, dtype=np.int16)
+        joint = np.empty(NUM_CASES, dtype=np.int64)
+        for b in range(chunk * _CHUNK, min(B, chunk * _CHUNK + _CHUNK)):
+            p = players[b]
+            h = (p + 1) % 4
+            held = held_case_of(case, b, h)
+            sizes = np.zeros(4, dtype=np.int64)
+            for j in (1, 2, 3, 0):
+                q = (p + j) % 4
+                excl, target, only = gather_state(b, q, 4, spot, trace, front, inv_count, inv_district,
+                                                  inv_answer, inv_suppressed, solved_case, answer, inv_mask)
+                excl, only = apply_held(q, h, held, excl, only)
+                if only == -2:
+                    target = np.int64(-1)
+                sizes[j] = case_set(tile_district[b], words, answer, excl, inv_mask, target, only, failed[b, q],
+                                    any_nonzero(failed_words[b, q]), True,
+                                    members if j == 0 else (s2 if j == 2 else s3), cnt)
+            row = feat[b]
+            for i in range(row.shape[0]):
+                row[i] = 0.0
+            if want_counts:
+                counts[b, :] = 0
+            if sizes[0] == 0 or sizes[1] == 0 or sizes[2] == 0 or sizes[3] == 0:
+                continue
+            positive = disjoint_pair_counts(members, sizes[0], s2, sizes[2], s3, sizes[3], joint)
+            _features_of_counts(members, sizes[0], joint, positive, row)
+            if want_counts:
+                for i in range(sizes[0]):
+                    counts[b, np.int64(members[i])] = joint[i]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1059,7 +1385,7 @@ def solo_features(state, board: "Board | np.ndarray", out: "np.ndarray | None" =
     _pick(_solo_state_kernel, B, parallel)(adjacency_words(board), mask is not None, gains is not None, out, m, g,
                                     state.tile_district, state.spot, state.trace, state.nothing,
                                     state.inv_placed, state.inv_answer, state.inv_suppressed, state.failed,
-                                    _failed_words(state.failed))
+                                    failed_solve_words(state.failed))
     return out
 
 
@@ -1087,16 +1413,17 @@ def seat_case_masks(state: State, board: "Board | np.ndarray", player: "int | np
     return masks, sizes
 
 
-def _failed_words(failed: np.ndarray) -> np.ndarray:
+def failed_solve_words(failed: np.ndarray) -> np.ndarray:
     """The failed-solve flags ``bool[..., 1680]`` as ``uint64[..., 210]`` (a view when contiguous):
-    whether a player failed any solve is 210 word tests, not 1680 flag tests."""
+    whether a player failed any solve is 210 word tests (:func:`any_nonzero`), not 1680 flag
+    tests."""
     return np.ascontiguousarray(failed).view(np.uint64)
 
 
 def _state_args(state: State) -> tuple[np.ndarray, ...]:
     return (state.tile_district, state.case, state.spot, state.trace, state.front, state.inv_count,
-            state.inv_district, state.inv_answer, state.inv_suppressed, _failed_words(state.failed), state.solved_case,
-            state.failed)
+            state.inv_district, state.inv_answer, state.inv_suppressed, failed_solve_words(state.failed),
+            state.solved_case, state.failed)
 
 
 def joint_case_counts(state: State, board: "Board | np.ndarray", player: "int | np.ndarray") -> np.ndarray:
@@ -1106,9 +1433,9 @@ def joint_case_counts(state: State, board: "Board | np.ndarray", player: "int | 
     :func:`pi_env.solvers.analyze_knowledge` and the ``greedy`` agent weigh them).
 
     2 players: the own-information set (:func:`own_case_mask`, one numba call) with weight 1 —
-    the only other case is the held one, so it is exact. 3–5 players: the sets of
-    :func:`seat_case_masks` (one numba call), combined by :func:`pi_env.solvers.joint.count_joint`
-    one Python call per row (a few ms each at 4 players).
+    the only other case is the held one, so it is exact. 4 players: one numba call
+    (:func:`disjoint_pair_counts`). 3 and 5 players: the sets of :func:`seat_case_masks` (one numba
+    call), combined by :func:`pi_env.solvers.joint.count_joint` one Python call per row.
 
     Args:
         state, board, player: as :func:`own_features`.
@@ -1124,6 +1451,10 @@ def joint_case_counts(state: State, board: "Board | np.ndarray", player: "int | 
         return own_case_mask(state, board, players).astype(np.int64)
     out = np.zeros((B, NUM_CASES), dtype=np.int64)
     if B == 0:
+        return out
+    if P == 4:
+        feat = np.empty((B, JOINT_FEATURES), dtype=np.float32)
+        _joint4_kernel.for_batch(B)(players, adjacency_words(board), feat, out, True, *_state_args(state))
         return out
     masks, sizes = seat_case_masks(state, board, players)
     for b in range(B):
@@ -1142,7 +1473,8 @@ def joint_features(state: State, board: "Board | np.ndarray", player: "int | np.
 
     2 players: the own-information set is exact (the only other case is the held one), one numba
     call. 3 players: one unknown player, counted by inclusion-exclusion in the same numba call.
-    4–5 players: the sets come from one numba call, the joint count
+    4 players: two unknown players, counted in the same numba call by :func:`disjoint_pair_counts`.
+    5 players: the sets come from one numba call, the joint count
     (:func:`pi_env.solvers.joint.count_joint`) is one Python call per row — much slower
     (``benchmarks/own_info_speed.py`` reports both).
 
@@ -1174,11 +1506,31 @@ def joint_features(state: State, board: "Board | np.ndarray", player: "int | np.
             _pick(_joint3_kernel, which.size, parallel)(players[which], words, tmp, *_state_args(sub))
         out[which] = tmp[:, :JOINT_FEATURES]
         return out
-    all_counts = joint_case_counts(sub, board, players[which])
+    if P == 4:
+        tmp = np.empty((which.size, JOINT_FEATURES), dtype=np.float32)
+        _pick(_joint4_kernel, which.size, parallel)(players[which], words, tmp, np.zeros((0, NUM_CASES), np.int64),
+                                                    False, *_state_args(sub))
+        out[which] = tmp
+        return out
+    _per_row_joint_features(sub, board, players[which], out, which)
+    return out
+
+
+def _per_row_joint_features(sub: State, board: "Board | np.ndarray", players: np.ndarray, out: np.ndarray,
+                            which: np.ndarray) -> None:
+    """:func:`joint_features` of ``sub`` (the rows ``which`` of ``out``) from the sets of
+    :func:`seat_case_masks` and one :func:`pi_env.solvers.joint.count_joint` per row (5 players;
+    at 4 players the reference ``benchmarks/own_info_speed.py`` measures the numba kernel against)."""
+    from pi_env.solvers.joint import count_joint
+
+    P = sub.num_players
+    masks, sizes = seat_case_masks(sub, board, players)
     for i, b in enumerate(which):
         row = out[b]
         row[:] = 0.0
-        counts = all_counts[i]
+        if not (sizes[i, 0] and sizes[i, 1]):
+            continue
+        counts = count_joint(masks[i, 0], [masks[i, j] for j in range(2, P)])
         cases = np.flatnonzero(counts)
         if cases.size == 0:
             continue
@@ -1188,4 +1540,3 @@ def joint_features(state: State, board: "Board | np.ndarray", player: "int | np.
         row[12:22] = np.bincount((cases // 14) % 10, w, 10)
         row[22:36] = np.bincount(cases % 14, w, 14)
         row[36] = math.log2(cases.size) / _LOG2_CASES
-    return out

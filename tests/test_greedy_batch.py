@@ -1,7 +1,7 @@
 """The ``greedy`` agent in batch (:mod:`pi_env.rl.greedy_batch`): every decision equal to
-:class:`pi_env.agents.greedy.GreedyAgent`'s on many seeded 2- and 3-player games (both editions),
+:class:`pi_env.agents.greedy.GreedyAgent`'s on many seeded 2-, 3- and 4-player games (both editions),
 every branch of greedy's rule taken, nothing read of the player's own case (docs/rules.md §9), the
-name ``greedy`` resolving to it in training at 2 and 3 players (the per-game agent elsewhere), and
+name ``greedy`` resolving to it in training at 2, 3 and 4 players (the per-game agent at 5), and
 the plain-Python (JIT-off) path."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pi_env.agents.greedy import GreedyAgent, best_query, greedy_decision
 from pi_env.core.constants import INVESTIGATE_BASE, SOLVE_BASE
 from pi_env.core.errors import PIError
 from pi_env.engine import GameConfig, init, legal_action_mask, observe, step_inplace
-from pi_env.rl.greedy_batch import GreedyOpponent, greedy_actions
+from pi_env.rl.greedy_batch import GreedyOpponent, _pairwise_sum, greedy_actions
 from pi_env.rl.pool import AgentOpponent, batch_opponent
 from helpers import assert_jit_off_agrees, learner_run
 
@@ -86,11 +86,14 @@ def _play_against_agents(num_players: int, edition: str, games: int, seed: int) 
                          "wait": 6, "guess": 103}),
     (3, "first", 3677, {"certain": 273, "solve": 46, "clue": 617, "clue-denial": 1922, "investigator": 703,
                         "wait": 8, "guess": 108}),
+    (4, "second", 3811, {"certain": 393, "solve": 48, "clue": 2291, "investigator": 960, "wait": 4, "guess": 115}),
+    (4, "first", 3851, {"certain": 421, "solve": 39, "clue": 2306, "investigator": 960, "wait": 4, "guess": 121}),
 ])
 def test_every_decision_equals_the_greedy_agent(num_players, edition, compared, branches):
     """48 games per player count and edition (in two batches of 24), every decision compared; every
     branch of the rule occurs: certain, solving on ``E_now ≥ E_wait``, a clue, a clue chosen for its
-    denial, an investigator, waiting with a clue when nothing splits, guessing then."""
+    denial (2 and 3 players: greedy's denial weight is 0 at 4), an investigator, waiting with a
+    clue when nothing splits, guessing then."""
     got_compared, got_branches = 0, Counter()
     for seed in (101, 102):
         n, br, finished = _play_against_agents(num_players, edition, games=24, seed=seed)
@@ -100,10 +103,11 @@ def test_every_decision_equals_the_greedy_agent(num_players, edition, compared, 
     assert (got_compared, dict(got_branches)) == (compared, branches)
 
 
-@pytest.mark.parametrize("num_players, seen", [(2, 1520), (3, 1915)])
+@pytest.mark.parametrize("num_players, seen", [(2, 1520), (3, 1915), (4, 1920)])
 def test_decisions_ignore_the_players_own_case(num_players, seen):
     """Changing the acting player's own (hidden) case keeps its observation and its decision; with 3
-    players so does changing the case of the player after the one it holds (hidden from it too)."""
+    and 4 players so does changing the cases of the players after the one it holds (hidden from it
+    too)."""
     cfg = GameConfig(num_players=num_players)
     st = init(cfg, 32, seed=5)
     rng = np.random.default_rng(0)
@@ -133,7 +137,7 @@ def test_decisions_ignore_the_players_own_case(num_players, seen):
 
 def test_training_resolves_greedy_to_the_batch_opponent_with_the_agents_play():
     """``greedy`` in a 2-player learner batch is the batch opponent and plays exactly as the per-game
-    agent (AgentOpponent) seeded by the same env; with 4 players the name keeps the per-game agent,
+    agent (AgentOpponent) seeded by the same env; with 5 players the name keeps the per-game agent,
     and the batch opponent itself names the player counts it plays."""
     from pi_env.rl.engine_env import LearnerBatch
 
@@ -141,9 +145,10 @@ def test_training_resolves_greedy_to_the_batch_opponent_with_the_agents_play():
     assert isinstance(batch_opponent("greedy", cfg), GreedyOpponent)
     assert isinstance(batch_opponent(" Greedy", cfg), GreedyOpponent)
     assert isinstance(batch_opponent("greedy", GameConfig(num_players=3)), GreedyOpponent)
-    assert isinstance(batch_opponent("greedy", GameConfig(num_players=4)), AgentOpponent)
-    with pytest.raises(PIError, match=r"greedy in batch plays 2, 3 players, not 4 \(use the per-game agent"):
-        GreedyOpponent(GameConfig(num_players=4))
+    assert isinstance(batch_opponent("greedy", GameConfig(num_players=4)), GreedyOpponent)
+    assert isinstance(batch_opponent("greedy", GameConfig(num_players=5)), AgentOpponent)
+    with pytest.raises(PIError, match=r"greedy in batch plays 2, 3, 4 players, not 5 \(use the per-game agent"):
+        GreedyOpponent(GameConfig(num_players=5))
     per_game = [AgentOpponent(lambda: make_agent("greedy", edition="first"), 2, cfg.board)]
     runs = [learner_run(2, opponents, edition="first") for opponents in (["greedy"], per_game)]
     assert isinstance(LearnerBatch(2, 2, ["greedy"]).opponents[0], GreedyOpponent)
@@ -166,13 +171,26 @@ def test_an_unstarted_game_slot_is_refused_and_a_new_game_forgets_the_previous_t
     assert opp._valid.tolist() == [False, True]
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_pairwise_sum_is_numpys_sum_bit_for_bit(seed):
+    """``_pairwise_sum(a, n)`` is ``a[:n].sum()`` bit for bit for every ``n = 0..1680`` (numpy's
+    pairwise summation; values of mixed magnitudes, so that the order of additions shows)."""
+    rng = np.random.default_rng(seed)
+    a = rng.random(1680) * 10.0 ** rng.integers(-8, 9, size=1680)
+    got = np.array([_pairwise_sum(a, n) for n in range(1681)])
+    want = np.array([a[:n].sum() for n in range(1681)])
+    assert got.tobytes() == want.tobytes()
+    # a plain left-to-right sum differs somewhere (the test tells the orders apart)
+    assert any(float(np.add.accumulate(a[:n])[-1]) != want[n] for n in range(129, 1681))
+
+
 _JIT_SCRIPT = """
 import hashlib
 import numpy as np
 from pi_env.engine import GameConfig, init, step_inplace
 from pi_env.rl.greedy_batch import GreedyOpponent
 h = hashlib.sha256()
-for players, edition in ((2, "second"), (2, "first"), (3, "second")):
+for players, edition in ((2, "second"), (2, "first"), (3, "second"), (4, "first")):
     cfg = GameConfig(num_players=players, edition=edition)
     st = init(cfg, 3, seed=2)
     opp = GreedyOpponent(cfg)

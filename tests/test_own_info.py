@@ -359,3 +359,56 @@ def flat_layout_failed(num_players):
     from pi_env.engine import observation_layout
 
     return observation_layout(num_players)["failed"][0]
+
+
+def test_disjoint_pair_counts_equal_count_joint_on_random_sets():
+    """The 4-player joint count (two unknown players) by inclusion–exclusion equals
+    :func:`pi_env.solvers.joint.count_joint` exactly on random sets of every density (empty, a few
+    cases, full)."""
+    from pi_env.solvers.joint import count_joint
+    from pi_env.solvers.own_info import disjoint_pair_counts
+
+    rng = np.random.default_rng(11)
+    densities = (0.0, 0.002, 0.01, 0.05, 0.3, 0.8, 1.0)
+    nonzero = 0
+    for trial in range(80):
+        sets = [rng.random(NUM_CASES) < d for d in rng.choice(densities, size=3)]
+        ids = [np.flatnonzero(m).astype(np.int16) for m in sets]
+        joint = np.full(NUM_CASES, -1, dtype=np.int64)
+        positive = disjoint_pair_counts(ids[0], ids[0].size, ids[1], ids[1].size, ids[2], ids[2].size, joint)
+        got = np.zeros(NUM_CASES, dtype=np.int64)
+        got[ids[0]] = joint[:ids[0].size]
+        want = count_joint(sets[0], sets[1:])
+        assert np.array_equal(got, want), trial
+        assert positive == int((want > 0).sum())
+        nonzero += positive > 0
+    full = np.arange(NUM_CASES, dtype=np.int16)
+    joint = np.empty(NUM_CASES, dtype=np.int64)
+    disjoint_pair_counts(full, NUM_CASES, full, NUM_CASES, full, NUM_CASES, joint)
+    assert (joint == (11 * 10) * (9 * 8) * (13 * 12)).all()  # suspects, evidence, locations of c2, c3
+    assert nonzero >= 30
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_joint_case_counts_at_4_players_equal_count_joint(seed):
+    """At 4 players :func:`joint_case_counts` (one numba call) equals
+    :func:`pi_env.solvers.joint.count_joint` of :func:`seat_case_masks` row by row, on engine
+    positions from the deal (large sets) to late in rounds."""
+    from pi_env.solvers.joint import count_joint
+    from pi_env.solvers.own_info import joint_case_counts, seat_case_masks
+
+    config = GameConfig(num_players=4)
+    B, checked, large = 6, 0, 0
+    states = [init(config, B, seed=seed)] + [s for i, s in enumerate(random_positions(config, B, 40 + seed, 48))
+                                              if i % 6 == 5]
+    for i, state in enumerate(states):
+        players = (np.arange(B) + i) % 4
+        got = joint_case_counts(state, config.board, players)
+        masks, sizes = seat_case_masks(state, config.board, players)
+        for b in range(B):
+            want = (count_joint(masks[b, 0], [masks[b, 2], masks[b, 3]]) if sizes[b, 0] and sizes[b, 1]
+                    else np.zeros(NUM_CASES, dtype=np.int64))
+            assert np.array_equal(got[b], want), (i, b)
+            checked += 1
+            large += int(sizes[b, 0]) > 1000
+    assert checked == B * len(states) and large >= B

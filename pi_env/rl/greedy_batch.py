@@ -1,19 +1,19 @@
 """The ``greedy`` agent in batch: :class:`GreedyOpponent` plays every game it is asked about with the
 decisions of :class:`pi_env.agents.greedy.GreedyAgent` (default options, the games' edition), game
-by game the same actions (tested on many seeded games), at batch speed. Supported: 2 and 3
+by game the same actions (tested on many seeded games), at batch speed. Supported: 2, 3 and 4
 players (:data:`SUPPORTED_PLAYERS`).
 
 **What greedy computes per decision** (:func:`pi_env.agents.greedy.assess` then
 :func:`~pi_env.agents.greedy.greedy_decision`; relative seats, 0 = the agent, 1 = the next player,
 whose case the agent holds; with 3 players seat 2 is the one player whose case the agent does
-not know) and which batched piece gives it here:
+not know, with 4 players seats 2 and 3) and which batched piece gives it here:
 
 ==============================================  ==========================================================
 greedy (per game, Python)                       here (one numba kernel over the rows, :func:`_decide_kernel`)
 ==============================================  ==========================================================
 ``analyze_knowledge`` of                        the own-information case set of
-``knowledge_from_observation``: the exact       :mod:`pi_env.solvers.own_info` (``_gather_state``,
-joint posterior ``cases``, ``probs``            ``_apply_held``, ``_case_set``: the row kernel of
+``knowledge_from_observation``: the exact       :mod:`pi_env.solvers.own_info` (``gather_state``,
+joint posterior ``cases``, ``probs``            ``apply_held``, ``case_set``: the row kernel of
                                                 :func:`~pi_env.solvers.own_info.own_features`). With 2
                                                 players it *is* the joint posterior (the only other case
                                                 is the held one), uniform: ``probs = 1/n`` normalised as
@@ -21,8 +21,12 @@ joint posterior ``cases``, ``probs``            ``_apply_held``, ``_case_set``: 
                                                 the float is greedy's bit for bit. With 3 players, per
                                                 case the number of seat 2's cases disjoint from it
                                                 (seat 2's set with the held case known, the same row
-                                                kernel; inclusion–exclusion over its histograms as
-                                                :func:`~pi_env.solvers.own_info.joint_features`), the
+                                                kernel; inclusion–exclusion over its histograms,
+                                                :func:`~pi_env.solvers.own_info.disjoint_counts`); with
+                                                4 players the number of pairs of seat 2's and seat 3's
+                                                cases disjoint from it and from each other
+                                                (:func:`~pi_env.solvers.own_info.disjoint_pair_counts`:
+                                                :func:`pi_env.solvers.joint.count_joint`'s counts); the
                                                 cases with a positive count kept, ``count / total``
                                                 normalised by numpy's pairwise sum
                                                 (:func:`_pairwise_sum`): greedy's floats bit for bit
@@ -36,14 +40,17 @@ investigators, investigators rationed           ``ceil((left + placed) / max(1, 
                                                 product set or else a pass over the members, the
                                                 player's suppressed types cleared (the gains of
                                                 :func:`pi_env.solvers.own_info.query_gains`:
-                                                ``_clue_gains``, ``_district_gains``); the entropy of
-                                                the answer counts; with 3 players the entropy of the
-                                                answers' probability mass (a pass over the cases)
-``public_case_bits``: every seat's cases from   every other seat's set from its public answers and the
-public information (no held case)               other players' spot markers and correct solves
-                                                (``_gather_state`` + ``_case_set`` without the held
-                                                case): its size ``nⱼ`` (the opponent model); seat 1's
-                                                element counts (denial)
+                                                ``clue_gains``, ``district_gains``); the entropy of
+                                                the answer counts; with 3 and 4 players the entropy of
+                                                the answers' probability mass (a pass over the cases,
+                                                or for many cases the joint counts' sums per element,
+                                                pair and case: :func:`_posterior_gains`)
+``public_case_bits``: every seat's cases from   the set of every seat the outlook reads (acting after
+public information (no held case)               the agent in this rotation, not solved, not idle) from
+                                                its public answers and the other players' spot markers
+                                                and correct solves (``gather_state`` + ``case_set``
+                                                without the held case): its size ``nⱼ`` (the opponent
+                                                model); seat 1's element counts (denial, when weighed)
 ``read_outlook``: tier, round, rotation, turn   the state's round, tier, rotation, first player, score,
 order, solved / attempted flags, idle seats,    ``attempted`` and ``solved`` flags, the seat's public
 ``pending`` (from the flags of the agent's      actions (idle); the previous turn's ``(round, rotation,
@@ -76,14 +83,18 @@ Greedy draws nothing at random (its ties go to the lowest action id), so there i
 draws to follow; what it remembers between turns is the ``(round, rotation, solved flags)`` of its
 previous turn, kept here per game slot and forgotten in :meth:`GreedyOpponent.new_games`.
 
-4 and 5 players are not done (the joint posterior there is one Python call per row,
+With 4 players greedy's denial weight is 0 (:func:`pi_env.agents.greedy.denial_weight_for`): the
+query is the one of the highest gain, a wait takes the lowest legal clue; the denial computed here
+is then multiplied by 0, as greedy's.
+
+5 players are not done (three unknown players: the joint posterior is one Python call per row,
 :func:`pi_env.solvers.own_info.joint_case_counts`): :class:`GreedyOpponent` refuses them, and
 ``batch_opponent("greedy")`` keeps the per-game agent (:class:`pi_env.rl.pool.AgentOpponent`) there.
 
 What a player may know only (docs/rules.md §9): the state is read through the layout, every
 player's public answers, markers, investigators, failed and correct solves, scores and flags, the
 player's own tiles left, the round, tier, rotation and first player, and the case it holds
-(``state.case`` of the next player) — never its own case, nor (3 players) seat 2's.
+(``state.case`` of the next player) — never its own case, nor those of seats 2 (and 3).
 """
 
 from __future__ import annotations
@@ -97,17 +108,19 @@ from pi_env.core.errors import PIError
 from pi_env.core.rules import (edition_code, finished_for_round_end, round_ends_after_rotation, solve_gain,
                                tier_points, wrong_solve_loss)
 from pi_env.engine import GameConfig, State, legal_action_mask
-from pi_env.rl.heuristic_batch import _district_codes
+from pi_env.rl.heuristic_batch import district_codes
 from pi_env.solvers.hints import GAIN_TOLERANCE, tied_with_best
-from pi_env.solvers.own_info import (_any, _apply_held, _case_set, _clue_gains, _code, _district_gains, _joint_counts,
-                                     _failed_words, _gather_state, _held_of, _hyp_masks, adjacency_words)
+from pi_env.solvers.own_info import (adjacency_words, any_nonzero, apply_held, case_marginals, case_set, clue_code,
+                                     clue_gains, disjoint_counts, disjoint_pair_counts, district_gains,
+                                     failed_solve_words, gather_state, held_case_of, hypothesis_masks)
 from pi_env.solvers.turns import turns_to_solve_pmf
 
 __all__ = ["GreedyOpponent", "greedy_actions", "SUPPORTED_PLAYERS"]
 
-SUPPORTED_PLAYERS = (2, 3)
+SUPPORTED_PLAYERS = (2, 3, 4)
 """Player counts :class:`GreedyOpponent` plays."""
 _NUM_QUERIES = INVESTIGATE_BASE + NUM_DISTRICTS  # 50
+_MANY_CASES = 350  # above: the weighted gains from sums per element, pair and case (_weighted_gains)
 
 
 def _prob_table() -> np.ndarray:
@@ -181,45 +194,47 @@ def _block_sum(a, lo, n):
 
 
 @kernel
-def _split(n):
-    """Where numpy's pairwise summation splits a run of ``n > 128`` entries."""
-    n2 = n // 2
-    return n2 - n2 % 8
-
-
-@kernel
-def _sum1(a, lo, n):
-    if n <= 128:
-        return _block_sum(a, lo, n)
-    m = _split(n)
-    return _block_sum(a, lo, m) + _block_sum(a, lo + m, n - m)
-
-
-@kernel
-def _sum2(a, lo, n):
-    if n <= 128:
-        return _block_sum(a, lo, n)
-    m = _split(n)
-    return _sum1(a, lo, m) + _sum1(a, lo + m, n - m)
-
-
-@kernel
-def _sum3(a, lo, n):
-    if n <= 128:
-        return _block_sum(a, lo, n)
-    m = _split(n)
-    return _sum2(a, lo, m) + _sum2(a, lo + m, n - m)
-
-
-@kernel
 def _pairwise_sum(a, n):
-    """``a[:n].sum()`` as numpy computes it (pairwise, blocks of 128 entries), for ``n <= 1680``
-    (four levels of halving reach a block), so that greedy's normalisation
-    (``probs / probs.sum()``) is reproduced bit for bit."""
+    """``a[:n].sum()`` as numpy computes it for float64 (its pairwise summation: runs of more than
+    128 entries halved at a multiple of 8, blocks summed by :func:`_block_sum`), bit for bit, so
+    that greedy's normalisation (``probs / probs.sum()``) is reproduced exactly. Without
+    recursion: the halvings are walked with an explicit stack of ``(lo, n)`` ranges, each range's
+    two halves' sums added as numpy adds them.
+
+    Args:
+        a: ``float64[>= n]``.
+        n: the number of leading entries summed (any ``n >= 0``).
+
+    Returns:
+        ``float``.
+    """
     if n <= 128:
         return _block_sum(a, 0, n)
-    m = _split(n)
-    return _sum3(a, 0, m) + _sum3(a, m, n - m)
+    # frames (lo, n, state): state 0 = to expand, 1 = both halves summed, to be added
+    lo_s = np.empty(128, dtype=np.int64)
+    n_s = np.empty(128, dtype=np.int64)
+    state_s = np.empty(128, dtype=np.int64)
+    vals = np.empty(128)
+    top, nv = 0, 0
+    lo_s[0], n_s[0], state_s[0] = 0, n, 0
+    top = 1
+    while top > 0:
+        top -= 1
+        lo, m, state = lo_s[top], n_s[top], state_s[top]
+        if m <= 128:
+            vals[nv] = _block_sum(a, lo, m)
+            nv += 1
+        elif state == 1:
+            nv -= 1
+            vals[nv - 1] = vals[nv - 1] + vals[nv]
+        else:
+            half = m // 2
+            half -= half % 8
+            lo_s[top], n_s[top], state_s[top] = lo, m, 1
+            lo_s[top + 1], n_s[top + 1], state_s[top + 1] = lo + half, m - half, 0  # summed second
+            lo_s[top + 2], n_s[top + 2], state_s[top + 2] = lo, half, 0  # summed first
+            top += 3
+    return vals[0]
 
 
 @kernel
@@ -267,29 +282,35 @@ def _mass_entropy(mass, size):
 
 
 @kernel
-def _joint_posterior(b, p, h, held, td, words, st, answer, inv_mask, members, n, members2, cnt2, joint, weight,
+def _joint_posterior(b, p, P, h, held, td, words, st, answer, inv_mask, members, n, others, cnt2, joint, weight,
                      hist):
-    """3 players: the agent's cases with a joint deal (``members[:n]``, compacted in place) and their
-    probabilities in ``weight`` (``count / total``, normalised by numpy's pairwise sum, as greedy);
-    returns their number, or ``-1`` when no case has a deal (greedy then keeps the own cases,
-    uniform). ``st``: the state's per-player arrays (:func:`greedy_actions`); ``hist``: scratch of
-    :func:`pi_env.solvers.own_info._joint_counts`."""
+    """3 and 4 players: the agent's cases with a joint deal (``members[:n]``, compacted in place) and
+    their probabilities in ``weight`` (``count / total``, normalised by numpy's pairwise sum, as
+    greedy); returns their number, or ``-1`` when no case has a deal (greedy then keeps the own
+    cases, uniform). ``st``: the state's per-player arrays (:func:`greedy_actions`); ``others``:
+    ``int16[2, 1680]`` receives the sets of seats 2 (and 3); ``hist``: scratch of
+    :func:`pi_env.solvers.own_info.disjoint_counts`. The counts: 3 players
+    :func:`~pi_env.solvers.own_info.disjoint_counts`, 4 players
+    :func:`~pi_env.solvers.own_info.disjoint_pair_counts`."""
     spot, trace, front, inv_count, inv_district, inv_answer, inv_suppressed, solved_case, failed_words, failed = st
-    q2 = (p + 2) % 3
-    sizes = np.zeros(2, dtype=np.int64)
-    for k in range(2):  # seat 1's set with the held case (consistency), seat 2's with it known
-        q = h if k == 0 else q2
-        ex, tg, on = _gather_state(b, q, 3, spot, trace, front, inv_count, inv_district, inv_answer,
-                                   inv_suppressed, solved_case, answer, inv_mask)
-        ex, on = _apply_held(q, h, held, ex, on)
+    sizes = np.zeros(P - 1, dtype=np.int64)
+    for k in range(P - 1):  # seat 1's set with the held case (consistency), seats 2.. with it known
+        q = (h + k) % P
+        ex, tg, on = gather_state(b, q, P, spot, trace, front, inv_count, inv_district, inv_answer,
+                                  inv_suppressed, solved_case, answer, inv_mask)
+        ex, on = apply_held(q, h, held, ex, on)
         if on == -2:
             tg = np.int64(-1)
-        sizes[k] = _case_set(td, words, answer, ex, inv_mask, tg, on, failed[b, q], _any(failed_words[b, q]),
-                             k == 1, members2, cnt2)
-    if sizes[0] == 0 or sizes[1] == 0:
-        return -1
-    h1, hse, hsl, hel, inset = hist
-    if _joint_counts(members, n, members2, sizes[1], joint, h1, hse, hsl, hel, inset) == 0:
+        sizes[k] = case_set(td, words, answer, ex, inv_mask, tg, on, failed[b, q], any_nonzero(failed_words[b, q]),
+                            k >= 1, others[max(k - 1, 0)], cnt2)
+        if sizes[k] == 0:
+            return -1
+    if P == 3:
+        h1, hse, hsl, hel, inset = hist
+        positive = disjoint_counts(members, n, others[0], sizes[1], joint, h1, hse, hsl, hel, inset)
+    else:
+        positive = disjoint_pair_counts(members, n, others[0], sizes[1], others[1], sizes[2], joint)
+    if positive == 0:
         return -1
     total = 0
     for i in range(n):
@@ -298,6 +319,7 @@ def _joint_posterior(b, p, h, held, td, words, st, answer, inv_mask, members, n,
     for i in range(n):
         if joint[i] > 0:
             members[k] = members[i]
+            joint[k] = joint[i]
             weight[k] = joint[i] / float(total)
             k += 1
     norm = _pairwise_sum(weight, k)
@@ -318,7 +340,7 @@ def _outlook(b, p, P, rotation, rnd, first, mine, solved_, attempted_, st, prev_
         solved[j] = solved_[b, q]
         attempted[j] = attempted_[b, q]
         before[j] = (j - first + P) % P < mine
-        acted = solved[j] or attempted[j] or inv_count[b, q] > 0 or _any(failed_words[b, q])
+        acted = solved[j] or attempted[j] or inv_count[b, q] > 0 or any_nonzero(failed_words[b, q])
         for x in range(NUM_ELEMENTS):
             acted = acted or front[b, q, x] or spot[b, q, x] or trace[b, q, x]
         idle[j] = j != 0 and not solved[j] and (before[j] or rotation >= 1) and not acted
@@ -333,9 +355,12 @@ def _outlook(b, p, P, rotation, rnd, first, mine, solved_, attempted_, st, prev_
 
 
 @kernel
-def _weighted_gains(td, words, adjacency, markers, cand, members, weight, n, wcnt, mass, elcode, gains):
+def _weighted_gains_pass(td, words, adjacency, markers, cand, members, weight, n, wcnt, mass, scratch, gains):
     """The candidates' information gains (bits) for cases ``members[:n]`` of probabilities
-    ``weight``: the entropy of each answer's probability mass."""
+    ``weight``: the entropy of each answer's probability mass, by passes over the cases (for a few
+    cases; :func:`_weighted_gains` for many). ``scratch``: ``(codes int64[14, 36], which int64[14],
+    masses float64[14, 16])`` (rows 0 and 1 of ``codes`` used)."""
+    codes, which, masses = scratch
     wcnt[:] = 0.0
     for i in range(n):
         c = np.int64(members[i])
@@ -349,18 +374,155 @@ def _weighted_gains(td, words, adjacency, markers, cand, members, weight, n, wcn
         t0 = 0 if x < 12 else (12 if x < 22 else 22)
         t1 = 12 if x < 12 else (22 if x < 22 else 36)
         for y in range(t0, t1):
-            mass[_code(words, td, x, y)] += wcnt[y]
+            mass[clue_code(words, td, x, y)] += wcnt[y]
+        gains[x] = _mass_entropy(mass, 3)
+    # the candidate districts' answer masses in one pass over the cases (each district's sum in
+    # the cases' order): per element its code in every candidate district as one 4-bit field per
+    # district, so that a case's codes are the sum of its three elements' words (at most 12 per
+    # field: no carry)
+    nd = 0
+    codes[0, :] = 0
+    for d in range(NUM_DISTRICTS):
+        if cand[INVESTIGATE_BASE + d]:
+            district_codes(td, adjacency, markers, d, codes[1])
+            for y in range(NUM_ELEMENTS):
+                codes[0, y] |= codes[1, y] << np.int64(4 * d)
+            which[nd] = 4 * d
+            nd += 1
+    if nd == 0:
+        return
+    masses[:nd] = 0.0
+    for i in range(n):
+        c = np.int64(members[i])
+        word = codes[0, c // 140] + codes[0, 12 + (c // 14) % 10] + codes[0, 22 + c % 14]
+        w = weight[i]
+        for k in range(nd):
+            masses[k, (word >> which[k]) & 15] += w
+    for k in range(nd):
+        gains[INVESTIGATE_BASE + which[k] // 4] = _mass_entropy(masses[k], 16)
+
+
+@kernel
+def _gain_scratch():
+    """The buffers of :func:`_posterior_gains`."""
+    return (np.empty(NUM_ELEMENTS), (np.empty((NUM_DISTRICTS, NUM_ELEMENTS), dtype=np.int64),
+                                     np.empty(NUM_DISTRICTS, dtype=np.int64), np.empty((NUM_DISTRICTS, 16))),
+            (np.zeros(NUM_CASES, dtype=np.int64), np.zeros(NUM_ELEMENTS, dtype=np.int64),
+             np.zeros((12, 10), dtype=np.int64), np.zeros((12, 14), dtype=np.int64),
+             np.zeros((10, 14), dtype=np.int64), np.zeros(NUM_ELEMENTS, dtype=np.int64),
+             np.zeros((3, 2, 14), dtype=np.int64), np.zeros((3, 2), dtype=np.int64),
+             np.zeros((3, 3, 3), dtype=np.int64), np.zeros(16, dtype=np.int64)))
+
+
+@kernel
+def _posterior_gains(td, words, adjacency, markers, cand, members, weight, joint, n, mass, scratch, gains):
+    """The candidates' information gains under the joint posterior (cases ``members[:n]``,
+    probabilities ``weight``, joint counts ``joint``): :func:`_weighted_gains` for more than
+    :data:`_MANY_CASES` cases, else :func:`_weighted_gains_pass` (the same gains up to the last
+    bits, each the faster there). ``scratch``: :func:`_gain_scratch`."""
+    wcnt, pscratch, wscratch = scratch
+    if n > _MANY_CASES:
+        _weighted_gains(td, words, adjacency, markers, cand, members, joint, n, mass, wscratch, gains)
+    else:
+        _weighted_gains_pass(td, words, adjacency, markers, cand, members, weight, n, wcnt, mass, pscratch, gains)
+
+
+@kernel
+def _class_sums(G, lists, sizes, dense, h1, hse, hsl, hel, total):
+    """``G[x, y, z]``: the sum of the weights (:func:`_weighted_gains`) of the cases whose suspect
+    is in class ``x``, evidence in ``y``, location in ``z`` of one district, class 0 standing for
+    every element, 1 and 2 for the elements of code 1 and 4 there (``lists[t, class - 1,
+    :sizes[t, class - 1]]``, type-local ids)."""
+    G[:] = 0
+    for x in range(3):
+        for y in range(3):
+            for z in range(3):
+                free = (x == 0) + (y == 0) + (z == 0)
+                acc = 0
+                if free == 3:
+                    acc = total
+                elif free == 2:  # one type restricted: the element sums
+                    t, k = (0, x) if x else ((1, y) if y else (2, z))
+                    for i in range(sizes[t, k - 1]):
+                        acc += h1[(0, 12, 22)[t] + lists[t, k - 1, i]]
+                elif free == 1:  # two types: the pair sums
+                    if z == 0:
+                        for i in range(sizes[0, x - 1]):
+                            for j in range(sizes[1, y - 1]):
+                                acc += hse[lists[0, x - 1, i], lists[1, y - 1, j]]
+                    elif y == 0:
+                        for i in range(sizes[0, x - 1]):
+                            for j in range(sizes[2, z - 1]):
+                                acc += hsl[lists[0, x - 1, i], lists[2, z - 1, j]]
+                    else:
+                        for i in range(sizes[1, y - 1]):
+                            for j in range(sizes[2, z - 1]):
+                                acc += hel[lists[1, y - 1, i], lists[2, z - 1, j]]
+                else:
+                    for i in range(sizes[0, x - 1]):
+                        for j in range(sizes[1, y - 1]):
+                            for k in range(sizes[2, z - 1]):
+                                acc += dense[lists[0, x - 1, i] * 140 + lists[1, y - 1, j] * 14 + lists[2, z - 1, k]]
+                G[x, y, z] = acc
+
+
+@kernel
+def _weighted_gains(td, words, adjacency, markers, cand, members, joint, n, mass, scratch, gains):
+    """The candidates' information gains (bits) for cases ``members[:n]`` of weights ``joint``
+    (their joint counts, :func:`_joint_posterior`): the entropy of each answer's probability mass,
+    summed in integers (the counts per answer) and divided by the total once, so the gains may
+    differ from greedy's float sums in the last bits (module docstring). An investigator's answer
+    masses come from the weights' sums per element, pair of elements and (for the few elements
+    answering on or next to the district) case, by inclusion–exclusion over the other elements:
+    no pass over the cases per district (for many cases; a few: :func:`_weighted_gains_pass`).
+    ``scratch``: :func:`_decide_kernel`'s buffers."""
+    dense, h1, hse, hsl, hel, ec, lists, sizes, G, imass = scratch
+    dense[:] = 0
+    total = 0
+    for i in range(n):
+        dense[np.int64(members[i])] = joint[i]
+        total += joint[i]
+    case_marginals(dense, h1, hse, hsl, hel)
+    for x in range(NUM_ELEMENTS):
+        if not cand[x]:
+            continue
+        imass[:3] = 0
+        t0 = 0 if x < 12 else (12 if x < 22 else 22)
+        t1 = 12 if x < 12 else (22 if x < 22 else 36)
+        for y in range(t0, t1):
+            imass[clue_code(words, td, x, y)] += h1[y]
+        for k in range(3):
+            mass[k] = imass[k] / total
         gains[x] = _mass_entropy(mass, 3)
     for d in range(NUM_DISTRICTS):
-        a = INVESTIGATE_BASE + d
-        if not cand[a]:
+        if not cand[INVESTIGATE_BASE + d]:
             continue
-        _district_codes(td, adjacency, markers, d, elcode)
-        mass[:] = 0.0
-        for i in range(n):
-            c = np.int64(members[i])
-            mass[elcode[c // 140] + elcode[12 + (c // 14) % 10] + elcode[22 + c % 14]] += weight[i]
-        gains[a] = _mass_entropy(mass, 16)
+        district_codes(td, adjacency, markers, d, ec)
+        sizes[:] = 0
+        for y in range(NUM_ELEMENTS):
+            if ec[y]:
+                t = 0 if y < 12 else (1 if y < 22 else 2)
+                k = 0 if ec[y] == 1 else 1
+                lists[t, k, sizes[t, k]] = y - (0, 12, 22)[t]
+                sizes[t, k] += 1
+        _class_sums(G, lists, sizes, dense, h1, hse, hsl, hel, total)
+        for axis in range(3):  # class 0: every element minus those of code 1 and 4
+            for u in range(3):
+                for v in range(3):
+                    if axis == 0:
+                        G[0, u, v] -= G[1, u, v] + G[2, u, v]
+                    elif axis == 1:
+                        G[u, 0, v] -= G[u, 1, v] + G[u, 2, v]
+                    else:
+                        G[u, v, 0] -= G[u, v, 1] + G[u, v, 2]
+        imass[:] = 0
+        for x in range(3):
+            for y in range(3):
+                for z in range(3):
+                    imass[(0, 1, 4)[x] + (0, 1, 4)[y] + (0, 1, 4)[z]] += G[x, y, z]
+        for k in range(16):
+            mass[k] = imass[k] / total
+        gains[INVESTIGATE_BASE + d] = _mass_entropy(mass, 16)
 
 
 @kernel
@@ -375,7 +537,7 @@ def _denial(b, q1, held, n1, cnt1, td, words, cand, st, denial):
     for x in range(NUM_ELEMENTS):
         if spot[b, q1, x] or trace[b, q1, x] or front[b, q1, x]:
             queries += 1
-    if _any(failed_words[b, q1]):
+    if any_nonzero(failed_words[b, q1]):
         for c in range(NUM_CASES):
             if failed[b, q1, c]:
                 named += 1
@@ -385,12 +547,12 @@ def _denial(b, q1, held, n1, cnt1, td, words, cand, st, denial):
             continue
         t = 0 if x < 12 else (1 if x < 22 else 2)
         yh = held // 140 if t == 0 else (12 + (held // 14) % 10 if t == 1 else 22 + held % 14)
-        code_h = _code(words, td, x, yh)
+        code_h = clue_code(words, td, x, yh)
         t0 = 0 if x < 12 else (12 if x < 22 else 22)
         t1 = 12 if x < 12 else (22 if x < 22 else 36)
         trace_n = 0
         for y in range(t0, t1):
-            if y != x and _code(words, td, x, y) == 1:
+            if y != x and clue_code(words, td, x, y) == 1:
                 trace_n += cnt1[y]
         same = cnt1[x] if code_h == 2 else (trace_n if code_h == 1 else n1 - trace_n - cnt1[x])
         denial[x] = np.log2(n1 / max(same, 1)) * activity
@@ -423,10 +585,10 @@ def _q_after(pick, members, weight, n, td, words, adjacency, markers, elcode, be
         for i in range(n):
             c = np.int64(members[i])
             y = c // 140 if t == 0 else (12 + (c // 14) % 10 if t == 1 else 22 + c % 14)
-            k = _code(words, td, pick, y)
+            k = clue_code(words, td, pick, y)
             best16[k] = max(best16[k], weight[i])
     else:
-        _district_codes(td, adjacency, markers, pick - INVESTIGATE_BASE, elcode)
+        district_codes(td, adjacency, markers, pick - INVESTIGATE_BASE, elcode)
         for i in range(n):
             c = np.int64(members[i])
             k = elcode[c // 140] + elcode[12 + (c // 14) % 10] + elcode[22 + c % 14]
@@ -481,8 +643,8 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
         previous: ``(valid bool[B], round int64[B], rotation int64[B], solved bool[B, P])``: the
             agent's previous turn (relative seats), when it had one.
         ed: edition code; denial_weight, tolerance, rounds: greedy's constants.
-        prob_table, hazard_table: :data:`_PROB`, :data:`_HAZARD`; a 3-player game's posterior is
-            counted here (module docstring).
+        prob_table, hazard_table: :data:`_PROB`, :data:`_HAZARD`; a 3- or 4-player game's
+            posterior is counted here (module docstring).
         game: the state's ``(round, tier, rotation, first_player, score, attempted, solved,
             inv_left)``; st: its per-player answers (:func:`greedy_actions`); tile_district, case:
             read as the module docstring says.
@@ -497,7 +659,7 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
     inv_mask = np.empty(3, dtype=np.int64)
     inv_mask_own = np.empty(3, dtype=np.int64)
     members = np.empty(NUM_CASES, dtype=np.int16)
-    members2 = np.empty(NUM_CASES, dtype=np.int16)
+    others = np.empty((2, NUM_CASES), dtype=np.int16)  # the unknown seats' sets (3, 4 players)
     cnt, cnt1, cnt2 = (np.empty(NUM_ELEMENTS, dtype=np.int64), np.empty(NUM_ELEMENTS, dtype=np.int64),
                        np.empty(NUM_ELEMENTS, dtype=np.int64))
     weight = np.empty(NUM_CASES)  # the posterior of the agent's cases (members[:n])
@@ -510,7 +672,8 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
     elcode = np.empty(NUM_ELEMENTS, dtype=np.int64)
     dhist = np.empty(NUM_DISTRICTS * 16, dtype=np.int64)
     hyp = np.empty(3, dtype=np.int64)
-    best16, mass, wcnt = np.empty(16), np.empty(16), np.empty(NUM_ELEMENTS)
+    best16, mass = np.empty(16), np.empty(16)
+    gain_scratch = _gain_scratch()
     n_pub = np.zeros(P, dtype=np.int64)
     solved, attempted = np.zeros(P, dtype=np.bool_), np.zeros(P, dtype=np.bool_)
     idle, before = np.zeros(P, dtype=np.bool_), np.zeros(P, dtype=np.bool_)
@@ -521,13 +684,13 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
         h = (p + 1) % P
         td = tile_district[b]
         # the agent's case set: with 2 players its exact (uniform) posterior
-        excl, target, only = _gather_state(b, p, P, spot, trace, front, inv_count, inv_district, inv_answer,
+        excl, target, only = gather_state(b, p, P, spot, trace, front, inv_count, inv_district, inv_answer,
                                            inv_suppressed, solved_case, answer, inv_mask)
-        held = _held_of(case, b, h)
-        excl, only = _apply_held(p, h, held, excl, only)
+        held = held_case_of(case, b, h)
+        excl, only = apply_held(p, h, held, excl, only)
         if only == -2:
             target = np.int64(-1)
-        n = _case_set(td, words, answer, excl, inv_mask, target, only, failed[b, p], _any(failed_words[b, p]),
+        n = case_set(td, words, answer, excl, inv_mask, target, only, failed[b, p], any_nonzero(failed_words[b, p]),
                       True, members, cnt)
         inv_mask_own[:] = inv_mask
         first_clue = -1
@@ -538,8 +701,8 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
         if n == 0:  # cannot happen with correct answers (greedy: the first legal clue, else a solve)
             out[b] = first_clue if first_clue >= 0 else SOLVE_BASE
             continue
-        kept = -1 if P != 3 else _joint_posterior(b, p, h, held, td, words, st, answer, inv_mask, members, n,
-                                                   members2, cnt2, joint, weight, hist)
+        kept = -1 if P == 2 else _joint_posterior(b, p, P, h, held, td, words, st, answer, inv_mask, members, n,
+                                                   others, cnt2, joint, weight, hist)
         uniform = kept < 0
         best_i = 0  # the most likely case, ties to the lowest id (the members are ascending)
         if uniform:
@@ -562,15 +725,19 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
         mine = (P - first) % P  # the agent's place in this rotation's order
         pending = _outlook(b, p, P, rotation, rnd, first, mine, solved_, attempted_, st, prev_valid, prev_round,
                            prev_rotation, prev_solved, solved, attempted, before, idle)
-        # every other seat's public case set (no held case): its size for the hazard; seat 1's
-        # element counts for denial
+        # the public case set (no held case) of every seat that may still solve in this rotation
+        # after the agent: its size for the hazard (the only hazards the outlook uses); seat 1's
+        # element counts for denial (when weighed)
         hazard[:] = 0.0
+        deny = denial_weight != 0.0 and not solved[1] and not idle[1]
         for j in range(1, P):
+            if (before[j] or solved[j] or idle[j]) and not (j == 1 and deny):
+                continue
             q = (p + j) % P
-            ex, tg, on = _gather_state(b, q, P, spot, trace, front, inv_count, inv_district, inv_answer,
+            ex, tg, on = gather_state(b, q, P, spot, trace, front, inv_count, inv_district, inv_answer,
                                        inv_suppressed, solved_case, answer, inv_mask)
-            n_pub[j] = _case_set(td, words, answer, ex, inv_mask, tg, on, failed[b, q], _any(failed_words[b, q]),
-                                 False, members2[0:0], cnt1 if j == 1 else cnt2)
+            n_pub[j] = case_set(td, words, answer, ex, inv_mask, tg, on, failed[b, q], any_nonzero(failed_words[b, q]),
+                                 False, others[0, 0:0], cnt1 if j == 1 else cnt2)
             if not solved[j] and not idle[j]:
                 hazard[j] = hazard_table[n_pub[j]]
         # candidate queries: legal clues, investigators rationed
@@ -583,18 +750,19 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
         for x in range(NUM_ELEMENTS):
             markers[x] = spot[b, p, x] or trace[b, p, x]
         if uniform:  # gains from the counts (as pi_env.solvers.own_info.query_gains)
-            _clue_gains(td, words, cnt, n, gains[:NUM_ELEMENTS])
+            clue_gains(td, words, cnt, n, gains[:NUM_ELEMENTS])
             if inv_allowed > 0:
                 placed_mask = 0
                 for k in range(inv_count[b, p]):
                     placed_mask |= 1 << np.int64(inv_district[b, p, k])
-                _hyp_masks(td, spot[b, p], trace[b, p], hyp)
-                _district_gains(td, words, cnt, members, n, (inv_mask_own[0] | inv_mask_own[1] | inv_mask_own[2]) == 0,
-                                failed[b, p], _any(failed_words[b, p]), hyp, placed_mask, dhist,
+                hypothesis_masks(td, spot[b, p], trace[b, p], hyp)
+                district_gains(td, words, cnt, members, n, (inv_mask_own[0] | inv_mask_own[1] | inv_mask_own[2]) == 0,
+                                failed[b, p], any_nonzero(failed_words[b, p]), hyp, placed_mask, dhist,
                                 gains[NUM_ELEMENTS:])
         else:
-            _weighted_gains(td, words, adjacency, markers, cand, members, weight, n, wcnt, mass, elcode, gains)
-        if not solved[1] and not idle[1] and n_pub[1] > 1:
+            _posterior_gains(td, words, adjacency, markers, cand, members, weight, joint, n, mass, gain_scratch,
+                             gains)
+        if deny and n_pub[1] > 1:
             _denial(b, h, held, n_pub[1], cnt1, td, words, cand, st, denial)
         n_live, n_open, me_open = _rotation_rest(P, first, mine, solved, attempted, idle, hazard, ed, live,
                                                  open_others)
@@ -619,7 +787,7 @@ def greedy_actions(state: State, board, players: np.ndarray, edition: str = "sec
     """Greedy's action for ``players[b]`` in every game ``b`` of ``state`` (module docstring).
 
     Args:
-        state: a batch of ``B`` games of 2 or 3 players (the players are to move).
+        state: a batch of ``B`` games of 2, 3 or 4 players (the players are to move).
         board: the games' board (``config.board``).
         players: ``int64[B]``.
         edition: the edition greedy assumes (``"second"`` or ``"first"``).
@@ -650,7 +818,7 @@ def greedy_actions(state: State, board, players: np.ndarray, edition: str = "sec
     game = (state.round, state.tier, state.rotation, state.first_player, state.score, state.attempted, state.solved,
             state.inv_left)
     st = (state.spot, state.trace, state.front, state.inv_count, state.inv_district, state.inv_answer,
-          state.inv_suppressed, state.solved_case, _failed_words(state.failed), state.failed)
+          state.inv_suppressed, state.solved_case, failed_solve_words(state.failed), state.failed)
     _decide_kernel(players, adjacency_words(board), board.adjacency, legal, previous, ed, float(denial_weight_for(P)),
                    GAIN_TOLERANCE, ROUNDS, _PROB, _HAZARD, game, st, state.tile_district, state.case, out)
     return out

@@ -56,10 +56,16 @@ def _entropy(hist, size, n):
 
 
 @kernel
-def _district_codes(td, adjacency, markers, d, elcode):
+def district_codes(td, adjacency, markers, d, elcode):
     """``elcode[y]``: what element ``y`` of a case adds to the answer code ``4 * spots + traces`` of an
     investigator in district ``d`` (4 on ``d``, 1 next to it, 0 else or when the player's markers
-    suppress ``y``'s type there, docs/rules.md §4.2)."""
+    suppress ``y``'s type there, docs/rules.md §4.2).
+
+    Args:
+        td: ``int8[36]`` district of each element's tile; adjacency: ``bool[14, 14]``.
+        markers: ``bool[36]`` the player's spot or trace markers; d: the district.
+        elcode: ``int64[36]`` receives the codes.
+    """
     keep = 7
     for y in range(NUM_ELEMENTS):
         if markers[y] and td[y] == d:
@@ -136,7 +142,7 @@ def _query_gains(legal_row, td, adjacency, markers_row, members, cnt, n, toleran
     for d in range(NUM_DISTRICTS):
         if not legal_row[INVESTIGATE_BASE + d]:
             continue
-        _district_codes(td, adjacency, markers_row, d, elcode)
+        district_codes(td, adjacency, markers_row, d, elcode)
         first = elcode[members[0, 0]] + elcode[members[0, 1]] + elcode[members[0, 2]]
         for i in range(1, n):
             if elcode[members[i, 0]] + elcode[members[i, 1]] + elcode[members[i, 2]] != first:
