@@ -95,6 +95,11 @@ def _train_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--demos", default=None,
                    help="demonstration files (.npz, comma-separated; python -m pi_env.rl.imitate) used as the first "
                         "imitation round instead of collecting it")
+    p.add_argument("--init", default=None, metavar="MODEL",
+                   help="warm start from a model's weights: a .pt file or a shipped name (learned:2p); the network "
+                        "(--encoding, --trunk, --hidden) is the model's; its value head starts new")
+    p.add_argument("--value-warmup", type=int, metavar="N",
+                   help="with --init: the first N updates train only the value head (default 0)")
     p.add_argument("--max-minutes", type=float, default=None,
                    help="stop after this much wall-clock time in this session (then save as at the end)")
     for k in ("n_steps", "batch_size", "n_epochs"):
@@ -167,6 +172,16 @@ def _train_main(argv: Sequence[str] | None, prog: str) -> int:
             check_run_dir(Path(args.out), True, args.force)
             a = {**resume_settings(args.out, given), "max_minutes": args.max_minutes}  # per session
         else:
+            if args.init:  # the network is the model's: options not given are taken from it
+                from pi_env.rl.train import init_network
+
+                if args.imitate:
+                    _fail(p, "--init and --imitate exclude each other (both start the network)")
+                net = init_network(args.init, TASKS[args.task], encoding=args.encoding, trunk=args.trunk,
+                                   hidden=args.hidden)
+                given.update({k: net[k] for k in ("encoding", "trunk", "hidden")})
+            elif args.value_warmup:
+                _fail(p, "--value-warmup needs --init (a new network's value head trains with the rest)")
             a = {**DEFAULTS, **{k: v for k, v in given.items() if v is not None}}
             if args.timesteps is None and args.max_minutes is not None:
                 a["timesteps"] = UNTIL_TIME_RUNS_OUT  # the clock ends the run, not the default step count
@@ -174,6 +189,8 @@ def _train_main(argv: Sequence[str] | None, prog: str) -> int:
         p.exit(2, f"{p.prog}: error: {exc}\n")
     if a["timesteps"] < 0 or (a["timesteps"] == 0 and not a["imitate"]):
         _fail(p, f"--timesteps must be at least 1 (0: imitation only, with --imitate), got {a['timesteps']}")
+    if a["value_warmup"] < 0:
+        _fail(p, f"--value-warmup must be at least 0, got {a['value_warmup']}")
     for k in ("num_envs", "snapshot_every", "max_snapshots", "threads", "checkpoint_every",
               "n_steps", "batch_size", "n_epochs", "imitate_rows", "imitate_workers", "imitate_epochs"):
         if a[k] < 1:
@@ -218,8 +235,9 @@ def _train_main(argv: Sequence[str] | None, prog: str) -> int:
                      imitate_opponents=a["imitate_opponents"], dagger_rounds=a["dagger_rounds"],
                      dagger_beta=a["dagger_beta"], imitate_workers=a["imitate_workers"],
                      imitate_epochs=a["imitate_epochs"], demos=a["demos"], eval_every=a["eval_every"],
-                     eval_games=a["eval_games"], eval_opponents=a["eval_opponents"],
-                     collect_workers=args.ray_actors or 0, ray_address=args.ray_address, resume=args.resume, force=args.force, progress=not args.no_progress, verbose=args.verbose,
+                     eval_games=a["eval_games"], eval_opponents=a["eval_opponents"], init=a["init"],
+                     value_warmup=a["value_warmup"], collect_workers=args.ray_actors or 0, ray_address=args.ray_address,
+                     resume=args.resume, force=args.force, progress=not args.no_progress, verbose=args.verbose,
                      n_steps=a["n_steps"], batch_size=a["batch_size"], n_epochs=a["n_epochs"],
                      learning_rate=a["learning_rate"], ent_coef=a["ent_coef"], gamma=a["gamma"])
     except TrainingInterrupted as exc:

@@ -55,6 +55,14 @@ labels every position (DAgger), each followed by a fit on all rows so far; ``--d
 from saved rows (:meth:`pi_env.rl.imitate.Demonstrations.save`). PPO then improves on the clone
 against the pool.
 
+**Warm start from a model** (``--init MODEL``, :func:`init_network`): a model file or a shipped
+name (``learned:2p``, ``2p``) of the task's player count; the network (``--encoding``, ``--trunk``,
+``--hidden``: left out, they are the model's; given and different, refused) starts from its trunk,
+policy layers and action logits exactly. The model file holds no value head: it starts new, and
+``--value-warmup N`` trains only it (every other weight frozen, learning rate
+:data:`VALUE_WARMUP_LR`) for the first N updates, so that the first policy update uses advantages
+of a fitted value (without it, a fine-tuned policy drifts on noise: measured, docs/results.md). Excludes ``--imitate``.
+
 **Network** (:class:`TrunkExtractor` + SB3's MLP heads, exported as
 :class:`pi_env.agents._policy_net.PolicyNet`): a shared trunk (``--trunk``, default 128), then
 separate policy and value layers (``--hidden``, default 64), ReLU; the solve logit's bias starts
@@ -129,7 +137,7 @@ from pi_env.rl.settings import (DEFAULT_HIDDEN, DEFAULT_NUM_ENVS, DEFAULT_TRUNK,
                                 MAX_SEED, PPO_DEFAULTS, SETTINGS_SCHEMA, TASKS, UNTIL_TIME_RUNS_OUT, check_settings,
                                 parse_opponents)
 
-__all__ = ["train", "saved_settings", "check_settings", "SETTINGS_SCHEMA", "RUN_SCHEMA", "resume_settings", "TrainingInterrupted", "FIXED_SETTINGS",
+__all__ = ["train", "init_network", "saved_settings", "check_settings", "SETTINGS_SCHEMA", "RUN_SCHEMA", "resume_settings", "TrainingInterrupted", "FIXED_SETTINGS",
            "DEFAULTS", "PPO_DEFAULTS", "INITIAL_SOLVE_BIAS", "TrunkExtractor", "TASKS", "parse_opponents", "export_policy"]
 
 
@@ -175,6 +183,82 @@ def export_policy(model: Any, path: "str | Path", meta: dict[str, Any]) -> None:
     tmp = path.with_name(path.name + ".tmp")
     torch.save(data, tmp)
     tmp.replace(path)
+
+
+def init_network(spec: str, num_players: int, *, encoding: "str | None" = None,
+                 trunk: "Sequence[int] | None" = None, hidden: "Sequence[int] | None" = None) -> dict[str, Any]:
+    """The network of ``--init``: a model (a ``.pt`` file, a shipped name such as ``2p``, either
+    after ``learned:``) checked against the task and the network options given.
+
+    Args:
+        spec: the model, as ``--init`` names it. num_players: the task's players.
+        encoding, trunk, hidden: the options given (``None``: not given, the model's is taken).
+
+    Returns:
+        ``{"model": spec, "file": path, "encoding", "trunk", "hidden", "state_dict"}``: the model's
+        network and a copy of its :class:`~pi_env.agents._policy_net.PolicyNet` tensors.
+
+    Raises:
+        PIError: an unknown name or unreadable file, a model of another player count (or solo), or
+            an option given that differs from the model's (one line starting ``--init:``).
+    """
+    from pi_env.agents.learned import PREFIX, load_model, model_path
+
+    name = spec[len(PREFIX):] if spec.strip().lower().startswith(PREFIX) else spec
+    try:
+        net, meta = load_model(name)
+        path = model_path(name)
+    except PIError as exc:
+        raise PIError(f"--init: {exc}") from None
+    have = int(meta["num_players"])
+    if have != num_players:
+        raise PIError(f"--init: {spec!r} is a model for {f'{have}-player' if have else 'solo'} games, the task "
+                      f"plays {num_players}")
+    got = {"encoding": str(meta["encoding"]), "trunk": [int(h) for h in meta["trunk"]],
+           "hidden": [int(h) for h in meta["hidden"]]}
+    for key, value in (("encoding", encoding), ("trunk", trunk), ("hidden", hidden)):
+        if value is not None and (list(value) if key != "encoding" else value) != got[key]:
+            raise PIError(f"--init: the model {spec!r} has --{key} {_show(got[key])}, not {_show(value)}; "
+                          f"leave --{key} out (the network is the model's)")
+    return {"model": spec, "file": str(path), **got,
+            "state_dict": {k: v.detach().clone() for k, v in net.state_dict().items()}}
+
+
+def _load_init(model: Any, state: dict[str, Any]) -> None:
+    """Copy a :class:`~pi_env.agents._policy_net.PolicyNet` state (:func:`init_network`) into the
+    SB3 policy of ``model`` in place (the inverse of :func:`_policy_state`; the value head stays)."""
+    import torch
+
+    params = dict(model.policy.named_parameters())
+    with torch.no_grad():
+        for k, v in state.items():
+            if k.startswith("trunk."):
+                target = "features_extractor.net." + k[len("trunk."):]
+            elif k.startswith("policy_net."):
+                target = "mlp_extractor." + k
+            else:
+                target = k
+            if target not in params or params[target].shape != v.shape:
+                raise PIError(f"--init: the model's tensor {k!r} {tuple(v.shape)} has no place in this network")
+            params[target].copy_(v)
+
+
+VALUE_PARAMS = ("mlp_extractor.value_net.", "value_net.")
+"""Prefixes of the SB3 policy's value-head parameters: the only ones trained during ``--value-warmup``."""
+VALUE_WARMUP_LR = 1e-3
+"""The learning rate of the ``--value-warmup`` updates (only the new value head learns then: at the
+run's own, small rate for fine-tuning, a few dozen updates leave its explained variance below 0)."""
+
+
+def _freeze_all_but_value(model: Any, frozen: bool) -> None:
+    """Freeze (or free again) every parameter of ``model``'s policy except the value head's; while
+    frozen, the learning rate is :data:`VALUE_WARMUP_LR` (the run's own is restored after)."""
+    from stable_baselines3.common.utils import FloatSchedule
+
+    for k, p in model.policy.named_parameters():
+        if not k.startswith(VALUE_PARAMS):
+            p.requires_grad_(not frozen)
+    model.lr_schedule = FloatSchedule(VALUE_WARMUP_LR if frozen else model.learning_rate)
 
 
 def _snapshot_net(model: Any, meta: dict[str, Any]) -> Any:
@@ -380,6 +464,7 @@ class _Session:
     eval_games: int
     eval_opponents: str
     collector: Any = None
+    value_warmup: int = 0
 
 
 def _monitor(s: _Session) -> Any:
@@ -403,6 +488,8 @@ def _monitor(s: _Session) -> Any:
             self.last_ckpt = s.start
             self.seconds0 = float(s.rows[-1]["seconds"]) if s.rows else 0.0
             self.steps0 = self.num_timesteps
+            if s.value_warmup and s.start == 0:  # the first updates train the value head only
+                _freeze_all_but_value(self.model, True)
             per_update = s.num_envs * int(s.settings["n_steps"])
             planned = s.start + -(-(s.timesteps - s.start) // per_update) * per_update
             timed = s.timesteps >= UNTIL_TIME_RUNS_OUT
@@ -422,6 +509,8 @@ def _monitor(s: _Session) -> Any:
 
         def _on_rollout_end(self) -> None:
             self.updates += 1
+            if s.value_warmup and s.start == 0 and self.updates == s.value_warmup + 1:
+                _freeze_all_but_value(self.model, False)  # update value_warmup + 1 trains everything
             eps, self.eps = self.eps, []
             now = time.perf_counter() - self.t0
             row: dict[str, Any] = {"timesteps": self.num_timesteps, "seconds": round(self.seconds0 + now, 1),
@@ -506,7 +595,7 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
           dagger_beta: float = 0.3, imitate_workers: int = 1, imitate_epochs: int = 10, demos: str | None = None,
           eval_every: int = 25, eval_games: int = 256, eval_opponents: str = "heuristic",
           collect_workers: int = 0, use_ray: bool = True, ray_address: str | None = None,
-          resume: bool = False, force: bool = False,
+          init: str | None = None, value_warmup: int = 0, resume: bool = False, force: bool = False,
           progress: bool = True, verbose: bool = False, **ppo: Any) -> dict[str, Any]:
     """Train a policy with MaskablePPO into the run directory ``out`` (module docstring: what it
     writes); the command line ``python -m pi_env.rl.train`` (:func:`pi_env.rl.cli.train_main`)
@@ -529,6 +618,9 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
             (module docstring), Ray actors on the cluster at ``ray_address`` (``None``: the one
             connected, else ``RAY_ADDRESS``, else a new local one) or, ``use_ray=False``, objects
             in this process (the same arrays); ``0`` (default): by this process's env.
+        init: start from this model's network (:func:`init_network`; ``encoding``, ``trunk`` and
+            ``hidden`` must be the model's); ignored when resuming from a checkpoint.
+        value_warmup: the first updates of the run that train only the value head.
         resume, force: continue the run in ``out``; delete ``out`` and start again.
         progress, verbose: a progress bar; a line per update.
         **ppo: MaskablePPO's settings (default :data:`PPO_DEFAULTS`).
@@ -540,7 +632,8 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
         PIError: the ``rl`` extra is missing, a bad option (unknown agent or encoding, missing
             demonstration file: checked before ``out`` is created), a run directory that exists
             without ``--resume`` / ``--force``; with ``resume``, another task, encoding, trunk or
-            hidden widths than the saved run, or ``timesteps`` already reached.
+            hidden widths than the saved run, or ``timesteps`` already reached; an ``init`` model
+            of another player count or network, or with ``imitate_teacher``.
         TrainingInterrupted: Ctrl-C or SIGTERM; the run is saved at the step reached.
     """
     _sb3()
@@ -568,6 +661,13 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     meta = {"encoding": encoding, "num_players": P, "trunk": list(trunk), "hidden": list(hidden)}
 
     ckpts = _latest(out, "checkpoints", "zip") if resume else []
+    initial: dict[str, Any] = {}
+    if init and not ckpts:
+        if imitate_teacher:
+            raise PIError("--init and --imitate exclude each other (both start the network)")
+        initial = init_network(init, P, encoding=encoding, trunk=trunk, hidden=hidden)
+    if value_warmup < 0:
+        raise PIError(f"--value-warmup must be at least 0, got {value_warmup}")
     start = int(ckpts[-1].stem.split("_")[1]) if ckpts else 0
     if ckpts and start >= timesteps:
         raise PIError(f"--resume: the run in {str(out)!r} is already at step {start}; --timesteps is the total "
@@ -590,6 +690,7 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
                     "dagger_rounds": dagger_rounds, "dagger_beta": dagger_beta, "imitate_workers": imitate_workers,
                     "imitate_epochs": imitate_epochs, "demos": demos, "max_minutes": max_minutes,
                     "eval_every": eval_every, "eval_games": eval_games, "eval_opponents": eval_opponents,
+                    "init": init, "value_warmup": value_warmup,
                     **{k: settings[k] for k in ("n_steps", "batch_size", "n_epochs", "learning_rate", "ent_coef",
                                                 "gamma")}}
     _prepare_out(out, resume, force)
@@ -601,6 +702,8 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     env = SB3LearnerVecEnv(num_envs, P, pools, encoding=encoding, seed=session_seed, parallel=threads > 1,
                            reward=reward)
     model = _model(env, ckpts[-1] if ckpts else None, trunk, hidden, settings, seed, session_seed)
+    if initial:
+        _load_init(model, initial["state_dict"])
     collector = (_collect_with_workers(model, collect_workers, session_seed, use_ray, ray_address, pools, settings_doc)
                  if collect_workers else None)
     warm: dict[str, Any] = {}
@@ -617,14 +720,15 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     rows: list[dict[str, Any]] = _read_curve(curve_path) if resume else []
     rows = [r for r in rows if int(r["timesteps"]) <= start]
     card = {"task": task, "encoding": encoding, "seed": seed, "opponents": opponents, "snapshot_weight": snapshot_weight,
-            **({"warm_start": warm} if warm else {}), "reward": reward, "num_envs": num_envs, "ppo": settings, "trunk": list(trunk), "hidden": list(hidden)}
+            **({"warm_start": warm} if warm else {}),
+            **({"init": {"model": init, "value_warmup": value_warmup}} if init else {}), "reward": reward, "num_envs": num_envs, "ppo": settings, "trunk": list(trunk), "hidden": list(hidden)}
 
     monitor = _monitor(_Session(
         out=out, start=start, timesteps=timesteps, num_envs=num_envs, settings=settings, progress=progress,
         max_minutes=max_minutes, verbose=verbose, pools=pools, snapshot_weight=snapshot_weight,
         snapshot_every=snapshot_every, checkpoint_every=checkpoint_every, meta=meta, card=card,
         encoding=encoding, config=config, rows=rows, curve_path=curve_path, eval_every=eval_every,
-        eval_games=eval_games, eval_opponents=eval_opponents, collector=collector))
+        eval_games=eval_games, eval_opponents=eval_opponents, collector=collector, value_warmup=value_warmup))
     t0 = time.perf_counter()
     interrupted = False
     try:

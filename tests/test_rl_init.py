@@ -1,0 +1,153 @@
+"""Training from a model's weights (``python -m pi_env.rl.train --init MODEL``): the first update
+starts from the model's exact tensors, ``--value-warmup`` trains only the new value head at
+:data:`pi_env.rl.train.VALUE_WARMUP_LR`, and a model that does not fit the task or the network
+options is refused in one line before anything is written.
+
+Needs the ``rl`` extra (skipped without it)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from helpers import need_extra
+
+
+def _rl():
+    need_extra("rl", "torch", "stable_baselines3", "sb3_contrib")
+
+
+def _argv(out, *extra, steps=2048):
+    return ["2p", "--timesteps", str(steps), "--out", str(out), "--num-envs", "64", "--n-steps", "16",
+            "--batch-size", "512", "--n-epochs", "1", "--no-progress", "--eval-every", "0",
+            "--learning-rate", "1e-4", "--checkpoint-every", "1000000", *extra]
+
+
+def _record_updates(monkeypatch):
+    """Patch MaskablePPO.train to record, before every update, the policy tensors (as a model file
+    holds them), the value head's tensors and the learning rate in force."""
+    from sb3_contrib import MaskablePPO
+
+    from pi_env.rl.train import VALUE_PARAMS, _policy_state
+
+    seen: list[dict] = []
+    original = MaskablePPO.train
+
+    def train(self):
+        seen.append({"policy": _policy_state(self),
+                     "value": {k: v.detach().clone() for k, v in self.policy.named_parameters()
+                               if k.startswith(VALUE_PARAMS)},
+                     "lr": self.lr_schedule(self._current_progress_remaining)})
+        return original(self)
+
+    monkeypatch.setattr(MaskablePPO, "train", train)
+    return seen
+
+
+def _shipped():
+    from pi_env.agents.learned import model_path
+
+    return model_path("2p")
+
+
+def _equal(a, b):
+    import torch
+
+    return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_the_first_update_starts_from_the_models_exact_weights(tmp_path, monkeypatch):
+    _rl()
+    import torch
+
+    from pi_env.rl.cli import train_main
+
+    shipped = torch.load(_shipped(), weights_only=True)
+    seen = _record_updates(monkeypatch)
+    out = tmp_path / "run"
+    assert train_main(_argv(out, "--init", "learned:2p", steps=1024)) == 0
+    assert len(seen) == 1
+    assert _equal(seen[0]["policy"], shipped["state_dict"])  # the solve bias too (not INITIAL_SOLVE_BIAS)
+    assert seen[0]["lr"] == 1e-4
+    run = json.loads((out / "run.json").read_text())
+    assert run["settings"]["init"] == "learned:2p" and run["settings"]["value_warmup"] == 0
+    assert (run["settings"]["trunk"], run["settings"]["hidden"], run["settings"]["encoding"]) == \
+        ([256], [128], "compact-v1")  # the model's network, taken without --trunk/--hidden/--encoding
+    assert run["init"] == {"model": "learned:2p", "value_warmup": 0}
+    after = torch.load(out / "policy.pt", weights_only=True)
+    assert (after["trunk"], after["hidden"]) == ([256], [128])
+    assert not _equal(after["state_dict"], shipped["state_dict"])  # the update changed the policy
+
+
+def test_value_warmup_trains_only_the_value_head_then_everything(tmp_path, monkeypatch):
+    _rl()
+    import torch
+
+    from pi_env.rl.cli import train_main
+    from pi_env.rl.train import VALUE_WARMUP_LR
+
+    shipped = torch.load(_shipped(), weights_only=True)["state_dict"]
+    seen = _record_updates(monkeypatch)
+    out = tmp_path / "run"
+    assert train_main(_argv(out, "--init", "learned:2p", "--value-warmup", "2", steps=3072)) == 0
+    assert [s["lr"] for s in seen] == [VALUE_WARMUP_LR, VALUE_WARMUP_LR, 1e-4]
+    # updates 1 and 2 left the policy exactly as loaded, and changed the value head
+    assert all(_equal(s["policy"], shipped) for s in seen)
+    assert not _equal(seen[0]["value"], seen[2]["value"])
+    # update 3 trained the policy
+    after = torch.load(out / "policy.pt", weights_only=True)["state_dict"]
+    assert not _equal(after, shipped)
+    assert json.loads((out / "run.json").read_text())["init"] == {"model": "learned:2p", "value_warmup": 2}
+
+
+def test_a_value_warmup_over_the_whole_run_ships_the_model_unchanged(tmp_path):
+    _rl()
+    import torch
+
+    from pi_env.rl.cli import train_main
+
+    out = tmp_path / "run"
+    assert train_main(_argv(out, "--init", "2p", "--value-warmup", "5")) == 0
+    shipped = torch.load(_shipped(), weights_only=True)["state_dict"]
+    assert _equal(torch.load(out / "policy.pt", weights_only=True)["state_dict"], shipped)
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--init", "learned:4p"], "--init: 'learned:4p' is a model for 4-player games, the task plays 2"),
+    (["--init", "learned:solo"], "--init: 'learned:solo' is a model for solo games, the task plays 2"),
+    (["--init", "learned:2p", "--trunk", "128"],
+     "--init: the model 'learned:2p' has --trunk 256, not 128; leave --trunk out (the network is the model's)"),
+    (["--init", "learned:2p", "--hidden", "128,64"],
+     "--init: the model 'learned:2p' has --hidden 128, not 128,64; leave --hidden out (the network is the model's)"),
+    (["--init", "learned:2p", "--encoding", "compact-v2"],
+     "--init: the model 'learned:2p' has --encoding compact-v1, not compact-v2; leave --encoding out"),
+    (["--init", "no/such/model.pt"], "--init: unknown learned model 'no/such/model.pt': not a zoo name"),
+    (["--init", "learned:2p", "--imitate", "greedy"], "--init and --imitate exclude each other"),
+    (["--value-warmup", "3"], "--value-warmup needs --init"),
+])
+def test_a_model_that_does_not_fit_is_refused_in_one_line(tmp_path, capsys, extra, message):
+    _rl()
+    from pi_env.rl.cli import train_main
+
+    out = tmp_path / "run"
+    with pytest.raises(SystemExit) as exc:
+        train_main(_argv(out, *extra))
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("python -m pi_env.rl.train: error: " + message), err
+    assert not out.exists()
+
+
+def test_init_network_takes_the_models_network(tmp_path):
+    _rl()
+    from pi_env.core.errors import PIError
+    from pi_env.rl.train import init_network
+
+    got = init_network("learned:2p", 2)
+    assert (got["encoding"], got["trunk"], got["hidden"]) == ("compact-v1", [256], [128])
+    assert sorted(got["state_dict"]) == ["action_net.bias", "action_net.weight", "policy_net.0.bias",
+                                         "policy_net.0.weight", "trunk.0.bias", "trunk.0.weight"]
+    assert got["file"].endswith("learned_2p.pt")
+    with pytest.raises(PIError, match=r"^--init: 'learned:2p' is a model for 2-player games, the task plays 3$"):
+        init_network("learned:2p", 3)
