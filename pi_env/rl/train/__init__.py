@@ -586,6 +586,55 @@ def _monitor(s: _Session) -> Any:
     return Monitor()
 
 
+def _starting_network(init: str | None, value_warmup: int, imitate_teacher: str | None, imitate_opponents: str,
+                      demos: str | None, resuming: bool, config: Any, encoding: str, trunk: Sequence[int],
+                      hidden: Sequence[int]) -> dict[str, Any]:
+    """Check how the network starts, before the run directory is touched: the ``init`` model
+    (:func:`init_network`; returned, ``{}`` when there is none or a checkpoint is resumed) or the
+    imitation warm start's teacher, opponents and demonstration files.
+
+    Raises:
+        PIError: a negative ``value_warmup``; ``init`` together with ``imitate_teacher``; a bad
+            model, teacher, opponent list or demonstration file.
+    """
+    if value_warmup < 0:
+        raise PIError(f"--value-warmup must be at least 0, got {value_warmup}")
+    if resuming:
+        return {}
+    if init and imitate_teacher:
+        raise PIError("--init and --imitate exclude each other (both start the network)")
+    if imitate_teacher:
+        from pi_env.rl.imitate import Teacher
+        from pi_env.rl.pool import PoolOpponent
+
+        Teacher(imitate_teacher, config, 1)
+        PoolOpponent(parse_opponents(imitate_opponents), config)
+        if demos:  # read and checked now: a bad file leaves no run directory behind
+            load_demos(demos, encoding, config.num_players)
+        return {}
+    return init_network(init, config.num_players, encoding=encoding, trunk=trunk, hidden=hidden) if init else {}
+
+
+def _learn(model: Any, steps: int, monitor: Any, fresh: bool, env: Any, collector: Any) -> bool:
+    """Run ``model.learn`` for ``steps`` environment steps with the ``monitor`` callback; close the env
+    and the collector whatever happens. Returns whether Ctrl-C or SIGTERM stopped it (any other
+    exception is raised)."""
+    try:
+        with terminate_as_interrupt():
+            model.learn(total_timesteps=steps, callback=monitor, reset_num_timesteps=fresh)
+    except BaseException as exc:  # Ctrl-C / SIGTERM (also when it surfaces inside a numba kernel)
+        if not caused_by_interrupt(exc):
+            raise
+        if hasattr(monitor, "bar"):
+            monitor.bar.close()
+        return True
+    finally:
+        env.close()
+        if collector is not None:
+            collector.close()
+    return False
+
+
 def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_envs: int = DEFAULT_NUM_ENVS,
           opponents: str = "gain:1", snapshot_weight: float = 0.0, snapshot_every: int = 20,
           max_snapshots: int = 8, reward: str = "win", encoding: str = "compact-v1",
@@ -661,13 +710,8 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     meta = {"encoding": encoding, "num_players": P, "trunk": list(trunk), "hidden": list(hidden)}
 
     ckpts = _latest(out, "checkpoints", "zip") if resume else []
-    initial: dict[str, Any] = {}
-    if init and not ckpts:
-        if imitate_teacher:
-            raise PIError("--init and --imitate exclude each other (both start the network)")
-        initial = init_network(init, P, encoding=encoding, trunk=trunk, hidden=hidden)
-    if value_warmup < 0:
-        raise PIError(f"--value-warmup must be at least 0, got {value_warmup}")
+    initial = _starting_network(init, value_warmup, imitate_teacher, imitate_opponents, demos, bool(ckpts), config,
+                                encoding, trunk, hidden)
     start = int(ckpts[-1].stem.split("_")[1]) if ckpts else 0
     if ckpts and start >= timesteps:
         raise PIError(f"--resume: the run in {str(out)!r} is already at step {start}; --timesteps is the total "
@@ -675,13 +719,6 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     session_seed = seed + start
     pools = [PoolOpponent(members, config, snapshot_weight=snapshot_weight, max_snapshots=max_snapshots)
              for _ in range(P - 1)]
-    if imitate_teacher and not ckpts:
-        from pi_env.rl.imitate import Teacher
-
-        Teacher(imitate_teacher, config, 1)
-        PoolOpponent(parse_opponents(imitate_opponents), config)
-        if demos:  # read and checked now: a bad file leaves no run directory behind
-            load_demos(demos, encoding, P)
     settings_doc = {"task": task, "timesteps": int(timesteps), "seed": seed, "num_envs": num_envs,
                     "opponents": opponents, "snapshot_weight": snapshot_weight, "snapshot_every": snapshot_every,
                     "max_snapshots": max_snapshots, "reward": reward, "encoding": encoding, "trunk": list(trunk),
@@ -730,20 +767,7 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
         encoding=encoding, config=config, rows=rows, curve_path=curve_path, eval_every=eval_every,
         eval_games=eval_games, eval_opponents=eval_opponents, collector=collector, value_warmup=value_warmup))
     t0 = time.perf_counter()
-    interrupted = False
-    try:
-        with terminate_as_interrupt():
-            model.learn(total_timesteps=max(timesteps - start, 0), callback=monitor, reset_num_timesteps=not ckpts)
-    except BaseException as exc:  # Ctrl-C / SIGTERM (also when it surfaces inside a numba kernel)
-        if not caused_by_interrupt(exc):
-            raise
-        interrupted = True
-        if hasattr(monitor, "bar"):
-            monitor.bar.close()
-    finally:
-        env.close()
-        if collector is not None:
-            collector.close()
+    interrupted = _learn(model, max(timesteps - start, 0), monitor, not ckpts, env, collector)
     with signals_held() as held:  # a (second) Ctrl-C cannot break the saving; one that came is honoured after
         info = _finish(model, monitor, out, start, t0, rows, card, warm, meta, curve_path, saved_doc,
                        settings_doc, interrupted, f"MaskablePPO, {task} ({opponents}; snapshots {snapshot_weight})",
