@@ -741,6 +741,11 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
                     "init": init, "value_warmup": value_warmup,
                     **{k: settings[k] for k in ("n_steps", "batch_size", "n_epochs", "learning_rate", "ent_coef",
                                                 "gamma")}}
+    started_ray = False
+    if collect_workers and use_ray:  # a cluster that cannot be reached is refused before --out is touched
+        from pi_env.rl.ray_collect import connect_ray
+
+        started_ray = connect_ray(ray_address, collect_workers)
     _prepare_out(out, resume, force)
     if not resume:  # the settings first: an interrupted run can be resumed with them
         write_text_atomic(out / "run.json", json.dumps({"settings": settings_doc, "sessions": []}, indent=2) + "\n")
@@ -754,6 +759,8 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
         _load_init(model, initial["state_dict"])
     collector = (_collect_with_workers(model, collect_workers, session_seed, use_ray, ray_address, pools, settings_doc)
                  if collect_workers else None)
+    if collector is not None:
+        collector._started_ray = started_ray  # Ray was joined above: closing the collector leaves it
     warm: dict[str, Any] = {}
     if imitate_teacher and not ckpts:
         warm = _warm_start_session(env, out, lambda: warm_start(
