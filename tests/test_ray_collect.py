@@ -183,3 +183,24 @@ def test_bad_ray_options_are_one_line_errors(spec_and_weights, tmp_path, capsys,
     assert exc.value.code == 2
     assert capsys.readouterr().err == f"python -m pi_env.rl.train: error: {message}\n"
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1:1", "ray://127.0.0.1:1"])
+def test_an_address_without_a_cluster_is_one_line_and_writes_nothing(spec_and_weights, tmp_path, capsys,
+                                                                    monkeypatch, address):
+    """A Ray address that nothing answers on used to create the run directory, then hang in
+    ``ray.init`` for minutes (``HOST:PORT``) or end in a traceback (``ray://``, after 30 s)."""
+    need_extra("ray", "ray")
+    import ray
+
+    from pi_env.rl.cli import train_main
+
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)  # as in a new process (the module's cluster aside)
+    monkeypatch.setattr(ray, "init", lambda *a, **k: pytest.fail("ray.init called with an unreachable address"))
+    with pytest.raises(SystemExit) as exc:
+        train_main(["2p", "--out", str(tmp_path / "run"), "--num-envs", "64", "--timesteps", "64",
+                    "--eval-every", "0", "--ray-actors", "2", "--ray-address", address])
+    assert exc.value.code == 2
+    assert capsys.readouterr().err == (f"python -m pi_env.rl.train: error: --ray-address {address}: no Ray cluster "
+                                       "answers there (Connection refused)\n")
+    assert not (tmp_path / "run").exists()

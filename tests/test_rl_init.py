@@ -151,3 +151,44 @@ def test_init_network_takes_the_models_network(tmp_path):
     assert got["file"].endswith("learned_2p.pt")
     with pytest.raises(PIError, match=r"^--init: 'learned:2p' is a model for 2-player games, the task plays 3$"):
         init_network("learned:2p", 3)
+
+
+def test_an_empty_init_is_refused_not_ignored(tmp_path, capsys):
+    _rl()
+    from pi_env.rl.cli import train_main
+
+    out = tmp_path / "run"
+    with pytest.raises(SystemExit) as exc:
+        train_main(_argv(out, "--init", ""))
+    assert exc.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "python -m pi_env.rl.train: error: --init: learned model name is empty: give a zoo name (2p, 4p, solo) "
+        "or a .pt file, e.g. learned:2p"]
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--init", "no/such/model.pt"], "was started with --init learned:2p, not no/such/model.pt; "
+                                     "--init only starts a run (leave it out to resume)"),
+    (["--value-warmup", "5"], "was started with --value-warmup 1, not 5; "
+                              "--value-warmup only starts a run (leave it out to resume)"),
+])
+def test_a_resumed_run_keeps_how_it_started(tmp_path, capsys, extra, message):
+    """--init and --value-warmup given on --resume used to be accepted, ignored and recorded (the card
+    then named a model the run never started from)."""
+    _rl()
+    from pi_env.rl.cli import train_main
+
+    out = tmp_path / "run"
+    assert train_main(_argv(out, "--init", "learned:2p", "--value-warmup", "1", steps=1024)) == 0
+    capsys.readouterr()
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    with pytest.raises(SystemExit) as exc:
+        train_main(_argv(out, "--resume", *extra, steps=2048))
+    assert exc.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"python -m pi_env.rl.train: error: --resume: the run in {str(out)!r} {message}"]
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+    # the same values, or none, resume as before
+    assert train_main(_argv(out, "--resume", "--init", "learned:2p", steps=2048)) == 0
+    assert json.loads((out / "run.json").read_text())["init"] == {"model": "learned:2p", "value_warmup": 1}

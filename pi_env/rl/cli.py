@@ -172,7 +172,7 @@ def _train_main(argv: Sequence[str] | None, prog: str) -> int:
             check_run_dir(Path(args.out), True, args.force)
             a = {**resume_settings(args.out, given), "max_minutes": args.max_minutes}  # per session
         else:
-            if args.init:  # the network is the model's: options not given are taken from it
+            if args.init is not None:  # the network is the model's (an empty name is refused): options not given are taken from it
                 from pi_env.rl.train import init_network
 
                 if args.imitate:

@@ -46,7 +46,7 @@ from pi_env.core.errors import PIError
 from pi_env.rl.settings import DEFAULT_HIDDEN, DEFAULT_TRUNK, TASKS
 
 __all__ = ["CollectSpec", "Rollout", "RolloutWorker", "Collector", "collect", "worker_seeds", "new_policy",
-           "fill_rollout_buffer"]
+           "fill_rollout_buffer", "connect_ray"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -332,7 +332,8 @@ class Collector:
             one dict per worker (to pin workers to nodes).
 
     Raises:
-        PIError: ``workers`` below 1, Ray missing with ``use_ray``, a bad option of ``spec``.
+        PIError: ``workers`` below 1, Ray missing with ``use_ray`` or no cluster at ``address``
+            (:func:`connect_ray`), a bad option of ``spec``.
     """
 
     def __init__(self, spec: CollectSpec, workers: int, seed: int = 0, *, use_ray: bool = False,
@@ -345,15 +346,9 @@ class Collector:
         if not use_ray:
             self._workers: list[Any] = [RolloutWorker(spec, s) for s in self.seeds]
             return
-        try:
-            import ray
-        except ImportError:
-            raise PIError("Collector(use_ray=True) needs Ray: pip install '.[ray]' (from a checkout of pi-env)") from None
-        from pi_env.core.cluster import ray_init_kwargs
+        self._started_ray = connect_ray(address, workers)
+        import ray
 
-        if not ray.is_initialized():
-            ray.init(**ray_init_kwargs(address, num_cpus=workers))
-            self._started_ray = True
         options = actor_options if actor_options is not None else {"num_cpus": 1, "scheduling_strategy": "SPREAD"}
         per_worker = [options] * workers if isinstance(options, dict) else list(options)
         if len(per_worker) != workers:
@@ -409,6 +404,44 @@ class Collector:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+def connect_ray(address: "str | None", workers: int) -> bool:
+    """Join the Ray cluster at ``address`` (``"auto"``, ``"HOST:PORT"``, ``"ray://HOST:10001"``;
+    ``None``: ``RAY_ADDRESS``, else a new local instance of ``workers`` CPUs) unless Ray is
+    initialized already; a ``HOST:PORT`` that nothing answers on is refused at once (Ray itself
+    would retry for minutes).
+
+    Returns:
+        Whether this call initialized Ray (the caller shuts it down when done).
+
+    Raises:
+        PIError: Ray is missing, or no Ray cluster at the address (one line naming it).
+    """
+    import os
+    import socket
+
+    try:
+        import ray
+    except ImportError:
+        raise PIError("collecting on Ray needs Ray: pip install '.[ray]' (from a checkout of pi-env)") from None
+    from pi_env.core.cluster import ray_init_kwargs
+
+    if ray.is_initialized():
+        return False
+    target = address or os.environ.get("RAY_ADDRESS") or ""
+    host, _, port = target.split("://", 1)[-1].rpartition(":")
+    if host and port.isdigit():
+        try:
+            socket.create_connection((host, int(port)), timeout=5).close()
+        except OSError as exc:
+            raise PIError(f"--ray-address {target}: no Ray cluster answers there "
+                          f"({exc.strerror or type(exc).__name__})") from None
+    try:
+        ray.init(**ray_init_kwargs(address, num_cpus=workers))
+    except ConnectionError as exc:
+        raise PIError(f"--ray-address {target or '(none)'}: {str(exc).splitlines()[0]}") from None
+    return True
 
 
 def fill_rollout_buffer(model: Any, collector: "Collector", callback: Any, rollout_buffer: Any, n_rollout_steps: int,

@@ -387,15 +387,24 @@ def saved_settings(out: "str | Path") -> dict[str, Any]:
     return {**DEFAULTS, **got}
 
 
+START_SETTINGS = ("init", "value_warmup")
+"""Settings that only shape how a run starts (:func:`init_network`): a resumed run cannot change them."""
+
+
 def resume_settings(out: "str | Path", given: dict[str, Any]) -> dict[str, Any]:
     """The settings of a resumed run: the saved ones (:func:`saved_settings`), replaced by the
     options ``given`` (those not ``None``).
 
     Raises:
-        PIError: a given option differs from a saved :data:`FIXED_SETTINGS` one (one line naming the
-            run directory, the saved and the given value).
+        PIError: a given option differs from a saved :data:`FIXED_SETTINGS` or :data:`START_SETTINGS`
+            one (one line naming the run directory, the saved and the given value).
     """
     saved = saved_settings(out)
+    for k in START_SETTINGS:  # they only start a run: a resumed one continues from its checkpoint
+        if given.get(k) is not None and given[k] != saved[k]:
+            was = "without --init" if saved[k] is None else f"with --{k.replace('_', '-')} {_show(saved[k])}"
+            raise PIError(f"--resume: the run in {str(out)!r} was started {was}, not {_show(given[k])}; "
+                          f"--{k.replace('_', '-')} only starts a run (leave it out to resume)")
     for k in FIXED_SETTINGS:
         if given.get(k) is not None and given[k] != saved[k]:
             opt = "task" if k == "task" else "--" + k
@@ -601,7 +610,7 @@ def _starting_network(init: str | None, value_warmup: int, imitate_teacher: str 
         raise PIError(f"--value-warmup must be at least 0, got {value_warmup}")
     if resuming:
         return {}
-    if init and imitate_teacher:
+    if init is not None and imitate_teacher:
         raise PIError("--init and --imitate exclude each other (both start the network)")
     if imitate_teacher:
         from pi_env.rl.imitate import Teacher
@@ -612,7 +621,7 @@ def _starting_network(init: str | None, value_warmup: int, imitate_teacher: str 
         if demos:  # read and checked now: a bad file leaves no run directory behind
             load_demos(demos, encoding, config.num_players)
         return {}
-    return init_network(init, config.num_players, encoding=encoding, trunk=trunk, hidden=hidden) if init else {}
+    return init_network(init, config.num_players, encoding=encoding, trunk=trunk, hidden=hidden) if init is not None else {}
 
 
 def _learn(model: Any, steps: int, monitor: Any, fresh: bool, env: Any, collector: Any) -> bool:
@@ -668,8 +677,9 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
             connected, else ``RAY_ADDRESS``, else a new local one) or, ``use_ray=False``, objects
             in this process (the same arrays); ``0`` (default): by this process's env.
         init: start from this model's network (:func:`init_network`; ``encoding``, ``trunk`` and
-            ``hidden`` must be the model's); ignored when resuming from a checkpoint.
-        value_warmup: the first updates of the run that train only the value head.
+            ``hidden`` must be the model's); resuming, ``None`` or the run's own (:data:`START_SETTINGS`).
+        value_warmup: the first updates of the run that train only the value head (resuming: ``0``
+            or the run's own).
         resume, force: continue the run in ``out``; delete ``out`` and start again.
         progress, verbose: a progress bar; a line per update.
         **ppo: MaskablePPO's settings (default :data:`PPO_DEFAULTS`).
@@ -699,7 +709,8 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     check_run_dir(out, resume, force)
     saved_doc: dict[str, Any] = {}
     if resume:
-        resume_settings(out, {"task": task, "encoding": encoding, "trunk": list(trunk), "hidden": list(hidden)})
+        resume_settings(out, {"task": task, "encoding": encoding, "trunk": list(trunk), "hidden": list(hidden),
+                              "init": init, "value_warmup": value_warmup or None})
         saved_doc = json.loads((out / "run.json").read_text())
     from pi_env.agents.learned import check_player_encoding
 
@@ -730,6 +741,11 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
                     "init": init, "value_warmup": value_warmup,
                     **{k: settings[k] for k in ("n_steps", "batch_size", "n_epochs", "learning_rate", "ent_coef",
                                                 "gamma")}}
+    started_ray = False
+    if collect_workers and use_ray:  # a cluster that cannot be reached is refused before --out is touched
+        from pi_env.rl.ray_collect import connect_ray
+
+        started_ray = connect_ray(ray_address, collect_workers)
     _prepare_out(out, resume, force)
     if not resume:  # the settings first: an interrupted run can be resumed with them
         write_text_atomic(out / "run.json", json.dumps({"settings": settings_doc, "sessions": []}, indent=2) + "\n")
@@ -743,6 +759,8 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
         _load_init(model, initial["state_dict"])
     collector = (_collect_with_workers(model, collect_workers, session_seed, use_ray, ray_address, pools, settings_doc)
                  if collect_workers else None)
+    if collector is not None:
+        collector._started_ray = started_ray  # Ray was joined above: closing the collector leaves it
     warm: dict[str, Any] = {}
     if imitate_teacher and not ckpts:
         warm = _warm_start_session(env, out, lambda: warm_start(
