@@ -801,7 +801,7 @@ def _seat_sets_kernel(players, words, masks, sizes, tile_district, case, spot, t
 
 
 @kernel
-def disjoint_counts(own, n_own, other, n_other, joint, h1, hse, hsl, hel, inset):
+def disjoint_counts(own, n_own, other, n_other, joint, h1, hse, hsl, hel, mem):
     """``joint[i]``: the cases of ``other[:n_other]`` (the one unknown player's set) disjoint from
     ``own[i]`` (per type, docs/rules.md §3), by inclusion-exclusion over the set's histograms per
     element, pair and triple (the joint features of :func:`joint_features` and greedy in batch,
@@ -811,36 +811,21 @@ def disjoint_counts(own, n_own, other, n_other, joint, h1, hse, hsl, hel, inset)
         own: ``int16[>= n_own]`` the asking player's cases; other: ``int16[>= n_other]``.
         joint: ``int64[>= n_own]`` receives the counts.
         h1, hse, hsl, hel: ``int64[36]``, ``int64[12, 10]``, ``int64[12, 14]``, ``int64[10, 14]``
-            scratch; inset: ``bool[1680]`` scratch, all False (left so).
+            scratch; mem: ``uint8[1680]`` scratch (:func:`set_histograms`).
 
     Returns:
         ``int``: how many counts are positive.
     """
-    h1[:] = 0
-    hse[:] = 0
-    hsl[:] = 0
-    hel[:] = 0
-    for i in range(n_other):
-        c = np.int64(other[i])
-        s, e, l = c // 140, (c // 14) % 10, c % 14
-        h1[s] += 1
-        h1[12 + e] += 1
-        h1[22 + l] += 1
-        hse[s, e] += 1
-        hsl[s, l] += 1
-        hel[e, l] += 1
-        inset[c] = True
+    set_histograms(other, n_other, h1, hse, hsl, hel, mem)
     positive = 0
     for i in range(n_own):
         c = np.int64(own[i])
         s, e, l = c // 140, (c // 14) % 10, c % 14
         k = (n_other - h1[s] - h1[12 + e] - h1[22 + l] + hse[s, e] + hsl[s, l] + hel[e, l]
-             - (1 if inset[c] else 0))
+             - mem[c])
         joint[i] = k
         if k > 0:
             positive += 1
-    for i in range(n_other):
-        inset[np.int64(other[i])] = False
     return positive
 
 
@@ -1066,9 +1051,9 @@ def _joint_row_features(own, n_own, other, n_other, held_ok, row):
     hse = np.zeros((12, 10), dtype=np.int64)
     hsl = np.zeros((12, 14), dtype=np.int64)
     hel = np.zeros((10, 14), dtype=np.int64)
-    inset = np.zeros(NUM_CASES, dtype=np.bool_)
+    mem = np.zeros(NUM_CASES, dtype=np.uint8)
     joint = np.empty(n_own, dtype=np.int64)
-    positive = disjoint_counts(own, n_own, other, n_other, joint, h1, hse, hsl, hel, inset)
+    positive = disjoint_counts(own, n_own, other, n_other, joint, h1, hse, hsl, hel, mem)
     _features_of_counts(own, n_own, joint, positive, row)
 
 

@@ -306,8 +306,8 @@ def _joint_posterior(b, p, P, h, held, td, words, st, answer, inv_mask, members,
         if sizes[k] == 0:
             return -1
     if P == 3:
-        h1, hse, hsl, hel, inset = hist
-        positive = disjoint_counts(members, n, others[0], sizes[1], joint, h1, hse, hsl, hel, inset)
+        h1, hse, hsl, hel, mem = hist
+        positive = disjoint_counts(members, n, others[0], sizes[1], joint, h1, hse, hsl, hel, mem)
     else:
         positive = disjoint_pair_counts(members, n, others[0], sizes[1], others[1], sizes[2], joint)
     if positive == 0:
@@ -665,7 +665,7 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
     weight = np.empty(NUM_CASES)  # the posterior of the agent's cases (members[:n])
     joint = np.empty(NUM_CASES, dtype=np.int64)
     hist = (np.empty(NUM_ELEMENTS, dtype=np.int64), np.empty((12, 10), dtype=np.int64),
-            np.empty((12, 14), dtype=np.int64), np.empty((10, 14), dtype=np.int64), np.zeros(NUM_CASES, dtype=np.bool_))
+            np.empty((12, 14), dtype=np.int64), np.empty((10, 14), dtype=np.int64), np.zeros(NUM_CASES, dtype=np.uint8))
     gains, denial = np.empty(_NUM_QUERIES), np.zeros(_NUM_QUERIES)
     cand = np.zeros(_NUM_QUERIES, dtype=np.bool_)
     markers = np.empty(NUM_ELEMENTS, dtype=np.bool_)
