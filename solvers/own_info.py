@@ -532,6 +532,39 @@ def held_case_of(case, b, h):
     return np.int64(case[b, h, 0]) * 140 + np.int64(case[b, h, 1]) * 14 + np.int64(case[b, h, 2])
 
 
+@kernel
+def seat_case_set(b, q, P, h, held, td, words, st, need_members, answer, inv_mask, members, cnt):
+    """The case set of player ``q`` in game ``b`` as the asking player sees it, with player ``h``'s
+    case ``held`` known (docs/rules.md §9): :func:`gather_state`, then :func:`apply_held`, then
+    :func:`case_set` — the one step every joint-posterior kernel repeats per seat.
+
+    Args:
+        b, q, P: the game (row), the player whose set is built, the player count.
+        h, held: the player whose case the asking player holds and that case's id (``0..1679``,
+            :func:`held_case_of`; ``-1``: none).
+        td: ``int8[36]`` district of each element's tile (the game's ``tile_district`` row).
+        words: :func:`adjacency_words` of the board.
+        st: the state's per-player arrays ``(spot, trace, front, inv_count, inv_district,
+            inv_answer, inv_suppressed, solved_case, failed_words, failed)`` (:class:`pi_env.engine.State`,
+            ``[B, P, ...]``).
+        need_members: write ``members`` (:func:`case_set`).
+        answer: ``int8[36]``, inv_mask: ``int64[3]``: scratch (:func:`gather_state`).
+        members: ``int16[1680]`` receives the set's cases (ascending) when ``need_members``.
+        cnt: ``int64[36]`` receives the per-element counts of the set.
+
+    Returns:
+        ``int``: the set's size (0 when the held case contradicts ``q``'s own correct solve).
+    """
+    spot, trace, front, inv_count, inv_district, inv_answer, inv_suppressed, solved_case, failed_words, failed = st
+    excl, target, only = gather_state(b, q, P, spot, trace, front, inv_count, inv_district, inv_answer,
+                                      inv_suppressed, solved_case, answer, inv_mask)
+    excl, only = apply_held(q, h, held, excl, only)
+    if only == -2:
+        target = np.int64(-1)
+    return case_set(td, words, answer, excl, inv_mask, target, only, failed[b, q], any_nonzero(failed_words[b, q]),
+                    need_members, members, cnt)
+
+
 _CHUNK = 32  # rows per scratch allocation in the batch kernels
 
 
@@ -781,6 +814,7 @@ def _seat_sets_kernel(players, words, masks, sizes, tile_district, case, spot, t
     (the held case known: seat 1's set is that case alone), ``sizes[b, j]`` its size."""
     P = case.shape[1]
     B = players.shape[0]
+    st = (spot, trace, front, inv_count, inv_district, inv_answer, inv_suppressed, solved_case, failed_words, failed)
     for chunk in prange((B + _CHUNK - 1) // _CHUNK):
         answer, inv_mask, cnt, members, _, _, _ = _scratch()
         for b in range(chunk * _CHUNK, min(B, chunk * _CHUNK + _CHUNK)):
@@ -788,14 +822,8 @@ def _seat_sets_kernel(players, words, masks, sizes, tile_district, case, spot, t
             h = (p + 1) % P
             held = held_case_of(case, b, h)
             for j in range(P):
-                q = (p + j) % P
-                excl, target, only = gather_state(b, q, P, spot, trace, front, inv_count, inv_district,
-                                                   inv_answer, inv_suppressed, solved_case, answer, inv_mask)
-                excl, only = apply_held(q, h, held, excl, only)
-                if only == -2:
-                    target = np.int64(-1)
-                n = case_set(tile_district[b], words, answer, excl, inv_mask, target, only, failed[b, q],
-                              any_nonzero(failed_words[b, q]), True, members, cnt)
+                n = seat_case_set(b, (p + j) % P, P, h, held, tile_district[b], words, st, True, answer, inv_mask,
+                                  members, cnt)
                 _write_mask(members, n, masks[b, j])
                 sizes[b, j] = n
 
@@ -1083,6 +1111,7 @@ def _joint3_kernel(players, words, feat, tile_district, case, spot, trace, front
                    inv_answer, inv_suppressed, failed_words, solved_case, failed):
     """Exact posterior features of 3-player games (seat 2 is the one unknown player)."""
     B = players.shape[0]
+    st = (spot, trace, front, inv_count, inv_district, inv_answer, inv_suppressed, solved_case, failed_words, failed)
     for chunk in prange((B + _CHUNK - 1) // _CHUNK):
         answer, inv_mask, cnt, members, _, _, _ = _scratch()
         other = np.empty(NUM_CASES, dtype=np.int16)
@@ -1092,15 +1121,8 @@ def _joint3_kernel(players, words, feat, tile_district, case, spot, trace, front
             held = held_case_of(case, b, h)
             sizes = np.zeros(3, dtype=np.int64)
             for j in (1, 2, 0):
-                q = (p + j) % 3
-                excl, target, only = gather_state(b, q, 3, spot, trace, front, inv_count, inv_district,
-                                                   inv_answer, inv_suppressed, solved_case, answer, inv_mask)
-                excl, only = apply_held(q, h, held, excl, only)
-                if only == -2:
-                    target = np.int64(-1)
-                sizes[j] = case_set(tile_district[b], words, answer, excl, inv_mask, target, only,
-                                     failed[b, q], any_nonzero(failed_words[b, q]), True, other if j == 2 else members,
-                                     cnt)
+                sizes[j] = seat_case_set(b, (p + j) % 3, 3, h, held, tile_district[b], words, st, True, answer,
+                                         inv_mask, other if j == 2 else members, cnt)
             _joint_row_features(members, sizes[0], other, sizes[2], sizes[1] > 0, feat[b])
 
 
@@ -1111,6 +1133,7 @@ def _joint4_kernel(players, words, feat, counts, want_counts, tile_district, cas
     :func:`disjoint_pair_counts`); with ``want_counts`` the joint counts per case into
     ``counts[b]`` (``int64[1680]``, 0 outside the own set) too."""
     B = players.shape[0]
+    st = (spot, trace, front, inv_count, inv_district, inv_answer, inv_suppressed, solved_case, failed_words, failed)
     for chunk in prange((B + _CHUNK - 1) // _CHUNK):
         answer, inv_mask, cnt, members, _, _, _ = _scratch()
         s2 = np.empty(NUM_CASES, dtype=np.int16)
@@ -1122,15 +1145,8 @@ def _joint4_kernel(players, words, feat, counts, want_counts, tile_district, cas
             held = held_case_of(case, b, h)
             sizes = np.zeros(4, dtype=np.int64)
             for j in (1, 2, 3, 0):
-                q = (p + j) % 4
-                excl, target, only = gather_state(b, q, 4, spot, trace, front, inv_count, inv_district,
-                                                  inv_answer, inv_suppressed, solved_case, answer, inv_mask)
-                excl, only = apply_held(q, h, held, excl, only)
-                if only == -2:
-                    target = np.int64(-1)
-                sizes[j] = case_set(tile_district[b], words, answer, excl, inv_mask, target, only, failed[b, q],
-                                    any_nonzero(failed_words[b, q]), True,
-                                    members if j == 0 else (s2 if j == 2 else s3), cnt)
+                sizes[j] = seat_case_set(b, (p + j) % 4, 4, h, held, tile_district[b], words, st, True, answer,
+                                         inv_mask, members if j == 0 else (s2 if j == 2 else s3), cnt)
             row = feat[b]
             for i in range(row.shape[0]):
                 row[i] = 0.0

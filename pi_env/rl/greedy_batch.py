@@ -112,7 +112,8 @@ from pi_env.rl.heuristic_batch import district_codes
 from pi_env.solvers.hints import GAIN_TOLERANCE, tied_with_best
 from pi_env.solvers.own_info import (adjacency_words, any_nonzero, apply_held, case_marginals, case_set, clue_code,
                                      clue_gains, disjoint_counts, disjoint_pair_counts, district_gains,
-                                     failed_solve_words, gather_state, held_case_of, hypothesis_masks)
+                                     failed_solve_words, gather_state, held_case_of, hypothesis_masks,
+                                     seat_case_set)
 from pi_env.solvers.turns import turns_to_solve_pmf
 
 __all__ = ["GreedyOpponent", "greedy_actions", "SUPPORTED_PLAYERS"]
@@ -292,17 +293,10 @@ def _joint_posterior(b, p, P, h, held, td, words, st, answer, inv_mask, members,
     :func:`pi_env.solvers.own_info.disjoint_counts`. The counts: 3 players
     :func:`~pi_env.solvers.own_info.disjoint_counts`, 4 players
     :func:`~pi_env.solvers.own_info.disjoint_pair_counts`."""
-    spot, trace, front, inv_count, inv_district, inv_answer, inv_suppressed, solved_case, failed_words, failed = st
     sizes = np.zeros(P - 1, dtype=np.int64)
     for k in range(P - 1):  # seat 1's set with the held case (consistency), seats 2.. with it known
-        q = (h + k) % P
-        ex, tg, on = gather_state(b, q, P, spot, trace, front, inv_count, inv_district, inv_answer,
-                                  inv_suppressed, solved_case, answer, inv_mask)
-        ex, on = apply_held(q, h, held, ex, on)
-        if on == -2:
-            tg = np.int64(-1)
-        sizes[k] = case_set(td, words, answer, ex, inv_mask, tg, on, failed[b, q], any_nonzero(failed_words[b, q]),
-                            k >= 1, others[max(k - 1, 0)], cnt2)
+        sizes[k] = seat_case_set(b, (h + k) % P, P, h, held, td, words, st, k >= 1, answer, inv_mask,
+                                 others[max(k - 1, 0)], cnt2)
         if sizes[k] == 0:
             return -1
     if P == 3:
