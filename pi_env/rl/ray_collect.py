@@ -232,18 +232,11 @@ class RolloutWorker:
         import torch
 
         from pi_env.agents._policy_net import PolicyNet
+        from pi_env.rl.network import policy_net_state
         from pi_env.rl.pool import SnapshotOpponent
 
-        state = {}
-        for k, v in _as_numpy(weights).items():
-            if k.startswith(("trunk.", "policy_net.")):  # already a PolicyNet's (a saved pool/step_N.pt)
-                state[k] = torch.from_numpy(v.copy())
-            elif k.startswith("pi_features_extractor.net.") or k.startswith("features_extractor.net."):
-                state["trunk." + k.split(".net.", 1)[1]] = torch.from_numpy(v.copy())
-            elif k.startswith("mlp_extractor.policy_net."):
-                state[k[len("mlp_extractor."):]] = torch.from_numpy(v.copy())
-            elif k.startswith("action_net."):
-                state[k] = torch.from_numpy(v.copy())
+        # an SB3 policy's state dict, or a PolicyNet's already (a saved pool/step_N.pt)
+        state = {k: torch.from_numpy(v.copy()) for k, v in policy_net_state(_as_numpy(weights)).items()}
         net = PolicyNet(int(self._obs.shape[1]), self.spec.hidden, "relu", self.spec.trunk)
         net.load_state_dict(state)
         net.eval()

@@ -128,7 +128,8 @@ with interrupted_while_starting(__name__, "python -m pi_env.rl.train"):  # the h
     from pi_env.agents.learned import MODEL_FORMAT, SOLVE_ACTION
 
     # saved models refer to pi_env.rl.train.TrunkExtractor: it must be importable by that name
-    from pi_env.rl.network import INITIAL_SOLVE_BIAS, TrunkExtractor, policy_kwargs
+    from pi_env.rl.network import (INITIAL_SOLVE_BIAS, TrunkExtractor, policy_kwargs, policy_net_state,
+                                   sb3_policy_state)
 from pi_env.core.files import (check_replaceable_dir, remove_run_dir, write_bytes_atomic, write_figure_atomic,
                                write_text_atomic)
 from pi_env.core.text import csv_text
@@ -154,16 +155,9 @@ def _sb3():
 
 
 def _policy_state(model: Any) -> dict[str, Any]:
-    """The PolicyNet parameters of an SB3 policy with :class:`TrunkExtractor`."""
-    out = {}
-    for k, v in model.policy.state_dict().items():
-        if k.startswith("pi_features_extractor.net.") or k.startswith("features_extractor.net."):
-            out["trunk." + k.split(".net.", 1)[1]] = v.detach().clone()
-        elif k.startswith("mlp_extractor.policy_net."):
-            out[k[len("mlp_extractor."):]] = v.detach().clone()
-        elif k.startswith("action_net."):
-            out[k] = v.detach().clone()
-    return out
+    """The PolicyNet parameters of an SB3 policy with :class:`TrunkExtractor`
+    (:func:`pi_env.rl.network.policy_net_state`), copied."""
+    return {k: v.detach().clone() for k, v in policy_net_state(model.policy.state_dict()).items()}
 
 
 def export_policy(model: Any, path: "str | Path", meta: dict[str, Any]) -> None:
@@ -226,18 +220,17 @@ def init_network(spec: str, num_players: int, *, encoding: "str | None" = None,
 
 def _load_init(model: Any, state: dict[str, Any]) -> None:
     """Copy a :class:`~pi_env.agents._policy_net.PolicyNet` state (:func:`init_network`) into the
-    SB3 policy of ``model`` in place (the inverse of :func:`_policy_state`; the value head stays)."""
+    SB3 policy of ``model`` in place (:func:`pi_env.rl.network.sb3_policy_state`, the inverse of
+    :func:`_policy_state`; the value head stays)."""
     import torch
 
+    try:
+        named = sb3_policy_state(state)
+    except PIError as e:
+        raise PIError(f"--init: {e}") from None
     params = dict(model.policy.named_parameters())
     with torch.no_grad():
-        for k, v in state.items():
-            if k.startswith("trunk."):
-                target = "features_extractor.net." + k[len("trunk."):]
-            elif k.startswith("policy_net."):
-                target = "mlp_extractor." + k
-            else:
-                target = k
+        for k, (target, v) in zip(state, named.items()):
             if target not in params or params[target].shape != v.shape:
                 raise PIError(f"--init: the model's tensor {k!r} {tuple(v.shape)} has no place in this network")
             params[target].copy_(v)
