@@ -4,6 +4,9 @@ on each node. Needs the ``rl`` and ``ray`` extras (skipped without them)."""
 
 from __future__ import annotations
 
+import contextlib
+import signal
+
 import numpy as np
 import pytest
 from helpers import need_extra
@@ -204,3 +207,67 @@ def test_an_address_without_a_cluster_is_one_line_and_writes_nothing(spec_and_we
     assert capsys.readouterr().err == (f"python -m pi_env.rl.train: error: --ray-address {address}: no Ray cluster "
                                        "answers there (Connection refused)\n")
     assert not (tmp_path / "run").exists()
+
+
+@contextlib.contextmanager
+def _deadline(seconds: int):
+    """Fail (instead of hanging the test run) when the block takes longer than ``seconds``: the alarm
+    raises KeyboardInterrupt, the one exception ``ray.get`` lets through while it waits."""
+    late = []
+
+    def _late(*_):
+        late.append(True)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, _late)
+    signal.alarm(seconds)
+    try:
+        yield
+    except KeyboardInterrupt:
+        if not late:
+            raise
+        pytest.fail(f"still waiting after {seconds} s")
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+CPU_MESSAGE = ("--ray-actors {k}: the actors need {k} CPUs (1 each), the Ray cluster has 2: pass --ray-actors 2 or "
+               "fewer (dividing --num-envs), or add CPUs to the cluster")
+
+
+def test_more_actors_than_the_clusters_cpus_are_refused_at_once(spec_and_weights, two_nodes, tmp_path, capsys):
+    """The two-node cluster has 2 CPUs: 3 actors of 1 CPU each used to wait for a third CPU forever."""
+    import ray
+
+    from pi_env.rl.cli import train_main
+    from pi_env.rl.ray_collect import Collector
+
+    spec, _ = spec_and_weights
+    assert ray.cluster_resources()["CPU"] == 2
+    with _deadline(120):
+        with pytest.raises(PIError) as exc:
+            Collector(spec, 3, SEED, use_ray=True)
+        assert str(exc.value) == CPU_MESSAGE.format(k=3)
+        with pytest.raises(SystemExit) as stop:
+            train_main(["2p", "--out", str(tmp_path / "run"), "--num-envs", "64", "--timesteps", "64",
+                        "--eval-every", "0", "--ray-actors", "4"])
+    assert stop.value.code == 2
+    assert capsys.readouterr().err == f"python -m pi_env.rl.train: error: {CPU_MESSAGE.format(k=4)}\n"
+    assert not (tmp_path / "run").exists()
+    with Collector(spec, 2, SEED, use_ray=True) as c:  # as many as fit still start
+        assert len(c.nodes()) == 2
+
+
+def test_the_cpu_check_counts_what_each_actor_asks():
+    from pi_env.rl.ray_collect import _check_cpus
+
+    _check_cpus(4, [0.5] * 4, 2.0)  # fits exactly
+    with pytest.raises(PIError, match=r"^--ray-actors 5: the actors need 2.5 CPUs \(0.5 each\), the Ray cluster "
+                                      r"has 2: pass --ray-actors 4 or fewer"):
+        _check_cpus(5, [0.5] * 5, 2.0)
+    with pytest.raises(PIError, match=r"^--ray-actors 2: the actors need 3 CPUs \(in all\), the Ray cluster has 2: "
+                                      r"add CPUs to the cluster$"):
+        _check_cpus(2, [1.0, 2.0], 2.0)
+    with pytest.raises(PIError, match=r"has 0: add CPUs to the cluster$"):
+        _check_cpus(1, [1.0], 0.0)

@@ -326,7 +326,9 @@ class Collector:
 
     Raises:
         PIError: ``workers`` below 1, Ray missing with ``use_ray`` or no cluster at ``address``
-            (:func:`connect_ray`), a bad option of ``spec``.
+            (:func:`connect_ray`), fewer CPUs in the cluster than the actors ask in all (``ray
+            .cluster_resources()["CPU"]``: the actors that do not fit would wait forever), a bad
+            option of ``spec``.
     """
 
     def __init__(self, spec: CollectSpec, workers: int, seed: int = 0, *, use_ray: bool = False,
@@ -339,13 +341,13 @@ class Collector:
         if not use_ray:
             self._workers: list[Any] = [RolloutWorker(spec, s) for s in self.seeds]
             return
-        self._started_ray = connect_ray(address, workers)
-        import ray
-
         options = actor_options if actor_options is not None else {"num_cpus": 1, "scheduling_strategy": "SPREAD"}
         per_worker = [options] * workers if isinstance(options, dict) else list(options)
         if len(per_worker) != workers:
             raise PIError(f"Collector: actor_options lists {len(per_worker)} workers' options, not {workers}")
+        self._started_ray = connect_ray(address, workers, per_worker)
+        import ray
+
         actor = ray.remote(RolloutWorker)
         self._workers = [actor.options(**o).remote(spec, s) for o, s in zip(per_worker, self.seeds)]
         ray.get([w.node.remote() for w in self._workers])  # constructed (a bad spec fails here)
@@ -399,42 +401,56 @@ class Collector:
         self.close()
 
 
-def connect_ray(address: "str | None", workers: int) -> bool:
+def _check_cpus(workers: int, cpus: list[float], have: float) -> None:
+    """Refuse ``workers`` actors asking ``cpus`` CPUs each when the cluster has only ``have`` CPUs
+    in all: Ray would keep the ones that do not fit waiting for CPUs forever."""
+    need = sum(cpus)
+    if need <= have:
+        return
+    uniform = len(set(cpus)) == 1
+    fit = int(have // cpus[0]) if uniform else 0
+    each = f"{cpus[0]:g} each" if uniform else "in all"
+    hint = (f"pass --ray-actors {fit} or fewer (dividing --num-envs), or add CPUs to the cluster" if fit >= 1
+            else "add CPUs to the cluster")
+    raise PIError(f"--ray-actors {workers}: the actors need {need:g} CPUs ({each}), the Ray cluster has "
+                  f"{have:g}: {hint}")
+
+
+def connect_ray(address: "str | None", workers: int,
+                actor_options: "Sequence[dict[str, Any]] | None" = None) -> bool:
     """Join the Ray cluster at ``address`` (``"auto"``, ``"HOST:PORT"``, ``"ray://HOST:10001"``;
     ``None``: ``RAY_ADDRESS``, else a new local instance of ``workers`` CPUs) unless Ray is
-    initialized already; a ``HOST:PORT`` that nothing answers on is refused at once (Ray itself
-    would retry for minutes).
+    initialized already (:func:`pi_env.core.cluster.connect_ray`, as ``pi-env tournament --backend
+    ray``: a cluster that is not there is refused at once), then check that the cluster has the CPUs
+    the ``workers`` actors ask in all (``ray.cluster_resources()["CPU"]``): Ray would keep the
+    actors that do not fit waiting for CPUs forever.
+
+    Args:
+        address: as above. workers: how many actors will be created.
+        actor_options: their ``ray.remote`` options, one dict per actor (``num_cpus``, default 1);
+            ``None``: 1 CPU each.
 
     Returns:
         Whether this call initialized Ray (the caller shuts it down when done).
 
     Raises:
-        PIError: Ray is missing, or no Ray cluster at the address (one line naming it).
+        PIError: Ray is missing, no Ray cluster at the address, or fewer CPUs than the actors ask
+            (one line saying how many there are and what to pass; Ray is shut down again if this
+            call started it).
     """
-    import os
-    import socket
+    from pi_env.core.cluster import connect_ray as connect
 
-    try:
-        import ray
-    except ImportError:
-        raise PIError("collecting on Ray needs Ray: pip install '.[ray]' (from a checkout of pi-env)") from None
-    from pi_env.core.cluster import ray_init_kwargs
+    started = connect(address, workers, "collecting on Ray needs Ray: pip install '.[ray]' (from a checkout of pi-env)")
+    import ray
 
-    if ray.is_initialized():
-        return False
-    target = address or os.environ.get("RAY_ADDRESS") or ""
-    host, _, port = target.split("://", 1)[-1].rpartition(":")
-    if host and port.isdigit():
-        try:
-            socket.create_connection((host, int(port)), timeout=5).close()
-        except OSError as exc:
-            raise PIError(f"--ray-address {target}: no Ray cluster answers there "
-                          f"({exc.strerror or type(exc).__name__})") from None
+    cpus = [float(o.get("num_cpus", 1)) for o in actor_options] if actor_options is not None else [1.0] * workers
     try:
-        ray.init(**ray_init_kwargs(address, num_cpus=workers))
-    except ConnectionError as exc:
-        raise PIError(f"--ray-address {target or '(none)'}: {str(exc).splitlines()[0]}") from None
-    return True
+        _check_cpus(workers, cpus, float(ray.cluster_resources().get("CPU", 0)))
+    except PIError:
+        if started:
+            ray.shutdown()
+        raise
+    return started
 
 
 def fill_rollout_buffer(model: Any, collector: "Collector", callback: Any, rollout_buffer: Any, n_rollout_steps: int,
