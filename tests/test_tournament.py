@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import functools
 import json
 import math
 import sys
@@ -473,6 +474,68 @@ def test_ray_backend_without_ray_says_how_to_install_it(capsys, tmp_path, monkey
     assert (code, out) == (2, "")
     assert err == "pi-env: error: the ray backend needs Ray: pip install '.[ray]' (from a checkout of pi-env)\n"
     assert not (tmp_path / "games.csv").exists()
+
+
+def _no_ray_cluster_anywhere(monkeypatch):
+    """As on a machine where no Ray cluster runs (whatever runs on this one): ``auto`` finds none."""
+    need_extra("ray", "ray")
+    import ray
+    from ray._private import services
+
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)  # as in a new process
+    monkeypatch.setattr(services, "find_gcs_addresses", functools.cache(lambda: []))  # ray.init clears its cache
+    monkeypatch.setattr(services, "find_bootstrap_address", lambda temp_dir: None)
+
+
+@pytest.mark.parametrize("address, message", [
+    ("127.0.0.1:1", "--ray-address 127.0.0.1:1: no Ray cluster answers there (Connection refused)"),
+    ("ray://127.0.0.1:1", "--ray-address ray://127.0.0.1:1: no Ray cluster answers there (Connection refused)"),
+    ("auto", "--ray-address auto: Could not find any running Ray instance. Please specify the one to connect to "
+             "by setting `--address` flag or `RAY_ADDRESS` environment variable.")])
+def test_a_ray_address_without_a_cluster_is_one_line_before_any_file(capsys, tmp_path, monkeypatch, address, message):
+    """``--backend ray`` joins the cluster as training does (pi_env.core.cluster.connect_ray): an
+    address nothing answers on used to hang in ``ray.init`` for minutes, ``auto`` without a cluster
+    ended in a traceback after tournament.json was written."""
+    _no_ray_cluster_anywhere(monkeypatch)
+    code, out, err = run(capsys, "tournament", "--agents", "deducer,random", "--games", "2", "--backend", "ray",
+                         "--workers", "1", "--ray-address", address, "--out", str(tmp_path / "r"))
+    assert (code, out, err) == (2, "", f"pi-env: error: {message}\n")
+    assert not (tmp_path / "r").exists()
+
+
+def test_no_address_while_a_ray_start_cluster_runs_here_is_one_line(capsys, tmp_path, monkeypatch):
+    """Without --ray-address, Ray joins a cluster that ``ray start`` left running on this machine and
+    then refuses the local instance's ``num_cpus`` with a ValueError (its message copied below)."""
+    _no_ray_cluster_anywhere(monkeypatch)
+    import ray
+
+    def init(**kwargs):
+        assert "address" not in kwargs and kwargs["num_cpus"] == 1
+        raise ValueError("When connecting to an existing cluster, num_cpus and num_gpus must not be provided.")
+
+    monkeypatch.setattr(ray, "init", init)
+    code, out, err = run(capsys, "tournament", "--agents", "deducer,random", "--games", "2", "--backend", "ray",
+                         "--workers", "1", "--out", str(tmp_path / "r"))
+    assert (code, out) == (2, "")
+    assert err == ("pi-env: error: a Ray cluster runs on this machine (started by `ray start`): pass --ray-address "
+                   "auto to use it, or stop it with `ray stop`\n")
+    assert not (tmp_path / "r").exists()
+
+
+def test_training_fails_the_same_way_on_auto_without_a_cluster(capsys, tmp_path, monkeypatch):
+    need_extra("rl", "torch", "stable_baselines3", "sb3_contrib")
+    _no_ray_cluster_anywhere(monkeypatch)
+    from pi_env.rl.cli import train_main
+
+    with pytest.raises(SystemExit) as exc:
+        train_main(["2p", "--out", str(tmp_path / "run"), "--num-envs", "64", "--timesteps", "64",
+                    "--eval-every", "0", "--ray-actors", "2", "--ray-address", "auto"])
+    assert exc.value.code == 2
+    assert capsys.readouterr().err == ("python -m pi_env.rl.train: error: --ray-address auto: Could not find any "
+                                       "running Ray instance. Please specify the one to connect to by setting "
+                                       "`--address` flag or `RAY_ADDRESS` environment variable.\n")
+    assert not (tmp_path / "run").exists()
 
 
 def test_library_errors():

@@ -641,18 +641,10 @@ def _local_results(settings: TournamentSettings, chunks: list[list[int]],
             pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _ray_results(settings: TournamentSettings, chunks: list[list[int]], workers: int,
-                 address: str | None) -> Iterator[list[list[Row]]]:
-    try:
-        import ray
-    except ImportError:
-        raise PIError(RAY_MISSING) from None
+def _ray_results(settings: TournamentSettings, chunks: list[list[int]]) -> Iterator[list[list[Row]]]:
+    """The chunks played as Ray tasks (Ray joined by :func:`run_tournament`), as they finish."""
+    import ray
 
-    from pi_env.core.cluster import ray_init_kwargs
-
-    started = not ray.is_initialized()
-    if started:  # on a cluster the workers get the pi_env package (code and model files) shipped
-        ray.init(**ray_init_kwargs(address, num_cpus=workers))
     pending: list[Any] = []
     try:
         task = ray.remote(play_games)
@@ -664,8 +656,6 @@ def _ray_results(settings: TournamentSettings, chunks: list[list[int]], workers:
     finally:
         for ref in pending:  # left over when interrupted
             ray.cancel(ref)
-        if started:
-            ray.shutdown()
 
 
 def run_tournament(settings: TournamentSettings, out: "str | Path" = "results", *,
@@ -692,8 +682,10 @@ def run_tournament(settings: TournamentSettings, out: "str | Path" = "results", 
         The summary (as written to ``summary.json``).
 
     Raises:
-        PIError: bad workers or backend, Ray missing, ``out`` already holds a tournament (without
-            ``resume`` or ``force``), nothing to resume, or different settings on resume.
+        PIError: bad workers or backend, Ray missing or no Ray cluster at ``ray_address``
+            (:func:`pi_env.core.cluster.connect_ray`, before ``out`` is touched), ``out`` already
+            holds a tournament (without ``resume`` or ``force``), nothing to resume, or different
+            settings on resume.
         TournamentInterrupted: Ctrl-C; finished games and a partial summary are written.
     """
     if workers is None:
@@ -702,12 +694,23 @@ def run_tournament(settings: TournamentSettings, out: "str | Path" = "results", 
         raise PIError(f"workers must be a positive integer, got {workers!r}")
     if backend not in BACKENDS:
         raise PIError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
-    if backend == "ray":
-        try:
-            import ray  # noqa: F401
-        except ImportError:
-            raise PIError(RAY_MISSING) from None
-    out = Path(out)
+    started_ray = False
+    if backend == "ray":  # a cluster that is not there is refused before --out is touched
+        from pi_env.core.cluster import connect_ray
+
+        started_ray = connect_ray(ray_address, workers, RAY_MISSING)
+    try:
+        return _play_tournament(settings, Path(out), workers, backend, resume, force, progress, on_start)
+    finally:
+        if started_ray:
+            import ray
+
+            ray.shutdown()
+
+
+def _play_tournament(settings: TournamentSettings, out: Path, workers: int, backend: str, resume: bool, force: bool,
+                     progress: bool, on_start: "Callable[[int], None] | None") -> dict[str, Any]:
+    """:func:`run_tournament` once its arguments are checked (and Ray joined, for ``backend="ray"``)."""
     meta, log_path = out / META_FILE, out / GAMES_FILE
     if resume:
         if not meta.exists():
@@ -741,7 +744,7 @@ def run_tournament(settings: TournamentSettings, out: "str | Path" = "results", 
     chunks = _chunks(todo, workers)
     cols = columns(settings.num_rounds)
     if backend == "ray":
-        results = _ray_results(settings, chunks, workers, ray_address)
+        results = _ray_results(settings, chunks)
     else:
         results = _local_results(settings, chunks, workers)
 
