@@ -192,3 +192,42 @@ def test_a_resumed_run_keeps_how_it_started(tmp_path, capsys, extra, message):
     # the same values, or none, resume as before
     assert train_main(_argv(out, "--resume", "--init", "learned:2p", steps=2048)) == 0
     assert json.loads((out / "run.json").read_text())["init"] == {"model": "learned:2p", "value_warmup": 1}
+
+
+def test_a_run_stopped_during_the_value_warmup_does_the_rest_of_it_when_resumed(tmp_path, monkeypatch):
+    """--value-warmup 3 stopped by Ctrl-C before the third update trained: the resumed session trains
+    the value head alone once more (it used to go straight to full updates), then everything."""
+    _rl()
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from pi_env.rl.cli import train_main
+    from pi_env.rl.train import VALUE_WARMUP_LR
+
+    shipped = torch.load(_shipped(), weights_only=True)["state_dict"]
+    seen = _record_updates(monkeypatch)
+    recording = MaskablePPO.train
+
+    def stop_at_the_third(self):
+        if len(seen) == 2:
+            raise KeyboardInterrupt  # as Ctrl-C, after two value-only updates
+        return recording(self)
+
+    monkeypatch.setattr(MaskablePPO, "train", stop_at_the_third)
+    out = tmp_path / "run"
+    assert train_main(_argv(out, "--init", "learned:2p", "--value-warmup", "3", steps=5120)) == 130
+    assert [s["lr"] for s in seen] == [VALUE_WARMUP_LR] * 2
+    ckpt = sorted((out / "checkpoints").glob("step_*.pt"))[-1]
+    assert ckpt.name == "step_3072.pt"  # the third rollout was collected, not trained
+    assert torch.load(ckpt, weights_only=True)["card"]["value_warmup_done"] == 2
+
+    monkeypatch.setattr(MaskablePPO, "train", recording)
+    seen.clear()
+    assert train_main(_argv(out, "--resume", steps=6144)) == 0
+    assert [s["lr"] for s in seen] == [VALUE_WARMUP_LR, 1e-4, 1e-4]
+    # the policy is still the model's before the first full update, the value head has moved on
+    assert _equal(seen[0]["policy"], shipped) and _equal(seen[1]["policy"], shipped)
+    assert not _equal(seen[0]["value"], seen[1]["value"])
+    assert not _equal(seen[2]["policy"], shipped)
+    run = json.loads((out / "run.json").read_text())
+    assert [s.get("value_warmup_done") for s in run["sessions"]] == [2, 3]

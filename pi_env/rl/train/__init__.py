@@ -61,7 +61,9 @@ name (``learned:2p``, ``2p``) of the task's player count; the network (``--encod
 policy layers and action logits exactly. The model file holds no value head: it starts new, and
 ``--value-warmup N`` trains only it (every other weight frozen, learning rate
 :data:`VALUE_WARMUP_LR`) for the first N updates, so that the first policy update uses advantages
-of a fitted value (without it, a fine-tuned policy drifts on noise: measured, docs/results.md). Excludes ``--imitate``.
+of a fitted value (without it, a fine-tuned policy drifts on noise: measured, docs/results.md); a
+run stopped during the warm-up and resumed does the rest of it (every checkpoint records the
+warm-up updates done). Excludes ``--imitate``.
 
 **Network** (:class:`TrunkExtractor` + SB3's MLP heads, exported as
 :class:`pi_env.agents._policy_net.PolicyNet`): a shared trunk (``--trunk``, default 128), then
@@ -467,6 +469,7 @@ class _Session:
     eval_opponents: str
     collector: Any = None
     value_warmup: int = 0
+    warmup_done: int = 0  # of value_warmup, the updates done before this session (a resumed run)
 
 
 def _monitor(s: _Session) -> Any:
@@ -490,7 +493,10 @@ def _monitor(s: _Session) -> Any:
             self.last_ckpt = s.start
             self.seconds0 = float(s.rows[-1]["seconds"]) if s.rows else 0.0
             self.steps0 = self.num_timesteps
-            if s.value_warmup and s.start == 0:  # the first updates train the value head only
+            self.warm_left = max(s.value_warmup - s.warmup_done, 0)  # the first updates train the value head only
+            self.warm_done = s.warmup_done  # counted once the update's training is over (_warm_trained)
+            self.warm_pending = False
+            if self.warm_left:
                 _freeze_all_but_value(self.model, True)
             per_update = s.num_envs * int(s.settings["n_steps"])
             planned = s.start + -(-(s.timesteps - s.start) // per_update) * per_update
@@ -500,7 +506,18 @@ def _monitor(s: _Session) -> Any:
                             desc=f"training for {s.max_minutes:g} min" if timed else f"training to {planned:,} steps")
 
         def _on_training_end(self) -> None:
+            self._warm_trained()
             self.bar.close()
+
+        def _on_rollout_start(self) -> None:
+            self._warm_trained()
+
+        def _warm_trained(self) -> None:
+            """The last rollout's value-head-only update has trained (the next rollout starts, or
+            training ended without an interruption): count it."""
+            if self.warm_pending:
+                self.warm_done += 1
+                self.warm_pending = False
 
         def _on_step(self) -> bool:
             self.bar.update(self.num_timesteps - self.bar.n)
@@ -511,8 +528,10 @@ def _monitor(s: _Session) -> Any:
 
         def _on_rollout_end(self) -> None:
             self.updates += 1
-            if s.value_warmup and s.start == 0 and self.updates == s.value_warmup + 1:
-                _freeze_all_but_value(self.model, False)  # update value_warmup + 1 trains everything
+            if self.warm_left and self.updates <= self.warm_left:
+                self.warm_pending = True  # this update trains the value head only
+            elif self.warm_left and self.updates == self.warm_left + 1:
+                _freeze_all_but_value(self.model, False)  # the first update after the warm-up trains everything
             eps, self.eps = self.eps, []
             now = time.perf_counter() - self.t0
             row: dict[str, Any] = {"timesteps": self.num_timesteps, "seconds": round(self.seconds0 + now, 1),
@@ -581,8 +600,9 @@ def _monitor(s: _Session) -> Any:
         def _checkpoint(self) -> None:
             self.last_ckpt = self.num_timesteps
             _save_model(self.model, s.out / "checkpoints" / f"step_{self.num_timesteps}.zip")
+            warm = {"value_warmup_done": self.warm_done} if s.value_warmup else {}  # what a resumed run continues
             export_policy(self.model, s.out / "checkpoints" / f"step_{self.num_timesteps}.pt",
-                          {**s.meta, "card": {**s.card, "timesteps": self.num_timesteps}})
+                          {**s.meta, "card": {**s.card, "timesteps": self.num_timesteps, **warm}})
             _write_curve(s.rows, s.curve_path)
 
     return Monitor()
@@ -615,6 +635,17 @@ def _starting_network(init: str | None, value_warmup: int, imitate_teacher: str 
             load_demos(demos, encoding, config.num_players)
         return {}
     return init_network(init, config.num_players, encoding=encoding, trunk=trunk, hidden=hidden) if init is not None else {}
+
+
+def _warmup_done(ckpt: Path, value_warmup: int) -> int:
+    """How many of the run's ``value_warmup`` updates had been done at checkpoint ``ckpt`` (the
+    ``value_warmup_done`` of its policy file's card, written by every checkpoint of a run with a
+    warm-up); a checkpoint written before that count was kept: all of them."""
+    import torch
+
+    pt = ckpt.with_suffix(".pt")
+    card = torch.load(pt, weights_only=True).get("card", {}) if pt.exists() else {}
+    return min(int(card.get("value_warmup_done", value_warmup)), value_warmup)
 
 
 def _learn(model: Any, steps: int, monitor: Any, fresh: bool, env: Any, collector: Any) -> bool:
@@ -672,7 +703,7 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
         init: start from this model's network (:func:`init_network`; ``encoding``, ``trunk`` and
             ``hidden`` must be the model's); resuming, ``None`` or the run's own (:data:`START_SETTINGS`).
         value_warmup: the first updates of the run that train only the value head (resuming: ``0``
-            or the run's own).
+            or the run's own; the updates its last checkpoint had not done, :func:`_warmup_done`).
         resume, force: continue the run in ``out``; delete ``out`` and start again.
         progress, verbose: a progress bar; a line per update.
         **ppo: MaskablePPO's settings (default :data:`PPO_DEFAULTS`).
@@ -776,7 +807,8 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
         max_minutes=max_minutes, verbose=verbose, pools=pools, snapshot_weight=snapshot_weight,
         snapshot_every=snapshot_every, checkpoint_every=checkpoint_every, meta=meta, card=card,
         encoding=encoding, config=config, rows=rows, curve_path=curve_path, eval_every=eval_every,
-        eval_games=eval_games, eval_opponents=eval_opponents, collector=collector, value_warmup=value_warmup))
+        eval_games=eval_games, eval_opponents=eval_opponents, collector=collector, value_warmup=value_warmup,
+        warmup_done=_warmup_done(ckpts[-1], value_warmup) if ckpts and value_warmup else 0))
     t0 = time.perf_counter()
     interrupted = _learn(model, max(timesteps - start, 0), monitor, not ckpts, env, collector)
     with signals_held() as held:  # a (second) Ctrl-C cannot break the saving; one that came is honoured after
@@ -942,6 +974,8 @@ def _finish(model: Any, monitor: Any, out: Path, start: int, t0: float, rows: li
     session = {"started_at_step": start, "timesteps": steps, "seconds": round(seconds, 1),
                "sps": round((steps - start) / max(seconds, 1e-9), 1), **({"interrupted": True} if interrupted else {}),
                **(session_extra or {})}
+    if settings_doc.get("value_warmup") and hasattr(monitor, "warm_done"):  # how far the warm-up got
+        session["value_warmup_done"] = monitor.warm_done
     if saved_doc:  # resumed: the original settings and card stay; what this session changed is appended
         saved = saved_doc.get("settings") or {k: v for k, v in settings_doc.items() if k not in ("timesteps",)}
         changed = {k: v for k, v in settings_doc.items() if saved.get(k, DEFAULTS.get(k)) != v}
