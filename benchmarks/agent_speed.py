@@ -1,4 +1,4 @@
-"""Decision time of the built-in agents (issue #4, item 5).
+"""Decision time of the built-in agents: milliseconds per decision, per agent.
 
     python benchmarks/agent_speed.py [--positions N] [--players P] [--seed S] [--agents a,b,..] [--round R]
 
@@ -13,7 +13,7 @@ the first position of each round in the sample (an agent that simulates only in 
 compiles or loads its kernels there).
 
 Printed: per agent the median, 90th percentile and maximum decision time in milliseconds and the
-ratio of its median to the ``random`` agent's (the cost of the interface alone). Targets (issue #4):
+ratio of its median to the ``random`` agent's (the cost of the interface alone). Targets:
 ``greedy`` median <= 50 ms; ``search`` within its time budget.
 """
 

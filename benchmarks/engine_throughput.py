@@ -1,4 +1,4 @@
-"""Engine throughput (issue #2 item 9): agent-steps per second with uniformly random legal actions.
+"""Engine throughput: agent-steps per second with uniformly random legal actions.
 
 Measures, in one run: (a) the PettingZoo AEC environment (one game, ``agent_iter`` + ``last`` +
 ``step``), the baseline; (b) the batched engine step by step (``sample_actions`` + unchecked
@@ -12,7 +12,7 @@ slices so that a change in the machine's load hits them alike. ``default / 1`` i
 check (≥ about 0.95 within noise). Also the peak memory of (b) traced by ``tracemalloc`` and the
 best rate's ratio to (a). Numba compile time is excluded (a warm-up compiles both builds first).
 Targets (2-core machine, no other load): 4-player random play ≥ 3,000,000 agent-steps/s at
-B = 4096 (issue #16), the default never slower than one thread, (a) ≥ 20,000 agent-steps/s,
+B = 4096, the default never slower than one thread, (a) ≥ 20,000 agent-steps/s,
 ≤ 1 GiB at B = 4096.
 
 Besides agent-steps per wall-clock second, the one-thread rate is also shown per CPU second of the

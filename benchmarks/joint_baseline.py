@@ -1,4 +1,4 @@
-"""The joint counting of pi-env 0.1 (before issue #15 item 8), kept as the baseline of
+"""The joint counting of pi-env 0.1 (before the current counting of the slowest positions), kept as the baseline of
 ``benchmarks/joint_worst_case.py``: the benchmark times it in the same run as the current
 :func:`pi_env.solvers.joint.count_joint` and checks that both give the same counts.
 

@@ -1,4 +1,4 @@
-"""Worst-case speed of exact joint inference (issue #15 item 8) and of exact world sampling (#16 item 2).
+"""Worst-case speed of exact joint inference (the slowest positions the solver meets) and of exact world sampling.
 
     python benchmarks/joint_worst_case.py [--games 4] [--baseline-cap 2] [--samples 100000] [--seed 0]
                                           [--climbs 4] [--climb-steps 150] [--mixed 40] [--quick]
@@ -42,7 +42,7 @@ kernel runs once first), per position:
   :func:`pi_env.solvers.count_joint` on the case sets ``analyze_knowledge`` gives it, or with many
   failed solves :func:`pi_env.solvers.joint_holes.count_joint_split`), the median of 3 calls;
 * baseline: the previous ``count_joint`` (``benchmarks/joint_baseline.py``, the meet-in-the-middle
-  code this issue replaced) on the same case sets, in the same run, capped at ``--baseline-cap``
+  code the current counting replaced) on the same case sets, in the same run, capped at ``--baseline-cap``
   CPU seconds per position (then extrapolated from the cases done, marked ``est.``); its counts are
   compared with ours wherever it finished.
 
@@ -77,7 +77,7 @@ from pi_env.solvers.knowledge import CLUE_KIND, INVESTIGATE_KIND, SOLVE_CORRECT,
 from pi_env.solvers.tables import from_bitset
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import joint_baseline  # noqa: E402  (the pre-#15 implementation, kept beside this script)
+import joint_baseline  # noqa: E402  (the previous implementation, kept beside this script)
 
 TARGET_S = 0.100
 FAILED_SOLVES = (10, 20, 30, 45, 100, 150)  # solves in a round (nearly all failed) of the ``N solves`` kinds
@@ -206,7 +206,7 @@ def synthetic_positions(rng: np.random.Generator) -> list[Position]:
 
 
 def mixed_positions(rng: np.random.Generator, count: int) -> list[Position]:
-    """The legal corner between the two methods (issue #15 item 8): first edition, 5 players, the held
+    """The legal corner between the two counting methods: first edition, 5 players, the held
     case not given; ``legal`` rounds of one investigation per player then 40, 50 or 60 rotations of
     failed solves, each naming a wrong case its player's answers allow; and ``mixed`` rounds of 15
     to 35 clue and investigation answers and 20 to 70 failed solves (four in five naming a case the

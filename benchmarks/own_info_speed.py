@@ -1,4 +1,4 @@
-"""Own-information features at batch speed (issue #12 item 2): rows per second of
+"""Own-information features at batch speed (what a player deduces, as RL observation features): rows per second of
 :mod:`pi_env.solvers.own_info` against the per-row solver path it replaces, in the same process.
 
 Positions: ``--batch`` games per player count played by a query-heavy policy (a random legal clue or

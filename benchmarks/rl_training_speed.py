@@ -1,4 +1,4 @@
-"""RL training speed end to end (issue #12 item 1): environment steps per second of PPO training,
+"""RL training speed end to end: environment steps per second of PPO training,
 rollout collection and updates together, 2-player games against a fixed built-in opponent.
 
 Rows, all measured in this run, each a fixed number of PPO updates after one untimed warm-up

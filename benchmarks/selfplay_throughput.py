@@ -1,4 +1,4 @@
-"""Self-play throughput (issue #7 item 6): agent-steps per second of :class:`pi_env.envs.selfplay.SelfPlayVecEnv`.
+"""Self-play throughput: agent-steps per second of :class:`pi_env.envs.selfplay.SelfPlayVecEnv`.
 
 Rows, all measured in this run (numba compile time excluded by a warm-up):
 
@@ -22,8 +22,8 @@ Rows, all measured in this run (numba compile time excluded by a warm-up):
   :mod:`pi_env.rl.packed_int`) and (c0) with
   ``observations=False`` (rows and masks only: what an encoding costs); ``vs flat`` is the
   default build's rate over that of the flat rows at the same batch size, measured in the same
-  slices. Targets on the 2-core machine: >= 500,000 agent-steps/s at B = 4096 (issue #7),
-  >= 2,000,000 with observations and masks (issue #16 item 1);
+  slices. Targets on the 2-core machine: >= 500,000 agent-steps/s at B = 4096,
+  >= 2,000,000 with observations and masks;
 * (d) the same with the solver-augmented encoding (``SolverFeaturesVecEnv``: the exact posterior,
   :func:`pi_env.solvers.own_info.joint_features`, in batch) at ``--solver-batch`` games and a policy that mostly queries (so positions
   look like real play); its cost per row is printed;

@@ -1,4 +1,4 @@
-"""Speed of the solver against a plain numpy brute force (issue 3 items 7 and 8).
+"""Speed of the solver against a plain numpy brute force: own-information updates, joint sets, hints.
 
     python benchmarks/solver_speed.py [--positions N] [--seed S] [--baseline-positions M]
                                       [--baseline-cap SECONDS] [--long K] [--long-only]
@@ -28,7 +28,7 @@ Measured, numba compile time excluded (every kernel is called once before timing
    default arguments (candidate queries derived from the record, ``expected_remaining_actions``
    included), median of 3 calls per position. No baseline.
 
-4. long first-edition records (issue #15's slow corner; ``--long`` per kind, ``--long-only`` for these
+4. long first-edition records (the solver's slowest corner; ``--long`` per kind, ``--long-only`` for these
    rows alone): typed-in rounds of 4 or 5 players, the held case given or not, 236-300 events —
    one investigation each, then failed solves in turn (:func:`long_first_edition_record`) — asked
    for the player to move. ``pi-env solve``'s report in this process
@@ -47,7 +47,7 @@ Measured, numba compile time excluded (every kernel is called once before timing
    (:func:`optux_conflict`, what ``minimal_conflict`` ran on every contradiction before the
    unique-conflict shortcut); the two must report the same events (mismatches are counted).
 
-Targets (issue 3): own-information update <= 5 us per event; joint set with exact probabilities
+Targets: own-information update <= 5 us per event; joint set with exact probabilities
 <= 20 ms per query with 5 players; hint <= 50 ms.
 """
 
@@ -147,8 +147,8 @@ def make_positions(n_players: int, count: int, rng: np.random.Generator) -> list
 
 def long_first_edition_record(seed: int, players: int, events: int, held_known: bool,
                               investigations: int = 1, allowed_only: bool = True) -> GameRecord:
-    """A typed-in first-edition round of many failed solves (the hand-made records of issue #15's
-    breaker, on which ``pi-env solve`` took 3-15 s): a random layout and deal; each player first
+    """A typed-in first-edition round of many failed solves (like the hand-made records
+    on which ``pi-env solve`` once took 3-15 s): a random layout and deal; each player first
     investigates ``investigations`` random districts (truthful answers, docs/rules.md §4.2), then the
     players in turn name cases that are not theirs (docs/rules.md §4.3; ``allowed_only``: only cases
     their own answers allow, as a player at the table would; else any case) until the round has

@@ -1,4 +1,4 @@
-"""Where threads pay (issue #16 item 1): each batch-kernel family on one thread and threaded, by batch size.
+"""Where threads pay: each batch-kernel family on one thread and threaded, by batch size.
 
 For every family of batch kernels (``pi_env.core._config.PARALLEL_MIN_BATCH`` holds one threshold
 per family) this times the one-thread build and the threaded build of the same call, alternating

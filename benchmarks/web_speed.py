@@ -1,4 +1,4 @@
-"""Speed of the web app (issue #14): a move's response, and the replay viewer's step.
+"""Speed of the web app: a move's response, and the replay viewer's step.
 
 Run: ``python benchmarks/web_speed.py [--moves 300] [--players 5] [--solver-every 1]``
 (needs the ``web`` extra). Everything runs on loopback against the real server (uvicorn in a
@@ -15,7 +15,7 @@ thread of this process, a fresh data directory).
    (``GET .../solver`` until it is done: :func:`pi_env.solvers.solve_report.solve_report` in the
    worker process). The solver part is reported apart from ours, and each solver view is stopped
    after ``--solver-timeout`` seconds (counted as timed out): exact joint inference for 5 players
-   at sparse positions can take far longer today (issue #16 makes it fast). Baseline, same
+   at sparse positions can take far longer. Baseline, same
    process: ``solve_report`` called directly (without the worker process and HTTP).
 
 3. **Pushing moves to watchers** (``--transport``, only this part): ``--clients`` (20) pages follow

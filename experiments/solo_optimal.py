@@ -1,4 +1,4 @@
-"""Optimal play of Solo Time Attack (issue 5 item 4): the minimum expected number of actions on
+"""Optimal play of Solo Time Attack: the minimum expected number of actions on
 seeded layouts of the published board, written as a table and a CSV.
 
 The search itself is :mod:`pi_env.solvers.solo_optimum` (:class:`~pi_env.solvers.solo_optimum.OptimalSearch`:
@@ -307,7 +307,7 @@ def _run_one(job: tuple) -> LayoutResult:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m pi_env.experiments.solo_optimal",
-                                     description="Optimal play of Solo Time Attack (issue 5 item 4).")
+                                     description="Optimal play of Solo Time Attack.")
     parser.add_argument("--layouts", type=int, default=10, help="layouts (default 10)")
     parser.add_argument("--seed", type=int, default=0, help="layout i uses seed + i (default 0)")
     parser.add_argument("--investigators", type=int, default=5, help="investigator tiles (default 5)")

@@ -229,6 +229,21 @@ def test_the_readme_is_a_front_page():
     assert not bad, "\n".join(bad)
 
 
+ISSUE_NUMBER = re.compile(r"(?i)\bissues? #?\d|\(#\d+ item|pre-#\d")
+
+
+def test_user_facing_text_names_no_issue_numbers():
+    """The docstrings and ``--help`` of benchmarks/ and experiments/, the package's modules and model
+    cards and the docs pages say what a measurement or feature is, not which project issue asked for
+    it; only the history pages (the speed and tuning logs) and CHANGELOG.md may name issues."""
+    files = [f for d in ("benchmarks", "experiments", "pi_env") for f in sorted((REPO / d).rglob("*"))
+             if f.suffix in (".py", ".md")]
+    files += [f for f in sorted((REPO / "docs").glob("*.md")) if f.name not in ("speed-log.md", "tuning-log.md")]
+    bad = [f"{f.relative_to(REPO)}:{i}: {line.strip()}" for f in files
+           for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1) if ISSUE_NUMBER.search(line)]
+    assert not bad, "\n".join(bad)
+
+
 def test_the_readme_quick_start_runs_as_written(tmp_path, monkeypatch, capsys):
     """The README's quick-start blocks run as written, in order in one folder (the solver block reads
     the record the second block writes), and print exactly what their comments say."""
