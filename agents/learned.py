@@ -281,8 +281,49 @@ class _CompactV3:
                                np.zeros(len(obs), dtype=np.int64))
 
 
+def _decision_block() -> Callable[..., np.ndarray]:
+    """:func:`pi_env.rl.greedy_batch.decision_block`, the greedy kernel that writes the decision block.
+
+    It lives in the RL layer beside ``greedy`` in batch (one kernel decides and writes the figures),
+    above this one; it is looked up by name when a ``"compact-v4"`` row is first encoded (a plug-in,
+    the registry's ``computed_by`` convention), so importing this module does not import the RL layer.
+    """
+    import importlib
+
+    return importlib.import_module("pi_env.rl.greedy_batch").decision_block  # type: ignore[no-any-return]
+
+
+class _CompactV4:
+    """``"compact-v4"`` (module docstring): ``"compact-v3"`` then greedy's decision block
+    (:func:`pi_env.rl.greedy_batch.decision_block`); 2–4 players."""
+
+    def size(self, num_players: int) -> int:
+        return _encodings.get("compact-v4").size(num_players)
+
+    def from_state(self, state: Any, config: Any, players: np.ndarray, flat: "np.ndarray | None" = None,
+                   out: "np.ndarray | None" = None, parallel: "bool | None" = False) -> np.ndarray:
+        from pi_env.encodings.layouts import DECISION_BLOCK_SIZE
+
+        if config.num_players not in (2, 3, 4):
+            raise PIError(f"the compact-v4 encoding (greedy's decision block) is computed for 2, 3 and 4 players, "
+                          f"not {config.num_players}")
+        if out is None:
+            out = np.empty((state.batch_size, self.size(config.num_players)), dtype=np.float32)
+        n = out.shape[1] - DECISION_BLOCK_SIZE
+        players = np.asarray(players, dtype=np.int64)
+        _CompactV3().from_state(state, config, players, out=out[:, :n], parallel=parallel)
+        _decision_block()(state, config.board, players, config.edition, out=out[:, n:])
+        return out
+
+    def from_observations(self, observations: np.ndarray, config: Any) -> np.ndarray:
+        obs = np.atleast_2d(observations)
+        return self.from_state(state_from_observations(obs, config.num_players), config,
+                               np.zeros(len(obs), dtype=np.int64))
+
+
 _IMPLEMENTATIONS: dict[str, Any] = {"flat-v1": _FlatV1(), "compact-v1": _CompactV1(), "compact-v2": _CompactV2(),
-                                    "compact-v3": _CompactV3(), "solo-compact-v1": _SoloCompactV1()}
+                                    "compact-v3": _CompactV3(), "compact-v4": _CompactV4(),
+                                    "solo-compact-v1": _SoloCompactV1()}
 ENCODINGS: dict[str, Any] = {name: _IMPLEMENTATIONS[name] for name in _encodings.learned_names()}
 """Encoding name -> encoder with ``size(P)``, ``from_state(state, config, players, flat=None)`` (the
 batched training path) and ``from_observations(observations, config)`` (agents): the same
