@@ -43,10 +43,9 @@ entry by entry (tested). Their names, layouts and sizes are registered in :mod:`
 * ``"compact-v2"``: ``"compact-v1"`` followed by the joint block
   (:func:`pi_env.solvers.compact.encode_joint_block`, 38 entries: the marginals, case count and
   largest case probability of the **joint** posterior over every player's public answers, what
-  ``greedy`` decides on): ``254 + 8·P`` entries (4 players: 286). Its joint count is one Python
-  call per row at 3–5 players (measured on a loaded machine: 200 rows/s at 4 players for
-  20-step random-play positions, 8 rows/s for batches rich in failed solves, which make the
-  joint count slow), for models that play 3–5 players.
+  ``greedy`` decides on): ``254 + 8·P`` entries (4 players: 286). Its joint count is one numba
+  call for the batch at 2–4 players and one Python call per row at 5 players (slow: tens of rows
+  per second), for models that play 3–5 players.
 * ``"compact-v3"``: ``"compact-v2"`` followed by 100 entries derived from its query gains
   (:func:`_query_extra`, the solo models' ``rel_gain`` and ``best_gain`` for the standard game):
   ``rel_gain`` [50] ``exp(-10 · (best gain − gain))`` per query (bits; the 36 clue cards then the
@@ -57,6 +56,49 @@ entry by entry (tested). Their names, layouts and sizes are registered in :mod:`
   queries, so the network reads which query ``deducer(joint=False)`` would ask instead of computing
   an argmax over 50 gains. Own-information gains only (public information and the observer's own
   answers, :func:`pi_env.solvers.own_info.query_gains`): ``354 + 8·P`` entries (4 players: 386).
+* ``"compact-v4"`` (2–4 players): ``"compact-v3"`` followed by the **decision block** (67 entries,
+  :data:`pi_env.encodings.layouts.DECISION_BLOCK_LAYOUT`): the figures the ``greedy`` agent decides
+  on, written by greedy's own batch kernel (:func:`pi_env.rl.greedy_batch.decision_block`, the
+  kernel of :func:`~pi_env.rl.greedy_batch.greedy_actions`; equal to the per-game
+  :func:`pi_env.agents.greedy.assess` / :func:`~pi_env.agents.greedy.greedy_decision` figures,
+  tested) without agent memory (greedy's ``previous=None``: a tier rise is ``pending`` only when
+  rotation 0 shows it), so that the engine state and the observations give equal rows.
+  ``421 + 8·P`` entries (4 players: 453). Points are scaled by 1/10:
+
+  ================  =====  ===========  ==========================================================
+  name              shape  range        meaning
+  ================  =====  ===========  ==========================================================
+  p_correct         [1]    0..1         probability of the most likely case of the exact joint
+                                        posterior (greedy's ``p_best``; 2 players: ``1 / n``)
+  e_now             [1]    −0.2..0.9    ``E_now / 10``: expected points of solving now,
+                                        ``p·points − (1 − p)·penalty``
+  e_wait            [1]    0..0.9       ``E_wait / 10``: expected points of greedy's query then
+                                        solving next turn (``Outlook.wait_value`` of ``q_after``);
+                                        with no query greedy would ask (none splits the cases,
+                                        or the posterior is certain) the value of waiting a turn
+                                        without learning (``wait_value(p_correct)``)
+  solve_now         [1]    0/1          greedy solves now (certain, or ``E_now > 0`` and
+                                        ``E_now ≥ E_wait``, or no query worth waiting for)
+  solve_points      [1]    0..0.9       points of a correct solve now / 10 (tier, round, cap)
+  wrong_penalty     [1]    0..0.2       points a wrong solve loses now / 10 (floor applied)
+  inv_allowed       [1]    0..1         investigators greedy's ration allows this round / 5
+  pending           [1]    0/1          a seat before the player solved in this rotation (the
+                                        tier rises at its end; rotation 0 only, see above)
+  hazard            [4]    0..1         relative seats 1..4: chance the seat solves on its
+                                        coming turn (``turns_to_solve_pmf(n_public)[0]``) for
+                                        the seats acting after the player in this rotation that
+                                        may solve; 0 otherwise and beyond ``P − 1``
+  idle              [4]    0/1          relative seats 1..4: the seat has not acted once its
+                                        turn passed (greedy's ``idle``); 0 beyond ``P − 1``
+  greedy_choice     [51]   0/1          one-hot over the compact action space: greedy's choice
+                                        (0..49 the query, 50 solve)
+  ================  =====  ===========  ==========================================================
+
+  The other figures greedy reads are in ``"compact-v1"`` already (``public_log2_count``: every
+  seat's public case count; ``attempted``, ``solved``; ``round``, ``tier``, ``rotation``). 5
+  players are refused (:class:`~pi_env.core.errors.PIError`: greedy's batch kernel plays 2–4).
+  The kernel lives in the RL layer, above this module: it is looked up by name when a
+  ``"compact-v4"`` row is first encoded (:func:`_decision_block`).
 * ``"solo-compact-v1"`` (solo models), 250 entries: :func:`pi_env.solvers.compact.encode_solo_compact`
   (142: own-information marginals, case count, the gain of every query, display, investigators
   placed and left, actions and wrong solves) followed by 108 entries derived from it

@@ -79,7 +79,9 @@ joint_p_best        [1]       0..1         the largest joint probability of one 
                                            the joint posterior's most likely case is right)
 ==================  ========  ===========  ===========================================================
 
-A row without a consistent deal (impossible in an engine game) is all zeros.
+A row without a consistent deal (impossible in an engine game) is all zeros. It is computed in
+one numba call for the batch at 2–4 players (3 and 4: :func:`_joint_block_kernel`, the counts of
+:func:`pi_env.solvers.own_info.joint_features`) and with one Python joint count per row at 5.
 
 Solo encoding
 -------------
