@@ -337,7 +337,9 @@ def _decision_block() -> Callable[..., np.ndarray]:
 
 class _CompactV4:
     """``"compact-v4"`` (module docstring): ``"compact-v3"`` then greedy's decision block
-    (:func:`pi_env.rl.greedy_batch.decision_block`); 2–4 players."""
+    (:func:`pi_env.rl.greedy_batch.decision_block`); 2–4 players. At 3 and 4 players the joint block
+    comes from the decision kernel's counts (the joint posterior counted once; equal to
+    ``"compact-v3"``'s entries, tested)."""
 
     def size(self, num_players: int) -> int:
         return _encodings.get("compact-v4").size(num_players)
@@ -349,12 +351,20 @@ class _CompactV4:
         if config.num_players not in (2, 3, 4):
             raise PIError(f"the compact-v4 encoding (greedy's decision block) is computed for 2, 3 and 4 players, "
                           f"not {config.num_players}")
+        from pi_env.solvers.compact import compact_size, encode_compact, encode_joint_block
+
+        P = config.num_players
         if out is None:
-            out = np.empty((state.batch_size, self.size(config.num_players)), dtype=np.float32)
-        n = out.shape[1] - DECISION_BLOCK_SIZE
+            out = np.empty((state.batch_size, self.size(P)), dtype=np.float32)
+        n1, n4 = compact_size(P), out.shape[1] - DECISION_BLOCK_SIZE
+        n2 = n4 - _QUERY_EXTRA
         players = np.asarray(players, dtype=np.int64)
-        _CompactV3().from_state(state, config, players, out=out[:, :n], parallel=parallel)
-        _decision_block()(state, config.board, players, config.edition, out=out[:, n:])
+        encode_compact(state, config, players, out=out[:, :n1], parallel=parallel)
+        if P == 2:  # the joint block is the own set's (3, 4 players: from the decision kernel's counts)
+            encode_joint_block(state, config, players, out=out[:, n1:n2])
+        _decision_block()(state, config.board, players, config.edition, out=out[:, n4:],
+                          joint=None if P == 2 else out[:, n1:n2])
+        out[:, n2:n4] = _compact_extra(out[:, :n2], P)
         return out
 
     def from_observations(self, observations: np.ndarray, config: Any) -> np.ndarray:

@@ -210,6 +210,10 @@ def test_five_players_and_bad_buffers_are_refused_in_one_line():
     with pytest.raises(PIError, match=r"^out must be float32\[2, 67\]"):
         decision_block(init(cfg2, 2, seed=1), cfg2.board, np.zeros(2, dtype=np.int64),
                        out=np.zeros((2, 66), np.float32))
+    with pytest.raises(PIError, match=r"^joint must be float32\[2, 38\] with contiguous rows at 3 or 4 players, "
+                                      r"got float32\[2, 38\] at 2 players$"):
+        decision_block(init(cfg2, 2, seed=1), cfg2.board, np.zeros(2, dtype=np.int64),
+                       joint=np.zeros((2, 38), np.float32))
 
 
 def test_a_tiny_training_run_on_it_plays_as_a_learned_agent(tmp_path):

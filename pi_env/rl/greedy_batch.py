@@ -108,12 +108,13 @@ from pi_env.core.constants import (INVESTIGATE_BASE, MAX_INVESTIGATORS, NUM_CASE
 from pi_env.core.errors import PIError
 from pi_env.core.rules import (edition_code, finished_for_round_end, round_ends_after_rotation, solve_gain,
                                tier_points, wrong_solve_loss)
-from pi_env.encodings.layouts import DECISION_BLOCK_SIZE
+from pi_env.encodings.layouts import DECISION_BLOCK_SIZE, JOINT_BLOCK_SIZE
 from pi_env.engine import GameConfig, State, legal_action_mask
 from pi_env.rl.heuristic_batch import district_codes
 from pi_env.solvers.hints import GAIN_TOLERANCE, tied_with_best
 from pi_env.solvers.own_info import (adjacency_words, any_nonzero, apply_held, case_marginals, case_set, clue_code,
-                                     clue_gains, disjoint_counts, disjoint_pair_counts, district_gains,
+                                     _features_of_counts, clue_gains, disjoint_counts, disjoint_pair_counts,
+                                     district_gains,
                                      failed_solve_words, gather_state, held_case_of, hypothesis_masks)
 from pi_env.solvers.turns import turns_to_solve_pmf
 
@@ -730,8 +731,24 @@ def _write_decision(row, p_best, e_now, e_wait, choice, pts, pen, inv_allowed, p
 
 
 @kernel
+def _joint_block_row(row, members, joint, n):
+    """The joint block (:func:`pi_env.solvers.compact.encode_joint_block`) from the positive joint
+    counts ``joint[:n]`` of the cases ``members[:n]`` (``n == 0``: no joint deal, all zeros)."""
+    for i in range(row.shape[0]):
+        row[i] = 0.0
+    if n == 0:
+        return
+    _features_of_counts(members, n, joint, n, row)
+    total, top = 0, 0
+    for i in range(n):
+        total += joint[i]
+        top = max(top, joint[i])
+    row[row.shape[0] - 1] = top / total
+
+
+@kernel
 def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight, tolerance, rounds, prob_table,
-                   hazard_table, game, st, tile_district, case, out, feat, want):
+                   hazard_table, game, st, tile_district, case, out, feat, want, jblock):
     """Greedy's decision (module docstring) for player ``players[b]`` of every game ``b``, into
     ``out[b]``; with ``want`` also the figures it decided on, into ``feat[b]`` (:func:`_write_decision`).
 
@@ -748,6 +765,9 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
             inv_left)``; st: its per-player answers (:func:`greedy_actions`); tile_district, case:
             read as the module docstring says.
         out: ``int64[B]``; feat: ``float32[B, 67]`` (``want``) or any ``float32[0, k]``.
+        jblock: ``float32[B, 38]``: with ``want`` at 3 and 4 players, the joint block of
+            :func:`pi_env.solvers.compact.encode_joint_block` from the counts the posterior was
+            made of (the same values: its kernel counts the same sets); else ``float32[0, 38]``.
 
     Without ``want`` a row whose posterior is certain (one case) is decided before the outlook is
     read (a solve, as greedy); with ``want`` its figures are computed too (the decision is the same).
@@ -794,10 +814,14 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
                 break
         if n == 0:  # cannot happen with correct answers (greedy: the first legal clue, else a solve)
             out[b] = first_clue if first_clue >= 0 else SOLVE_BASE
+            if jblock.shape[0]:
+                _joint_block_row(jblock[b], members, joint, 0)
             if want:
                 idle[:] = False
                 _write_decision(feat[b], 0.0, 0.0, 0.0, out[b], 0, 0, 0, False, hazard, live, 0, idle, P)
             continue
+        if jblock.shape[0]:
+            _joint_block_row(jblock[b], members, joint, 0 if uniform else n)
         solve = SOLVE_BASE + np.int64(members[best_i])
         if n == 1 and not want:
             out[b] = solve
@@ -876,12 +900,12 @@ def greedy_actions(state: State, board, players: np.ndarray, edition: str = "sec
     legal = np.ascontiguousarray(legal_action_mask(state)[:, :_NUM_QUERIES] != 0)
     out = np.empty(B, dtype=np.int64)
     _run_kernel(state, board, players, edition, previous, legal, out, np.zeros((0, DECISION_BLOCK_SIZE), np.float32),
-                False)
+                False, np.zeros((0, JOINT_BLOCK_SIZE), np.float32))
     return out
 
 
 def _run_kernel(state: State, board, players: np.ndarray, edition: str, previous: tuple, legal: np.ndarray,
-                out: np.ndarray, feat: np.ndarray, want: bool) -> None:
+                out: np.ndarray, feat: np.ndarray, want: bool, jblock: np.ndarray) -> None:
     """:func:`_decide_kernel` on ``state`` (the arguments as :func:`greedy_actions` and
     :func:`decision_block` prepare them)."""
     P = state.num_players
@@ -894,7 +918,8 @@ def _run_kernel(state: State, board, players: np.ndarray, edition: str, previous
     st = (state.spot, state.trace, state.front, state.inv_count, state.inv_district, state.inv_answer,
           state.inv_suppressed, state.solved_case, failed_solve_words(state.failed), state.failed)
     _decide_kernel(players, adjacency_words(board), board.adjacency, legal, previous, ed, float(denial_weight_for(P)),
-                   GAIN_TOLERANCE, ROUNDS, _PROB, _HAZARD, game, st, state.tile_district, state.case, out, feat, want)
+                   GAIN_TOLERANCE, ROUNDS, _PROB, _HAZARD, game, st, state.tile_district, state.case, out, feat, want,
+                   jblock)
 
 
 def query_legal(state: State, players: np.ndarray) -> np.ndarray:
@@ -917,7 +942,7 @@ def query_legal(state: State, players: np.ndarray) -> np.ndarray:
 
 
 def decision_block(state: State, board, players: np.ndarray, edition: str = "second",
-                   out: "np.ndarray | None" = None) -> np.ndarray:
+                   out: "np.ndarray | None" = None, joint: "np.ndarray | None" = None) -> np.ndarray:
     """The figures greedy decides on (:data:`pi_env.encodings.layouts.DECISION_BLOCK_LAYOUT`, the
     ``"compact-v4"`` encoding's last block) for ``players[b]`` in every game ``b``: the same kernel
     as :func:`greedy_actions` with ``previous=None`` (no agent memory: ``pending`` only from what
@@ -929,7 +954,11 @@ def decision_block(state: State, board, players: np.ndarray, edition: str = "sec
         board: their board.
         players: ``int64[B]``.
         edition: the games' edition.
-        out: optional ``float32[B, 67]`` buffer (C-contiguous rows); every entry is overwritten.
+        out: optional ``float32[B, 67]`` buffer (contiguous rows; a column slice of a wider buffer
+            works); every entry is overwritten.
+        joint: optional ``float32[B, 38]`` buffer (3 and 4 players) that receives the joint block of
+            :func:`pi_env.solvers.compact.encode_joint_block`, the same values, from the counts the
+            kernel makes anyway (``"compact-v4"`` thus counts the joint posterior once).
 
     Returns:
         ``float32[B, 67]`` (``out`` if given).
@@ -952,7 +981,14 @@ def decision_block(state: State, board, players: np.ndarray, edition: str = "sec
     previous = (np.zeros(B, dtype=bool), np.zeros(B, dtype=np.int64), np.zeros(B, dtype=np.int64),
                 np.zeros((B, P), dtype=bool))
     choice = np.empty(B, dtype=np.int64)
-    _run_kernel(state, board, players, edition, previous, query_legal(state, players), choice, out, True)
+    if joint is None:
+        joint = np.zeros((0, JOINT_BLOCK_SIZE), dtype=np.float32)
+    elif (P == 2 or not isinstance(joint, np.ndarray) or joint.shape != (B, JOINT_BLOCK_SIZE)
+          or joint.dtype != np.float32 or joint.strides[1] != 4):
+        raise PIError(f"joint must be float32[{B}, {JOINT_BLOCK_SIZE}] with contiguous rows at 3 or 4 players, got "
+                      f"{getattr(joint, 'dtype', type(joint).__name__)}{list(getattr(joint, 'shape', ()))} "
+                      f"at {P} players")
+    _run_kernel(state, board, players, edition, previous, query_legal(state, players), choice, out, True, joint)
     return out
 
 
