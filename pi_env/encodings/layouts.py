@@ -360,6 +360,6 @@ DECISION_BLOCK_LAYOUT: Layout = {
     "hazard": (8, (DECISION_SEATS,)), "idle": (12, (DECISION_SEATS,)), "greedy_choice": (16, (51,))}
 """Offsets and shapes of the decision block (``"compact-v4"`` appends it to ``"compact-v3"``): the
 figures the ``greedy`` agent decides on (:func:`pi_env.rl.greedy_batch.decision_block`; the
-meaning and range of every entry: :mod:`pi_env.agents.learned`, docs/learned.md)."""
+meaning and range of every entry: :mod:`pi_env.agents.learned`, module docstring)."""
 DECISION_BLOCK_SIZE = 67
 """Length of the decision block."""
