@@ -102,7 +102,7 @@ from __future__ import annotations
 import numpy as np
 
 from pi_env.agents.greedy import ROUNDS, denial_weight_for
-from pi_env.core._config import kernel
+from pi_env.core._config import kernel, rule_step
 from pi_env.core.constants import (INVESTIGATE_BASE, MAX_INVESTIGATORS, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS,
                                    ON_DISPLAY, SOLVE_BASE)
 from pi_env.core.errors import PIError
@@ -634,7 +634,7 @@ def _waiting_clue(legal_row, denial):
     return -1
 
 
-@kernel
+@rule_step(inline=True)
 def _case_posterior(b, p, P, h, held, td, words, st, prob_table, answer, inv_mask, inv_mask_own, members, cnt,
                     others, cnt2, joint, weight, hist):
     """Greedy's posterior of player ``p``'s case in game ``b`` (module docstring): the cases
@@ -667,7 +667,7 @@ def _case_posterior(b, p, P, h, held, td, words, st, prob_table, answer, inv_mas
     return kept, False, best_i, weight[best_i]
 
 
-@kernel
+@rule_step(inline=True)
 def _seat_hazards(b, p, P, h, held, td, words, st, game, rounds, denial_weight, hazard_table, cand, legal,
                   previous, scratch):
     """The outlook of player ``p`` in game ``b`` (module docstring): the flags (into ``scratch``'s
@@ -707,7 +707,7 @@ def _seat_hazards(b, p, P, h, held, td, words, st, game, rounds, denial_weight, 
     return pending, deny, inv_allowed
 
 
-@kernel
+@rule_step(inline=True)
 def _write_decision(row, p_best, e_now, e_wait, choice, pts, pen, inv_allowed, pending, hazard, live, n_live,
                     idle, P):
     """The decision block (:data:`pi_env.encodings.layouts.DECISION_BLOCK_LAYOUT`) of one row into
@@ -730,7 +730,7 @@ def _write_decision(row, p_best, e_now, e_wait, choice, pts, pen, inv_allowed, p
     row[16 + min(choice, SOLVE_BASE)] = 1.0
 
 
-@kernel
+@rule_step(inline=True)
 def _joint_block_row(row, members, joint, n):
     """The joint block (:func:`pi_env.solvers.compact.encode_joint_block`) from the positive joint
     counts ``joint[:n]`` of the cases ``members[:n]`` (``n == 0``: no joint deal, all zeros)."""
