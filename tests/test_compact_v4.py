@@ -235,3 +235,31 @@ def test_a_tiny_training_run_on_it_plays_as_a_learned_agent(tmp_path):
     agents = [make_agent(f"learned:{out / 'policy.pt'}")] + [make_agent("greedy") for _ in range(3)]
     final, rec = play_game(GameConfig(num_players=4), agents, seed=3)
     assert bool(final.done[0]) and final.score.shape == (1, 4)
+
+
+_JIT_SCRIPT = """
+import hashlib
+import numpy as np
+from pi_env.engine import GameConfig, init, sample_actions, step_inplace
+from pi_env.agents.learned import encode_state
+h = hashlib.sha256()
+for players in (2, 3, 4):
+    cfg = GameConfig(num_players=players)
+    st = init(cfg, 3, seed=4)
+    rng = np.random.default_rng(4)
+    for _ in range(4):
+        x = encode_state("compact-v4", st, cfg, st.current_player.astype(np.int64))
+        h.update(np.round(x.astype(np.float64), 5).tobytes())
+        a = sample_actions(st, rng)
+        a[a >= 50] = 50 + (a[a >= 50] - 50) % 7
+        step_inplace(st, a, cfg)
+print(h.hexdigest())
+"""
+
+
+def test_jit_off_path_agrees():
+    """docs/contributing.md §C5: the encoding's kernels (the decision kernel writing its block, the
+    joint block's kernel) run as plain Python with NUMBA_DISABLE_JIT=1 and give the same rows."""
+    from helpers import assert_jit_off_agrees
+
+    assert_jit_off_agrees(_JIT_SCRIPT, timeout=900)
