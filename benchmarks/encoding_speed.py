@@ -1,4 +1,4 @@
-"""The learned models' compact encodings at batch speed (issue #30 item 2): rows per second of
+"""The learned models' compact encodings at batch speed: rows per second of
 ``"compact-v4"`` (``"compact-v3"`` followed by greedy's decision block,
 :func:`pi_env.rl.greedy_batch.decision_block`) at 2, 3 and 4 players, beside ``"compact-v3"``, the
 decision block alone, and ``"compact-v2"`` as it was computed before

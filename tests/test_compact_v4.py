@@ -1,4 +1,4 @@
-"""The ``"compact-v4"`` encoding of learned models (issue #30 item 2): ``"compact-v3"`` followed by
+"""The ``"compact-v4"`` encoding of learned models: ``"compact-v3"`` followed by
 the decision block, the figures the ``greedy`` agent decides on, written by greedy's batch kernel
 (:func:`pi_env.rl.greedy_batch.decision_block`). Every entry equals the per-game Python greedy's
 figures (:func:`pi_env.agents.greedy.assess` and :func:`~pi_env.agents.greedy.greedy_decision`,
