@@ -43,10 +43,9 @@ entry by entry (tested). Their names, layouts and sizes are registered in :mod:`
 * ``"compact-v2"``: ``"compact-v1"`` followed by the joint block
   (:func:`pi_env.solvers.compact.encode_joint_block`, 38 entries: the marginals, case count and
   largest case probability of the **joint** posterior over every player's public answers, what
-  ``greedy`` decides on): ``254 + 8·P`` entries (4 players: 286). Its joint count is one Python
-  call per row at 3–5 players (measured on a loaded machine: 200 rows/s at 4 players for
-  20-step random-play positions, 8 rows/s for batches rich in failed solves, which make the
-  joint count slow), for models that play 3–5 players.
+  ``greedy`` decides on): ``254 + 8·P`` entries (4 players: 286). Its joint count is one numba
+  call for the batch at 2–4 players and one Python call per row at 5 players (slow: tens of rows
+  per second), for models that play 3–5 players.
 * ``"compact-v3"``: ``"compact-v2"`` followed by 100 entries derived from its query gains
   (:func:`_query_extra`, the solo models' ``rel_gain`` and ``best_gain`` for the standard game):
   ``rel_gain`` [50] ``exp(-10 · (best gain − gain))`` per query (bits; the 36 clue cards then the
@@ -57,6 +56,49 @@ entry by entry (tested). Their names, layouts and sizes are registered in :mod:`
   queries, so the network reads which query ``deducer(joint=False)`` would ask instead of computing
   an argmax over 50 gains. Own-information gains only (public information and the observer's own
   answers, :func:`pi_env.solvers.own_info.query_gains`): ``354 + 8·P`` entries (4 players: 386).
+* ``"compact-v4"`` (2–4 players): ``"compact-v3"`` followed by the **decision block** (67 entries,
+  :data:`pi_env.encodings.layouts.DECISION_BLOCK_LAYOUT`): the figures the ``greedy`` agent decides
+  on, written by greedy's own batch kernel (:func:`pi_env.rl.greedy_batch.decision_block`, the
+  kernel of :func:`~pi_env.rl.greedy_batch.greedy_actions`; equal to the per-game
+  :func:`pi_env.agents.greedy.assess` / :func:`~pi_env.agents.greedy.greedy_decision` figures,
+  tested) without agent memory (greedy's ``previous=None``: a tier rise is ``pending`` only when
+  rotation 0 shows it), so that the engine state and the observations give equal rows.
+  ``421 + 8·P`` entries (4 players: 453). Points are scaled by 1/10:
+
+  ================  =====  ===========  ==========================================================
+  name              shape  range        meaning
+  ================  =====  ===========  ==========================================================
+  p_correct         [1]    0..1         probability of the most likely case of the exact joint
+                                        posterior (greedy's ``p_best``; 2 players: ``1 / n``)
+  e_now             [1]    −0.2..0.9    ``E_now / 10``: expected points of solving now,
+                                        ``p·points − (1 − p)·penalty``
+  e_wait            [1]    0..0.9       ``E_wait / 10``: expected points of greedy's query then
+                                        solving next turn (``Outlook.wait_value`` of ``q_after``);
+                                        with no query greedy would ask (none splits the cases,
+                                        or the posterior is certain) the value of waiting a turn
+                                        without learning (``wait_value(p_correct)``)
+  solve_now         [1]    0/1          greedy solves now (certain, or ``E_now > 0`` and
+                                        ``E_now ≥ E_wait``, or no query worth waiting for)
+  solve_points      [1]    0..0.9       points of a correct solve now / 10 (tier, round, cap)
+  wrong_penalty     [1]    0..0.2       points a wrong solve loses now / 10 (floor applied)
+  inv_allowed       [1]    0..1         investigators greedy's ration allows this round / 5
+  pending           [1]    0/1          a seat before the player solved in this rotation (the
+                                        tier rises at its end; rotation 0 only, see above)
+  hazard            [4]    0..1         relative seats 1..4: chance the seat solves on its
+                                        coming turn (``turns_to_solve_pmf(n_public)[0]``) for
+                                        the seats acting after the player in this rotation that
+                                        may solve; 0 otherwise and beyond ``P − 1``
+  idle              [4]    0/1          relative seats 1..4: the seat has not acted once its
+                                        turn passed (greedy's ``idle``); 0 beyond ``P − 1``
+  greedy_choice     [51]   0/1          one-hot over the compact action space: greedy's choice
+                                        (0..49 the query, 50 solve)
+  ================  =====  ===========  ==========================================================
+
+  The other figures greedy reads are in ``"compact-v1"`` already (``public_log2_count``: every
+  seat's public case count; ``attempted``, ``solved``; ``round``, ``tier``, ``rotation``). 5
+  players are refused (:class:`~pi_env.core.errors.PIError`: greedy's batch kernel plays 2–4).
+  The kernel lives in the RL layer, above this module: it is looked up by name when a
+  ``"compact-v4"`` row is first encoded (:func:`_decision_block`).
 * ``"solo-compact-v1"`` (solo models), 250 entries: :func:`pi_env.solvers.compact.encode_solo_compact`
   (142: own-information marginals, case count, the gain of every query, display, investigators
   placed and left, actions and wrong solves) followed by 108 entries derived from it
@@ -281,8 +323,59 @@ class _CompactV3:
                                np.zeros(len(obs), dtype=np.int64))
 
 
+def _decision_block() -> Callable[..., np.ndarray]:
+    """:func:`pi_env.rl.greedy_batch.decision_block`, the greedy kernel that writes the decision block.
+
+    It lives in the RL layer beside ``greedy`` in batch (one kernel decides and writes the figures),
+    above this one; it is looked up by name when a ``"compact-v4"`` row is first encoded (a plug-in,
+    the registry's ``computed_by`` convention), so importing this module does not import the RL layer.
+    """
+    import importlib
+
+    return importlib.import_module("pi_env.rl.greedy_batch").decision_block  # type: ignore[no-any-return]
+
+
+class _CompactV4:
+    """``"compact-v4"`` (module docstring): ``"compact-v3"`` then greedy's decision block
+    (:func:`pi_env.rl.greedy_batch.decision_block`); 2–4 players. At 3 and 4 players the joint block
+    comes from the decision kernel's counts (the joint posterior counted once; equal to
+    ``"compact-v3"``'s entries, tested)."""
+
+    def size(self, num_players: int) -> int:
+        return _encodings.get("compact-v4").size(num_players)
+
+    def from_state(self, state: Any, config: Any, players: np.ndarray, flat: "np.ndarray | None" = None,
+                   out: "np.ndarray | None" = None, parallel: "bool | None" = False) -> np.ndarray:
+        from pi_env.encodings.layouts import DECISION_BLOCK_SIZE
+
+        if config.num_players not in (2, 3, 4):
+            raise PIError(f"the compact-v4 encoding (greedy's decision block) is computed for 2, 3 and 4 players, "
+                          f"not {config.num_players}")
+        from pi_env.solvers.compact import compact_size, encode_compact, encode_joint_block
+
+        P = config.num_players
+        if out is None:
+            out = np.empty((state.batch_size, self.size(P)), dtype=np.float32)
+        n1, n4 = compact_size(P), out.shape[1] - DECISION_BLOCK_SIZE
+        n2 = n4 - _QUERY_EXTRA
+        players = np.asarray(players, dtype=np.int64)
+        encode_compact(state, config, players, out=out[:, :n1], parallel=parallel)
+        if P == 2:  # the joint block is the own set's (3, 4 players: from the decision kernel's counts)
+            encode_joint_block(state, config, players, out=out[:, n1:n2])
+        _decision_block()(state, config.board, players, config.edition, out=out[:, n4:],
+                          joint=None if P == 2 else out[:, n1:n2])
+        out[:, n2:n4] = _compact_extra(out[:, :n2], P)
+        return out
+
+    def from_observations(self, observations: np.ndarray, config: Any) -> np.ndarray:
+        obs = np.atleast_2d(observations)
+        return self.from_state(state_from_observations(obs, config.num_players), config,
+                               np.zeros(len(obs), dtype=np.int64))
+
+
 _IMPLEMENTATIONS: dict[str, Any] = {"flat-v1": _FlatV1(), "compact-v1": _CompactV1(), "compact-v2": _CompactV2(),
-                                    "compact-v3": _CompactV3(), "solo-compact-v1": _SoloCompactV1()}
+                                    "compact-v3": _CompactV3(), "compact-v4": _CompactV4(),
+                                    "solo-compact-v1": _SoloCompactV1()}
 ENCODINGS: dict[str, Any] = {name: _IMPLEMENTATIONS[name] for name in _encodings.learned_names()}
 """Encoding name -> encoder with ``size(P)``, ``from_state(state, config, players, flat=None)`` (the
 batched training path) and ``from_observations(observations, config)`` (agents): the same

@@ -20,7 +20,8 @@ round. Solo: the same for Solo Time Attack games (open mode). Rows, per player c
   query gains, public sets of every seat) threaded and serial, beside the flat encoding
   (:func:`pi_env.envs.encoders.encode_flat`, stateless) it replaces for learning; the joint block
   that ``compact-v2`` appends (:func:`pi_env.solvers.compact.encode_joint_block`: the joint posterior,
-  numba for 2 players, a Python joint count per row for 3–5 players on ``--joint-rows`` rows);
+  one numba call for 2–4 players, a Python joint count per row for 5 players on ``--joint-rows``
+  rows; ``benchmarks/encoding_speed.py`` measures it against the per-row path it replaced at 3);
 * solo: ``solo_features``, with gains, and :func:`pi_env.solvers.compact.encode_solo_compact`.
 
 A second table (with 4 in ``--players``; alone with ``--joint4-only``): ``joint_features`` at 4
@@ -161,7 +162,7 @@ def player_rows(P: int, args: argparse.Namespace) -> list[tuple[str, object, int
         jsub = np.empty((m, JOINT_FEATURES), dtype=np.float32)
         rows.append(("joint_features (numba sets + per-row count)",
                      lambda: joint_features(sub, config.board, players[:m], out=jsub), m))
-    m2 = B if P == 2 else min(args.joint_rows, B)
+    m2 = B if P <= 4 else min(args.joint_rows, B)
     sub2 = state.take(np.arange(m2))
     block = np.empty((m2, JOINT_BLOCK_SIZE), dtype=np.float32)
     rows.append((f"encode_joint_block ({JOINT_BLOCK_SIZE} floats of compact-v2)",

@@ -79,7 +79,9 @@ joint_p_best        [1]       0..1         the largest joint probability of one 
                                            the joint posterior's most likely case is right)
 ==================  ========  ===========  ===========================================================
 
-A row without a consistent deal (impossible in an engine game) is all zeros.
+A row without a consistent deal (impossible in an engine game) is all zeros. It is computed in
+one numba call for the batch at 2–4 players (3 and 4: :func:`_joint_block_kernel`, the counts of
+:func:`pi_env.solvers.own_info.joint_features`) and with one Python joint count per row at 5.
 
 Solo encoding
 -------------
@@ -112,7 +114,8 @@ from pi_env.engine.state import GameConfig, State
 from pi_env.engine import check_config
 from pi_env.engine.observe import player_array as players_array
 from pi_env.solvers.own_info import (_CHUNK, _LOG2, _LOG2_CASES, any_nonzero, apply_held, case_set, clue_code,
-                                     _finish_row, _gather_solo, gather_state, held_case_of, _near_counts,
+                                     _features_of_counts, _finish_row, _gather_solo, disjoint_counts,
+                                     disjoint_pair_counts, gather_state, held_case_of, _near_counts,
                                      failed_solve_words,
                                      _optional_buffer, _pick, _rows_buffer, _scratch, _state_args, adjacency_words)
 
@@ -273,12 +276,72 @@ def encode_compact(state: State, config: GameConfig, players: "int | np.ndarray"
     return out
 
 
+@batch_kernel
+def _joint_block_kernel(players, words, out, tile_district, case, spot, trace, front, inv_count, inv_district,
+                        inv_answer, inv_suppressed, failed_words, solved_case, failed):
+    """The joint block of 3- and 4-player games (module docstring), one row per game: the sets of
+    every seat as :func:`pi_env.solvers.own_info.joint_features` builds them (the held case
+    known), the joint counts per case of the observer by
+    :func:`~pi_env.solvers.own_info.disjoint_counts` (3 players: one unknown seat) or
+    :func:`~pi_env.solvers.own_info.disjoint_pair_counts` (4 players: two), then the marginals and
+    the case count of :func:`~pi_env.solvers.own_info.joint_features` (``_features_of_counts``) and
+    ``joint_p_best`` = the largest count over their sum."""
+    B = players.shape[0]
+    P = case.shape[1]
+    for chunk in prange((B + _CHUNK - 1) // _CHUNK):
+        answer, inv_mask, cnt, members, _, _, _ = _scratch()
+        others = np.empty((2, NUM_CASES), dtype=np.int16)
+        joint = np.empty(NUM_CASES, dtype=np.int64)
+        h1, hse, hsl, hel = (np.zeros(NUM_ELEMENTS, dtype=np.int64), np.zeros((12, 10), dtype=np.int64),
+                             np.zeros((12, 14), dtype=np.int64), np.zeros((10, 14), dtype=np.int64))
+        mem = np.zeros(NUM_CASES, dtype=np.uint8)
+        sizes = np.zeros(P, dtype=np.int64)
+        for b in range(chunk * _CHUNK, min(B, chunk * _CHUNK + _CHUNK)):
+            row = out[b]
+            for i in range(JOINT_BLOCK_SIZE):
+                row[i] = 0.0
+            p = players[b]
+            h = (p + 1) % P
+            held = held_case_of(case, b, h)
+            for k in range(P):
+                j = (k + 1) % P  # seats 1 .. P-1, then the observer
+                q = (p + j) % P
+                excl, target, only = gather_state(b, q, P, spot, trace, front, inv_count, inv_district,
+                                                   inv_answer, inv_suppressed, solved_case, answer, inv_mask)
+                excl, only = apply_held(q, h, held, excl, only)
+                if only == -2:
+                    target = np.int64(-1)
+                sizes[j] = case_set(tile_district[b], words, answer, excl, inv_mask, target, only, failed[b, q],
+                                    any_nonzero(failed_words[b, q]), True,
+                                    members if j == 0 else others[max(j - 2, 0)], cnt)
+            empty = False
+            for j in range(P):
+                empty = empty or sizes[j] == 0
+            if empty:
+                continue
+            if P == 3:
+                positive = disjoint_counts(members, sizes[0], others[0], sizes[2], joint, h1, hse, hsl, hel, mem)
+            else:
+                positive = disjoint_pair_counts(members, sizes[0], others[0], sizes[2], others[1], sizes[3], joint)
+            _features_of_counts(members, sizes[0], joint, positive, row)
+            total, top = 0, 0
+            for i in range(sizes[0]):
+                total += joint[i]
+                top = max(top, joint[i])
+            if total > 0:
+                row[JOINT_BLOCK_SIZE - 1] = top / total
+
+
 def encode_joint_block(state: State, config: GameConfig, players: "int | np.ndarray",
                        out: "np.ndarray | None" = None) -> np.ndarray:
     """The joint block (module docstring) of ``players`` in every game of ``state``.
 
-    One numba call for the case sets of every seat, then one joint count per row
-    (:func:`pi_env.solvers.own_info.joint_case_counts`; 2 players: one numba call in all).
+    2 players: the own-information set (:func:`pi_env.solvers.own_info.joint_case_counts`, one
+    numba call) and numpy sums. 3 and 4 players: one numba call in all (:func:`_joint_block_kernel`,
+    the counts of :func:`pi_env.solvers.own_info.joint_features`). 5 players: the sets from one
+    numba call, then one joint count per row (:func:`pi_env.solvers.joint.count_joint`, slow).
+    The values are the same on every path: ``count / total`` sums (``float64``) stored as
+    ``float32`` (tested against the per-row count at 3 and 4 players, ``tests/test_compact.py``).
 
     Args:
         state: a batch of ``B`` standard or duel games.
@@ -293,8 +356,6 @@ def encode_joint_block(state: State, config: GameConfig, players: "int | np.ndar
     Raises:
         PIError: a ``config`` for another player count, a player out of range, a wrong buffer.
     """
-    from pi_env.solvers.own_info import joint_case_counts
-
     check_config(state, config)
     B = state.batch_size
     players = players_array(state, players)
@@ -303,6 +364,19 @@ def encode_joint_block(state: State, config: GameConfig, players: "int | np.ndar
     elif not isinstance(out, np.ndarray) or out.shape != (B, JOINT_BLOCK_SIZE) or out.dtype != np.float32:
         raise PIError(f"out must be float32[{B}, {JOINT_BLOCK_SIZE}], got "
                       f"{getattr(out, 'dtype', type(out).__name__)}{list(getattr(out, 'shape', ()))}")
+    if config.num_players in (3, 4):
+        if B:
+            _joint_block_kernel.for_batch(B)(players, adjacency_words(config.board), out, *_state_args(state))
+        return out
+    return _joint_block_of_counts(state, config, players, out)
+
+
+def _joint_block_of_counts(state: State, config: GameConfig, players: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """The joint block from :func:`pi_env.solvers.own_info.joint_case_counts` (2 and 5 players; at 3
+    and 4 the reference the batch kernel is tested against)."""
+    from pi_env.solvers.own_info import joint_case_counts
+
+    B = state.batch_size
     counts = joint_case_counts(state, config.board, players).astype(np.float64)
     total = counts.sum(axis=1)
     w = counts / np.maximum(total, 1.0)[:, None]

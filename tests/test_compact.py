@@ -241,3 +241,25 @@ def test_jit_off_path_agrees():
     """docs/contributing.md §C5: the compact kernels run as plain Python with NUMBA_DISABLE_JIT=1 and agree
     (to 4 decimals: float summation order may differ)."""
     assert_jit_off_agrees(_JIT_SCRIPT, timeout=300)
+
+
+@pytest.mark.parametrize("num_players,seed", [(3, 71), (4, 72)])
+def test_joint_block_in_one_numba_call_equals_the_per_row_joint_count(num_players, seed):
+    """3 and 4 players: the joint block's batch kernel (the counts of ``joint_features``) gives the
+    values of the per-row path (``joint_case_counts``: at 3 players one
+    :func:`pi_env.solvers.joint.count_joint` per row, then numpy sums) bit for bit, for every seat, on
+    positions of random play with right and wrong solves (later rounds, failed solves)."""
+    from pi_env.solvers.compact import _joint_block_of_counts, encode_joint_block
+
+    cfg = GameConfig(num_players=num_players)
+    rows = nonzero = 0
+    for step, st in enumerate(random_positions(cfg, 16, seed, 60)):
+        if step % 6:
+            continue
+        for p in range(num_players):
+            got = encode_joint_block(st, cfg, np.full(16, p))
+            want = _joint_block_of_counts(st, cfg, np.full(16, p), np.empty((16, 38), np.float32))
+            assert got.tobytes() == want.tobytes()
+            rows += 16
+            nonzero += int((got[:, 37] > 0).sum())
+    assert rows == 10 * 16 * num_players and nonzero == rows

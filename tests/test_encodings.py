@@ -13,12 +13,12 @@ from pi_env.engine import GameConfig
 from pi_env.engine.solo import SoloConfig
 
 EXPECTED = ("observation", "flat", "packed", "packed-int8", "packed-int16", "solver", "solo-observation",
-            "flat-v1", "compact-v1", "compact-v2", "compact-v3", "solo-compact-v1")
+            "flat-v1", "compact-v1", "compact-v2", "compact-v3", "compact-v4", "solo-compact-v1")
 # exact sizes for 2 and 4 players (docs of each encoding: 618 + 1912·P, 150 + 269·P, 78 + 105·P, ...)
 SIZES = {"observation": (4442, 8266), "flat": (4442, 8266), "packed": (688, 1226), "packed-int8": (288, 498),
          "packed-int16": (288, 498), "solver": (4479, 8303), "solo-observation": (2452, 2452),
          "flat-v1": (1082, 1546), "compact-v1": (232, 248), "compact-v2": (270, 286), "compact-v3": (370, 386),
-         "solo-compact-v1": (250, 250)}
+         "compact-v4": (437, 453), "solo-compact-v1": (250, 250)}
 
 
 def _players(spec: E.EncodingSpec) -> tuple[int, ...]:
@@ -33,12 +33,13 @@ def test_the_registry_lists_every_encoding_once():
     assert E.names() == EXPECTED
     assert len(set(E.names())) == len(E.names()) == len(E.REGISTRY)
     assert all(E.get(n).name == n for n in E.names())
-    assert E.learned_names() == ("flat-v1", "compact-v1", "compact-v2", "compact-v3", "solo-compact-v1")
+    assert E.learned_names() == ("flat-v1", "compact-v1", "compact-v2", "compact-v3", "compact-v4",
+                                 "solo-compact-v1")
     assert E.ENV_OBSERVATIONS == ("flat", "packed", "packed-int8", "packed-int16")
     assert E.SOLO_ENCODING == "solo-compact-v1" and E.get(E.SOLO_ENCODING).solo
     assert [n for n in E.names() if E.get(n).solo] == ["solo-observation", "solo-compact-v1"]
     assert (E.get("packed-int8").version, E.get("packed-int8").dtype) == (E.INT_LAYOUT_VERSION, "int8") == (2, "int8")
-    assert [E.get(n).version for n in ("compact-v1", "compact-v2", "compact-v3")] == [1, 2, 3]
+    assert [E.get(n).version for n in ("compact-v1", "compact-v2", "compact-v3", "compact-v4")] == [1, 2, 3, 4]
 
 
 def test_an_unknown_encoding_is_refused_with_the_known_names():
@@ -85,7 +86,8 @@ def test_bounds_and_scales_have_the_layouts_size(name):
 
 
 def test_which_encodings_have_bounds_and_scales():
-    assert [n for n in EXPECTED if E.get(n).bounds is None] == ["compact-v2", "compact-v3", "solo-compact-v1"]
+    assert [n for n in EXPECTED if E.get(n).bounds is None] == ["compact-v2", "compact-v3", "compact-v4",
+                                                                  "solo-compact-v1"]
     assert [n for n in EXPECTED if E.get(n).scales is not None] == ["flat", "flat-v1"]
 
 

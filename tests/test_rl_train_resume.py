@@ -132,7 +132,7 @@ def test_an_interrupted_run_is_saved_and_resumes(tmp_path, monkeypatch, capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["--opponents", "nobody:1"], "unknown agent 'nobody'"),
-    (["--encoding", "nope"], "--encoding: unknown encoding 'nope' (one of: flat-v1, compact-v1, compact-v2, compact-v3)"),
+    (["--encoding", "nope"], "--encoding: unknown encoding 'nope' (one of: flat-v1, compact-v1, compact-v2, compact-v3, compact-v4)"),
     (["--encoding", "solo-compact-v1"], "--encoding: encoding 'solo-compact-v1' is for Solo Time Attack models"),
     (["--imitate", "nobody"], "unknown agent 'nobody'"),
     (["--imitate", "gain", "--imitate-opponents", "zz:1"], "unknown agent 'zz'"),

@@ -27,7 +27,8 @@ __all__ = ["Layout", "component_layout", "layout_dict", "OBSERVATION_COMPONENTS"
            "SOLO_OBSERVATION_COMPONENTS", "solo_observation_layout", "SOLO_OBSERVATION_SIZE", "SOLVER_FEATURES",
            "SOLVER_LAYOUT", "solver_layout", "solver_size", "COMPACT_HEAD", "COMPACT_SEATS", "COMPACT_TAIL",
            "compact_layout", "compact_size", "JOINT_BLOCK_LAYOUT", "JOINT_BLOCK_SIZE", "SOLO_COMPACT_COMPONENTS",
-           "solo_compact_layout", "SOLO_COMPACT_SIZE", "QUERY_EXTRA", "SOLO_EXTRA"]
+           "solo_compact_layout", "SOLO_COMPACT_SIZE", "QUERY_EXTRA", "SOLO_EXTRA", "DECISION_BLOCK_LAYOUT",
+           "DECISION_BLOCK_SIZE", "DECISION_SEATS"]
 
 Layout = dict[str, tuple[int, tuple[int, ...]]]
 """``name -> (start, shape)``, in order."""
@@ -350,3 +351,15 @@ QUERY_EXTRA = 50 + 50
 SOLO_EXTRA = 50 + 50 + 8
 """Entries ``"solo-compact-v1"`` appends to the solo compact encoding: ``rel_gain`` [50],
 ``best_gain`` [50], ``small_count`` [8]."""
+
+DECISION_SEATS = 4
+"""Relative seats 1..4 of the decision block's per-seat entries (zeros beyond ``P − 1``)."""
+DECISION_BLOCK_LAYOUT: Layout = {
+    "p_correct": (0, (1,)), "e_now": (1, (1,)), "e_wait": (2, (1,)), "solve_now": (3, (1,)),
+    "solve_points": (4, (1,)), "wrong_penalty": (5, (1,)), "inv_allowed": (6, (1,)), "pending": (7, (1,)),
+    "hazard": (8, (DECISION_SEATS,)), "idle": (12, (DECISION_SEATS,)), "greedy_choice": (16, (51,))}
+"""Offsets and shapes of the decision block (``"compact-v4"`` appends it to ``"compact-v3"``): the
+figures the ``greedy`` agent decides on (:func:`pi_env.rl.greedy_batch.decision_block`; the
+meaning and range of every entry: :mod:`pi_env.agents.learned`, module docstring)."""
+DECISION_BLOCK_SIZE = 67
+"""Length of the decision block."""

@@ -104,6 +104,11 @@ def _solo_compact(num_players: int = 0) -> "dict[str, tuple[int, tuple[int, ...]
 
 _compact_v2 = _concat(("", L.compact_layout), ("", _joint))
 _compact_v3 = _concat(("", L.compact_layout), ("", _joint), ("", _query_extra))
+def _decision(num_players: int = 0) -> "dict[str, tuple[int, tuple[int, ...]]]":
+    return dict(L.DECISION_BLOCK_LAYOUT)
+
+
+_compact_v4 = _concat(("", L.compact_layout), ("", _joint), ("", _query_extra), ("", _decision))
 _solo_compact_v1 = _concat(("", _solo_compact), ("", _solo_extra))
 
 
@@ -140,6 +145,10 @@ _SPECS = (
                  "pi_env.agents.learned", "learned models: compact-v1, then the joint block"),
     EncodingSpec("compact-v3", 3, "float32", False, _compact_v3, _size_of(_compact_v3), None, None,
                  "pi_env.agents.learned", "learned models: compact-v2, then rel_gain and best_gain"),
+    EncodingSpec("compact-v4", 4, "float32", False, _compact_v4, _size_of(_compact_v4), None, None,
+                 "pi_env.rl.greedy_batch.decision_block",
+                 "learned models (2-4 players): compact-v3, then greedy's decision block (P(correct), E_now, E_wait, "
+                 "its choice)"),
     EncodingSpec("solo-compact-v1", 1, "float32", True, _solo_compact_v1, _size_of(_solo_compact_v1), None, None,
                  "pi_env.agents.learned", "solo learned models: the solo compact encoding and its query extras"),
 )
@@ -149,7 +158,7 @@ REGISTRY: dict[str, EncodingSpec] = {spec.name: spec for spec in _SPECS}
 
 ENV_OBSERVATIONS: tuple[str, ...] = ("flat", "packed", "packed-int8", "packed-int16")
 """The encodings the self-play env returns (its ``observations`` argument)."""
-LEARNED: tuple[str, ...] = ("flat-v1", "compact-v1", "compact-v2", "compact-v3", "solo-compact-v1")
+LEARNED: tuple[str, ...] = ("flat-v1", "compact-v1", "compact-v2", "compact-v3", "compact-v4", "solo-compact-v1")
 """The input encodings of learned models (:func:`learned_names`)."""
 SOLO_ENCODING = "solo-compact-v1"
 """The encoding of solo learned models."""

@@ -102,11 +102,14 @@ from __future__ import annotations
 import numpy as np
 
 from pi_env.agents.greedy import ROUNDS, denial_weight_for
-from pi_env.core._config import kernel
-from pi_env.core.constants import INVESTIGATE_BASE, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS, SOLVE_BASE
+from pi_env.core._config import kernel, rule_step
+from pi_env.core.constants import (INVESTIGATE_BASE, MAX_INVESTIGATORS, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS,
+                                   ON_DISPLAY, SOLVE_BASE)
 from pi_env.core.errors import PIError
 from pi_env.core.rules import (edition_code, finished_for_round_end, round_ends_after_rotation, solve_gain,
                                tier_points, wrong_solve_loss)
+from pi_env.encodings.layouts import DECISION_BLOCK_SIZE, JOINT_BLOCK_SIZE
+from pi_env.solvers.own_info import _features_of_counts
 from pi_env.engine import GameConfig, State, legal_action_mask
 from pi_env.rl.heuristic_batch import district_codes
 from pi_env.solvers.hints import GAIN_TOLERANCE, tied_with_best
@@ -116,12 +119,13 @@ from pi_env.solvers.own_info import (adjacency_words, any_nonzero, apply_held, c
                                      seat_case_set)
 from pi_env.solvers.turns import turns_to_solve_pmf
 
-__all__ = ["GreedyOpponent", "greedy_actions", "SUPPORTED_PLAYERS"]
+__all__ = ["GreedyOpponent", "greedy_actions", "decision_block", "query_legal", "SUPPORTED_PLAYERS"]
 
 SUPPORTED_PLAYERS = (2, 3, 4)
 """Player counts :class:`GreedyOpponent` plays."""
 _NUM_QUERIES = INVESTIGATE_BASE + NUM_DISTRICTS  # 50
 _MANY_CASES = 350  # above: the weighted gains from sums per element, pair and case (_weighted_gains)
+_POINT_SCALE = 0.1  # score points in the decision block (decision_block)
 
 
 def _prob_table() -> np.ndarray:
@@ -624,11 +628,123 @@ def _waiting_clue(legal_row, denial):
     return -1
 
 
+@rule_step(inline=True)
+def _case_posterior(b, p, P, h, held, td, words, st, prob_table, answer, inv_mask, inv_mask_own, members, cnt,
+                    others, cnt2, joint, weight, hist):
+    """Greedy's posterior of player ``p``'s case in game ``b`` (module docstring): the cases
+    ``members[:n]`` (ascending) and their probabilities ``weight[:n]``; ``cnt`` the own set's element
+    counts, ``inv_mask_own`` its investigation masks. Returns ``(n, uniform, best_i, p_best)``:
+    ``uniform`` when the probabilities are the own set's uniform ones (2 players, or no joint deal),
+    ``best_i`` the most likely case's index (ties to the lowest id), ``p_best`` its probability;
+    ``n == 0`` (impossible with correct answers): no case."""
+    spot, trace, front, inv_count, inv_district, inv_answer, inv_suppressed, solved_case, failed_words, failed = st
+    excl, target, only = gather_state(b, p, P, spot, trace, front, inv_count, inv_district, inv_answer,
+                                       inv_suppressed, solved_case, answer, inv_mask)
+    excl, only = apply_held(p, h, held, excl, only)
+    if only == -2:
+        target = np.int64(-1)
+    n = case_set(td, words, answer, excl, inv_mask, target, only, failed[b, p], any_nonzero(failed_words[b, p]),
+                  True, members, cnt)
+    inv_mask_own[:] = inv_mask
+    if n == 0:
+        return n, True, 0, 0.0
+    kept = -1 if P == 2 else _joint_posterior(b, p, P, h, held, td, words, st, answer, inv_mask, members, n,
+                                               others, cnt2, joint, weight, hist)
+    best_i = 0
+    if kept < 0:
+        p_best = prob_table[n]
+        weight[:n] = p_best
+        return n, True, best_i, p_best
+    for i in range(1, kept):
+        if weight[i] > weight[best_i]:
+            best_i = i
+    return kept, False, best_i, weight[best_i]
+
+
+@rule_step(inline=True)
+def _seat_hazards(b, p, P, h, held, td, words, st, game, rounds, denial_weight, hazard_table, cand, legal,
+                  previous, scratch):
+    """The outlook of player ``p`` in game ``b`` (module docstring): the flags (into ``scratch``'s
+    ``solved``, ``attempted``, ``before``, ``idle``), every later seat's public case count and
+    hazard (``n_pub``, ``hazard``), seat 1's element counts ``cnt1``, the candidate queries
+    ``cand`` (legal, investigators rationed). Returns ``(pending, deny, inv_allowed)``."""
+    spot, trace, front, inv_count, inv_district, inv_answer, inv_suppressed, solved_case, failed_words, failed = st
+    round_, tier_, rotation_, first_player, score_, attempted_, solved_, inv_left = game
+    prev_valid, prev_round, prev_rotation, prev_solved = previous
+    answer, inv_mask, others, cnt1, cnt2, n_pub, hazard, solved, attempted, before, idle = scratch
+    rnd, rotation = np.int64(round_[b]), np.int64(rotation_[b])
+    first = (np.int64(first_player[b]) - p + P) % P
+    mine = (P - first) % P  # the agent's place in this rotation's order
+    pending = _outlook(b, p, P, rotation, rnd, first, mine, solved_, attempted_, st, prev_valid, prev_round,
+                       prev_rotation, prev_solved, solved, attempted, before, idle)
+    # the public case set (no held case) of every seat that may still solve in this rotation
+    # after the agent: its size for the hazard (the only hazards the outlook uses); seat 1's
+    # element counts for denial (when weighed)
+    hazard[:] = 0.0
+    deny = denial_weight != 0.0 and not solved[1] and not idle[1]
+    for j in range(1, P):
+        if (before[j] or solved[j] or idle[j]) and not (j == 1 and deny):
+            continue
+        q = (p + j) % P
+        ex, tg, on = gather_state(b, q, P, spot, trace, front, inv_count, inv_district, inv_answer,
+                                   inv_suppressed, solved_case, answer, inv_mask)
+        n_pub[j] = case_set(td, words, answer, ex, inv_mask, tg, on, failed[b, q], any_nonzero(failed_words[b, q]),
+                             False, others[0, 0:0], cnt1 if j == 1 else cnt2)
+        if not solved[j] and not idle[j]:
+            hazard[j] = hazard_table[n_pub[j]]
+    # candidate queries: legal clues, investigators rationed
+    placed, left = np.int64(inv_count[b, p]), np.int64(inv_left[b, p])
+    share = -(-max(0, left + placed) // max(1, rounds - rnd))
+    inv_allowed = max(0, min(left, share - placed))
+    for a in range(_NUM_QUERIES):
+        cand[a] = legal[b, a] and (a < INVESTIGATE_BASE or inv_allowed > 0)
+    return pending, deny, inv_allowed
+
+
+@rule_step(inline=True)
+def _write_decision(row, p_best, e_now, e_wait, choice, pts, pen, inv_allowed, pending, hazard, live, n_live,
+                    idle, P):
+    """The decision block (:data:`pi_env.encodings.layouts.DECISION_BLOCK_LAYOUT`) of one row into
+    ``row`` (``float32[67]``): the figures greedy decided on, ``choice`` its engine action."""
+    for i in range(row.shape[0]):
+        row[i] = 0.0
+    row[0] = p_best
+    row[1] = e_now * _POINT_SCALE
+    row[2] = e_wait * _POINT_SCALE
+    row[3] = 1.0 if choice >= SOLVE_BASE else 0.0
+    row[4] = pts * _POINT_SCALE
+    row[5] = pen * _POINT_SCALE
+    row[6] = inv_allowed / MAX_INVESTIGATORS
+    row[7] = 1.0 if pending else 0.0
+    for k in range(n_live):
+        j = live[k]
+        row[8 + j - 1] = hazard[j]
+    for j in range(1, P):
+        row[12 + j - 1] = 1.0 if idle[j] else 0.0
+    row[16 + min(choice, SOLVE_BASE)] = 1.0
+
+
+@rule_step(inline=True)
+def _joint_block_row(row, members, joint, n):
+    """The joint block (:func:`pi_env.solvers.compact.encode_joint_block`) from the positive joint
+    counts ``joint[:n]`` of the cases ``members[:n]`` (``n == 0``: no joint deal, all zeros)."""
+    for i in range(row.shape[0]):
+        row[i] = 0.0
+    if n == 0:
+        return
+    _features_of_counts(members, n, joint, n, row)
+    total, top = 0, 0
+    for i in range(n):
+        total += joint[i]
+        top = max(top, joint[i])
+    row[row.shape[0] - 1] = top / total
+
+
 @kernel
 def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight, tolerance, rounds, prob_table,
-                   hazard_table, game, st, tile_district, case, out):
+                   hazard_table, game, st, tile_district, case, out, feat, want, jblock):
     """Greedy's decision (module docstring) for player ``players[b]`` of every game ``b``, into
-    ``out[b]``.
+    ``out[b]``; with ``want`` also the figures it decided on, into ``feat[b]`` (:func:`_write_decision`).
 
     Args:
         players: ``int64[B]``; words: :func:`~pi_env.solvers.own_info.adjacency_words`;
@@ -642,11 +758,16 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
         game: the state's ``(round, tier, rotation, first_player, score, attempted, solved,
             inv_left)``; st: its per-player answers (:func:`greedy_actions`); tile_district, case:
             read as the module docstring says.
-        out: ``int64[B]``.
+        out: ``int64[B]``; feat: ``float32[B, 67]`` (``want``) or any ``float32[0, k]``.
+        jblock: ``float32[B, 38]``: with ``want`` at 3 and 4 players, the joint block of
+            :func:`pi_env.solvers.compact.encode_joint_block` from the counts the posterior was
+            made of (the same values: its kernel counts the same sets); else ``float32[0, 38]``.
+
+    Without ``want`` a row whose posterior is certain (one case) is decided before the outlook is
+    read (a solve, as greedy); with ``want`` its figures are computed too (the decision is the same).
     """
     B = players.shape[0]
     P = case.shape[1]
-    prev_valid, prev_round, prev_rotation, prev_solved = previous
     round_, tier_, rotation_, first_player, score_, attempted_, solved_, inv_left = game
     spot, trace, front, inv_count, inv_district, inv_answer, inv_suppressed, solved_case, failed_words, failed = st
     answer = np.empty(NUM_ELEMENTS, dtype=np.int8)
@@ -668,25 +789,18 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
     hyp = np.empty(3, dtype=np.int64)
     best16, mass = np.empty(16), np.empty(16)
     gain_scratch = _gain_scratch()
-    n_pub = np.zeros(P, dtype=np.int64)
+    n_pub, hazard = np.zeros(P, dtype=np.int64), np.zeros(P)
     solved, attempted = np.zeros(P, dtype=np.bool_), np.zeros(P, dtype=np.bool_)
     idle, before = np.zeros(P, dtype=np.bool_), np.zeros(P, dtype=np.bool_)
-    hazard = np.zeros(P)
     live, open_others = np.zeros(P, dtype=np.int64), np.zeros(P, dtype=np.int64)
+    seats = (answer, inv_mask, others, cnt1, cnt2, n_pub, hazard, solved, attempted, before, idle)
     for b in range(B):
         p = players[b]
         h = (p + 1) % P
         td = tile_district[b]
-        # the agent's case set: with 2 players its exact (uniform) posterior
-        excl, target, only = gather_state(b, p, P, spot, trace, front, inv_count, inv_district, inv_answer,
-                                           inv_suppressed, solved_case, answer, inv_mask)
         held = held_case_of(case, b, h)
-        excl, only = apply_held(p, h, held, excl, only)
-        if only == -2:
-            target = np.int64(-1)
-        n = case_set(td, words, answer, excl, inv_mask, target, only, failed[b, p], any_nonzero(failed_words[b, p]),
-                      True, members, cnt)
-        inv_mask_own[:] = inv_mask
+        n, uniform, best_i, p_best = _case_posterior(b, p, P, h, held, td, words, st, prob_table, answer, inv_mask,
+                                                     inv_mask_own, members, cnt, others, cnt2, joint, weight, hist)
         first_clue = -1
         for x in range(NUM_ELEMENTS):
             if legal[b, x]:
@@ -694,52 +808,23 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
                 break
         if n == 0:  # cannot happen with correct answers (greedy: the first legal clue, else a solve)
             out[b] = first_clue if first_clue >= 0 else SOLVE_BASE
+            if jblock.shape[0]:
+                _joint_block_row(jblock[b], members, joint, 0)
+            if want:
+                idle[:] = False
+                _write_decision(feat[b], 0.0, 0.0, 0.0, out[b], 0, 0, 0, False, hazard, live, 0, idle, P)
             continue
-        kept = -1 if P == 2 else _joint_posterior(b, p, P, h, held, td, words, st, answer, inv_mask, members, n,
-                                                   others, cnt2, joint, weight, hist)
-        uniform = kept < 0
-        best_i = 0  # the most likely case, ties to the lowest id (the members are ascending)
-        if uniform:
-            p_best = prob_table[n]
-            weight[:n] = p_best
-        else:
-            n = kept
-            for i in range(1, n):
-                if weight[i] > weight[best_i]:
-                    best_i = i
-            p_best = weight[best_i]
+        if jblock.shape[0]:
+            _joint_block_row(jblock[b], members, joint, 0 if uniform else n)
         solve = SOLVE_BASE + np.int64(members[best_i])
-        if n == 1:
+        if n == 1 and not want:
             out[b] = solve
             continue
-        # the outlook (relative seats)
-        rnd, tier, rotation = np.int64(round_[b]), np.int64(tier_[b]), np.int64(rotation_[b])
-        score = np.int64(score_[b, p])
+        pending, deny, inv_allowed = _seat_hazards(b, p, P, h, held, td, words, st, game, rounds, denial_weight,
+                                                   hazard_table, cand, legal, previous, seats)
+        rnd, tier, score = np.int64(round_[b]), np.int64(tier_[b]), np.int64(score_[b, p])
         first = (np.int64(first_player[b]) - p + P) % P
-        mine = (P - first) % P  # the agent's place in this rotation's order
-        pending = _outlook(b, p, P, rotation, rnd, first, mine, solved_, attempted_, st, prev_valid, prev_round,
-                           prev_rotation, prev_solved, solved, attempted, before, idle)
-        # the public case set (no held case) of every seat that may still solve in this rotation
-        # after the agent: its size for the hazard (the only hazards the outlook uses); seat 1's
-        # element counts for denial (when weighed)
-        hazard[:] = 0.0
-        deny = denial_weight != 0.0 and not solved[1] and not idle[1]
-        for j in range(1, P):
-            if (before[j] or solved[j] or idle[j]) and not (j == 1 and deny):
-                continue
-            q = (p + j) % P
-            ex, tg, on = gather_state(b, q, P, spot, trace, front, inv_count, inv_district, inv_answer,
-                                       inv_suppressed, solved_case, answer, inv_mask)
-            n_pub[j] = case_set(td, words, answer, ex, inv_mask, tg, on, failed[b, q], any_nonzero(failed_words[b, q]),
-                                 False, others[0, 0:0], cnt1 if j == 1 else cnt2)
-            if not solved[j] and not idle[j]:
-                hazard[j] = hazard_table[n_pub[j]]
-        # candidate queries: legal clues, investigators rationed
-        placed, left = np.int64(inv_count[b, p]), np.int64(inv_left[b, p])
-        share = -(-max(0, left + placed) // max(1, rounds - rnd))
-        inv_allowed = max(0, min(left, share - placed))
         for a in range(_NUM_QUERIES):
-            cand[a] = legal[b, a] and (a < INVESTIGATE_BASE or inv_allowed > 0)
             denial[a] = 0.0
         for x in range(NUM_ELEMENTS):
             markers[x] = spot[b, p, x] or trace[b, p, x]
@@ -758,22 +843,25 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
                              gains)
         if deny and n_pub[1] > 1:
             _denial(b, h, held, n_pub[1], cnt1, td, words, cand, st, denial)
-        n_live, n_open, me_open = _rotation_rest(P, first, mine, solved, attempted, idle, hazard, ed, live,
+        n_live, n_open, me_open = _rotation_rest(P, first, (P - first) % P, solved, attempted, idle, hazard, ed, live,
                                                  open_others)
         pen = wrong_solve_loss(score, ed)
         pts = solve_gain(score, tier_points(tier, rnd, P, ed), ed)
         e_now = p_best * pts - (1.0 - p_best) * pen
         pick = _best_query(cand, gains, denial, denial_weight, tolerance)
-        if pick >= 0:
-            q = _q_after(pick, members, weight, n, td, words, adjacency, markers, elcode, best16)
-            e_wait = _wait_value(q, live, n_live, open_others, n_open, me_open, hazard, tier, pending, rnd, P,
-                                 score, ed)
+        q = _q_after(pick, members, weight, n, td, words, adjacency, markers, elcode, best16) if pick >= 0 else p_best
+        e_wait = _wait_value(q, live, n_live, open_others, n_open, me_open, hazard, tier, pending, rnd, P, score, ed)
+        if n == 1:
+            out[b] = solve
+        elif pick >= 0:
             out[b] = solve if (e_now > 0.0 and e_now >= e_wait) else pick
-        elif first_clue >= 0 and e_now < _wait_value(p_best, live, n_live, open_others, n_open, me_open, hazard,
-                                                     tier, pending, rnd, P, score, ed):
+        elif first_clue >= 0 and e_now < e_wait:
             out[b] = first_clue if denial_weight == 0.0 else _waiting_clue(legal[b], denial)
         else:
             out[b] = solve
+        if want:
+            _write_decision(feat[b], p_best, e_now, e_wait, out[b], pts, pen, inv_allowed, pending, hazard, live,
+                            n_live, idle, P)
 
 
 def greedy_actions(state: State, board, players: np.ndarray, edition: str = "second",
@@ -803,9 +891,19 @@ def greedy_actions(state: State, board, players: np.ndarray, edition: str = "sec
     if previous is None:
         previous = (np.zeros(B, dtype=bool), np.zeros(B, dtype=np.int64), np.zeros(B, dtype=np.int64),
                     np.zeros((B, P), dtype=bool))
-    valid, prev_round, prev_rotation, prev_solved = previous
     legal = np.ascontiguousarray(legal_action_mask(state)[:, :_NUM_QUERIES] != 0)
     out = np.empty(B, dtype=np.int64)
+    _run_kernel(state, board, players, edition, previous, legal, out, np.zeros((0, DECISION_BLOCK_SIZE), np.float32),
+                False, np.zeros((0, JOINT_BLOCK_SIZE), np.float32))
+    return out
+
+
+def _run_kernel(state: State, board, players: np.ndarray, edition: str, previous: tuple, legal: np.ndarray,
+                out: np.ndarray, feat: np.ndarray, want: bool, jblock: np.ndarray) -> None:
+    """:func:`_decide_kernel` on ``state`` (the arguments as :func:`greedy_actions` and
+    :func:`decision_block` prepare them)."""
+    P = state.num_players
+    valid, prev_round, prev_rotation, prev_solved = previous
     ed = edition_code(edition)
     previous = (np.ascontiguousarray(valid, dtype=np.bool_), np.ascontiguousarray(prev_round, dtype=np.int64),
                 np.ascontiguousarray(prev_rotation, dtype=np.int64), np.ascontiguousarray(prev_solved, dtype=np.bool_))
@@ -814,7 +912,77 @@ def greedy_actions(state: State, board, players: np.ndarray, edition: str = "sec
     st = (state.spot, state.trace, state.front, state.inv_count, state.inv_district, state.inv_answer,
           state.inv_suppressed, state.solved_case, failed_solve_words(state.failed), state.failed)
     _decide_kernel(players, adjacency_words(board), board.adjacency, legal, previous, ed, float(denial_weight_for(P)),
-                   GAIN_TOLERANCE, ROUNDS, _PROB, _HAZARD, game, st, state.tile_district, state.case, out)
+                   GAIN_TOLERANCE, ROUNDS, _PROB, _HAZARD, game, st, state.tile_district, state.case, out, feat, want,
+                   jblock)
+
+
+def query_legal(state: State, players: np.ndarray) -> np.ndarray:
+    """``bool[B, 50]``: the queries player ``players[b]`` may make in game ``b`` whether or not it is
+    to move (docs/rules.md §4): clue ``x`` while its card is on the display, an investigator in
+    district ``d`` while the player has tiles left and none in ``d`` this round. For the player to
+    move of a game that is not over, the query part of :func:`pi_env.engine.legal_action_mask`."""
+    players = np.asarray(players, dtype=np.int64)
+    B = state.batch_size
+    rows = np.arange(B)
+    out = np.zeros((B, _NUM_QUERIES), dtype=bool)
+    out[:, :NUM_ELEMENTS] = state.card_place == ON_DISPLAY
+    has = np.zeros((B, NUM_DISTRICTS), dtype=bool)
+    count = state.inv_count[rows, players]
+    for k in range(state.inv_district.shape[2]):
+        r = np.flatnonzero(count > k)
+        has[r, state.inv_district[r, players[r], k]] = True
+    out[:, NUM_ELEMENTS:] = ~has & (state.inv_left[rows, players] > 0)[:, None]
+    return out
+
+
+def decision_block(state: State, board, players: np.ndarray, edition: str = "second",
+                   out: "np.ndarray | None" = None, joint: "np.ndarray | None" = None) -> np.ndarray:
+    """The figures greedy decides on (:data:`pi_env.encodings.layouts.DECISION_BLOCK_LAYOUT`, the
+    ``"compact-v4"`` encoding's last block) for ``players[b]`` in every game ``b``: the same kernel
+    as :func:`greedy_actions` with ``previous=None`` (no agent memory: ``pending`` only from what
+    rotation 0 shows), the queries :func:`query_legal` (the player need not be the one to move).
+    Reads only what the player may know (module docstring, docs/rules.md §9).
+
+    Args:
+        state: a batch of ``B`` games of 2, 3 or 4 players.
+        board: their board.
+        players: ``int64[B]``.
+        edition: the games' edition.
+        out: optional ``float32[B, 67]`` buffer (contiguous rows; a column slice of a wider buffer
+            works); every entry is overwritten.
+        joint: optional ``float32[B, 38]`` buffer (3 and 4 players) that receives the joint block of
+            :func:`pi_env.solvers.compact.encode_joint_block`, the same values, from the counts the
+            kernel makes anyway (``"compact-v4"`` thus counts the joint posterior once).
+
+    Returns:
+        ``float32[B, 67]`` (``out`` if given).
+
+    Raises:
+        PIError: a player count outside :data:`SUPPORTED_PLAYERS` (one line naming the encoding),
+            a wrong buffer.
+    """
+    B, P = state.batch_size, state.num_players
+    if P not in SUPPORTED_PLAYERS:
+        raise PIError(f"the compact-v4 encoding (greedy's decision block) is computed for "
+                      f"{', '.join(map(str, SUPPORTED_PLAYERS))} players, not {P}")
+    if out is None:
+        out = np.empty((B, DECISION_BLOCK_SIZE), dtype=np.float32)
+    elif (not isinstance(out, np.ndarray) or out.shape != (B, DECISION_BLOCK_SIZE) or out.dtype != np.float32
+          or out.strides[1] != 4):
+        raise PIError(f"out must be float32[{B}, {DECISION_BLOCK_SIZE}] with contiguous rows, got "
+                      f"{getattr(out, 'dtype', type(out).__name__)}{list(getattr(out, 'shape', ()))}")
+    players = np.ascontiguousarray(players, dtype=np.int64)
+    previous = (np.zeros(B, dtype=bool), np.zeros(B, dtype=np.int64), np.zeros(B, dtype=np.int64),
+                np.zeros((B, P), dtype=bool))
+    choice = np.empty(B, dtype=np.int64)
+    if joint is None:
+        joint = np.zeros((0, JOINT_BLOCK_SIZE), dtype=np.float32)
+    elif (P == 2 or not isinstance(joint, np.ndarray) or joint.shape != (B, JOINT_BLOCK_SIZE)
+          or joint.dtype != np.float32 or joint.strides[1] != 4):
+        raise PIError(f"joint must be float32[{B}, {JOINT_BLOCK_SIZE}] with contiguous rows at 3 or 4 players, got "
+                      f"{getattr(joint, 'dtype', type(joint).__name__)}{list(getattr(joint, 'shape', ()))} "
+                      f"at {P} players")
+    _run_kernel(state, board, players, edition, previous, query_legal(state, players), choice, out, True, joint)
     return out
 
 

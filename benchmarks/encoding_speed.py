@@ -1,0 +1,134 @@
+"""The learned models' compact encodings at batch speed: rows per second of
+``"compact-v4"`` (``"compact-v3"`` followed by greedy's decision block,
+:func:`pi_env.rl.greedy_batch.decision_block`) at 2, 3 and 4 players, beside ``"compact-v3"``, the
+decision block alone, and ``"compact-v2"`` as it was computed before
+:func:`pi_env.solvers.compact.encode_joint_block` counted the joint block in one numba call at 3
+and 4 players (``v2 old path``: :func:`pi_env.solvers.compact.encode_compact` and
+:func:`pi_env.solvers.compact._joint_block_of_counts`, the counts of
+:func:`pi_env.solvers.own_info.joint_case_counts` then numpy sums: at 3 players one
+:func:`pi_env.solvers.joint.count_joint` per row, on ``--old-rows`` rows; at 2 and 4 players one
+numba call for the counts), all in the same process.
+
+Positions (``--batch`` games per row of the table, the player to move encoded, as in training):
+
+* ``deal``: the games as dealt (no answer yet: every case set is largest, so the joint counts, the
+  posterior's query gains and greedy's kernel are at their slowest; the worst case);
+* ``greedy N``: after ``N`` turns of greedy's play (:func:`pi_env.rl.greedy_batch.greedy_actions`)
+  with a fifth of random queries, finished games restarted;
+* ``random N``: after ``N`` turns of random legal queries and now and then a random solve.
+
+Each figure is the best of ``--repeats`` timed calls on the whole batch (serial kernels: what one
+training worker spends), in rows per CPU second (the cost itself, steady on a shared machine) and,
+for ``"compact-v4"``, per wall-clock second too, after one warm-up block that compiles or loads every kernel
+(:func:`pi_env.core._config.warming_up`). The load average is printed: the development machine has
+2 cores shared with other work, so figures taken under load are lower.
+
+Target: >= 50,000 rows/s for ``"compact-v4"`` at 4 players (not met: see docs/results.md, "Solver
+features in batch and the compact encoding").
+
+    python benchmarks/encoding_speed.py [--players 2 3 4] [--batch 1024] [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+
+from pi_env.agents.learned import encode_state
+from pi_env.core._config import warming_up
+from pi_env.core.constants import SOLVE_BASE
+from pi_env.engine import GameConfig, init, reset_done, sample_actions, step_inplace
+from pi_env.rl.greedy_batch import decision_block, greedy_actions
+from pi_env.solvers.compact import JOINT_BLOCK_SIZE, _joint_block_of_counts, encode_compact
+
+STAGES = (("deal", None, 0), ("greedy 8", "greedy", 8), ("greedy 24", "greedy", 24), ("greedy 48", "greedy", 48),
+          ("random 20", "random", 20))
+
+
+def positions(config: GameConfig, batch: int, policy: "str | None", turns: int, seed: int):
+    """``(state, players)``: ``batch`` games after ``turns`` turns of ``policy`` (module docstring)."""
+    st = init(config, batch, seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(turns):
+        rand = sample_actions(st, rng)
+        if policy == "greedy":
+            a = greedy_actions(st, config.board, st.current_player.astype(np.int64), config.edition)
+            swap = (rng.random(batch) < 0.2) & (rand < SOLVE_BASE)
+            a[swap] = rand[swap]
+        else:
+            a = rand.copy()
+            a[a >= SOLVE_BASE] = SOLVE_BASE + (a[a >= SOLVE_BASE] - SOLVE_BASE) % 7  # few solves: games go on
+        step_inplace(st, a, config)
+        reset_done(st, config)
+    return st, st.current_player.astype(np.int64)
+
+
+def rate(fn, rows: int, repeats: int) -> tuple[float, float]:
+    """``(rows per wall-clock second, rows per CPU second)``: the best of ``repeats`` timed calls of
+    ``fn`` each (the kernels are serial, so a CPU second is the cost itself, whatever else runs)."""
+    wall = cpu = np.inf
+    for _ in range(repeats):
+        t, c = time.perf_counter(), time.process_time()
+        fn()
+        wall, cpu = min(wall, time.perf_counter() - t), min(cpu, time.process_time() - c)
+    return rows / wall, rows / max(cpu, 1e-9)
+
+
+def measures(config: GameConfig, st, players, old_rows: int):
+    """The timed calls of one table row: ``name -> (callable, rows)``."""
+    B = st.batch_size
+    sub = st.take(np.arange(min(old_rows, B)))
+    out = np.empty((sub.batch_size, JOINT_BLOCK_SIZE), dtype=np.float32)
+    calls = {
+        "compact-v4": (lambda: encode_state("compact-v4", st, config, players), B),
+        "compact-v3": (lambda: encode_state("compact-v3", st, config, players), B),
+        "decision block": (lambda: decision_block(st, config.board, players, config.edition), B),
+        "v2 old path": (lambda: (encode_compact(sub, config, players[:sub.batch_size], parallel=False),
+                                      _joint_block_of_counts(sub, config, players[:sub.batch_size], out)),
+                             sub.batch_size)}
+    return calls
+
+
+def main(argv: "list[str] | None" = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--players", type=int, nargs="+", default=[2, 3, 4])
+    ap.add_argument("--batch", type=int, default=1024)
+    ap.add_argument("--old-rows", type=int, default=256, help="rows of the old per-row path (slow at 3 players)")
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--seed", type=int, default=7)
+    args = ap.parse_args(argv)
+    cases = []
+    with warming_up("encoding_speed"):
+        for P in args.players:
+            cfg = GameConfig(num_players=P)
+            for label, policy, turns in STAGES:
+                st, players = positions(cfg, args.batch, policy, turns, args.seed + P)
+                calls = measures(cfg, st, players, args.old_rows)
+                for fn, _ in calls.values():
+                    fn()
+                cases.append((P, label, cfg, st, players, calls))
+    print(f"load average before timing: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    names = list(cases[0][5])
+    print("| players | positions | compact-v4 rows/s (wall) | " + " | ".join(f"{n} rows per CPU s" for n in names)
+          + " | v4 / v3 | v4 / old v2 |")
+    print("|---" * (len(names) + 5) + "|")
+    worst: dict[int, tuple[float, float]] = {}
+    for P, label, cfg, st, players, calls in cases:
+        r = {n: rate(fn, rows, args.repeats) for n, (fn, rows) in calls.items()}
+        cpu = {n: v[1] for n, v in r.items()}
+        w = worst.get(P, (np.inf, np.inf))
+        worst[P] = (min(w[0], r["compact-v4"][0]), min(w[1], cpu["compact-v4"]))
+        print(f"| {P} | {label} | {r['compact-v4'][0]:,.0f} | " + " | ".join(f"{cpu[n]:,.0f}" for n in names)
+              + f" | {cpu['compact-v4'] / cpu['compact-v3']:.2f} | {cpu['compact-v4'] / cpu['v2 old path']:.2f} |")
+    print(f"load average after timing: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    for P, (wall, cpu1) in worst.items():
+        print(f"compact-v4, {P} players, slowest positions: {wall:,.0f} rows/s wall, {cpu1:,.0f} rows per CPU second "
+              "(target 50,000 at 4 players)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

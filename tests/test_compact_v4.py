@@ -1,0 +1,265 @@
+"""The ``"compact-v4"`` encoding of learned models: ``"compact-v3"`` followed by
+the decision block, the figures the ``greedy`` agent decides on, written by greedy's batch kernel
+(:func:`pi_env.rl.greedy_batch.decision_block`). Every entry equals the per-game Python greedy's
+figures (:func:`pi_env.agents.greedy.assess` and :func:`~pi_env.agents.greedy.greedy_decision`,
+an independent path) on many seeded positions; the state and observation paths agree entry by
+entry; nothing of the player's own case shows (docs/rules.md §9); a tiny training run on it writes
+a model that plays as ``learned:PATH``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pi_env import encodings as E
+from pi_env.agents.greedy import assess, best_query, denial_weight_for, greedy_decision, q_after
+from pi_env.agents.learned import encode_observations, encode_state, encoding_size
+from pi_env.core.constants import INVESTIGATE_BASE, SOLVE_BASE
+from pi_env.core.errors import PIError
+from pi_env.engine import GameConfig, init, legal_action_mask, observe, sample_actions, step_inplace
+from pi_env.rl.greedy_batch import decision_block, greedy_actions, query_legal
+from helpers import need_extra
+
+_BLOCK = E.layouts.DECISION_BLOCK_LAYOUT
+
+
+def _positions(num_players: int, edition: str, games: int, seed: int, turns: int, explore: float,
+               cheat: float = 0.0):
+    """Seeded games played by greedy (``greedy_actions`` without memory) with a share ``explore`` of
+    random queries and a share ``cheat`` of correct solves (the mover names its true case: solved
+    seats, tier rises); yields ``(config, state, live rows)`` before every turn."""
+    cfg = GameConfig(num_players=num_players, edition=edition)
+    st = init(cfg, games, seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(turns):
+        live = np.flatnonzero(~st.done)
+        if live.size == 0:
+            return
+        yield cfg, st, live
+        a = np.zeros(games, dtype=np.int64)
+        p = st.current_player[live].astype(np.int64)
+        a[live] = greedy_actions(st.take(live), cfg.board, p, edition)
+        rand = sample_actions(st, rng)
+        swap = (rng.random(games) < explore) & (rand < SOLVE_BASE)
+        a[swap] = rand[swap]
+        right = np.flatnonzero((rng.random(games) < cheat) & ~st.done)
+        mover = st.current_player[right].astype(np.int64)
+        c = st.case[right, mover].astype(np.int64)
+        a[right] = SOLVE_BASE + c[:, 0] * 140 + c[:, 1] * 14 + c[:, 2]
+        step_inplace(st, a, cfg)
+
+
+def _reference_row(obs, mask, num_players, board, edition):
+    """The decision block of one position from the Python greedy (module docstring)."""
+    s = assess(obs, mask, num_players, board, edition=edition)
+    o = s.outlook
+    p = s.p_best
+    b = best_query(s, denial_weight_for(num_players))
+    q = q_after(s.answers[b], s.probs) if b is not None else p
+    choice = greedy_decision(s)
+    row = np.zeros(E.layouts.DECISION_BLOCK_SIZE, dtype=np.float32)
+    row[0] = p
+    row[1] = o.solve_value(p) * 0.1
+    row[2] = o.wait_value(q) * 0.1
+    row[3] = choice >= SOLVE_BASE
+    row[4] = o.points(o.tier) * 0.1
+    row[5] = o.penalty() * 0.1
+    row[6] = s.inv_allowed / 5
+    row[7] = o.pending
+    for j in o.after_me:
+        if not o.solved[j] and not o.idle[j] and o.pmf[j, 0] > 0:
+            row[8 + j - 1] = o.pmf[j, 0]
+    row[12:12 + num_players - 1] = o.idle[1:]
+    row[16 + min(choice, SOLVE_BASE)] = 1.0
+    return row, choice
+
+
+@pytest.mark.parametrize("num_players,edition,seed,rows,solves", [
+    (2, "second", 1, 136, 6), (2, "first", 2, 134, 5), (3, "second", 3, 269, 13), (3, "first", 4, 282, 21),
+    (4, "second", 5, 326, 29), (4, "first", 6, 373, 45)])
+def test_the_block_is_the_python_greedys_figures(num_players, edition, seed, rows, solves):
+    """Every entry of the block equal (float32, bit for bit) to the Python greedy's figures on every
+    position of 6 seeded games (greedy's play with a fifth of random queries and a tenth of correct
+    solves, both editions); its
+    choice is ``greedy_actions(..., previous=None)`` of the player to move. The positions include
+    solves, clues and investigators chosen, a positive ``E_wait``, a ``pending`` tier rise, seats
+    with a hazard and idle seats."""
+    n = solved = 0
+    kinds = set()
+    seen = np.zeros(4, dtype=np.int64)  # rows with e_wait > 0, pending, a hazard, an idle seat (next test)
+    for cfg, st, live in _positions(num_players, edition, 6, seed, 400, 0.2, 0.1):
+        sub = st.take(live)
+        p = sub.current_player.astype(np.int64)
+        got = decision_block(sub, cfg.board, p, edition)
+        obs, mask = observe(sub, p), legal_action_mask(sub)
+        assert np.array_equal(query_legal(sub, p), mask[:, :SOLVE_BASE] == 1)
+        acts = greedy_actions(sub, cfg.board, p, edition)
+        for k in range(live.size):
+            want, choice = _reference_row(obs[k], mask[k], num_players, cfg.board, edition)
+            assert got[k].tolist() == want.tolist(), (k, got[k] - want)
+            seen += [got[k, 2] > 0, got[k, 7] > 0, got[k, 8:12].any(), got[k, 12:16].any()]
+            assert choice == acts[k]
+            solved += choice >= SOLVE_BASE
+            kinds.add("solve" if choice >= SOLVE_BASE else "inv" if choice >= INVESTIGATE_BASE else "clue")
+        n += live.size
+    assert (n, solved) == (rows, solves) and kinds == {"solve", "inv", "clue"}
+    assert (seen[:3] > 0).all()
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_idle_seats_as_the_python_greedy_reads_them(num_players):
+    """Seats that have not acted once their turn has passed (a fresh deal shown in rotation 1) are
+    idle: no hazard, the ``idle`` flags, as the Python greedy reads them."""
+    cfg = GameConfig(num_players=num_players)
+    st = init(cfg, 4, seed=num_players)
+    st.rotation[:] = 1
+    p = st.current_player.astype(np.int64)
+    got = decision_block(st, cfg.board, p)
+    obs, mask = observe(st, p), legal_action_mask(st)
+    for k in range(4):
+        want, _ = _reference_row(obs[k], mask[k], num_players, cfg.board, "second")
+        assert got[k].tolist() == want.tolist()
+    assert got[:, 12:12 + num_players - 1].all() and not got[:, 12 + num_players - 1:16].any()
+    assert not got[:, 8:12].any()
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_state_path_equals_observation_path_for_every_seat(num_players):
+    """``encode_state`` (training) and ``encode_observations`` (agents) give equal rows entry by entry
+    for every seat, to move or not, on positions of seeded games at several depths; the first
+    ``compact-v3`` entries are compact-v3's."""
+    cfg = GameConfig(num_players=num_players)
+    checked = 0
+    for depth, (c, st, live) in enumerate(_positions(num_players, "second", 8, 40 + num_players, 48, 0.3)):
+        if depth % 6:
+            continue
+        sub = st.take(live)
+        for p in range(num_players):
+            players = np.full(live.size, p)
+            x = encode_state("compact-v4", sub, cfg, players)
+            assert x.shape == (live.size, encoding_size("compact-v4", num_players))
+            assert np.array_equal(x, encode_observations("compact-v4", observe(sub, players), cfg))
+            n3 = encoding_size("compact-v3", num_players)
+            assert np.array_equal(x[:, :n3], encode_state("compact-v3", sub, cfg, players))
+            checked += live.size
+    assert checked >= 8 * 6 * num_players
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_the_block_never_shows_the_cases_the_player_cannot_know(num_players):
+    """Changing, in the hidden state, the player's own case and every case but the one it holds
+    (seat 1's), every public answer kept: its rows (the whole encoding) do not change, while
+    changing the held case does change some (the test can fail)."""
+    cfg = GameConfig(num_players=num_players)
+    rng = np.random.default_rng(num_players)
+    rows = moved = 0
+    for depth, (c, st, live) in enumerate(_positions(num_players, "second", 8, 60 + num_players, 40, 0.3)):
+        if depth % 5:
+            continue
+        sub = st.take(live)
+        for p in range(num_players):
+            players = np.full(live.size, p)
+            x = encode_state("compact-v4", sub, cfg, players)
+            other = sub.take(np.arange(live.size))
+            for j in [0] + list(range(2, num_players)):
+                q = (p + j) % num_players
+                other.case[:, q] = (other.case[:, q] + rng.integers(1, 9, size=(live.size, 3))) % np.array([12, 10, 14])
+            assert not np.array_equal(other.case, sub.case)
+            assert np.array_equal(encode_state("compact-v4", other, cfg, players), x)
+            held = sub.take(np.arange(live.size))
+            h = (p + 1) % num_players
+            held.case[:, h] = (held.case[:, h] + 1) % np.array([12, 10, 14])
+            moved += int((encode_state("compact-v4", held, cfg, players) != x).any())
+            rows += live.size
+    assert rows >= 8 * 8 * num_players and moved > 0
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_paired_games_differing_in_the_own_case_look_the_same(num_players):
+    """Paired games (the own case replaced, same actions): equal rows until an answer differs."""
+    from test_rl_train import run_pair
+
+    reasons = [run_pair(num_players, seed, p, "compact-v4") for seed in (1, 2) for p in range(num_players)]
+    assert "answer differs" in reasons
+
+
+def test_the_layout_and_registry():
+    """67 entries after compact-v3 (8 scalars, hazard [4], idle [4], greedy_choice [51]); version 4."""
+    spec = E.get("compact-v4")
+    assert spec.version == 4 and spec.dtype == "float32" and not spec.solo
+    assert "compact-v4" in E.learned_names()
+    for P in (2, 3, 4, 5):
+        lay = spec.layout(P)
+        n3 = E.get("compact-v3").size(P)
+        assert spec.size(P) == n3 + 67 == 421 + 8 * P
+        assert list(lay)[:len(E.get("compact-v3").layout(P))] == list(E.get("compact-v3").layout(P))
+        assert {k: lay[k] for k in _BLOCK} == {k: (n3 + s, shape) for k, (s, shape) in _BLOCK.items()}
+    assert list(_BLOCK) == ["p_correct", "e_now", "e_wait", "solve_now", "solve_points", "wrong_penalty",
+                            "inv_allowed", "pending", "hazard", "idle", "greedy_choice"]
+
+
+def test_five_players_and_bad_buffers_are_refused_in_one_line():
+    cfg = GameConfig(num_players=5)
+    st = init(cfg, 2, seed=1)
+    with pytest.raises(PIError, match=r"^the compact-v4 encoding \(greedy's decision block\) is computed for "
+                                      r"2, 3 and 4 players, not 5$"):
+        encode_state("compact-v4", st, cfg, np.zeros(2, dtype=np.int64))
+    with pytest.raises(PIError, match=r"^the compact-v4 encoding .* for 2, 3, 4 players, not 5$"):
+        decision_block(st, cfg.board, np.zeros(2, dtype=np.int64))
+    cfg2 = GameConfig(num_players=2)
+    with pytest.raises(PIError, match=r"^out must be float32\[2, 67\]"):
+        decision_block(init(cfg2, 2, seed=1), cfg2.board, np.zeros(2, dtype=np.int64),
+                       out=np.zeros((2, 66), np.float32))
+    with pytest.raises(PIError, match=r"^joint must be float32\[2, 38\] with contiguous rows at 3 or 4 players, "
+                                      r"got float32\[2, 38\] at 2 players$"):
+        decision_block(init(cfg2, 2, seed=1), cfg2.board, np.zeros(2, dtype=np.int64),
+                       joint=np.zeros((2, 38), np.float32))
+
+
+def test_a_tiny_training_run_on_it_plays_as_a_learned_agent(tmp_path):
+    """``train 4p --encoding compact-v4 --opponents greedy``: a model file for the encoding, which
+    loads and plays whole 4-player games as ``learned:PATH`` (its solve choice from the block's
+    figures' own posterior)."""
+    need_extra("rl", "torch", "stable_baselines3", "sb3_contrib")
+    from pi_env.agents import make_agent
+    from pi_env.agents.learned import load_model
+    from pi_env.agents.runner import play_game
+    from pi_env.rl.cli import train_main
+
+    out = tmp_path / "run"
+    assert train_main(["4p", "--encoding", "compact-v4", "--opponents", "greedy", "--timesteps", "1024",
+                       "--out", str(out), "--num-envs", "32", "--n-steps", "16", "--batch-size", "256",
+                       "--n-epochs", "1", "--trunk", "32", "--hidden", "16", "--no-progress"]) == 0
+    net, meta = load_model(str(out / "policy.pt"))
+    assert (meta["encoding"], meta["num_players"], meta["input_size"]) == ("compact-v4", 4, 453)
+    agents = [make_agent(f"learned:{out / 'policy.pt'}")] + [make_agent("greedy") for _ in range(3)]
+    final, rec = play_game(GameConfig(num_players=4), agents, seed=3)
+    assert bool(final.done[0]) and final.score.shape == (1, 4)
+
+
+_JIT_SCRIPT = """
+import hashlib
+import numpy as np
+from pi_env.engine import GameConfig, init, sample_actions, step_inplace
+from pi_env.agents.learned import encode_state
+h = hashlib.sha256()
+for players in (2, 3, 4):
+    cfg = GameConfig(num_players=players)
+    st = init(cfg, 3, seed=4)
+    rng = np.random.default_rng(4)
+    for _ in range(4):
+        x = encode_state("compact-v4", st, cfg, st.current_player.astype(np.int64))
+        h.update(np.round(x.astype(np.float64), 5).tobytes())
+        a = sample_actions(st, rng)
+        a[a >= 50] = 50 + (a[a >= 50] - 50) % 7
+        step_inplace(st, a, cfg)
+print(h.hexdigest())
+"""
+
+
+def test_jit_off_path_agrees():
+    """docs/contributing.md §C5: the encoding's kernels (the decision kernel writing its block, the
+    joint block's kernel) run as plain Python with NUMBA_DISABLE_JIT=1 and give the same rows."""
+    from helpers import assert_jit_off_agrees
+
+    assert_jit_off_agrees(_JIT_SCRIPT, timeout=900)
