@@ -58,8 +58,8 @@ entry by entry (tested). Their names, layouts and sizes are registered in :mod:`
   answers, :func:`pi_env.solvers.own_info.query_gains`): ``354 + 8·P`` entries (4 players: 386).
 * ``"compact-v4"`` (2–4 players): ``"compact-v3"`` followed by the **decision block** (67 entries,
   :data:`pi_env.encodings.layouts.DECISION_BLOCK_LAYOUT`): the figures the ``greedy`` agent decides
-  on, written by greedy's own batch kernel (:func:`pi_env.rl.greedy_batch.decision_block`, the
-  kernel of :func:`~pi_env.rl.greedy_batch.greedy_actions`; equal to the per-game
+  on, written by greedy's own batch kernel (:func:`pi_env.agents.greedy_batch.decision_block`, the
+  kernel of :func:`~pi_env.agents.greedy_batch.greedy_actions`; equal to the per-game
   :func:`pi_env.agents.greedy.assess` / :func:`~pi_env.agents.greedy.greedy_decision` figures,
   tested) without agent memory (greedy's ``previous=None``: a tier rise is ``pending`` only when
   rotation 0 shows it), so that the engine state and the observations give equal rows.
@@ -97,8 +97,8 @@ entry by entry (tested). Their names, layouts and sizes are registered in :mod:`
   The other figures greedy reads are in ``"compact-v1"`` already (``public_log2_count``: every
   seat's public case count; ``attempted``, ``solved``; ``round``, ``tier``, ``rotation``). 5
   players are refused (:class:`~pi_env.core.errors.PIError`: greedy's batch kernel plays 2–4).
-  The kernel lives in the RL layer, above this module: it is looked up by name when a
-  ``"compact-v4"`` row is first encoded (:func:`_decision_block`).
+  The kernel (:mod:`pi_env.agents.greedy_batch`) is imported when a ``"compact-v4"`` row is
+  first encoded (:func:`_decision_block`).
 * ``"solo-compact-v1"`` (solo models), 250 entries: :func:`pi_env.solvers.compact.encode_solo_compact`
   (142: own-information marginals, case count, the gain of every query, display, investigators
   placed and left, actions and wrong solves) followed by 108 entries derived from it
@@ -324,20 +324,17 @@ class _CompactV3:
 
 
 def _decision_block() -> Callable[..., np.ndarray]:
-    """:func:`pi_env.rl.greedy_batch.decision_block`, the greedy kernel that writes the decision block.
+    """:func:`pi_env.agents.greedy_batch.decision_block`, the greedy kernel that writes the decision
+    block, imported when a ``"compact-v4"`` row is first encoded (importing this module does not
+    load greedy's batch kernels)."""
+    from pi_env.agents.greedy_batch import decision_block
 
-    It lives in the RL layer beside ``greedy`` in batch (one kernel decides and writes the figures),
-    above this one; it is looked up by name when a ``"compact-v4"`` row is first encoded (a plug-in,
-    the registry's ``computed_by`` convention), so importing this module does not import the RL layer.
-    """
-    import importlib
-
-    return importlib.import_module("pi_env.rl.greedy_batch").decision_block  # type: ignore[no-any-return]
+    return decision_block
 
 
 class _CompactV4:
     """``"compact-v4"`` (module docstring): ``"compact-v3"`` then greedy's decision block
-    (:func:`pi_env.rl.greedy_batch.decision_block`); 2–4 players. At 3 and 4 players the joint block
+    (:func:`pi_env.agents.greedy_batch.decision_block`); 2–4 players. At 3 and 4 players the joint block
     comes from the decision kernel's counts (the joint posterior counted once; equal to
     ``"compact-v3"``'s entries, tested)."""
 

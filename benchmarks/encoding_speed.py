@@ -1,6 +1,6 @@
 """The learned models' compact encodings at batch speed: rows per second of
 ``"compact-v4"`` (``"compact-v3"`` followed by greedy's decision block,
-:func:`pi_env.rl.greedy_batch.decision_block`) at 2, 3 and 4 players, beside ``"compact-v3"``, the
+:func:`pi_env.agents.greedy_batch.decision_block`) at 2, 3 and 4 players, beside ``"compact-v3"``, the
 decision block alone, and ``"compact-v2"`` as it was computed before
 :func:`pi_env.solvers.compact.encode_joint_block` counted the joint block in one numba call at 3
 and 4 players (``v2 old path``: :func:`pi_env.solvers.compact.encode_compact` and
@@ -13,7 +13,7 @@ Positions (``--batch`` games per row of the table, the player to move encoded, a
 
 * ``deal``: the games as dealt (no answer yet: every case set is largest, so the joint counts, the
   posterior's query gains and greedy's kernel are at their slowest; the worst case);
-* ``greedy N``: after ``N`` turns of greedy's play (:func:`pi_env.rl.greedy_batch.greedy_actions`)
+* ``greedy N``: after ``N`` turns of greedy's play (:func:`pi_env.agents.greedy_batch.greedy_actions`)
   with a fifth of random queries, finished games restarted;
 * ``random N``: after ``N`` turns of random legal queries and now and then a random solve.
 
@@ -41,7 +41,7 @@ from pi_env.agents.learned import encode_state
 from pi_env.core._config import warming_up
 from pi_env.core.constants import SOLVE_BASE
 from pi_env.engine import GameConfig, init, reset_done, sample_actions, step_inplace
-from pi_env.rl.greedy_batch import decision_block, greedy_actions
+from pi_env.agents.greedy_batch import decision_block, greedy_actions
 from pi_env.solvers.compact import JOINT_BLOCK_SIZE, _joint_block_of_counts, encode_compact
 
 STAGES = (("deal", None, 0), ("greedy 8", "greedy", 8), ("greedy 24", "greedy", 24), ("greedy 48", "greedy", 48),

@@ -25,7 +25,7 @@ benchmarks; :func:`warm_up`):
 * (i), (j) the same against ``heuristic`` played game by game (:class:`pi_env.rl.pool.AgentOpponent`,
   the path before the batch version) on ``--agent-envs`` games (256; 16 steps x 256 games per update,
   minibatches of 4096), at 2 and at 4 players;
-* (k) as (g) against ``greedy`` in batch (:class:`pi_env.rl.greedy_batch.GreedyOpponent`, the
+* (k) as (g) against ``greedy`` in batch (:class:`pi_env.agents.greedy_batch.GreedyOpponent`, the
   agent's own actions), 2 players; (l) the same against ``greedy`` played game by game
   (:class:`pi_env.rl.pool.AgentOpponent`) on ``--agent-envs`` games, as (i);
 * (m) as (k) at 4 players (three ``greedy`` opponents in batch; compare with (h), ``heuristic`` in

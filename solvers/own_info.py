@@ -166,6 +166,33 @@ def clue_code(words, td, x, y):
 
 
 @kernel
+def district_codes(td, adjacency, markers, d, elcode):
+    """``elcode[y]``: what element ``y`` of a case adds to the answer code ``4 * spots + traces`` of an
+    investigator in district ``d`` (4 on ``d``, 1 next to it, 0 else or when the player's markers
+    suppress ``y``'s type there, docs/rules.md §4.2).
+
+    Args:
+        td: ``int8[36]`` district of each element's tile; adjacency: ``bool[14, 14]``.
+        markers: ``bool[36]`` the player's spot or trace markers; d: the district.
+        elcode: ``int64[36]`` receives the codes.
+    """
+    keep = 7
+    for y in range(NUM_ELEMENTS):
+        if markers[y] and td[y] == d:
+            keep &= ~(1 << (0 if y < 12 else (1 if y < 22 else 2)))
+    for y in range(NUM_ELEMENTS):
+        t = 0 if y < 12 else (1 if y < 22 else 2)
+        if not keep & (1 << t):
+            elcode[y] = 0
+        elif td[y] == d:
+            elcode[y] = 4
+        elif adjacency[td[y], d]:
+            elcode[y] = 1
+        else:
+            elcode[y] = 0
+
+
+@kernel
 def case_set(td, words, answer, excl, inv_mask, target, only, failed, check_failed, need_members,
              members, cnt):
     """The case set of one player from its gathered information (:func:`gather_state`,
@@ -833,7 +860,7 @@ def disjoint_counts(own, n_own, other, n_other, joint, h1, hse, hsl, hel, mem):
     """``joint[i]``: the cases of ``other[:n_other]`` (the one unknown player's set) disjoint from
     ``own[i]`` (per type, docs/rules.md §3), by inclusion-exclusion over the set's histograms per
     element, pair and triple (the joint features of :func:`joint_features` and greedy in batch,
-    :mod:`pi_env.rl.greedy_batch`).
+    :mod:`pi_env.agents.greedy_batch`).
 
     Args:
         own: ``int16[>= n_own]`` the asking player's cases; other: ``int16[>= n_other]``.

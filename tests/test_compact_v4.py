@@ -1,6 +1,6 @@
 """The ``"compact-v4"`` encoding of learned models: ``"compact-v3"`` followed by
 the decision block, the figures the ``greedy`` agent decides on, written by greedy's batch kernel
-(:func:`pi_env.rl.greedy_batch.decision_block`). Every entry equals the per-game Python greedy's
+(:func:`pi_env.agents.greedy_batch.decision_block`). Every entry equals the per-game Python greedy's
 figures (:func:`pi_env.agents.greedy.assess` and :func:`~pi_env.agents.greedy.greedy_decision`,
 an independent path) on many seeded positions; the state and observation paths agree entry by
 entry; nothing of the player's own case shows (docs/rules.md §9); a tiny training run on it writes
@@ -17,7 +17,7 @@ from pi_env.agents.learned import encode_observations, encode_state, encoding_si
 from pi_env.core.constants import INVESTIGATE_BASE, SOLVE_BASE
 from pi_env.core.errors import PIError
 from pi_env.engine import GameConfig, init, legal_action_mask, observe, sample_actions, step_inplace
-from pi_env.rl.greedy_batch import decision_block, greedy_actions, query_legal
+from pi_env.agents.greedy_batch import decision_block, greedy_actions, query_legal
 from helpers import need_extra
 
 _BLOCK = E.layouts.DECISION_BLOCK_LAYOUT

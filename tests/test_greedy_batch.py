@@ -1,4 +1,4 @@
-"""The ``greedy`` agent in batch (:mod:`pi_env.rl.greedy_batch`): every decision equal to
+"""The ``greedy`` agent in batch (:mod:`pi_env.agents.greedy_batch`): every decision equal to
 :class:`pi_env.agents.greedy.GreedyAgent`'s on many seeded 2-, 3- and 4-player games (both editions),
 every branch of greedy's rule taken, nothing read of the player's own case (docs/rules.md §9), the
 name ``greedy`` resolving to it in training at 2, 3 and 4 players (the per-game agent at 5), and
@@ -16,7 +16,7 @@ from pi_env.agents.greedy import GreedyAgent, best_query, greedy_decision
 from pi_env.core.constants import INVESTIGATE_BASE, SOLVE_BASE
 from pi_env.core.errors import PIError
 from pi_env.engine import GameConfig, init, legal_action_mask, observe, step_inplace
-from pi_env.rl.greedy_batch import GreedyOpponent, _pairwise_sum, greedy_actions
+from pi_env.agents.greedy_batch import GreedyOpponent, _pairwise_sum, greedy_actions
 from pi_env.rl.pool import AgentOpponent, batch_opponent
 from helpers import assert_jit_off_agrees, learner_run
 
@@ -188,7 +188,7 @@ _JIT_SCRIPT = """
 import hashlib
 import numpy as np
 from pi_env.engine import GameConfig, init, step_inplace
-from pi_env.rl.greedy_batch import GreedyOpponent
+from pi_env.agents.greedy_batch import GreedyOpponent
 h = hashlib.sha256()
 for players, edition in ((2, "second"), (2, "first"), (3, "second"), (4, "first")):
     cfg = GameConfig(num_players=players, edition=edition)

@@ -359,7 +359,7 @@ DECISION_BLOCK_LAYOUT: Layout = {
     "solve_points": (4, (1,)), "wrong_penalty": (5, (1,)), "inv_allowed": (6, (1,)), "pending": (7, (1,)),
     "hazard": (8, (DECISION_SEATS,)), "idle": (12, (DECISION_SEATS,)), "greedy_choice": (16, (51,))}
 """Offsets and shapes of the decision block (``"compact-v4"`` appends it to ``"compact-v3"``): the
-figures the ``greedy`` agent decides on (:func:`pi_env.rl.greedy_batch.decision_block`; the
+figures the ``greedy`` agent decides on (:func:`pi_env.agents.greedy_batch.decision_block`; the
 meaning and range of every entry: :mod:`pi_env.agents.learned`, module docstring)."""
 DECISION_BLOCK_SIZE = 67
 """Length of the decision block."""

@@ -146,7 +146,7 @@ _SPECS = (
     EncodingSpec("compact-v3", 3, "float32", False, _compact_v3, _size_of(_compact_v3), None, None,
                  "pi_env.agents.learned", "learned models: compact-v2, then rel_gain and best_gain"),
     EncodingSpec("compact-v4", 4, "float32", False, _compact_v4, _size_of(_compact_v4), None, None,
-                 "pi_env.rl.greedy_batch.decision_block",
+                 "pi_env.agents.greedy_batch.decision_block",
                  "learned models (2-4 players): compact-v3, then greedy's decision block (P(correct), E_now, E_wait, "
                  "its choice)"),
     EncodingSpec("solo-compact-v1", 1, "float32", True, _solo_compact_v1, _size_of(_solo_compact_v1), None, None,

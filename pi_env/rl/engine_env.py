@@ -24,7 +24,7 @@ Opponents (``opponents``: one entry per seat after the learner's): ``"random"``,
 ``"heuristic"`` run in batch (:class:`pi_env.envs.selfplay.RandomBatchOpponent`,
 :class:`pi_env.rl.pool.GainOpponent`, :class:`pi_env.rl.heuristic_batch.HeuristicOpponent`:
 :func:`pi_env.rl.pool.batch_opponent`), and ``"greedy"`` with 2 and 3 players
-(:class:`pi_env.rl.greedy_batch.GreedyOpponent`); another agent name is played game by game
+(:class:`pi_env.agents.greedy_batch.GreedyOpponent`); another agent name is played game by game
 (:class:`pi_env.rl.pool.AgentOpponent`); any batch opponent (a snapshot, a
 :class:`pi_env.rl.pool.PoolOpponent`) is used as it is. The learner's seat rotates game by game.
 """

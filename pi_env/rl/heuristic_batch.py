@@ -32,7 +32,7 @@ from pi_env.core.errors import PIError
 from pi_env.core.constants import INVESTIGATE_BASE, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS, SOLVE_BASE
 from pi_env.engine import GameConfig, State, legal_action_mask
 from pi_env.solvers.hints import GAIN_TOLERANCE, tied_with_best
-from pi_env.solvers.own_info import own_features
+from pi_env.solvers.own_info import district_codes, own_features
 
 __all__ = ["HeuristicOpponent", "heuristic_choices"]
 
@@ -53,33 +53,6 @@ def _entropy(hist, size, n):
             m = hist[k] * inv_n
             g -= m * np.log2(m)
     return max(g, 0.0)
-
-
-@kernel
-def district_codes(td, adjacency, markers, d, elcode):
-    """``elcode[y]``: what element ``y`` of a case adds to the answer code ``4 * spots + traces`` of an
-    investigator in district ``d`` (4 on ``d``, 1 next to it, 0 else or when the player's markers
-    suppress ``y``'s type there, docs/rules.md §4.2).
-
-    Args:
-        td: ``int8[36]`` district of each element's tile; adjacency: ``bool[14, 14]``.
-        markers: ``bool[36]`` the player's spot or trace markers; d: the district.
-        elcode: ``int64[36]`` receives the codes.
-    """
-    keep = 7
-    for y in range(NUM_ELEMENTS):
-        if markers[y] and td[y] == d:
-            keep &= ~(1 << (0 if y < 12 else (1 if y < 22 else 2)))
-    for y in range(NUM_ELEMENTS):
-        t = 0 if y < 12 else (1 if y < 22 else 2)
-        if not keep & (1 << t):
-            elcode[y] = 0
-        elif td[y] == d:
-            elcode[y] = 4
-        elif adjacency[td[y], d]:
-            elcode[y] = 1
-        else:
-            elcode[y] = 0
 
 
 @kernel

@@ -8,7 +8,7 @@ protocol): the learner's frozen snapshots, built-in agents, and a pool mixing th
 * :class:`GainOpponent` (``gain``): the core rules of the ``heuristic`` agent in batch.
 * :class:`pi_env.rl.heuristic_batch.HeuristicOpponent` (``heuristic``): the ``heuristic`` agent itself
   in batch, the same actions game by game as the per-game agent seeded alike.
-* :class:`pi_env.rl.greedy_batch.GreedyOpponent` (``greedy`` with 2, 3 and 4 players): the ``greedy`` agent
+* :class:`pi_env.agents.greedy_batch.GreedyOpponent` (``greedy`` with 2, 3 and 4 players): the ``greedy`` agent
   itself in batch, the same actions game by game as the per-game agent.
 * :class:`AgentOpponent`: any per-game :class:`pi_env.agents.Agent` (``greedy`` with 5 players, ...), one instance
   per game slot, asked game by game (Python per game: slow, use it for a fraction of the games).
@@ -172,8 +172,8 @@ class GainOpponent:
 def batch_opponent(spec: Any, config: GameConfig) -> Any:
     """A batch opponent for ``spec``: ``"random"`` -> :class:`RandomBatchOpponent`; ``"gain"`` ->
     :class:`GainOpponent`; ``"heuristic"`` -> :class:`pi_env.rl.heuristic_batch.HeuristicOpponent`
-    (the agent's actions, in batch); ``"greedy"`` -> :class:`pi_env.rl.greedy_batch.GreedyOpponent` for
-    the player counts it plays (:data:`pi_env.rl.greedy_batch.SUPPORTED_PLAYERS`), else the per-game
+    (the agent's actions, in batch); ``"greedy"`` -> :class:`pi_env.agents.greedy_batch.GreedyOpponent` for
+    the player counts it plays (:data:`pi_env.agents.greedy_batch.SUPPORTED_PLAYERS`), else the per-game
     agent; another agent name -> :class:`AgentOpponent` (``make_agent``; an unknown name raises
     :class:`~pi_env.core.errors.UnknownNameError` now, a learned model of another player count
     :class:`~pi_env.core.errors.PIError`); a batch opponent as it is."""
@@ -189,7 +189,7 @@ def batch_opponent(spec: Any, config: GameConfig) -> Any:
 
             return HeuristicOpponent(config)
         if spec.strip().lower() == "greedy":
-            from pi_env.rl.greedy_batch import SUPPORTED_PLAYERS, GreedyOpponent
+            from pi_env.agents.greedy_batch import SUPPORTED_PLAYERS, GreedyOpponent
 
             if config.num_players in SUPPORTED_PLAYERS:
                 return GreedyOpponent(config)

@@ -19,7 +19,7 @@ rows (c) and (d) measure both). Defaults: :data:`DEFAULT_NUM_ENVS` games, :data:
 the built-in agents of ``--opponents`` (``name:weight``; ``random``, ``gain`` — the core rules
 of ``heuristic`` in batch, :class:`pi_env.rl.pool.GainOpponent` — and ``heuristic`` itself
 (:class:`pi_env.rl.heuristic_batch.HeuristicOpponent`, the agent's actions) run in batch, as does
-``greedy`` in the ``2p``, ``3p`` and ``4p`` tasks (:class:`pi_env.rl.greedy_batch.GreedyOpponent`); the other
+``greedy`` in the ``2p``, ``3p`` and ``4p`` tasks (:class:`pi_env.agents.greedy_batch.GreedyOpponent`); the other
 agents game by game, so keep their weight small), and the learner's own snapshots, which share
 ``--snapshot-weight``: every ``--snapshot-every`` updates the current policy is frozen into the
 pool (at most ``--max-snapshots``, oldest out) and plays in batch, sampling its choices.

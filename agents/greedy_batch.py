@@ -109,14 +109,12 @@ from pi_env.core.errors import PIError
 from pi_env.core.rules import (edition_code, finished_for_round_end, round_ends_after_rotation, solve_gain,
                                tier_points, wrong_solve_loss)
 from pi_env.encodings.layouts import DECISION_BLOCK_SIZE, JOINT_BLOCK_SIZE
-from pi_env.solvers.own_info import _features_of_counts
 from pi_env.engine import GameConfig, State, legal_action_mask
-from pi_env.rl.heuristic_batch import district_codes
 from pi_env.solvers.hints import GAIN_TOLERANCE, tied_with_best
-from pi_env.solvers.own_info import (adjacency_words, any_nonzero, apply_held, case_marginals, case_set, clue_code,
-                                     clue_gains, disjoint_counts, disjoint_pair_counts, district_gains,
-                                     failed_solve_words, gather_state, held_case_of, hypothesis_masks,
-                                     seat_case_set)
+from pi_env.solvers.own_info import (_features_of_counts, adjacency_words, any_nonzero, apply_held, case_marginals,
+                                     case_set, clue_code, clue_gains, disjoint_counts, disjoint_pair_counts,
+                                     district_codes, district_gains, failed_solve_words, gather_state, held_case_of,
+                                     hypothesis_masks, seat_case_set)
 from pi_env.solvers.turns import turns_to_solve_pmf
 
 __all__ = ["GreedyOpponent", "greedy_actions", "decision_block", "query_legal", "SUPPORTED_PLAYERS"]
