@@ -24,14 +24,14 @@ def _rl():
     need_extra("rl", "torch", "stable_baselines3", "sb3_contrib")
 
 
-def _tiny_model(num_envs: int = 8, trunk=(32,), hidden=(16,)):
+def _tiny_model(num_envs: int = 8, trunk=(32,), hidden=(16,), num_players: int = 2):
     import torch
     from sb3_contrib import MaskablePPO
 
     from pi_env.rl.engine_env import SB3LearnerVecEnv
     from pi_env.rl.train import TrunkExtractor
 
-    env = SB3LearnerVecEnv(num_envs, 2, ["random"], seed=0, parallel=False)
+    env = SB3LearnerVecEnv(num_envs, num_players, ["random"] * (num_players - 1), seed=0, parallel=False)
     return MaskablePPO("MlpPolicy", env, n_steps=8, batch_size=64, seed=0, device="cpu",
                        policy_kwargs={"features_extractor_class": TrunkExtractor,
                                       "features_extractor_kwargs": {"trunk": list(trunk)},
@@ -147,6 +147,51 @@ def test_dagger_rows_are_labelled_by_the_teacher_where_the_policy_plays(tmp_path
     np.testing.assert_array_equal(demos.mask, mask)
     np.testing.assert_array_equal(demos.y, y)
     np.testing.assert_array_equal(demos.value, value)
+
+
+@pytest.mark.parametrize("num_players, beta, label", [(2, 1.0, None), (3, 1.0, None), (4, 1.0, None),
+                                                      (3, 0.5, None), (4, 0.5, "greedy")])
+def test_the_batched_greedy_teacher_gives_the_per_game_teachers_rows(tmp_path, num_players, beta, label):
+    """``greedy`` teaches (and labels) in batch at 2–4 players (:class:`pi_env.agents.greedy_batch.
+    GreedyOpponent`): the rows equal, entry for entry, those of the per-game agents (``batched=False``)
+    with the same seed: behaviour cloning at 2, 3 and 4 players, a DAgger round (beta 0.5: the
+    teacher's memory of the previous turn is of every learner turn, played by it or not, in both
+    forms) and ``greedy`` labelling ``heuristic``'s play. The rows hold solves and queries (both of
+    greedy's decisions are compared) and, with beta 0.5, rows played by either."""
+    _rl()
+    from pi_env.agents.greedy_batch import GreedyOpponent
+    from pi_env.rl.imitate import Teacher, collect
+    from pi_env.rl.train import export_policy
+
+    config = GameConfig(num_players=num_players)
+    assert isinstance(Teacher("greedy", config, 2)._batch, GreedyOpponent)
+    assert Teacher("greedy", config, 2, batched=False)._batch is None
+    kw: dict = dict(opponents=[("heuristic", 0.5), ("gain", 0.5)], num_envs=4, seed=31 + num_players, gamma=0.95,
+                    beta=beta, label=label, encoding="compact-v1")
+    if beta < 1.0:
+        f = tmp_path / "p.pt"
+        export_policy(_tiny_model(num_players=num_players), f,
+                      {"encoding": "compact-v1", "num_players": num_players, "trunk": [32], "hidden": [16]})
+        kw["policy"] = str(f)
+    teacher = "greedy" if label is None else "heuristic"
+    batched = collect(num_players, teacher, 300, **kw)
+    per_game = collect(num_players, teacher, 300, batched=False, **kw)
+    for k in ("x", "mask", "y", "value", "played_teacher"):
+        np.testing.assert_array_equal(getattr(batched, k), getattr(per_game, k), err_msg=k)
+    assert batched.info == per_game.info
+    assert 0 < (batched.y == SOLVE_ACTION).sum() < 300
+    assert (0 < batched.played_teacher.sum() < 300) if beta < 1.0 else batched.played_teacher.all()
+
+
+def test_greedy_teaches_game_by_game_at_5_players():
+    """At 5 players (no batch ``greedy``) the teacher is the per-game agent, one per game slot."""
+    _rl()
+    from pi_env.agents.greedy import GreedyAgent
+    from pi_env.rl.imitate import Teacher
+
+    t = Teacher("greedy", GameConfig(num_players=5), 2)
+    t.new_games(np.arange(2))
+    assert t._batch is None and all(isinstance(a, GreedyAgent) for a in t._agents)
 
 
 def _rule_labels(x: np.ndarray, mask: np.ndarray, num_players: int) -> "tuple[np.ndarray, np.ndarray]":

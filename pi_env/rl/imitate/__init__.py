@@ -65,7 +65,7 @@ import numpy as np
 from pi_env.core.constants import SOLVE_BASE
 from pi_env.core.errors import PIError
 
-__all__ = ["Demonstrations", "Teacher", "collect", "collect_parallel", "fit", "minibatch_epochs", "main"]
+__all__ = ["BATCH_TEACHERS", "Demonstrations", "Teacher", "collect", "collect_parallel", "fit", "minibatch_epochs", "main"]
 
 
 @dataclass
@@ -119,27 +119,44 @@ class Demonstrations:
             raise PIError(f"demonstrations file {path!r} is not readable ({type(exc).__name__})") from None
 
 
+#: Teachers (and labellers) played in batch by :class:`Teacher`: ``gain`` and ``random`` at every
+#: player count, ``greedy`` at the counts :class:`pi_env.agents.greedy_batch.GreedyOpponent` plays
+#: (its :data:`~pi_env.agents.greedy_batch.SUPPORTED_PLAYERS`: 2, 3, 4; at 5 the per-game agent).
+BATCH_TEACHERS = ("gain", "random", "greedy")
+
+
 class Teacher:
-    """The teacher at the learner seat: a batch opponent (``gain``) or a per-game agent by name,
-    one object per game slot, renewed when a new game starts in the slot (agents such as
-    ``greedy`` remember the previous turn of their game).
+    """The teacher at the learner seat: a batch opponent (``gain``, ``random``, and ``greedy`` at 2–4
+    players: :data:`BATCH_TEACHERS`) or a per-game agent by name, one object per game slot, renewed
+    when a new game starts in the slot (agents such as ``greedy`` remember the previous turn of their
+    game). The batched ``greedy`` (:class:`pi_env.agents.greedy_batch.GreedyOpponent`) keeps the same
+    memory per game slot (the round, rotation and solved flags of the previous call for the slot,
+    cleared by :meth:`new_games`) and gives the per-game agent's actions call for call, so the rows are
+    the same either way (tests/test_rl_imitate.py).
 
     Args:
         spec: an agent name (:func:`pi_env.agents.make_agent`) or ``"gain"``.
         config: the games' rules.
         num_envs: game slots.
         seed: seeds the agents (game ``k`` of slot ``b`` gets a seed drawn from it).
+        batched: ``False`` plays every agent game by game, ``greedy`` too (the reference the batched
+            teacher is tested and measured against, benchmarks/imitation_speed.py); ``gain`` and
+            ``random`` have no per-game form and stay batched.
 
     Raises:
         UnknownNameError: an unknown agent name; PIError: a learned model of another player count.
     """
 
-    def __init__(self, spec: str, config: Any, num_envs: int, seed: int = 0):
+    def __init__(self, spec: str, config: Any, num_envs: int, seed: int = 0, batched: bool = True):
         from pi_env.agents import make_agent
+        from pi_env.agents.greedy_batch import SUPPORTED_PLAYERS
         from pi_env.rl.pool import batch_opponent
 
         self.spec, self.config = spec, config
-        self._batch = batch_opponent(spec, config) if spec.strip().lower() in ("gain", "random") else None
+        name = spec.strip().lower()
+        in_batch = name in ("gain", "random") or (batched and name == "greedy"
+                                                  and config.num_players in SUPPORTED_PLAYERS)
+        self._batch = batch_opponent(name, config) if in_batch else None
         self._make = (lambda: make_agent(spec, edition=config.edition)) if self._batch is None else None
         if self._make is not None:
             self._make().reset(config.num_players, config.board)  # an unknown name, or a learned model
@@ -181,7 +198,7 @@ def _policy_choices(net: Any, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
 def collect(num_players: int, teacher: str, rows: int, *, opponents: Sequence[tuple[Any, float]] = (("gain", 1.0),),
             encoding: str = "compact-v1", policy: "str | None" = None, beta: float = 1.0, num_envs: int = 256,
             seed: int = 0, gamma: float = 0.995, reward: str = "win", label: "str | None" = None,
-            progress: bool = False) -> Demonstrations:
+            progress: bool = False, batched: bool = True) -> Demonstrations:
     """At least ``rows`` rows of finished games (module docstring), then cut to ``rows``.
 
     Args:
@@ -201,6 +218,8 @@ def collect(num_players: int, teacher: str, rows: int, *, opponents: Sequence[tu
         label: an agent name (:func:`pi_env.agents.make_agent`, or ``"gain"``) whose choices label
             the rows instead of the teacher's (module docstring); ``None``: the teacher labels.
         progress: a tqdm bar.
+        batched: ``False`` plays the teacher and the labeller game by game even where a batch form
+            gives the same rows (:class:`Teacher`; the reference of tests and benchmarks).
 
     Raises:
         PIError: ``beta < 1`` without a policy, a bad option; UnknownNameError: an unknown agent.
@@ -219,8 +238,8 @@ def collect(num_players: int, teacher: str, rows: int, *, opponents: Sequence[tu
     config = GameConfig(num_players=num_players)
     pools = [PoolOpponent(list(opponents), config) for _ in range(num_players - 1)]
     batch = LearnerBatch(num_envs, num_players, pools, encoding=encoding, seed=seed, parallel=False, reward=reward)
-    tutor = Teacher(teacher, config, num_envs, seed=seed + 1)
-    labeller = None if label is None else Teacher(label, config, num_envs, seed=seed + 2)
+    tutor = Teacher(teacher, config, num_envs, seed=seed + 1, batched=batched)
+    labeller = None if label is None else Teacher(label, config, num_envs, seed=seed + 2, batched=batched)
     rng = np.random.default_rng([seed, 7])
     B = num_envs
     tutor.new_games(np.arange(B))
