@@ -6,9 +6,9 @@ collects demonstrations and fits a policy to them:
 
 * :func:`collect`: ``B`` games of :class:`pi_env.rl.engine_env.LearnerBatch` (one learner seat per
   game, opponents per game from a weighted list), where at every learner turn the **teacher** (a
-  built-in agent: ``greedy``, ``heuristic``, ... played game by game from the learner seat's own
-  observation, one agent object per game slot and game; or the batch opponent ``gain``) is asked
-  for its action. The row keeps the learner's encoding ``x``, its compact mask and the teacher's
+  built-in agent: ``heuristic``, ``deducer``, ... played game by game from the learner seat's own
+  observation, one agent object per game slot and game; or in batch: ``gain``, ``random``, and
+  ``greedy`` at 2–4 players, :class:`Teacher`) is asked for its action. The row keeps the learner's encoding ``x``, its compact mask and the teacher's
   compact choice ``y`` (a query as it is, any solve as the solve choice 50). What is *played* is
   the teacher's action with probability ``beta`` and otherwise the current policy's (its masked
   argmax, as :class:`pi_env.agents.learned.LearnedAgent` plays): ``beta = 1`` is plain behaviour
@@ -21,9 +21,13 @@ collects demonstrations and fits a policy to them:
   and game, as the teacher) is asked for its action on the same observation, and its compact
   choice is ``y``; the teacher's (or, with ``beta < 1``, the policy's) action is still the one
   played. The rows then cover the states one agent reaches and teach another agent's decisions
-  there. The labeller's actions are never played: an agent that remembers its previous turn
-  (``greedy``) remembers a turn that did not happen, so label with stateless agents
-  (``deducer``, ``deducer-own``, ``heuristic``).
+  there. The labeller's actions are never played, so its memory must not depend on them: an agent
+  that remembered its own previous *choice* would remember a turn that did not happen. ``greedy``
+  remembers only what it observed at the seat's previous turn (round, rotation, who had solved: to
+  tell whether a seat solved earlier in this rotation), which happened whoever played, and it is
+  asked at every learner turn, so ``--label greedy`` gives the labels greedy would give in those
+  states; the batched form keeps the same memory per game slot (the same labels, tested). The
+  stateless agents (``deducer``, ``deducer-own``, ``heuristic``) label the same way.
 * Every row also gets a value target: the learner's outcome of its game (the share of first
   place, as tournaments count it, or the final score with ``reward="score"``) discounted by
   ``gamma`` per learner step still to come — what PPO's critic estimates — so that PPO starts with
@@ -37,9 +41,11 @@ collects demonstrations and fits a policy to them:
   the squared error of the value head, Adam, minibatches; returns the loss and the share of rows
   where the masked argmax equals the teacher's choice (on all rows and on a held-out tenth).
 
-A teacher played game by game costs its decision time per row (``greedy``: about 2 ms on an idle
-core, 8 ms per row measured with its opponents on the shared machine), so collection runs in
-processes; ``gain`` is batched. From the command line (:func:`pi_env.rl.cli.imitate_main`; one process; run several with different
+A teacher played game by game costs its decision time per row (the per-game ``greedy``: about
+2 ms on an idle core, 3–8 ms per row measured with its opponents on the shared machine), so
+collection runs in processes; ``gain``, ``random`` and ``greedy`` at 2–4 players are batched
+(``greedy``: one numba call per step for all the games, :class:`pi_env.agents.greedy_batch.GreedyOpponent`,
+the same rows as the per-game agent; ``benchmarks/imitation_speed.py`` measures both, docs/results.md). From the command line (:func:`pi_env.rl.cli.imitate_main`; one process; run several with different
 seeds and pass the files to ``python -m pi_env.rl.train --demos A.npz,B.npz``)::
 
     python -m pi_env.rl.imitate 2p --teacher greedy --rows 25000 --seed 101 \
