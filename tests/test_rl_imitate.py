@@ -183,6 +183,49 @@ def test_the_batched_greedy_teacher_gives_the_per_game_teachers_rows(tmp_path, n
     assert (0 < batched.played_teacher.sum() < 300) if beta < 1.0 else batched.played_teacher.all()
 
 
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_the_batched_greedy_teacher_remembers_what_each_per_game_agent_remembers(num_players):
+    """The one thing the two forms of the teacher keep between calls is greedy's memory of its
+    previous turn (``(round, rotation, solved flags)`` of the seat's last call, used for ``pending``);
+    it rarely changes a decision (no row of the collections above depends on it), so it is compared
+    directly: stepping 4 games with both forms side by side (the teacher plays, new games in the
+    slots that end), after every call each slot's memory in :class:`~pi_env.agents.greedy_batch.
+    GreedyOpponent` equals that slot's ``GreedyAgent._previous`` and a new game clears both; the
+    actions are equal. The memories seen include later rotations and seats that had solved."""
+    from pi_env.rl.engine_env import LearnerBatch
+    from pi_env.rl.imitate import Teacher
+    from pi_env.rl.pool import PoolOpponent
+
+    config = GameConfig(num_players=num_players)
+    pools = [PoolOpponent([("heuristic", 0.5), ("gain", 0.5)], config) for _ in range(num_players - 1)]
+    batch = LearnerBatch(4, num_players, pools, encoding="compact-v1", seed=5, parallel=False)
+    fast, slow = Teacher("greedy", config, 4, seed=6), Teacher("greedy", config, 4, seed=6, batched=False)
+    for t in (fast, slow):
+        t.new_games(np.arange(4))
+    batch.reset()
+    mem = fast._batch
+    later_rotation = solved_seen = ended_games = 0
+    for _ in range(120):
+        live = np.flatnonzero(~batch._restart)
+        st, seats = batch.venv.state, batch._seat[live]
+        action = fast.act(st, live, seats)
+        np.testing.assert_array_equal(action, slow.act(st, live, seats))
+        for b in live.tolist():
+            previous = slow._agents[b]._previous
+            assert mem._valid[b] and previous == (mem._round[b], mem._rotation[b], tuple(mem._solved[b].tolist()))
+            later_rotation += previous[1] > 0
+            solved_seen += any(previous[2][1:])
+        engine = np.zeros(4, dtype=np.int64)
+        engine[live] = action
+        done = batch.step_engine(engine)[3]
+        ended = np.flatnonzero(done)
+        for t in (fast, slow):
+            t.new_games(ended)
+        ended_games += ended.size
+        assert not mem._valid[ended].any() and all(slow._agents[b]._previous is None for b in ended.tolist())
+    assert later_rotation > 0 and solved_seen > 0 and ended_games > 0
+
+
 def test_greedy_teaches_game_by_game_at_5_players():
     """At 5 players (no batch ``greedy``) the teacher is the per-game agent, one per game slot."""
     _rl()
