@@ -24,14 +24,14 @@ def _rl():
     need_extra("rl", "torch", "stable_baselines3", "sb3_contrib")
 
 
-def _tiny_model(num_envs: int = 8, trunk=(32,), hidden=(16,)):
+def _tiny_model(num_envs: int = 8, trunk=(32,), hidden=(16,), num_players: int = 2):
     import torch
     from sb3_contrib import MaskablePPO
 
     from pi_env.rl.engine_env import SB3LearnerVecEnv
     from pi_env.rl.train import TrunkExtractor
 
-    env = SB3LearnerVecEnv(num_envs, 2, ["random"], seed=0, parallel=False)
+    env = SB3LearnerVecEnv(num_envs, num_players, ["random"] * (num_players - 1), seed=0, parallel=False)
     return MaskablePPO("MlpPolicy", env, n_steps=8, batch_size=64, seed=0, device="cpu",
                        policy_kwargs={"features_extractor_class": TrunkExtractor,
                                       "features_extractor_kwargs": {"trunk": list(trunk)},
@@ -147,6 +147,94 @@ def test_dagger_rows_are_labelled_by_the_teacher_where_the_policy_plays(tmp_path
     np.testing.assert_array_equal(demos.mask, mask)
     np.testing.assert_array_equal(demos.y, y)
     np.testing.assert_array_equal(demos.value, value)
+
+
+@pytest.mark.parametrize("num_players, beta, label", [(2, 1.0, None), (3, 1.0, None), (4, 1.0, None),
+                                                      (3, 0.5, None), (4, 0.5, "greedy")])
+def test_the_batched_greedy_teacher_gives_the_per_game_teachers_rows(tmp_path, num_players, beta, label):
+    """``greedy`` teaches (and labels) in batch at 2–4 players (:class:`pi_env.agents.greedy_batch.
+    GreedyOpponent`): the rows equal, entry for entry, those of the per-game agents (``batched=False``)
+    with the same seed: behaviour cloning at 2, 3 and 4 players, a DAgger round (beta 0.5: the
+    teacher's memory of the previous turn is of every learner turn, played by it or not, in both
+    forms) and ``greedy`` labelling ``heuristic``'s play. The rows hold solves and queries (both of
+    greedy's decisions are compared) and, with beta 0.5, rows played by either."""
+    _rl()
+    from pi_env.agents.greedy_batch import GreedyOpponent
+    from pi_env.rl.imitate import Teacher, collect
+    from pi_env.rl.train import export_policy
+
+    config = GameConfig(num_players=num_players)
+    assert isinstance(Teacher("greedy", config, 2)._batch, GreedyOpponent)
+    assert Teacher("greedy", config, 2, batched=False)._batch is None
+    kw: dict = dict(opponents=[("heuristic", 0.5), ("gain", 0.5)], num_envs=4, seed=31 + num_players, gamma=0.95,
+                    beta=beta, label=label, encoding="compact-v1")
+    if beta < 1.0:
+        f = tmp_path / "p.pt"
+        export_policy(_tiny_model(num_players=num_players), f,
+                      {"encoding": "compact-v1", "num_players": num_players, "trunk": [32], "hidden": [16]})
+        kw["policy"] = str(f)
+    teacher = "greedy" if label is None else "heuristic"
+    batched = collect(num_players, teacher, 300, **kw)
+    per_game = collect(num_players, teacher, 300, batched=False, **kw)
+    for k in ("x", "mask", "y", "value", "played_teacher"):
+        np.testing.assert_array_equal(getattr(batched, k), getattr(per_game, k), err_msg=k)
+    assert batched.info == per_game.info
+    assert 0 < (batched.y == SOLVE_ACTION).sum() < 300
+    assert (0 < batched.played_teacher.sum() < 300) if beta < 1.0 else batched.played_teacher.all()
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_the_batched_greedy_teacher_remembers_what_each_per_game_agent_remembers(num_players):
+    """The one thing the two forms of the teacher keep between calls is greedy's memory of its
+    previous turn (``(round, rotation, solved flags)`` of the seat's last call, used for ``pending``);
+    it rarely changes a decision (no row of the collections above depends on it), so it is compared
+    directly: stepping 4 games with both forms side by side (the teacher plays, new games in the
+    slots that end), after every call each slot's memory in :class:`~pi_env.agents.greedy_batch.
+    GreedyOpponent` equals that slot's ``GreedyAgent._previous`` and a new game clears both; the
+    actions are equal. The memories seen include later rotations and seats that had solved."""
+    from pi_env.rl.engine_env import LearnerBatch
+    from pi_env.rl.imitate import Teacher
+    from pi_env.rl.pool import PoolOpponent
+
+    config = GameConfig(num_players=num_players)
+    pools = [PoolOpponent([("heuristic", 0.5), ("gain", 0.5)], config) for _ in range(num_players - 1)]
+    batch = LearnerBatch(4, num_players, pools, encoding="compact-v1", seed=5, parallel=False)
+    fast, slow = Teacher("greedy", config, 4, seed=6), Teacher("greedy", config, 4, seed=6, batched=False)
+    for t in (fast, slow):
+        t.new_games(np.arange(4))
+    batch.reset()
+    mem = fast._batch
+    later_rotation = solved_seen = ended_games = 0
+    for _ in range(120):
+        live = np.flatnonzero(~batch._restart)
+        st, seats = batch.venv.state, batch._seat[live]
+        action = fast.act(st, live, seats)
+        np.testing.assert_array_equal(action, slow.act(st, live, seats))
+        for b in live.tolist():
+            previous = slow._agents[b]._previous
+            assert mem._valid[b] and previous == (mem._round[b], mem._rotation[b], tuple(mem._solved[b].tolist()))
+            later_rotation += previous[1] > 0
+            solved_seen += any(previous[2][1:])
+        engine = np.zeros(4, dtype=np.int64)
+        engine[live] = action
+        done = batch.step_engine(engine)[3]
+        ended = np.flatnonzero(done)
+        for t in (fast, slow):
+            t.new_games(ended)
+        ended_games += ended.size
+        assert not mem._valid[ended].any() and all(slow._agents[b]._previous is None for b in ended.tolist())
+    assert later_rotation > 0 and solved_seen > 0 and ended_games > 0
+
+
+def test_greedy_teaches_game_by_game_at_5_players():
+    """At 5 players (no batch ``greedy``) the teacher is the per-game agent, one per game slot."""
+    _rl()
+    from pi_env.agents.greedy import GreedyAgent
+    from pi_env.rl.imitate import Teacher
+
+    t = Teacher("greedy", GameConfig(num_players=5), 2)
+    t.new_games(np.arange(2))
+    assert t._batch is None and all(isinstance(a, GreedyAgent) for a in t._agents)
 
 
 def _rule_labels(x: np.ndarray, mask: np.ndarray, num_players: int) -> "tuple[np.ndarray, np.ndarray]":

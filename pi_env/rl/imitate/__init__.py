@@ -6,9 +6,9 @@ collects demonstrations and fits a policy to them:
 
 * :func:`collect`: ``B`` games of :class:`pi_env.rl.engine_env.LearnerBatch` (one learner seat per
   game, opponents per game from a weighted list), where at every learner turn the **teacher** (a
-  built-in agent: ``greedy``, ``heuristic``, ... played game by game from the learner seat's own
-  observation, one agent object per game slot and game; or the batch opponent ``gain``) is asked
-  for its action. The row keeps the learner's encoding ``x``, its compact mask and the teacher's
+  built-in agent: ``heuristic``, ``deducer``, ... played game by game from the learner seat's own
+  observation, one agent object per game slot and game; or in batch: ``gain``, ``random``, and
+  ``greedy`` at 2–4 players, :class:`Teacher`) is asked for its action. The row keeps the learner's encoding ``x``, its compact mask and the teacher's
   compact choice ``y`` (a query as it is, any solve as the solve choice 50). What is *played* is
   the teacher's action with probability ``beta`` and otherwise the current policy's (its masked
   argmax, as :class:`pi_env.agents.learned.LearnedAgent` plays): ``beta = 1`` is plain behaviour
@@ -21,9 +21,13 @@ collects demonstrations and fits a policy to them:
   and game, as the teacher) is asked for its action on the same observation, and its compact
   choice is ``y``; the teacher's (or, with ``beta < 1``, the policy's) action is still the one
   played. The rows then cover the states one agent reaches and teach another agent's decisions
-  there. The labeller's actions are never played: an agent that remembers its previous turn
-  (``greedy``) remembers a turn that did not happen, so label with stateless agents
-  (``deducer``, ``deducer-own``, ``heuristic``).
+  there. The labeller's actions are never played, so its memory must not depend on them: an agent
+  that remembered its own previous *choice* would remember a turn that did not happen. ``greedy``
+  remembers only what it observed at the seat's previous turn (round, rotation, who had solved: to
+  tell whether a seat solved earlier in this rotation), which happened whoever played, and it is
+  asked at every learner turn, so ``--label greedy`` gives the labels greedy would give in those
+  states; the batched form keeps the same memory per game slot (the same labels, tested). The
+  stateless agents (``deducer``, ``deducer-own``, ``heuristic``) label the same way.
 * Every row also gets a value target: the learner's outcome of its game (the share of first
   place, as tournaments count it, or the final score with ``reward="score"``) discounted by
   ``gamma`` per learner step still to come — what PPO's critic estimates — so that PPO starts with
@@ -37,9 +41,11 @@ collects demonstrations and fits a policy to them:
   the squared error of the value head, Adam, minibatches; returns the loss and the share of rows
   where the masked argmax equals the teacher's choice (on all rows and on a held-out tenth).
 
-A teacher played game by game costs its decision time per row (``greedy``: about 2 ms on an idle
-core, 8 ms per row measured with its opponents on the shared machine), so collection runs in
-processes; ``gain`` is batched. From the command line (:func:`pi_env.rl.cli.imitate_main`; one process; run several with different
+A teacher played game by game costs its decision time per row (the per-game ``greedy``: about
+2 ms on an idle core, 3–8 ms per row measured with its opponents on the shared machine), so
+collection runs in processes; ``gain``, ``random`` and ``greedy`` at 2–4 players are batched
+(``greedy``: one numba call per step for all the games, :class:`pi_env.agents.greedy_batch.GreedyOpponent`,
+the same rows as the per-game agent; ``benchmarks/imitation_speed.py`` measures both, docs/results.md). From the command line (:func:`pi_env.rl.cli.imitate_main`; one process; run several with different
 seeds and pass the files to ``python -m pi_env.rl.train --demos A.npz,B.npz``)::
 
     python -m pi_env.rl.imitate 2p --teacher greedy --rows 25000 --seed 101 \
@@ -65,7 +71,7 @@ import numpy as np
 from pi_env.core.constants import SOLVE_BASE
 from pi_env.core.errors import PIError
 
-__all__ = ["Demonstrations", "Teacher", "collect", "collect_parallel", "fit", "minibatch_epochs", "main"]
+__all__ = ["BATCH_TEACHERS", "Demonstrations", "Teacher", "collect", "collect_parallel", "fit", "minibatch_epochs", "main"]
 
 
 @dataclass
@@ -119,27 +125,44 @@ class Demonstrations:
             raise PIError(f"demonstrations file {path!r} is not readable ({type(exc).__name__})") from None
 
 
+#: Teachers (and labellers) played in batch by :class:`Teacher`: ``gain`` and ``random`` at every
+#: player count, ``greedy`` at the counts :class:`pi_env.agents.greedy_batch.GreedyOpponent` plays
+#: (its :data:`~pi_env.agents.greedy_batch.SUPPORTED_PLAYERS`: 2, 3, 4; at 5 the per-game agent).
+BATCH_TEACHERS = ("gain", "random", "greedy")
+
+
 class Teacher:
-    """The teacher at the learner seat: a batch opponent (``gain``) or a per-game agent by name,
-    one object per game slot, renewed when a new game starts in the slot (agents such as
-    ``greedy`` remember the previous turn of their game).
+    """The teacher at the learner seat: a batch opponent (``gain``, ``random``, and ``greedy`` at 2–4
+    players: :data:`BATCH_TEACHERS`) or a per-game agent by name, one object per game slot, renewed
+    when a new game starts in the slot (agents such as ``greedy`` remember the previous turn of their
+    game). The batched ``greedy`` (:class:`pi_env.agents.greedy_batch.GreedyOpponent`) keeps the same
+    memory per game slot (the round, rotation and solved flags of the previous call for the slot,
+    cleared by :meth:`new_games`) and gives the per-game agent's actions call for call, so the rows are
+    the same either way (tests/test_rl_imitate.py).
 
     Args:
         spec: an agent name (:func:`pi_env.agents.make_agent`) or ``"gain"``.
         config: the games' rules.
         num_envs: game slots.
         seed: seeds the agents (game ``k`` of slot ``b`` gets a seed drawn from it).
+        batched: ``False`` plays every agent game by game, ``greedy`` too (the reference the batched
+            teacher is tested and measured against, benchmarks/imitation_speed.py); ``gain`` and
+            ``random`` have no per-game form and stay batched.
 
     Raises:
         UnknownNameError: an unknown agent name; PIError: a learned model of another player count.
     """
 
-    def __init__(self, spec: str, config: Any, num_envs: int, seed: int = 0):
+    def __init__(self, spec: str, config: Any, num_envs: int, seed: int = 0, batched: bool = True):
         from pi_env.agents import make_agent
+        from pi_env.agents.greedy_batch import SUPPORTED_PLAYERS
         from pi_env.rl.pool import batch_opponent
 
         self.spec, self.config = spec, config
-        self._batch = batch_opponent(spec, config) if spec.strip().lower() in ("gain", "random") else None
+        name = spec.strip().lower()
+        in_batch = name in ("gain", "random") or (batched and name == "greedy"
+                                                  and config.num_players in SUPPORTED_PLAYERS)
+        self._batch = batch_opponent(name, config) if in_batch else None
         self._make = (lambda: make_agent(spec, edition=config.edition)) if self._batch is None else None
         if self._make is not None:
             self._make().reset(config.num_players, config.board)  # an unknown name, or a learned model
@@ -181,7 +204,7 @@ def _policy_choices(net: Any, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
 def collect(num_players: int, teacher: str, rows: int, *, opponents: Sequence[tuple[Any, float]] = (("gain", 1.0),),
             encoding: str = "compact-v1", policy: "str | None" = None, beta: float = 1.0, num_envs: int = 256,
             seed: int = 0, gamma: float = 0.995, reward: str = "win", label: "str | None" = None,
-            progress: bool = False) -> Demonstrations:
+            progress: bool = False, batched: bool = True) -> Demonstrations:
     """At least ``rows`` rows of finished games (module docstring), then cut to ``rows``.
 
     Args:
@@ -201,6 +224,8 @@ def collect(num_players: int, teacher: str, rows: int, *, opponents: Sequence[tu
         label: an agent name (:func:`pi_env.agents.make_agent`, or ``"gain"``) whose choices label
             the rows instead of the teacher's (module docstring); ``None``: the teacher labels.
         progress: a tqdm bar.
+        batched: ``False`` plays the teacher and the labeller game by game even where a batch form
+            gives the same rows (:class:`Teacher`; the reference of tests and benchmarks).
 
     Raises:
         PIError: ``beta < 1`` without a policy, a bad option; UnknownNameError: an unknown agent.
@@ -219,8 +244,8 @@ def collect(num_players: int, teacher: str, rows: int, *, opponents: Sequence[tu
     config = GameConfig(num_players=num_players)
     pools = [PoolOpponent(list(opponents), config) for _ in range(num_players - 1)]
     batch = LearnerBatch(num_envs, num_players, pools, encoding=encoding, seed=seed, parallel=False, reward=reward)
-    tutor = Teacher(teacher, config, num_envs, seed=seed + 1)
-    labeller = None if label is None else Teacher(label, config, num_envs, seed=seed + 2)
+    tutor = Teacher(teacher, config, num_envs, seed=seed + 1, batched=batched)
+    labeller = None if label is None else Teacher(label, config, num_envs, seed=seed + 2, batched=batched)
     rng = np.random.default_rng([seed, 7])
     B = num_envs
     tutor.new_games(np.arange(B))
