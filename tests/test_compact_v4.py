@@ -216,6 +216,29 @@ def test_five_players_and_bad_buffers_are_refused_in_one_line():
                        joint=np.zeros((2, 38), np.float32))
 
 
+def test_five_players_are_refused_before_a_run_directory_or_demo_file_is_written(tmp_path, capsys):
+    """``train 5p --encoding compact-v4`` (and ``imitate 5p``): exit 2 with one line naming the
+    encoding and the player count, and nothing on disk; ``train()`` itself raises it before ``out``."""
+    need_extra("rl", "torch", "stable_baselines3", "sb3_contrib")
+    from pi_env.rl.cli import imitate_main, train_main
+    from pi_env.rl.train import train
+
+    line = ("--encoding: the compact-v4 encoding (greedy's decision block) is computed for 2, 3 and 4 players, "
+            "not 5")
+    out = tmp_path / "run"
+    with pytest.raises(SystemExit) as exc:
+        train_main(["5p", "--encoding", "compact-v4", "--timesteps", "64", "--out", str(out), "--no-progress"])
+    assert exc.value.code == 2
+    assert capsys.readouterr().err.splitlines() == [f"python -m pi_env.rl.train: error: {line}"]
+    with pytest.raises(SystemExit) as exc:
+        imitate_main(["5p", "--encoding", "compact-v4", "--rows", "8", "--out", str(tmp_path / "d.npz")])
+    assert exc.value.code == 2
+    assert capsys.readouterr().err.splitlines() == [f"python -m pi_env.rl.imitate: error: {line}"]
+    with pytest.raises(PIError, match=r"^the compact-v4 encoding .* 2, 3 and 4 players, not 5$"):
+        train("5p", 64, out, encoding="compact-v4", progress=False)
+    assert sorted(tmp_path.iterdir()) == []
+
+
 def test_a_tiny_training_run_on_it_plays_as_a_learned_agent(tmp_path):
     """``train 4p --encoding compact-v4 --opponents greedy``: a model file for the encoding, which
     loads and plays whole 4-player games as ``learned:PATH`` (its solve choice from the block's

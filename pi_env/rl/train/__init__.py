@@ -731,14 +731,14 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     out = Path(out)
     # everything that can be refused is checked before the run directory is created or changed
     check_run_dir(out, resume, force)
+    from pi_env.agents.learned import check_player_encoding
+
+    check_player_encoding(encoding, P)  # an unknown or solo encoding, or compact-v4 at 5 players
     saved_doc: dict[str, Any] = {}
     if resume:
         resume_settings(out, {"task": task, "encoding": encoding, "trunk": list(trunk), "hidden": list(hidden),
                               "init": init, "value_warmup": value_warmup or None})
         saved_doc = json.loads((out / "run.json").read_text())
-    from pi_env.agents.learned import check_player_encoding
-
-    check_player_encoding(encoding)  # an unknown or solo encoding is refused here
     settings = {**PPO_DEFAULTS, **ppo}
     members = parse_opponents(opponents)
     config = GameConfig(num_players=P)
