@@ -427,14 +427,41 @@ def encode_state(name: str, state: Any, config: Any, players: np.ndarray, flat: 
                  out: "np.ndarray | None" = None) -> np.ndarray:
     """Encoding ``name`` of ``players[b]`` in game ``b`` of the engine ``state`` (``flat``: their flat
     encodings when the caller has them; ``out``: a ``float32[B, encoding_size(name, P)]`` buffer to
-    fill): ``float32[B, encoding_size(name, P)]`` (``out`` when given)."""
-    return _encoding(name).from_state(state, config, players, flat, out)
+    fill): ``float32[B, encoding_size(name, P)]`` (``out`` when given).
+
+    Raises:
+        PIError: an unknown encoding, ``out`` not a writable ``float32[B, encoding_size(name, P)]``
+            with contiguous rows, ``players`` out of range, or a player count the encoding is not
+            computed for."""
+    enc = _encoding(name)
+    if out is not None:
+        from pi_env.solvers.own_info import float32_rows_ok
+
+        width = enc.size(state.num_players)
+        if not float32_rows_ok(out, state.batch_size, width):
+            raise PIError(f"out must be float32[{state.batch_size}, {width}] ({name} at {state.num_players} "
+                          f"players) with contiguous rows, writable, got "
+                          f"{getattr(out, 'dtype', type(out).__name__)}{list(getattr(out, 'shape', ()))}")
+    return enc.from_state(state, config, players, flat, out)
 
 
 def encode_observations(name: str, observations: np.ndarray, config: Any) -> np.ndarray:
     """Encoding ``name`` of engine observations ``int16[n, 618 + 1912·P]`` (seat 0 = the observer),
-    equal to :func:`encode_state` of the same players: ``float32[n, encoding_size(name, P)]``."""
-    return _encoding(name).from_observations(observations, config)
+    equal to :func:`encode_state` of the same players: ``float32[n, encoding_size(name, P)]``.
+
+    Raises:
+        PIError: an unknown encoding, or observations that are not ``int[n, 618 + 1912·P]`` (or one
+            row ``int[618 + 1912·P]``) for ``config.num_players`` players."""
+    enc = _encoding(name)
+    if name != SOLO_ENCODING:
+        from pi_env.encodings.layouts import observation_size
+
+        obs = np.asarray(observations)
+        width = observation_size(config.num_players)
+        if obs.ndim not in (1, 2) or obs.shape[-1] != width or not np.issubdtype(obs.dtype, np.integer):
+            raise PIError(f"observations must be int16[n, {width}] (engine observations at {config.num_players} "
+                          f"players), got {obs.dtype}[{', '.join(map(str, obs.shape))}]")
+    return enc.from_observations(observations, config)
 
 
 @functools.lru_cache(maxsize=32)
