@@ -640,12 +640,27 @@ def _starting_network(init: str | None, value_warmup: int, imitate_teacher: str 
 def _warmup_done(ckpt: Path, value_warmup: int) -> int:
     """How many of the run's ``value_warmup`` updates had been done at checkpoint ``ckpt`` (the
     ``value_warmup_done`` of its policy file's card, written by every checkpoint of a run with a
-    warm-up); a checkpoint written before that count was kept: all of them."""
+    warm-up); a checkpoint written before that count was kept: all of them.
+
+    Raises:
+        PIError: the policy file cannot be read, or its ``value_warmup_done`` is not a whole number
+            at least 0 (one line naming the file)."""
     import torch
 
     pt = ckpt.with_suffix(".pt")
-    card = torch.load(pt, weights_only=True).get("card", {}) if pt.exists() else {}
-    return min(int(card.get("value_warmup_done", value_warmup)), value_warmup)
+    if not pt.exists():
+        return value_warmup
+    try:
+        doc = torch.load(pt, weights_only=True)
+    except Exception as exc:  # a truncated or foreign file: torch raises many kinds
+        raise PIError(f"--resume: the checkpoint's policy file {str(pt)!r} is not readable "
+                      f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from None
+    card = doc.get("card", {}) if isinstance(doc, dict) else {}
+    done = card.get("value_warmup_done", value_warmup) if isinstance(card, dict) else value_warmup
+    if isinstance(done, bool) or not isinstance(done, int) or done < 0:
+        raise PIError(f"--resume: {str(pt)!r}: card: value_warmup_done must be a whole number at least 0, "
+                      f"got {done!r}")
+    return min(done, value_warmup)
 
 
 def _learn(model: Any, steps: int, monitor: Any, fresh: bool, env: Any, collector: Any) -> bool:
