@@ -260,3 +260,33 @@ def test_the_warmup_count_of_a_checkpoint_old_odd_or_unreadable(tmp_path):
     with pytest.raises(PIError, match=r"^--resume: the checkpoint's policy file '.*step_2048\.pt' is not readable "
                                       r"\(\w+: [^\n]*\)$"):
         _warmup_done(ckpt, 5)
+
+
+def test_resuming_through_the_library_does_the_rest_of_the_warmup_too(tmp_path, monkeypatch):
+    """``train(..., resume=True)`` without ``value_warmup`` (its default 0) continues the run's own
+    warm-up as ``--resume`` does (it went straight to full updates: the saved count was ignored)."""
+    _rl()
+    from sb3_contrib import MaskablePPO
+
+    from pi_env.rl.cli import train_main
+    from pi_env.rl.train import VALUE_WARMUP_LR, train
+
+    seen = _record_updates(monkeypatch)
+    recording = MaskablePPO.train
+
+    def stop_at_the_second(self):
+        if len(seen) == 1:
+            raise KeyboardInterrupt  # after one value-only update
+        return recording(self)
+
+    monkeypatch.setattr(MaskablePPO, "train", stop_at_the_second)
+    out = tmp_path / "run"
+    assert train_main(_argv(out, "--init", "learned:2p", "--value-warmup", "2", steps=4096)) == 130
+    monkeypatch.setattr(MaskablePPO, "train", recording)
+    seen.clear()
+    saved = json.loads((out / "run.json").read_text())["settings"]
+    train("2p", 5120, out, resume=True, num_envs=64, trunk=saved["trunk"], hidden=saved["hidden"],
+          encoding=saved["encoding"], n_steps=16, batch_size=512, n_epochs=1, learning_rate=1e-4,
+          checkpoint_every=1000000, eval_every=0, progress=False)
+    assert [s["lr"] for s in seen] == [VALUE_WARMUP_LR, 1e-4, 1e-4]
+    assert [s.get("value_warmup_done") for s in json.loads((out / "run.json").read_text())["sessions"]] == [1, 2]

@@ -718,7 +718,8 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
         init: start from this model's network (:func:`init_network`; ``encoding``, ``trunk`` and
             ``hidden`` must be the model's); resuming, ``None`` or the run's own (:data:`START_SETTINGS`).
         value_warmup: the first updates of the run that train only the value head (resuming: ``0``
-            or the run's own; the updates its last checkpoint had not done, :func:`_warmup_done`).
+            or the run's own, ``0`` meaning the run's own; the updates its last checkpoint had not done,
+            :func:`_warmup_done`).
         resume, force: continue the run in ``out``; delete ``out`` and start again.
         progress, verbose: a progress bar; a line per update.
         **ppo: MaskablePPO's settings (default :data:`PPO_DEFAULTS`).
@@ -751,8 +752,10 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     check_player_encoding(encoding, P)  # an unknown or solo encoding, or compact-v4 at 5 players
     saved_doc: dict[str, Any] = {}
     if resume:
-        resume_settings(out, {"task": task, "encoding": encoding, "trunk": list(trunk), "hidden": list(hidden),
-                              "init": init, "value_warmup": value_warmup or None})
+        saved_settings_ = resume_settings(out, {"task": task, "encoding": encoding, "trunk": list(trunk),
+                                                "hidden": list(hidden), "init": init,
+                                                "value_warmup": value_warmup or None})
+        value_warmup = value_warmup or int(saved_settings_.get("value_warmup") or 0)  # 0: the run's own
         saved_doc = json.loads((out / "run.json").read_text())
     settings = {**PPO_DEFAULTS, **ppo}
     members = parse_opponents(opponents)
