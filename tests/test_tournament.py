@@ -507,6 +507,16 @@ def test_a_ray_address_without_a_cluster_is_one_line_before_any_file(capsys, tmp
     assert not (tmp_path / "r").exists()
 
 
+def test_a_ray_address_without_the_ray_backend_is_refused_not_ignored(capsys, tmp_path):
+    """``--ray-address`` with the local backend used to be ignored (the games played here); it is a
+    one-line error, as training's ``--ray-address`` without ``--ray-actors``."""
+    code, out, err = run(capsys, "tournament", "--agents", "deducer,random", "--games", "2", "--workers", "1",
+                         "--ray-address", "127.0.0.1:1", "--out", str(tmp_path / "r"))
+    assert (code, out, err) == (2, "", "pi-env: error: --ray-address needs --backend ray (the process backend "
+                                       "plays on this machine)\n")
+    assert not (tmp_path / "r").exists()
+
+
 def test_no_address_while_a_ray_start_cluster_runs_here_is_one_line(capsys, tmp_path, monkeypatch):
     """Without --ray-address, Ray joins a cluster that ``ray start`` left running on this machine and
     then refuses the local instance's ``num_cpus`` with a ValueError (its message copied below)."""
