@@ -450,15 +450,15 @@ def encode_observations(name: str, observations: np.ndarray, config: Any) -> np.
     equal to :func:`encode_state` of the same players: ``float32[n, encoding_size(name, P)]``.
 
     Raises:
-        PIError: an unknown encoding, or observations that are not ``int[n, 618 + 1912·P]`` (or one
-            row ``int[618 + 1912·P]``) for ``config.num_players`` players."""
+        PIError: an unknown encoding, or observations that are not ``[n, 618 + 1912·P]`` (or one
+            row ``[618 + 1912·P]``) for ``config.num_players`` players."""
     enc = _encoding(name)
     if name != SOLO_ENCODING:
         from pi_env.encodings.layouts import observation_size
 
         obs = np.asarray(observations)
         width = observation_size(config.num_players)
-        if obs.ndim not in (1, 2) or obs.shape[-1] != width or not np.issubdtype(obs.dtype, np.integer):
+        if obs.ndim not in (1, 2) or obs.shape[-1] != width:
             raise PIError(f"observations must be int16[n, {width}] (engine observations at {config.num_players} "
                           f"players), got {obs.dtype}[{', '.join(map(str, obs.shape))}]")
     return enc.from_observations(observations, config)
