@@ -637,6 +637,29 @@ def _starting_network(init: str | None, value_warmup: int, imitate_teacher: str 
     return init_network(init, config.num_players, encoding=encoding, trunk=trunk, hidden=hidden) if init is not None else {}
 
 
+def _check_start(out: Path, resume: bool, force: bool, task: str, P: int, encoding: str, trunk: Sequence[int],
+                 hidden: Sequence[int], init: str | None, value_warmup: int) -> tuple[dict[str, Any], int]:
+    """The checks of :func:`train` on ``out`` and the encoding (before anything is written), and on
+    ``resume`` the saved ``run.json`` and the run's warm-up (``value_warmup`` 0: the run's own).
+
+    Returns:
+        ``(run.json's object or {}, value_warmup in force)``.
+
+    Raises:
+        PIError: as :func:`check_run_dir`, :func:`resume_settings` and
+            :func:`pi_env.agents.learned.check_player_encoding` (``"compact-v4"`` at 5 players).
+    """
+    from pi_env.agents.learned import check_player_encoding
+
+    check_run_dir(out, resume, force)
+    check_player_encoding(encoding, P)  # an unknown or solo encoding, or compact-v4 at 5 players
+    if not resume:
+        return {}, value_warmup
+    saved = resume_settings(out, {"task": task, "encoding": encoding, "trunk": list(trunk), "hidden": list(hidden),
+                                  "init": init, "value_warmup": value_warmup or None})
+    return json.loads((out / "run.json").read_text()), value_warmup or int(saved.get("value_warmup") or 0)
+
+
 def _warmup_done(ckpt: Path, value_warmup: int) -> int:
     """How many of the run's ``value_warmup`` updates had been done at checkpoint ``ckpt`` (the
     ``value_warmup_done`` of its policy file's card, written by every checkpoint of a run with a
@@ -746,17 +769,7 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     P = TASKS[task]
     out = Path(out)
     # everything that can be refused is checked before the run directory is created or changed
-    check_run_dir(out, resume, force)
-    from pi_env.agents.learned import check_player_encoding
-
-    check_player_encoding(encoding, P)  # an unknown or solo encoding, or compact-v4 at 5 players
-    saved_doc: dict[str, Any] = {}
-    if resume:
-        saved_settings_ = resume_settings(out, {"task": task, "encoding": encoding, "trunk": list(trunk),
-                                                "hidden": list(hidden), "init": init,
-                                                "value_warmup": value_warmup or None})
-        value_warmup = value_warmup or int(saved_settings_.get("value_warmup") or 0)  # 0: the run's own
-        saved_doc = json.loads((out / "run.json").read_text())
+    saved_doc, value_warmup = _check_start(out, resume, force, task, P, encoding, trunk, hidden, init, value_warmup)
     settings = {**PPO_DEFAULTS, **ppo}
     members = parse_opponents(opponents)
     config = GameConfig(num_players=P)
