@@ -110,11 +110,12 @@ from pi_env.core.rules import (edition_code, finished_for_round_end, round_ends_
                                tier_points, wrong_solve_loss)
 from pi_env.encodings.layouts import DECISION_BLOCK_SIZE, JOINT_BLOCK_SIZE
 from pi_env.engine import GameConfig, State, legal_action_mask
+from pi_env.engine.observe import player_array
 from pi_env.solvers.hints import GAIN_TOLERANCE, tied_with_best
 from pi_env.solvers.own_info import (_features_of_counts, adjacency_words, any_nonzero, apply_held, case_marginals,
                                      case_set, clue_code, clue_gains, disjoint_counts, disjoint_pair_counts,
-                                     district_codes, district_gains, failed_solve_words, gather_state, held_case_of,
-                                     hypothesis_masks, seat_case_set)
+                                     district_codes, district_gains, failed_solve_words, float32_rows_ok, gather_state,
+                                     held_case_of, hypothesis_masks, seat_case_set)
 from pi_env.solvers.turns import turns_to_solve_pmf
 
 __all__ = ["GreedyOpponent", "greedy_actions", "decision_block", "query_legal", "SUPPORTED_PLAYERS"]
@@ -879,13 +880,14 @@ def greedy_actions(state: State, board, players: np.ndarray, edition: str = "sec
         ``int64[B]``: the actions.
 
     Raises:
-        PIError: a player count outside :data:`SUPPORTED_PLAYERS`.
+        PIError: a player count outside :data:`SUPPORTED_PLAYERS`; ``players`` not ``int[B]`` of
+            seats ``0..P-1``.
     """
     B, P = state.batch_size, state.num_players
     if P not in SUPPORTED_PLAYERS:
         raise PIError(f"greedy in batch plays {', '.join(map(str, SUPPORTED_PLAYERS))} players, "
                       f"not {P} (use the per-game agent, pi_env.rl.pool.AgentOpponent)")
-    players = np.ascontiguousarray(players, dtype=np.int64)
+    players = player_array(state, players)
     if previous is None:
         previous = (np.zeros(B, dtype=bool), np.zeros(B, dtype=np.int64), np.zeros(B, dtype=np.int64),
                     np.zeros((B, P), dtype=bool))
@@ -918,8 +920,11 @@ def query_legal(state: State, players: np.ndarray) -> np.ndarray:
     """``bool[B, 50]``: the queries player ``players[b]`` may make in game ``b`` whether or not it is
     to move (docs/rules.md §4): clue ``x`` while its card is on the display, an investigator in
     district ``d`` while the player has tiles left and none in ``d`` this round. For the player to
-    move of a game that is not over, the query part of :func:`pi_env.engine.legal_action_mask`."""
-    players = np.asarray(players, dtype=np.int64)
+    move of a game that is not over, the query part of :func:`pi_env.engine.legal_action_mask`.
+
+    Raises:
+        PIError: ``players`` not ``int[B]`` of seats ``0..P-1``."""
+    players = player_array(state, players)
     B = state.batch_size
     rows = np.arange(B)
     out = np.zeros((B, _NUM_QUERIES), dtype=bool)
@@ -957,7 +962,7 @@ def decision_block(state: State, board, players: np.ndarray, edition: str = "sec
 
     Raises:
         PIError: a player count outside :data:`SUPPORTED_PLAYERS` (one line naming the encoding),
-            a wrong buffer.
+            ``players`` not ``int[B]`` of seats ``0..P-1``, a wrong buffer.
     """
     B, P = state.batch_size, state.num_players
     if P not in SUPPORTED_PLAYERS:
@@ -965,19 +970,18 @@ def decision_block(state: State, board, players: np.ndarray, edition: str = "sec
                       f"{', '.join(map(str, SUPPORTED_PLAYERS))} players, not {P}")
     if out is None:
         out = np.empty((B, DECISION_BLOCK_SIZE), dtype=np.float32)
-    elif (not isinstance(out, np.ndarray) or out.shape != (B, DECISION_BLOCK_SIZE) or out.dtype != np.float32
-          or out.strides[1] != 4):
-        raise PIError(f"out must be float32[{B}, {DECISION_BLOCK_SIZE}] with contiguous rows, got "
+    elif not float32_rows_ok(out, B, DECISION_BLOCK_SIZE):
+        raise PIError(f"out must be float32[{B}, {DECISION_BLOCK_SIZE}] with contiguous rows, writable, got "
                       f"{getattr(out, 'dtype', type(out).__name__)}{list(getattr(out, 'shape', ()))}")
-    players = np.ascontiguousarray(players, dtype=np.int64)
+    players = player_array(state, players)
     previous = (np.zeros(B, dtype=bool), np.zeros(B, dtype=np.int64), np.zeros(B, dtype=np.int64),
                 np.zeros((B, P), dtype=bool))
     choice = np.empty(B, dtype=np.int64)
     if joint is None:
         joint = np.zeros((0, JOINT_BLOCK_SIZE), dtype=np.float32)
-    elif (P == 2 or not isinstance(joint, np.ndarray) or joint.shape != (B, JOINT_BLOCK_SIZE)
-          or joint.dtype != np.float32 or joint.strides[1] != 4):
-        raise PIError(f"joint must be float32[{B}, {JOINT_BLOCK_SIZE}] with contiguous rows at 3 or 4 players, got "
+    elif P == 2 or not float32_rows_ok(joint, B, JOINT_BLOCK_SIZE):
+        raise PIError(f"joint must be float32[{B}, {JOINT_BLOCK_SIZE}] with contiguous rows, writable, at 3 or 4 "
+                      f"players, got "
                       f"{getattr(joint, 'dtype', type(joint).__name__)}{list(getattr(joint, 'shape', ()))} "
                       f"at {P} players")
     _run_kernel(state, board, players, edition, previous, query_legal(state, players), choice, out, True, joint)

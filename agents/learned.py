@@ -144,7 +144,7 @@ from pi_env.encodings.layouts import QUERY_EXTRA as _QUERY_EXTRA, SOLO_EXTRA as 
 __all__ = ["LearnedAgent", "state_from_observations", "load_model", "model_path", "best_cases", "best_cases_from_mask", "best_cases_from_counts", "best_cases_of_state", "encode_state", "encoding_fingerprint",
            "encode_observations", "encoding_size", "policy_mask",
            "to_engine_actions", "useful_queries", "save_model", "solo_state_from_observations",
-           "solo_observation_of_view", "SOLO_ENCODING", "ENCODINGS", "PLAYER_ENCODINGS", "check_player_encoding", "ZOO", "POLICY_ACTIONS", "SOLVE_ACTION", "MODEL_FORMAT",
+           "solo_observation_of_view", "SOLO_ENCODING", "ENCODINGS", "PLAYER_ENCODINGS", "ENCODING_PLAYERS", "check_player_encoding", "ZOO", "POLICY_ACTIONS", "SOLVE_ACTION", "MODEL_FORMAT",
            "PREFIX", "TORCH_HINT"]
 
 SOLO_ENCODING = _encodings.SOLO_ENCODING
@@ -345,9 +345,8 @@ class _CompactV4:
                    out: "np.ndarray | None" = None, parallel: "bool | None" = False) -> np.ndarray:
         from pi_env.encodings.layouts import DECISION_BLOCK_SIZE
 
-        if config.num_players not in (2, 3, 4):
-            raise PIError(f"the compact-v4 encoding (greedy's decision block) is computed for 2, 3 and 4 players, "
-                          f"not {config.num_players}")
+        if config.num_players not in ENCODING_PLAYERS["compact-v4"]:
+            raise PIError(_players_message("compact-v4", config.num_players))
         from pi_env.solvers.compact import compact_size, encode_compact, encode_joint_block
 
         P = config.num_players
@@ -382,18 +381,34 @@ PLAYER_ENCODINGS: tuple[str, ...] = tuple(n for n in ENCODINGS if n != SOLO_ENCO
 """The encodings of 2- to 5-player models (every one but the solo encoding)."""
 
 
-def check_player_encoding(name: str) -> None:
+ENCODING_PLAYERS: dict[str, tuple[int, ...]] = {"compact-v4": (2, 3, 4)}
+"""The player counts of the learned encodings computed for only some of 2–5 players (the others: all)."""
+
+
+def _players_message(name: str, num_players: int) -> str:
+    counts = ENCODING_PLAYERS[name]
+    return (f"the {name} encoding (greedy's decision block) is computed for "
+            f"{', '.join(map(str, counts[:-1]))} and {counts[-1]} players, not {num_players}")
+
+
+def check_player_encoding(name: str, num_players: "int | None" = None) -> None:
     """Refuse an encoding a 2- to 5-player model cannot take (before anything is written).
+
+    Args:
+        name: the encoding. num_players: the games' players; ``None``: any of 2–5.
 
     Raises:
         PIError: one line: the solo encoding (Solo Time Attack models only) or an unknown name,
-            listing :data:`PLAYER_ENCODINGS`.
+            listing :data:`PLAYER_ENCODINGS`; an encoding not computed for ``num_players``
+            (:data:`ENCODING_PLAYERS`: ``"compact-v4"`` at 5 players).
     """
     if name == SOLO_ENCODING:
         raise PIError(f"encoding {name!r} is for Solo Time Attack models, not player games "
                       f"(one of: {', '.join(PLAYER_ENCODINGS)})")
     if name not in ENCODINGS:
         raise PIError(f"unknown encoding {name!r} (one of: {', '.join(PLAYER_ENCODINGS)})")
+    if num_players is not None and name in ENCODING_PLAYERS and num_players not in ENCODING_PLAYERS[name]:
+        raise PIError(_players_message(name, num_players))
 
 
 def _encoding(name: str):
@@ -412,14 +427,41 @@ def encode_state(name: str, state: Any, config: Any, players: np.ndarray, flat: 
                  out: "np.ndarray | None" = None) -> np.ndarray:
     """Encoding ``name`` of ``players[b]`` in game ``b`` of the engine ``state`` (``flat``: their flat
     encodings when the caller has them; ``out``: a ``float32[B, encoding_size(name, P)]`` buffer to
-    fill): ``float32[B, encoding_size(name, P)]`` (``out`` when given)."""
-    return _encoding(name).from_state(state, config, players, flat, out)
+    fill): ``float32[B, encoding_size(name, P)]`` (``out`` when given).
+
+    Raises:
+        PIError: an unknown encoding, ``out`` not a writable ``float32[B, encoding_size(name, P)]``
+            with contiguous rows, ``players`` out of range, or a player count the encoding is not
+            computed for."""
+    enc = _encoding(name)
+    if out is not None:
+        from pi_env.solvers.own_info import float32_rows_ok
+
+        width = enc.size(state.num_players)
+        if not float32_rows_ok(out, state.batch_size, width):
+            raise PIError(f"out must be float32[{state.batch_size}, {width}] ({name} at {state.num_players} "
+                          f"players) with contiguous rows, writable, got "
+                          f"{getattr(out, 'dtype', type(out).__name__)}{list(getattr(out, 'shape', ()))}")
+    return enc.from_state(state, config, players, flat, out)
 
 
 def encode_observations(name: str, observations: np.ndarray, config: Any) -> np.ndarray:
     """Encoding ``name`` of engine observations ``int16[n, 618 + 1912·P]`` (seat 0 = the observer),
-    equal to :func:`encode_state` of the same players: ``float32[n, encoding_size(name, P)]``."""
-    return _encoding(name).from_observations(observations, config)
+    equal to :func:`encode_state` of the same players: ``float32[n, encoding_size(name, P)]``.
+
+    Raises:
+        PIError: an unknown encoding, or observations that are not ``[n, 618 + 1912·P]`` (or one
+            row ``[618 + 1912·P]``) for ``config.num_players`` players."""
+    enc = _encoding(name)
+    if name != SOLO_ENCODING:
+        from pi_env.encodings.layouts import observation_size
+
+        obs = np.asarray(observations)
+        width = observation_size(config.num_players)
+        if obs.ndim not in (1, 2) or obs.shape[-1] != width:
+            raise PIError(f"observations must be int16[n, {width}] (engine observations at {config.num_players} "
+                          f"players), got {obs.dtype}[{', '.join(map(str, obs.shape))}]")
+    return enc.from_observations(observations, config)
 
 
 @functools.lru_cache(maxsize=32)

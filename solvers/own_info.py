@@ -1255,14 +1255,21 @@ def _pick(kernel_, batch_size: int, parallel: "bool | None"):
     return kernel_.parallel if parallel else kernel_.serial
 
 
+def float32_rows_ok(x: object, B: int, width: int) -> bool:
+    """Whether ``x`` is a writable ``float32[B, width]`` array with contiguous rows (what the row
+    kernels write; a column slice of a wider buffer is one). An empty one (``B = 0``, whose strides
+    numpy sets to 0) always is."""
+    return (isinstance(x, np.ndarray) and x.shape == (B, width) and x.dtype == np.float32
+            and bool(x.flags.writeable) and (B == 0 or width <= 1 or x.strides[1] == 4))
+
+
 def _rows_buffer(out: "np.ndarray | None", B: int, width: int) -> np.ndarray:
     """The caller's ``out`` checked to be ``float32[B, width]`` with contiguous rows (what the
     kernels write), or a new one (uninitialised). Raises :class:`PIError` naming ``out``."""
     if out is None:
         return np.empty((B, width), dtype=np.float32)
-    if (not isinstance(out, np.ndarray) or out.shape != (B, width) or out.dtype != np.float32
-            or out.strides[1] != 4):
-        raise PIError(f"out must be float32[{B}, {width}] with contiguous rows, got "
+    if not float32_rows_ok(out, B, width):
+        raise PIError(f"out must be float32[{B}, {width}] with contiguous rows, writable, got "
                       f"{getattr(out, 'dtype', type(out).__name__)}{list(getattr(out, 'shape', ()))}")
     return out
 

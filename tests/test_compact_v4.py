@@ -210,10 +210,72 @@ def test_five_players_and_bad_buffers_are_refused_in_one_line():
     with pytest.raises(PIError, match=r"^out must be float32\[2, 67\]"):
         decision_block(init(cfg2, 2, seed=1), cfg2.board, np.zeros(2, dtype=np.int64),
                        out=np.zeros((2, 66), np.float32))
-    with pytest.raises(PIError, match=r"^joint must be float32\[2, 38\] with contiguous rows at 3 or 4 players, "
+    with pytest.raises(PIError, match=r"^joint must be float32\[2, 38\] with contiguous rows, writable, at 3 or 4 players, "
                                       r"got float32\[2, 38\] at 2 players$"):
         decision_block(init(cfg2, 2, seed=1), cfg2.board, np.zeros(2, dtype=np.int64),
                        joint=np.zeros((2, 38), np.float32))
+
+
+def test_odd_batches_and_bad_inputs():
+    """Batches of 0 and 1 rows give ``float32[0 or 1, size]`` (both paths, the 2- to 4-player
+    encodings); seats that are not ``int[B]`` of ``0..P-1``, a read-only or wrongly sized ``out`` and
+    observations of another width are one-line PIErrors (not an IndexError, a numba typing error
+    or a silent read past the end of ``players``)."""
+    cfg = GameConfig(num_players=3)
+    st = init(cfg, 2, seed=1)
+    none = st.take(np.arange(0))
+    for name, size in (("compact-v2", 278), ("compact-v3", 378), ("compact-v4", 445)):
+        assert encoding_size(name, 3) == size
+        assert encode_state(name, none, cfg, np.zeros(0, np.int64)).shape == (0, size)
+        obs = observe(st, np.zeros(2, np.int64))
+        assert encode_observations(name, obs[:0], cfg).shape == (0, size)
+        one = encode_observations(name, obs[1], cfg)
+        assert one.shape == (1, size) and np.array_equal(one[0], encode_state(name, st, cfg, np.zeros(2, np.int64))[1])
+    assert decision_block(none, cfg.board, np.zeros(0, np.int64)).shape == (0, 67)
+    for fn in (lambda p: decision_block(st, cfg.board, p), lambda p: greedy_actions(st, cfg.board, p),
+               lambda p: query_legal(st, p)):
+        for bad, msg in ((np.zeros(1, np.int64), r"or int\[2\] \(one per game\), got int64\[1\]$"),
+                         (np.zeros(3, np.int64), r"or int\[2\] \(one per game\), got int64\[3\]$"),
+                         (np.array([0.0, 1.0]), r"got float64\[2\]$"),
+                         (np.array([-1, 0]), r"^player must be 0..2, got"), (np.array([0, 3]), r"^player must be 0..2")):
+            with pytest.raises(PIError, match=msg):
+                fn(bad)
+    ro = np.zeros((2, 67), np.float32)
+    ro.flags.writeable = False
+    with pytest.raises(PIError, match=r"^out must be float32\[2, 67\] with contiguous rows, writable, got float32\[2, 67\]$"):
+        decision_block(st, cfg.board, np.zeros(2, np.int64), out=ro)
+    with pytest.raises(PIError, match=r"^out must be float32\[2, 445\] \(compact-v4 at 3 players\) with contiguous "
+                                      r"rows, writable, got float32\[2, 10\]$"):
+        encode_state("compact-v4", st, cfg, np.zeros(2, np.int64), out=np.zeros((2, 10), np.float32))
+    obs = observe(st, np.zeros(2, np.int64))
+    with pytest.raises(PIError, match=r"^observations must be int16\[n, 8266\] \(engine observations at 4 players\), "
+                                      r"got int16\[2, 6354\]$"):
+        encode_observations("compact-v4", obs, GameConfig(num_players=4))
+    with pytest.raises(PIError, match=r"^observations must be int16\[n, 6354\] .* got int16\[2, 6351\]$"):
+        encode_observations("compact-v3", obs[:, :-3], cfg)
+
+
+def test_five_players_are_refused_before_a_run_directory_or_demo_file_is_written(tmp_path, capsys):
+    """``train 5p --encoding compact-v4`` (and ``imitate 5p``): exit 2 with one line naming the
+    encoding and the player count, and nothing on disk; ``train()`` itself raises it before ``out``."""
+    need_extra("rl", "torch", "stable_baselines3", "sb3_contrib")
+    from pi_env.rl.cli import imitate_main, train_main
+    from pi_env.rl.train import train
+
+    line = ("--encoding: the compact-v4 encoding (greedy's decision block) is computed for 2, 3 and 4 players, "
+            "not 5")
+    out = tmp_path / "run"
+    with pytest.raises(SystemExit) as exc:
+        train_main(["5p", "--encoding", "compact-v4", "--timesteps", "64", "--out", str(out), "--no-progress"])
+    assert exc.value.code == 2
+    assert capsys.readouterr().err.splitlines() == [f"python -m pi_env.rl.train: error: {line}"]
+    with pytest.raises(SystemExit) as exc:
+        imitate_main(["5p", "--encoding", "compact-v4", "--rows", "8", "--out", str(tmp_path / "d.npz")])
+    assert exc.value.code == 2
+    assert capsys.readouterr().err.splitlines() == [f"python -m pi_env.rl.imitate: error: {line}"]
+    with pytest.raises(PIError, match=r"^the compact-v4 encoding .* 2, 3 and 4 players, not 5$"):
+        train("5p", 64, out, encoding="compact-v4", progress=False)
+    assert sorted(tmp_path.iterdir()) == []
 
 
 def test_a_tiny_training_run_on_it_plays_as_a_learned_agent(tmp_path):

@@ -8,10 +8,13 @@ Needs the ``rl`` extra (skipped without it)."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from helpers import need_extra
+
+from pi_env.core.errors import PIError
 
 
 def _rl():
@@ -231,3 +234,59 @@ def test_a_run_stopped_during_the_value_warmup_does_the_rest_of_it_when_resumed(
     assert not _equal(seen[2]["policy"], shipped)
     run = json.loads((out / "run.json").read_text())
     assert [s.get("value_warmup_done") for s in run["sessions"]] == [2, 3]
+
+
+def test_the_warmup_count_of_a_checkpoint_old_odd_or_unreadable(tmp_path):
+    """``value_warmup_done`` of a checkpoint's policy card: a policy file without it (a run made
+    before the count was kept) or no policy file: the whole warm-up done (as such runs resumed);
+    a count above the run's warm-up: capped; a bad count or an unreadable file: one-line PIError."""
+    _rl()
+    import torch
+
+    from pi_env.rl.train import _warmup_done
+
+    ckpt = tmp_path / "step_2048.zip"
+    assert _warmup_done(ckpt, 5) == 5
+    for card, want in (({}, 5), ({"value_warmup_done": 2}, 2), ({"value_warmup_done": 9}, 5),
+                       ({"value_warmup_done": 0}, 0)):
+        torch.save({"card": card}, tmp_path / "step_2048.pt")
+        assert _warmup_done(ckpt, 5) == want
+    for bad in ("2", -1, 1.5, None, True):
+        torch.save({"card": {"value_warmup_done": bad}}, tmp_path / "step_2048.pt")
+        with pytest.raises(PIError, match=r"^--resume: '.*step_2048\.pt': card: value_warmup_done must be a whole "
+                                          r"number at least 0, got " + re.escape(repr(bad)) + "$"):
+            _warmup_done(ckpt, 5)
+    (tmp_path / "step_2048.pt").write_bytes(b"not a torch file")
+    with pytest.raises(PIError, match=r"^--resume: the checkpoint's policy file '.*step_2048\.pt' is not readable "
+                                      r"\(\w+: [^\n]*\)$"):
+        _warmup_done(ckpt, 5)
+
+
+def test_resuming_through_the_library_does_the_rest_of_the_warmup_too(tmp_path, monkeypatch):
+    """``train(..., resume=True)`` without ``value_warmup`` (its default 0) continues the run's own
+    warm-up as ``--resume`` does (it went straight to full updates: the saved count was ignored)."""
+    _rl()
+    from sb3_contrib import MaskablePPO
+
+    from pi_env.rl.cli import train_main
+    from pi_env.rl.train import VALUE_WARMUP_LR, train
+
+    seen = _record_updates(monkeypatch)
+    recording = MaskablePPO.train
+
+    def stop_at_the_second(self):
+        if len(seen) == 1:
+            raise KeyboardInterrupt  # after one value-only update
+        return recording(self)
+
+    monkeypatch.setattr(MaskablePPO, "train", stop_at_the_second)
+    out = tmp_path / "run"
+    assert train_main(_argv(out, "--init", "learned:2p", "--value-warmup", "2", steps=4096)) == 130
+    monkeypatch.setattr(MaskablePPO, "train", recording)
+    seen.clear()
+    saved = json.loads((out / "run.json").read_text())["settings"]
+    train("2p", 5120, out, resume=True, num_envs=64, trunk=saved["trunk"], hidden=saved["hidden"],
+          encoding=saved["encoding"], n_steps=16, batch_size=512, n_epochs=1, learning_rate=1e-4,
+          checkpoint_every=1000000, eval_every=0, progress=False)
+    assert [s["lr"] for s in seen] == [VALUE_WARMUP_LR, 1e-4, 1e-4]
+    assert [s.get("value_warmup_done") for s in json.loads((out / "run.json").read_text())["sessions"]] == [1, 2]

@@ -492,7 +492,10 @@ def _no_ray_cluster_anywhere(monkeypatch):
     ("127.0.0.1:1", "--ray-address 127.0.0.1:1: no Ray cluster answers there (Connection refused)"),
     ("ray://127.0.0.1:1", "--ray-address ray://127.0.0.1:1: no Ray cluster answers there (Connection refused)"),
     ("auto", "--ray-address auto: Could not find any running Ray instance. Please specify the one to connect to "
-             "by setting `--address` flag or `RAY_ADDRESS` environment variable.")])
+             "by setting `--address` flag or `RAY_ADDRESS` environment variable."),
+    # not an address Ray joins: Ray would retry it for minutes (a port -1 or 0, not a number, no port)
+    *((a, f"--ray-address {a}: not an address Ray joins (auto, HOST:PORT or ray://HOST:PORT, a port 1-65535)")
+      for a in ("127.0.0.1:-1", "127.0.0.1:0", "127.0.0.1:70000", "ray://127.0.0.1:x", "127.0.0.1", "ray://"))])
 def test_a_ray_address_without_a_cluster_is_one_line_before_any_file(capsys, tmp_path, monkeypatch, address, message):
     """``--backend ray`` joins the cluster as training does (pi_env.core.cluster.connect_ray): an
     address nothing answers on used to hang in ``ray.init`` for minutes, ``auto`` without a cluster
@@ -501,6 +504,16 @@ def test_a_ray_address_without_a_cluster_is_one_line_before_any_file(capsys, tmp
     code, out, err = run(capsys, "tournament", "--agents", "deducer,random", "--games", "2", "--backend", "ray",
                          "--workers", "1", "--ray-address", address, "--out", str(tmp_path / "r"))
     assert (code, out, err) == (2, "", f"pi-env: error: {message}\n")
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_ray_address_without_the_ray_backend_is_refused_not_ignored(capsys, tmp_path):
+    """``--ray-address`` with the local backend used to be ignored (the games played here); it is a
+    one-line error, as training's ``--ray-address`` without ``--ray-actors``."""
+    code, out, err = run(capsys, "tournament", "--agents", "deducer,random", "--games", "2", "--workers", "1",
+                         "--ray-address", "127.0.0.1:1", "--out", str(tmp_path / "r"))
+    assert (code, out, err) == (2, "", "pi-env: error: --ray-address needs --backend ray (the process backend "
+                                       "plays on this machine)\n")
     assert not (tmp_path / "r").exists()
 
 

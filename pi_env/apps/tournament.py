@@ -682,7 +682,8 @@ def run_tournament(settings: TournamentSettings, out: "str | Path" = "results", 
         The summary (as written to ``summary.json``).
 
     Raises:
-        PIError: bad workers or backend, Ray missing or no Ray cluster at ``ray_address``
+        PIError: bad workers or backend, ``ray_address`` without ``backend="ray"``, Ray missing or
+            no Ray cluster at ``ray_address``
             (:func:`pi_env.core.cluster.connect_ray`, before ``out`` is touched), ``out`` already
             holds a tournament (without ``resume`` or ``force``), nothing to resume, or different
             settings on resume.
@@ -694,6 +695,8 @@ def run_tournament(settings: TournamentSettings, out: "str | Path" = "results", 
         raise PIError(f"workers must be a positive integer, got {workers!r}")
     if backend not in BACKENDS:
         raise PIError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    if ray_address is not None and backend != "ray":  # as training's --ray-address without --ray-actors
+        raise PIError(f"--ray-address needs --backend ray (the {backend} backend plays on this machine)")
     started_ray = False
     if backend == "ray":  # a cluster that is not there is refused before --out is touched
         from pi_env.core.cluster import connect_ray

@@ -51,8 +51,8 @@ def connect_ray(address: "str | None", num_cpus: int, missing: str) -> bool:
         Whether this call initialized Ray (the caller shuts it down with ``ray.shutdown()`` when done).
 
     Raises:
-        PIError: Ray is missing (``missing``), no Ray cluster at the address (one line,
-            ``--ray-address ADDRESS: ...``), or no address while a cluster runs on this machine
+        PIError: Ray is missing (``missing``), an address that is none of the forms above or no
+            Ray cluster at the address (one line, ``--ray-address ADDRESS: ...``), or no address while a cluster runs on this machine
             (Ray would join it but refuses ``num_cpus`` then).
     """
     import os
@@ -66,6 +66,9 @@ def connect_ray(address: "str | None", num_cpus: int, missing: str) -> bool:
         return False
     target = address or os.environ.get("RAY_ADDRESS") or ""
     host, _, port = target.split("://", 1)[-1].rpartition(":")
+    if target not in ("", "auto", "local") and not (host and port.isdigit() and 0 < int(port) < 65536):
+        raise PIError(f"--ray-address {target}: not an address Ray joins (auto, HOST:PORT or ray://HOST:PORT, "
+                      f"a port 1-65535)")  # Ray itself would retry such an address for minutes
     if host and port.isdigit():
         try:
             socket.create_connection((host, int(port)), timeout=5).close()

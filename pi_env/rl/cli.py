@@ -199,7 +199,7 @@ def _train_main(argv: Sequence[str] | None, prog: str) -> int:
     from pi_env.rl.imitate import check_workers
 
     try:
-        check_player_encoding(a["encoding"])
+        check_player_encoding(a["encoding"], TASKS[args.task])
     except PIError as exc:
         _fail(p, f"--encoding: {exc}")
     if a["demos"] and not a["imitate"]:
@@ -312,7 +312,7 @@ def _imitate_main(argv: "Sequence[str] | None", prog: str) -> int:
     except PIError as exc:
         fail(str(exc))
     try:
-        check_player_encoding(args.encoding)
+        check_player_encoding(args.encoding, TASKS[args.task])
     except PIError as exc:
         fail(f"--encoding: {exc}")
     for flag, value in (("--rows", args.rows), ("--num-envs", args.num_envs)):

@@ -637,15 +637,53 @@ def _starting_network(init: str | None, value_warmup: int, imitate_teacher: str 
     return init_network(init, config.num_players, encoding=encoding, trunk=trunk, hidden=hidden) if init is not None else {}
 
 
+def _check_start(out: Path, resume: bool, force: bool, task: str, P: int, encoding: str, trunk: Sequence[int],
+                 hidden: Sequence[int], init: str | None, value_warmup: int) -> tuple[dict[str, Any], int]:
+    """The checks of :func:`train` on ``out`` and the encoding (before anything is written), and on
+    ``resume`` the saved ``run.json`` and the run's warm-up (``value_warmup`` 0: the run's own).
+
+    Returns:
+        ``(run.json's object or {}, value_warmup in force)``.
+
+    Raises:
+        PIError: as :func:`check_run_dir`, :func:`resume_settings` and
+            :func:`pi_env.agents.learned.check_player_encoding` (``"compact-v4"`` at 5 players).
+    """
+    from pi_env.agents.learned import check_player_encoding
+
+    check_run_dir(out, resume, force)
+    check_player_encoding(encoding, P)  # an unknown or solo encoding, or compact-v4 at 5 players
+    if not resume:
+        return {}, value_warmup
+    saved = resume_settings(out, {"task": task, "encoding": encoding, "trunk": list(trunk), "hidden": list(hidden),
+                                  "init": init, "value_warmup": value_warmup or None})
+    return json.loads((out / "run.json").read_text()), value_warmup or int(saved.get("value_warmup") or 0)
+
+
 def _warmup_done(ckpt: Path, value_warmup: int) -> int:
     """How many of the run's ``value_warmup`` updates had been done at checkpoint ``ckpt`` (the
     ``value_warmup_done`` of its policy file's card, written by every checkpoint of a run with a
-    warm-up); a checkpoint written before that count was kept: all of them."""
+    warm-up); a checkpoint written before that count was kept: all of them.
+
+    Raises:
+        PIError: the policy file cannot be read, or its ``value_warmup_done`` is not a whole number
+            at least 0 (one line naming the file)."""
     import torch
 
     pt = ckpt.with_suffix(".pt")
-    card = torch.load(pt, weights_only=True).get("card", {}) if pt.exists() else {}
-    return min(int(card.get("value_warmup_done", value_warmup)), value_warmup)
+    if not pt.exists():
+        return value_warmup
+    try:
+        doc = torch.load(pt, weights_only=True)
+    except Exception as exc:  # a truncated or foreign file: torch raises many kinds
+        raise PIError(f"--resume: the checkpoint's policy file {str(pt)!r} is not readable "
+                      f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from None
+    card = doc.get("card", {}) if isinstance(doc, dict) else {}
+    done = card.get("value_warmup_done", value_warmup) if isinstance(card, dict) else value_warmup
+    if isinstance(done, bool) or not isinstance(done, int) or done < 0:
+        raise PIError(f"--resume: {str(pt)!r}: card: value_warmup_done must be a whole number at least 0, "
+                      f"got {done!r}")
+    return min(done, value_warmup)
 
 
 def _learn(model: Any, steps: int, monitor: Any, fresh: bool, env: Any, collector: Any) -> bool:
@@ -703,7 +741,8 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
         init: start from this model's network (:func:`init_network`; ``encoding``, ``trunk`` and
             ``hidden`` must be the model's); resuming, ``None`` or the run's own (:data:`START_SETTINGS`).
         value_warmup: the first updates of the run that train only the value head (resuming: ``0``
-            or the run's own; the updates its last checkpoint had not done, :func:`_warmup_done`).
+            or the run's own, ``0`` meaning the run's own; the updates its last checkpoint had not done,
+            :func:`_warmup_done`).
         resume, force: continue the run in ``out``; delete ``out`` and start again.
         progress, verbose: a progress bar; a line per update.
         **ppo: MaskablePPO's settings (default :data:`PPO_DEFAULTS`).
@@ -730,15 +769,7 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     P = TASKS[task]
     out = Path(out)
     # everything that can be refused is checked before the run directory is created or changed
-    check_run_dir(out, resume, force)
-    saved_doc: dict[str, Any] = {}
-    if resume:
-        resume_settings(out, {"task": task, "encoding": encoding, "trunk": list(trunk), "hidden": list(hidden),
-                              "init": init, "value_warmup": value_warmup or None})
-        saved_doc = json.loads((out / "run.json").read_text())
-    from pi_env.agents.learned import check_player_encoding
-
-    check_player_encoding(encoding)  # an unknown or solo encoding is refused here
+    saved_doc, value_warmup = _check_start(out, resume, force, task, P, encoding, trunk, hidden, init, value_warmup)
     settings = {**PPO_DEFAULTS, **ppo}
     members = parse_opponents(opponents)
     config = GameConfig(num_players=P)
