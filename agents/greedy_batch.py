@@ -112,7 +112,7 @@ from pi_env.encodings.layouts import DECISION_BLOCK_SIZE, JOINT_BLOCK_SIZE
 from pi_env.engine import GameConfig, State, legal_action_mask
 from pi_env.engine.observe import player_array
 from pi_env.solvers.hints import GAIN_TOLERANCE, tied_with_best
-from pi_env.solvers.own_info import (_features_of_counts, adjacency_words, any_nonzero, apply_held, case_marginals,
+from pi_env.solvers.own_info import (_features_of_counts, adjacency_words, any_nonzero, case_marginals,
                                      case_set, clue_code, clue_gains, disjoint_counts, disjoint_pair_counts,
                                      district_codes, district_gains, failed_solve_words, float32_rows_ok, gather_state,
                                      held_case_of, hypothesis_masks, seat_case_set)
@@ -636,14 +636,7 @@ def _case_posterior(b, p, P, h, held, td, words, st, prob_table, answer, inv_mas
     ``uniform`` when the probabilities are the own set's uniform ones (2 players, or no joint deal),
     ``best_i`` the most likely case's index (ties to the lowest id), ``p_best`` its probability;
     ``n == 0`` (impossible with correct answers): no case."""
-    spot, trace, front, inv_count, inv_district, inv_answer, inv_suppressed, solved_case, failed_words, failed = st
-    excl, target, only = gather_state(b, p, P, spot, trace, front, inv_count, inv_district, inv_answer,
-                                       inv_suppressed, solved_case, answer, inv_mask)
-    excl, only = apply_held(p, h, held, excl, only)
-    if only == -2:
-        target = np.int64(-1)
-    n = case_set(td, words, answer, excl, inv_mask, target, only, failed[b, p], any_nonzero(failed_words[b, p]),
-                  True, members, cnt)
+    n = seat_case_set(b, p, P, h, held, td, words, st, True, answer, inv_mask, members, cnt)
     inv_mask_own[:] = inv_mask
     if n == 0:
         return n, True, 0, 0.0
