@@ -27,6 +27,7 @@ def _tiny_model(seed: int):
 
 
 def test_an_sb3_policy_renames_to_a_policy_net_and_back_bit_for_bit():
+    need_extra("rl", "torch", "stable_baselines3", "sb3_contrib")
     import torch
 
     from pi_env.agents._policy_net import PolicyNet
