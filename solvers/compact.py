@@ -115,7 +115,7 @@ from pi_env.engine import check_config
 from pi_env.engine.observe import player_array as players_array
 from pi_env.solvers.own_info import (_CHUNK, _LOG2, _LOG2_CASES, any_nonzero, apply_held, case_set, clue_code,
                                      _features_of_counts, _finish_row, _gather_solo, disjoint_counts,
-                                     disjoint_pair_counts, gather_state, held_case_of, _near_counts,
+                                     disjoint_pair_counts, gather_state, held_case_of, _near_counts, seat_case_set,
                                      failed_solve_words,
                                      _optional_buffer, _pick, _rows_buffer, _scratch, _state_args, adjacency_words)
 
@@ -281,7 +281,7 @@ def _joint_block_kernel(players, words, out, tile_district, case, spot, trace, f
                         inv_answer, inv_suppressed, failed_words, solved_case, failed):
     """The joint block of 3- and 4-player games (module docstring), one row per game: the sets of
     every seat as :func:`pi_env.solvers.own_info.joint_features` builds them (the held case
-    known), the joint counts per case of the observer by
+    known; :func:`~pi_env.solvers.own_info.seat_case_set`), the joint counts per case of the observer by
     :func:`~pi_env.solvers.own_info.disjoint_counts` (3 players: one unknown seat) or
     :func:`~pi_env.solvers.own_info.disjoint_pair_counts` (4 players: two), then the marginals and
     the case count of :func:`~pi_env.solvers.own_info.joint_features` (``_features_of_counts``) and
@@ -296,6 +296,8 @@ def _joint_block_kernel(players, words, out, tile_district, case, spot, trace, f
                              np.zeros((12, 14), dtype=np.int64), np.zeros((10, 14), dtype=np.int64))
         mem = np.zeros(NUM_CASES, dtype=np.uint8)
         sizes = np.zeros(P, dtype=np.int64)
+        st = (spot, trace, front, inv_count, inv_district, inv_answer, inv_suppressed, solved_case, failed_words,
+              failed)
         for b in range(chunk * _CHUNK, min(B, chunk * _CHUNK + _CHUNK)):
             row = out[b]
             for i in range(JOINT_BLOCK_SIZE):
@@ -305,15 +307,8 @@ def _joint_block_kernel(players, words, out, tile_district, case, spot, trace, f
             held = held_case_of(case, b, h)
             for k in range(P):
                 j = (k + 1) % P  # seats 1 .. P-1, then the observer
-                q = (p + j) % P
-                excl, target, only = gather_state(b, q, P, spot, trace, front, inv_count, inv_district,
-                                                   inv_answer, inv_suppressed, solved_case, answer, inv_mask)
-                excl, only = apply_held(q, h, held, excl, only)
-                if only == -2:
-                    target = np.int64(-1)
-                sizes[j] = case_set(tile_district[b], words, answer, excl, inv_mask, target, only, failed[b, q],
-                                    any_nonzero(failed_words[b, q]), True,
-                                    members if j == 0 else others[max(j - 2, 0)], cnt)
+                sizes[j] = seat_case_set(b, (p + j) % P, P, h, held, tile_district[b], words, st, True, answer,
+                                         inv_mask, members if j == 0 else others[max(j - 2, 0)], cnt)
             empty = False
             for j in range(P):
                 empty = empty or sizes[j] == 0
