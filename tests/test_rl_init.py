@@ -128,6 +128,11 @@ def test_a_value_warmup_over_the_whole_run_ships_the_model_unchanged(tmp_path):
     (["--init", "no/such/model.pt"], "--init: unknown learned model 'no/such/model.pt': not a zoo name"),
     (["--init", "learned:2p", "--imitate", "greedy"], "--init and --imitate exclude each other"),
     (["--value-warmup", "3"], "--value-warmup needs --init"),
+    (["--init-temperature", "2"], "--init-temperature needs --init (it softens the starting model's choices)"),
+    (["--init", "learned:2p", "--init-temperature", "0"],
+     "--init-temperature: 0.0 is less than or equal to the minimum of 0"),
+    (["--init", "learned:2p", "--init-temperature", "-1.5"],
+     "--init-temperature: -1.5 is less than or equal to the minimum of 0"),
 ])
 def test_a_model_that_does_not_fit_is_refused_in_one_line(tmp_path, capsys, extra, message):
     _rl()
@@ -175,6 +180,8 @@ def test_an_empty_init_is_refused_not_ignored(tmp_path, capsys):
                                      "--init only starts a run (leave it out to resume)"),
     (["--value-warmup", "5"], "was started with --value-warmup 1, not 5; "
                               "--value-warmup only starts a run (leave it out to resume)"),
+    (["--init-temperature", "3"], "was started with --init-temperature 1.0, not 3.0; "
+                                  "--init-temperature only starts a run (leave it out to resume)"),
 ])
 def test_a_resumed_run_keeps_how_it_started(tmp_path, capsys, extra, message):
     """--init and --value-warmup given on --resume used to be accepted, ignored and recorded (the card
@@ -290,3 +297,54 @@ def test_resuming_through_the_library_does_the_rest_of_the_warmup_too(tmp_path, 
           checkpoint_every=1000000, eval_every=0, progress=False)
     assert [s["lr"] for s in seen] == [VALUE_WARMUP_LR, 1e-4, 1e-4]
     assert [s.get("value_warmup_done") for s in json.loads((out / "run.json").read_text())["sessions"]] == [1, 2]
+
+
+def test_init_temperature_divides_the_models_logits_and_keeps_its_choices(tmp_path, monkeypatch):
+    """``--init-temperature 2``: the first update starts from the model's tensors with the action
+    head's weight and bias halved (so every logit is halved: same argmax, softer choices) and the
+    rest exact; the run and its card record the temperature."""
+    _rl()
+    import torch
+
+    from pi_env.rl.cli import train_main
+
+    shipped = torch.load(_shipped(), weights_only=True)["state_dict"]
+    seen = _record_updates(monkeypatch)
+    out = tmp_path / "run"
+    assert train_main(_argv(out, "--init", "learned:2p", "--init-temperature", "2", "--value-warmup", "1",
+                            steps=1024)) == 0
+    start = seen[0]["policy"]
+    assert start.keys() == shipped.keys()
+    for k, v in shipped.items():
+        want = v / 2 if k.startswith("action_net.") else v
+        assert torch.equal(start[k], want), k
+    run = json.loads((out / "run.json").read_text())
+    assert run["settings"]["init_temperature"] == 2.0
+    assert run["init"] == {"model": "learned:2p", "value_warmup": 1, "temperature": 2.0}
+    # the logits of any input are the model's halved: the same argmax, a flatter softmax
+    from pi_env.agents._policy_net import PolicyNet
+
+    def net(state):
+        n = PolicyNet(state["trunk.0.weight"].shape[1], (128,), "relu", (256,))
+        n.load_state_dict(state)
+        return n
+
+    x = torch.rand(64, shipped["trunk.0.weight"].shape[1])
+    with torch.no_grad():
+        a, b = net(shipped).logits(x), net(start).logits(x)
+    assert torch.allclose(b, a / 2, atol=1e-5)
+    assert torch.equal(a.argmax(1), b.argmax(1))
+    assert (torch.softmax(b, 1).max(1).values <= torch.softmax(a, 1).max(1).values + 1e-6).all()
+
+
+def test_init_temperature_through_the_library_is_checked_before_anything_is_written(tmp_path):
+    _rl()
+    from pi_env.rl.train import train
+
+    for kwargs, message in (({"init_temperature": 2.0}, "--init-temperature needs --init"),
+                            ({"init": "learned:2p", "init_temperature": 0.0},
+                             "--init-temperature must be a number above 0, got 0.0")):
+        out = tmp_path / "run"
+        with pytest.raises(PIError, match="^" + re.escape(message)):
+            train("2p", 1024, out, num_envs=64, eval_every=0, progress=False, **kwargs)
+        assert not out.exists()

@@ -100,6 +100,9 @@ def _train_parser(prog: str) -> argparse.ArgumentParser:
                         "(--encoding, --trunk, --hidden) is the model's; its value head starts new")
     p.add_argument("--value-warmup", type=int, metavar="N",
                    help="with --init: the first N updates train only the value head (default 0)")
+    p.add_argument("--init-temperature", type=float, metavar="T",
+                   help="with --init: the model's logits divided by T at the start (T > 1 softens a sharp "
+                        "imitation clone so PPO tries the other choices; the argmax stays; default 1)")
     p.add_argument("--max-minutes", type=float, default=None,
                    help="stop after this much wall-clock time in this session (then save as at the end)")
     for k in ("n_steps", "batch_size", "n_epochs"):
@@ -182,6 +185,8 @@ def _train_main(argv: Sequence[str] | None, prog: str) -> int:
                 given.update({k: net[k] for k in ("encoding", "trunk", "hidden")})
             elif args.value_warmup:
                 _fail(p, "--value-warmup needs --init (a new network's value head trains with the rest)")
+            elif args.init_temperature is not None:
+                _fail(p, "--init-temperature needs --init (it softens the starting model's choices)")
             a = {**DEFAULTS, **{k: v for k, v in given.items() if v is not None}}
             if args.timesteps is None and args.max_minutes is not None:
                 a["timesteps"] = UNTIL_TIME_RUNS_OUT  # the clock ends the run, not the default step count
@@ -236,7 +241,7 @@ def _train_main(argv: Sequence[str] | None, prog: str) -> int:
                      dagger_beta=a["dagger_beta"], imitate_workers=a["imitate_workers"],
                      imitate_epochs=a["imitate_epochs"], demos=a["demos"], eval_every=a["eval_every"],
                      eval_games=a["eval_games"], eval_opponents=a["eval_opponents"], init=a["init"],
-                     value_warmup=a["value_warmup"], collect_workers=args.ray_actors or 0, ray_address=args.ray_address,
+                     value_warmup=a["value_warmup"], init_temperature=a["init_temperature"], collect_workers=args.ray_actors or 0, ray_address=args.ray_address,
                      resume=args.resume, force=args.force, progress=not args.no_progress, verbose=args.verbose,
                      n_steps=a["n_steps"], batch_size=a["batch_size"], n_epochs=a["n_epochs"],
                      learning_rate=a["learning_rate"], ent_coef=a["ent_coef"], gamma=a["gamma"])

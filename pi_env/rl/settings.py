@@ -65,6 +65,7 @@ DEFAULTS: dict[str, Any] = {
     "imitate": None, "imitate_rows": 300_000, "imitate_opponents": "gain:1", "dagger_rounds": 0,
     "dagger_beta": 0.3, "imitate_workers": 1, "imitate_epochs": 10, "demos": None, "max_minutes": None,
     "eval_every": 25, "eval_games": 256, "eval_opponents": "heuristic", "init": None, "value_warmup": 0,
+    "init_temperature": 1.0,
     **{k: PPO_DEFAULTS[k] for k in ("n_steps", "batch_size", "n_epochs", "learning_rate", "ent_coef", "gamma")}}
 """The command line's settings and their defaults (``run.json`` ``settings`` holds them all)."""
 
@@ -84,7 +85,8 @@ SETTINGS_SCHEMA: dict[str, Any] = {
         "snapshot_weight": {"type": "number", "minimum": 0}, "reward": {"enum": ["win", "score", "rank"]},
         "trunk": _WIDTHS, "hidden": _WIDTHS, "imitate": {"type": ["string", "null"]},
         "demos": {"type": ["string", "null"]}, "init": {"type": ["string", "null"]},
-        "value_warmup": {"type": "integer", "minimum": 0}, "dagger_rounds": {"type": "integer", "minimum": 0},
+        "value_warmup": {"type": "integer", "minimum": 0},
+        "init_temperature": {"type": "number", "exclusiveMinimum": 0}, "dagger_rounds": {"type": "integer", "minimum": 0},
         "dagger_beta": {"type": "number", "minimum": 0, "maximum": 1},
         "max_minutes": {"type": ["number", "null"], "minimum": 0},
         "learning_rate": {"type": "number", "exclusiveMinimum": 0}, "ent_coef": {"type": "number"},

@@ -220,10 +220,16 @@ def init_network(spec: str, num_players: int, *, encoding: "str | None" = None,
             "state_dict": {k: v.detach().clone() for k, v in net.state_dict().items()}}
 
 
-def _load_init(model: Any, state: dict[str, Any]) -> None:
+def _load_init(model: Any, state: dict[str, Any], temperature: float = 1.0) -> None:
     """Copy a :class:`~pi_env.agents._policy_net.PolicyNet` state (:func:`init_network`) into the
     SB3 policy of ``model`` in place (:func:`pi_env.rl.network.sb3_policy_state`, the inverse of
-    :func:`_policy_state`; the value head stays)."""
+    :func:`_policy_state`; the value head stays), the action head's weights and bias divided by
+    ``temperature`` (``--init-temperature``: every logit divided by it, so the argmax and the order
+    of the choices stay and, above 1, the probabilities of the other choices rise).
+
+    Raises:
+        PIError: a tensor of the state has no place in the network (one line starting ``--init:``).
+    """
     import torch
 
     try:
@@ -235,7 +241,7 @@ def _load_init(model: Any, state: dict[str, Any]) -> None:
         for k, (target, v) in zip(state, named.items()):
             if target not in params or params[target].shape != v.shape:
                 raise PIError(f"--init: the model's tensor {k!r} {tuple(v.shape)} has no place in this network")
-            params[target].copy_(v)
+            params[target].copy_(v / temperature if target.startswith("action_net.") else v)
 
 
 VALUE_PARAMS = ("mlp_extractor.value_net.", "value_net.")
@@ -382,7 +388,7 @@ def saved_settings(out: "str | Path") -> dict[str, Any]:
     return {**DEFAULTS, **got}
 
 
-START_SETTINGS = ("init", "value_warmup")
+START_SETTINGS = ("init", "value_warmup", "init_temperature")
 """Settings that only shape how a run starts (:func:`init_network`): a resumed run cannot change them."""
 
 
@@ -638,7 +644,8 @@ def _starting_network(init: str | None, value_warmup: int, imitate_teacher: str 
 
 
 def _check_start(out: Path, resume: bool, force: bool, task: str, P: int, encoding: str, trunk: Sequence[int],
-                 hidden: Sequence[int], init: str | None, value_warmup: int) -> tuple[dict[str, Any], int]:
+                 hidden: Sequence[int], init: str | None, value_warmup: int,
+                 init_temperature: float = 1.0) -> tuple[dict[str, Any], int]:
     """The checks of :func:`train` on ``out`` and the encoding (before anything is written), and on
     ``resume`` the saved ``run.json`` and the run's warm-up (``value_warmup`` 0: the run's own).
 
@@ -656,7 +663,8 @@ def _check_start(out: Path, resume: bool, force: bool, task: str, P: int, encodi
     if not resume:
         return {}, value_warmup
     saved = resume_settings(out, {"task": task, "encoding": encoding, "trunk": list(trunk), "hidden": list(hidden),
-                                  "init": init, "value_warmup": value_warmup or None})
+                                  "init": init, "value_warmup": value_warmup or None,
+                                  "init_temperature": None if init_temperature == 1.0 else init_temperature})
     return json.loads((out / "run.json").read_text()), value_warmup or int(saved.get("value_warmup") or 0)
 
 
@@ -715,8 +723,8 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
           dagger_beta: float = 0.3, imitate_workers: int = 1, imitate_epochs: int = 10, demos: str | None = None,
           eval_every: int = 25, eval_games: int = 256, eval_opponents: str = "heuristic",
           collect_workers: int = 0, use_ray: bool = True, ray_address: str | None = None,
-          init: str | None = None, value_warmup: int = 0, resume: bool = False, force: bool = False,
-          progress: bool = True, verbose: bool = False, **ppo: Any) -> dict[str, Any]:
+          init: str | None = None, value_warmup: int = 0, init_temperature: float = 1.0, resume: bool = False,
+          force: bool = False, progress: bool = True, verbose: bool = False, **ppo: Any) -> dict[str, Any]:
     """Train a policy with MaskablePPO into the run directory ``out`` (module docstring: what it
     writes); the command line ``python -m pi_env.rl.train`` (:func:`pi_env.rl.cli.train_main`)
     checks its options and calls this.
@@ -743,6 +751,9 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
         value_warmup: the first updates of the run that train only the value head (resuming: ``0``
             or the run's own, ``0`` meaning the run's own; the updates its last checkpoint had not done,
             :func:`_warmup_done`).
+        init_temperature: with ``init``, the model's logits divided by it at the start
+            (:func:`_load_init`; ``> 1`` softens a sharp imitation clone so PPO's samples try the
+            other choices; the argmax stays); ``1.0`` without ``init``.
         resume, force: continue the run in ``out``; delete ``out`` and start again.
         progress, verbose: a progress bar; a line per update.
         **ppo: MaskablePPO's settings (default :data:`PPO_DEFAULTS`).
@@ -755,7 +766,8 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
             demonstration file: checked before ``out`` is created), a run directory that exists
             without ``--resume`` / ``--force``; with ``resume``, another task, encoding, trunk or
             hidden widths than the saved run, or ``timesteps`` already reached; an ``init`` model
-            of another player count or network, or with ``imitate_teacher``.
+            of another player count or network, or with ``imitate_teacher``; ``init_temperature``
+            not above 0, or other than 1 without ``init``.
         TrainingInterrupted: Ctrl-C or SIGTERM; the run is saved at the step reached.
     """
     _sb3()
@@ -766,10 +778,12 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     from pi_env.rl.pool import PoolOpponent
 
     _check_options(task, reward, seed, eval_every, eval_opponents, collect_workers, num_envs)
+    _check_temperature(init_temperature, init, resume)
     P = TASKS[task]
     out = Path(out)
     # everything that can be refused is checked before the run directory is created or changed
-    saved_doc, value_warmup = _check_start(out, resume, force, task, P, encoding, trunk, hidden, init, value_warmup)
+    saved_doc, value_warmup = _check_start(out, resume, force, task, P, encoding, trunk, hidden, init, value_warmup,
+                                           init_temperature)
     settings = {**PPO_DEFAULTS, **ppo}
     members = parse_opponents(opponents)
     config = GameConfig(num_players=P)
@@ -793,7 +807,7 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
                     "dagger_rounds": dagger_rounds, "dagger_beta": dagger_beta, "imitate_workers": imitate_workers,
                     "imitate_epochs": imitate_epochs, "demos": demos, "max_minutes": max_minutes,
                     "eval_every": eval_every, "eval_games": eval_games, "eval_opponents": eval_opponents,
-                    "init": init, "value_warmup": value_warmup,
+                    "init": init, "value_warmup": value_warmup, "init_temperature": init_temperature,
                     **{k: settings[k] for k in ("n_steps", "batch_size", "n_epochs", "learning_rate", "ent_coef",
                                                 "gamma")}}
     started_ray = False
@@ -811,7 +825,7 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
                            reward=reward)
     model = _model(env, ckpts[-1] if ckpts else None, trunk, hidden, settings, seed, session_seed)
     if initial:
-        _load_init(model, initial["state_dict"])
+        _load_init(model, initial["state_dict"], init_temperature)
     collector = (_collect_with_workers(model, collect_workers, session_seed, use_ray, ray_address, pools, settings_doc)
                  if collect_workers else None)
     if collector is not None:
@@ -831,7 +845,8 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     rows = [r for r in rows if int(r["timesteps"]) <= start]
     card = {"task": task, "encoding": encoding, "seed": seed, "opponents": opponents, "snapshot_weight": snapshot_weight,
             **({"warm_start": warm} if warm else {}),
-            **({"init": {"model": init, "value_warmup": value_warmup}} if init else {}), "reward": reward, "num_envs": num_envs, "ppo": settings, "trunk": list(trunk), "hidden": list(hidden)}
+            **({"init": {"model": init, "value_warmup": value_warmup,
+                        **({"temperature": init_temperature} if init_temperature != 1.0 else {})}} if init else {}), "reward": reward, "num_envs": num_envs, "ppo": settings, "trunk": list(trunk), "hidden": list(hidden)}
 
     monitor = _monitor(_Session(
         out=out, start=start, timesteps=timesteps, num_envs=num_envs, settings=settings, progress=progress,
@@ -849,6 +864,17 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     if interrupted or held:  # the files are complete either way
         raise TrainingInterrupted(out, info["sessions"][-1]["timesteps"])
     return info
+
+
+def _check_temperature(temperature: float, init: str | None, resume: bool) -> None:
+    """:func:`train`'s check of ``init_temperature``.
+
+    Raises:
+        PIError: not a number above 0, or other than 1 without ``init`` (a new run)."""
+    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not temperature > 0:
+        raise PIError(f"--init-temperature must be a number above 0, got {temperature!r}")
+    if temperature != 1.0 and init is None and not resume:
+        raise PIError("--init-temperature needs --init (it softens the starting model's choices)")
 
 
 def _check_options(task: str, reward: str, seed: int, eval_every: int, eval_opponents: str, collect_workers: int = 0,
