@@ -139,6 +139,7 @@ from pi_env.core.board import DAYTIME, Board
 from pi_env.core.constants import CASE_TRIPLES, NUM_ACTIONS, SOLVE_BASE
 from pi_env.core.errors import PIError, UnknownNameError
 from pi_env import encodings as _encodings
+from pi_env.encodings import registry as _registry
 from pi_env.encodings.layouts import QUERY_EXTRA as _QUERY_EXTRA, SOLO_EXTRA as _SOLO_EXTRA
 
 __all__ = ["LearnedAgent", "state_from_observations", "load_model", "model_path", "best_cases", "best_cases_from_mask", "best_cases_from_counts", "best_cases_of_state", "encode_state", "encoding_fingerprint",
@@ -345,8 +346,7 @@ class _CompactV4:
                    out: "np.ndarray | None" = None, parallel: "bool | None" = False) -> np.ndarray:
         from pi_env.encodings.layouts import DECISION_BLOCK_SIZE
 
-        if config.num_players not in ENCODING_PLAYERS["compact-v4"]:
-            raise PIError(_players_message("compact-v4", config.num_players))
+        _registry.check_players("compact-v4", config.num_players)
         from pi_env.solvers.compact import compact_size, encode_compact, encode_joint_block
 
         P = config.num_players
@@ -381,14 +381,10 @@ PLAYER_ENCODINGS: tuple[str, ...] = tuple(n for n in ENCODINGS if n != SOLO_ENCO
 """The encodings of 2- to 5-player models (every one but the solo encoding)."""
 
 
-ENCODING_PLAYERS: dict[str, tuple[int, ...]] = {"compact-v4": (2, 3, 4)}
-"""The player counts of the learned encodings computed for only some of 2–5 players (the others: all)."""
-
-
-def _players_message(name: str, num_players: int) -> str:
-    counts = ENCODING_PLAYERS[name]
-    return (f"the {name} encoding (greedy's decision block) is computed for "
-            f"{', '.join(map(str, counts[:-1]))} and {counts[-1]} players, not {num_players}")
+ENCODING_PLAYERS: dict[str, tuple[int, ...]] = _registry.ENCODING_PLAYERS
+"""The player counts of the learned encodings computed for only some of 2–5 players (the others:
+all): the registry's :data:`pi_env.encodings.registry.ENCODING_PLAYERS`, whose
+:func:`~pi_env.encodings.registry.check_players` holds the rule."""
 
 
 def check_player_encoding(name: str, num_players: "int | None" = None) -> None:
@@ -407,8 +403,8 @@ def check_player_encoding(name: str, num_players: "int | None" = None) -> None:
                       f"(one of: {', '.join(PLAYER_ENCODINGS)})")
     if name not in ENCODINGS:
         raise PIError(f"unknown encoding {name!r} (one of: {', '.join(PLAYER_ENCODINGS)})")
-    if num_players is not None and name in ENCODING_PLAYERS and num_players not in ENCODING_PLAYERS[name]:
-        raise PIError(_players_message(name, num_players))
+    if num_players is not None:
+        _registry.check_players(name, num_players)
 
 
 def _encoding(name: str):

@@ -184,11 +184,12 @@ def test_paired_games_differing_in_the_own_case_look_the_same(num_players):
 
 
 def test_the_layout_and_registry():
-    """67 entries after compact-v3 (8 scalars, hazard [4], idle [4], greedy_choice [51]); version 4."""
+    """67 entries after compact-v3 (8 scalars, hazard [4], idle [4], greedy_choice [51]); version 4;
+    2–4 players (5: :func:`test_the_registry_refuses_5_players_in_check_player_encodings_words`)."""
     spec = E.get("compact-v4")
     assert spec.version == 4 and spec.dtype == "float32" and not spec.solo
     assert "compact-v4" in E.learned_names()
-    for P in (2, 3, 4, 5):
+    for P in (2, 3, 4):
         lay = spec.layout(P)
         n3 = E.get("compact-v3").size(P)
         assert spec.size(P) == n3 + 67 == 421 + 8 * P
@@ -196,6 +197,32 @@ def test_the_layout_and_registry():
         assert {k: lay[k] for k in _BLOCK} == {k: (n3 + s, shape) for k, (s, shape) in _BLOCK.items()}
     assert list(_BLOCK) == ["p_correct", "e_now", "e_wait", "solve_now", "solve_points", "wrong_penalty",
                             "inv_allowed", "pending", "hazard", "idle", "greedy_choice"]
+
+
+def test_the_registry_refuses_5_players_in_check_player_encodings_words():
+    """The registry's layout and size of compact-v4 at 5 players (and so ``encoding_size``) are the
+    one-line PIError of :func:`pi_env.agents.learned.check_player_encoding`: one rule,
+    :func:`pi_env.encodings.registry.check_players`. 2–4 players answer as before (compact-v3's
+    370, 378, 386 entries + 67), and compact-v3 still answers at 5 (354 + 8·5)."""
+    from pi_env.agents.learned import ENCODING_PLAYERS, check_player_encoding
+
+    line = "the compact-v4 encoding (greedy's decision block) is computed for 2, 3 and 4 players, not 5"
+    spec = E.get("compact-v4")
+    for ask in (lambda: spec.layout(5), lambda: spec.size(5), lambda: encoding_size("compact-v4", 5),
+                lambda: check_player_encoding("compact-v4", 5), lambda: E.registry.check_players("compact-v4", 5)):
+        with pytest.raises(PIError) as exc:
+            ask()
+        assert str(exc.value) == line
+    with pytest.raises(PIError) as exc:
+        spec.layout(6)
+    assert str(exc.value) == line[:-1] + "6"
+    assert [spec.size(P) for P in (2, 3, 4)] == [encoding_size("compact-v4", P) for P in (2, 3, 4)] == [437, 445, 453]
+    assert list(spec.layout(4).items())[-1] == ("greedy_choice", (453 - 51, (51,)))
+    assert list(spec.layout(2))[:3] == list(E.get("compact-v3").layout(2))[:3]
+    assert E.get("compact-v3").size(5) == 394 and len(E.get("compact-v3").layout(5)) > 0
+    for P in (2, 3, 4):
+        check_player_encoding("compact-v4", P)  # no error
+    assert ENCODING_PLAYERS is E.registry.ENCODING_PLAYERS and ENCODING_PLAYERS == {"compact-v4": (2, 3, 4)}
 
 
 def test_five_players_and_bad_buffers_are_refused_in_one_line():

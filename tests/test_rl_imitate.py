@@ -509,6 +509,91 @@ def test_labelled_collection_from_the_command_line_and_imitation_only_training(t
     assert exc.value.code == 2 and "0: imitation only, with --imitate" in capsys.readouterr().err
 
 
+def test_demos_alone_clone_the_agent_that_labelled_them(tmp_path, capsys):
+    """``train --demos F`` without ``--imitate`` clones the agent that labelled F's rows (its
+    ``info["label"]``, not the agent that played them), ``--timesteps 0`` included (imitation
+    only), from the command line and from :func:`pi_env.rl.train.train`; files that do not name one
+    label are refused in one line naming every file (exit 2, no run directory); ``--imitate NAME``
+    given keeps its teacher; ``--init`` with ``--demos`` is refused as with ``--imitate``."""
+    _rl()
+    from pi_env.rl.cli import imitate_main, train_main
+    from pi_env.rl.imitate import Demonstrations
+    from pi_env.rl.train import train
+
+    gain, rand = tmp_path / "gain.npz", tmp_path / "rand.npz"
+    for f, extra in ((gain, []), (rand, ["--label", "random"])):
+        assert imitate_main(["2p", "--teacher", "gain", *extra, "--rows", "24", "--seed", "3", "--num-envs", "4",
+                             "--out", str(f), "--no-progress"]) == 0
+    assert Demonstrations.load_info(str(gain))["label"] == "gain"
+    assert Demonstrations.load_info(str(rand))["teacher"] == "gain" and Demonstrations.load_info(str(rand))["label"] == "random"
+    net = ["--num-envs", "4", "--trunk", "32", "--hidden", "16", "--no-progress", "--imitate-epochs", "1"]
+    out = tmp_path / "run"
+    assert train_main(["2p", "--timesteps", "0", "--out", str(out), *net, "--demos", str(gain)]) == 0
+    run = json.loads((out / "run.json").read_text())
+    assert run["settings"]["imitate"] == "gain" and run["settings"]["demos"] == str(gain)
+    assert run["warm_start"]["imitation_teacher"] == "gain" and run["timesteps"] == 0
+    assert [r["rows"] for r in run["warm_start"]["rounds"]] == [24]
+    run = train("2p", 0, tmp_path / "lib", num_envs=4, trunk=(32,), hidden=(16,), imitate_epochs=1, demos=str(rand),
+                progress=False)  # the library: the label (random), not the agent that played (gain)
+    assert run["settings"]["imitate"] == run["warm_start"]["imitation_teacher"] == "random"
+    assert json.loads((tmp_path / "lib" / "run.json").read_text())["settings"]["imitate"] == "random"
+    old = tmp_path / "old.npz"  # a file without info (written before it existed): no label
+    d = Demonstrations.load(str(gain))
+    Demonstrations(d.x, d.mask, d.y, d.value, d.played_teacher).save(str(old))
+    nobody = tmp_path / "nobody.npz"
+    Demonstrations(d.x, d.mask, d.y, d.value, d.played_teacher, {"label": "nobody"}).save(str(nobody))
+    prog = "python -m pi_env.rl.train: error: "
+    for files, argv, line in (
+            ([gain, rand], [], f"--demos: the files are not labelled by one agent ({str(gain)!r}: gain, "
+                               f"{str(rand)!r}: random); name the teacher with --imitate NAME"),
+            ([gain, old], [], f"--demos: the files are not labelled by one agent ({str(gain)!r}: gain, "
+                              f"{str(old)!r}: no label); name the teacher with --imitate NAME"),
+            ([nobody], [], "--demos (the files' label): unknown agent 'nobody'"),
+            ([gain], ["--init", "learned:2p"], "--init and --demos exclude each other (both start the network)")):
+        capsys.readouterr()
+        with pytest.raises(SystemExit) as exc:
+            train_main(["2p", "--timesteps", "0", "--out", str(tmp_path / "refused"), *net, *argv,
+                        "--demos", ",".join(map(str, files))])
+        err = capsys.readouterr().err.splitlines()
+        assert exc.value.code == 2 and len(err) == 1 and err[0].startswith(prog + line), err
+        assert files[0] == nobody or err == [prog + line]
+        assert not (tmp_path / "refused").exists()
+    with pytest.raises(PIError) as exc:
+        train("2p", 0, tmp_path / "refused", num_envs=4, demos=f"{rand},{old}", progress=False)
+    assert str(exc.value) == (f"--demos: the files are not labelled by one agent ({str(rand)!r}: random, "
+                              f"{str(old)!r}: no label); name the teacher with --imitate NAME")
+    assert not (tmp_path / "refused").exists()
+    out = tmp_path / "named"  # --imitate given: its teacher, whatever the files' labels
+    assert train_main(["2p", "--timesteps", "0", "--out", str(out), *net, "--imitate", "gain",
+                       "--demos", f"{gain},{rand},{old}"]) == 0
+    run = json.loads((out / "run.json").read_text())
+    assert run["settings"]["imitate"] == run["warm_start"]["imitation_teacher"] == "gain"
+    assert [r["rows"] for r in run["warm_start"]["rounds"]] == [72]
+
+
+def test_demos_on_resume_of_a_run_without_a_warm_start_is_refused(tmp_path, capsys):
+    """``--resume --demos F`` of a run started without a warm start (its saved ``imitate`` is
+    ``None``): one line saying ``--demos`` only starts a run; the run directory is left as it was."""
+    _rl()
+    from pi_env.rl.cli import train_main
+    from pi_env.rl.settings import DEFAULTS
+
+    out = tmp_path / "run"
+    (out / "checkpoints").mkdir(parents=True)
+    (out / "checkpoints" / "step_64.zip").write_bytes(b"")
+    doc = json.dumps({"settings": {**DEFAULTS, "task": "2p"}, "sessions": []})
+    (out / "run.json").write_text(doc)
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exc:
+        train_main(["2p", "--out", str(out), "--resume", "--demos", str(tmp_path / "d.npz")])
+    assert exc.value.code == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "python -m pi_env.rl.train: error: --demos: the run was started without an imitation warm start; "
+        "--demos only starts a run (leave it out to resume)"]
+    assert (out / "run.json").read_text() == doc and sorted(p.name for p in out.rglob("*")) == [
+        "checkpoints", "run.json", "step_64.zip"]
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--teacher", "nonesuch"], "--teacher: unknown agent 'nonesuch'"),
     (["--label", "nonesuch"], "--label: unknown agent 'nonesuch'"),

@@ -137,7 +137,7 @@ def test_an_interrupted_run_is_saved_and_resumes(tmp_path, monkeypatch, capsys):
     (["--imitate", "nobody"], "unknown agent 'nobody'"),
     (["--imitate", "gain", "--imitate-opponents", "zz:1"], "unknown agent 'zz'"),
     (["--imitate", "gain", "--demos", "missing.npz"], "--demos: no file 'missing.npz'"),
-    (["--demos", "missing.npz"], "--demos needs --imitate"),
+    (["--demos", "missing.npz"], "--demos: no file 'missing.npz'"),
     (["--imitate", "gain", "--imitate-workers", "100000"], "--imitate-workers 100000: this machine has "),
 ])
 def test_failed_validation_leaves_no_run_directory(tmp_path, capsys, argv, message):

@@ -22,7 +22,8 @@ from pi_env.encodings import layouts as L
 LayoutFn = Callable[[int], "dict[str, tuple[int, tuple[int, ...]]]"]
 """``num_players -> {name: (start, shape)}``."""
 
-__all__ = ["EncodingSpec", "REGISTRY", "get", "names", "learned_names", "SOLO_ENCODING", "ENV_OBSERVATIONS"]
+__all__ = ["EncodingSpec", "REGISTRY", "get", "names", "learned_names", "SOLO_ENCODING", "ENV_OBSERVATIONS",
+           "ENCODING_PLAYERS", "check_players"]
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,36 @@ def _decision(num_players: int = 0) -> "dict[str, tuple[int, tuple[int, ...]]]":
     return dict(L.DECISION_BLOCK_LAYOUT)
 
 
-_compact_v4 = _concat(("", L.compact_layout), ("", _joint), ("", _query_extra), ("", _decision))
+ENCODING_PLAYERS: dict[str, tuple[int, ...]] = {"compact-v4": (2, 3, 4)}
+"""The player counts of the learned encodings computed for only some of 2–5 players (the others: all);
+their layouts and sizes refuse the other counts (:func:`check_players`)."""
+_WHY_FEWER_PLAYERS = {"compact-v4": "greedy's decision block"}
+
+
+def check_players(name: str, num_players: int) -> None:
+    """Refuse a player count encoding ``name`` is not computed for (:data:`ENCODING_PLAYERS`; an
+    encoding not listed there takes every count): the one home of the rule, used by the registry's
+    layouts and sizes and by :func:`pi_env.agents.learned.check_player_encoding`.
+
+    Raises:
+        PIError: one line, e.g. ``the compact-v4 encoding (greedy's decision block) is computed for
+            2, 3 and 4 players, not 5``.
+    """
+    counts = ENCODING_PLAYERS.get(name)
+    if counts is not None and num_players not in counts:
+        raise PIError(f"the {name} encoding ({_WHY_FEWER_PLAYERS[name]}) is computed for "
+                      f"{', '.join(map(str, counts[:-1]))} and {counts[-1]} players, not {num_players}")
+
+
+_compact_v4_parts = _concat(("", L.compact_layout), ("", _joint), ("", _query_extra), ("", _decision))
+
+
+def _compact_v4(num_players: int) -> "dict[str, tuple[int, tuple[int, ...]]]":
+    """compact-v3's layout, then the decision block; 2–4 players only (:func:`check_players`)."""
+    check_players("compact-v4", num_players)
+    return _compact_v4_parts(num_players)
+
+
 _solo_compact_v1 = _concat(("", _solo_compact), ("", _solo_extra))
 
 

@@ -81,7 +81,8 @@ def _train_parser(prog: str) -> argparse.ArgumentParser:
                    help="the Ray cluster of --ray-actors (auto, ray://head:10001; default RAY_ADDRESS, else a "
                         "new local Ray instance)")
     p.add_argument("--imitate", default=None, metavar="TEACHER",
-                   help="warm start: clone a batch teacher's choices first (e.g. gain)")
+                   help="warm start: clone a batch teacher's choices first (e.g. gain; with --demos: default "
+                        "the files' label)")
     p.add_argument("--imitate-rows", type=int,
                    help="teacher-labelled rows per imitation round (default 300000)")
     p.add_argument("--imitate-opponents",
@@ -94,7 +95,8 @@ def _train_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--imitate-epochs", type=int, help="passes over the rows per imitation round")
     p.add_argument("--demos", default=None,
                    help="demonstration files (.npz, comma-separated; python -m pi_env.rl.imitate) used as the first "
-                        "imitation round instead of collecting it")
+                        "imitation round instead of collecting it; without --imitate the teacher is the agent that "
+                        "labelled them (the files' label)")
     p.add_argument("--init", default=None, metavar="MODEL",
                    help="warm start from a model's weights: a .pt file or a shipped name (learned:2p); the network "
                         "(--encoding, --trunk, --hidden) is the model's; its value head starts new")
@@ -117,9 +119,10 @@ def _train_parser(prog: str) -> argparse.ArgumentParser:
     return p
 
 
-def _check_agents(p: Any, args: Any) -> None:
+def _check_agents(p: Any, args: Any, imitate_flag: str = "--imitate") -> None:
     """Build every agent the options name once, before anything is written: an unknown name or a
-    learned model of another player count is a one-line error naming its option (exit status 2)."""
+    learned model of another player count is a one-line error naming its option (exit status 2;
+    ``imitate_flag``: the option the teacher came from)."""
     from pi_env.engine import GameConfig
     from pi_env.rl.imitate import check_agent
     from pi_env.rl.pool import batch_opponent
@@ -131,7 +134,7 @@ def _check_agents(p: Any, args: Any) -> None:
     if args.eval_every:
         checks.append(("--eval-opponents", lambda: batch_opponent(args.eval_opponents, config)))
     if args.imitate:
-        checks.append(("--imitate", lambda: check_agent(args.imitate, config.num_players)))
+        checks.append((imitate_flag, lambda: check_agent(args.imitate, config.num_players)))
     for flag, check in checks:
         try:
             check()
@@ -160,7 +163,7 @@ def _fail(p: argparse.ArgumentParser, message: str) -> "NoReturn":
 
 def _train_main(argv: Sequence[str] | None, prog: str) -> int:
     from pi_env.agents.sb3_policy import require_rl
-    from pi_env.rl.train import TrainingInterrupted, check_run_dir, never_started, resume_settings, train
+    from pi_env.rl.train import TrainingInterrupted, check_run_dir, demos_teacher, never_started, resume_settings, train
 
     p = _train_parser(prog)
     args = p.parse_args(argv)
@@ -170,6 +173,7 @@ def _train_main(argv: Sequence[str] | None, prog: str) -> int:
         p.exit(2, f"{p.prog}: error: {exc}\n")
     given = {k: getattr(args, k) for k in DEFAULTS}
     given["task"] = args.task
+    imitate_flag = "--imitate"
     try:
         if args.resume:
             check_run_dir(Path(args.out), True, args.force)
@@ -178,8 +182,9 @@ def _train_main(argv: Sequence[str] | None, prog: str) -> int:
             if args.init is not None:  # the network is the model's (an empty name is refused): options not given are taken from it
                 from pi_env.rl.train import init_network
 
-                if args.imitate:
-                    _fail(p, "--init and --imitate exclude each other (both start the network)")
+                if args.imitate or args.demos:
+                    _fail(p, f"--init and {'--imitate' if args.imitate else '--demos'} exclude each other "
+                             "(both start the network)")
                 net = init_network(args.init, TASKS[args.task], encoding=args.encoding, trunk=args.trunk,
                                    hidden=args.hidden)
                 given.update({k: net[k] for k in ("encoding", "trunk", "hidden")})
@@ -188,12 +193,14 @@ def _train_main(argv: Sequence[str] | None, prog: str) -> int:
             elif args.init_temperature is not None:
                 _fail(p, "--init-temperature needs --init (it softens the starting model's choices)")
             a = {**DEFAULTS, **{k: v for k, v in given.items() if v is not None}}
+            if a["demos"] and not a["imitate"]:  # the demonstrations alone: clone the agent that labelled them
+                a["imitate"], imitate_flag = demos_teacher(a["demos"]), "--demos (the files' label)"
             if args.timesteps is None and args.max_minutes is not None:
                 a["timesteps"] = UNTIL_TIME_RUNS_OUT  # the clock ends the run, not the default step count
     except PIError as exc:
         p.exit(2, f"{p.prog}: error: {exc}\n")
     if a["timesteps"] < 0 or (a["timesteps"] == 0 and not a["imitate"]):
-        _fail(p, f"--timesteps must be at least 1 (0: imitation only, with --imitate), got {a['timesteps']}")
+        _fail(p, f"--timesteps must be at least 1 (0: imitation only, with --imitate or --demos), got {a['timesteps']}")
     if a["value_warmup"] < 0:
         _fail(p, f"--value-warmup must be at least 0, got {a['value_warmup']}")
     for k in ("num_envs", "snapshot_every", "max_snapshots", "threads", "checkpoint_every",
@@ -207,8 +214,9 @@ def _train_main(argv: Sequence[str] | None, prog: str) -> int:
         check_player_encoding(a["encoding"], TASKS[args.task])
     except PIError as exc:
         _fail(p, f"--encoding: {exc}")
-    if a["demos"] and not a["imitate"]:
-        _fail(p, "--demos needs --imitate (the demonstrations feed the imitation warm start)")
+    if a["demos"] and not a["imitate"]:  # --resume of a run started without a warm start
+        _fail(p, "--demos: the run was started without an imitation warm start; --demos only starts a run "
+                 "(leave it out to resume)")
     if a["imitate"]:
         try:
             check_workers(a["imitate_workers"], "--imitate-workers")
@@ -220,7 +228,7 @@ def _train_main(argv: Sequence[str] | None, prog: str) -> int:
         check_settings({k: a[k] for k in DEFAULTS})
     except PIError as exc:
         _fail(p, str(exc))
-    _check_agents(p, argparse.Namespace(**{**a, "task": args.task}))  # the settings in force (saved ones on --resume)
+    _check_agents(p, argparse.Namespace(**{**a, "task": args.task}), imitate_flag)  # the settings in force (saved ones on --resume)
     if args.ray_address is not None and args.ray_actors is None:
         _fail(p, "--ray-address needs --ray-actors (how many actors collect the experience)")
     if args.ray_actors is not None:

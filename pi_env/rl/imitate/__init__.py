@@ -114,6 +114,18 @@ class Demonstrations:
                             played_teacher=self.played_teacher, info=np.array(json.dumps(self.info)))
 
     @staticmethod
+    def load_info(path: str) -> dict[str, Any]:
+        """Only the :attr:`info` of a file written by :meth:`save` (its rows are not read): ``{}`` for
+        a file written before ``info`` existed. Raises PIError as :meth:`load` (one line naming the
+        file) for a file that is not readable."""
+        try:
+            with np.load(path) as f:
+                info = json.loads(str(f["info"])) if "info" in f.files else {}
+        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
+            raise PIError(f"demonstrations file {path!r} is not readable ({type(exc).__name__})") from None
+        return info if isinstance(info, dict) else {}
+
+    @staticmethod
     def load(path: str) -> "Demonstrations":
         """Rows written by :meth:`save`. Raises PIError (one line naming the file) for a file without them:
         missing, empty, truncated, corrupt or another kind of file."""

@@ -52,8 +52,10 @@ learner's seat (behaviour cloning; any built-in agent, e.g. ``deducer``, played 
 in batch ``gain`` and ``greedy`` at 2–4 players: :class:`pi_env.rl.imitate.Teacher`), against ``--imitate-opponents``; ``--dagger-rounds N`` then adds N rounds where
 the current policy plays (the teacher's action with probability ``--dagger-beta``) and the teacher
 labels every position (DAgger), each followed by a fit on all rows so far; ``--demos F1,F2`` starts
-from saved rows (:meth:`pi_env.rl.imitate.Demonstrations.save`). PPO then improves on the clone
-against the pool.
+from saved rows (:meth:`pi_env.rl.imitate.Demonstrations.save`), and without ``--imitate`` clones
+the agent that labelled them (the files' ``label``, :func:`demos_teacher`; files with no label or
+different ones are refused: name the teacher with ``--imitate``). PPO then improves on the clone
+against the pool (``--timesteps 0``: the clone only).
 
 **Warm start from a model** (``--init MODEL``, :func:`init_network`): a model file or a shipped
 name (``learned:2p``, ``2p``) of the task's player count; the network (``--encoding``, ``--trunk``,
@@ -731,14 +733,15 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
 
     Args:
         task: ``"2p"``, ``"3p"``, ``"4p"`` or ``"5p"`` (:data:`TASKS`). timesteps: environment steps in total over every
-            session, rounded up to whole updates (``0`` with ``imitate_teacher``: the warm start only).
+            session, rounded up to whole updates (``0`` with ``imitate_teacher`` or ``demos``: the warm start only).
         out: the run directory. seed: of the games, seats, opponents' draws and torch.
         num_envs, opponents (``"name:weight,..."``), snapshot_weight, snapshot_every, max_snapshots,
             reward (``"win"`` or ``"score"``), encoding, trunk, hidden, threads, checkpoint_every,
             max_minutes (``None``: no limit): the options of the same names (module docstring).
         imitate_teacher: warm start imitating this agent (``None``: none), shaped by ``imitate_rows``,
             ``imitate_opponents``, ``dagger_rounds``, ``dagger_beta``, ``imitate_workers``,
-            ``imitate_epochs``, ``demos`` (:func:`warm_start`).
+            ``imitate_epochs``, ``demos`` (:func:`warm_start`); ``demos`` without it: the files'
+            label (:func:`demos_teacher`), recorded as ``imitate`` in ``run.json``.
         eval_every, eval_games, eval_opponents: evaluate the policy every ``eval_every`` updates
             (``0``: never) and at the end, in ``eval_games`` games against ``eval_opponents`` on every
             other seat, on games held apart from training (:mod:`pi_env.rl.evaluation`).
@@ -784,6 +787,8 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     # everything that can be refused is checked before the run directory is created or changed
     saved_doc, value_warmup = _check_start(out, resume, force, task, P, encoding, trunk, hidden, init, value_warmup,
                                            init_temperature)
+    if demos and not imitate_teacher and not resume:  # demonstrations alone: clone the agent that labelled them
+        imitate_teacher = demos_teacher(demos)
     settings = {**PPO_DEFAULTS, **ppo}
     members = parse_opponents(opponents)
     config = GameConfig(num_players=P)
@@ -1071,6 +1076,36 @@ def load_demos(demos: str, encoding: str, num_players: int) -> tuple[list[str], 
                           f"({encoding}, {num_players} players)")
         loaded.append(d)
     return files, loaded
+
+
+def demos_teacher(demos: str) -> str:
+    """The teacher of a warm start from ``demos`` files (comma-separated) given without one
+    (``--demos`` without ``--imitate``): the agent whose choices label their rows, the ``label`` of
+    each file's :attr:`~pi_env.rl.imitate.Demonstrations.info` (``python -m pi_env.rl.imitate``
+    writes it: its ``--label``, else its ``--teacher``). Only the files' ``info`` is read.
+
+    Raises:
+        PIError: no file named, a missing or unreadable file (as :func:`load_demos`), or files that do
+            not name one label (a file without one, or two different labels): one line naming every
+            file and its label, asking for ``--imitate NAME``.
+    """
+    from pi_env.rl.imitate import Demonstrations
+
+    files = [f.strip() for f in demos.split(",") if f.strip()]
+    if not files:
+        raise PIError(f"--demos: no file named in {demos!r}")
+    labels: dict[str, str | None] = {}
+    for name in files:
+        if not Path(name).is_file():
+            raise PIError(f"--demos: no file {name!r}")
+        label = Demonstrations.load_info(name).get("label")
+        labels[name] = label if isinstance(label, str) and label else None
+    found = set(labels.values())
+    if len(found) == 1 and None not in found:
+        return str(found.pop())
+    listing = ", ".join(f"{name!r}: {'no label' if label is None else label}" for name, label in labels.items())
+    raise PIError(f"--demos: the files are not labelled by one agent ({listing}); name the teacher with "
+                  "--imitate NAME")
 
 
 def warm_start(model: Any, num_players: int, teacher: str, rows: int, *, encoding: str, out: Path,
