@@ -655,12 +655,13 @@ def _check_start(out: Path, resume: bool, force: bool, task: str, P: int, encodi
         ``(run.json's object or {}, value_warmup in force)``.
 
     Raises:
-        PIError: as :func:`check_run_dir`, :func:`resume_settings` and
+        PIError: as :func:`check_run_dir`, :func:`_check_temperature`, :func:`resume_settings` and
             :func:`pi_env.agents.learned.check_player_encoding` (``"compact-v4"`` at 5 players).
     """
     from pi_env.agents.learned import check_player_encoding
 
     check_run_dir(out, resume, force)
+    _check_temperature(init_temperature, init, resume)
     check_player_encoding(encoding, P)  # an unknown or solo encoding, or compact-v4 at 5 players
     if not resume:
         return {}, value_warmup
@@ -754,9 +755,8 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
         value_warmup: the first updates of the run that train only the value head (resuming: ``0``
             or the run's own, ``0`` meaning the run's own; the updates its last checkpoint had not done,
             :func:`_warmup_done`).
-        init_temperature: with ``init``, the model's logits divided by it at the start
-            (:func:`_load_init`; ``> 1`` softens a sharp imitation clone so PPO's samples try the
-            other choices; the argmax stays); ``1.0`` without ``init``.
+        init_temperature: with ``init``, its logits divided by it at the start (:func:`_load_init`: above
+            1, softer choices for PPO to sample, the same argmax); ``1.0`` without ``init``.
         resume, force: continue the run in ``out``; delete ``out`` and start again.
         progress, verbose: a progress bar; a line per update.
         **ppo: MaskablePPO's settings (default :data:`PPO_DEFAULTS`).
@@ -769,8 +769,7 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
             demonstration file: checked before ``out`` is created), a run directory that exists
             without ``--resume`` / ``--force``; with ``resume``, another task, encoding, trunk or
             hidden widths than the saved run, or ``timesteps`` already reached; an ``init`` model
-            of another player count or network, or with ``imitate_teacher``; ``init_temperature``
-            not above 0, or other than 1 without ``init``.
+            of another player count or network, or with ``imitate_teacher``; a bad ``init_temperature``.
         TrainingInterrupted: Ctrl-C or SIGTERM; the run is saved at the step reached.
     """
     _sb3()
@@ -781,7 +780,6 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     from pi_env.rl.pool import PoolOpponent
 
     _check_options(task, reward, seed, eval_every, eval_opponents, collect_workers, num_envs)
-    _check_temperature(init_temperature, init, resume)
     P = TASKS[task]
     out = Path(out)
     # everything that can be refused is checked before the run directory is created or changed
