@@ -133,6 +133,8 @@ def test_a_value_warmup_over_the_whole_run_ships_the_model_unchanged(tmp_path):
      "--init-temperature: 0.0 is less than or equal to the minimum of 0"),
     (["--init", "learned:2p", "--init-temperature", "-1.5"],
      "--init-temperature: -1.5 is less than or equal to the minimum of 0"),
+    (["--init", "learned:2p", "--init-temperature", "inf"],
+     "--init-temperature must be a finite number above 0, got inf"),
 ])
 def test_a_model_that_does_not_fit_is_refused_in_one_line(tmp_path, capsys, extra, message):
     _rl()
@@ -343,7 +345,11 @@ def test_init_temperature_through_the_library_is_checked_before_anything_is_writ
 
     for kwargs, message in (({"init_temperature": 2.0}, "--init-temperature needs --init"),
                             ({"init": "learned:2p", "init_temperature": 0.0},
-                             "--init-temperature must be a number above 0, got 0.0")):
+                             "--init-temperature must be a finite number above 0, got 0.0"),
+                            ({"init": "learned:2p", "init_temperature": float("inf")},
+                             "--init-temperature must be a finite number above 0, got inf"),
+                            ({"init": "learned:2p", "init_temperature": float("nan")},
+                             "--init-temperature must be a finite number above 0, got nan")):
         out = tmp_path / "run"
         with pytest.raises(PIError, match="^" + re.escape(message)):
             train("2p", 1024, out, num_envs=64, eval_every=0, progress=False, **kwargs)

@@ -117,6 +117,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -873,9 +874,9 @@ def _check_temperature(temperature: float, init: str | None, resume: bool) -> No
     """:func:`train`'s check of ``init_temperature``.
 
     Raises:
-        PIError: not a number above 0, or other than 1 without ``init`` (a new run)."""
-    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not temperature > 0:
-        raise PIError(f"--init-temperature must be a number above 0, got {temperature!r}")
+        PIError: not a finite number above 0, or other than 1 without ``init`` (a new run)."""
+    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not 0 < temperature < math.inf:
+        raise PIError(f"--init-temperature must be a finite number above 0, got {temperature!r}")
     if temperature != 1.0 and init is None and not resume:
         raise PIError("--init-temperature needs --init (it softens the starting model's choices)")
 
