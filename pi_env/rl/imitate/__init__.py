@@ -118,23 +118,31 @@ class Demonstrations:
         """Only the :attr:`info` of a file written by :meth:`save` (its rows are not read): ``{}`` for
         a file written before ``info`` existed. Raises PIError as :meth:`load` (one line naming the
         file) for a file that is not readable."""
-        try:
-            with np.load(path) as f:
-                info = json.loads(str(f["info"])) if "info" in f.files else {}
-        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
-            raise PIError(f"demonstrations file {path!r} is not readable ({type(exc).__name__})") from None
+        info = Demonstrations._read(path, _info_of)
         return info if isinstance(info, dict) else {}
 
     @staticmethod
     def load(path: str) -> "Demonstrations":
         """Rows written by :meth:`save`. Raises PIError (one line naming the file) for a file without them:
         missing, empty, truncated, corrupt or another kind of file."""
+        return Demonstrations._read(path, lambda f: Demonstrations(f["x"], f["mask"], f["y"], f["value"],
+                                                                   f["played_teacher"], _info_of(f)))
+
+    @staticmethod
+    def _read(path: str, read: Any) -> Any:
+        """``read(f)`` of the open ``.npz`` file ``path``: the one reader of :meth:`load` and
+        :meth:`load_info`. Raises PIError (one line naming the file) for a file that is missing,
+        empty, truncated, corrupt, another kind of file or without what ``read`` takes."""
         try:
             with np.load(path) as f:
-                info = json.loads(str(f["info"])) if "info" in f.files else {}
-                return Demonstrations(f["x"], f["mask"], f["y"], f["value"], f["played_teacher"], info)
+                return read(f)
         except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
             raise PIError(f"demonstrations file {path!r} is not readable ({type(exc).__name__})") from None
+
+
+def _info_of(f: Any) -> Any:
+    """The decoded ``info`` of an open demonstrations file (``{}`` for one written before it existed)."""
+    return json.loads(str(f["info"])) if "info" in f.files else {}
 
 
 #: Teachers (and labellers) played in batch by :class:`Teacher`: ``gain`` and ``random`` at every

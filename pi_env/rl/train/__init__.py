@@ -121,7 +121,7 @@ import math
 import sys
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from pi_env.core.errors import PIError
 from pi_env.core.interrupts import (caused_by_interrupt, interrupted_while_starting,
@@ -1063,18 +1063,28 @@ def load_demos(demos: str, encoding: str, num_players: int) -> tuple[list[str], 
     from pi_env.agents.learned import encoding_size
     from pi_env.rl.imitate import Demonstrations
 
-    files = [f.strip() for f in demos.split(",") if f.strip()]
     width = encoding_size(encoding, num_players)
-    loaded = []
-    for name in files:
-        if not Path(name).is_file():
-            raise PIError(f"--demos: no file {name!r}")
+    files, loaded = [], []
+    for name in _demo_files(demos):
+        files.append(name)
         d = Demonstrations.load(name)
         if d.x.ndim != 2 or d.x.shape[1] != width:
             raise PIError(f"--demos: {name!r} holds rows of {d.x.shape[-1]} inputs, the policy takes {width} "
                           f"({encoding}, {num_players} players)")
         loaded.append(d)
     return files, loaded
+
+
+def _demo_files(demos: str) -> Iterator[str]:
+    """The ``--demos`` file names (comma-separated, blanks skipped), each checked to exist as it is
+    reached (the one listing of :func:`load_demos` and :func:`demos_teacher`).
+
+    Raises:
+        PIError: a name that is not a file (``--demos: no file 'x.npz'``)."""
+    for name in (f.strip() for f in demos.split(",") if f.strip()):
+        if not Path(name).is_file():
+            raise PIError(f"--demos: no file {name!r}")
+        yield name
 
 
 def demos_teacher(demos: str) -> str:
@@ -1090,15 +1100,12 @@ def demos_teacher(demos: str) -> str:
     """
     from pi_env.rl.imitate import Demonstrations
 
-    files = [f.strip() for f in demos.split(",") if f.strip()]
-    if not files:
-        raise PIError(f"--demos: no file named in {demos!r}")
     labels: dict[str, str | None] = {}
-    for name in files:
-        if not Path(name).is_file():
-            raise PIError(f"--demos: no file {name!r}")
+    for name in _demo_files(demos):
         label = Demonstrations.load_info(name).get("label")
         labels[name] = label if isinstance(label, str) and label else None
+    if not labels:
+        raise PIError(f"--demos: no file named in {demos!r}")
     found = set(labels.values())
     if len(found) == 1 and None not in found:
         return str(found.pop())
