@@ -1377,6 +1377,34 @@ def _joint4_kernel(players, words, feat, counts, want_counts, tile_district, cas
                     counts[b, np.int64(members[i])] = joint[i]
 
 
+@batch_kernel
+def _joint5_kernel(players, words, counts, tile_district, case, spot, trace, front, inv_count, inv_district,
+                   inv_answer, inv_suppressed, failed_words, solved_case, failed):
+    """The joint counts per case of 5-player games into ``counts[b]`` (``int64[1680]``, 0 outside
+    the own set; seats 2, 3 and 4 are the unknown players, :func:`disjoint_triple_counts`)."""
+    B = players.shape[0]
+    st = (spot, trace, front, inv_count, inv_district, inv_answer, inv_suppressed, solved_case, failed_words, failed)
+    for chunk in prange((B + _CHUNK - 1) // _CHUNK):
+        answer, inv_mask, cnt, members, _, _, _ = _scratch()
+        others = np.empty((5, NUM_CASES), dtype=np.int16)
+        joint = np.empty(NUM_CASES, dtype=np.int64)
+        for b in range(chunk * _CHUNK, min(B, chunk * _CHUNK + _CHUNK)):
+            p = players[b]
+            h = (p + 1) % 5
+            held = held_case_of(case, b, h)
+            sizes = np.zeros(5, dtype=np.int64)
+            for j in (1, 2, 3, 4, 0):
+                sizes[j] = seat_case_set(b, (p + j) % 5, 5, h, held, tile_district[b], words, st, True, answer,
+                                         inv_mask, members if j == 0 else others[j], cnt)
+            counts[b, :] = 0
+            if sizes[0] == 0 or sizes[1] == 0 or sizes[2] == 0 or sizes[3] == 0 or sizes[4] == 0:
+                continue
+            disjoint_triple_counts(members, sizes[0], others[2], sizes[2], others[3], sizes[3], others[4], sizes[4],
+                                   joint)
+            for i in range(sizes[0]):
+                counts[b, np.int64(members[i])] = joint[i]
+
+
 # ---------------------------------------------------------------------------------------------
 # public functions
 
@@ -1658,8 +1686,9 @@ def joint_case_counts(state: State, board: "Board | np.ndarray", player: "int | 
 
     2 players: the own-information set (:func:`own_case_mask`, one numba call) with weight 1 —
     the only other case is the held one, so it is exact. 4 players: one numba call
-    (:func:`disjoint_pair_counts`). 3 and 5 players: the sets of :func:`seat_case_masks` (one numba
-    call), combined by :func:`pi_env.solvers.joint.count_joint` one Python call per row.
+    (:func:`disjoint_pair_counts`); 5 players: one numba call (:func:`disjoint_triple_counts`). 3
+    players: the sets of :func:`seat_case_masks` (one numba call), combined by
+    :func:`pi_env.solvers.joint.count_joint` one Python call per row.
 
     Args:
         state, board, player: as :func:`own_features`.
@@ -1679,6 +1708,9 @@ def joint_case_counts(state: State, board: "Board | np.ndarray", player: "int | 
     if P == 4:
         feat = np.empty((B, JOINT_FEATURES), dtype=np.float32)
         _joint4_kernel.for_batch(B)(players, adjacency_words(board), feat, out, True, *_state_args(state))
+        return out
+    if P == 5:
+        _joint5_kernel.for_batch(B)(players, adjacency_words(board), out, *_state_args(state))
         return out
     masks, sizes = seat_case_masks(state, board, players)
     for b in range(B):

@@ -182,3 +182,26 @@ def test_engine_positions_equal_count_joint(edition):
             large += int(sizes[b, 0]) > 1000
             broken += state.failed[b].any()
     assert checked >= 70 and large >= B and broken >= 10
+
+
+def test_joint_case_counts_at_5_players_equal_count_joint():
+    """At 5 players :func:`pi_env.solvers.own_info.joint_case_counts` (one numba call,
+    :func:`disjoint_triple_counts`) equals count_joint of :func:`seat_case_masks` row by row, from
+    the deal to late in rounds."""
+    from pi_env.solvers.own_info import joint_case_counts
+
+    config = GameConfig(num_players=5)
+    B, checked, positive = 6, 0, 0
+    for i, state in enumerate(_positions(config, B, 52, 60)):
+        if i % 6:
+            continue
+        players = (np.arange(B) + i) % 5
+        got = joint_case_counts(state, config.board, players)
+        masks, sizes = seat_case_masks(state, config.board, players)
+        for b in range(B):
+            want = (count_joint(masks[b, 0], [masks[b, 2], masks[b, 3], masks[b, 4]]) if sizes[b, 0] and sizes[b, 1]
+                    else np.zeros(NUM_CASES, dtype=np.int64))
+            assert np.array_equal(got[b], want), (i, b)
+            checked += 1
+            positive += bool(want.any())
+    assert checked == 66 and positive >= 60
