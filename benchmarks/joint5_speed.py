@@ -1,4 +1,4 @@
-"""The 5-player joint count in numba (issue #30 item 1): rows per CPU second of
+"""The 5-player joint count in numba: rows per CPU second of
 :func:`pi_env.solvers.own_info.joint_case_counts` at 5 players — one numba call for the batch, the
 three unknown players' triples counted by :func:`pi_env.solvers.own_info.disjoint_triple_counts` —
 against the per-row path it replaced, in the same process: the same sets
@@ -18,8 +18,8 @@ Stages (``--batch`` games each, the player to move asking):
   the sets into many boxes: the hard case of the boxes).
 
 Columns: the mean sizes of the asking player's set and of the unknown players' sets, ``failed`` the
-mean number of seats with failed solves this round. The counts of both paths are compared on every measured row (they must be equal). The numba
-compile happens before timing (one warm-up call of each path, announced on stderr). Speeds measured
+mean number of seats with failed solves in the state. The counts of both paths are compared on every
+measured row (they must be equal). The numba compile happens before timing (one warm-up call of each path, announced on stderr). Speeds measured
 while other processes use the cores are lower; rows per CPU second show the cost itself.
 
     python benchmarks/joint5_speed.py [--batch 512] [--rows 200] [--seconds 2]
