@@ -1102,15 +1102,6 @@ def _bits(x):
     return k
 
 
-@rule_step(inline=True)
-def _distinct_triples(x, y, z):
-    """The triples ``(u, v, w)`` of ``x × y × z`` (masks of elements of one type) with ``u``, ``v``,
-    ``w`` pairwise different: inclusion–exclusion over the partitions of the three (Möbius:
-    ``|x||y||z| − |x∩y||z| − |x∩z||y| − |y∩z||x| + 2|x∩y∩z|``)."""
-    return (_bits(x) * _bits(y) * _bits(z) - _bits(x & y) * _bits(z) - _bits(x & z) * _bits(y)
-            - _bits(y & z) * _bits(x) + 2 * _bits(x & y & z))
-
-
 @kernel
 def case_boxes(cases, n, rows, boxes):
     """A case set ``cases[:n]`` (``int16``) as disjoint boxes (products of a suspect, an evidence and
@@ -1156,9 +1147,11 @@ def case_boxes(cases, n, rows, boxes):
 @kernel
 def _box_triple_counts(own, n_own, b2, k2, b3, k3, b4, k4, joint):
     """:func:`disjoint_triple_counts` of three sets given as disjoint boxes (:func:`case_boxes`):
-    per triple of boxes the count factorises per type, the triples of pairwise different elements
-    of the three boxes' masks avoiding the asking case's element (:func:`_distinct_triples`, per
-    element from the masks' counts less the element's membership)."""
+    per triple of boxes the count factorises per type into the triples ``(u, v, w)`` of the three
+    boxes' masks ``x × y × z`` of that type with ``u``, ``v``, ``w`` pairwise different and none the
+    asking case's element — inclusion–exclusion over the partitions of the three (Möbius:
+    ``|x||y||z| − |x∩y||z| − |x∩z||y| − |y∩z||x| + 2|x∩y∩z|``), the masks' counts less the
+    element's membership."""
     f = np.empty(NUM_ELEMENTS, dtype=np.int64)
     ids = np.empty((3, max(n_own, 1)), dtype=np.int64)  # the asking cases' element ids
     for i in range(n_own):
@@ -1253,8 +1246,7 @@ def disjoint_triple_counts(own, n_own, s2, n2, s3, n3, s4, n4, joint):
     * by boxes (:func:`_box_triple_counts`): each set as disjoint products of a suspect, an
       evidence and a location mask (:func:`case_boxes`; one box at a round's start, a few after
       clue cards and investigators); per triple of boxes the count is a product over the types of
-      the triples of pairwise different elements avoiding the asking case's, by inclusion–exclusion
-      (:func:`_distinct_triples`);
+      the triples of pairwise different elements avoiding the asking case's, by inclusion–exclusion;
     * by the smallest set (:func:`_outer_triple_counts`): for each of its cases ``a`` one
       :func:`disjoint_pair_counts` of the two other sets and the asking cases restricted to the
       cases disjoint from ``a`` (the count is symmetric in the three sets): fast for the small
