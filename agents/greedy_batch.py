@@ -1,12 +1,14 @@
 """The ``greedy`` agent in batch: :class:`GreedyOpponent` plays every game it is asked about with the
 decisions of :class:`pi_env.agents.greedy.GreedyAgent` (default options, the games' edition), game
-by game the same actions (tested on many seeded games), at batch speed. Supported: 2, 3 and 4
-players (:data:`SUPPORTED_PLAYERS`).
+by game the same actions (tested on many seeded games), at batch speed. Supported: 2, 3, 4 and 5
+players (:data:`SUPPORTED_PLAYERS`; :func:`decision_block`, the ``"compact-v4"`` encoding's block, 2
+to 4: :data:`DECISION_BLOCK_PLAYERS`).
 
 **What greedy computes per decision** (:func:`pi_env.agents.greedy.assess` then
 :func:`~pi_env.agents.greedy.greedy_decision`; relative seats, 0 = the agent, 1 = the next player,
 whose case the agent holds; with 3 players seat 2 is the one player whose case the agent does
-not know, with 4 players seats 2 and 3) and which batched piece gives it here:
+not know, with 4 players seats 2 and 3, with 5 players seats 2, 3 and 4) and which batched piece
+gives it here:
 
 ==============================================  ==========================================================
 greedy (per game, Python)                       here (one numba kernel over the rows, :func:`_decide_kernel`)
@@ -26,7 +28,12 @@ joint posterior ``cases``, ``probs``            ``apply_held``, ``case_set``: th
                                                 4 players the number of pairs of seat 2's and seat 3's
                                                 cases disjoint from it and from each other
                                                 (:func:`~pi_env.solvers.own_info.disjoint_pair_counts`:
-                                                :func:`pi_env.solvers.joint.count_joint`'s counts); the
+                                                :func:`pi_env.solvers.joint.count_joint`'s counts); with
+                                                5 players the triples of seats 2, 3 and 4
+                                                (:func:`~pi_env.solvers.own_info.disjoint_triple_counts`:
+                                                the sets as boxes, per triple of boxes a product over
+                                                the types, or one pair count per case of the smallest
+                                                set; ``count_joint``'s counts); the
                                                 cases with a positive count kept, ``count / total``
                                                 normalised by numpy's pairwise sum
                                                 (:func:`_pairwise_sum`): greedy's floats bit for bit
@@ -41,7 +48,7 @@ investigators, investigators rationed           ``ceil((left + placed) / max(1, 
                                                 player's suppressed types cleared (the gains of
                                                 :func:`pi_env.solvers.own_info.query_gains`:
                                                 ``clue_gains``, ``district_gains``); the entropy of
-                                                the answer counts; with 3 and 4 players the entropy of
+                                                the answer counts; with 3 to 5 players the entropy of
                                                 the answers' probability mass (a pass over the cases,
                                                 or for many cases the joint counts' sums per element,
                                                 pair and case: :func:`_posterior_gains`)
@@ -83,18 +90,21 @@ Greedy draws nothing at random (its ties go to the lowest action id), so there i
 draws to follow; what it remembers between turns is the ``(round, rotation, solved flags)`` of its
 previous turn, kept here per game slot and forgotten in :meth:`GreedyOpponent.new_games`.
 
-With 4 players greedy's denial weight is 0 (:func:`pi_env.agents.greedy.denial_weight_for`): the
-query is the one of the highest gain, a wait takes the lowest legal clue; the denial computed here
-is then multiplied by 0, as greedy's.
+With 4 and 5 players greedy's denial weight is 0 (:func:`pi_env.agents.greedy.denial_weight_for`):
+the query is the one of the highest gain, a wait takes the lowest legal clue; the denial computed
+here is then multiplied by 0, as greedy's (and not computed).
 
-5 players are not done (three unknown players: the joint posterior is one Python call per row,
-:func:`pi_env.solvers.own_info.joint_case_counts`): :class:`GreedyOpponent` refuses them, and
-``batch_opponent("greedy")`` keeps the per-game agent (:class:`pi_env.rl.pool.AgentOpponent`) there.
+With 5 players the joint posterior has three unknown players (seats 2, 3, 4); it is counted in the
+same kernel (:func:`~pi_env.solvers.own_info.disjoint_triple_counts`, exact, tested against
+:func:`pi_env.solvers.joint.count_joint`), so ``batch_opponent("greedy")`` plays 5-player games in
+batch too (``benchmarks/joint5_speed.py`` measures the count, ``benchmarks/rl_training_speed.py``
+the training against it). Greedy's 5-player branches are those of 4 players (denial weight 0, the
+gains from the posterior's probability mass, up to 4 seats in the outlook).
 
 What a player may know only (docs/rules.md §9): the state is read through the layout, every
 player's public answers, markers, investigators, failed and correct solves, scores and flags, the
 player's own tiles left, the round, tier, rotation and first player, and the case it holds
-(``state.case`` of the next player) — never its own case, nor those of seats 2 (and 3).
+(``state.case`` of the next player) — never its own case, nor those of seats 2 to 4.
 """
 
 from __future__ import annotations
@@ -114,14 +124,18 @@ from pi_env.engine.observe import player_array
 from pi_env.solvers.hints import GAIN_TOLERANCE, tied_with_best
 from pi_env.solvers.own_info import (_features_of_counts, adjacency_words, any_nonzero, case_marginals,
                                      case_set, clue_code, clue_gains, disjoint_counts, disjoint_pair_counts,
-                                     district_codes, district_gains, failed_solve_words, float32_rows_ok, gather_state,
-                                     held_case_of, hypothesis_masks, seat_case_set)
+                                     disjoint_triple_counts, district_codes, district_gains, failed_solve_words,
+                                     float32_rows_ok, gather_state, held_case_of, hypothesis_masks, seat_case_set)
 from pi_env.solvers.turns import turns_to_solve_pmf
 
-__all__ = ["GreedyOpponent", "greedy_actions", "decision_block", "query_legal", "SUPPORTED_PLAYERS"]
+__all__ = ["GreedyOpponent", "greedy_actions", "decision_block", "query_legal", "SUPPORTED_PLAYERS",
+           "DECISION_BLOCK_PLAYERS"]
 
-SUPPORTED_PLAYERS = (2, 3, 4)
-"""Player counts :class:`GreedyOpponent` plays."""
+SUPPORTED_PLAYERS = (2, 3, 4, 5)
+"""Player counts :class:`GreedyOpponent` and :func:`greedy_actions` play."""
+DECISION_BLOCK_PLAYERS = (2, 3, 4)
+"""Player counts :func:`decision_block` (the ``"compact-v4"`` encoding's last block) is computed for
+(:data:`pi_env.encodings.registry.ENCODING_PLAYERS`)."""
 _NUM_QUERIES = INVESTIGATE_BASE + NUM_DISTRICTS  # 50
 _MANY_CASES = 350  # above: the weighted gains from sums per element, pair and case (_weighted_gains)
 _POINT_SCALE = 0.1  # score points in the decision block (decision_block)
@@ -288,14 +302,15 @@ def _mass_entropy(mass, size):
 @kernel
 def _joint_posterior(b, p, P, h, held, td, words, st, answer, inv_mask, members, n, others, cnt2, joint, weight,
                      hist):
-    """3 and 4 players: the agent's cases with a joint deal (``members[:n]``, compacted in place) and
+    """3 to 5 players: the agent's cases with a joint deal (``members[:n]``, compacted in place) and
     their probabilities in ``weight`` (``count / total``, normalised by numpy's pairwise sum, as
     greedy); returns their number, or ``-1`` when no case has a deal (greedy then keeps the own
     cases, uniform). ``st``: the state's per-player arrays (:func:`greedy_actions`); ``others``:
-    ``int16[2, 1680]`` receives the sets of seats 2 (and 3); ``hist``: scratch of
+    ``int16[3, 1680]`` receives the sets of seats 2 to ``P - 1``; ``hist``: scratch of
     :func:`pi_env.solvers.own_info.disjoint_counts`. The counts: 3 players
     :func:`~pi_env.solvers.own_info.disjoint_counts`, 4 players
-    :func:`~pi_env.solvers.own_info.disjoint_pair_counts`."""
+    :func:`~pi_env.solvers.own_info.disjoint_pair_counts`, 5 players
+    :func:`~pi_env.solvers.own_info.disjoint_triple_counts`."""
     sizes = np.zeros(P - 1, dtype=np.int64)
     for k in range(P - 1):  # seat 1's set with the held case (consistency), seats 2.. with it known
         sizes[k] = seat_case_set(b, (h + k) % P, P, h, held, td, words, st, k >= 1, answer, inv_mask,
@@ -305,8 +320,11 @@ def _joint_posterior(b, p, P, h, held, td, words, st, answer, inv_mask, members,
     if P == 3:
         h1, hse, hsl, hel, mem = hist
         positive = disjoint_counts(members, n, others[0], sizes[1], joint, h1, hse, hsl, hel, mem)
-    else:
+    elif P == 4:
         positive = disjoint_pair_counts(members, n, others[0], sizes[1], others[1], sizes[2], joint)
+    else:
+        positive = disjoint_triple_counts(members, n, others[0], sizes[1], others[1], sizes[2], others[2], sizes[3],
+                                          joint)
     if positive == 0:
         return -1
     total = 0
@@ -745,7 +763,7 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
         previous: ``(valid bool[B], round int64[B], rotation int64[B], solved bool[B, P])``: the
             agent's previous turn (relative seats), when it had one.
         ed: edition code; denial_weight, tolerance, rounds: greedy's constants.
-        prob_table, hazard_table: :data:`_PROB`, :data:`_HAZARD`; a 3- or 4-player game's
+        prob_table, hazard_table: :data:`_PROB`, :data:`_HAZARD`; a 3- to 5-player game's
             posterior is counted here (module docstring).
         game: the state's ``(round, tier, rotation, first_player, score, attempted, solved,
             inv_left)``; st: its per-player answers (:func:`greedy_actions`); tile_district, case:
@@ -766,7 +784,7 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
     inv_mask = np.empty(3, dtype=np.int64)
     inv_mask_own = np.empty(3, dtype=np.int64)
     members = np.empty(NUM_CASES, dtype=np.int16)
-    others = np.empty((2, NUM_CASES), dtype=np.int16)  # the unknown seats' sets (3, 4 players)
+    others = np.empty((3, NUM_CASES), dtype=np.int16)  # the unknown seats' sets (3 to 5 players)
     cnt, cnt1, cnt2 = (np.empty(NUM_ELEMENTS, dtype=np.int64), np.empty(NUM_ELEMENTS, dtype=np.int64),
                        np.empty(NUM_ELEMENTS, dtype=np.int64))
     weight = np.empty(NUM_CASES)  # the posterior of the agent's cases (members[:n])
@@ -861,7 +879,7 @@ def greedy_actions(state: State, board, players: np.ndarray, edition: str = "sec
     """Greedy's action for ``players[b]`` in every game ``b`` of ``state`` (module docstring).
 
     Args:
-        state: a batch of ``B`` games of 2, 3 or 4 players (the players are to move).
+        state: a batch of ``B`` games of 2 to 5 players (the players are to move).
         board: the games' board (``config.board``).
         players: ``int64[B]``.
         edition: the edition greedy assumes (``"second"`` or ``"first"``).
@@ -954,13 +972,13 @@ def decision_block(state: State, board, players: np.ndarray, edition: str = "sec
         ``float32[B, 67]`` (``out`` if given).
 
     Raises:
-        PIError: a player count outside :data:`SUPPORTED_PLAYERS` (one line naming the encoding),
+        PIError: a player count outside :data:`DECISION_BLOCK_PLAYERS` (one line naming the encoding),
             ``players`` not ``int[B]`` of seats ``0..P-1``, a wrong buffer.
     """
     B, P = state.batch_size, state.num_players
-    if P not in SUPPORTED_PLAYERS:
+    if P not in DECISION_BLOCK_PLAYERS:
         raise PIError(f"the compact-v4 encoding (greedy's decision block) is computed for "
-                      f"{', '.join(map(str, SUPPORTED_PLAYERS))} players, not {P}")
+                      f"{', '.join(map(str, DECISION_BLOCK_PLAYERS))} players, not {P}")
     if out is None:
         out = np.empty((B, DECISION_BLOCK_SIZE), dtype=np.float32)
     elif not float32_rows_ok(out, B, DECISION_BLOCK_SIZE):

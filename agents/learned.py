@@ -96,7 +96,8 @@ entry by entry (tested). Their names, layouts and sizes are registered in :mod:`
 
   The other figures greedy reads are in ``"compact-v1"`` already (``public_log2_count``: every
   seat's public case count; ``attempted``, ``solved``; ``round``, ``tier``, ``rotation``). 5
-  players are refused (:class:`~pi_env.core.errors.PIError`: greedy's batch kernel plays 2–4).
+  players are refused (:class:`~pi_env.core.errors.PIError`: the decision block is computed for
+  2–4, :data:`pi_env.agents.greedy_batch.DECISION_BLOCK_PLAYERS`; greedy's batch kernel plays 2–5).
   The kernel (:mod:`pi_env.agents.greedy_batch`) is imported when a ``"compact-v4"`` row is
   first encoded (:func:`_decision_block`).
 * ``"solo-compact-v1"`` (solo models), 250 entries: :func:`pi_env.solvers.compact.encode_solo_compact`

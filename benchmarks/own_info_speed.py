@@ -20,8 +20,10 @@ round. Solo: the same for Solo Time Attack games (open mode). Rows, per player c
   query gains, public sets of every seat) threaded and serial, beside the flat encoding
   (:func:`pi_env.envs.encoders.encode_flat`, stateless) it replaces for learning; the joint block
   that ``compact-v2`` appends (:func:`pi_env.solvers.compact.encode_joint_block`: the joint posterior,
-  one numba call for 2–4 players, a Python joint count per row for 5 players on ``--joint-rows``
-  rows; ``benchmarks/encoding_speed.py`` measures it against the per-row path it replaced at 3);
+  one numba call for 2–4 players, at 5 players the counts of one numba call then numpy sums,
+  measured on ``--joint-rows`` rows as when it was one Python joint count per row;
+  ``benchmarks/encoding_speed.py`` measures it against the per-row path it replaced at 3,
+  ``benchmarks/joint5_speed.py`` the 5-player counts);
 * solo: ``solo_features``, with gains, and :func:`pi_env.solvers.compact.encode_solo_compact`.
 
 A second table (with 4 in ``--players``; alone with ``--joint4-only``): ``joint_features`` at 4

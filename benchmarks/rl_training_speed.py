@@ -30,6 +30,10 @@ benchmarks; :func:`warm_up`):
   (:class:`pi_env.rl.pool.AgentOpponent`) on ``--agent-envs`` games, as (i);
 * (m) as (k) at 4 players (three ``greedy`` opponents in batch; compare with (h), ``heuristic`` in
   batch at 4 players);
+* (n) as (k) at 5 players (four ``greedy`` opponents in batch: the joint posterior of three unknown
+  players counted in the decision kernel, :func:`pi_env.solvers.own_info.disjoint_triple_counts`);
+  (o) the same against ``greedy`` played game by game on ``--agent-envs`` games, as (l) (the path
+  5-player training took before);
 * (f) (only with ``--rows f``) **TorchRL** on the environment of (c) with its rollout size,
   minibatches and epochs and the network of (b) (trunk 256, heads 128), one thread: TorchRL's ``Collector``, ``GAE`` and ``ClipPPOLoss`` (its PPO, not
   ours), Adam, gradient clipping as SB3.
@@ -42,6 +46,7 @@ machine are development figures.
     python benchmarks/rl_training_speed.py --rows ghij   # heuristic in batch vs game by game
     python benchmarks/rl_training_speed.py --rows kl     # greedy in batch vs game by game (2 players)
     python benchmarks/rl_training_speed.py --rows ghkm   # heuristic and greedy in batch, 2 and 4 players
+    python benchmarks/rl_training_speed.py --rows no     # greedy in batch vs game by game, 5 players
 """
 
 from __future__ import annotations
@@ -240,7 +245,8 @@ def warm_up(rows: str, num_envs: int, encoding: str, seed: int, steps: int = 8) 
     envs = {(PREVIOUS["num_envs"], 1, "random", 2): "b", (num_envs, 1, "random", 2): "cf",
             (num_envs, 2, "random", 2): "d", (num_envs, 2, "gain", 2): "e", (num_envs, 1, "heuristic", 2): "g",
             (num_envs, 1, "heuristic", 4): "h", (16, 1, "heuristic/agent", 2): "i", (16, 1, "heuristic/agent", 4): "j",
-            (num_envs, 1, "greedy", 2): "k", (16, 1, "greedy/agent", 2): "l", (num_envs, 1, "greedy", 4): "m"}
+            (num_envs, 1, "greedy", 2): "k", (16, 1, "greedy/agent", 2): "l", (num_envs, 1, "greedy", 4): "m",
+            (num_envs, 1, "greedy", 5): "n", (16, 1, "greedy/agent", 5): "o"}
     with warming_up("rl_training_speed"):
         if "a" in rows:
             env = SelfPlaySB3VecEnv(64, 2, opponents=["random"], seed=seed)
@@ -277,8 +283,10 @@ def main() -> None:
     p.add_argument("--encoding", default="compact-v1")
     p.add_argument("--rows", default="abcde",
                    help="which rows to run (default abcde; f: TorchRL; g-j: heuristic in batch / game by game; "
-                        "k, l: greedy in batch / game by game; m: greedy in batch, 4 players)")
-    p.add_argument("--agent-envs", type=int, default=256, help="games of the rows (i), (j), (l) (an agent game by game)")
+                        "k, l: greedy in batch / game by game; m: greedy in batch, 4 players; n, o: greedy in "
+                        "batch / game by game, 5 players)")
+    p.add_argument("--agent-envs", type=int, default=256,
+                   help="games of the rows (i), (j), (l), (o) (an agent game by game)")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args()
     try:
@@ -311,13 +319,15 @@ def main() -> None:
             rows.append(bench_sb3(args.updates, args.seed, args.agent_envs, args.encoding, 1, ppo=small,
                                   opponent="heuristic/agent", label=f"({row}) game by game:", num_players=players,
                                   **new))
-    for row, players in (("k", 2), ("m", 4)):
+    for row, players in (("k", 2), ("m", 4), ("n", 5)):
         if row in args.rows:
             rows.append(bench_sb3(args.updates, args.seed, args.num_envs, args.encoding, 1, opponent="greedy",
                                   label=f"({row}) defaults:", num_players=players, **new))
-    if "l" in args.rows:
-        rows.append(bench_sb3(args.updates, args.seed, args.agent_envs, args.encoding, 1, ppo=small,
-                              opponent="greedy/agent", label="(l) game by game:", num_players=2, **new))
+    for row, players in (("l", 2), ("o", 5)):
+        if row in args.rows:
+            rows.append(bench_sb3(args.updates, args.seed, args.agent_envs, args.encoding, 1, ppo=small,
+                                  opponent="greedy/agent", label=f"({row}) game by game:", num_players=players,
+                                  **new))
     if "f" in args.rows:
         rows.append(bench_torchrl(args.updates, args.seed, args.num_envs, args.encoding, 1))
     base = rows[0]["sps"] if "a" in args.rows else None

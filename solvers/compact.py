@@ -333,8 +333,10 @@ def encode_joint_block(state: State, config: GameConfig, players: "int | np.ndar
 
     2 players: the own-information set (:func:`pi_env.solvers.own_info.joint_case_counts`, one
     numba call) and numpy sums. 3 and 4 players: one numba call in all (:func:`_joint_block_kernel`,
-    the counts of :func:`pi_env.solvers.own_info.joint_features`). 5 players: the sets from one
-    numba call, then one joint count per row (:func:`pi_env.solvers.joint.count_joint`, slow).
+    the counts of :func:`pi_env.solvers.own_info.joint_features`). 5 players: the counts of one
+    numba call (:func:`pi_env.solvers.own_info.joint_case_counts`, three unknown players:
+    :func:`~pi_env.solvers.own_info.disjoint_triple_counts`; before, one
+    :func:`pi_env.solvers.joint.count_joint` per row, the same counts) and numpy sums.
     The values are the same on every path: ``count / total`` sums (``float64``) stored as
     ``float32`` (tested against the per-row count at 3 and 4 players, ``tests/test_compact.py``).
 

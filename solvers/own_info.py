@@ -1092,6 +1092,203 @@ def disjoint_pair_counts(own, n_own, s2, n2, s3, n3, joint):
     return positive
 
 
+@rule_step(inline=True)
+def _bits(x):
+    """The number of set bits of ``x`` (a mask of at most 14 elements of one type)."""
+    k = 0
+    while x:
+        x &= x - 1
+        k += 1
+    return k
+
+
+@kernel
+def case_boxes(cases, n, rows, boxes):
+    """A case set ``cases[:n]`` (``int16``) as disjoint boxes (products of a suspect, an evidence and
+    a location mask): suspects of equal slices together, within such a slice the evidences of equal
+    location masks together. ``rows``: ``int64[12, 10]`` scratch (each suspect's and evidence's
+    location mask); ``boxes``: ``int64[>= 120, 3]`` receives the masks. Returns the number of boxes
+    (1 for a product set, 0 for the empty set)."""
+    rows[:] = 0
+    for i in range(n):
+        c = np.int64(cases[i])
+        rows[c // 140, (c // 14) % 10] |= np.int64(1) << (c % 14)
+    k = 0
+    done_s = 0
+    for s in range(12):
+        if (done_s >> s) & 1:
+            continue
+        smask = np.int64(1) << s
+        for t in range(s + 1, 12):
+            same = True
+            for e in range(10):
+                if rows[t, e] != rows[s, e]:
+                    same = False
+                    break
+            if same:
+                smask |= np.int64(1) << t
+        done_s |= smask
+        done_e = 0
+        for e in range(10):
+            if (done_e >> e) & 1 or rows[s, e] == 0:
+                continue
+            emask = np.int64(0)
+            for f in range(e, 10):
+                if rows[s, f] == rows[s, e]:
+                    emask |= np.int64(1) << f
+            done_e |= emask
+            boxes[k, 0] = smask
+            boxes[k, 1] = emask
+            boxes[k, 2] = rows[s, e]
+            k += 1
+    return k
+
+
+@kernel
+def _box_triple_counts(own, n_own, b2, k2, b3, k3, b4, k4, joint):
+    """:func:`disjoint_triple_counts` of three sets given as disjoint boxes (:func:`case_boxes`):
+    per triple of boxes the count factorises per type into the triples ``(u, v, w)`` of the three
+    boxes' masks ``x × y × z`` of that type with ``u``, ``v``, ``w`` pairwise different and none the
+    asking case's element — inclusion–exclusion over the partitions of the three (Möbius:
+    ``|x||y||z| − |x∩y||z| − |x∩z||y| − |y∩z||x| + 2|x∩y∩z|``), the masks' counts less the
+    element's membership."""
+    f = np.empty(NUM_ELEMENTS, dtype=np.int64)
+    ids = np.empty((3, max(n_own, 1)), dtype=np.int64)  # the asking cases' element ids
+    for i in range(n_own):
+        c = np.int64(own[i])
+        joint[i] = 0
+        ids[0, i], ids[1, i], ids[2, i] = c // 140, 12 + (c // 14) % 10, 22 + c % 14
+    for x in range(k2):
+        for y in range(k3):
+            for z in range(k4):
+                empty = False
+                for t in range(3):
+                    base = (0, 12, 22)[t]
+                    mx, my, mz = b2[x, t], b3[y, t], b4[z, t]
+                    nx, ny, nz = _bits(mx), _bits(my), _bits(mz)
+                    nxy, nxz, nyz, nxyz = _bits(mx & my), _bits(mx & mz), _bits(my & mz), _bits(mx & my & mz)
+                    any_ = False
+                    for v in range((12, 10, 14)[t]):
+                        ix, iy, iz = (mx >> v) & 1, (my >> v) & 1, (mz >> v) & 1
+                        k = ((nx - ix) * (ny - iy) * (nz - iz) - (nxy - (ix & iy)) * (nz - iz)
+                             - (nxz - (ix & iz)) * (ny - iy) - (nyz - (iy & iz)) * (nx - ix)
+                             + 2 * (nxyz - (ix & iy & iz)))
+                        f[base + v] = k
+                        any_ = any_ or k > 0
+                    if not any_:
+                        empty = True
+                        break
+                if empty:
+                    continue
+                for i in range(n_own):
+                    joint[i] += f[ids[0, i]] * f[ids[1, i]] * f[ids[2, i]]
+
+
+@kernel
+def _outer_triple_counts(own, n_own, outer, n_out, u, nu, v, nv, joint):
+    """:func:`disjoint_triple_counts` by one :func:`disjoint_pair_counts` per case ``a`` of
+    ``outer[:n_out]``: the two other sets and the asking cases restricted to the cases disjoint
+    from ``a``, the pair counts added per asking case."""
+    for i in range(n_own):
+        joint[i] = 0
+    own_a = np.empty(n_own, dtype=np.int16)
+    where = np.empty(n_own, dtype=np.int64)
+    u_a = np.empty(nu, dtype=np.int16)
+    v_a = np.empty(nv, dtype=np.int16)
+    part = np.empty(n_own, dtype=np.int64)
+    for k in range(n_out):
+        a = np.int64(outer[k])
+        sa, ea, la = a // 140, (a // 14) % 10, a % 14
+        mu = 0
+        for i in range(nu):
+            c = np.int64(u[i])
+            if c // 140 != sa and (c // 14) % 10 != ea and c % 14 != la:
+                u_a[mu] = u[i]
+                mu += 1
+        mv = 0
+        for i in range(nv):
+            c = np.int64(v[i])
+            if c // 140 != sa and (c // 14) % 10 != ea and c % 14 != la:
+                v_a[mv] = v[i]
+                mv += 1
+        if mu == 0 or mv == 0:
+            continue
+        m = 0
+        for i in range(n_own):
+            c = np.int64(own[i])
+            if c // 140 != sa and (c // 14) % 10 != ea and c % 14 != la:
+                own_a[m] = own[i]
+                where[m] = i
+                m += 1
+        if m == 0:
+            continue
+        disjoint_pair_counts(own_a, m, u_a, mu, v_a, mv, part)
+        for i in range(m):
+            joint[where[i]] += part[i]
+
+
+# disjoint_triple_counts: the measured cost (ns, 2-core machine, 5-player greedy games) of a triple of
+# boxes per asking case (_box_triple_counts), and of an outer case per case of the other sets
+# (_outer_triple_counts)
+_BOX_STEP = 2
+_OUTER_STEP = 13
+
+
+@kernel
+def disjoint_triple_counts(own, n_own, s2, n2, s3, n3, s4, n4, joint):
+    """``joint[i]``: the triples ``(c2, c3, c4)`` of ``s2[:n2] × s3[:n3] × s4[:n4]`` (the three
+    unknown players' sets at 5 players) pairwise disjoint per type with each other and with
+    ``own[i]`` (docs/rules.md §3) — :func:`pi_env.solvers.joint.count_joint` of the three sets, per
+    case of the asking player. Exact (``int64``: at most ``11·10·9 · 9·8·7 · 13·12·11`` per case).
+
+    Two methods, the one of less estimated work taken (the same counts):
+
+    * by boxes (:func:`_box_triple_counts`): each set as disjoint products of a suspect, an
+      evidence and a location mask (:func:`case_boxes`; one box at a round's start, a few after
+      clue cards and investigators); per triple of boxes the count is a product over the types of
+      the triples of pairwise different elements avoiding the asking case's, by inclusion–exclusion;
+    * by the smallest set (:func:`_outer_triple_counts`): for each of its cases ``a`` one
+      :func:`disjoint_pair_counts` of the two other sets and the asking cases restricted to the
+      cases disjoint from ``a`` (the count is symmetric in the three sets): fast for the small
+      sets later in a round, broken up by failed solves too.
+
+    Args:
+        own: ``int16[>= n_own]`` the asking player's cases.
+        s2, s3, s4: ``int16[>= n2]``, ``int16[>= n3]``, ``int16[>= n4]`` the unknown players' sets
+            (the held case and the other players' known elements already excluded).
+        joint: ``int64[>= n_own]`` receives the counts.
+
+    Returns:
+        ``int``: how many counts are positive.
+    """
+    for i in range(n_own):
+        joint[i] = 0
+    if n_own == 0 or n2 == 0 or n3 == 0 or n4 == 0:
+        return 0
+    if n2 <= n3 and n2 <= n4:  # the smallest set outside
+        outer, n_out, u, nu, v, nv = s2, n2, s3, n3, s4, n4
+    elif n3 <= n4:
+        outer, n_out, u, nu, v, nv = s3, n3, s2, n2, s4, n4
+    else:
+        outer, n_out, u, nu, v, nv = s4, n4, s2, n2, s3, n3
+    rows = np.empty((12, 10), dtype=np.int64)
+    b2 = np.empty((120, 3), dtype=np.int64)
+    b3 = np.empty((120, 3), dtype=np.int64)
+    b4 = np.empty((120, 3), dtype=np.int64)
+    k2 = case_boxes(s2, n2, rows, b2)
+    k3 = case_boxes(s3, n3, rows, b3)
+    k4 = case_boxes(s4, n4, rows, b4)
+    if k2 * k3 * k4 * (n_own + 36) * _BOX_STEP <= n_out * (n_own + nu + nv + 400) * _OUTER_STEP:
+        _box_triple_counts(own, n_own, b2, k2, b3, k3, b4, k4, joint)
+    else:
+        _outer_triple_counts(own, n_own, outer, n_out, u, nu, v, nv, joint)
+    positive = 0
+    for i in range(n_own):
+        if joint[i] > 0:
+            positive += 1
+    return positive
+
+
 @kernel
 def _joint_row_features(own, n_own, other, n_other, held_ok, row):
     """The :data:`JOINT_FEATURES` of a 3-player position: ``own`` (``int16[n_own]``) the asking
@@ -1186,6 +1383,34 @@ def _joint4_kernel(players, words, feat, counts, want_counts, tile_district, cas
             if want_counts:
                 for i in range(sizes[0]):
                     counts[b, np.int64(members[i])] = joint[i]
+
+
+@batch_kernel
+def _joint5_kernel(players, words, counts, tile_district, case, spot, trace, front, inv_count, inv_district,
+                   inv_answer, inv_suppressed, failed_words, solved_case, failed):
+    """The joint counts per case of 5-player games into ``counts[b]`` (``int64[1680]``, 0 outside
+    the own set; seats 2, 3 and 4 are the unknown players, :func:`disjoint_triple_counts`)."""
+    B = players.shape[0]
+    st = (spot, trace, front, inv_count, inv_district, inv_answer, inv_suppressed, solved_case, failed_words, failed)
+    for chunk in prange((B + _CHUNK - 1) // _CHUNK):
+        answer, inv_mask, cnt, members, _, _, _ = _scratch()
+        others = np.empty((5, NUM_CASES), dtype=np.int16)
+        joint = np.empty(NUM_CASES, dtype=np.int64)
+        for b in range(chunk * _CHUNK, min(B, chunk * _CHUNK + _CHUNK)):
+            p = players[b]
+            h = (p + 1) % 5
+            held = held_case_of(case, b, h)
+            sizes = np.zeros(5, dtype=np.int64)
+            for j in (1, 2, 3, 4, 0):
+                sizes[j] = seat_case_set(b, (p + j) % 5, 5, h, held, tile_district[b], words, st, True, answer,
+                                         inv_mask, members if j == 0 else others[j], cnt)
+            counts[b, :] = 0
+            if sizes[0] == 0 or sizes[1] == 0 or sizes[2] == 0 or sizes[3] == 0 or sizes[4] == 0:
+                continue
+            disjoint_triple_counts(members, sizes[0], others[2], sizes[2], others[3], sizes[3], others[4], sizes[4],
+                                   joint)
+            for i in range(sizes[0]):
+                counts[b, np.int64(members[i])] = joint[i]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1469,8 +1694,9 @@ def joint_case_counts(state: State, board: "Board | np.ndarray", player: "int | 
 
     2 players: the own-information set (:func:`own_case_mask`, one numba call) with weight 1 —
     the only other case is the held one, so it is exact. 4 players: one numba call
-    (:func:`disjoint_pair_counts`). 3 and 5 players: the sets of :func:`seat_case_masks` (one numba
-    call), combined by :func:`pi_env.solvers.joint.count_joint` one Python call per row.
+    (:func:`disjoint_pair_counts`); 5 players: one numba call (:func:`disjoint_triple_counts`). 3
+    players: the sets of :func:`seat_case_masks` (one numba call), combined by
+    :func:`pi_env.solvers.joint.count_joint` one Python call per row.
 
     Args:
         state, board, player: as :func:`own_features`.
@@ -1490,6 +1716,9 @@ def joint_case_counts(state: State, board: "Board | np.ndarray", player: "int | 
     if P == 4:
         feat = np.empty((B, JOINT_FEATURES), dtype=np.float32)
         _joint4_kernel.for_batch(B)(players, adjacency_words(board), feat, out, True, *_state_args(state))
+        return out
+    if P == 5:
+        _joint5_kernel.for_batch(B)(players, adjacency_words(board), out, *_state_args(state))
         return out
     masks, sizes = seat_case_masks(state, board, players)
     for b in range(B):

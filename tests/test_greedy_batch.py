@@ -1,8 +1,7 @@
 """The ``greedy`` agent in batch (:mod:`pi_env.agents.greedy_batch`): every decision equal to
-:class:`pi_env.agents.greedy.GreedyAgent`'s on many seeded 2-, 3- and 4-player games (both editions),
+:class:`pi_env.agents.greedy.GreedyAgent`'s on many seeded 2- to 5-player games (both editions),
 every branch of greedy's rule taken, nothing read of the player's own case (docs/rules.md §9), the
-name ``greedy`` resolving to it in training at 2, 3 and 4 players (the per-game agent at 5), and
-the plain-Python (JIT-off) path."""
+name ``greedy`` resolving to it in training at 2 to 5 players, and the plain-Python (JIT-off) path."""
 
 from __future__ import annotations
 
@@ -16,7 +15,7 @@ from pi_env.agents.greedy import GreedyAgent, best_query, greedy_decision
 from pi_env.core.constants import INVESTIGATE_BASE, SOLVE_BASE
 from pi_env.core.errors import PIError
 from pi_env.engine import GameConfig, init, legal_action_mask, observe, step_inplace
-from pi_env.agents.greedy_batch import GreedyOpponent, _pairwise_sum, greedy_actions
+from pi_env.agents.greedy_batch import GreedyOpponent, _pairwise_sum, decision_block, greedy_actions
 from pi_env.rl.pool import AgentOpponent, batch_opponent
 from helpers import assert_jit_off_agrees, learner_run
 
@@ -88,12 +87,15 @@ def _play_against_agents(num_players: int, edition: str, games: int, seed: int) 
                         "wait": 8, "guess": 108}),
     (4, "second", 3811, {"certain": 393, "solve": 48, "clue": 2291, "investigator": 960, "wait": 4, "guess": 115}),
     (4, "first", 3851, {"certain": 421, "solve": 39, "clue": 2306, "investigator": 960, "wait": 4, "guess": 121}),
+    (5, "second", 4608, {"certain": 536, "solve": 56, "clue": 2675, "investigator": 1200, "wait": 4, "guess": 137}),
+    (5, "first", 4648, {"certain": 565, "solve": 43, "clue": 2696, "investigator": 1200, "wait": 13, "guess": 131}),
 ])
 def test_every_decision_equals_the_greedy_agent(num_players, edition, compared, branches):
     """48 games per player count and edition (in two batches of 24), every decision compared; every
     branch of the rule occurs: certain, solving on ``E_now ≥ E_wait``, a clue, a clue chosen for its
-    denial (2 and 3 players: greedy's denial weight is 0 at 4), an investigator, waiting with a
-    clue when nothing splits, guessing then."""
+    denial (2 and 3 players: greedy's denial weight is 0 at 4 and 5), an investigator, waiting with
+    a clue when nothing splits, guessing then. At 5 players the joint posterior has three unknown
+    players (:func:`pi_env.solvers.own_info.disjoint_triple_counts`)."""
     got_compared, got_branches = 0, Counter()
     for seed in (101, 102):
         n, br, finished = _play_against_agents(num_players, edition, games=24, seed=seed)
@@ -103,10 +105,10 @@ def test_every_decision_equals_the_greedy_agent(num_players, edition, compared, 
     assert (got_compared, dict(got_branches)) == (compared, branches)
 
 
-@pytest.mark.parametrize("num_players, seen", [(2, 1520), (3, 1915), (4, 1920)])
+@pytest.mark.parametrize("num_players, seen", [(2, 1520), (3, 1915), (4, 1920), (5, 1920)])
 def test_decisions_ignore_the_players_own_case(num_players, seen):
     """Changing the acting player's own (hidden) case keeps its observation and its decision; with 3
-    and 4 players so does changing the cases of the players after the one it holds (hidden from it
+    to 5 players so does changing the cases of the players after the one it holds (hidden from it
     too)."""
     cfg = GameConfig(num_players=num_players)
     st = init(cfg, 32, seed=5)
@@ -137,8 +139,9 @@ def test_decisions_ignore_the_players_own_case(num_players, seen):
 
 def test_training_resolves_greedy_to_the_batch_opponent_with_the_agents_play():
     """``greedy`` in a 2-player learner batch is the batch opponent and plays exactly as the per-game
-    agent (AgentOpponent) seeded by the same env; with 5 players the name keeps the per-game agent,
-    and the batch opponent itself names the player counts it plays."""
+    agent (AgentOpponent) seeded by the same env; so at 3, 4 and 5 players (the 5-player play is
+    compared with the agent's in test_every_decision_equals_the_greedy_agent); greedy's decision
+    block (the compact-v4 encoding) names the player counts it is computed for."""
     from pi_env.rl.engine_env import LearnerBatch
 
     cfg = GameConfig(num_players=2, edition="first")
@@ -146,9 +149,11 @@ def test_training_resolves_greedy_to_the_batch_opponent_with_the_agents_play():
     assert isinstance(batch_opponent(" Greedy", cfg), GreedyOpponent)
     assert isinstance(batch_opponent("greedy", GameConfig(num_players=3)), GreedyOpponent)
     assert isinstance(batch_opponent("greedy", GameConfig(num_players=4)), GreedyOpponent)
-    assert isinstance(batch_opponent("greedy", GameConfig(num_players=5)), AgentOpponent)
-    with pytest.raises(PIError, match=r"greedy in batch plays 2, 3, 4 players, not 5 \(use the per-game agent"):
-        GreedyOpponent(GameConfig(num_players=5))
+    assert isinstance(batch_opponent("greedy", GameConfig(num_players=5)), GreedyOpponent)
+    st5 = init(GameConfig(num_players=5), 2, seed=1)
+    with pytest.raises(PIError, match=r"^the compact-v4 encoding \(greedy's decision block\) is computed for 2, 3, 4 "
+                                      r"players, not 5$"):
+        decision_block(st5, cfg.board, np.zeros(2, dtype=np.int64))
     per_game = [AgentOpponent(lambda: make_agent("greedy", edition="first"), 2, cfg.board)]
     runs = [learner_run(2, opponents, edition="first") for opponents in (["greedy"], per_game)]
     assert isinstance(LearnerBatch(2, 2, ["greedy"]).opponents[0], GreedyOpponent)
@@ -190,7 +195,7 @@ import numpy as np
 from pi_env.engine import GameConfig, init, step_inplace
 from pi_env.agents.greedy_batch import GreedyOpponent
 h = hashlib.sha256()
-for players, edition in ((2, "second"), (2, "first"), (3, "second"), (4, "first")):
+for players, edition in ((2, "second"), (2, "first"), (3, "second"), (4, "first"), (5, "second")):
     cfg = GameConfig(num_players=players, edition=edition)
     st = init(cfg, 3, seed=2)
     opp = GreedyOpponent(cfg)

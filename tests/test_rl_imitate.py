@@ -150,11 +150,11 @@ def test_dagger_rows_are_labelled_by_the_teacher_where_the_policy_plays(tmp_path
 
 
 @pytest.mark.parametrize("num_players, beta, label", [(2, 1.0, None), (3, 1.0, None), (4, 1.0, None),
-                                                      (3, 0.5, None), (4, 0.5, "greedy")])
+                                                      (5, 1.0, None), (3, 0.5, None), (4, 0.5, "greedy")])
 def test_the_batched_greedy_teacher_gives_the_per_game_teachers_rows(tmp_path, num_players, beta, label):
-    """``greedy`` teaches (and labels) in batch at 2–4 players (:class:`pi_env.agents.greedy_batch.
+    """``greedy`` teaches (and labels) in batch at 2–5 players (:class:`pi_env.agents.greedy_batch.
     GreedyOpponent`): the rows equal, entry for entry, those of the per-game agents (``batched=False``)
-    with the same seed: behaviour cloning at 2, 3 and 4 players, a DAgger round (beta 0.5: the
+    with the same seed: behaviour cloning at 2, 3, 4 and 5 players, a DAgger round (beta 0.5: the
     teacher's memory of the previous turn is of every learner turn, played by it or not, in both
     forms) and ``greedy`` labelling ``heuristic``'s play. The rows hold solves and queries (both of
     greedy's decisions are compared) and, with beta 0.5, rows played by either."""
@@ -226,13 +226,16 @@ def test_the_batched_greedy_teacher_remembers_what_each_per_game_agent_remembers
     assert later_rotation > 0 and solved_seen > 0 and ended_games > 0
 
 
-def test_greedy_teaches_game_by_game_at_5_players():
-    """At 5 players (no batch ``greedy``) the teacher is the per-game agent, one per game slot."""
+def test_greedy_teaches_game_by_game_when_asked_at_5_players():
+    """At 5 players the teacher is the batch ``greedy`` (as at 2–4); ``batched=False`` gives the
+    per-game agent, one per game slot."""
     _rl()
     from pi_env.agents.greedy import GreedyAgent
+    from pi_env.agents.greedy_batch import GreedyOpponent
     from pi_env.rl.imitate import Teacher
 
-    t = Teacher("greedy", GameConfig(num_players=5), 2)
+    assert isinstance(Teacher("greedy", GameConfig(num_players=5), 2)._batch, GreedyOpponent)
+    t = Teacher("greedy", GameConfig(num_players=5), 2, batched=False)
     t.new_games(np.arange(2))
     assert t._batch is None and all(isinstance(a, GreedyAgent) for a in t._agents)
 

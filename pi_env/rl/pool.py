@@ -8,9 +8,9 @@ protocol): the learner's frozen snapshots, built-in agents, and a pool mixing th
 * :class:`GainOpponent` (``gain``): the core rules of the ``heuristic`` agent in batch.
 * :class:`pi_env.rl.heuristic_batch.HeuristicOpponent` (``heuristic``): the ``heuristic`` agent itself
   in batch, the same actions game by game as the per-game agent seeded alike.
-* :class:`pi_env.agents.greedy_batch.GreedyOpponent` (``greedy`` with 2, 3 and 4 players): the ``greedy`` agent
+* :class:`pi_env.agents.greedy_batch.GreedyOpponent` (``greedy``, 2 to 5 players): the ``greedy`` agent
   itself in batch, the same actions game by game as the per-game agent.
-* :class:`AgentOpponent`: any per-game :class:`pi_env.agents.Agent` (``greedy`` with 5 players, ...), one instance
+* :class:`AgentOpponent`: any per-game :class:`pi_env.agents.Agent` (``deducer``, ...), one instance
   per game slot, asked game by game (Python per game: slow, use it for a fraction of the games).
 * :class:`PoolOpponent`: at the start of every game, draws for that game one member of a weighted
   list (snapshots, ``random`` in batch, per-game agents) and lets it play the seat for the whole

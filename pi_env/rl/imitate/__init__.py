@@ -8,7 +8,7 @@ collects demonstrations and fits a policy to them:
   game, opponents per game from a weighted list), where at every learner turn the **teacher** (a
   built-in agent: ``heuristic``, ``deducer``, ... played game by game from the learner seat's own
   observation, one agent object per game slot and game; or in batch: ``gain``, ``random``, and
-  ``greedy`` at 2–4 players, :class:`Teacher`) is asked for its action. The row keeps the learner's encoding ``x``, its compact mask and the teacher's
+  ``greedy`` at 2–5 players, :class:`Teacher`) is asked for its action. The row keeps the learner's encoding ``x``, its compact mask and the teacher's
   compact choice ``y`` (a query as it is, any solve as the solve choice 50). What is *played* is
   the teacher's action with probability ``beta`` and otherwise the current policy's (its masked
   argmax, as :class:`pi_env.agents.learned.LearnedAgent` plays): ``beta = 1`` is plain behaviour
@@ -43,7 +43,7 @@ collects demonstrations and fits a policy to them:
 
 A teacher played game by game costs its decision time per row (the per-game ``greedy``: about
 2 ms on an idle core, 3–8 ms per row measured with its opponents on the shared machine), so
-collection runs in processes; ``gain``, ``random`` and ``greedy`` at 2–4 players are batched
+collection runs in processes; ``gain``, ``random`` and ``greedy`` (2–5 players) are batched
 (``greedy``: one numba call per step for all the games, :class:`pi_env.agents.greedy_batch.GreedyOpponent`,
 the same rows as the per-game agent; ``benchmarks/imitation_speed.py`` measures both, docs/results.md). From the command line (:func:`pi_env.rl.cli.imitate_main`; one process; run several with different
 seeds and pass the files to ``python -m pi_env.rl.train --demos A.npz,B.npz``)::
@@ -147,12 +147,12 @@ def _info_of(f: Any) -> Any:
 
 #: Teachers (and labellers) played in batch by :class:`Teacher`: ``gain`` and ``random`` at every
 #: player count, ``greedy`` at the counts :class:`pi_env.agents.greedy_batch.GreedyOpponent` plays
-#: (its :data:`~pi_env.agents.greedy_batch.SUPPORTED_PLAYERS`: 2, 3, 4; at 5 the per-game agent).
+#: (its :data:`~pi_env.agents.greedy_batch.SUPPORTED_PLAYERS`: 2 to 5).
 BATCH_TEACHERS = ("gain", "random", "greedy")
 
 
 class Teacher:
-    """The teacher at the learner seat: a batch opponent (``gain``, ``random``, and ``greedy`` at 2–4
+    """The teacher at the learner seat: a batch opponent (``gain``, ``random``, and ``greedy`` at 2–5
     players: :data:`BATCH_TEACHERS`) or a per-game agent by name, one object per game slot, renewed
     when a new game starts in the slot (agents such as ``greedy`` remember the previous turn of their
     game). The batched ``greedy`` (:class:`pi_env.agents.greedy_batch.GreedyOpponent`) keeps the same

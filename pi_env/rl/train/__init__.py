@@ -49,7 +49,7 @@ model card's ``evaluation`` hold the win rate, mean score, wrong solves and turn
 **Warm start** (``--imitate TEACHER``, :func:`warm_start`, :mod:`pi_env.rl.imitate`): before PPO,
 the policy and value heads are fitted to ``--imitate-rows`` rows of the teacher's play from the
 learner's seat (behaviour cloning; any built-in agent, e.g. ``deducer``, played game by game, or
-in batch ``gain`` and ``greedy`` at 2–4 players: :class:`pi_env.rl.imitate.Teacher`), against ``--imitate-opponents``; ``--dagger-rounds N`` then adds N rounds where
+in batch ``gain`` and ``greedy`` at 2–5 players: :class:`pi_env.rl.imitate.Teacher`), against ``--imitate-opponents``; ``--dagger-rounds N`` then adds N rounds where
 the current policy plays (the teacher's action with probability ``--dagger-beta``) and the teacher
 labels every position (DAgger), each followed by a fit on all rows so far; ``--demos F1,F2`` starts
 from saved rows (:meth:`pi_env.rl.imitate.Demonstrations.save`), and without ``--imitate`` clones
