@@ -239,3 +239,31 @@ def test_joint_case_counts_at_5_players_equal_count_joint():
             checked += 1
             positive += bool(want.any())
     assert checked == 66 and positive >= 60
+
+
+def test_joint_case_counts_at_5_players_ignore_the_hidden_cases():
+    """docs/rules.md §9: the asking player's own case and the cases of seats 2, 3 and 4 (unknown to
+    it) reach the 5-player joint counts only through the answers already given: changing them in
+    the state (the answers kept) changes no count, from the deal to late in rounds with failed
+    solves; changing the held case (seat 1, known) does change them (nearly every row)."""
+    from pi_env.solvers.own_info import joint_case_counts
+
+    config = GameConfig(num_players=5)
+    B, rng, rows, held_changes = 6, np.random.default_rng(34), 0, 0
+    for i, state in enumerate(_positions(config, B, 53, 60)):
+        if i % 6:
+            continue
+        players = (np.arange(B) + i) % 5
+        want = joint_case_counts(state, config.board, players)
+        other = state.take(np.arange(B))
+        for j in (0, 2, 3, 4):
+            q = (players + j) % 5
+            other.case[np.arange(B), q] = (other.case[np.arange(B), q] + rng.integers(1, 9, size=(B, 3))) % [12, 10, 14]
+        assert not np.array_equal(other.case, state.case)
+        assert np.array_equal(joint_case_counts(other, config.board, players), want), i
+        held = state.take(np.arange(B))
+        h = (players + 1) % 5
+        held.case[np.arange(B), h] = (held.case[np.arange(B), h] + 1) % [12, 10, 14]
+        held_changes += int((joint_case_counts(held, config.board, players) != want).any(axis=1).sum())
+        rows += B
+    assert rows == 66 and held_changes >= 60
