@@ -113,8 +113,8 @@ import numpy as np
 
 from pi_env.agents.greedy import ROUNDS, denial_weight_for
 from pi_env.core._config import kernel, rule_step
-from pi_env.core.constants import (INVESTIGATE_BASE, MAX_INVESTIGATORS, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS,
-                                   ON_DISPLAY, SOLVE_BASE)
+from pi_env.core.constants import (EDITION_NAMES, INVESTIGATE_BASE, MAX_INVESTIGATORS, NUM_CASES, NUM_DISTRICTS,
+                                   NUM_ELEMENTS, ON_DISPLAY, SOLVE_BASE)
 from pi_env.core.errors import PIError
 from pi_env.core.rules import (edition_code, finished_for_round_end, round_ends_after_rotation, solve_gain,
                                tier_points, wrong_solve_loss)
@@ -892,13 +892,15 @@ def greedy_actions(state: State, board, players: np.ndarray, edition: str = "sec
 
     Raises:
         PIError: a player count outside :data:`SUPPORTED_PLAYERS`; ``players`` not ``int[B]`` of
-            seats ``0..P-1``; ``previous`` not of the shapes above.
+            seats ``0..P-1``; ``previous`` not of the shapes above; an unknown edition.
     """
     B, P = state.batch_size, state.num_players
     if P not in SUPPORTED_PLAYERS:
         raise PIError(f"greedy in batch plays {', '.join(map(str, SUPPORTED_PLAYERS))} players, "
                       f"not {P} (use the per-game agent, pi_env.rl.pool.AgentOpponent)")
     players = player_array(state, players)
+    if edition not in EDITION_NAMES:
+        raise PIError(f"greedy in batch: unknown edition {edition!r} (known: {', '.join(EDITION_NAMES)})")
     if previous is None:
         previous = (np.zeros(B, dtype=bool), np.zeros(B, dtype=np.int64), np.zeros(B, dtype=np.int64),
                     np.zeros((B, P), dtype=bool))

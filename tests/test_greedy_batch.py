@@ -178,7 +178,7 @@ def test_an_unstarted_game_slot_is_refused_and_a_new_game_forgets_the_previous_t
 
 def test_a_state_of_another_player_count_and_a_wrong_previous_turn_are_refused():
     """A 4-player opponent asked about a 5-player game (reachable since greedy in batch plays 5
-    players) and a ``previous`` of the wrong shapes get one-line PIErrors, not reads past the
+    players), a ``previous`` of the wrong shapes and an unknown edition get one-line PIErrors, not reads past the
     arrays' ends (the kernel reads ``previous``'s solved flags of every seat)."""
     cfg4, cfg5 = GameConfig(num_players=4), GameConfig(num_players=5)
     st5 = init(cfg5, 3, seed=1)
@@ -197,6 +197,8 @@ def test_a_state_of_another_player_count_and_a_wrong_previous_turn_are_refused()
             greedy_actions(st5, cfg5.board, p, previous=previous)
     with pytest.raises(PIError, match=r"^previous must be "):
         greedy_actions(st5, cfg5.board, p, previous=good[:3])
+    with pytest.raises(PIError, match=r"^greedy in batch: unknown edition 'third' \(known: second, first\)$"):
+        greedy_actions(st5, cfg5.board, p, edition="third")
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
