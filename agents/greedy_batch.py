@@ -113,8 +113,8 @@ import numpy as np
 
 from pi_env.agents.greedy import ROUNDS, denial_weight_for
 from pi_env.core._config import kernel, rule_step
-from pi_env.core.constants import (INVESTIGATE_BASE, MAX_INVESTIGATORS, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS,
-                                   ON_DISPLAY, SOLVE_BASE)
+from pi_env.core.constants import (EDITION_NAMES, INVESTIGATE_BASE, MAX_INVESTIGATORS, NUM_CASES, NUM_DISTRICTS,
+                                   NUM_ELEMENTS, ON_DISPLAY, SOLVE_BASE)
 from pi_env.core.errors import PIError
 from pi_env.core.rules import (edition_code, finished_for_round_end, round_ends_after_rotation, solve_gain,
                                tier_points, wrong_solve_loss)
@@ -892,21 +892,39 @@ def greedy_actions(state: State, board, players: np.ndarray, edition: str = "sec
 
     Raises:
         PIError: a player count outside :data:`SUPPORTED_PLAYERS`; ``players`` not ``int[B]`` of
-            seats ``0..P-1``.
+            seats ``0..P-1``; ``previous`` not of the shapes above; an unknown edition.
     """
     B, P = state.batch_size, state.num_players
     if P not in SUPPORTED_PLAYERS:
         raise PIError(f"greedy in batch plays {', '.join(map(str, SUPPORTED_PLAYERS))} players, "
                       f"not {P} (use the per-game agent, pi_env.rl.pool.AgentOpponent)")
     players = player_array(state, players)
+    if edition not in EDITION_NAMES:
+        raise PIError(f"greedy in batch: unknown edition {edition!r} (known: {', '.join(EDITION_NAMES)})")
     if previous is None:
         previous = (np.zeros(B, dtype=bool), np.zeros(B, dtype=np.int64), np.zeros(B, dtype=np.int64),
                     np.zeros((B, P), dtype=bool))
+    else:
+        _check_previous(previous, B, P)
     legal = np.ascontiguousarray(legal_action_mask(state)[:, :_NUM_QUERIES] != 0)
     out = np.empty(B, dtype=np.int64)
     _run_kernel(state, board, players, edition, previous, legal, out, np.zeros((0, DECISION_BLOCK_SIZE), np.float32),
                 False, np.zeros((0, JOINT_BLOCK_SIZE), np.float32))
     return out
+
+
+def _check_previous(previous, B: int, P: int) -> None:
+    """PIError unless ``previous`` is ``(valid bool[B], round int[B], rotation int[B], solved
+    bool[B, P])`` (the kernel reads every seat's solved flag: a narrower array would be read past
+    its end)."""
+    shapes = [(B,), (B,), (B,), (B, P)]
+    kinds = [np.bool_, np.integer, np.integer, np.bool_]
+    arrays = [np.asarray(a) for a in previous] if isinstance(previous, (tuple, list)) else []
+    if len(arrays) != 4 or any(a.shape != s or not np.issubdtype(a.dtype, k)
+                               for a, s, k in zip(arrays, shapes, kinds)):
+        got = ", ".join(f"{a.dtype}[{', '.join(map(str, a.shape))}]" for a in arrays) or type(previous).__name__
+        raise PIError(f"previous must be (valid bool[{B}], round int[{B}], rotation int[{B}], solved bool[{B}, {P}]), "
+                      f"got ({got})")
 
 
 def _run_kernel(state: State, board, players: np.ndarray, edition: str, previous: tuple, legal: np.ndarray,
@@ -1048,8 +1066,12 @@ class GreedyOpponent:
         """``int64[len(games)]``: the action of ``players[k]`` in game ``games[k]`` of ``state``.
 
         Raises:
-            PIError: a game slot never started by :meth:`new_games`.
+            PIError: a game slot never started by :meth:`new_games`; a state of another player
+                count than the opponent's config.
         """
+        if state.num_players != self.config.num_players:
+            raise PIError(f"greedy opponent for {self.config.num_players} players: the state has "
+                          f"{state.num_players} players")
         games = np.asarray(games, dtype=np.int64)
         players = np.asarray(players, dtype=np.int64)
         self._grow(int(games.max(initial=-1)) + 1)

@@ -18,7 +18,10 @@ Stages (``--batch`` games each, the player to move asking):
   the sets into many boxes: the hard case of the boxes).
 
 Columns: the mean sizes of the asking player's set and of the unknown players' sets, ``failed`` the
-mean number of seats with failed solves in the state. The counts of both paths are compared on every
+mean number of seats with failed solves in the state; ``greedy µs/row``: the CPU time per row of a
+whole decision of greedy in batch (:func:`pi_env.agents.greedy_batch.greedy_actions`, no previous
+turn) at the same positions, beside ``count µs/row``, the joint count's (1 / the numba rows per CPU
+second; greedy counts the joint posterior once per decision, on sets of its own kernel). The counts of both paths are compared on every
 measured row (they must be equal). The numba compile happens before timing (one warm-up call of each path, announced on stderr). Speeds measured
 while other processes use the cores are lower; rows per CPU second show the cost itself.
 
@@ -33,7 +36,7 @@ import time
 
 import numpy as np
 
-from pi_env.agents.greedy_batch import GreedyOpponent
+from pi_env.agents.greedy_batch import GreedyOpponent, greedy_actions
 from pi_env.core._config import warming_up
 from pi_env.core.constants import NUM_CASES, SOLVE_BASE
 from pi_env.engine import GameConfig, init, legal_action_mask, reset_done, step_inplace
@@ -122,17 +125,19 @@ def main(argv: "list[str] | None" = None) -> None:
             old = per_row(sub, config.board, players[:m])
             assert np.array_equal(new[:m], old), name  # the same counts
             _, sizes = seat_case_masks(state, config.board, players)
+            greedy_actions(state, config.board, players)  # compiled here, not in the timed rows
             prepared.append((name, state, players, sub, sizes))
     head = (f"{'stage':<24} {'own set':>8} {'unknown sets':>13} {'failed':>7} {'numba rows/CPU-s':>17} "
-            f"{'count_joint rows/CPU-s':>23} {'x':>7}")
+            f"{'count_joint rows/CPU-s':>23} {'x':>7} {'count µs/row':>13} {'greedy µs/row':>14}")
     print(head)
     print("-" * len(head))
     for name, state, players, sub, sizes in prepared:
         new = cpu_rate(lambda: joint_case_counts(state, config.board, players), B, args.seconds)
         old = cpu_rate(lambda: per_row(sub, config.board, players[:m]), m, args.seconds)
+        greedy = cpu_rate(lambda: greedy_actions(state, config.board, players), B, args.seconds)
         failed = float(state.failed.any(axis=2).sum(axis=1).mean())
         print(f"{name:<24} {sizes[:, 0].mean():8.0f} {sizes[:, 2:].mean():13.0f} {failed:7.2f} {new[1]:17,.0f} "
-              f"{old[1]:23,.0f} {new[1] / old[1]:7.1f}", flush=True)
+              f"{old[1]:23,.0f} {new[1] / old[1]:7.1f} {1e6 / new[1]:13.1f} {1e6 / greedy[1]:14.1f}", flush=True)
 
 
 if __name__ == "__main__":

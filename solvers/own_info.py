@@ -1255,7 +1255,9 @@ def disjoint_triple_counts(own, n_own, s2, n2, s3, n3, s4, n4, joint):
     Args:
         own: ``int16[>= n_own]`` the asking player's cases.
         s2, s3, s4: ``int16[>= n2]``, ``int16[>= n3]``, ``int16[>= n4]`` the unknown players' sets
-            (the held case and the other players' known elements already excluded).
+            (the held case and the other players' known elements already excluded), case ids
+            ``0..1679`` in any order, each at most once per set (not checked: the boxes count a
+            repeated id once, the pair counts once per copy); entries past ``n`` are not read.
         joint: ``int64[>= n_own]`` receives the counts.
 
     Returns:

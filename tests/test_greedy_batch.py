@@ -176,6 +176,31 @@ def test_an_unstarted_game_slot_is_refused_and_a_new_game_forgets_the_previous_t
     assert opp._valid.tolist() == [False, True]
 
 
+def test_a_state_of_another_player_count_and_a_wrong_previous_turn_are_refused():
+    """A 4-player opponent asked about a 5-player game (reachable since greedy in batch plays 5
+    players), a ``previous`` of the wrong shapes and an unknown edition get one-line PIErrors, not reads past the
+    arrays' ends (the kernel reads ``previous``'s solved flags of every seat)."""
+    cfg4, cfg5 = GameConfig(num_players=4), GameConfig(num_players=5)
+    st5 = init(cfg5, 3, seed=1)
+    p = st5.current_player.astype(np.int64)
+    opp = GreedyOpponent(cfg4)
+    opp.new_games(np.arange(3), np.arange(3))
+    with pytest.raises(PIError, match=r"^greedy opponent for 4 players: the state has 5 players$"):
+        opp.act_batch(st5, np.arange(3), p)
+    good = (np.ones(3, dtype=bool), np.zeros(3, dtype=np.int64), np.zeros(3, dtype=np.int64),
+            np.zeros((3, 5), dtype=bool))
+    greedy_actions(st5, cfg5.board, p, previous=good)
+    for k, bad in ((3, np.zeros((3, 4), dtype=bool)), (0, np.ones(2, dtype=bool)), (1, np.zeros((3, 1), np.int64))):
+        previous = good[:k] + (bad,) + good[k + 1:]
+        with pytest.raises(PIError, match=r"^previous must be \(valid bool\[3\], round int\[3\], rotation int\[3\], "
+                                          r"solved bool\[3, 5\]\), got "):
+            greedy_actions(st5, cfg5.board, p, previous=previous)
+    with pytest.raises(PIError, match=r"^previous must be "):
+        greedy_actions(st5, cfg5.board, p, previous=good[:3])
+    with pytest.raises(PIError, match=r"^greedy in batch: unknown edition 'third' \(known: second, first\)$"):
+        greedy_actions(st5, cfg5.board, p, edition="third")
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_pairwise_sum_is_numpys_sum_bit_for_bit(seed):
     """``_pairwise_sum(a, n)`` is ``a[:n].sum()`` bit for bit for every ``n = 0..1680`` (numpy's

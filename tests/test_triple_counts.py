@@ -128,6 +128,40 @@ def test_small_sets_equal_the_brute_force():
         assert got[case_index(3, 3, 3)] == 1 and got[case_index(1, 0, 5)] == 0 and got.sum() == 1
 
 
+def test_garbage_beyond_n_and_unsorted_ids():
+    """The kernels read only ``[:n]`` of their buffers (greedy's decision kernel reuses them row
+    after row) and take the ids in any order: every method, on ``int16[1680]`` buffers whose
+    entries past ``n`` are random (negative and past 1679 too) and the ids shuffled, equals the
+    enumeration of the triples; ``joint`` is written on ``[:n_own]`` only."""
+    rng = np.random.default_rng(33)
+    nonzero = 0
+    for trial in range(30):
+        sets = [rng.random(NUM_CASES) < d for d in (0.2, *rng.choice((0.003, 0.01, 0.03), size=3))]
+        want = _brute_force(sets)
+        ids = [rng.permutation(np.flatnonzero(m)).astype(np.int16) for m in sets]
+        n = [i.size for i in ids]
+        bufs = [rng.integers(-32768, 32768, size=NUM_CASES).astype(np.int16) for _ in range(4)]
+        for b, i in zip(bufs, ids):
+            b[:i.size] = i
+        rows = np.empty((12, 10), dtype=np.int64)
+        boxes = [np.empty((120, 3), dtype=np.int64) for _ in range(3)]
+        k = [case_boxes(bufs[j], n[j], rows, boxes[j - 1]) for j in (1, 2, 3)]
+        runs = [lambda j: disjoint_triple_counts(bufs[0], n[0], bufs[1], n[1], bufs[2], n[2], bufs[3], n[3], j),
+                lambda j: _box_triple_counts(bufs[0], n[0], boxes[0], k[0], boxes[1], k[1], boxes[2], k[2], j)]
+        for o, u, v in ((1, 2, 3), (2, 1, 3), (3, 1, 2)):
+            runs.append(lambda j, o=o, u=u, v=v: _outer_triple_counts(bufs[0], n[0], bufs[o], n[o], bufs[u], n[u],
+                                                                      bufs[v], n[v], j))
+        for run in runs:
+            joint = np.full(NUM_CASES, -7, dtype=np.int64)
+            run(joint)
+            assert (joint[n[0]:] == -7).all(), trial
+            got = np.zeros(NUM_CASES, dtype=np.int64)
+            got[ids[0]] = joint[:n[0]]
+            assert np.array_equal(got, want), trial
+        nonzero += bool(want.any())
+    assert nonzero >= 25, nonzero
+
+
 def test_full_sets():
     """Every set full: each own case has ``(11·10·9)·(9·8·7)·(13·12·11)`` triples (the suspects,
     evidence and locations of c2, c3, c4 avoiding the case's and each other)."""
@@ -205,3 +239,31 @@ def test_joint_case_counts_at_5_players_equal_count_joint():
             checked += 1
             positive += bool(want.any())
     assert checked == 66 and positive >= 60
+
+
+def test_joint_case_counts_at_5_players_ignore_the_hidden_cases():
+    """docs/rules.md §9: the asking player's own case and the cases of seats 2, 3 and 4 (unknown to
+    it) reach the 5-player joint counts only through the answers already given: changing them in
+    the state (the answers kept) changes no count, from the deal to late in rounds with failed
+    solves; changing the held case (seat 1, known) does change them (nearly every row)."""
+    from pi_env.solvers.own_info import joint_case_counts
+
+    config = GameConfig(num_players=5)
+    B, rng, rows, held_changes = 6, np.random.default_rng(34), 0, 0
+    for i, state in enumerate(_positions(config, B, 53, 60)):
+        if i % 6:
+            continue
+        players = (np.arange(B) + i) % 5
+        want = joint_case_counts(state, config.board, players)
+        other = state.take(np.arange(B))
+        for j in (0, 2, 3, 4):
+            q = (players + j) % 5
+            other.case[np.arange(B), q] = (other.case[np.arange(B), q] + rng.integers(1, 9, size=(B, 3))) % [12, 10, 14]
+        assert not np.array_equal(other.case, state.case)
+        assert np.array_equal(joint_case_counts(other, config.board, players), want), i
+        held = state.take(np.arange(B))
+        h = (players + 1) % 5
+        held.case[np.arange(B), h] = (held.case[np.arange(B), h] + 1) % [12, 10, 14]
+        held_changes += int((joint_case_counts(held, config.board, players) != want).any(axis=1).sum())
+        rows += B
+    assert rows == 66 and held_changes >= 60
