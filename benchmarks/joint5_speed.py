@@ -32,16 +32,21 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
 from pi_env.agents.greedy_batch import GreedyOpponent, greedy_actions
 from pi_env.core._config import warming_up
-from pi_env.core.constants import NUM_CASES, SOLVE_BASE
-from pi_env.engine import GameConfig, init, legal_action_mask, reset_done, step_inplace
+from pi_env.core.constants import NUM_CASES
+from pi_env.engine import GameConfig, init, reset_done, step_inplace
 from pi_env.solvers.joint import count_joint
-from pi_env.solvers.own_info import joint_case_counts, own_features, seat_case_masks
+from pi_env.solvers.own_info import joint_case_counts, seat_case_masks
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from own_info_speed import positions  # noqa: E402  (the query-heavy positions of that benchmark)
 
 
 def greedy_positions(config: GameConfig, batch: int, steps: int, seed: int):
@@ -55,23 +60,6 @@ def greedy_positions(config: GameConfig, batch: int, steps: int, seed: int):
         done = np.flatnonzero(state.done)
         reset_done(state, config)
         opp.new_games(done, done)
-    return state, state.current_player.astype(np.int64)
-
-
-def query_positions(config: GameConfig, batch: int, steps: int, seed: int):
-    """``steps`` steps of the query-heavy policy (module docstring; benchmarks/own_info_speed.py's)."""
-    state = init(config, batch, seed=seed)
-    rng = np.random.default_rng(seed)
-    mask = np.empty((batch, NUM_CASES), dtype=bool)
-    for _ in range(steps):
-        players = state.current_player.astype(np.int64)
-        f = own_features(state, config.board, players, mask=mask)
-        legal = legal_action_mask(state)
-        query = np.argmax(rng.random((batch, SOLVE_BASE)) * legal[:, :SOLVE_BASE], axis=1)
-        guess = SOLVE_BASE + np.argmax(rng.random((batch, NUM_CASES)) * mask, axis=1)
-        few = f[:, 37] >= 0.5
-        step_inplace(state, np.where(few | (rng.random(batch) < 0.05), guess, query), config)
-        reset_done(state, config)
     return state, state.current_player.astype(np.int64)
 
 
@@ -114,7 +102,7 @@ def main(argv: "list[str] | None" = None) -> None:
     with warming_up("joint5_speed"):
         stages = [("deal (largest sets)", init(config, B, seed=args.seed), None)]
         stages += [(f"greedy {n} steps", *greedy_positions(config, B, n, args.seed + n)) for n in args.greedy_steps]
-        stages += [(f"query-heavy {n} steps", *query_positions(config, B, n, args.seed + 100 + n))
+        stages += [(f"query-heavy {n} steps", *positions(config, B, n, args.seed + 100 + n, solve_rate=0.05))
                    for n in args.query_steps]
         prepared = []
         for name, state, players in stages:

@@ -66,8 +66,10 @@ from pi_env.solvers.own_info import (JOINT_FEATURES, OWN_FEATURES, QUERY_GAINS, 
 from pi_env.solvers.tables import from_bitset
 
 
-def positions(config: GameConfig, batch: int, steps: int, seed: int):
-    """A batch of positions (state, player to move) after ``steps`` steps of a query-heavy policy."""
+def positions(config: GameConfig, batch: int, steps: int, seed: int, solve_rate: float = 0.02):
+    """A batch of positions (state, player to move) after ``steps`` steps of a query-heavy policy
+    (a random legal query; a random case of the player's set with probability ``solve_rate``, or
+    when at most 2 cases are left)."""
     state = init(config, batch, seed=seed)
     rng = np.random.default_rng(seed)
     mask = np.empty((batch, NUM_CASES), dtype=bool)
@@ -78,7 +80,7 @@ def positions(config: GameConfig, batch: int, steps: int, seed: int):
         query = np.argmax(rng.random((batch, SOLVE_BASE)) * legal[:, :SOLVE_BASE], axis=1)
         guess = SOLVE_BASE + np.argmax(rng.random((batch, NUM_CASES)) * mask, axis=1)
         few = f[:, 37] >= 0.5  # at most 2 cases left
-        step_inplace(state, np.where(few | (rng.random(batch) < 0.02), guess, query), config)
+        step_inplace(state, np.where(few | (rng.random(batch) < solve_rate), guess, query), config)
         reset_done(state, config)
     return state, state.current_player.astype(np.int64)
 

@@ -1185,6 +1185,21 @@ def _box_triple_counts(own, n_own, b2, k2, b3, k3, b4, k4, joint):
 
 
 @kernel
+def _disjoint_from_case(cases, n, sa, ea, la, out, where):
+    """Copy the cases of ``cases[:n]`` that share no element with the case (suspect ``sa``, evidence
+    ``ea``, location ``la``) into ``out`` and their positions in ``cases`` into ``where``, in order;
+    return how many (``out``: ``int16[>= n]``, ``where``: ``int64[>= n]``)."""
+    m = 0
+    for i in range(n):
+        c = np.int64(cases[i])
+        if c // 140 != sa and (c // 14) % 10 != ea and c % 14 != la:
+            out[m] = cases[i]
+            where[m] = i
+            m += 1
+    return m
+
+
+@kernel
 def _outer_triple_counts(own, n_own, outer, n_out, u, nu, v, nv, joint):
     """:func:`disjoint_triple_counts` by one :func:`disjoint_pair_counts` per case ``a`` of
     ``outer[:n_out]``: the two other sets and the asking cases restricted to the cases disjoint
@@ -1192,34 +1207,18 @@ def _outer_triple_counts(own, n_own, outer, n_out, u, nu, v, nv, joint):
     for i in range(n_own):
         joint[i] = 0
     own_a = np.empty(n_own, dtype=np.int16)
-    where = np.empty(n_own, dtype=np.int64)
+    where = np.empty(max(n_own, nu, nv), dtype=np.int64)
     u_a = np.empty(nu, dtype=np.int16)
     v_a = np.empty(nv, dtype=np.int16)
     part = np.empty(n_own, dtype=np.int64)
     for k in range(n_out):
         a = np.int64(outer[k])
         sa, ea, la = a // 140, (a // 14) % 10, a % 14
-        mu = 0
-        for i in range(nu):
-            c = np.int64(u[i])
-            if c // 140 != sa and (c // 14) % 10 != ea and c % 14 != la:
-                u_a[mu] = u[i]
-                mu += 1
-        mv = 0
-        for i in range(nv):
-            c = np.int64(v[i])
-            if c // 140 != sa and (c // 14) % 10 != ea and c % 14 != la:
-                v_a[mv] = v[i]
-                mv += 1
+        mu = _disjoint_from_case(u, nu, sa, ea, la, u_a, where)
+        mv = _disjoint_from_case(v, nv, sa, ea, la, v_a, where)
         if mu == 0 or mv == 0:
             continue
-        m = 0
-        for i in range(n_own):
-            c = np.int64(own[i])
-            if c // 140 != sa and (c // 14) % 10 != ea and c % 14 != la:
-                own_a[m] = own[i]
-                where[m] = i
-                m += 1
+        m = _disjoint_from_case(own, n_own, sa, ea, la, own_a, where)
         if m == 0:
             continue
         disjoint_pair_counts(own_a, m, u_a, mu, v_a, mv, part)

@@ -13,11 +13,12 @@ import itertools
 import numpy as np
 import pytest
 
-from pi_env.core.constants import NUM_CASES, SOLVE_BASE, case_index
-from pi_env.engine import GameConfig, init, legal_action_mask, reset_done, step_inplace
+from pi_env.core.constants import NUM_CASES, case_index
+from pi_env.engine import GameConfig, init
 from pi_env.solvers.joint import count_joint
 from pi_env.solvers.own_info import (_box_triple_counts, _outer_triple_counts, case_boxes,
                                      disjoint_triple_counts, seat_case_masks)
+from test_own_info import random_positions
 
 _S, _E, _L = np.arange(NUM_CASES) // 140, (np.arange(NUM_CASES) // 14) % 10, np.arange(NUM_CASES) % 14
 
@@ -171,26 +172,10 @@ def test_full_sets():
 
 
 def _positions(config: GameConfig, batch: int, seed: int, steps: int):
-    """States of ``batch`` 5-player games at the deal and after each of ``steps`` random steps
-    (clues and investigators mostly, solves now and then, right ones peeking at the state so that
-    later rounds come; finished games restart)."""
-    state = init(config, batch, seed=seed)
-    yield state
-    rng = np.random.default_rng(seed)
-    acts = np.zeros(batch, dtype=np.int64)
-    for _ in range(steps):
-        legal = legal_action_mask(state)
-        for b in range(batch):
-            queries = np.flatnonzero(legal[b, :SOLVE_BASE])
-            if rng.random() > 0.12 and queries.size:
-                acts[b] = rng.choice(queries)
-            elif rng.random() < 0.4:
-                acts[b] = SOLVE_BASE + case_index(*(int(v) for v in state.case[b, state.current_player[b]]))
-            else:
-                acts[b] = SOLVE_BASE + rng.integers(NUM_CASES)
-        step_inplace(state, acts, config)
-        yield state
-        reset_done(state, config)
+    """States of ``batch`` 5-player games at the deal, then after each of ``steps`` random steps of
+    test_own_info's ``random_positions`` (clues and investigators mostly, solves now and then)."""
+    yield init(config, batch, seed=seed)
+    yield from random_positions(config, batch, seed, steps)
 
 
 @pytest.mark.parametrize("edition", ["second", "first"])
