@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -46,7 +45,7 @@ from pi_env.solvers.joint import count_joint
 from pi_env.solvers.own_info import joint_case_counts, seat_case_masks
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from own_info_speed import positions  # noqa: E402  (the query-heavy positions of that benchmark)
+from own_info_speed import positions, rate  # noqa: E402  (that benchmark's positions and timer)
 
 
 def greedy_positions(config: GameConfig, batch: int, steps: int, seed: int):
@@ -71,18 +70,6 @@ def per_row(state, board, players) -> np.ndarray:
         if sizes[b, 0] and sizes[b, 1]:
             out[b] = count_joint(masks[b, 0], [masks[b, 2], masks[b, 3], masks[b, 4]])
     return out
-
-
-def cpu_rate(fn, rows: int, seconds: float) -> tuple[float, float]:
-    """``(rows per second, rows per CPU second)`` of ``fn`` over at least ``seconds``."""
-    t0, c0 = time.perf_counter(), time.process_time()
-    calls = 0
-    while True:
-        fn()
-        calls += 1
-        dt = time.perf_counter() - t0
-        if dt >= seconds:
-            return rows * calls / dt, rows * calls / max(time.process_time() - c0, 1e-9)
 
 
 def main(argv: "list[str] | None" = None) -> None:
@@ -120,9 +107,9 @@ def main(argv: "list[str] | None" = None) -> None:
     print(head)
     print("-" * len(head))
     for name, state, players, sub, sizes in prepared:
-        new = cpu_rate(lambda: joint_case_counts(state, config.board, players), B, args.seconds)
-        old = cpu_rate(lambda: per_row(sub, config.board, players[:m]), m, args.seconds)
-        greedy = cpu_rate(lambda: greedy_actions(state, config.board, players), B, args.seconds)
+        new = rate(lambda: joint_case_counts(state, config.board, players), B, args.seconds)
+        old = rate(lambda: per_row(sub, config.board, players[:m]), m, args.seconds)
+        greedy = rate(lambda: greedy_actions(state, config.board, players), B, args.seconds)
         failed = float(state.failed.any(axis=2).sum(axis=1).mean())
         print(f"{name:<24} {sizes[:, 0].mean():8.0f} {sizes[:, 2:].mean():13.0f} {failed:7.2f} {new[1]:17,.0f} "
               f"{old[1]:23,.0f} {new[1] / old[1]:7.1f} {1e6 / new[1]:13.1f} {1e6 / greedy[1]:14.1f}", flush=True)
