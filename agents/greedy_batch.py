@@ -899,8 +899,6 @@ def greedy_actions(state: State, board, players: np.ndarray, edition: str = "sec
         raise PIError(f"greedy in batch plays {', '.join(map(str, SUPPORTED_PLAYERS))} players, "
                       f"not {P} (use the per-game agent, pi_env.rl.pool.AgentOpponent)")
     players = player_array(state, players)
-    if edition not in EDITION_NAMES:
-        raise PIError(f"greedy in batch: unknown edition {edition!r} (known: {', '.join(EDITION_NAMES)})")
     if previous is None:
         previous = (np.zeros(B, dtype=bool), np.zeros(B, dtype=np.int64), np.zeros(B, dtype=np.int64),
                     np.zeros((B, P), dtype=bool))
@@ -933,6 +931,8 @@ def _run_kernel(state: State, board, players: np.ndarray, edition: str, previous
     :func:`decision_block` prepare them)."""
     P = state.num_players
     valid, prev_round, prev_rotation, prev_solved = previous
+    if edition not in EDITION_NAMES:
+        raise PIError(f"greedy in batch: unknown edition {edition!r} (known: {', '.join(EDITION_NAMES)})")
     ed = edition_code(edition)
     previous = (np.ascontiguousarray(valid, dtype=np.bool_), np.ascontiguousarray(prev_round, dtype=np.int64),
                 np.ascontiguousarray(prev_rotation, dtype=np.int64), np.ascontiguousarray(prev_solved, dtype=np.bool_))
@@ -991,7 +991,7 @@ def decision_block(state: State, board, players: np.ndarray, edition: str = "sec
 
     Raises:
         PIError: a player count outside :data:`DECISION_BLOCK_PLAYERS` (one line naming the encoding),
-            ``players`` not ``int[B]`` of seats ``0..P-1``, a wrong buffer.
+            ``players`` not ``int[B]`` of seats ``0..P-1``, a wrong buffer, an unknown edition.
     """
     B, P = state.batch_size, state.num_players
     if P not in DECISION_BLOCK_PLAYERS:

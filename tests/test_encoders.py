@@ -188,6 +188,11 @@ def test_encode_errors():
     st = init(cfg, 2, seed=0)
     with pytest.raises(PIError, match="player must be 0..1"):
         encode_flat(st, cfg, 2)
+    # an array of players: the first game whose player is out of range, not the whole array
+    with pytest.raises(PIError, match=r"^player must be 0..1, got 2 in game 1$"):
+        encode_flat(st, cfg, np.array([0, 2]))
+    with pytest.raises(PIError, match=r"^player must be 0..1, got -1 in game 0 \(and 1 more games\)$"):
+        encode_flat(st, cfg, np.array([-1, 5]))
     with pytest.raises(PIError, match="out must be float32"):
         encode_flat(st, cfg, 0, out=np.zeros((2, 5), np.float32))
     with pytest.raises(PIError, match="was built for B=3, P=2"):

@@ -199,6 +199,9 @@ def test_a_state_of_another_player_count_and_a_wrong_previous_turn_are_refused()
         greedy_actions(st5, cfg5.board, p, previous=good[:3])
     with pytest.raises(PIError, match=r"^greedy in batch: unknown edition 'third' \(known: second, first\)$"):
         greedy_actions(st5, cfg5.board, p, edition="third")
+    st4 = init(cfg4, 3, seed=1)  # the decision block (compact-v4) checks the edition in the same place
+    with pytest.raises(PIError, match=r"^greedy in batch: unknown edition 'third' \(known: second, first\)$"):
+        decision_block(st4, cfg4.board, st4.current_player.astype(np.int64), edition="third")
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

@@ -149,8 +149,10 @@ def player_array(state: State, player: "int | np.ndarray") -> np.ndarray:
         raise PIError(f"player must be an integer or int[{B}] (one per game), got "
                       f"{arr.dtype}[{', '.join(map(str, arr.shape))}]")
     players = np.ascontiguousarray(np.broadcast_to(arr.astype(np.int64), (B,)))
-    if players.size and (players.min() < 0 or players.max() >= P):
-        raise PIError(f"player must be 0..{P - 1}, got {player!r}")
+    bad = np.flatnonzero((players < 0) | (players >= P))
+    if bad.size:
+        raise PIError(f"player must be 0..{P - 1}, got {players[bad[0]]} in game {bad[0]}"
+                      + (f" (and {bad.size - 1} more games)" if bad.size > 1 else ""))
     return players
 
 
