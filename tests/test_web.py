@@ -223,6 +223,13 @@ def test_bad_requests_are_refused_with_one_line_and_change_nothing(tmp_path):
         assert c.app.state.store.moves(gid) == [legal_clue]
 
 
+def _without_times(v: dict) -> dict:
+    """A seat's view without the agents' decision times (``decision``, each log entry's ``seconds``)."""
+    out = {k: val for k, val in v.items() if k != "decision"}
+    out["log"] = [{k: val for k, val in doc.items() if k != "seconds"} for doc in v["log"]]
+    return out
+
+
 def test_games_survive_a_restart_and_agents_play_on(tmp_path):
     with client(tmp_path) as c:
         gid, tokens = new_game(c, ["human", "random", "deducer"], seed=21)
@@ -243,8 +250,11 @@ def test_games_survive_a_restart_and_agents_play_on(tmp_path):
     with client(tmp_path, agent_delay=3600) as c2:
         game2 = c2.app.state.games.get(gid)
         assert game2.actions[:len(played)] == played
-        if game2.version == len(played):
-            assert view(c2, gid, tokens[0]) == seen
+        if game2.version == len(played):  # the same view, but for the agents' decision times: measured
+            # by the server that ran the moves and not stored (docs/web.md), so a restart forgets them
+            after = view(c2, gid, tokens[0])
+            assert after["decision"] == [None] * 3 and all(doc["seconds"] is None for doc in after["log"])
+            assert _without_times(after) == _without_times(seen)
         assert c2.get(f"/api/games/{gid}/view", headers={"x-seat-token": tokens[1] or "x"}).status_code == 403
         if not game2.done and game2.agents[game2.to_move] is not None:  # the agents play on
             assert game2.driver is not None and not game2.driver.done()
