@@ -810,6 +810,7 @@ def _load(path: str, mtime: float) -> tuple[Any, dict[str, Any]]:
         net = PolicyNet(int(meta["input_size"]), tuple(int(h) for h in meta["hidden"]), meta["activation"],
                         tuple(int(h) for h in meta["trunk"]))
         net.load_state_dict(saved["state_dict"])
+        meta["solve_timing"] = _solve_timing_of(saved.get("solve_timing"), meta)
     except PIError as exc:
         raise PIError(f"learned model {path!r}: {exc}") from None
     except Exception as exc:  # noqa: BLE001
@@ -820,11 +821,28 @@ def _load(path: str, mtime: float) -> tuple[Any, dict[str, Any]]:
     return net, meta
 
 
-def save_model(net: Any, path: "str | Path", *, encoding: str, num_players: int, card: dict[str, Any]) -> None:
+def _solve_timing_of(saved: Any, meta: dict[str, Any]) -> Any:
+    """The :class:`~pi_env.agents.solve_timing.SolveTimingHead` of a model file's ``"solve_timing"``
+    entry (``None`` without one); PIError unless the model is a ``"compact-v4"`` policy of the
+    head's player count."""
+    if saved is None:
+        return None
+    from pi_env.agents.solve_timing import ENCODING, SolveTimingHead
+
+    head = SolveTimingHead.from_saved(saved)
+    if meta["encoding"] != ENCODING or head.num_players != int(meta["num_players"]):
+        raise PIError(f"its solve-timing head is for {ENCODING} at {head.num_players} players, the policy "
+                      f"{meta['encoding']!r} at {int(meta['num_players'])}")
+    return head
+
+
+def save_model(net: Any, path: "str | Path", *, encoding: str, num_players: int, card: dict[str, Any],
+               solve_timing: Any = None) -> None:
     """Write a :class:`~pi_env.agents._policy_net.PolicyNet` as a :data:`MODEL_FORMAT` file
     (atomically; read back by :func:`load_model`): ``num_players`` 0 for a solo model, ``card``
-    plain values (how it was trained). The fingerprint is the encoding's now
-    (:func:`encoding_fingerprint`, of the 2-player view for a solo model)."""
+    plain values (how it was trained), ``solve_timing`` an optional
+    :class:`~pi_env.agents.solve_timing.SolveTimingHead` (``"compact-v4"`` policies). The fingerprint
+    is the encoding's now (:func:`encoding_fingerprint`, of the 2-player view for a solo model)."""
     import json
 
     import torch
@@ -838,6 +856,12 @@ def save_model(net: Any, path: "str | Path", *, encoding: str, num_players: int,
             "input_size": int(encoding_size(encoding, int(num_players) or 2)),
             "card": json.loads(json.dumps(card)),
             "state_dict": {k: v.detach().clone() for k, v in net.state_dict().items()}}
+    if solve_timing is not None:
+        head = solve_timing.saved()
+        head = {k: ([torch.from_numpy(np.ascontiguousarray(a)) for a in v] if k in ("weights", "biases")
+                    else torch.from_numpy(np.ascontiguousarray(v)) if isinstance(v, np.ndarray) else v)
+                for k, v in head.items()}
+        data["solve_timing"] = head
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
     torch.save(data, tmp)
@@ -950,7 +974,11 @@ class LearnedAgent(Agent):
         mask = policy_mask(action_mask[None])[0]
         if solo_model:  # never a query whose answer is certain
             mask &= useful_queries(x)[0]
-        return int(np.argmax(np.where(mask, logits, -np.inf)))
+        c = int(np.argmax(np.where(mask, logits, -np.inf)))
+        head = self.meta.get("solve_timing")
+        if head is not None:  # the learned solve timing (pi_env.agents.solve_timing)
+            c = int(head.apply(x, np.array([c]), mask[None, :SOLVE_ACTION])[0])
+        return c
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         observation = np.asarray(observation)

@@ -1,0 +1,253 @@
+"""The learned solve-timing head (:mod:`pi_env.agents.solve_timing`) and its training by branched
+games (:mod:`pi_env.rl.solve_timing`): the rule, the forward pass against torch, the model file,
+the agent, and every branch sample against an independent replay of its game."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from helpers import need_extra
+
+from pi_env.agents.learned import encode_state, encoding_size, policy_mask
+from pi_env.agents.solve_timing import (COLUMNS, P_CERTAIN, SolveTimingHead, eligible_rows, head_columns,
+                                        other_plans)
+from pi_env.core.constants import SOLVE_BASE
+from pi_env.core.errors import PIError
+from pi_env.encodings import get
+from pi_env.engine import GameConfig, init, legal_action_mask, outcome, step_inplace
+
+
+def _col(name, P=4):
+    return get("compact-v4").layout(P)[name][0]
+
+
+def _head(P=4, *, win_of=None, bias=(0.0, 0.0), lam=0.0, tau=0.0, hidden=None, seed=0):
+    """A head with one linear layer: ``A_win`` = the standardised column ``win_of`` (identity
+    scaling) plus ``bias[0]``, ``A_wrong`` = ``bias[1]``; or random layers of widths ``hidden``."""
+    F = len(head_columns(P))
+    mean, scale = np.zeros(F, np.float32), np.ones(F, np.float32)
+    if hidden is not None:
+        rng = np.random.default_rng(seed)
+        widths = [F, *hidden, 2]
+        layers = tuple((rng.normal(size=(widths[i], widths[i + 1])).astype(np.float32) * 0.3,
+                        rng.normal(size=widths[i + 1]).astype(np.float32) * 0.1) for i in range(len(widths) - 1))
+        return SolveTimingHead(P, rng.normal(size=F).astype(np.float32), (rng.random(F) + 0.5).astype(np.float32),
+                               layers, lam, tau)
+    W = np.zeros((F, 2), np.float32)
+    if win_of is not None:
+        W[list(head_columns(P)).index(_col(win_of, P)), 0] = 1.0
+    return SolveTimingHead(P, mean, scale, ((W, np.asarray(bias, np.float32)),), lam, tau)
+
+
+def test_columns_are_the_named_components():
+    L = get("compact-v4").layout(4)
+    cols = head_columns(4)
+    want = []
+    for name in COLUMNS:
+        start, shape = L[name]
+        want += list(range(start, start + (int(np.prod(shape)) if shape else 1)))
+    assert cols.tolist() == want and len(cols) == 44
+    # five per-seat components (score, attempted, solved, inv_left, public_log2_count): 5 columns a player
+    assert len(head_columns(3)) == 39 and len(head_columns(2)) == 34
+
+
+def test_eligible_rows_by_hand():
+    size = encoding_size("compact-v4", 4)
+    x = np.zeros((6, size), np.float32)
+    p, r = _col("p_correct"), _col("round")
+    x[:, p] = [0.5, 0.5, 0.5, P_CERTAIN, 0.998, 1.0]
+    x[:, r] = [2 / 3, 1 / 3, 1 / 3, 2 / 3, 0.0, 2 / 3]  # round / num_rounds: rounds 2, 1, 1, 2, 0, 2
+    choices = np.array([7, 7, SOLVE_BASE, SOLVE_BASE, SOLVE_BASE, 7])
+    assert eligible_rows(x, choices, 4, 3).tolist() == [True, False, True, False, True, False]
+
+
+def test_other_plans_by_hand():
+    size = encoding_size("compact-v4", 4)
+    x = np.zeros((4, size), np.float32)
+    g = _col("clue_gain")
+    x[:, g + 3] = 0.2
+    x[:, g + 40] = 0.2  # district 4's gain (column 36 + 4 of the 50 gains), as large: the lower id wins
+    x[:, g + 9] = 0.3
+    mask = np.ones((4, SOLVE_BASE), bool)
+    mask[1, 9] = False  # not legal: the next best
+    mask[2] = False     # nothing legal: keep the solve
+    choices = np.array([SOLVE_BASE, SOLVE_BASE, SOLVE_BASE, 12])
+    assert other_plans(x, choices, mask, 4).tolist() == [9, 3, SOLVE_BASE, SOLVE_BASE]
+
+
+def test_forward_pass_equals_torch():
+    torch = need_extra("rl", "torch")
+    head = _head(hidden=(16, 8), seed=3)
+    x = np.random.default_rng(1).normal(size=(32, encoding_size("compact-v4", 4))).astype(np.float32)
+    layers = []
+    for i, (W, b) in enumerate(head.layers):
+        lin = torch.nn.Linear(*W.shape)
+        lin.weight.data = torch.from_numpy(W.T.copy())
+        lin.bias.data = torch.from_numpy(b)
+        layers += [lin] + ([torch.nn.ReLU()] if i < len(head.layers) - 1 else [])
+    with torch.no_grad():
+        want = torch.nn.Sequential(*layers)(torch.from_numpy((x[:, head_columns(4)] - head.mean) / head.scale))
+    assert np.allclose(head.advantages(x), want.numpy(), atol=1e-5)
+
+
+def test_apply_switches_where_the_rule_says():
+    size = encoding_size("compact-v4", 4)
+    x = np.zeros((5, size), np.float32)
+    x[:, _col("round")] = 2 / 3  # the last round
+    x[:, _col("p_correct")] = 0.6
+    x[:, _col("e_now")] = [0.2, 0.05, 0.2, 0.2, 0.0]   # A_win = e_now, A_wrong = 1
+    x[4, _col("p_correct")] = 1.0                      # certain: never switched
+    x[:, _col("clue_gain") + 5] = 0.1
+    mask = np.ones((5, SOLVE_BASE), bool)
+    head = _head(win_of="e_now", bias=(0.0, 1.0), lam=0.1, tau=0.0)
+    choices = np.array([3, 3, SOLVE_BASE, 3, 3])
+    # 0.2 - 0.1 > 0 switches; 0.05 - 0.1 does not; a solve switches to the best query (5)
+    assert head.apply(x, choices, mask).tolist() == [SOLVE_BASE, 3, 5, SOLVE_BASE, 3]
+    never = _head(win_of="e_now", bias=(0.0, 1.0), lam=0.1, tau=np.inf)
+    assert never.apply(x, choices, mask).tolist() == choices.tolist()
+
+
+def test_saved_round_trip_and_malformed_heads():
+    head = _head(hidden=(8,), seed=2, lam=0.05, tau=0.01)
+    back = SolveTimingHead.from_saved(head.saved())
+    x = np.random.default_rng(0).normal(size=(4, encoding_size("compact-v4", 4))).astype(np.float32)
+    assert np.array_equal(back.advantages(x), head.advantages(x)) and (back.lam, back.tau) == (0.05, 0.01)
+    bad = head.saved() | {"columns": list(COLUMNS[:-1])}
+    with pytest.raises(PIError, match=r"^solve-timing head: its columns are not this version's$"):
+        SolveTimingHead.from_saved(bad)
+    bad = head.saved() | {"weights": [head.layers[0][0][:-1], head.layers[1][0]]}
+    with pytest.raises(PIError, match=r"^solve-timing head: a layer of shape \[43, 8\] does not follow width 44$"):
+        SolveTimingHead.from_saved(bad)
+    with pytest.raises(PIError, match=r"^solve-timing head: malformed \(KeyError"):
+        SolveTimingHead.from_saved({"columns": list(COLUMNS)})
+
+
+def _replay(P, seed, chunk, B, game, turn, player, other_choice=None):
+    """Game ``game`` of a chunk replayed alone by greedy (per-game seats), up to ``turn``; then
+    ``other_choice`` (a compact choice) once if given, and greedy to the end. Returns the player's
+    win share (from :func:`pi_env.engine.outcome`) and wrong solves."""
+    from pi_env.rl.solve_timing import GreedySeats, _engine_actions, game_states
+
+    cfg = GameConfig(num_players=P)
+    state = init(cfg, 1, game_states(seed, chunk, B)[game:game + 1])
+    seats = GreedySeats(1, P)
+    zero = np.zeros(1, np.int64)
+    while not state.done[0]:
+        p = np.array([int(state.current_player[0])])
+        a = seats.actions(state, zero, p, cfg)
+        if other_choice is not None and int(state.turn[0]) == turn:
+            assert p[0] == player
+            a = _engine_actions(state, cfg, p, np.array([other_choice]))
+        seats.acted(state, zero, p)
+        step_inplace(state, a, cfg, check=False)
+    o = outcome(state, cfg)
+    return (1 / len(o.winners) if player in o.winners else 0.0), int(state.penalty[0, player]) // 2
+
+
+def test_every_branch_sample_equals_a_replay_of_its_game():
+    from pi_env.rl.solve_timing import GreedySeats, collect_chunk, game_states, play_to_end
+
+    P, seed, chunk, B = 4, 11, 2, 6
+    cfg = GameConfig(num_players=P)
+    data = collect_chunk(cfg, seed, chunk, B, branch=0.3)
+    assert len(data.win) > 10 and data.greedy_solves.any() and (~data.greedy_solves).any()
+    assert (data.game // B == chunk).all()
+    # the collection's own games are greedy's games: their ends equal a plain run
+    plain = init(cfg, B, game_states(seed, chunk, B))
+    play_to_end(plain, cfg, GreedySeats(B, P))
+    for i in range(len(data.win)):
+        g, t, p = int(data.game[i]) - chunk * B, int(data.turn[i]), int(data.player[i])
+        # the decision's columns and the other plan, from the replayed position
+        state = init(cfg, 1, game_states(seed, chunk, B)[g:g + 1])
+        seats = GreedySeats(1, P)
+        zero = np.zeros(1, np.int64)
+        while int(state.turn[0]) != t:
+            q = np.array([int(state.current_player[0])])
+            a = seats.actions(state, zero, q, cfg)
+            seats.acted(state, zero, q)
+            step_inplace(state, a, cfg, check=False)
+        x = encode_state("compact-v4", state, cfg, np.array([p]))
+        assert np.array_equal(x[0, head_columns(P)], data.x[i])
+        greedy = int(min(seats.actions(state, zero, np.array([p]), cfg)[0], SOLVE_BASE))
+        assert (greedy == SOLVE_BASE) == bool(data.greedy_solves[i])
+        assert eligible_rows(x, np.array([greedy]), P, 3)[0]
+        other = int(other_plans(x, np.array([greedy]), policy_mask(legal_action_mask(state))[:, :SOLVE_BASE], P)[0])
+        win_main, wrong_main = _replay(P, seed, chunk, B, g, t, p)
+        win_other, wrong_other = _replay(P, seed, chunk, B, g, t, p, other)
+        assert win_main == pytest.approx(float(outcome(plain, cfg, g).winners.count(p)) /
+                                         len(outcome(plain, cfg, g).winners))
+        assert data.win[i] == pytest.approx(win_other - win_main, abs=1e-6)
+        assert data.wrong[i] == wrong_other - wrong_main
+
+
+def test_evaluate_with_a_head_that_never_switches_is_greedy():
+    from pi_env.rl.solve_timing import evaluate
+
+    cfg = GameConfig(num_players=4)
+    ev = evaluate(_head(tau=np.inf), cfg, 16, 5, batch_size=8)
+    assert ev.switches == 0 and ev.win_diff == 0.0 and ev.win_learner == ev.win_greedy
+    assert ev.wrong_learner == ev.wrong_greedy
+    always = evaluate(_head(bias=(1.0, 0.0)), cfg, 16, 5, batch_size=8)
+    assert always.switches > 0
+
+
+def test_model_file_with_a_head_and_the_agent(tmp_path):
+    need_extra("rl", "torch")
+    from pi_env.agents._policy_net import PolicyNet
+    from pi_env.agents.learned import LearnedAgent, load_model, save_model
+    from pi_env.engine import observe
+    from pi_env.rl.solve_timing import GreedySeats, _step
+
+    P = 4
+    cfg = GameConfig(num_players=P)
+    net = PolicyNet(encoding_size("compact-v4", P), (16,), "relu", (32,))
+    plain, never, always = tmp_path / "plain.pt", tmp_path / "never.pt", tmp_path / "always.pt"
+    save_model(net, plain, encoding="compact-v4", num_players=P, card={})
+    save_model(net, never, encoding="compact-v4", num_players=P, card={}, solve_timing=_head(tau=np.inf))
+    save_model(net, always, encoding="compact-v4", num_players=P, card={}, solve_timing=_head(bias=(1.0, 0.0)))
+    assert load_model(str(plain))[1]["solve_timing"] is None
+    assert load_model(str(always))[1]["solve_timing"].lam == 0.0
+    agents = {}
+    for name, path in (("plain", plain), ("never", never), ("always", always)):
+        agents[name] = LearnedAgent(str(path))
+        agents[name].reset(P)
+    # positions of greedy's games in their last round, uncertain: the player to move
+    state = init(cfg, 8, 21)
+    seats = GreedySeats(8, P)
+    while not (state.round == 2).all():
+        _step(state, cfg, seats, None)
+    switched = 0
+    for b in range(8):
+        p = int(state.current_player[b])
+        obs = observe(state.take([b]), p)[0]
+        mask = legal_action_mask(state.take([b]))[0]
+        base = agents["plain"].choice(obs, mask)
+        assert agents["never"].choice(obs, mask) == base
+        x = encode_state("compact-v4", state.take([b]), cfg, np.array([p]))
+        want = base if x[0, _col("p_correct")] >= P_CERTAIN else int(
+            other_plans(x, np.array([base]), policy_mask(mask[None])[:, :SOLVE_BASE], P)[0])
+        assert agents["always"].choice(obs, mask) == want
+        switched += want != base
+    assert switched > 0
+
+
+def test_a_head_on_another_encoding_is_refused(tmp_path):
+    need_extra("rl", "torch")
+    import torch
+
+    from pi_env.agents._policy_net import PolicyNet
+    from pi_env.agents.learned import load_model, save_model
+
+    net = PolicyNet(encoding_size("compact-v3", 4), (16,), "relu", (32,))
+    path = tmp_path / "v3.pt"
+    save_model(net, path, encoding="compact-v3", num_players=4, card={})
+    data = torch.load(path, weights_only=True)
+    data["solve_timing"] = {k: (v if not isinstance(v, np.ndarray) else torch.from_numpy(v))
+                            for k, v in _head().saved().items()}
+    data["solve_timing"]["weights"] = [torch.from_numpy(w) for w in data["solve_timing"]["weights"]]
+    data["solve_timing"]["biases"] = [torch.from_numpy(b) for b in data["solve_timing"]["biases"]]
+    torch.save(data, path)
+    with pytest.raises(PIError, match=r"its solve-timing head is for compact-v4 at 4 players, the policy "
+                                      r"'compact-v3' at 4$"):
+        load_model(str(path))
