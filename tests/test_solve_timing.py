@@ -251,3 +251,30 @@ def test_a_head_on_another_encoding_is_refused(tmp_path):
     with pytest.raises(PIError, match=r"its solve-timing head is for compact-v4 at 4 players, the policy "
                                       r"'compact-v3' at 4$"):
         load_model(str(path))
+
+
+def test_the_curves_experiment(tmp_path):
+    """``pi_env.experiments.solve_timing_curves``: the games curve refits on the first games (their
+    count exact), its last point (every game) is the λ curve's point of the same λ (the same head on
+    the same games), and the figure and table are written."""
+    need_extra("rl", "torch")
+    from pi_env.experiments.solve_timing_curves import curves, main
+    from pi_env.rl.solve_timing import Branches, collect_chunk
+
+    cfg = GameConfig(num_players=4)
+    data = Branches.concatenate([collect_chunk(cfg, 3, c, 8, branch=0.5) for c in range(2)])
+    assert int(data.game.max()) + 1 == 16 and len(data.win) >= 100
+    rows = curves(data, 4, 0, 0.05, [0.05, 1.0], 9, 8, [0.5, 1.0])
+    assert [(r["curve"], r["games"], r["lam"]) for r in rows] == [
+        ("games", 8, 0.05), ("games", 16, 0.05), ("lam", 16, 0.05), ("lam", 16, 1.0)]
+    assert {k: v for k, v in rows[1].items() if k != "curve"} == {k: v for k, v in rows[2].items() if k != "curve"}
+    path = tmp_path / "branches.npz"
+    data.save(path)
+    assert main([str(path), "--players", "4", "--seed", "0", "--lam", "0.05", "--lams", "0.05",
+                 "--fractions", "1", "--eval-seed", "9", "--eval-games", "8", "--out", str(tmp_path / "c.png")]) == 0
+    assert (tmp_path / "c.png").stat().st_size > 0
+    assert (tmp_path / "c.csv").read_text().splitlines()[0] == (
+        "curve,games,lam,gain,gain_ci,wrong,wrong_greedy,wrong_others,switches")
+    with pytest.raises(SystemExit, match="not a branches file"):
+        main([str(tmp_path / "c.csv"), "--players", "4", "--seed", "0", "--lam", "0", "--lams", "0",
+              "--eval-seed", "1", "--out", str(tmp_path / "d.png")])
