@@ -123,7 +123,7 @@ from pi_env.engine import GameConfig, State, legal_action_mask
 from pi_env.engine.observe import player_array
 from pi_env.solvers.hints import GAIN_TOLERANCE, tied_with_best
 from pi_env.solvers.own_info import (_features_of_counts, adjacency_words, any_nonzero, case_marginals,
-                                     case_set, clue_code, clue_gains, disjoint_counts, disjoint_pair_counts,
+                                     case_set, clue_code, clue_gains, disjoint_counts, pair_counts_with, pair_scratch,
                                      disjoint_triple_counts, district_codes, district_gains, failed_solve_words,
                                      float32_rows_ok, gather_state, held_case_of, hypothesis_masks, seat_case_set)
 from pi_env.solvers.turns import turns_to_solve_pmf
@@ -307,7 +307,8 @@ def _joint_posterior(b, p, P, h, held, td, words, st, answer, inv_mask, members,
     greedy); returns their number, or ``-1`` when no case has a deal (greedy then keeps the own
     cases, uniform). ``st``: the state's per-player arrays (:func:`greedy_actions`); ``others``:
     ``int16[3, 1680]`` receives the sets of seats 2 to ``P - 1``; ``hist``: scratch of
-    :func:`pi_env.solvers.own_info.disjoint_counts`. The counts: 3 players
+    :func:`pi_env.solvers.own_info.disjoint_counts` and (its last entry)
+    :func:`~pi_env.solvers.own_info.pair_scratch`. The counts: 3 players
     :func:`~pi_env.solvers.own_info.disjoint_counts`, 4 players
     :func:`~pi_env.solvers.own_info.disjoint_pair_counts`, 5 players
     :func:`~pi_env.solvers.own_info.disjoint_triple_counts`."""
@@ -317,11 +318,11 @@ def _joint_posterior(b, p, P, h, held, td, words, st, answer, inv_mask, members,
                                  others[max(k - 1, 0)], cnt2)
         if sizes[k] == 0:
             return -1
+    h1, hse, hsl, hel, mem, pairs = hist
     if P == 3:
-        h1, hse, hsl, hel, mem = hist
         positive = disjoint_counts(members, n, others[0], sizes[1], joint, h1, hse, hsl, hel, mem)
     elif P == 4:
-        positive = disjoint_pair_counts(members, n, others[0], sizes[1], others[1], sizes[2], joint)
+        positive = pair_counts_with(members, n, others[0], sizes[1], others[1], sizes[2], joint, pairs, -1)
     else:
         positive = disjoint_triple_counts(members, n, others[0], sizes[1], others[1], sizes[2], others[2], sizes[3],
                                           joint)
@@ -790,7 +791,8 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
     weight = np.empty(NUM_CASES)  # the posterior of the agent's cases (members[:n])
     joint = np.empty(NUM_CASES, dtype=np.int64)
     hist = (np.empty(NUM_ELEMENTS, dtype=np.int64), np.empty((12, 10), dtype=np.int64),
-            np.empty((12, 14), dtype=np.int64), np.empty((10, 14), dtype=np.int64), np.zeros(NUM_CASES, dtype=np.uint8))
+            np.empty((12, 14), dtype=np.int64), np.empty((10, 14), dtype=np.int64), np.zeros(NUM_CASES, dtype=np.uint8),
+            pair_scratch())
     gains, denial = np.empty(_NUM_QUERIES), np.zeros(_NUM_QUERIES)
     cand = np.zeros(_NUM_QUERIES, dtype=np.bool_)
     markers = np.empty(NUM_ELEMENTS, dtype=np.bool_)

@@ -986,40 +986,138 @@ def case_marginals(w, h1, hse, hsl, hel):
 
 
 @kernel
+def pair_scratch():
+    """The work arrays of :func:`disjoint_pair_counts` (allocated once per batch chunk by its callers
+    in loops, :func:`pair_counts_with`): two sets' histograms and memberships, the pair tables,
+    the flags of the split pairs done, a weight per case id, the boxes of :func:`case_boxes`."""
+    return ((np.empty(NUM_ELEMENTS, dtype=np.int64), np.empty((12, 10), dtype=np.int64),
+             np.empty((12, 14), dtype=np.int64), np.empty((10, 14), dtype=np.int64), np.empty(NUM_CASES, dtype=np.uint8)),
+            (np.empty(NUM_ELEMENTS, dtype=np.int64), np.empty((12, 10), dtype=np.int64),
+             np.empty((12, 14), dtype=np.int64), np.empty((10, 14), dtype=np.int64), np.empty(NUM_CASES, dtype=np.uint8)),
+            (np.empty(NUM_ELEMENTS, dtype=np.int64), np.empty((12, 10), dtype=np.int64),
+             np.empty((12, 14), dtype=np.int64), np.empty((10, 14), dtype=np.int64)),
+            (np.empty((12, 10), dtype=np.bool_), np.empty((12, 14), dtype=np.bool_), np.empty((10, 14), dtype=np.bool_)),
+            np.empty(NUM_CASES, dtype=np.int64),
+            (np.empty((12, 10), dtype=np.int64), np.empty((120, 3), dtype=np.int64), np.empty((120, 3), dtype=np.int64),
+             np.empty(NUM_ELEMENTS, dtype=np.int64)))
+
+
+# disjoint_pair_counts: the measured cost (ns, 2-core machine, 4-player positions) of a pair of boxes
+# per asking case plus per element (_box_pair_counts), of a case of the two sets read by
+# inclusion-exclusion, and of its fixed part (the tables, the split pairs of the asking cases)
+_PAIR_BOX_STEP = 1
+_PAIR_IE_STEP = 6
+_PAIR_IE_FIXED = 3000
+
+
+@kernel
 def disjoint_pair_counts(own, n_own, s2, n2, s3, n3, joint):
     """``joint[i]``: the pairs ``(c2, c3)`` of ``s2[:n2] × s3[:n3]`` (the two unknown players' sets
     at 4 players) pairwise disjoint per type with each other and with ``own[i]`` (docs/rules.md
     §3) — :func:`pi_env.solvers.joint.count_joint` of the two sets, per case of the asking player.
 
-    By inclusion–exclusion over the elements of ``own[i]`` a pair contains (``c2`` or ``c3`` has
-    it): ``X − Σ g1 + Σ g2 − g3`` with ``X`` the number of disjoint pairs and ``g1``, ``g2``,
-    ``g3`` the disjoint pairs containing one element, two (of two types) and all three of the
-    case, built from the sets' histograms: ``X``, ``g1`` and the pairs of ``g2`` whose two
-    elements lie in one case by a pass over each set, the other pairs of ``g2`` by a sum over the
-    third type (for the pairs of elements the asking player's cases need), ``g3`` per case as a
-    sum of 8 products of two sets' counts (the types ``c2`` shares with the case, the others
-    ``c3``).
+    Two methods, the one of less estimated work taken (the same counts, exact in ``int64``):
+
+    * by boxes (:func:`_box_pair_counts`): each set as disjoint products of a suspect, an evidence
+      and a location mask (:func:`case_boxes`; one box at a round's start, a few after clue cards
+      and investigators); per pair of boxes the count is a product over the types of the pairs of
+      different elements avoiding the asking case's;
+    * by inclusion–exclusion over the sets' histograms (:func:`_ie_pair_counts`): any sets.
 
     Args:
         own: ``int16[>= n_own]`` the asking player's cases.
         s2, s3: ``int16[>= n2]``, ``int16[>= n3]`` the unknown players' sets (the held case and the
-            other players' known elements already excluded).
-        joint: ``int64[>= n_own]`` receives the counts.
+            other players' known elements already excluded), case ids ``0..1679`` in any order,
+            each at most once per set (not checked); entries past ``n`` are not read.
+        joint: ``int64[>= n_own]`` receives the counts (entries past ``n_own`` untouched).
 
     Returns:
         ``int``: how many counts are positive.
     """
-    a1, ase, asl, ael = (np.zeros(NUM_ELEMENTS, dtype=np.int64), np.zeros((12, 10), dtype=np.int64),
-                         np.zeros((12, 14), dtype=np.int64), np.zeros((10, 14), dtype=np.int64))
-    b1, bse, bsl, bel = (np.zeros(NUM_ELEMENTS, dtype=np.int64), np.zeros((12, 10), dtype=np.int64),
-                         np.zeros((12, 14), dtype=np.int64), np.zeros((10, 14), dtype=np.int64))
-    am, bm = np.zeros(NUM_CASES, dtype=np.uint8), np.zeros(NUM_CASES, dtype=np.uint8)
-    g1 = np.zeros(NUM_ELEMENTS, dtype=np.int64)
-    gse = np.zeros((12, 10), dtype=np.int64)
-    gsl = np.zeros((12, 14), dtype=np.int64)
-    gel = np.zeros((10, 14), dtype=np.int64)
+    return pair_counts_with(own, n_own, s2, n2, s3, n3, joint, pair_scratch(), -1)
+
+
+@kernel
+def pair_counts_with(own, n_own, s2, n2, s3, n3, joint, scratch, method):
+    """:func:`disjoint_pair_counts` with its work arrays ``scratch`` (:func:`pair_scratch`, reused
+    call after call); ``method``: ``-1`` the cheaper by estimate, ``0`` inclusion–exclusion, ``1``
+    boxes (to test both)."""
+    rows, b2, b3, f = scratch[5]
+    k2 = k3 = 0
+    if method < 0:
+        if n_own == 0 or n2 == 0 or n3 == 0:
+            method = 0
+        else:
+            k2 = case_boxes(s2, n2, rows, b2)
+            k3 = case_boxes(s3, n3, rows, b3)
+            box = k2 * k3 * (n_own + NUM_ELEMENTS) * _PAIR_BOX_STEP
+            method = 1 if box <= (n2 + n3 + n_own) * _PAIR_IE_STEP + _PAIR_IE_FIXED else 0
+    elif method == 1:
+        k2 = case_boxes(s2, n2, rows, b2)
+        k3 = case_boxes(s3, n3, rows, b3)
+    if method == 1:
+        _box_pair_counts(own, n_own, b2, k2, b3, k3, joint, f)
+        positive = 0
+        for i in range(n_own):
+            if joint[i] > 0:
+                positive += 1
+        return positive
+    return _ie_pair_counts(own, n_own, s2, n2, s3, n3, joint, scratch)
+
+
+@kernel
+def _box_pair_counts(own, n_own, b2, k2, b3, k3, joint, f):
+    """:func:`disjoint_pair_counts` of two sets given as disjoint boxes (:func:`case_boxes`): per pair
+    of boxes the count factorises per type into the pairs ``(u, v)`` of the two boxes' masks
+    ``x × y`` of that type with ``u ≠ v`` and neither the asking case's element ``w``:
+    ``|x∖w|·|y∖w| − |(x∩y)∖w|``. ``f``: ``int64[36]`` scratch."""
+    for i in range(n_own):
+        joint[i] = 0
+    for x in range(k2):
+        for y in range(k3):
+            empty = False
+            for t in range(3):
+                base = (0, 12, 22)[t]
+                mx, my = b2[x, t], b3[y, t]
+                nx, ny, nxy = _bits(mx), _bits(my), _bits(mx & my)
+                any_ = False
+                for v in range((12, 10, 14)[t]):
+                    ix, iy = (mx >> v) & 1, (my >> v) & 1
+                    k = (nx - ix) * (ny - iy) - (nxy - (ix & iy))
+                    f[base + v] = k
+                    any_ = any_ or k > 0
+                if not any_:
+                    empty = True
+                    break
+            if empty:
+                continue
+            for i in range(n_own):  # unsigned: the divisions by constants without sign fix-ups
+                c = np.uint64(own[i])
+                q = c // np.uint64(14)
+                s = q // np.uint64(10)
+                joint[i] += f[s] * f[np.uint64(12) + q - np.uint64(10) * s] * f[np.uint64(22) + c - np.uint64(14) * q]
+
+
+@kernel
+def _ie_pair_counts(own, n_own, s2, n2, s3, n3, joint, scratch):
+    """:func:`disjoint_pair_counts` by inclusion–exclusion over the elements of ``own[i]`` a pair
+    contains (``c2`` or ``c3`` has it): ``X − Σ g1 + Σ g2 − g3`` with ``X`` the number of disjoint
+    pairs and ``g1``, ``g2``, ``g3`` the disjoint pairs containing one element, two (of two types)
+    and all three of the case, built from the sets' histograms: ``X``, ``g1`` and the pairs of
+    ``g2`` whose two elements lie in one case by a pass over each set, the other pairs of ``g2`` by
+    a sum over the third type (for the pairs of elements the asking player's cases need), ``g3`` per
+    case as a sum of 8 products of two sets' counts (the types ``c2`` shares with the case, the
+    others ``c3``). ``scratch``: :func:`pair_scratch`."""
+    (a1, ase, asl, ael, am), (b1, bse, bsl, bel, bm), (g1, gse, gsl, gel), (done_se, done_sl, done_el), weight, _ = \
+        scratch
+    g1[:] = 0
+    gse[:] = 0
+    gsl[:] = 0
+    gel[:] = 0
     X = 0
     if n2 + n3 > _DENSE_PAIR_SETS:  # large sets: the tables as sums over every case id
+        am[:] = 0
+        bm[:] = 0
         for i in range(n2):
             am[np.int64(s2[i])] = 1
         for i in range(n3):
@@ -1027,7 +1125,7 @@ def disjoint_pair_counts(own, n_own, s2, n2, s3, n3, joint):
         case_marginals(am, a1, ase, asl, ael)
         case_marginals(bm, b1, bse, bsl, bel)
         # per case of either set, the other set's cases disjoint from it (both added if in both)
-        weight = np.zeros(NUM_CASES, dtype=np.int64)
+        weight[:] = 0
         for s in range(12):
             for e in range(10):
                 for l in range(14):
@@ -1063,9 +1161,9 @@ def disjoint_pair_counts(own, n_own, s2, n2, s3, n3, joint):
     # the asking player first needs them
     a_e, a_l, b_e, b_l = a1[12:22], a1[22:36], b1[12:22], b1[22:36]
     aseT, bseT, aslT, bslT, aelT, belT = ase.T, bse.T, asl.T, bsl.T, ael.T, bel.T
-    done_se = np.zeros((12, 10), dtype=np.bool_)
-    done_sl = np.zeros((12, 14), dtype=np.bool_)
-    done_el = np.zeros((10, 14), dtype=np.bool_)
+    done_se[:] = False
+    done_sl[:] = False
+    done_el[:] = False
     positive = 0
     for i in range(n_own):
         c = np.int64(own[i])
@@ -1110,9 +1208,17 @@ def case_boxes(cases, n, rows, boxes):
     location mask); ``boxes``: ``int64[>= 120, 3]`` receives the masks. Returns the number of boxes
     (1 for a product set, 0 for the empty set)."""
     rows[:] = 0
+    q_run, acc = np.int64(-1), np.int64(0)  # a run of cases of one suspect and evidence, or'ed in a register
     for i in range(n):
         c = np.int64(cases[i])
-        rows[c // 140, (c // 14) % 10] |= np.int64(1) << (c % 14)
+        q = c // 14
+        if q != q_run:
+            if q_run >= 0:
+                rows[q_run // 10, q_run % 10] |= acc
+            q_run, acc = q, np.int64(0)
+        acc |= np.int64(1) << (c - 14 * q)
+    if q_run >= 0:
+        rows[q_run // 10, q_run % 10] |= acc
     k = 0
     done_s = 0
     for s in range(12):
@@ -1211,6 +1317,7 @@ def _outer_triple_counts(own, n_own, outer, n_out, u, nu, v, nv, joint):
     u_a = np.empty(nu, dtype=np.int16)
     v_a = np.empty(nv, dtype=np.int16)
     part = np.empty(n_own, dtype=np.int64)
+    scratch = pair_scratch()
     for k in range(n_out):
         a = np.int64(outer[k])
         sa, ea, la = a // 140, (a // 14) % 10, a % 14
@@ -1221,7 +1328,7 @@ def _outer_triple_counts(own, n_own, outer, n_out, u, nu, v, nv, joint):
         m = _disjoint_from_case(own, n_own, sa, ea, la, own_a, where)
         if m == 0:
             continue
-        disjoint_pair_counts(own_a, m, u_a, mu, v_a, mv, part)
+        pair_counts_with(own_a, m, u_a, mu, v_a, mv, part, scratch, 0)
         for i in range(m):
             joint[where[i]] += part[i]
 
@@ -1364,6 +1471,7 @@ def _joint4_kernel(players, words, feat, counts, want_counts, tile_district, cas
         s2 = np.empty(NUM_CASES, dtype=np.int16)
         s3 = np.empty(NUM_CASES, dtype=np.int16)
         joint = np.empty(NUM_CASES, dtype=np.int64)
+        pairs = pair_scratch()
         for b in range(chunk * _CHUNK, min(B, chunk * _CHUNK + _CHUNK)):
             p = players[b]
             h = (p + 1) % 4
@@ -1379,7 +1487,7 @@ def _joint4_kernel(players, words, feat, counts, want_counts, tile_district, cas
                 counts[b, :] = 0
             if sizes[0] == 0 or sizes[1] == 0 or sizes[2] == 0 or sizes[3] == 0:
                 continue
-            positive = disjoint_pair_counts(members, sizes[0], s2, sizes[2], s3, sizes[3], joint)
+            positive = pair_counts_with(members, sizes[0], s2, sizes[2], s3, sizes[3], joint, pairs, -1)
             _features_of_counts(members, sizes[0], joint, positive, row)
             if want_counts:
                 for i in range(sizes[0]):
