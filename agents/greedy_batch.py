@@ -606,8 +606,10 @@ def _q_after(pick, members, weight, n, td, words, adjacency, markers, elcode, be
     else:
         district_codes(td, adjacency, markers, pick - INVESTIGATE_BASE, elcode)
         for i in range(n):
-            c = np.int64(members[i])
-            k = elcode[c // 140] + elcode[12 + (c // 14) % 10] + elcode[22 + c % 14]
+            c = np.uint64(members[i])  # unsigned: the divisions by constants without sign fix-ups
+            q = c // np.uint64(14)
+            s = q // np.uint64(10)
+            k = elcode[s] + elcode[np.uint64(12) + q - np.uint64(10) * s] + elcode[np.uint64(22) + c - np.uint64(14) * q]
             best16[k] = max(best16[k], weight[i])
     return _sum16(best16)
 

@@ -1414,14 +1414,23 @@ def _features_of_counts(own, n_own, joint, positive, row):
     of the cases ``own[:n_own]`` (``positive`` of them above 0)."""
     total = 0
     acc = np.zeros(NUM_ELEMENTS, dtype=np.int64)
+    q_run, acc_q = np.uint64(0), 0  # a run of cases of one suspect and evidence, summed in a register
     for i in range(n_own):
         k = joint[i]
         if k > 0:
-            c = np.int64(own[i])
+            c = np.uint64(own[i])  # unsigned: the divisions by constants without sign fix-ups
+            q = c // np.uint64(14)
             total += k
-            acc[c // 140] += k
-            acc[12 + (c // 14) % 10] += k
-            acc[22 + c % 14] += k
+            acc[np.uint64(22) + c - np.uint64(14) * q] += k
+            if q != q_run:
+                s = q_run // np.uint64(10)
+                acc[s] += acc_q
+                acc[np.uint64(12) + q_run - np.uint64(10) * s] += acc_q
+                q_run, acc_q = q, 0
+            acc_q += k
+    s = q_run // np.uint64(10)
+    acc[s] += acc_q
+    acc[np.uint64(12) + q_run - np.uint64(10) * s] += acc_q
     if total == 0:
         return
     for x in range(NUM_ELEMENTS):
