@@ -1,8 +1,8 @@
 """The ``greedy`` agent in batch: :class:`GreedyOpponent` plays every game it is asked about with the
 decisions of :class:`pi_env.agents.greedy.GreedyAgent` (default options, the games' edition), game
 by game the same actions (tested on many seeded games), at batch speed. Supported: 2, 3, 4 and 5
-players (:data:`SUPPORTED_PLAYERS`; :func:`decision_block`, the ``"compact-v4"`` encoding's block, 2
-to 4: :data:`DECISION_BLOCK_PLAYERS`).
+players (:data:`SUPPORTED_PLAYERS`; :func:`decision_block`, the ``"compact-v4"`` encoding's block,
+the same: :data:`DECISION_BLOCK_PLAYERS`).
 
 **What greedy computes per decision** (:func:`pi_env.agents.greedy.assess` then
 :func:`~pi_env.agents.greedy.greedy_decision`; relative seats, 0 = the agent, 1 = the next player,
@@ -133,9 +133,10 @@ __all__ = ["GreedyOpponent", "greedy_actions", "decision_block", "query_legal", 
 
 SUPPORTED_PLAYERS = (2, 3, 4, 5)
 """Player counts :class:`GreedyOpponent` and :func:`greedy_actions` play."""
-DECISION_BLOCK_PLAYERS = (2, 3, 4)
-"""Player counts :func:`decision_block` (the ``"compact-v4"`` encoding's last block) is computed for
-(:data:`pi_env.encodings.registry.ENCODING_PLAYERS`)."""
+DECISION_BLOCK_PLAYERS = (2, 3, 4, 5)
+"""Player counts :func:`decision_block` (the ``"compact-v4"`` encoding's last block) is computed for:
+those greedy plays (its ``hazard`` and ``idle`` entries hold the 4 later seats of 5 players;
+:func:`pi_env.encodings.registry.check_players`)."""
 _NUM_QUERIES = INVESTIGATE_BASE + NUM_DISTRICTS  # 50
 _MANY_CASES = 350  # above: the weighted gains from sums per element, pair and case (_weighted_gains)
 _POINT_SCALE = 0.1  # score points in the decision block (decision_block)
@@ -772,7 +773,7 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
             inv_left)``; st: its per-player answers (:func:`greedy_actions`); tile_district, case:
             read as the module docstring says.
         out: ``int64[B]``; feat: ``float32[B, 67]`` (``want``) or any ``float32[0, k]``.
-        jblock: ``float32[B, 38]``: with ``want`` at 3 and 4 players, the joint block of
+        jblock: ``float32[B, 38]``: with ``want`` at 3 to 5 players, the joint block of
             :func:`pi_env.solvers.compact.encode_joint_block` from the counts the posterior was
             made of (the same values: its kernel counts the same sets); else ``float32[0, 38]``.
 
@@ -980,13 +981,13 @@ def decision_block(state: State, board, players: np.ndarray, edition: str = "sec
     Reads only what the player may know (module docstring, docs/rules.md §9).
 
     Args:
-        state: a batch of ``B`` games of 2, 3 or 4 players.
+        state: a batch of ``B`` games of 2 to 5 players.
         board: their board.
         players: ``int64[B]``.
         edition: the games' edition.
         out: optional ``float32[B, 67]`` buffer (contiguous rows; a column slice of a wider buffer
             works); every entry is overwritten.
-        joint: optional ``float32[B, 38]`` buffer (3 and 4 players) that receives the joint block of
+        joint: optional ``float32[B, 38]`` buffer (3 to 5 players) that receives the joint block of
             :func:`pi_env.solvers.compact.encode_joint_block`, the same values, from the counts the
             kernel makes anyway (``"compact-v4"`` thus counts the joint posterior once).
 
@@ -1013,7 +1014,7 @@ def decision_block(state: State, board, players: np.ndarray, edition: str = "sec
     if joint is None:
         joint = np.zeros((0, JOINT_BLOCK_SIZE), dtype=np.float32)
     elif P == 2 or not float32_rows_ok(joint, B, JOINT_BLOCK_SIZE):
-        raise PIError(f"joint must be float32[{B}, {JOINT_BLOCK_SIZE}] with contiguous rows, writable, at 3 or 4 "
+        raise PIError(f"joint must be float32[{B}, {JOINT_BLOCK_SIZE}] with contiguous rows, writable, at 3 to 5 "
                       f"players, got "
                       f"{getattr(joint, 'dtype', type(joint).__name__)}{list(getattr(joint, 'shape', ()))} "
                       f"at {P} players")

@@ -108,8 +108,21 @@ def adjacency_words(board: "Board | np.ndarray") -> np.ndarray:
     districts at once: spot counts in bits ``4d, 4d+1``, trace counts in ``4d+2, 4d+3`` (at most 3
     each, so the sum over the three case elements never carries). Also used as the adjacency test:
     ``(words[D] >> 4d) & 4``.
+
+    Args:
+        board: a :class:`~pi_env.core.board.Board` or its district adjacency ``bool[14, 14]`` (or
+            integers 0/1).
+
+    Raises:
+        PIError: one line naming ``board`` when it is neither (every function that takes a
+            ``board`` and calls this one: :func:`joint_case_counts`, :func:`own_features`, ...).
     """
-    adj = board.adjacency if isinstance(board, Board) else np.asarray(board, dtype=bool)
+    adj = board.adjacency if isinstance(board, Board) else np.asarray(board)
+    if adj.shape != (NUM_DISTRICTS, NUM_DISTRICTS) or adj.dtype.kind not in "biu":
+        got = f"{adj.dtype}[{', '.join(map(str, adj.shape))}]" if isinstance(board, np.ndarray) else type(board).__name__
+        raise PIError(f"board must be a Board or its district adjacency bool[{NUM_DISTRICTS}, {NUM_DISTRICTS}], "
+                      f"got {got}")
+    adj = adj.astype(bool)
     out = np.zeros(NUM_DISTRICTS, dtype=np.int64)
     for D in range(NUM_DISTRICTS):
         out[D] = 1 << (4 * D)
@@ -1847,9 +1860,10 @@ def joint_features(state: State, board: "Board | np.ndarray", player: "int | np.
     2 players: the own-information set is exact (the only other case is the held one), one numba
     call. 3 players: one unknown player, counted by inclusion-exclusion in the same numba call.
     4 players: two unknown players, counted in the same numba call by :func:`disjoint_pair_counts`.
-    5 players: the sets come from one numba call, the joint count
-    (:func:`pi_env.solvers.joint.count_joint`) is one Python call per row — much slower
-    (``benchmarks/own_info_speed.py`` reports both).
+    5 players: the counts of :func:`joint_case_counts` (one numba call,
+    :func:`disjoint_triple_counts`: the counts of :func:`pi_env.solvers.joint.count_joint`), then
+    per row the numpy sums of the per-row reference :func:`_per_row_joint_features` (one
+    ``count_joint`` per row, as this path was before): the same floats bit for bit (tested).
 
     Args:
         state, board, player: as :func:`own_features`.
@@ -1885,15 +1899,35 @@ def joint_features(state: State, board: "Board | np.ndarray", player: "int | np.
                                                     False, *_state_args(sub))
         out[which] = tmp
         return out
-    _per_row_joint_features(sub, board, players[which], out, which)
+    counts = joint_case_counts(sub, board, players[which])
+    for i, b in enumerate(which):
+        _joint_row_of_counts(counts[i], out[b])
     return out
+
+
+def _joint_row_of_counts(counts: np.ndarray, row: np.ndarray) -> None:
+    """The :data:`JOINT_FEATURES` ``row`` (``float32[37]``, overwritten) of one row's joint counts
+    ``int64[1680]``: ``count / total`` summed per element (float64, in case order), the positive
+    cases' ``log2`` over ``log2(1680)``; all zeros without a positive count (:func:`joint_features`
+    at 5 players and :func:`_per_row_joint_features`)."""
+    row[:] = 0.0
+    cases = np.flatnonzero(counts)
+    if cases.size == 0:
+        return
+    w = counts[cases].astype(np.float64)
+    w /= w.sum()
+    row[:12] = np.bincount(cases // 140, w, 12)
+    row[12:22] = np.bincount((cases // 14) % 10, w, 10)
+    row[22:36] = np.bincount(cases % 14, w, 14)
+    row[36] = math.log2(cases.size) / _LOG2_CASES
 
 
 def _per_row_joint_features(sub: State, board: "Board | np.ndarray", players: np.ndarray, out: np.ndarray,
                             which: np.ndarray) -> None:
     """:func:`joint_features` of ``sub`` (the rows ``which`` of ``out``) from the sets of
-    :func:`seat_case_masks` and one :func:`pi_env.solvers.joint.count_joint` per row (5 players;
-    at 4 players the reference ``benchmarks/own_info_speed.py`` measures the numba kernel against)."""
+    :func:`seat_case_masks` and one :func:`pi_env.solvers.joint.count_joint` per row: the reference
+    ``benchmarks/own_info_speed.py`` measures the 4-player numba kernel against, and what the
+    5-player path computed before (the floats of :func:`_joint_row_of_counts`, shared)."""
     from pi_env.solvers.joint import count_joint
 
     P = sub.num_players
@@ -1901,15 +1935,5 @@ def _per_row_joint_features(sub: State, board: "Board | np.ndarray", players: np
     for i, b in enumerate(which):
         row = out[b]
         row[:] = 0.0
-        if not (sizes[i, 0] and sizes[i, 1]):
-            continue
-        counts = count_joint(masks[i, 0], [masks[i, j] for j in range(2, P)])
-        cases = np.flatnonzero(counts)
-        if cases.size == 0:
-            continue
-        w = counts[cases].astype(np.float64)
-        w /= w.sum()
-        row[:12] = np.bincount(cases // 140, w, 12)
-        row[12:22] = np.bincount((cases // 14) % 10, w, 10)
-        row[22:36] = np.bincount(cases % 14, w, 14)
-        row[36] = math.log2(cases.size) / _LOG2_CASES
+        if sizes[i, 0] and sizes[i, 1]:
+            _joint_row_of_counts(count_joint(masks[i, 0], [masks[i, j] for j in range(2, P)]), row)
