@@ -41,7 +41,7 @@ import numpy as np
 
 from pi_env.core._config import kernel
 from pi_env.core.constants import CASE_TRIPLES, NUM_CASES
-from pi_env.solvers.tables import CASE_ELEMENT_MASKS, popcount32
+from pi_env.solvers.tables import CASE_ELEMENT_MASKS
 
 CASE_TYPE_INDICES = np.ascontiguousarray(CASE_TRIPLES, dtype=np.int64)  # int64[1680, 3]: (s, e, l)
 WORD = 32  # bits per word of the bitsets over a list (kept in int64: no overflow anywhere)
@@ -167,6 +167,14 @@ def packed(lists: "list[np.ndarray]") -> tuple[np.ndarray, np.ndarray, np.ndarra
 
 
 @kernel
+def _popcount32(x):
+    x = x - ((x >> 1) & 0x55555555)
+    x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F
+    return ((x * 0x01010101) & 0xFFFFFFFF) >> 24
+
+
+@kernel
 def _bitsets(lst, triples, against):
     """Bitsets over the cases of ``lst`` (``int64[n]``, words of 32 bits): ``free[x]`` the cases not
     using element ``x`` (``int64[36, W]``), ``fits[i]`` the cases disjoint from ``against[i]``
@@ -222,7 +230,7 @@ def _weigh(words, lst, fits, other, pair, a_row, triples, debruijn):
             if pair:
                 cnt = 0
                 for kk in range(other.shape[0]):
-                    cnt += popcount32(other[kk] & fits[j, kk])
+                    cnt += _popcount32(other[kk] & fits[j, kk])
             if cnt == 0:
                 continue
             total += cnt

@@ -73,7 +73,6 @@ from pi_env.core.constants import NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS
 from pi_env.core.errors import PIError
 from pi_env.engine.observe import observation_layout, observation_size
 from pi_env.engine.state import State
-from pi_env.solvers.tables import popcount32
 
 __all__ = ["OWN_FEATURES", "OWN_LAYOUT", "QUERY_GAINS", "JOINT_FEATURES", "own_features",
            "observation_features", "solo_features", "solo_observation_features", "query_gains",
@@ -1093,7 +1092,7 @@ def _box_pair_counts(own, n_own, b2, k2, b3, k3, joint, f):
             for t in range(3):
                 base = (0, 12, 22)[t]
                 mx, my = b2[x, t], b3[y, t]
-                nx, ny, nxy = popcount32(mx), popcount32(my), popcount32(mx & my)
+                nx, ny, nxy = _bits(mx), _bits(my), _bits(mx & my)
                 any_ = False
                 for v in range((12, 10, 14)[t]):
                     ix, iy = (mx >> v) & 1, (my >> v) & 1
@@ -1204,6 +1203,16 @@ def _ie_pair_counts(own, n_own, s2, n2, s3, n3, joint, scratch):
     return positive
 
 
+@rule_step(inline=True)
+def _bits(x):
+    """The number of set bits of ``x`` (a mask of at most 14 elements of one type)."""
+    k = 0
+    while x:
+        x &= x - 1
+        k += 1
+    return k
+
+
 @kernel
 def case_boxes(cases, n, rows, boxes):
     """A case set ``cases[:n]`` (``int16``) as disjoint boxes (products of a suspect, an evidence and
@@ -1275,8 +1284,8 @@ def _box_triple_counts(own, n_own, b2, k2, b3, k3, b4, k4, joint):
                 for t in range(3):
                     base = (0, 12, 22)[t]
                     mx, my, mz = b2[x, t], b3[y, t], b4[z, t]
-                    nx, ny, nz = popcount32(mx), popcount32(my), popcount32(mz)
-                    nxy, nxz, nyz, nxyz = popcount32(mx & my), popcount32(mx & mz), popcount32(my & mz), popcount32(mx & my & mz)
+                    nx, ny, nz = _bits(mx), _bits(my), _bits(mz)
+                    nxy, nxz, nyz, nxyz = _bits(mx & my), _bits(mx & mz), _bits(my & mz), _bits(mx & my & mz)
                     any_ = False
                     for v in range((12, 10, 14)[t]):
                         ix, iy, iz = (mx >> v) & 1, (my >> v) & 1, (mz >> v) & 1

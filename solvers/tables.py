@@ -22,7 +22,6 @@ from functools import lru_cache
 
 import numpy as np
 
-from pi_env.core._config import kernel
 from pi_env.core.errors import PIError
 from pi_env.core.constants import CASE_TRIPLES, NUM_CASES, NUM_DISTRICTS, NUM_ELEMENTS, TYPE_OFFSETS
 
@@ -87,16 +86,6 @@ def cached_answer_tables(tile_district_bytes: bytes, adjacency_bytes: bytes) -> 
     td = np.frombuffer(tile_district_bytes, dtype=np.int8)
     adj = np.frombuffer(adjacency_bytes, dtype=bool).reshape(14, 14)
     return answer_tables(td, adj)
-
-
-@kernel
-def popcount32(x):
-    """The number of set bits of ``x`` (an integer ``0 <= x < 2**32``: a 32-bit word of a case
-    bitset, or a mask of the elements of one type), by summing bit fields in parallel (numba kernel)."""
-    x = x - ((x >> 1) & 0x55555555)
-    x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F
-    return ((x * 0x01010101) & 0xFFFFFFFF) >> 24
 
 
 def to_bitset(mask: np.ndarray) -> np.ndarray:

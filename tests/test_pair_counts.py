@@ -157,15 +157,3 @@ def test_engine_positions_equal_count_joint(edition):
             large += int(sizes[b, 0]) > 1000
             broken += bool(state.failed[b].any())
     assert checked >= 60 and large >= B and broken >= 5, (checked, large, broken)
-
-
-def test_popcount32():
-    """The one popcount kernel of the solvers (the boxes' element masks, the joint tuples' 32-bit
-    words) equals Python's count of the binary digits, 0 to 2**32 - 1."""
-    from pi_env.solvers.tables import popcount32
-
-    rng = np.random.default_rng(42)
-    values = [0, 1, 2, 3, (1 << 14) - 1, (1 << 31), (1 << 32) - 1, 0x55555555, 0xAAAAAAAA]
-    values += [int(v) for v in rng.integers(0, 1 << 32, size=200, dtype=np.int64)]
-    for v in values:
-        assert popcount32(np.int64(v)) == bin(v).count("1"), v
