@@ -1,8 +1,8 @@
 """The ``greedy`` agent in batch: :class:`GreedyOpponent` plays every game it is asked about with the
 decisions of :class:`pi_env.agents.greedy.GreedyAgent` (default options, the games' edition), game
 by game the same actions (tested on many seeded games), at batch speed. Supported: 2, 3, 4 and 5
-players (:data:`SUPPORTED_PLAYERS`; :func:`decision_block`, the ``"compact-v4"`` encoding's block, 2
-to 4: :data:`DECISION_BLOCK_PLAYERS`).
+players (:data:`SUPPORTED_PLAYERS`; :func:`decision_block`, the ``"compact-v4"`` encoding's block,
+the same: :data:`DECISION_BLOCK_PLAYERS`).
 
 **What greedy computes per decision** (:func:`pi_env.agents.greedy.assess` then
 :func:`~pi_env.agents.greedy.greedy_decision`; relative seats, 0 = the agent, 1 = the next player,
@@ -123,7 +123,7 @@ from pi_env.engine import GameConfig, State, legal_action_mask
 from pi_env.engine.observe import player_array
 from pi_env.solvers.hints import GAIN_TOLERANCE, tied_with_best
 from pi_env.solvers.own_info import (_features_of_counts, adjacency_words, any_nonzero, case_marginals,
-                                     case_set, clue_code, clue_gains, disjoint_counts, disjoint_pair_counts,
+                                     case_set, clue_code, clue_gains, disjoint_counts, pair_counts_with, pair_scratch,
                                      disjoint_triple_counts, district_codes, district_gains, failed_solve_words,
                                      float32_rows_ok, gather_state, held_case_of, hypothesis_masks, seat_case_set)
 from pi_env.solvers.turns import turns_to_solve_pmf
@@ -133,9 +133,10 @@ __all__ = ["GreedyOpponent", "greedy_actions", "decision_block", "query_legal", 
 
 SUPPORTED_PLAYERS = (2, 3, 4, 5)
 """Player counts :class:`GreedyOpponent` and :func:`greedy_actions` play."""
-DECISION_BLOCK_PLAYERS = (2, 3, 4)
-"""Player counts :func:`decision_block` (the ``"compact-v4"`` encoding's last block) is computed for
-(:data:`pi_env.encodings.registry.ENCODING_PLAYERS`)."""
+DECISION_BLOCK_PLAYERS = (2, 3, 4, 5)
+"""Player counts :func:`decision_block` (the ``"compact-v4"`` encoding's last block) is computed for:
+those greedy plays (its ``hazard`` and ``idle`` entries hold the 4 later seats of 5 players;
+:func:`pi_env.encodings.registry.check_players`)."""
 _NUM_QUERIES = INVESTIGATE_BASE + NUM_DISTRICTS  # 50
 _MANY_CASES = 350  # above: the weighted gains from sums per element, pair and case (_weighted_gains)
 _POINT_SCALE = 0.1  # score points in the decision block (decision_block)
@@ -307,7 +308,8 @@ def _joint_posterior(b, p, P, h, held, td, words, st, answer, inv_mask, members,
     greedy); returns their number, or ``-1`` when no case has a deal (greedy then keeps the own
     cases, uniform). ``st``: the state's per-player arrays (:func:`greedy_actions`); ``others``:
     ``int16[3, 1680]`` receives the sets of seats 2 to ``P - 1``; ``hist``: scratch of
-    :func:`pi_env.solvers.own_info.disjoint_counts`. The counts: 3 players
+    :func:`pi_env.solvers.own_info.disjoint_counts` and (its last entry)
+    :func:`~pi_env.solvers.own_info.pair_scratch`. The counts: 3 players
     :func:`~pi_env.solvers.own_info.disjoint_counts`, 4 players
     :func:`~pi_env.solvers.own_info.disjoint_pair_counts`, 5 players
     :func:`~pi_env.solvers.own_info.disjoint_triple_counts`."""
@@ -317,11 +319,11 @@ def _joint_posterior(b, p, P, h, held, td, words, st, answer, inv_mask, members,
                                  others[max(k - 1, 0)], cnt2)
         if sizes[k] == 0:
             return -1
+    h1, hse, hsl, hel, mem, pairs = hist
     if P == 3:
-        h1, hse, hsl, hel, mem = hist
         positive = disjoint_counts(members, n, others[0], sizes[1], joint, h1, hse, hsl, hel, mem)
     elif P == 4:
-        positive = disjoint_pair_counts(members, n, others[0], sizes[1], others[1], sizes[2], joint)
+        positive = pair_counts_with(members, n, others[0], sizes[1], others[1], sizes[2], joint, pairs, -1)
     else:
         positive = disjoint_triple_counts(members, n, others[0], sizes[1], others[1], sizes[2], others[2], sizes[3],
                                           joint)
@@ -605,8 +607,10 @@ def _q_after(pick, members, weight, n, td, words, adjacency, markers, elcode, be
     else:
         district_codes(td, adjacency, markers, pick - INVESTIGATE_BASE, elcode)
         for i in range(n):
-            c = np.int64(members[i])
-            k = elcode[c // 140] + elcode[12 + (c // 14) % 10] + elcode[22 + c % 14]
+            c = np.uint64(members[i])  # unsigned: the divisions by constants without sign fix-ups
+            q = c // np.uint64(14)
+            s = q // np.uint64(10)
+            k = elcode[s] + elcode[np.uint64(12) + q - np.uint64(10) * s] + elcode[np.uint64(22) + c - np.uint64(14) * q]
             best16[k] = max(best16[k], weight[i])
     return _sum16(best16)
 
@@ -769,7 +773,7 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
             inv_left)``; st: its per-player answers (:func:`greedy_actions`); tile_district, case:
             read as the module docstring says.
         out: ``int64[B]``; feat: ``float32[B, 67]`` (``want``) or any ``float32[0, k]``.
-        jblock: ``float32[B, 38]``: with ``want`` at 3 and 4 players, the joint block of
+        jblock: ``float32[B, 38]``: with ``want`` at 3 to 5 players, the joint block of
             :func:`pi_env.solvers.compact.encode_joint_block` from the counts the posterior was
             made of (the same values: its kernel counts the same sets); else ``float32[0, 38]``.
 
@@ -790,7 +794,8 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
     weight = np.empty(NUM_CASES)  # the posterior of the agent's cases (members[:n])
     joint = np.empty(NUM_CASES, dtype=np.int64)
     hist = (np.empty(NUM_ELEMENTS, dtype=np.int64), np.empty((12, 10), dtype=np.int64),
-            np.empty((12, 14), dtype=np.int64), np.empty((10, 14), dtype=np.int64), np.zeros(NUM_CASES, dtype=np.uint8))
+            np.empty((12, 14), dtype=np.int64), np.empty((10, 14), dtype=np.int64), np.zeros(NUM_CASES, dtype=np.uint8),
+            pair_scratch())
     gains, denial = np.empty(_NUM_QUERIES), np.zeros(_NUM_QUERIES)
     cand = np.zeros(_NUM_QUERIES, dtype=np.bool_)
     markers = np.empty(NUM_ELEMENTS, dtype=np.bool_)
@@ -976,13 +981,13 @@ def decision_block(state: State, board, players: np.ndarray, edition: str = "sec
     Reads only what the player may know (module docstring, docs/rules.md §9).
 
     Args:
-        state: a batch of ``B`` games of 2, 3 or 4 players.
+        state: a batch of ``B`` games of 2 to 5 players.
         board: their board.
         players: ``int64[B]``.
         edition: the games' edition.
         out: optional ``float32[B, 67]`` buffer (contiguous rows; a column slice of a wider buffer
             works); every entry is overwritten.
-        joint: optional ``float32[B, 38]`` buffer (3 and 4 players) that receives the joint block of
+        joint: optional ``float32[B, 38]`` buffer (3 to 5 players) that receives the joint block of
             :func:`pi_env.solvers.compact.encode_joint_block`, the same values, from the counts the
             kernel makes anyway (``"compact-v4"`` thus counts the joint posterior once).
 
@@ -1009,7 +1014,7 @@ def decision_block(state: State, board, players: np.ndarray, edition: str = "sec
     if joint is None:
         joint = np.zeros((0, JOINT_BLOCK_SIZE), dtype=np.float32)
     elif P == 2 or not float32_rows_ok(joint, B, JOINT_BLOCK_SIZE):
-        raise PIError(f"joint must be float32[{B}, {JOINT_BLOCK_SIZE}] with contiguous rows, writable, at 3 or 4 "
+        raise PIError(f"joint must be float32[{B}, {JOINT_BLOCK_SIZE}] with contiguous rows, writable, at 3 to 5 "
                       f"players, got "
                       f"{getattr(joint, 'dtype', type(joint).__name__)}{list(getattr(joint, 'shape', ()))} "
                       f"at {P} players")

@@ -44,8 +44,8 @@ entry by entry (tested). Their names, layouts and sizes are registered in :mod:`
   (:func:`pi_env.solvers.compact.encode_joint_block`, 38 entries: the marginals, case count and
   largest case probability of the **joint** posterior over every player's public answers, what
   ``greedy`` decides on): ``254 + 8·P`` entries (4 players: 286). Its joint count is one numba
-  call for the batch at 2–4 players and one Python call per row at 5 players (slow: tens of rows
-  per second), for models that play 3–5 players.
+  call for the batch at 2–5 players (5 players: the triples of seats 2, 3 and 4,
+  :func:`pi_env.solvers.own_info.joint_case_counts`), for models that play 3–5 players.
 * ``"compact-v3"``: ``"compact-v2"`` followed by 100 entries derived from its query gains
   (:func:`_query_extra`, the solo models' ``rel_gain`` and ``best_gain`` for the standard game):
   ``rel_gain`` [50] ``exp(-10 · (best gain − gain))`` per query (bits; the 36 clue cards then the
@@ -56,7 +56,7 @@ entry by entry (tested). Their names, layouts and sizes are registered in :mod:`
   queries, so the network reads which query ``deducer(joint=False)`` would ask instead of computing
   an argmax over 50 gains. Own-information gains only (public information and the observer's own
   answers, :func:`pi_env.solvers.own_info.query_gains`): ``354 + 8·P`` entries (4 players: 386).
-* ``"compact-v4"`` (2–4 players): ``"compact-v3"`` followed by the **decision block** (67 entries,
+* ``"compact-v4"``: ``"compact-v3"`` followed by the **decision block** (67 entries,
   :data:`pi_env.encodings.layouts.DECISION_BLOCK_LAYOUT`): the figures the ``greedy`` agent decides
   on, written by greedy's own batch kernel (:func:`pi_env.agents.greedy_batch.decision_block`, the
   kernel of :func:`~pi_env.agents.greedy_batch.greedy_actions`; equal to the per-game
@@ -95,9 +95,12 @@ entry by entry (tested). Their names, layouts and sizes are registered in :mod:`
   ================  =====  ===========  ==========================================================
 
   The other figures greedy reads are in ``"compact-v1"`` already (``public_log2_count``: every
-  seat's public case count; ``attempted``, ``solved``; ``round``, ``tier``, ``rotation``). 5
-  players are refused (:class:`~pi_env.core.errors.PIError`: the decision block is computed for
-  2–4, :data:`pi_env.agents.greedy_batch.DECISION_BLOCK_PLAYERS`; greedy's batch kernel plays 2–5).
+  seat's public case count; ``attempted``, ``solved``; ``round``, ``tier``, ``rotation``). 2–5
+  players, as greedy's batch kernel plays them (:data:`pi_env.agents.greedy_batch.DECISION_BLOCK_PLAYERS`);
+  at 3–5 players the joint block comes from the counts the kernel makes for greedy's posterior
+  (5 players: the triples of seats 2, 3 and 4, :func:`pi_env.solvers.own_info.disjoint_triple_counts`),
+  equal to :func:`pi_env.solvers.compact.encode_joint_block` bit for bit (tested), so the joint
+  posterior is counted once per row.
   The kernel (:mod:`pi_env.agents.greedy_batch`) is imported when a ``"compact-v4"`` row is
   first encoded (:func:`_decision_block`).
 * ``"solo-compact-v1"`` (solo models), 250 entries: :func:`pi_env.solvers.compact.encode_solo_compact`
@@ -336,9 +339,9 @@ def _decision_block() -> Callable[..., np.ndarray]:
 
 class _CompactV4:
     """``"compact-v4"`` (module docstring): ``"compact-v3"`` then greedy's decision block
-    (:func:`pi_env.agents.greedy_batch.decision_block`); 2–4 players. At 3 and 4 players the joint block
+    (:func:`pi_env.agents.greedy_batch.decision_block`); 2–5 players. At 3 to 5 players the joint block
     comes from the decision kernel's counts (the joint posterior counted once; equal to
-    ``"compact-v3"``'s entries, tested)."""
+    ``"compact-v3"``'s entries bit for bit, tested)."""
 
     def size(self, num_players: int) -> int:
         return _encodings.get("compact-v4").size(num_players)
@@ -357,7 +360,7 @@ class _CompactV4:
         n2 = n4 - _QUERY_EXTRA
         players = np.asarray(players, dtype=np.int64)
         encode_compact(state, config, players, out=out[:, :n1], parallel=parallel)
-        if P == 2:  # the joint block is the own set's (3, 4 players: from the decision kernel's counts)
+        if P == 2:  # the joint block is the own set's (3 to 5 players: from the decision kernel's counts)
             encode_joint_block(state, config, players, out=out[:, n1:n2])
         _decision_block()(state, config.board, players, config.edition, out=out[:, n4:],
                           joint=None if P == 2 else out[:, n1:n2])
@@ -384,7 +387,7 @@ PLAYER_ENCODINGS: tuple[str, ...] = tuple(n for n in ENCODINGS if n != SOLO_ENCO
 
 ENCODING_PLAYERS: dict[str, tuple[int, ...]] = _registry.ENCODING_PLAYERS
 """The player counts of the learned encodings computed for only some of 2–5 players (the others:
-all): the registry's :data:`pi_env.encodings.registry.ENCODING_PLAYERS`, whose
+all; none today): the registry's :data:`pi_env.encodings.registry.ENCODING_PLAYERS`, whose
 :func:`~pi_env.encodings.registry.check_players` holds the rule."""
 
 
@@ -397,7 +400,7 @@ def check_player_encoding(name: str, num_players: "int | None" = None) -> None:
     Raises:
         PIError: one line: the solo encoding (Solo Time Attack models only) or an unknown name,
             listing :data:`PLAYER_ENCODINGS`; an encoding not computed for ``num_players``
-            (:data:`ENCODING_PLAYERS`: ``"compact-v4"`` at 5 players).
+            (a count outside 2–5, or outside an entry of :data:`ENCODING_PLAYERS`).
     """
     if name == SOLO_ENCODING:
         raise PIError(f"encoding {name!r} is for Solo Time Attack models, not player games "

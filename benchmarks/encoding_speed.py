@@ -1,13 +1,16 @@
 """The learned models' compact encodings at batch speed: rows per second of
 ``"compact-v4"`` (``"compact-v3"`` followed by greedy's decision block,
-:func:`pi_env.agents.greedy_batch.decision_block`) at 2, 3 and 4 players, beside ``"compact-v3"``, the
+:func:`pi_env.agents.greedy_batch.decision_block`) at 2, 3, 4 and 5 players, beside ``"compact-v3"``, the
 decision block alone, and ``"compact-v2"`` as it was computed before
 :func:`pi_env.solvers.compact.encode_joint_block` counted the joint block in one numba call at 3
 and 4 players (``v2 old path``: :func:`pi_env.solvers.compact.encode_compact` and
 :func:`pi_env.solvers.compact._joint_block_of_counts`, the counts of
 :func:`pi_env.solvers.own_info.joint_case_counts` then numpy sums: at 3 players one
 :func:`pi_env.solvers.joint.count_joint` per row, on ``--old-rows`` rows; at 2 and 4 players one
-numba call for the counts), all in the same process.
+numba call for the counts; at 5 players the path ``"compact-v2"`` takes today, the triples of
+:func:`pi_env.solvers.own_info.disjoint_triple_counts`), all in the same process. At 3 to 5 players
+``"compact-v4"`` takes its joint block from the decision kernel's counts, so it counts the joint
+posterior once where ``"compact-v3"`` plus the decision block would count it twice.
 
 Positions (``--batch`` games per row of the table, the player to move encoded, as in training):
 
@@ -26,7 +29,7 @@ for ``"compact-v4"``, per wall-clock second too, after one warm-up block that co
 Target: >= 50,000 rows/s for ``"compact-v4"`` at 4 players (not met: see docs/results.md, "Solver
 features in batch and the compact encoding").
 
-    python benchmarks/encoding_speed.py [--players 2 3 4] [--batch 1024] [--repeats 3]
+    python benchmarks/encoding_speed.py [--players 2 3 4 5] [--batch 1024] [--repeats 3]
 """
 
 from __future__ import annotations
@@ -94,7 +97,7 @@ def measures(config: GameConfig, st, players, old_rows: int):
 
 def main(argv: "list[str] | None" = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--players", type=int, nargs="+", default=[2, 3, 4])
+    ap.add_argument("--players", type=int, nargs="+", default=[2, 3, 4, 5])
     ap.add_argument("--batch", type=int, default=1024)
     ap.add_argument("--old-rows", type=int, default=256, help="rows of the old per-row path (slow at 3 players)")
     ap.add_argument("--repeats", type=int, default=5)

@@ -14,8 +14,8 @@ round. Solo: the same for Solo Time Attack games (open mode). Rows, per player c
   marginals (what the agents did);
 * ``own_features`` (the 38 features from the engine state) threaded and serial, with the case set
   as a mask, with the 50 query gains; ``observation_features`` from engine observations (their
-  ``observe`` cost excluded); ``joint_features`` (exact posterior: numba for 2–4 players, a Python
-  joint count per row for 5 players, on ``--joint-rows`` rows);
+  ``observe`` cost excluded); ``joint_features`` (exact posterior: numba for 2–4 players; at 5 players
+  the counts of one numba call, then numpy sums per row);
 * the compact observation encoding (:func:`pi_env.solvers.compact.encode_compact`: own features,
   query gains, public sets of every seat) threaded and serial, beside the flat encoding
   (:func:`pi_env.envs.encoders.encode_flat`, stateless) it replaces for learning; the joint block
@@ -157,15 +157,9 @@ def player_rows(P: int, args: argparse.Namespace) -> list[tuple[str, object, int
     for par, tag in ((None, "threaded"), (False, "serial")):
         rows.append((f"encode_compact ({compact_size(P)} floats, {tag})",
                      lambda par=par: encode_compact(state, config, players, out=compact, parallel=par), B))
-    if P <= 4:
-        jout = np.empty((B, JOINT_FEATURES), dtype=np.float32)
-        rows.append(("joint_features (numba)", lambda: joint_features(state, config.board, players, out=jout), B))
-    else:
-        m = min(args.joint_rows, B)
-        sub = state.take(np.arange(m))
-        jsub = np.empty((m, JOINT_FEATURES), dtype=np.float32)
-        rows.append(("joint_features (numba sets + per-row count)",
-                     lambda: joint_features(sub, config.board, players[:m], out=jsub), m))
+    jout = np.empty((B, JOINT_FEATURES), dtype=np.float32)
+    rows.append(("joint_features (numba)" if P <= 4 else "joint_features (numba counts, numpy sums per row)",
+                 lambda: joint_features(state, config.board, players, out=jout), B))
     m2 = B if P <= 4 else min(args.joint_rows, B)
     sub2 = state.take(np.arange(m2))
     block = np.empty((m2, JOINT_BLOCK_SIZE), dtype=np.float32)

@@ -107,8 +107,21 @@ def adjacency_words(board: "Board | np.ndarray") -> np.ndarray:
     districts at once: spot counts in bits ``4d, 4d+1``, trace counts in ``4d+2, 4d+3`` (at most 3
     each, so the sum over the three case elements never carries). Also used as the adjacency test:
     ``(words[D] >> 4d) & 4``.
+
+    Args:
+        board: a :class:`~pi_env.core.board.Board` or its district adjacency ``bool[14, 14]`` (or
+            integers 0/1).
+
+    Raises:
+        PIError: one line naming ``board`` when it is neither (every function that takes a
+            ``board`` and calls this one: :func:`joint_case_counts`, :func:`own_features`, ...).
     """
-    adj = board.adjacency if isinstance(board, Board) else np.asarray(board, dtype=bool)
+    adj = board.adjacency if isinstance(board, Board) else np.asarray(board)
+    if adj.shape != (NUM_DISTRICTS, NUM_DISTRICTS) or adj.dtype.kind not in "biu":
+        got = f"{adj.dtype}[{', '.join(map(str, adj.shape))}]" if isinstance(board, np.ndarray) else type(board).__name__
+        raise PIError(f"board must be a Board or its district adjacency bool[{NUM_DISTRICTS}, {NUM_DISTRICTS}], "
+                      f"got {got}")
+    adj = adj.astype(bool)
     out = np.zeros(NUM_DISTRICTS, dtype=np.int64)
     for D in range(NUM_DISTRICTS):
         out[D] = 1 << (4 * D)
@@ -986,40 +999,138 @@ def case_marginals(w, h1, hse, hsl, hel):
 
 
 @kernel
+def pair_scratch():
+    """The work arrays of :func:`disjoint_pair_counts` (allocated once per batch chunk by its callers
+    in loops, :func:`pair_counts_with`): two sets' histograms and memberships, the pair tables,
+    the flags of the split pairs done, a weight per case id, the boxes of :func:`case_boxes`."""
+    return ((np.empty(NUM_ELEMENTS, dtype=np.int64), np.empty((12, 10), dtype=np.int64),
+             np.empty((12, 14), dtype=np.int64), np.empty((10, 14), dtype=np.int64), np.empty(NUM_CASES, dtype=np.uint8)),
+            (np.empty(NUM_ELEMENTS, dtype=np.int64), np.empty((12, 10), dtype=np.int64),
+             np.empty((12, 14), dtype=np.int64), np.empty((10, 14), dtype=np.int64), np.empty(NUM_CASES, dtype=np.uint8)),
+            (np.empty(NUM_ELEMENTS, dtype=np.int64), np.empty((12, 10), dtype=np.int64),
+             np.empty((12, 14), dtype=np.int64), np.empty((10, 14), dtype=np.int64)),
+            (np.empty((12, 10), dtype=np.bool_), np.empty((12, 14), dtype=np.bool_), np.empty((10, 14), dtype=np.bool_)),
+            np.empty(NUM_CASES, dtype=np.int64),
+            (np.empty((12, 10), dtype=np.int64), np.empty((120, 3), dtype=np.int64), np.empty((120, 3), dtype=np.int64),
+             np.empty(NUM_ELEMENTS, dtype=np.int64)))
+
+
+# disjoint_pair_counts: the measured cost (ns, 2-core machine, 4-player positions) of a pair of boxes
+# per asking case plus per element (_box_pair_counts), of a case of the two sets read by
+# inclusion-exclusion, and of its fixed part (the tables, the split pairs of the asking cases)
+_PAIR_BOX_STEP = 1
+_PAIR_IE_STEP = 6
+_PAIR_IE_FIXED = 3000
+
+
+@kernel
 def disjoint_pair_counts(own, n_own, s2, n2, s3, n3, joint):
     """``joint[i]``: the pairs ``(c2, c3)`` of ``s2[:n2] × s3[:n3]`` (the two unknown players' sets
     at 4 players) pairwise disjoint per type with each other and with ``own[i]`` (docs/rules.md
     §3) — :func:`pi_env.solvers.joint.count_joint` of the two sets, per case of the asking player.
 
-    By inclusion–exclusion over the elements of ``own[i]`` a pair contains (``c2`` or ``c3`` has
-    it): ``X − Σ g1 + Σ g2 − g3`` with ``X`` the number of disjoint pairs and ``g1``, ``g2``,
-    ``g3`` the disjoint pairs containing one element, two (of two types) and all three of the
-    case, built from the sets' histograms: ``X``, ``g1`` and the pairs of ``g2`` whose two
-    elements lie in one case by a pass over each set, the other pairs of ``g2`` by a sum over the
-    third type (for the pairs of elements the asking player's cases need), ``g3`` per case as a
-    sum of 8 products of two sets' counts (the types ``c2`` shares with the case, the others
-    ``c3``).
+    Two methods, the one of less estimated work taken (the same counts, exact in ``int64``):
+
+    * by boxes (:func:`_box_pair_counts`): each set as disjoint products of a suspect, an evidence
+      and a location mask (:func:`case_boxes`; one box at a round's start, a few after clue cards
+      and investigators); per pair of boxes the count is a product over the types of the pairs of
+      different elements avoiding the asking case's;
+    * by inclusion–exclusion over the sets' histograms (:func:`_ie_pair_counts`): any sets.
 
     Args:
         own: ``int16[>= n_own]`` the asking player's cases.
         s2, s3: ``int16[>= n2]``, ``int16[>= n3]`` the unknown players' sets (the held case and the
-            other players' known elements already excluded).
-        joint: ``int64[>= n_own]`` receives the counts.
+            other players' known elements already excluded), case ids ``0..1679`` in any order,
+            each at most once per set (not checked); entries past ``n`` are not read.
+        joint: ``int64[>= n_own]`` receives the counts (entries past ``n_own`` untouched).
 
     Returns:
         ``int``: how many counts are positive.
     """
-    a1, ase, asl, ael = (np.zeros(NUM_ELEMENTS, dtype=np.int64), np.zeros((12, 10), dtype=np.int64),
-                         np.zeros((12, 14), dtype=np.int64), np.zeros((10, 14), dtype=np.int64))
-    b1, bse, bsl, bel = (np.zeros(NUM_ELEMENTS, dtype=np.int64), np.zeros((12, 10), dtype=np.int64),
-                         np.zeros((12, 14), dtype=np.int64), np.zeros((10, 14), dtype=np.int64))
-    am, bm = np.zeros(NUM_CASES, dtype=np.uint8), np.zeros(NUM_CASES, dtype=np.uint8)
-    g1 = np.zeros(NUM_ELEMENTS, dtype=np.int64)
-    gse = np.zeros((12, 10), dtype=np.int64)
-    gsl = np.zeros((12, 14), dtype=np.int64)
-    gel = np.zeros((10, 14), dtype=np.int64)
+    return pair_counts_with(own, n_own, s2, n2, s3, n3, joint, pair_scratch(), -1)
+
+
+@kernel
+def pair_counts_with(own, n_own, s2, n2, s3, n3, joint, scratch, method):
+    """:func:`disjoint_pair_counts` with its work arrays ``scratch`` (:func:`pair_scratch`, reused
+    call after call); ``method``: ``-1`` the cheaper by estimate, ``0`` inclusion–exclusion, ``1``
+    boxes (to test both)."""
+    rows, b2, b3, f = scratch[5]
+    k2 = k3 = 0
+    if method < 0:
+        if n_own == 0 or n2 == 0 or n3 == 0:
+            method = 0
+        else:
+            k2 = case_boxes(s2, n2, rows, b2)
+            k3 = case_boxes(s3, n3, rows, b3)
+            box = k2 * k3 * (n_own + NUM_ELEMENTS) * _PAIR_BOX_STEP
+            method = 1 if box <= (n2 + n3 + n_own) * _PAIR_IE_STEP + _PAIR_IE_FIXED else 0
+    elif method == 1:
+        k2 = case_boxes(s2, n2, rows, b2)
+        k3 = case_boxes(s3, n3, rows, b3)
+    if method == 1:
+        _box_pair_counts(own, n_own, b2, k2, b3, k3, joint, f)
+        positive = 0
+        for i in range(n_own):
+            if joint[i] > 0:
+                positive += 1
+        return positive
+    return _ie_pair_counts(own, n_own, s2, n2, s3, n3, joint, scratch)
+
+
+@kernel
+def _box_pair_counts(own, n_own, b2, k2, b3, k3, joint, f):
+    """:func:`disjoint_pair_counts` of two sets given as disjoint boxes (:func:`case_boxes`): per pair
+    of boxes the count factorises per type into the pairs ``(u, v)`` of the two boxes' masks
+    ``x × y`` of that type with ``u ≠ v`` and neither the asking case's element ``w``:
+    ``|x∖w|·|y∖w| − |(x∩y)∖w|``. ``f``: ``int64[36]`` scratch."""
+    for i in range(n_own):
+        joint[i] = 0
+    for x in range(k2):
+        for y in range(k3):
+            empty = False
+            for t in range(3):
+                base = (0, 12, 22)[t]
+                mx, my = b2[x, t], b3[y, t]
+                nx, ny, nxy = _bits(mx), _bits(my), _bits(mx & my)
+                any_ = False
+                for v in range((12, 10, 14)[t]):
+                    ix, iy = (mx >> v) & 1, (my >> v) & 1
+                    k = (nx - ix) * (ny - iy) - (nxy - (ix & iy))
+                    f[base + v] = k
+                    any_ = any_ or k > 0
+                if not any_:
+                    empty = True
+                    break
+            if empty:
+                continue
+            for i in range(n_own):  # unsigned: the divisions by constants without sign fix-ups
+                c = np.uint64(own[i])
+                q = c // np.uint64(14)
+                s = q // np.uint64(10)
+                joint[i] += f[s] * f[np.uint64(12) + q - np.uint64(10) * s] * f[np.uint64(22) + c - np.uint64(14) * q]
+
+
+@kernel
+def _ie_pair_counts(own, n_own, s2, n2, s3, n3, joint, scratch):
+    """:func:`disjoint_pair_counts` by inclusion–exclusion over the elements of ``own[i]`` a pair
+    contains (``c2`` or ``c3`` has it): ``X − Σ g1 + Σ g2 − g3`` with ``X`` the number of disjoint
+    pairs and ``g1``, ``g2``, ``g3`` the disjoint pairs containing one element, two (of two types)
+    and all three of the case, built from the sets' histograms: ``X``, ``g1`` and the pairs of
+    ``g2`` whose two elements lie in one case by a pass over each set, the other pairs of ``g2`` by
+    a sum over the third type (for the pairs of elements the asking player's cases need), ``g3`` per
+    case as a sum of 8 products of two sets' counts (the types ``c2`` shares with the case, the
+    others ``c3``). ``scratch``: :func:`pair_scratch`."""
+    (a1, ase, asl, ael, am), (b1, bse, bsl, bel, bm), (g1, gse, gsl, gel), (done_se, done_sl, done_el), weight, _ = \
+        scratch
+    g1[:] = 0
+    gse[:] = 0
+    gsl[:] = 0
+    gel[:] = 0
     X = 0
     if n2 + n3 > _DENSE_PAIR_SETS:  # large sets: the tables as sums over every case id
+        am[:] = 0
+        bm[:] = 0
         for i in range(n2):
             am[np.int64(s2[i])] = 1
         for i in range(n3):
@@ -1027,7 +1138,7 @@ def disjoint_pair_counts(own, n_own, s2, n2, s3, n3, joint):
         case_marginals(am, a1, ase, asl, ael)
         case_marginals(bm, b1, bse, bsl, bel)
         # per case of either set, the other set's cases disjoint from it (both added if in both)
-        weight = np.zeros(NUM_CASES, dtype=np.int64)
+        weight[:] = 0
         for s in range(12):
             for e in range(10):
                 for l in range(14):
@@ -1063,9 +1174,9 @@ def disjoint_pair_counts(own, n_own, s2, n2, s3, n3, joint):
     # the asking player first needs them
     a_e, a_l, b_e, b_l = a1[12:22], a1[22:36], b1[12:22], b1[22:36]
     aseT, bseT, aslT, bslT, aelT, belT = ase.T, bse.T, asl.T, bsl.T, ael.T, bel.T
-    done_se = np.zeros((12, 10), dtype=np.bool_)
-    done_sl = np.zeros((12, 14), dtype=np.bool_)
-    done_el = np.zeros((10, 14), dtype=np.bool_)
+    done_se[:] = False
+    done_sl[:] = False
+    done_el[:] = False
     positive = 0
     for i in range(n_own):
         c = np.int64(own[i])
@@ -1110,9 +1221,17 @@ def case_boxes(cases, n, rows, boxes):
     location mask); ``boxes``: ``int64[>= 120, 3]`` receives the masks. Returns the number of boxes
     (1 for a product set, 0 for the empty set)."""
     rows[:] = 0
+    q_run, acc = np.int64(-1), np.int64(0)  # a run of cases of one suspect and evidence, or'ed in a register
     for i in range(n):
         c = np.int64(cases[i])
-        rows[c // 140, (c // 14) % 10] |= np.int64(1) << (c % 14)
+        q = c // 14
+        if q != q_run:
+            if q_run >= 0:
+                rows[q_run // 10, q_run % 10] |= acc
+            q_run, acc = q, np.int64(0)
+        acc |= np.int64(1) << (c - 14 * q)
+    if q_run >= 0:
+        rows[q_run // 10, q_run % 10] |= acc
     k = 0
     done_s = 0
     for s in range(12):
@@ -1211,6 +1330,7 @@ def _outer_triple_counts(own, n_own, outer, n_out, u, nu, v, nv, joint):
     u_a = np.empty(nu, dtype=np.int16)
     v_a = np.empty(nv, dtype=np.int16)
     part = np.empty(n_own, dtype=np.int64)
+    scratch = pair_scratch()
     for k in range(n_out):
         a = np.int64(outer[k])
         sa, ea, la = a // 140, (a // 14) % 10, a % 14
@@ -1221,7 +1341,7 @@ def _outer_triple_counts(own, n_own, outer, n_out, u, nu, v, nv, joint):
         m = _disjoint_from_case(own, n_own, sa, ea, la, own_a, where)
         if m == 0:
             continue
-        disjoint_pair_counts(own_a, m, u_a, mu, v_a, mv, part)
+        pair_counts_with(own_a, m, u_a, mu, v_a, mv, part, scratch, 0)
         for i in range(m):
             joint[where[i]] += part[i]
 
@@ -1316,14 +1436,23 @@ def _features_of_counts(own, n_own, joint, positive, row):
     of the cases ``own[:n_own]`` (``positive`` of them above 0)."""
     total = 0
     acc = np.zeros(NUM_ELEMENTS, dtype=np.int64)
+    q_run, acc_q = np.uint64(0), 0  # a run of cases of one suspect and evidence, summed in a register
     for i in range(n_own):
         k = joint[i]
         if k > 0:
-            c = np.int64(own[i])
+            c = np.uint64(own[i])  # unsigned: the divisions by constants without sign fix-ups
+            q = c // np.uint64(14)
             total += k
-            acc[c // 140] += k
-            acc[12 + (c // 14) % 10] += k
-            acc[22 + c % 14] += k
+            acc[np.uint64(22) + c - np.uint64(14) * q] += k
+            if q != q_run:
+                s = q_run // np.uint64(10)
+                acc[s] += acc_q
+                acc[np.uint64(12) + q_run - np.uint64(10) * s] += acc_q
+                q_run, acc_q = q, 0
+            acc_q += k
+    s = q_run // np.uint64(10)
+    acc[s] += acc_q
+    acc[np.uint64(12) + q_run - np.uint64(10) * s] += acc_q
     if total == 0:
         return
     for x in range(NUM_ELEMENTS):
@@ -1364,6 +1493,7 @@ def _joint4_kernel(players, words, feat, counts, want_counts, tile_district, cas
         s2 = np.empty(NUM_CASES, dtype=np.int16)
         s3 = np.empty(NUM_CASES, dtype=np.int16)
         joint = np.empty(NUM_CASES, dtype=np.int64)
+        pairs = pair_scratch()
         for b in range(chunk * _CHUNK, min(B, chunk * _CHUNK + _CHUNK)):
             p = players[b]
             h = (p + 1) % 4
@@ -1379,7 +1509,7 @@ def _joint4_kernel(players, words, feat, counts, want_counts, tile_district, cas
                 counts[b, :] = 0
             if sizes[0] == 0 or sizes[1] == 0 or sizes[2] == 0 or sizes[3] == 0:
                 continue
-            positive = disjoint_pair_counts(members, sizes[0], s2, sizes[2], s3, sizes[3], joint)
+            positive = pair_counts_with(members, sizes[0], s2, sizes[2], s3, sizes[3], joint, pairs, -1)
             _features_of_counts(members, sizes[0], joint, positive, row)
             if want_counts:
                 for i in range(sizes[0]):
@@ -1739,9 +1869,10 @@ def joint_features(state: State, board: "Board | np.ndarray", player: "int | np.
     2 players: the own-information set is exact (the only other case is the held one), one numba
     call. 3 players: one unknown player, counted by inclusion-exclusion in the same numba call.
     4 players: two unknown players, counted in the same numba call by :func:`disjoint_pair_counts`.
-    5 players: the sets come from one numba call, the joint count
-    (:func:`pi_env.solvers.joint.count_joint`) is one Python call per row — much slower
-    (``benchmarks/own_info_speed.py`` reports both).
+    5 players: the counts of :func:`joint_case_counts` (one numba call,
+    :func:`disjoint_triple_counts`: the counts of :func:`pi_env.solvers.joint.count_joint`), then
+    per row the numpy sums of the per-row reference :func:`_per_row_joint_features` (one
+    ``count_joint`` per row, as this path was before): the same floats bit for bit (tested).
 
     Args:
         state, board, player: as :func:`own_features`.
@@ -1777,15 +1908,35 @@ def joint_features(state: State, board: "Board | np.ndarray", player: "int | np.
                                                     False, *_state_args(sub))
         out[which] = tmp
         return out
-    _per_row_joint_features(sub, board, players[which], out, which)
+    counts = joint_case_counts(sub, board, players[which])
+    for i, b in enumerate(which):
+        _joint_row_of_counts(counts[i], out[b])
     return out
+
+
+def _joint_row_of_counts(counts: np.ndarray, row: np.ndarray) -> None:
+    """The :data:`JOINT_FEATURES` ``row`` (``float32[37]``, overwritten) of one row's joint counts
+    ``int64[1680]``: ``count / total`` summed per element (float64, in case order), the positive
+    cases' ``log2`` over ``log2(1680)``; all zeros without a positive count (:func:`joint_features`
+    at 5 players and :func:`_per_row_joint_features`)."""
+    row[:] = 0.0
+    cases = np.flatnonzero(counts)
+    if cases.size == 0:
+        return
+    w = counts[cases].astype(np.float64)
+    w /= w.sum()
+    row[:12] = np.bincount(cases // 140, w, 12)
+    row[12:22] = np.bincount((cases // 14) % 10, w, 10)
+    row[22:36] = np.bincount(cases % 14, w, 14)
+    row[36] = math.log2(cases.size) / _LOG2_CASES
 
 
 def _per_row_joint_features(sub: State, board: "Board | np.ndarray", players: np.ndarray, out: np.ndarray,
                             which: np.ndarray) -> None:
     """:func:`joint_features` of ``sub`` (the rows ``which`` of ``out``) from the sets of
-    :func:`seat_case_masks` and one :func:`pi_env.solvers.joint.count_joint` per row (5 players;
-    at 4 players the reference ``benchmarks/own_info_speed.py`` measures the numba kernel against)."""
+    :func:`seat_case_masks` and one :func:`pi_env.solvers.joint.count_joint` per row: the reference
+    ``benchmarks/own_info_speed.py`` measures the 4-player numba kernel against, and what the
+    5-player path computed before (the floats of :func:`_joint_row_of_counts`, shared)."""
     from pi_env.solvers.joint import count_joint
 
     P = sub.num_players
@@ -1793,15 +1944,5 @@ def _per_row_joint_features(sub: State, board: "Board | np.ndarray", players: np
     for i, b in enumerate(which):
         row = out[b]
         row[:] = 0.0
-        if not (sizes[i, 0] and sizes[i, 1]):
-            continue
-        counts = count_joint(masks[i, 0], [masks[i, j] for j in range(2, P)])
-        cases = np.flatnonzero(counts)
-        if cases.size == 0:
-            continue
-        w = counts[cases].astype(np.float64)
-        w /= w.sum()
-        row[:12] = np.bincount(cases // 140, w, 12)
-        row[12:22] = np.bincount((cases // 14) % 10, w, 10)
-        row[22:36] = np.bincount(cases % 14, w, 14)
-        row[36] = math.log2(cases.size) / _LOG2_CASES
+        if sizes[i, 0] and sizes[i, 1]:
+            _joint_row_of_counts(count_joint(masks[i, 0], [masks[i, j] for j in range(2, P)]), row)

@@ -2,9 +2,10 @@
 the decision block, the figures the ``greedy`` agent decides on, written by greedy's batch kernel
 (:func:`pi_env.agents.greedy_batch.decision_block`). Every entry equals the per-game Python greedy's
 figures (:func:`pi_env.agents.greedy.assess` and :func:`~pi_env.agents.greedy.greedy_decision`,
-an independent path) on many seeded positions; the state and observation paths agree entry by
-entry; nothing of the player's own case shows (docs/rules.md §9); a tiny training run on it writes
-a model that plays as ``learned:PATH``."""
+an independent path) on many seeded positions at 2 to 5 players; at 3 to 5 players the joint block the
+decision kernel writes equals :func:`pi_env.solvers.compact.encode_joint_block` bit for bit; the state
+and observation paths agree entry by entry; nothing of the player's own case shows (docs/rules.md §9);
+a tiny training run on it writes a model that plays as ``learned:PATH``."""
 
 from __future__ import annotations
 
@@ -76,17 +77,17 @@ def _reference_row(obs, mask, num_players, board, edition):
 
 @pytest.mark.parametrize("num_players,edition,seed,rows,solves", [
     (2, "second", 1, 136, 6), (2, "first", 2, 134, 5), (3, "second", 3, 269, 13), (3, "first", 4, 282, 21),
-    (4, "second", 5, 326, 29), (4, "first", 6, 373, 45)])
+    (4, "second", 5, 326, 29), (4, "first", 6, 373, 45), (5, "second", 7, 432, 51), (5, "first", 8, 420, 45)])
 def test_the_block_is_the_python_greedys_figures(num_players, edition, seed, rows, solves):
     """Every entry of the block equal (float32, bit for bit) to the Python greedy's figures on every
     position of 6 seeded games (greedy's play with a fifth of random queries and a tenth of correct
     solves, both editions); its
     choice is ``greedy_actions(..., previous=None)`` of the player to move. The positions include
     solves, clues and investigators chosen, a positive ``E_wait``, a ``pending`` tier rise, seats
-    with a hazard and idle seats."""
+    with a hazard (the last later seat's too: relative seat 4 at 5 players) and idle seats."""
     n = solved = 0
     kinds = set()
-    seen = np.zeros(4, dtype=np.int64)  # rows with e_wait > 0, pending, a hazard, an idle seat (next test)
+    seen = np.zeros(5, dtype=np.int64)  # e_wait > 0, pending, a hazard, an idle seat (next test), the last seat's hazard
     for cfg, st, live in _positions(num_players, edition, 6, seed, 400, 0.2, 0.1):
         sub = st.take(live)
         p = sub.current_player.astype(np.int64)
@@ -97,16 +98,18 @@ def test_the_block_is_the_python_greedys_figures(num_players, edition, seed, row
         for k in range(live.size):
             want, choice = _reference_row(obs[k], mask[k], num_players, cfg.board, edition)
             assert got[k].tolist() == want.tolist(), (k, got[k] - want)
-            seen += [got[k, 2] > 0, got[k, 7] > 0, got[k, 8:12].any(), got[k, 12:16].any()]
+            seen += [got[k, 2] > 0, got[k, 7] > 0, got[k, 8:12].any(), got[k, 12:16].any(),
+                     got[k, 8 + num_players - 2] > 0]
             assert choice == acts[k]
             solved += choice >= SOLVE_BASE
             kinds.add("solve" if choice >= SOLVE_BASE else "inv" if choice >= INVESTIGATE_BASE else "clue")
         n += live.size
     assert (n, solved) == (rows, solves) and kinds == {"solve", "inv", "clue"}
-    assert (seen[:3] > 0).all()
+    assert (seen[[0, 1, 2, 4]] > 0).all()
+    assert not got[:, 8 + num_players - 1:12].any() and not got[:, 12 + num_players - 1:16].any()
 
 
-@pytest.mark.parametrize("num_players", [2, 3, 4])
+@pytest.mark.parametrize("num_players", [2, 3, 4, 5])
 def test_idle_seats_as_the_python_greedy_reads_them(num_players):
     """Seats that have not acted once their turn has passed (a fresh deal shown in rotation 1) are
     idle: no hazard, the ``idle`` flags, as the Python greedy reads them."""
@@ -123,7 +126,7 @@ def test_idle_seats_as_the_python_greedy_reads_them(num_players):
     assert not got[:, 8:12].any()
 
 
-@pytest.mark.parametrize("num_players", [2, 3, 4])
+@pytest.mark.parametrize("num_players", [2, 3, 4, 5])
 def test_state_path_equals_observation_path_for_every_seat(num_players):
     """``encode_state`` (training) and ``encode_observations`` (agents) give equal rows entry by entry
     for every seat, to move or not, on positions of seeded games at several depths; the first
@@ -145,7 +148,7 @@ def test_state_path_equals_observation_path_for_every_seat(num_players):
     assert checked >= 8 * 6 * num_players
 
 
-@pytest.mark.parametrize("num_players", [2, 3, 4])
+@pytest.mark.parametrize("num_players", [2, 3, 4, 5])
 def test_the_block_never_shows_the_cases_the_player_cannot_know(num_players):
     """Changing, in the hidden state, the player's own case and every case but the one it holds
     (seat 1's), every public answer kept: its rows (the whole encoding) do not change, while
@@ -183,13 +186,79 @@ def test_paired_games_differing_in_the_own_case_look_the_same(num_players):
     assert "answer differs" in reasons
 
 
+def _joint_block_by_count_joint(state, board, players):
+    """The joint block of every row from the seats' sets (:func:`pi_env.solvers.own_info.seat_case_masks`)
+    and one :func:`pi_env.solvers.joint.count_joint` per row (its own table, not the kernels' counts):
+    marginals ``sum of counts / total`` of exact integer sums, ``log2(positive) / log2(1680)``, the
+    largest count over the total; a row without a joint deal all zeros."""
+    import math
+
+    from pi_env.solvers.joint import count_joint
+    from pi_env.solvers.own_info import seat_case_masks
+
+    P = state.num_players
+    masks, sizes = seat_case_masks(state, board, players)
+    out = np.zeros((state.batch_size, 38), dtype=np.float32)
+    for b in range(state.batch_size):
+        if not sizes[b].all():
+            continue
+        counts = count_joint(masks[b, 0], [masks[b, j] for j in range(2, P)])
+        cases = np.flatnonzero(counts)
+        total = int(counts.sum())
+        if total == 0:
+            continue
+        c = counts[cases]
+        for x, v in enumerate(np.bincount(cases // 140, c, 12).astype(np.int64)):
+            out[b, x] = int(v) / total
+        for x, v in enumerate(np.bincount((cases // 14) % 10, c, 10).astype(np.int64)):
+            out[b, 12 + x] = int(v) / total
+        for x, v in enumerate(np.bincount(cases % 14, c, 14).astype(np.int64)):
+            out[b, 22 + x] = int(v) / total
+        out[b, 36] = math.log2(cases.size) / math.log2(1680)
+        out[b, 37] = int(c.max()) / total
+    return out
+
+
+@pytest.mark.parametrize("num_players,seed,steps,every,positions", [(3, 81, 48, 6, 8), (4, 82, 48, 6, 8),
+                                                                    (5, 83, 48, 6, 8)])
+def test_the_joint_block_from_the_decision_kernel_is_encode_joint_blocks(num_players, seed, steps, every, positions):
+    """At 3 to 5 players the joint block :func:`decision_block` writes (``joint=``, the counts of greedy's
+    posterior: at 5 players the triples of seats 2, 3 and 4) equals
+    :func:`pi_env.solvers.compact.encode_joint_block` bytewise and an independent per-row
+    :func:`pi_env.solvers.joint.count_joint` block exactly, for every seat, on positions of random
+    play with right and wrong solves (later rounds, failed solves); ``compact-v4``'s joint entries are
+    that block. The buffer's old contents (NaN) are all overwritten."""
+    from test_own_info import random_positions
+
+    from pi_env.solvers.compact import encode_joint_block
+
+    cfg = GameConfig(num_players=num_players)
+    n1 = E.layouts.compact_size(num_players)
+    rows = later = 0
+    for step, st in enumerate(random_positions(cfg, 8, seed, steps)):
+        if step % every:
+            continue
+        later += int((st.round > 0).sum())
+        for p in range(num_players):
+            players = np.full(8, p)
+            jb = np.full((8, 38), np.nan, dtype=np.float32)
+            decision_block(st, cfg.board, players, joint=jb)
+            assert jb.tobytes() == encode_joint_block(st, cfg, players).tobytes()
+            assert jb.tobytes() == _joint_block_by_count_joint(st, cfg.board, players).tobytes()
+            assert (jb[:, 37] > 0).all()
+            x = encode_state("compact-v4", st, cfg, players)
+            assert x[:, n1:n1 + 38].tobytes() == jb.tobytes()
+            rows += 8
+    assert rows == positions * 8 * num_players and later > 0
+
+
 def test_the_layout_and_registry():
     """67 entries after compact-v3 (8 scalars, hazard [4], idle [4], greedy_choice [51]); version 4;
-    2–4 players (5: :func:`test_the_registry_refuses_5_players_in_check_player_encodings_words`)."""
+    2–5 players (6: :func:`test_six_players_are_refused_in_check_player_encodings_words`)."""
     spec = E.get("compact-v4")
     assert spec.version == 4 and spec.dtype == "float32" and not spec.solo
     assert "compact-v4" in E.learned_names()
-    for P in (2, 3, 4):
+    for P in (2, 3, 4, 5):
         lay = spec.layout(P)
         n3 = E.get("compact-v3").size(P)
         assert spec.size(P) == n3 + 67 == 421 + 8 * P
@@ -199,48 +268,52 @@ def test_the_layout_and_registry():
                             "inv_allowed", "pending", "hazard", "idle", "greedy_choice"]
 
 
-def test_the_registry_refuses_5_players_in_check_player_encodings_words():
-    """The registry's layout and size of compact-v4 at 5 players (and so ``encoding_size``) are the
+def test_six_players_are_refused_in_check_player_encodings_words():
+    """The registry's layout and size of compact-v4 at 6 players (and so ``encoding_size``) are the
     one-line PIError of :func:`pi_env.agents.learned.check_player_encoding`: one rule,
-    :func:`pi_env.encodings.registry.check_players`. 2–4 players answer as before (compact-v3's
-    370, 378, 386 entries + 67), and compact-v3 still answers at 5 (354 + 8·5)."""
+    :func:`pi_env.encodings.registry.check_players` (every player encoding: 2–5 players). 2–5 players
+    answer (compact-v3's 370, 378, 386, 394 entries + 67)."""
     from pi_env.agents.learned import ENCODING_PLAYERS, check_player_encoding
 
-    line = "the compact-v4 encoding (greedy's decision block) is computed for 2, 3 and 4 players, not 5"
+    line = "the compact-v4 encoding is computed for 2, 3, 4 and 5 players, not 6"
     spec = E.get("compact-v4")
-    for ask in (lambda: spec.layout(5), lambda: spec.size(5), lambda: encoding_size("compact-v4", 5),
-                lambda: check_player_encoding("compact-v4", 5), lambda: E.registry.check_players("compact-v4", 5)):
+    for ask in (lambda: spec.layout(6), lambda: spec.size(6), lambda: encoding_size("compact-v4", 6),
+                lambda: check_player_encoding("compact-v4", 6), lambda: E.registry.check_players("compact-v4", 6)):
         with pytest.raises(PIError) as exc:
             ask()
         assert str(exc.value) == line
-    with pytest.raises(PIError) as exc:
-        spec.layout(6)
-    assert str(exc.value) == line[:-1] + "6"
-    assert [spec.size(P) for P in (2, 3, 4)] == [encoding_size("compact-v4", P) for P in (2, 3, 4)] == [437, 445, 453]
-    assert list(spec.layout(4).items())[-1] == ("greedy_choice", (453 - 51, (51,)))
+    for name, P in (("compact-v4", 1), ("compact-v2", 6), ("flat-v1", 0)):
+        with pytest.raises(PIError) as exc:
+            check_player_encoding(name, P)
+        assert str(exc.value) == f"the {name} encoding is computed for 2, 3, 4 and 5 players, not {P}"
+    assert [spec.size(P) for P in (2, 3, 4, 5)] == [encoding_size("compact-v4", P) for P in (2, 3, 4, 5)] == [
+        437, 445, 453, 461]
+    assert list(spec.layout(5).items())[-1] == ("greedy_choice", (461 - 51, (51,)))
     assert list(spec.layout(2))[:3] == list(E.get("compact-v3").layout(2))[:3]
-    assert E.get("compact-v3").size(5) == 394 and len(E.get("compact-v3").layout(5)) > 0
-    for P in (2, 3, 4):
+    for P in (2, 3, 4, 5):
         check_player_encoding("compact-v4", P)  # no error
-    assert ENCODING_PLAYERS is E.registry.ENCODING_PLAYERS and ENCODING_PLAYERS == {"compact-v4": (2, 3, 4)}
+    assert ENCODING_PLAYERS is E.registry.ENCODING_PLAYERS and ENCODING_PLAYERS == {}
 
 
-def test_five_players_and_bad_buffers_are_refused_in_one_line():
+def test_five_players_and_bad_buffers():
+    """At 5 players ``encode_state`` writes the decision block of :func:`decision_block` after
+    compact-v3 (461 entries); a wrong ``out`` or a ``joint`` buffer at 2 players is a one-line PIError."""
     cfg = GameConfig(num_players=5)
     st = init(cfg, 2, seed=1)
-    with pytest.raises(PIError, match=r"^the compact-v4 encoding \(greedy's decision block\) is computed for "
-                                      r"2, 3 and 4 players, not 5$"):
-        encode_state("compact-v4", st, cfg, np.zeros(2, dtype=np.int64))
-    with pytest.raises(PIError, match=r"^the compact-v4 encoding .* for 2, 3, 4 players, not 5$"):
-        decision_block(st, cfg.board, np.zeros(2, dtype=np.int64))
+    x = encode_state("compact-v4", st, cfg, np.zeros(2, dtype=np.int64))
+    assert x.shape == (2, 461)
+    assert np.array_equal(x[:, 394:], decision_block(st, cfg.board, np.zeros(2, dtype=np.int64)))
+    assert np.array_equal(x[:, :394], encode_state("compact-v3", st, cfg, np.zeros(2, dtype=np.int64)))
     cfg2 = GameConfig(num_players=2)
     with pytest.raises(PIError, match=r"^out must be float32\[2, 67\]"):
         decision_block(init(cfg2, 2, seed=1), cfg2.board, np.zeros(2, dtype=np.int64),
                        out=np.zeros((2, 66), np.float32))
-    with pytest.raises(PIError, match=r"^joint must be float32\[2, 38\] with contiguous rows, writable, at 3 or 4 players, "
-                                      r"got float32\[2, 38\] at 2 players$"):
+    with pytest.raises(PIError, match=r"^joint must be float32\[2, 38\] with contiguous rows, writable, at 3 to 5 "
+                                      r"players, got float32\[2, 38\] at 2 players$"):
         decision_block(init(cfg2, 2, seed=1), cfg2.board, np.zeros(2, dtype=np.int64),
                        joint=np.zeros((2, 38), np.float32))
+    with pytest.raises(PIError, match=r"^joint must be float32\[2, 38\] .* got float32\[2, 37\] at 5 players$"):
+        decision_block(st, cfg.board, np.zeros(2, dtype=np.int64), joint=np.zeros((2, 37), np.float32))
 
 
 def test_odd_batches_and_bad_inputs():
@@ -282,27 +355,20 @@ def test_odd_batches_and_bad_inputs():
         encode_observations("compact-v3", obs[:, :-3], cfg)
 
 
-def test_five_players_are_refused_before_a_run_directory_or_demo_file_is_written(tmp_path, capsys):
-    """``train 5p --encoding compact-v4`` (and ``imitate 5p``): exit 2 with one line naming the
-    encoding and the player count, and nothing on disk; ``train()`` itself raises it before ``out``."""
+def test_imitate_5p_writes_compact_v4_rows_labelled_by_greedy(tmp_path):
+    """``imitate 5p --encoding compact-v4`` (greedy teaching, as in the 5-player runs): the demo rows are
+    ``float32[n, 461]`` and the label of each (greedy's choice, with its agent memory) is the block's
+    ``greedy_choice`` one-hot on these rows (seed 0)."""
     need_extra("rl", "torch", "stable_baselines3", "sb3_contrib")
-    from pi_env.rl.cli import imitate_main, train_main
-    from pi_env.rl.train import train
+    from pi_env.rl.cli import imitate_main
 
-    line = ("--encoding: the compact-v4 encoding (greedy's decision block) is computed for 2, 3 and 4 players, "
-            "not 5")
-    out = tmp_path / "run"
-    with pytest.raises(SystemExit) as exc:
-        train_main(["5p", "--encoding", "compact-v4", "--timesteps", "64", "--out", str(out), "--no-progress"])
-    assert exc.value.code == 2
-    assert capsys.readouterr().err.splitlines() == [f"python -m pi_env.rl.train: error: {line}"]
-    with pytest.raises(SystemExit) as exc:
-        imitate_main(["5p", "--encoding", "compact-v4", "--rows", "8", "--out", str(tmp_path / "d.npz")])
-    assert exc.value.code == 2
-    assert capsys.readouterr().err.splitlines() == [f"python -m pi_env.rl.imitate: error: {line}"]
-    with pytest.raises(PIError, match=r"^the compact-v4 encoding .* 2, 3 and 4 players, not 5$"):
-        train("5p", 64, out, encoding="compact-v4", progress=False)
-    assert sorted(tmp_path.iterdir()) == []
+    out = tmp_path / "d.npz"
+    assert imitate_main(["5p", "--encoding", "compact-v4", "--rows", "8", "--out", str(out), "--no-progress"]) == 0
+    with np.load(out, allow_pickle=False) as d:
+        x, y = d["x"], d["y"]
+    assert x.shape == (8, 461) and x.dtype == np.float32
+    choice = x[:, 461 - 51:]
+    assert (choice.sum(axis=1) == 1).all() and choice.argmax(axis=1).tolist() == y.tolist()
 
 
 def test_a_tiny_training_run_on_it_plays_as_a_learned_agent(tmp_path):
@@ -332,7 +398,7 @@ import numpy as np
 from pi_env.engine import GameConfig, init, sample_actions, step_inplace
 from pi_env.agents.learned import encode_state
 h = hashlib.sha256()
-for players in (2, 3, 4):
+for players in (2, 3, 4, 5):
     cfg = GameConfig(num_players=players)
     st = init(cfg, 3, seed=4)
     rng = np.random.default_rng(4)

@@ -22,7 +22,7 @@ SIZES = {"observation": (4442, 8266), "flat": (4442, 8266), "packed": (688, 1226
 
 
 def _players(spec: E.EncodingSpec) -> tuple[int, ...]:
-    return (0,) if spec.solo else E.registry.ENCODING_PLAYERS.get(spec.name, (2, 3, 4, 5))  # compact-v4: 2-4
+    return (0,) if spec.solo else E.registry.ENCODING_PLAYERS.get(spec.name, (2, 3, 4, 5))
 
 
 def _config(spec: E.EncodingSpec, num_players: int, **options):

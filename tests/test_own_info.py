@@ -265,6 +265,26 @@ def test_out_buffers_and_bad_input():
     assert observation_case_mask(observe(state, 1)[0], 3, config.board).shape == (NUM_CASES,)
 
 
+def test_a_bad_board_is_one_line_naming_it():
+    """``board`` neither a Board nor a ``bool[14, 14]`` adjacency: a one-line PIError naming it (was an
+    IndexError inside :func:`adjacency_words`), for :func:`joint_case_counts` at every player count
+    and the other readers of a board; the adjacency as an array gives the Board's counts."""
+    from pi_env.solvers.own_info import joint_case_counts, joint_features
+
+    head = r"^board must be a Board or its district adjacency bool\[14, 14\], got "
+    for P in (2, 3, 4, 5):
+        config = GameConfig(num_players=P)
+        state = init(config, 2, seed=P)
+        for bad, got in ((None, "NoneType"), (np.zeros((13, 13), bool), r"bool\[13, 13\]"), ("daytime", "str"),
+                         (np.zeros((14, 14), np.float32), r"float32\[14, 14\]")):
+            for fn in (joint_case_counts, joint_features, own_features):
+                with pytest.raises(PIError, match=head + got + "$"):
+                    fn(state, bad, 0)
+        assert np.array_equal(joint_case_counts(state, config.board.adjacency, 1),
+                              joint_case_counts(state, config.board, 1))
+        assert joint_case_counts(state, config.board, 1).sum(axis=1).min() > 0
+
+
 _JIT_SCRIPT = """
 import hashlib, sys
 import numpy as np
@@ -387,6 +407,32 @@ def test_disjoint_pair_counts_equal_count_joint_on_random_sets():
     disjoint_pair_counts(full, NUM_CASES, full, NUM_CASES, full, NUM_CASES, joint)
     assert (joint == (11 * 10) * (9 * 8) * (13 * 12)).all()  # suspects, evidence, locations of c2, c3
     assert nonzero >= 30
+
+
+def test_joint_features_at_5_players_are_the_per_row_count_joints_bit_for_bit():
+    """At 5 players :func:`joint_features` (the counts of one numba call,
+    :func:`disjoint_triple_counts`) gives the bytes of the per-row path it replaced
+    (:func:`~pi_env.solvers.own_info._per_row_joint_features`: one
+    :func:`pi_env.solvers.joint.count_joint` per row, the same numpy sums), from the deal to late
+    rounds, for every seat; ``rows`` fills only those rows."""
+    from pi_env.solvers.own_info import JOINT_FEATURES, _per_row_joint_features, joint_features
+
+    config = GameConfig(num_players=5)
+    B, checked = 6, 0
+    states = [init(config, B, seed=5)] + [s for i, s in enumerate(random_positions(config, B, 55, 48)) if i % 8 == 7]
+    for i, state in enumerate(states):
+        for p in range(5):
+            players = (np.arange(B) + p) % 5
+            got = joint_features(state, config.board, players)
+            want = np.full((B, JOINT_FEATURES), np.nan, dtype=np.float32)
+            _per_row_joint_features(state, config.board, players, want, np.arange(B))
+            assert got.tobytes() == want.tobytes(), (i, p)
+            assert (np.abs(got[:, :12].sum(axis=1) - 1) < 1e-5).all()  # a posterior on every row
+            checked += B
+    part = np.full((B, JOINT_FEATURES), -7.0, dtype=np.float32)
+    joint_features(states[-1], config.board, 0, out=part, rows=np.arange(B) % 2 == 1)
+    assert (part[::2] == -7.0).all() and part[1::2].tobytes() == joint_features(states[-1], config.board, 0)[1::2].tobytes()
+    assert checked == B * 5 * 7
 
 
 @pytest.mark.parametrize("seed", [0, 1])

@@ -15,9 +15,12 @@ from typing import Any, Callable
 
 import numpy as np
 
+from pi_env.core.constants import MAX_PLAYERS, MIN_PLAYERS
 from pi_env.core.errors import PIError
 from pi_env.encodings import bounds as B
 from pi_env.encodings import layouts as L
+
+_PLAYER_COUNTS = tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1))
 
 LayoutFn = Callable[[int], "dict[str, tuple[int, tuple[int, ...]]]"]
 """``num_players -> {name: (start, shape)}``."""
@@ -109,24 +112,26 @@ def _decision(num_players: int = 0) -> "dict[str, tuple[int, tuple[int, ...]]]":
     return dict(L.DECISION_BLOCK_LAYOUT)
 
 
-ENCODING_PLAYERS: dict[str, tuple[int, ...]] = {"compact-v4": (2, 3, 4)}
-"""The player counts of the learned encodings computed for only some of 2–5 players (the others: all);
-their layouts and sizes refuse the other counts (:func:`check_players`)."""
-_WHY_FEWER_PLAYERS = {"compact-v4": "greedy's decision block"}
+ENCODING_PLAYERS: dict[str, tuple[int, ...]] = {}
+"""The player counts of the learned encodings computed for only some of the game's 2–5 players (the
+others, and every encoding not listed: all of 2–5). None today: ``"compact-v4"`` was 2–4 until its
+decision block was computed at 5 players too (:data:`pi_env.agents.greedy_batch.DECISION_BLOCK_PLAYERS`)."""
+_WHY_FEWER_PLAYERS: dict[str, str] = {}
 
 
 def check_players(name: str, num_players: int) -> None:
-    """Refuse a player count encoding ``name`` is not computed for (:data:`ENCODING_PLAYERS`; an
-    encoding not listed there takes every count): the one home of the rule, used by the registry's
-    layouts and sizes and by :func:`pi_env.agents.learned.check_player_encoding`.
+    """Refuse a player count encoding ``name`` is not computed for: one outside the game's 2–5
+    (:data:`pi_env.core.constants.MIN_PLAYERS` .. ``MAX_PLAYERS``) or outside the encoding's entry
+    of :data:`ENCODING_PLAYERS`: the one home of the rule, used by the registry's ``"compact-v4"``
+    layout and size and by :func:`pi_env.agents.learned.check_player_encoding`.
 
     Raises:
-        PIError: one line, e.g. ``the compact-v4 encoding (greedy's decision block) is computed for
-            2, 3 and 4 players, not 5``.
+        PIError: one line, e.g. ``the compact-v4 encoding is computed for 2, 3, 4 and 5 players, not 6``.
     """
-    counts = ENCODING_PLAYERS.get(name)
-    if counts is not None and num_players not in counts:
-        raise PIError(f"the {name} encoding ({_WHY_FEWER_PLAYERS[name]}) is computed for "
+    counts = ENCODING_PLAYERS.get(name, _PLAYER_COUNTS)
+    if num_players not in counts:
+        why = f" ({_WHY_FEWER_PLAYERS[name]})" if name in _WHY_FEWER_PLAYERS else ""
+        raise PIError(f"the {name} encoding{why} is computed for "
                       f"{', '.join(map(str, counts[:-1]))} and {counts[-1]} players, not {num_players}")
 
 
@@ -134,7 +139,8 @@ _compact_v4_parts = _concat(("", L.compact_layout), ("", _joint), ("", _query_ex
 
 
 def _compact_v4(num_players: int) -> "dict[str, tuple[int, tuple[int, ...]]]":
-    """compact-v3's layout, then the decision block; 2–4 players only (:func:`check_players`)."""
+    """compact-v3's layout, then the decision block; 2–5 players (:func:`check_players`: the block's
+    ``hazard`` and ``idle`` entries hold 4 later seats)."""
     check_players("compact-v4", num_players)
     return _compact_v4_parts(num_players)
 
@@ -177,7 +183,7 @@ _SPECS = (
                  "pi_env.agents.learned", "learned models: compact-v2, then rel_gain and best_gain"),
     EncodingSpec("compact-v4", 4, "float32", False, _compact_v4, _size_of(_compact_v4), None, None,
                  "pi_env.agents.greedy_batch.decision_block",
-                 "learned models (2-4 players): compact-v3, then greedy's decision block (P(correct), E_now, E_wait, "
+                 "learned models: compact-v3, then greedy's decision block (P(correct), E_now, E_wait, "
                  "its choice)"),
     EncodingSpec("solo-compact-v1", 1, "float32", True, _solo_compact_v1, _size_of(_solo_compact_v1), None, None,
                  "pi_env.agents.learned", "solo learned models: the solo compact encoding and its query extras"),

@@ -657,13 +657,13 @@ def _check_start(out: Path, resume: bool, force: bool, task: str, P: int, encodi
 
     Raises:
         PIError: as :func:`check_run_dir`, :func:`_check_temperature`, :func:`resume_settings` and
-            :func:`pi_env.agents.learned.check_player_encoding` (``"compact-v4"`` at 5 players).
+            :func:`pi_env.agents.learned.check_player_encoding` (an unknown or solo encoding).
     """
     from pi_env.agents.learned import check_player_encoding
 
     check_run_dir(out, resume, force)
     _check_temperature(init_temperature, init, resume)
-    check_player_encoding(encoding, P)  # an unknown or solo encoding, or compact-v4 at 5 players
+    check_player_encoding(encoding, P)  # an unknown or solo encoding
     if not resume:
         return {}, value_warmup
     saved = resume_settings(out, {"task": task, "encoding": encoding, "trunk": list(trunk), "hidden": list(hidden),
