@@ -278,3 +278,21 @@ def test_the_curves_experiment(tmp_path):
     with pytest.raises(SystemExit, match="not a branches file"):
         main([str(tmp_path / "c.csv"), "--players", "4", "--seed", "0", "--lam", "0", "--lams", "0",
               "--eval-seed", "1", "--out", str(tmp_path / "d.png")])
+
+
+def test_the_fit_is_the_same_whatever_the_caller_s_threads():
+    """``fit`` runs on one torch thread and restores the caller's: the same samples and seed give the
+    same head whatever ``torch.get_num_threads()`` was."""
+    torch = need_extra("rl", "torch")
+    from pi_env.rl.solve_timing import collect_chunk, fit
+
+    data = collect_chunk(GameConfig(num_players=4), 5, 0, 16, branch=0.5)
+    before = torch.get_num_threads()
+    heads = []
+    for threads in (1, 2):
+        torch.set_num_threads(threads)
+        heads.append(fit(data, 4, lam=0.05, seed=3)[0])
+        assert torch.get_num_threads() == threads
+    torch.set_num_threads(before)
+    assert all(np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+               for a, b in zip(heads[0].layers, heads[1].layers))

@@ -263,7 +263,8 @@ def fit(data: Branches, num_players: int, *, lam: float, tau: float = 0.0, hidde
         num_rounds: int = 3) -> tuple[SolveTimingHead, dict[str, Any]]:
     """Regress ``(win, wrong)`` on ``x`` (mean squared error, Adam; the first tenth of the rows
     held out for early stopping after ``patience`` epochs without improvement) and return the head
-    with ``λ = lam``, ``τ = tau`` and the fit's figures (epochs, held-out and baseline errors).
+    with ``λ = lam``, ``τ = tau`` and the fit's figures (epochs, held-out and baseline errors). The
+    fit runs on one torch thread, so the same samples and seed give the same head anywhere.
 
     Raises:
         PIError: fewer than 100 samples; torch missing (the ``rl`` extra).
@@ -273,6 +274,19 @@ def fit(data: Branches, num_players: int, *, lam: float, tau: float = 0.0, hidde
     n = len(data.win)
     if n < 100:
         raise PIError(f"solve timing: {n} branch samples are too few to fit (collect more games)")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # one thread: the same head wherever it is fitted (float sums in one order)
+    try:
+        return _fit(data, num_players, lam, tau, hidden, epochs, patience, minibatch, lr, seed, num_rounds)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _fit(data: Branches, num_players: int, lam: float, tau: float, hidden: Sequence[int], epochs: int,
+         patience: int, minibatch: int, lr: float, seed: int, num_rounds: int) -> tuple[SolveTimingHead, dict[str, Any]]:
+    import torch
+
+    n = len(data.win)
     torch.manual_seed(seed)
     mean = data.x.mean(axis=0).astype(np.float32)
     scale = (data.x.std(axis=0) + 1e-6).astype(np.float32)
