@@ -296,3 +296,84 @@ def test_the_fit_is_the_same_whatever_the_caller_s_threads():
     torch.set_num_threads(before)
     assert all(np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
                for a, b in zip(heads[0].layers, heads[1].layers))
+
+def test_command_line_refuses_bad_input_in_one_line_before_writing(tmp_path, capsys):
+    """Every mistake is one line ``PROG: error: ...`` naming the option, exit status 2, and
+    nothing already in ``--out`` is overwritten."""
+    need_extra("rl", "torch")
+    from pi_env.rl.solve_timing import main
+
+    out = tmp_path / "out"
+    base = ["4p", "--init", "4p", "--lam", "0.06", "--seed", "1", "--eval-games", "0"]
+
+    def refused(extra, *words):
+        with pytest.raises(SystemExit) as e:
+            main(base + ["--out", str(out)] + extra)
+        err = capsys.readouterr().err.strip()
+        assert e.value.code == 2 and "Traceback" not in err, err
+        err = err.splitlines()[-1]  # after a progress bar when the branches were collected
+        assert err.startswith("python -m pi_env.rl.solve_timing: error: ")
+        for w in words:
+            assert w in err, (w, err)
+
+    refused(["--games", "0"], "--games", "0")
+    refused(["--games", "-5"], "--games", "-5")
+    refused(["--eval-games", "-1"], "--eval-games")
+    refused(["--branch", "0"], "--branch", "0.0")
+    refused(["--branch", "2"], "--branch", "2.0")
+    refused(["--lam", "nan"], "--lam", "nan")
+    refused(["--tau=-inf"], "--tau")
+    refused(["--hidden", "0"], "--hidden")
+    with pytest.raises(SystemExit) as e:
+        main(["4p", "--init", str(tmp_path / "missing.pt"), "--lam", "0.06", "--seed", "1", "--out", str(out)])
+    assert e.value.code == 2 and "--init" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["4p", "--init", "2p", "--lam", "0.06", "--seed", "1", "--out", str(out)])
+    assert "compact-v4 policy for 4 players" in capsys.readouterr().err
+    bad = tmp_path / "bad.npz"
+    bad.write_text("not a branches file")
+    refused(["--data", str(bad)], "--data", "bad.npz")
+    assert not out.exists()  # nothing written so far
+    # a 3-player branches file for a 4-player head
+    three = tmp_path / "three"
+    with pytest.raises(SystemExit):  # 3 games: too few samples to fit, but the branches are kept
+        main(["3p", "--init", "4p", "--lam", "0.06", "--seed", "1", "--out", str(three)])
+    assert "compact-v4 policy for 3 players" in capsys.readouterr().err
+    from pi_env.rl.solve_timing import Branches, collect
+    collect(GameConfig(num_players=3), 2, 1, progress=False).save(tmp_path / "b3.npz")
+    refused(["--data", str(tmp_path / "b3.npz")], "--data", "b3.npz", "4-player")
+    # too few samples: one line, the collected branches kept; a second run does not overwrite them
+    refused(["--games", "2"], "too few")
+    kept = (out / "branches.npz").read_bytes()
+    assert len(Branches.load(out / "branches.npz").win) > 0
+    refused(["--games", "4"], "--out", "branches.npz", "--data")
+    assert (out / "branches.npz").read_bytes() == kept
+    (out / "policy.pt").write_bytes(b"keep")
+    refused(["--data", str(out / "branches.npz")], "--out", "policy.pt")
+    assert (out / "policy.pt").read_bytes() == b"keep"
+
+
+def test_the_agent_with_a_head_never_reads_hidden_state(tmp_path, monkeypatch):
+    """docs/rules.md §2: the learner with a head that switches at every eligible decision acts the
+    same when everything hidden from it is replaced (other players' cases, deck, generator)."""
+    need_extra("rl", "torch")
+    from test_greedy import check_hidden_state_invariance
+
+    from pi_env.agents._policy_net import PolicyNet
+    from pi_env.agents.learned import LearnedAgent, save_model
+
+    P = 4
+    net = PolicyNet(encoding_size("compact-v4", P), (16,), "relu", (32,))
+    path = tmp_path / "always.pt"
+    save_model(net, path, encoding="compact-v4", num_players=P, card={}, solve_timing=_head(bias=(1.0, 0.0)))
+    switched = []
+    apply = SolveTimingHead.apply
+
+    def counting(self, x, choices, mask):
+        out = apply(self, x, choices, mask)
+        switched.append(int((out != np.asarray(choices)).sum()))
+        return out
+
+    monkeypatch.setattr(SolveTimingHead, "apply", counting)
+    check_hidden_state_invariance([f"learned:{path}", "greedy", "greedy", "greedy"], P, 11, LearnedAgent, 10)
+    assert sum(switched) > 0  # the head changed decisions that were checked

@@ -33,7 +33,7 @@ import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NoReturn, Sequence
 
 import numpy as np
 
@@ -428,25 +428,60 @@ def main(argv: "Sequence[str] | None" = None) -> int:
     a = ap.parse_args(argv)
     P = int(a.players[0])
     out = Path(a.out)
+
+    def fail(message: str) -> "NoReturn":
+        ap.exit(2, f"{ap.prog}: error: {message}\n")  # one line, no usage, before anything is written
+
     if (out / "policy.pt").exists():
-        raise SystemExit(f"error: {out / 'policy.pt'} exists; choose another --out")
-    if a.games < 1 or a.eval_games < 0:
-        raise SystemExit("error: --games must be positive and --eval-games not negative")
-    net, meta = load_model(a.init)
+        fail(f"--out: {out / 'policy.pt'} exists; choose another --out")
+    if out.exists() and not out.is_dir():
+        fail(f"--out: {out} is a file, not a directory")
+    if not a.data and (out / "branches.npz").exists():
+        fail(f"--out: {out / 'branches.npz'} exists; reuse it with --data or choose another --out")
+    if a.games < 1:
+        fail(f"--games must be at least 1, got {a.games}")
+    if a.eval_games < 0:
+        fail(f"--eval-games must be at least 0, got {a.eval_games}")
+    if not 0.0 < a.branch <= 1.0:
+        fail(f"--branch must be in (0, 1], got {a.branch}")
+    if not np.isfinite(a.lam):
+        fail(f"--lam must be a finite number, got {a.lam}")
+    if not (np.isfinite(a.tau) or a.tau == np.inf):
+        fail(f"--tau must be a finite number or inf, got {a.tau}")
+    if min(a.hidden) < 1:
+        fail(f"--hidden widths must be at least 1, got {a.hidden}")
+    try:
+        net, meta = load_model(a.init)
+    except PIError as exc:
+        fail(f"--init: {exc}")
     if meta["encoding"] != ENCODING or int(meta["num_players"]) != P:
-        raise SystemExit(f"error: --init must be a {ENCODING} policy for {P} players, got "
-                         f"{meta['encoding']} for {meta['num_players']}")
+        fail(f"--init must be a {ENCODING} policy for {P} players, got {meta['encoding']} for {meta['num_players']}")
+    data = None
+    if a.data:
+        try:
+            data = Branches.load(a.data)
+        except Exception as exc:  # noqa: BLE001 - any unreadable file is one line
+            fail(f"--data: {a.data!r} is not a branches file ({type(exc).__name__})")
+        F = len(head_columns(P))
+        n = len(data.win)
+        if data.x.ndim != 2 or data.x.shape != (n, F) or any(
+                len(getattr(data, f)) != n for f in ("wrong", "greedy_solves", "game", "turn", "player")):
+            fail(f"--data: {a.data!r} holds rows of shape {list(data.x.shape)}, not {P}-player branches "
+                 f"({F} columns)")
     out.mkdir(parents=True, exist_ok=True)
     import torch
 
     torch.set_num_threads(1)
     config = GameConfig(num_players=P)
     t0 = time.time()
-    data = Branches.load(a.data) if a.data else collect(config, a.games, a.seed, branch=a.branch)
-    if not a.data:
+    if data is None:
+        data = collect(config, a.games, a.seed, branch=a.branch)
         data.save(out / "branches.npz")
     t1 = time.time()
-    head, figures = fit(data, P, lam=a.lam, tau=a.tau, hidden=a.hidden, seed=a.seed)
+    try:
+        head, figures = fit(data, P, lam=a.lam, tau=a.tau, hidden=a.hidden, seed=a.seed)
+    except PIError as exc:
+        fail(str(exc))
     t2 = time.time()
     card = dict(meta["card"])
     card["solve_timing"] = {"command": "python -m pi_env.rl.solve_timing " + " ".join(argv or __import__("sys").argv[1:]),
