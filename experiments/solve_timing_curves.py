@@ -16,13 +16,14 @@ from __future__ import annotations
 import argparse
 import csv
 import dataclasses
+import io
 from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
 from pi_env.core.errors import PIError
-from pi_env.core.files import write_figure_atomic
+from pi_env.core.files import write_figure_atomic, write_text_atomic
 
 
 def curves(data: Any, num_players: int, seed: int, lam: float, lams: Sequence[float], eval_seed: int,
@@ -125,10 +126,11 @@ def main(argv: "Sequence[str] | None" = None) -> int:
     except PIError as exc:
         raise SystemExit(f"error: {exc}") from None
     out = Path(a.out)
-    with open(out.with_suffix(".csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    table = io.StringIO()
+    w = csv.DictWriter(table, fieldnames=list(rows[0]), lineterminator="\n")
+    w.writeheader()
+    w.writerows(rows)
+    write_text_atomic(out.with_suffix(".csv"), table.getvalue())
     plot(rows, out, f"solve timing, {a.players} players: paired against greedy on {a.eval_games} games "
                     f"(seed {a.eval_seed}) in batch")
     print(f"wrote {out} and {out.with_suffix('.csv')}")

@@ -42,6 +42,7 @@ from pi_env.agents.learned import check_player_encoding, encode_state, load_mode
 from pi_env.agents.solve_timing import ENCODING, SolveTimingHead, eligible_rows, head_columns, other_plans
 from pi_env.core.constants import SOLVE_BASE
 from pi_env.core.errors import PIError
+from pi_env.core.files import write_text_atomic
 from pi_env.engine import GameConfig, init, legal_action_mask, step_inplace
 from pi_env.engine.api import NO_ACTION
 from pi_env.engine.ranking import rank_batch
@@ -496,7 +497,7 @@ def main(argv: "Sequence[str] | None" = None) -> int:
               f"a game {ev.wrong_greedy:.3f} -> {ev.wrong_learner:.3f} (other seats {ev.wrong_others:.3f}); "
               f"{ev.switches} decisions changed")
     save_model(net, out / "policy.pt", encoding=ENCODING, num_players=P, card=card, solve_timing=head)
-    (out / "card.json").write_text(json.dumps(card, indent=2, default=float) + "\n")
+    write_text_atomic(out / "card.json", json.dumps(card, indent=2, default=float) + "\n")
     print(f"wrote {out / 'policy.pt'} ({len(data.win)} samples, fit {figures['epochs']} epochs)")
     return 0
 
