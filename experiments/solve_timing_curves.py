@@ -32,7 +32,7 @@ def curves(data: Any, num_players: int, seed: int, lam: float, lams: Sequence[fl
     the ``"games"`` curve (the head with ``lam`` fitted on the first ``fraction`` of the games) and
     the ``"lam"`` curve (every game, each of ``lams``); gains in points of win share."""
     from pi_env.engine import GameConfig
-    from pi_env.rl.solve_timing import Branches, evaluate, fit
+    from pi_env.rl.solve_timing import evaluate, fit
 
     config = GameConfig(num_players=num_players)
     total = int(data.game.max()) + 1
@@ -50,8 +50,7 @@ def curves(data: Any, num_players: int, seed: int, lam: float, lams: Sequence[fl
         keep = data.game < k
         # every game: the samples as read (a copy in another memory layout sums the standardisation in
         # another order, and the fit, sensitive to the last bits, would be another fit)
-        part = data if keep.all() else Branches(*(getattr(data, f)[keep] for f in (
-            "x", "win", "wrong", "greedy_solves", "game", "turn", "player")))
+        part = data if keep.all() else data.take(keep)
         head, _ = fit(part, num_players, lam=lam, seed=seed)
         rows.append(row("games", k, head))
         print(rows[-1], flush=True)

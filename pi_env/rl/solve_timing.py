@@ -31,7 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Callable, NoReturn, Sequence
 
@@ -170,19 +170,24 @@ class Branches:
     @staticmethod
     def concatenate(parts: Sequence["Branches"]) -> "Branches":
         """The samples of ``parts`` one after another."""
-        return Branches(*(np.concatenate([getattr(p, f) for p in parts])
-                          for f in ("x", "win", "wrong", "greedy_solves", "game", "turn", "player")))
+        return Branches(*(np.concatenate([getattr(p, f) for p in parts]) for f in _BRANCH_FIELDS))
+
+    def take(self, rows: np.ndarray) -> "Branches":
+        """The samples ``rows`` (indices or a ``bool[N]`` mask), as new arrays."""
+        return Branches(*(getattr(self, f)[rows] for f in _BRANCH_FIELDS))
 
     def save(self, path: "str | Path") -> None:
         """Write the samples as a ``.npz`` file."""
-        np.savez_compressed(path, **{f: getattr(self, f) for f in
-                                     ("x", "win", "wrong", "greedy_solves", "game", "turn", "player")})
+        np.savez_compressed(path, **{f: getattr(self, f) for f in _BRANCH_FIELDS})
 
     @staticmethod
     def load(path: "str | Path") -> "Branches":
         """Read :meth:`save`'s file."""
         with np.load(path) as d:
-            return Branches(*(d[f] for f in ("x", "win", "wrong", "greedy_solves", "game", "turn", "player")))
+            return Branches(*(d[f] for f in _BRANCH_FIELDS))
+
+
+_BRANCH_FIELDS = tuple(f.name for f in fields(Branches))
 
 
 def game_states(seed: int, chunk: int, batch_size: int) -> np.ndarray:
