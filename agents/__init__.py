@@ -46,8 +46,10 @@ def check_agent_name(name: str) -> None:
         import difflib
         close = difflib.get_close_matches(key, list(AGENTS), n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise UnknownNameError(f"unknown agent {name!r}{hint} (known: {', '.join(AGENTS)}, learned:2p, "
-                               "learned:4p, learned:solo, learned:MODEL.pt or sb3:MODEL.zip for a trained policy)")
+        from pi_env.agents.learned import ZOO_AGENTS
+
+        raise UnknownNameError(f"unknown agent {name!r}{hint} (known: {', '.join((*AGENTS, *ZOO_AGENTS))}, "
+                               "learned:MODEL.pt or sb3:MODEL.zip for a trained policy)")
 
 
 def make_agent(name: str, *, edition: str = "second") -> Agent:

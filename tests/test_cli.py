@@ -5,12 +5,13 @@ import json
 import pytest
 
 from pi_env.agents import AGENTS
+from pi_env.agents.learned import ZOO_AGENTS
 from pi_env.apps.cli import main
 from pi_env.records.record_file import load_record
 from pi_env.records.report import report_lines
 from pi_env.records.scoring import score_record
 
-KNOWN = ", ".join(AGENTS) + ", learned:2p, learned:4p, learned:solo, learned:MODEL.pt or sb3:MODEL.zip for a trained policy"  # the agents registered (others may be added)
+KNOWN = ", ".join((*AGENTS, *ZOO_AGENTS)) + ", learned:MODEL.pt or sb3:MODEL.zip for a trained policy"  # the agents registered (others may be added)
 
 
 def run(capsys, *argv):
@@ -411,3 +412,8 @@ def test_solve_and_render_name_the_position_alike(capsys, tmp_path):
         with pytest.raises(SystemExit):
             main([command, "--help"])
         assert "--after-event E, --event E" in capsys.readouterr().out
+
+
+def test_the_zoo_names_every_shipped_model_once():
+    """Help texts and the unknown-agent error print :data:`ZOO_AGENTS`: the shipped models, by hand."""
+    assert ZOO_AGENTS == ("learned:2p", "learned:4p", "learned:solo")
