@@ -762,13 +762,16 @@ def _show_setting(value: Any) -> str:
 
 
 def model_path(spec: str) -> Path:
-    """The file of a model: a zoo name (:data:`ZOO`) or a path to a ``.pt`` file.
+    """The file of a model: a zoo name (:data:`ZOO`) or a path to a ``.pt`` file, either with or
+    without the agent prefix ``learned:`` (``"4p"`` and ``"learned:4p"`` name the same file).
 
     Raises:
         UnknownNameError: neither a zoo name nor an existing file (the message lists the names), or a
             directory (the message names its ``policy.pt`` if it holds one).
     """
     spec = spec.strip()
+    if spec.lower().startswith(PREFIX):
+        spec = spec[len(PREFIX):].strip()
     if not spec:
         raise UnknownNameError(f"learned model name is empty: give a zoo name ({', '.join(ZOO)}) or a .pt file, "
                                "e.g. learned:2p")

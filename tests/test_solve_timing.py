@@ -121,6 +121,11 @@ def test_saved_round_trip_and_malformed_heads():
         SolveTimingHead.from_saved(bad)
     with pytest.raises(PIError, match=r"^solve-timing head: malformed \(KeyError"):
         SolveTimingHead.from_saved({"columns": list(COLUMNS)})
+    nan = head.layers[1][0].copy()
+    nan[0, 0] = np.nan
+    for bad in (head.saved() | {"weights": [head.layers[0][0], nan]}, head.saved() | {"scale": 0 * head.scale}):
+        with pytest.raises(PIError, match=r"^solve-timing head: its weights and standardisation must be finite"):
+            SolveTimingHead.from_saved(bad)
 
 
 def _replay(P, seed, chunk, B, game, turn, player, other_choice=None):
