@@ -46,13 +46,15 @@ def check_agent_name(name: str) -> None:
         import difflib
         close = difflib.get_close_matches(key, list(AGENTS), n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise UnknownNameError(f"unknown agent {name!r}{hint} (known: {', '.join(AGENTS)}, learned:2p, "
-                               "learned:4p, learned:solo, learned:MODEL.pt or sb3:MODEL.zip for a trained policy)")
+        from pi_env.agents.learned import ZOO_AGENTS
+
+        raise UnknownNameError(f"unknown agent {name!r}{hint} (known: {', '.join((*AGENTS, *ZOO_AGENTS))}, "
+                               "learned:MODEL.pt or sb3:MODEL.zip for a trained policy)")
 
 
 def make_agent(name: str, *, edition: str = "second") -> Agent:
     """A new agent by name: one of :data:`AGENTS`; ``learned:NAME`` for a policy of the model zoo
-    (``learned:2p``, ``learned:4p``, ``learned:solo``) or ``learned:PATH`` for a checkpoint of
+    (``learned:2p``, ``learned:4p``, ``learned:5p``, ``learned:solo``) or ``learned:PATH`` for a checkpoint of
     :mod:`pi_env.rl.train` (:class:`pi_env.agents.learned.LearnedAgent`); or ``sb3:PATH`` /
     ``sb3-sample:PATH`` for a policy trained by ``experiments/train_sb3.py``
     (:class:`pi_env.agents.sb3_policy.SB3PolicyAgent`).

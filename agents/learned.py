@@ -1,5 +1,5 @@
-"""Learned policies as agents: the model zoo (``learned:2p``, ``learned:4p``, ``learned:solo``) and
-any checkpoint written by :mod:`pi_env.experiments.train_rl` (``learned:PATH``).
+"""Learned policies as agents: the model zoo (``learned:2p``, ``learned:4p``, ``learned:5p``,
+``learned:solo``) and any checkpoint written by :mod:`pi_env.experiments.train_rl` (``learned:PATH``).
 
 A learned policy sees only its player's view (docs/rules.md §9): the engine observation
 ``int16[618 + 1912·P]`` (:func:`pi_env.engine.observe`) and the legal-action mask, the same as every
@@ -149,7 +149,7 @@ from pi_env.encodings.layouts import QUERY_EXTRA as _QUERY_EXTRA, SOLO_EXTRA as 
 __all__ = ["LearnedAgent", "state_from_observations", "load_model", "model_path", "best_cases", "best_cases_from_mask", "best_cases_from_counts", "best_cases_of_state", "encode_state", "encoding_fingerprint",
            "encode_observations", "encoding_size", "policy_mask",
            "to_engine_actions", "useful_queries", "save_model", "solo_state_from_observations",
-           "solo_observation_of_view", "SOLO_ENCODING", "ENCODINGS", "PLAYER_ENCODINGS", "ENCODING_PLAYERS", "check_player_encoding", "ZOO", "POLICY_ACTIONS", "SOLVE_ACTION", "MODEL_FORMAT",
+           "solo_observation_of_view", "SOLO_ENCODING", "ENCODINGS", "PLAYER_ENCODINGS", "ENCODING_PLAYERS", "check_player_encoding", "ZOO", "ZOO_AGENTS", "POLICY_ACTIONS", "SOLVE_ACTION", "MODEL_FORMAT",
            "PREFIX", "TORCH_HINT"]
 
 SOLO_ENCODING = _encodings.SOLO_ENCODING
@@ -160,8 +160,11 @@ SOLVE_ACTION = SOLVE_BASE
 """The compact solve choice (50)."""
 MODEL_FORMAT = "pi-env-policy/1"
 PREFIX = "learned:"
-ZOO: dict[str, str] = {"2p": "learned_2p.pt", "4p": "learned_4p.pt", "solo": "learned_solo.pt"}
+ZOO: dict[str, str] = {"2p": "learned_2p.pt", "4p": "learned_4p.pt", "5p": "learned_5p.pt",
+                       "solo": "learned_solo.pt"}
 """Model names of the zoo and their files in ``pi_env/models/``."""
+ZOO_AGENTS: tuple[str, ...] = tuple(PREFIX + name for name in ZOO)
+"""The zoo's agent names (``learned:2p``, ...), the one list that help texts and errors print."""
 TORCH_HINT = RL_INSTALL_HINT
 """The install hint for the ``rl`` extra (one string for the project: :data:`pi_env.agents.sb3_policy.RL_INSTALL_HINT`)."""
 
@@ -760,13 +763,16 @@ def _show_setting(value: Any) -> str:
 
 
 def model_path(spec: str) -> Path:
-    """The file of a model: a zoo name (:data:`ZOO`) or a path to a ``.pt`` file.
+    """The file of a model: a zoo name (:data:`ZOO`) or a path to a ``.pt`` file, either with or
+    without the agent prefix ``learned:`` (``"4p"`` and ``"learned:4p"`` name the same file).
 
     Raises:
         UnknownNameError: neither a zoo name nor an existing file (the message lists the names), or a
             directory (the message names its ``policy.pt`` if it holds one).
     """
     spec = spec.strip()
+    if spec.lower().startswith(PREFIX):
+        spec = spec[len(PREFIX):].strip()
     if not spec:
         raise UnknownNameError(f"learned model name is empty: give a zoo name ({', '.join(ZOO)}) or a .pt file, "
                                "e.g. learned:2p")
@@ -889,7 +895,7 @@ class LearnedAgent(Agent):
     """Plays a learned policy (module docstring): the masked argmax of its 51 choices.
 
     Args:
-        spec: a zoo name (``"2p"``, ``"4p"``, ``"solo"``) or a model file.
+        spec: a zoo name (:data:`ZOO`: ``"2p"``, ``"4p"``, ``"5p"``, ``"solo"``) or a model file.
 
     Raises:
         PIError: as :func:`load_model`; at :meth:`reset`, a game with another player count than

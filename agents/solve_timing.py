@@ -132,6 +132,10 @@ class SolveTimingHead:
             width = W.shape[1]
         if width != 2:
             raise PIError(f"solve-timing head: the last layer must have 2 outputs, not {width}")
+        arrays = (self.mean, self.scale, *(a for layer in self.layers for a in layer))
+        if not all(np.isfinite(a).all() for a in arrays) or not (self.scale > 0).all():
+            raise PIError("solve-timing head: its weights and standardisation must be finite numbers "
+                          "(scales positive); the file is damaged or the fit diverged")
         if not (np.isfinite(self.lam) and (np.isfinite(self.tau) or self.tau == np.inf)):
             raise PIError(f"solve-timing head: lam and tau must be numbers, got {self.lam!r}, {self.tau!r}")
 

@@ -5,12 +5,13 @@ import json
 import pytest
 
 from pi_env.agents import AGENTS
+from pi_env.agents.learned import ZOO_AGENTS
 from pi_env.apps.cli import main
 from pi_env.records.record_file import load_record
 from pi_env.records.report import report_lines
 from pi_env.records.scoring import score_record
 
-KNOWN = ", ".join(AGENTS) + ", learned:2p, learned:4p, learned:solo, learned:MODEL.pt or sb3:MODEL.zip for a trained policy"  # the agents registered (others may be added)
+KNOWN = ", ".join((*AGENTS, *ZOO_AGENTS)) + ", learned:MODEL.pt or sb3:MODEL.zip for a trained policy"  # the agents registered (others may be added)
 
 
 def run(capsys, *argv):
@@ -411,3 +412,25 @@ def test_solve_and_render_name_the_position_alike(capsys, tmp_path):
         with pytest.raises(SystemExit):
             main([command, "--help"])
         assert "--after-event E, --event E" in capsys.readouterr().out
+
+
+def test_the_zoo_names_every_shipped_model_once():
+    """Help texts and the unknown-agent error print :data:`ZOO_AGENTS`: the shipped models, by hand."""
+    assert ZOO_AGENTS == ("learned:2p", "learned:4p", "learned:5p", "learned:solo")
+
+
+def test_a_zoo_model_is_named_with_or_without_its_agent_prefix(tmp_path):
+    """``model_path`` (every command that takes a model: ``--init``, ``--policy``, agents) reads
+    ``4p``, ``learned:4p`` and `` Learned:4p `` as the same zoo file; a path likewise; the prefix
+    alone is the empty name."""
+    from pi_env.agents.learned import ZOO, model_path
+    from pi_env.core.errors import UnknownNameError
+
+    for name in ZOO:
+        assert model_path(f"learned:{name}") == model_path(name) == model_path(f" Learned:{name} ")
+        assert model_path(name).name == ZOO[name]
+    f = tmp_path / "m.pt"
+    f.write_bytes(b"")
+    assert model_path(f"learned:{f}") == model_path(str(f)) == f
+    with pytest.raises(UnknownNameError, match="^learned model name is empty"):
+        model_path("learned:")

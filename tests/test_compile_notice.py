@@ -196,9 +196,10 @@ def test_a_benchmark_warm_up_prints_to_stderr_by_default(capsys):
 
 def _unknown_nosuch() -> str:
     from pi_env.agents import AGENTS  # the agents registered (others may be added)
+    from pi_env.agents.learned import ZOO_AGENTS
 
-    return (f"pi-env: error: unknown agent 'nosuch' (known: {', '.join(AGENTS)}, learned:2p, learned:4p, "
-            "learned:solo, learned:MODEL.pt or sb3:MODEL.zip for a trained policy)\n")
+    return (f"pi-env: error: unknown agent 'nosuch' (known: {', '.join((*AGENTS, *ZOO_AGENTS))}, "
+            "learned:MODEL.pt or sb3:MODEL.zip for a trained policy)\n")
 
 
 UNKNOWN_NOSUCH = _unknown_nosuch()

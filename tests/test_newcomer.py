@@ -130,10 +130,12 @@ def _help(capsys, *argv) -> str:
 
 def test_help_texts_name_the_agents_and_every_option(capsys):
     from pi_env.agents import AGENTS
+    from pi_env.agents.learned import ZOO_AGENTS
 
     for command in (["play"], ["tournament"]):
         text = _help(capsys, *command)
-        assert "Agents: " + ", ".join(AGENTS) + "; with the rl extra learned:2p, learned:4p, learned:MODEL.pt or sb3:MODEL.zip" in text
+        zoo = ", ".join(n for n in ZOO_AGENTS if n != "learned:solo")
+        assert "Agents: " + ", ".join(AGENTS) + f"; with the rl extra {zoo}, learned:MODEL.pt or sb3:MODEL.zip" in text
         assert ("--edition {second,first} rules edition: second (default) or first (the first edition and "
                 "Board Game Arena scoring; docs/rules.md §5)") in text
     descriptions = {("play",): "Play a whole game with built-in agents and print it.",

@@ -447,6 +447,8 @@ def test_the_model_zoo_loads_by_name():
      "was trained for other games: variants fast,nick-of-time (trained: none)"),
     ("4p", dict(num_players=4, edition="first", investigators=(1, 1, 1, 1)),
      "was trained for other games: edition first (trained: second); investigators 1,1,1,1 (trained: 5,5,5,5)"),
+    ("5p", dict(num_players=4), "was trained for 5 players, not 4"),
+    ("5p", dict(num_players=5, variants=("fast",)), "was trained for other games: variants fast (trained: none)"),
     ("solo", dict(num_players=2, mode="duel"), "is a Solo Time Attack model, not for a duel game"),
     ("solo", dict(num_players=4), "is a Solo Time Attack model (it plays the solo game's 2-player view), "
                                   "not a 4-player game"),
@@ -467,7 +469,7 @@ def test_a_learned_model_refuses_games_it_was_not_trained_for(spec, config, mess
     with pytest.raises(PIError, match=rf"^learned model '.*learned_{spec}\.pt' {re.escape(message)}$"):
         reset_for_game(agent, GameConfig(**config))
     if spec != "solo":  # a solo model plays no player game at all (its solo use: test_solo_learned.py)
-        reset_for_game(agent, GameConfig(num_players=2 if spec == "2p" else 4))  # the game it was trained for
+        reset_for_game(agent, GameConfig(num_players=int(spec[0])))  # the game it was trained for
 
 
 def test_an_empty_learned_name_says_so():

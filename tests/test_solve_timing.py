@@ -121,6 +121,11 @@ def test_saved_round_trip_and_malformed_heads():
         SolveTimingHead.from_saved(bad)
     with pytest.raises(PIError, match=r"^solve-timing head: malformed \(KeyError"):
         SolveTimingHead.from_saved({"columns": list(COLUMNS)})
+    nan = head.layers[1][0].copy()
+    nan[0, 0] = np.nan
+    for bad in (head.saved() | {"weights": [head.layers[0][0], nan]}, head.saved() | {"scale": 0 * head.scale}):
+        with pytest.raises(PIError, match=r"^solve-timing head: its weights and standardisation must be finite"):
+            SolveTimingHead.from_saved(bad)
 
 
 def _replay(P, seed, chunk, B, game, turn, player, other_choice=None):
@@ -377,3 +382,29 @@ def test_the_agent_with_a_head_never_reads_hidden_state(tmp_path, monkeypatch):
     monkeypatch.setattr(SolveTimingHead, "apply", counting)
     check_hidden_state_invariance([f"learned:{path}", "greedy", "greedy", "greedy"], P, 11, LearnedAgent, 10)
     assert sum(switched) > 0  # the head changed decisions that were checked
+
+
+@pytest.mark.parametrize("name, players, games", [("4p", 4, 65536), ("5p", 5, 32768)])
+def test_the_shipped_heads_are_the_ones_their_cards_and_curves_describe(name, players, games):
+    """``learned:4p`` and ``learned:5p`` carry a head for their player count with the card's λ
+    (0.06, τ 0); the curves' table in docs/figures has, as the last point of its games curve, the
+    evaluation the card records for the shipped head (the same fit), and the model card prints it."""
+    need_extra("rl", "torch")
+    import csv
+    from pathlib import Path
+
+    from pi_env.agents.learned import load_model
+
+    _, meta = load_model(f"learned:{name}")
+    head, card = meta["solve_timing"], meta["card"]["solve_timing"]
+    assert (head.num_players, head.lam, head.tau) == (players, 0.06, 0.0) == (players, card["lam"], card["tau"])
+    assert card["games"] == games and card["hidden"] == [128, 128]
+    repo = Path(__file__).resolve().parents[1]
+    with open(repo / "docs" / "figures" / f"rl_{name}_solve_timing.csv", newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["curve"] == "games" and int(r["games"]) == games]
+    assert len(rows) == 1 and float(rows[0]["lam"]) == 0.06
+    ev = card["evaluation"]
+    assert float(rows[0]["gain"]) == pytest.approx(100 * ev["win_diff"], abs=1e-9)
+    assert float(rows[0]["wrong"]) == pytest.approx(ev["wrong_learner"], abs=1e-12)
+    text = (repo / "pi_env" / "models" / f"learned_{name}.md").read_text()
+    assert f"--lam 0.06 --tau 0 --seed {card['seed']} --eval-games 8192 --eval-seed {ev['seed']}" in text

@@ -87,8 +87,10 @@ them needs ``pi_env.agents``, too heavy to import for every command)."""
 
 def _agent_names() -> str:
     from pi_env.agents import AGENTS
+    from pi_env.agents.learned import ZOO_AGENTS
 
-    return ", ".join(AGENTS) + "; with the rl extra learned:2p, learned:4p, learned:MODEL.pt or sb3:MODEL.zip"
+    zoo = ", ".join(name for name in ZOO_AGENTS if name != "learned:solo")  # these commands play 2-5 players
+    return ", ".join(AGENTS) + f"; with the rl extra {zoo}, learned:MODEL.pt or sb3:MODEL.zip"
 
 
 class _Parser(argparse.ArgumentParser):

@@ -201,12 +201,11 @@ def init_network(spec: str, num_players: int, *, encoding: "str | None" = None,
         PIError: an unknown name or unreadable file, a model of another player count (or solo), or
             an option given that differs from the model's (one line starting ``--init:``).
     """
-    from pi_env.agents.learned import PREFIX, load_model, model_path
+    from pi_env.agents.learned import load_model, model_path
 
-    name = spec[len(PREFIX):] if spec.strip().lower().startswith(PREFIX) else spec
     try:
-        net, meta = load_model(name)
-        path = model_path(name)
+        net, meta = load_model(spec)  # a zoo name with or without "learned:" (model_path)
+        path = model_path(spec)
     except PIError as exc:
         raise PIError(f"--init: {exc}") from None
     have = int(meta["num_players"])

@@ -1,10 +1,11 @@
 // The start page: create a game (seats: you or a built-in agent), start a solo case, open a record.
 "use strict";
 const AGENT_NAMES = ["human", "random", "deducer", "heuristic", "greedy", "search", "winrollout",
-                     "learned:2p", "learned:4p"];
+                     "learned:2p", "learned:4p", "learned:5p"];
 // the strongest opponents, with what they need (a learned model plays only the player count it was trained for)
 const AGENT_LABELS = {"human": "a person (private link)", "winrollout": "winrollout (strongest search, slower)",
-                      "learned:2p": "learned:2p (trained model, 2 players)", "learned:4p": "learned:4p (trained model, 4 players)"};
+                      "learned:2p": "learned:2p (trained model, 2 players)", "learned:4p": "learned:4p (trained model, 4 players)",
+                      "learned:5p": "learned:5p (trained model, 5 players)"};
 
 function seatRows() {
   const box = document.getElementById("seats");
