@@ -371,7 +371,7 @@ def test_same_seed_same_policy(tmp_path):
 
 
 def test_learned_agent_errors_are_one_line_and_name_the_file(tmp_path, monkeypatch):
-    with pytest.raises(UnknownNameError, match=r"^unknown learned model 'nope': not a zoo name \(2p, 4p, solo\)"):
+    with pytest.raises(UnknownNameError, match=r"^unknown learned model 'nope': not a zoo name \(2p, 4p, 5p, solo\)"):
         make_agent("learned:nope")
     bad = tmp_path / "bad.pt"
     bad.write_bytes(b"not a model")
@@ -473,7 +473,7 @@ def test_a_learned_model_refuses_games_it_was_not_trained_for(spec, config, mess
 
 
 def test_an_empty_learned_name_says_so():
-    with pytest.raises(UnknownNameError, match=r"^learned model name is empty: give a zoo name \(2p, 4p, solo\)"):
+    with pytest.raises(UnknownNameError, match=r"^learned model name is empty: give a zoo name \(2p, 4p, 5p, solo\)"):
         make_agent("learned:")
 
 
