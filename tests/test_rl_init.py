@@ -124,7 +124,7 @@ def test_a_value_warmup_over_the_whole_run_ships_the_model_unchanged(tmp_path):
     (["--init", "learned:2p", "--hidden", "128,64"],
      "--init: the model 'learned:2p' has --hidden 128, not 128,64; leave --hidden out (the network is the model's)"),
     (["--init", "learned:2p", "--encoding", "compact-v2"],
-     "--init: the model 'learned:2p' has --encoding compact-v1, not compact-v2; leave --encoding out"),
+     "--init: the model 'learned:2p' has --encoding compact-v4, not compact-v2; leave --encoding out"),
     (["--init", "no/such/model.pt"], "--init: unknown learned model 'no/such/model.pt': not a zoo name"),
     (["--init", "learned:2p", "--imitate", "greedy"], "--init and --imitate exclude each other"),
     (["--value-warmup", "3"], "--value-warmup needs --init"),
