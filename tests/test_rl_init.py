@@ -76,7 +76,7 @@ def test_the_first_update_starts_from_the_models_exact_weights(tmp_path, monkeyp
     run = json.loads((out / "run.json").read_text())
     assert run["settings"]["init"] == "learned:2p" and run["settings"]["value_warmup"] == 0
     assert (run["settings"]["trunk"], run["settings"]["hidden"], run["settings"]["encoding"]) == \
-        ([256], [128], "compact-v1")  # the model's network, taken without --trunk/--hidden/--encoding
+        ([256], [128], "compact-v4")  # the model's network, taken without --trunk/--hidden/--encoding
     assert run["init"] == {"model": "learned:2p", "value_warmup": 0}
     after = torch.load(out / "policy.pt", weights_only=True)
     assert (after["trunk"], after["hidden"]) == ([256], [128])
@@ -155,7 +155,7 @@ def test_init_network_takes_the_models_network(tmp_path):
     from pi_env.rl.train import init_network
 
     got = init_network("learned:2p", 2)
-    assert (got["encoding"], got["trunk"], got["hidden"]) == ("compact-v1", [256], [128])
+    assert (got["encoding"], got["trunk"], got["hidden"]) == ("compact-v4", [256], [128])
     assert sorted(got["state_dict"]) == ["action_net.bias", "action_net.weight", "policy_net.0.bias",
                                          "policy_net.0.weight", "trunk.0.bias", "trunk.0.weight"]
     assert got["file"].endswith("learned_2p.pt")
