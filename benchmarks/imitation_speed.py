@@ -5,9 +5,9 @@ acting on observations: the path before), the same rows (tests/test_rl_imitate.p
 this run.
 
 Rows of the table, per player count (``--players``, default 2 and 4): ``--rows`` rows collected
-with each teacher form, ``--num-envs`` games, opponents ``gain:0.75,heuristic:0.25`` (the
-``learned:2p`` recipe, docs/results.md), encoding ``compact-v1``, beta 1, one thread for numba and
-torch; the batched form is timed three times (the same rows; the median is shown: one run is a
+with each teacher form, ``--num-envs`` games, opponents ``gain:0.75,heuristic:0.25`` (the recipe
+of the ``learned:2p`` shipped until 2026-12-06, docs/results.md), encoding ``compact-v1``, beta 1,
+one thread for numba and torch; the batched form is timed three times (the same rows; the median is shown: one run is a
 fraction of a second), the per-game form once; the column "batched / per game" is the ratio of the
 rows per second. Every kernel the rows use is compiled first, in one warm-up block announced on stderr
 (:func:`pi_env.core._config.warming_up`): a short collection with each form. Wall-clock and CPU
