@@ -38,7 +38,7 @@ def check_agent_name(name: str) -> None:
     if key.startswith("learned:"):
         from pi_env.agents.learned import model_path
 
-        model_path(name.strip()[len("learned:"):])
+        model_path(name)  # drops the prefix once
         return
     if key.startswith(("sb3:", "sb3-sample:")):
         return
@@ -73,7 +73,7 @@ def make_agent(name: str, *, edition: str = "second") -> Agent:
     if key.startswith("learned:"):  # the model zoo or a checkpoint (pi_env.agents.learned, needs torch)
         from pi_env.agents.learned import LearnedAgent
 
-        return LearnedAgent(name.strip()[len("learned:"):])
+        return LearnedAgent(name)  # the zoo name or file after the prefix (model_path drops it once)
     for prefix in ("sb3:", "sb3-sample:"):  # a trained policy file (pi_env.agents.sb3_policy, needs torch)
         if key.startswith(prefix):
             from pi_env.agents.sb3_policy import SB3PolicyAgent

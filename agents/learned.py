@@ -149,7 +149,7 @@ from pi_env.encodings.layouts import QUERY_EXTRA as _QUERY_EXTRA, SOLO_EXTRA as 
 __all__ = ["LearnedAgent", "state_from_observations", "load_model", "model_path", "best_cases", "best_cases_from_mask", "best_cases_from_counts", "best_cases_of_state", "encode_state", "encoding_fingerprint",
            "encode_observations", "encoding_size", "policy_mask",
            "to_engine_actions", "useful_queries", "save_model", "solo_state_from_observations",
-           "solo_observation_of_view", "SOLO_ENCODING", "ENCODINGS", "PLAYER_ENCODINGS", "ENCODING_PLAYERS", "check_player_encoding", "ZOO", "ZOO_AGENTS", "POLICY_ACTIONS", "SOLVE_ACTION", "MODEL_FORMAT",
+           "solo_observation_of_view", "SOLO_ENCODING", "ENCODINGS", "PLAYER_ENCODINGS", "ENCODING_PLAYERS", "check_player_encoding", "ZOO", "ZOO_AGENTS", "model_name", "POLICY_ACTIONS", "SOLVE_ACTION", "MODEL_FORMAT",
            "PREFIX", "TORCH_HINT"]
 
 SOLO_ENCODING = _encodings.SOLO_ENCODING
@@ -762,6 +762,16 @@ def _show_setting(value: Any) -> str:
     return str(value)
 
 
+def model_name(spec: str) -> str:
+    """``spec`` without surrounding spaces and without one agent prefix ``learned:`` (any case),
+    unless ``spec`` as given is an existing file: ``"learned:4p"`` → ``"4p"``, ``"learned:learned:4p"``
+    → ``"learned:4p"`` (no zoo name: refused by :func:`model_path`)."""
+    spec = spec.strip()
+    if spec.lower().startswith(PREFIX) and not Path(spec).expanduser().is_file():
+        return spec[len(PREFIX):].strip()
+    return spec
+
+
 def model_path(spec: str) -> Path:
     """The file of a model: a zoo name (:data:`ZOO`) or a path to a ``.pt`` file, either with or
     without the agent prefix ``learned:`` (``"4p"`` and ``"learned:4p"`` name the same file).
@@ -770,9 +780,7 @@ def model_path(spec: str) -> Path:
         UnknownNameError: neither a zoo name nor an existing file (the message lists the names), or a
             directory (the message names its ``policy.pt`` if it holds one).
     """
-    spec = spec.strip()
-    if spec.lower().startswith(PREFIX):
-        spec = spec[len(PREFIX):].strip()
+    spec = model_name(spec)
     if not spec:
         raise UnknownNameError(f"learned model name is empty: give a zoo name ({', '.join(ZOO)}) or a .pt file, "
                                "e.g. learned:2p")
@@ -903,9 +911,9 @@ class LearnedAgent(Agent):
     """
 
     def __init__(self, spec: str):
-        self.spec = spec.strip()
-        self.net, self.meta = load_model(self.spec)
-        self.path = str(model_path(self.spec))
+        self.net, self.meta = load_model(spec)  # the prefix "learned:", if given, is dropped once
+        self.path = str(model_path(spec))
+        self.spec = model_name(spec)
         self.name = f"{PREFIX}{self.spec}"
         self._players = 0
 

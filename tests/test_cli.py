@@ -434,3 +434,8 @@ def test_a_zoo_model_is_named_with_or_without_its_agent_prefix(tmp_path):
     assert model_path(f"learned:{f}") == model_path(str(f)) == f
     with pytest.raises(UnknownNameError, match="^learned model name is empty"):
         model_path("learned:")
+    with pytest.raises(UnknownNameError, match="^unknown learned model 'learned:4p': not a zoo name"):
+        model_path("learned:learned:4p")  # the prefix is dropped once
+    named = tmp_path / "learned:x.pt"  # a file whose name starts like the prefix is that file
+    named.write_bytes(b"")
+    assert model_path(str(named)) == named

@@ -425,6 +425,18 @@ def test_learned_agent_without_torch_says_how_to_install(monkeypatch, tmp_path):
     assert "\n" not in str(exc.value) and "pip install '.[rl]'" in str(exc.value)
 
 
+def test_a_learned_agent_is_named_by_its_model_once_prefixed():
+    """The agent's name is ``learned:`` and the zoo name or path, however the prefix was given."""
+    _rl()
+    from pi_env.agents.learned import LearnedAgent
+
+    for spec in ("5p", "learned:5p", " Learned:5p "):
+        assert LearnedAgent(spec).name == "learned:5p"
+    assert make_agent("learned:5p").name == "learned:5p"
+    with pytest.raises(UnknownNameError, match=r"^unknown learned model 'learned:5p': not a zoo name"):
+        make_agent("learned:learned:5p")
+
+
 def test_the_model_zoo_loads_by_name():
     """Every zoo model ships as package data and carries its model card."""
     _rl()
