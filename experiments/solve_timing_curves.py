@@ -23,7 +23,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from pi_env.core.errors import PIError
-from pi_env.core.files import write_figure_atomic, write_text_atomic
+from pi_env.core.files import check_output_path, write_figure_atomic, write_text_atomic
 
 
 def curves(data: Any, num_players: int, seed: int, lam: float, lams: Sequence[float], eval_seed: int,
@@ -116,6 +116,12 @@ def main(argv: "Sequence[str] | None" = None) -> int:
     a = ap.parse_args(argv)
     if any(not 0 < f <= 1 for f in a.fractions):
         raise SystemExit("error: --fractions must be in (0, 1]")
+    out = Path(a.out)
+    try:  # before the minutes of fitting and evaluating: a figure that cannot be written is refused now
+        for path in (out, out.with_suffix(".csv")):
+            check_output_path(path, force=True)
+    except PIError as exc:
+        raise SystemExit(f"error: --out: {exc}") from None
     try:
         data = Branches.load(a.branches)
     except (OSError, KeyError, ValueError) as exc:
@@ -124,7 +130,6 @@ def main(argv: "Sequence[str] | None" = None) -> int:
         rows = curves(data, a.players, a.seed, a.lam, a.lams, a.eval_seed, a.eval_games, a.fractions)
     except PIError as exc:
         raise SystemExit(f"error: {exc}") from None
-    out = Path(a.out)
     table = io.StringIO()
     w = csv.DictWriter(table, fieldnames=list(rows[0]), lineterminator="\n")
     w.writeheader()

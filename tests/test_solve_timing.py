@@ -280,6 +280,10 @@ def test_the_curves_experiment(tmp_path):
     assert (tmp_path / "c.png").stat().st_size > 0
     assert (tmp_path / "c.csv").read_text().splitlines()[0] == (
         "curve,games,lam,gain,gain_ci,wrong,wrong_greedy,wrong_others,switches")
+    # an --out that cannot be written is refused before the branches are even read
+    with pytest.raises(SystemExit, match=r"^error: --out: .*c\.png: the folder '.*nope' does not exist$"):
+        main([str(tmp_path / "missing.npz"), "--players", "4", "--seed", "0", "--lam", "0.05", "--lams", "0.05",
+              "--eval-seed", "9", "--out", str(tmp_path / "nope" / "c.png")])
     with pytest.raises(SystemExit, match="not a branches file"):
         main([str(tmp_path / "c.csv"), "--players", "4", "--seed", "0", "--lam", "0", "--lams", "0",
               "--eval-seed", "1", "--out", str(tmp_path / "d.png")])
