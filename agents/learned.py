@@ -149,7 +149,7 @@ from pi_env.encodings.layouts import QUERY_EXTRA as _QUERY_EXTRA, SOLO_EXTRA as 
 __all__ = ["LearnedAgent", "state_from_observations", "load_model", "model_path", "best_cases", "best_cases_from_mask", "best_cases_from_counts", "best_cases_of_state", "encode_state", "encoding_fingerprint",
            "encode_observations", "encoding_size", "policy_mask",
            "to_engine_actions", "useful_queries", "save_model", "solo_state_from_observations",
-           "solo_observation_of_view", "SOLO_ENCODING", "ENCODINGS", "PLAYER_ENCODINGS", "ENCODING_PLAYERS", "check_player_encoding", "ZOO", "ZOO_AGENTS", "model_name", "POLICY_ACTIONS", "SOLVE_ACTION", "MODEL_FORMAT",
+           "solo_observation_of_view", "SOLO_ENCODING", "ENCODINGS", "PLAYER_ENCODINGS", "ENCODING_PLAYERS", "check_player_encoding", "ZOO", "ZOO_AGENTS", "ZOO_PLAYER_AGENTS", "model_name", "POLICY_ACTIONS", "SOLVE_ACTION", "MODEL_FORMAT",
            "PREFIX", "TORCH_HINT"]
 
 SOLO_ENCODING = _encodings.SOLO_ENCODING
@@ -165,6 +165,8 @@ ZOO: dict[str, str] = {"2p": "learned_2p.pt", "4p": "learned_4p.pt", "5p": "lear
 """Model names of the zoo and their files in ``pi_env/models/``."""
 ZOO_AGENTS: tuple[str, ...] = tuple(PREFIX + name for name in ZOO)
 """The zoo's agent names (``learned:2p``, ...), the one list that help texts and errors print."""
+ZOO_PLAYER_AGENTS: tuple[str, ...] = tuple(PREFIX + name for name in ZOO if name != "solo")
+"""The zoo's agents for 2–5-player games (all but the Solo Time Attack model ``learned:solo``)."""
 TORCH_HINT = RL_INSTALL_HINT
 """The install hint for the ``rl`` extra (one string for the project: :data:`pi_env.agents.sb3_policy.RL_INSTALL_HINT`)."""
 

@@ -130,11 +130,11 @@ def _help(capsys, *argv) -> str:
 
 def test_help_texts_name_the_agents_and_every_option(capsys):
     from pi_env.agents import AGENTS
-    from pi_env.agents.learned import ZOO_AGENTS
+    from pi_env.agents.learned import ZOO_PLAYER_AGENTS
 
     for command in (["play"], ["tournament"]):
         text = _help(capsys, *command)
-        zoo = ", ".join(n for n in ZOO_AGENTS if n != "learned:solo")
+        zoo = ", ".join(ZOO_PLAYER_AGENTS)
         assert "Agents: " + ", ".join(AGENTS) + f"; with the rl extra {zoo}, learned:MODEL.pt or sb3:MODEL.zip" in text
         assert ("--edition {second,first} rules edition: second (default) or first (the first edition and "
                 "Board Game Arena scoring; docs/rules.md §5)") in text

@@ -87,10 +87,9 @@ them needs ``pi_env.agents``, too heavy to import for every command)."""
 
 def _agent_names() -> str:
     from pi_env.agents import AGENTS
-    from pi_env.agents.learned import ZOO_AGENTS
+    from pi_env.agents.learned import ZOO_PLAYER_AGENTS
 
-    zoo = ", ".join(name for name in ZOO_AGENTS if name != "learned:solo")  # these commands play 2-5 players
-    return ", ".join(AGENTS) + f"; with the rl extra {zoo}, learned:MODEL.pt or sb3:MODEL.zip"
+    return ", ".join(AGENTS) + f"; with the rl extra {', '.join(ZOO_PLAYER_AGENTS)}, learned:MODEL.pt or sb3:MODEL.zip"
 
 
 class _Parser(argparse.ArgumentParser):

@@ -59,8 +59,7 @@ import numpy as np
 from pi_env.agents import AGENTS, make_agent
 from pi_env.agents.base import Agent, reset_for_game
 from pi_env.agents.human import case_doc, seat_view
-from pi_env.agents.learned import PREFIX as LEARNED_PREFIX
-from pi_env.agents.learned import ZOO
+from pi_env.agents.learned import ZOO_PLAYER_AGENTS
 from pi_env.core.actions import action_name
 from pi_env.core.constants import NUM_ACTIONS
 from pi_env.core.errors import PIError
@@ -81,7 +80,7 @@ __all__ = ["LiveGame", "GameManager", "HUMAN", "NAME_LIMIT", "player_name", "tok
 log = logging.getLogger("pi_env.web")
 
 HUMAN = "human"
-SEAT_KINDS = (HUMAN, *AGENTS, *(f"{LEARNED_PREFIX}{k}" for k in ZOO if k != "solo"))
+SEAT_KINDS = (HUMAN, *AGENTS, *ZOO_PLAYER_AGENTS)
 """What a seat of a new game may be: a person, a built-in agent or a learned model of the zoo
 (whether the model fits the game's number of players is checked when it is built)."""
 FINISHED_TTL = 24 * 3600.0
