@@ -60,7 +60,7 @@ def _equal(a, b):
     return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
 
 
-def test_the_first_update_starts_from_the_models_exact_weights(tmp_path, monkeypatch):
+def test_the_first_update_starts_from_the_models_exact_weights(tmp_path, monkeypatch, capsys):
     _rl()
     import torch
 
@@ -81,6 +81,11 @@ def test_the_first_update_starts_from_the_models_exact_weights(tmp_path, monkeyp
     after = torch.load(out / "policy.pt", weights_only=True)
     assert (after["trunk"], after["hidden"]) == ([256], [128])
     assert not _equal(after["state_dict"], shipped["state_dict"])  # the update changed the policy
+    # learned:2p carries a solve-timing head; the run says it starts from the network alone
+    notes = [line for line in capsys.readouterr().err.splitlines() if line.startswith("note: --init")]
+    assert notes == ["note: --init learned:2p: the run starts from the model's network only; its solve-timing "
+                     "head is not carried over (fit one on the result with python -m pi_env.rl.solve_timing)"]
+    assert "solve_timing" not in after
 
 
 def test_value_warmup_trains_only_the_value_head_then_everything(tmp_path, monkeypatch):
@@ -114,6 +119,11 @@ def test_a_value_warmup_over_the_whole_run_ships_the_model_unchanged(tmp_path):
     assert train_main(_argv(out, "--init", "2p", "--value-warmup", "5")) == 0
     shipped = torch.load(_shipped(), weights_only=True)["state_dict"]
     assert _equal(torch.load(out / "policy.pt", weights_only=True)["state_dict"], shipped)
+    from pi_env.rl.train import init_network
+
+    # the run's model has no head, the shipped one has: init_network says which
+    assert init_network(str(out / "policy.pt"), 2)["head"] is False
+    assert init_network("learned:2p", 2)["head"] is True
 
 
 @pytest.mark.parametrize("extra, message", [

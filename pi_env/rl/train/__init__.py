@@ -194,8 +194,10 @@ def init_network(spec: str, num_players: int, *, encoding: "str | None" = None,
         encoding, trunk, hidden: the options given (``None``: not given, the model's is taken).
 
     Returns:
-        ``{"model": spec, "file": path, "encoding", "trunk", "hidden", "state_dict"}``: the model's
-        network and a copy of its :class:`~pi_env.agents._policy_net.PolicyNet` tensors.
+        ``{"model": spec, "file": path, "encoding", "trunk", "hidden", "state_dict", "head"}``: the
+        model's network, a copy of its :class:`~pi_env.agents._policy_net.PolicyNet` tensors, and
+        whether the model also carries a solve-timing head (``head``: bool), which the run does not
+        take over (:mod:`pi_env.rl.solve_timing` fits one on a policy).
 
     Raises:
         PIError: an unknown name or unreadable file, a model of another player count (or solo), or
@@ -219,7 +221,8 @@ def init_network(spec: str, num_players: int, *, encoding: "str | None" = None,
             raise PIError(f"--init: the model {spec!r} has --{key} {_show(got[key])}, not {_show(value)}; "
                           f"leave --{key} out (the network is the model's)")
     return {"model": spec, "file": str(path), **got,
-            "state_dict": {k: v.detach().clone() for k, v in net.state_dict().items()}}
+            "state_dict": {k: v.detach().clone() for k, v in net.state_dict().items()},
+            "head": meta.get("solve_timing") is not None}
 
 
 def _load_init(model: Any, state: dict[str, Any], temperature: float = 1.0) -> None:
@@ -795,6 +798,9 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     ckpts = _latest(out, "checkpoints", "zip") if resume else []
     initial = _starting_network(init, value_warmup, imitate_teacher, imitate_opponents, demos, bool(ckpts), config,
                                 encoding, trunk, hidden)
+    if initial.get("head"):  # said once, as the run starts from the model (docs/reinforcement-learning.md)
+        print(f"note: --init {init}: the run starts from the model's network only; its solve-timing head is not "
+              "carried over (fit one on the result with python -m pi_env.rl.solve_timing)", file=sys.stderr)
     start = int(ckpts[-1].stem.split("_")[1]) if ckpts else 0
     if ckpts and start >= timesteps:
         raise PIError(f"--resume: the run in {str(out)!r} is already at step {start}; --timesteps is the total "
