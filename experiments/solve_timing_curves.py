@@ -7,7 +7,9 @@ collection) and against ``λ`` (the head fitted on every game), as a table, a ``
         --lams 0 0.03 0.05 0.06 0.08 0.1 --lam 0.06 --eval-seed 63 --out FIGURE.png
 
 ``BRANCHES.npz`` is the ``branches.npz`` a ``python -m pi_env.rl.solve_timing`` run writes (its
-``--seed`` is the fit's seed here, so the last point of the games curve is that run's head).
+``--seed`` is the fit's seed here, so the last point of the games curve is that run's head);
+several files are joined in order as that command's ``--data`` joins them, and ``--tau`` gives
+every head the run's margin τ.
 docs/results.md shows the runs it was made for.
 """
 
@@ -27,10 +29,11 @@ from pi_env.core.files import check_output_path, write_figure_atomic, write_text
 
 
 def curves(data: Any, num_players: int, seed: int, lam: float, lams: Sequence[float], eval_seed: int,
-           eval_games: int, fractions: Sequence[float]) -> list[dict[str, float]]:
-    """Rows ``{curve, games, lam, gain, gain_ci, wrong, wrong_greedy, wrong_others, switches}``:
+           eval_games: int, fractions: Sequence[float], tau: float = 0.0) -> list[dict[str, float]]:
+    """Rows ``{curve, games, lam, tau, gain, gain_ci, wrong, wrong_greedy, wrong_others, switches}``:
     the ``"games"`` curve (the head with ``lam`` fitted on the first ``fraction`` of the games) and
-    the ``"lam"`` curve (every game, each of ``lams``); gains in points of win share."""
+    the ``"lam"`` curve (every game, each of ``lams``), every head with the margin ``tau``; gains in
+    points of win share."""
     from pi_env.engine import GameConfig
     from pi_env.rl.solve_timing import evaluate, fit
 
@@ -40,7 +43,7 @@ def curves(data: Any, num_players: int, seed: int, lam: float, lams: Sequence[fl
 
     def row(curve: str, games: int, head: Any) -> dict[str, float]:
         ev = evaluate(head, config, eval_games, eval_seed)
-        return {"curve": curve, "games": games, "lam": head.lam, "gain": 100 * ev.win_diff,
+        return {"curve": curve, "games": games, "lam": head.lam, "tau": head.tau, "gain": 100 * ev.win_diff,
                 "gain_ci": 100 * ev.win_diff_ci, "wrong": ev.wrong_learner, "wrong_greedy": ev.wrong_greedy,
                 "wrong_others": ev.wrong_others, "switches": ev.switches}
 
@@ -51,13 +54,13 @@ def curves(data: Any, num_players: int, seed: int, lam: float, lams: Sequence[fl
         # every game: the samples as read (a copy in another memory layout sums the standardisation in
         # another order, and the fit, sensitive to the last bits, would be another fit)
         part = data if keep.all() else data.take(keep)
-        head, _ = fit(part, num_players, lam=lam, seed=seed)
+        head, _ = fit(part, num_players, lam=lam, tau=tau, seed=seed)
         rows.append(row("games", k, head))
         print(rows[-1], flush=True)
         if k == total:
             full = head
     if full is None:
-        full, _ = fit(data, num_players, lam=lam, seed=seed)
+        full, _ = fit(data, num_players, lam=lam, tau=tau, seed=seed)
     for value in lams:
         rows.append(row("lam", total, dataclasses.replace(full, lam=float(value))))
         print(rows[-1], flush=True)
@@ -100,15 +103,17 @@ def plot(rows: list[dict[str, Any]], out: Path, title: str) -> None:
 
 def main(argv: "Sequence[str] | None" = None) -> int:
     """The command line (module docstring)."""
-    from pi_env.rl.solve_timing import Branches
+    from pi_env.rl.solve_timing import load_branches
 
     ap = argparse.ArgumentParser(prog="python -m pi_env.experiments.solve_timing_curves",
                                  description="Learning curves of a solve-timing head (module docstring).")
-    ap.add_argument("branches", help="a branches.npz of python -m pi_env.rl.solve_timing")
+    ap.add_argument("branches", nargs="+", help="the branches.npz of python -m pi_env.rl.solve_timing (several: "
+                                                "joined in order, as its --data)")
     ap.add_argument("--players", type=int, required=True, choices=[2, 3, 4, 5])
     ap.add_argument("--seed", type=int, required=True, help="the fit's seed (the run's --seed)")
     ap.add_argument("--lam", type=float, required=True, help="λ of the games curve")
     ap.add_argument("--lams", type=float, nargs="+", required=True, help="the λ of the λ curve")
+    ap.add_argument("--tau", type=float, default=0.0, help="τ of every head (default 0)")
     ap.add_argument("--fractions", type=float, nargs="+", default=[1 / 16, 1 / 8, 1 / 4, 1 / 2, 1.0])
     ap.add_argument("--eval-seed", type=int, required=True)
     ap.add_argument("--eval-games", type=int, default=8192)
@@ -123,11 +128,8 @@ def main(argv: "Sequence[str] | None" = None) -> int:
     except PIError as exc:
         raise SystemExit(f"error: --out: {exc}") from None
     try:
-        data = Branches.load(a.branches)
-    except (OSError, KeyError, ValueError) as exc:
-        raise SystemExit(f"error: {a.branches}: not a branches file ({exc})") from None
-    try:
-        rows = curves(data, a.players, a.seed, a.lam, a.lams, a.eval_seed, a.eval_games, a.fractions)
+        data = load_branches(a.branches, a.players)
+        rows = curves(data, a.players, a.seed, a.lam, a.lams, a.eval_seed, a.eval_games, a.fractions, a.tau)
     except PIError as exc:
         raise SystemExit(f"error: {exc}") from None
     table = io.StringIO()

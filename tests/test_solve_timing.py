@@ -279,7 +279,16 @@ def test_the_curves_experiment(tmp_path):
                  "--fractions", "1", "--eval-seed", "9", "--eval-games", "8", "--out", str(tmp_path / "c.png")]) == 0
     assert (tmp_path / "c.png").stat().st_size > 0
     assert (tmp_path / "c.csv").read_text().splitlines()[0] == (
-        "curve,games,lam,gain,gain_ci,wrong,wrong_greedy,wrong_others,switches")
+        "curve,games,lam,tau,gain,gain_ci,wrong,wrong_greedy,wrong_others,switches")
+    # two files joined (the second one's games numbered after the first's) and a margin τ
+    second = tmp_path / "second.npz"
+    Branches.concatenate([collect_chunk(cfg, 4, 0, 8, branch=0.5)]).save(second)
+    assert main([str(path), str(second), "--players", "4", "--seed", "0", "--lam", "0.05", "--lams", "0.05",
+                 "--fractions", "0.5", "1", "--tau", "0.02", "--eval-seed", "9", "--eval-games", "8",
+                 "--out", str(tmp_path / "j.png")]) == 0
+    table = [line.split(",") for line in (tmp_path / "j.csv").read_text().splitlines()[1:]]
+    assert [(r[0], r[1], r[2], r[3]) for r in table] == [
+        ("games", "12", "0.05", "0.02"), ("games", "24", "0.05", "0.02"), ("lam", "24", "0.05", "0.02")]
     # an --out that cannot be written is refused before the branches are even read
     with pytest.raises(SystemExit, match=r"^error: --out: .*c\.png: the folder '.*nope' does not exist$"):
         main([str(tmp_path / "missing.npz"), "--players", "4", "--seed", "0", "--lam", "0.05", "--lams", "0.05",
@@ -287,6 +296,39 @@ def test_the_curves_experiment(tmp_path):
     with pytest.raises(SystemExit, match="not a branches file"):
         main([str(tmp_path / "c.csv"), "--players", "4", "--seed", "0", "--lam", "0", "--lams", "0",
               "--eval-seed", "1", "--out", str(tmp_path / "d.png")])
+
+
+def test_joined_collections_number_their_games_one_after_another(tmp_path):
+    """``Branches.join``: the rows in order (so the fit is the fit of the plain concatenation, bit for
+    bit), the second collection's games numbered after the first's; the command's ``--data`` with two
+    files fits that head and records the games of both."""
+    need_extra("rl", "torch")
+    from pi_env.agents.learned import load_model
+    from pi_env.rl.solve_timing import Branches, collect, fit, load_branches, main
+
+    cfg = GameConfig(num_players=4)
+    a, b = collect(cfg, 16, 1, batch_size=8, progress=False), collect(cfg, 6, 2, batch_size=8, progress=False)
+    na, nb = int(a.game.max()) + 1, int(b.game.max()) + 1  # the last game with a branch, counted from 1
+    assert 8 < na <= 16 and 0 < nb <= 6
+    joined = Branches.join([a, b])
+    assert np.array_equal(joined.game, np.concatenate([a.game, b.game + na]))
+    for f in ("x", "win", "wrong", "greedy_solves", "turn", "player"):
+        assert np.array_equal(getattr(joined, f), np.concatenate([getattr(a, f), getattr(b, f)]))
+    assert int(joined.game.max()) + 1 == na + nb and len(np.unique(joined.game)) == len(np.unique(a.game)) + len(
+        np.unique(b.game))
+    a.save(tmp_path / "a.npz")
+    b.save(tmp_path / "b.npz")
+    loaded = load_branches([str(tmp_path / "a.npz"), str(tmp_path / "b.npz")], 4)
+    assert all(np.array_equal(getattr(loaded, f), getattr(joined, f)) for f in ("x", "win", "game"))
+    want, _ = fit(Branches.concatenate([a, b]), 4, lam=0.05, tau=0.01, seed=3)
+    out = tmp_path / "run"
+    assert main(["4p", "--init", "4p", "--lam", "0.05", "--tau", "0.01", "--seed", "3", "--eval-games", "0",
+                 "--data", str(tmp_path / "a.npz"), str(tmp_path / "b.npz"), "--out", str(out)]) == 0
+    _, meta = load_model(str(out / "policy.pt"))
+    got = meta["solve_timing"]
+    assert (got.lam, got.tau) == (0.05, 0.01)
+    assert all(np.array_equal(x[0], y[0]) and np.array_equal(x[1], y[1]) for x, y in zip(got.layers, want.layers))
+    assert meta["card"]["solve_timing"]["games"] == na + nb
 
 
 def test_the_fit_is_the_same_whatever_the_caller_s_threads():

@@ -29,6 +29,7 @@ reinforcement-learning guide (docs/reinforcement-learning.md) shows a run.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import time
 from dataclasses import dataclass, fields
@@ -48,7 +49,7 @@ from pi_env.engine.api import NO_ACTION
 from pi_env.engine.ranking import rank_batch
 from pi_env.engine.state import State
 
-__all__ = ["GreedySeats", "Branches", "collect", "fit", "evaluate", "win_shares", "main"]
+__all__ = ["GreedySeats", "Branches", "collect", "load_branches", "fit", "evaluate", "win_shares", "main"]
 
 
 class GreedySeats:
@@ -171,6 +172,19 @@ class Branches:
     def concatenate(parts: Sequence["Branches"]) -> "Branches":
         """The samples of ``parts`` one after another."""
         return Branches(*(np.concatenate([getattr(p, f) for p in parts]) for f in _BRANCH_FIELDS))
+
+    @staticmethod
+    def join(parts: Sequence["Branches"]) -> "Branches":
+        """Several collections as one: the samples of ``parts`` one after another, the games of each
+        part numbered after the games of the parts before it (``game`` of part ``i`` plus the games
+        of parts ``0 .. i-1``, each part counting ``max(game) + 1``), so ``game < k`` still selects
+        the first ``k`` games. The rows keep their order, so :func:`fit` sees what it would see in
+        one collection of the same samples."""
+        shifted, offset = [], 0
+        for part in parts:
+            shifted.append(dataclasses.replace(part, game=part.game + offset))
+            offset += int(part.game.max()) + 1 if len(part.game) else 0
+        return Branches.concatenate(shifted)
 
     def take(self, rows: np.ndarray) -> "Branches":
         """The samples ``rows`` (indices or a ``bool[N]`` mask), as new arrays."""
@@ -415,6 +429,30 @@ def evaluate(head: SolveTimingHead, config: GameConfig, games: int, seed: int, b
                       float(o1.mean()), float(s0.mean()), float(s1.mean()))
 
 
+def load_branches(paths: Sequence[str], num_players: int) -> Branches:
+    """The branches of one or several ``branches.npz`` files (:meth:`Branches.save`), joined in
+    order (:meth:`Branches.join`), each checked to hold ``num_players``-player samples.
+
+    Raises:
+        PIError: a file that cannot be read as branches, or whose rows are not ``float[N, F]`` with
+            ``F`` the head's columns at ``num_players`` (one line naming the file).
+    """
+    F = len(head_columns(num_players))
+    parts = []
+    for path in paths:
+        try:
+            data = Branches.load(path)
+        except Exception as exc:  # noqa: BLE001 - any unreadable file is one line
+            raise PIError(f"{path!r} is not a branches file ({type(exc).__name__})") from None
+        n = len(data.win)
+        if data.x.ndim != 2 or data.x.shape != (n, F) or any(
+                len(getattr(data, f)) != n for f in ("wrong", "greedy_solves", "game", "turn", "player")):
+            raise PIError(f"{path!r} holds rows of shape {list(data.x.shape)}, not {num_players}-player "
+                          f"branches ({F} columns)")
+        parts.append(data)
+    return parts[0] if len(parts) == 1 else Branches.join(parts)
+
+
 def main(argv: "Sequence[str] | None" = None) -> int:
     """The command line (module docstring)."""
     ap = argparse.ArgumentParser(prog="python -m pi_env.rl.solve_timing",
@@ -429,7 +467,8 @@ def main(argv: "Sequence[str] | None" = None) -> int:
     ap.add_argument("--seed", type=int, required=True, help="seed of the collection and the fit")
     ap.add_argument("--eval-games", type=int, default=8192, help="evaluation games in batch (0: none)")
     ap.add_argument("--eval-seed", type=int, default=None, help="seed of the evaluation (default seed + 1)")
-    ap.add_argument("--data", default=None, help="reuse a branches.npz instead of collecting")
+    ap.add_argument("--data", nargs="+", default=None, metavar="BRANCHES",
+                    help="reuse branches.npz files instead of collecting (several: joined in order, Branches.join)")
     ap.add_argument("--out", required=True, help="output directory (must not hold a policy.pt)")
     a = ap.parse_args(argv)
     P = int(a.players[0])
@@ -465,15 +504,9 @@ def main(argv: "Sequence[str] | None" = None) -> int:
     data = None
     if a.data:
         try:
-            data = Branches.load(a.data)
-        except Exception as exc:  # noqa: BLE001 - any unreadable file is one line
-            fail(f"--data: {a.data!r} is not a branches file ({type(exc).__name__})")
-        F = len(head_columns(P))
-        n = len(data.win)
-        if data.x.ndim != 2 or data.x.shape != (n, F) or any(
-                len(getattr(data, f)) != n for f in ("wrong", "greedy_solves", "game", "turn", "player")):
-            fail(f"--data: {a.data!r} holds rows of shape {list(data.x.shape)}, not {P}-player branches "
-                 f"({F} columns)")
+            data = load_branches(a.data, P)
+        except PIError as exc:
+            fail(f"--data: {exc}")
     out.mkdir(parents=True, exist_ok=True)
     import torch
 
@@ -491,7 +524,7 @@ def main(argv: "Sequence[str] | None" = None) -> int:
     t2 = time.time()
     card = dict(meta["card"])
     card["solve_timing"] = {"command": "python -m pi_env.rl.solve_timing " + " ".join(argv or __import__("sys").argv[1:]),
-                            "games": a.games, "branch": a.branch, "seed": a.seed, "lam": a.lam, "tau": a.tau,
+                            "games": a.games if not a.data else int(data.game.max()) + 1 if len(data.game) else 0, "branch": a.branch, "seed": a.seed, "lam": a.lam, "tau": a.tau,
                             "hidden": list(a.hidden), "fit": figures, "collect_seconds": round(t1 - t0, 1),
                             "fit_seconds": round(t2 - t1, 1), "init": a.init}
     if a.eval_games:
