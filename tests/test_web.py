@@ -40,6 +40,26 @@ def view(c, gid, token):
     return r.json()
 
 
+def test_the_start_page_seat_choices_are_the_servers(tmp_path):
+    """``GET /api/seat-kinds``: a person, the built-in agents, the zoo's player models with their
+    player counts (written out by hand); every choice is a seat a new game accepts."""
+    from pi_env.apps.web.games import SEAT_KINDS
+
+    with client(tmp_path) as c:
+        r = c.get("/api/seat-kinds")
+        assert r.status_code == 200
+        seats = r.json()["seats"]
+        assert seats == [{"name": "human", "label": "a person (private link)"},
+                         {"name": "random", "label": "random"}, {"name": "deducer", "label": "deducer"},
+                         {"name": "heuristic", "label": "heuristic"}, {"name": "greedy", "label": "greedy"},
+                         {"name": "search", "label": "search"},
+                         {"name": "winrollout", "label": "winrollout (strongest search, slower)"},
+                         {"name": "learned:2p", "label": "learned:2p (trained model, 2 players)"},
+                         {"name": "learned:4p", "label": "learned:4p (trained model, 4 players)"},
+                         {"name": "learned:5p", "label": "learned:5p (trained model, 5 players)"}]
+        assert {s["name"] for s in seats} <= set(SEAT_KINDS)
+
+
 def test_seat_view_is_the_observation_in_absolute_seats():
     """seat_view against the engine state directly (an independent reading of the same position)."""
     cfg = GameConfig(num_players=4)

@@ -75,7 +75,8 @@ from pi_env.records.types import CLUE, INVESTIGATE, SOLVE, Event, GameRecord, se
 from pi_env.apps.web.errors import Conflict, Forbidden, NotFound, Unprocessable
 from pi_env.apps.web.store import Store
 
-__all__ = ["LiveGame", "GameManager", "HUMAN", "NAME_LIMIT", "player_name", "token_digest", "event_doc"]
+__all__ = ["LiveGame", "GameManager", "HUMAN", "SEAT_KINDS", "START_PAGE_AGENTS", "seat_choices", "NAME_LIMIT",
+           "player_name", "token_digest", "event_doc"]
 
 log = logging.getLogger("pi_env.web")
 
@@ -83,6 +84,22 @@ HUMAN = "human"
 SEAT_KINDS = (HUMAN, *AGENTS, *ZOO_PLAYER_AGENTS)
 """What a seat of a new game may be: a person, a built-in agent or a learned model of the zoo
 (whether the model fits the game's number of players is checked when it is built)."""
+START_PAGE_AGENTS = ("random", "deducer", "heuristic", "greedy", "search", "winrollout")
+"""The built-in agents the start page offers for a seat (the others stay reachable through the API)."""
+
+
+def seat_choices() -> list[dict[str, str]]:
+    """The start page's seat choices (``GET /api/seat-kinds``), in order: a person, the built-in
+    agents of :data:`START_PAGE_AGENTS`, then every learned model of the zoo for player games
+    (:data:`pi_env.agents.learned.ZOO_PLAYER_AGENTS`, named ``learned:Np``), each
+    ``{"name": seat kind, "label": what the page shows}``. Every name is one of :data:`SEAT_KINDS`."""
+    labels = {HUMAN: "a person (private link)", "winrollout": "winrollout (strongest search, slower)"}
+    for name in ZOO_PLAYER_AGENTS:
+        players = name.rsplit(":", 1)[-1].removesuffix("p")
+        labels[name] = f"{name} (trained model, {players} players)" if players.isdigit() else f"{name} (trained model)"
+    return [{"name": n, "label": labels.get(n, n)} for n in (HUMAN, *START_PAGE_AGENTS, *ZOO_PLAYER_AGENTS)]
+
+
 FINISHED_TTL = 24 * 3600.0
 """Seconds a finished game is kept after its last move (``pi-env serve --finished-ttl``)."""
 IDLE_TTL = 7 * 24 * 3600.0

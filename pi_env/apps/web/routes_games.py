@@ -16,7 +16,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
 
 from pi_env.apps.web.errors import Conflict, TooSlow, Unprocessable
-from pi_env.apps.web.games import hint_answer
+from pi_env.apps.web.games import hint_answer, seat_choices
 from pi_env.apps.web.http import POLL_SECONDS, client_address, int_param, json_response, move_body, read_json
 from pi_env.apps.web.routes_replays import open_replay
 from pi_env.records.record_file import record_to_dict
@@ -53,6 +53,12 @@ async def new_game(request: Request):
             "seats": [{"seat": i, "kind": game.seats[i], "name": game.names[i],
                        "link": None if t is None else f"/game/{game.id}/seat/{t}"}
                       for i, t in enumerate(tokens)]}
+
+
+@router.get("/api/seat-kinds")
+async def seat_kinds():
+    """The start page's seat choices (:func:`pi_env.apps.web.games.seat_choices`)."""
+    return {"seats": seat_choices()}
 
 
 @router.get("/api/games")

@@ -1,11 +1,8 @@
 // The start page: create a game (seats: you or a built-in agent), start a solo case, open a record.
 "use strict";
-const AGENT_NAMES = ["human", "random", "deducer", "heuristic", "greedy", "search", "winrollout",
-                     "learned:2p", "learned:4p", "learned:5p"];
-// the strongest opponents, with what they need (a learned model plays only the player count it was trained for)
-const AGENT_LABELS = {"human": "a person (private link)", "winrollout": "winrollout (strongest search, slower)",
-                      "learned:2p": "learned:2p (trained model, 2 players)", "learned:4p": "learned:4p (trained model, 4 players)",
-                      "learned:5p": "learned:5p (trained model, 5 players)"};
+// the seat choices come from the server (GET /api/seat-kinds: a person, the built-in agents, the zoo's
+// learned models with the player count each plays); until they arrive, a person or greedy
+let SEAT_CHOICES = [{name: "human", label: "a person (private link)"}, {name: "greedy", label: "greedy"}];
 
 function seatRows() {
   const box = document.getElementById("seats");
@@ -17,13 +14,15 @@ function seatRows() {
     h("span", {class: "swatch", style: `background:${COLOURS[i]}`}, row);
     row.appendChild(document.createTextNode(`${seatLabel(i)} `));
     const s = h("select", {id: `seat-${i}`}, row);
-    for (const a of AGENT_NAMES) h("option", {value: a}, s, AGENT_LABELS[a] || a);
+    for (const a of SEAT_CHOICES) h("option", {value: a.name}, s, a.label);
     s.value = old[i] || (i === 0 ? "human" : "greedy");
   }
 }
 document.getElementById("players").addEventListener("change", seatRows);
 document.getElementById("duel").addEventListener("change", seatRows);
 seatRows();
+api("GET", "/api/seat-kinds").then(doc => { SEAT_CHOICES = doc.seats; seatRows(); })
+  .catch(() => say("Could not load the list of agents; reload the page.", "error"));
 
 document.getElementById("create").addEventListener("click", async () => {
   const n = document.querySelectorAll("#seats select").length;
