@@ -54,7 +54,7 @@ def check_agent_name(name: str) -> None:
 
 def make_agent(name: str, *, edition: str = "second") -> Agent:
     """A new agent by name: one of :data:`AGENTS`; ``learned:NAME`` for a policy of the model zoo
-    (``learned:2p``, ``learned:4p``, ``learned:5p``, ``learned:solo``) or ``learned:PATH`` for a checkpoint of
+    (``learned:2p``, ``learned:3p``, ``learned:4p``, ``learned:5p``, ``learned:solo``) or ``learned:PATH`` for a checkpoint of
     :mod:`pi_env.rl.train` (:class:`pi_env.agents.learned.LearnedAgent`); or ``sb3:PATH`` /
     ``sb3-sample:PATH`` for a policy trained by ``experiments/train_sb3.py``
     (:class:`pi_env.agents.sb3_policy.SB3PolicyAgent`).

@@ -1,4 +1,4 @@
-"""Learned policies as agents: the model zoo (``learned:2p``, ``learned:4p``, ``learned:5p``,
+"""Learned policies as agents: the model zoo (``learned:2p``, ``learned:3p``, ``learned:4p``, ``learned:5p``,
 ``learned:solo``) and any checkpoint written by :mod:`pi_env.experiments.train_rl` (``learned:PATH``).
 
 A learned policy sees only its player's view (docs/rules.md §9): the engine observation
@@ -160,7 +160,7 @@ SOLVE_ACTION = SOLVE_BASE
 """The compact solve choice (50)."""
 MODEL_FORMAT = "pi-env-policy/1"
 PREFIX = "learned:"
-ZOO: dict[str, str] = {"2p": "learned_2p.pt", "4p": "learned_4p.pt", "5p": "learned_5p.pt",
+ZOO: dict[str, str] = {"2p": "learned_2p.pt", "3p": "learned_3p.pt", "4p": "learned_4p.pt", "5p": "learned_5p.pt",
                        "solo": "learned_solo.pt"}
 """Model names of the zoo and their files in ``pi_env/models/``."""
 ZOO_AGENTS: tuple[str, ...] = tuple(PREFIX + name for name in ZOO)
@@ -905,7 +905,7 @@ class LearnedAgent(Agent):
     """Plays a learned policy (module docstring): the masked argmax of its 51 choices.
 
     Args:
-        spec: a zoo name (:data:`ZOO`: ``"2p"``, ``"4p"``, ``"5p"``, ``"solo"``) or a model file.
+        spec: a zoo name (:data:`ZOO`: ``"2p"``, ``"3p"``, ``"4p"``, ``"5p"``, ``"solo"``) or a model file.
 
     Raises:
         PIError: as :func:`load_model`; at :meth:`reset`, a game with another player count than

@@ -416,10 +416,10 @@ def test_solve_and_render_name_the_position_alike(capsys, tmp_path):
 
 def test_the_zoo_names_every_shipped_model_once():
     """Help texts and the unknown-agent error print :data:`ZOO_AGENTS`: the shipped models, by hand."""
-    assert ZOO_AGENTS == ("learned:2p", "learned:4p", "learned:5p", "learned:solo")
+    assert ZOO_AGENTS == ("learned:2p", "learned:3p", "learned:4p", "learned:5p", "learned:solo")
     from pi_env.agents.learned import ZOO_PLAYER_AGENTS
 
-    assert ZOO_PLAYER_AGENTS == ("learned:2p", "learned:4p", "learned:5p")
+    assert ZOO_PLAYER_AGENTS == ("learned:2p", "learned:3p", "learned:4p", "learned:5p")
 
 
 def test_a_zoo_model_is_named_with_or_without_its_agent_prefix(tmp_path):

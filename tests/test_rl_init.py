@@ -182,7 +182,7 @@ def test_an_empty_init_is_refused_not_ignored(tmp_path, capsys):
         train_main(_argv(out, "--init", ""))
     assert exc.value.code == 2
     assert capsys.readouterr().err.strip().splitlines() == [
-        "python -m pi_env.rl.train: error: --init: learned model name is empty: give a zoo name (2p, 4p, 5p, solo) "
+        "python -m pi_env.rl.train: error: --init: learned model name is empty: give a zoo name (2p, 3p, 4p, 5p, solo) "
         "or a .pt file, e.g. learned:2p"]
     assert not out.exists()
 

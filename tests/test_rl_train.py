@@ -371,7 +371,7 @@ def test_same_seed_same_policy(tmp_path):
 
 
 def test_learned_agent_errors_are_one_line_and_name_the_file(tmp_path, monkeypatch):
-    with pytest.raises(UnknownNameError, match=r"^unknown learned model 'nope': not a zoo name \(2p, 4p, 5p, solo\)"):
+    with pytest.raises(UnknownNameError, match=r"^unknown learned model 'nope': not a zoo name \(2p, 3p, 4p, 5p, solo\)"):
         make_agent("learned:nope")
     bad = tmp_path / "bad.pt"
     bad.write_bytes(b"not a model")
@@ -459,6 +459,8 @@ def test_the_model_zoo_loads_by_name():
      "was trained for other games: variants fast,nick-of-time (trained: none)"),
     ("4p", dict(num_players=4, edition="first", investigators=(1, 1, 1, 1)),
      "was trained for other games: edition first (trained: second); investigators 1,1,1,1 (trained: 5,5,5,5)"),
+    ("3p", dict(num_players=2), "was trained for 3 players, not 2"),
+    ("3p", dict(num_players=3, edition="first"), "was trained for other games: edition first (trained: second)"),
     ("5p", dict(num_players=4), "was trained for 5 players, not 4"),
     ("5p", dict(num_players=5, variants=("fast",)), "was trained for other games: variants fast (trained: none)"),
     ("solo", dict(num_players=2, mode="duel"), "is a Solo Time Attack model, not for a duel game"),
@@ -485,7 +487,7 @@ def test_a_learned_model_refuses_games_it_was_not_trained_for(spec, config, mess
 
 
 def test_an_empty_learned_name_says_so():
-    with pytest.raises(UnknownNameError, match=r"^learned model name is empty: give a zoo name \(2p, 4p, 5p, solo\)"):
+    with pytest.raises(UnknownNameError, match=r"^learned model name is empty: give a zoo name \(2p, 3p, 4p, 5p, solo\)"):
         make_agent("learned:")
 
 

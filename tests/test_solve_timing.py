@@ -430,11 +430,11 @@ def test_the_agent_with_a_head_never_reads_hidden_state(tmp_path, monkeypatch):
     assert sum(switched) > 0  # the head changed decisions that were checked
 
 
-@pytest.mark.parametrize("name, players, games, lam", [("2p", 2, 32768, 0.15), ("4p", 4, 65536, 0.06),
-                                                     ("5p", 5, 32768, 0.06)])
-def test_the_shipped_heads_are_the_ones_their_cards_and_curves_describe(name, players, games, lam):
-    """``learned:2p``, ``learned:4p`` and ``learned:5p`` carry a head for their player count with the
-    card's λ (τ 0); the curves' table in docs/figures has, as the last point of its games curve, the
+@pytest.mark.parametrize("name, players, games, lam, tau", [
+    ("2p", 2, 32768, 0.15, 0), ("3p", 3, 65536, 0.08, 0.05), ("4p", 4, 65536, 0.06, 0), ("5p", 5, 32768, 0.06, 0)])
+def test_the_shipped_heads_are_the_ones_their_cards_and_curves_describe(name, players, games, lam, tau):
+    """``learned:2p``, ``learned:3p``, ``learned:4p`` and ``learned:5p`` carry a head for their player
+    count with the card's λ and τ; the curves' table in docs/figures has, as the last point of its games curve, the
     evaluation the card records for the shipped head (the same fit), and the model card prints it."""
     need_extra("rl", "torch")
     import csv
@@ -444,14 +444,14 @@ def test_the_shipped_heads_are_the_ones_their_cards_and_curves_describe(name, pl
 
     _, meta = load_model(f"learned:{name}")
     head, card = meta["solve_timing"], meta["card"]["solve_timing"]
-    assert (head.num_players, head.lam, head.tau) == (players, lam, 0.0) == (players, card["lam"], card["tau"])
+    assert (head.num_players, head.lam, head.tau) == (players, lam, tau) == (players, card["lam"], card["tau"])
     assert card["games"] == games and card["hidden"] == [128, 128]
     repo = Path(__file__).resolve().parents[1]
     with open(repo / "docs" / "figures" / f"rl_{name}_solve_timing.csv", newline="") as f:
         rows = [r for r in csv.DictReader(f) if r["curve"] == "games" and int(r["games"]) == games]
-    assert len(rows) == 1 and float(rows[0]["lam"]) == lam
+    assert len(rows) == 1 and float(rows[0]["lam"]) == lam and float(rows[0].get("tau", 0)) == tau
     ev = card["evaluation"]
     assert float(rows[0]["gain"]) == pytest.approx(100 * ev["win_diff"], abs=1e-9)
     assert float(rows[0]["wrong"]) == pytest.approx(ev["wrong_learner"], abs=1e-12)
     text = (repo / "pi_env" / "models" / f"learned_{name}.md").read_text()
-    assert f"--lam {lam} --tau 0 --seed {card['seed']} --eval-games 8192 --eval-seed {ev['seed']}" in text
+    assert f"--lam {lam} --tau {tau} --seed {card['seed']} --eval-games 8192 --eval-seed {ev['seed']}" in text

@@ -55,6 +55,7 @@ def test_the_start_page_seat_choices_are_the_servers(tmp_path):
                          {"name": "search", "label": "search"},
                          {"name": "winrollout", "label": "winrollout (strongest search, slower)"},
                          {"name": "learned:2p", "label": "learned:2p (trained model, 2 players)"},
+                         {"name": "learned:3p", "label": "learned:3p (trained model, 3 players)"},
                          {"name": "learned:4p", "label": "learned:4p (trained model, 4 players)"},
                          {"name": "learned:5p", "label": "learned:5p (trained model, 5 players)"}]
         assert {s["name"] for s in seats} <= set(SEAT_KINDS)

@@ -101,8 +101,8 @@ def test_game_with_one_person_and_three_agents_played_to_the_end(browser, server
     # the seat choices come from GET /api/seat-kinds: the zoo's models with their player counts
     labels = wait_for(lambda: [o.text for o in Select(d.find_element("id", "seat-1")).options
                                if o.text.startswith("learned:")], what="the seat choices from the server")
-    assert labels == ["learned:2p (trained model, 2 players)", "learned:4p (trained model, 4 players)",
-                      "learned:5p (trained model, 5 players)"]
+    assert labels == ["learned:2p (trained model, 2 players)", "learned:3p (trained model, 3 players)",
+                      "learned:4p (trained model, 4 players)", "learned:5p (trained model, 5 players)"]
     Select(d.find_element("id", "players")).select_by_visible_text("4")
     for i, agent in enumerate(["human", "random", "deducer", "random"]):
         Select(d.find_element("id", f"seat-{i}")).select_by_value(agent)

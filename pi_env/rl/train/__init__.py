@@ -623,7 +623,8 @@ def _starting_network(init: str | None, value_warmup: int, imitate_teacher: str 
                       demos: str | None, resuming: bool, config: Any, encoding: str, trunk: Sequence[int],
                       hidden: Sequence[int]) -> dict[str, Any]:
     """Check how the network starts, before the run directory is touched: the ``init`` model
-    (:func:`init_network`; returned, ``{}`` when there is none or a checkpoint is resumed) or the
+    (:func:`init_network`; returned, ``{}`` when there is none or a checkpoint is resumed; a model
+    with a solve-timing head gets a one-line ``note:`` on stderr, the head not being carried) or the
     imitation warm start's teacher, opponents and demonstration files.
 
     Raises:
@@ -645,7 +646,13 @@ def _starting_network(init: str | None, value_warmup: int, imitate_teacher: str 
         if demos:  # read and checked now: a bad file leaves no run directory behind
             load_demos(demos, encoding, config.num_players)
         return {}
-    return init_network(init, config.num_players, encoding=encoding, trunk=trunk, hidden=hidden) if init is not None else {}
+    if init is None:
+        return {}
+    net = init_network(init, config.num_players, encoding=encoding, trunk=trunk, hidden=hidden)
+    if net["head"]:  # said once, as the run starts from the model (docs/reinforcement-learning.md)
+        print(f"note: --init {init}: the run starts from the model's network only; its solve-timing head is not "
+              "carried over (fit one on the result with python -m pi_env.rl.solve_timing)", file=sys.stderr)
+    return net
 
 
 def _check_start(out: Path, resume: bool, force: bool, task: str, P: int, encoding: str, trunk: Sequence[int],
@@ -798,9 +805,6 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
     ckpts = _latest(out, "checkpoints", "zip") if resume else []
     initial = _starting_network(init, value_warmup, imitate_teacher, imitate_opponents, demos, bool(ckpts), config,
                                 encoding, trunk, hidden)
-    if initial.get("head"):  # said once, as the run starts from the model (docs/reinforcement-learning.md)
-        print(f"note: --init {init}: the run starts from the model's network only; its solve-timing head is not "
-              "carried over (fit one on the result with python -m pi_env.rl.solve_timing)", file=sys.stderr)
     start = int(ckpts[-1].stem.split("_")[1]) if ckpts else 0
     if ckpts and start >= timesteps:
         raise PIError(f"--resume: the run in {str(out)!r} is already at step {start}; --timesteps is the total "
