@@ -110,9 +110,10 @@ player's own tiles left, the round, tier, rotation and first player, and the cas
 from __future__ import annotations
 
 import numpy as np
+from numba import prange
 
 from pi_env.agents.greedy import ROUNDS, denial_weight_for
-from pi_env.core._config import kernel, rule_step
+from pi_env.core._config import batch_kernel, kernel, rule_step
 from pi_env.core.constants import (EDITION_NAMES, INVESTIGATE_BASE, MAX_INVESTIGATORS, NUM_CASES, NUM_DISTRICTS,
                                    NUM_ELEMENTS, ON_DISPLAY, SOLVE_BASE)
 from pi_env.core.errors import PIError
@@ -140,6 +141,7 @@ those greedy plays (its ``hazard`` and ``idle`` entries hold the 4 later seats o
 _NUM_QUERIES = INVESTIGATE_BASE + NUM_DISTRICTS  # 50
 _MANY_CASES = 350  # above: the weighted gains from sums per element, pair and case (_weighted_gains)
 _POINT_SCALE = 0.1  # score points in the decision block (decision_block)
+_CHUNK = 32  # rows per run of _decide_kernel (each run allocates its work arrays once)
 
 
 def _prob_table() -> np.ndarray:
@@ -754,13 +756,29 @@ def _joint_block_row(row, members, joint, n):
     row[row.shape[0] - 1] = top / total
 
 
-@kernel
+@batch_kernel
 def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight, tolerance, rounds, prob_table,
                    hazard_table, game, st, tile_district, case, out, feat, want, jblock):
     """Greedy's decision (module docstring) for player ``players[b]`` of every game ``b``, into
-    ``out[b]``; with ``want`` also the figures it decided on, into ``feat[b]`` (:func:`_write_decision`).
+    ``out[b]``; with ``want`` also the figures it decided on, into ``feat[b]`` (:func:`_write_decision`):
+    :func:`_decide_rows` on runs of :data:`_CHUNK` rows, each run with its own work arrays (the
+    threaded build runs the runs on all cores; every row is computed alone, so the two builds
+    write the same values). The arguments are :func:`_decide_rows`'."""
+    B = players.shape[0]
+    for chunk in prange((B + _CHUNK - 1) // _CHUNK):
+        _decide_rows(chunk * _CHUNK, min(B, chunk * _CHUNK + _CHUNK), players, words, adjacency, legal, previous, ed,
+                     denial_weight, tolerance, rounds, prob_table, hazard_table, game, st, tile_district, case, out,
+                     feat, want, jblock)
+
+
+@kernel
+def _decide_rows(lo, hi, players, words, adjacency, legal, previous, ed, denial_weight, tolerance, rounds, prob_table,
+                 hazard_table, game, st, tile_district, case, out, feat, want, jblock):
+    """Greedy's decision (module docstring) for player ``players[b]`` of games ``b = lo .. hi - 1``,
+    into ``out[b]``; with ``want`` also the figures it decided on, into ``feat[b]`` (:func:`_write_decision`).
 
     Args:
+        lo, hi: the rows decided (``0 <= lo <= hi <= B``).
         players: ``int64[B]``; words: :func:`~pi_env.solvers.own_info.adjacency_words`;
             adjacency: ``bool[14, 14]``.
         legal: ``bool[B, 50]`` legal clue / investigator actions.
@@ -780,7 +798,6 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
     Without ``want`` a row whose posterior is certain (one case) is decided before the outlook is
     read (a solve, as greedy); with ``want`` its figures are computed too (the decision is the same).
     """
-    B = players.shape[0]
     P = case.shape[1]
     round_, tier_, rotation_, first_player, score_, attempted_, solved_, inv_left = game
     spot, trace, front, inv_count, inv_district, inv_answer, inv_suppressed, solved_case, failed_words, failed = st
@@ -809,7 +826,7 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
     idle, before = np.zeros(P, dtype=np.bool_), np.zeros(P, dtype=np.bool_)
     live, open_others = np.zeros(P, dtype=np.int64), np.zeros(P, dtype=np.int64)
     seats = (answer, inv_mask, others, cnt1, cnt2, n_pub, hazard, solved, attempted, before, idle)
-    for b in range(B):
+    for b in range(lo, hi):
         p = players[b]
         h = (p + 1) % P
         td = tile_district[b]
@@ -880,7 +897,8 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
 
 
 def greedy_actions(state: State, board, players: np.ndarray, edition: str = "second",
-                   previous: "tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None" = None) -> np.ndarray:
+                   previous: "tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None" = None,
+                   parallel: "bool | None" = False) -> np.ndarray:
     """Greedy's action for ``players[b]`` in every game ``b`` of ``state`` (module docstring).
 
     Args:
@@ -891,6 +909,10 @@ def greedy_actions(state: State, board, players: np.ndarray, edition: str = "sec
         previous: the agent's previous turn per game, ``(valid bool[B], round int64[B],
             rotation int64[B], solved bool[B, P])`` in relative seats (``None``: no previous turn,
             as a fresh agent).
+        parallel: ``False`` one thread (the default: what a training worker spends), ``True``
+            numba threads over runs of rows, ``None`` threads from
+            :data:`pi_env.core._config.PARALLEL_MIN_BATCH` ``["default"]`` rows on; the actions are
+            the same either way (every row is decided alone).
 
     Returns:
         ``int64[B]``: the actions.
@@ -912,7 +934,7 @@ def greedy_actions(state: State, board, players: np.ndarray, edition: str = "sec
     legal = np.ascontiguousarray(legal_action_mask(state)[:, :_NUM_QUERIES] != 0)
     out = np.empty(B, dtype=np.int64)
     _run_kernel(state, board, players, edition, previous, legal, out, np.zeros((0, DECISION_BLOCK_SIZE), np.float32),
-                False, np.zeros((0, JOINT_BLOCK_SIZE), np.float32))
+                False, np.zeros((0, JOINT_BLOCK_SIZE), np.float32), parallel)
     return out
 
 
@@ -931,9 +953,9 @@ def _check_previous(previous, B: int, P: int) -> None:
 
 
 def _run_kernel(state: State, board, players: np.ndarray, edition: str, previous: tuple, legal: np.ndarray,
-                out: np.ndarray, feat: np.ndarray, want: bool, jblock: np.ndarray) -> None:
+                out: np.ndarray, feat: np.ndarray, want: bool, jblock: np.ndarray, parallel: "bool | None") -> None:
     """:func:`_decide_kernel` on ``state`` (the arguments as :func:`greedy_actions` and
-    :func:`decision_block` prepare them)."""
+    :func:`decision_block` prepare them; ``parallel`` picks its build as they say)."""
     P = state.num_players
     valid, prev_round, prev_rotation, prev_solved = previous
     if edition not in EDITION_NAMES:
@@ -945,9 +967,9 @@ def _run_kernel(state: State, board, players: np.ndarray, edition: str, previous
             state.inv_left)
     st = (state.spot, state.trace, state.front, state.inv_count, state.inv_district, state.inv_answer,
           state.inv_suppressed, state.solved_case, failed_solve_words(state.failed), state.failed)
-    _decide_kernel(players, adjacency_words(board), board.adjacency, legal, previous, ed, float(denial_weight_for(P)),
-                   GAIN_TOLERANCE, ROUNDS, _PROB, _HAZARD, game, st, state.tile_district, state.case, out, feat, want,
-                   jblock)
+    build = _decide_kernel.for_batch(state.batch_size, parallel)
+    build(players, adjacency_words(board), board.adjacency, legal, previous, ed, float(denial_weight_for(P)),
+          GAIN_TOLERANCE, ROUNDS, _PROB, _HAZARD, game, st, state.tile_district, state.case, out, feat, want, jblock)
 
 
 def query_legal(state: State, players: np.ndarray) -> np.ndarray:
@@ -973,7 +995,8 @@ def query_legal(state: State, players: np.ndarray) -> np.ndarray:
 
 
 def decision_block(state: State, board, players: np.ndarray, edition: str = "second",
-                   out: "np.ndarray | None" = None, joint: "np.ndarray | None" = None) -> np.ndarray:
+                   out: "np.ndarray | None" = None, joint: "np.ndarray | None" = None,
+                   parallel: "bool | None" = False) -> np.ndarray:
     """The figures greedy decides on (:data:`pi_env.encodings.layouts.DECISION_BLOCK_LAYOUT`, the
     ``"compact-v4"`` encoding's last block) for ``players[b]`` in every game ``b``: the same kernel
     as :func:`greedy_actions` with ``previous=None`` (no agent memory: ``pending`` only from what
@@ -990,6 +1013,8 @@ def decision_block(state: State, board, players: np.ndarray, edition: str = "sec
         joint: optional ``float32[B, 38]`` buffer (3 to 5 players) that receives the joint block of
             :func:`pi_env.solvers.compact.encode_joint_block`, the same values, from the counts the
             kernel makes anyway (``"compact-v4"`` thus counts the joint posterior once).
+        parallel: the kernel's build, as :func:`greedy_actions` takes it (default one thread); the
+            same values either way.
 
     Returns:
         ``float32[B, 67]`` (``out`` if given).
@@ -1018,7 +1043,8 @@ def decision_block(state: State, board, players: np.ndarray, edition: str = "sec
                       f"players, got "
                       f"{getattr(joint, 'dtype', type(joint).__name__)}{list(getattr(joint, 'shape', ()))} "
                       f"at {P} players")
-    _run_kernel(state, board, players, edition, previous, query_legal(state, players), choice, out, True, joint)
+    _run_kernel(state, board, players, edition, previous, query_legal(state, players), choice, out, True, joint,
+                parallel)
     return out
 
 
