@@ -124,9 +124,10 @@ from pi_env.engine import GameConfig, State, legal_action_mask
 from pi_env.engine.observe import player_array
 from pi_env.solvers.hints import GAIN_TOLERANCE, tied_with_best
 from pi_env.solvers.own_info import (_features_of_counts, adjacency_words, any_nonzero, case_marginals,
-                                     case_set, clue_code, clue_gains, disjoint_counts, pair_counts_with, pair_scratch,
+                                     case_set, clue_code, clue_gains, disjoint_counts, pair_counts_of_rows, pair_scratch,
                                      disjoint_triple_counts, district_codes, district_gains, failed_solve_words,
-                                     float32_rows_ok, gather_state, held_case_of, hypothesis_masks, seat_case_set)
+                                     float32_rows_ok, gather_state, held_case_of, hypothesis_masks, seat_case_rows,
+                                     seat_case_set)
 from pi_env.solvers.turns import turns_to_solve_pmf
 
 __all__ = ["GreedyOpponent", "greedy_actions", "decision_block", "query_legal", "SUPPORTED_PLAYERS",
@@ -309,23 +310,29 @@ def _joint_posterior(b, p, P, h, held, td, words, st, answer, inv_mask, members,
     their probabilities in ``weight`` (``count / total``, normalised by numpy's pairwise sum, as
     greedy); returns their number, or ``-1`` when no case has a deal (greedy then keeps the own
     cases, uniform). ``st``: the state's per-player arrays (:func:`greedy_actions`); ``others``:
-    ``int16[3, 1680]`` receives the sets of seats 2 to ``P - 1``; ``hist``: scratch of
-    :func:`pi_env.solvers.own_info.disjoint_counts` and (its last entry)
-    :func:`~pi_env.solvers.own_info.pair_scratch`. The counts: 3 players
-    :func:`~pi_env.solvers.own_info.disjoint_counts`, 4 players
-    :func:`~pi_env.solvers.own_info.disjoint_pair_counts`, 5 players
+    ``int16[3, 1680]`` receives the sets of seats 2 to ``P - 1`` (at 4 players only when the pair
+    count lists them); ``hist``: scratch of :func:`pi_env.solvers.own_info.disjoint_counts`, then
+    :func:`~pi_env.solvers.own_info.pair_scratch` and ``int64[2, 12, 10]`` (4 players: seats 2 and
+    3's sets as location masks, :func:`~pi_env.solvers.own_info.seat_case_rows`). The counts: 3
+    players :func:`~pi_env.solvers.own_info.disjoint_counts`, 4 players
+    :func:`~pi_env.solvers.own_info.disjoint_pair_counts`'s (by
+    :func:`~pi_env.solvers.own_info.pair_counts_of_rows`), 5 players
     :func:`~pi_env.solvers.own_info.disjoint_triple_counts`."""
+    h1, hse, hsl, hel, mem, pairs, rows = hist
     sizes = np.zeros(P - 1, dtype=np.int64)
     for k in range(P - 1):  # seat 1's set with the held case (consistency), seats 2.. with it known
-        sizes[k] = seat_case_set(b, (h + k) % P, P, h, held, td, words, st, k >= 1, answer, inv_mask,
-                                 others[max(k - 1, 0)], cnt2)
+        if P == 4 and k >= 1:  # as location masks (the pair count's boxes without listing the cases)
+            sizes[k] = seat_case_rows(b, (h + k) % P, P, h, held, td, words, st, answer, inv_mask, rows[k - 1])
+        else:
+            sizes[k] = seat_case_set(b, (h + k) % P, P, h, held, td, words, st, k >= 1, answer, inv_mask,
+                                     others[max(k - 1, 0)], cnt2)
         if sizes[k] == 0:
             return -1
-    h1, hse, hsl, hel, mem, pairs = hist
     if P == 3:
         positive = disjoint_counts(members, n, others[0], sizes[1], joint, h1, hse, hsl, hel, mem)
     elif P == 4:
-        positive = pair_counts_with(members, n, others[0], sizes[1], others[1], sizes[2], joint, pairs, -1)
+        positive = pair_counts_of_rows(members, n, rows[0], sizes[1], rows[1], sizes[2], others[0], others[1], joint,
+                                       pairs)
     else:
         positive = disjoint_triple_counts(members, n, others[0], sizes[1], others[1], sizes[2], others[2], sizes[3],
                                           joint)
@@ -339,8 +346,10 @@ def _joint_posterior(b, p, P, h, held, td, words, st, answer, inv_mask, members,
         if joint[i] > 0:
             members[k] = members[i]
             joint[k] = joint[i]
-            weight[k] = joint[i] / float(total)
             k += 1
+    ftotal = float(total)
+    for i in range(k):  # apart from the compaction: a loop the compiler vectorises
+        weight[i] = joint[i] / ftotal
     norm = _pairwise_sum(weight, k)
     for i in range(k):
         weight[i] = weight[i] / norm
@@ -429,7 +438,7 @@ def _gain_scratch():
             (np.zeros(NUM_CASES, dtype=np.int64), np.zeros(NUM_ELEMENTS, dtype=np.int64),
              np.zeros((12, 10), dtype=np.int64), np.zeros((12, 14), dtype=np.int64),
              np.zeros((10, 14), dtype=np.int64), np.zeros(NUM_ELEMENTS, dtype=np.int64),
-             np.zeros((3, 2, 14), dtype=np.int64), np.zeros((3, 2), dtype=np.int64),
+             np.zeros((3, 2, 14), dtype=np.int64), np.zeros(3, dtype=np.int64),
              np.zeros((3, 3, 3), dtype=np.int64), np.zeros(16, dtype=np.int64)))
 
 
@@ -450,39 +459,61 @@ def _posterior_gains(td, words, adjacency, markers, cand, members, weight, joint
 def _class_sums(G, lists, sizes, dense, h1, hse, hsl, hel, total):
     """``G[x, y, z]``: the sum of the weights (:func:`_weighted_gains`) of the cases whose suspect
     is in class ``x``, evidence in ``y``, location in ``z`` of one district, class 0 standing for
-    every element, 1 and 2 for the elements of code 1 and 4 there (``lists[t, class - 1,
-    :sizes[t, class - 1]]``, type-local ids)."""
+    every element, 1 and 2 for the elements of code 1 and 4 there: per type ``t`` the elements of
+    code 1 or 4, ``lists[t, 0, :sizes[t]]`` (type-local ids) of classes ``lists[t, 1, :sizes[t]]``.
+    Each sum is taken once over the listed elements (integers: exact in any order)."""
     G[:] = 0
-    for x in range(3):
-        for y in range(3):
-            for z in range(3):
-                free = (x == 0) + (y == 0) + (z == 0)
-                acc = 0
-                if free == 3:
-                    acc = total
-                elif free == 2:  # one type restricted: the element sums
-                    t, k = (0, x) if x else ((1, y) if y else (2, z))
-                    for i in range(sizes[t, k - 1]):
-                        acc += h1[(0, 12, 22)[t] + lists[t, k - 1, i]]
-                elif free == 1:  # two types: the pair sums
-                    if z == 0:
-                        for i in range(sizes[0, x - 1]):
-                            for j in range(sizes[1, y - 1]):
-                                acc += hse[lists[0, x - 1, i], lists[1, y - 1, j]]
-                    elif y == 0:
-                        for i in range(sizes[0, x - 1]):
-                            for j in range(sizes[2, z - 1]):
-                                acc += hsl[lists[0, x - 1, i], lists[2, z - 1, j]]
-                    else:
-                        for i in range(sizes[1, y - 1]):
-                            for j in range(sizes[2, z - 1]):
-                                acc += hel[lists[1, y - 1, i], lists[2, z - 1, j]]
-                else:
-                    for i in range(sizes[0, x - 1]):
-                        for j in range(sizes[1, y - 1]):
-                            for k in range(sizes[2, z - 1]):
-                                acc += dense[lists[0, x - 1, i] * 140 + lists[1, y - 1, j] * 14 + lists[2, z - 1, k]]
-                G[x, y, z] = acc
+    G[0, 0, 0] = total
+    ns, ne, nl = sizes[0], sizes[1], sizes[2]
+    Ls, Le, Ll = lists[0, 0], lists[1, 0], lists[2, 0]
+    Cs, Ce, Cl = lists[0, 1], lists[1, 1], lists[2, 1]
+    for i in range(ns):
+        G[Cs[i], 0, 0] += h1[Ls[i]]
+    for j in range(ne):
+        G[0, Ce[j], 0] += h1[12 + Le[j]]
+    for k in range(nl):
+        G[0, 0, Cl[k]] += h1[22 + Ll[k]]
+    for j in range(ne):
+        for k in range(nl):
+            G[0, Ce[j], Cl[k]] += hel[Le[j], Ll[k]]
+    for i in range(ns):
+        si, ci = Ls[i], Cs[i]
+        for j in range(ne):
+            G[ci, Ce[j], 0] += hse[si, Le[j]]
+        for k in range(nl):
+            G[ci, 0, Cl[k]] += hsl[si, Ll[k]]
+        for j in range(ne):
+            base, cj = si * 140 + Le[j] * 14, Ce[j]
+            for k in range(nl):
+                G[ci, cj, Cl[k]] += dense[base + Ll[k]]
+
+
+@kernel
+def _district_lists(d, on, near, marked, lists, sizes):
+    """The elements answering an investigator in district ``d`` (as
+    :func:`pi_env.solvers.own_info.district_codes`: code 4 on ``d``, 1 next to it, none for a type
+    the player's markers suppress there), per type ``t`` into ``lists[t, 0, :sizes[t]]``
+    (type-local ids, ascending) with their classes in ``lists[t, 1]`` (1: code 1, 2: code 4).
+    ``on``, ``near``: per district the 36-bit masks of the elements on it and next to it;
+    ``marked``: the mask of the player's spot and trace markers."""
+    m4 = on[d]
+    m1 = near[d] & ~m4
+    for t in range(3):
+        lo = 0 if t == 0 else (12 if t == 1 else 22)
+        width = 12 if t == 0 else (10 if t == 1 else 14)
+        k = 0
+        if not (marked & m4) >> np.int64(lo) & ((np.int64(1) << np.int64(width)) - 1):
+            for v in range(width):
+                bit = np.int64(1) << np.int64(lo + v)
+                if m4 & bit:
+                    lists[t, 0, k] = v
+                    lists[t, 1, k] = 2
+                    k += 1
+                elif m1 & bit:
+                    lists[t, 0, k] = v
+                    lists[t, 1, k] = 1
+                    k += 1
+        sizes[t] = k
 
 
 @kernel
@@ -513,17 +544,21 @@ def _weighted_gains(td, words, adjacency, markers, cand, members, joint, n, mass
         for k in range(3):
             mass[k] = imass[k] / total
         gains[x] = _mass_entropy(mass, 3)
+    on, near = ec[:NUM_DISTRICTS], ec[NUM_DISTRICTS:2 * NUM_DISTRICTS]
+    on[:] = 0
+    marked = np.int64(0)
+    for y in range(NUM_ELEMENTS):
+        on[td[y]] |= np.int64(1) << np.int64(y)
+        if markers[y]:
+            marked |= np.int64(1) << np.int64(y)
     for d in range(NUM_DISTRICTS):
         if not cand[INVESTIGATE_BASE + d]:
             continue
-        district_codes(td, adjacency, markers, d, ec)
-        sizes[:] = 0
-        for y in range(NUM_ELEMENTS):
-            if ec[y]:
-                t = 0 if y < 12 else (1 if y < 22 else 2)
-                k = 0 if ec[y] == 1 else 1
-                lists[t, k, sizes[t, k]] = y - (0, 12, 22)[t]
-                sizes[t, k] += 1
+        near[d] = 0
+        for d2 in range(NUM_DISTRICTS):
+            if adjacency[d2, d]:
+                near[d] |= on[d2]
+        _district_lists(d, on, near, marked, lists, sizes)
         _class_sums(G, lists, sizes, dense, h1, hse, hsl, hel, total)
         for axis in range(3):  # class 0: every element minus those of code 1 and 4
             for u in range(3):
@@ -812,7 +847,7 @@ def _decide_rows(lo, hi, players, words, adjacency, legal, previous, ed, denial_
     joint = np.empty(NUM_CASES, dtype=np.int64)
     hist = (np.empty(NUM_ELEMENTS, dtype=np.int64), np.empty((12, 10), dtype=np.int64),
             np.empty((12, 14), dtype=np.int64), np.empty((10, 14), dtype=np.int64), np.zeros(NUM_CASES, dtype=np.uint8),
-            pair_scratch())
+            pair_scratch(), np.empty((2, 12, 10), dtype=np.int64))
     gains, denial = np.empty(_NUM_QUERIES), np.zeros(_NUM_QUERIES)
     cand = np.zeros(_NUM_QUERIES, dtype=np.bool_)
     markers = np.empty(NUM_ELEMENTS, dtype=np.bool_)
