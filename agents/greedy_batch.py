@@ -308,8 +308,8 @@ def _joint_posterior(b, p, P, h, held, td, words, st, answer, inv_mask, members,
                      hist):
     """3 to 5 players: the agent's cases with a joint deal (``members[:n]``, compacted in place) and
     their probabilities in ``weight`` (``count / total``, normalised by numpy's pairwise sum, as
-    greedy); returns their number, or ``-1`` when no case has a deal (greedy then keeps the own
-    cases, uniform). ``st``: the state's per-player arrays (:func:`greedy_actions`); ``others``:
+    greedy); returns ``(k, best_i)``: their number and the index of the first of the highest
+    probability, or ``(-1, 0)`` when no case has a deal (greedy then keeps the own cases, uniform). ``st``: the state's per-player arrays (:func:`greedy_actions`); ``others``:
     ``int16[3, 1680]`` receives the sets of seats 2 to ``P - 1`` (at 4 players only when the pair
     count lists them); ``hist``: scratch of :func:`pi_env.solvers.own_info.disjoint_counts`, then
     :func:`~pi_env.solvers.own_info.pair_scratch` and ``int64[2, 12, 10]`` (4 players: seats 2 and
@@ -327,7 +327,7 @@ def _joint_posterior(b, p, P, h, held, td, words, st, answer, inv_mask, members,
             sizes[k] = seat_case_set(b, (h + k) % P, P, h, held, td, words, st, k >= 1, answer, inv_mask,
                                      others[max(k - 1, 0)], cnt2)
         if sizes[k] == 0:
-            return -1
+            return -1, 0
     if P == 3:
         positive = disjoint_counts(members, n, others[0], sizes[1], joint, h1, hse, hsl, hel, mem)
     elif P == 4:
@@ -337,23 +337,27 @@ def _joint_posterior(b, p, P, h, held, td, words, st, answer, inv_mask, members,
         positive = disjoint_triple_counts(members, n, others[0], sizes[1], others[1], sizes[2], others[2], sizes[3],
                                           joint)
     if positive == 0:
-        return -1
-    total = 0
-    for i in range(n):
-        total += joint[i]
+        return -1, 0
+    total = 0  # (the counts are >= 0: the sum of the positive ones is the sum of all)
     k = 0
     for i in range(n):
-        if joint[i] > 0:
+        c = joint[i]
+        if c > 0:
             members[k] = members[i]
-            joint[k] = joint[i]
+            joint[k] = c
+            total += c
             k += 1
     ftotal = float(total)
     for i in range(k):  # apart from the compaction: a loop the compiler vectorises
         weight[i] = joint[i] / ftotal
     norm = _pairwise_sum(weight, k)
-    for i in range(k):
+    best_i = 0
+    weight[0] = weight[0] / norm
+    for i in range(1, k):  # the normalisation, and the first case of the highest probability
         weight[i] = weight[i] / norm
-    return k
+        if weight[i] > weight[best_i]:
+            best_i = i
+    return k, best_i
 
 
 @kernel
@@ -699,16 +703,12 @@ def _case_posterior(b, p, P, h, held, td, words, st, prob_table, answer, inv_mas
     inv_mask_own[:] = inv_mask
     if n == 0:
         return n, True, 0, 0.0
-    kept = -1 if P == 2 else _joint_posterior(b, p, P, h, held, td, words, st, answer, inv_mask, members, n,
-                                               others, cnt2, joint, weight, hist)
-    best_i = 0
+    kept, best_i = (-1, 0) if P == 2 else _joint_posterior(b, p, P, h, held, td, words, st, answer, inv_mask,
+                                                           members, n, others, cnt2, joint, weight, hist)
     if kept < 0:
         p_best = prob_table[n]
         weight[:n] = p_best
-        return n, True, best_i, p_best
-    for i in range(1, kept):
-        if weight[i] > weight[best_i]:
-            best_i = i
+        return n, True, 0, p_best
     return kept, False, best_i, weight[best_i]
 
 
