@@ -109,6 +109,7 @@ player's own tiles left, the round, tier, rotation and first player, and the cas
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 from numba import prange
 
@@ -142,7 +143,7 @@ those greedy plays (its ``hazard`` and ``idle`` entries hold the 4 later seats o
 _NUM_QUERIES = INVESTIGATE_BASE + NUM_DISTRICTS  # 50
 _MANY_CASES = 350  # above: the weighted gains from sums per element, pair and case (_weighted_gains)
 _POINT_SCALE = 0.1  # score points in the decision block (decision_block)
-_CHUNK = 32  # rows per run of _decide_kernel (each run allocates its work arrays once)
+_CHUNK = 32  # the fewest rows per run of the threaded _decide_kernel (each run allocates its work arrays)
 
 
 def _prob_table() -> np.ndarray:
@@ -792,16 +793,16 @@ def _joint_block_row(row, members, joint, n):
 
 
 @batch_kernel
-def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight, tolerance, rounds, prob_table,
+def _decide_kernel(run, players, words, adjacency, legal, previous, ed, denial_weight, tolerance, rounds, prob_table,
                    hazard_table, game, st, tile_district, case, out, feat, want, jblock):
     """Greedy's decision (module docstring) for player ``players[b]`` of every game ``b``, into
     ``out[b]``; with ``want`` also the figures it decided on, into ``feat[b]`` (:func:`_write_decision`):
-    :func:`_decide_rows` on runs of :data:`_CHUNK` rows, each run with its own work arrays (the
+    :func:`_decide_rows` on runs of ``run`` rows (``>= 1``), each run with its own work arrays (the
     threaded build runs the runs on all cores; every row is computed alone, so the two builds
-    write the same values). The arguments are :func:`_decide_rows`'."""
+    write the same values, whatever ``run``). The other arguments are :func:`_decide_rows`'."""
     B = players.shape[0]
-    for chunk in prange((B + _CHUNK - 1) // _CHUNK):
-        _decide_rows(chunk * _CHUNK, min(B, chunk * _CHUNK + _CHUNK), players, words, adjacency, legal, previous, ed,
+    for chunk in prange((B + run - 1) // run):
+        _decide_rows(chunk * run, min(B, chunk * run + run), players, words, adjacency, legal, previous, ed,
                      denial_weight, tolerance, rounds, prob_table, hazard_table, game, st, tile_district, case, out,
                      feat, want, jblock)
 
@@ -1002,8 +1003,12 @@ def _run_kernel(state: State, board, players: np.ndarray, edition: str, previous
             state.inv_left)
     st = (state.spot, state.trace, state.front, state.inv_count, state.inv_district, state.inv_answer,
           state.inv_suppressed, state.solved_case, failed_solve_words(state.failed), state.failed)
-    build = _decide_kernel.for_batch(state.batch_size, parallel)
-    build(players, adjacency_words(board), board.adjacency, legal, previous, ed, float(denial_weight_for(P)),
+    B = state.batch_size
+    build = _decide_kernel.for_batch(B, parallel)
+    # one run of every row on one thread (its work arrays allocated once); with threads, about four
+    # runs per thread (at least _CHUNK rows each) to even out rows of unequal cost
+    run = max(1, B) if build is _decide_kernel.serial else max(_CHUNK, -(-B // (4 * numba.get_num_threads())))
+    build(run, players, adjacency_words(board), board.adjacency, legal, previous, ed, float(denial_weight_for(P)),
           GAIN_TOLERANCE, ROUNDS, _PROB, _HAZARD, game, st, state.tile_district, state.case, out, feat, want, jblock)
 
 

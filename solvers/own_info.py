@@ -342,11 +342,22 @@ def case_rows(td, words, answer, excl, inv_mask, target, only, failed, check_fai
             return 0
         rows[s, e - 12] = np.int64(1) << np.int64(l - 22)
         return 1
+    # the allowed locations grouped by what they add to the investigators' answers: a case (s, e, l)
+    # fits when l's share is the target minus s's and e's
+    vals = np.empty(14, dtype=np.int64)
+    masks = np.zeros(14, dtype=np.int64)
+    nv = 0
+    for l in range(14):
+        if (allowed >> np.int64(22 + l)) & 1:
+            w = words[td[22 + l]] & inv_mask[2]
+            k = 0
+            while k < nv and vals[k] != w:
+                k += 1
+            if k == nv:
+                vals[k] = w
+                nv += 1
+            masks[k] |= np.int64(1) << np.int64(l)
     n = 0
-    plain = inv_mask[0] == 0 and inv_mask[1] == 0 and inv_mask[2] == 0
-    if plain and target != 0:
-        return 0
-    full = (allowed >> np.int64(22)) & np.int64((1 << 14) - 1)  # the allowed locations
     for s in range(12):
         if not (allowed >> np.int64(s)) & 1:
             continue
@@ -354,14 +365,12 @@ def case_rows(td, words, answer, excl, inv_mask, target, only, failed, check_fai
         for e in range(12, 22):
             if not (allowed >> np.int64(e)) & 1:
                 continue
+            need = target - ws - (words[td[e]] & inv_mask[1])
             mask = np.int64(0)
-            if plain:
-                mask = full
-            else:
-                wse = ws + (words[td[e]] & inv_mask[1])
-                for l in range(14):
-                    if (full >> np.int64(l)) & 1 and wse + (words[td[22 + l]] & inv_mask[2]) == target:
-                        mask |= np.int64(1) << np.int64(l)
+            for k in range(nv):
+                if vals[k] == need:
+                    mask = masks[k]
+                    break
             if check_failed:
                 base = s * 140 + (e - 12) * 14
                 for l in range(14):
