@@ -101,6 +101,12 @@ batch too (``benchmarks/joint5_speed.py`` measures the count, ``benchmarks/rl_tr
 the training against it). Greedy's 5-player branches are those of 4 players (denial weight 0, the
 gains from the posterior's probability mass, up to 4 seats in the outlook).
 
+**Threads.** Every row is decided alone, so the kernel (a :func:`pi_env.core._config.batch_kernel`)
+can run on numba threads over runs of rows: ``parallel=True`` in :func:`greedy_actions`,
+:func:`decision_block` (and :func:`pi_env.agents.learned.encode_state`), ``None`` for threads from
+``PARALLEL_MIN_BATCH["default"]`` rows on; the default is one thread (what one training worker
+spends). The values and actions are the same either way (``tests/test_compact_v4.py``).
+
 What a player may know only (docs/rules.md §9): the state is read through the layout, every
 player's public answers, markers, investigators, failed and correct solves, scores and flags, the
 player's own tiles left, the round, tier, rotation and first player, and the case it holds
@@ -341,23 +347,29 @@ def _joint_posterior(b, p, P, h, held, td, words, st, answer, inv_mask, members,
         return -1, 0
     total = 0  # (the counts are >= 0: the sum of the positive ones is the sum of all)
     k = 0
-    for i in range(n):
-        c = joint[i]
-        if c > 0:
-            members[k] = members[i]
-            joint[k] = c
-            total += c
-            k += 1
+    if positive == n:  # every case has a deal (the deal's rows): nothing to compact
+        for i in range(n):
+            total += joint[i]
+        k = n
+    else:
+        for i in range(n):
+            c = joint[i]
+            if c > 0:
+                members[k] = members[i]
+                joint[k] = c
+                total += c
+                k += 1
     ftotal = float(total)
     for i in range(k):  # apart from the compaction: a loop the compiler vectorises
         weight[i] = joint[i] / ftotal
     norm = _pairwise_sum(weight, k)
-    best_i = 0
-    weight[0] = weight[0] / norm
-    for i in range(1, k):  # the normalisation, and the first case of the highest probability
+    for i in range(k):  # vectorised, as the division above
         weight[i] = weight[i] / norm
-        if weight[i] > weight[best_i]:
-            best_i = i
+    best_i = 0
+    top = weight[0]
+    for i in range(1, k):  # the first case of the highest probability
+        if weight[i] > top:
+            best_i, top = i, weight[i]
     return k, best_i
 
 
