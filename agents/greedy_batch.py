@@ -316,8 +316,9 @@ def _joint_posterior(b, p, P, h, held, td, words, st, answer, inv_mask, members,
     """3 to 5 players: the agent's cases with a joint deal (``members[:n]``, compacted in place) and
     their probabilities in ``weight`` (``count / total``, normalised by numpy's pairwise sum, as
     greedy); returns ``(k, best_i)``: their number and the index of the first of the highest
-    probability, or ``(-1, 0)`` when no case has a deal (greedy then keeps the own cases, uniform). ``st``: the state's per-player arrays (:func:`greedy_actions`); ``others``:
-    ``int16[3, 1680]`` receives the sets of seats 2 to ``P - 1`` (at 4 players only when the pair
+    probability, or ``(-1, 0)`` when no case has a deal (greedy then keeps the own cases, uniform).
+    ``st``: the state's per-player arrays (:func:`greedy_actions`); ``others``: ``int16[3, 1680]``
+    receives the sets of seats 2 to ``P - 1`` (at 4 players only when the pair
     count lists them); ``hist``: scratch of :func:`pi_env.solvers.own_info.disjoint_counts`, then
     :func:`~pi_env.solvers.own_info.pair_scratch` and ``int64[2, 12, 10]`` (4 players: seats 2 and
     3's sets as location masks, :func:`~pi_env.solvers.own_info.seat_case_rows`). The counts: 3
