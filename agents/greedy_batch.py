@@ -115,6 +115,8 @@ player's own tiles left, the round, tier, rotation and first player, and the cas
 
 from __future__ import annotations
 
+import contextlib
+
 import numba
 import numpy as np
 from numba import prange
@@ -149,7 +151,7 @@ those greedy plays (its ``hazard`` and ``idle`` entries hold the 4 later seats o
 _NUM_QUERIES = INVESTIGATE_BASE + NUM_DISTRICTS  # 50
 _MANY_CASES = 350  # above: the weighted gains from sums per element, pair and case (_weighted_gains)
 _POINT_SCALE = 0.1  # score points in the decision block (decision_block)
-_CHUNK = 32  # the fewest rows per run of the threaded _decide_kernel (each run allocates its work arrays)
+_CHUNK = 32  # rows per run of the threaded _decide_kernel (each run allocates its work arrays)
 
 
 def _prob_table() -> np.ndarray:
@@ -1018,11 +1020,14 @@ def _run_kernel(state: State, board, players: np.ndarray, edition: str, previous
           state.inv_suppressed, state.solved_case, failed_solve_words(state.failed), state.failed)
     B = state.batch_size
     build = _decide_kernel.for_batch(B, parallel)
-    # one run of every row on one thread (its work arrays allocated once); with threads, about four
-    # runs per thread (at least _CHUNK rows each) to even out rows of unequal cost
-    run = max(1, B) if build is _decide_kernel.serial else max(_CHUNK, -(-B // (4 * numba.get_num_threads())))
-    build(run, players, adjacency_words(board), board.adjacency, legal, previous, ed, float(denial_weight_for(P)),
-          GAIN_TOLERANCE, ROUNDS, _PROB, _HAZARD, game, st, state.tile_district, state.case, out, feat, want, jblock)
+    serial = build is _decide_kernel.serial
+    # one thread: one run of every row (its work arrays allocated once); threads: runs of _CHUNK rows
+    # handed out one at a time to whichever thread is free (not a fixed half each: on a machine busy
+    # with other work one thread may get less of a core)
+    with contextlib.nullcontext() if serial else numba.parallel_chunksize(1):
+        build(max(1, B) if serial else _CHUNK, players, adjacency_words(board), board.adjacency, legal, previous, ed,
+              float(denial_weight_for(P)), GAIN_TOLERANCE, ROUNDS, _PROB, _HAZARD, game, st, state.tile_district,
+              state.case, out, feat, want, jblock)
 
 
 def query_legal(state: State, players: np.ndarray) -> np.ndarray:
