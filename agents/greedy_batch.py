@@ -101,6 +101,12 @@ batch too (``benchmarks/joint5_speed.py`` measures the count, ``benchmarks/rl_tr
 the training against it). Greedy's 5-player branches are those of 4 players (denial weight 0, the
 gains from the posterior's probability mass, up to 4 seats in the outlook).
 
+**Threads.** Every row is decided alone, so the kernel (a :func:`pi_env.core._config.batch_kernel`)
+can run on numba threads over runs of rows: ``parallel=True`` in :func:`greedy_actions`,
+:func:`decision_block` (and :func:`pi_env.agents.learned.encode_state`), ``None`` for threads from
+``PARALLEL_MIN_BATCH["default"]`` rows on; the default is one thread (what one training worker
+spends). The values and actions are the same either way (``tests/test_compact_v4.py``).
+
 What a player may know only (docs/rules.md §9): the state is read through the layout, every
 player's public answers, markers, investigators, failed and correct solves, scores and flags, the
 player's own tiles left, the round, tier, rotation and first player, and the case it holds
@@ -109,10 +115,14 @@ player's own tiles left, the round, tier, rotation and first player, and the cas
 
 from __future__ import annotations
 
+import contextlib
+
+import numba
 import numpy as np
+from numba import prange
 
 from pi_env.agents.greedy import ROUNDS, denial_weight_for
-from pi_env.core._config import kernel, rule_step
+from pi_env.core._config import batch_kernel, kernel, rule_step
 from pi_env.core.constants import (EDITION_NAMES, INVESTIGATE_BASE, MAX_INVESTIGATORS, NUM_CASES, NUM_DISTRICTS,
                                    NUM_ELEMENTS, ON_DISPLAY, SOLVE_BASE)
 from pi_env.core.errors import PIError
@@ -123,9 +133,10 @@ from pi_env.engine import GameConfig, State, legal_action_mask
 from pi_env.engine.observe import player_array
 from pi_env.solvers.hints import GAIN_TOLERANCE, tied_with_best
 from pi_env.solvers.own_info import (_features_of_counts, adjacency_words, any_nonzero, case_marginals,
-                                     case_set, clue_code, clue_gains, disjoint_counts, pair_counts_with, pair_scratch,
+                                     case_set, clue_code, clue_gains, disjoint_counts, pair_counts_of_rows, pair_scratch,
                                      disjoint_triple_counts, district_codes, district_gains, failed_solve_words,
-                                     float32_rows_ok, gather_state, held_case_of, hypothesis_masks, seat_case_set)
+                                     float32_rows_ok, gather_state, held_case_of, hypothesis_masks, seat_case_rows,
+                                     seat_case_set)
 from pi_env.solvers.turns import turns_to_solve_pmf
 
 __all__ = ["GreedyOpponent", "greedy_actions", "decision_block", "query_legal", "SUPPORTED_PLAYERS",
@@ -140,6 +151,7 @@ those greedy plays (its ``hazard`` and ``idle`` entries hold the 4 later seats o
 _NUM_QUERIES = INVESTIGATE_BASE + NUM_DISTRICTS  # 50
 _MANY_CASES = 350  # above: the weighted gains from sums per element, pair and case (_weighted_gains)
 _POINT_SCALE = 0.1  # score points in the decision block (decision_block)
+_CHUNK = 32  # rows per run of the threaded _decide_kernel (each run allocates its work arrays)
 
 
 def _prob_table() -> np.ndarray:
@@ -305,44 +317,63 @@ def _joint_posterior(b, p, P, h, held, td, words, st, answer, inv_mask, members,
                      hist):
     """3 to 5 players: the agent's cases with a joint deal (``members[:n]``, compacted in place) and
     their probabilities in ``weight`` (``count / total``, normalised by numpy's pairwise sum, as
-    greedy); returns their number, or ``-1`` when no case has a deal (greedy then keeps the own
-    cases, uniform). ``st``: the state's per-player arrays (:func:`greedy_actions`); ``others``:
-    ``int16[3, 1680]`` receives the sets of seats 2 to ``P - 1``; ``hist``: scratch of
-    :func:`pi_env.solvers.own_info.disjoint_counts` and (its last entry)
-    :func:`~pi_env.solvers.own_info.pair_scratch`. The counts: 3 players
-    :func:`~pi_env.solvers.own_info.disjoint_counts`, 4 players
-    :func:`~pi_env.solvers.own_info.disjoint_pair_counts`, 5 players
+    greedy); returns ``(k, best_i)``: their number and the index of the first of the highest
+    probability, or ``(-1, 0)`` when no case has a deal (greedy then keeps the own cases, uniform).
+    ``st``: the state's per-player arrays (:func:`greedy_actions`); ``others``: ``int16[3, 1680]``
+    receives the sets of seats 2 to ``P - 1`` (at 4 players only when the pair
+    count lists them); ``hist``: scratch of :func:`pi_env.solvers.own_info.disjoint_counts`, then
+    :func:`~pi_env.solvers.own_info.pair_scratch` and ``int64[2, 12, 10]`` (4 players: seats 2 and
+    3's sets as location masks, :func:`~pi_env.solvers.own_info.seat_case_rows`). The counts: 3
+    players :func:`~pi_env.solvers.own_info.disjoint_counts`, 4 players
+    :func:`~pi_env.solvers.own_info.disjoint_pair_counts`'s (by
+    :func:`~pi_env.solvers.own_info.pair_counts_of_rows`), 5 players
     :func:`~pi_env.solvers.own_info.disjoint_triple_counts`."""
+    h1, hse, hsl, hel, mem, pairs, rows = hist
     sizes = np.zeros(P - 1, dtype=np.int64)
     for k in range(P - 1):  # seat 1's set with the held case (consistency), seats 2.. with it known
-        sizes[k] = seat_case_set(b, (h + k) % P, P, h, held, td, words, st, k >= 1, answer, inv_mask,
-                                 others[max(k - 1, 0)], cnt2)
+        if P == 4 and k >= 1:  # as location masks (the pair count's boxes without listing the cases)
+            sizes[k] = seat_case_rows(b, (h + k) % P, P, h, held, td, words, st, answer, inv_mask, rows[k - 1])
+        else:
+            sizes[k] = seat_case_set(b, (h + k) % P, P, h, held, td, words, st, k >= 1, answer, inv_mask,
+                                     others[max(k - 1, 0)], cnt2)
         if sizes[k] == 0:
-            return -1
-    h1, hse, hsl, hel, mem, pairs = hist
+            return -1, 0
     if P == 3:
         positive = disjoint_counts(members, n, others[0], sizes[1], joint, h1, hse, hsl, hel, mem)
     elif P == 4:
-        positive = pair_counts_with(members, n, others[0], sizes[1], others[1], sizes[2], joint, pairs, -1)
+        positive = pair_counts_of_rows(members, n, rows[0], sizes[1], rows[1], sizes[2], others[0], others[1], joint,
+                                       pairs)
     else:
         positive = disjoint_triple_counts(members, n, others[0], sizes[1], others[1], sizes[2], others[2], sizes[3],
                                           joint)
     if positive == 0:
-        return -1
-    total = 0
-    for i in range(n):
-        total += joint[i]
+        return -1, 0
+    total = 0  # (the counts are >= 0: the sum of the positive ones is the sum of all)
     k = 0
-    for i in range(n):
-        if joint[i] > 0:
-            members[k] = members[i]
-            joint[k] = joint[i]
-            weight[k] = joint[i] / float(total)
-            k += 1
+    if positive == n:  # every case has a deal (the deal's rows): nothing to compact
+        for i in range(n):
+            total += joint[i]
+        k = n
+    else:
+        for i in range(n):
+            c = joint[i]
+            if c > 0:
+                members[k] = members[i]
+                joint[k] = c
+                total += c
+                k += 1
+    ftotal = float(total)
+    for i in range(k):  # apart from the compaction: a loop the compiler vectorises
+        weight[i] = joint[i] / ftotal
     norm = _pairwise_sum(weight, k)
-    for i in range(k):
+    for i in range(k):  # vectorised, as the division above
         weight[i] = weight[i] / norm
-    return k
+    best_i = 0
+    top = weight[0]
+    for i in range(1, k):  # the first case of the highest probability
+        if weight[i] > top:
+            best_i, top = i, weight[i]
+    return k, best_i
 
 
 @kernel
@@ -427,7 +458,7 @@ def _gain_scratch():
             (np.zeros(NUM_CASES, dtype=np.int64), np.zeros(NUM_ELEMENTS, dtype=np.int64),
              np.zeros((12, 10), dtype=np.int64), np.zeros((12, 14), dtype=np.int64),
              np.zeros((10, 14), dtype=np.int64), np.zeros(NUM_ELEMENTS, dtype=np.int64),
-             np.zeros((3, 2, 14), dtype=np.int64), np.zeros((3, 2), dtype=np.int64),
+             np.zeros((3, 2, 14), dtype=np.int64), np.zeros(3, dtype=np.int64),
              np.zeros((3, 3, 3), dtype=np.int64), np.zeros(16, dtype=np.int64)))
 
 
@@ -448,39 +479,61 @@ def _posterior_gains(td, words, adjacency, markers, cand, members, weight, joint
 def _class_sums(G, lists, sizes, dense, h1, hse, hsl, hel, total):
     """``G[x, y, z]``: the sum of the weights (:func:`_weighted_gains`) of the cases whose suspect
     is in class ``x``, evidence in ``y``, location in ``z`` of one district, class 0 standing for
-    every element, 1 and 2 for the elements of code 1 and 4 there (``lists[t, class - 1,
-    :sizes[t, class - 1]]``, type-local ids)."""
+    every element, 1 and 2 for the elements of code 1 and 4 there: per type ``t`` the elements of
+    code 1 or 4, ``lists[t, 0, :sizes[t]]`` (type-local ids) of classes ``lists[t, 1, :sizes[t]]``.
+    Each sum is taken once over the listed elements (integers: exact in any order)."""
     G[:] = 0
-    for x in range(3):
-        for y in range(3):
-            for z in range(3):
-                free = (x == 0) + (y == 0) + (z == 0)
-                acc = 0
-                if free == 3:
-                    acc = total
-                elif free == 2:  # one type restricted: the element sums
-                    t, k = (0, x) if x else ((1, y) if y else (2, z))
-                    for i in range(sizes[t, k - 1]):
-                        acc += h1[(0, 12, 22)[t] + lists[t, k - 1, i]]
-                elif free == 1:  # two types: the pair sums
-                    if z == 0:
-                        for i in range(sizes[0, x - 1]):
-                            for j in range(sizes[1, y - 1]):
-                                acc += hse[lists[0, x - 1, i], lists[1, y - 1, j]]
-                    elif y == 0:
-                        for i in range(sizes[0, x - 1]):
-                            for j in range(sizes[2, z - 1]):
-                                acc += hsl[lists[0, x - 1, i], lists[2, z - 1, j]]
-                    else:
-                        for i in range(sizes[1, y - 1]):
-                            for j in range(sizes[2, z - 1]):
-                                acc += hel[lists[1, y - 1, i], lists[2, z - 1, j]]
-                else:
-                    for i in range(sizes[0, x - 1]):
-                        for j in range(sizes[1, y - 1]):
-                            for k in range(sizes[2, z - 1]):
-                                acc += dense[lists[0, x - 1, i] * 140 + lists[1, y - 1, j] * 14 + lists[2, z - 1, k]]
-                G[x, y, z] = acc
+    G[0, 0, 0] = total
+    ns, ne, nl = sizes[0], sizes[1], sizes[2]
+    Ls, Le, Ll = lists[0, 0], lists[1, 0], lists[2, 0]
+    Cs, Ce, Cl = lists[0, 1], lists[1, 1], lists[2, 1]
+    for i in range(ns):
+        G[Cs[i], 0, 0] += h1[Ls[i]]
+    for j in range(ne):
+        G[0, Ce[j], 0] += h1[12 + Le[j]]
+    for k in range(nl):
+        G[0, 0, Cl[k]] += h1[22 + Ll[k]]
+    for j in range(ne):
+        for k in range(nl):
+            G[0, Ce[j], Cl[k]] += hel[Le[j], Ll[k]]
+    for i in range(ns):
+        si, ci = Ls[i], Cs[i]
+        for j in range(ne):
+            G[ci, Ce[j], 0] += hse[si, Le[j]]
+        for k in range(nl):
+            G[ci, 0, Cl[k]] += hsl[si, Ll[k]]
+        for j in range(ne):
+            base, cj = si * 140 + Le[j] * 14, Ce[j]
+            for k in range(nl):
+                G[ci, cj, Cl[k]] += dense[base + Ll[k]]
+
+
+@kernel
+def _district_lists(d, on, near, marked, lists, sizes):
+    """The elements answering an investigator in district ``d`` (as
+    :func:`pi_env.solvers.own_info.district_codes`: code 4 on ``d``, 1 next to it, none for a type
+    the player's markers suppress there), per type ``t`` into ``lists[t, 0, :sizes[t]]``
+    (type-local ids, ascending) with their classes in ``lists[t, 1]`` (1: code 1, 2: code 4).
+    ``on``, ``near``: per district the 36-bit masks of the elements on it and next to it;
+    ``marked``: the mask of the player's spot and trace markers."""
+    m4 = on[d]
+    m1 = near[d] & ~m4
+    for t in range(3):
+        lo = 0 if t == 0 else (12 if t == 1 else 22)
+        width = 12 if t == 0 else (10 if t == 1 else 14)
+        k = 0
+        if not (marked & m4) >> np.int64(lo) & ((np.int64(1) << np.int64(width)) - 1):
+            for v in range(width):
+                bit = np.int64(1) << np.int64(lo + v)
+                if m4 & bit:
+                    lists[t, 0, k] = v
+                    lists[t, 1, k] = 2
+                    k += 1
+                elif m1 & bit:
+                    lists[t, 0, k] = v
+                    lists[t, 1, k] = 1
+                    k += 1
+        sizes[t] = k
 
 
 @kernel
@@ -511,17 +564,21 @@ def _weighted_gains(td, words, adjacency, markers, cand, members, joint, n, mass
         for k in range(3):
             mass[k] = imass[k] / total
         gains[x] = _mass_entropy(mass, 3)
+    on, near = ec[:NUM_DISTRICTS], ec[NUM_DISTRICTS:2 * NUM_DISTRICTS]
+    on[:] = 0
+    marked = np.int64(0)
+    for y in range(NUM_ELEMENTS):
+        on[td[y]] |= np.int64(1) << np.int64(y)
+        if markers[y]:
+            marked |= np.int64(1) << np.int64(y)
     for d in range(NUM_DISTRICTS):
         if not cand[INVESTIGATE_BASE + d]:
             continue
-        district_codes(td, adjacency, markers, d, ec)
-        sizes[:] = 0
-        for y in range(NUM_ELEMENTS):
-            if ec[y]:
-                t = 0 if y < 12 else (1 if y < 22 else 2)
-                k = 0 if ec[y] == 1 else 1
-                lists[t, k, sizes[t, k]] = y - (0, 12, 22)[t]
-                sizes[t, k] += 1
+        near[d] = 0
+        for d2 in range(NUM_DISTRICTS):
+            if adjacency[d2, d]:
+                near[d] |= on[d2]
+        _district_lists(d, on, near, marked, lists, sizes)
         _class_sums(G, lists, sizes, dense, h1, hse, hsl, hel, total)
         for axis in range(3):  # class 0: every element minus those of code 1 and 4
             for u in range(3):
@@ -662,16 +719,12 @@ def _case_posterior(b, p, P, h, held, td, words, st, prob_table, answer, inv_mas
     inv_mask_own[:] = inv_mask
     if n == 0:
         return n, True, 0, 0.0
-    kept = -1 if P == 2 else _joint_posterior(b, p, P, h, held, td, words, st, answer, inv_mask, members, n,
-                                               others, cnt2, joint, weight, hist)
-    best_i = 0
+    kept, best_i = (-1, 0) if P == 2 else _joint_posterior(b, p, P, h, held, td, words, st, answer, inv_mask,
+                                                           members, n, others, cnt2, joint, weight, hist)
     if kept < 0:
         p_best = prob_table[n]
         weight[:n] = p_best
-        return n, True, best_i, p_best
-    for i in range(1, kept):
-        if weight[i] > weight[best_i]:
-            best_i = i
+        return n, True, 0, p_best
     return kept, False, best_i, weight[best_i]
 
 
@@ -754,13 +807,29 @@ def _joint_block_row(row, members, joint, n):
     row[row.shape[0] - 1] = top / total
 
 
-@kernel
-def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight, tolerance, rounds, prob_table,
+@batch_kernel
+def _decide_kernel(run, players, words, adjacency, legal, previous, ed, denial_weight, tolerance, rounds, prob_table,
                    hazard_table, game, st, tile_district, case, out, feat, want, jblock):
     """Greedy's decision (module docstring) for player ``players[b]`` of every game ``b``, into
-    ``out[b]``; with ``want`` also the figures it decided on, into ``feat[b]`` (:func:`_write_decision`).
+    ``out[b]``; with ``want`` also the figures it decided on, into ``feat[b]`` (:func:`_write_decision`):
+    :func:`_decide_rows` on runs of ``run`` rows (``>= 1``), each run with its own work arrays (the
+    threaded build runs the runs on all cores; every row is computed alone, so the two builds
+    write the same values, whatever ``run``). The other arguments are :func:`_decide_rows`'."""
+    B = players.shape[0]
+    for chunk in prange((B + run - 1) // run):
+        _decide_rows(chunk * run, min(B, chunk * run + run), players, words, adjacency, legal, previous, ed,
+                     denial_weight, tolerance, rounds, prob_table, hazard_table, game, st, tile_district, case, out,
+                     feat, want, jblock)
+
+
+@kernel
+def _decide_rows(lo, hi, players, words, adjacency, legal, previous, ed, denial_weight, tolerance, rounds, prob_table,
+                 hazard_table, game, st, tile_district, case, out, feat, want, jblock):
+    """Greedy's decision (module docstring) for player ``players[b]`` of games ``b = lo .. hi - 1``,
+    into ``out[b]``; with ``want`` also the figures it decided on, into ``feat[b]`` (:func:`_write_decision`).
 
     Args:
+        lo, hi: the rows decided (``0 <= lo <= hi <= B``).
         players: ``int64[B]``; words: :func:`~pi_env.solvers.own_info.adjacency_words`;
             adjacency: ``bool[14, 14]``.
         legal: ``bool[B, 50]`` legal clue / investigator actions.
@@ -780,7 +849,6 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
     Without ``want`` a row whose posterior is certain (one case) is decided before the outlook is
     read (a solve, as greedy); with ``want`` its figures are computed too (the decision is the same).
     """
-    B = players.shape[0]
     P = case.shape[1]
     round_, tier_, rotation_, first_player, score_, attempted_, solved_, inv_left = game
     spot, trace, front, inv_count, inv_district, inv_answer, inv_suppressed, solved_case, failed_words, failed = st
@@ -795,7 +863,7 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
     joint = np.empty(NUM_CASES, dtype=np.int64)
     hist = (np.empty(NUM_ELEMENTS, dtype=np.int64), np.empty((12, 10), dtype=np.int64),
             np.empty((12, 14), dtype=np.int64), np.empty((10, 14), dtype=np.int64), np.zeros(NUM_CASES, dtype=np.uint8),
-            pair_scratch())
+            pair_scratch(), np.empty((2, 12, 10), dtype=np.int64))
     gains, denial = np.empty(_NUM_QUERIES), np.zeros(_NUM_QUERIES)
     cand = np.zeros(_NUM_QUERIES, dtype=np.bool_)
     markers = np.empty(NUM_ELEMENTS, dtype=np.bool_)
@@ -809,7 +877,7 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
     idle, before = np.zeros(P, dtype=np.bool_), np.zeros(P, dtype=np.bool_)
     live, open_others = np.zeros(P, dtype=np.int64), np.zeros(P, dtype=np.int64)
     seats = (answer, inv_mask, others, cnt1, cnt2, n_pub, hazard, solved, attempted, before, idle)
-    for b in range(B):
+    for b in range(lo, hi):
         p = players[b]
         h = (p + 1) % P
         td = tile_district[b]
@@ -880,7 +948,8 @@ def _decide_kernel(players, words, adjacency, legal, previous, ed, denial_weight
 
 
 def greedy_actions(state: State, board, players: np.ndarray, edition: str = "second",
-                   previous: "tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None" = None) -> np.ndarray:
+                   previous: "tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None" = None,
+                   parallel: "bool | None" = False) -> np.ndarray:
     """Greedy's action for ``players[b]`` in every game ``b`` of ``state`` (module docstring).
 
     Args:
@@ -891,6 +960,10 @@ def greedy_actions(state: State, board, players: np.ndarray, edition: str = "sec
         previous: the agent's previous turn per game, ``(valid bool[B], round int64[B],
             rotation int64[B], solved bool[B, P])`` in relative seats (``None``: no previous turn,
             as a fresh agent).
+        parallel: ``False`` one thread (the default: what a training worker spends), ``True``
+            numba threads over runs of rows, ``None`` threads from
+            :data:`pi_env.core._config.PARALLEL_MIN_BATCH` ``["default"]`` rows on; the actions are
+            the same either way (every row is decided alone).
 
     Returns:
         ``int64[B]``: the actions.
@@ -912,7 +985,7 @@ def greedy_actions(state: State, board, players: np.ndarray, edition: str = "sec
     legal = np.ascontiguousarray(legal_action_mask(state)[:, :_NUM_QUERIES] != 0)
     out = np.empty(B, dtype=np.int64)
     _run_kernel(state, board, players, edition, previous, legal, out, np.zeros((0, DECISION_BLOCK_SIZE), np.float32),
-                False, np.zeros((0, JOINT_BLOCK_SIZE), np.float32))
+                False, np.zeros((0, JOINT_BLOCK_SIZE), np.float32), parallel)
     return out
 
 
@@ -931,9 +1004,9 @@ def _check_previous(previous, B: int, P: int) -> None:
 
 
 def _run_kernel(state: State, board, players: np.ndarray, edition: str, previous: tuple, legal: np.ndarray,
-                out: np.ndarray, feat: np.ndarray, want: bool, jblock: np.ndarray) -> None:
+                out: np.ndarray, feat: np.ndarray, want: bool, jblock: np.ndarray, parallel: "bool | None") -> None:
     """:func:`_decide_kernel` on ``state`` (the arguments as :func:`greedy_actions` and
-    :func:`decision_block` prepare them)."""
+    :func:`decision_block` prepare them; ``parallel`` picks its build as they say)."""
     P = state.num_players
     valid, prev_round, prev_rotation, prev_solved = previous
     if edition not in EDITION_NAMES:
@@ -945,9 +1018,16 @@ def _run_kernel(state: State, board, players: np.ndarray, edition: str, previous
             state.inv_left)
     st = (state.spot, state.trace, state.front, state.inv_count, state.inv_district, state.inv_answer,
           state.inv_suppressed, state.solved_case, failed_solve_words(state.failed), state.failed)
-    _decide_kernel(players, adjacency_words(board), board.adjacency, legal, previous, ed, float(denial_weight_for(P)),
-                   GAIN_TOLERANCE, ROUNDS, _PROB, _HAZARD, game, st, state.tile_district, state.case, out, feat, want,
-                   jblock)
+    B = state.batch_size
+    build = _decide_kernel.for_batch(B, parallel)
+    serial = build is _decide_kernel.serial
+    # one thread: one run of every row (its work arrays allocated once); threads: runs of _CHUNK rows
+    # handed out one at a time to whichever thread is free (not a fixed half each: on a machine busy
+    # with other work one thread may get less of a core)
+    with contextlib.nullcontext() if serial else numba.parallel_chunksize(1):
+        build(max(1, B) if serial else _CHUNK, players, adjacency_words(board), board.adjacency, legal, previous, ed,
+              float(denial_weight_for(P)), GAIN_TOLERANCE, ROUNDS, _PROB, _HAZARD, game, st, state.tile_district,
+              state.case, out, feat, want, jblock)
 
 
 def query_legal(state: State, players: np.ndarray) -> np.ndarray:
@@ -973,7 +1053,8 @@ def query_legal(state: State, players: np.ndarray) -> np.ndarray:
 
 
 def decision_block(state: State, board, players: np.ndarray, edition: str = "second",
-                   out: "np.ndarray | None" = None, joint: "np.ndarray | None" = None) -> np.ndarray:
+                   out: "np.ndarray | None" = None, joint: "np.ndarray | None" = None,
+                   parallel: "bool | None" = False) -> np.ndarray:
     """The figures greedy decides on (:data:`pi_env.encodings.layouts.DECISION_BLOCK_LAYOUT`, the
     ``"compact-v4"`` encoding's last block) for ``players[b]`` in every game ``b``: the same kernel
     as :func:`greedy_actions` with ``previous=None`` (no agent memory: ``pending`` only from what
@@ -990,6 +1071,8 @@ def decision_block(state: State, board, players: np.ndarray, edition: str = "sec
         joint: optional ``float32[B, 38]`` buffer (3 to 5 players) that receives the joint block of
             :func:`pi_env.solvers.compact.encode_joint_block`, the same values, from the counts the
             kernel makes anyway (``"compact-v4"`` thus counts the joint posterior once).
+        parallel: the kernel's build, as :func:`greedy_actions` takes it (default one thread); the
+            same values either way.
 
     Returns:
         ``float32[B, 67]`` (``out`` if given).
@@ -1018,7 +1101,8 @@ def decision_block(state: State, board, players: np.ndarray, edition: str = "sec
                       f"players, got "
                       f"{getattr(joint, 'dtype', type(joint).__name__)}{list(getattr(joint, 'shape', ()))} "
                       f"at {P} players")
-    _run_kernel(state, board, players, edition, previous, query_legal(state, players), choice, out, True, joint)
+    _run_kernel(state, board, players, edition, previous, query_legal(state, players), choice, out, True, joint,
+                parallel)
     return out
 
 

@@ -184,8 +184,8 @@ class _FlatV1:
         return np.ascontiguousarray(np.atleast_2d(flat)[:, _keep_columns(num_players)])
 
     def from_state(self, state: Any, config: Any, players: np.ndarray, flat: "np.ndarray | None" = None,
-                   out: "np.ndarray | None" = None) -> np.ndarray:
-        from pi_env.envs.encoders import encode_flat
+                   out: "np.ndarray | None" = None, parallel: "bool | None" = False) -> np.ndarray:
+        from pi_env.envs.encoders import encode_flat  # (no kernel of rows here: ``parallel`` is not used)
 
         x = self.from_flat(encode_flat(state, config, players) if flat is None else flat, config.num_players)
         if out is None:
@@ -298,10 +298,11 @@ class _SoloCompactV1:
         return _encodings.get(SOLO_ENCODING).size(0)
 
     def from_state(self, state: Any, config: Any, players: Any = None, flat: "np.ndarray | None" = None,
-                   out: "np.ndarray | None" = None, mask: "np.ndarray | None" = None) -> np.ndarray:
+                   out: "np.ndarray | None" = None, mask: "np.ndarray | None" = None,
+                   parallel: "bool | None" = False) -> np.ndarray:
         from pi_env.solvers.compact import encode_solo_compact
 
-        x = encode_solo_compact(state, config, mask=mask, parallel=False)
+        x = encode_solo_compact(state, config, mask=mask, parallel=parallel)
         full = np.concatenate([x, _solo_extra(x)], axis=1)
         if out is None:
             return full
@@ -368,7 +369,7 @@ class _CompactV4:
         if P == 2:  # the joint block is the own set's (3 to 5 players: from the decision kernel's counts)
             encode_joint_block(state, config, players, out=out[:, n1:n2])
         _decision_block()(state, config.board, players, config.edition, out=out[:, n4:],
-                          joint=None if P == 2 else out[:, n1:n2])
+                          joint=None if P == 2 else out[:, n1:n2], parallel=parallel)
         out[:, n2:n4] = _compact_extra(out[:, :n2], P)
         return out
 
@@ -429,10 +430,14 @@ def encoding_size(name: str, num_players: int) -> int:
 
 
 def encode_state(name: str, state: Any, config: Any, players: np.ndarray, flat: "np.ndarray | None" = None,
-                 out: "np.ndarray | None" = None) -> np.ndarray:
+                 out: "np.ndarray | None" = None, parallel: "bool | None" = False) -> np.ndarray:
     """Encoding ``name`` of ``players[b]`` in game ``b`` of the engine ``state`` (``flat``: their flat
     encodings when the caller has them; ``out``: a ``float32[B, encoding_size(name, P)]`` buffer to
-    fill): ``float32[B, encoding_size(name, P)]`` (``out`` when given).
+    fill): ``float32[B, encoding_size(name, P)]`` (``out`` when given). ``parallel``: the numba
+    kernels over rows on one thread (``False``, the default: what one training worker spends), on
+    all cores (``True``), or threaded from their family's
+    :data:`pi_env.core._config.PARALLEL_MIN_BATCH` rows on (``None``); the same values either way
+    (``"flat-v1"`` has no such kernel and ignores it).
 
     Raises:
         PIError: an unknown encoding, ``out`` not a writable ``float32[B, encoding_size(name, P)]``
@@ -447,7 +452,7 @@ def encode_state(name: str, state: Any, config: Any, players: np.ndarray, flat: 
             raise PIError(f"out must be float32[{state.batch_size}, {width}] ({name} at {state.num_players} "
                           f"players) with contiguous rows, writable, got "
                           f"{getattr(out, 'dtype', type(out).__name__)}{list(getattr(out, 'shape', ()))}")
-    return enc.from_state(state, config, players, flat, out)
+    return enc.from_state(state, config, players, flat, out, parallel=parallel)
 
 
 def encode_observations(name: str, observations: np.ndarray, config: Any) -> np.ndarray:

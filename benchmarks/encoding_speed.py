@@ -20,14 +20,25 @@ Positions (``--batch`` games per row of the table, the player to move encoded, a
   with a fifth of random queries, finished games restarted;
 * ``random N``: after ``N`` turns of random legal queries and now and then a random solve.
 
-Each figure is the best of ``--repeats`` timed calls on the whole batch (serial kernels: what one
-training worker spends), in rows per CPU second (the cost itself, steady on a shared machine) and,
-for ``"compact-v4"``, per wall-clock second too, after one warm-up block that compiles or loads every kernel
-(:func:`pi_env.core._config.warming_up`). The load average is printed: the development machine has
-2 cores shared with other work, so figures taken under load are lower.
+Each figure is the best of ``--repeats`` timed calls on the whole batch, after one warm-up block
+that compiles or loads every kernel (:func:`pi_env.core._config.warming_up`):
 
-Target: >= 50,000 rows/s for ``"compact-v4"`` at 4 players (not met: see docs/results.md, "Solver
-features in batch and the compact encoding").
+* ``compact-v4 threads (wall)``: ``encode_state(..., parallel=True)``, the kernels over rows
+  (:func:`pi_env.solvers.compact.encode_compact` and the decision kernel) on numba threads, in rows
+  per **wall-clock** second (the only figure here that uses more than one core);
+* ``compact-v4 one thread (wall)`` and every ``rows per CPU s`` column: the one-thread builds
+  (``parallel=False``, the default of :func:`pi_env.agents.learned.encode_state`: what one training
+  worker spends), per wall-clock second and per CPU second (the cost itself, steadier on a shared
+  machine). ``compact-v3`` is timed as ``encode_state`` computes it (its joint block's kernel
+  picks threads by batch size, as it always did);
+* ``threads / one thread``: the two wall-clock figures of ``"compact-v4"`` divided (at most the
+  number of cores, less on a busy machine).
+
+The load average is printed: the development machine has 2 cores shared with other work, so
+figures taken under load are lower, and threads gain only on a core that is free.
+
+Target: >= 50,000 rows/s for ``"compact-v4"`` at 4 players, worst positions (see docs/results.md,
+"Solver features in batch and the compact encoding").
 
     python benchmarks/encoding_speed.py [--players 2 3 4 5] [--batch 1024] [--repeats 3]
 """
@@ -38,6 +49,7 @@ import argparse
 import os
 import time
 
+import numba
 import numpy as np
 
 from pi_env.agents.learned import encode_state
@@ -87,6 +99,7 @@ def measures(config: GameConfig, st, players, old_rows: int):
     out = np.empty((sub.batch_size, JOINT_BLOCK_SIZE), dtype=np.float32)
     calls = {
         "compact-v4": (lambda: encode_state("compact-v4", st, config, players), B),
+        "compact-v4 threads": (lambda: encode_state("compact-v4", st, config, players, parallel=True), B),
         "compact-v3": (lambda: encode_state("compact-v3", st, config, players), B),
         "decision block": (lambda: decision_block(st, config.board, players, config.edition), B),
         "v2 old path": (lambda: (encode_compact(sub, config, players[:sub.batch_size], parallel=False),
@@ -114,21 +127,25 @@ def main(argv: "list[str] | None" = None) -> int:
                     fn()
                 cases.append((P, label, cfg, st, players, calls))
     print(f"load average before timing: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
-    names = list(cases[0][5])
-    print("| players | positions | compact-v4 rows/s (wall) | " + " | ".join(f"{n} rows per CPU s" for n in names)
-          + " | v4 / v3 | v4 / old v2 |")
-    print("|---" * (len(names) + 5) + "|")
-    worst: dict[int, tuple[float, float]] = {}
+    names = [n for n in cases[0][5] if n != "compact-v4 threads"]
+    print(f"numba threads: {numba.get_num_threads()} (PI_ENV_NUMBA_PARALLEL=0 or NUMBA_NUM_THREADS=1: one)")
+    print("| players | positions | compact-v4 threads rows/s (wall) | compact-v4 one thread rows/s (wall) | "
+          + " | ".join(f"{n} rows per CPU s" for n in names) + " | threads / one thread | v4 / v3 | v4 / old v2 |")
+    print("|---" * (len(names) + 7) + "|")
+    worst: dict[int, tuple[float, float, float]] = {}
     for P, label, cfg, st, players, calls in cases:
         r = {n: rate(fn, rows, args.repeats) for n, (fn, rows) in calls.items()}
         cpu = {n: v[1] for n, v in r.items()}
-        w = worst.get(P, (np.inf, np.inf))
-        worst[P] = (min(w[0], r["compact-v4"][0]), min(w[1], cpu["compact-v4"]))
-        print(f"| {P} | {label} | {r['compact-v4'][0]:,.0f} | " + " | ".join(f"{cpu[n]:,.0f}" for n in names)
-              + f" | {cpu['compact-v4'] / cpu['compact-v3']:.2f} | {cpu['compact-v4'] / cpu['v2 old path']:.2f} |")
+        threads, one = r["compact-v4 threads"][0], r["compact-v4"][0]
+        w = worst.get(P, (np.inf, np.inf, np.inf))
+        worst[P] = (min(w[0], threads), min(w[1], one), min(w[2], cpu["compact-v4"]))
+        print(f"| {P} | {label} | {threads:,.0f} | {one:,.0f} | " + " | ".join(f"{cpu[n]:,.0f}" for n in names)
+              + f" | {threads / one:.2f} | {cpu['compact-v4'] / cpu['compact-v3']:.2f} | "
+                f"{cpu['compact-v4'] / cpu['v2 old path']:.2f} |")
     print(f"load average after timing: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
-    for P, (wall, cpu1) in worst.items():
-        print(f"compact-v4, {P} players, slowest positions: {wall:,.0f} rows/s wall, {cpu1:,.0f} rows per CPU second "
+    for P, (wall_threads, wall_one, cpu1) in worst.items():
+        print(f"compact-v4, {P} players, slowest positions: {wall_threads:,.0f} rows/s wall with threads, "
+              f"{wall_one:,.0f} rows/s wall on one thread, {cpu1:,.0f} rows per CPU second on one thread "
               "(target 50,000 at 4 players)")
     return 0
 

@@ -206,6 +206,25 @@ def district_codes(td, adjacency, markers, d, elcode):
 
 
 @kernel
+def _allowed_elements(td, words, answer, excl):
+    """36-bit mask of the elements not in ``excl`` that agree with every clue answer of their type
+    (``answer``, ``td``, ``words``: as :func:`case_set` takes them)."""
+    allowed = ((np.int64(1) << np.int64(NUM_ELEMENTS)) - 1) & ~excl
+    for x in range(NUM_ELEMENTS):
+        a = answer[x]
+        if a < 0:
+            continue
+        o = 0 if x < 12 else (12 if x < 22 else 22)
+        m = 12 if x < 12 else (10 if x < 22 else 14)
+        keep = ~(((np.int64(1) << np.int64(m)) - 1) << np.int64(o))  # the other types
+        for y in range(o, o + m):
+            if clue_code(words, td, x, y) == a:
+                keep |= np.int64(1) << np.int64(y)
+        allowed &= keep
+    return allowed
+
+
+@kernel
 def case_set(td, words, answer, excl, inv_mask, target, only, failed, check_failed, need_members,
              members, cnt):
     """The case set of one player from its gathered information (:func:`gather_state`,
@@ -234,19 +253,7 @@ def case_set(td, words, answer, excl, inv_mask, target, only, failed, check_fail
         cnt[x] = 0
     if target < 0:
         return 0
-    # per type, the elements agreeing with every clue answer of that type
-    allowed = ((np.int64(1) << np.int64(NUM_ELEMENTS)) - 1) & ~excl
-    for x in range(NUM_ELEMENTS):
-        a = answer[x]
-        if a < 0:
-            continue
-        o = 0 if x < 12 else (12 if x < 22 else 22)
-        m = 12 if x < 12 else (10 if x < 22 else 14)
-        keep = ~(((np.int64(1) << np.int64(m)) - 1) << np.int64(o))  # the other types
-        for y in range(o, o + m):
-            if clue_code(words, td, x, y) == a:
-                keep |= np.int64(1) << np.int64(y)
-        allowed &= keep
+    allowed = _allowed_elements(td, words, answer, excl)
     if only >= 0:
         em = _element_mask_of_case(only)
         if (allowed & em) != em:
@@ -305,6 +312,90 @@ def case_set(td, words, answer, excl, inv_mask, target, only, failed, check_fail
                     k += 1
             cnt[s] += k
             cnt[e] += k
+    return n
+
+
+@kernel
+def case_rows(td, words, answer, excl, inv_mask, target, only, failed, check_failed, rows):
+    """:func:`case_set`'s set as location masks: ``rows[s, e]`` the locations ``l`` (bit ``l``,
+    type-local ``0..13``) of its cases ``(s, e, l)`` (suspect ``0..11``, evidence ``0..9``), the
+    form :func:`case_boxes` groups into boxes, written without listing the cases.
+
+    Args:
+        td, words, answer, excl, inv_mask, target, only, failed, check_failed: as :func:`case_set`.
+        rows: ``int64[12, 10]`` receives the masks.
+
+    Returns:
+        ``int``: the set's size (as :func:`case_set`'s).
+    """
+    rows[:] = 0
+    if target < 0:
+        return 0
+    allowed = _allowed_elements(td, words, answer, excl)
+    if only >= 0:
+        em = _element_mask_of_case(only)
+        if (allowed & em) != em:
+            return 0
+        s, e, l = only // 140, 12 + (only // 14) % 10, 22 + only % 14
+        w = ((words[td[s]] & inv_mask[0]) + (words[td[e]] & inv_mask[1]) + (words[td[l]] & inv_mask[2]))
+        if w != target or (check_failed and failed[only]):
+            return 0
+        rows[s, e - 12] = np.int64(1) << np.int64(l - 22)
+        return 1
+    # the allowed locations grouped by what they add to the investigators' answers: a case (s, e, l)
+    # fits when l's share is the target minus s's and e's
+    vals = np.empty(14, dtype=np.int64)
+    masks = np.zeros(14, dtype=np.int64)
+    nv = 0
+    for l in range(14):
+        if (allowed >> np.int64(22 + l)) & 1:
+            w = words[td[22 + l]] & inv_mask[2]
+            k = 0
+            while k < nv and vals[k] != w:
+                k += 1
+            if k == nv:
+                vals[k] = w
+                nv += 1
+            masks[k] |= np.int64(1) << np.int64(l)
+    n = 0
+    for s in range(12):
+        if not (allowed >> np.int64(s)) & 1:
+            continue
+        ws = words[td[s]] & inv_mask[0]
+        for e in range(12, 22):
+            if not (allowed >> np.int64(e)) & 1:
+                continue
+            need = target - ws - (words[td[e]] & inv_mask[1])
+            mask = np.int64(0)
+            for k in range(nv):
+                if vals[k] == need:
+                    mask = masks[k]
+                    break
+            if check_failed:
+                base = s * 140 + (e - 12) * 14
+                for l in range(14):
+                    if (mask >> np.int64(l)) & 1 and failed[base + l]:
+                        mask &= ~(np.int64(1) << np.int64(l))
+            rows[s, e - 12] = mask
+            n += _bits(mask)
+    return n
+
+
+@kernel
+def members_of_rows(rows, members):
+    """The cases of location masks ``rows`` (:func:`case_rows`) listed ascending into ``members``
+    (``int16[>= n]``); returns their number ``n``."""
+    n = 0
+    for s in range(12):
+        for e in range(10):
+            m = rows[s, e]
+            if m == 0:
+                continue
+            base = s * 140 + e * 14
+            for l in range(14):
+                if (m >> np.int64(l)) & 1:
+                    members[n] = base + l
+                    n += 1
     return n
 
 
@@ -603,6 +694,20 @@ def seat_case_set(b, q, P, h, held, td, words, st, need_members, answer, inv_mas
         target = np.int64(-1)
     return case_set(td, words, answer, excl, inv_mask, target, only, failed[b, q], any_nonzero(failed_words[b, q]),
                     need_members, members, cnt)
+
+
+@kernel
+def seat_case_rows(b, q, P, h, held, td, words, st, answer, inv_mask, rows):
+    """:func:`seat_case_set`'s set as the location masks of :func:`case_rows` (into ``rows``,
+    ``int64[12, 10]``; the arguments otherwise :func:`seat_case_set`'s); returns its size."""
+    spot, trace, front, inv_count, inv_district, inv_answer, inv_suppressed, solved_case, failed_words, failed = st
+    excl, target, only = gather_state(b, q, P, spot, trace, front, inv_count, inv_district, inv_answer,
+                                      inv_suppressed, solved_case, answer, inv_mask)
+    excl, only = apply_held(q, h, held, excl, only)
+    if only == -2:
+        target = np.int64(-1)
+    return case_rows(td, words, answer, excl, inv_mask, target, only, failed[b, q], any_nonzero(failed_words[b, q]),
+                     rows)
 
 
 _CHUNK = 32  # rows per scratch allocation in the batch kernels
@@ -1079,6 +1184,29 @@ def pair_counts_with(own, n_own, s2, n2, s3, n3, joint, scratch, method):
 
 
 @kernel
+def pair_counts_of_rows(own, n_own, rows2, n2, rows3, n3, s2, s3, joint, scratch):
+    """:func:`pair_counts_with` (the cheaper method by estimate) of the two unknown players' sets
+    given as location masks (:func:`case_rows`, ``rows2``, ``rows3``, ``int64[12, 10]``, of ``n2``
+    and ``n3`` cases): the same counts, the sets listed (into ``s2``, ``s3``, ``int16[1680]``)
+    only for inclusion–exclusion. Returns how many counts are positive."""
+    _, b2, b3, f = scratch[5]
+    k2 = boxes_of_rows(rows2, b2)
+    k3 = boxes_of_rows(rows3, b3)
+    if n_own > 0 and n2 > 0 and n3 > 0:
+        box = k2 * k3 * (n_own + NUM_ELEMENTS) * _PAIR_BOX_STEP
+        if box <= (n2 + n3 + n_own) * _PAIR_IE_STEP + _PAIR_IE_FIXED:
+            _box_pair_counts(own, n_own, b2, k2, b3, k3, joint, f)
+            positive = 0
+            for i in range(n_own):
+                if joint[i] > 0:
+                    positive += 1
+            return positive
+    members_of_rows(rows2, s2)
+    members_of_rows(rows3, s3)
+    return _ie_pair_counts(own, n_own, s2, n2, s3, n3, joint, scratch)
+
+
+@kernel
 def _box_pair_counts(own, n_own, b2, k2, b3, k3, joint, f):
     """:func:`disjoint_pair_counts` of two sets given as disjoint boxes (:func:`case_boxes`): per pair
     of boxes the count factorises per type into the pairs ``(u, v)`` of the two boxes' masks
@@ -1232,6 +1360,13 @@ def case_boxes(cases, n, rows, boxes):
         acc |= np.int64(1) << (c - 14 * q)
     if q_run >= 0:
         rows[q_run // 10, q_run % 10] |= acc
+    return boxes_of_rows(rows, boxes)
+
+
+@kernel
+def boxes_of_rows(rows, boxes):
+    """:func:`case_boxes` of the set given by its location masks ``rows`` (``int64[12, 10]``,
+    :func:`case_rows`): the boxes into ``boxes`` (``int64[>= 120, 3]``); returns their number."""
     k = 0
     done_s = 0
     for s in range(12):

@@ -3,7 +3,9 @@
 with each other and with it — equals :func:`pi_env.solvers.joint.count_joint` and a brute-force
 enumeration exactly, by both of its methods forced (inclusion–exclusion, and boxes) and by its own
 choice, on random sets of every density, on unions of boxes with holes (as failed solves leave
-the sets), with garbage past ``n``, and on the sets of 4-player engine positions."""
+the sets), with garbage past ``n``, and on the sets of 4-player engine positions; so does
+:func:`pi_env.solvers.own_info.pair_counts_of_rows`, the count of the sets given as location
+masks, and :func:`~pi_env.solvers.own_info.seat_case_rows` gives :func:`seat_case_set`'s sets."""
 
 from __future__ import annotations
 
@@ -15,7 +17,9 @@ import pytest
 from pi_env.core.constants import NUM_CASES, case_index
 from pi_env.engine import GameConfig, init
 from pi_env.solvers.joint import count_joint
-from pi_env.solvers.own_info import disjoint_pair_counts, pair_counts_with, pair_scratch, seat_case_masks
+from pi_env.solvers.own_info import (adjacency_words, disjoint_pair_counts, failed_solve_words, held_case_of,
+                                     members_of_rows, pair_counts_of_rows, pair_counts_with, pair_scratch,
+                                     seat_case_masks, seat_case_rows, seat_case_set)
 from test_own_info import random_positions
 from test_triple_counts import _boxy_set
 
@@ -36,12 +40,17 @@ def _brute_force(sets: list[np.ndarray]) -> np.ndarray:
     return out
 
 
+def _rows(mask: np.ndarray) -> np.ndarray:
+    """``int64[12, 10]``: the location masks of a case set ``bool[1680]`` (bit ``l`` of ``[s, e]``)."""
+    return (mask.reshape(12, 10, 14).astype(np.int64) << np.arange(14)).sum(axis=2)
+
+
 def _all_methods(sets: list[np.ndarray], garbage: "np.random.Generator | None" = None) -> list[np.ndarray]:
     """The counts of ``sets[0]`` against ``sets[1:]`` (``bool[1680]`` each) by
-    :func:`disjoint_pair_counts` and by :func:`pair_counts_with` with each method forced (one
-    scratch reused, after a call on other sets), each ``int64[1680]``; the number of positive counts
-    returned checked, ``joint`` past ``n_own`` untouched. With ``garbage``: the ids shuffled, the
-    buffers past ``n`` random."""
+    :func:`disjoint_pair_counts`, by :func:`pair_counts_with` with each method forced (one
+    scratch reused, after a call on other sets) and by :func:`pair_counts_of_rows` (the two sets as
+    location masks), each ``int64[1680]``; the number of positive counts returned checked, ``joint``
+    past ``n_own`` untouched. With ``garbage``: the ids shuffled, the buffers past ``n`` random."""
     ids = [np.flatnonzero(m).astype(np.int16) for m in sets]
     if garbage is not None:
         ids = [garbage.permutation(i) for i in ids]
@@ -56,10 +65,14 @@ def _all_methods(sets: list[np.ndarray], garbage: "np.random.Generator | None" =
     full = np.arange(NUM_CASES, dtype=np.int16)
     pair_counts_with(full, 700, full, 1500, full[::-1].copy(), 1600, np.empty(NUM_CASES, dtype=np.int64), scratch, 0)
     results = []
-    for method in (None, -1, 0, 1):
+    for method in (None, -1, 0, 1, "rows"):
         joint = np.full(NUM_CASES, -7, dtype=np.int64)
         if method is None:
             positive = disjoint_pair_counts(bufs[0], n[0], bufs[1], n[1], bufs[2], n[2], joint)
+        elif method == "rows":
+            lists = [np.full(NUM_CASES, -5, dtype=np.int16) for _ in range(2)]
+            positive = pair_counts_of_rows(bufs[0], n[0], _rows(sets[1]), n[1], _rows(sets[2]), n[2], lists[0],
+                                           lists[1], joint, scratch)
         else:
             positive = pair_counts_with(bufs[0], n[0], bufs[1], n[1], bufs[2], n[2], joint, scratch, method)
         assert (joint[n[0]:] == -7).all()
@@ -157,3 +170,48 @@ def test_engine_positions_equal_count_joint(edition):
             large += int(sizes[b, 0]) > 1000
             broken += bool(state.failed[b].any())
     assert checked >= 60 and large >= B and broken >= 5, (checked, large, broken)
+
+
+@pytest.mark.parametrize("num_players", [3, 4, 5])
+def test_seat_case_rows_are_seat_case_sets(num_players):
+    """:func:`seat_case_rows` (location masks) lists, through :func:`members_of_rows`, the cases of
+    :func:`seat_case_set` in the same order, and the same size, for every seat seen by every player
+    with and without the held case, on engine positions with clue cards, investigators (some
+    suppressed), correct and failed solves; and a hand-made one: the deal's set of a seat whose
+    held case is (0, 0, 0) is every case of suspects 1..11, evidences 1..9, locations 1..13."""
+    config = GameConfig(num_players=num_players)
+    words = adjacency_words(config.board)
+    B, checked, failed, inv, single = 6, 0, 0, 0, 0
+    members = np.empty(NUM_CASES, dtype=np.int16)
+    listed = np.empty(NUM_CASES, dtype=np.int16)
+    cnt = np.empty(36, dtype=np.int64)
+    rows = np.full((12, 10), 99, dtype=np.int64)
+    answer, inv_mask = np.empty(36, dtype=np.int8), np.empty(3, dtype=np.int64)
+    for i, state in enumerate(random_positions(config, B, 70 + num_players, 48, solve_rate=0.25)):
+        if i % 6:
+            continue
+        st = (state.spot, state.trace, state.front, state.inv_count, state.inv_district, state.inv_answer,
+              state.inv_suppressed, state.solved_case, failed_solve_words(state.failed), state.failed)
+        for b in range(B):
+            for p in range(num_players):
+                h = (p + 1) % num_players
+                for held in (-1, int(held_case_of(state.case, b, h))):
+                    for q in range(num_players):
+                        n = seat_case_set(b, q, num_players, h, held, state.tile_district[b], words, st, True, answer,
+                                          inv_mask, members, cnt)
+                        k = seat_case_rows(b, q, num_players, h, held, state.tile_district[b], words, st, answer,
+                                           inv_mask, rows)
+                        assert k == n and members_of_rows(rows, listed) == n, (i, b, p, q)
+                        assert np.array_equal(listed[:n], members[:n]), (i, b, p, q)
+                        checked += 1
+                        single += n == 1
+            failed += bool(state.failed[b].any())
+            inv += bool(state.inv_count[b].any())
+    assert checked >= 500 and failed >= 3 and inv >= 6 and single >= 10, (checked, failed, inv, single)
+    state = init(config, 1, seed=3)
+    state.case[0, 1] = (0, 0, 0)
+    st = (state.spot, state.trace, state.front, state.inv_count, state.inv_district, state.inv_answer,
+          state.inv_suppressed, state.solved_case, failed_solve_words(state.failed), state.failed)
+    n = seat_case_rows(0, 2, num_players, 1, 0, state.tile_district[0], words, st, answer, inv_mask, rows)
+    assert n == 11 * 9 * 13
+    assert (rows[0] == 0).all() and (rows[:, 0] == 0).all() and (rows[1:, 1:] == (1 << 14) - 2).all()
