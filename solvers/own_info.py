@@ -225,6 +225,18 @@ def _allowed_elements(td, words, answer, excl):
 
 
 @kernel
+def _only_case_fits(td, words, allowed, inv_mask, target, only, failed, check_failed):
+    """Whether the one case ``only`` is in :func:`case_set`'s set: its elements allowed, its
+    investigators' answer ``target``, and (``check_failed``) not a failed solve of the owner."""
+    em = _element_mask_of_case(only)
+    if (allowed & em) != em:
+        return False
+    s, e, l = only // 140, 12 + (only // 14) % 10, 22 + only % 14
+    w = ((words[td[s]] & inv_mask[0]) + (words[td[e]] & inv_mask[1]) + (words[td[l]] & inv_mask[2]))
+    return w == target and not (check_failed and failed[only])
+
+
+@kernel
 def case_set(td, words, answer, excl, inv_mask, target, only, failed, check_failed, need_members,
              members, cnt):
     """The case set of one player from its gathered information (:func:`gather_state`,
@@ -255,13 +267,9 @@ def case_set(td, words, answer, excl, inv_mask, target, only, failed, check_fail
         return 0
     allowed = _allowed_elements(td, words, answer, excl)
     if only >= 0:
-        em = _element_mask_of_case(only)
-        if (allowed & em) != em:
+        if not _only_case_fits(td, words, allowed, inv_mask, target, only, failed, check_failed):
             return 0
         s, e, l = only // 140, 12 + (only // 14) % 10, 22 + only % 14
-        w = ((words[td[s]] & inv_mask[0]) + (words[td[e]] & inv_mask[1]) + (words[td[l]] & inv_mask[2]))
-        if w != target or (check_failed and failed[only]):
-            return 0
         cnt[s] = 1
         cnt[e] = 1
         cnt[l] = 1
@@ -333,14 +341,9 @@ def case_rows(td, words, answer, excl, inv_mask, target, only, failed, check_fai
         return 0
     allowed = _allowed_elements(td, words, answer, excl)
     if only >= 0:
-        em = _element_mask_of_case(only)
-        if (allowed & em) != em:
+        if not _only_case_fits(td, words, allowed, inv_mask, target, only, failed, check_failed):
             return 0
-        s, e, l = only // 140, 12 + (only // 14) % 10, 22 + only % 14
-        w = ((words[td[s]] & inv_mask[0]) + (words[td[e]] & inv_mask[1]) + (words[td[l]] & inv_mask[2]))
-        if w != target or (check_failed and failed[only]):
-            return 0
-        rows[s, e - 12] = np.int64(1) << np.int64(l - 22)
+        rows[only // 140, (only // 14) % 10] = np.int64(1) << np.int64(only % 14)
         return 1
     # the allowed locations grouped by what they add to the investigators' answers: a case (s, e, l)
     # fits when l's share is the target minus s's and e's
