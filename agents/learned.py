@@ -929,9 +929,9 @@ class LearnedAgent(Agent):
         want = int(self.meta["num_players"]) or 2  # a solo model plays the 2-player solo view
         if num_players != want:
             if not int(self.meta["num_players"]):
-                raise PIError(f"learned model {self.path!r} is a Solo Time Attack model (it plays the solo "
+                raise PIError(f"learned model {self.name!r} is a Solo Time Attack model (it plays the solo "
                               f"game's 2-player view), not a {num_players}-player game")
-            raise PIError(f"learned model {self.path!r} was trained for {want} players, not {num_players}")
+            raise PIError(f"learned model {self.name!r} was trained for {want} players, not {num_players}")
         from pi_env.engine import GameConfig
 
         self._config = GameConfig(num_players=num_players, board=board)
@@ -946,15 +946,16 @@ class LearnedAgent(Agent):
         Called after :meth:`reset` (:func:`pi_env.agents.base.reset_for_game`).
 
         Raises:
-            PIError: one line naming the model and what differs.
+            PIError: one line naming the model as the agent is named (``learned:3p``, or the file as
+                given: never the installation's path) and what differs.
         """
         from pi_env.engine import GameConfig
 
         if not int(self.meta["num_players"]):  # a solo model: no player game at all
             if config.mode != "standard":
-                raise PIError(f"learned model {self.path!r} is a Solo Time Attack model, not for a "
+                raise PIError(f"learned model {self.name!r} is a Solo Time Attack model, not for a "
                               f"{config.mode} game")
-            raise PIError(f"learned model {self.path!r} is a Solo Time Attack model (it plays the solo "
+            raise PIError(f"learned model {self.name!r} is a Solo Time Attack model (it plays the solo "
                           f"game's 2-player view), not a {config.num_players}-player game")
         card = self.meta.get("card") or {}
         game = card.get("game") if isinstance(card.get("game"), dict) else {}
@@ -968,7 +969,7 @@ class LearnedAgent(Agent):
         diff = [f"{k} {_show_setting(given[k])} (trained: {_show_setting(trained[k])})"
                 for k in keys if given[k] != trained[k]]
         if diff:
-            raise PIError(f"learned model {self.path!r} was trained for other games: {'; '.join(diff)}")
+            raise PIError(f"learned model {self.name!r} was trained for other games: {'; '.join(diff)}")
 
     def _solo(self, observation: np.ndarray) -> np.ndarray:
         """A solo model's input as a solo observation ``int16[2452]`` (module docstring)."""
@@ -1017,5 +1018,5 @@ class LearnedAgent(Agent):
         else:
             a = SOLVE_BASE + int(best_cases(observation[None], self._players, self.board)[0])
         if not 0 <= a < NUM_ACTIONS or not action_mask[a]:  # cannot happen: the mask is the engine's
-            raise PIError(f"learned model {self.path!r} chose the illegal action {a}")
+            raise PIError(f"learned model {self.name!r} chose the illegal action {a}")
         return a

@@ -109,7 +109,7 @@ def measures(config: GameConfig, st, players, old_rows: int):
 
 
 def main(argv: "list[str] | None" = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     ap.add_argument("--players", type=int, nargs="+", default=[2, 3, 4, 5])
     ap.add_argument("--batch", type=int, default=1024)
     ap.add_argument("--old-rows", type=int, default=256, help="rows of the old per-row path (slow at 3 players)")

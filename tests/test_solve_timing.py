@@ -298,7 +298,7 @@ def test_the_curves_experiment(tmp_path):
               "--eval-seed", "1", "--out", str(tmp_path / "d.png")])
 
 
-def test_joined_collections_number_their_games_one_after_another(tmp_path):
+def test_joined_collections_number_their_games_one_after_another(tmp_path, capsys):
     """``Branches.join``: the rows in order (so the fit is the fit of the plain concatenation, bit for
     bit), the second collection's games numbered after the first's; the command's ``--data`` with two
     files fits that head and records the games of both."""
@@ -324,6 +324,10 @@ def test_joined_collections_number_their_games_one_after_another(tmp_path):
     out = tmp_path / "run"
     assert main(["4p", "--init", "4p", "--lam", "0.05", "--tau", "0.01", "--seed", "3", "--eval-games", "0",
                  "--data", str(tmp_path / "a.npz"), str(tmp_path / "b.npz"), "--out", str(out)]) == 0
+    # learned:4p has a head already: the run says the new one replaces it
+    assert [line for line in capsys.readouterr().err.splitlines() if line.startswith("note:")] == [
+        "note: --init 4p has a solve-timing head already; the head fitted here replaces it (the policy network "
+        "is kept)"]
     _, meta = load_model(str(out / "policy.pt"))
     got = meta["solve_timing"]
     assert (got.lam, got.tau) == (0.05, 0.01)

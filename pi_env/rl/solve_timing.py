@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import sys
 import time
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -459,7 +460,8 @@ def main(argv: "Sequence[str] | None" = None) -> int:
                                  description="Learn a solve-timing head from greedy's games (module docstring).")
     ap.add_argument("players", choices=["2p", "3p", "4p", "5p"], help="player count")
     ap.add_argument("--init", required=True, help="the compact-v4 policy the head goes on (model file or zoo name)")
-    ap.add_argument("--games", type=int, default=65536, help="games to branch (default 65536)")
+    ap.add_argument("--games", type=int, default=65536,
+                    help="games to branch (default 65536; with --data, the files' games are used instead)")
     ap.add_argument("--branch", type=float, default=0.5, help="chance that an eligible decision branches")
     ap.add_argument("--lam", type=float, required=True, help="λ: win share per wrong solve")
     ap.add_argument("--tau", type=float, default=0.0, help="τ: margin in win share (default 0)")
@@ -501,6 +503,9 @@ def main(argv: "Sequence[str] | None" = None) -> int:
         fail(f"--init: {exc}")
     if meta["encoding"] != ENCODING or int(meta["num_players"]) != P:
         fail(f"--init must be a {ENCODING} policy for {P} players, got {meta['encoding']} for {meta['num_players']}")
+    if meta.get("solve_timing") is not None:  # a shipped learned:Np: its policy is kept, its head replaced
+        print(f"note: --init {a.init} has a solve-timing head already; the head fitted here replaces it "
+              "(the policy network is kept)", file=sys.stderr)
     data = None
     if a.data:
         try:
