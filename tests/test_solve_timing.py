@@ -296,6 +296,15 @@ def test_the_curves_experiment(tmp_path):
     with pytest.raises(SystemExit, match="not a branches file"):
         main([str(tmp_path / "c.csv"), "--players", "4", "--seed", "0", "--lam", "0", "--lams", "0",
               "--eval-seed", "1", "--out", str(tmp_path / "d.png")])
+    # numbers a head or an evaluation refuses: refused before the branches are read
+    for extra, message in [(["--tau", "nan"], "error: --tau must be a finite number or inf, got nan"),
+                           (["--lam", "inf"], "error: --lam and --lams must be finite numbers, got inf and [0.0]"),
+                           (["--lams", "0", "nan"], "error: --lam and --lams must be finite numbers, got 0.0 and [0.0, nan]"),
+                           (["--eval-games", "0"], "error: --eval-games must be at least 1, got 0")]:
+        with pytest.raises(SystemExit) as exc:
+            main([str(tmp_path / "missing.npz"), "--players", "4", "--seed", "0", "--lam", "0", "--lams", "0",
+                  "--eval-seed", "1", "--out", str(tmp_path / "d.png"), *extra])
+        assert str(exc.value) == message
 
 
 def test_joined_collections_number_their_games_one_after_another(tmp_path):
