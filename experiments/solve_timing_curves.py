@@ -121,6 +121,13 @@ def main(argv: "Sequence[str] | None" = None) -> int:
     a = ap.parse_args(argv)
     if any(not 0 < f <= 1 for f in a.fractions):
         raise SystemExit("error: --fractions must be in (0, 1]")
+    # before the minutes of fitting: a head refuses these only once it is fitted, evaluate with no game
+    if not all(np.isfinite([a.lam, *a.lams])):
+        raise SystemExit(f"error: --lam and --lams must be finite numbers, got {a.lam} and {a.lams}")
+    if not (np.isfinite(a.tau) or a.tau == np.inf):
+        raise SystemExit(f"error: --tau must be a finite number or inf, got {a.tau}")
+    if a.eval_games < 1:
+        raise SystemExit(f"error: --eval-games must be at least 1, got {a.eval_games}")
     out = Path(a.out)
     try:  # before the minutes of fitting and evaluating: a figure that cannot be written is refused now
         for path in (out, out.with_suffix(".csv")):

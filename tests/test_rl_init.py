@@ -88,6 +88,28 @@ def test_the_first_update_starts_from_the_models_exact_weights(tmp_path, monkeyp
     assert "solve_timing" not in after
 
 
+def test_a_refused_run_prints_no_note_about_the_head(tmp_path, monkeypatch, capsys):
+    """The ``note:`` on the solve-timing head comes once the run is past every refusal: a Ray
+    cluster that cannot be reached (checked after the start model is read) refuses the run with
+    its one-line error and no note, and leaves no run directory."""
+    _rl()
+    pytest.importorskip("ray")
+    from pi_env.rl import ray_collect
+    from pi_env.rl.cli import train_main
+
+    def unreachable(address, workers, *args, **kwargs):
+        raise PIError(f"--ray-address {address}: Failed to connect to Ray cluster at {address}")
+
+    monkeypatch.setattr(ray_collect, "connect_ray", unreachable)
+    out = tmp_path / "run"
+    with pytest.raises(SystemExit):
+        train_main(_argv(out, "--init", "learned:2p", "--ray-actors", "1", "--ray-address", "10.0.0.1:1"))
+    err = capsys.readouterr().err
+    assert "Failed to connect to Ray cluster at 10.0.0.1:1" in err
+    assert "note:" not in err
+    assert not out.exists()
+
+
 def test_value_warmup_trains_only_the_value_head_then_everything(tmp_path, monkeypatch):
     _rl()
     import torch

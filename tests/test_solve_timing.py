@@ -296,6 +296,15 @@ def test_the_curves_experiment(tmp_path):
     with pytest.raises(SystemExit, match="not a branches file"):
         main([str(tmp_path / "c.csv"), "--players", "4", "--seed", "0", "--lam", "0", "--lams", "0",
               "--eval-seed", "1", "--out", str(tmp_path / "d.png")])
+    # numbers a head or an evaluation refuses: refused before the branches are read
+    for extra, message in [(["--tau", "nan"], "error: --tau must be a finite number or inf, got nan"),
+                           (["--lam", "inf"], "error: --lam and --lams must be finite numbers, got inf and [0.0]"),
+                           (["--lams", "0", "nan"], "error: --lam and --lams must be finite numbers, got 0.0 and [0.0, nan]"),
+                           (["--eval-games", "0"], "error: --eval-games must be at least 1, got 0")]:
+        with pytest.raises(SystemExit) as exc:
+            main([str(tmp_path / "missing.npz"), "--players", "4", "--seed", "0", "--lam", "0", "--lams", "0",
+                  "--eval-seed", "1", "--out", str(tmp_path / "d.png"), *extra])
+        assert str(exc.value) == message
 
 
 def test_joined_collections_number_their_games_one_after_another(tmp_path, capsys):
@@ -333,6 +342,45 @@ def test_joined_collections_number_their_games_one_after_another(tmp_path, capsy
     assert (got.lam, got.tau) == (0.05, 0.01)
     assert all(np.array_equal(x[0], y[0]) and np.array_equal(x[1], y[1]) for x, y in zip(got.layers, want.layers))
     assert meta["card"]["solve_timing"]["games"] == na + nb
+
+
+def test_data_refuses_a_file_given_twice_and_files_without_samples(tmp_path, capsys):
+    """``load_branches``: the same file twice (also by another spelling of its path) would put the
+    held-out rows of the fit among its training rows: refused in one line; so are files without a
+    single sample (``Branches.join`` of empty parts is empty: no game to count). The command and
+    the curves refuse them before ``--out`` is made."""
+    need_extra("rl", "torch")
+    from pi_env.agents.solve_timing import head_columns
+    from pi_env.experiments import solve_timing_curves
+    from pi_env.rl.solve_timing import Branches, load_branches, main
+
+    F = len(head_columns(4))
+
+    def branches(n):
+        return Branches(np.zeros((n, F), np.float32), np.zeros(n, np.float32), np.zeros(n, np.float32),
+                        np.zeros(n, bool), np.arange(n, dtype=np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64))
+
+    a, e1, e2 = tmp_path / "a.npz", tmp_path / "e1.npz", tmp_path / "e2.npz"
+    branches(3).save(a)
+    branches(0).save(e1)
+    branches(0).save(e2)
+    assert len(Branches.join([branches(0), branches(0)]).win) == 0
+    assert len(load_branches([str(e1), str(a)], 4).win) == 3  # an empty part beside samples is fine
+    for paths, words in [([a, a], "given twice"), ([a, tmp_path / "." / "a.npz"], "given twice"),
+                         ([e1], "hold no branch samples"), ([e1, e2], "hold no branch samples")]:
+        with pytest.raises(PIError, match=words):
+            load_branches([str(p) for p in paths], 4)
+    out = tmp_path / "run"
+    with pytest.raises(SystemExit) as exc:
+        main(["4p", "--init", "4p", "--lam", "0.05", "--seed", "1", "--eval-games", "0",
+              "--data", str(e1), "--out", str(out)])
+    assert exc.value.code == 2 and not out.exists()
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and err.endswith("--data: '" + str(e1) + "' hold no branch samples")
+    with pytest.raises(SystemExit) as exc:
+        solve_timing_curves.main([str(e1), "--players", "4", "--seed", "1", "--lam", "0.05", "--lams", "0.05",
+                                  "--eval-seed", "2", "--out", str(tmp_path / "c.png")])
+    assert str(exc.value) == "error: '" + str(e1) + "' hold no branch samples"
 
 
 def test_the_fit_is_the_same_whatever_the_caller_s_threads():

@@ -436,11 +436,17 @@ def load_branches(paths: Sequence[str], num_players: int) -> Branches:
 
     Raises:
         PIError: a file that cannot be read as branches, or whose rows are not ``float[N, F]`` with
-            ``F`` the head's columns at ``num_players`` (one line naming the file).
+            ``F`` the head's columns at ``num_players`` (one line naming the file); a file given
+            twice (its samples would be both held out and fitted); no sample in any file.
     """
     F = len(head_columns(num_players))
     parts = []
+    seen: dict[Path, str] = {}
     for path in paths:
+        key = Path(path).resolve()
+        if key in seen:
+            raise PIError(f"{path!r} is given twice (as {seen[key]!r} before); give each collection once")
+        seen[key] = path
         try:
             data = Branches.load(path)
         except Exception as exc:  # noqa: BLE001 - any unreadable file is one line
@@ -451,6 +457,8 @@ def load_branches(paths: Sequence[str], num_players: int) -> Branches:
             raise PIError(f"{path!r} holds rows of shape {list(data.x.shape)}, not {num_players}-player "
                           f"branches ({F} columns)")
         parts.append(data)
+    if not any(len(p.win) for p in parts):
+        raise PIError(f"{', '.join(map(repr, paths))} hold no branch samples")
     return parts[0] if len(parts) == 1 else Branches.join(parts)
 
 

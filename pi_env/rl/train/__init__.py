@@ -315,12 +315,16 @@ def never_started(out: Path) -> bool:
     return isinstance(doc, dict) and not doc.get("sessions") and isinstance(doc.get("settings"), dict)
 
 
-def _prepare_out(out: Path, resume: bool, force: bool) -> None:
+def _prepare_out(out: Path, resume: bool, force: bool, note: str = "") -> None:
+    """The run directory made ready (its subfolders; an old run removed with ``force``), then
+    ``note`` (if any) on stderr: said only once the run is past every refusal."""
     check_run_dir(out, resume, force)
     if not resume and out.is_dir() and any(out.iterdir()):
         remove_run_dir(out, _is_run, what=_RUN_WHAT)
     for sub in ("checkpoints", "pool", "logs"):
         (out / sub).mkdir(parents=True, exist_ok=True)
+    if note:
+        print(note, file=sys.stderr)
 
 
 RUN_SCHEMA: dict[str, Any] = {
@@ -624,7 +628,8 @@ def _starting_network(init: str | None, value_warmup: int, imitate_teacher: str 
                       hidden: Sequence[int]) -> dict[str, Any]:
     """Check how the network starts, before the run directory is touched: the ``init`` model
     (:func:`init_network`; returned, ``{}`` when there is none or a checkpoint is resumed; a model
-    with a solve-timing head gets a one-line ``note:`` on stderr, the head not being carried) or the
+    with a solve-timing head gets a one-line ``note:`` from :func:`_init_note` once the run
+    directory is prepared, the head not being carried) or the
     imitation warm start's teacher, opponents and demonstration files.
 
     Raises:
@@ -648,11 +653,17 @@ def _starting_network(init: str | None, value_warmup: int, imitate_teacher: str 
         return {}
     if init is None:
         return {}
-    net = init_network(init, config.num_players, encoding=encoding, trunk=trunk, hidden=hidden)
-    if net["head"]:  # said once, as the run starts from the model (docs/reinforcement-learning.md)
-        print(f"note: --init {init}: the run starts from the model's network only; its solve-timing head is not "
-              "carried over (fit one on the result with python -m pi_env.rl.solve_timing)", file=sys.stderr)
-    return net
+    return init_network(init, config.num_players, encoding=encoding, trunk=trunk, hidden=hidden)
+
+
+def _init_note(init: str | None, initial: dict[str, Any]) -> str:
+    """The one-line ``note:`` when the ``init`` model carries a solve-timing head (not carried over;
+    docs/reinforcement-learning.md), else ``""``; :func:`_prepare_out` says it once the run is past
+    every refusal."""
+    if not initial.get("head"):
+        return ""
+    return (f"note: --init {init}: the run starts from the model's network only; its solve-timing head is not "
+            "carried over (fit one on the result with python -m pi_env.rl.solve_timing)")
 
 
 def _check_start(out: Path, resume: bool, force: bool, task: str, P: int, encoding: str, trunk: Sequence[int],
@@ -828,7 +839,7 @@ def train(task: str, timesteps: int, out: "str | Path", *, seed: int = 0, num_en
         from pi_env.rl.ray_collect import connect_ray
 
         started_ray = connect_ray(ray_address, collect_workers)
-    _prepare_out(out, resume, force)
+    _prepare_out(out, resume, force, _init_note(init, initial))  # the note after every refusal (Ray too)
     if not resume:  # the settings first: an interrupted run can be resumed with them
         write_text_atomic(out / "run.json", json.dumps({"settings": settings_doc, "sessions": []}, indent=2) + "\n")
     threads = _set_threads(threads)
