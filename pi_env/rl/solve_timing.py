@@ -511,15 +511,15 @@ def main(argv: "Sequence[str] | None" = None) -> int:
         fail(f"--init: {exc}")
     if meta["encoding"] != ENCODING or int(meta["num_players"]) != P:
         fail(f"--init must be a {ENCODING} policy for {P} players, got {meta['encoding']} for {meta['num_players']}")
-    if meta.get("solve_timing") is not None:  # a shipped learned:Np: its policy is kept, its head replaced
-        print(f"note: --init {a.init} has a solve-timing head already; the head fitted here replaces it "
-              "(the policy network is kept)", file=sys.stderr)
     data = None
     if a.data:
         try:
             data = load_branches(a.data, P)
         except PIError as exc:
             fail(f"--data: {exc}")
+    if meta.get("solve_timing") is not None:  # a shipped learned:Np: its policy is kept, its head replaced
+        print(f"note: --init {a.init} has a solve-timing head already; the head fitted here replaces it "
+              "(the policy network is kept)", file=sys.stderr)
     out.mkdir(parents=True, exist_ok=True)
     import torch
 
