@@ -38,7 +38,7 @@ def curves(data: Any, num_players: int, seed: int, lam: float, lams: Sequence[fl
     from pi_env.rl.solve_timing import evaluate, fit
 
     config = GameConfig(num_players=num_players)
-    total = int(data.game.max()) + 1
+    total = data.num_games
     rows: list[dict[str, float]] = []
 
     def row(curve: str, games: int, head: Any) -> dict[str, float]:

@@ -174,17 +174,23 @@ class Branches:
         """The samples of ``parts`` one after another."""
         return Branches(*(np.concatenate([getattr(p, f) for p in parts]) for f in _BRANCH_FIELDS))
 
+    @property
+    def num_games(self) -> int:
+        """The games the samples come from, counted as ``max(game) + 1`` (games ``0 .. max``: a last
+        game without a branch is not counted); 0 without samples."""
+        return int(self.game.max()) + 1 if len(self.game) else 0
+
     @staticmethod
     def join(parts: Sequence["Branches"]) -> "Branches":
         """Several collections as one: the samples of ``parts`` one after another, the games of each
         part numbered after the games of the parts before it (``game`` of part ``i`` plus the games
-        of parts ``0 .. i-1``, each part counting ``max(game) + 1``), so ``game < k`` still selects
+        of parts ``0 .. i-1``, each part counting :attr:`num_games`), so ``game < k`` still selects
         the first ``k`` games. The rows keep their order, so :func:`fit` sees what it would see in
         one collection of the same samples."""
         shifted, offset = [], 0
         for part in parts:
             shifted.append(dataclasses.replace(part, game=part.game + offset))
-            offset += int(part.game.max()) + 1 if len(part.game) else 0
+            offset += part.num_games
         return Branches.concatenate(shifted)
 
     def take(self, rows: np.ndarray) -> "Branches":
@@ -536,8 +542,9 @@ def main(argv: "Sequence[str] | None" = None) -> int:
         fail(str(exc))
     t2 = time.time()
     card = dict(meta["card"])
-    card["solve_timing"] = {"command": "python -m pi_env.rl.solve_timing " + " ".join(argv or __import__("sys").argv[1:]),
-                            "games": a.games if not a.data else int(data.game.max()) + 1 if len(data.game) else 0, "branch": a.branch, "seed": a.seed, "lam": a.lam, "tau": a.tau,
+    card["solve_timing"] = {"command": "python -m pi_env.rl.solve_timing " + " ".join(argv or sys.argv[1:]),
+                            "games": data.num_games if a.data else a.games, "branch": a.branch, "seed": a.seed,
+                            "lam": a.lam, "tau": a.tau,
                             "hidden": list(a.hidden), "fit": figures, "collect_seconds": round(t1 - t0, 1),
                             "fit_seconds": round(t2 - t1, 1), "init": a.init}
     if a.eval_games:
